@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+/** Error kinds and their HTTP status, as the original system answers (reference §2.1). */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  precondition_required: 428,
+  too_many_requests: 429,
+  internal_server: 500,
+  service_unavailable: 503,
+  gateway_timeout: 504,
+  insufficient_storage: 507,
+} as const;
+export type ErrorKind = keyof typeof ERROR_STATUS;
+
+/**
+ * Every description_code the server may answer. The web translates each one
+ * (a test fails when a catalogue misses one); anything else falls back to generic_error.
+ */
+export const DESCRIPTION_CODES = [
+  'generic_error',
+  'bad_request',
+  'not_found',
+  'conflict',
+  'forbidden',
+  'unauthorized',
+  'internal_server',
+  'service_unavailable',
+  'too_many_requests',
+  'validation_error',
+  'missing_required_data',
+  // sign-in and session
+  'login_failed',
+  'login_too_many_attempts',
+  'user_disabled',
+  'user_not_found',
+  'invalid_token',
+  'token_expired',
+  'session_expired',
+  'missing_token',
+  'not_verified',
+  'username_exists',
+  'user_exists',
+  'code_not_found',
+  'email_domain_not_allowed',
+  'category_not_found',
+  'password_policy_length',
+  'password_policy_digits',
+  'password_policy_uppercase',
+  'password_policy_lowercase',
+  'password_policy_special_characters',
+  'password_policy_not_username',
+  'password_policy_old_password',
+  'password_wrong_current',
+  'password_same_as_current',
+  'email_not_configured',
+  'email_already_in_use',
+  'invalid_language',
+  'maintenance',
+] as const;
+export type DescriptionCode = (typeof DESCRIPTION_CODES)[number];
+
+export const ZApiErrorBody = z.object({
+  error: z.string(),
+  msg: z.string(),
+  description_code: z.string(),
+  description: z.string(),
+  params: z.record(z.string(), z.unknown()).nullable(),
+});
+export type TApiErrorBody = z.infer<typeof ZApiErrorBody>;
+
+/** Quota codes open a confirmation with a go-to-profile button (spec core §8). */
+export const isQuotaCode = (code: string): boolean => code.includes('quota');

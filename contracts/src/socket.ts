@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+/** Socket path and namespace of the live connection (spec core §4 and 001 §7). */
+export const SOCKET_PATH = '/api/v3/socket.io';
+export const SOCKET_NAMESPACE = '/userspace';
+/** Reconnection: unlimited, 1–2 s delay, 3 s timeout. */
+export const SOCKET_OPTIONS = {
+  reconnection: true,
+  reconnectionAttempts: Infinity,
+  reconnectionDelay: 1000,
+  reconnectionDelayMax: 2000,
+  randomizationFactor: 0.5,
+  timeout: 3000,
+} as const;
+export const SOCKET_REJECTED = 'Connection rejected by server';
+
+export const ZSocketMessage = z.object({
+  type: z.enum(['info', 'warning', 'danger']),
+  msg_code: z.string(),
+  params: z.record(z.string(), z.unknown()).optional(),
+});
+export type TSocketMessage = z.infer<typeof ZSocketMessage>;
+
+export const ZUserDataEvent = z.object({ id: z.string(), email: z.string(), email_verified: z.number().nullable() });
+
+/**
+ * Every live event and its payload, declared once (payloads travel as JSON strings,
+ * as the original system sends them). Later areas add their events here.
+ */
+export type ServerToClientEvents = {
+  msg: TSocketMessage;
+  users_data: z.infer<typeof ZUserDataEvent>;
+  logout: { reason: string };
+};
+export type ServerEventName = keyof ServerToClientEvents;

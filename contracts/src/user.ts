@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { ZAppliedQuota, ZQuota, ZRestrictionApplied } from './quota';
+import { ZRole } from './roles';
+
+export const ZUser = z.object({
+  id: z.string(),
+  uid: z.string(),
+  username: z.string(),
+  name: z.string(),
+  provider: z.string(),
+  category: z.string(),
+  group: z.string(),
+  role: ZRole,
+  secondary_groups: z.array(z.string()),
+  email: z.string(),
+  email_verified: z.number().nullable(),
+  photo: z.string(),
+  lang: z.string().nullable(),
+  active: z.boolean(),
+  accessed: z.number().nullable(),
+  disclaimer_acknowledged: z.boolean(),
+  password_last_updated: z.number(),
+  role_name: z.string(),
+  category_name: z.string(),
+  group_name: z.string(),
+  user_name: z.string(),
+  secondary_groups_names: z.array(z.string()),
+  quota: z.union([ZQuota, z.literal(false)]),
+  restriction_applied: ZRestrictionApplied,
+  used: ZQuota,
+});
+export type TUser = z.infer<typeof ZUser>;
+
+export const ZUserConfig = z.object({
+  show_bookings_button: z.boolean(),
+  documentation_url: z.string(),
+  viewers_documentation_url: z.string(),
+  show_change_email_button: z.boolean(),
+  show_temporal_tab: z.boolean(),
+  http_port: z.string(),
+  https_port: z.string(),
+  bastion_domain: z.string().nullable(),
+  bastion_ssh_port: z.string().nullable(),
+  can_use_bastion: z.boolean(),
+  can_use_bastion_individual_domains: z.boolean(),
+  migrations_block: z.boolean(),
+  session: z.object({ id: z.string(), max_renew_time: z.number(), max_time: z.number() }),
+});
+export type TUserConfig = z.infer<typeof ZUserConfig>;
+
+export const ZPasswordPolicy = z.object({
+  id: z.string(),
+  type: z.literal('local'),
+  category: z.string(),
+  role: z.string(),
+  subtype: z.literal('password'),
+  length: z.number().int(),
+  digits: z.number().int(),
+  uppercase: z.number().int(),
+  lowercase: z.number().int(),
+  special_characters: z.number().int(),
+  not_username: z.boolean(),
+  expire: z.number().int(),
+  old_passwords: z.number().int(),
+});
+export type TPasswordPolicy = z.infer<typeof ZPasswordPolicy>;
+
+export const ZCategoryPublic = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  custom_url_name: z.string(),
+  photo: z.string(),
+  frontend: z.boolean(),
+});
+export type TCategoryPublic = z.infer<typeof ZCategoryPublic>;
+
+export const ZLoginConfig = z.object({
+  providers: z.array(z.string()),
+  categories_select: z.boolean(),
+  forgot_password: z.boolean(),
+  signup: z.boolean(),
+  notification_cover: z.object({ enabled: z.boolean(), title: z.string(), description: z.string() }),
+});
+export type TLoginConfig = z.infer<typeof ZLoginConfig>;
+
+export const ZMaintenanceText = z.object({ title: z.string(), body: z.string(), enabled: z.boolean() });
+export type TMaintenanceText = z.infer<typeof ZMaintenanceText>;
+
+export const ZDisclaimer = z.object({ title: z.string(), body: z.string() });
+export const ZStatusBarNotification = z.object({
+  enabled: z.boolean(),
+  level: z.enum(['info', 'warning', 'danger']),
+  text: z.string(),
+});
+
+export { ZAppliedQuota };

@@ -1,0 +1,89 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
+import fastifyStatic from '@fastify/static';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Config } from './config';
+import type { AppContext } from './context';
+import type { Database } from './db';
+import { createTokenService } from './auth/tokens';
+import { createSessionService } from './auth/sessions';
+import { createThrottle, FORGOT_PASSWORD_THROTTLE, LOGIN_THROTTLE } from './auth/throttle';
+import { authenticationRoutes } from './auth/routes';
+import { createMailer, type Mailer } from './mail/mailer';
+import { createSettings } from './settings';
+import { createEventBus } from './socket/bus';
+import { attachSocketServer } from './socket/server';
+import { registerErrorHandling } from './http/errors';
+import { userRoutes } from './modules/user/routes';
+import { publicCategoryRoutes, systemRoutes } from './modules/system/routes';
+import { adminRoutes } from './modules/admin/routes';
+
+export function createContext(config: Config, database: Database, overrides: { mailer?: Mailer } = {}): AppContext {
+  const tokens = createTokenService(config.secret);
+  return {
+    config,
+    db: database.db,
+    tokens,
+    sessions: createSessionService(database.db, tokens, config.session),
+    loginThrottle: createThrottle(database.db, LOGIN_THROTTLE),
+    forgotPasswordThrottle: createThrottle(database.db, FORGOT_PASSWORD_THROTTLE),
+    mailer: overrides.mailer ?? createMailer(config),
+    settings: createSettings(database.db),
+    bus: createEventBus(),
+  };
+}
+
+/** Query strings may hold one-time tokens (reset and verification links): never logged. */
+const pathOnly = (url: string) => url.split('?')[0];
+
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: ctx.config.logLevel,
+      redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+      serializers: {
+        req: (req: { method: string; url: string }) => ({ method: req.method, url: pathOnly(req.url) }),
+      },
+    },
+    trustProxy: true,
+    bodyLimit: 2 * 1024 * 1024,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  await app.register(cookie);
+  await app.register(formbody);
+  await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: 1024 * 1024, files: 1, fields: 50 } });
+
+  const webDist = ctx.config.webDist ?? join(import.meta.dirname, '..', '..', 'web', 'dist');
+  const hasWeb = existsSync(join(webDist, 'index.html'));
+  if (hasWeb) {
+    await app.register(fastifyStatic, { root: webDist, wildcard: false, index: false });
+  }
+  registerErrorHandling(
+    app,
+    hasWeb ? (_req, reply) => reply.header('cache-control', 'no-cache').sendFile('index.html') : undefined,
+  );
+
+  await app.register(async (scope) => {
+    await authenticationRoutes(scope, ctx);
+    await publicCategoryRoutes(scope, ctx);
+  }, { prefix: '/authentication' });
+
+  await app.register(async (scope) => {
+    await userRoutes(scope, ctx);
+    await systemRoutes(scope, ctx);
+    await adminRoutes(scope, ctx);
+  }, { prefix: '/api/v3' });
+
+  if (hasWeb) app.get('/', (_req, reply) => reply.header('cache-control', 'no-cache').sendFile('index.html'));
+
+  const io = attachSocketServer(app.server, ctx);
+  app.addHook('onClose', async () => {
+    await io.close();
+  });
+  return app;
+}

@@ -1,0 +1,110 @@
+import { and, eq } from 'drizzle-orm';
+import type { TCategoryChoice, TTokenType } from '@vdi/contracts';
+import type { AppContext } from '../context';
+import { schema } from '../db';
+import { badRequest, forbidden, unauthorized } from '../http/errors';
+import { burnPasswordCheck, findPolicy, findUserById, passwordExpired, verifyPassword } from './passwords';
+import type { UserRow } from './sessions';
+import { tokenType } from './tokens';
+
+export type LoginResult = { token: string; type: TTokenType };
+
+const LOCAL_PROVIDER = 'local';
+
+/**
+ * The steps after the password, in the order of the original service: disclaimer,
+ * e-mail verification, password reset; only then a session.
+ */
+export async function finishLogin(ctx: AppContext, user: UserRow): Promise<LoginResult> {
+  if (!user.active) throw forbidden('user_disabled', 'disabled user');
+  const disclaimer = await ctx.settings.get('disclaimer');
+  if (disclaimer.enabled && !user.disclaimerAcknowledged) {
+    const type = 'disclaimer-acknowledgement-required';
+    return { type, token: await ctx.tokens.signSpecial(type, { user_id: user.id }) };
+  }
+  const [category] = await ctx.db.select().from(schema.categories).where(eq(schema.categories.id, user.categoryId));
+  if (category?.emailVerificationRequired && !user.emailVerifiedAt) {
+    const type = 'email-verification-required';
+    return {
+      type,
+      token: await ctx.tokens.signSpecial(type, { user_id: user.id, category_id: user.categoryId, current_email: user.email }),
+    };
+  }
+  const policy = await findPolicy(ctx.db, user.categoryId, user.roleId);
+  if (user.provider === LOCAL_PROVIDER && (user.passwordResetRequired || passwordExpired(policy, user.passwordLastUpdated))) {
+    const type = 'password-reset-required';
+    return { type, token: await ctx.tokens.signSpecial(type, { user_id: user.id }) };
+  }
+  return { type: 'login', token: await ctx.sessions.start(user) };
+}
+
+const throttleKey = (username: string, categoryId: string | undefined) =>
+  `${username.toLowerCase()}|${categoryId ?? '*'}|form`;
+
+/** Username and password, optionally within one category. */
+export async function passwordLogin(
+  ctx: AppContext,
+  username: string,
+  password: string,
+  categoryId: string | undefined,
+): Promise<LoginResult> {
+  const key = throttleKey(username, categoryId);
+  await ctx.loginThrottle.check(key);
+  const where = categoryId
+    ? and(eq(schema.users.username, username), eq(schema.users.provider, LOCAL_PROVIDER), eq(schema.users.categoryId, categoryId))
+    : and(eq(schema.users.username, username), eq(schema.users.provider, LOCAL_PROVIDER));
+  const candidates = await ctx.db.select().from(schema.users).where(where);
+  if (candidates.length === 0) await burnPasswordCheck(password);
+  const matches: UserRow[] = [];
+  for (const c of candidates) if (await verifyPassword(c.passwordHash, password)) matches.push(c);
+  if (matches.length === 0) {
+    await ctx.loginThrottle.fail(key);
+    throw unauthorized('login_failed', 'Invalid username or password');
+  }
+  await ctx.loginThrottle.reset(key);
+  if (matches.length > 1) {
+    const cats = await ctx.db.select().from(schema.categories);
+    const categories: TCategoryChoice[] = matches.map((m) => {
+      const c = cats.find((x) => x.id === m.categoryId);
+      return { id: m.categoryId, name: c?.name ?? m.categoryId, photo: c?.photo ?? '' };
+    });
+    const type = 'category-select';
+    return { type, token: await ctx.tokens.signSpecial(type, { username, categories }) };
+  }
+  return finishLogin(ctx, matches[0]!);
+}
+
+/** A Bearer token from an earlier step carries the sign-in on (category chosen, disclaimer accepted, …). */
+export async function continueLogin(ctx: AppContext, bearer: string, categoryId: string | undefined): Promise<LoginResult> {
+  const claims = await ctx.tokens.verify(bearer);
+  const type = tokenType(claims);
+  switch (type) {
+    case 'category-select': {
+      if (!categoryId || !claims.username || !claims.categories?.some((c) => c.id === categoryId)) {
+        throw badRequest('category_not_found', 'Choose one of the offered categories');
+      }
+      const [user] = await ctx.db
+        .select()
+        .from(schema.users)
+        .where(
+          and(
+            eq(schema.users.username, claims.username),
+            eq(schema.users.categoryId, categoryId),
+            eq(schema.users.provider, LOCAL_PROVIDER),
+          ),
+        );
+      if (!user) throw unauthorized('user_not_found', 'User not found');
+      return finishLogin(ctx, user);
+    }
+    case 'disclaimer-acknowledgement-required':
+    case 'email-verification-required':
+    case 'password-reset-required':
+    case 'register': {
+      const user = claims.user_id ? await findUserById(ctx.db, claims.user_id) : undefined;
+      if (!user) throw unauthorized('user_not_found', 'User not found');
+      return finishLogin(ctx, user);
+    }
+    default:
+      throw badRequest('bad_request', `A ${type} token cannot continue a sign-in`);
+  }
+}

@@ -1,0 +1,108 @@
+import { and, eq, ne, sql } from 'drizzle-orm';
+import type { AppContext } from '../context';
+import { schema } from '../db';
+import { conflict, forbidden, precondition, unauthorized } from '../http/errors';
+import { setPassword } from './password-change';
+import { findUserById } from './passwords';
+import { spendToken } from './one-time';
+import { emailDomainAllowed } from './registration';
+import { tokenType } from './tokens';
+
+const requireMail = (ctx: AppContext) => {
+  if (!ctx.mailer.enabled) throw precondition('email_not_configured', 'E-mail is not configured on this server');
+};
+
+async function userFromToken(ctx: AppContext, bearer: string, allowed: string[]) {
+  const claims = await ctx.tokens.verify(bearer);
+  const type = tokenType(claims);
+  if (!allowed.includes(type)) throw unauthorized('invalid_token', `A ${type} token cannot do this`);
+  const userId = type === 'login' ? claims.data?.user_id : claims.user_id;
+  if (type === 'login') await ctx.sessions.require(claims);
+  const user = userId ? await findUserById(ctx.db, userId) : undefined;
+  if (!user) throw unauthorized('user_not_found', 'User not found');
+  if (!user.active) throw forbidden('user_disabled', 'disabled user');
+  return { claims, type, user };
+}
+
+/** Sends a reset link when the address belongs to an active local user; answers the same either way. */
+export async function forgotPassword(ctx: AppContext, categoryId: string, email: string, baseUrl: string) {
+  requireMail(ctx);
+  const key = `forgot|${email.toLowerCase()}`;
+  await ctx.forgotPasswordThrottle.check(key);
+  await ctx.forgotPasswordThrottle.fail(key);
+  const [user] = await ctx.db
+    .select()
+    .from(schema.users)
+    .where(
+      and(
+        eq(schema.users.categoryId, categoryId),
+        eq(schema.users.provider, 'local'),
+        eq(schema.users.active, true),
+        sql`lower(${schema.users.email}) = ${email.toLowerCase()}`,
+      ),
+    );
+  if (!user) return;
+  const token = await ctx.tokens.signSpecial('password-reset', { user_id: user.id });
+  await ctx.mailer.send({
+    to: user.email,
+    subject: 'Reset your password',
+    text:
+      `Hello ${user.name},\n\nSomeone asked to reset the password of the account "${user.username}".\n` +
+      `Open this link within one hour to choose a new password:\n\n${baseUrl}/reset-password?token=${token}\n\n` +
+      `If it was not you, ignore this message.\n`,
+  });
+}
+
+export async function resetPassword(ctx: AppContext, bearer: string, password: string) {
+  const { claims, type, user } = await userFromToken(ctx, bearer, ['password-reset', 'password-reset-required']);
+  await setPassword(ctx, user, password);
+  if (type === 'password-reset') await spendToken(ctx.db, claims.jti, claims.exp);
+  // A reset password ends the sessions that used the old one.
+  await ctx.sessions.revokeAllOf(user.id);
+}
+
+export async function acknowledgeDisclaimer(ctx: AppContext, bearer: string) {
+  const { user } = await userFromToken(ctx, bearer, ['disclaimer-acknowledgement-required']);
+  await ctx.db.update(schema.users).set({ disclaimerAcknowledged: true }).where(eq(schema.users.id, user.id));
+}
+
+export async function requestEmailVerification(ctx: AppContext, bearer: string, email: string, baseUrl: string) {
+  requireMail(ctx);
+  const { user } = await userFromToken(ctx, bearer, ['email-verification-required', 'login']);
+  const [category] = await ctx.db.select().from(schema.categories).where(eq(schema.categories.id, user.categoryId));
+  if (category && !emailDomainAllowed(category.allowedEmailDomains, email)) {
+    throw forbidden('email_domain_not_allowed', 'E-mail domain not allowed in this category');
+  }
+  const [other] = await ctx.db
+    .select({ id: schema.users.id })
+    .from(schema.users)
+    .where(
+      and(
+        eq(schema.users.categoryId, user.categoryId),
+        ne(schema.users.id, user.id),
+        sql`lower(${schema.users.email}) = ${email.toLowerCase()}`,
+      ),
+    );
+  if (other) throw conflict('email_already_in_use', 'That e-mail address is already in use');
+  const token = await ctx.tokens.signSpecial('email-verification', { user_id: user.id, email });
+  await ctx.mailer.send({
+    to: email,
+    subject: 'Verify your e-mail address',
+    text:
+      `Hello ${user.name},\n\nConfirm this address for the account "${user.username}" by opening this link within one hour:\n\n` +
+      `${baseUrl}/verify-email?token=${token}\n`,
+  });
+}
+
+export async function verifyEmail(ctx: AppContext, bearer: string) {
+  const { claims, user } = await userFromToken(ctx, bearer, ['email-verification']);
+  if (!claims.email) throw unauthorized('invalid_token', 'Invalid token');
+  await spendToken(ctx.db, claims.jti, claims.exp);
+  const verifiedAt = new Date();
+  await ctx.db.update(schema.users).set({ email: claims.email, emailVerifiedAt: verifiedAt }).where(eq(schema.users.id, user.id));
+  ctx.bus.toUser(user.id, 'users_data', {
+    id: user.id,
+    email: claims.email,
+    email_verified: Math.floor(verifiedAt.getTime() / 1000),
+  });
+}

@@ -1,0 +1,115 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  ZForgotPasswordBody,
+  ZLoginQuery,
+  ZProvidersAnswer,
+  ZRenewAnswer,
+  ZRequestEmailVerificationBody,
+  ZResetPasswordBody,
+  ZSignupBody,
+} from '@vdi/contracts';
+import type { AppContext } from '../context';
+import { publicBaseUrl } from '../http/base-url';
+import { badRequest, unauthorized } from '../http/errors';
+import { continueLogin, passwordLogin, type LoginResult } from './login-flow';
+import { acknowledgeDisclaimer, forgotPassword, requestEmailVerification, resetPassword, verifyEmail } from './recovery';
+import { signup } from './registration';
+import { bearerToken } from './tokens';
+
+/** Form fields arrive as strings (multipart or urlencoded); every one optional, checked per flow. */
+const ZLoginFields = z
+  .object({
+    username: z.string().max(128).optional(),
+    password: z.string().max(512).optional(),
+    provider: z.string().max(32).optional(),
+    category_id: z.string().max(64).optional(),
+  })
+  .optional();
+
+const requireBearer = (header: string | undefined) => {
+  const token = bearerToken(header);
+  if (!token) throw unauthorized('missing_token', 'Missing token');
+  return token;
+};
+
+/** The original service answers the raw JWT as text, also in a header and a short cookie. */
+function sendToken(reply: FastifyReply, result: LoginResult, secure: boolean) {
+  return reply
+    .header('authorization', `Bearer ${result.token}`)
+    .setCookie('authorization', result.token, { path: '/', maxAge: 300, sameSite: 'strict', secure, httpOnly: false })
+    .type('text/plain')
+    .send(result.token);
+}
+
+/** The authentication service, mounted under /authentication. */
+export async function authenticationRoutes(app: FastifyInstance, ctx: AppContext) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.post('/login', { schema: { querystring: ZLoginQuery, body: ZLoginFields } }, async (request, reply) => {
+    const form = request.body ?? {};
+    const categoryId = request.query.category_id || form.category_id || undefined;
+    const bearer = bearerToken(request.headers.authorization);
+    let result: LoginResult;
+    if (bearer && !form.username) {
+      result = await continueLogin(ctx, bearer, categoryId);
+    } else {
+      const username = form.username?.trim();
+      if (!username || !form.password) throw badRequest('missing_required_data', 'Username and password are required');
+      result = await passwordLogin(ctx, username, form.password, categoryId);
+    }
+    return sendToken(reply, result, request.protocol === 'https');
+  });
+
+  r.post('/renew', { schema: { response: { 200: ZRenewAnswer } } }, async (request) => ({
+    token: await ctx.sessions.renew(requireBearer(request.headers.authorization)),
+  }));
+
+  r.post('/logout', async (request) => {
+    const claims = await ctx.tokens.verifySignatureOnly(requireBearer(request.headers.authorization));
+    if (claims.session_id) await ctx.sessions.revoke(claims.session_id);
+    return {};
+  });
+
+  // Local and LDAP are never listed; this server has no external providers configured.
+  r.get('/providers', { schema: { response: { 200: ZProvidersAnswer } } }, async () => ({ providers: [] }));
+
+  r.post('/signup', { schema: { body: ZSignupBody } }, async (request, reply) =>
+    sendToken(reply, { type: 'register', token: await signup(ctx, request.body) }, request.protocol === 'https'),
+  );
+
+  r.post('/acknowledge-disclaimer', async (request) => {
+    await acknowledgeDisclaimer(ctx, requireBearer(request.headers.authorization));
+    return {};
+  });
+
+  r.post(
+    '/forgot-password',
+    { schema: { body: ZForgotPasswordBody } },
+    async (request) => {
+      await forgotPassword(ctx, request.body.category_id, request.body.email, publicBaseUrl(ctx.config, request));
+      return {};
+    },
+  );
+
+  r.post('/reset-password', { schema: { body: ZResetPasswordBody } }, async (request) => {
+    await resetPassword(ctx, requireBearer(request.headers.authorization), request.body.password);
+    return {};
+  });
+
+  r.post('/request-email-verification', { schema: { body: ZRequestEmailVerificationBody } }, async (request) => {
+    await requestEmailVerification(
+      ctx,
+      requireBearer(request.headers.authorization),
+      request.body.email,
+      publicBaseUrl(ctx.config, request),
+    );
+    return {};
+  });
+
+  r.post('/verify-email', async (request) => {
+    await verifyEmail(ctx, requireBearer(request.headers.authorization));
+    return {};
+  });
+}

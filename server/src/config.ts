@@ -1,0 +1,87 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['0', '1', 'true', 'false', 'yes', 'no', ''])
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+const ZEnv = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z.string().optional(),
+  DEMO_PASSWORD: z.string().min(1).optional(),
+  SECRET: z.string().min(16).optional(),
+  PUBLIC_URL: z.string().url().optional(),
+  SEED_DEMO: bool.default(true),
+  SESSION_TOKEN_SECONDS: z.coerce.number().int().min(10).default(300),
+  SESSION_MAX_RENEW_SECONDS: z.coerce.number().int().min(10).default(1800),
+  SESSION_MAX_SECONDS: z.coerce.number().int().min(60).default(8 * 3600),
+  SMTP_HOST: z.string().optional(),
+  SMTP_PORT: z.coerce.number().int().optional(),
+  SMTP_USER: z.string().optional(),
+  SMTP_PASSWORD: z.string().optional(),
+  SMTP_SECURE: bool.default(false),
+  MAIL_FROM: z.string().default('VDI portal <no-reply@localhost>'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  WEB_DIST: z.string().optional(),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl?: string;
+  demoPassword?: string;
+  secret: string;
+  publicUrl?: string;
+  seedDemo: boolean;
+  session: { tokenSeconds: number; maxRenewSeconds: number; maxSeconds: number };
+  smtp?: { host: string; port: number; user?: string; password?: string; secure: boolean };
+  mailFrom: string;
+  logLevel: z.infer<typeof ZEnv>['LOG_LEVEL'];
+  webDist?: string;
+};
+
+/** The JWT key comes from SECRET, or is generated once and kept under DATA_DIR (never printed). */
+function loadOrCreateSecret(dataDir: string): string {
+  const file = join(dataDir, 'secret.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = ZEnv.safeParse(env);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${issues}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.DATA_DIR);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    databaseUrl: e.DATABASE_URL || undefined,
+    demoPassword: e.DEMO_PASSWORD,
+    secret: e.SECRET ?? loadOrCreateSecret(dataDir),
+    publicUrl: e.PUBLIC_URL,
+    seedDemo: e.SEED_DEMO,
+    session: {
+      tokenSeconds: e.SESSION_TOKEN_SECONDS,
+      maxRenewSeconds: e.SESSION_MAX_RENEW_SECONDS,
+      maxSeconds: e.SESSION_MAX_SECONDS,
+    },
+    smtp: e.SMTP_HOST
+      ? { host: e.SMTP_HOST, port: e.SMTP_PORT ?? 25, user: e.SMTP_USER, password: e.SMTP_PASSWORD, secure: e.SMTP_SECURE }
+      : undefined,
+    mailFrom: e.MAIL_FROM,
+    logLevel: e.LOG_LEVEL,
+    webDist: e.WEB_DIST,
+  };
+}

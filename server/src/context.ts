@@ -1,0 +1,21 @@
+import type { Config } from './config';
+import type { Db } from './db';
+import type { TokenService } from './auth/tokens';
+import type { SessionService } from './auth/sessions';
+import type { Throttle } from './auth/throttle';
+import type { Mailer } from './mail/mailer';
+import type { Settings } from './settings';
+import type { EventBus } from './socket/bus';
+
+/** What every module receives: the adapters and services, created once in app.ts. */
+export type AppContext = {
+  config: Config;
+  db: Db;
+  tokens: TokenService;
+  sessions: SessionService;
+  loginThrottle: Throttle;
+  forgotPasswordThrottle: Throttle;
+  mailer: Mailer;
+  settings: Settings;
+  bus: EventBus;
+};

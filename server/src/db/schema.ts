@@ -1,0 +1,155 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import type { TLimits, TQuota } from '@vdi/contracts';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+
+export const roles = pgTable('roles', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  sortOrder: integer('sort_order').notNull(),
+});
+
+export const categories = pgTable('categories', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  customUrlName: text('custom_url_name').notNull(),
+  photo: text('photo').notNull().default(''),
+  /** Shown in the login category select. */
+  frontend: boolean('frontend').notNull().default(true),
+  quota: jsonb('quota').$type<TQuota | null>(),
+  limits: jsonb('limits').$type<TLimits | null>(),
+  maintenance: boolean('maintenance').notNull().default(false),
+  /** E-mail domains allowed to register in this category; empty = any. */
+  allowedEmailDomains: jsonb('allowed_email_domains').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  emailVerificationRequired: boolean('email_verification_required').notNull().default(false),
+  /** Hours an item stays in the recycle bin; null = the system setting. */
+  recycleBinCutoffHours: integer('recycle_bin_cutoff_hours'),
+  createdAt: createdAt(),
+}, (t) => [uniqueIndex('categories_custom_url_idx').on(t.customUrlName)]);
+
+export const groups = pgTable('groups', {
+  id: text('id').primaryKey(),
+  uid: text('uid').notNull(),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  categoryId: text('category_id').notNull().references(() => categories.id),
+  quota: jsonb('quota').$type<TQuota | null>(),
+  limits: jsonb('limits').$type<TLimits | null>(),
+  createdAt: createdAt(),
+}, (t) => [index('groups_category_idx').on(t.categoryId)]);
+
+export const users = pgTable('users', {
+  id: text('id').primaryKey(),
+  uid: text('uid').notNull(),
+  username: text('username').notNull(),
+  provider: text('provider').notNull(),
+  categoryId: text('category_id').notNull().references(() => categories.id),
+  groupId: text('group_id').notNull().references(() => groups.id),
+  roleId: text('role_id').notNull().references(() => roles.id),
+  name: text('name').notNull(),
+  email: text('email').notNull().default(''),
+  emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
+  photo: text('photo').notNull().default(''),
+  lang: text('lang'),
+  active: boolean('active').notNull().default(true),
+  passwordHash: text('password_hash'),
+  /** Hashes of earlier passwords, newest first, for the "not among the last N" policy. */
+  passwordHistory: jsonb('password_history').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  passwordLastUpdated: timestamp('password_last_updated', { withTimezone: true }),
+  passwordResetRequired: boolean('password_reset_required').notNull().default(false),
+  disclaimerAcknowledged: boolean('disclaimer_acknowledged').notNull().default(false),
+  quota: jsonb('quota').$type<TQuota | null>(),
+  accessedAt: timestamp('accessed_at', { withTimezone: true }),
+  createdAt: createdAt(),
+}, (t) => [
+  uniqueIndex('users_identity_idx').on(t.categoryId, t.provider, t.uid),
+  index('users_username_idx').on(t.username),
+  index('users_group_idx').on(t.groupId),
+]);
+
+export const userSecondaryGroups = pgTable('user_secondary_groups', {
+  userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  groupId: text('group_id').notNull().references(() => groups.id, { onDelete: 'cascade' }),
+}, (t) => [primaryKey({ columns: [t.userId, t.groupId] })]);
+
+export const registrationCodes = pgTable('registration_codes', {
+  code: text('code').primaryKey(),
+  categoryId: text('category_id').notNull().references(() => categories.id),
+  groupId: text('group_id').notNull().references(() => groups.id),
+  roleId: text('role_id').notNull().references(() => roles.id),
+  description: text('description').notNull().default(''),
+  createdAt: createdAt(),
+});
+
+/** Sign-ups waiting for a registration code; referenced by the `register` token. */
+export const pendingRegistrations = pgTable('pending_registrations', {
+  id: text('id').primaryKey(),
+  provider: text('provider').notNull(),
+  categoryId: text('category_id').notNull().references(() => categories.id),
+  username: text('username').notNull(),
+  name: text('name').notNull(),
+  email: text('email').notNull(),
+  passwordHash: text('password_hash').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  createdAt: createdAt(),
+});
+
+/** One active session per user; a new sign-in revokes the previous one. */
+export const sessions = pgTable('sessions', {
+  id: text('id').primaryKey(),
+  userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  createdAt: createdAt(),
+  lastRenewAt: timestamp('last_renew_at', { withTimezone: true }).notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  maxTimeAt: timestamp('max_time_at', { withTimezone: true }).notNull(),
+  revokedAt: timestamp('revoked_at', { withTimezone: true }),
+}, (t) => [index('sessions_user_idx').on(t.userId)]);
+
+/** Failed sign-in counter per (username, category, provider): 10 failures, then 1 min doubling to 15 min. */
+export const loginThrottle = pgTable('login_throttle', {
+  key: text('key').primaryKey(),
+  failures: integer('failures').notNull().default(0),
+  blocks: integer('blocks').notNull().default(0),
+  blockedUntil: timestamp('blocked_until', { withTimezone: true }),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** One-time tokens (e-mail verification, password reset) that must not be replayed. */
+export const usedTokens = pgTable('used_tokens', {
+  jti: text('jti').primaryKey(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+});
+
+export const passwordPolicies = pgTable('password_policies', {
+  id: text('id').primaryKey(),
+  categoryId: text('category_id').notNull().default('all'),
+  roleId: text('role_id').notNull().default('all'),
+  length: integer('length').notNull().default(8),
+  digits: integer('digits').notNull().default(0),
+  uppercase: integer('uppercase').notNull().default(0),
+  lowercase: integer('lowercase').notNull().default(0),
+  specialCharacters: integer('special_characters').notNull().default(0),
+  notUsername: boolean('not_username').notNull().default(false),
+  expireDays: integer('expire_days').notNull().default(0),
+  oldPasswords: integer('old_passwords').notNull().default(0),
+});
+
+/** System settings as key → JSON value (maintenance, disclaimer, recycle bin, …). */
+export const config = pgTable('config', {
+  key: text('key').primaryKey(),
+  value: jsonb('value').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});

@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+import { loadConfig } from './config';
+import { openDatabase } from './db';
+import { DataDirLockedError } from './db/lock';
+import { buildApp, createContext } from './app';
+import { seed, type SeedResult } from './seed/seed';
+
+function printWelcome(url: string, result: SeedResult, demoPasswordSet: boolean) {
+  const lines = ['', `  VDI portal is running at ${url}`, ''];
+  if (result.created) {
+    lines.push('  Sign in with these accounts (passwords are shown only now; set DEMO_PASSWORD to choose one):');
+    for (const a of result.accounts) {
+      lines.push(`    ${a.username.padEnd(12)} ${a.role.padEnd(9)} category ${a.category.padEnd(8)} password ${a.password}`);
+    }
+    if (result.registrationCode) lines.push('', `  Registration code for self sign-up (group Students 1B): ${result.registrationCode}`);
+  } else {
+    const accounts = result.accounts.map((a) => a.username).join(', ');
+    lines.push(
+      `  Demo sign-ins: ${accounts} (category Default). ` +
+        (demoPasswordSet ? 'Password: the DEMO_PASSWORD you set.' : 'Passwords were printed at the first start; set DEMO_PASSWORD to reset them.'),
+    );
+  }
+  lines.push('');
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+async function main() {
+  const config = loadConfig();
+  const database = await openDatabase({ url: config.databaseUrl, dir: config.databaseUrl ? undefined : join(config.dataDir, 'db') });
+  const seeded = await seed(database.db, { demo: config.seedDemo, demoPassword: config.demoPassword });
+  const ctx = createContext(config, database);
+  const app = await buildApp(ctx);
+
+  const shutdown = async (signal: string) => {
+    app.log.info(`${signal}: shutting down`);
+    await app.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  printWelcome(config.publicUrl ?? `http://localhost:${port}`, seeded, Boolean(config.demoPassword));
+}
+
+main().catch((err) => {
+  if (err instanceof DataDirLockedError) {
+    process.stderr.write(`\n${err.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

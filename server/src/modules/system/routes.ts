@@ -1,0 +1,110 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { eq, or } from 'drizzle-orm';
+import { z } from 'zod';
+import { ZCategoryPublic, ZDisclaimer, ZLoginConfig, ZMaintenanceText, ZStatusBarNotification } from '@vdi/contracts';
+import type { AppContext } from '../../context';
+import { schema } from '../../db';
+import { ApiError, notFound } from '../../http/errors';
+import { inMaintenance } from '../../http/guard';
+import { bearerToken } from '../../auth/tokens';
+import { findUserById } from '../../auth/passwords';
+
+type CategoryRow = typeof schema.categories.$inferSelect;
+const categoryView = (c: CategoryRow) => ({
+  id: c.id,
+  name: c.name,
+  description: c.description,
+  custom_url_name: c.customUrlName,
+  photo: c.photo,
+  frontend: c.frontend,
+});
+
+/** Public and session-aware system calls: maintenance, categories, login configuration, disclaimer. */
+export async function systemRoutes(app: FastifyInstance, ctx: AppContext) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  /** The caller, when a valid session token came along; public calls work without one. */
+  const optionalUser = async (request: FastifyRequest) => {
+    const token = bearerToken(request.headers.authorization);
+    if (!token) return undefined;
+    try {
+      const claims = await ctx.tokens.verify(token);
+      const session = await ctx.sessions.require(claims);
+      return findUserById(ctx.db, session.userId);
+    } catch {
+      return undefined;
+    }
+  };
+
+  const maintenanceFor = async (request: FastifyRequest) => {
+    const user = await optionalUser(request);
+    if (user) return inMaintenance(ctx, user);
+    return (await ctx.settings.get('maintenance')).enabled;
+  };
+
+  r.get('/maintenance', { schema: { response: { 200: z.boolean() } } }, async (request) => maintenanceFor(request));
+
+  r.get('/maintenance/text/frontend', { schema: { response: { 200: ZMaintenanceText, 204: z.null() } } }, async (request, reply) => {
+    if (!(await maintenanceFor(request))) return reply.code(204).send(null);
+    const m = await ctx.settings.get('maintenance');
+    return { title: m.title, body: m.body, enabled: true };
+  });
+
+  r.get('/check', async (request) => {
+    if (await maintenanceFor(request)) throw new ApiError('service_unavailable', 'maintenance', 'The service is under maintenance');
+    return {};
+  });
+
+  r.get('/notifications/status_bar', { schema: { response: { 200: ZStatusBarNotification } } }, async () =>
+    ctx.settings.get('status_bar'),
+  );
+
+  const listCategories = async () =>
+    (await ctx.db.select().from(schema.categories).where(eq(schema.categories.frontend, true)).orderBy(schema.categories.name)).map(
+      categoryView,
+    );
+  const categoriesAnswer = { schema: { response: { 200: z.array(ZCategoryPublic) } } };
+  r.get('/categories', categoriesAnswer, listCategories);
+
+  r.get(
+    '/category/:id',
+    { schema: { params: z.object({ id: z.string().max(64) }), response: { 200: ZCategoryPublic } } },
+    async (request) => {
+      const [c] = await ctx.db
+        .select()
+        .from(schema.categories)
+        .where(or(eq(schema.categories.id, request.params.id), eq(schema.categories.customUrlName, request.params.id)));
+      if (!c) throw notFound('category_not_found', 'Category not found');
+      return categoryView(c);
+    },
+  );
+
+  r.get('/login_config', { schema: { response: { 200: ZLoginConfig } } }, async () => {
+    const [cats, codes] = await Promise.all([
+      listCategories(),
+      ctx.db.select({ code: schema.registrationCodes.code }).from(schema.registrationCodes).limit(1),
+    ]);
+    return {
+      providers: [],
+      categories_select: cats.length > 1,
+      forgot_password: ctx.mailer.enabled,
+      signup: codes.length > 0,
+      notification_cover: { enabled: false, title: '', description: '' },
+    };
+  });
+
+  r.get('/disclaimer', { schema: { response: { 200: ZDisclaimer } } }, async () => {
+    const d = await ctx.settings.get('disclaimer');
+    return { title: d.title, body: d.body };
+  });
+}
+
+/** The public category list also answers under /authentication for the login select. */
+export async function publicCategoryRoutes(app: FastifyInstance, ctx: AppContext) {
+  app.withTypeProvider<ZodTypeProvider>().get('/categories', { schema: { response: { 200: z.array(ZCategoryPublic) } } }, async () =>
+    (await ctx.db.select().from(schema.categories).where(eq(schema.categories.frontend, true)).orderBy(schema.categories.name)).map(
+      categoryView,
+    ),
+  );
+}

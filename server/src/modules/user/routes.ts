@@ -1,0 +1,93 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import {
+  languageShortCode,
+  toInterfaceLanguage,
+  ZAppliedQuota,
+  ZPasswordPolicy,
+  ZRegisterBody,
+  ZUser,
+  ZUserConfig,
+} from '@vdi/contracts';
+import type { AppContext } from '../../context';
+import { schema } from '../../db';
+import { authOf, requireAuth } from '../../http/guard';
+import { badRequest, unauthorized } from '../../http/errors';
+import { findPolicy, findUserById } from '../../auth/passwords';
+import { registerWithCode } from '../../auth/registration';
+import { bearerToken, tokenType } from '../../auth/tokens';
+import { appliedQuota } from '../quotas/applied';
+import { userView } from './user-view';
+
+export async function userRoutes(app: FastifyInstance, ctx: AppContext) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const auth = requireAuth(ctx);
+
+  r.get('/user', { preHandler: auth, schema: { response: { 200: ZUser } } }, async (request) =>
+    userView(ctx.db, authOf(request).user),
+  );
+
+  r.get('/user/config', { preHandler: auth, schema: { response: { 200: ZUserConfig } } }, async (request) => {
+    const { user, session } = authOf(request);
+    const frontend = await ctx.settings.get('frontend');
+    return {
+      show_bookings_button: frontend.show_bookings_button || user.roleId === 'admin',
+      documentation_url: frontend.documentation_url,
+      viewers_documentation_url: frontend.viewers_documentation_url,
+      show_change_email_button: ctx.mailer.enabled,
+      show_temporal_tab: frontend.show_temporal_tab,
+      http_port: '80',
+      https_port: '443',
+      bastion_domain: null,
+      bastion_ssh_port: null,
+      can_use_bastion: false,
+      can_use_bastion_individual_domains: false,
+      migrations_block: false,
+      session: { id: session.id, max_renew_time: ctx.sessions.maxRenewTime(session), max_time: ctx.sessions.maxTime(session) },
+    };
+  });
+
+  r.get('/user/appliedquota', { preHandler: auth, schema: { response: { 200: ZAppliedQuota } } }, async (request) =>
+    appliedQuota(ctx.db, authOf(request).user),
+  );
+
+  r.put(
+    '/user/language/:lang',
+    { preHandler: requireAuth(ctx, { duringMaintenance: true }), schema: { params: z.object({ lang: z.string().max(16) }) } },
+    async (request) => {
+      const lang = toInterfaceLanguage(request.params.lang);
+      if (!lang) throw badRequest('invalid_language', `Unsupported language ${request.params.lang}`);
+      await ctx.db.update(schema.users).set({ lang: languageShortCode(lang) }).where(eq(schema.users.id, authOf(request).user.id));
+      return {};
+    },
+  );
+
+  const policyAnswer = z.union([ZPasswordPolicy, z.literal(false)]);
+  r.get('/user/password-policy', { preHandler: auth, schema: { response: { 200: policyAnswer } } }, async (request) => {
+    const { user } = authOf(request);
+    return (await findPolicy(ctx.db, user.categoryId, user.roleId)) ?? false;
+  });
+
+  // Read with the token of a password-reset step, before any session exists.
+  r.get('/user/expired/password-policy', { schema: { response: { 200: policyAnswer } } }, async (request) => {
+    const token = bearerToken(request.headers.authorization);
+    if (!token) throw unauthorized('missing_token', 'Missing token');
+    const claims = await ctx.tokens.verify(token);
+    const type = tokenType(claims);
+    const userId = type === 'login' ? claims.data?.user_id : claims.user_id;
+    if (!['password-reset-required', 'password-reset', 'login'].includes(type) || !userId) {
+      throw unauthorized('invalid_token', 'Invalid token');
+    }
+    const user = await findUserById(ctx.db, userId);
+    if (!user) throw unauthorized('user_not_found', 'User not found');
+    return (await findPolicy(ctx.db, user.categoryId, user.roleId)) ?? false;
+  });
+
+  r.post('/user/register', { schema: { body: ZRegisterBody } }, async (request) => {
+    const token = bearerToken(request.headers.authorization);
+    if (!token) throw unauthorized('session_expired', 'Registration session ended');
+    return registerWithCode(ctx, token, request.body.code);
+  });
+}

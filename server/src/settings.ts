@@ -1,0 +1,53 @@
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { schema, type Db } from './db';
+
+/** System settings kept in the `config` table, each with its schema and default. */
+export const SETTINGS = {
+  maintenance: z
+    .object({ enabled: z.boolean(), title: z.string(), body: z.string() })
+    .default({ enabled: false, title: '', body: '' }),
+  disclaimer: z
+    .object({ enabled: z.boolean(), title: z.string(), body: z.string() })
+    .default({ enabled: false, title: '', body: '' }),
+  status_bar: z
+    .object({ enabled: z.boolean(), level: z.enum(['info', 'warning', 'danger']), text: z.string() })
+    .default({ enabled: false, level: 'info', text: '' }),
+  frontend: z
+    .object({
+      show_bookings_button: z.boolean(),
+      show_temporal_tab: z.boolean(),
+      documentation_url: z.string(),
+      viewers_documentation_url: z.string(),
+    })
+    .default({
+      show_bookings_button: true,
+      show_temporal_tab: true,
+      documentation_url: '',
+      viewers_documentation_url: '',
+    }),
+  recycle_bin: z
+    .object({ cutoff_hours: z.number().int().min(0), default_delete: z.boolean() })
+    .default({ cutoff_hours: 1, default_delete: false }),
+} as const;
+
+export type SettingKey = keyof typeof SETTINGS;
+export type SettingValue<K extends SettingKey> = z.infer<(typeof SETTINGS)[K]>;
+
+export function createSettings(db: Db) {
+  return {
+    async get<K extends SettingKey>(key: K): Promise<SettingValue<K>> {
+      const [row] = await db.select().from(schema.config).where(eq(schema.config.key, key));
+      const parsed = SETTINGS[key].safeParse(row?.value ?? undefined);
+      return (parsed.success ? parsed.data : SETTINGS[key].parse(undefined)) as SettingValue<K>;
+    },
+    async set<K extends SettingKey>(key: K, value: SettingValue<K>) {
+      const checked = SETTINGS[key].parse(value);
+      await db
+        .insert(schema.config)
+        .values({ key, value: checked })
+        .onConflictDoUpdate({ target: schema.config.key, set: { value: checked, updatedAt: new Date() } });
+    },
+  };
+}
+export type Settings = ReturnType<typeof createSettings>;

@@ -1,0 +1,52 @@
+import type { Server as HttpServer } from 'node:http';
+import { Server } from 'socket.io';
+import { SOCKET_NAMESPACE, SOCKET_PATH, SOCKET_REJECTED } from '@vdi/contracts';
+import type { AppContext } from '../context';
+import { userRoom } from './bus';
+
+const sessionRoom = (sessionId: string) => `session:${sessionId}`;
+
+/**
+ * The live socket: namespace /userspace, authenticated with the session token in the
+ * handshake's auth payload ({jwt}); each socket joins its user's room. Payloads travel
+ * as JSON strings, as the original system sends them.
+ */
+export function attachSocketServer(httpServer: HttpServer, ctx: AppContext): Server {
+  const io = new Server(httpServer, { path: SOCKET_PATH, serveClient: false });
+  const nsp = io.of(SOCKET_NAMESPACE);
+
+  nsp.use(async (socket, next) => {
+    const auth = socket.handshake.auth as { jwt?: unknown; token?: unknown } | undefined;
+    const token = typeof auth?.jwt === 'string' ? auth.jwt : typeof auth?.token === 'string' ? auth.token : undefined;
+    try {
+      if (!token) throw new Error('no token');
+      const claims = await ctx.tokens.verify(token);
+      const session = await ctx.sessions.require(claims);
+      socket.data.userId = session.userId;
+      socket.data.sessionId = session.id;
+      next();
+    } catch {
+      next(new Error(SOCKET_REJECTED));
+    }
+  });
+
+  nsp.on('connection', (socket) => {
+    void socket.join([userRoom(socket.data.userId as string), sessionRoom(socket.data.sessionId as string)]);
+  });
+
+  const unsubscribe = ctx.bus.subscribe(({ room, event, payload }) => {
+    nsp.to(room).emit(event, JSON.stringify(payload));
+  });
+  // A session that ends (logout, a sign-in elsewhere, a disabled user) loses its sockets at once.
+  const unlisten = ctx.sessions.onEnded((ids) => {
+    for (const id of ids) {
+      nsp.to(sessionRoom(id)).emit('logout', JSON.stringify({ reason: 'session_ended' }));
+      nsp.in(sessionRoom(id)).disconnectSockets(true);
+    }
+  });
+  io.on('close', () => {
+    unsubscribe();
+    unlisten();
+  });
+  return io;
+}
