@@ -1,0 +1,86 @@
+import type { TRole, TTokenClaims, TTokenType, TUser, TUserConfig } from '@vdi/contracts';
+import { needsRenewal, readToken, typeOf } from '../lib/token';
+import type { AppRoute } from './routes';
+
+/** Where each unfinished sign-in step continues (step 8 of the guard). */
+export const STEP_ROUTES: Partial<Record<TTokenType, string>> = {
+  register: '/register',
+  'category-select': '/login',
+  'disclaimer-acknowledgement-required': '/disclaimer',
+  'email-verification-required': '/verify-email',
+  'email-verification': '/verify-email',
+  'password-reset-required': '/reset-password',
+  'password-reset': '/reset-password',
+};
+
+export type GuardDeps = {
+  setTitle(titleKey: string): void;
+  sessionToken(): string | undefined;
+  stepToken(): string | undefined;
+  drift(): number;
+  now(): number;
+  renew(): Promise<void>;
+  logout(): Promise<void>;
+  fetchUser(): Promise<TUser>;
+  openSocket(): void;
+  ensureConfig(): Promise<TUserConfig>;
+  isMounted(path: string): boolean;
+};
+
+/** The access guard of spec core §2, step by step; answers a path to go to, or null to proceed. */
+export async function runGuard(route: AppRoute, url: URL, deps: GuardDeps): Promise<string | null> {
+  // 1. The page title.
+  deps.setTitle(route.title);
+  if (route.access === 'public') return null;
+
+  // 2. A session, else a stored step token; else sign in (token routes may go on with a query token).
+  const queryToken = url.searchParams.get('token');
+  const token = deps.sessionToken() ?? deps.stepToken();
+  if (!token) return route.access === 'token' && queryToken ? null : '/login';
+  const claims: TTokenClaims | null = readToken(token);
+  if (!claims) {
+    await deps.logout();
+    return '/login';
+  }
+  const type = typeOf(claims);
+
+  // 3. Registration and category choice continue on their own pages.
+  if (type === 'register') return '/register';
+  if (type === 'category-select') return '/login';
+
+  // 8. Other unfinished steps go to their page (and may stay there).
+  if (type !== 'login') {
+    const to = STEP_ROUTES[type] ?? '/login';
+    return route.path === to ? null : to;
+  }
+
+  // 4. Renew when the token expires within 30 s on the server's clock; failing, sign out.
+  if (needsRenewal(claims, deps.drift(), deps.now())) {
+    try {
+      await deps.renew();
+    } catch {
+      await deps.logout();
+      return '/login';
+    }
+  }
+
+  // 5. The session user.
+  let user: TUser;
+  try {
+    user = await deps.fetchUser();
+  } catch (err) {
+    if ((err as { status?: number }).status === 503) return '/maintenance';
+    await deps.logout();
+    return '/login';
+  }
+
+  // 6. Without a query token, the role must be allowed.
+  const role: TRole = user.role;
+  if (!queryToken && typeof route.access !== 'string' && !route.access.includes(role)) return '/desktops';
+
+  // 7. The live socket and the configuration; blocked migrations force the export page.
+  deps.openSocket();
+  const config = await deps.ensureConfig();
+  if (config.migrations_block && route.name !== 'export-user' && deps.isMounted('/export-user')) return '/export-user';
+  return null;
+}

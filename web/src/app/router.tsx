@@ -1,0 +1,74 @@
+import { createBrowserRouter, Navigate, redirect, type RouteObject } from 'react-router';
+import { Center, Loader } from '@mantine/core';
+import i18n from '../i18n';
+import { session } from '../lib/session';
+import { openSocket } from '../lib/socket';
+import { AppLayout } from '../layout/AppLayout';
+import { BareLayout } from '../layout/BareLayout';
+import NotFoundPage from '../features/system/NotFoundPage';
+import { runGuard, type GuardDeps } from './guard';
+import { configQuery, queryClient, userQuery } from './queries';
+import { mounted, type AppRoute } from './routes';
+import { logout, renewSession } from './session-actions';
+
+let titleKey = 'routes.desktops';
+export const setTitle = (key: string) => {
+  titleKey = key;
+  document.title = `${i18n.t('app.title')} · ${i18n.t(key)}`;
+};
+i18n.on('languageChanged', () => setTitle(titleKey));
+
+const guardDeps: GuardDeps = {
+  setTitle,
+  sessionToken: () => session.token(),
+  stepToken: () => session.stepToken(),
+  drift: () => session.drift(),
+  now: () => Date.now(),
+  renew: renewSession,
+  logout: async () => {
+    session.clear();
+    queryClient.clear();
+  },
+  fetchUser: () => queryClient.fetchQuery(userQuery),
+  openSocket: () => void openSocket(() => void logout({ callServer: false })),
+  ensureConfig: () => queryClient.ensureQueryData(configQuery),
+  isMounted: (path) => mounted().some((r) => r.path === path),
+};
+
+function PageLoader() {
+  return (
+    <Center h="100vh">
+      <Loader />
+    </Center>
+  );
+}
+
+function toRouteObject(route: AppRoute): RouteObject {
+  return {
+    path: route.path,
+    lazy: async () => ({ Component: (await route.load!()).default }),
+    loader: async ({ request }) => {
+      const url = new URL(request.url);
+      const to = await runGuard(route, url, guardDeps);
+      if (to && to !== url.pathname) throw redirect(to);
+      return null;
+    },
+  };
+}
+
+export function buildRoutes(routes: AppRoute[] = mounted()): RouteObject[] {
+  return [
+    { path: '/', element: <Navigate to="/desktops" replace /> },
+    { element: <AppLayout />, hydrateFallbackElement: <PageLoader />, children: routes.filter((r) => !r.bare).map(toRouteObject) },
+    {
+      element: <BareLayout />,
+      hydrateFallbackElement: <PageLoader />,
+      children: [
+        ...routes.filter((r) => r.bare).map(toRouteObject),
+        { path: '*', element: <NotFoundPage />, loader: () => (setTitle('routes.not_found'), null) },
+      ],
+    },
+  ];
+}
+
+export const router = createBrowserRouter(buildRoutes());

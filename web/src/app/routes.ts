@@ -1,0 +1,75 @@
+import type { ComponentType } from 'react';
+import type { TRole } from '@vdi/contracts';
+
+const ALL: TRole[] = ['admin', 'manager', 'advanced', 'user'];
+const PRIVILEGED: TRole[] = ['admin', 'manager', 'advanced'];
+
+/**
+ * public: outside the guard; token: needs a session, a pending sign-in step, or a token
+ * in the query (reset-password, verify-email); otherwise the roles that may open it.
+ */
+export type RouteAccess = 'public' | 'token' | 'session' | readonly TRole[];
+
+export type AppRoute = {
+  path: string;
+  name: string;
+  /** i18n key of the route title (the page title is product title + route title). */
+  title: string;
+  access: RouteAccess;
+  /** The screen; a route without one is not mounted and not in the navigation. */
+  load?: () => Promise<{ default: ComponentType }>;
+  /** Place in the navbar, when it has one. */
+  nav?: { order: number; icon: 'desktops' | 'deployments' | 'templates' | 'media' | 'storage' | 'recycle' | 'bookings' | 'planning' };
+  /** Full-page screens without the navbar. */
+  bare?: boolean;
+};
+
+/** Every route of both documents of the spec, mounted when its screen exists. */
+export const ROUTES: AppRoute[] = [
+  { path: '/desktops', name: 'desktops', title: 'routes.desktops', access: ALL, nav: { order: 1, icon: 'desktops' }, load: () => import('../features/desktops/DesktopsPage') },
+  { path: '/desktops/new', name: 'new_desktop', title: 'routes.new_desktop', access: ALL },
+  { path: '/domain/edit', name: 'edit-domain', title: 'routes.edit_domain', access: ALL },
+  { path: '/booking/summary', name: 'booking_summary', title: 'routes.booking_summary', access: ALL },
+  { path: '/booking/:type/:id', name: 'booking', title: 'routes.booking', access: ALL },
+  { path: '/planning', name: 'planning', title: 'routes.planning', access: ['admin'] },
+  { path: '/deployments', name: 'deployments', title: 'routes.deployments', access: PRIVILEGED },
+  { path: '/deployments/new', name: 'new_deployment', title: 'routes.new_deployment', access: PRIVILEGED },
+  { path: '/deployment/:id', name: 'deployment', title: 'routes.deployment', access: PRIVILEGED },
+  { path: '/deployment/:id/videowall', name: 'deployment_videowall', title: 'routes.deployment_videowall', access: PRIVILEGED },
+  { path: '/deployment/:id/edit', name: 'deploymentEdit', title: 'routes.deployment_edit', access: PRIVILEGED },
+  { path: '/templates', name: 'templates', title: 'routes.templates', access: PRIVILEGED },
+  { path: '/templates/new', name: 'new_template', title: 'routes.new_template', access: PRIVILEGED },
+  { path: '/templates/duplicate', name: 'duplicate_template', title: 'routes.duplicate_template', access: PRIVILEGED },
+  { path: '/media', name: 'media', title: 'routes.media', access: PRIVILEGED },
+  { path: '/media/new', name: 'new_media', title: 'routes.new_media', access: PRIVILEGED },
+  { path: '/media/desktop/new', name: 'newfrommedia', title: 'routes.new_desktop_from_media', access: PRIVILEGED },
+  { path: '/userstorage', name: 'storage', title: 'routes.storage', access: ALL },
+  { path: '/recycleBins', name: 'recycleBins', title: 'routes.recycle_bins', access: ALL },
+  { path: '/recyclebin/:id', name: 'recycleBin', title: 'routes.recycle_bin', access: ALL },
+  { path: '/profile/:action?', name: 'profile', title: 'routes.profile', access: ALL, load: () => import('../features/profile/ProfilePage') },
+  { path: '/login', name: 'login', title: 'routes.login', access: 'public', bare: true, load: () => import('../features/auth/LoginPage') },
+  { path: '/register', name: 'register', title: 'routes.register', access: 'public', bare: true, load: () => import('../features/auth/RegisterPage') },
+  { path: '/maintenance', name: 'maintenance', title: 'routes.maintenance', access: 'public', bare: true, load: () => import('../features/system/MaintenancePage') },
+  { path: '/forgot-password', name: 'forgot-password', title: 'routes.forgot_password', access: 'public', bare: true, load: () => import('../features/auth/ForgotPasswordPage') },
+  { path: '/reset-password', name: 'reset-password', title: 'routes.reset_password', access: 'token', bare: true, load: () => import('../features/auth/ResetPasswordPage') },
+  { path: '/verify-email', name: 'verify-email', title: 'routes.verify_email', access: 'token', bare: true, load: () => import('../features/auth/VerifyEmailPage') },
+  { path: '/disclaimer', name: 'disclaimer', title: 'routes.disclaimer', access: 'public', bare: true, load: () => import('../features/auth/DisclaimerPage') },
+  { path: '/export-user', name: 'export-user', title: 'routes.export_user', access: 'public', bare: true },
+  { path: '/migration', name: 'migration', title: 'routes.migration', access: 'session', bare: true },
+  { path: '/rdp', name: 'Rdp', title: 'routes.rdp', access: 'session', bare: true },
+  { path: '/vw/*', name: 'direct_viewer', title: 'routes.direct_viewer', access: 'public', bare: true },
+  { path: '/error/:code', name: 'error', title: 'routes.error', access: 'public', bare: true, load: () => import('../features/system/ErrorPage') },
+];
+
+export const mounted = (routes: AppRoute[] = ROUTES) => routes.filter((r) => r.load);
+
+export const allows = (access: RouteAccess, role: TRole | undefined): boolean =>
+  typeof access === 'string' ? true : role !== undefined && access.includes(role);
+
+/** The navbar: built screens with a nav entry that the role may open, in order. */
+export const navFor = (role: TRole, routes: AppRoute[] = ROUTES) =>
+  mounted(routes)
+    .filter((r) => r.nav && allows(r.access, role))
+    .sort((a, b) => a.nav!.order - b.nav!.order);
+
+export const pathOf = (name: string) => ROUTES.find((r) => r.name === name)?.path ?? '/';

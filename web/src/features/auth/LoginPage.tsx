@@ -1,0 +1,189 @@
+import { useEffect, useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { Alert, Anchor, Button, Group, PasswordInput, Select, Stack, Text, TextInput, UnstyledButton, Paper, Avatar } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { useQuery } from '@tanstack/react-query';
+import { IconAlertCircle, IconArrowLeft, IconBuilding, IconChevronRight } from '@tabler/icons-react';
+import dayjs from 'dayjs';
+import { useTranslation } from 'react-i18next';
+import type { TCategoryChoice } from '@vdi/contracts';
+import { HttpError } from '../../lib/api';
+import { errorMessage } from '../../lib/errors';
+import { session } from '../../lib/session';
+import { readToken, typeOf } from '../../lib/token';
+import { rules, LOCAL_DATE_TIME } from '../../lib/validation';
+import { STEP_ROUTES } from '../../app/guard';
+import { queryClient } from '../../app/queries';
+import { AuthCard } from '../../layout/BareLayout';
+import { categoriesQuery, login, loginConfigQuery, stepTokenOf } from './api';
+
+/** The spec's sign-in messages: 401, 429 with when to retry (a time today, else a date), 403 disabled, 500. */
+function loginError(t: ReturnType<typeof useTranslation>['t'], exists: (k: string) => boolean, err: unknown): string {
+  if (!(err instanceof HttpError)) return t('login.server_error');
+  switch (err.status) {
+    case 401:
+      return t('login.wrong_credentials');
+    case 429: {
+      const at = (err.body.params?.retry_after as string | undefined) ?? err.headers.get('retry-after') ?? undefined;
+      const when = at ? dayjs(at) : dayjs().add(1, 'minute');
+      return when.isSame(dayjs(), 'day')
+        ? t('login.too_many_today', { time: when.format('HH:mm') })
+        : t('login.too_many_later', { date: when.format(LOCAL_DATE_TIME) });
+    }
+    case 403:
+      return err.code === 'user_disabled' ? t('login.user_disabled') : errorMessage(t, err, exists);
+    case 500:
+      return t('login.server_error');
+    default:
+      return errorMessage(t, err, exists);
+  }
+}
+
+export default function LoginPage() {
+  const { t, i18n } = useTranslation();
+  const navigate = useNavigate();
+  const categories = useQuery(categoriesQuery);
+  const config = useQuery(loginConfigQuery);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [choices, setChoices] = useState<TCategoryChoice[] | null>(() => readToken(stepTokenOf('category-select'))?.categories ?? null);
+
+  // 9. Someone already signed in has nothing to do here.
+  useEffect(() => {
+    const claims = session.claims();
+    if (claims && typeOf(claims) === 'login' && claims.exp * 1000 > Date.now()) void navigate('/', { replace: true });
+  }, [navigate]);
+
+  const form = useForm({
+    initialValues: { category: 'default', username: '', password: '' },
+    validate: { username: rules(t).required, password: rules(t).required },
+  });
+
+  const multipleCategories = (categories.data?.length ?? 0) > 1;
+  useEffect(() => {
+    const first = categories.data?.[0];
+    if (first && !categories.data!.some((c) => c.id === form.values.category)) form.setFieldValue('category', first.id);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [categories.data]);
+
+  const after = async (type: Awaited<ReturnType<typeof login>>) => {
+    if (type === 'login') {
+      queryClient.clear();
+      await navigate('/desktops', { replace: true });
+    } else if (type === 'category-select') {
+      setChoices(readToken(session.stepToken())?.categories ?? []);
+    } else {
+      await navigate(STEP_ROUTES[type] ?? '/login');
+    }
+  };
+
+  const run = async (fn: () => Promise<Awaited<ReturnType<typeof login>>>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await after(await fn());
+    } catch (err) {
+      setError(loginError(t, (k) => i18n.exists(k), err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const submit = form.onSubmit((v) =>
+    run(() => login({ username: v.username.trim(), password: v.password, categoryId: categories.data && categories.data.length > 0 ? v.category : undefined })),
+  );
+
+  if (choices) {
+    return (
+      <AuthCard title={t('login.choose_category')} subtitle={t('login.choose_category_hint')}>
+        <Stack gap="sm">
+          {error && <Alert color="red" icon={<IconAlertCircle size={18} />}>{error}</Alert>}
+          {choices.map((c) => (
+            <UnstyledButton
+              key={c.id}
+              disabled={busy}
+              onClick={() => run(() => login({ categoryId: c.id, bearer: session.stepToken() }))}
+              data-testid={`category-choice-${c.id}`}
+            >
+              <Paper withBorder p="sm" radius="md">
+                <Group justify="space-between">
+                  <Group gap="sm">
+                    <Avatar src={c.photo || null} radius="md" color="indigo">
+                      <IconBuilding size={18} />
+                    </Avatar>
+                    <Text fw={500}>{c.name}</Text>
+                  </Group>
+                  <IconChevronRight size={18} />
+                </Group>
+              </Paper>
+            </UnstyledButton>
+          ))}
+          <Button
+            variant="subtle"
+            leftSection={<IconArrowLeft size={16} />}
+            onClick={() => {
+              session.clear();
+              setChoices(null);
+            }}
+          >
+            {t('common.back')}
+          </Button>
+        </Stack>
+      </AuthCard>
+    );
+  }
+
+  return (
+    <AuthCard title={t('login.heading')} subtitle={t('login.subheading')}>
+      <form onSubmit={submit} noValidate>
+        <Stack gap="md">
+          {error && (
+            <Alert color="red" icon={<IconAlertCircle size={18} />} data-testid="login-error" role="alert">
+              {error}
+            </Alert>
+          )}
+          {multipleCategories && (
+            <Select
+              label={t('login.category')}
+              data={categories.data!.map((c) => ({ value: c.id, label: c.name }))}
+              allowDeselect={false}
+              leftSection={<IconBuilding size={16} />}
+              data-testid="login-category"
+              {...form.getInputProps('category')}
+            />
+          )}
+          <TextInput label={t('login.username')} autoComplete="username" autoFocus data-testid="login-username" {...form.getInputProps('username')} />
+          <PasswordInput label={t('login.password')} autoComplete="current-password" data-testid="login-password" {...form.getInputProps('password')} />
+          {config.data?.forgot_password && (
+            <Anchor component={Link} to="/forgot-password" size="sm" ta="right" mt={-8}>
+              {t('login.forgot')}
+            </Anchor>
+          )}
+          <Button type="submit" fullWidth size="md" loading={busy} data-testid="login-submit">
+            {t('login.submit')}
+          </Button>
+          {config.data && config.data.providers.length > 0 && (
+            <Stack gap="xs">
+              <Text size="xs" c="dimmed" ta="center">
+                {t('login.other_providers')}
+              </Text>
+              {config.data.providers.map((p) => (
+                <Button key={p} variant="default" component="a" href={`/authentication/login?provider=${encodeURIComponent(p)}`}>
+                  {p}
+                </Button>
+              ))}
+            </Stack>
+          )}
+          {config.data?.signup && (
+            <Text size="sm" ta="center" c="dimmed">
+              {t('login.signup_prompt')}{' '}
+              <Anchor component={Link} to="/register">
+                {t('login.signup')}
+              </Anchor>
+            </Text>
+          )}
+        </Stack>
+      </form>
+    </AuthCard>
+  );
+}

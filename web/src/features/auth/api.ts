@@ -1,0 +1,37 @@
+import { ZCategoryPublic, ZLoginConfig, type TTokenType } from '@vdi/contracts';
+import { z } from 'zod';
+import { api, AUTH, request } from '../../lib/api';
+import { session } from '../../lib/session';
+import { readToken, typeOf } from '../../lib/token';
+
+export const LOGIN_TIMEOUT_MS = 25_000;
+
+export const categoriesQuery = { queryKey: ['categories'], queryFn: () => api.get('/categories', z.array(ZCategoryPublic), { bearer: null }) } as const;
+export const loginConfigQuery = { queryKey: ['login_config'], queryFn: () => api.get('/login_config', ZLoginConfig, { bearer: null }) } as const;
+
+/** Sends a sign-in (or a step of one), keeps the answered token and tells its type. */
+export async function login(opts: { username?: string; password?: string; categoryId?: string; bearer?: string }): Promise<TTokenType> {
+  const form: Record<string, string> = {};
+  if (opts.username !== undefined) form.username = opts.username;
+  if (opts.password !== undefined) form.password = opts.password;
+  form.provider = 'form';
+  if (opts.categoryId) form.category_id = opts.categoryId;
+  const token = await request<string>(`${AUTH}/login`, {
+    method: 'POST',
+    query: { provider: 'form', category_id: opts.categoryId },
+    form,
+    bearer: opts.bearer ?? null,
+    text: true,
+    timeoutMs: LOGIN_TIMEOUT_MS,
+  });
+  session.store(token);
+  const claims = readToken(token);
+  return claims ? typeOf(claims) : 'login';
+}
+
+/** A step token (from the cookie) when it is of one of the given types. */
+export function stepTokenOf(...types: TTokenType[]): string | undefined {
+  const token = session.stepToken();
+  const claims = readToken(token);
+  return claims && types.includes(typeOf(claims)) ? token : undefined;
+}

@@ -1,0 +1,130 @@
+import { useEffect } from 'react';
+import { NavLink as RouterLink, Outlet, useNavigation } from 'react-router';
+import { AppShell, Avatar, Burger, Group, Menu, NavLink, Progress, Text, UnstyledButton } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
+import { IconChevronDown, IconDeviceDesktop, IconLogout, IconUserCircle } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import { toInterfaceLanguage } from '@vdi/contracts';
+import { navFor } from '../app/routes';
+import { userQuery } from '../app/queries';
+import { logout } from '../app/session-actions';
+import { rememberLanguage } from '../i18n';
+import { Brand } from './Brand';
+import { ColorSchemeToggle } from './ColorSchemeToggle';
+import { LanguageMenu } from './LanguageMenu';
+import classes from './AppLayout.module.css';
+
+const ICONS = { desktops: IconDeviceDesktop } as const;
+
+const initials = (name: string) =>
+  name
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((p) => p[0]!.toUpperCase())
+    .join('');
+
+export function AppLayout() {
+  const { t, i18n } = useTranslation();
+  const [opened, { toggle, close }] = useDisclosure(false);
+  const { data: user } = useQuery(userQuery);
+  const navigation = useNavigation();
+
+  // The language saved on the server is the stored preference of a signed-in user.
+  useEffect(() => {
+    const saved = toInterfaceLanguage(user?.lang);
+    if (saved && saved !== i18n.language) {
+      rememberLanguage(saved);
+      void i18n.changeLanguage(saved);
+    }
+  }, [user?.lang, i18n]);
+
+  const items = user ? navFor(user.role) : [];
+  const links = items.map((r) => {
+    const Icon = ICONS[r.nav!.icon as keyof typeof ICONS] ?? IconDeviceDesktop;
+    return (
+      <NavLink
+        key={r.name}
+        component={RouterLink}
+        to={r.path}
+        label={t(r.title)}
+        leftSection={<Icon size={18} stroke={1.8} />}
+        className={classes.link}
+        onClick={close}
+        data-testid={`nav-${r.name}`}
+      />
+    );
+  });
+
+  return (
+    <AppShell header={{ height: 60 }} navbar={{ width: 260, breakpoint: 'sm', collapsed: { desktop: true, mobile: !opened } }} padding="lg">
+      <AppShell.Header className={classes.header}>
+        {navigation.state === 'loading' && <Progress value={100} animated size="xs" radius={0} className={classes.progress} aria-label={t('common.loading')} />}
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="lg" wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label={t('nav.open_menu')} />
+            <Brand />
+            <nav aria-label={t('nav.main')} className={classes.topnav}>
+              <Group gap={4} visibleFrom="sm" wrap="nowrap" data-testid="navbar">
+                {links}
+              </Group>
+            </nav>
+          </Group>
+          <Group gap="xs" wrap="nowrap">
+            <Group gap="xs" visibleFrom="xs" wrap="nowrap">
+              <LanguageMenu />
+              <ColorSchemeToggle />
+            </Group>
+            {user && (
+              <Menu position="bottom-end" shadow="md" width={240}>
+                <Menu.Target>
+                  <UnstyledButton className={classes.user} aria-label={t('nav.user_menu')} data-testid="user-menu">
+                    <Group gap={8} wrap="nowrap">
+                      <Avatar radius="xl" size={32} color="indigo">
+                        {initials(user.name)}
+                      </Avatar>
+                      <div className={classes.userText}>
+                        <Text size="sm" fw={600} lh={1.2}>
+                          {user.name}
+                        </Text>
+                        <Text size="xs" c="dimmed" lh={1.2}>
+                          {t(`roles.${user.role}`)}
+                        </Text>
+                      </div>
+                      <IconChevronDown size={14} />
+                    </Group>
+                  </UnstyledButton>
+                </Menu.Target>
+                <Menu.Dropdown>
+                  <Menu.Label>
+                    {t('nav.signed_in_as')} {user.username}
+                  </Menu.Label>
+                  <Menu.Item component={RouterLink} to="/profile" leftSection={<IconUserCircle size={16} />}>
+                    {t('nav.profile')}
+                  </Menu.Item>
+                  <Menu.Divider />
+                  <Menu.Item color="red" leftSection={<IconLogout size={16} />} onClick={() => void logout()} data-testid="logout">
+                    {t('nav.logout')}
+                  </Menu.Item>
+                </Menu.Dropdown>
+              </Menu>
+            )}
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="md" data-testid="mobile-navbar">
+        {links}
+        <Group mt="md" hiddenFrom="xs">
+          <LanguageMenu variant="default" />
+          <ColorSchemeToggle />
+        </Group>
+      </AppShell.Navbar>
+      <AppShell.Main className={classes.main}>
+        <div className={classes.content}>
+          <Outlet />
+        </div>
+      </AppShell.Main>
+    </AppShell>
+  );
+}

@@ -1,0 +1,89 @@
+import type { z } from 'zod';
+import { ZApiErrorBody, type TApiErrorBody } from '@vdi/contracts';
+import { session } from './session';
+
+export const API = '/api/v3';
+export const AUTH = '/authentication';
+export const DEFAULT_TIMEOUT_MS = 25_000;
+
+/** A failed call: the HTTP status and the catalogue body (or a generic one). */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: TApiErrorBody,
+    readonly headers: Headers,
+  ) {
+    super(body.description || body.msg || `HTTP ${status}`);
+  }
+  get code(): string {
+    return this.body.description_code || this.body.error;
+  }
+}
+
+type Options = {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  body?: unknown;
+  form?: Record<string, string>;
+  query?: Record<string, string | undefined>;
+  /** A token other than the session's (a sign-in step). */
+  bearer?: string | null;
+  timeoutMs?: number;
+  text?: boolean;
+};
+
+async function errorFrom(res: Response): Promise<HttpError> {
+  let body: TApiErrorBody = { error: 'generic_error', msg: res.statusText, description_code: 'generic_error', description: '', params: null };
+  const text = await res.text().catch(() => '');
+  try {
+    const parsed = ZApiErrorBody.partial().safeParse(JSON.parse(text));
+    if (parsed.success) body = { ...body, ...parsed.data, description_code: parsed.data.description_code ?? parsed.data.error ?? body.description_code };
+  } catch {
+    body.description = text;
+  }
+  return new HttpError(res.status, body, res.headers);
+}
+
+/** One fetch for every call: bearer token, JSON or form body, timeout, catalogue errors, typed answers. */
+export async function request<T = unknown>(url: string, opts: Options = {}, schema?: z.ZodType<T>): Promise<T> {
+  const headers: Record<string, string> = {};
+  const bearer = opts.bearer === undefined ? session.token() : opts.bearer;
+  if (bearer) headers.authorization = `Bearer ${bearer}`;
+  let body: BodyInit | undefined;
+  if (opts.form) {
+    const fd = new FormData();
+    for (const [k, v] of Object.entries(opts.form)) fd.append(k, v);
+    body = fd;
+  } else if (opts.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(opts.body);
+  }
+  const qs = opts.query
+    ? '?' + new URLSearchParams(Object.entries(opts.query).filter((e): e is [string, string] => e[1] !== undefined)).toString()
+    : '';
+  const res = await fetch(url + qs, {
+    method: opts.method ?? (body ? 'POST' : 'GET'),
+    headers,
+    body,
+    signal: AbortSignal.timeout(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+  });
+  if (!res.ok) throw await errorFrom(res);
+  if (opts.text) return (await res.text()) as T;
+  if (res.status === 204) return null as T;
+  const data: unknown = await res.json();
+  if (!schema) return data as T;
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) {
+    console.warn(`Answer of ${url} does not match its contract`, parsed.error.issues);
+    return data as T;
+  }
+  return parsed.data;
+}
+
+export const api = {
+  get: <T>(path: string, schema?: z.ZodType<T>, opts: Options = {}) => request(API + path, opts, schema),
+  put: <T>(path: string, body?: unknown, schema?: z.ZodType<T>, opts: Options = {}) =>
+    request(API + path, { ...opts, method: 'PUT', body: body ?? {} }, schema),
+  post: <T>(path: string, body?: unknown, schema?: z.ZodType<T>, opts: Options = {}) =>
+    request(API + path, { ...opts, method: 'POST', body: body ?? {} }, schema),
+  delete: <T>(path: string, schema?: z.ZodType<T>, opts: Options = {}) => request(API + path, { ...opts, method: 'DELETE' }, schema),
+};

@@ -1,0 +1,47 @@
+import { io, type Socket } from 'socket.io-client';
+import { SOCKET_NAMESPACE, SOCKET_OPTIONS, SOCKET_PATH, SOCKET_REJECTED, type ServerEventName, type ServerToClientEvents } from '@vdi/contracts';
+import { session } from './session';
+
+let socket: Socket | null = null;
+let onRejected: () => void = () => {};
+
+/** The live socket: same origin, /userspace, websocket, authenticated with the current session token. */
+export function openSocket(rejected: () => void): Socket {
+  onRejected = rejected;
+  if (socket) return socket;
+  socket = io(SOCKET_NAMESPACE, {
+    path: SOCKET_PATH,
+    transports: ['websocket'],
+    rememberUpgrade: true,
+    ...SOCKET_OPTIONS,
+    // A callback, so that each reconnection carries the newest (renewed) token.
+    auth: (cb) => cb({ jwt: session.token() ?? '' }),
+  });
+  socket.on('connect_error', (err) => {
+    if (err.message === SOCKET_REJECTED) onRejected();
+  });
+  socket.on('logout', () => onRejected());
+  return socket;
+}
+
+export function closeSocket() {
+  socket?.disconnect();
+  socket = null;
+}
+
+/** Subscribes to one live event; payloads arrive as JSON strings. */
+export function onEvent<E extends ServerEventName>(event: E, handler: (payload: ServerToClientEvents[E]) => void): () => void {
+  const s = socket;
+  if (!s) return () => {};
+  const listener = (raw: unknown) => {
+    try {
+      handler((typeof raw === 'string' ? JSON.parse(raw) : raw) as ServerToClientEvents[E]);
+    } catch (err) {
+      console.warn(`Bad ${event} payload`, err);
+    }
+  };
+  s.on(event as string, listener);
+  return () => void s.off(event as string, listener);
+}
+
+export const currentSocket = () => socket;
