@@ -7,8 +7,12 @@ import type { UserRow } from './sessions';
 
 const HISTORY_KEPT = 10;
 
-/** Checks the applicable policy, then stores the new hash and remembers the old one. */
-export async function setPassword(ctx: AppContext, user: UserRow, password: string) {
+/**
+ * Checks the applicable policy, then stores the new hash and remembers the old one.
+ * `beforeWrite` runs between the two (a one-time link is spent there: never burnt by a
+ * password the policy refuses, never reusable once a password was set).
+ */
+export async function setPassword(ctx: AppContext, user: UserRow, password: string, beforeWrite?: () => Promise<void>) {
   const policy = await findPolicy(ctx.db, user.categoryId, user.roleId);
   const violations = await policyViolations(policy, password, user.username, [
     ...(user.passwordHash ? [user.passwordHash] : []),
@@ -21,6 +25,7 @@ export async function setPassword(ctx: AppContext, user: UserRow, password: stri
       violations: violations.map((v) => v.code),
     });
   }
+  await beforeWrite?.();
   const history = [...(user.passwordHash ? [user.passwordHash] : []), ...user.passwordHistory].slice(0, HISTORY_KEPT);
   await ctx.db
     .update(schema.users)

@@ -55,8 +55,9 @@ export async function forgotPassword(ctx: AppContext, categoryId: string, email:
 
 export async function resetPassword(ctx: AppContext, bearer: string, password: string) {
   const { claims, type, user } = await userFromToken(ctx, bearer, ['password-reset', 'password-reset-required']);
-  await setPassword(ctx, user, password);
-  if (type === 'password-reset') await spendToken(ctx.db, claims.jti, claims.exp);
+  await setPassword(ctx, user, password, async () => {
+    if (type === 'password-reset') await spendToken(ctx.db, claims.jti, claims.exp);
+  });
   // A reset password ends the sessions that used the old one.
   await ctx.sessions.revokeAllOf(user.id);
 }

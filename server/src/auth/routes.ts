@@ -26,7 +26,7 @@ const ZLoginFields = z
     provider: z.string().max(32).optional(),
     category_id: z.string().max(64).optional(),
   })
-  .optional();
+  .nullish();
 
 const requireBearer = (header: string | undefined) => {
   const token = bearerToken(header);

@@ -31,17 +31,15 @@ export function createSessionService(db: Db, tokens: TokenService, limits: Confi
     if (ids.length > 0) for (const l of endedListeners) l(ids);
   };
 
-  async function issueToken(user: UserRow, session: SessionRow) {
-    return tokens.sign(
-      { sub: user.id, session_id: session.id, data: sessionData(user) },
-      seconds(session.expiresAt),
-    );
+  async function issueToken(user: UserRow, session: SessionRow, issuedAt: number) {
+    return tokens.sign({ sub: user.id, session_id: session.id, data: sessionData(user) }, seconds(session.expiresAt), issuedAt);
   }
 
   return {
     /** A new session for a user who passed every sign-in step; earlier sessions end. */
     async start(user: UserRow): Promise<string> {
-      const now = new Date();
+      // Whole seconds, so that the token's exp minus iat is exactly the token life.
+      const now = new Date(Math.floor(Date.now() / 1000) * 1000);
       const maxTimeAt = new Date(now.getTime() + limits.maxSeconds * 1000);
       const expiresAt = new Date(Math.min(now.getTime() + limits.tokenSeconds * 1000, maxTimeAt.getTime()));
       const id = randomUUID();
@@ -60,7 +58,7 @@ export function createSessionService(db: Db, tokens: TokenService, limits: Confi
         return row!;
       });
       ended(previous.map((p) => p.id));
-      return issueToken(user, session);
+      return issueToken(user, session, seconds(now));
     },
 
     /** The live session behind a login token, or 401. */
@@ -76,7 +74,7 @@ export function createSessionService(db: Db, tokens: TokenService, limits: Confi
     async renew(token: string): Promise<string> {
       const claims = await tokens.verifySignatureOnly(token);
       const session = await this.require(claims);
-      const now = Date.now();
+      const now = Math.floor(Date.now() / 1000) * 1000;
       if (now > session.lastRenewAt.getTime() + limits.maxRenewSeconds * 1000) {
         throw unauthorized('session_expired', 'Session expired');
       }
@@ -88,7 +86,7 @@ export function createSessionService(db: Db, tokens: TokenService, limits: Confi
         .set({ lastRenewAt: new Date(now), expiresAt })
         .where(eq(schema.sessions.id, session.id))
         .returning();
-      return issueToken(user, updated!);
+      return issueToken(user, updated!, Math.floor(now / 1000));
     },
 
     async revoke(sessionId: string) {

@@ -32,7 +32,7 @@ export function acquireDirLock(lockPath: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = Number(readFileSync(lockPath, 'utf8').trim());
-      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
+      if (Number.isInteger(holder) && holder > 0 && (holder === process.pid || isAlive(holder))) {
         throw new DataDirLockedError(
           `The data directory is in use by another server process (pid ${holder}). ` +
             `Stop it, or point DATA_DIR elsewhere. Lock file: ${lockPath}`,

@@ -45,6 +45,10 @@ export async function logout(opts: { callServer?: boolean } = {}) {
  */
 export function startSessionKeeper(): () => void {
   let hadSession = Boolean(session.token());
+  // Told at once when a session is stored, so a cookie removed within the first second counts too.
+  const unsubscribe = session.subscribe(() => {
+    if (session.token()) hadSession = true;
+  });
   const timer = setInterval(() => {
     const claims = session.claims();
     if (!claims) {
@@ -57,5 +61,8 @@ export function startSessionKeeper(): () => void {
       renewSession().catch(() => void logout({ callServer: false }));
     }
   }, 1000);
-  return () => clearInterval(timer);
+  return () => {
+    clearInterval(timer);
+    unsubscribe();
+  };
 }

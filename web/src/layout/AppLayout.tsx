@@ -116,7 +116,7 @@ export function AppLayout() {
       <AppShell.Navbar p="md" data-testid="mobile-navbar">
         {links}
         <Group mt="md" hiddenFrom="xs">
-          <LanguageMenu variant="default" />
+          <LanguageMenu variant="default" testId="mobile-language-menu" />
           <ColorSchemeToggle />
         </Group>
       </AppShell.Navbar>

@@ -2,7 +2,7 @@ import { Button, Menu } from '@mantine/core';
 import { IconCheck, IconLanguage } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { INTERFACE_LANGUAGES, toInterfaceLanguage, type TInterfaceLanguage } from '@vdi/contracts';
-import { rememberLanguage } from '../i18n';
+import i18n, { rememberLanguage } from '../i18n';
 import { api } from '../lib/api';
 import { session } from '../lib/session';
 import { handleError, notifySuccess } from '../app/error-handler';
@@ -11,26 +11,27 @@ import { queryClient } from '../app/queries';
 export const LANGUAGE_SAVE_TIMEOUT_MS = 25_000;
 
 /** Changes the interface language at once; a signed-in user's choice is saved on the server too. */
-export async function changeLanguage(i18nChange: (l: string) => Promise<unknown>, lang: TInterfaceLanguage, t: (k: string) => string) {
+export async function changeLanguage(lang: TInterfaceLanguage) {
   rememberLanguage(lang);
-  await i18nChange(lang);
+  await i18n.changeLanguage(lang);
   if (!session.token()) return;
   try {
     await api.put(`/user/language/${lang}`, {}, undefined, { timeoutMs: LANGUAGE_SAVE_TIMEOUT_MS });
     void queryClient.invalidateQueries({ queryKey: ['user'], exact: true });
-    notifySuccess(t('session.language_saved'));
+    // In the language just chosen.
+    notifySuccess(i18n.t('session.language_saved'));
   } catch (err) {
     handleError(err);
   }
 }
 
-export function LanguageMenu({ variant = 'subtle' }: { variant?: 'subtle' | 'default' }) {
-  const { t, i18n } = useTranslation();
-  const current = toInterfaceLanguage(i18n.language) ?? 'en-US';
+export function LanguageMenu({ variant = 'subtle', testId = 'language-menu' }: { variant?: 'subtle' | 'default'; testId?: string }) {
+  const { t, i18n: instance } = useTranslation();
+  const current = toInterfaceLanguage(instance.language) ?? 'en-US';
   return (
     <Menu position="bottom-end" shadow="md" width={180}>
       <Menu.Target>
-        <Button variant={variant} color="gray" leftSection={<IconLanguage size={18} />} aria-label={t('nav.language')} data-testid="language-menu">
+        <Button variant={variant} color="gray" leftSection={<IconLanguage size={18} />} aria-label={t('nav.language')} data-testid={testId}>
           {t(`languages.${current}`)}
         </Button>
       </Menu.Target>
@@ -40,9 +41,9 @@ export function LanguageMenu({ variant = 'subtle' }: { variant?: 'subtle' | 'def
           <Menu.Item
             key={lang}
             lang={lang.slice(0, 2)}
-            data-testid={`language-${lang}`}
+            data-testid={`${testId === 'language-menu' ? 'language' : testId}-${lang}`}
             rightSection={lang === current ? <IconCheck size={16} /> : null}
-            onClick={() => void changeLanguage((l) => i18n.changeLanguage(l), lang, t)}
+            onClick={() => void changeLanguage(lang)}
           >
             {t(`languages.${lang}`)}
           </Menu.Item>

@@ -66,6 +66,14 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext) {
     },
   );
 
+  r.get('/admin/registration_codes', { preHandler: requireAuth(ctx, { roles: ['admin', 'manager'] }) }, async (request) => {
+    const me = request.auth!;
+    const rows = await ctx.db.select().from(schema.registrationCodes);
+    return rows
+      .filter((c) => me.role === 'admin' || c.categoryId === me.user.categoryId)
+      .map((c) => ({ code: c.code, category: c.categoryId, group: c.groupId, role: c.roleId, description: c.description }));
+  });
+
   r.get('/admin/users', { preHandler: requireAuth(ctx, { roles: ['admin', 'manager'] }) }, async (request) => {
     const me = request.auth!;
     const rows = await ctx.db.select().from(schema.users);

@@ -65,7 +65,7 @@ export default function ProfilePage() {
               data={INTERFACE_LANGUAGES.map((l) => ({ value: l, label: t(`languages.${l}`) }))}
               value={toInterfaceLanguage(i18n.language) ?? 'en-US'}
               allowDeselect={false}
-              onChange={(v) => v && void changeLanguage((l) => i18n.changeLanguage(l), v as TInterfaceLanguage, t)}
+              onChange={(v) => v && void changeLanguage(v as TInterfaceLanguage)}
               data-testid="profile-language"
               aria-label={t('profile.language')}
             />

@@ -1,0 +1,84 @@
+// Set-up shared by `npm start` and `npm test`: plain Node, no dependencies, so it runs on a
+// fresh clone. Installs what is missing (npm packages, Debian packages) and builds the web.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export function log(msg) {
+  process.stdout.write(`\x1b[36m›\x1b[0m ${msg}\n`);
+}
+
+export function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status})`);
+}
+
+const isInstalled = (pkg) =>
+  spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' }).stdout?.includes('install ok installed');
+
+/** Debian packages through apt-get, only those missing. */
+export function ensureDebianPackages(packages) {
+  const missing = packages.filter((p) => !isInstalled(p));
+  if (missing.length === 0) return;
+  if (process.getuid && process.getuid() !== 0) {
+    throw new Error(`Missing Debian packages: ${missing.join(' ')}. Install them as root: apt-get install ${missing.join(' ')}`);
+  }
+  log(`Installing Debian packages: ${missing.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const lock = ['-o', 'DPkg::Lock::Timeout=600'];
+  run('apt-get', [...lock, 'update', '-q'], { env });
+  run('apt-get', [...lock, 'install', '-y', '-q', '--no-install-recommends', ...missing], { env });
+}
+
+const newestMtime = (dir) => {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name === 'dist') continue;
+    const p = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+};
+
+/** npm packages, installed from the lock file when node_modules is missing or older than it. */
+export function ensureNpmPackages() {
+  const marker = join(root, 'node_modules', '.package-lock.json');
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(join(root, 'package-lock.json')).mtimeMs) return;
+  log('Installing npm packages (npm ci)');
+  run('npm', ['ci', '--no-audit', '--no-fund']);
+}
+
+/** The web app, rebuilt when its sources (or the contracts) changed since the last build. */
+export function ensureWebBuild({ force = false } = {}) {
+  const index = join(root, 'web', 'dist', 'index.html');
+  const sources = Math.max(newestMtime(join(root, 'web', 'src')), newestMtime(join(root, 'contracts', 'src')), statSync(join(root, 'web', 'index.html')).mtimeMs);
+  if (!force && existsSync(index) && statSync(index).mtimeMs >= sources) return;
+  log('Building the web portal');
+  run('npm', ['run', 'build', '-w', '@vdi/web', '--silent']);
+}
+
+/**
+ * A local PostgreSQL for the database suite: the Debian cluster is started and a test role
+ * with a fresh random password is made. Answers an admin URL, or undefined when impossible.
+ */
+export function ensurePostgres() {
+  if (process.env.TEST_DATABASE_URL) return process.env.TEST_DATABASE_URL;
+  try {
+    ensureDebianPackages(['postgresql']);
+    const clusters = execFileSync('pg_lsclusters', ['--no-header'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+    if (clusters.length === 0) return undefined;
+    const [version, name, port, status] = clusters[0].split(/\s+/);
+    if (status !== 'online') execFileSync('pg_ctlcluster', [version, name, 'start'], { stdio: 'ignore' });
+    const password = randomBytes(12).toString('hex');
+    const sql = `DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'vdi_test') THEN CREATE ROLE vdi_test LOGIN CREATEDB; END IF; END $$; ALTER ROLE vdi_test PASSWORD '${password}';`;
+    execFileSync('su', ['postgres', '-c', `psql -q -p ${port} -c "${sql.replaceAll('"', '\\"').replaceAll('$', '\\$')}"`], { stdio: 'ignore' });
+    return `postgres://vdi_test:${password}@127.0.0.1:${port}/postgres`;
+  } catch (err) {
+    log(`PostgreSQL is not available here (${err.message.split('\n')[0]}); its database suite is skipped`);
+    return undefined;
+  }
+}

@@ -1,0 +1,92 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { count, eq } from 'drizzle-orm';
+import { openDatabase, schema, type Database } from '../../src/db';
+import { DataDirLockedError } from '../../src/db/lock';
+import { seed } from '../../src/seed/seed';
+import { verifyPassword } from '../../src/auth/passwords';
+import { createSettings } from '../../src/settings';
+import { createThrottle, LOGIN_THROTTLE } from '../../src/auth/throttle';
+import { openTestDatabase } from '../helpers/db';
+
+let database: Database & { label: string };
+beforeAll(async () => {
+  database = await openTestDatabase();
+});
+afterAll(async () => database?.close());
+
+describe(`database (${process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite'})`, () => {
+  it('applies the migrations and seeds the demo organisation once', async () => {
+    const first = await seed(database.db, { demo: true, demoPassword: 'first-pass' });
+    expect(first.created).toBe(true);
+    expect(first.accounts.map((a) => a.username)).toEqual(expect.arrayContaining(['admin', 'manager', 'advanced', 'user']));
+    expect(first.registrationCode).toMatch(/^join-[0-9a-f]{12}$/);
+    const [{ n }] = await database.db.select({ n: count() }).from(schema.users);
+    const second = await seed(database.db, { demo: true });
+    expect(second.created).toBe(false);
+    const [{ n: after }] = await database.db.select({ n: count() }).from(schema.users);
+    expect(after).toBe(n);
+    const roles = await database.db.select().from(schema.roles);
+    expect(roles.map((r) => r.id).sort()).toEqual(['admin', 'advanced', 'manager', 'user']);
+  });
+
+  it('applies DEMO_PASSWORD to the demo accounts on a later start', async () => {
+    await seed(database.db, { demo: true, demoPassword: 'changed-pass' });
+    const [admin] = await database.db.select().from(schema.users).where(eq(schema.users.username, 'admin'));
+    expect(await verifyPassword(admin!.passwordHash, 'changed-pass')).toBe(true);
+    const [student] = await database.db.select().from(schema.users).where(eq(schema.users.username, 'student01'));
+    expect(await verifyPassword(student!.passwordHash, 'first-pass')).toBe(true);
+  });
+
+  it('generates distinct random passwords without DEMO_PASSWORD', async () => {
+    const fresh = await openTestDatabase();
+    try {
+      const result = await seed(fresh.db, { demo: true });
+      const passwords = result.accounts.map((a) => a.password);
+      expect(new Set(passwords).size).toBe(passwords.length);
+      expect(passwords.every((p) => p && p.length >= 16)).toBe(true);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('stores settings as JSON with defaults', async () => {
+    const settings = createSettings(database.db);
+    expect(await settings.get('maintenance')).toEqual({ enabled: false, title: '', body: '' });
+    await settings.set('maintenance', { enabled: true, title: 't', body: 'b' });
+    expect((await settings.get('maintenance')).enabled).toBe(true);
+    expect((await settings.get('recycle_bin')).cutoff_hours).toBe(1);
+  });
+
+  it('counts failures and blocks with doubling times', async () => {
+    const throttle = createThrottle(database.db, LOGIN_THROTTLE);
+    const now = new Date('2026-01-01T10:00:00Z');
+    for (let i = 0; i < 9; i++) expect(await throttle.fail('k', now)).toBeNull();
+    const first = await throttle.fail('k', now);
+    expect(first!.getTime() - now.getTime()).toBe(60_000);
+    await expect(throttle.check('k', new Date(now.getTime() + 30_000))).rejects.toMatchObject({ status: 429 });
+    await throttle.check('k', new Date(now.getTime() + 61_000));
+    const second = await throttle.fail('k', new Date(now.getTime() + 61_000));
+    expect(second!.getTime() - (now.getTime() + 61_000)).toBe(120_000);
+    await throttle.reset('k');
+    expect(await throttle.fail('k', now)).toBeNull();
+  });
+});
+
+describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))('embedded data directory', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vdi-lock-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps data across reopening and refuses a second opener while in use', async () => {
+    const first = await openDatabase({ dir: join(dir, 'db') });
+    await seed(first.db, { demo: false, demoPassword: 'x-pass-123' });
+    await expect(openDatabase({ dir: join(dir, 'db') })).rejects.toBeInstanceOf(DataDirLockedError);
+    await first.close();
+    const again = await openDatabase({ dir: join(dir, 'db') });
+    const users = await again.db.select().from(schema.users);
+    expect(users.map((u) => u.username)).toEqual(['admin']);
+    await again.close();
+  });
+});

@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type Config } from '../../src/config';
+import { buildApp, createContext } from '../../src/app';
+import type { AppContext } from '../../src/context';
+import type { Mailer } from '../../src/mail/mailer';
+import { seed } from '../../src/seed/seed';
+import { openTestDatabase } from './db';
+
+export const DEMO_PASSWORD = 'demo-pass-123';
+
+export type TestServer = {
+  url: string;
+  app: FastifyInstance;
+  ctx: AppContext;
+  config: Config;
+  close(): Promise<void>;
+};
+
+/** The real server on a free loopback port, with a fresh database seeded with the demo organisation. */
+export async function startTestServer(opts: { env?: Record<string, string>; mailer?: Mailer } = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'vdi-test-'));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    DEMO_PASSWORD,
+    WEB_DIST: join(dataDir, 'no-web'),
+    ...opts.env,
+  });
+  const database = await openTestDatabase();
+  await seed(database.db, { demo: true, demoPassword: DEMO_PASSWORD });
+  const ctx = createContext(config, database, { mailer: opts.mailer });
+  const app = await buildApp(ctx);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    app,
+    ctx,
+    config,
+    async close() {
+      await app.close();
+      await database.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Signs in through the authentication service and answers the raw token. */
+export async function login(server: TestServer, username: string, password = DEMO_PASSWORD, categoryId: string | null = 'default') {
+  const form = new FormData();
+  form.append('username', username);
+  form.append('password', password);
+  const qs = categoryId ? `?provider=form&category_id=${categoryId}` : '?provider=form';
+  const res = await fetch(`${server.url}/authentication/login${qs}`, { method: 'POST', body: form });
+  return { res, token: res.ok ? await res.text() : undefined };
+}
+
+export async function loginToken(server: TestServer, username: string): Promise<string> {
+  const { res, token } = await login(server, username);
+  if (!token) throw new Error(`login ${username} failed: ${res.status} ${await res.text()}`);
+  return token;
+}
+
+export function call(server: TestServer, path: string, opts: { token?: string; method?: string; body?: unknown } = {}) {
+  const headers: Record<string, string> = {};
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  return fetch(`${server.url}${path}`, {
+    method: opts.method ?? (opts.body !== undefined ? 'POST' : 'GET'),
+    headers,
+    body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
+  });
+}
+
+export const userIdOf = async (server: TestServer, username: string) => {
+  const { schema } = await import('../../src/db');
+  const { eq } = await import('drizzle-orm');
+  const [u] = await server.ctx.db.select().from(schema.users).where(eq(schema.users.username, username));
+  return u!.id;
+};

@@ -1,0 +1,77 @@
+import { expect, test } from '@playwright/test';
+import { navFor } from '../src/app/routes';
+import en from '../src/i18n/locales/en.json' with { type: 'json' };
+import { adminCall, apiToken, loginPage, PASSWORD, shot, signInAs, userId } from './support';
+
+test.describe('sign-in', () => {
+  for (const role of ['admin', 'manager', 'advanced', 'user'] as const) {
+    test(`${role} signs in, sees the navbar of the role, and signs out`, async ({ page }) => {
+      await signInAs(page, role);
+      await expect(page).toHaveTitle(`${en.app.title} · ${en.routes.desktops}`);
+      const expected = navFor(role).map((r) => `nav-${r.name}`);
+      await expect(page.getByTestId('navbar').getByTestId(expected[0]!)).toBeVisible();
+      const shown = await page.getByTestId('navbar').locator('[data-testid^="nav-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')));
+      expect(shown).toEqual(expected);
+      await expect(page.getByTestId('user-menu')).toContainText(en.roles[role]);
+      await shot(page, `desktops-${role}`);
+      await page.getByTestId('user-menu').click();
+      await page.getByTestId('logout').click();
+      await expect(page).toHaveURL(/\/login$/);
+      // Signed out for real: the guarded pages send back to sign in.
+      await page.goto('/profile');
+      await expect(page).toHaveURL(/\/login$/);
+    });
+  }
+
+  test('a wrong password says so', async ({ page }) => {
+    const login = loginPage(page);
+    await login.open();
+    await shot(page, 'login');
+    await login.signIn('user', 'not-the-password');
+    await expect(login.error()).toHaveText(en.login.wrong_credentials);
+    await shot(page, 'login-wrong-password');
+  });
+
+  test('too many attempts say when to try again', async ({ page, request }) => {
+    for (let i = 0; i < 10; i++) {
+      const r = await request.post('/authentication/login?provider=form&category_id=default', { multipart: { username: 'student03', password: 'wrong' } });
+      expect(r.status()).toBe(401);
+    }
+    const login = loginPage(page);
+    await login.open();
+    await login.signIn('student03');
+    await expect(login.error()).toContainText('Too many attempts. You can try again at');
+    await expect(login.error()).toContainText(/\d\d:\d\d/);
+    await shot(page, 'login-429');
+  });
+
+  test('a disabled user is told the account is disabled', async ({ page, request }) => {
+    const id = await userId(request, 'student04');
+    await adminCall(request, 'PUT', `/admin/user/${id}/active`, { active: false });
+    try {
+      const login = loginPage(page);
+      await login.open();
+      await login.signIn('student04');
+      await expect(login.error()).toHaveText(en.login.user_disabled);
+      await shot(page, 'login-disabled');
+    } finally {
+      await adminCall(request, 'PUT', `/admin/user/${id}/active`, { active: true });
+    }
+  });
+
+  test('a user of another organisation signs in by choosing it', async ({ page }) => {
+    const login = loginPage(page);
+    await login.open();
+    await login.signIn('researcher', PASSWORD, 'Research Lab');
+    await expect(page).toHaveURL(/\/desktops$/);
+    await page.goto('/profile');
+    await expect(page.getByText('Research Lab')).toBeVisible();
+  });
+
+  test('signing in elsewhere ends this session', async ({ page, request }) => {
+    await signInAs(page, 'student02');
+    await apiToken(request, 'student02');
+    // The socket is told at once; the next call would be refused anyway.
+    await expect(page).toHaveURL(/\/login$/, { timeout: 10_000 });
+  });
+});

@@ -1,0 +1,57 @@
+import { expect, type APIRequestContext, type Page } from '@playwright/test';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { E2E_DEMO_PASSWORD } from '../playwright.config';
+
+export const PASSWORD = E2E_DEMO_PASSWORD;
+const shots = join(import.meta.dirname, '..', '..', 'artifacts', 'screenshots');
+
+/** Screenshots a person looks at: artifacts/screenshots/<name>.png */
+export async function shot(page: Page, name: string) {
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+}
+
+/** The login page as a page object. */
+export const loginPage = (page: Page) => ({
+  async open() {
+    await page.goto('/login');
+    await expect(page.getByTestId('login-submit')).toBeVisible();
+  },
+  async signIn(username: string, password = PASSWORD, category?: string) {
+    if (category) {
+      await page.getByTestId('login-category').click();
+      await page.getByRole('option', { name: category }).click();
+    }
+    await page.getByTestId('login-username').fill(username);
+    await page.getByTestId('login-password').fill(password);
+    await page.getByTestId('login-submit').click();
+  },
+  error: () => page.getByTestId('login-error'),
+});
+
+export async function signInAs(page: Page, username: string) {
+  const login = loginPage(page);
+  await login.open();
+  await login.signIn(username);
+  await expect(page).toHaveURL(/\/desktops$/);
+}
+
+/** A session token through the API, for set-up steps a person would do elsewhere. */
+export async function apiToken(request: APIRequestContext, username: string, password = PASSWORD, category = 'default') {
+  const res = await request.post(`/authentication/login?provider=form&category_id=${category}`, { multipart: { username, password } });
+  expect(res.status()).toBe(200);
+  return res.text();
+}
+
+export async function adminCall(request: APIRequestContext, method: 'PUT' | 'GET', path: string, data?: unknown) {
+  const token = await apiToken(request, 'admin');
+  const res = await request.fetch(`/api/v3${path}`, { method, data, headers: { authorization: `Bearer ${token}` } });
+  expect(res.ok()).toBe(true);
+  return res.json();
+}
+
+export async function userId(request: APIRequestContext, username: string) {
+  const users = (await adminCall(request, 'GET', '/admin/users')) as { id: string; username: string }[];
+  return users.find((u) => u.username === username)!.id;
+}

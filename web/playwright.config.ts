@@ -1,0 +1,47 @@
+import { defineConfig } from '@playwright/test';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+const port = Number(process.env.E2E_PORT ?? 18731);
+export const E2E_DEMO_PASSWORD = 'e2e-demo-pass';
+
+/**
+ * End-to-end journeys against the real server (fresh embedded database, demo data) in
+ * Debian's Chromium; nothing downloads a browser.
+ */
+export default defineConfig({
+  testDir: 'e2e',
+  outputDir: join(root, '.tmp', 'playwright'),
+  workers: 1,
+  fullyParallel: false,
+  retries: process.env.CI ? 1 : 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [['list'], ['json']],
+  use: {
+    baseURL: `http://127.0.0.1:${port}`,
+    viewport: { width: 1280, height: 800 },
+    screenshot: 'only-on-failure',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    },
+  },
+  webServer: {
+    command: `rm -rf .tmp/e2e-data && exec node --import tsx server/src/main.ts`,
+    cwd: root,
+    url: `http://127.0.0.1:${port}/api/v3/categories`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    env: {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: join(root, '.tmp', 'e2e-data'),
+      DEMO_PASSWORD: E2E_DEMO_PASSWORD,
+      LOG_LEVEL: 'warn',
+      SESSION_TOKEN_SECONDS: '300',
+    },
+  },
+});
