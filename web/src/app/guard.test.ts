@@ -1,0 +1,122 @@
+import { describe, expect, it, vi } from 'vitest';
+import { SignJWT } from 'jose';
+import type { TUser, TUserConfig } from '@vdi/contracts';
+import { runGuard, type GuardDeps } from './guard';
+import { ROUTES, type AppRoute } from './routes';
+
+const NOW = 1_800_000_000_000;
+const key = new TextEncoder().encode('test-secret-test-secret');
+const token = (claims: Record<string, unknown>, expInSeconds = 300) =>
+  new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(NOW / 1000).setExpirationTime(NOW / 1000 + expInSeconds).sign(key);
+
+const DATA = { data: { provider: 'local', user_id: 'u', role_id: 'user', category_id: 'default', group_id: 'g', name: 'U' } };
+const route = (name: string): AppRoute => ROUTES.find((r) => r.name === name)!;
+const url = (path: string) => new URL(`http://x${path}`);
+
+function deps(over: Partial<GuardDeps> & { role?: TUser['role']; migrationsBlock?: boolean } = {}): GuardDeps & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    setTitle: (k) => calls.push(`title:${k}`),
+    sessionToken: () => undefined,
+    stepToken: () => undefined,
+    drift: () => 0,
+    now: () => NOW,
+    renew: async () => void calls.push('renew'),
+    logout: async () => void calls.push('logout'),
+    fetchUser: async () => ({ role: over.role ?? 'user' }) as TUser,
+    openSocket: () => void calls.push('socket'),
+    ensureConfig: async () => ({ migrations_block: over.migrationsBlock ?? false }) as TUserConfig,
+    isMounted: () => true,
+    ...over,
+  };
+}
+
+describe('access guard', () => {
+  it('1. sets the title of every route, public ones included', async () => {
+    const d = deps();
+    expect(await runGuard(route('login'), url('/login'), d)).toBeNull();
+    expect(d.calls).toEqual(['title:routes.login']);
+  });
+
+  it('2. without any token goes to sign in, except token routes with a query token', async () => {
+    expect(await runGuard(route('desktops'), url('/desktops'), deps())).toBe('/login');
+    expect(await runGuard(route('reset-password'), url('/reset-password'), deps())).toBe('/login');
+    expect(await runGuard(route('reset-password'), url('/reset-password?token=t'), deps())).toBeNull();
+    expect(await runGuard(route('verify-email'), url('/verify-email?token=t'), deps())).toBeNull();
+  });
+
+  it('3. register and category-select tokens continue on their pages', async () => {
+    const reg = await token({ type: 'register' });
+    expect(await runGuard(route('desktops'), url('/desktops'), deps({ stepToken: () => reg }))).toBe('/register');
+    const cat = await token({ type: 'category-select' });
+    expect(await runGuard(route('profile'), url('/profile'), deps({ stepToken: () => cat }))).toBe('/login');
+  });
+
+  it('4. renews a token about to expire; a failed renewal signs out', async () => {
+    const soon = await token(DATA, 20);
+    const d = deps({ sessionToken: () => soon });
+    expect(await runGuard(route('desktops'), url('/desktops'), d)).toBeNull();
+    expect(d.calls).toContain('renew');
+    const failing = deps({ sessionToken: () => soon, renew: () => Promise.reject(new Error('401')) });
+    expect(await runGuard(route('desktops'), url('/desktops'), failing)).toBe('/login');
+    expect(failing.calls).toContain('logout');
+    const fresh = deps({ sessionToken: () => soon, drift: () => -60 });
+    await runGuard(route('desktops'), url('/desktops'), fresh);
+    expect(fresh.calls).not.toContain('renew');
+  });
+
+  it('5. signs out when the session user cannot be fetched; 503 goes to maintenance', async () => {
+    const t = await token(DATA);
+    const gone = deps({ sessionToken: () => t, fetchUser: () => Promise.reject(Object.assign(new Error('x'), { status: 401 })) });
+    expect(await runGuard(route('desktops'), url('/desktops'), gone)).toBe('/login');
+    expect(gone.calls).toContain('logout');
+    const maint = deps({ sessionToken: () => t, fetchUser: () => Promise.reject(Object.assign(new Error('x'), { status: 503 })) });
+    expect(await runGuard(route('desktops'), url('/desktops'), maint)).toBe('/maintenance');
+  });
+
+  it('6. a role outside the route goes to the desktops', async () => {
+    const t = await token(DATA);
+    expect(await runGuard(route('deployments'), url('/deployments'), deps({ sessionToken: () => t, role: 'user' }))).toBe('/desktops');
+    expect(await runGuard(route('deployments'), url('/deployments'), deps({ sessionToken: () => t, role: 'advanced' }))).toBeNull();
+    expect(await runGuard(route('planning'), url('/planning'), deps({ sessionToken: () => t, role: 'manager' }))).toBe('/desktops');
+    expect(await runGuard(route('planning'), url('/planning'), deps({ sessionToken: () => t, role: 'admin' }))).toBeNull();
+  });
+
+  it('7. opens the socket for allowed users and forces export when migrations are blocked', async () => {
+    const t = await token(DATA);
+    const d = deps({ sessionToken: () => t });
+    await runGuard(route('desktops'), url('/desktops'), d);
+    expect(d.calls).toContain('socket');
+    expect(await runGuard(route('desktops'), url('/desktops'), deps({ sessionToken: () => t, migrationsBlock: true }))).toBe('/export-user');
+    expect(await runGuard(route('desktops'), url('/desktops'), deps({ sessionToken: () => t, migrationsBlock: true, isMounted: () => false }))).toBeNull();
+  });
+
+  it('8. unfinished steps go to their page and may stay there', async () => {
+    const cases = [
+      ['disclaimer-acknowledgement-required', '/disclaimer'],
+      ['email-verification-required', '/verify-email'],
+      ['password-reset-required', '/reset-password'],
+    ] as const;
+    for (const [type, to] of cases) {
+      const t = await token({ type });
+      expect(await runGuard(route('desktops'), url('/desktops'), deps({ stepToken: () => t }))).toBe(to);
+    }
+    const reset = await token({ type: 'password-reset-required' });
+    expect(await runGuard(route('reset-password'), url('/reset-password'), deps({ stepToken: () => reset }))).toBeNull();
+  });
+
+  it('signs out on an unreadable token', async () => {
+    const d = deps({ sessionToken: () => 'garbage' });
+    expect(await runGuard(route('desktops'), url('/desktops'), d)).toBe('/login');
+    expect(d.calls).toContain('logout');
+  });
+});
+
+describe('guard deps are called lazily', () => {
+  it('does not fetch the user for public routes', async () => {
+    const fetchUser = vi.fn();
+    await runGuard(route('maintenance'), url('/maintenance'), deps({ fetchUser }));
+    expect(fetchUser).not.toHaveBeenCalled();
+  });
+});
