@@ -5,3 +5,4 @@ export * from './quota';
 export * from './auth';
 export * from './user';
 export * from './socket';
+export * from './desktops';

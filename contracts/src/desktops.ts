@@ -1,0 +1,131 @@
+import { z } from 'zod';
+
+/** Desktop states as the web shows them (spec core §4); anything else shows as working. */
+export const DESKTOP_STATES = [
+  'notCreated', 'creating', 'readyCreation', 'starting', 'started', 'waitingip', 'stopping', 'stopped',
+  'shutting-down', 'failed', 'working', 'downloading', 'paused', 'reset', 'updating', 'forcedeleting',
+  'maintenance', 'unknown',
+] as const;
+export type TDesktopState = (typeof DESKTOP_STATES)[number];
+
+/** Statuses kept in the database and sent on the wire, capitalised as the original system does. */
+export const DOMAIN_STATUSES = [
+  'Creating', 'CreatingAndStarting', 'Starting', 'Started', 'WaitingIP', 'Shutting-down', 'Stopping', 'Stopped',
+  'Failed', 'Deleting', 'Maintenance', 'Unknown', 'Downloading', 'Paused',
+] as const;
+export type TDomainStatus = (typeof DOMAIN_STATUSES)[number];
+
+/** The web's state: lower-cased status, unknown names shown as working. */
+export function desktopState(status: string): TDesktopState {
+  const s = status.toLowerCase();
+  if (s === 'creatingandstarting' || s.startsWith('creating')) return 'creating';
+  if (s === 'deleting') return 'forcedeleting';
+  return (DESKTOP_STATES as readonly string[]).includes(s) ? (s as TDesktopState) : s === 'notcreated' ? 'notCreated' : 'working';
+}
+
+export type TDesktopAction = 'create' | 'start' | 'stop' | 'forceStop' | 'delete' | 'retry' | 'cancel';
+
+/** The state → offered action table of spec core §4, one table for the server's checks and the cards. */
+export const STATE_ACTION: Partial<Record<TDesktopState, TDesktopAction>> = {
+  notCreated: 'create',
+  stopped: 'start',
+  started: 'stop',
+  waitingip: 'stop',
+  paused: 'stop',
+  'shutting-down': 'forceStop',
+  failed: 'retry',
+  maintenance: 'cancel',
+};
+
+export function offeredAction(state: TDesktopState, persistent: boolean): TDesktopAction | null {
+  if (!persistent && (state === 'started' || state === 'waitingip')) return 'delete';
+  return STATE_ACTION[state] ?? null;
+}
+
+/** States in which a desktop holds resources (quota "running"). */
+export const RUNNING_STATUSES: readonly TDomainStatus[] = ['Starting', 'Started', 'WaitingIP', 'Shutting-down', 'CreatingAndStarting'];
+
+export const VIEWERS = ['browser-vnc', 'file-spice', 'browser-rdp', 'file-rdpgw', 'file-rdpvpn'] as const;
+export const ZViewer = z.enum(VIEWERS);
+export type TViewer = z.infer<typeof ZViewer>;
+/** Display order: vnc 1, spice 2, rdp 3, rdpgw 4, rdpvpn 5. */
+export const VIEWER_ORDER: Record<TViewer, number> = { 'browser-vnc': 1, 'file-spice': 2, 'browser-rdp': 3, 'file-rdpgw': 4, 'file-rdpvpn': 5 };
+/** Viewers that need the guest's address (and so the wireguard network). */
+export const VIEWERS_NEEDING_IP: readonly TViewer[] = ['browser-rdp', 'file-rdpgw', 'file-rdpvpn'];
+export const sortViewers = (v: readonly TViewer[]) => [...v].sort((a, b) => VIEWER_ORDER[a] - VIEWER_ORDER[b]);
+
+export const ZDesktopImage = z.object({ id: z.string(), type: z.enum(['stock', 'user']), url: z.string() });
+
+export const ZDesktop = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  state: z.string(),
+  type: z.enum(['persistent', 'nonpersistent']),
+  template: z.string().nullable(),
+  viewers: z.array(ZViewer),
+  icon: z.string(),
+  image: ZDesktopImage,
+  ip: z.string().nullable(),
+  progress: z.object({ percentage: z.number(), throughput_average: z.string(), time_left: z.string(), size: z.string() }).nullable(),
+  editable: z.boolean(),
+  scheduled: z.object({ shutdown: z.union([z.string(), z.literal(false)]) }),
+  server: z.boolean(),
+  accessed: z.number().nullable(),
+  tag: z.union([z.string(), z.literal(false)]),
+  visible: z.boolean(),
+  user: z.string(),
+  user_name: z.string().nullable(),
+  group: z.string(),
+  group_name: z.string().nullable(),
+  category: z.string(),
+  category_name: z.string().nullable(),
+  reservables: z.object({ vgpus: z.array(z.string()).nullable() }),
+  interfaces: z.array(z.object({ id: z.string(), mac: z.string() })),
+  current_action: z.string().nullable(),
+  storage: z.array(z.string()),
+  permissions: z.array(z.string()),
+  needs_booking: z.boolean(),
+  next_booking_start: z.string().nullable(),
+  next_booking_end: z.string().nullable(),
+  booking_id: z.union([z.string(), z.literal(false)]),
+  /** Hardware at a glance, for the cards. */
+  vcpus: z.number(),
+  memory: z.number(),
+});
+export type TDesktop = z.infer<typeof ZDesktop>;
+
+export const ZDesktopActionParam = z.enum(['start', 'stop', 'reset', 'retry', 'updating']);
+export const ZStatusAnswer = z.object({ status: z.string() });
+
+/** A viewer answer: a file to download, or a page to open in the browser. */
+export const ZViewerFile = z.object({ kind: z.literal('file'), protocol: z.string(), name: z.string(), ext: z.string(), mime: z.string(), content: z.string() });
+export const ZViewerBrowser = z.object({
+  kind: z.literal('browser'),
+  protocol: z.string(),
+  viewer: z.string(),
+  cookie: z.string(),
+  values: z.record(z.string(), z.union([z.string(), z.number()])),
+});
+export const ZViewerAnswer = z.union([ZViewerFile, ZViewerBrowser]);
+export type TViewerAnswer = z.infer<typeof ZViewerAnswer>;
+
+export const ZQueueEvent = z.record(z.string(), z.object({ desktop_id: z.string(), event: z.string(), position: z.number() }));
+export type TQueueEvent = z.infer<typeof ZQueueEvent>;
+
+export const ZJumperUrl = z.object({ jumperurl: z.union([z.string(), z.literal(false)]) });
+export const ZJumperReset = z.object({ disabled: z.boolean() }).strict();
+
+export const ZDirectViewer = z.object({
+  desktopId: z.string(),
+  jwt: z.string(),
+  vmName: z.string(),
+  vmDescription: z.string(),
+  vmState: z.string(),
+  scheduled: z.object({ shutdown: z.union([z.string(), z.literal(false)]) }),
+  viewers: z.record(z.string(), z.unknown()),
+  needs_booking: z.boolean(),
+  next_booking_start: z.string().nullable(),
+  next_booking_end: z.string().nullable(),
+});
+export type TDirectViewer = z.infer<typeof ZDirectViewer>;
