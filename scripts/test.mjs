@@ -13,7 +13,7 @@ rmSync(reports, { recursive: true, force: true });
 mkdirSync(reports, { recursive: true });
 
 ensureNpmPackages();
-ensureDebianPackages(['chromium']);
+ensureDebianPackages(['chromium', 'qemu-system-x86', 'qemu-utils']);
 ensureWebBuild();
 const postgresUrl = ensurePostgres();
 

@@ -1,0 +1,127 @@
+// The hypervisor driver interface. Modules talk to machines only through this; the QEMU driver
+// (qemu/) is the default, a libvirt driver can implement the same contract (see README.md).
+import type { Accel } from './accel';
+
+export type DiskBus = 'default' | 'virtio' | 'ide' | 'sata';
+
+export type MachineSpec = {
+  /** stable id (the desktop id); letters, digits, '-', '_', '.'; at most 64 characters */
+  id: string;
+  /** human-readable name (shown by hypervisor tools; never used in paths) */
+  name: string;
+  memoryMb: number;
+  vcpus: number;
+  /** `default` means the fastest bus the driver has (virtio). `format` defaults to qcow2. */
+  disks: { path: string; bus: DiskBus; format?: 'qcow2' | 'raw' }[];
+  /** attached read-only as CD-ROMs */
+  isos: { path: string }[];
+  /** devices of each kind are tried in the order listed; kinds not listed are not booted from */
+  bootOrder: ('disk' | 'iso' | 'network')[];
+  nics: { id: string; mac: string; model?: 'virtio' | 'e1000' }[];
+  /** `default`: qxl when SPICE is on (its native display), std otherwise */
+  video: 'default' | 'std' | 'qxl' | 'virtio' | 'none';
+  graphics: { vnc: boolean; spice: boolean };
+};
+
+export type MachineStatus = 'running' | 'paused' | 'shutdown' | 'crashed' | 'absent';
+
+/** Where a viewer reaches the machine's VNC server: a unix socket on this host (QEMU driver) or a
+ *  TCP endpoint (libvirt on another host, from the domain XML's <graphics> port). */
+export type VncEndpoint = { socket: string } | { host: string; port: number };
+
+export type MachineRuntime = {
+  id: string;
+  /** QEMU's process id when the machine runs on this host */
+  pid?: number;
+  vnc?: VncEndpoint;
+  spice?: { host: string; port: number };
+  startedAt: Date;
+};
+
+export type MachineEventType = 'started' | 'stopped' | 'reset' | 'crashed' | 'paused' | 'resumed';
+
+/** `stopped` is emitted exactly once per run, whatever ended it (guest power-off, destroy, crash
+ *  of QEMU itself), with the reason (`guest-shutdown`, `destroyed`, `host-signal`, `exit-code-1`…).
+ *  `crashed` means the guest or the hypervisor failed (guest panic, internal error); a `stopped`
+ *  follows if the machine then exits. */
+export type MachineEvent = { id: string; type: MachineEventType; reason?: string };
+
+export type HostCapabilities = { accel: Accel; cpus: number; memoryMb: number; freeMemoryMb: number };
+
+export interface HypervisorDriver {
+  readonly name: string;
+  capabilities(): Promise<HostCapabilities>;
+  /** Boots the machine and resolves once the hypervisor runs it (not when the guest OS is up). */
+  start(spec: MachineSpec): Promise<MachineRuntime>;
+  /** Presses the ACPI power button; resolves when the request is delivered. The guest decides
+   *  whether and when to power off: wait for the `stopped` event (see waitForStopped). */
+  shutdown(id: string): Promise<void>;
+  /** Hard stop. Resolves after the machine is gone and its runtime state is cleaned. Destroying an
+   *  absent machine is not an error. */
+  destroy(id: string): Promise<void>;
+  reset(id: string): Promise<void>;
+  status(id: string): Promise<MachineStatus>;
+  /** Sets the one password a viewer must present. VNC passwords are at most 8 characters (the RFB
+   *  DES scheme ignores the rest, so longer ones are refused). `expiresInSeconds` makes the
+   *  hypervisor refuse new connections with it after that time. */
+  setViewerPassword(id: string, protocol: 'vnc' | 'spice', password: string, expiresInSeconds?: number): Promise<void>;
+  /** PNG of the current screen. */
+  screenshot(id: string): Promise<Buffer>;
+  /** Waits for a line on the first serial port that matches `pattern` (e.g. the demo guest's
+   *  READY marker, which carries its IP). Rejects on timeout or when the machine stops. */
+  waitForSerial(id: string, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
+  /** Machines running now, including those started by an earlier server process. */
+  list(): Promise<MachineRuntime[]>;
+  onEvent(cb: (e: MachineEvent) => void): () => void;
+  /** Detaches: machines keep running and a later driver instance reattaches to them. */
+  close(): Promise<void>;
+}
+
+export type EngineErrorCode =
+  | 'invalid-spec'
+  | 'already-running'
+  | 'not-running'
+  | 'start-failed'
+  | 'unsupported'
+  | 'timeout'
+  | 'closed';
+
+/** A driver refused or failed an operation; `code` is stable for callers to branch on. */
+export class EngineError extends Error {
+  constructor(
+    readonly code: EngineErrorCode,
+    message: string,
+    readonly detail?: string,
+  ) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}
+
+/** Resolves with the stop reason once `id` is no longer running (at once if it is absent). */
+export function waitForStopped(driver: HypervisorDriver, id: string, timeoutMs: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const finish = (fn: () => void) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      off();
+      fn();
+    };
+    // Subscribe before asking the status, so a stop between the two cannot be missed.
+    const off = driver.onEvent((e) => {
+      if (e.id === id && e.type === 'stopped') finish(() => resolve(e.reason));
+    });
+    const timer = setTimeout(
+      () => finish(() => reject(new EngineError('timeout', `${id} still running after ${timeoutMs} ms`))),
+      timeoutMs,
+    );
+    driver.status(id).then(
+      (s) => {
+        if (s === 'absent') finish(() => resolve(undefined));
+      },
+      (err: unknown) => finish(() => reject(err)),
+    );
+  });
+}

@@ -1,0 +1,98 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { waitForStopped, type MachineEvent, type MachineSpec } from '../driver';
+import { describeDriverSuite } from '../driver.suite';
+import { ensureDemoGuest } from '../guest-image';
+import { QemuDriver } from './qemu-driver';
+
+// Built once (~12 s) and reused by later runs; VDI_TEST_IMAGES points elsewhere if wanted.
+const IMAGES = process.env.VDI_TEST_IMAGES ?? fileURLToPath(new URL('../../../../data/test-cache/images', import.meta.url));
+
+// Short path: unix socket paths must fit in 107 bytes.
+const runDir = mkdtempSync(join(tmpdir(), 'qd-'));
+afterAll(() => rmSync(runDir, { recursive: true, force: true }));
+
+describeDriverSuite('qemu (TCG)', () => new QemuDriver({ runDir, accel: 'tcg' }), {
+  images: () => ensureDemoGuest(IMAGES, (line) => console.log(`[demo guest] ${line}`)),
+});
+
+describe('QemuDriver specifics', () => {
+  const ownRunDir = mkdtempSync(join(tmpdir(), 'qd-x-'));
+  afterAll(() => rmSync(ownRunDir, { recursive: true, force: true }));
+
+  it('reports a failed start with QEMU\'s own message and leaves no run dir behind', async () => {
+    const d = new QemuDriver({ runDir: ownRunDir, accel: 'tcg' });
+    const err = await d
+      .start({
+        id: 'broken', name: 'broken', memoryMb: 64, vcpus: 1,
+        disks: [{ path: '/nonexistent/disk.qcow2', bus: 'default' }], isos: [], bootOrder: ['disk'],
+        nics: [], video: 'std', graphics: { vnc: true, spice: false },
+      })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'start-failed' });
+    expect((err as { detail?: string }).detail).toMatch(/nonexistent\/disk\.qcow2/);
+    expect(readdirSync(ownRunDir)).toEqual([]);
+    expect(await d.list()).toEqual([]);
+    await d.close();
+  });
+
+  it('cleans run dirs of machines that died while no server watched, and leaves foreign dirs alone', async () => {
+    const dead = join(ownRunDir, 'dead-one');
+    mkdirSync(dead);
+    writeFileSync(join(dead, 'spec.json'), '{}');
+    writeFileSync(join(dead, 'runtime.json'), JSON.stringify({ id: 'dead-one', pid: 2 ** 22 + 1, startedAt: new Date().toISOString() }));
+    const foreign = join(ownRunDir, 'not-ours');
+    mkdirSync(foreign);
+    const d = new QemuDriver({ runDir: ownRunDir, accel: 'tcg' });
+    expect(await d.list()).toEqual([]);
+    expect(existsSync(dead)).toBe(false);
+    expect(existsSync(foreign)).toBe(true);
+    await d.close();
+  });
+
+  // A machine with nothing to boot: QEMU runs, SeaBIOS idles. Enough to test process handling cheaply.
+  const idle = (id: string): MachineSpec => ({
+    id, name: id, memoryMb: 64, vcpus: 1, disks: [], isos: [], bootOrder: [], nics: [],
+    video: 'std', graphics: { vnc: false, spice: false },
+  });
+
+  it('a QEMU killed from outside is reported crashed, then stopped exactly once, and its run dir cleaned', async () => {
+    const d = new QemuDriver({ runDir: ownRunDir, accel: 'tcg' });
+    const events: MachineEvent[] = [];
+    d.onEvent((e) => events.push(e));
+    const rt = await d.start(idle('killed'));
+    process.kill(rt.pid!, 'SIGKILL');
+    expect(await waitForStopped(d, 'killed', 5000)).toMatch(/^signal-SIGKILL/);
+    await new Promise((r) => setTimeout(r, 1200));
+    expect(events.map((e) => e.type)).toEqual(['started', 'crashed', 'stopped']);
+    expect(existsSync(join(ownRunDir, 'killed'))).toBe(false);
+    await d.close();
+  });
+
+  it('notices the exit of a machine it adopted (not its child) by watching the pid', async () => {
+    const first = new QemuDriver({ runDir: ownRunDir, accel: 'tcg' });
+    const rt = await first.start(idle('adopted'));
+    await first.close();
+    const second = new QemuDriver({ runDir: ownRunDir, accel: 'tcg', pollMs: 200 });
+    expect((await second.list()).map((m) => m.pid)).toEqual([rt.pid]);
+    const stopped = waitForStopped(second, 'adopted', 5000);
+    process.kill(rt.pid!, 'SIGTERM'); // QEMU reports SIGTERM as a host-signal shutdown
+    expect(await stopped).toBe('host-signal');
+    expect(await second.list()).toEqual([]);
+    await second.close();
+  });
+
+  it('rejects specs it cannot run', async () => {
+    const d = new QemuDriver({ runDir: ownRunDir, accel: 'tcg' });
+    const base = { id: 'ok-id', name: 'x', memoryMb: 64, vcpus: 1, disks: [], isos: [], bootOrder: [] as [], nics: [], video: 'std' as const, graphics: { vnc: false, spice: false } };
+    await expect(d.start({ ...base, id: '../escape' })).rejects.toMatchObject({ code: 'invalid-spec' });
+    await expect(d.destroy('../../etc')).rejects.toMatchObject({ code: 'invalid-spec' });
+    await expect(d.start({ ...base, nics: [{ id: 'n', mac: 'nope' }] })).rejects.toMatchObject({ code: 'invalid-spec' });
+    await expect(d.start({ ...base, disks: [{ path: 'relative.qcow2', bus: 'virtio' }] })).rejects.toMatchObject({ code: 'invalid-spec' });
+    await d.close();
+    await expect(d.list()).rejects.toMatchObject({ code: 'closed' });
+  });
+});

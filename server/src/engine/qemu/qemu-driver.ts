@@ -1,0 +1,360 @@
+// The default driver: QEMU processes on this host, controlled over QMP. Each machine is a detached
+// process (it survives a server restart) with a run dir under `runDir`; a new driver instance
+// adopts the machines still running there.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, freemem, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { detectAccel, type Accel, type AccelSetting } from '../accel';
+import {
+  EngineError,
+  type HostCapabilities,
+  type HypervisorDriver,
+  type MachineEvent,
+  type MachineRuntime,
+  type MachineSpec,
+  type MachineStatus,
+} from '../driver';
+import { QmpClient } from '../qmp';
+import { buildQemuArgs, validateSpec, videoModel } from './args';
+import { freeTcpPort } from './free-port';
+import { QemuMachine } from './machine';
+import { isOurQemu, readTail, signal, waitForProcessExit } from './process';
+import { listRunDirs, prepareRunDir, readRecord, removeRunDir, runPaths, writeRuntime, writeSpec } from './run-dir';
+import { waitForPattern } from './serial';
+
+export type QemuDriverOptions = {
+  /** one sub-directory per machine; keep it short (unix socket paths are limited to 107 bytes) */
+  runDir: string;
+  accel?: AccelSetting;
+  qemuBinary?: string;
+  /** TCG translation cache cap per VM, MiB (QEMU's default lets it grow to 1 GiB) */
+  tcgTbSizeMb?: number;
+  /** address SPICE listens on; loopback by default, the server's proxy exposes it */
+  spiceHost?: string;
+  /** QEMU's seccomp sandbox */
+  sandbox?: boolean;
+  /** how often adopted machines are checked for exit */
+  pollMs?: number;
+  /** how long QEMU may take to come up (QMP greeting) */
+  startTimeoutMs?: number;
+};
+
+const STATUS: Record<string, MachineStatus> = {
+  running: 'running',
+  paused: 'paused',
+  suspended: 'paused',
+  prelaunch: 'paused',
+  inmigrate: 'paused',
+  postmigrate: 'paused',
+  'finish-migrate': 'paused',
+  'restore-vm': 'paused',
+  'save-vm': 'paused',
+  debug: 'paused',
+  watchdog: 'paused',
+  colo: 'paused',
+  shutdown: 'shutdown',
+  'internal-error': 'crashed',
+  'guest-panicked': 'crashed',
+  'io-error': 'crashed',
+};
+
+export class QemuDriver implements HypervisorDriver {
+  readonly name = 'qemu';
+  readonly accel: Accel;
+  readonly #opts: Required<Omit<QemuDriverOptions, 'accel'>>;
+  readonly #machines = new Map<string, QemuMachine>();
+  readonly #starting = new Set<string>();
+  readonly #listeners = new Set<(e: MachineEvent) => void>();
+  readonly #ready: Promise<void>;
+  #closed = false;
+
+  constructor(opts: QemuDriverOptions) {
+    this.accel = detectAccel(opts.accel ?? 'auto');
+    this.#opts = {
+      runDir: resolve(opts.runDir),
+      qemuBinary: opts.qemuBinary ?? 'qemu-system-x86_64',
+      tcgTbSizeMb: opts.tcgTbSizeMb ?? 64,
+      spiceHost: opts.spiceHost ?? '127.0.0.1',
+      sandbox: opts.sandbox ?? true,
+      pollMs: opts.pollMs ?? 1000,
+      startTimeoutMs: opts.startTimeoutMs ?? 15_000,
+    };
+    this.#ready = this.#adoptRunning();
+    this.#ready.catch(() => {}); // surfaced by the first call that awaits it
+  }
+
+  /** Resolves once machines left by an earlier server process are adopted (or cleaned). */
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  async capabilities(): Promise<HostCapabilities> {
+    return {
+      accel: this.accel,
+      cpus: availableParallelism(),
+      memoryMb: Math.floor(totalmem() / 1048576),
+      freeMemoryMb: Math.floor(freemem() / 1048576),
+    };
+  }
+
+  async start(spec: MachineSpec): Promise<MachineRuntime> {
+    await this.#open();
+    validateSpec(spec);
+    const previous = this.#machines.get(spec.id);
+    if (previous && !previous.alive()) {
+      // exited a moment ago and the poll has not noticed yet: finish it (one stopped event) first
+      previous.checkNow();
+      await previous.gone;
+    }
+    if (this.#machines.has(spec.id) || this.#starting.has(spec.id)) {
+      throw new EngineError('already-running', `machine ${spec.id} is already running`);
+    }
+    this.#starting.add(spec.id);
+    try {
+      const machine = await this.#launch(spec);
+      this.#machines.set(spec.id, machine);
+      this.#emit({ id: spec.id, type: 'started' });
+      return { ...machine.runtime };
+    } finally {
+      this.#starting.delete(spec.id);
+    }
+  }
+
+  async shutdown(id: string): Promise<void> {
+    await (await this.#qmpOf(id)).execute('system_powerdown');
+  }
+
+  async reset(id: string): Promise<void> {
+    await (await this.#qmpOf(id)).execute('system_reset');
+  }
+
+  async destroy(id: string): Promise<void> {
+    await this.#open();
+    const m = this.#machines.get(id);
+    if (!m) {
+      // Nothing running under this id; a stale run dir may still be there.
+      const paths = runPaths(this.#opts.runDir, id);
+      const rec = await readRecord(paths);
+      if (rec.pid !== null && isOurQemu(rec.pid, paths.qmp)) {
+        signal(rec.pid, 'SIGKILL');
+        await waitForProcessExit(rec.pid, paths.qmp, 5000);
+      }
+      await removeRunDir(paths);
+      return;
+    }
+    m.markDestroying();
+    // `quit` lets QEMU flush and close the qcow2 files cleanly; signals are the fallback.
+    const quit = await m
+      .qmp()
+      .then((q) => q.execute('quit', undefined, { timeoutMs: 2000 }))
+      .then(() => true, () => false);
+    if (!quit) signal(m.pid, 'SIGTERM');
+    if (!(await waitForProcessExit(m.pid, m.paths.qmp, 5000))) {
+      signal(m.pid, 'SIGKILL');
+      await waitForProcessExit(m.pid, m.paths.qmp, 5000);
+    }
+    m.checkNow();
+    await m.gone;
+  }
+
+  async status(id: string): Promise<MachineStatus> {
+    await this.#open();
+    const m = this.#machines.get(id);
+    if (!m) return 'absent';
+    if (m.alive()) {
+      try {
+        const s = await (await m.qmp()).execute('query-status');
+        return STATUS[s.status] ?? 'running';
+      } catch {
+        // the process exists but its monitor does not answer: hung (or exiting right now)
+        if (m.alive()) return 'crashed';
+      }
+    }
+    // Gone but maybe not yet noticed by the watchers: finish it now, so that `stopped` is always
+    // emitted before anyone is told 'absent'.
+    m.checkNow();
+    await m.gone;
+    return 'absent';
+  }
+
+  async setViewerPassword(id: string, protocol: 'vnc' | 'spice', password: string, expiresInSeconds?: number): Promise<void> {
+    const m = await this.#machine(id);
+    if (!m.spec.graphics[protocol]) throw new EngineError('unsupported', `machine ${id} has no ${protocol} display`);
+    if (protocol === 'vnc' && password.length > 8) {
+      throw new EngineError('unsupported', 'VNC passwords are at most 8 characters (RFB DES authentication)');
+    }
+    if (expiresInSeconds !== undefined && (!Number.isInteger(expiresInSeconds) || expiresInSeconds < 1)) {
+      throw new RangeError('expiresInSeconds must be a positive integer');
+    }
+    const q = await m.qmp();
+    await q.execute('set_password', { protocol, password });
+    await q.execute('expire_password', { protocol, time: expiresInSeconds === undefined ? 'never' : `+${expiresInSeconds}` });
+  }
+
+  async screenshot(id: string): Promise<Buffer> {
+    const m = await this.#machine(id);
+    if (videoModel(m.spec) === 'none') throw new EngineError('unsupported', `machine ${id} has no display`);
+    // QEMU 7.2 writes PNG itself: no image tools needed. The file lives in the private run dir.
+    const file = join(m.paths.dir, `screen-${randomBytes(4).toString('hex')}.png`);
+    try {
+      await (await m.qmp()).execute('screendump', { filename: file, format: 'png' });
+      return await readFile(file);
+    } finally {
+      await rm(file, { force: true });
+    }
+  }
+
+  async waitForSerial(id: string, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+    const m = await this.#machine(id);
+    try {
+      return await waitForPattern(m.paths.serial, pattern, timeoutMs, m.stopped.signal);
+    } catch (err) {
+      if (m.stopped.signal.aborted) throw new EngineError('not-running', `machine ${id} stopped before ${pattern} appeared on its serial port`);
+      throw err;
+    }
+  }
+
+  async list(): Promise<MachineRuntime[]> {
+    await this.#open();
+    return [...this.#machines.values()].filter((m) => m.alive()).map((m) => ({ ...m.runtime }));
+  }
+
+  onEvent(cb: (e: MachineEvent) => void): () => void {
+    this.#listeners.add(cb);
+    return () => this.#listeners.delete(cb);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#ready.catch(() => {});
+    await Promise.all([...this.#machines.values()].map((m) => m.detach()));
+    this.#machines.clear();
+    this.#listeners.clear();
+  }
+
+  // ---- internals ------------------------------------------------------------------------------
+
+  async #open(): Promise<void> {
+    if (this.#closed) throw new EngineError('closed', 'driver is closed');
+    await this.#ready;
+  }
+
+  async #machine(id: string): Promise<QemuMachine> {
+    await this.#open();
+    const m = this.#machines.get(id);
+    if (!m || !m.alive()) throw new EngineError('not-running', `machine ${id} is not running`);
+    return m;
+  }
+
+  async #qmpOf(id: string): Promise<QmpClient> {
+    return (await this.#machine(id)).qmp();
+  }
+
+  #emit(e: MachineEvent): void {
+    for (const cb of this.#listeners) {
+      try {
+        cb(e);
+      } catch {
+        // a listener's bug must not stop the others or the driver
+      }
+    }
+  }
+
+  #hooks = {
+    emit: (e: MachineEvent) => this.#emit(e),
+    gone: (m: QemuMachine) => {
+      if (this.#machines.get(m.spec.id) === m) this.#machines.delete(m.spec.id);
+    },
+  };
+
+  async #launch(spec: MachineSpec): Promise<QemuMachine> {
+    const paths = runPaths(this.#opts.runDir, spec.id);
+    await mkdir(this.#opts.runDir, { recursive: true, mode: 0o700 });
+    await prepareRunDir(paths);
+    await writeSpec(paths, spec);
+
+    let spice: { host: string; port: number; secretFile: string } | undefined;
+    if (spec.graphics.spice) {
+      // QEMU reads its first SPICE password from a file (never from argv, which `ps` shows). It is
+      // random and never told to anyone: viewers get in only after setViewerPassword.
+      await writeFile(paths.spiceSecret, randomBytes(24).toString('base64url'), { mode: 0o600 });
+      spice = { host: this.#opts.spiceHost, port: await freeTcpPort(this.#opts.spiceHost), secretFile: paths.spiceSecret };
+    }
+    const args = buildQemuArgs(spec, {
+      paths,
+      accel: this.accel,
+      tcgTbSizeMb: this.#opts.tcgTbSizeMb,
+      spice,
+      sandbox: this.#opts.sandbox,
+    });
+
+    // Detached in its own process group with stdio to a file: the machine outlives this process.
+    const logFd = openSync(paths.log, 'a', 0o600);
+    const child = spawn(this.#opts.qemuBinary, args, { detached: true, stdio: ['ignore', logFd, logFd] });
+    closeSync(logFd);
+    child.unref();
+    const exited = new Promise<string>((res) => {
+      child.once('exit', (code, sig) => res(code !== null ? `exit code ${code}` : `signal ${sig}`));
+      child.once('error', (err) => res(err.message));
+    });
+
+    const fail = async (why: string): Promise<never> => {
+      if (child.pid !== undefined) signal(child.pid, 'SIGKILL');
+      const log = (await readTail(paths.log)).trim();
+      await removeRunDir(paths);
+      throw new EngineError('start-failed', `QEMU did not start machine ${spec.id}: ${why}`, log);
+    };
+
+    const connecting = QmpClient.connect(paths.qmp, { timeoutMs: this.#opts.startTimeoutMs });
+    const first = await Promise.race([
+      connecting.then((q) => ({ q }), (err: Error) => ({ err })),
+      exited.then((how) => ({ exited: how })),
+    ]);
+    if ('exited' in first) {
+      void connecting.then((q) => q.close(), () => {});
+      return fail(first.exited);
+    }
+    if ('err' in first) return fail(first.err.message);
+    const qmp = first.q;
+    await rm(paths.spiceSecret, { force: true }); // read at startup; the current password lives in QEMU only
+
+    const runtime: MachineRuntime & { pid: number } = {
+      id: spec.id,
+      pid: child.pid!,
+      startedAt: new Date(),
+      ...(spec.graphics.vnc ? { vnc: { socket: paths.vnc } } : {}),
+      ...(spice ? { spice: { host: spice.host, port: spice.port } } : {}),
+    };
+    await writeRuntime(paths, runtime);
+    return new QemuMachine({ spec, paths, runtime, child, qmp, hooks: this.#hooks, pollMs: this.#opts.pollMs });
+  }
+
+  /** Adopts machines that an earlier server process left running; cleans run dirs of dead ones. */
+  async #adoptRunning(): Promise<void> {
+    for (const id of await listRunDirs(this.#opts.runDir)) {
+      const paths = runPaths(this.#opts.runDir, id);
+      const rec = await readRecord(paths);
+      if (!rec.spec || rec.pid === null || !isOurQemu(rec.pid, paths.qmp)) {
+        await removeRunDir(paths);
+        continue;
+      }
+      // QMP serves one client at a time; if it does not answer now, adopt anyway and retry later.
+      const qmp = await QmpClient.connect(paths.qmp, { timeoutMs: 2000 }).catch(() => null);
+      const runtime = rec.runtime ?? { id, pid: rec.pid, startedAt: new Date() };
+      const machine = new QemuMachine({
+        spec: rec.spec,
+        paths,
+        runtime: { ...runtime, pid: rec.pid },
+        child: null,
+        qmp,
+        hooks: this.#hooks,
+        pollMs: this.#opts.pollMs,
+      });
+      this.#machines.set(id, machine);
+    }
+  }
+}

@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
+import { bridgeWebSocketToUnixSocket, bridgeWebSocketToVnc } from './vnc-bridge';
+
+/** A stand-in VNC server on a unix socket: sends the RFB version, then echoes. */
+function fakeVnc(path: string): Promise<{ server: Server; conns: Socket[] }> {
+  const conns: Socket[] = [];
+  const server = createServer((s) => {
+    conns.push(s);
+    s.write('RFB 003.008\n');
+    s.on('data', (d) => s.write(d));
+    s.on('error', () => {});
+  });
+  return new Promise((r) => server.listen(path, () => r({ server, conns })));
+}
+
+describe('bridgeWebSocketToUnixSocket', () => {
+  let dir: string;
+  let wss: WebSocketServer;
+  let bridges: Promise<void>[];
+  let port: number;
+  let sockPath: string;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'vnc-bridge-'));
+    sockPath = join(dir, 'vnc.sock');
+    bridges = [];
+    wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    wss.on('connection', (ws) => bridges.push(bridgeWebSocketToUnixSocket(ws, sockPath)));
+    await new Promise((r) => wss.once('listening', r));
+    port = (wss.address() as { port: number }).port;
+  });
+  afterEach(async () => {
+    await new Promise((r) => wss.close(r));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const open = async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/`);
+    const frames: Buffer[] = [];
+    ws.on('message', (d) => frames.push(d as Buffer));
+    await new Promise((r, j) => { ws.once('open', r); ws.once('error', j); });
+    return { ws, frames };
+  };
+  const until = async (cond: () => boolean) => {
+    for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(cond()).toBe(true);
+  };
+
+  it('pipes binary frames both ways', async () => {
+    const vnc = await fakeVnc(sockPath);
+    const { ws, frames } = await open();
+    await until(() => frames.length >= 1);
+    expect(frames[0]!.toString()).toBe('RFB 003.008\n');
+    ws.send(Buffer.from([1, 2, 3, 255]));
+    await until(() => frames.length >= 2);
+    expect([...frames[1]!]).toEqual([1, 2, 3, 255]);
+    ws.close();
+    await bridges[0];
+    await until(() => vnc.conns[0]!.destroyed);
+    await new Promise((r) => vnc.server.close(r));
+  });
+
+  it('closes the browser side when VNC goes away', async () => {
+    const vnc = await fakeVnc(sockPath);
+    const { ws } = await open();
+    await until(() => vnc.conns.length === 1);
+    const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
+    vnc.conns[0]!.end();
+    expect(await closed).toBe(1000);
+    await bridges[0];
+    await new Promise((r) => vnc.server.close(r));
+  });
+
+  it('closes with 1011 when the VNC socket does not exist', async () => {
+    const { ws } = await open();
+    const code = await new Promise<number>((r) => ws.once('close', (c) => r(c)));
+    expect(code).toBe(1011);
+    await bridges[0];
+  });
+
+  it('also reaches a VNC server on host:port (a libvirt hypervisor)', async () => {
+    const tcp = createServer((c) => c.end('RFB 003.008\n'));
+    await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', () => r()));
+    const vncPort = (tcp.address() as { port: number }).port;
+    const tcpWss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    tcpWss.on('connection', (ws) => void bridgeWebSocketToVnc(ws, { host: '127.0.0.1', port: vncPort }));
+    await new Promise((r) => tcpWss.once('listening', r));
+    const ws = new WebSocket(`ws://127.0.0.1:${(tcpWss.address() as { port: number }).port}/`);
+    const first = await new Promise<Buffer>((r) => ws.once('message', (d) => r(d as Buffer)));
+    expect(first.toString()).toBe('RFB 003.008\n');
+    ws.close();
+    await new Promise((r) => tcpWss.close(r));
+    await new Promise((r) => tcp.close(r));
+  });
+});
