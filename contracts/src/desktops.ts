@@ -129,3 +129,33 @@ export const ZDirectViewer = z.object({
   next_booking_end: z.string().nullable(),
 });
 export type TDirectViewer = z.infer<typeof ZDirectViewer>;
+
+/** A template the user may start a temporary (nonpersistent) desktop from, or create one from. */
+export const ZAllowedTemplate = z.object({
+  id: z.string(),
+  name: z.string(),
+  kind: z.literal('template'),
+  description: z.string(),
+  icon: z.string(),
+  image: ZDesktopImage,
+  category: z.string(),
+  category_name: z.string(),
+  group: z.string(),
+  group_name: z.string(),
+  user: z.string(),
+  user_name: z.string(),
+  status: z.string(),
+});
+export type TAllowedTemplate = z.infer<typeof ZAllowedTemplate>;
+
+/** What the browser viewer page receives (in the URL fragment, never in a query or a log). */
+export const ZBrowserViewerTicket = z.object({
+  /** One-time token for the websocket /api/v3/vnc?token=… (valid 60 s, bound to user and desktop). */
+  token: z.string(),
+  /** VNC password set on the machine for this connection. */
+  password: z.string(),
+  name: z.string(),
+  desktopId: z.string(),
+});
+export type TBrowserViewerTicket = z.infer<typeof ZBrowserViewerTicket>;
+export const VNC_WEBSOCKET_PATH = '/api/v3/vnc';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { TDesktop, TDirectViewer, TQueueEvent } from './desktops';
 
 /** Socket path and namespace of the live connection (spec core §4 and 001 §7). */
 export const SOCKET_PATH = '/api/v3/socket.io';
@@ -29,6 +30,11 @@ export const ZUserDataEvent = z.object({ id: z.string(), email: z.string(), emai
  */
 export type ServerToClientEvents = {
   msg: TSocketMessage;
+  desktop_add: TDesktop;
+  desktop_update: TDesktop;
+  desktop_delete: { id: string };
+  desktops_queue: TQueueEvent;
+  directviewer_update: TDirectViewer;
   users_data: z.infer<typeof ZUserDataEvent>;
   logout: { reason: string };
 };
