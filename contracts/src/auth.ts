@@ -11,6 +11,8 @@ export const TOKEN_TYPES = [
   'email-verification',
   'password-reset-required',
   'password-reset',
+  /** Direct-viewer pages: one desktop, no session. */
+  'viewer',
 ] as const;
 export const ZTokenType = z.enum(TOKEN_TYPES);
 export type TTokenType = z.infer<typeof ZTokenType>;
@@ -46,6 +48,7 @@ export const ZTokenClaims = z.object({
   email: z.string().optional(),
   current_email: z.string().optional(),
   name: z.string().optional(),
+  desktop_id: z.string().optional(),
 });
 export type TTokenClaims = z.infer<typeof ZTokenClaims>;
 

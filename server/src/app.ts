@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import pino from 'pino';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
@@ -9,6 +10,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { Config } from './config';
 import type { AppContext } from './context';
 import type { Database } from './db';
+import type { Engine } from './engine';
 import { createTokenService } from './auth/tokens';
 import { createSessionService } from './auth/sessions';
 import { createThrottle, FORGOT_PASSWORD_THROTTLE, LOGIN_THROTTLE } from './auth/throttle';
@@ -21,8 +23,16 @@ import { registerErrorHandling } from './http/errors';
 import { userRoutes } from './modules/user/routes';
 import { publicCategoryRoutes, systemRoutes } from './modules/system/routes';
 import { adminRoutes } from './modules/admin/routes';
+import { createDesktopLifecycle } from './modules/desktops/lifecycle';
+import { desktopRoutes } from './modules/desktops/routes';
+import { viewerRoutes } from './modules/viewers/routes';
+import { attachViewerGateways } from './modules/viewers/gateways';
+import { directRoutes } from './modules/direct/routes';
 
-export function createContext(config: Config, database: Database, overrides: { mailer?: Mailer } = {}): AppContext {
+/** Query strings may hold one-time tokens (reset and verification links): never logged. */
+const pathOnly = (url: string) => url.split('?')[0];
+
+export function createContext(config: Config, database: Database, engine: Engine, overrides: { mailer?: Mailer } = {}): AppContext {
   const tokens = createTokenService(config.secret);
   return {
     config,
@@ -34,21 +44,18 @@ export function createContext(config: Config, database: Database, overrides: { m
     mailer: overrides.mailer ?? createMailer(config),
     settings: createSettings(database.db),
     bus: createEventBus(),
+    engine,
+    log: pino({
+      level: config.logLevel,
+      redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+      serializers: { req: (req: { method: string; url: string }) => ({ method: req.method, url: pathOnly(req.url) }) },
+    }),
   };
 }
 
-/** Query strings may hold one-time tokens (reset and verification links): never logged. */
-const pathOnly = (url: string) => url.split('?')[0];
-
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: {
-      level: ctx.config.logLevel,
-      redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
-      serializers: {
-        req: (req: { method: string; url: string }) => ({ method: req.method, url: pathOnly(req.url) }),
-      },
-    },
+    loggerInstance: ctx.log as unknown as FastifyBaseLogger,
     trustProxy: true,
     bodyLimit: 2 * 1024 * 1024,
   });
@@ -73,16 +80,25 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await publicCategoryRoutes(scope, ctx);
   }, { prefix: '/authentication' });
 
+  const lifecycle = createDesktopLifecycle(ctx);
+  await lifecycle.reconcile();
+
   await app.register(async (scope) => {
     await userRoutes(scope, ctx);
     await systemRoutes(scope, ctx);
     await adminRoutes(scope, ctx);
+    await desktopRoutes(scope, ctx, lifecycle);
+    await viewerRoutes(scope, ctx);
+    await directRoutes(scope, ctx, lifecycle);
   }, { prefix: '/api/v3' });
 
   if (hasWeb) app.get('/', (_req, reply) => reply.header('cache-control', 'no-cache').sendFile('index.html'));
 
   const io = attachSocketServer(app.server, ctx);
+  const closeGateways = attachViewerGateways(app.server, ctx);
   app.addHook('onClose', async () => {
+    lifecycle.close();
+    closeGateways();
     await io.close();
   });
   return app;

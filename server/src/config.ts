@@ -27,6 +27,10 @@ const ZEnv = z.object({
   MAIL_FROM: z.string().default('VDI portal <no-reply@localhost>'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEB_DIST: z.string().optional(),
+  ACCEL: z.enum(['kvm', 'tcg', 'auto']).default('auto'),
+  START_CONCURRENCY: z.coerce.number().int().min(1).optional(),
+  SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(5).default(120),
+  DIRECT_VIEWER_DELAY_MS: z.coerce.number().int().min(0).default(3000),
 });
 
 export type Config = {
@@ -43,6 +47,12 @@ export type Config = {
   mailFrom: string;
   logLevel: z.infer<typeof ZEnv>['LOG_LEVEL'];
   webDist?: string;
+  accel: 'kvm' | 'tcg' | 'auto';
+  startConcurrency?: number;
+  /** A graceful shutdown that takes longer becomes a hard stop. */
+  shutdownTimeoutSeconds: number;
+  /** Floor delay of a failed direct-viewer lookup, so codes cannot be probed quickly. */
+  directViewerDelayMs: number;
 };
 
 /** The JWT key comes from SECRET, or is generated once and kept under DATA_DIR (never printed). */
@@ -83,5 +93,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: e.MAIL_FROM,
     logLevel: e.LOG_LEVEL,
     webDist: e.WEB_DIST,
+    accel: e.ACCEL,
+    startConcurrency: e.START_CONCURRENCY,
+    shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
+    directViewerDelayMs: e.DIRECT_VIEWER_DELAY_MS,
   };
 }

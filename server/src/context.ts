@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { Db } from './db';
 import type { TokenService } from './auth/tokens';
@@ -6,6 +7,7 @@ import type { Throttle } from './auth/throttle';
 import type { Mailer } from './mail/mailer';
 import type { Settings } from './settings';
 import type { EventBus } from './socket/bus';
+import type { Engine } from './engine';
 
 /** What every module receives: the adapters and services, created once in app.ts. */
 export type AppContext = {
@@ -18,4 +20,6 @@ export type AppContext = {
   mailer: Mailer;
   settings: Settings;
   bus: EventBus;
+  engine: Engine;
+  log: Logger;
 };

@@ -4,6 +4,9 @@ import { openDatabase } from './db';
 import { DataDirLockedError } from './db/lock';
 import { buildApp, createContext } from './app';
 import { seed, type SeedResult } from './seed/seed';
+import { seedDemoDesktops } from './seed/demo-desktops';
+import { createLocalEngine } from './engine';
+import { ensureDemoGuest } from './engine/guest-image';
 
 function printWelcome(url: string, result: SeedResult, demoPasswordSet: boolean) {
   const lines = ['', `  VDI portal is running at ${url}`, ''];
@@ -28,12 +31,19 @@ async function main() {
   const config = loadConfig();
   const database = await openDatabase({ url: config.databaseUrl, dir: config.databaseUrl ? undefined : join(config.dataDir, 'db') });
   const seeded = await seed(database.db, { demo: config.seedDemo, demoPassword: config.demoPassword });
-  const ctx = createContext(config, database);
+  const engine = await createLocalEngine({ dataDir: config.dataDir, accel: config.accel, concurrency: config.startConcurrency });
+  if (config.seedDemo) {
+    // The demo guest (13 MB, built from Debian packages) is made once; it takes about 15 s.
+    const images = await ensureDemoGuest(engine.dirs.images, (line) => process.stdout.write(`  [demo guest] ${line}\n`));
+    await seedDemoDesktops(database.db, engine, images);
+  }
+  const ctx = createContext(config, database, engine);
   const app = await buildApp(ctx);
 
   const shutdown = async (signal: string) => {
     app.log.info(`${signal}: shutting down`);
     await app.close();
+    await engine.driver.close(); // machines keep running; the next start adopts them
     await database.close();
     process.exit(0);
   };

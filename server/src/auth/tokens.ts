@@ -15,6 +15,7 @@ export const TOKEN_LIFETIME: Record<Exclude<TTokenType, 'login'>, number> = {
   'email-verification': 60 * 60,
   'password-reset-required': 60 * 60,
   'password-reset': 60 * 60,
+  viewer: 30 * 60,
 };
 
 export type TokenService = ReturnType<typeof createTokenService>;

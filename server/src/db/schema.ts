@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   boolean,
   index,
   integer,
@@ -152,4 +153,94 @@ export const config = pgTable('config', {
   key: text('key').primaryKey(),
   value: jsonb('value').notNull(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Hardware of a desktop or template (memory in MB here; the API speaks GB). */
+export type DomainHardware = {
+  vcpus: number;
+  memoryMb: number;
+  bootOrder: ('disk' | 'iso' | 'network')[];
+  diskBus: 'default' | 'virtio' | 'ide' | 'sata';
+  interfaces: { id: string; mac: string }[];
+  videos: string[];
+  graphics: string[];
+  isos: string[];
+  floppies: string[];
+  reservables: { vgpus: string[] | null };
+};
+export type GuestProperties = {
+  credentials: { username: string; password: string };
+  fullscreen: boolean;
+  viewers: Partial<Record<'browser_vnc' | 'file_spice' | 'browser_rdp' | 'file_rdpgw' | 'file_rdpvpn', { options: null }>>;
+};
+export type DomainImage = { id: string; type: 'stock' | 'user'; url: string };
+/** Sharing: for each key, false = criterion unused, [] = everyone, a list = those ids. */
+export type Allowed = { roles: string[] | false; categories: string[] | false; groups: string[] | false; users: string[] | false };
+
+/** Desktops and templates (the original system keeps both as "domains"). */
+export const domains = pgTable('domains', {
+  id: text('id').primaryKey(),
+  kind: text('kind').$type<'desktop' | 'template'>().notNull(),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  userId: text('user_id').notNull().references(() => users.id),
+  categoryId: text('category_id').notNull().references(() => categories.id),
+  groupId: text('group_id').notNull().references(() => groups.id),
+  status: text('status').notNull(),
+  persistent: boolean('persistent').notNull().default(true),
+  templateId: text('template_id'),
+  hardware: jsonb('hardware').$type<DomainHardware>().notNull(),
+  guestProperties: jsonb('guest_properties').$type<GuestProperties>().notNull(),
+  image: jsonb('image').$type<DomainImage>().notNull(),
+  icon: text('icon').notNull().default('fa-desktop'),
+  allowed: jsonb('allowed').$type<Allowed>().notNull().default(sql`'{"roles":false,"categories":false,"groups":false,"users":false}'::jsonb`),
+  enabled: boolean('enabled').notNull().default(true),
+  server: boolean('server').notNull().default(false),
+  /** Deployment the desktop belongs to, and whether it shows to its user. */
+  tag: text('tag'),
+  tagVisible: boolean('tag_visible').notNull().default(true),
+  /** Direct-viewer token (public link), or null when disabled. */
+  jumperUrl: text('jumper_url'),
+  /** What the engine last reported: guest address, when it started. */
+  guestIp: text('guest_ip'),
+  startedAt: timestamp('started_at', { withTimezone: true }),
+  currentAction: text('current_action'),
+  accessedAt: timestamp('accessed_at', { withTimezone: true }),
+  createdAt: createdAt(),
+}, (t) => [
+  index('domains_user_idx').on(t.userId),
+  index('domains_kind_idx').on(t.kind),
+  index('domains_template_idx').on(t.templateId),
+  uniqueIndex('domains_jumper_idx').on(t.jumperUrl),
+]);
+
+/** Disk images tracked by the portal (qcow2 files under DATA_DIR/storage). */
+export const storage = pgTable('storage', {
+  id: text('id').primaryKey(),
+  userId: text('user_id').notNull().references(() => users.id),
+  kind: text('kind').$type<'desktop' | 'volatile' | 'template'>().notNull(),
+  path: text('path').notNull(),
+  parentId: text('parent_id'),
+  format: text('format').notNull().default('qcow2'),
+  status: text('status').$type<'ready' | 'creating' | 'maintenance' | 'recycled' | 'deleted'>().notNull().default('ready'),
+  actualSize: bigint('actual_size', { mode: 'number' }).notNull().default(0),
+  virtualSize: bigint('virtual_size', { mode: 'number' }).notNull().default(0),
+  createdAt: createdAt(),
+  lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+}, (t) => [index('storage_user_idx').on(t.userId), index('storage_parent_idx').on(t.parentId)]);
+
+export const domainDisks = pgTable('domain_disks', {
+  domainId: text('domain_id').notNull().references(() => domains.id, { onDelete: 'cascade' }),
+  storageId: text('storage_id').notNull().references(() => storage.id),
+  position: integer('position').notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.domainId, t.storageId] })]);
+
+/** Short-lived one-time tokens that open a browser viewer of one desktop for one user. */
+export const viewerTokens = pgTable('viewer_tokens', {
+  tokenHash: text('token_hash').primaryKey(),
+  desktopId: text('desktop_id').notNull().references(() => domains.id, { onDelete: 'cascade' }),
+  userId: text('user_id'),
+  protocol: text('protocol').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  usedAt: timestamp('used_at', { withTimezone: true }),
 });

@@ -4,6 +4,7 @@ export type Delivery = { room: string; event: ServerEventName; payload: unknown 
 type Sink = (d: Delivery) => void;
 
 export const userRoom = (userId: string) => `user:${userId}`;
+export const desktopRoom = (desktopId: string) => `desktop:${desktopId}`;
 
 /**
  * Modules publish live events here, typed by the event map; the socket server

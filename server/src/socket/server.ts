@@ -2,7 +2,7 @@ import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
 import { SOCKET_NAMESPACE, SOCKET_PATH, SOCKET_REJECTED } from '@vdi/contracts';
 import type { AppContext } from '../context';
-import { userRoom } from './bus';
+import { desktopRoom, userRoom } from './bus';
 
 const sessionRoom = (sessionId: string) => `session:${sessionId}`;
 
@@ -12,7 +12,8 @@ const sessionRoom = (sessionId: string) => `session:${sessionId}`;
  * as JSON strings, as the original system sends them.
  */
 export function attachSocketServer(httpServer: HttpServer, ctx: AppContext): Server {
-  const io = new Server(httpServer, { path: SOCKET_PATH, serveClient: false });
+  // destroyUpgrade off: other websockets (the VNC viewer) share this HTTP server.
+  const io = new Server(httpServer, { path: SOCKET_PATH, serveClient: false, destroyUpgrade: false });
   const nsp = io.of(SOCKET_NAMESPACE);
 
   nsp.use(async (socket, next) => {
@@ -21,9 +22,13 @@ export function attachSocketServer(httpServer: HttpServer, ctx: AppContext): Ser
     try {
       if (!token) throw new Error('no token');
       const claims = await ctx.tokens.verify(token);
+      if (claims.type === 'viewer' && claims.desktop_id) {
+        // A direct-viewer page: the room of its one desktop, nothing else.
+        socket.data.rooms = [desktopRoom(claims.desktop_id)];
+        return next();
+      }
       const session = await ctx.sessions.require(claims);
-      socket.data.userId = session.userId;
-      socket.data.sessionId = session.id;
+      socket.data.rooms = [userRoom(session.userId), sessionRoom(session.id)];
       next();
     } catch {
       next(new Error(SOCKET_REJECTED));
@@ -31,7 +36,7 @@ export function attachSocketServer(httpServer: HttpServer, ctx: AppContext): Ser
   });
 
   nsp.on('connection', (socket) => {
-    void socket.join([userRoom(socket.data.userId as string), sessionRoom(socket.data.sessionId as string)]);
+    void socket.join(socket.data.rooms as string[]);
   });
 
   const unsubscribe = ctx.bus.subscribe(({ room, event, payload }) => {

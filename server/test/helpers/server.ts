@@ -7,9 +7,15 @@ import { buildApp, createContext } from '../../src/app';
 import type { AppContext } from '../../src/context';
 import type { Mailer } from '../../src/mail/mailer';
 import { seed } from '../../src/seed/seed';
+import { seedDemoDesktops } from '../../src/seed/demo-desktops';
+import { createLocalEngine } from '../../src/engine';
+import { ensureDemoGuest } from '../../src/engine/guest-image';
 import { openTestDatabase } from './db';
 
 export const DEMO_PASSWORD = 'demo-pass-123';
+
+/** The demo guest, built once and shared by every test run (the engine tests use the same cache). */
+export const testImagesDir = () => process.env.VDI_TEST_IMAGES ?? join(import.meta.dirname, '..', '..', '..', 'data', 'test-cache', 'images');
 
 export type TestServer = {
   url: string;
@@ -20,8 +26,9 @@ export type TestServer = {
 };
 
 /** The real server on a free loopback port, with a fresh database seeded with the demo organisation. */
-export async function startTestServer(opts: { env?: Record<string, string>; mailer?: Mailer } = {}): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'vdi-test-'));
+export async function startTestServer(opts: { env?: Record<string, string>; mailer?: Mailer; startConcurrency?: number } = {}): Promise<TestServer> {
+  // Short: QEMU's unix socket paths (run/<desktop id>/qmp.sock) must fit 107 bytes.
+  const dataDir = mkdtempSync(join(tmpdir(), 'vt-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
     PORT: '0',
@@ -33,7 +40,9 @@ export async function startTestServer(opts: { env?: Record<string, string>; mail
   });
   const database = await openTestDatabase();
   await seed(database.db, { demo: true, demoPassword: DEMO_PASSWORD });
-  const ctx = createContext(config, database, { mailer: opts.mailer });
+  const engine = await createLocalEngine({ dataDir, accel: 'auto', concurrency: opts.startConcurrency });
+  await seedDemoDesktops(database.db, engine, await ensureDemoGuest(testImagesDir()));
+  const ctx = createContext(config, database, engine, { mailer: opts.mailer });
   const app = await buildApp(ctx);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
@@ -45,6 +54,9 @@ export async function startTestServer(opts: { env?: Record<string, string>; mail
     config,
     async close() {
       await app.close();
+      // Tests leave no machine behind.
+      for (const m of await engine.driver.list()) await engine.driver.destroy(m.id).catch(() => undefined);
+      await engine.driver.close();
       await database.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

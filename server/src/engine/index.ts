@@ -1,0 +1,32 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { HypervisorDriver, MachineRuntime } from './driver';
+import type { AccelSetting } from './accel';
+import { QemuDriver } from './qemu/qemu-driver';
+import { StartQueue } from './start-queue';
+
+/** What the modules use of the engine: one driver, one start queue, the storage folders. */
+export type Engine = {
+  driver: HypervisorDriver;
+  queue: StartQueue<MachineRuntime>;
+  dirs: { storage: string; images: string };
+};
+
+export function storageDirs(dataDir: string) {
+  const dirs = {
+    storage: join(dataDir, 'storage'),
+    images: join(dataDir, 'images'),
+    run: join(dataDir, 'run'),
+  };
+  for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
+  for (const kind of ['templates', 'desktops', 'volatile']) mkdirSync(join(dirs.storage, kind), { recursive: true });
+  return dirs;
+}
+
+/** The default engine: QEMU on this machine; machines left running by a previous process are adopted. */
+export async function createLocalEngine(opts: { dataDir: string; accel: AccelSetting; concurrency?: number }): Promise<Engine> {
+  const dirs = storageDirs(opts.dataDir);
+  const driver = new QemuDriver({ runDir: dirs.run, accel: opts.accel });
+  await driver.ready();
+  return { driver, queue: new StartQueue<MachineRuntime>({ concurrency: opts.concurrency }), dirs };
+}

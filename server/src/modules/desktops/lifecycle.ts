@@ -1,0 +1,248 @@
+import { existsSync } from 'node:fs';
+import { EventEmitter } from 'node:events';
+import { and, eq, inArray } from 'drizzle-orm';
+import type { TQueueEvent } from '@vdi/contracts';
+import type { AppContext } from '../../context';
+import { schema } from '../../db';
+import type { MachineEvent } from '../../engine/driver';
+import { StartCancelledError, type QueuePositions } from '../../engine/start-queue';
+import { remove as removeDiskFile } from '../../engine/disks';
+import { ApiError, conflict, precondition } from '../../http/errors';
+import type { UserRow } from '../../auth/sessions';
+import { checkStartQuota } from '../quotas/start-check';
+import { disksOf, machineSpecOf } from './machine-spec';
+import { desktopViews, findDomain, type DomainRow } from './view';
+
+const STOPPED_STATES = ['Stopped', 'Failed'];
+const notAvailable = (row: DomainRow, action: string) =>
+  conflict('desktop_action_not_available', `Cannot ${action} a desktop that is ${row.status}`, { status: row.status, action });
+
+/**
+ * A desktop's life: the database holds its state, the engine runs it, and this module keeps
+ * both in step — from the actions people ask for and from what the hypervisor reports.
+ */
+export function createDesktopLifecycle(ctx: AppContext) {
+  const { db, bus, log } = ctx;
+  const { driver, queue } = ctx.engine;
+  const changes = new EventEmitter<{ changed: [DomainRow]; deleted: [DomainRow] }>();
+  const queuedOwners = new Map<string, string>();
+  const shutdownTimers = new Map<string, NodeJS.Timeout>();
+  const deleting = new Set<string>();
+
+  async function publish(row: DomainRow) {
+    if (row.kind === 'desktop' && (row.tag === null || row.tagVisible)) {
+      const [view] = await desktopViews(db, [row]);
+      bus.toUser(row.userId, 'desktop_update', view!);
+    }
+    changes.emit('changed', row);
+  }
+
+  async function update(id: string, set: Partial<DomainRow>, onlyFrom?: string[]): Promise<DomainRow | undefined> {
+    const where = onlyFrom ? and(eq(schema.domains.id, id), inArray(schema.domains.status, onlyFrom)) : eq(schema.domains.id, id);
+    const [row] = await db.update(schema.domains).set(set).where(where).returning();
+    if (row) await publish(row);
+    return row;
+  }
+
+  const clearShutdownTimer = (id: string) => {
+    clearTimeout(shutdownTimers.get(id));
+    shutdownTimers.delete(id);
+  };
+
+  // Queue positions go to each waiting desktop's owner; a desktop that leaves the queue gets position 0.
+  let lastWaiting = new Set<string>();
+  queue.on('positions', (p: QueuePositions) => {
+    const byOwner = new Map<string, TQueueEvent>();
+    const add = (desktopId: string, position: number, event: string) => {
+      const owner = queuedOwners.get(desktopId);
+      if (!owner) return;
+      const m = byOwner.get(owner) ?? {};
+      m[desktopId] = { desktop_id: desktopId, event, position };
+      byOwner.set(owner, m);
+    };
+    for (const w of p.waiting) add(w.desktopId, w.position, 'queued');
+    const now = new Set(p.waiting.map((w) => w.desktopId));
+    for (const id of lastWaiting) if (!now.has(id)) add(id, 0, 'dequeued');
+    lastWaiting = now;
+    for (const [owner, event] of byOwner) bus.toUser(owner, 'desktops_queue', event);
+  });
+
+  async function assertDisksReady(row: DomainRow) {
+    const disks = await disksOf(db, row.id);
+    if (disks.length === 0 || disks.some((d) => d.status !== 'ready' || !existsSync(d.path))) {
+      throw precondition('desktop_storage_not_ready', 'The desktop disk is not ready');
+    }
+  }
+
+  async function start(row: DomainRow, owner: UserRow): Promise<{ status: string }> {
+    if (row.status !== 'Stopped') throw notAvailable(row, 'start');
+    await checkStartQuota(db, owner, { memoryGb: row.hardware.memoryMb / 1024, vcpus: row.hardware.vcpus });
+    const caps = await driver.capabilities().catch(() => null);
+    if (!caps || caps.freeMemoryMb < row.hardware.memoryMb) {
+      throw precondition('hypervisors_not_available', 'No hypervisor has room for this desktop');
+    }
+    await assertDisksReady(row);
+    const spec = await machineSpecOf(db, row);
+    // Claimed atomically: two clicks, or two tabs, start it once.
+    const claimed = await update(row.id, { status: 'Starting', currentAction: null }, ['Stopped']);
+    if (!claimed) throw notAvailable(row, 'start');
+    queuedOwners.set(row.id, row.userId);
+    queue
+      .enqueue(row.id, () => driver.start(spec))
+      .then(
+        (runtime) => update(row.id, { status: 'Started', startedAt: runtime.startedAt, accessedAt: new Date() }, ['Starting']),
+        async (err) => {
+          if (err instanceof StartCancelledError) return;
+          log.error({ err, desktop: row.id }, 'desktop start failed');
+          await update(row.id, { status: 'Failed', currentAction: 'start-failed' });
+        },
+      )
+      .finally(() => setTimeout(() => queuedOwners.delete(row.id), 1000));
+    return { status: 'Starting' };
+  }
+
+  async function stop(row: DomainRow): Promise<{ status: string }> {
+    switch (row.status) {
+      case 'Started':
+      case 'WaitingIP':
+      case 'Paused': {
+        await update(row.id, { status: 'Shutting-down' });
+        await driver.shutdown(row.id).catch((err) => log.warn({ err, desktop: row.id }, 'ACPI shutdown failed'));
+        clearShutdownTimer(row.id);
+        shutdownTimers.set(
+          row.id,
+          setTimeout(() => void forceStop(row.id), ctx.config.shutdownTimeoutSeconds * 1000).unref(),
+        );
+        return { status: 'Shutting-down' };
+      }
+      case 'Shutting-down':
+        // A second stop while shutting down is the force stop.
+        return forceStop(row.id);
+      case 'Starting':
+        if (queue.cancel(row.id)) {
+          await update(row.id, { status: 'Stopped' });
+          return { status: 'Stopped' };
+        }
+        throw notAvailable(row, 'stop');
+      default:
+        throw notAvailable(row, 'stop');
+    }
+  }
+
+  async function forceStop(id: string): Promise<{ status: string }> {
+    clearShutdownTimer(id);
+    await update(id, { status: 'Stopping' });
+    await driver.destroy(id).catch((err) => log.warn({ err, desktop: id }, 'destroy failed'));
+    // The driver's "stopped" event finishes the job; if the machine was already gone, do it here.
+    if ((await driver.status(id)) === 'absent') await machineGone(id);
+    return { status: 'Stopping' };
+  }
+
+  async function reset(row: DomainRow) {
+    if (row.status !== 'Started' && row.status !== 'WaitingIP') throw notAvailable(row, 'reset');
+    await driver.reset(row.id);
+    return { status: row.status };
+  }
+
+  async function retry(row: DomainRow) {
+    if (row.status !== 'Failed') throw notAvailable(row, 'retry');
+    try {
+      await assertDisksReady(row);
+    } catch (err) {
+      if (err instanceof ApiError) await update(row.id, { currentAction: err.code });
+      throw err;
+    }
+    await update(row.id, { status: 'Stopped', currentAction: null });
+    return { status: 'Stopped' };
+  }
+
+  /** Deletes a desktop for good: machine, its own disks (never a template's), the record. */
+  async function destroyDesktop(row: DomainRow) {
+    if (deleting.has(row.id)) return;
+    deleting.add(row.id);
+    try {
+      clearShutdownTimer(row.id);
+      queue.cancel(row.id);
+      if ((await driver.status(row.id)) !== 'absent') await driver.destroy(row.id).catch(() => undefined);
+      const disks = (await disksOf(db, row.id)).filter((d) => d.kind !== 'template');
+      await db.delete(schema.domains).where(eq(schema.domains.id, row.id));
+      for (const d of disks) {
+        const stillUsed = await db.select().from(schema.domainDisks).where(eq(schema.domainDisks.storageId, d.id));
+        if (stillUsed.length > 0) continue;
+        await db.delete(schema.storage).where(eq(schema.storage.id, d.id));
+        await removeDiskFile(d.path).catch((err) => log.warn({ err, path: d.path }, 'could not remove disk file'));
+      }
+      bus.toUser(row.userId, 'desktop_delete', { id: row.id });
+      changes.emit('deleted', row);
+    } finally {
+      deleting.delete(row.id);
+    }
+  }
+
+  /** The machine is no longer running: a temporary desktop disappears, any other is stopped. */
+  async function machineGone(id: string) {
+    clearShutdownTimer(id);
+    const row = await findDomain(db, id);
+    if (!row || deleting.has(id)) return;
+    if (!row.persistent) return destroyDesktop(row);
+    if (row.status === 'Stopped') return;
+    await update(id, { status: row.status === 'Starting' ? 'Failed' : 'Stopped', startedAt: null, guestIp: null });
+  }
+
+  async function onMachineEvent(e: MachineEvent) {
+    switch (e.type) {
+      case 'stopped':
+        return machineGone(e.id);
+      case 'crashed':
+        log.warn({ desktop: e.id, reason: e.reason }, 'machine crashed');
+        return void (await driver.destroy(e.id).catch(() => undefined));
+      case 'paused':
+        return void (await update(e.id, { status: 'Paused' }, ['Started', 'WaitingIP']));
+      case 'resumed':
+        return void (await update(e.id, { status: 'Started' }, ['Paused']));
+      default:
+        return;
+    }
+  }
+
+  /** After a restart: machines still running are adopted, states corrected, orphans stopped. */
+  async function reconcile() {
+    const running = new Set((await driver.list()).map((m) => m.id));
+    const rows = await db.select().from(schema.domains).where(eq(schema.domains.kind, 'desktop'));
+    for (const row of rows) {
+      if (running.has(row.id)) {
+        if (!['Started', 'WaitingIP', 'Paused', 'Shutting-down'].includes(row.status)) await update(row.id, { status: 'Started' });
+        if (row.status === 'Shutting-down') await driver.shutdown(row.id).catch(() => undefined);
+      } else if (!STOPPED_STATES.includes(row.status)) {
+        if (!row.persistent) await destroyDesktop(row);
+        else await update(row.id, { status: 'Stopped', startedAt: null, guestIp: null });
+      }
+    }
+    const known = new Set(rows.map((r) => r.id));
+    for (const id of running) {
+      if (!known.has(id)) {
+        log.warn({ machine: id }, 'destroying a machine that no desktop owns');
+        await driver.destroy(id).catch(() => undefined);
+      }
+    }
+  }
+
+  const unsubscribe = driver.onEvent((e) => void onMachineEvent(e).catch((err) => log.error({ err }, 'machine event failed')));
+
+  return {
+    start,
+    stop,
+    forceStop,
+    reset,
+    retry,
+    destroyDesktop,
+    reconcile,
+    publish,
+    changes,
+    close() {
+      unsubscribe();
+      for (const t of shutdownTimers.values()) clearTimeout(t);
+    },
+  };
+}
+export type DesktopLifecycle = ReturnType<typeof createDesktopLifecycle>;

@@ -1,0 +1,113 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { ZAllowedTemplate, ZDesktop, ZDesktopActionParam, ZStatusAnswer } from '@vdi/contracts';
+import type { AppContext } from '../../context';
+import { schema } from '../../db';
+import { authOf, requireAuth } from '../../http/guard';
+import { conflict, notFound, precondition } from '../../http/errors';
+import { actorOf, isAllowed } from '../access/permissions';
+import { checkNewDesktopQuota } from '../quotas/create-check';
+import { registerUsageContributor } from '../quotas/applied';
+import { desktopUsage } from '../quotas/usage';
+import { allowedTemplates } from '../templates/allowed';
+import { desktopFor } from './access';
+import { createDesktopFromTemplate } from './create';
+import type { DesktopLifecycle } from './lifecycle';
+import { findDomain, userDesktops } from './view';
+
+registerUsageContributor(desktopUsage);
+
+const ZId = z.object({ id: z.string().min(1).max(64) });
+
+export async function desktopRoutes(app: FastifyInstance, ctx: AppContext, lifecycle: DesktopLifecycle) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const auth = requireAuth(ctx);
+
+  r.get('/user/desktops', { preHandler: auth, schema: { response: { 200: z.array(ZDesktop) } } }, async (request) =>
+    userDesktops(ctx.db, authOf(request).user.id),
+  );
+
+  r.get(
+    '/desktop/:action/:id',
+    { preHandler: auth, schema: { params: z.object({ action: ZDesktopActionParam, id: z.string().max(64) }), response: { 200: ZStatusAnswer } } },
+    async (request) => {
+      const row = await desktopFor(ctx, request, request.params.id);
+      const owner = row.userId === authOf(request).user.id ? authOf(request).user : (await ctx.db.select().from(schema.users).where(eq(schema.users.id, row.userId)))[0]!;
+      switch (request.params.action) {
+        case 'start':
+          return lifecycle.start(row, owner);
+        case 'stop':
+          return lifecycle.stop(row);
+        case 'reset':
+          return lifecycle.reset(row);
+        case 'retry':
+        case 'updating':
+          return lifecycle.retry(row);
+      }
+    },
+  );
+
+  const deleteDesktop = async (id: string, request: Parameters<typeof desktopFor>[1]) => {
+    const row = await desktopFor(ctx, request, id);
+    if (!['Stopped', 'Failed'].includes(row.status)) {
+      throw conflict('desktop_action_not_available', 'Stop the desktop before deleting it', { status: row.status, action: 'delete' });
+    }
+    await lifecycle.destroyDesktop(row);
+    return {};
+  };
+  r.delete('/desktop/:id', { preHandler: auth, schema: { params: ZId } }, (request) => deleteDesktop(request.params.id, request));
+  r.delete('/desktop/:id/permanent', { preHandler: auth, schema: { params: ZId } }, (request) => deleteDesktop(request.params.id, request));
+
+  r.get(
+    '/user/templates/allowed/:kind',
+    { preHandler: auth, schema: { params: z.object({ kind: z.enum(['all', 'shared']) }), response: { 200: z.array(ZAllowedTemplate) } } },
+    async (request) => allowedTemplates(ctx.db, authOf(request).user, request.params.kind),
+  );
+
+  // A temporary desktop from a template: one per user and template, started at once, gone when stopped.
+  const ZNonpersistent = z.object({ template: z.string().min(1).max(64) });
+  r.post('/nonpersistent', { preHandler: auth, schema: { body: ZNonpersistent } }, async (request) => {
+    const { user } = authOf(request);
+    const template = await findDomain(ctx.db, request.body.template);
+    if (!template || template.kind !== 'template' || !template.enabled || !isAllowed(await actorOf(ctx.db, user), template)) {
+      throw notFound('template_not_found', 'Template not found');
+    }
+    if (template.hardware.reservables.vgpus?.length) throw precondition('temporal_new_reservable', 'Templates that need a booking cannot make temporary desktops');
+    const existing = await ctx.db
+      .select()
+      .from(schema.domains)
+      .where(and(eq(schema.domains.userId, user.id), eq(schema.domains.templateId, template.id), eq(schema.domains.persistent, false)));
+    const reusable = existing.find((d) => d.status !== 'Failed');
+    if (reusable) {
+      if (reusable.status === 'Stopped') await lifecycle.start(reusable, user);
+      return { id: reusable.id };
+    }
+    for (const old of existing) await lifecycle.destroyDesktop(old);
+    await checkNewDesktopQuota(ctx.db, user, 'volatile');
+    const row = await createDesktopFromTemplate(ctx.db, ctx.engine, template, user, { name: template.name, persistent: false, status: 'Stopped' });
+    try {
+      await lifecycle.start(row, user);
+    } catch (err) {
+      await lifecycle.destroyDesktop(row);
+      throw err;
+    }
+    return { id: row.id };
+  });
+
+  r.delete('/nonpersistent/:id', { preHandler: auth, schema: { params: ZId } }, async (request) => {
+    const row = await desktopFor(ctx, request, request.params.id);
+    if (row.persistent) throw conflict('desktop_action_not_available', 'Not a temporary desktop', { action: 'delete' });
+    await lifecycle.destroyDesktop(row);
+    return {};
+  });
+
+  r.get('/desktop/:id/screenshot', { preHandler: auth, schema: { params: ZId } }, async (request, reply) => {
+    const row = await desktopFor(ctx, request, request.params.id);
+    if (!['Started', 'WaitingIP', 'Paused', 'Shutting-down'].includes(row.status)) throw notFound('desktop_not_found', 'The desktop is not running');
+    const png = await ctx.engine.driver.screenshot(row.id).catch(() => null);
+    if (!png) throw notFound('desktop_not_found', 'No screen to show yet');
+    return reply.type('image/png').header('cache-control', 'private, max-age=5').send(png);
+  });
+}

@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { ZDirectViewer, ZJumperReset, ZJumperUrl, type TDirectViewer } from '@vdi/contracts';
+import type { AppContext } from '../../context';
+import { schema } from '../../db';
+import { requireAuth } from '../../http/guard';
+import { ApiError, sendError } from '../../http/errors';
+import { publicBaseUrl } from '../../http/base-url';
+import { desktopRoom } from '../../socket/bus';
+import { desktopFor } from '../desktops/access';
+import type { DesktopLifecycle } from '../desktops/lifecycle';
+import { viewersOf, type DomainRow } from '../desktops/view';
+import { VIEWABLE, viewerFor } from '../viewers/service';
+import { spiceProxyOf } from '../viewers/routes';
+
+const RATE_LIMIT = 30;
+const RATE_WINDOW_MS = 60_000;
+const START_WAIT_MS = 30_000;
+
+class DirectNotFound extends Error {}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The direct viewer: a per-desktop public link that opens one desktop without signing in. */
+export async function directRoutes(app: FastifyInstance, ctx: AppContext, lifecycle: DesktopLifecycle) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const auth = requireAuth(ctx);
+  const hits = new Map<string, number[]>();
+
+  // Every change of a linked desktop is told to the open direct pages of it.
+  lifecycle.changes.on('changed', (row) => {
+    if (row.jumperUrl) ctx.bus.toRoom(desktopRoom(row.id), 'directviewer_update', baseView(row, '', {}));
+  });
+
+  function baseView(row: DomainRow, jwt: string, viewers: TDirectViewer['viewers']): TDirectViewer {
+    return {
+      desktopId: row.id, jwt, vmName: row.name, vmDescription: row.description, vmState: row.status,
+      scheduled: { shutdown: false }, viewers, needs_booking: false, next_booking_start: null, next_booking_end: null,
+    };
+  }
+
+  /** The linked desktop, or a 404 after a floor delay (±0.5 s) so codes cannot be probed quickly. */
+  async function linked(request: FastifyRequest, token: string): Promise<DomainRow> {
+    const now = Date.now();
+    const recent = (hits.get(request.ip) ?? []).filter((t) => now - t < RATE_WINDOW_MS);
+    recent.push(now);
+    hits.set(request.ip, recent);
+    if (recent.length > RATE_LIMIT) throw new ApiError('too_many_requests', 'too_many_requests', 'Too many direct-viewer requests');
+    const [row] = token.length >= 32 ? await ctx.db.select().from(schema.domains).where(eq(schema.domains.jumperUrl, token)) : [];
+    if (!row) throw new DirectNotFound();
+    return row;
+  }
+
+  const notFoundSlowly = async (reply: Parameters<typeof sendError>[0]) => {
+    const base = ctx.config.directViewerDelayMs;
+    await sleep(base + (base ? (Math.random() - 0.5) * 1000 : 0));
+    return reply.code(404).send({ error: 'not_found', msg: 'Not found' });
+  };
+
+  const ZToken = z.object({ token: z.string().max(128) });
+
+  r.get('/direct/docs', async () => ({ viewers_documentation_url: (await ctx.settings.get('frontend')).viewers_documentation_url }));
+
+  r.get('/direct/:token', { schema: { params: ZToken, response: { 200: ZDirectViewer } } }, async (request, reply) => {
+    let row: DomainRow;
+    try {
+      row = await linked(request, request.params.token);
+    } catch (err) {
+      if (err instanceof DirectNotFound) return notFoundSlowly(reply);
+      throw err;
+    }
+    if (row.status === 'Stopped') {
+      const [owner] = await ctx.db.select().from(schema.users).where(eq(schema.users.id, row.userId));
+      await lifecycle.start(row, owner!);
+    }
+    const deadline = Date.now() + START_WAIT_MS;
+    while (!VIEWABLE.includes(row.status) && ['Starting', 'Stopped'].includes(row.status) && Date.now() < deadline) {
+      await sleep(250);
+      row = (await ctx.db.select().from(schema.domains).where(eq(schema.domains.id, row.id)))[0]!;
+    }
+    const viewers: TDirectViewer['viewers'] = {};
+    if (VIEWABLE.includes(row.status)) {
+      const proxy = spiceProxyOf(publicBaseUrl(ctx.config, request));
+      for (const v of viewersOf(row)) {
+        viewers[v] = await viewerFor(ctx, row, v, { userId: null, proxy }).catch(() => ({ kind: v.split('-')[0], protocol: v.split('-')[1] }));
+      }
+    }
+    const jwt = await ctx.tokens.signSpecial('viewer', { desktop_id: row.id });
+    return baseView(row, jwt, viewers);
+  });
+
+  r.put(
+    '/direct/:token/:action',
+    { schema: { params: ZToken.extend({ action: z.enum(['start', 'stop', 'reset']) }) } },
+    async (request, reply) => {
+      let row: DomainRow;
+      try {
+        row = await linked(request, request.params.token);
+      } catch (err) {
+        if (err instanceof DirectNotFound) return notFoundSlowly(reply);
+        throw err;
+      }
+      if (request.params.action === 'start') {
+        const [owner] = await ctx.db.select().from(schema.users).where(eq(schema.users.id, row.userId));
+        await lifecycle.start(row, owner!);
+      } else if (request.params.action === 'stop') await lifecycle.stop(row);
+      else await lifecycle.reset(row);
+      return { id: request.params.token };
+    },
+  );
+
+  r.get('/desktop/jumperurl/:id', { preHandler: auth, schema: { params: z.object({ id: z.string().max(64) }), response: { 200: ZJumperUrl } } }, async (request) => {
+    const row = await desktopFor(ctx, request, request.params.id);
+    return { jumperurl: row.jumperUrl ?? (false as const) };
+  });
+
+  r.put('/desktop/jumperurl_reset/:id', { preHandler: auth, schema: { params: z.object({ id: z.string().max(64) }), body: ZJumperReset } }, async (request, reply) => {
+    const row = await desktopFor(ctx, request, request.params.id);
+    const token = request.body.disabled ? null : randomBytes(32).toString('base64url');
+    await ctx.db.update(schema.domains).set({ jumperUrl: token }).where(eq(schema.domains.id, row.id));
+    // The original answers the new token as a JSON string (false when disabled).
+    return reply.type('application/json').send(JSON.stringify(token ?? false));
+  });
+}

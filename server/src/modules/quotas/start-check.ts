@@ -1,0 +1,32 @@
+import { eq } from 'drizzle-orm';
+import type { TLimits } from '@vdi/contracts';
+import type { Db } from '../../db';
+import { schema } from '../../db';
+import type { UserRow } from '../../auth/sessions';
+import { precondition } from '../../http/errors';
+import { appliedQuota } from './applied';
+import { runningOf } from './usage';
+
+type Need = { memoryGb: number; vcpus: number };
+
+function checkLimits(level: 'group' | 'category', limits: TLimits | null, running: Awaited<ReturnType<typeof runningOf>>, need: Need) {
+  if (!limits) return;
+  if (running.count + 1 > limits.running) throw precondition(`desktop_start_${level}_limit_exceeded`, `The ${level} runs as many desktops as its limit allows`);
+  if (running.memoryGb + need.memoryGb > limits.memory) throw precondition(`desktop_start_${level}_memory_limit_exceeded`, `The ${level} memory limit would be exceeded`);
+  if (running.vcpus + need.vcpus > limits.vcpus) throw precondition(`desktop_start_${level}_vcpu_limit_exceeded`, `The ${level} vCPU limit would be exceeded`);
+}
+
+/** Starting one more desktop must fit the user's applied quota and the group and category limits (428). */
+export async function checkStartQuota(db: Db, user: UserRow, need: Need) {
+  const { quota } = await appliedQuota(db, user);
+  if (quota) {
+    const mine = await runningOf(db, { userId: user.id });
+    if (mine.count + 1 > quota.running) throw precondition('desktop_start_user_quota_exceeded', `${user.username} quota exceeded for starting new desktops`, { running: quota.running });
+    if (mine.memoryGb + need.memoryGb > quota.memory) throw precondition('desktop_start_memory_quota_exceeded', `${user.username} quota exceeded for starting desktop memory`, { memory: quota.memory });
+    if (mine.vcpus + need.vcpus > quota.vcpus) throw precondition('desktop_start_vcpu_quota_exceeded', `${user.username} quota exceeded for starting desktop vcpus`, { vcpus: quota.vcpus });
+  }
+  const [group] = await db.select({ limits: schema.groups.limits }).from(schema.groups).where(eq(schema.groups.id, user.groupId));
+  checkLimits('group', group?.limits ?? null, await runningOf(db, { groupId: user.groupId }), need);
+  const [cat] = await db.select({ limits: schema.categories.limits }).from(schema.categories).where(eq(schema.categories.id, user.categoryId));
+  checkLimits('category', cat?.limits ?? null, await runningOf(db, { categoryId: user.categoryId }), need);
+}

@@ -1,0 +1,21 @@
+/** The .vv connection file remote-viewer opens (reference §2.6, stack-notes §6). */
+export function spiceFile(opts: { proxy: string; host: string; port: number; password: string; title: string; fullscreen: boolean }) {
+  return [
+    '[virt-viewer]',
+    'type=spice',
+    `proxy=${opts.proxy}`,
+    `host=${opts.host}`,
+    `port=${opts.port}`,
+    `password=${opts.password}`,
+    `title=${opts.title.replace(/[\r\n]/g, ' ')} - SHIFT+F12 releases the cursor`,
+    `fullscreen=${opts.fullscreen ? 1 : 0}`,
+    'enable-smartcard=0',
+    'enable-usb-autoshare=1',
+    'delete-this-file=1',
+    'usb-filter=-1,-1,-1,-1,0',
+    'toggle-fullscreen=shift+f11',
+    'release-cursor=shift+f12',
+    'secure-attention=ctrl+alt+end',
+    '',
+  ].join('\n');
+}

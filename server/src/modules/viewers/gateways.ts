@@ -1,0 +1,69 @@
+import type { IncomingMessage, Server } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { VNC_WEBSOCKET_PATH } from '@vdi/contracts';
+import type { AppContext } from '../../context';
+import { bridgeWebSocketToVnc } from '../../engine/vnc-bridge';
+import { findDomain } from '../desktops/view';
+import { consumeViewerToken } from './tokens';
+import { VIEWABLE } from './service';
+
+const refuse = (socket: Duplex, status: string) => {
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+};
+
+/**
+ * Two doors to running machines on the portal's own port:
+ * - the noVNC websocket (/api/v3/vnc?token=…): a one-time viewer token opens one desktop's screen;
+ * - HTTP CONNECT for SPICE clients (the .vv file's proxy=): only to the SPICE endpoint of a
+ *   running desktop, which still asks for its one-time password.
+ */
+export function attachViewerGateways(server: Server, ctx: AppContext) {
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? '/', 'http://portal');
+    if (url.pathname !== VNC_WEBSOCKET_PATH) return; // the live socket handles its own path
+    void (async () => {
+      const token = url.searchParams.get('token');
+      const grant = token ? await consumeViewerToken(ctx.db, token, 'vnc') : undefined;
+      const row = grant ? await findDomain(ctx.db, grant.desktopId) : undefined;
+      const runtime = row && VIEWABLE.includes(row.status) ? (await ctx.engine.driver.list()).find((m) => m.id === row.id) : undefined;
+      if (!runtime?.vnc) return refuse(socket, '401 Unauthorized');
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        ctx.log.info({ desktop: row!.id }, 'browser viewer connected');
+        void bridgeWebSocketToVnc(ws, runtime.vnc!).catch((err) => ctx.log.warn({ err }, 'viewer bridge ended'));
+      });
+    })().catch((err) => {
+      ctx.log.error({ err }, 'viewer upgrade failed');
+      refuse(socket, '500 Internal Server Error');
+    });
+  });
+
+  server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+    void (async () => {
+      const [host, portText] = (req.url ?? '').split(':');
+      const port = Number(portText);
+      const machines = await ctx.engine.driver.list();
+      const target = machines.find((m) => m.spice && m.spice.host === host && m.spice.port === port);
+      if (!target?.spice) return refuse(client, '403 Forbidden');
+      const upstream = connect(target.spice.port, target.spice.host, () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        if (head.length) upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      const close = () => {
+        upstream.destroy();
+        client.destroy();
+      };
+      upstream.on('error', close);
+      client.on('error', close);
+      upstream.on('close', close);
+      client.on('close', close);
+    })().catch(() => refuse(client, '500 Internal Server Error'));
+  });
+
+  return () => wss.close();
+}

@@ -1,0 +1,44 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq, gt, isNull, lt } from 'drizzle-orm';
+import type { Db } from '../../db';
+import { schema } from '../../db';
+
+export const VIEWER_TOKEN_SECONDS = 60;
+const hashOf = (token: string) => createHash('sha256').update(token).digest('base64url');
+
+/** A one-time token for one desktop's browser viewer; only its hash is stored. */
+export async function issueViewerToken(db: Db, desktopId: string, userId: string | null, protocol: string): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  await db.delete(schema.viewerTokens).where(lt(schema.viewerTokens.expiresAt, new Date()));
+  await db.insert(schema.viewerTokens).values({
+    tokenHash: hashOf(token),
+    desktopId,
+    userId,
+    protocol,
+    expiresAt: new Date(Date.now() + VIEWER_TOKEN_SECONDS * 1000),
+  });
+  return token;
+}
+
+/** Spends a token: answers its desktop once, and never again or after it expired. */
+export async function consumeViewerToken(db: Db, token: string, protocol: string) {
+  const [row] = await db
+    .update(schema.viewerTokens)
+    .set({ usedAt: new Date() })
+    .where(
+      and(
+        eq(schema.viewerTokens.tokenHash, hashOf(token)),
+        eq(schema.viewerTokens.protocol, protocol),
+        isNull(schema.viewerTokens.usedAt),
+        gt(schema.viewerTokens.expiresAt, new Date()),
+      ),
+    )
+    .returning();
+  return row;
+}
+
+/** Passwords for VNC (RFB's DES auth uses 8 characters) and SPICE. */
+const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
+export function viewerPassword(length: number) {
+  return [...randomBytes(length)].map((b) => ALPHABET[b % ALPHABET.length]).join('');
+}

@@ -1,0 +1,64 @@
+import { copyFile, chmod } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { and, eq, inArray } from 'drizzle-orm';
+import { schema, type Db } from '../db';
+import type { DomainHardware, GuestProperties } from '../db/schema';
+import type { Engine } from '../engine';
+import { info } from '../engine/disks';
+import type { DemoGuestImages } from '../engine/guest-image';
+import { createDesktopFromTemplate, randomMac } from '../modules/desktops/create';
+import { SHARED_WITH_EVERYONE } from '../modules/access/permissions';
+
+/** Hardware of the demo template: small, because demo guests boot under TCG on our machines. */
+export const DEMO_HARDWARE: DomainHardware = {
+  vcpus: 1, memoryMb: 256, bootOrder: ['disk'], diskBus: 'virtio', interfaces: [{ id: 'default', mac: '' }],
+  videos: ['default'], graphics: ['default'], isos: [], floppies: [], reservables: { vgpus: null },
+};
+export const DEMO_GUEST: GuestProperties = {
+  credentials: { username: 'demo', password: 'demo' },
+  fullscreen: false,
+  viewers: { browser_vnc: { options: null }, file_spice: { options: null } },
+};
+
+const DESKTOPS_BY_USER: Record<string, string[]> = {
+  admin: ['Demo desktop'], manager: ['Demo desktop'], advanced: ['Demo desktop'], user: ['Demo desktop', 'Lab desktop'],
+  student01: ['Demo desktop'], student02: ['Demo desktop'], student03: ['Demo desktop'], student04: ['Demo desktop'],
+};
+
+/**
+ * The demo template (the 13 MB guest, read-only, shared with everyone) and a few desktops per
+ * demo account; done once, when there is no template yet.
+ */
+export async function seedDemoDesktops(db: Db, engine: Engine, images: DemoGuestImages): Promise<boolean> {
+  const existing = await db.select({ id: schema.domains.id }).from(schema.domains).where(eq(schema.domains.kind, 'template')).limit(1);
+  if (existing.length > 0) return false;
+  const [admin] = await db.select().from(schema.users).where(and(eq(schema.users.username, 'admin'), eq(schema.users.categoryId, 'default')));
+  if (!admin) return false;
+
+  const templateId = randomUUID();
+  const storageId = randomUUID();
+  const path = join(engine.dirs.storage, 'templates', `${storageId}.qcow2`);
+  await copyFile(images.disk, path);
+  await chmod(path, 0o444); // a template base is never written again
+  const disk = await info(path);
+  await db.insert(schema.storage).values({ id: storageId, userId: admin.id, kind: 'template', path, actualSize: disk.actualSize, virtualSize: disk.virtualSize });
+  const [template] = await db
+    .insert(schema.domains)
+    .values({
+      id: templateId, kind: 'template', name: 'Demo Linux', userId: admin.id, categoryId: admin.categoryId, groupId: admin.groupId,
+      description: 'A tiny Linux with a console, a web server and SSH (user demo / demo)', status: 'Stopped', persistent: false,
+      hardware: { ...DEMO_HARDWARE, interfaces: [{ id: 'default', mac: randomMac() }] }, guestProperties: DEMO_GUEST,
+      image: { id: '1.jpg', type: 'stock', url: '/assets/img/desktops/stock/1.jpg' }, icon: 'fa-linux', allowed: SHARED_WITH_EVERYONE,
+    })
+    .returning();
+  await db.insert(schema.domainDisks).values({ domainId: templateId, storageId, position: 0 });
+
+  const users = await db.select().from(schema.users).where(and(eq(schema.users.categoryId, 'default'), inArray(schema.users.username, Object.keys(DESKTOPS_BY_USER))));
+  for (const user of users) {
+    for (const name of DESKTOPS_BY_USER[user.username] ?? []) {
+      await createDesktopFromTemplate(db, engine, template!, user, { name, persistent: true, status: 'Stopped', description: 'Created from Demo Linux' });
+    }
+  }
+  return true;
+}
