@@ -39,6 +39,8 @@ export default defineConfig({
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: join(root, '.tmp', 'e2e-data'),
+      IMAGES_DIR: process.env.VDI_TEST_IMAGES ?? join(root, 'data', 'test-cache', 'images'),
+      START_CONCURRENCY: '1',
       DEMO_PASSWORD: E2E_DEMO_PASSWORD,
       LOG_LEVEL: 'warn',
       SESSION_TOKEN_SECONDS: '300',

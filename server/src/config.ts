@@ -27,6 +27,7 @@ const ZEnv = z.object({
   MAIL_FROM: z.string().default('VDI portal <no-reply@localhost>'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEB_DIST: z.string().optional(),
+  IMAGES_DIR: z.string().optional(),
   ACCEL: z.enum(['kvm', 'tcg', 'auto']).default('auto'),
   START_CONCURRENCY: z.coerce.number().int().min(1).optional(),
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(5).default(120),
@@ -47,6 +48,8 @@ export type Config = {
   mailFrom: string;
   logLevel: z.infer<typeof ZEnv>['LOG_LEVEL'];
   webDist?: string;
+  /** Where the demo guest image is built (default DATA_DIR/images); tests share one. */
+  imagesDir: string;
   accel: 'kvm' | 'tcg' | 'auto';
   startConcurrency?: number;
   /** A graceful shutdown that takes longer becomes a hard stop. */
@@ -93,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: e.MAIL_FROM,
     logLevel: e.LOG_LEVEL,
     webDist: e.WEB_DIST,
+    imagesDir: resolve(e.IMAGES_DIR ?? join(dataDir, 'images')),
     accel: e.ACCEL,
     startConcurrency: e.START_CONCURRENCY,
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,

@@ -34,7 +34,7 @@ async function main() {
   const engine = await createLocalEngine({ dataDir: config.dataDir, accel: config.accel, concurrency: config.startConcurrency });
   if (config.seedDemo) {
     // The demo guest (13 MB, built from Debian packages) is made once; it takes about 15 s.
-    const images = await ensureDemoGuest(engine.dirs.images, (line) => process.stdout.write(`  [demo guest] ${line}\n`));
+    const images = await ensureDemoGuest(config.imagesDir, (line) => process.stdout.write(`  [demo guest] ${line}\n`));
     await seedDemoDesktops(database.db, engine, images);
   }
   const ctx = createContext(config, database, engine);
