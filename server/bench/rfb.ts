@@ -1,0 +1,79 @@
+// Just enough of RFB to time "connect → first framebuffer update", over a websocket (the
+// portal's viewer path) or straight over QEMU's unix socket (the raw baseline).
+import { connect } from 'node:net';
+import WebSocket from 'ws';
+import { vncAuthResponse } from '../src/engine/testing/vnc-probe';
+
+type Transport = { write(b: Buffer): void; close(): void; onData(cb: (b: Buffer) => void): void; onEnd(cb: (e: Error) => void): void };
+
+function byteReader(t: Transport) {
+  let buf = Buffer.alloc(0);
+  let wake: (() => void) | null = null;
+  let failed: Error | null = null;
+  t.onData((d) => {
+    buf = Buffer.concat([buf, d]);
+    wake?.();
+  });
+  t.onEnd((e) => {
+    failed = e;
+    wake?.();
+  });
+  return async (n: number) => {
+    while (buf.length < n) {
+      if (failed) throw failed;
+      await new Promise<void>((r) => (wake = r));
+    }
+    const out = buf.subarray(0, n);
+    buf = buf.subarray(n);
+    return out;
+  };
+}
+
+async function firstFrame(t: Transport, password: string | null): Promise<void> {
+  const read = byteReader(t);
+  await read(12);
+  t.write(Buffer.from('RFB 003.008\n'));
+  const count = (await read(1))[0]!;
+  const types = [...(await read(count))];
+  const useAuth = password !== null && types.includes(2);
+  t.write(Buffer.from([useAuth ? 2 : 1]));
+  if (useAuth) t.write(vncAuthResponse(password!, await read(16)));
+  if ((await read(4)).readUInt32BE(0) !== 0) throw new Error('VNC authentication failed');
+  t.write(Buffer.from([1])); // ClientInit, shared
+  const init = await read(24);
+  const [w, h] = [init.readUInt16BE(0), init.readUInt16BE(2)];
+  await read(init.readUInt32BE(20));
+  const req = Buffer.alloc(10);
+  req.writeUInt8(3, 0);
+  req.writeUInt16BE(w, 6);
+  req.writeUInt16BE(h, 8);
+  t.write(req);
+  for (;;) if ((await read(1))[0] === 0) return t.close(); // FramebufferUpdate
+}
+
+export function firstFrameOverUnix(path: string, password: string | null) {
+  const s = connect(path);
+  return firstFrame(
+    { write: (b) => s.write(b), close: () => s.destroy(), onData: (cb) => s.on('data', cb), onEnd: (cb) => (s.on('error', cb), s.on('close', () => cb(new Error('closed')))) },
+    password,
+  );
+}
+
+export function firstFrameOverWebSocket(url: string, password: string) {
+  const ws = new WebSocket(url);
+  const queue: Buffer[] = [];
+  let open = false;
+  ws.on('open', () => {
+    open = true;
+    for (const b of queue.splice(0)) ws.send(b);
+  });
+  return firstFrame(
+    {
+      write: (b) => (open ? ws.send(b) : queue.push(Buffer.from(b))),
+      close: () => ws.close(),
+      onData: (cb) => ws.on('message', (d: Buffer) => cb(d)),
+      onEnd: (cb) => (ws.on('error', cb), ws.on('close', () => cb(new Error('closed')))),
+    },
+    password,
+  );
+}
