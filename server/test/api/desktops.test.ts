@@ -108,6 +108,16 @@ describe('desktops', () => {
       ws.on('open', () => resolve(101));
     });
     expect(again).toBe(401);
+    // ...and not after it expired.
+    const late = await (await call(server, `/api/v3/desktop/${d!.id}/viewer/browser-vnc`, { token: uma })).json();
+    const lateTicket = JSON.parse(Buffer.from(late.cookie, 'base64url').toString());
+    await server.ctx.db.update(schema.viewerTokens).set({ expiresAt: new Date(Date.now() - 1000) });
+    const expired = await new Promise<number>((resolve) => {
+      const ws = new WebSocket(`${server.url.replace('http', 'ws')}/api/v3/vnc?token=${lateTicket.token}`);
+      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      ws.on('open', () => resolve(101));
+    });
+    expect(expired).toBe(401);
 
     // SPICE: a .vv file with a one-time password, reached through the portal's CONNECT proxy.
     const spice = await (await call(server, `/api/v3/desktop/${d!.id}/viewer/file-spice`, { token: uma })).json();
@@ -180,6 +190,46 @@ describe('desktops', () => {
   }, 60_000);
 });
 
+describe('start queue and hypervisor room', () => {
+  it('queues starts beyond the host\'s concurrency and tells each owner its position', async () => {
+    const manager = await loginToken(server, 'manager');
+    const advanced = await loginToken(server, 'advanced');
+    const [m] = await desktops(manager);
+    const [a] = await desktops(advanced);
+    const socket = await listen(advanced);
+    const positions: number[] = [];
+    socket.on('desktops_queue', (raw: string) => {
+      const e = JSON.parse(raw)[a!.id];
+      if (e) positions.push(e.position);
+    });
+    await Promise.all([act(manager, 'start', m!.id), act(advanced, 'start', a!.id)]);
+    await waitState(manager, m!.id, 'Started');
+    await waitState(advanced, a!.id, 'Started');
+    expect(positions[0]).toBe(1);
+    expect(positions.at(-1)).toBe(0);
+    for (const [t, d] of [[manager, m!], [advanced, a!]] as const) {
+      await act(t, 'stop', d.id);
+      await act(t, 'stop', d.id);
+      await waitState(t, d.id, 'Stopped');
+    }
+    socket.close();
+  }, 60_000);
+
+  it('refuses to start when no hypervisor has room', async () => {
+    const manager = await loginToken(server, 'manager');
+    const [m] = await desktops(manager);
+    const [row] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, m!.id));
+    await server.ctx.db.update(schema.domains).set({ hardware: { ...row!.hardware, memoryMb: 64 * 1024 * 1024 } }).where(eq(schema.domains.id, m!.id));
+    try {
+      const r = await act(manager, 'start', m!.id);
+      expect(r.status).toBe(428);
+      expect((await r.json()).description_code).toBe('hypervisors_not_available');
+    } finally {
+      await server.ctx.db.update(schema.domains).set({ hardware: row!.hardware }).where(eq(schema.domains.id, m!.id));
+    }
+  });
+});
+
 describe('direct viewer', () => {
   it('gives a link that opens the desktop without signing in, and 404s slowly once disabled', async () => {
     const [d] = await desktops(sara);
@@ -190,9 +240,14 @@ describe('direct viewer', () => {
 
     const direct = await (await call(server, `/api/v3/direct/${token}`)).json();
     expect(direct).toMatchObject({ desktopId: d!.id, vmName: 'Demo desktop', vmState: 'Started' });
+    // Its jwt opens the live socket of that one desktop.
+    const page = await listen(direct.jwt);
+    const update = new Promise<{ vmState: string }>((resolve) => page.on('directviewer_update', (raw: string) => resolve(JSON.parse(raw))));
     expect(direct.viewers['browser-vnc']).toMatchObject({ kind: 'browser', protocol: 'vnc' });
     expect(direct.viewers['file-spice']).toMatchObject({ kind: 'file' });
     expect((await call(server, `/api/v3/direct/${token}/stop`, { method: 'PUT', body: {} })).status).toBe(200);
+    expect((await update).vmState).toBe('Shutting-down');
+    page.close();
     await call(server, `/api/v3/direct/${token}/stop`, { method: 'PUT', body: {} });
     await waitState(sara, d!.id, 'Stopped');
 
