@@ -13,7 +13,8 @@ rmSync(reports, { recursive: true, force: true });
 mkdirSync(reports, { recursive: true });
 
 ensureNpmPackages();
-ensureDebianPackages(['chromium', 'qemu-system-x86', 'qemu-utils']);
+// virt-viewer and xvfb: a real SPICE client opens the .vv files in a test.
+ensureDebianPackages(['chromium', 'qemu-system-x86', 'qemu-utils', 'virt-viewer', 'xvfb']);
 ensureWebBuild();
 const postgresUrl = ensurePostgres();
 

@@ -10,8 +10,15 @@ import { publicBaseUrl } from '../../http/base-url';
 import { desktopFor } from '../desktops/access';
 import { viewerFor } from './service';
 
-/** The CONNECT proxy a SPICE client goes through: this portal's own address. */
-export const spiceProxyOf = (base: string) => `http://${new URL(base).host}`;
+/**
+ * The CONNECT proxy a SPICE client goes through: this portal's own address. "localhost" is
+ * written as 127.0.0.1: SPICE clients try ::1 first, and the portal may listen on IPv4 only.
+ */
+export function spiceProxyOf(base: string) {
+  const url = new URL(base);
+  if (url.hostname === 'localhost') url.hostname = '127.0.0.1';
+  return `http://${url.host}`;
+}
 
 export async function viewerRoutes(app: FastifyInstance, ctx: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
