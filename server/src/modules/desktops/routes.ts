@@ -15,7 +15,7 @@ import { allowedTemplates } from '../templates/allowed';
 import { desktopFor } from './access';
 import { createDesktopFromTemplate } from './create';
 import type { DesktopLifecycle } from './lifecycle';
-import { findDomain, userDesktops } from './view';
+import { findDomain, ownerOf, userDesktops } from './view';
 
 registerUsageContributor(desktopUsage);
 
@@ -34,10 +34,9 @@ export async function desktopRoutes(app: FastifyInstance, ctx: AppContext, lifec
     { preHandler: auth, schema: { params: z.object({ action: ZDesktopActionParam, id: z.string().max(64) }), response: { 200: ZStatusAnswer } } },
     async (request) => {
       const row = await desktopFor(ctx, request, request.params.id);
-      const owner = row.userId === authOf(request).user.id ? authOf(request).user : (await ctx.db.select().from(schema.users).where(eq(schema.users.id, row.userId)))[0]!;
       switch (request.params.action) {
         case 'start':
-          return lifecycle.start(row, owner);
+          return lifecycle.start(row, await ownerOf(ctx.db, row));
         case 'stop':
           return lifecycle.stop(row);
         case 'reset':

@@ -84,3 +84,10 @@ export async function userDesktops(db: Db, userId: string) {
 export async function findDomain(db: Db, id: string) {
   return (await db.select().from(schema.domains).where(eq(schema.domains.id, id)))[0];
 }
+
+/** The owner of a desktop (quotas and limits are theirs, whoever presses start). */
+export async function ownerOf(db: Db, row: DomainRow) {
+  const [owner] = await db.select().from(schema.users).where(eq(schema.users.id, row.userId));
+  if (!owner) throw new Error(`desktop ${row.id} has no owner`);
+  return owner;
+}

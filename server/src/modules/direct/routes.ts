@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
@@ -7,12 +7,12 @@ import { ZDirectViewer, ZJumperReset, ZJumperUrl, type TDirectViewer } from '@vd
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { requireAuth } from '../../http/guard';
-import { ApiError, sendError } from '../../http/errors';
+import { ApiError } from '../../http/errors';
 import { publicBaseUrl } from '../../http/base-url';
 import { desktopRoom } from '../../socket/bus';
 import { desktopFor } from '../desktops/access';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
-import { viewersOf, type DomainRow } from '../desktops/view';
+import { ownerOf, viewersOf, type DomainRow } from '../desktops/view';
 import { VIEWABLE, viewerFor } from '../viewers/service';
 import { spiceProxyOf } from '../viewers/routes';
 
@@ -53,62 +53,58 @@ export async function directRoutes(app: FastifyInstance, ctx: AppContext, lifecy
     return row;
   }
 
-  const notFoundSlowly = async (reply: Parameters<typeof sendError>[0]) => {
-    const base = ctx.config.directViewerDelayMs;
-    await sleep(base + (base ? (Math.random() - 0.5) * 1000 : 0));
-    return reply.code(404).send({ error: 'not_found', msg: 'Not found' });
-  };
+  /** Runs `fn` on the linked desktop; an unknown or disabled code answers the slow 404. */
+  async function withLinked<T>(request: FastifyRequest, reply: FastifyReply, token: string, fn: (row: DomainRow) => Promise<T>) {
+    let row: DomainRow;
+    try {
+      row = await linked(request, token);
+    } catch (err) {
+      if (!(err instanceof DirectNotFound)) throw err;
+      const base = ctx.config.directViewerDelayMs;
+      await sleep(base + (base ? (Math.random() - 0.5) * 1000 : 0));
+      return reply.code(404).send({ error: 'not_found', msg: 'Not found' });
+    }
+    return fn(row);
+  }
 
   const ZToken = z.object({ token: z.string().max(128) });
 
   r.get('/direct/docs', async () => ({ viewers_documentation_url: (await ctx.settings.get('frontend')).viewers_documentation_url }));
 
-  r.get('/direct/:token', { schema: { params: ZToken, response: { 200: ZDirectViewer } } }, async (request, reply) => {
-    let row: DomainRow;
-    try {
-      row = await linked(request, request.params.token);
-    } catch (err) {
-      if (err instanceof DirectNotFound) return notFoundSlowly(reply);
-      throw err;
-    }
-    if (row.status === 'Stopped') {
-      const [owner] = await ctx.db.select().from(schema.users).where(eq(schema.users.id, row.userId));
-      await lifecycle.start(row, owner!);
-    }
-    const deadline = Date.now() + START_WAIT_MS;
-    while (!VIEWABLE.includes(row.status) && ['Starting', 'Stopped'].includes(row.status) && Date.now() < deadline) {
-      await sleep(250);
-      row = (await ctx.db.select().from(schema.domains).where(eq(schema.domains.id, row.id)))[0]!;
-    }
-    const viewers: TDirectViewer['viewers'] = {};
-    if (VIEWABLE.includes(row.status)) {
-      const proxy = spiceProxyOf(publicBaseUrl(ctx.config, request));
-      for (const v of viewersOf(row)) {
-        viewers[v] = await viewerFor(ctx, row, v, { userId: null, proxy }).catch(() => ({ kind: v.split('-')[0], protocol: v.split('-')[1] }));
+  r.get('/direct/:token', { schema: { params: ZToken, response: { 200: ZDirectViewer } } }, (request, reply) =>
+    withLinked(request, reply, request.params.token, async (found) => {
+      let row = found;
+      if (row.status === 'Stopped') {
+        await lifecycle.start(row, await ownerOf(ctx.db, row));
       }
-    }
-    const jwt = await ctx.tokens.signSpecial('viewer', { desktop_id: row.id });
-    return baseView(row, jwt, viewers);
-  });
+      const deadline = Date.now() + START_WAIT_MS;
+      while (!VIEWABLE.includes(row.status) && ['Starting', 'Stopped'].includes(row.status) && Date.now() < deadline) {
+        await sleep(250);
+        row = (await ctx.db.select().from(schema.domains).where(eq(schema.domains.id, row.id)))[0]!;
+      }
+      const viewers: TDirectViewer['viewers'] = {};
+      if (VIEWABLE.includes(row.status)) {
+        const proxy = spiceProxyOf(publicBaseUrl(ctx.config, request));
+        for (const v of viewersOf(row)) {
+          viewers[v] = await viewerFor(ctx, row, v, { userId: null, proxy }).catch(() => ({ kind: v.split('-')[0], protocol: v.split('-')[1] }));
+        }
+      }
+      const jwt = await ctx.tokens.signSpecial('viewer', { desktop_id: row.id });
+      return baseView(row, jwt, viewers);
+    }),
+  );
 
   r.put(
     '/direct/:token/:action',
     { schema: { params: ZToken.extend({ action: z.enum(['start', 'stop', 'reset']) }) } },
-    async (request, reply) => {
-      let row: DomainRow;
-      try {
-        row = await linked(request, request.params.token);
-      } catch (err) {
-        if (err instanceof DirectNotFound) return notFoundSlowly(reply);
-        throw err;
-      }
-      if (request.params.action === 'start') {
-        const [owner] = await ctx.db.select().from(schema.users).where(eq(schema.users.id, row.userId));
-        await lifecycle.start(row, owner!);
-      } else if (request.params.action === 'stop') await lifecycle.stop(row);
-      else await lifecycle.reset(row);
-      return { id: request.params.token };
-    },
+    (request, reply) =>
+      withLinked(request, reply, request.params.token, async (row) => {
+        if (request.params.action === 'start') {
+          await lifecycle.start(row, await ownerOf(ctx.db, row));
+        } else if (request.params.action === 'stop') await lifecycle.stop(row);
+        else await lifecycle.reset(row);
+        return { id: request.params.token };
+      }),
   );
 
   r.get('/desktop/jumperurl/:id', { preHandler: auth, schema: { params: z.object({ id: z.string().max(64) }), response: { 200: ZJumperUrl } } }, async (request) => {
