@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { Alert, Button, Group, ScrollArea, Skeleton, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
@@ -6,7 +5,7 @@ import { IconAlertCircle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { ZDisclaimer } from '@vdi/contracts';
 import { api, AUTH, request } from '../../lib/api';
-import { errorMessage } from '../../lib/errors';
+import { useAction } from '../../lib/use-action';
 import { session } from '../../lib/session';
 import { queryClient } from '../../app/queries';
 import { AuthCard } from '../../layout/BareLayout';
@@ -14,27 +13,20 @@ import { login, stepTokenOf } from './api';
 
 /** Accepting signs in again with the disclaimer token and lands on the desktops (no countdown). */
 export default function DisclaimerPage() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const navigate = useNavigate();
   const token = stepTokenOf('disclaimer-acknowledgement-required');
   const disclaimer = useQuery({ queryKey: ['disclaimer'], queryFn: () => api.get('/disclaimer', ZDisclaimer, { bearer: null }) });
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
-  const accept = async () => {
+  const accept = () => {
     if (!token) return void navigate('/login');
-    setBusy(true);
-    setError(null);
-    try {
+    return run(async () => {
       await request(`${AUTH}/acknowledge-disclaimer`, { method: 'POST', bearer: token });
       const type = await login({ bearer: token });
       queryClient.clear();
       await navigate(type === 'login' ? '/desktops' : '/login', { replace: true });
-    } catch (err) {
-      setError(errorMessage(t, err, (k) => i18n.exists(k)));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

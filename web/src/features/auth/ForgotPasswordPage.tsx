@@ -6,17 +6,16 @@ import { useQuery } from '@tanstack/react-query';
 import { IconAlertCircle, IconMailCheck } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { AUTH, request } from '../../lib/api';
-import { errorMessage } from '../../lib/errors';
+import { useAction } from '../../lib/use-action';
 import { rules } from '../../lib/validation';
 import { AuthCard } from '../../layout/BareLayout';
 import { categoriesQuery } from './api';
 
 export default function ForgotPasswordPage() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const categories = useQuery(categoriesQuery);
   const [sent, setSent] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const r = rules(t);
   const form = useForm({ initialValues: { category: 'default', email: '' }, validate: { email: r.all(r.required, r.email) } });
 
@@ -34,18 +33,12 @@ export default function ForgotPasswordPage() {
       ) : (
         <form
           noValidate
-          onSubmit={form.onSubmit(async (v) => {
-            setBusy(true);
-            setError(null);
-            try {
+          onSubmit={form.onSubmit((v) =>
+            run(async () => {
               await request(`${AUTH}/forgot-password`, { method: 'POST', body: { category_id: v.category, email: v.email.trim() }, bearer: null });
               setSent(true);
-            } catch (err) {
-              setError(errorMessage(t, err, (k) => i18n.exists(k)));
-            } finally {
-              setBusy(false);
-            }
-          })}
+            }),
+          )}
         >
           <Stack>
             {error && <Alert color="red" icon={<IconAlertCircle size={18} />} role="alert">{error}</Alert>}

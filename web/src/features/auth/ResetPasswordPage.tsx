@@ -8,7 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { ZPasswordPolicy, type TPasswordPolicy } from '@vdi/contracts';
 import { z } from 'zod';
 import { api, AUTH, request } from '../../lib/api';
-import { errorMessage } from '../../lib/errors';
+import { useAction } from '../../lib/use-action';
 import { session } from '../../lib/session';
 import { rules } from '../../lib/validation';
 import { AuthCard } from '../../layout/BareLayout';
@@ -43,13 +43,12 @@ function PolicyList({ policy }: { policy: TPasswordPolicy }) {
 
 /** A reset link from a mail (?token=) or a reset required at sign-in (the step token). */
 export default function ResetPasswordPage() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const [params] = useSearchParams();
   const token = params.get('token') ?? stepTokenOf('password-reset-required', 'password-reset');
   const required = !params.get('token');
   const [done, setDone] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const r = rules(t);
   const policy = useQuery({
     queryKey: ['password-policy', token],
@@ -83,19 +82,13 @@ export default function ResetPasswordPage() {
       ) : (
         <form
           noValidate
-          onSubmit={form.onSubmit(async (v) => {
-            setBusy(true);
-            setError(null);
-            try {
+          onSubmit={form.onSubmit((v) =>
+            run(async () => {
               await request(`${AUTH}/reset-password`, { method: 'POST', body: { password: v.password }, bearer: token });
               session.clear();
               setDone(true);
-            } catch (err) {
-              setError(errorMessage(t, err, (k) => i18n.exists(k)));
-            } finally {
-              setBusy(false);
-            }
-          })}
+            }),
+          )}
         >
           <Stack>
             {error && <Alert color="red" icon={<IconAlertCircle size={18} />} role="alert">{error}</Alert>}

@@ -8,6 +8,7 @@ import { AUTH, request } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
 import { readToken } from '../../lib/token';
 import { rules } from '../../lib/validation';
+import { useAction } from '../../lib/use-action';
 import { AuthCard } from '../../layout/BareLayout';
 import { stepTokenOf } from './api';
 import { RedirectCountdown } from './RedirectCountdown';
@@ -20,8 +21,7 @@ export default function VerifyEmailPage() {
   const stepToken = stepTokenOf('email-verification-required');
   const [state, setState] = useState<'idle' | 'verifying' | 'verified' | 'sent'>(linkToken ? 'verifying' : 'idle');
   const [sentTo, setSentTo] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
   const started = useRef(false);
   const r = rules(t);
   const form = useForm({ initialValues: { email: readToken(stepToken)?.current_email ?? '' }, validate: { email: r.all(r.required, r.email) } });
@@ -58,19 +58,13 @@ export default function VerifyEmailPage() {
         {state === 'idle' && stepToken && (
           <form
             noValidate
-            onSubmit={form.onSubmit(async (v) => {
-              setBusy(true);
-              setError(null);
-              try {
+            onSubmit={form.onSubmit((v) =>
+              run(async () => {
                 await request(`${AUTH}/request-email-verification`, { method: 'POST', body: { email: v.email.trim() }, bearer: stepToken });
                 setSentTo(v.email.trim());
                 setState('sent');
-              } catch (err) {
-                setError(errorMessage(t, err, (k) => i18n.exists(k)));
-              } finally {
-                setBusy(false);
-              }
-            })}
+              }),
+            )}
           >
             <Stack>
               <TextInput label={t('verify_email.email')} type="email" {...form.getInputProps('email')} />
