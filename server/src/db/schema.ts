@@ -189,6 +189,8 @@ export const domains = pgTable('domains', {
   status: text('status').notNull(),
   persistent: boolean('persistent').notNull().default(true),
   templateId: text('template_id'),
+  /** For a duplicated template: the template whose disk it shares. */
+  duplicateOfId: text('duplicate_of_id'),
   hardware: jsonb('hardware').$type<DomainHardware>().notNull(),
   guestProperties: jsonb('guest_properties').$type<GuestProperties>().notNull(),
   image: jsonb('image').$type<DomainImage>().notNull(),
@@ -244,3 +246,80 @@ export const viewerTokens = pgTable('viewer_tokens', {
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   usedAt: timestamp('used_at', { withTimezone: true }),
 });
+
+/** Installation media (ISO and floppy images) downloaded from a web address and shared. */
+export type MediaProgress = {
+  received_bytes: number;
+  total_bytes: number;
+  total_percent: number;
+  speed_bytes_per_second: number;
+  time_left_seconds: number | null;
+};
+export const media = pgTable('media', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  url: text('url').notNull(),
+  kind: text('kind').$type<'iso' | 'floppy'>().notNull(),
+  /** DownloadStarting, Downloading, Downloaded, DownloadFailed, DownloadFailedInvalidFormat, DownloadAborting, ResetDownloading, Deleting, deleted, Maintenance */
+  status: text('status').notNull(),
+  userId: text('user_id').notNull().references(() => users.id),
+  categoryId: text('category_id').notNull().references(() => categories.id),
+  groupId: text('group_id').notNull().references(() => groups.id),
+  allowed: jsonb('allowed').$type<Allowed>().notNull().default(sql`'{"roles":false,"categories":false,"groups":false,"users":false}'::jsonb`),
+  path: text('path'),
+  size: bigint('size', { mode: 'number' }).notNull().default(0),
+  progress: jsonb('progress').$type<MediaProgress | null>(),
+  detail: text('detail').notNull().default(''),
+  icon: text('icon').notNull().default('fa-circle-o'),
+  accessedAt: timestamp('accessed_at', { withTimezone: true }),
+  createdAt: createdAt(),
+}, (t) => [index('media_user_idx').on(t.userId)]);
+
+/** Media attached to a desktop as CD-ROM or floppy. */
+export const domainMedia = pgTable('domain_media', {
+  domainId: text('domain_id').notNull().references(() => domains.id, { onDelete: 'cascade' }),
+  mediaId: text('media_id').notNull().references(() => media.id),
+  kind: text('kind').$type<'iso' | 'floppy'>().notNull(),
+}, (t) => [primaryKey({ columns: [t.domainId, t.mediaId] })]);
+
+/**
+ * Long work (media downloads, template creation, disk growth, deployment creation) as persisted
+ * jobs: their progress is published live, and a restart finds them and resumes or fails them.
+ */
+export const jobs = pgTable('jobs', {
+  id: text('id').primaryKey(),
+  kind: text('kind').notNull(),
+  status: text('status').$type<'queued' | 'running' | 'done' | 'failed' | 'aborted'>().notNull(),
+  userId: text('user_id').notNull(),
+  targetId: text('target_id').notNull(),
+  progress: integer('progress').notNull().default(0),
+  params: jsonb('params').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+  error: text('error'),
+  createdAt: createdAt(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [index('jobs_target_idx').on(t.targetId), index('jobs_status_idx').on(t.status)]);
+
+/** What a deletion put aside: full copies of the records, their disks kept as recycled storage. */
+export type RecycledItems = {
+  desktops: (typeof domains.$inferSelect)[];
+  templates: (typeof domains.$inferSelect)[];
+  deployments: Record<string, unknown>[];
+  storages: string[];
+  domainDisks: { domainId: string; storageId: string; position: number }[];
+};
+export const recycleBin = pgTable('recycle_bin', {
+  id: text('id').primaryKey(),
+  itemType: text('item_type').$type<'desktop' | 'template' | 'deployment' | 'user' | 'bulk'>().notNull(),
+  itemName: text('item_name').notNull(),
+  status: text('status').$type<'recycled' | 'restored' | 'deleting' | 'deleted'>().notNull().default('recycled'),
+  ownerId: text('owner_id').notNull(),
+  ownerCategoryId: text('owner_category_id').notNull(),
+  ownerGroupId: text('owner_group_id').notNull(),
+  agentId: text('agent_id').notNull(),
+  agentName: text('agent_name').notNull(),
+  size: bigint('size', { mode: 'number' }).notNull().default(0),
+  items: jsonb('items').$type<RecycledItems>().notNull(),
+  createdAt: createdAt(),
+  accessedAt: timestamp('accessed_at', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [index('recycle_bin_owner_idx').on(t.ownerId), index('recycle_bin_status_idx').on(t.status)]);
