@@ -18,6 +18,7 @@ import { authenticationRoutes } from './auth/routes';
 import { createMailer, type Mailer } from './mail/mailer';
 import { createSettings } from './settings';
 import { createEventBus } from './socket/bus';
+import { createJobRunner } from './jobs/runner';
 import { attachSocketServer } from './socket/server';
 import { registerErrorHandling } from './http/errors';
 import { userRoutes } from './modules/user/routes';
@@ -34,6 +35,11 @@ const pathOnly = (url: string) => url.split('?')[0];
 
 export function createContext(config: Config, database: Database, engine: Engine, overrides: { mailer?: Mailer } = {}): AppContext {
   const tokens = createTokenService(config.secret);
+  const log = pino({
+    level: config.logLevel,
+    redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+    serializers: { req: (req: { method: string; url: string }) => ({ method: req.method, url: pathOnly(req.url) }) },
+  });
   return {
     config,
     db: database.db,
@@ -45,11 +51,8 @@ export function createContext(config: Config, database: Database, engine: Engine
     settings: createSettings(database.db),
     bus: createEventBus(),
     engine,
-    log: pino({
-      level: config.logLevel,
-      redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
-      serializers: { req: (req: { method: string; url: string }) => ({ method: req.method, url: pathOnly(req.url) }) },
-    }),
+    log,
+    jobs: createJobRunner(database.db, log),
   };
 }
 
@@ -92,11 +95,15 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await directRoutes(scope, ctx, lifecycle);
   }, { prefix: '/api/v3' });
 
+  // Every module has registered its job handlers: jobs interrupted by a restart go on (or fail).
+  await ctx.jobs.resumeAll();
+
   if (hasWeb) app.get('/', (_req, reply) => reply.header('cache-control', 'no-cache').sendFile('index.html'));
 
   const io = attachSocketServer(app.server, ctx);
   const closeGateways = attachViewerGateways(app.server, ctx);
   app.addHook('onClose', async () => {
+    ctx.jobs.stopAll();
     lifecycle.close();
     closeGateways();
     await io.close();

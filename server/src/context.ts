@@ -8,6 +8,7 @@ import type { Mailer } from './mail/mailer';
 import type { Settings } from './settings';
 import type { EventBus } from './socket/bus';
 import type { Engine } from './engine';
+import type { JobRunner } from './jobs/runner';
 
 /** What every module receives: the adapters and services, created once in app.ts. */
 export type AppContext = {
@@ -22,4 +23,5 @@ export type AppContext = {
   bus: EventBus;
   engine: Engine;
   log: Logger;
+  jobs: JobRunner;
 };

@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { Db } from '../db';
+import { schema } from '../db';
+
+export type JobRow = typeof schema.jobs.$inferSelect;
+export type JobOutcome = 'done' | 'failed' | 'aborted';
+
+export type JobContext = {
+  job: JobRow;
+  /** Aborted when someone cancels the job (or the server stops). */
+  signal: AbortSignal;
+  /** Reports progress (0–100) and any details; stored at most twice a second. */
+  progress(percent: number, params?: Record<string, unknown>): Promise<void>;
+};
+
+export type JobHandler = {
+  kind: string;
+  run(ctx: JobContext): Promise<void>;
+  /** After a restart, a job that was running is run again (true) or failed (false). */
+  resumable: boolean;
+  /** Told of the outcome, to publish it and put the target in its final state. */
+  finished?(job: JobRow, outcome: JobOutcome, error?: unknown): Promise<void>;
+  /** Told of each stored progress step, to publish it live. */
+  progressed?(job: JobRow): void;
+};
+
+const PROGRESS_EVERY_MS = 500;
+
+/**
+ * Long work as persisted jobs (media downloads, template creation, disk growth, deployment
+ * creation): each has a row with its status and progress, can be aborted, and survives restarts.
+ */
+export function createJobRunner(db: Db, log: Logger) {
+  const handlers = new Map<string, JobHandler>();
+  const running = new Map<string, AbortController>();
+
+  async function execute(row: JobRow) {
+    const handler = handlers.get(row.kind);
+    if (!handler) throw new Error(`no handler for job kind ${row.kind}`);
+    const controller = new AbortController();
+    running.set(row.id, controller);
+    let last = 0;
+    let job = row;
+    const ctx: JobContext = {
+      job,
+      signal: controller.signal,
+      async progress(percent, params) {
+        const now = Date.now();
+        if (now - last < PROGRESS_EVERY_MS && percent < 100) return;
+        last = now;
+        const [updated] = await db
+          .update(schema.jobs)
+          .set({ progress: Math.max(0, Math.min(100, Math.round(percent))), params: { ...job.params, ...params }, updatedAt: new Date() })
+          .where(eq(schema.jobs.id, job.id))
+          .returning();
+        if (updated) {
+          job = updated;
+          ctx.job = updated;
+          handler.progressed?.(updated);
+        }
+      },
+    };
+    let outcome: JobOutcome = 'done';
+    let error: unknown;
+    try {
+      await handler.run(ctx);
+    } catch (err) {
+      error = err;
+      outcome = controller.signal.aborted ? 'aborted' : 'failed';
+      if (outcome === 'failed') log.warn({ err, job: row.id, kind: row.kind }, 'job failed');
+    } finally {
+      running.delete(row.id);
+    }
+    const [final] = await db
+      .update(schema.jobs)
+      .set({
+        status: outcome,
+        progress: outcome === 'done' ? 100 : job.progress,
+        error: error instanceof Error ? error.message : error ? String(error) : null,
+        updatedAt: new Date(),
+      })
+      .where(eq(schema.jobs.id, row.id))
+      .returning();
+    await handler.finished?.(final ?? job, outcome, error);
+    return outcome;
+  }
+
+  return {
+    register(handler: JobHandler) {
+      handlers.set(handler.kind, handler);
+    },
+
+    /** Starts a job now; answers its row (the work goes on in the background). */
+    async enqueue(kind: string, opts: { userId: string; targetId: string; params?: Record<string, unknown> }) {
+      const [row] = await db
+        .insert(schema.jobs)
+        .values({ id: randomUUID(), kind, status: 'running', userId: opts.userId, targetId: opts.targetId, params: opts.params ?? {} })
+        .returning();
+      const done = execute(row!).catch((err) => log.error({ err, job: row!.id }, 'job crashed'));
+      return { job: row!, done };
+    },
+
+    /** The job of this kind still running for a target (one at a time per target). */
+    async activeFor(targetId: string, kind?: string) {
+      const rows = await db
+        .select()
+        .from(schema.jobs)
+        .where(and(eq(schema.jobs.targetId, targetId), inArray(schema.jobs.status, ['queued', 'running'])));
+      return rows.find((r) => !kind || r.kind === kind);
+    },
+
+    /** Asks a running job to stop; answers false when it was not running here. */
+    abort(jobId: string): boolean {
+      const c = running.get(jobId);
+      if (!c) return false;
+      c.abort();
+      return true;
+    },
+
+    /** After a restart: resumable jobs run again, the others are marked failed. */
+    async resumeAll() {
+      const rows = await db.select().from(schema.jobs).where(inArray(schema.jobs.status, ['queued', 'running']));
+      for (const row of rows) {
+        const handler = handlers.get(row.kind);
+        if (handler?.resumable) {
+          void execute(row).catch((err) => log.error({ err, job: row.id }, 'job crashed'));
+        } else {
+          const [failed] = await db
+            .update(schema.jobs)
+            .set({ status: 'failed', error: 'interrupted by a server restart', updatedAt: new Date() })
+            .where(eq(schema.jobs.id, row.id))
+            .returning();
+          if (handler && failed) await handler.finished?.(failed, 'failed', new Error('interrupted by a server restart'));
+        }
+      }
+    },
+
+    /** Stops every running job (server shutting down); resumable ones continue after the restart. */
+    stopAll() {
+      for (const c of running.values()) c.abort();
+    },
+  };
+}
+export type JobRunner = ReturnType<typeof createJobRunner>;
