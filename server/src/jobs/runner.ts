@@ -35,6 +35,7 @@ const PROGRESS_EVERY_MS = 500;
 export function createJobRunner(db: Db, log: Logger) {
   const handlers = new Map<string, JobHandler>();
   const running = new Map<string, AbortController>();
+  let stopping = false;
 
   async function execute(row: JobRow) {
     const handler = handlers.get(row.kind);
@@ -73,6 +74,8 @@ export function createJobRunner(db: Db, log: Logger) {
     } finally {
       running.delete(row.id);
     }
+    // Stopped by a server shutdown: left "running" in the database, so the next start resumes it.
+    if (stopping && outcome === 'aborted' && handler.resumable) return outcome;
     const [final] = await db
       .update(schema.jobs)
       .set({
@@ -139,6 +142,7 @@ export function createJobRunner(db: Db, log: Logger) {
 
     /** Stops every running job (server shutting down); resumable ones continue after the restart. */
     stopAll() {
+      stopping = true;
       for (const c of running.values()) c.abort();
     },
   };
