@@ -1,4 +1,4 @@
-import { createBrowserRouter, Navigate, redirect, type RouteObject } from 'react-router';
+import { createBrowserRouter, Navigate, Outlet, redirect, type RouteObject } from 'react-router';
 import { Center, Loader } from '@mantine/core';
 import i18n from '../i18n';
 import { session } from '../lib/session';
@@ -60,11 +60,13 @@ export function buildRoutes(routes: AppRoute[] = mounted()): RouteObject[] {
   return [
     { path: '/', element: <Navigate to="/desktops" replace /> },
     { element: <AppLayout />, hydrateFallbackElement: <PageLoader />, children: routes.filter((r) => !r.bare).map(toRouteObject) },
+    // Viewers take the whole window: no brand bar, no card.
+    { element: <Outlet />, hydrateFallbackElement: <PageLoader />, children: routes.filter((r) => r.bare && r.fullscreen).map(toRouteObject) },
     {
       element: <BareLayout />,
       hydrateFallbackElement: <PageLoader />,
       children: [
-        ...routes.filter((r) => r.bare).map(toRouteObject),
+        ...routes.filter((r) => r.bare && !r.fullscreen).map(toRouteObject),
         { path: '*', element: <NotFoundPage />, loader: () => (setTitle('routes.not_found'), null) },
       ],
     },

@@ -22,6 +22,8 @@ export type AppRoute = {
   nav?: { order: number; icon: 'desktops' | 'deployments' | 'templates' | 'media' | 'storage' | 'recycle' | 'bookings' | 'planning' };
   /** Full-page screens without the navbar. */
   bare?: boolean;
+  /** With bare: the whole window for the screen, without the brand bar and centred card (viewers). */
+  fullscreen?: boolean;
 };
 
 /** Every route of both documents of the spec, mounted when its screen exists. */
@@ -57,7 +59,8 @@ export const ROUTES: AppRoute[] = [
   { path: '/export-user', name: 'export-user', title: 'routes.export_user', access: 'public', bare: true },
   { path: '/migration', name: 'migration', title: 'routes.migration', access: 'session', bare: true },
   { path: '/rdp', name: 'Rdp', title: 'routes.rdp', access: 'session', bare: true },
-  { path: '/vw/*', name: 'direct_viewer', title: 'routes.direct_viewer', access: 'public', bare: true },
+  { path: '/vw/*', name: 'direct_viewer', title: 'routes.direct_viewer', access: 'public', bare: true, load: () => import('../features/direct/DirectViewerPage') },
+  { path: '/viewer/vnc', name: 'viewer_vnc', title: 'routes.viewer', access: 'public', bare: true, fullscreen: true, load: () => import('../features/viewer/VncViewerPage') },
   { path: '/error/:code', name: 'error', title: 'routes.error', access: 'public', bare: true, load: () => import('../features/system/ErrorPage') },
 ];
 

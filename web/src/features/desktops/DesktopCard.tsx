@@ -1,0 +1,128 @@
+import { Badge, Card, Group, Stack, Text, Tooltip } from '@mantine/core';
+import { IconCalendarEvent, IconClockPause, IconCpu, IconDeviceSdCard, IconHourglassHigh } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import type { TDesktop } from '@vdi/contracts';
+import { MainActionButton, MoreMenu, OpenButton } from './DesktopActions';
+import { useDesktopControls } from './controls';
+import { formatLocal, memoryLabel } from './logic';
+import { StateBadge } from './StateBadge';
+import { Thumbnail } from './Thumbnail';
+import classes from './DesktopsPage.module.css';
+
+/** Temporary, queue position, automatic shutdown, next booking. */
+export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queue?: number; inline?: boolean }) {
+  const { t } = useTranslation();
+  const shutdown = formatLocal(d.scheduled.shutdown);
+  const bookingStart = formatLocal(d.next_booking_start);
+  const bookingEnd = formatLocal(d.next_booking_end);
+  const badges = (
+    <>
+      {d.type === 'nonpersistent' && (
+        <Tooltip label={t('desktops.temporary_hint')} withArrow>
+          <Badge variant="light" color="violet" size="sm" radius="sm" leftSection={<IconHourglassHigh size={12} />} data-testid="desktop-temporary">
+            {t('desktops.temporary')}
+          </Badge>
+        </Tooltip>
+      )}
+      {queue !== undefined && queue > 0 && (
+        <Badge variant="light" color="orange" size="sm" radius="sm" data-testid="desktop-queue">
+          {t('desktops.queue_position', { position: queue })}
+        </Badge>
+      )}
+    </>
+  );
+  const lines = (
+    <>
+      {shutdown && (
+        <Group gap={6} wrap="nowrap" data-testid="desktop-shutdown">
+          <IconClockPause size={14} color="var(--mantine-color-orange-6)" style={{ flex: '0 0 auto' }} />
+          <Text size="xs" c="orange.7">
+            {t('desktops.auto_shutdown', { date: shutdown })}
+          </Text>
+        </Group>
+      )}
+      {bookingStart && (
+        <Group gap={6} wrap="nowrap" data-testid="desktop-booking">
+          <IconCalendarEvent size={14} color="var(--mantine-color-blue-6)" style={{ flex: '0 0 auto' }} />
+          <Text size="xs" c="dimmed">
+            {bookingEnd ? t('desktops.next_booking_range', { start: bookingStart, end: bookingEnd }) : t('desktops.next_booking', { start: bookingStart })}
+          </Text>
+        </Group>
+      )}
+      {!bookingStart && d.needs_booking && (
+        <Group gap={6} wrap="nowrap">
+          <IconCalendarEvent size={14} color="var(--mantine-color-gray-6)" style={{ flex: '0 0 auto' }} />
+          <Text size="xs" c="dimmed">
+            {t('desktops.needs_booking')}
+          </Text>
+        </Group>
+      )}
+    </>
+  );
+  const hasBadges = d.type === 'nonpersistent' || (queue !== undefined && queue > 0);
+  if (!hasBadges && !shutdown && !bookingStart && !d.needs_booking) return null;
+  return (
+    <Stack gap={inline ? 4 : 6}>
+      {hasBadges && <Group gap={6}>{badges}</Group>}
+      {lines}
+    </Stack>
+  );
+}
+
+export function Hardware({ d }: { d: TDesktop }) {
+  const { t } = useTranslation();
+  return (
+    <Group gap="md" wrap="nowrap" data-testid="desktop-hardware">
+      <Group gap={4} wrap="nowrap">
+        <IconCpu size={14} color="var(--mantine-color-dimmed)" />
+        <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
+          {t('desktops.vcpus', { count: d.vcpus })}
+        </Text>
+      </Group>
+      <Group gap={4} wrap="nowrap">
+        <IconDeviceSdCard size={14} color="var(--mantine-color-dimmed)" />
+        <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
+          {t(`desktops.${memoryLabel(d.memory).key}`, { value: memoryLabel(d.memory).value })}
+        </Text>
+      </Group>
+    </Group>
+  );
+}
+
+export function DesktopCard({ d, queue, onDirectLink }: { d: TDesktop; queue?: number; onDirectLink: (d: TDesktop) => void }) {
+  const { t } = useTranslation();
+  const c = useDesktopControls(d);
+  return (
+    <Card withBorder radius="lg" padding={0} className={classes.card} data-testid="desktop-card" data-desktop-id={d.id} data-name={d.name} data-state={c.state}>
+      <div className={classes.thumbWrap}>
+        <Thumbnail d={d} />
+        <div className={classes.thumbBadge}>
+          <StateBadge status={d.state} />
+        </div>
+      </div>
+      <Stack gap={8} p="md" className={classes.cardBody}>
+        <Group justify="space-between" wrap="nowrap" gap="xs" align="flex-start">
+          <Text fw={650} size="md" lineClamp={1} title={d.name} data-testid="desktop-name">
+            {d.name}
+          </Text>
+          <MoreMenu c={c} d={d} onDirectLink={onDirectLink} />
+        </Group>
+        <Text size="sm" c="dimmed" lineClamp={2} mih={40} mt={-8}>
+          {d.description || t('desktops.no_description')}
+        </Text>
+        <DesktopNotices d={d} queue={queue} />
+        <Hardware d={d} />
+      </Stack>
+      <Group className={classes.cardFooter} justify="space-between" gap="xs" wrap="wrap" p="md" pt="sm">
+        <MainActionButton c={c} />
+        <OpenButton c={c} grow />
+        {!c.action && !c.viewer && (
+          <Text size="xs" c="dimmed" data-testid="desktop-wait">
+            {t(c.state === 'unknown' ? 'desktops.unavailable_hint' : 'desktops.wait_hint')}
+          </Text>
+        )}
+      </Group>
+    </Card>
+  );
+}
+

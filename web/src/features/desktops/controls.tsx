@@ -1,0 +1,114 @@
+import { useReducer } from 'react';
+import { Text } from '@mantine/core';
+import { modals } from '@mantine/modals';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { desktopState, offeredAction, type TDesktop, type TDesktopAction, type TViewer } from '@vdi/contracts';
+import { handleError, notifySuccess } from '../../app/error-handler';
+import { openViewer } from '../viewer/open';
+import { deleteDesktop, desktopCall, DESKTOPS_KEY, fetchViewer, runAction } from './api';
+import { availableViewers, canOpen, chosenViewer, rememberViewer, removeDesktop, withStatus } from './logic';
+
+/** Everything one desktop offers, for its card or its table row. */
+export function useDesktopControls(d: TDesktop) {
+  const { t } = useTranslation();
+  const qc = useQueryClient();
+  const state = desktopState(d.state);
+  const action = offeredAction(state, d.type === 'persistent');
+  const viewers = canOpen(state) ? availableViewers(d) : [];
+  // The choice lives in localStorage; a new choice re-renders so the main button follows it.
+  const [, choiceChanged] = useReducer((n: number) => n + 1, 0);
+  const viewer = chosenViewer(d.id, viewers);
+
+  const main = useMutation({
+    mutationFn: (v: { action: TDesktopAction; from: string }) => runAction(d, v.action),
+    onSuccess: (status, v) => {
+      if (v.action === 'delete') {
+        qc.setQueryData<TDesktop[]>(DESKTOPS_KEY, (l) => removeDesktop(l, d.id));
+        notifySuccess(t('desktops.notify.deleted', { name: d.name }));
+      } else if (status) qc.setQueryData<TDesktop[]>(DESKTOPS_KEY, (l) => withStatus(l, d.id, status, v.from));
+    },
+    onError: (err) => handleError(err),
+  });
+
+  const reset = useMutation({
+    mutationFn: () => desktopCall('reset', d.id),
+    onSuccess: () => notifySuccess(t('desktops.notify.reset', { name: d.name })),
+    onError: (err) => handleError(err),
+  });
+
+  const remove = useMutation({
+    mutationFn: () => deleteDesktop(d),
+    onSuccess: () => {
+      qc.setQueryData<TDesktop[]>(DESKTOPS_KEY, (l) => removeDesktop(l, d.id));
+      notifySuccess(t('desktops.notify.deleted', { name: d.name }));
+    },
+    onError: (err) => handleError(err),
+  });
+
+  const open = useMutation({
+    mutationFn: (v: TViewer) => openViewer(v, () => fetchViewer(d.id, v)),
+    onError: (err) => handleError(err),
+  });
+
+  const confirm = (opts: { title: string; body: string; label: string; onConfirm: () => void; testId: string }) =>
+    modals.openConfirmModal({
+      title: opts.title,
+      centered: true,
+      children: <Text size="sm">{opts.body}</Text>,
+      labels: { confirm: opts.label, cancel: t('common.cancel') },
+      confirmProps: { color: 'red', 'data-testid': `confirm-${opts.testId}` },
+      cancelProps: { 'data-testid': `cancel-${opts.testId}` },
+      onConfirm: opts.onConfirm,
+    });
+
+  return {
+    state,
+    action,
+    viewers,
+    viewer,
+    busy: main.isPending || reset.isPending || remove.isPending,
+    opening: open.isPending ? open.variables : null,
+    runMain() {
+      if (!action) return;
+      if (action === 'delete') {
+        confirm({
+          title: t('desktops.confirm.delete_temporary_title'),
+          body: t('desktops.confirm.delete_temporary_body', { name: d.name }),
+          label: t('desktops.actions.delete'),
+          testId: 'delete',
+          onConfirm: () => main.mutate({ action: 'delete', from: d.state }),
+        });
+      } else main.mutate({ action, from: d.state });
+    },
+    canReset: state === 'started' || state === 'waitingip',
+    reset() {
+      confirm({
+        title: t('desktops.confirm.reset_title'),
+        body: t('desktops.confirm.reset_body', { name: d.name }),
+        label: t('desktops.actions.reset'),
+        testId: 'reset',
+        onConfirm: () => reset.mutate(),
+      });
+    },
+    canDelete: state === 'stopped' || state === 'failed',
+    remove() {
+      confirm({
+        title: t('desktops.confirm.delete_title'),
+        body: t(d.type === 'persistent' ? 'desktops.confirm.delete_body' : 'desktops.confirm.delete_temporary_body', { name: d.name }),
+        label: t('desktops.actions.delete'),
+        testId: 'delete',
+        onConfirm: () => remove.mutate(),
+      });
+    },
+    open(v: TViewer, remember = false) {
+      if (remember) {
+        rememberViewer(d.id, v);
+        choiceChanged();
+      }
+      open.mutate(v);
+    },
+  };
+}
+
+export type DesktopControls = ReturnType<typeof useDesktopControls>;

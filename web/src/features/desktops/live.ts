@@ -1,0 +1,49 @@
+import { useEffect } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import type { TDesktop } from '@vdi/contracts';
+import { currentSocket, onEvent } from '../../lib/socket';
+import { DESKTOPS_KEY, QUEUE_KEY } from './api';
+import { applyQueue, pruneQueue, removeDesktop, upsertDesktop, type QueueMap } from './logic';
+
+/** Keeps the desktops cache in step with the live socket: cards change without reloading. */
+export function useDesktopsLive() {
+  const qc = useQueryClient();
+  useEffect(() => {
+    const setList = (fn: (l: TDesktop[] | undefined) => TDesktop[]) => qc.setQueryData<TDesktop[]>(DESKTOPS_KEY, fn);
+    const setQueue = (fn: (q: QueueMap) => QueueMap) => qc.setQueryData<QueueMap>(QUEUE_KEY, (q) => fn(q ?? {}));
+    const upsert = (d: TDesktop) => {
+      if (!d || typeof d.id !== 'string') return;
+      setList((l) => upsertDesktop(l, d));
+      setQueue((q) => pruneQueue(q, d));
+    };
+    const offs = [
+      onEvent('desktop_add', upsert),
+      onEvent('desktop_update', upsert),
+      onEvent('desktop_delete', ({ id }) => {
+        setList((l) => removeDesktop(l, id));
+        setQueue((q) => {
+          if (!(id in q)) return q;
+          const next = { ...q };
+          delete next[id];
+          return next;
+        });
+      }),
+      onEvent('desktops_queue', (event) => setQueue((q) => applyQueue(q, event))),
+    ];
+    // After a reconnection, events may have been missed: read the list again.
+    const socket = currentSocket();
+    const refresh = () => void qc.invalidateQueries({ queryKey: DESKTOPS_KEY, exact: true });
+    socket?.io.on('reconnect', refresh);
+    return () => {
+      offs.forEach((off) => off());
+      socket?.io.off('reconnect', refresh);
+    };
+  }, [qc]);
+}
+
+/** Queue positions (from desktops_queue), kept only on this side. */
+export function useQueuePositions(): QueueMap {
+  const qc = useQueryClient();
+  const { data } = useQuery({ queryKey: QUEUE_KEY, queryFn: () => qc.getQueryData<QueueMap>(QUEUE_KEY) ?? {}, staleTime: Infinity, gcTime: Infinity });
+  return data ?? {};
+}

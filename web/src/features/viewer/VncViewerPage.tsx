@@ -1,0 +1,261 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { Link } from 'react-router';
+import { ActionIcon, Badge, Button, Group, Loader, Paper, Stack, Text, ThemeIcon, Title, Tooltip } from '@mantine/core';
+import {
+  IconAlertTriangle,
+  IconArrowsMaximize,
+  IconArrowsMinimize,
+  IconDeviceDesktop,
+  IconKeyboard,
+  IconPlugConnectedX,
+  IconRefresh,
+  IconX,
+} from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import RFB from '@novnc/novnc';
+import { ZViewerAnswer, type TBrowserViewerTicket } from '@vdi/contracts';
+import { api } from '../../lib/api';
+import { errorMessage } from '../../lib/errors';
+import { session } from '../../lib/session';
+import { decodeTicket, vncSocketUrl } from './ticket';
+import classes from './VncViewerPage.module.css';
+
+type Status = 'connecting' | 'connected' | 'disconnected';
+type Ended = { reason: 'closed' | 'failed' | 'denied' };
+
+const STATUS_COLOR: Record<Status, string> = { connecting: 'yellow', connected: 'teal', disconnected: 'red' };
+
+/** Reads the ticket once and takes it out of the address bar (it is single-use and holds a password). */
+function useTicketFromFragment(): [TBrowserViewerTicket | null, (t: TBrowserViewerTicket) => void] {
+  const [ticket, setTicket] = useState(() => decodeTicket(window.location.hash));
+  useEffect(() => {
+    if (window.location.hash) history.replaceState(history.state, '', window.location.pathname + window.location.search);
+  }, []);
+  return [ticket, setTicket];
+}
+
+export default function VncViewerPage() {
+  const { t, i18n } = useTranslation();
+  const [ticket, setTicket] = useTicketFromFragment();
+  const screenRef = useRef<HTMLDivElement>(null);
+  const rfbRef = useRef<RFB | null>(null);
+  const [status, setStatus] = useState<Status>('connecting');
+  const [ended, setEnded] = useState<Ended | null>(null);
+  const [fullscreen, setFullscreen] = useState(Boolean(document.fullscreenElement));
+  const [reconnecting, setReconnecting] = useState(false);
+  const [reconnectError, setReconnectError] = useState<string | null>(null);
+  const [closeTried, setCloseTried] = useState(false);
+
+  useEffect(() => {
+    document.title = ticket ? `${ticket.name} · ${t('app.title')}` : `${t('routes.viewer')} · ${t('app.title')}`;
+  }, [ticket, t, i18n.language]);
+
+  useEffect(() => {
+    const el = screenRef.current;
+    if (!ticket || !el) return;
+    setStatus('connecting');
+    setEnded(null);
+    let rfb: RFB | null = null;
+    let denied = false;
+    // Deferred: a mount that is undone at once (development's double effects) must not spend the one-time token.
+    const timer = setTimeout(() => {
+      rfb = new RFB(el, vncSocketUrl(window.location, ticket.token), {
+        credentials: { password: ticket.password, username: '', target: '' },
+      });
+      rfb.scaleViewport = true;
+      rfb.resizeSession = false;
+      rfb.background = '#0b0c10';
+      rfb.addEventListener('connect', () => {
+        setStatus('connected');
+        rfb?.focus();
+      });
+      rfb.addEventListener('securityfailure', () => {
+        denied = true;
+      });
+      rfb.addEventListener('credentialsrequired', () => {
+        rfb?.sendCredentials({ password: ticket.password, username: '', target: '' });
+      });
+      rfb.addEventListener('disconnect', (e) => {
+        setStatus('disconnected');
+        setEnded({ reason: denied ? 'denied' : e.detail.clean ? 'closed' : 'failed' });
+        rfbRef.current = null;
+      });
+      rfbRef.current = rfb;
+    }, 0);
+    return () => {
+      clearTimeout(timer);
+      if (rfb) {
+        const r = rfb;
+        rfb = null;
+        rfbRef.current = null;
+        try {
+          r.disconnect();
+        } catch {
+          /* already closed */
+        }
+      }
+    };
+  }, [ticket]);
+
+  useEffect(() => {
+    const onChange = () => setFullscreen(Boolean(document.fullscreenElement));
+    document.addEventListener('fullscreenchange', onChange);
+    return () => document.removeEventListener('fullscreenchange', onChange);
+  }, []);
+
+  const toggleFullscreen = useCallback(() => {
+    if (document.fullscreenElement) void document.exitFullscreen();
+    else void document.documentElement.requestFullscreen?.().catch(() => undefined);
+  }, []);
+
+  const close = useCallback(() => {
+    rfbRef.current?.disconnect();
+    window.close();
+    // A tab the portal did not open cannot be closed by the page: say so.
+    setTimeout(() => setCloseTried(true), 300);
+  }, []);
+
+  /** A signed-in person can get a fresh ticket for the same desktop. */
+  const canReconnect = Boolean(ticket && session.token());
+  const reconnect = useCallback(async () => {
+    if (!ticket) return;
+    setReconnecting(true);
+    setReconnectError(null);
+    try {
+      const answer = await api.get(`/desktop/${encodeURIComponent(ticket.desktopId)}/viewer/browser-vnc`, ZViewerAnswer);
+      const fresh = answer.kind === 'browser' ? decodeTicket(answer.cookie) : null;
+      if (!fresh) throw new Error('no ticket');
+      setTicket(fresh);
+    } catch (err) {
+      setReconnectError(errorMessage(i18n.t.bind(i18n), err, (k) => i18n.exists(k)));
+    } finally {
+      setReconnecting(false);
+    }
+  }, [ticket, setTicket, i18n]);
+
+  if (!ticket) {
+    return (
+      <div className={classes.page}>
+        <div className={classes.overlay}>
+          <Paper withBorder radius="lg" p="xl" maw={440} w="100%" className={classes.card} data-testid="viewer-no-ticket">
+            <Stack align="center" gap="md">
+              <ThemeIcon size={56} radius="xl" variant="light" color="orange">
+                <IconAlertTriangle size={30} />
+              </ThemeIcon>
+              <Title order={1} size="h4" ta="center">
+                {t('viewer.no_ticket_title')}
+              </Title>
+              <Text size="sm" c="dimmed" ta="center">
+                {t('viewer.no_ticket_body')}
+              </Text>
+              <Button component={Link} to="/desktops" data-testid="viewer-go-desktops">
+                {t('viewer.go_desktops')}
+              </Button>
+            </Stack>
+          </Paper>
+        </div>
+      </div>
+    );
+  }
+
+  return (
+    <div className={classes.page} data-testid="vnc-viewer" data-status={status}>
+      <header className={classes.bar}>
+        <Group gap="sm" wrap="nowrap" style={{ minWidth: 0 }}>
+          <ThemeIcon size={28} radius="md" variant="gradient" gradient={{ from: 'indigo', to: 'cyan', deg: 135 }}>
+            <IconDeviceDesktop size={17} />
+          </ThemeIcon>
+          <Text fw={600} size="sm" className={classes.name} data-testid="viewer-name" title={ticket.name}>
+            {ticket.name}
+          </Text>
+          <Badge
+            color={STATUS_COLOR[status]}
+            variant="light"
+            size="sm"
+            leftSection={status === 'connecting' ? <Loader size={10} color="yellow" /> : null}
+            data-testid="viewer-status"
+            style={{ flex: '0 0 auto' }}
+          >
+            {t(`viewer.status.${status}`)}
+          </Badge>
+        </Group>
+        <Group gap={6} wrap="nowrap">
+          <Tooltip label={t('viewer.ctrl_alt_del_hint')}>
+            <Button
+              size="compact-sm"
+              variant="subtle"
+              className={classes.tool}
+              leftSection={<IconKeyboard size={16} />}
+              disabled={status !== 'connected'}
+              onClick={() => rfbRef.current?.sendCtrlAltDel()}
+              data-testid="viewer-ctrl-alt-del"
+              aria-label={t('viewer.ctrl_alt_del')}
+            >
+              <span className={classes.label}>{t('viewer.ctrl_alt_del')}</span>
+            </Button>
+          </Tooltip>
+          <Tooltip label={t(fullscreen ? 'viewer.exit_fullscreen' : 'viewer.fullscreen')}>
+            <ActionIcon variant="subtle" size="lg" className={classes.tool} onClick={toggleFullscreen} aria-label={t(fullscreen ? 'viewer.exit_fullscreen' : 'viewer.fullscreen')} data-testid="viewer-fullscreen">
+              {fullscreen ? <IconArrowsMinimize size={18} /> : <IconArrowsMaximize size={18} />}
+            </ActionIcon>
+          </Tooltip>
+          <Tooltip label={t('viewer.close')}>
+            <ActionIcon variant="subtle" size="lg" className={classes.tool} onClick={close} aria-label={t('viewer.close')} data-testid="viewer-close">
+              <IconX size={18} />
+            </ActionIcon>
+          </Tooltip>
+        </Group>
+      </header>
+      <main className={classes.screen}>
+        <div ref={screenRef} className={classes.display} data-testid="viewer-screen" />
+        {status === 'connecting' && (
+          <div className={classes.overlay} style={{ background: 'transparent', backdropFilter: 'none', pointerEvents: 'none' }}>
+            <Stack align="center" gap="sm">
+              <Loader color="indigo" />
+              <Text size="sm" c="gray.4">
+                {t('viewer.connecting_to', { name: ticket.name })}
+              </Text>
+            </Stack>
+          </div>
+        )}
+        {status === 'disconnected' && (
+          <div className={classes.overlay}>
+            <Paper withBorder radius="lg" p="xl" maw={440} w="100%" className={classes.card} data-testid="viewer-disconnected">
+              <Stack align="center" gap="md">
+                <ThemeIcon size={56} radius="xl" variant="light" color={ended?.reason === 'closed' ? 'gray' : 'red'}>
+                  <IconPlugConnectedX size={30} />
+                </ThemeIcon>
+                <Title order={1} size="h4" ta="center">
+                  {t('viewer.disconnected_title')}
+                </Title>
+                <Text size="sm" c="dimmed" ta="center">
+                  {t(`viewer.ended.${ended?.reason ?? 'closed'}`)}
+                </Text>
+                {reconnectError && (
+                  <Text size="sm" c="red" ta="center" data-testid="viewer-reconnect-error">
+                    {reconnectError}
+                  </Text>
+                )}
+                <Group justify="center">
+                  {canReconnect && (
+                    <Button variant="default" leftSection={<IconRefresh size={16} />} loading={reconnecting} onClick={() => void reconnect()} data-testid="viewer-reconnect">
+                      {t('viewer.reconnect')}
+                    </Button>
+                  )}
+                  <Button leftSection={<IconX size={16} />} onClick={close} data-testid="viewer-close-tab">
+                    {t('viewer.close_tab')}
+                  </Button>
+                </Group>
+                {closeTried && (
+                  <Text size="xs" c="dimmed" ta="center">
+                    {t('viewer.close_manually')}
+                  </Text>
+                )}
+              </Stack>
+            </Paper>
+          </div>
+        )}
+      </main>
+    </div>
+  );
+}
