@@ -1,5 +1,6 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import { shot, signInAs } from './support';
 
@@ -66,6 +67,21 @@ test.describe('viewers', () => {
     await expect(viewer.getByTestId('viewer-ctrl-alt-del')).toBeEnabled();
     await waitForGuestScreen(viewer);
     await shot(viewer, 'viewer-vnc');
+
+    // Typing reaches the guest: log in on its console through noVNC and write a marker to its
+    // serial port, then find the marker in the machine's serial log on this host.
+    const desktopId = (await demo.getAttribute('data-desktop-id'))!;
+    const serialLog = join(import.meta.dirname, '..', '..', '.tmp', 'e2e-data', 'run', desktopId, 'serial.log');
+    await viewer.locator('canvas').click();
+    await viewer.keyboard.type('root\n', { delay: 60 });
+    await viewer.waitForTimeout(1500);
+    await viewer.keyboard.type('demo\n', { delay: 60 });
+    await viewer.waitForTimeout(2000);
+    // Only unshifted keys: Playwright's type() sends "$", ">" or "S" without a Shift press;
+    // /dev/console is the serial port (the last console= of the guest's kernel line).
+    await viewer.keyboard.type('hostname typedin42; dd if=/proc/sys/kernel/hostname of=/dev/console\n', { delay: 40 });
+    await expect.poll(() => (existsSync(serialLog) ? readFileSync(serialLog, 'utf8') : ''), { timeout: 20_000 }).toContain('typedin42');
+    await shot(viewer, 'viewer-vnc-typed');
 
     // SPICE from the viewer menu: a .vv file; the choice becomes the card's main button, also after a reload.
     await demo.getByTestId('desktop-viewers').click();
