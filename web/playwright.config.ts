@@ -28,7 +28,8 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `rm -rf .tmp/e2e-data && exec node --import tsx server/src/main.ts`,
+    // The server's log goes to .tmp/e2e-server.log, to read when a journey fails.
+    command: `rm -rf .tmp/e2e-data && mkdir -p .tmp && exec node --import tsx server/src/main.ts > .tmp/e2e-server.log 2>&1`,
     cwd: root,
     url: `http://127.0.0.1:${port}/api/v3/categories`,
     reuseExistingServer: false,
@@ -42,8 +43,10 @@ export default defineConfig({
       IMAGES_DIR: process.env.VDI_TEST_IMAGES ?? join(root, 'data', 'test-cache', 'images'),
       START_CONCURRENCY: '1',
       DEMO_PASSWORD: E2E_DEMO_PASSWORD,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
       SESSION_TOKEN_SECONDS: '300',
+      // Media journeys download from a loopback server started by the test.
+      MEDIA_ALLOW_PRIVATE_URLS: '1',
     },
   },
 });

@@ -37,6 +37,13 @@ export function createDesktopLifecycle(ctx: AppContext) {
     changes.emit('changed', row);
   }
 
+  /** A new desktop: desktop_add to its owner (later changes are desktop_update). */
+  async function announce(row: DomainRow) {
+    if (row.kind !== 'desktop' || (row.tag !== null && !row.tagVisible)) return;
+    const [view] = await desktopViews(db, [row]);
+    bus.toUser(row.userId, 'desktop_add', view!);
+  }
+
   async function update(id: string, set: Partial<DomainRow>, onlyFrom?: string[]): Promise<DomainRow | undefined> {
     const where = onlyFrom ? and(eq(schema.domains.id, id), inArray(schema.domains.status, onlyFrom)) : eq(schema.domains.id, id);
     const [row] = await db.update(schema.domains).set(set).where(where).returning();
@@ -87,10 +94,14 @@ export function createDesktopLifecycle(ctx: AppContext) {
     const claimed = await update(row.id, { status: 'Starting', currentAction: null }, ['Stopped']);
     if (!claimed) throw notAvailable(row, 'start');
     queuedOwners.set(row.id, row.userId);
+    log.info({ desktop: row.id, position: queue.positions().waiting.length + 1 }, 'desktop start queued');
     queue
       .enqueue(row.id, () => driver.start(spec))
       .then(
-        (runtime) => update(row.id, { status: 'Started', startedAt: runtime.startedAt, accessedAt: new Date() }, ['Starting']),
+        (runtime) => {
+          log.info({ desktop: row.id }, 'desktop started');
+          return update(row.id, { status: 'Started', startedAt: runtime.startedAt, accessedAt: new Date() }, ['Starting']);
+        },
         async (err) => {
           if (err instanceof StartCancelledError) return;
           log.error({ err, desktop: row.id }, 'desktop start failed');
@@ -182,6 +193,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
   /** The machine is no longer running: a temporary desktop disappears, any other is stopped. */
   async function machineGone(id: string) {
     clearShutdownTimer(id);
+    log.info({ desktop: id }, 'machine stopped');
     const row = await findDomain(db, id);
     if (!row || deleting.has(id)) return;
     if (!row.persistent) return destroyDesktop(row);
@@ -238,6 +250,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
     destroyDesktop,
     reconcile,
     publish,
+    announce,
     changes,
     close() {
       unsubscribe();

@@ -3,6 +3,7 @@ import type { MachineSpec } from '../../engine/driver';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { DomainRow } from './view';
+import { attachedIsos } from '../media/attached';
 
 /** The disks of a domain, in boot order. */
 export async function disksOf(db: Db, domainId: string) {
@@ -26,7 +27,8 @@ export async function machineSpecOf(db: Db, row: DomainRow): Promise<MachineSpec
     memoryMb: hw.memoryMb,
     vcpus: hw.vcpus,
     disks: disks.map((d) => ({ path: d.path, bus: hw.diskBus, format: d.format as 'qcow2' })),
-    isos: [],
+    // Attached ISO media as CD-ROMs; bootOrder says whether they boot before the disk.
+    isos: await attachedIsos(db, row.id),
     bootOrder: hw.bootOrder.length ? hw.bootOrder : ['disk'],
     nics: hw.interfaces.filter((i) => i.id === 'default').map((i) => ({ id: i.id, mac: i.mac })),
     video: viewers.file_spice ? 'qxl' : 'default',

@@ -13,6 +13,8 @@ import {
 } from '@vdi/contracts';
 import { api, API, HttpError } from '../../lib/api';
 import { session } from '../../lib/session';
+import { mergeFetched } from './logic';
+import { queryClient } from '../../app/queries';
 
 /** Non-persistent desktop creation may take a while (spec core §9). */
 export const NONPERSISTENT_TIMEOUT_MS = 25_000;
@@ -22,7 +24,12 @@ export const QUEUE_KEY = ['desktops_queue'] as const;
 
 export const desktopsQuery = {
   queryKey: DESKTOPS_KEY,
-  queryFn: (): Promise<TDesktop[]> => api.get('/user/desktops', z.array(ZDesktop)),
+  queryFn: async (): Promise<TDesktop[]> => {
+    const startedAt = Date.now();
+    const fetched = await api.get('/user/desktops', z.array(ZDesktop));
+    // Live events that arrived while this list was on its way are newer than it.
+    return mergeFetched(queryClient.getQueryData<TDesktop[]>(DESKTOPS_KEY), fetched, startedAt);
+  },
   refetchOnWindowFocus: true,
 } as const;
 

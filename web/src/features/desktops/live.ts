@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { TDesktop } from '@vdi/contracts';
 import { currentSocket, onEvent } from '../../lib/socket';
 import { DESKTOPS_KEY, QUEUE_KEY } from './api';
-import { applyQueue, pruneQueue, removeDesktop, upsertDesktop, type QueueMap } from './logic';
+import { applyQueue, liveStamps, pruneQueue, removeDesktop, upsertDesktop, type QueueMap } from './logic';
 
 /** Keeps the desktops cache in step with the live socket: cards change without reloading. */
 export function useDesktopsLive() {
@@ -13,6 +13,7 @@ export function useDesktopsLive() {
     const setQueue = (fn: (q: QueueMap) => QueueMap) => qc.setQueryData<QueueMap>(QUEUE_KEY, (q) => fn(q ?? {}));
     const upsert = (d: TDesktop) => {
       if (!d || typeof d.id !== 'string') return;
+      liveStamps.set(d.id, Date.now());
       setList((l) => upsertDesktop(l, d));
       setQueue((q) => pruneQueue(q, d));
     };
@@ -20,6 +21,7 @@ export function useDesktopsLive() {
       onEvent('desktop_add', upsert),
       onEvent('desktop_update', upsert),
       onEvent('desktop_delete', ({ id }) => {
+        liveStamps.set(id, Date.now());
         setList((l) => removeDesktop(l, id));
         setQueue((q) => {
           if (!(id in q)) return q;

@@ -8,6 +8,7 @@ import {
   formatGb,
   formatLocal,
   loadViewMode,
+  mergeFetched,
   memoryLabel,
   parseServerDate,
   pruneQueue,
@@ -125,5 +126,19 @@ describe('live cache', () => {
     expect(q).toEqual({ b: 1 });
     expect(pruneQueue(q, { id: 'b', state: 'Starting' })).toEqual({ b: 1 });
     expect(pruneQueue(q, { id: 'b', state: 'Started' })).toEqual({});
+  });
+});
+
+describe('a fetched list against live events', () => {
+  it('keeps what live events said after the fetch began, and takes the rest from the fetch', () => {
+    const stamps = new Map([['new', 200], ['gone', 200], ['old', 50]]);
+    const cached = [desk({ id: 'new', name: 'New', state: 'Started' }), desk({ id: 'old', name: 'Old', state: 'Stopped' })];
+    const fetched = [desk({ id: 'new', name: 'New', state: 'Starting' }), desk({ id: 'old', name: 'Old', state: 'Started' }), desk({ id: 'gone', name: 'Gone' })];
+    const merged = mergeFetched(cached, fetched, 100, stamps);
+    expect(merged.map((d) => `${d.id}:${d.state}`)).toEqual(['new:Started', 'old:Started']);
+    // A desktop added live after the fetch began stays, though the fetch did not have it.
+    expect(mergeFetched([desk({ id: 'new', name: 'New' })], [], 100, stamps).map((d) => d.id)).toEqual(['new']);
+    // Without live events the fetch wins.
+    expect(mergeFetched(cached, fetched, 300, stamps).map((d) => `${d.id}:${d.state}`)).toEqual(['gone:Stopped', 'new:Starting', 'old:Started']);
   });
 });

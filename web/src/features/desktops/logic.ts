@@ -190,3 +190,31 @@ export const formatGb = (gb: number) => (Number.isInteger(gb) ? String(gb) : gb.
 /** Memory for people: MB under 1 GB, else GB. */
 export const memoryLabel = (gb: number): { key: 'memory_mb' | 'memory_gb'; value: string } =>
   gb > 0 && gb < 1 ? { key: 'memory_mb', value: String(Math.round(gb * 1024)) } : { key: 'memory_gb', value: formatGb(gb) };
+
+/**
+ * When each desktop last changed by a live event (ms). A list fetched before that moment is
+ * older news for that desktop: the cached version stays (see mergeFetched).
+ */
+export const liveStamps = new Map<string, number>();
+
+/**
+ * Merges a freshly fetched list into the cache without losing live events that arrived while
+ * the fetch was under way: those desktops keep their cached (newer) version; desktops removed
+ * live stay removed; desktops added live stay added.
+ */
+export function mergeFetched(
+  cached: readonly TDesktop[] | undefined,
+  fetched: readonly TDesktop[],
+  fetchStartedAt: number,
+  stamps: ReadonlyMap<string, number> = liveStamps,
+): TDesktop[] {
+  const newer = (id: string) => (stamps.get(id) ?? 0) > fetchStartedAt;
+  const byId = new Map((cached ?? []).map((d) => [d.id, d]));
+  const out: TDesktop[] = [];
+  for (const d of fetched) {
+    if (!newer(d.id)) out.push(d);
+    else if (byId.has(d.id)) out.push(byId.get(d.id)!);
+  }
+  for (const d of cached ?? []) if (newer(d.id) && !fetched.some((f) => f.id === d.id)) out.push(d);
+  return out.sort(byName);
+}
