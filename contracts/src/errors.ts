@@ -85,6 +85,25 @@ export const DESCRIPTION_CODES = [
   'desktop_new_user_quota_exceeded',
   'desktop_new_group_limit_exceeded',
   'desktop_new_category_limit_exceeded',
+  // media
+  'media_url_bad_format',
+  'media_url_not_valid',
+  'media_url_not_found',
+  'media_not_found',
+  'media_not_downloaded',
+  'media_action_not_available',
+  'media_in_use',
+  'media_floppy_not_bootable',
+  'media_new_user_quota_exceeded',
+  'media_new_group_limit_exceeded',
+  'media_new_category_limit_exceeded',
+  'total_size_quota_exceeded',
+  'group_total_size_limit_exceeded',
+  'category_total_size_limit_exceeded',
+  'desktop_new_disk_size_quota_exceeded',
+  'new_desktop_name_exists',
+  'desktop_new_memory_quota_exceeded',
+  'desktop_new_vcpu_quota_exceeded',
 ] as const;
 export type DescriptionCode = (typeof DESCRIPTION_CODES)[number];
 

@@ -6,3 +6,4 @@ export * from './auth';
 export * from './user';
 export * from './socket';
 export * from './desktops';
+export * from './media';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { TDesktop, TDirectViewer, TQueueEvent } from './desktops';
+import type { TMedia } from './media';
 
 /** Socket path and namespace of the live connection (spec core §4 and 001 §7). */
 export const SOCKET_PATH = '/api/v3/socket.io';
@@ -35,6 +36,9 @@ export type ServerToClientEvents = {
   desktop_delete: { id: string };
   desktops_queue: TQueueEvent;
   directviewer_update: TDirectViewer;
+  media_add: TMedia;
+  media_update: TMedia;
+  media_delete: { id: string };
   users_data: z.infer<typeof ZUserDataEvent>;
   logout: { reason: string };
 };

@@ -29,6 +29,8 @@ import { desktopRoutes } from './modules/desktops/routes';
 import { viewerRoutes } from './modules/viewers/routes';
 import { attachViewerGateways } from './modules/viewers/gateways';
 import { directRoutes } from './modules/direct/routes';
+import { mediaRoutes } from './modules/media/routes';
+import { createMediaService } from './modules/media/service';
 
 /** Query strings may hold one-time tokens (reset and verification links): never logged. */
 const pathOnly = (url: string) => url.split('?')[0];
@@ -84,6 +86,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   }, { prefix: '/authentication' });
 
   const lifecycle = createDesktopLifecycle(ctx);
+  const media = createMediaService(ctx);
+  ctx.jobs.register(media.handler);
   await lifecycle.reconcile();
 
   await app.register(async (scope) => {
@@ -93,6 +97,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await desktopRoutes(scope, ctx, lifecycle);
     await viewerRoutes(scope, ctx);
     await directRoutes(scope, ctx, lifecycle);
+    await mediaRoutes(scope, ctx, media);
   }, { prefix: '/api/v3' });
 
   // Every module has registered its job handlers: jobs interrupted by a restart go on (or fail).

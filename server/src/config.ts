@@ -32,6 +32,7 @@ const ZEnv = z.object({
   START_CONCURRENCY: z.coerce.number().int().min(1).optional(),
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(5).default(120),
   DIRECT_VIEWER_DELAY_MS: z.coerce.number().int().min(0).default(3000),
+  MEDIA_ALLOW_PRIVATE_URLS: bool.default(false),
 });
 
 export type Config = {
@@ -56,6 +57,8 @@ export type Config = {
   shutdownTimeoutSeconds: number;
   /** Floor delay of a failed direct-viewer lookup, so codes cannot be probed quickly. */
   directViewerDelayMs: number;
+  /** Media downloads may use http:// and private, loopback or link-local addresses (labs, tests). */
+  mediaAllowPrivateUrls: boolean;
 };
 
 /** The JWT key comes from SECRET, or is generated once and kept under DATA_DIR (never printed). */
@@ -101,5 +104,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     startConcurrency: e.START_CONCURRENCY,
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
     directViewerDelayMs: e.DIRECT_VIEWER_DELAY_MS,
+    mediaAllowPrivateUrls: e.MEDIA_ALLOW_PRIVATE_URLS,
   };
 }

@@ -3,6 +3,7 @@ import { NavLink as RouterLink, Outlet, useNavigation } from 'react-router';
 import { AppShell, Avatar, Burger, Group, Menu, NavLink, Progress, Text, UnstyledButton } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
+import { IconDisc } from '@tabler/icons-react';
 import { IconChevronDown, IconDeviceDesktop, IconLogout, IconUserCircle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { toInterfaceLanguage } from '@vdi/contracts';
@@ -15,7 +16,7 @@ import { ColorSchemeToggle } from './ColorSchemeToggle';
 import { LanguageMenu } from './LanguageMenu';
 import classes from './AppLayout.module.css';
 
-const ICONS = { desktops: IconDeviceDesktop } as const;
+const ICONS = { desktops: IconDeviceDesktop, media: IconDisc } as const;
 
 const initials = (name: string) =>
   name

@@ -16,7 +16,6 @@ import { desktopFor } from './access';
 import { createDesktopFromTemplate } from './create';
 import type { DesktopLifecycle } from './lifecycle';
 import { findDomain, ownerOf, userDesktops } from './view';
-import { deleteDesktop as deleteOrRecycleDesktop } from '../recycle-bin/desktop-delete';
 
 registerUsageContributor(desktopUsage);
 
@@ -49,17 +48,16 @@ export async function desktopRoutes(app: FastifyInstance, ctx: AppContext, lifec
     },
   );
 
-  // To the owner's recycle bin, or for good when asked (/permanent), a deployment's, or retention 0 (recycle-bin module).
-  const deleteDesktop = async (id: string, request: Parameters<typeof desktopFor>[1], permanent: boolean) => {
+  const deleteDesktop = async (id: string, request: Parameters<typeof desktopFor>[1]) => {
     const row = await desktopFor(ctx, request, id);
     if (!['Stopped', 'Failed'].includes(row.status)) {
       throw conflict('desktop_action_not_available', 'Stop the desktop before deleting it', { status: row.status, action: 'delete' });
     }
-    await deleteOrRecycleDesktop(ctx, lifecycle, row, authOf(request).user, { permanent });
+    await lifecycle.destroyDesktop(row);
     return {};
   };
-  r.delete('/desktop/:id', { preHandler: auth, schema: { params: ZId } }, (request) => deleteDesktop(request.params.id, request, false));
-  r.delete('/desktop/:id/permanent', { preHandler: auth, schema: { params: ZId } }, (request) => deleteDesktop(request.params.id, request, true));
+  r.delete('/desktop/:id', { preHandler: auth, schema: { params: ZId } }, (request) => deleteDesktop(request.params.id, request));
+  r.delete('/desktop/:id/permanent', { preHandler: auth, schema: { params: ZId } }, (request) => deleteDesktop(request.params.id, request));
 
   r.get(
     '/user/templates/allowed/:kind',

@@ -15,7 +15,6 @@ import { DirectLinkModal } from './DirectLinkModal';
 import { useDesktopsLive, useQueuePositions } from './live';
 import { filterDesktops, loadViewMode, saveViewMode, type ViewMode } from './logic';
 import { NewTemporaryModal } from './NewTemporaryModal';
-import { NewDesktopButton } from '../domains/DesktopMenuItems';
 import classes from './DesktopsPage.module.css';
 
 function GridSkeleton() {
@@ -139,7 +138,7 @@ export default function DesktopsPage() {
 
   return (
     <>
-      <PageHeader title={t('desktops.heading')} subtitle={t('desktops.subheading')} actions={<><NewDesktopButton />{newButton}</>} />
+      <PageHeader title={t('desktops.heading')} subtitle={t('desktops.subheading')} actions={newButton} />
       <Group className={classes.toolbar} justify="space-between" gap="sm" wrap="wrap">
         <Group gap="md" wrap="wrap" style={{ flex: '1 1 320px' }}>
           <TextInput

@@ -1,0 +1,83 @@
+import { and, eq, notInArray } from 'drizzle-orm';
+import type { TQuota } from '@vdi/contracts';
+import type { Db } from '../../db';
+import { schema } from '../../db';
+import type { UserRow } from '../../auth/sessions';
+import { precondition } from '../../http/errors';
+import { appliedQuota, usageOf } from '../quotas/applied';
+
+export const GB = 1024 ** 3;
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+/** Media that do not hold a place: failed, being deleted or deleted. */
+const NOT_COUNTED = ['deleted', 'Deleting', 'DownloadFailed', 'DownloadFailedInvalidFormat', 'FailedDeleted'];
+
+/**
+ * The media part of a user's `used`: `isos` counts media downloaded or on their way, and
+ * their size (the announced size while downloading) is `media_size` and part of `total_size`, in GB.
+ */
+export async function mediaUsage(db: Db, userId: string): Promise<Partial<TQuota>> {
+  const rows = await db
+    .select({ size: schema.media.size })
+    .from(schema.media)
+    .where(and(eq(schema.media.userId, userId), notInArray(schema.media.status, NOT_COUNTED)));
+  const gb = round3(rows.reduce((s, r) => s + r.size, 0) / GB);
+  return { isos: rows.length, media_size: gb, total_size: gb };
+}
+
+async function summedUsage(db: Db, where: ReturnType<typeof eq>) {
+  const members = await db.select({ id: schema.users.id }).from(schema.users).where(where);
+  const parts = await Promise.all(members.map((m) => usageOf(db, m.id)));
+  return {
+    isos: parts.reduce((s, u) => s + u.isos, 0),
+    total_size: parts.reduce((s, u) => s + u.total_size, 0),
+  };
+}
+
+/**
+ * One more media of `sizeBytes` (0 when unknown) must fit the applied quota (isos, total_size)
+ * and the limits of the owner's group and category (reference §6.1); 428 otherwise.
+ */
+export async function checkNewMediaQuota(db: Db, user: UserRow, sizeBytes: number) {
+  const sizeGb = sizeBytes / GB;
+  const { quota } = await appliedQuota(db, user);
+  if (quota) {
+    const used = await usageOf(db, user.id);
+    if (used.isos + 1 > quota.isos) {
+      throw precondition('media_new_user_quota_exceeded', `${user.username} quota exceeded for new media`, { isos: quota.isos });
+    }
+    if (used.total_size + sizeGb > quota.total_size) {
+      throw precondition('total_size_quota_exceeded', `${user.username} quota exceeded for storage size`, { total_size: quota.total_size });
+    }
+  }
+  const [group] = await db.select({ limits: schema.groups.limits }).from(schema.groups).where(eq(schema.groups.id, user.groupId));
+  if (group?.limits) {
+    const used = await summedUsage(db, eq(schema.users.groupId, user.groupId));
+    if (used.isos + 1 > group.limits.isos) throw precondition('media_new_group_limit_exceeded', 'Group limit exceeded for new media', { isos: group.limits.isos });
+    if (used.total_size + sizeGb > group.limits.total_size) {
+      throw precondition('group_total_size_limit_exceeded', 'Group limit exceeded for storage size', { total_size: group.limits.total_size });
+    }
+  }
+  const [cat] = await db.select({ limits: schema.categories.limits }).from(schema.categories).where(eq(schema.categories.id, user.categoryId));
+  if (cat?.limits) {
+    const used = await summedUsage(db, eq(schema.users.categoryId, user.categoryId));
+    if (used.isos + 1 > cat.limits.isos) throw precondition('media_new_category_limit_exceeded', 'Category limit exceeded for new media', { isos: cat.limits.isos });
+    if (used.total_size + sizeGb > cat.limits.total_size) {
+      throw precondition('category_total_size_limit_exceeded', 'Category limit exceeded for storage size', { total_size: cat.limits.total_size });
+    }
+  }
+}
+
+/**
+ * Bytes a download may still write before the owner's total_size quota is full (the media's own
+ * announced size excluded); null when no quota applies.
+ */
+export async function downloadAllowance(db: Db, ownerId: string, announcedBytes: number): Promise<number | null> {
+  const [owner] = await db.select().from(schema.users).where(eq(schema.users.id, ownerId));
+  if (!owner) return null;
+  const { quota } = await appliedQuota(db, owner);
+  if (!quota) return null;
+  const used = await usageOf(db, ownerId);
+  const usedWithoutThis = used.total_size * GB - announcedBytes;
+  return Math.max(0, quota.total_size * GB - usedWithoutThis);
+}

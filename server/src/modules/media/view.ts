@@ -1,0 +1,87 @@
+import { and, asc, eq, inArray, ne } from 'drizzle-orm';
+import type { TMedia, TMediaDesktop, TMediaKind } from '@vdi/contracts';
+import type { Db } from '../../db';
+import { schema } from '../../db';
+import { canManage, type Actor } from '../access/permissions';
+
+export type MediaRow = typeof schema.media.$inferSelect;
+
+const epoch = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : null);
+
+export async function findMedia(db: Db, id: string): Promise<MediaRow | undefined> {
+  return (await db.select().from(schema.media).where(eq(schema.media.id, id)))[0];
+}
+
+/** Every media that is not deleted (those are hidden from every list). */
+export async function listedMedia(db: Db, where?: ReturnType<typeof eq>) {
+  const visible = ne(schema.media.status, 'deleted');
+  return db
+    .select()
+    .from(schema.media)
+    .where(where ? and(visible, where) : visible)
+    .orderBy(asc(schema.media.name));
+}
+
+async function namesOf(db: Db, rows: MediaRow[]) {
+  const ids = (pick: (r: MediaRow) => string) => [...new Set(rows.map(pick))];
+  if (rows.length === 0) return { users: new Map<string, string>(), groups: new Map<string, string>(), cats: new Map<string, string>() };
+  const [users, groups, cats] = await Promise.all([
+    db.select({ id: schema.users.id, name: schema.users.name }).from(schema.users).where(inArray(schema.users.id, ids((r) => r.userId))),
+    db.select({ id: schema.groups.id, name: schema.groups.name }).from(schema.groups).where(inArray(schema.groups.id, ids((r) => r.groupId))),
+    db
+      .select({ id: schema.categories.id, name: schema.categories.name })
+      .from(schema.categories)
+      .where(inArray(schema.categories.id, ids((r) => r.categoryId))),
+  ]);
+  const map = (list: { id: string; name: string }[]) => new Map(list.map((x) => [x.id, x.name]));
+  return { users: map(users), groups: map(groups), cats: map(cats) };
+}
+
+/** The media as GET /media, GET /media_allowed and the media_* events carry it (reference §2.13). */
+export async function mediaViews(db: Db, rows: MediaRow[], actor: Actor | null): Promise<TMedia[]> {
+  const n = await namesOf(db, rows);
+  return rows.map((m) => ({
+    id: m.id,
+    name: m.name,
+    description: m.description,
+    url: m.url,
+    kind: m.kind as TMediaKind,
+    type: m.kind as TMediaKind,
+    status: m.status,
+    icon: m.icon,
+    user: m.userId,
+    user_name: n.users.get(m.userId) ?? null,
+    category: m.categoryId,
+    category_name: n.cats.get(m.categoryId) ?? null,
+    group: m.groupId,
+    group_name: n.groups.get(m.groupId) ?? null,
+    allowed: m.allowed,
+    progress: m.progress ?? null,
+    size: m.size,
+    detail: m.detail,
+    accessed: epoch(m.accessedAt),
+    created: epoch(m.createdAt) ?? 0,
+    // Events go to the owner, who may always manage their media.
+    editable: actor ? canManage(actor, m) : true,
+  }));
+}
+
+/** The desktops (and templates) a media is attached to, for the delete modal. */
+export async function desktopsUsing(db: Db, mediaId: string): Promise<(TMediaDesktop & { running: boolean })[]> {
+  const rows = await db
+    .select({ d: schema.domains, userName: schema.users.name })
+    .from(schema.domainMedia)
+    .innerJoin(schema.domains, eq(schema.domains.id, schema.domainMedia.domainId))
+    .innerJoin(schema.users, eq(schema.users.id, schema.domains.userId))
+    .where(eq(schema.domainMedia.mediaId, mediaId))
+    .orderBy(asc(schema.domains.name));
+  return rows.map(({ d, userName }) => ({
+    id: d.id,
+    name: d.name,
+    kind: d.kind,
+    status: d.status,
+    user: d.userId,
+    user_name: userName,
+    running: !['Stopped', 'Failed'].includes(d.status),
+  }));
+}
