@@ -104,6 +104,26 @@ export const DESCRIPTION_CODES = [
   'new_desktop_name_exists',
   'desktop_new_memory_quota_exceeded',
   'desktop_new_vcpu_quota_exceeded',
+  // storage and recycle bin
+  'desktops_not_stopped',
+  'storage_has_derivatives',
+  'storage_not_ready',
+  'storage_size_too_small',
+  'no_storage_pool_available',
+  'operation_not_owned',
+  'storage_no_operation',
+  'desktops_disk_size_quota_exceeded',
+  'unable_to_restore_user',
+  'unable_to_restore_group',
+  'unable_to_restore_category',
+  'parent_template_not_found',
+  'recycle_bin_not_recycled',
+  'template_new_user_quota_exceeded',
+  'template_new_group_limit_exceeded',
+  'template_new_category_limit_exceeded',
+  'deployment_new_user_quota_exceeded',
+  'deployments_new_group_limit_exceeded',
+  'deployments_new_category_limit_exceeded',
 ] as const;
 export type DescriptionCode = (typeof DESCRIPTION_CODES)[number];
 

@@ -7,3 +7,5 @@ export * from './user';
 export * from './socket';
 export * from './desktops';
 export * from './media';
+export * from './storage';
+export * from './recycle-bin';

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { TDesktop, TDirectViewer, TQueueEvent } from './desktops';
 import type { TMedia } from './media';
+import type { TStorageEvent } from './storage';
+import type { TRecycleBinItem, TRecycleBinStatusEvent } from './recycle-bin';
 
 /** Socket path and namespace of the live connection (spec core §4 and 001 §7). */
 export const SOCKET_PATH = '/api/v3/socket.io';
@@ -39,6 +41,10 @@ export type ServerToClientEvents = {
   media_add: TMedia;
   media_update: TMedia;
   media_delete: { id: string };
+  storage: TStorageEvent;
+  add_recycle_bin: TRecycleBinItem;
+  update_recycle_bin: TRecycleBinStatusEvent;
+  delete_recycle_bin: TRecycleBinStatusEvent;
   users_data: z.infer<typeof ZUserDataEvent>;
   logout: { reason: string };
 };

@@ -31,6 +31,9 @@ import { attachViewerGateways } from './modules/viewers/gateways';
 import { directRoutes } from './modules/direct/routes';
 import { mediaRoutes } from './modules/media/routes';
 import { createMediaService } from './modules/media/service';
+import { storageRoutes } from './modules/storage/routes';
+import { recycleBinRoutes } from './modules/recycle-bin/routes';
+import { startRecycleBinPurge } from './modules/recycle-bin/purge';
 
 /** Query strings may hold one-time tokens (reset and verification links): never logged. */
 const pathOnly = (url: string) => url.split('?')[0];
@@ -98,6 +101,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await viewerRoutes(scope, ctx);
     await directRoutes(scope, ctx, lifecycle);
     await mediaRoutes(scope, ctx, media);
+    await storageRoutes(scope, ctx, lifecycle);
+    await recycleBinRoutes(scope, ctx);
   }, { prefix: '/api/v3' });
 
   // Every module has registered its job handlers: jobs interrupted by a restart go on (or fail).
@@ -105,10 +110,13 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   if (hasWeb) app.get('/', (_req, reply) => reply.header('cache-control', 'no-cache').sendFile('index.html'));
 
+  // Recycle bin retention: entries older than their cutoff hours are deleted for good.
+  const stopPurge = startRecycleBinPurge(ctx);
   const io = attachSocketServer(app.server, ctx);
   const closeGateways = attachViewerGateways(app.server, ctx);
   app.addHook('onClose', async () => {
     ctx.jobs.stopAll();
+    stopPurge();
     lifecycle.close();
     closeGateways();
     await io.close();

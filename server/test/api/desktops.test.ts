@@ -174,7 +174,7 @@ describe('desktops', () => {
     const list = await desktops(admin);
     const d = list[0]!;
     const [disk] = await server.ctx.db.select().from(schema.storage).where(eq(schema.storage.id, d.storage[0]!));
-    expect((await call(server, `/api/v3/desktop/${d.id}`, { token: admin, method: 'DELETE' })).status).toBe(200);
+    expect((await call(server, `/api/v3/desktop/${d.id}/permanent`, { token: admin, method: 'DELETE' })).status).toBe(200);
     expect((await desktops(admin)).some((x) => x.id === d.id)).toBe(false);
     const { existsSync } = await import('node:fs');
     expect(existsSync(disk!.path)).toBe(false);

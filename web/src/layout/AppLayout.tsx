@@ -4,6 +4,8 @@ import { AppShell, Avatar, Burger, Group, Menu, NavLink, Progress, Text, Unstyle
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { IconDisc } from '@tabler/icons-react';
+import { IconDatabase, IconRecycle } from '@tabler/icons-react';
+import { RecycleBinCounter } from '../features/recycle-bin/RecycleBinCounter';
 import { IconChevronDown, IconDeviceDesktop, IconLogout, IconUserCircle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { toInterfaceLanguage } from '@vdi/contracts';
@@ -16,7 +18,7 @@ import { ColorSchemeToggle } from './ColorSchemeToggle';
 import { LanguageMenu } from './LanguageMenu';
 import classes from './AppLayout.module.css';
 
-const ICONS = { desktops: IconDeviceDesktop, media: IconDisc } as const;
+const ICONS = { desktops: IconDeviceDesktop, media: IconDisc, storage: IconDatabase, recycle: IconRecycle } as const;
 
 const initials = (name: string) =>
   name
@@ -53,6 +55,7 @@ export function AppLayout() {
         leftSection={<Icon size={18} stroke={1.8} />}
         className={classes.link}
         onClick={close}
+        rightSection={r.nav!.icon === 'recycle' ? <RecycleBinCounter /> : undefined}
         data-testid={`nav-${r.name}`}
       />
     );

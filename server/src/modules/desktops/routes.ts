@@ -16,6 +16,7 @@ import { desktopFor } from './access';
 import { createDesktopFromTemplate } from './create';
 import type { DesktopLifecycle } from './lifecycle';
 import { findDomain, ownerOf, userDesktops } from './view';
+import { deleteDesktop as deleteOrRecycleDesktop } from '../recycle-bin/desktop-delete';
 
 registerUsageContributor(desktopUsage);
 
@@ -48,16 +49,17 @@ export async function desktopRoutes(app: FastifyInstance, ctx: AppContext, lifec
     },
   );
 
-  const deleteDesktop = async (id: string, request: Parameters<typeof desktopFor>[1]) => {
+  // To the owner's recycle bin, or for good when asked (/permanent), a deployment's, or retention 0 (recycle-bin module).
+  const deleteDesktop = async (id: string, request: Parameters<typeof desktopFor>[1], permanent: boolean) => {
     const row = await desktopFor(ctx, request, id);
     if (!['Stopped', 'Failed'].includes(row.status)) {
       throw conflict('desktop_action_not_available', 'Stop the desktop before deleting it', { status: row.status, action: 'delete' });
     }
-    await lifecycle.destroyDesktop(row);
+    await deleteOrRecycleDesktop(ctx, lifecycle, row, authOf(request).user, { permanent });
     return {};
   };
-  r.delete('/desktop/:id', { preHandler: auth, schema: { params: ZId } }, (request) => deleteDesktop(request.params.id, request));
-  r.delete('/desktop/:id/permanent', { preHandler: auth, schema: { params: ZId } }, (request) => deleteDesktop(request.params.id, request));
+  r.delete('/desktop/:id', { preHandler: auth, schema: { params: ZId } }, (request) => deleteDesktop(request.params.id, request, false));
+  r.delete('/desktop/:id/permanent', { preHandler: auth, schema: { params: ZId } }, (request) => deleteDesktop(request.params.id, request, true));
 
   r.get(
     '/user/templates/allowed/:kind',

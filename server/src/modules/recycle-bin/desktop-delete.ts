@@ -1,0 +1,18 @@
+import type { AppContext } from '../../context';
+import type { UserRow } from '../../auth/sessions';
+import type { DesktopLifecycle } from '../desktops/lifecycle';
+import { ownerOf, type DomainRow } from '../desktops/view';
+import { cutoffHoursFor, recycleDomains } from './recycle';
+
+/**
+ * DELETE /desktop/{id}: a stopped desktop goes to its owner's recycle bin with its own disk —
+ * for good instead when asked (`permanent`), when it is a deployment's or a temporary desktop,
+ * or when the owner's retention is 0 hours (reference §6.3).
+ */
+export async function deleteDesktop(ctx: AppContext, lifecycle: DesktopLifecycle, row: DomainRow, agent: UserRow, opts: { permanent?: boolean } = {}) {
+  const owner = await ownerOf(ctx.db, row);
+  const forGood = opts.permanent || row.tag !== null || !row.persistent || (await cutoffHoursFor(ctx, owner.categoryId)) === 0;
+  if (forGood) return lifecycle.destroyDesktop(row);
+  await recycleDomains(ctx, { agent, owner, itemType: 'desktop', itemName: row.name, desktops: [row], templates: [] });
+  lifecycle.changes.emit('deleted', row);
+}

@@ -1,0 +1,77 @@
+import { eq } from 'drizzle-orm';
+import type { QuotaField, TCheckQuotaItemType, TLimits, TQuota } from '@vdi/contracts';
+import type { Db } from '../../db';
+import { schema } from '../../db';
+import type { UserRow } from '../../auth/sessions';
+import { precondition } from '../../http/errors';
+import { appliedQuota, usageOf } from '../quotas/applied';
+
+/**
+ * "May I create one more?" for GET /{desktops|templates|media|deployments}/new/check_quota
+ * (reference §6.1): the user's applied quota (first set of user, group, category), then the
+ * group's and the category's limits against the sum of what their users use. All 428.
+ * Creation endpoints can call `checkNewItemQuota` too.
+ */
+type Rule = { key: QuotaField; user: string; group: string; category: string };
+
+const RULES: Record<TCheckQuotaItemType, Rule[]> = {
+  desktops: [
+    { key: 'desktops', user: 'desktop_new_user_quota_exceeded', group: 'desktop_new_group_limit_exceeded', category: 'desktop_new_category_limit_exceeded' },
+  ],
+  templates: [
+    { key: 'templates', user: 'template_new_user_quota_exceeded', group: 'template_new_group_limit_exceeded', category: 'template_new_category_limit_exceeded' },
+  ],
+  media: [
+    { key: 'isos', user: 'media_new_user_quota_exceeded', group: 'media_new_group_limit_exceeded', category: 'media_new_category_limit_exceeded' },
+    { key: 'total_size', user: 'total_size_quota_exceeded', group: 'group_total_size_limit_exceeded', category: 'category_total_size_limit_exceeded' },
+  ],
+  deployments: [
+    { key: 'deployments_total', user: 'deployment_new_user_quota_exceeded', group: 'deployments_new_group_limit_exceeded', category: 'deployments_new_category_limit_exceeded' },
+  ],
+};
+
+/** Counted items need room for one more; sizes (total_size) must not already be over. */
+const needsRoom = (key: QuotaField, used: number, cap: number) => (key === 'total_size' ? used >= cap : used + 1 > cap);
+
+async function sumUsage(db: Db, where: { groupId?: string; categoryId?: string }): Promise<TQuota | null> {
+  const users = await db
+    .select({ id: schema.users.id })
+    .from(schema.users)
+    .where(where.groupId ? eq(schema.users.groupId, where.groupId) : eq(schema.users.categoryId, where.categoryId!));
+  let total: TQuota | null = null;
+  for (const u of users) {
+    const used = await usageOf(db, u.id);
+    if (!total) total = { ...used };
+    else for (const k of Object.keys(used) as QuotaField[]) total[k] += used[k];
+  }
+  return total;
+}
+
+export async function checkNewItemQuota(db: Db, user: UserRow, itemType: TCheckQuotaItemType): Promise<void> {
+  const rules = RULES[itemType];
+  const { quota } = await appliedQuota(db, user);
+  if (quota) {
+    const used = await usageOf(db, user.id);
+    for (const r of rules) {
+      if (needsRoom(r.key, used[r.key], quota[r.key])) {
+        throw precondition(r.user, `${user.username} quota exceeded for new ${itemType}`, { [r.key]: quota[r.key] });
+      }
+    }
+  }
+  const [group] = await db.select({ limits: schema.groups.limits }).from(schema.groups).where(eq(schema.groups.id, user.groupId));
+  const [category] = await db.select({ limits: schema.categories.limits }).from(schema.categories).where(eq(schema.categories.id, user.categoryId));
+  const levels: ['group' | 'category', TLimits | null | undefined, () => Promise<TQuota | null>][] = [
+    ['group', group?.limits, () => sumUsage(db, { groupId: user.groupId })],
+    ['category', category?.limits, () => sumUsage(db, { categoryId: user.categoryId })],
+  ];
+  for (const [level, limits, total] of levels) {
+    if (!limits) continue;
+    const used = await total();
+    if (!used) continue;
+    for (const r of rules) {
+      if (needsRoom(r.key, used[r.key], limits[r.key])) {
+        throw precondition(r[level], `The ${level} limit for new ${itemType} is reached`, { [r.key]: limits[r.key] });
+      }
+    }
+  }
+}

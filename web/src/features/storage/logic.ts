@@ -1,0 +1,66 @@
+import dayjs from 'dayjs';
+import { bytesToGb, type TStorageDisk, type TStorageEvent } from '@vdi/contracts';
+
+export { bytesToGb };
+
+/** Used of total, as a whole percent (spec 001: quota percent is actual divided by virtual). */
+export function usagePercent(actual: number, virtual: number): number {
+  if (!virtual || virtual <= 0) return 0;
+  return Math.min(100, Math.max(0, Math.round((actual / virtual) * 100)));
+}
+
+export const usageColor = (percent: number) => (percent >= 90 ? 'red' : percent >= 70 ? 'yellow' : 'teal');
+
+/** GB with the reader's separators: "1.06", "12". */
+export const formatGb = (bytes: number, lang: string): string => formatGbValue(bytes / 1024 ** 3, lang);
+
+/** A size already in GB (quota and used values), rounded the same way. */
+export function formatGbValue(gb: number, lang: string): string {
+  const fmt = new Intl.NumberFormat(lang, { maximumFractionDigits: 2 });
+  const rounded = bytesToGb(gb * 1024 ** 3);
+  // A few KB would read "0": say it is under the smallest step instead.
+  return rounded === 0 && gb > 0 ? `< ${fmt.format(0.01)}` : fmt.format(rounded);
+}
+
+/** Local form of the spec: YYYY-MM-DD HH:mm. */
+export const formatEpoch = (epoch: number | null | undefined) => (epoch ? dayjs(epoch * 1000).format('YYYY-MM-DD HH:mm') : null);
+
+/** The size in bytes after adding `increment` whole GB. */
+export const grownSize = (virtualBytes: number, increment: number) => virtualBytes + increment * 1024 ** 3;
+
+/**
+ * The increase modal asks for the new size in GB; the call takes whole GB to add (reference
+ * `increase/<int:increment>`). Answers the increment, or null when the new size is not larger.
+ */
+export function incrementFor(currentBytes: number, newSizeGb: number): number | null {
+  const current = currentBytes / 1024 ** 3;
+  if (!Number.isFinite(newSizeGb) || newSizeGb <= current) return null;
+  return Math.max(1, Math.round(newSizeGb - current));
+}
+
+/** The smallest whole new size the modal offers. */
+export const minimumNewSizeGb = (currentBytes: number) => Math.floor(currentBytes / 1024 ** 3) + 1;
+
+/** A `storage` live event applied to the list: sizes, status and the operation's progress. */
+export function applyStorageEvent(list: TStorageDisk[] | undefined, e: TStorageEvent): TStorageDisk[] | undefined {
+  if (!list || !e || typeof e.id !== 'string') return list;
+  return list.map((d) =>
+    d.id !== e.id
+      ? d
+      : {
+          ...d,
+          status: e.status,
+          actual_size: e.actual_size,
+          virtual_size: e.virtual_size,
+          operation:
+            e.outcome === 'running'
+              ? { job_id: e.job_id, kind: 'increase', user_id: e.user_id, progress: e.progress, priority: d.operation?.priority ?? 'low' }
+              : null,
+        },
+  );
+}
+
+/** Totals for the summary: disks' used and total bytes. */
+export function totals(list: TStorageDisk[]) {
+  return list.reduce((acc, d) => ({ actual: acc.actual + d.actual_size, virtual: acc.virtual + d.virtual_size }), { actual: 0, virtual: 0 });
+}
