@@ -9,3 +9,5 @@ export * from './desktops';
 export * from './media';
 export * from './storage';
 export * from './recycle-bin';
+export * from './domains';
+export * from './templates';

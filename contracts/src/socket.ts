@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { TDesktop, TDirectViewer, TQueueEvent } from './desktops';
+import type { TTemplate } from './templates';
 import type { TMedia } from './media';
 import type { TStorageEvent } from './storage';
 import type { TRecycleBinItem, TRecycleBinStatusEvent } from './recycle-bin';
@@ -38,6 +39,8 @@ export type ServerToClientEvents = {
   desktop_delete: { id: string };
   desktops_queue: TQueueEvent;
   directviewer_update: TDirectViewer;
+  users_data: z.infer<typeof ZUserDataEvent>;
+  logout: { reason: string };
   media_add: TMedia;
   media_update: TMedia;
   media_delete: { id: string };
@@ -45,7 +48,8 @@ export type ServerToClientEvents = {
   add_recycle_bin: TRecycleBinItem;
   update_recycle_bin: TRecycleBinStatusEvent;
   delete_recycle_bin: TRecycleBinStatusEvent;
-  users_data: z.infer<typeof ZUserDataEvent>;
-  logout: { reason: string };
+  template_add: TTemplate;
+  template_update: TTemplate;
+  template_delete: { id: string };
 };
 export type ServerEventName = keyof ServerToClientEvents;

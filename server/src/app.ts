@@ -29,11 +29,14 @@ import { desktopRoutes } from './modules/desktops/routes';
 import { viewerRoutes } from './modules/viewers/routes';
 import { attachViewerGateways } from './modules/viewers/gateways';
 import { directRoutes } from './modules/direct/routes';
-import { mediaRoutes } from './modules/media/routes';
-import { createMediaService } from './modules/media/service';
+import { domainRoutes } from './modules/domains/routes';
+import { desktopImageRoutes } from './modules/domains/images';
+import { templateRoutes } from './modules/templates/routes';
 import { storageRoutes } from './modules/storage/routes';
 import { recycleBinRoutes } from './modules/recycle-bin/routes';
 import { startRecycleBinPurge } from './modules/recycle-bin/purge';
+import { mediaRoutes } from './modules/media/routes';
+import { createMediaService } from './modules/media/service';
 
 /** Query strings may hold one-time tokens (reset and verification links): never logged. */
 const pathOnly = (url: string) => url.split('?')[0];
@@ -89,9 +92,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   }, { prefix: '/authentication' });
 
   const lifecycle = createDesktopLifecycle(ctx);
+  await lifecycle.reconcile();
   const media = createMediaService(ctx);
   ctx.jobs.register(media.handler);
-  await lifecycle.reconcile();
 
   await app.register(async (scope) => {
     await userRoutes(scope, ctx);
@@ -100,20 +103,25 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await desktopRoutes(scope, ctx, lifecycle);
     await viewerRoutes(scope, ctx);
     await directRoutes(scope, ctx, lifecycle);
+    await domainRoutes(scope, ctx, lifecycle);
+    await templateRoutes(scope, ctx, lifecycle);
     await mediaRoutes(scope, ctx, media);
     await storageRoutes(scope, ctx, lifecycle);
     await recycleBinRoutes(scope, ctx);
   }, { prefix: '/api/v3' });
+
+  // Desktop covers, where the original static host served them: /assets/img/desktops/{stock,user}/…
+  await desktopImageRoutes(app, ctx);
 
   // Every module has registered its job handlers: jobs interrupted by a restart go on (or fail).
   await ctx.jobs.resumeAll();
 
   if (hasWeb) app.get('/', (_req, reply) => reply.header('cache-control', 'no-cache').sendFile('index.html'));
 
-  // Recycle bin retention: entries older than their cutoff hours are deleted for good.
-  const stopPurge = startRecycleBinPurge(ctx);
   const io = attachSocketServer(app.server, ctx);
   const closeGateways = attachViewerGateways(app.server, ctx);
+  // Recycle bin retention: entries older than their cutoff hours are deleted for good.
+  const stopPurge = startRecycleBinPurge(ctx);
   app.addHook('onClose', async () => {
     ctx.jobs.stopAll();
     stopPurge();

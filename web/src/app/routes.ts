@@ -29,8 +29,8 @@ export type AppRoute = {
 /** Every route of both documents of the spec, mounted when its screen exists. */
 export const ROUTES: AppRoute[] = [
   { path: '/desktops', name: 'desktops', title: 'routes.desktops', access: ALL, nav: { order: 1, icon: 'desktops' }, load: () => import('../features/desktops/DesktopsPage') },
-  { path: '/desktops/new', name: 'new_desktop', title: 'routes.new_desktop', access: ALL },
-  { path: '/domain/edit', name: 'edit-domain', title: 'routes.edit_domain', access: ALL },
+  { path: '/desktops/new', name: 'new_desktop', title: 'routes.new_desktop', access: ALL, load: () => import('../features/domains/NewDesktopPage') },
+  { path: '/domain/edit', name: 'edit-domain', title: 'routes.edit_domain', access: ALL, load: () => import('../features/domains/DomainEditPage') },
   { path: '/booking/summary', name: 'booking_summary', title: 'routes.booking_summary', access: ALL },
   { path: '/booking/:type/:id', name: 'booking', title: 'routes.booking', access: ALL },
   { path: '/planning', name: 'planning', title: 'routes.planning', access: ['admin'] },
@@ -39,9 +39,9 @@ export const ROUTES: AppRoute[] = [
   { path: '/deployment/:id', name: 'deployment', title: 'routes.deployment', access: PRIVILEGED },
   { path: '/deployment/:id/videowall', name: 'deployment_videowall', title: 'routes.deployment_videowall', access: PRIVILEGED },
   { path: '/deployment/:id/edit', name: 'deploymentEdit', title: 'routes.deployment_edit', access: PRIVILEGED },
-  { path: '/templates', name: 'templates', title: 'routes.templates', access: PRIVILEGED },
-  { path: '/templates/new', name: 'new_template', title: 'routes.new_template', access: PRIVILEGED },
-  { path: '/templates/duplicate', name: 'duplicate_template', title: 'routes.duplicate_template', access: PRIVILEGED },
+  { path: '/templates', name: 'templates', title: 'routes.templates', access: PRIVILEGED, nav: { order: 3, icon: 'templates' }, load: () => import('../features/templates/TemplatesPage') },
+  { path: '/templates/new', name: 'new_template', title: 'routes.new_template', access: PRIVILEGED, load: () => import('../features/templates/NewTemplatePage') },
+  { path: '/templates/duplicate', name: 'duplicate_template', title: 'routes.duplicate_template', access: PRIVILEGED, load: () => import('../features/templates/DuplicateTemplatePage') },
   { path: '/media', name: 'media', title: 'routes.media', access: PRIVILEGED, nav: { order: 4, icon: 'media' }, load: () => import('../features/media/MediaPage') },
   { path: '/media/new', name: 'new_media', title: 'routes.new_media', access: PRIVILEGED, load: () => import('../features/media/NewMediaPage') },
   { path: '/media/desktop/new', name: 'newfrommedia', title: 'routes.new_desktop_from_media', access: PRIVILEGED, load: () => import('../features/media/NewDesktopFromMediaPage') },

@@ -3,10 +3,10 @@ import { NavLink as RouterLink, Outlet, useNavigation } from 'react-router';
 import { AppShell, Avatar, Burger, Group, Menu, NavLink, Progress, Text, UnstyledButton } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
+import { IconChevronDown, IconDeviceDesktop, IconLogout, IconUserCircle } from '@tabler/icons-react';
 import { IconDisc } from '@tabler/icons-react';
 import { IconDatabase, IconRecycle } from '@tabler/icons-react';
-import { RecycleBinCounter } from '../features/recycle-bin/RecycleBinCounter';
-import { IconChevronDown, IconDeviceDesktop, IconLogout, IconUserCircle } from '@tabler/icons-react';
+import { IconTemplate } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { toInterfaceLanguage } from '@vdi/contracts';
 import { navFor } from '../app/routes';
@@ -17,8 +17,9 @@ import { Brand } from './Brand';
 import { ColorSchemeToggle } from './ColorSchemeToggle';
 import { LanguageMenu } from './LanguageMenu';
 import classes from './AppLayout.module.css';
+import { RecycleBinCounter } from '../features/recycle-bin/RecycleBinCounter';
 
-const ICONS = { desktops: IconDeviceDesktop, media: IconDisc, storage: IconDatabase, recycle: IconRecycle } as const;
+const ICONS = { desktops: IconDeviceDesktop, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle } as const;
 
 const initials = (name: string) =>
   name
@@ -53,9 +54,9 @@ export function AppLayout() {
         to={r.path}
         label={t(r.title)}
         leftSection={<Icon size={18} stroke={1.8} />}
+        rightSection={r.nav!.icon === 'recycle' ? <RecycleBinCounter /> : undefined}
         className={classes.link}
         onClick={close}
-        rightSection={r.nav!.icon === 'recycle' ? <RecycleBinCounter /> : undefined}
         data-testid={`nav-${r.name}`}
       />
     );

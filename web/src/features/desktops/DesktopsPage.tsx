@@ -15,6 +15,7 @@ import { DirectLinkModal } from './DirectLinkModal';
 import { useDesktopsLive, useQueuePositions } from './live';
 import { filterDesktops, loadViewMode, saveViewMode, type ViewMode } from './logic';
 import { NewTemporaryModal } from './NewTemporaryModal';
+import { NewDesktopButton } from '../domains/DesktopMenuItems';
 import classes from './DesktopsPage.module.css';
 
 function GridSkeleton() {
@@ -138,7 +139,7 @@ export default function DesktopsPage() {
 
   return (
     <>
-      <PageHeader title={t('desktops.heading')} subtitle={t('desktops.subheading')} actions={newButton} />
+      <PageHeader title={t('desktops.heading')} subtitle={t('desktops.subheading')} actions={<><NewDesktopButton />{newButton}</>} />
       <Group className={classes.toolbar} justify="space-between" gap="sm" wrap="wrap">
         <Group gap="md" wrap="wrap" style={{ flex: '1 1 320px' }}>
           <TextInput

@@ -1,0 +1,90 @@
+import { eq } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { ZNewDesktop } from '@vdi/contracts';
+import type { AppContext } from '../../context';
+import { schema } from '../../db';
+import type { UserRow } from '../../auth/sessions';
+import { resize } from '../../engine/disks';
+import { badRequest, forbidden, notFound, precondition } from '../../http/errors';
+import { actorOf, isAllowed } from '../access/permissions';
+import { createDesktopFromTemplate, freshInterfaces } from '../desktops/create';
+import type { DesktopLifecycle } from '../desktops/lifecycle';
+import { disksOf } from '../desktops/machine-spec';
+import { desktopViews, findDomain } from '../desktops/view';
+import { assertGpuOnlyViewers, chooseGuest } from './guest';
+import { chooseHardware, GB, hardwareBounds, type HardwareRow } from './hardware';
+import { stockImage } from './images';
+import { assertNameFree } from './names';
+import { checkNewItemQuota } from '../storage/new-item-quota';
+
+/** A template the user may create desktops from: allowed to them, enabled, and ready. */
+export async function usableTemplate(ctx: AppContext, user: UserRow, templateId: string) {
+  const template = await findDomain(ctx.db, templateId);
+  if (!template || template.kind !== 'template') throw notFound('template_not_found', 'Template not found');
+  if (!template.enabled || template.status !== 'Stopped' || !isAllowed(await actorOf(ctx.db, user), template)) {
+    throw forbidden('template_not_allowed', 'This template is not available to you');
+  }
+  return template;
+}
+
+/**
+ * POST /persistent_desktop: a desktop of the user's own from a template, with hardware and
+ * viewers within what they may choose, on a thin overlay of the template's disk.
+ */
+export async function createPersistentDesktop(ctx: AppContext, lifecycle: DesktopLifecycle, user: UserRow, body: z.infer<typeof ZNewDesktop>) {
+  const { db } = ctx;
+  const template = await usableTemplate(ctx, user, body.template_id);
+  await checkNewItemQuota(db, user, 'desktops');
+  await assertNameFree(db, user.id, 'desktop', body.name);
+
+  const { quota } = await hardwareBounds(db, user);
+  const base: HardwareRow = { ...(template.hardware as HardwareRow), interfaces: freshInterfaces(template.hardware) };
+  const guest = chooseGuest(
+    { guest: template.guestProperties, interfaces: base.interfaces.map((i) => i.id) },
+    { guest: body.guest_properties, interfaces: body.hardware?.interfaces },
+  );
+  const hardware = chooseHardware(base, body.hardware, guest.interfaces, quota, 'desktop_new');
+  assertGpuOnlyViewers(hardware.videos, guest.guest);
+
+  const [templateDisk] = await disksOf(db, template.id);
+  if (!templateDisk) throw precondition('domain_has_no_disk', 'The template has no disk');
+  let sizeBytes: number | undefined;
+  const wantedGb = body.hardware?.disk_size;
+  if (wantedGb !== undefined) {
+    if (wantedGb > quota.desktops_disk_size) {
+      throw precondition('desktop_new_disk_size_quota_exceeded', `At most ${quota.desktops_disk_size} GB of disk`, { desktops_disk_size: quota.desktops_disk_size });
+    }
+    if (wantedGb * GB < templateDisk.virtualSize) {
+      throw badRequest('disk_size_too_small', 'The disk cannot be smaller than the template’s', { min: Math.ceil(templateDisk.virtualSize / GB) });
+    }
+    if (wantedGb * GB > templateDisk.virtualSize) sizeBytes = wantedGb * GB;
+  }
+  const image = body.image ? stockImage(body.image.id) : template.image;
+
+  const row = await createDesktopFromTemplate(db, ctx.engine, template, user, {
+    name: body.name,
+    description: body.description,
+    persistent: true,
+    status: 'Stopped',
+  });
+  let created = row;
+  try {
+    if (sizeBytes) {
+      const [disk] = await disksOf(db, row.id);
+      const grown = await resize(disk!.path, sizeBytes);
+      await db.update(schema.storage).set({ virtualSize: grown.virtualSize, actualSize: grown.actualSize }).where(eq(schema.storage.id, disk!.id));
+    }
+    const [updated] = await db
+      .update(schema.domains)
+      .set({ hardware, guestProperties: guest.guest, image })
+      .where(eq(schema.domains.id, row.id))
+      .returning();
+    created = updated!;
+  } catch (err) {
+    await lifecycle.destroyDesktop(row);
+    throw err;
+  }
+  const [view] = await desktopViews(db, [created]);
+  ctx.bus.toUser(user.id, 'desktop_add', view!);
+  return { id: created.id };
+}

@@ -1,0 +1,250 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, rename } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { and, eq, inArray } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { TTemplateAllowed, ZNewTemplate } from '@vdi/contracts';
+import type { AppContext } from '../../context';
+import { schema } from '../../db';
+import type { UserRow } from '../../auth/sessions';
+import { createOverlay, info, remove as removeDiskFile } from '../../engine/disks';
+import type { JobHandler, JobRow } from '../../jobs/runner';
+import { badRequest, precondition } from '../../http/errors';
+import type { DesktopLifecycle } from '../desktops/lifecycle';
+import { disksOf } from '../desktops/machine-spec';
+import { desktopViews, findDomain, type DomainRow } from '../desktops/view';
+import { assertEditable, notStopped } from '../domains/edit';
+import { assertNameFree } from '../domains/names';
+import { checkNewItemQuota } from '../storage/new-item-quota';
+import { publishTemplate } from './view';
+
+export const TEMPLATE_JOB = 'template_create';
+/** The desktop's state while its disk becomes a template (the web shows it as work in progress). */
+export const CREATING_TEMPLATE = 'CreatingTemplate';
+
+/** Everything the job needs, decided before it starts, so that a failure can be undone. */
+type DiskStep = { storageId: string; position: number; from: string; to: string; overlayId: string; overlay: string; parentPath: string | null };
+type Plan = { desktopId: string; templateId: string; templateOwnerId: string; disks: DiskStep[] };
+
+export const fullAllowed = (a: Partial<TTemplateAllowed> | undefined): TTemplateAllowed => ({
+  roles: a?.roles ?? false,
+  categories: a?.categories ?? false,
+  groups: a?.groups ?? false,
+  users: a?.users ?? false,
+});
+
+/**
+ * POST /template/: a template from a stopped desktop. The record appears at once (status
+ * Creating); the disks are handled by a persisted job (reference §4.3).
+ */
+export async function startTemplateCreation(
+  ctx: AppContext,
+  lifecycle: DesktopLifecycle,
+  user: UserRow,
+  desktop: DomainRow,
+  body: z.infer<typeof ZNewTemplate>,
+): Promise<{ id: string }> {
+  const { db } = ctx;
+  await assertEditable(ctx, desktop, 'make a template of');
+  if (!desktop.persistent) throw badRequest('bad_request', 'A temporary desktop cannot become a template');
+  await checkNewItemQuota(db, user, 'templates');
+  await assertNameFree(db, user.id, 'template', body.name);
+  const disks = await disksOf(db, desktop.id);
+  if (disks.length === 0) throw badRequest('domain_has_no_disk', 'The desktop has no disk');
+  if (disks.some((d) => d.status !== 'ready' || !existsSync(d.path))) throw precondition('desktop_storage_not_ready', 'The desktop disk is not ready');
+
+  const templateId = randomUUID();
+  const parents = await db.select().from(schema.storage).where(inArray(schema.storage.id, disks.map((d) => d.parentId ?? '')));
+  const plan: Plan = {
+    desktopId: desktop.id,
+    templateId,
+    templateOwnerId: user.id,
+    disks: disks.map((d, position) => {
+      const overlayId = randomUUID();
+      return {
+        storageId: d.id,
+        position,
+        from: d.path,
+        to: join(ctx.engine.dirs.storage, 'templates', `${d.id}.qcow2`),
+        overlayId,
+        overlay: join(ctx.engine.dirs.storage, 'desktops', `${overlayId}.qcow2`),
+        parentPath: parents.find((p) => p.id === d.parentId)?.path ?? null,
+      };
+    }),
+  };
+
+  // Claimed atomically: a start (or a second template) between the checks and here loses.
+  const [claimed] = await db
+    .update(schema.domains)
+    .set({ status: CREATING_TEMPLATE })
+    .where(and(eq(schema.domains.id, desktop.id), eq(schema.domains.status, 'Stopped')))
+    .returning();
+  if (!claimed) throw notStopped(desktop, 'make a template of');
+  try {
+    const [template] = await db
+      .insert(schema.domains)
+      .values({
+        id: templateId,
+        kind: 'template',
+        name: body.name,
+        description: body.description,
+        userId: user.id,
+        categoryId: user.categoryId,
+        groupId: user.groupId,
+        status: 'Creating',
+        persistent: false,
+        templateId: desktop.templateId,
+        hardware: desktop.hardware,
+        guestProperties: desktop.guestProperties,
+        image: desktop.image,
+        icon: desktop.icon,
+        allowed: fullAllowed(body.allowed),
+        enabled: body.enabled,
+      })
+      .returning();
+    await lifecycle.publish(claimed);
+    await publishTemplate(ctx, template!, 'template_add', 0);
+    await ctx.jobs.enqueue(TEMPLATE_JOB, { userId: user.id, targetId: templateId, params: plan });
+  } catch (err) {
+    await db.delete(schema.domains).where(eq(schema.domains.id, templateId));
+    const [back] = await db.update(schema.domains).set({ status: 'Stopped' }).where(eq(schema.domains.id, desktop.id)).returning();
+    if (back) await lifecycle.publish(back);
+    throw err;
+  }
+  return { id: templateId };
+}
+
+/**
+ * The disks, exactly as the original engine does it (reference §4.3): the desktop's qcow2 is
+ * moved into the templates folder and made read-only — it IS the template now, with the
+ * desktop's earlier parents behind it — and the desktop continues on a new, empty overlay
+ * backed by it. Both chains are verified with qemu-img info before the records switch.
+ */
+export function templateJobHandler(ctx: AppContext, lifecycle: DesktopLifecycle): JobHandler {
+  const { db, bus } = ctx;
+
+  async function publishProgress(job: JobRow) {
+    const plan = job.params as Plan;
+    const template = await findDomain(db, plan.templateId);
+    if (template) await publishTemplate(ctx, template, 'template_update', job.progress);
+    const desktop = await findDomain(db, plan.desktopId);
+    if (desktop) {
+      const [view] = await desktopViews(db, [desktop]);
+      if (view) bus.toUser(desktop.userId, 'desktop_update', { ...view, progress: { percentage: job.progress, throughput_average: '', time_left: '', size: '' } });
+    }
+  }
+
+  /** Whether the records already point at the new overlays (the job's last step happened). */
+  async function committed(plan: Plan) {
+    const links = await db
+      .select()
+      .from(schema.domainDisks)
+      .where(and(eq(schema.domainDisks.domainId, plan.desktopId), inArray(schema.domainDisks.storageId, plan.disks.map((d) => d.overlayId))));
+    return links.length === plan.disks.length;
+  }
+
+  /** Puts the files back where they were; idempotent, also after a restart. */
+  async function undoFiles(plan: Plan) {
+    for (const d of plan.disks) {
+      await removeDiskFile(d.overlay).catch(() => undefined);
+      if (existsSync(d.to) && !existsSync(d.from)) {
+        await chmod(d.to, 0o644);
+        await rename(d.to, d.from);
+      }
+    }
+  }
+
+  return {
+    kind: TEMPLATE_JOB,
+    resumable: false,
+    async run({ job, progress, signal }) {
+      const plan = job.params as Plan;
+      await progress(5, { step: 'moving' });
+      for (const d of plan.disks) {
+        if (!existsSync(d.to)) {
+          if (!existsSync(d.from)) throw new Error(`the desktop disk ${d.from} is missing`);
+          await rename(d.from, d.to); // same filesystem: the file moves, nothing is copied
+        }
+        await chmod(d.to, 0o444); // a template base is never written again
+      }
+      signal.throwIfAborted();
+      await progress(35, { step: 'overlay' });
+      for (const d of plan.disks) if (!existsSync(d.overlay)) await createOverlay(d.to, d.overlay);
+      signal.throwIfAborted();
+      await progress(65, { step: 'verifying' });
+      const infos = new Map<string, Awaited<ReturnType<typeof info>>>();
+      for (const d of plan.disks) {
+        const chain = (await info(d.overlay, { chain: true })).chain ?? [];
+        if (chain[1]?.path !== resolve(d.to)) throw new Error(`the new overlay of ${d.storageId} is not backed by the template disk`);
+        if ((chain[1]?.backingFile ?? null) !== (d.parentPath ? resolve(d.parentPath) : null)) {
+          throw new Error(`the template disk ${d.storageId} lost its own base`);
+        }
+        infos.set(d.storageId, chain[0]!);
+        infos.set(`${d.storageId}:template`, chain[1]!);
+      }
+      await progress(90, { step: 'saving' });
+      await db.transaction(async (tx) => {
+        for (const d of plan.disks) {
+          const base = infos.get(`${d.storageId}:template`)!;
+          const overlay = infos.get(d.storageId)!;
+          await tx
+            .update(schema.storage)
+            .set({ kind: 'template', path: d.to, userId: plan.templateOwnerId, actualSize: base.actualSize, virtualSize: base.virtualSize })
+            .where(eq(schema.storage.id, d.storageId));
+          const [desktop] = await tx.select({ userId: schema.domains.userId }).from(schema.domains).where(eq(schema.domains.id, plan.desktopId));
+          await tx.insert(schema.storage).values({
+            id: d.overlayId,
+            userId: desktop!.userId,
+            kind: 'desktop',
+            path: d.overlay,
+            parentId: d.storageId,
+            actualSize: overlay.actualSize,
+            virtualSize: overlay.virtualSize,
+          });
+          await tx
+            .delete(schema.domainDisks)
+            .where(and(eq(schema.domainDisks.domainId, plan.desktopId), eq(schema.domainDisks.storageId, d.storageId)));
+          await tx.insert(schema.domainDisks).values({ domainId: plan.desktopId, storageId: d.overlayId, position: d.position });
+          await tx.insert(schema.domainDisks).values({ domainId: plan.templateId, storageId: d.storageId, position: d.position });
+        }
+        await tx.update(schema.domains).set({ status: 'Stopped' }).where(eq(schema.domains.id, plan.templateId));
+        // The desktop now runs on the template's disk: it is that template's desktop.
+        await tx.update(schema.domains).set({ status: 'Stopped', templateId: plan.templateId }).where(eq(schema.domains.id, plan.desktopId));
+      });
+    },
+    progressed(job) {
+      void publishProgress(job).catch((err) => ctx.log.warn({ err }, 'template progress not published'));
+    },
+    async finished(job, outcome) {
+      const plan = job.params as Plan;
+      if (outcome !== 'done' && !(await committed(plan))) {
+        await undoFiles(plan).catch((err) => ctx.log.error({ err, job: job.id }, 'could not put the desktop disk back'));
+        const template = await findDomain(db, plan.templateId);
+        if (template) {
+          await db.delete(schema.domains).where(eq(schema.domains.id, plan.templateId));
+          bus.toUser(template.userId, 'template_delete', { id: template.id });
+          bus.toUser(job.userId, 'msg', { type: 'danger', msg_code: 'template_creation_failed', params: { name: template.name } });
+        }
+        const [desktop] = await db
+          .update(schema.domains)
+          .set({ status: 'Stopped' })
+          .where(and(eq(schema.domains.id, plan.desktopId), eq(schema.domains.status, CREATING_TEMPLATE)))
+          .returning();
+        if (desktop) await lifecycle.publish(desktop);
+        return;
+      }
+      // Done (or failed after the switch, which is done as well).
+      await db.update(schema.domains).set({ status: 'Stopped' }).where(and(eq(schema.domains.id, plan.templateId), eq(schema.domains.status, 'Creating')));
+      const template = await findDomain(db, plan.templateId);
+      if (template) await publishTemplate(ctx, template, 'template_update');
+      const [desktop] = await db
+        .update(schema.domains)
+        .set({ status: 'Stopped' })
+        .where(and(eq(schema.domains.id, plan.desktopId), eq(schema.domains.status, CREATING_TEMPLATE)))
+        .returning();
+      const current = desktop ?? (await findDomain(db, plan.desktopId));
+      if (current) await lifecycle.publish(current);
+    },
+  };
+}

@@ -1,0 +1,13 @@
+import { and, count, eq } from 'drizzle-orm';
+import type { TQuota } from '@vdi/contracts';
+import type { Db } from '../../db';
+import { schema } from '../../db';
+
+/** The templates part of a user's `used`: every template they own (disabled ones too). */
+export async function templateUsage(db: Db, userId: string): Promise<Partial<TQuota>> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(schema.domains)
+    .where(and(eq(schema.domains.userId, userId), eq(schema.domains.kind, 'template')));
+  return { templates: Number(row?.n ?? 0) };
+}

@@ -1,0 +1,76 @@
+import { and, asc, eq, inArray, or } from 'drizzle-orm';
+import type { TTemplate } from '@vdi/contracts';
+import type { AppContext } from '../../context';
+import type { Db } from '../../db';
+import { schema } from '../../db';
+import { canManage, type Actor } from '../access/permissions';
+import type { DomainRow } from '../desktops/view';
+
+const epoch = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : 0);
+
+/** Templates as GET /user/templates and the template_* events carry them (spec 001 §3). */
+export async function templateViews(db: Db, rows: DomainRow[], actor?: Actor): Promise<TTemplate[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const uniq = (f: (r: DomainRow) => string) => [...new Set(rows.map(f))];
+  const [users, groups, cats, disks, derived, jobs] = await Promise.all([
+    db.select({ id: schema.users.id, name: schema.users.name }).from(schema.users).where(inArray(schema.users.id, uniq((r) => r.userId))),
+    db.select({ id: schema.groups.id, name: schema.groups.name }).from(schema.groups).where(inArray(schema.groups.id, uniq((r) => r.groupId))),
+    db.select({ id: schema.categories.id, name: schema.categories.name }).from(schema.categories).where(inArray(schema.categories.id, uniq((r) => r.categoryId))),
+    db
+      .select({ domainId: schema.domainDisks.domainId, actual: schema.storage.actualSize })
+      .from(schema.domainDisks)
+      .innerJoin(schema.storage, eq(schema.storage.id, schema.domainDisks.storageId))
+      .where(inArray(schema.domainDisks.domainId, ids)),
+    db
+      .select({ templateId: schema.domains.templateId, duplicateOfId: schema.domains.duplicateOfId })
+      .from(schema.domains)
+      .where(or(inArray(schema.domains.templateId, ids), inArray(schema.domains.duplicateOfId, ids))),
+    db
+      .select({ targetId: schema.jobs.targetId, progress: schema.jobs.progress })
+      .from(schema.jobs)
+      .where(and(inArray(schema.jobs.targetId, ids), inArray(schema.jobs.status, ['queued', 'running']))),
+  ]);
+  const name = (list: { id: string; name: string }[], id: string) => list.find((x) => x.id === id)?.name ?? null;
+  return rows.map((t) => ({
+    id: t.id,
+    name: t.name,
+    description: t.description,
+    icon: t.icon,
+    image: t.image,
+    category: t.categoryId,
+    category_name: name(cats, t.categoryId),
+    group: t.groupId,
+    group_name: name(groups, t.groupId),
+    user: t.userId,
+    user_name: name(users, t.userId),
+    size: disks.filter((d) => d.domainId === t.id).reduce((s, d) => s + d.actual, 0),
+    editable: actor ? canManage(actor, t) : true,
+    allowed: t.allowed,
+    enabled: t.enabled,
+    status: t.status,
+    progress: t.status === 'Creating' ? (jobs.find((j) => j.targetId === t.id)?.progress ?? 0) : null,
+    derivatives: derived.filter((d) => d.templateId === t.id || d.duplicateOfId === t.id).length,
+    duplicate_of: t.duplicateOfId,
+    vcpus: t.hardware.vcpus,
+    memory: t.hardware.memoryMb / 1024,
+    created: epoch(t.createdAt),
+  }));
+}
+
+/** The user's own templates, by name. */
+export async function ownTemplates(db: Db, actor: Actor) {
+  const rows = await db
+    .select()
+    .from(schema.domains)
+    .where(and(eq(schema.domains.kind, 'template'), eq(schema.domains.userId, actor.id)))
+    .orderBy(asc(schema.domains.name));
+  return templateViews(db, rows, actor);
+}
+
+/** Tells the owner (template_update, or template_add for a new one). */
+export async function publishTemplate(ctx: Pick<AppContext, 'db' | 'bus'>, row: DomainRow, event: 'template_add' | 'template_update' = 'template_update', progress?: number) {
+  const [view] = await templateViews(ctx.db, [row]);
+  if (!view) return;
+  ctx.bus.toUser(row.userId, event, progress === undefined ? view : { ...view, progress });
+}
