@@ -3,6 +3,9 @@ import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
 const port = Number(process.env.E2E_PORT ?? 18731);
+// Separate ports and data directories let two runs (two people, two worktrees) go side by side.
+const dataDir = process.env.E2E_DATA_DIR ?? join(root, '.tmp', 'e2e-data');
+const serverLog = join(dataDir, '..', `e2e-server-${port}.log`);
 export const E2E_DEMO_PASSWORD = 'e2e-demo-pass';
 
 /**
@@ -11,7 +14,7 @@ export const E2E_DEMO_PASSWORD = 'e2e-demo-pass';
  */
 export default defineConfig({
   testDir: 'e2e',
-  outputDir: join(root, '.tmp', 'playwright'),
+  outputDir: join(root, '.tmp', `playwright-${port}`),
   workers: 1,
   fullyParallel: false,
   retries: process.env.CI ? 1 : 0,
@@ -28,8 +31,8 @@ export default defineConfig({
     },
   },
   webServer: {
-    // The server's log goes to .tmp/e2e-server.log, to read when a journey fails.
-    command: `rm -rf .tmp/e2e-data && mkdir -p .tmp && exec node --import tsx server/src/main.ts > .tmp/e2e-server.log 2>&1`,
+    // The server's log goes to .tmp/e2e-server-<port>.log, to read when a journey fails.
+    command: `rm -rf '${dataDir}' && mkdir -p '${dataDir}' && exec node --import tsx server/src/main.ts > '${serverLog}' 2>&1`,
     cwd: root,
     url: `http://127.0.0.1:${port}/api/v3/categories`,
     reuseExistingServer: false,
@@ -39,7 +42,7 @@ export default defineConfig({
     env: {
       PORT: String(port),
       HOST: '127.0.0.1',
-      DATA_DIR: join(root, '.tmp', 'e2e-data'),
+      DATA_DIR: dataDir,
       IMAGES_DIR: process.env.VDI_TEST_IMAGES ?? join(root, 'data', 'test-cache', 'images'),
       START_CONCURRENCY: '1',
       DEMO_PASSWORD: E2E_DEMO_PASSWORD,

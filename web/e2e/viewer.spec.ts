@@ -71,7 +71,7 @@ test.describe('viewers', () => {
     // Typing reaches the guest: log in on its console through noVNC and write a marker to its
     // serial port, then find the marker in the machine's serial log on this host.
     const desktopId = (await demo.getAttribute('data-desktop-id'))!;
-    const serialLog = join(import.meta.dirname, '..', '..', '.tmp', 'e2e-data', 'run', desktopId, 'serial.log');
+    const serialLog = join(process.env.E2E_DATA_DIR ?? join(import.meta.dirname, '..', '..', '.tmp', 'e2e-data'), 'run', desktopId, 'serial.log');
     await viewer.locator('canvas').click();
     await viewer.keyboard.type('root\n', { delay: 60 });
     await viewer.waitForTimeout(1500);

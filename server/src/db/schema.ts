@@ -207,6 +207,10 @@ export const domains = pgTable('domains', {
   guestIp: text('guest_ip'),
   startedAt: timestamp('started_at', { withTimezone: true }),
   currentAction: text('current_action'),
+  /** Booking in progress for this desktop (set at its start, cleared at its end by the scheduler). */
+  bookingId: text('booking_id'),
+  /** When the scheduler will stop the desktop (booking end), shown as an automatic-shutdown notice. */
+  scheduledShutdownAt: timestamp('scheduled_shutdown_at', { withTimezone: true }),
   accessedAt: timestamp('accessed_at', { withTimezone: true }),
   createdAt: createdAt(),
 }, (t) => [
@@ -323,3 +327,126 @@ export const recycleBin = pgTable('recycle_bin', {
   createdAt: createdAt(),
   accessedAt: timestamp('accessed_at', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [index('recycle_bin_owner_idx').on(t.ownerId), index('recycle_bin_status_idx').on(t.status)]);
+
+/**
+ * Deployments: one desktop per selected user, created from a template (spec core §3 Deployment).
+ * The desktops point back through `domains.tag`; `createDict` keeps what each desktop is made of so
+ * that a recreate builds the missing ones the same way.
+ */
+export type DeploymentCreateDict = {
+  templateId: string;
+  hardware: DomainHardware;
+  guestProperties: GuestProperties;
+  image: DomainImage;
+};
+export const deployments = pgTable('deployments', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  desktopName: text('desktop_name').notNull(),
+  userId: text('user_id').notNull().references(() => users.id),
+  categoryId: text('category_id').notNull().references(() => categories.id),
+  groupId: text('group_id').notNull().references(() => groups.id),
+  templateId: text('template_id').notNull(),
+  coOwners: jsonb('co_owners').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  /** Who gets a desktop: groups and users; false = criterion unused. */
+  allowed: jsonb('allowed').$type<Allowed>().notNull(),
+  visible: boolean('visible').notNull().default(false),
+  /** Rights given to the students, e.g. ['recreate']. */
+  userPermissions: jsonb('user_permissions').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  createDict: jsonb('create_dict').$type<DeploymentCreateDict>().notNull(),
+  /** Booking that is in progress for the whole deployment, if any. */
+  bookingId: text('booking_id'),
+  status: text('status').$type<'ready' | 'recycled'>().notNull().default('ready'),
+  createdAt: createdAt(),
+}, (t) => [index('deployments_user_idx').on(t.userId)]);
+
+/** Physical reservable items (GPU cards) that the planner makes available as profiles. */
+export const reservableItems = pgTable('reservable_items', {
+  id: text('id').primaryKey(),
+  itemType: text('item_type').$type<'gpus'>().notNull().default('gpus'),
+  name: text('name').notNull(),
+  brand: text('brand').notNull().default(''),
+  model: text('model').notNull().default(''),
+  description: text('description').notNull().default(''),
+  /** Subitems (profiles) this card can offer, one at a time. */
+  subitemIds: jsonb('subitem_ids').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  enabled: boolean('enabled').notNull().default(true),
+  createdAt: createdAt(),
+});
+
+/** Reservable subitems: GPU profiles (e.g. NVIDIA-A40-2Q), each with its units per card and booking rule. */
+export const reservableSubitems = pgTable('reservable_subitems', {
+  id: text('id').primaryKey(),
+  itemType: text('item_type').$type<'vgpus'>().notNull().default('vgpus'),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  brand: text('brand').notNull().default(''),
+  model: text('model').notNull().default(''),
+  profile: text('profile').notNull(),
+  /** How many desktops one card serves with this profile. */
+  units: integer('units').notNull(),
+  /** Booking priority rule; '' = the `default` rule. */
+  priorityId: text('priority_id').notNull().default(''),
+  enabled: boolean('enabled').notNull().default(true),
+  allowed: jsonb('allowed').$type<Allowed>().notNull().default(sql`'{"roles":false,"categories":false,"groups":false,"users":false}'::jsonb`),
+});
+
+/** Planner: item `itemId` offers subitem `subitemId` with `units` between start and end. */
+export const reservablePlans = pgTable('reservable_plans', {
+  id: text('id').primaryKey(),
+  itemType: text('item_type').notNull().default('gpus'),
+  itemId: text('item_id').notNull().references(() => reservableItems.id, { onDelete: 'cascade' }),
+  subitemId: text('subitem_id').notNull().references(() => reservableSubitems.id, { onDelete: 'cascade' }),
+  start: timestamp('start', { withTimezone: true }).notNull(),
+  end: timestamp('end', { withTimezone: true }).notNull(),
+  units: integer('units').notNull(),
+  userId: text('user_id').notNull(),
+  createdAt: createdAt(),
+}, (t) => [index('reservable_plans_range_idx').on(t.itemId, t.start, t.end)]);
+
+/** Booking rules: matched by `allowed` (users, groups, categories, roles); the highest priority wins. */
+export const bookingPriorities = pgTable('booking_priorities', {
+  id: text('id').primaryKey(),
+  ruleId: text('rule_id').notNull(),
+  name: text('name').notNull(),
+  allowed: jsonb('allowed').$type<Allowed>().notNull(),
+  priority: integer('priority').notNull(),
+  /** Minutes of notice a booking needs. */
+  forbidTime: integer('forbid_time').notNull().default(0),
+  /** Longest booking in minutes; null = no limit. */
+  maxTime: integer('max_time'),
+  /** Most future bookings a user may hold; null = no limit. */
+  maxItems: integer('max_items'),
+});
+
+/** A booking of reservable units for a desktop or a whole deployment (one unit per desktop). */
+export type BookingPlanUse = { plan_id: string; item_id: string; subitem_id: string; priority: number; units_booked: number };
+export const bookings = pgTable('bookings', {
+  id: text('id').primaryKey(),
+  itemType: text('item_type').$type<'desktop' | 'deployment'>().notNull(),
+  itemId: text('item_id').notNull(),
+  userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  title: text('title').notNull().default(''),
+  units: integer('units').notNull().default(1),
+  reservables: jsonb('reservables').$type<{ vgpus: string[] }>().notNull(),
+  start: timestamp('start', { withTimezone: true }).notNull(),
+  end: timestamp('end', { withTimezone: true }).notNull(),
+  plans: jsonb('plans').$type<BookingPlanUse[]>().notNull().default(sql`'[]'::jsonb`),
+  createdAt: createdAt(),
+}, (t) => [index('bookings_item_idx').on(t.itemType, t.itemId), index('bookings_range_idx').on(t.start, t.end)]);
+
+/**
+ * Timed work (booking start and end, warnings before a booking ends, profile switches at plan
+ * boundaries). Rows survive a restart; the scheduler runs whatever is due and not yet done.
+ */
+export const scheduledJobs = pgTable('scheduled_jobs', {
+  id: text('id').primaryKey(),
+  kind: text('kind').notNull(),
+  runAt: timestamp('run_at', { withTimezone: true }).notNull(),
+  params: jsonb('params').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+  status: text('status').$type<'pending' | 'running' | 'done' | 'failed' | 'cancelled'>().notNull().default('pending'),
+  error: text('error'),
+  createdAt: createdAt(),
+  doneAt: timestamp('done_at', { withTimezone: true }),
+}, (t) => [index('scheduled_jobs_due_idx').on(t.status, t.runAt)]);

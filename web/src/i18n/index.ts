@@ -6,13 +6,26 @@ import ca from './locales/ca.json';
 import es from './locales/es.json';
 import eu from './locales/eu.json';
 import fr from './locales/fr.json';
+// Feature catalogues: their own top-level sections, kept in their own files so areas grow apart.
+import deploymentsEn from './locales/deployments/en.json';
+import deploymentsCa from './locales/deployments/ca.json';
+import deploymentsEs from './locales/deployments/es.json';
+import deploymentsEu from './locales/deployments/eu.json';
+import deploymentsFr from './locales/deployments/fr.json';
+import bookingsEn from './locales/bookings/en.json';
+import bookingsCa from './locales/bookings/ca.json';
+import bookingsEs from './locales/bookings/es.json';
+import bookingsEu from './locales/bookings/eu.json';
+import bookingsFr from './locales/bookings/fr.json';
 
-export const catalogues: Record<TInterfaceLanguage, typeof en> = {
-  'en-US': en,
-  'ca-ES': ca,
-  'es-ES': es,
-  'eu-ES': eu,
-  'fr-FR': fr,
+type Catalogue = typeof en & typeof deploymentsEn & typeof bookingsEn;
+
+export const catalogues: Record<TInterfaceLanguage, Catalogue> = {
+  'en-US': { ...en, ...deploymentsEn, ...bookingsEn },
+  'ca-ES': { ...ca, ...deploymentsCa, ...bookingsCa },
+  'es-ES': { ...es, ...deploymentsEs, ...bookingsEs },
+  'eu-ES': { ...eu, ...deploymentsEu, ...bookingsEu },
+  'fr-FR': { ...fr, ...deploymentsFr, ...bookingsFr },
 };
 
 const STORED_KEY = 'vdi.language';
