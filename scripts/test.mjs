@@ -17,6 +17,12 @@ ensureNpmPackages();
 ensureDebianPackages(['chromium', 'qemu-system-x86', 'qemu-utils', 'virt-viewer', 'xvfb']);
 ensureWebBuild();
 const postgresUrl = ensurePostgres();
+// The demo guest that test desktops boot, built once here rather than by parallel suites.
+const testImages = process.env.VDI_TEST_IMAGES ?? join(root, 'data', 'test-cache', 'images');
+log('Demo guest image for the tests');
+if (spawnSync('bash', [join(root, 'scripts', 'guest', 'build-demo-guest.sh'), testImages], { cwd: root, stdio: 'inherit' }).status !== 0) {
+  throw new Error('could not build the demo guest image');
+}
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const bin = (name) => join(root, 'node_modules', '.bin', name);
@@ -32,15 +38,19 @@ function countVitest(file) {
   const r = JSON.parse(readFileSync(file, 'utf8'));
   totals.passed += r.numPassedTests;
   totals.failed += r.numFailedTests;
+  // A file that fails before its tests run (an error in set-up or import) has no failed test: count it.
+  totals.failed += r.testResults.filter((f) => f.status === 'failed' && !f.assertionResults.some((a) => a.status === 'failed')).length;
   totals.skipped += r.numPendingTests + (r.numTodoTests ?? 0);
   return true;
 }
 
 function countPlaywright(file) {
   if (!existsSync(file)) return false;
-  const s = JSON.parse(readFileSync(file, 'utf8')).stats;
+  const r = JSON.parse(readFileSync(file, 'utf8'));
+  const s = r.stats;
   totals.passed += s.expected + (s.flaky ?? 0);
-  totals.failed += s.unexpected;
+  // Errors outside any test (the web server did not start, a spec did not load) count as failures.
+  totals.failed += s.unexpected + (r.errors?.length ?? 0);
   totals.skipped += s.skipped;
   return true;
 }

@@ -20,8 +20,9 @@ let uma: string; // role user: no media at all
 const READY = /DEMO-DESKTOP READY ip=(\S+) boot=(\d+|no disk)/;
 
 beforeAll(async () => {
-  files = await startMediaFileServer(join(testImagesDir(), 'demo.iso'));
+  // The server first: it builds the demo guest (and its ISO) when missing.
   server = await startTestServer({ env: { MEDIA_ALLOW_PRIVATE_URLS: '1' }, startConcurrency: 1 });
+  files = await startMediaFileServer(join(testImagesDir(), 'demo.iso'));
   teo = await loginToken(server, 'advanced');
   manager = await loginToken(server, 'manager');
   uma = await loginToken(server, 'user');
