@@ -11,3 +11,6 @@ export * from './storage';
 export * from './recycle-bin';
 export * from './domains';
 export * from './templates';
+export * from './bookings';
+export * from './booking-rules';
+export * from './deployments';

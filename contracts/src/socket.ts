@@ -4,6 +4,8 @@ import type { TTemplate } from './templates';
 import type { TMedia } from './media';
 import type { TStorageEvent } from './storage';
 import type { TRecycleBinItem, TRecycleBinStatusEvent } from './recycle-bin';
+import type { TBookingSocketEvents } from './bookings';
+import type { TCreatingDesktopsEvent, TDeployment, TDeploymentDeleteEvent, TDeploymentDesktop, TDeploymentDesktopDeleteEvent } from './deployments';
 
 /** Socket path and namespace of the live connection (spec core §4 and 001 §7). */
 export const SOCKET_PATH = '/api/v3/socket.io';
@@ -32,7 +34,7 @@ export const ZUserDataEvent = z.object({ id: z.string(), email: z.string(), emai
  * Every live event and its payload, declared once (payloads travel as JSON strings,
  * as the original system sends them). Later areas add their events here.
  */
-export type ServerToClientEvents = {
+export type ServerToClientEvents = TBookingSocketEvents & {
   msg: TSocketMessage;
   desktop_add: TDesktop;
   desktop_update: TDesktop;
@@ -51,5 +53,15 @@ export type ServerToClientEvents = {
   template_add: TTemplate;
   template_update: TTemplate;
   template_delete: { id: string };
+  deployment_update: TDeployment;
+  deployment_delete: TDeploymentDeleteEvent;
+  deployments_add: TDeployment;
+  deployments_update: TDeployment;
+  deployments_delete: TDeploymentDeleteEvent;
+  deploymentdesktop_add: TDeploymentDesktop;
+  deploymentdesktop_update: TDeploymentDesktop;
+  deploymentdesktop_delete: TDeploymentDesktopDeleteEvent;
+  creating_desktops: TCreatingDesktopsEvent;
+  end_creating_desktops: TCreatingDesktopsEvent;
 };
 export type ServerEventName = keyof ServerToClientEvents;

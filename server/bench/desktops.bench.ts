@@ -39,7 +39,37 @@ try {
   console.log(`\nBenchmarks (${N} runs each, medians; accel ${decideAccel('auto').accel})\n`);
   row('create desktop from template', median(portal), median(raw));
 
-  // 2. Start to first VNC frame: through the API, the start queue and the viewer websocket,
+  // 2. A deployment of 50 desktops for a group of 50 students: the API call, the persisted job
+  //    and its live events until the end, against 50 bare `qemu-img create` one after another.
+  const D = 50;
+  const [student] = await db.select().from(schema.users).where(eq(schema.users.username, 'student01'));
+  await db.insert(schema.groups).values({ id: 'bench-group', uid: 'bench', name: 'Bench group', description: '', categoryId: student!.categoryId });
+  await db.insert(schema.users).values(
+    Array.from({ length: D }, (_, i) => ({ ...student!, id: `bench-${i}`, uid: `bench-${i}`, username: `bench${i}`, name: `Bench ${i}`, email: '', groupId: 'bench-group', quota: null })),
+  );
+  const adminToken = await loginToken(server, 'admin');
+  await db.update(schema.users).set({ quota: null }).where(eq(schema.users.username, 'admin'));
+  let t0 = process.hrtime.bigint();
+  const created = await call(server, '/api/v3/deployments', {
+    token: adminToken,
+    body: { name: 'Bench deployment', template_id: template!.id, desktop_name: 'Bench desktop', allowed: { groups: ['bench-group'] } },
+  });
+  const { id: deploymentId } = (await created.json()) as { id: string };
+  for (;;) {
+    const [job] = await db.select().from(schema.jobs).where(eq(schema.jobs.targetId, deploymentId));
+    if (job && job.status !== 'running') break;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const deploymentMs = ms(t0);
+  const made = await db.select().from(schema.domains).where(eq(schema.domains.tag, deploymentId));
+  if (made.length !== D) throw new Error(`the deployment made ${made.length} desktops, not ${D}`);
+  t0 = process.hrtime.bigint();
+  for (let i = 0; i < D; i++) {
+    execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', '-o', 'cluster_size=4k,extended_l2=off', '-b', base!.path, '-F', 'qcow2', join(work, `dep-${i}.qcow2`)]);
+  }
+  row(`deployment of ${D} desktops (total)`, deploymentMs, ms(t0));
+
+  // 3. Start to first VNC frame: through the API, the start queue and the viewer websocket,
   //    against QEMU started by hand with the same disk and a bare VNC socket.
   const token = await loginToken(server, 'manager');
   const [desktop] = await db.select().from(schema.domains).where(eq(schema.domains.userId, owner!.id));

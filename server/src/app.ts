@@ -37,11 +37,16 @@ import { recycleBinRoutes } from './modules/recycle-bin/routes';
 import { startRecycleBinPurge } from './modules/recycle-bin/purge';
 import { mediaRoutes } from './modules/media/routes';
 import { createMediaService } from './modules/media/service';
+import { deploymentRoutes } from './modules/deployments/routes';
+import { realClock, type Clock } from './scheduler/clock';
+import { createBookings } from './modules/bookings/service';
+import { bookingRoutes } from './modules/bookings/routes';
+import { plannerRoutes } from './modules/reservables/routes';
 
 /** Query strings may hold one-time tokens (reset and verification links): never logged. */
 const pathOnly = (url: string) => url.split('?')[0];
 
-export function createContext(config: Config, database: Database, engine: Engine, overrides: { mailer?: Mailer } = {}): AppContext {
+export function createContext(config: Config, database: Database, engine: Engine, overrides: { mailer?: Mailer; clock?: Clock } = {}): AppContext {
   const tokens = createTokenService(config.secret);
   const log = pino({
     level: config.logLevel,
@@ -61,6 +66,7 @@ export function createContext(config: Config, database: Database, engine: Engine
     engine,
     log,
     jobs: createJobRunner(database.db, log),
+    clock: overrides.clock ?? realClock(),
   };
 }
 
@@ -94,6 +100,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const lifecycle = createDesktopLifecycle(ctx);
   await lifecycle.reconcile();
   const media = createMediaService(ctx);
+  // Bookings and their scheduler (booking starts and ends, warnings, plan boundaries).
+  const bookings = createBookings(ctx, lifecycle);
+  app.decorate('bookings', bookings);
   ctx.jobs.register(media.handler);
 
   await app.register(async (scope) => {
@@ -108,6 +117,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await mediaRoutes(scope, ctx, media);
     await storageRoutes(scope, ctx, lifecycle);
     await recycleBinRoutes(scope, ctx);
+    await deploymentRoutes(scope, ctx, lifecycle);
+    await bookingRoutes(scope, ctx, bookings);
+    await plannerRoutes(scope, ctx, bookings);
   }, { prefix: '/api/v3' });
 
   // Desktop covers, where the original static host served them: /assets/img/desktops/{stock,user}/…
@@ -115,6 +127,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   // Every module has registered its job handlers: jobs interrupted by a restart go on (or fail).
   await ctx.jobs.resumeAll();
+  await bookings.start();
 
   if (hasWeb) app.get('/', (_req, reply) => reply.header('cache-control', 'no-cache').sendFile('index.html'));
 
@@ -125,6 +138,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     ctx.jobs.stopAll();
     stopPurge();
+    await bookings.scheduler.stop();
     lifecycle.close();
     closeGateways();
     await io.close();

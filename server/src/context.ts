@@ -9,6 +9,7 @@ import type { Settings } from './settings';
 import type { EventBus } from './socket/bus';
 import type { Engine } from './engine';
 import type { JobRunner } from './jobs/runner';
+import type { Clock } from './scheduler/clock';
 
 /** What every module receives: the adapters and services, created once in app.ts. */
 export type AppContext = {
@@ -24,4 +25,6 @@ export type AppContext = {
   engine: Engine;
   log: Logger;
   jobs: JobRunner;
+  /** Time for bookings and the scheduler (a manual clock in tests). */
+  clock: Clock;
 };

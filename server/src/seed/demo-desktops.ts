@@ -9,6 +9,7 @@ import { info } from '../engine/disks';
 import type { DemoGuestImages } from '../engine/guest-image';
 import { createDesktopFromTemplate, randomMac } from '../modules/desktops/create';
 import { SHARED_WITH_EVERYONE } from '../modules/access/permissions';
+import { seedGpuDesktop } from './reservables';
 
 /** Hardware of the demo template: small, because demo guests boot under TCG on our machines. */
 export const DEMO_HARDWARE: DomainHardware = {
@@ -60,5 +61,6 @@ export async function seedDemoDesktops(db: Db, engine: Engine, images: DemoGuest
       await createDesktopFromTemplate(db, engine, template!, user, { name, persistent: true, status: 'Stopped', description: 'Created from Demo Linux' });
     }
   }
+  await seedGpuDesktop(db, engine, template!);
   return true;
 }

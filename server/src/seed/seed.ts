@@ -3,6 +3,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { TQuota } from '@vdi/contracts';
 import { schema, type Db } from '../db';
 import { hashPassword } from '../auth/passwords';
+import { seedReservables } from './reservables';
 
 export type SeededAccount = { username: string; role: string; category: string; password?: string };
 export type SeedResult = { created: boolean; accounts: SeededAccount[]; registrationCode?: string };
@@ -27,7 +28,7 @@ type DemoUser = { username: string; name: string; role: string; group: string; c
 const DEMO_GROUPS = [
   { id: 'default-default', uid: 'default', name: 'Default', description: 'Everyone of the default category' },
   { id: 'default-teachers', uid: 'teachers', name: 'Teachers', description: 'Teaching staff' },
-  { id: 'default-students-1a', uid: 'students-1a', name: 'Students 1A', description: 'First year, class A', quota: quota({ running: 1, desktops: 3, memory: 2, vcpus: 2 }) },
+  { id: 'default-students-1a', uid: 'students-1a', name: 'Students 1A', description: 'First year, class A', quota: quota({ running: 1, desktops: 4, memory: 2, vcpus: 2 }) },
   { id: 'default-students-1b', uid: 'students-1b', name: 'Students 1B', description: 'First year, class B', quota: quota({ running: 1, desktops: 3, memory: 2, vcpus: 2 }) },
 ];
 
@@ -114,5 +115,8 @@ export async function seed(db: Db, opts: { demo: boolean; demoPassword?: string 
       description: 'Self sign-up for students of 1B',
     });
   }
+  // Booking rules; with the demo, a GPU card, its profiles and a plan.
+  const [firstAdmin] = await db.select({ id: schema.users.id }).from(schema.users).where(eq(schema.users.roleId, 'admin')).limit(1);
+  await seedReservables(db, { demo: opts.demo, adminId: firstAdmin?.id });
   return { created: true, accounts, registrationCode };
 }

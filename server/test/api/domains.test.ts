@@ -265,9 +265,9 @@ describe('editing a desktop', () => {
     const res = (vgpus: string[] | null) => call(server, `/api/v3/domain/reservables/${id}`, { token: advanced, method: 'PUT', body: { vgpus } });
     await expectCode(await res(['NO-SUCH-GPU']), 400, 'reservable_not_found');
     await setStatus(id, 'Started');
-    await expectCode(await res(['NVIDIA-A16-2Q']), 409, 'domain_not_stopped');
+    await expectCode(await res(['NVIDIA-A40-2Q']), 409, 'domain_not_stopped');
     await setStatus(id, 'Stopped');
-    expect((await json(await res(['NVIDIA-A16-2Q']))).body.reservables).toEqual({ vgpus: ['NVIDIA-A16-2Q'] });
+    expect((await json(await res(['NVIDIA-A40-2Q']))).body.reservables).toEqual({ vgpus: ['NVIDIA-A40-2Q'] });
     await edit(advanced, id, { guest_properties: { viewers: { browser_vnc: {}, browser_rdp: {} } } });
     await expectCode(await edit(advanced, id, { hardware: { videos: ['none'] } }), 400, 'only_works_rdp');
     const gpuOnly = await json(await edit(advanced, id, { hardware: { videos: ['none'] }, guest_properties: { viewers: { browser_rdp: {}, file_rdpvpn: {} } } }));

@@ -109,7 +109,7 @@ describe('deleting a desktop puts it in the recycle bin', () => {
     const seen = collect(socket, ['add_recycle_bin', 'desktop_delete']);
 
     expect((await del(uma, `/desktop/${lab.id}`)).status).toBe(200);
-    expect((await desktops(uma)).map((d) => d.name)).toEqual(['Demo desktop']);
+    expect((await desktops(uma)).map((d) => d.name)).toEqual(['Demo desktop', 'GPU desktop']);
     expect(await storageRow(disk.id)).toMatchObject({ status: 'recycled' });
     expect(existsSync(disk.path)).toBe(true);
 

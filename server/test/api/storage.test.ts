@@ -82,7 +82,7 @@ describe('storage list', () => {
     expect(d!.actual_size).toBe(real.actualSize);
     expect(d!.last).toBeGreaterThan(0);
     // The user role sees its disks too (growing them is what it may not do).
-    expect((await disks(uma)).map((x) => x.domains[0]!.name)).toEqual(['Demo desktop', 'Lab desktop']);
+    expect((await disks(uma)).map((x) => x.domains[0]!.name).sort()).toEqual(['Demo desktop', 'GPU desktop', 'Lab desktop']);
     // An administrator owns the template's disk as well.
     expect((await disks(ada)).map((x) => x.type).sort()).toEqual(['desktop', 'template']);
   });
@@ -295,8 +295,8 @@ describe('check_quota for one more item', () => {
   });
 
   it('answers the user quota codes (428)', async () => {
-    // Uma has two desktops.
-    await setQuota({ user: 'user' }, { desktops: 2, templates: 0, isos: 0, deployments_total: 0 });
+    // Uma has three desktops.
+    await setQuota({ user: 'user' }, { desktops: 3, templates: 0, isos: 0, deployments_total: 0 });
     try {
       const expected: Record<string, string> = {
         desktops: 'desktop_new_user_quota_exceeded',
@@ -318,8 +318,8 @@ describe('check_quota for one more item', () => {
   });
 
   it('answers the group and category limit codes (428)', async () => {
-    // Students 1A: user (2 desktops), student01 and student02 (1 each).
-    await setQuota({ group: 'default-students-1a' }, { desktops: 4 });
+    // Students 1A: user (3 desktops), student01 and student02 (1 each).
+    await setQuota({ group: 'default-students-1a' }, { desktops: 5 });
     try {
       const r = await check(uma, 'desktops');
       expect(r.status).toBe(428);
@@ -327,8 +327,8 @@ describe('check_quota for one more item', () => {
     } finally {
       await setQuota({ group: 'default-students-1a' }, null);
     }
-    // Default: nine demo desktops in all.
-    await setQuota({ category: 'default' }, { desktops: 9 });
+    // Default: ten demo desktops in all.
+    await setQuota({ category: 'default' }, { desktops: 10 });
     try {
       const r = await check(teo, 'desktops');
       expect(r.status).toBe(428);

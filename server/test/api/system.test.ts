@@ -61,7 +61,7 @@ describe('user', () => {
       group: 'default-students-1a', group_name: 'Students 1A', secondary_groups_names: ['Students 1B'], restriction_applied: 'group_quota',
     });
     expect(user.quota.running).toBe(1);
-    expect(user.used.desktops).toBe(2); // the demo desktops
+    expect(user.used.desktops).toBe(3); // the demo desktops (one needs a GPU booking)
     expect(JSON.stringify(user)).not.toMatch(/argon2|password_hash|passwordHash/);
     const applied = await (await call(server, '/api/v3/user/appliedquota', { token })).json();
     expect(applied).toEqual({ quota: user.quota, restriction_applied: 'group_quota' });

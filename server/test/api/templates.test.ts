@@ -6,6 +6,7 @@ import { schema } from '../../src/db';
 import { info } from '../../src/engine/disks';
 import { createDesktopFromTemplate } from '../../src/modules/desktops/create';
 import { call, DEMO_PASSWORD, login, loginToken, startTestServer, userIdOf, type TestServer } from '../helpers/server';
+import { until } from '../helpers/wait';
 
 // Templates: made from a stopped desktop as reference §4.3 says (the desktop's disk becomes the
 // read-only template base, the desktop goes on on a fresh overlay), duplicated, shared, disabled,
@@ -48,15 +49,6 @@ const diskOf = async (domainId: string) => {
 };
 const setStatus = (id: string, status: string) => server.ctx.db.update(schema.domains).set({ status }).where(eq(schema.domains.id, id));
 const own = async (token: string) => (await call(server, '/api/v3/user/templates', { token })).json() as Promise<{ id: string; name: string; status: string; progress: number | null; derivatives: number; duplicate_of: string | null; enabled: boolean }[]>;
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 const templateReady = (token: string, id: string) => until(`template ${id}`, async () => (await own(token)).find((t) => t.id === id && t.status === 'Stopped'));
 const act = (token: string, action: string, id: string) => call(server, `/api/v3/desktop/${action}/${id}`, { token });
 const state = async (id: string) => (await row(id))?.status;

@@ -11,6 +11,7 @@ import { seedDemoDesktops } from '../../src/seed/demo-desktops';
 import { createLocalEngine } from '../../src/engine';
 import { ensureDemoGuest } from '../../src/engine/guest-image';
 import { openTestDatabase } from './db';
+import type { Clock } from '../../src/scheduler/clock';
 
 export const DEMO_PASSWORD = 'demo-pass-123';
 
@@ -26,7 +27,7 @@ export type TestServer = {
 };
 
 /** The real server on a free loopback port, with a fresh database seeded with the demo organisation. */
-export async function startTestServer(opts: { env?: Record<string, string>; mailer?: Mailer; startConcurrency?: number } = {}): Promise<TestServer> {
+export async function startTestServer(opts: { env?: Record<string, string>; mailer?: Mailer; startConcurrency?: number; clock?: Clock } = {}): Promise<TestServer> {
   // Short: QEMU's unix socket paths (run/<desktop id>/qmp.sock) must fit 107 bytes.
   const dataDir = mkdtempSync(join(tmpdir(), 'vt-'));
   const config = loadConfig({
@@ -42,7 +43,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; mail
   await seed(database.db, { demo: true, demoPassword: DEMO_PASSWORD });
   const engine = await createLocalEngine({ dataDir, accel: 'auto', concurrency: opts.startConcurrency });
   await seedDemoDesktops(database.db, engine, await ensureDemoGuest(testImagesDir()));
-  const ctx = createContext(config, database, engine, { mailer: opts.mailer });
+  const ctx = createContext(config, database, engine, { mailer: opts.mailer, clock: opts.clock });
   const app = await buildApp(ctx);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

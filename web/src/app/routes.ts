@@ -19,7 +19,7 @@ export type AppRoute = {
   /** The screen; a route without one is not mounted and not in the navigation. */
   load?: () => Promise<{ default: ComponentType }>;
   /** Place in the navbar, when it has one. */
-  nav?: { order: number; icon: 'desktops' | 'deployments' | 'templates' | 'media' | 'storage' | 'recycle' | 'bookings' | 'planning' };
+  nav?: { order: number; icon: 'desktops' | 'deployments' | 'templates' | 'media' | 'storage' | 'recycle' | 'bookings' | 'planning'; label?: string; parent?: string };
   /** Full-page screens without the navbar. */
   bare?: boolean;
   /** With bare: the whole window for the screen, without the brand bar and centred card (viewers). */
@@ -31,14 +31,14 @@ export const ROUTES: AppRoute[] = [
   { path: '/desktops', name: 'desktops', title: 'routes.desktops', access: ALL, nav: { order: 1, icon: 'desktops' }, load: () => import('../features/desktops/DesktopsPage') },
   { path: '/desktops/new', name: 'new_desktop', title: 'routes.new_desktop', access: ALL, load: () => import('../features/domains/NewDesktopPage') },
   { path: '/domain/edit', name: 'edit-domain', title: 'routes.edit_domain', access: ALL, load: () => import('../features/domains/DomainEditPage') },
-  { path: '/booking/summary', name: 'booking_summary', title: 'routes.booking_summary', access: ALL },
-  { path: '/booking/:type/:id', name: 'booking', title: 'routes.booking', access: ALL },
-  { path: '/planning', name: 'planning', title: 'routes.planning', access: ['admin'] },
-  { path: '/deployments', name: 'deployments', title: 'routes.deployments', access: PRIVILEGED },
-  { path: '/deployments/new', name: 'new_deployment', title: 'routes.new_deployment', access: PRIVILEGED },
-  { path: '/deployment/:id', name: 'deployment', title: 'routes.deployment', access: PRIVILEGED },
-  { path: '/deployment/:id/videowall', name: 'deployment_videowall', title: 'routes.deployment_videowall', access: PRIVILEGED },
-  { path: '/deployment/:id/edit', name: 'deploymentEdit', title: 'routes.deployment_edit', access: PRIVILEGED },
+  { path: '/booking/summary', name: 'booking_summary', title: 'routes.booking_summary', access: ALL, nav: { order: 3.5, icon: 'bookings', label: 'routes.booking' }, load: () => import('../features/bookings/SummaryPage') },
+  { path: '/booking/:type/:id', name: 'booking', title: 'routes.booking', access: ALL, load: () => import('../features/bookings/BookingPage') },
+  { path: '/planning', name: 'planning', title: 'routes.planning', access: ['admin'], nav: { order: 3.6, icon: 'planning', parent: 'booking_summary' }, load: () => import('../features/planner/PlanningPage') },
+  { path: '/deployments', name: 'deployments', title: 'routes.deployments', access: PRIVILEGED, nav: { order: 2, icon: 'deployments' }, load: () => import('../features/deployments/DeploymentsPage') },
+  { path: '/deployments/new', name: 'new_deployment', title: 'routes.new_deployment', access: PRIVILEGED, load: () => import('../features/deployments/NewDeploymentPage') },
+  { path: '/deployment/:id', name: 'deployment', title: 'routes.deployment', access: PRIVILEGED, load: () => import('../features/deployments/DeploymentPage') },
+  { path: '/deployment/:id/videowall', name: 'deployment_videowall', title: 'routes.deployment_videowall', access: PRIVILEGED, load: () => import('../features/deployments/VideowallPage') },
+  { path: '/deployment/:id/edit', name: 'deploymentEdit', title: 'routes.deployment_edit', access: PRIVILEGED, load: () => import('../features/deployments/EditDeploymentPage') },
   { path: '/templates', name: 'templates', title: 'routes.templates', access: PRIVILEGED, nav: { order: 3, icon: 'templates' }, load: () => import('../features/templates/TemplatesPage') },
   { path: '/templates/new', name: 'new_template', title: 'routes.new_template', access: PRIVILEGED, load: () => import('../features/templates/NewTemplatePage') },
   { path: '/templates/duplicate', name: 'duplicate_template', title: 'routes.duplicate_template', access: PRIVILEGED, load: () => import('../features/templates/DuplicateTemplatePage') },

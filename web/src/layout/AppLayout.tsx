@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { NavLink as RouterLink, Outlet, useNavigation } from 'react-router';
+import { matchPath, NavLink as RouterLink, Outlet, useLocation, useNavigation } from 'react-router';
 import { AppShell, Avatar, Burger, Group, Menu, NavLink, Progress, Text, UnstyledButton } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
@@ -7,10 +7,12 @@ import { IconChevronDown, IconDeviceDesktop, IconLogout, IconUserCircle } from '
 import { IconDisc } from '@tabler/icons-react';
 import { IconDatabase, IconRecycle } from '@tabler/icons-react';
 import { IconTemplate } from '@tabler/icons-react';
+import { IconUsersGroup } from '@tabler/icons-react';
+import { IconCalendarCog, IconCalendarEvent } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { toInterfaceLanguage } from '@vdi/contracts';
-import { navFor } from '../app/routes';
-import { userQuery } from '../app/queries';
+import { navFor, type AppRoute } from '../app/routes';
+import { configQuery, userQuery } from '../app/queries';
 import { logout } from '../app/session-actions';
 import { rememberLanguage } from '../i18n';
 import { Brand } from './Brand';
@@ -18,8 +20,9 @@ import { ColorSchemeToggle } from './ColorSchemeToggle';
 import { LanguageMenu } from './LanguageMenu';
 import classes from './AppLayout.module.css';
 import { RecycleBinCounter } from '../features/recycle-bin/RecycleBinCounter';
+import { useLiveMessages } from '../features/bookings/messages';
 
-const ICONS = { desktops: IconDeviceDesktop, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle } as const;
+const ICONS = { desktops: IconDeviceDesktop, deployments: IconUsersGroup, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle, bookings: IconCalendarEvent, planning: IconCalendarCog } as const;
 
 const initials = (name: string) =>
   name
@@ -33,7 +36,10 @@ export function AppLayout() {
   const { t, i18n } = useTranslation();
   const [opened, { toggle, close }] = useDisclosure(false);
   const { data: user } = useQuery(userQuery);
+  const { data: config } = useQuery({ ...configQuery, enabled: Boolean(user) });
+  useLiveMessages(Boolean(user));
   const navigation = useNavigation();
+  const location = useLocation();
 
   // The language saved on the server is the stored preference of a signed-in user.
   useEffect(() => {
@@ -44,15 +50,17 @@ export function AppLayout() {
     }
   }, [user?.lang, i18n]);
 
-  const items = user ? navFor(user.role) : [];
+  // The bookings entry follows the show_bookings_button setting (spec core §3 config).
+  const items = user ? navFor(user.role).filter((r) => r.name !== 'booking_summary' || config?.show_bookings_button) : [];
+  const iconOf = (r: AppRoute) => ICONS[r.nav!.icon as keyof typeof ICONS] ?? IconDeviceDesktop;
   const links = items.map((r) => {
-    const Icon = ICONS[r.nav!.icon as keyof typeof ICONS] ?? IconDeviceDesktop;
+    const Icon = iconOf(r);
     return (
       <NavLink
         key={r.name}
         component={RouterLink}
         to={r.path}
-        label={t(r.title)}
+        label={t(r.nav!.label ?? r.title)}
         leftSection={<Icon size={18} stroke={1.8} />}
         rightSection={r.nav!.icon === 'recycle' ? <RecycleBinCounter /> : undefined}
         className={classes.link}
@@ -61,6 +69,39 @@ export function AppLayout() {
       />
     );
   });
+  // In the top bar, an entry with a parent there (planning under bookings) opens from the parent's menu.
+  const topLinks = items
+    .filter((r) => !items.some((p) => p.name === r.nav!.parent))
+    .map((r) => {
+      const group = [r, ...items.filter((c) => c.nav!.parent === r.name)];
+      if (group.length === 1) return links[items.indexOf(r)];
+      const Icon = iconOf(r);
+      return (
+        <Menu key={r.name} position="bottom-start" shadow="md" width={220}>
+          <Menu.Target>
+            <NavLink
+              component="button"
+              label={t(r.nav!.label ?? r.title)}
+              leftSection={<Icon size={18} stroke={1.8} />}
+              rightSection={<IconChevronDown size={14} />}
+              active={group.some((c) => matchPath(c.path, location.pathname))}
+              className={classes.link}
+              data-testid={`nav-group-${r.name}`}
+            />
+          </Menu.Target>
+          <Menu.Dropdown>
+            {group.map((c) => {
+              const ItemIcon = iconOf(c);
+              return (
+                <Menu.Item key={c.name} component={RouterLink} to={c.path} leftSection={<ItemIcon size={16} />} data-testid={`nav-${c.name}`}>
+                  {t(c.title)}
+                </Menu.Item>
+              );
+            })}
+          </Menu.Dropdown>
+        </Menu>
+      );
+    });
 
   return (
     <AppShell header={{ height: 60 }} navbar={{ width: 260, breakpoint: 'sm', collapsed: { desktop: true, mobile: !opened } }} padding="lg">
@@ -72,7 +113,7 @@ export function AppLayout() {
             <Brand />
             <nav aria-label={t('nav.main')} className={classes.topnav}>
               <Group gap={4} visibleFrom="sm" wrap="nowrap" data-testid="navbar">
-                {links}
+                {topLinks}
               </Group>
             </nav>
           </Group>

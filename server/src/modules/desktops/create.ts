@@ -24,7 +24,20 @@ export async function createDesktopFromTemplate(
   engine: Engine,
   template: DomainRow,
   owner: UserRow,
-  opts: { name: string; description?: string; persistent: boolean; status: string; id?: string },
+  opts: {
+    name: string;
+    description?: string;
+    persistent: boolean;
+    status: string;
+    id?: string;
+    /** What the desktop is made of, when not the template's (a deployment's create_dict). */
+    hardware?: DomainHardware;
+    guestProperties?: DomainRow['guestProperties'];
+    image?: DomainRow['image'];
+    /** The deployment it belongs to, and whether its user sees it. */
+    tag?: string;
+    tagVisible?: boolean;
+  },
 ): Promise<DomainRow> {
   const [base] = await disksOf(db, template.id);
   if (!base) throw new Error(`template ${template.id} has no disk`);
@@ -50,10 +63,12 @@ export async function createDesktopFromTemplate(
         status: opts.status,
         persistent: opts.persistent,
         templateId: template.id,
-        hardware: { ...template.hardware, interfaces: freshInterfaces(template.hardware) },
-        guestProperties: template.guestProperties,
-        image: template.image,
+        hardware: { ...(opts.hardware ?? template.hardware), interfaces: freshInterfaces(opts.hardware ?? template.hardware) },
+        guestProperties: opts.guestProperties ?? template.guestProperties,
+        image: opts.image ?? template.image,
         icon: template.icon,
+        tag: opts.tag ?? null,
+        tagVisible: opts.tagVisible ?? true,
       })
       .returning();
     await tx.insert(schema.domainDisks).values({ domainId: id, storageId, position: 0 });

@@ -10,6 +10,7 @@ import { remove as removeDiskFile } from '../../engine/disks';
 import { ApiError, conflict, precondition } from '../../http/errors';
 import type { UserRow } from '../../auth/sessions';
 import { checkStartQuota } from '../quotas/start-check';
+import { checkBookingToStart } from '../bookings/start-check';
 import { disksOf, machineSpecOf } from './machine-spec';
 import { desktopViews, findDomain, type DomainRow } from './view';
 
@@ -81,8 +82,10 @@ export function createDesktopLifecycle(ctx: AppContext) {
     }
   }
 
-  async function start(row: DomainRow, owner: UserRow): Promise<{ status: string }> {
+  /** `starter` is who pressed start (admins and managers need no booking); quotas are the owner's. */
+  async function start(row: DomainRow, owner: UserRow, starter: Pick<UserRow, 'roleId'> = owner): Promise<{ status: string }> {
     if (row.status !== 'Stopped') throw notAvailable(row, 'start');
+    await checkBookingToStart(db, ctx.clock.now(), row, starter.roleId);
     await checkStartQuota(db, owner, { memoryGb: row.hardware.memoryMb / 1024, vcpus: row.hardware.vcpus });
     const caps = await driver.capabilities().catch(() => null);
     if (!caps || caps.freeMemoryMb < row.hardware.memoryMb) {

@@ -37,7 +37,7 @@ export async function desktopRoutes(app: FastifyInstance, ctx: AppContext, lifec
       const row = await desktopFor(ctx, request, request.params.id);
       switch (request.params.action) {
         case 'start':
-          return lifecycle.start(row, await ownerOf(ctx.db, row));
+          return lifecycle.start(row, await ownerOf(ctx.db, row), authOf(request).user);
         case 'stop':
           return lifecycle.stop(row);
         case 'reset':

@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
 import { sortViewers, VIEWERS_NEEDING_IP, type TDesktop, type TViewer } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
+import { desktopBookingFields } from '../bookings/view';
 
 export type DomainRow = typeof schema.domains.$inferSelect;
 
@@ -12,6 +13,15 @@ export function viewersOf(row: DomainRow): TViewer[] {
   const names = Object.keys(row.guestProperties.viewers).map((k) => k.replace('_', '-') as TViewer);
   // Viewers that need the guest's address are offered only once it has one.
   return sortViewers(names.filter((v) => !VIEWERS_NEEDING_IP.includes(v) || row.guestIp));
+}
+
+/** A deployment's desktop carries the rights its deployment gives the students (e.g. `recreate`). */
+async function studentPermissionsOf(db: Db, rows: DomainRow[]) {
+  const tags = [...new Set(rows.map((r) => r.tag).filter((t): t is string => Boolean(t)))];
+  const found = tags.length
+    ? await db.select({ id: schema.deployments.id, perms: schema.deployments.userPermissions }).from(schema.deployments).where(inArray(schema.deployments.id, tags))
+    : [];
+  return new Map(found.map((d) => [d.id, d.perms]));
 }
 
 async function namesOf(db: Db, rows: DomainRow[]) {
@@ -33,6 +43,8 @@ async function namesOf(db: Db, rows: DomainRow[]) {
 /** The desktop as GET /user/desktops and the desktop_* events carry it (reference §2.5). */
 export async function desktopViews(db: Db, rows: DomainRow[]): Promise<TDesktop[]> {
   const n = await namesOf(db, rows);
+  const perms = await studentPermissionsOf(db, rows);
+  const booking = await desktopBookingFields(db, rows);
   return rows.map((row) => ({
     id: row.id,
     name: row.name,
@@ -46,7 +58,6 @@ export async function desktopViews(db: Db, rows: DomainRow[]): Promise<TDesktop[
     ip: row.guestIp,
     progress: null,
     editable: row.tag === null,
-    scheduled: { shutdown: false },
     server: row.server,
     accessed: epoch(row.accessedAt),
     tag: row.tag ?? false,
@@ -61,11 +72,9 @@ export async function desktopViews(db: Db, rows: DomainRow[]): Promise<TDesktop[
     interfaces: row.hardware.interfaces,
     current_action: row.currentAction,
     storage: n.disks.filter((d) => d.domainId === row.id).map((d) => d.storageId),
-    permissions: [],
+    permissions: (row.tag && perms.get(row.tag)) || [],
     needs_booking: Boolean(row.hardware.reservables.vgpus?.length),
-    next_booking_start: null,
-    next_booking_end: null,
-    booking_id: false,
+    ...booking.get(row.id)!,
     vcpus: row.hardware.vcpus,
     memory: row.hardware.memoryMb / 1024,
   }));

@@ -21,6 +21,10 @@ const RATE_WINDOW_MS = 60_000;
 const START_WAIT_MS = 30_000;
 
 class DirectNotFound extends Error {}
+
+/** A new direct-viewer code (the /vw/<code> link of a desktop). */
+export const newJumperToken = () => randomBytes(32).toString('base64url');
+export const directLink = (base: string, token: string) => `${base}/vw/${token}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The direct viewer: a per-desktop public link that opens one desktop without signing in. */
@@ -114,7 +118,7 @@ export async function directRoutes(app: FastifyInstance, ctx: AppContext, lifecy
 
   r.put('/desktop/jumperurl_reset/:id', { preHandler: auth, schema: { params: z.object({ id: z.string().max(64) }), body: ZJumperReset } }, async (request, reply) => {
     const row = await desktopFor(ctx, request, request.params.id);
-    const token = request.body.disabled ? null : randomBytes(32).toString('base64url');
+    const token = request.body.disabled ? null : newJumperToken();
     await ctx.db.update(schema.domains).set({ jumperUrl: token }).where(eq(schema.domains.id, row.id));
     // The original answers the new token as a JSON string (false when disabled).
     return reply.type('application/json').send(JSON.stringify(token ?? false));

@@ -12,7 +12,8 @@ import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { disksOf } from '../desktops/machine-spec';
 import { ownerOf, type DomainRow } from '../desktops/view';
 import { publishTemplate } from '../templates/view';
-import { GPU_PROFILES, has } from './catalog';
+import { findProfile } from '../reservables/profiles';
+import { dropItemBookings } from '../bookings/service';
 import { assertGpuOnlyViewers, chooseGuest } from './guest';
 import { chooseHardware, hardwareBounds, type HardwareRow } from './hardware';
 import { removeUserImage, saveUserImage, stockImage } from './images';
@@ -75,7 +76,7 @@ export async function updateDomain(ctx: AppContext, lifecycle: DesktopLifecycle,
 /** PUT /domain/reservables/{id}: a GPU profile or none; changing it needs the desktop stopped. */
 export async function setReservables(ctx: AppContext, lifecycle: DesktopLifecycle, row: DomainRow, vgpus: string[] | null) {
   const wanted = vgpus && vgpus.length > 0 ? vgpus : null;
-  for (const id of wanted ?? []) if (!has(GPU_PROFILES, id)) throw badRequest('reservable_not_found', `No GPU profile ${id}`, { id });
+  for (const id of wanted ?? []) if (!(await findProfile(ctx.db, id))?.enabled) throw badRequest('reservable_not_found', `No GPU profile ${id}`, { id });
   const current = row.hardware.reservables.vgpus ?? null;
   if (JSON.stringify(current) === JSON.stringify(wanted)) return row;
   if (row.server) throw conflict('desktop_is_server', 'Servers cannot be edited');
@@ -88,6 +89,8 @@ export async function setReservables(ctx: AppContext, lifecycle: DesktopLifecycl
     .where(and(eq(schema.domains.id, row.id), eq(schema.domains.status, 'Stopped')))
     .returning();
   if (!updated) throw notStopped(row, 'change the GPU of');
+  // Bookings were for the old profile (reference §6.2).
+  await dropItemBookings(ctx, 'desktop', row.id);
   await publishDomain(ctx, lifecycle, updated);
   return updated;
 }

@@ -14,7 +14,9 @@ import type { UserRow } from '../../auth/sessions';
 import { badRequest, precondition } from '../../http/errors';
 import { appliedQuota } from '../quotas/applied';
 import { randomMac } from '../desktops/create';
-import { BOOT_ORDER, DISK_BUS, GPU_PROFILES, GRAPHICS, has, INSTALL_TYPES, INTERFACES, VIDEOS } from './catalog';
+import { BOOT_ORDER, DISK_BUS, GRAPHICS, has, INSTALL_TYPES, INTERFACES, VIDEOS } from './catalog';
+import { profileChoices } from '../reservables/profiles';
+import { actorOf } from '../access/permissions';
 
 /** The stored hardware, plus the install type the edit form keeps beside it. */
 export type HardwareRow = DomainHardware & { install?: string };
@@ -42,7 +44,8 @@ export async function allowedHardware(db: Db, user: UserRow): Promise<THardwareA
     videos: VIDEOS,
     boot_order: BOOT_ORDER,
     disk_bus: DISK_BUS,
-    reservables: { vgpus: GPU_PROFILES },
+    // The GPU profiles of the planner's cards that the user may pick.
+    reservables: { vgpus: await profileChoices(db, await actorOf(db, user)) },
     ...bounds,
   };
 }

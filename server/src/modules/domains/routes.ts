@@ -17,6 +17,8 @@ import { authOf, requireAuth } from '../../http/guard';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { findDomain } from '../desktops/view';
 import { domainFor, readableDomain } from './access';
+import { assertStudentMay } from '../deployments/access';
+import { actorOf } from '../access/permissions';
 import { INSTALL_TYPES } from './catalog';
 import { recreateDisk, setReservables, updateDomain } from './edit';
 import { allowedHardware } from './hardware';
@@ -49,21 +51,29 @@ export async function domainRoutes(app: FastifyInstance, ctx: AppContext, lifecy
     domainInfo(ctx.db, await readableDomain(ctx, request, request.params.id), authOf(request).user),
   );
 
+  /** A domain the caller may change; a deployment's desktop only as far as the deployment lets its user. */
+  const changeable = async (request: Parameters<typeof domainFor>[1], id: string, right: 'edit' | 'recreate') => {
+    const row = await domainFor(ctx, request, id);
+    await assertStudentMay(ctx.db, await actorOf(ctx.db, authOf(request).user), row, right);
+    return row;
+  };
+
   r.put('/domain/:id', { preHandler: auth, schema: { params: ZId, body: ZDomainUpdate, response: { 200: ZDomainInfo } } }, async (request) => {
-    const row = await domainFor(ctx, request, request.params.id);
+    const row = await changeable(request, request.params.id, 'edit');
     const updated = await updateDomain(ctx, lifecycle, row, request.body);
     return domainInfo(ctx.db, updated, authOf(request).user);
   });
 
   r.put('/domain/reservables/:id', { preHandler: auth, schema: { params: ZId, body: ZReservablesUpdate, response: { 200: ZDomainInfo } } }, async (request) => {
-    const row = await domainFor(ctx, request, request.params.id);
+    const row = await changeable(request, request.params.id, 'edit');
     const updated = await setReservables(ctx, lifecycle, row, request.body.vgpus);
     return domainInfo(ctx.db, updated, authOf(request).user);
   });
 
-  r.post('/domain/:id/recreate_disk', { preHandler: auth, schema: { params: ZId, response: { 200: ZNewDesktopAnswer } } }, async (request) =>
-    recreateDisk(ctx, lifecycle, await domainFor(ctx, request, request.params.id)),
-  );
+  r.post('/domain/:id/recreate_disk', { preHandler: auth, schema: { params: ZId, response: { 200: ZNewDesktopAnswer } } }, async (request) => {
+    const row = await changeable(request, request.params.id, 'recreate');
+    return recreateDisk(ctx, lifecycle, row);
+  });
 
   // The stock covers, and the desktop's own upload when asked for one the caller may change.
   r.get(

@@ -3,6 +3,7 @@ import type { UserRow } from '../../auth/sessions';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { ownerOf, type DomainRow } from '../desktops/view';
 import { cutoffHoursFor, recycleDomains } from './recycle';
+import { dropItemBookings } from '../bookings/service';
 
 /**
  * DELETE /desktop/{id}: a stopped desktop goes to its owner's recycle bin with its own disk —
@@ -11,6 +12,8 @@ import { cutoffHoursFor, recycleDomains } from './recycle';
  */
 export async function deleteDesktop(ctx: AppContext, lifecycle: DesktopLifecycle, row: DomainRow, agent: UserRow, opts: { permanent?: boolean } = {}) {
   const owner = await ownerOf(ctx.db, row);
+  // Its bookings go (reference §6.3), whether it is recycled or deleted for good.
+  await dropItemBookings(ctx, 'desktop', row.id);
   const forGood = opts.permanent || row.tag !== null || !row.persistent || (await cutoffHoursFor(ctx, owner.categoryId)) === 0;
   if (forGood) return lifecycle.destroyDesktop(row);
   await recycleDomains(ctx, { agent, owner, itemType: 'desktop', itemName: row.name, desktops: [row], templates: [] });

@@ -33,6 +33,11 @@ export async function deleteEntry(ctx: AppContext, entry: RecycleBinRow, agent: 
     }
     await removeDiskFile(s.path).catch((err) => log.warn({ err, path: s.path }, 'could not remove disk file'));
   }
+  // A deployment's row, kept 'recycled' for a restore, goes with its entry.
+  const deploymentIds = (items.deployments ?? []).map((d) => String(d.id));
+  if (deploymentIds.length) {
+    await db.delete(schema.deployments).where(and(inArray(schema.deployments.id, deploymentIds), eq(schema.deployments.status, 'recycled')));
+  }
   await db
     .update(schema.recycleBin)
     .set({ status: 'deleted', accessedAt: new Date(), items: withLog(items, agent, 'deleted') })

@@ -139,14 +139,16 @@ export async function recycleDomains(
     itemName: string;
     desktops: DomainRow[];
     templates: DomainRow[];
+    /** Copies of the deployment rows the entry stands for (their rows stay, status 'recycled', until the entry is deleted). */
+    deployments?: Record<string, unknown>[];
     permanent?: boolean;
   },
 ): Promise<{ id: string | null; permanent: boolean }> {
   const { db, bus } = ctx;
   const ids = [...opts.desktops, ...opts.templates].map((d) => d.id);
-  if (ids.length === 0) return { id: null, permanent: false };
+  if (ids.length === 0 && !opts.deployments?.length) return { id: null, permanent: false };
   // Fresh copies: what is kept is what the database holds now.
-  const rows = await db.select().from(schema.domains).where(inArray(schema.domains.id, ids));
+  const rows = ids.length ? await db.select().from(schema.domains).where(inArray(schema.domains.id, ids)) : [];
   const desktops = rows.filter((r) => r.kind === 'desktop');
   const templates = rows.filter((r) => r.kind === 'template');
 
@@ -158,7 +160,7 @@ export async function recycleDomains(
   await ensureNoMachine(ctx, desktops);
   const { links, storages } = await ownDisks(db, ids);
   const sized = await refreshSizes(db, storages);
-  const media = await db.select().from(schema.domainMedia).where(inArray(schema.domainMedia.domainId, ids));
+  const media = ids.length ? await db.select().from(schema.domainMedia).where(inArray(schema.domainMedia.domainId, ids)) : [];
   const agent = opts.agent;
   const meta: EntryMeta = {
     ownerName: opts.owner.name,
@@ -176,7 +178,7 @@ export async function recycleDomains(
   const items: EntryItems = {
     desktops,
     templates,
-    deployments: [],
+    deployments: opts.deployments ?? [],
     storages: sized.map((s) => s.id),
     domainDisks: links.map((l) => ({ domainId: l.domainId, storageId: l.storageId, position: l.position })),
     domainMedia: media.map((m) => ({ domainId: m.domainId, mediaId: m.mediaId, kind: m.kind })),
@@ -201,7 +203,7 @@ export async function recycleDomains(
       })
       .returning();
     if (sized.length) await tx.update(schema.storage).set({ status: 'recycled' }).where(inArray(schema.storage.id, sized.map((s) => s.id)));
-    await tx.delete(schema.domains).where(inArray(schema.domains.id, ids));
+    if (ids.length) await tx.delete(schema.domains).where(inArray(schema.domains.id, ids));
     return inserted;
   });
   for (const d of desktops) bus.toUser(d.userId, 'desktop_delete', { id: d.id });

@@ -121,6 +121,9 @@ export async function restoreEntry(ctx: AppContext, entry: RecycleBinRow, agent:
     if (links.length) await tx.insert(schema.domainDisks).values(links).onConflictDoNothing();
     const liveMedia = mediaLinks.filter((m) => media.some((x) => x.id === m.mediaId) && inEntry.has(m.domainId));
     if (liveMedia.length) await tx.insert(schema.domainMedia).values(liveMedia).onConflictDoNothing();
+    // A deployment's row waited in the bin as 'recycled': it is back in the owner's list.
+    const deploymentIds = (items.deployments ?? []).map((d) => String(d.id));
+    if (deploymentIds.length) await tx.update(schema.deployments).set({ status: 'ready' }).where(inArray(schema.deployments.id, deploymentIds));
     return inserted;
   });
 

@@ -12,9 +12,9 @@ import { appliedQuota, usageOf } from '../quotas/applied';
  * group's and the category's limits against the sum of what their users use. All 428.
  * Creation endpoints can call `checkNewItemQuota` too.
  */
-type Rule = { key: QuotaField; user: string; group: string; category: string };
+export type QuotaRule = { key: QuotaField; user: string; group: string; category: string };
 
-const RULES: Record<TCheckQuotaItemType, Rule[]> = {
+const RULES: Record<TCheckQuotaItemType, QuotaRule[]> = {
   desktops: [
     { key: 'desktops', user: 'desktop_new_user_quota_exceeded', group: 'desktop_new_group_limit_exceeded', category: 'desktop_new_category_limit_exceeded' },
   ],
@@ -30,8 +30,16 @@ const RULES: Record<TCheckQuotaItemType, Rule[]> = {
   ],
 };
 
-/** Counted items need room for one more; sizes (total_size) must not already be over. */
-const needsRoom = (key: QuotaField, used: number, cap: number) => (key === 'total_size' ? used >= cap : used + 1 > cap);
+/** A deployment's desktops: room for all of them in the owner's quota and limits. */
+export const DEPLOYMENT_DESKTOPS_RULE: QuotaRule = {
+  key: 'deployment_desktops',
+  user: 'deployment_desktop_new_user_quota_exceeded',
+  group: 'deployment_desktop_new_group_limit_exceeded',
+  category: 'deployment_desktop_new_category_limit_exceeded',
+};
+
+/** Counted items need room for `quantity` more; sizes (total_size) must not already be over. */
+const needsRoom = (key: QuotaField, used: number, cap: number, quantity: number) => (key === 'total_size' ? used >= cap : used + quantity > cap);
 
 async function sumUsage(db: Db, where: { groupId?: string; categoryId?: string }): Promise<TQuota | null> {
   const users = await db
@@ -48,12 +56,16 @@ async function sumUsage(db: Db, where: { groupId?: string; categoryId?: string }
 }
 
 export async function checkNewItemQuota(db: Db, user: UserRow, itemType: TCheckQuotaItemType): Promise<void> {
-  const rules = RULES[itemType];
+  return checkQuotaRules(db, user, RULES[itemType], itemType);
+}
+
+/** The same checks for any rules and a quantity (a deployment of N desktops needs room for N). */
+export async function checkQuotaRules(db: Db, user: UserRow, rules: QuotaRule[], itemType: string, quantity = 1): Promise<void> {
   const { quota } = await appliedQuota(db, user);
   if (quota) {
     const used = await usageOf(db, user.id);
     for (const r of rules) {
-      if (needsRoom(r.key, used[r.key], quota[r.key])) {
+      if (needsRoom(r.key, used[r.key], quota[r.key], quantity)) {
         throw precondition(r.user, `${user.username} quota exceeded for new ${itemType}`, { [r.key]: quota[r.key] });
       }
     }
@@ -69,7 +81,7 @@ export async function checkNewItemQuota(db: Db, user: UserRow, itemType: TCheckQ
     const used = await total();
     if (!used) continue;
     for (const r of rules) {
-      if (needsRoom(r.key, used[r.key], limits[r.key])) {
+      if (needsRoom(r.key, used[r.key], limits[r.key], quantity)) {
         throw precondition(r[level], `The ${level} limit for new ${itemType} is reached`, { [r.key]: limits[r.key] });
       }
     }

@@ -19,6 +19,7 @@ import { useTranslation } from 'react-i18next';
 import type { TDesktop, TDesktopAction, TViewer } from '@vdi/contracts';
 import { isBrowserViewer } from '../viewer/open';
 import { DesktopMenuItems } from '../domains/DesktopMenuItems';
+import { BookMenuItem } from '../bookings/BookLink';
 import type { DesktopControls } from './controls';
 
 const ACTION_LOOK: Record<TDesktopAction, { icon: ReactNode; color: string; variant: 'filled' | 'light' }> = {
@@ -116,6 +117,7 @@ export function MoreMenu({ c, d, onDirectLink }: { c: DesktopControls; d: TDeskt
         <Menu.Item leftSection={<IconLink size={16} />} onClick={() => onDirectLink(d)} data-testid="desktop-direct-link">
           {t('desktops.actions.direct_link')}
         </Menu.Item>
+        <BookMenuItem d={d} />
         <DesktopMenuItems d={d} />
         <Menu.Divider />
         <Menu.Item color="red" leftSection={<IconTrash size={16} />} disabled={!c.canDelete} onClick={c.remove} data-testid="desktop-delete">

@@ -3,6 +3,7 @@ import { IconCalendarEvent, IconClockPause, IconCpu, IconDeviceSdCard, IconHourg
 import { useTranslation } from 'react-i18next';
 import type { TDesktop } from '@vdi/contracts';
 import { MainActionButton, MoreMenu, OpenButton } from './DesktopActions';
+import { BookLink } from '../bookings/BookLink';
 import { useDesktopControls } from './controls';
 import { formatLocal, memoryLabel } from './logic';
 import { StateBadge } from './StateBadge';
@@ -47,6 +48,7 @@ export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queu
           <Text size="xs" c="dimmed">
             {bookingEnd ? t('desktops.next_booking_range', { start: bookingStart, end: bookingEnd }) : t('desktops.next_booking', { start: bookingStart })}
           </Text>
+          <BookLink d={d} />
         </Group>
       )}
       {!bookingStart && d.needs_booking && (
@@ -55,6 +57,7 @@ export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queu
           <Text size="xs" c="dimmed">
             {t('desktops.needs_booking')}
           </Text>
+          <BookLink d={d} />
         </Group>
       )}
     </>

@@ -1,4 +1,5 @@
 import { useReducer } from 'react';
+import { useNavigate } from 'react-router';
 import { Text } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -7,12 +8,14 @@ import { desktopState, offeredAction, type TDesktop, type TDesktopAction, type T
 import { handleError, notifySuccess } from '../../app/error-handler';
 import { openViewer } from '../viewer/open';
 import { deleteDesktop, desktopCall, DESKTOPS_KEY, fetchViewer, runAction } from './api';
+import { isStartRefusal, openStartDialog } from '../bookings/StartNowDialog';
 import { availableViewers, canOpen, chosenViewer, rememberViewer, removeDesktop, withStatus } from './logic';
 
 /** Everything one desktop offers, for its card or its table row. */
 export function useDesktopControls(d: TDesktop) {
   const { t } = useTranslation();
   const qc = useQueryClient();
+  const navigate = useNavigate();
   const state = desktopState(d.state);
   const action = offeredAction(state, d.type === 'persistent');
   const viewers = canOpen(state) ? availableViewers(d) : [];
@@ -28,7 +31,8 @@ export function useDesktopControls(d: TDesktop) {
         notifySuccess(t('desktops.notify.deleted', { name: d.name }));
       } else if (status) qc.setQueryData<TDesktop[]>(DESKTOPS_KEY, (l) => withStatus(l, d.id, status, v.from));
     },
-    onError: (err) => handleError(err),
+    // A desktop that needs a booking and has none now: the start-now or cannot-start dialog.
+    onError: (err) => (isStartRefusal(err) ? openStartDialog(d, err, (to) => void navigate(to)) : handleError(err)),
   });
 
   const reset = useMutation({

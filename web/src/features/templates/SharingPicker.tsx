@@ -8,7 +8,7 @@ import { ALLOWED_SEARCH_MIN, type TAllowedTableItem, type TTemplateAllowed } fro
 import { searchAllowed } from './api';
 
 /** Search-as-you-type (2 letters at least) over the groups or users the caller may share with. */
-function AllowedSearch({ table, value, onChange, disabled }: { table: 'groups' | 'users'; value: string[]; onChange: (v: string[]) => void; disabled?: boolean }) {
+export function AllowedSearch({ table, value, onChange, disabled, ns = 'templates.sharing', testId }: { table: 'groups' | 'users'; value: string[]; onChange: (v: string[]) => void; disabled?: boolean; ns?: string; testId?: string }) {
   const { t } = useTranslation();
   const [search, setSearch] = useState('');
   const [term] = useDebouncedValue(search.trim(), 200);
@@ -53,10 +53,10 @@ function AllowedSearch({ table, value, onChange, disabled }: { table: 'groups' |
       hidePickedOptions
       clearable
       disabled={disabled}
-      placeholder={value.length ? undefined : t(`templates.sharing.search_${table}`)}
-      nothingFoundMessage={term.length < ALLOWED_SEARCH_MIN ? t('templates.sharing.type_more', { count: ALLOWED_SEARCH_MIN }) : results.isFetching ? t('common.loading') : t('templates.sharing.nothing')}
-      aria-label={t(`templates.sharing.${table}`)}
-      data-testid={`sharing-${table}-search`}
+      placeholder={value.length ? undefined : t(`${ns}.search_${table}`)}
+      nothingFoundMessage={term.length < ALLOWED_SEARCH_MIN ? t(`${ns}.type_more`, { count: ALLOWED_SEARCH_MIN }) : results.isFetching ? t('common.loading') : t(`${ns}.nothing`)}
+      aria-label={t(`${ns}.${table}`)}
+      data-testid={testId ?? `sharing-${table}-search`}
       comboboxProps={{ withinPortal: true }}
     />
   );
@@ -66,7 +66,7 @@ function AllowedSearch({ table, value, onChange, disabled }: { table: 'groups' |
  * Who may use a template: nobody else (not shared), chosen groups and users, or — an empty list —
  * everyone of the category (spec 001 §3: "an empty list means everyone").
  */
-export function SharingPicker({ value, onChange, disabled }: { value: TTemplateAllowed; onChange: (v: TTemplateAllowed) => void; disabled?: boolean }) {
+export function SharingPicker({ value, onChange, disabled, ns = 'templates.sharing' }: { value: TTemplateAllowed; onChange: (v: TTemplateAllowed) => void; disabled?: boolean; /** where its texts are (deployments word them their own way) */ ns?: string }) {
   const { t } = useTranslation();
   const groups = value.groups;
   const users = value.users;
@@ -78,7 +78,7 @@ export function SharingPicker({ value, onChange, disabled }: { value: TTemplateA
         label={
           <Group gap={6} wrap="nowrap">
             <IconUsersGroup size={16} />
-            {t('templates.sharing.groups')}
+            {t(`${ns}.groups`)}
           </Group>
         }
         checked={groups !== false}
@@ -86,12 +86,12 @@ export function SharingPicker({ value, onChange, disabled }: { value: TTemplateA
         disabled={disabled}
         data-testid="sharing-groups"
       />
-      {groups !== false && <AllowedSearch table="groups" value={groups} onChange={(g) => onChange({ ...value, groups: g })} disabled={disabled} />}
+      {groups !== false && <AllowedSearch table="groups" value={groups} onChange={(g) => onChange({ ...value, groups: g })} disabled={disabled} ns={ns} />}
       <Checkbox
         label={
           <Group gap={6} wrap="nowrap">
             <IconUsers size={16} />
-            {t('templates.sharing.users')}
+            {t(`${ns}.users`)}
           </Group>
         }
         checked={users !== false}
@@ -99,18 +99,18 @@ export function SharingPicker({ value, onChange, disabled }: { value: TTemplateA
         disabled={disabled}
         data-testid="sharing-users"
       />
-      {users !== false && <AllowedSearch table="users" value={users} onChange={(u) => onChange({ ...value, users: u })} disabled={disabled} />}
+      {users !== false && <AllowedSearch table="users" value={users} onChange={(u) => onChange({ ...value, users: u })} disabled={disabled} ns={ns} />}
       {!shared ? (
         <Alert variant="light" color="gray" icon={<IconLock size={16} />} p="xs" data-testid="sharing-summary">
-          <Text size="xs">{t('templates.sharing.private')}</Text>
+          <Text size="xs">{t(`${ns}.private`)}</Text>
         </Alert>
       ) : everyone ? (
         <Alert variant="light" color="teal" icon={<IconWorld size={16} />} p="xs" data-testid="sharing-summary">
-          <Text size="xs">{t('templates.sharing.everyone_hint')}</Text>
+          <Text size="xs">{t(`${ns}.everyone_hint`)}</Text>
         </Alert>
       ) : (
         <Text size="xs" c="dimmed" data-testid="sharing-summary">
-          {t('templates.sharing.chosen_hint')}
+          {t(`${ns}.chosen_hint`)}
         </Text>
       )}
     </Stack>

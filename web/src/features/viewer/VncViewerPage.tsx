@@ -12,12 +12,12 @@ import {
   IconX,
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import RFB from '@novnc/novnc';
-import { ZViewerAnswer, type TBrowserViewerTicket } from '@vdi/contracts';
-import { api } from '../../lib/api';
+import type { TBrowserViewerTicket } from '@vdi/contracts';
 import { errorMessage } from '../../lib/errors';
 import { session } from '../../lib/session';
-import { decodeTicket, vncSocketUrl } from './ticket';
+import { decodeTicket } from './ticket';
+import { useVnc } from './use-vnc';
+import { fetchVncTicket } from './open';
 import classes from './VncViewerPage.module.css';
 
 type Status = 'connecting' | 'connected' | 'disconnected';
@@ -38,9 +38,9 @@ export default function VncViewerPage() {
   const { t, i18n } = useTranslation();
   const [ticket, setTicket] = useTicketFromFragment();
   const screenRef = useRef<HTMLDivElement>(null);
-  const rfbRef = useRef<RFB | null>(null);
-  const [status, setStatus] = useState<Status>('connecting');
-  const [ended, setEnded] = useState<Ended | null>(null);
+  const { status: vncStatus, ended: endReason, rfb: rfbRef } = useVnc(screenRef, ticket);
+  const status: Status = vncStatus === 'idle' ? 'connecting' : vncStatus;
+  const ended: Ended | null = endReason ? { reason: endReason } : null;
   const [fullscreen, setFullscreen] = useState(Boolean(document.fullscreenElement));
   const [reconnecting, setReconnecting] = useState(false);
   const [reconnectError, setReconnectError] = useState<string | null>(null);
@@ -49,53 +49,6 @@ export default function VncViewerPage() {
   useEffect(() => {
     document.title = ticket ? `${ticket.name} · ${t('app.title')}` : `${t('routes.viewer')} · ${t('app.title')}`;
   }, [ticket, t, i18n.language]);
-
-  useEffect(() => {
-    const el = screenRef.current;
-    if (!ticket || !el) return;
-    setStatus('connecting');
-    setEnded(null);
-    let rfb: RFB | null = null;
-    let denied = false;
-    // Deferred: a mount that is undone at once (development's double effects) must not spend the one-time token.
-    const timer = setTimeout(() => {
-      rfb = new RFB(el, vncSocketUrl(window.location, ticket.token), {
-        credentials: { password: ticket.password, username: '', target: '' },
-      });
-      rfb.scaleViewport = true;
-      rfb.resizeSession = false;
-      rfb.background = '#0b0c10';
-      rfb.addEventListener('connect', () => {
-        setStatus('connected');
-        rfb?.focus();
-      });
-      rfb.addEventListener('securityfailure', () => {
-        denied = true;
-      });
-      rfb.addEventListener('credentialsrequired', () => {
-        rfb?.sendCredentials({ password: ticket.password, username: '', target: '' });
-      });
-      rfb.addEventListener('disconnect', (e) => {
-        setStatus('disconnected');
-        setEnded({ reason: denied ? 'denied' : e.detail.clean ? 'closed' : 'failed' });
-        rfbRef.current = null;
-      });
-      rfbRef.current = rfb;
-    }, 0);
-    return () => {
-      clearTimeout(timer);
-      if (rfb) {
-        const r = rfb;
-        rfb = null;
-        rfbRef.current = null;
-        try {
-          r.disconnect();
-        } catch {
-          /* already closed */
-        }
-      }
-    };
-  }, [ticket]);
 
   useEffect(() => {
     const onChange = () => setFullscreen(Boolean(document.fullscreenElement));
@@ -122,10 +75,7 @@ export default function VncViewerPage() {
     setReconnecting(true);
     setReconnectError(null);
     try {
-      const answer = await api.get(`/desktop/${encodeURIComponent(ticket.desktopId)}/viewer/browser-vnc`, ZViewerAnswer);
-      const fresh = answer.kind === 'browser' ? decodeTicket(answer.cookie) : null;
-      if (!fresh) throw new Error('no ticket');
-      setTicket(fresh);
+      setTicket(await fetchVncTicket(ticket.desktopId));
     } catch (err) {
       setReconnectError(errorMessage(i18n.t.bind(i18n), err, (k) => i18n.exists(k)));
     } finally {

@@ -1,4 +1,6 @@
-import type { TViewer, TViewerAnswer } from '@vdi/contracts';
+import { ZViewerAnswer, type TBrowserViewerTicket, type TViewer, type TViewerAnswer } from '@vdi/contracts';
+import { api } from '../../lib/api';
+import { decodeTicket } from './ticket';
 
 type FileAnswer = Extract<TViewerAnswer, { kind: 'file' }>;
 type BrowserAnswer = Extract<TViewerAnswer, { kind: 'browser' }>;
@@ -10,11 +12,15 @@ export const browserViewerUrl = (a: BrowserAnswer) => `${a.viewer}#${a.cookie}`;
 
 /** The file a file viewer answers (SPICE .vv, RDP .rdp): downloaded as name.ext. */
 export function downloadViewerFile(a: FileAnswer) {
-  const blob = new Blob([a.content], { type: a.mime || 'application/octet-stream' });
-  const url = URL.createObjectURL(blob);
+  downloadText(a.content, a.mime || 'application/octet-stream', `${a.name}.${a.ext}`);
+}
+
+/** Text made in the page, saved as a file by the browser. */
+export function downloadText(content: string, mime: string, fileName: string) {
+  const url = URL.createObjectURL(new Blob([content], { type: mime }));
   const link = document.createElement('a');
   link.href = url;
-  link.download = `${a.name}.${a.ext}`;
+  link.download = fileName;
   link.rel = 'noopener';
   link.style.display = 'none';
   document.body.appendChild(link);
@@ -49,4 +55,12 @@ export async function openViewer(kind: TViewer | string, fetchAnswer: () => Prom
     tab?.close();
     throw err;
   }
+}
+
+/** A fresh one-time ticket for a desktop's screen in the browser (noVNC), or an error. */
+export async function fetchVncTicket(desktopId: string): Promise<TBrowserViewerTicket> {
+  const answer = await api.get(`/desktop/${encodeURIComponent(desktopId)}/viewer/browser-vnc`, ZViewerAnswer);
+  const ticket = answer.kind === 'browser' ? decodeTicket(answer.cookie) : null;
+  if (!ticket) throw new Error('No browser viewer ticket in the answer');
+  return ticket;
 }

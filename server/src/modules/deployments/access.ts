@@ -1,0 +1,57 @@
+import { eq } from 'drizzle-orm';
+import type { AppContext } from '../../context';
+import type { Db } from '../../db';
+import { schema } from '../../db';
+import type { UserRow } from '../../auth/sessions';
+import { forbidden, notFound } from '../../http/errors';
+import { actorOf, canManage, type Actor } from '../access/permissions';
+
+export type DeploymentRow = typeof schema.deployments.$inferSelect;
+
+/** What the caller may do with a deployment (spec core §6: co-owners as the owner, except owners and deleting). */
+export type DeploymentRights = { owner: boolean; coOwner: boolean; read: boolean; edit: boolean; delete: boolean; changeOwners: boolean };
+
+export function rightsOn(actor: Actor, d: Pick<DeploymentRow, 'userId' | 'categoryId' | 'coOwners'>): DeploymentRights {
+  // The owner, an admin, or a manager of the owner's category.
+  const full = canManage(actor, d);
+  const coOwner = d.coOwners.includes(actor.id);
+  return { owner: d.userId === actor.id, coOwner, read: full || coOwner, edit: full || coOwner, delete: full, changeOwners: full };
+}
+
+export type Need = 'read' | 'edit' | 'delete' | 'changeOwners';
+
+export async function findDeployment(db: Db, id: string) {
+  return (await db.select().from(schema.deployments).where(eq(schema.deployments.id, id)))[0];
+}
+
+/** The deployment named in the request, when the caller has the right: 404 when missing (or in the bin), 403 otherwise. */
+export async function deploymentFor(ctx: AppContext, user: UserRow, id: string, need: Need) {
+  const row = await findDeployment(ctx.db, id);
+  if (!row || row.status !== 'ready') throw notFound('deployment_not_found', 'Deployment not found');
+  const actor = await actorOf(ctx.db, user);
+  const rights = rightsOn(actor, row);
+  if (!rights.read) throw forbidden('forbidden', 'Not enough rights on this deployment');
+  if (!rights[need]) {
+    throw forbidden('deployment_owner_only', need === 'delete' ? 'Only the owner may delete the deployment' : 'Only the owner may change the owners');
+  }
+  return { row, actor, rights };
+}
+
+/** Does the actor manage the deployment a desktop belongs to (owner, co-owner, admin, manager)? */
+export async function managesDeploymentOf(db: Db, actor: Actor, desktop: { tag: string | null }) {
+  if (!desktop.tag) return false;
+  const d = await findDeployment(db, desktop.tag);
+  return Boolean(d && d.status === 'ready' && rightsOn(actor, d).edit);
+}
+
+/**
+ * What a student may do with their desktop of a deployment: `recreate` when the deployment gives
+ * them that right; `edit` never (the deployment decides what its desktops are made of). Its
+ * owners, co-owners, admins and managers always may.
+ */
+export async function assertStudentMay(db: Db, actor: Actor, desktop: { tag: string | null; userId: string }, right: 'recreate' | 'edit') {
+  if (!desktop.tag || desktop.userId !== actor.id) return;
+  const d = await findDeployment(db, desktop.tag);
+  if (!d || rightsOn(actor, d).edit || d.userPermissions.includes(right)) return;
+  throw forbidden('forbidden', `The deployment does not let its users ${right} their desktop`);
+}

@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import { eq, inArray } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { TDeploymentHardware, ZNewDeployment } from '@vdi/contracts';
+import type { AppContext } from '../../context';
+import { schema } from '../../db';
+import type { UserRow } from '../../auth/sessions';
+import type { JobHandler } from '../../jobs/runner';
+import { badRequest, conflict, notFound } from '../../http/errors';
+import { createDesktopFromTemplate } from '../desktops/create';
+import type { DesktopLifecycle } from '../desktops/lifecycle';
+import { findDomain } from '../desktops/view';
+import { GPU_PROFILES, has } from '../domains/catalog';
+import { hardwareBounds } from '../domains/hardware';
+import { usableTemplate } from '../domains/new-desktop';
+import { findDeployment, type DeploymentRow } from './access';
+import type { DeploymentEvents } from './events';
+import { checkMoreDeploymentDesktops, checkNewDeploymentQuota } from './quota';
+import { assertHasUsers, makeCreateDict } from './rules';
+import { assertKnown, selectedUsers, storedAllowed, type DeploymentAllowed } from './users';
+import { DEPLOYMENT_JOB, desktopsOf } from './view';
+
+type JobParams = { userIds: string[]; created?: number; failed?: number };
+/** Desktops made at the same time by one creation job. */
+const CREATE_CONCURRENCY = 4;
+
+/** A GPU profile must be one the installation offers (the planner's subitems, or the built-in list). */
+export async function assertKnownVgpus(ctx: AppContext, hw: TDeploymentHardware | undefined) {
+  for (const id of hw?.reservables?.vgpus ?? []) {
+    const [sub] = await ctx.db.select({ id: schema.reservableSubitems.id }).from(schema.reservableSubitems).where(eq(schema.reservableSubitems.id, id));
+    if (!sub && !has(GPU_PROFILES, id)) throw badRequest('reservable_not_found', `No GPU profile ${id}`, { id });
+  }
+}
+
+export async function ownerRowOf(ctx: AppContext, d: DeploymentRow): Promise<UserRow> {
+  const [owner] = await ctx.db.select().from(schema.users).where(eq(schema.users.id, d.userId));
+  if (!owner) throw new Error(`deployment ${d.id} has no owner`);
+  return owner;
+}
+
+/** One creation (or recreate) at a time per deployment. */
+export async function assertNotCreating(ctx: AppContext, id: string) {
+  if (await ctx.jobs.activeFor(id, DEPLOYMENT_JOB)) throw conflict('deployment_creating', 'The deployment’s desktops are still being created');
+}
+
+/** Users of the deployment that have no desktop of it yet. */
+export async function missingUsers(ctx: AppContext, d: DeploymentRow, owner: UserRow) {
+  const users = await selectedUsers(ctx.db, owner, d.allowed);
+  const have = new Set((await desktopsOf(ctx.db, [d.id])).map((r) => r.userId));
+  return users.filter((u) => !have.has(u.id));
+}
+
+/** Starts the job that makes the desktops of these users (progress live to owner and co-owners). */
+export async function enqueueCreation(ctx: AppContext, events: DeploymentEvents, d: DeploymentRow, agentId: string, userIds: string[]) {
+  if (userIds.length === 0) return;
+  await ctx.jobs.enqueue(DEPLOYMENT_JOB, { userId: agentId, targetId: d.id, params: { userIds, created: 0, failed: 0 } satisfies JobParams });
+  events.creating(d, 'creating_desktops', { deployment_id: d.id, created: 0, failed: 0, total: userIds.length });
+}
+
+/**
+ * POST /deployments: checks who it is for (at least one user or group, all known, within the
+ * owner's scope), the template (one the caller may use), the make (viewers, networks, GPU,
+ * hardware within the quota) and the quota (one more deployment, room for its desktops); then the
+ * record, and a persisted job that makes one thin overlay desktop per user.
+ */
+export async function createDeployment(ctx: AppContext, events: DeploymentEvents, user: UserRow, body: z.infer<typeof ZNewDeployment>) {
+  const { db } = ctx;
+  const allowed: DeploymentAllowed = { groups: body.allowed.groups, users: body.allowed.users };
+  assertHasUsers(allowed);
+  const template = await usableTemplate(ctx, user, body.template_id);
+  await assertKnown(db, user, allowed);
+  await assertKnownVgpus(ctx, body.hardware);
+  const users = await selectedUsers(db, user, allowed);
+  if (users.length === 0) throw badRequest('deployment_no_users', 'No user belongs to the chosen groups');
+  const { quota } = await hardwareBounds(db, user);
+  const createDict = makeCreateDict(template.id, template, body, quota, 'create');
+  await checkNewDeploymentQuota(db, user, users.length);
+  const id = body.id ?? randomUUID();
+  if (await findDeployment(db, id)) throw conflict('conflict', 'A deployment with this id exists');
+
+  const [row] = await db
+    .insert(schema.deployments)
+    .values({
+      id,
+      name: body.name,
+      description: body.description,
+      desktopName: body.desktop_name,
+      userId: user.id,
+      categoryId: user.categoryId,
+      groupId: user.groupId,
+      templateId: template.id,
+      coOwners: [],
+      allowed: storedAllowed(allowed),
+      visible: body.visible,
+      userPermissions: body.user_permissions,
+      createDict,
+    })
+    .returning();
+  await events.added(row!);
+  await enqueueCreation(ctx, events, row!, user.id, users.map((u) => u.id));
+  return { id };
+}
+
+/** PUT /deployments/{id}: the desktops of users that lack one (deleted, or new members of a group). */
+export async function recreateDeployment(ctx: AppContext, events: DeploymentEvents, d: DeploymentRow, agent: UserRow) {
+  await assertNotCreating(ctx, d.id);
+  const template = await findDomain(ctx.db, d.templateId);
+  if (!template || template.kind !== 'template') throw notFound('template_not_found', 'The deployment’s template no longer exists');
+  const owner = await ownerRowOf(ctx, d);
+  const missing = await missingUsers(ctx, d, owner);
+  await checkMoreDeploymentDesktops(ctx.db, owner, missing.length);
+  await enqueueCreation(ctx, events, d, agent.id, missing.map((u) => u.id));
+  return { id: d.id, missing: missing.length };
+}
+
+/**
+ * The creation job: one desktop per user, in order, skipping users that already have one (so
+ * that a restart resumes where it was). A failure for one user is counted and the rest go on.
+ */
+export function deploymentJobHandler(ctx: AppContext, lifecycle: DesktopLifecycle, events: DeploymentEvents): JobHandler {
+  return {
+    kind: DEPLOYMENT_JOB,
+    resumable: true,
+    async run(jc) {
+      const { db, log } = ctx;
+      const params = jc.job.params as JobParams;
+      const d = await findDeployment(db, jc.job.targetId);
+      if (!d || d.status !== 'ready') return;
+      const template = await findDomain(db, d.templateId);
+      if (!template) throw new Error('the deployment’s template is gone');
+      const total = params.userIds.length;
+      const have = new Set((await desktopsOf(db, [d.id])).map((r) => r.userId));
+      const users = await db.select().from(schema.users).where(inArray(schema.users.id, params.userIds.length ? params.userIds : ['']));
+      let created = 0;
+      let failed = 0;
+      const one = async (userId: string) => {
+        const student = users.find((u) => u.id === userId);
+        if (have.has(userId)) created++;
+        else if (!student) failed++;
+        else {
+          try {
+            const current = (await findDeployment(db, d.id)) ?? d;
+            const row = await createDesktopFromTemplate(db, ctx.engine, template, student, {
+              name: current.desktopName,
+              description: current.description,
+              persistent: true,
+              status: 'Stopped',
+              hardware: current.createDict.hardware,
+              guestProperties: current.createDict.guestProperties,
+              image: current.createDict.image,
+              tag: d.id,
+              tagVisible: current.visible,
+            });
+            created++;
+            have.add(userId);
+            await lifecycle.announce(row);
+            await events.desktop(row, 'deploymentdesktop_add');
+          } catch (err) {
+            failed++;
+            log.warn({ err, deployment: d.id, user: userId }, 'deployment desktop not created');
+          }
+        }
+        events.creating(d, 'creating_desktops', { deployment_id: d.id, created, failed, total });
+        await jc.progress(((created + failed) / Math.max(1, total)) * 100, { created, failed });
+      };
+      // A few at a time: qemu-img and the database overlap, the machine is not flooded.
+      const queue = [...params.userIds];
+      const worker = async () => {
+        for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+          if (jc.signal.aborted) throw new Error('aborted');
+          await one(next);
+        }
+      };
+      await Promise.all(Array.from({ length: CREATE_CONCURRENCY }, worker));
+      if (failed > 0 && created === 0) throw new Error(`no desktop could be created (${failed} failed)`);
+    },
+    async finished(job) {
+      const d = await findDeployment(ctx.db, job.targetId);
+      if (!d) return;
+      const p = job.params as JobParams;
+      events.creating(d, 'end_creating_desktops', { deployment_id: d.id, created: p.created ?? 0, failed: p.failed ?? 0, total: p.userIds.length });
+      if (d.status === 'ready') await events.updated(d);
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import { inArray } from 'drizzle-orm';
+import type { ServerToClientEvents, TCreatingDesktopsEvent } from '@vdi/contracts';
+import type { AppContext } from '../../context';
+import { schema } from '../../db';
+import { actorOf } from '../access/permissions';
+import type { DesktopLifecycle } from '../desktops/lifecycle';
+import type { DomainRow } from '../desktops/view';
+import { findDeployment, type DeploymentRow } from './access';
+import { deploymentDesktopViews, deploymentViews } from './view';
+
+const UPDATE_DEBOUNCE_MS = 250;
+
+/** Who hears a deployment's events: its owner and co-owners (reference §3). */
+export const audienceOf = (d: Pick<DeploymentRow, 'userId' | 'coOwners'>) => [...new Set([d.userId, ...d.coOwners])];
+
+/**
+ * Live events of deployments: `deployments_add|update|delete` and `deployment_update|delete` (the
+ * deployment, as each listener sees it), `deploymentdesktop_add|update|delete` (its desktops),
+ * `creating_desktops` / `end_creating_desktops` (creation progress), to the owner and co-owners.
+ */
+export function createDeploymentEvents(ctx: AppContext, lifecycle: DesktopLifecycle) {
+  const { bus, db, log } = ctx;
+  const timers = new Map<string, NodeJS.Timeout>();
+
+  async function actorsOf(ids: string[]) {
+    const users = ids.length ? await db.select().from(schema.users).where(inArray(schema.users.id, ids)) : [];
+    return Promise.all(users.map((u) => actorOf(db, u)));
+  }
+
+  /** The deployment (without desktops) to each listener, as they see it. */
+  async function deployment(row: DeploymentRow, events: ('deployments_add' | 'deployments_update' | 'deployment_update')[], to = audienceOf(row)) {
+    for (const actor of await actorsOf(to)) {
+      const [view] = await deploymentViews(ctx, [row], actor);
+      for (const e of events) bus.toUser(actor.id, e, view!);
+    }
+  }
+
+  const updated = (row: DeploymentRow) => deployment(row, ['deployments_update', 'deployment_update']);
+
+  /** Counts changed (a desktop started, stopped…): one update per deployment per quarter second. */
+  function countsChanged(deploymentId: string) {
+    if (timers.has(deploymentId)) return;
+    timers.set(
+      deploymentId,
+      setTimeout(() => {
+        timers.delete(deploymentId);
+        void findDeployment(db, deploymentId)
+          .then((row) => (row && row.status === 'ready' ? updated(row) : undefined))
+          .catch((err) => log.warn({ err, deployment: deploymentId }, 'deployment update event failed'));
+      }, UPDATE_DEBOUNCE_MS).unref(),
+    );
+  }
+
+  function removed(row: Pick<DeploymentRow, 'id' | 'userId' | 'coOwners'>, to = audienceOf(row)) {
+    for (const id of to) {
+      bus.toUser(id, 'deployments_delete', { id: row.id });
+      bus.toUser(id, 'deployment_delete', { id: row.id });
+    }
+  }
+
+  async function desktop(row: DomainRow, event: 'deploymentdesktop_add' | 'deploymentdesktop_update') {
+    if (!row.tag) return;
+    const d = await findDeployment(db, row.tag);
+    if (!d || d.status !== 'ready') return;
+    const [view] = await deploymentDesktopViews(ctx, [row]);
+    for (const id of audienceOf(d)) bus.toUser(id, event, view!);
+    countsChanged(d.id);
+  }
+
+  async function desktopGone(row: DomainRow) {
+    if (!row.tag) return;
+    const d = await findDeployment(db, row.tag);
+    if (!d) return;
+    for (const id of audienceOf(d)) bus.toUser(id, 'deploymentdesktop_delete', { id: row.id, deployment_id: d.id });
+    if (d.status === 'ready') countsChanged(d.id);
+  }
+
+  function creating(d: Pick<DeploymentRow, 'userId' | 'coOwners'>, event: 'creating_desktops' | 'end_creating_desktops', payload: TCreatingDesktopsEvent) {
+    for (const id of audienceOf(d)) bus.toUser(id, event, payload as ServerToClientEvents[typeof event]);
+  }
+
+  const onChanged = (row: DomainRow) => void desktop(row, 'deploymentdesktop_update').catch((err) => log.warn({ err }, 'deployment desktop event failed'));
+  const onDeleted = (row: DomainRow) => void desktopGone(row).catch((err) => log.warn({ err }, 'deployment desktop event failed'));
+  lifecycle.changes.on('changed', onChanged);
+  lifecycle.changes.on('deleted', onDeleted);
+
+  return {
+    added: (row: DeploymentRow, to?: string[]) => deployment(row, ['deployments_add'], to),
+    updated,
+    removed,
+    desktop,
+    desktopGone,
+    countsChanged,
+    creating,
+    close() {
+      lifecycle.changes.off('changed', onChanged);
+      lifecycle.changes.off('deleted', onDeleted);
+      for (const t of timers.values()) clearTimeout(t);
+    },
+  };
+}
+export type DeploymentEvents = ReturnType<typeof createDeploymentEvents>;

@@ -1,0 +1,116 @@
+import { and, asc, eq, gt, inArray } from 'drizzle-orm';
+import { RUNNING_STATUSES, type TDeployment, type TDeploymentCreation, type TDeploymentDesktop } from '@vdi/contracts';
+import type { AppContext } from '../../context';
+import type { Db } from '../../db';
+import { schema } from '../../db';
+import { desktopViews, viewersOf, type DomainRow } from '../desktops/view';
+import { rightsOn, type DeploymentRow } from './access';
+import type { Actor } from '../access/permissions';
+
+export const DEPLOYMENT_JOB = 'deployment_create';
+const CREATING = ['Creating', 'CreatingAndStarting'];
+/** Statuses in which the videowall shows a desktop's screen (reference §2.8 `viewer`). */
+const WALL_STATUSES = ['Started', 'WaitingIP'];
+
+const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
+
+export async function desktopsOf(db: Db, deploymentIds: string[]): Promise<DomainRow[]> {
+  if (deploymentIds.length === 0) return [];
+  return db
+    .select()
+    .from(schema.domains)
+    .where(and(eq(schema.domains.kind, 'desktop'), inArray(schema.domains.tag, deploymentIds)))
+    .orderBy(asc(schema.domains.name));
+}
+
+/** The progress of the creation job running for a deployment, if any. */
+export async function creationOf(ctx: AppContext, deploymentId: string): Promise<TDeploymentCreation | null> {
+  const job = await ctx.jobs.activeFor(deploymentId, DEPLOYMENT_JOB);
+  if (!job) return null;
+  const p = job.params as { created?: number; failed?: number; userIds?: string[] };
+  return { created: p.created ?? 0, failed: p.failed ?? 0, total: p.userIds?.length ?? 0 };
+}
+
+/** The next (or current) booking of a whole deployment, from the bookings the booking module keeps. */
+async function nextBookings(db: Db, ids: string[]) {
+  if (ids.length === 0) return new Map<string, { start: Date; end: Date }>();
+  const rows = await db
+    .select({ itemId: schema.bookings.itemId, start: schema.bookings.start, end: schema.bookings.end })
+    .from(schema.bookings)
+    .where(and(eq(schema.bookings.itemType, 'deployment'), inArray(schema.bookings.itemId, ids), gt(schema.bookings.end, new Date())))
+    .orderBy(asc(schema.bookings.start));
+  const next = new Map<string, { start: Date; end: Date }>();
+  for (const r of rows) if (!next.has(r.itemId)) next.set(r.itemId, { start: r.start, end: r.end });
+  return next;
+}
+
+/** Deployments as GET /deployments and the deployment(s)_* events carry them (reference §2.8), seen by `actor`. */
+export async function deploymentViews(ctx: AppContext, rows: DeploymentRow[], actor: Actor): Promise<TDeployment[]> {
+  const { db } = ctx;
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const [desktops, owners, templates, bookings] = await Promise.all([
+    db
+      .select({ tag: schema.domains.tag, status: schema.domains.status, visible: schema.domains.tagVisible })
+      .from(schema.domains)
+      .where(and(eq(schema.domains.kind, 'desktop'), inArray(schema.domains.tag, ids))),
+    db.select({ id: schema.users.id, name: schema.users.name }).from(schema.users).where(inArray(schema.users.id, [...new Set(rows.map((r) => r.userId))])),
+    db.select({ id: schema.domains.id, name: schema.domains.name }).from(schema.domains).where(inArray(schema.domains.id, [...new Set(rows.map((r) => r.templateId))])),
+    nextBookings(db, ids),
+  ]);
+  const out: TDeployment[] = [];
+  for (const row of rows) {
+    const mine = desktops.filter((d) => d.tag === row.id);
+    const creation = await creationOf(ctx, row.id);
+    const rights = rightsOn(actor, row);
+    const booking = bookings.get(row.id);
+    out.push({
+      id: row.id,
+      name: row.name,
+      description: row.description,
+      user: row.userId,
+      user_name: owners.find((o) => o.id === row.userId)?.name ?? null,
+      co_owners: row.coOwners,
+      allowed: row.allowed,
+      tag: row.id,
+      tag_name: row.name,
+      tag_visible: row.visible,
+      user_permissions: row.userPermissions,
+      visible: row.visible,
+      template: templates.find((t) => t.id === row.templateId)?.name ?? null,
+      template_id: row.templateId,
+      desktop_name: row.desktopName,
+      totalDesktops: mine.length,
+      visibleDesktops: mine.filter((d) => d.visible).length,
+      startedDesktops: mine.filter((d) => (RUNNING_STATUSES as readonly string[]).includes(d.status)).length,
+      creatingDesktops: mine.filter((d) => CREATING.includes(d.status)).length + (creation ? creation.total - creation.created - creation.failed : 0),
+      needs_booking: Boolean(row.createDict.hardware.reservables.vgpus?.length),
+      next_booking_start: booking ? booking.start.toISOString() : null,
+      next_booking_end: booking ? booking.end.toISOString() : null,
+      booking_id: row.bookingId ?? false,
+      is_owner: rights.owner,
+      can_delete: rights.delete,
+      can_change_owners: rights.changeOwners,
+      creation,
+      created: epoch(row.createdAt),
+    });
+  }
+  return out;
+}
+
+/** A deployment's desktops (GET /deployment/{id}, deploymentdesktop_* events), each with its user's photo and the videowall handle. */
+export async function deploymentDesktopViews(ctx: AppContext, rows: DomainRow[]): Promise<TDeploymentDesktop[]> {
+  const views = await desktopViews(ctx.db, rows);
+  const userIds = [...new Set(rows.map((r) => r.userId))];
+  const photos = userIds.length
+    ? await ctx.db.select({ id: schema.users.id, photo: schema.users.photo }).from(schema.users).where(inArray(schema.users.id, userIds))
+    : [];
+  return views.map((view, i) => {
+    const row = rows[i]!;
+    const onWall = WALL_STATUSES.includes(row.status) && viewersOf(row).includes('browser-vnc');
+    const viewer: TDeploymentDesktop['viewer'] = onWall
+      ? { kind: 'browser', protocol: 'vnc', viewer: '/viewer/vnc', ticket_url: `/desktop/${row.id}/viewer/browser-vnc` }
+      : false;
+    return { ...view, viewer, user_photo: photos.find((p) => p.id === row.userId)?.photo ?? '', deployment_id: row.tag ?? '' };
+  });
+}

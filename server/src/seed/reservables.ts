@@ -1,0 +1,65 @@
+import { and, eq } from 'drizzle-orm';
+import { schema, type Db } from '../db';
+import type { DomainRow } from '../modules/desktops/view';
+import type { Engine } from '../engine';
+import { createDesktopFromTemplate } from '../modules/desktops/create';
+import { SHARED_WITH_EVERYONE } from '../modules/access/permissions';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** The booking rules of reference §6.2: everyone, and admins. */
+export const DEFAULT_BOOKING_RULES = [
+  {
+    id: 'default', ruleId: 'default', name: 'default', allowed: { roles: [], categories: false, groups: false, users: false },
+    priority: 1, forbidTime: 0, maxTime: 60, maxItems: 1,
+  },
+  {
+    id: 'default-admins', ruleId: 'default', name: 'default admins', allowed: { roles: ['admin'], categories: false, groups: false, users: false },
+    priority: 999, forbidTime: 1, maxTime: 999999, maxItems: 999999,
+  },
+] satisfies (typeof schema.bookingPriorities.$inferInsert)[];
+
+export const DEMO_GPU_ID = 'demo-nvidia-a40';
+export const DEMO_PROFILES = [
+  { id: 'NVIDIA-A40-2Q', name: 'NVIDIA A40 · 2 GB', description: 'Office work and light 3D (24 per card)', profile: '2Q', units: 24 },
+  { id: 'NVIDIA-A40-4Q', name: 'NVIDIA A40 · 4 GB', description: '3D design and video (12 per card)', profile: '4Q', units: 12 },
+];
+
+/**
+ * First start: the default booking rules; with the demo, one GPU card (an NVIDIA A40, no real
+ * hardware: a booking reserves units of a profile) offering 2Q for four weeks, then 4Q for two.
+ */
+export async function seedReservables(db: Db, opts: { demo: boolean; adminId?: string; now?: Date }) {
+  await db.insert(schema.bookingPriorities).values(DEFAULT_BOOKING_RULES).onConflictDoNothing();
+  if (!opts.demo || !opts.adminId) return;
+  await db.insert(schema.reservableSubitems).values(
+    DEMO_PROFILES.map((p) => ({ ...p, itemType: 'vgpus' as const, brand: 'NVIDIA', model: 'A40', priorityId: '', allowed: SHARED_WITH_EVERYONE })),
+  ).onConflictDoNothing();
+  await db.insert(schema.reservableItems).values({
+    id: DEMO_GPU_ID, itemType: 'gpus', name: 'NVIDIA A40 #1', brand: 'NVIDIA', model: 'A40',
+    description: 'Demo card: bookings reserve its profiles (no GPU is attached on this machine)', subitemIds: DEMO_PROFILES.map((p) => p.id),
+  }).onConflictDoNothing();
+  const now = opts.now ?? new Date();
+  const start = new Date(Math.floor(now.getTime() / HOUR) * HOUR);
+  const switchAt = new Date(start.getTime() + 28 * DAY);
+  await db.insert(schema.reservablePlans).values([
+    { id: 'demo-plan-2q', itemId: DEMO_GPU_ID, subitemId: DEMO_PROFILES[0]!.id, start, end: switchAt, units: DEMO_PROFILES[0]!.units, userId: opts.adminId },
+    { id: 'demo-plan-4q', itemId: DEMO_GPU_ID, subitemId: DEMO_PROFILES[1]!.id, start: switchAt, end: new Date(switchAt.getTime() + 14 * DAY), units: DEMO_PROFILES[1]!.units, userId: opts.adminId },
+  ]).onConflictDoNothing();
+}
+
+/** The demo `user` gets a desktop that needs the 2Q profile (it starts only within a booking). */
+export async function seedGpuDesktop(db: Db, engine: Engine, template: DomainRow) {
+  const [user] = await db.select().from(schema.users).where(and(eq(schema.users.username, 'user'), eq(schema.users.categoryId, 'default')));
+  if (!user) return;
+  const [profile] = await db.select().from(schema.reservableSubitems).where(eq(schema.reservableSubitems.id, DEMO_PROFILES[0]!.id));
+  if (!profile) return;
+  await createDesktopFromTemplate(db, engine, template, user, {
+    name: 'GPU desktop',
+    description: 'Needs a booking of the NVIDIA A40 2Q profile',
+    persistent: true,
+    status: 'Stopped',
+    hardware: { ...template.hardware, reservables: { vgpus: [profile.id] } },
+  });
+}

@@ -1,0 +1,217 @@
+import { expect, test, type Page } from '@playwright/test';
+import en from '../src/i18n/locales/en.json' with { type: 'json' };
+import ca from '../src/i18n/locales/ca.json' with { type: 'json' };
+import enB from '../src/i18n/locales/bookings/en.json' with { type: 'json' };
+import caB from '../src/i18n/locales/bookings/ca.json' with { type: 'json' };
+import { shot as fullShot, signInAs } from './support';
+
+// The demo `user` (Uma) has "GPU desktop", which needs the NVIDIA A40 2Q profile; the seed plans
+// 2Q on the demo card for the next four weeks (4Q for two more). Default booking rules: bookings
+// of at most 60 minutes, one upcoming booking at a time, no advance notice. No other journey uses
+// this desktop; the journey stops what it starts.
+
+const GPU_DESKTOP = 'GPU desktop';
+const PROFILE_2Q = 'NVIDIA-A40-2Q';
+const PROFILE_4Q = 'NVIDIA-A40-4Q';
+
+const pad = (n: number) => String(n).padStart(2, '0');
+const local = (d: Date, hh: number, mm = 0) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(hh)}:${pad(mm)}`;
+const dayFromToday = (days: number) => {
+  const d = new Date();
+  d.setHours(0, 0, 0, 0);
+  d.setDate(d.getDate() + days);
+  return d;
+};
+/** A catalogue text with its {{params}} filled in. */
+const fill = (text: string, params: Record<string, string | number> = {}) => text.replace(/\{\{(\w+)\}\}/g, (_, k: string) => String(params[k]));
+
+const card = (page: Page, name: string) => page.locator(`[data-testid=desktop-card][data-name="${name}"]`);
+
+/** Top of the page, then the whole page: the fixed header stays at the top of the picture. */
+async function shot(page: Page, name: string) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.waitForTimeout(450); // modal and notification transitions end
+  await fullShot(page, name);
+}
+
+/** A call with the browser's own session (signing in again through the API would end it). */
+async function asUser(page: Page, method: 'GET' | 'PUT', path: string, data?: unknown) {
+  const token = decodeURIComponent((await page.context().cookies()).find((c) => c.name === 'isardvdi_session')!.value);
+  const res = await page.request.fetch(`/api/v3${path}`, { method, data, headers: { authorization: `Bearer ${token}` } });
+  expect(res.ok(), `${method} ${path}: ${res.status()}`).toBe(true);
+  return res.json();
+}
+
+/** Stops the desktop through the API (a second stop forces it, as the card's force stop does). */
+async function stopDesktop(page: Page, id: string) {
+  await asUser(page, 'GET', `/desktop/stop/${id}`);
+  const stopped = async () => ((await asUser(page, 'GET', '/user/desktops')) as { id: string; state: string }[]).find((d) => d.id === id)?.state.toLowerCase() === 'stopped';
+  try {
+    await expect.poll(stopped, { timeout: 10_000 }).toBe(true);
+  } catch {
+    await asUser(page, 'GET', `/desktop/stop/${id}`);
+    await expect.poll(stopped, { timeout: 30_000 }).toBe(true);
+  }
+}
+
+async function fillBooking(page: Page, start: string, end: string) {
+  await page.getByTestId('booking-start').fill(start);
+  await page.getByTestId('booking-end').fill(end);
+  await page.getByTestId('booking-save').click();
+}
+
+test.describe.serial('bookings', () => {
+  let desktopId = '';
+  const tomorrow = dayFromToday(1);
+
+  test('the user books the GPU desktop in its calendar, is refused by the rules, and finds the booking in the summary', async ({ page }) => {
+    await signInAs(page, 'user');
+    const gpu = card(page, GPU_DESKTOP);
+    await expect(gpu.getByText(en.desktops.needs_booking)).toBeVisible();
+    desktopId = (await gpu.getAttribute('data-desktop-id'))!;
+    await gpu.getByTestId('desktop-book').click();
+    await expect(page).toHaveURL(new RegExp(`/booking/desktop/${desktopId}$`));
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(fill(enB.bookings.item_heading, { name: GPU_DESKTOP }));
+    await expect(page.getByTestId('booking-profile')).toHaveText(PROFILE_2Q);
+    await expect(page.getByTestId('booking-limits')).toContainText(fill(enB.bookings.limits.max_time_other, { count: 60 }));
+
+    // Week view (default): the 2Q plan shows as availability from now on.
+    const calendar = page.getByTestId('booking-calendar');
+    await expect(calendar.getByRole('tab', { name: 'Week' })).toHaveAttribute('aria-selected', 'true');
+    await expect(calendar.locator('.availability-available').first()).toBeAttached();
+    await shot(page, 'booking-week');
+    // Month view.
+    await calendar.getByRole('tab', { name: 'Month' }).click();
+    await expect(calendar.locator('.availability-available').first()).toBeAttached();
+    await shot(page, 'booking-month');
+    await calendar.getByRole('tab', { name: 'Week' }).click();
+    if (tomorrow.getDay() === 1) await calendar.getByRole('button', { name: /next/i }).click();
+
+    // The rules answer before anything is sent, with the server's own codes.
+    await page.getByTestId('booking-new').click();
+    const modal = page.getByRole('dialog');
+    await expect(modal).toContainText(enB.bookings.modal.new_title);
+    await expect(page.getByTestId('booking-title')).toHaveValue(GPU_DESKTOP);
+    await fillBooking(page, local(tomorrow, 11), local(tomorrow, 10));
+    await expect(page.getByTestId('booking-error')).toHaveText(en.errors.booking_new_event_end_error);
+    await fillBooking(page, local(tomorrow, 10), local(tomorrow, 10, 3));
+    await expect(page.getByTestId('booking-error')).toHaveText(fill(en.errors.booking_minimum_time, { minutes: 5 }));
+    await fillBooking(page, local(dayFromToday(-1), 10), local(dayFromToday(-1), 10, 30));
+    await expect(page.getByTestId('booking-error')).toHaveText(en.errors.booking_new_event_start_error);
+    await fillBooking(page, local(tomorrow, 10), local(tomorrow, 12));
+    await expect(page.getByTestId('booking-error')).toHaveText(fill(en.errors.bookings_max_time_reached, { minutes: 60 }));
+    await shot(page, 'booking-modal-refused');
+    // Eight weeks ahead no plan offers the profile.
+    await fillBooking(page, local(dayFromToday(56), 10), local(dayFromToday(56), 10, 30));
+    await expect(page.getByTestId('booking-error')).toHaveText(en.errors.booking_does_not_fit_date);
+    // A good one.
+    await page.getByTestId('booking-title').fill('Rendering');
+    await fillBooking(page, local(tomorrow, 10), local(tomorrow, 11));
+    await expect(modal).toBeHidden();
+    const booked = calendar.locator('.booking-event', { hasText: 'Rendering' });
+    await expect(booked).toHaveCount(1);
+    await expect(booked).toContainText('10:00');
+
+    // One upcoming booking at most.
+    await page.getByTestId('booking-new').click();
+    await fillBooking(page, local(dayFromToday(2), 10), local(dayFromToday(2), 10, 30));
+    await expect(page.getByTestId('booking-error')).toHaveText(fill(en.errors.booking_max_items_exceeded, { max: 1 }));
+    await page.getByRole('button', { name: en.common.cancel }).click();
+
+    // Move it: it ends at 10:45.
+    await booked.click();
+    await expect(modal).toContainText(enB.bookings.modal.edit_title);
+    await expect(page.getByTestId('booking-start')).toHaveValue(local(tomorrow, 10));
+    await fillBooking(page, local(tomorrow, 10), local(tomorrow, 10, 45));
+    await expect(modal).toBeHidden();
+    await expect(booked).toContainText('10:45');
+    await shot(page, 'booking-week-booked');
+
+    // The summary lists it, with a link back to the calendar.
+    await page.getByTestId('navbar').getByTestId('nav-booking_summary').click();
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(enB.bookings.summary.heading);
+    const row = page.getByTestId('booking-row');
+    await expect(row).toHaveCount(1);
+    await expect(row).toContainText(GPU_DESKTOP);
+    await expect(row).toContainText('Rendering');
+    await expect(row).toContainText(local(tomorrow, 10));
+    await expect(row.getByTestId('booking-status')).toHaveText(enB.bookings.status.upcoming);
+    await shot(page, 'booking-summary');
+    await page.getByTestId('summary-view-calendar').click();
+    await expect(page.getByTestId('summary-calendar').locator('.booking-event', { hasText: 'Rendering' })).toBeVisible();
+    await shot(page, 'booking-summary-calendar');
+    await page.getByTestId('summary-view-list').click();
+    await row.getByTestId('booking-item-link').click();
+    await expect(page).toHaveURL(new RegExp(`/booking/desktop/${desktopId}$`));
+
+    // The calendar in Catalan.
+    await page.getByTestId('language-menu').click();
+    await page.getByTestId('language-ca-ES').click();
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(fill(caB.bookings.item_heading, { name: GPU_DESKTOP }));
+    await expect(page.getByTestId('booking-calendar').getByRole('tab', { name: 'Setmana' })).toBeVisible();
+    await expect(page.getByText(ca.session.language_saved)).toBeHidden({ timeout: 10_000 });
+    await shot(page, 'booking-week-ca-ES');
+    await page.getByTestId('language-menu').click();
+    await page.getByTestId('language-en-US').click();
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(fill(enB.bookings.item_heading, { name: GPU_DESKTOP }));
+  });
+
+  test('outside a booking the desktop does not start: the cannot-start dialog, then start now with an end time', async ({ page }) => {
+    test.setTimeout(180_000);
+    await signInAs(page, 'user');
+    const gpu = card(page, GPU_DESKTOP);
+    const dialog = page.getByRole('dialog');
+
+    // Booked tomorrow only: the start is refused, saying when the booking begins; start now is offered.
+    await gpu.getByTestId('desktop-action-start').click();
+    await expect(page.getByTestId('start-now-dialog')).toBeVisible();
+    await expect(page.getByTestId('start-reason')).toContainText(local(tomorrow, 10));
+    await expect(page.getByTestId('start-now-profile')).toHaveValue('NVIDIA A40 · 2 GB');
+    await shot(page, 'start-now-dialog-booked-later');
+    await dialog.getByRole('button', { name: en.common.cancel }).click();
+    await expect(dialog).toBeHidden();
+    await expect(gpu).toHaveAttribute('data-state', 'stopped');
+
+    // With the 4Q profile (no plan offers it now; the change drops the bookings): cannot start.
+    await asUser(page, 'PUT', `/domain/reservables/${desktopId}`, { vgpus: [PROFILE_4Q] });
+    await page.reload();
+    await gpu.getByTestId('desktop-action-start').click();
+    await expect(page.getByTestId('cannot-start-dialog')).toBeVisible();
+    await expect(page.getByTestId('start-reason')).toContainText(en.errors.current_plan_doesnt_match);
+    // It offers the profile available now (2Q) with its end times, or going to bookings.
+    await expect(page.getByTestId('start-now-profile')).toHaveValue('NVIDIA A40 · 2 GB');
+    await expect(page.getByTestId('start-now-confirm')).toHaveText(enB.bookings.start_now.change_and_start);
+    await expect(page.getByTestId('start-go-bookings')).toBeVisible();
+    await shot(page, 'cannot-start-dialog');
+    await page.getByTestId('start-go-bookings').click();
+    await expect(page).toHaveURL(new RegExp(`/booking/desktop/${desktopId}$`));
+    await expect(page.getByTestId('booking-calendar').locator('.booking-event')).toHaveCount(0);
+
+    // Back to 2Q, nothing booked: start now, until the first half hour offered.
+    await asUser(page, 'PUT', `/domain/reservables/${desktopId}`, { vgpus: [PROFILE_2Q] });
+    await page.getByTestId('navbar').getByTestId('nav-desktops').click();
+    await gpu.getByTestId('desktop-action-start').click();
+    await expect(page.getByTestId('start-now-dialog')).toBeVisible();
+    await expect(page.getByTestId('start-reason')).toContainText(en.errors.desktop_not_booked);
+    await page.getByTestId('start-now-end').click();
+    const options = page.getByRole('option');
+    // 30-minute steps up to the max booking date (60 minutes for users): two choices.
+    await expect(options).toHaveCount(2);
+    const firstEnd = (await options.first().textContent())!;
+    await options.first().click();
+    await expect(page.getByTestId('start-now-end')).toHaveValue(firstEnd);
+    await shot(page, 'start-now-dialog');
+    await page.getByTestId('start-now-confirm').click();
+    await expect(dialog).toBeHidden();
+    await expect(gpu).toHaveAttribute('data-state', /starting|started|waitingip/, { timeout: 30_000 });
+    await expect(gpu).toHaveAttribute('data-state', /started|waitingip/, { timeout: 90_000 });
+    // The card tells until when it is booked.
+    await expect(gpu.getByTestId('desktop-booking')).toContainText(firstEnd);
+    await shot(page, 'start-now-started');
+
+    // The booking shows in the summary as in progress.
+    await page.getByTestId('navbar').getByTestId('nav-booking_summary').click();
+    await expect(page.getByTestId('booking-row').getByTestId('booking-status')).toHaveText(enB.bookings.status.in_progress);
+    await stopDesktop(page, desktopId);
+  });
+});

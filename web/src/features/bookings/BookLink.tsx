@@ -1,0 +1,28 @@
+import { Link } from 'react-router';
+import { Anchor, Menu } from '@mantine/core';
+import { IconCalendarPlus } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import type { TDesktop } from '@vdi/contracts';
+
+export const bookingPath = (d: Pick<TDesktop, 'id'>) => `/booking/desktop/${encodeURIComponent(d.id)}`;
+
+/** The "book" action of a desktop that needs a booking: its calendar. */
+export function BookLink({ d }: { d: TDesktop }) {
+  const { t } = useTranslation();
+  if (!d.needs_booking) return null;
+  return (
+    <Anchor component={Link} to={bookingPath(d)} size="xs" fw={600} data-testid="desktop-book">
+      {t('bookings.book')}
+    </Anchor>
+  );
+}
+
+export function BookMenuItem({ d }: { d: TDesktop }) {
+  const { t } = useTranslation();
+  if (!d.needs_booking) return null;
+  return (
+    <Menu.Item component={Link} to={bookingPath(d)} leftSection={<IconCalendarPlus size={16} />} data-testid="desktop-book-menu">
+      {t('bookings.book')}
+    </Menu.Item>
+  );
+}

@@ -1,0 +1,81 @@
+import { useRef } from 'react';
+import FullCalendar, { type DateSelectInfo, type EventClickInfo, type EventInput } from '@fullcalendar/react';
+import classicThemePlugin from '@fullcalendar/react/themes/classic';
+import dayGridPlugin from '@fullcalendar/react/daygrid';
+import timeGridPlugin from '@fullcalendar/react/timegrid';
+import interactionPlugin from '@fullcalendar/react/interaction';
+import listPlugin from '@fullcalendar/react/list';
+import caLocale from '@fullcalendar/react/locales/ca';
+import esLocale from '@fullcalendar/react/locales/es';
+import euLocale from '@fullcalendar/react/locales/eu';
+import frLocale from '@fullcalendar/react/locales/fr';
+import '@fullcalendar/react/skeleton.css';
+import '@fullcalendar/react/themes/classic/theme.css';
+import '@fullcalendar/react/themes/classic/palette.css';
+import { useComputedColorScheme } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import { loadRange } from './dates';
+import classes from './Calendar.module.css';
+
+const LOCALES = [caLocale, esLocale, euLocale, frLocale];
+
+export type CalendarView = 'timeGridWeek' | 'dayGridMonth' | 'listMonth';
+
+export type CalendarProps = {
+  events: EventInput[];
+  /** Called with the range to load (last Monday to next Sunday of what is visible). */
+  onRange: (range: { start: Date; end: Date }) => void;
+  views?: CalendarView[];
+  initialView?: CalendarView;
+  onSelect?: (start: Date, end: Date) => void;
+  onEventClick?: (id: string, info: EventClickInfo) => void;
+  testId?: string;
+};
+
+/** One FullCalendar 7 (its own locales translate the toolbar) for every calendar of the portal: week and month views, local time, Mantine colours. */
+export function Calendar({ events, onRange, views = ['timeGridWeek', 'dayGridMonth'], initialView = 'timeGridWeek', onSelect, onEventClick, testId = 'calendar' }: CalendarProps) {
+  const { i18n } = useTranslation();
+  const scheme = useComputedColorScheme('light');
+  const lastRange = useRef('');
+  const locale = i18n.language.slice(0, 2);
+  return (
+    <div className={classes.calendar} data-testid={testId}>
+      <FullCalendar
+        plugins={[classicThemePlugin, dayGridPlugin, timeGridPlugin, interactionPlugin, listPlugin]}
+        locales={LOCALES}
+        locale={locale === 'en' ? 'en-GB' : locale}
+        colorScheme={scheme}
+        initialView={initialView}
+        headerToolbar={{ start: 'title', center: views.length > 1 ? views.join(',') : '', end: 'today prev,next' }}
+        firstDay={1}
+        contentHeight={620}
+        allDaySlot={false}
+        nowIndicator
+        slotDuration="00:30:00"
+        scrollTime="08:00:00"
+        slotHeaderFormat={{ hour: '2-digit', minute: '2-digit', hour12: false }}
+        eventTimeFormat={{ hour: '2-digit', minute: '2-digit', hour12: false }}
+        dayMaxEvents={4}
+        selectable={Boolean(onSelect)}
+        selectMirror
+        selectOverlap
+        events={events}
+        select={(info: DateSelectInfo) => {
+          onSelect?.(info.start, info.end);
+          info.view.calendar.unselect();
+        }}
+        eventClick={(info: EventClickInfo) => {
+          if (info.event.display === 'background') return;
+          onEventClick?.(info.event.id, info);
+        }}
+        datesSet={(info) => {
+          const range = loadRange(info.start, info.end);
+          const key = `${range.start.getTime()}-${range.end.getTime()}`;
+          if (key === lastRange.current) return;
+          lastRange.current = key;
+          onRange(range);
+        }}
+      />
+    </div>
+  );
+}

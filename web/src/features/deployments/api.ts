@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import {
+  ZDeployment,
+  ZDeploymentCoOwners,
+  ZDeploymentDetail,
+  ZDeploymentIdAnswer,
+  ZDeploymentInfo,
+  ZDeploymentPermissions,
+  ZDeploymentVisibleAnswer,
+  ZGroupsUsersCountAnswer,
+  type TDeployment,
+  type TDeploymentAllowed,
+  type TDeploymentCoOwners,
+  type TDeploymentDetail,
+  type TDeploymentInfo,
+  type TDeploymentPermissions,
+  type TDeploymentUpdate,
+  type TNewDeployment,
+} from '@vdi/contracts';
+import { api, API, request } from '../../lib/api';
+import { downloadText } from '../viewer/open';
+
+const id = (s: string) => encodeURIComponent(s);
+
+export const DEPLOYMENTS_KEY = ['deployments'] as const;
+export const deploymentKey = (deploymentId: string) => ['deployment', deploymentId] as const;
+
+export const deploymentsQuery = {
+  queryKey: DEPLOYMENTS_KEY,
+  queryFn: (): Promise<TDeployment[]> => api.get('/deployments', z.array(ZDeployment)),
+  staleTime: 0,
+  refetchOnWindowFocus: true,
+} as const;
+
+export const deploymentQuery = (deploymentId: string) =>
+  ({
+    queryKey: deploymentKey(deploymentId),
+    queryFn: (): Promise<TDeploymentDetail> => api.get(`/deployment/${id(deploymentId)}`, ZDeploymentDetail),
+    staleTime: 0,
+    refetchOnWindowFocus: true,
+  }) as const;
+
+export const deploymentInfoQuery = (deploymentId: string) =>
+  ({
+    queryKey: ['deployment', deploymentId, 'info'],
+    queryFn: (): Promise<TDeploymentInfo> => api.get(`/deployment/info/${id(deploymentId)}`, ZDeploymentInfo),
+    staleTime: 0,
+  }) as const;
+
+export const coOwnersQuery = (deploymentId: string) =>
+  ({
+    queryKey: ['deployment', deploymentId, 'co-owners'],
+    queryFn: (): Promise<TDeploymentCoOwners> => api.get(`/deployment/co-owners/${id(deploymentId)}`, ZDeploymentCoOwners),
+    staleTime: 0,
+  }) as const;
+
+export const permissionsQuery = (deploymentId: string) =>
+  ({
+    queryKey: ['deployment', deploymentId, 'permissions'],
+    queryFn: (): Promise<TDeploymentPermissions> => api.get(`/deployment/permissions/${id(deploymentId)}`, ZDeploymentPermissions),
+    staleTime: 0,
+  }) as const;
+
+/** How many people the chosen groups and users are, each counted once: the desktops to create. */
+export async function countUsers(allowed: TDeploymentAllowed): Promise<number> {
+  const groups = Array.isArray(allowed.groups) ? allowed.groups : [];
+  const users = Array.isArray(allowed.users) ? allowed.users : [];
+  return (await api.put('/groups_users/count', { groups, users }, ZGroupsUsersCountAnswer)).quantity;
+}
+
+/** {} when the deployment fits; a 428 with a quota code otherwise. */
+export const checkDeploymentQuota = (allowed: TDeploymentAllowed) => api.post('/deployments/new/check_quota', { allowed });
+export const createDeployment = (body: TNewDeployment) => api.post('/deployments', body, ZDeploymentIdAnswer);
+export const updateDeployment = (deploymentId: string, body: TDeploymentUpdate) => api.put(`/deployment/${id(deploymentId)}`, body);
+export const updateDeploymentUsers = (deploymentId: string, allowed: TDeploymentAllowed) => api.put(`/deployment/users/${id(deploymentId)}`, { allowed });
+export const startAll = (deploymentId: string) => api.put(`/deployments/start/${id(deploymentId)}`);
+export const stopAll = (deploymentId: string) => api.put(`/deployments/stop/${id(deploymentId)}`);
+export const recreate = (deploymentId: string) => api.put(`/deployments/${id(deploymentId)}`);
+export const toggleVisible = (deploymentId: string, stopStarted: boolean) =>
+  api.put(`/deployments/visible/${id(deploymentId)}`, { stop_started_domains: stopStarted }, ZDeploymentVisibleAnswer);
+export const setDesktopVisible = (desktopId: string, visible: boolean) => api.put(`/deployments/domain/visible/${id(desktopId)}`, { visible });
+export const deleteDeployment = (deploymentId: string, permanent = false) => api.delete(`/deployments/${id(deploymentId)}${permanent ? '/permanent' : ''}`);
+export const setCoOwners = (deploymentId: string, coOwners: string[]) => api.put(`/deployment/co-owners/${id(deploymentId)}`, { co_owners: coOwners });
+
+/** The direct-viewer links of every desktop as a CSV file, downloaded; reset gives new links (old ones stop working). */
+export async function downloadDirectViewerCsv(deploymentId: string, name: string, reset: boolean) {
+  const text = await request<string>(`${API}/deployments/directviewer_csv/${id(deploymentId)}`, { query: reset ? { reset: 'true' } : undefined, text: true });
+  downloadText(text, 'text/csv;charset=utf-8', `${name.replace(/[^\p{L}\p{N}._-]+/gu, '_')}_direct_viewers.csv`);
+}

@@ -1,0 +1,64 @@
+import type { TCreatingDesktopsEvent, TDeployment, TDeploymentDesktop, TDeploymentDetail } from '@vdi/contracts';
+import { desktopState } from '@vdi/contracts';
+
+/** The list's order, as the reference sorts it: by name, case-insensitive. */
+const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' });
+
+export function upsertDeployment(list: TDeployment[] | undefined, d: TDeployment): TDeployment[] {
+  const l = list ?? [];
+  const i = l.findIndex((x) => x.id === d.id);
+  const next = i >= 0 ? l.map((x, j) => (j === i ? { ...x, ...d } : x)) : [...l, d];
+  return next.sort(byName);
+}
+
+export const removeDeployment = (list: TDeployment[] | undefined, id: string) => (list ?? []).filter((x) => x.id !== id);
+
+/** A deployment event for the detail: its fields change, its desktops stay. */
+export const mergeDetail = (detail: TDeploymentDetail | undefined, d: TDeployment): TDeploymentDetail | undefined =>
+  detail && detail.id === d.id ? { ...detail, ...d, desktops: detail.desktops } : detail;
+
+export function upsertDesktop(detail: TDeploymentDetail | undefined, d: TDeploymentDesktop): TDeploymentDetail | undefined {
+  if (!detail || detail.id !== d.deployment_id) return detail;
+  const i = detail.desktops.findIndex((x) => x.id === d.id);
+  const desktops = i >= 0 ? detail.desktops.map((x, j) => (j === i ? { ...x, ...d } : x)) : [...detail.desktops, d];
+  return { ...detail, desktops };
+}
+
+export function removeDesktop(detail: TDeploymentDetail | undefined, ev: { id: string; deployment_id: string }): TDeploymentDetail | undefined {
+  if (!detail || detail.id !== ev.deployment_id) return detail;
+  return { ...detail, desktops: detail.desktops.filter((x) => x.id !== ev.id) };
+}
+
+/** creating_desktops carries the progress; end_creating_desktops ends it (null). */
+export function withCreation<T extends TDeployment>(d: T, ev: TCreatingDesktopsEvent, ended: boolean): T {
+  if (d.id !== ev.deployment_id) return d;
+  return { ...d, creation: ended ? null : { created: ev.created, failed: ev.failed, total: ev.total } };
+}
+
+export const creationPercent = (c: { created: number; failed: number; total: number } | null) =>
+  !c || c.total === 0 ? 0 : Math.min(100, Math.round(((c.created + c.failed) / c.total) * 100));
+
+export const isStarted = (d: Pick<TDeploymentDesktop, 'state'>) => {
+  const s = desktopState(d.state);
+  return s === 'started' || s === 'waitingip';
+};
+
+export type UserDesktops = { user: string; userName: string; groupName: string; photo: string; desktops: TDeploymentDesktop[] };
+
+/** The deployment's desktops, one group per user, sorted by the user's name. */
+export function groupByUser(desktops: readonly TDeploymentDesktop[]): UserDesktops[] {
+  const groups = new Map<string, UserDesktops>();
+  for (const d of desktops) {
+    const g = groups.get(d.user) ?? { user: d.user, userName: d.user_name ?? d.user, groupName: d.group_name ?? '', photo: d.user_photo, desktops: [] };
+    g.desktops.push(d);
+    groups.set(d.user, g);
+  }
+  return [...groups.values()].sort((a, b) => a.userName.localeCompare(b.userName, undefined, { sensitivity: 'base' }));
+}
+
+/** Filters the desktops by a typed text over user, group and desktop names. */
+export function matchesFilter(g: UserDesktops, text: string) {
+  const q = text.trim().toLowerCase();
+  if (!q) return true;
+  return `${g.userName} ${g.groupName} ${g.desktops.map((d) => d.name).join(' ')}`.toLowerCase().includes(q);
+}

@@ -1,0 +1,84 @@
+import { useEffect, useRef, useState, type RefObject } from 'react';
+import RFB from '@novnc/novnc';
+import type { TBrowserViewerTicket } from '@vdi/contracts';
+import { vncSocketUrl } from './ticket';
+
+export type VncStatus = 'idle' | 'connecting' | 'connected' | 'disconnected';
+export type VncEnd = 'closed' | 'failed' | 'denied';
+
+/**
+ * One noVNC connection to a desktop's screen, drawn into `screen`, for as long as a ticket is
+ * given (null disconnects). Used by the full-page viewer and by the videowall's tiles; view-only
+ * can change without reconnecting.
+ */
+export function useVnc(screen: RefObject<HTMLDivElement | null>, ticket: TBrowserViewerTicket | null, opts: { viewOnly?: boolean; focus?: boolean } = {}) {
+  const rfbRef = useRef<RFB | null>(null);
+  const [status, setStatus] = useState<VncStatus>(ticket ? 'connecting' : 'idle');
+  const [ended, setEnded] = useState<VncEnd | null>(null);
+  const viewOnly = Boolean(opts.viewOnly);
+  const focus = opts.focus ?? !viewOnly;
+  const viewOnlyRef = useRef(viewOnly);
+  viewOnlyRef.current = viewOnly;
+  const focusRef = useRef(focus);
+  focusRef.current = focus;
+
+  useEffect(() => {
+    const el = screen.current;
+    if (!ticket || !el) {
+      setStatus('idle');
+      return;
+    }
+    setStatus('connecting');
+    setEnded(null);
+    let rfb: RFB | null = null;
+    let denied = false;
+    // Deferred: a mount that is undone at once (development's double effects) must not spend the one-time token.
+    const timer = setTimeout(() => {
+      rfb = new RFB(el, vncSocketUrl(window.location, ticket.token), {
+        credentials: { password: ticket.password, username: '', target: '' },
+      });
+      rfb.scaleViewport = true;
+      rfb.resizeSession = false;
+      rfb.viewOnly = viewOnlyRef.current;
+      rfb.background = '#0b0c10';
+      rfb.addEventListener('connect', () => {
+        setStatus('connected');
+        if (focusRef.current) rfb?.focus();
+      });
+      rfb.addEventListener('securityfailure', () => {
+        denied = true;
+      });
+      rfb.addEventListener('credentialsrequired', () => {
+        rfb?.sendCredentials({ password: ticket.password, username: '', target: '' });
+      });
+      rfb.addEventListener('disconnect', (e) => {
+        setStatus('disconnected');
+        setEnded(denied ? 'denied' : e.detail.clean ? 'closed' : 'failed');
+        rfbRef.current = null;
+      });
+      rfbRef.current = rfb;
+    }, 0);
+    return () => {
+      clearTimeout(timer);
+      if (rfb) {
+        const r = rfb;
+        rfb = null;
+        rfbRef.current = null;
+        try {
+          r.disconnect();
+        } catch {
+          /* already closed */
+        }
+      }
+    };
+  }, [ticket, screen]);
+
+  useEffect(() => {
+    const r = rfbRef.current;
+    if (!r) return;
+    r.viewOnly = viewOnly;
+    if (!viewOnly && focus) r.focus();
+  }, [viewOnly, focus]);
+
+  return { status, ended, rfb: rfbRef };
+}
