@@ -32,7 +32,9 @@ describe('booking dates on the wire', () => {
     expect(parseBookingDate('2025-05-01T10:00+00:00')?.getTime()).toBe(t);
     expect(parseBookingDate('2025-05-01T10:00:00.000Z')?.getTime()).toBe(t);
     expect(parseBookingDate('2025-05-01T12:00+02:00')?.getTime()).toBe(t);
+    expect(parseBookingDate('2025-05-01T10:00 0000')?.getTime()).toBe(t);
     expect(parseBookingDate('2025-05-01T10:00')).toBeNull();
+    expect(parseBookingDate('2025-05-01 10:00')).toBeNull();
     expect(parseBookingDate('2025-02-30T10:00Z')).toBeNull();
     expect(parseBookingDate('tomorrow')).toBeNull();
   });

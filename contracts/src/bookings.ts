@@ -19,9 +19,12 @@ export function formatBookingDate(d: Date): string {
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})$/;
 
-/** Parses every accepted wire form; null when it is not one (a zone is required). */
+/**
+ * Parses every accepted wire form; null when it is not one (a zone is required). A `+` that a
+ * query string turned into a space (`…T10:00 0000`) is read as the `+` it was.
+ */
 export function parseBookingDate(s: string): Date | null {
-  const m = DATE_RE.exec(s.trim());
+  const m = DATE_RE.exec(s.trim().replace(/(\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?) (\d{2}:?\d{2})$/, '$1+$2'));
   if (!m) return null;
   const [, y, mo, d, h, mi, sec, frac, zone] = m;
   const ms = frac ? Math.round(Number(`0.${frac}`) * 1000) : 0;

@@ -3,7 +3,7 @@ import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import ca from '../src/i18n/locales/ca.json' with { type: 'json' };
 import enB from '../src/i18n/locales/bookings/en.json' with { type: 'json' };
 import caB from '../src/i18n/locales/bookings/ca.json' with { type: 'json' };
-import { shot as fullShot, signInAs } from './support';
+import { shotFromTop as shot, signInAs } from './support';
 
 // The demo `user` (Uma) has "GPU desktop", which needs the NVIDIA A40 2Q profile; the seed plans
 // 2Q on the demo card for the next four weeks (4Q for two more). Default booking rules: bookings
@@ -26,13 +26,6 @@ const dayFromToday = (days: number) => {
 const fill = (text: string, params: Record<string, string | number> = {}) => text.replace(/\{\{(\w+)\}\}/g, (_, k: string) => String(params[k]));
 
 const card = (page: Page, name: string) => page.locator(`[data-testid=desktop-card][data-name="${name}"]`);
-
-/** Top of the page, then the whole page: the fixed header stays at the top of the picture. */
-async function shot(page: Page, name: string) {
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.waitForTimeout(450); // modal and notification transitions end
-  await fullShot(page, name);
-}
 
 /** A call with the browser's own session (signing in again through the API would end it). */
 async function asUser(page: Page, method: 'GET' | 'PUT', path: string, data?: unknown) {
@@ -66,6 +59,11 @@ test.describe.serial('bookings', () => {
 
   test('the user books the GPU desktop in its calendar, is refused by the rules, and finds the booking in the summary', async ({ page }) => {
     await signInAs(page, 'user');
+    // No bookings yet: the summary says so.
+    await page.getByTestId('navbar').getByTestId('nav-booking_summary').click();
+    await expect(page.getByTestId('empty-state')).toContainText(enB.bookings.summary.empty_title);
+    await shot(page, 'booking-summary-empty');
+    await page.getByTestId('navbar').getByTestId('nav-desktops').click();
     const gpu = card(page, GPU_DESKTOP);
     await expect(gpu.getByText(en.desktops.needs_booking)).toBeVisible();
     desktopId = (await gpu.getAttribute('data-desktop-id'))!;
@@ -87,10 +85,21 @@ test.describe.serial('bookings', () => {
     await calendar.getByRole('tab', { name: 'Week' }).click();
     if (tomorrow.getDay() === 1) await calendar.getByRole('button', { name: /next/i }).click();
 
-    // The rules answer before anything is sent, with the server's own codes.
-    await page.getByTestId('booking-new').click();
+    // Dragging over tomorrow from 14:00 to 15:00 opens the booking modal with that time.
+    const column = calendar.getByRole('columnheader', { name: new RegExp(`\\b${tomorrow.getDate()}\\b`) }).first();
+    const x = await column.evaluate((el) => { const r = el.getBoundingClientRect(); return r.left + r.width / 2; });
+    const slotY = async (time: string) => calendar.locator(`[data-time="${time}"]`).first().evaluate((el) => { const r = el.getBoundingClientRect(); return r.top + r.height / 2; });
+    await calendar.locator('[data-time="14:00:00"]').first().scrollIntoViewIfNeeded();
+    await page.mouse.move(x, await slotY('14:00:00'));
+    await page.mouse.down();
+    await page.mouse.move(x, await slotY('14:30:00'), { steps: 4 });
+    await page.mouse.up();
     const modal = page.getByRole('dialog');
     await expect(modal).toContainText(enB.bookings.modal.new_title);
+    await expect(page.getByTestId('booking-start')).toHaveValue(local(tomorrow, 14));
+    await expect(page.getByTestId('booking-end')).toHaveValue(local(tomorrow, 15));
+
+    // The rules answer before anything is sent, with the server's own codes.
     await expect(page.getByTestId('booking-title')).toHaveValue(GPU_DESKTOP);
     await fillBooking(page, local(tomorrow, 11), local(tomorrow, 10));
     await expect(page.getByTestId('booking-error')).toHaveText(en.errors.booking_new_event_end_error);
@@ -154,6 +163,14 @@ test.describe.serial('bookings', () => {
     await page.getByTestId('language-menu').click();
     await page.getByTestId('language-en-US').click();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(fill(enB.bookings.item_heading, { name: GPU_DESKTOP }));
+
+    // And in the dark colour scheme.
+    await expect(page.getByText(ca.session.language_saved)).toBeHidden({ timeout: 10_000 });
+    await expect(page.getByText(en.session.language_saved)).toBeHidden({ timeout: 10_000 });
+    await page.getByRole('button', { name: en.nav.dark_mode }).first().click();
+    await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', 'dark');
+    await shot(page, 'booking-week-dark');
+    await page.getByRole('button', { name: en.nav.light_mode }).first().click();
   });
 
   test('outside a booking the desktop does not start: the cannot-start dialog, then start now with an end time', async ({ page }) => {

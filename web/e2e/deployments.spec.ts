@@ -184,6 +184,13 @@ test.describe.serial('deployments', () => {
     // Visible again.
     await page.getByTestId('deployment-show').click();
     await expect(page.getByTestId('deployment-detail').getByTestId('deployment-visible')).toHaveAttribute('data-visible', 'true');
+    // One desktop hidden from its user alone, then shown again.
+    await expect(page.getByTestId('deployment-count-visible')).toHaveAttribute('data-value', '3');
+    const iker = page.locator('[data-testid=deployment-desktop][data-user="Iker Student"]');
+    await iker.getByTestId('deployment-desktop-visible').uncheck();
+    await expect(page.getByTestId('deployment-count-visible')).toHaveAttribute('data-value', '2');
+    await iker.getByTestId('deployment-desktop-visible').check();
+    await expect(page.getByTestId('deployment-count-visible')).toHaveAttribute('data-value', '3');
 
     // Recreate, confirmed; the button comes back when the job ends.
     await page.getByTestId('deployment-recreate').click();
@@ -216,7 +223,7 @@ test.describe.serial('deployments', () => {
     await pick(page, 'deployment-co-owners-search', 'Marta', 'Marta Manager', t.co_owners.type_more_other);
     await shot(page, 'deployment-co-owners');
     await page.getByTestId('deployment-co-owners-save').click();
-    await expect(page.getByTestId('deployment-co-owners-modal')).toBeHidden();
+    await expect(page.getByRole('dialog')).toBeHidden();
     // Checked as the admin: a second sign-in of Teo would end the page's session.
     const admin = await api(request, 'admin');
     const co = (await admin.get(`/deployment/co-owners/${deploymentId}`)) as { co_owners: { name: string }[] };
@@ -304,9 +311,9 @@ test.describe.serial('deployments', () => {
     })) as { id: string };
     await expect.poll(async () => ((await teacher.get(`/deployment/${id}`)) as { creation: unknown }).creation, { timeout: 30_000 }).toBeNull();
 
+    // Spanish as this browser's stored choice (not saved on the server: the other journeys stay in English).
+    await page.addInitScript(() => localStorage.setItem('vdi.language', 'es-ES'));
     await signInAs(page, 'advanced');
-    await page.getByTestId('language-menu').click();
-    await page.getByTestId('language-es-ES').click();
     const es = esDep.deployments;
     await page.getByTestId('navbar').getByTestId('nav-deployments').click();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(es.heading);
@@ -319,7 +326,7 @@ test.describe.serial('deployments', () => {
     await shot(page, 'deployment-detail-es-ES');
     await page.getByTestId('deployment-more').click();
     await page.getByTestId('deployment-edit-users').click();
-    await expect(page.getByTestId('deployment-users-modal')).toBeVisible();
+    await expect(page.getByRole('dialog')).toBeVisible();
     await expect(page.getByTestId('sharing-groups-search')).toBeVisible();
     await shot(page, 'deployment-users-es-ES');
     await page.keyboard.press('Escape');
@@ -347,10 +354,6 @@ test.describe.serial('deployments', () => {
     await shot(page, 'deployment-confirm-es-ES');
     await page.getByTestId('deployment-confirm').getByRole('button', { name: esMain.common.cancel }).click();
 
-    // Back to English for the other journeys (the choice is saved on the server).
-    await page.getByTestId('language-menu').click();
-    await page.getByTestId('language-en-US').click();
-    await expect(page.getByRole('heading', { level: 1 })).toHaveText(t.new.heading);
     // A fresh token (it ends the page's session, which is done).
     await (await api(request, 'advanced')).send('DELETE', `/deployments/${id}`);
   });

@@ -3,7 +3,7 @@ import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import ca from '../src/i18n/locales/ca.json' with { type: 'json' };
 import enB from '../src/i18n/locales/bookings/en.json' with { type: 'json' };
 import caB from '../src/i18n/locales/bookings/ca.json' with { type: 'json' };
-import { shot as fullShot, signInAs } from './support';
+import { shotFromTop as shot, signInAs } from './support';
 
 // The admin plans the demo GPU (NVIDIA A40 #1): the seed offers its 2Q profile for four weeks
 // from now, then 4Q for two; the admin adds a day of 4Q seven weeks ahead, is refused with the
@@ -11,12 +11,6 @@ import { shot as fullShot, signInAs } from './support';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 const ymd = (d: Date) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
-
-/** A window-sized shot: the calendar, the modal and its overlay where a person sees them. */
-const shot = async (page: Page, name: string) => {
-  await page.waitForTimeout(450);
-  await fullShot(page, name);
-};
 
 /** The Tuesday seven weeks after this week's Monday: after every seeded plan. */
 function planDay() {
@@ -102,6 +96,20 @@ test.describe.serial('planner', () => {
     await page.getByTestId('plan-delete').click();
     await expect(modal).toBeHidden();
     await expect(plan).toHaveCount(0);
+
+    // A plan made elsewhere (here through the API, with this session) appears live, and goes.
+    const token = decodeURIComponent((await page.context().cookies()).find((c) => c.name === 'isardvdi_session')!.value);
+    const headers = { authorization: `Bearer ${token}` };
+    const at = (h: number) => new Date(day.getFullYear(), day.getMonth(), day.getDate(), h).toISOString();
+    const made = await page.request.post('/api/v3/admin/reservables_planner', {
+      headers,
+      data: { item_type: 'gpus', item_id: 'demo-nvidia-a40', subitem_id: 'NVIDIA-A40-2Q', start: at(13), end: at(15) },
+    });
+    expect(made.status()).toBe(200);
+    const live = calendar.locator('.plan-event', { hasText: 'NVIDIA A40 · 2 GB' });
+    await expect(live).toHaveCount(1);
+    expect((await page.request.delete(`/api/v3/admin/reservables_planner/${((await made.json()) as { id: string }).id}`, { headers })).status()).toBe(200);
+    await expect(live).toHaveCount(0);
 
     // Month view, in Catalan.
     await page.getByTestId('language-menu').click();

@@ -12,6 +12,13 @@ export async function shot(page: Page, name: string) {
   await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 }
 
+/** The same from the top of the page, once modal and notification transitions have ended. */
+export async function shotFromTop(page: Page, name: string) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.waitForTimeout(450);
+  await shot(page, name);
+}
+
 /** The login page as a page object. */
 export const loginPage = (page: Page) => ({
   async open() {

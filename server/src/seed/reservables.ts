@@ -26,12 +26,16 @@ export const DEMO_PROFILES = [
   { id: 'NVIDIA-A40-4Q', name: 'NVIDIA A40 · 4 GB', description: '3D design and video (12 per card)', profile: '4Q', units: 12 },
 ];
 
+/** Every start: the default booking rules exist (a database seeded before bookings gets them too). */
+export async function seedBookingRules(db: Db) {
+  await db.insert(schema.bookingPriorities).values(DEFAULT_BOOKING_RULES).onConflictDoNothing();
+}
+
 /**
- * First start: the default booking rules; with the demo, one GPU card (an NVIDIA A40, no real
- * hardware: a booking reserves units of a profile) offering 2Q for four weeks, then 4Q for two.
+ * First start with the demo: one GPU card (an NVIDIA A40, no real hardware: a booking reserves
+ * units of a profile) offering 2Q for four weeks, then 4Q for two.
  */
 export async function seedReservables(db: Db, opts: { demo: boolean; adminId?: string; now?: Date }) {
-  await db.insert(schema.bookingPriorities).values(DEFAULT_BOOKING_RULES).onConflictDoNothing();
   if (!opts.demo || !opts.adminId) return;
   await db.insert(schema.reservableSubitems).values(
     DEMO_PROFILES.map((p) => ({ ...p, itemType: 'vgpus' as const, brand: 'NVIDIA', model: 'A40', priorityId: '', allowed: SHARED_WITH_EVERYONE })),

@@ -3,7 +3,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { TQuota } from '@vdi/contracts';
 import { schema, type Db } from '../db';
 import { hashPassword } from '../auth/passwords';
-import { seedReservables } from './reservables';
+import { seedBookingRules, seedReservables } from './reservables';
 
 export type SeededAccount = { username: string; role: string; category: string; password?: string };
 export type SeedResult = { created: boolean; accounts: SeededAccount[]; registrationCode?: string };
@@ -53,6 +53,7 @@ const randomPassword = () => randomBytes(12).toString('base64url');
  */
 export async function seed(db: Db, opts: { demo: boolean; demoPassword?: string }): Promise<SeedResult> {
   await db.insert(schema.roles).values(ROLES).onConflictDoNothing();
+  await seedBookingRules(db);
   const existing = await db.select({ id: schema.users.id }).from(schema.users).limit(1);
   if (existing.length > 0) {
     if (opts.demo && opts.demoPassword) {
@@ -115,7 +116,7 @@ export async function seed(db: Db, opts: { demo: boolean; demoPassword?: string 
       description: 'Self sign-up for students of 1B',
     });
   }
-  // Booking rules; with the demo, a GPU card, its profiles and a plan.
+  // With the demo, a GPU card, its profiles and a plan.
   const [firstAdmin] = await db.select({ id: schema.users.id }).from(schema.users).where(eq(schema.users.roleId, 'admin')).limit(1);
   await seedReservables(db, { demo: opts.demo, adminId: firstAdmin?.id });
   return { created: true, accounts, registrationCode };

@@ -267,6 +267,20 @@ describe('deployments book one unit per desktop', () => {
     await server.ctx.db.update(schema.domains).set({ status: 'Stopped' }).where(eq(schema.domains.id, studentDesktop));
     expect((await del(teo, body.id)).status).toBe(200);
     expect((await row(studentDesktop)).bookingId).toBeNull();
+    // Booked by someone else (an admin), it is still in the owner's summary.
+    const byAdmin = await json(await book(admin, { element_id: deployment, element_type: 'deployment', start: at(120), end: at(150) }));
+    expect(byAdmin.status).toBe(200);
+    const teoSummary = await (await call(server, `/api/v3/bookings/user?${range()}`, { token: teo })).json();
+    expect(teoSummary.map((b: { id: string }) => b.id)).toEqual([byAdmin.body.id]);
+    expect((await del(admin, byAdmin.body.id)).status).toBe(200);
+  });
+
+  it('deleting the deployment drops its bookings and frees their units', async () => {
+    const { body } = await json(await book(teo, { element_id: deployment, element_type: 'deployment', start: at(180), end: at(210) }));
+    expect(body.id).toBeTruthy();
+    expect((await call(server, `/api/v3/deployments/${deployment}/permanent`, { token: teo, method: 'DELETE' })).status).toBe(200);
+    expect(await server.ctx.db.select().from(schema.bookings).where(eq(schema.bookings.itemId, deployment))).toEqual([]);
+    expect(await pendingJobs(body.id)).toEqual([]);
   });
 });
 

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { formatBookingDate } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import { manualClock, type ManualClock } from '../../src/scheduler/clock';
+import { createDesktopFromTemplate } from '../../src/modules/desktops/create';
 import { call, loginToken, startTestServer, type TestServer } from '../helpers/server';
 import { recordEvents, socketOf, until } from '../helpers/wait';
 
@@ -135,5 +136,38 @@ describe('planner rules', () => {
     expect(ok.body.units_booked).toBe(1);
     // The seeded plan started in the past: its start may stay.
     expect(ok.body.start).toBe(fmt(seeded!.start));
+  });
+});
+
+describe('plan boundaries', () => {
+  it('warns the GPU desktops that no plan covers after the end (−15, −5) and stops them at it', async () => {
+    // An admin runs a 2Q desktop without a booking (admins are exempt); its state is set here, no machine boots.
+    const db = server.ctx.db;
+    const [adminRow] = await db.select().from(schema.users).where(eq(schema.users.username, 'admin'));
+    const [template] = await db.select().from(schema.domains).where(eq(schema.domains.kind, 'template'));
+    const desktop = await createDesktopFromTemplate(db, server.ctx.engine, template!, adminRow!, {
+      name: 'Admin GPU', persistent: true, status: 'Stopped', hardware: { ...template!.hardware, reservables: { vgpus: ['NVIDIA-A40-2Q'] } },
+    });
+    await db.update(schema.domains).set({ status: 'Started' }).where(eq(schema.domains.id, desktop.id));
+    const [plan] = await db.select().from(schema.reservablePlans).where(eq(schema.reservablePlans.id, 'demo-plan-2q'));
+    const socket = await socketOf(server, admin);
+    const msgs = recordEvents(socket, ['msg']);
+    const scheduler = server.app.bookings.scheduler;
+    clock.set(new Date(plan!.end.getTime() - 16 * MIN));
+    await scheduler.idle();
+    expect(msgs).toEqual([]);
+    clock.set(new Date(plan!.end.getTime() - 15 * MIN));
+    await scheduler.idle();
+    await until('warning', async () => msgs.length === 1);
+    expect(msgs[0]!.payload).toEqual({ type: 'warning', msg_code: 'plan-end', params: { date: fmt(plan!.end), minutes: 15, name: 'Admin GPU', desktop_id: desktop.id } });
+    clock.set(new Date(plan!.end.getTime() - 5 * MIN));
+    await scheduler.idle();
+    await until('second warning', async () => msgs.length === 2);
+    expect(msgs[1]!.payload).toMatchObject({ type: 'danger', params: { minutes: 5 } });
+    expect((await db.select().from(schema.domains).where(eq(schema.domains.id, desktop.id)))[0]!.status).toBe('Started');
+    clock.set(plan!.end);
+    await scheduler.idle();
+    expect((await db.select().from(schema.domains).where(eq(schema.domains.id, desktop.id)))[0]!.status).not.toBe('Started');
+    socket.close();
   });
 });

@@ -23,7 +23,7 @@ import type { UserRow } from '../../auth/sessions';
 import { ApiError, badRequest, conflict, forbidden, notFound, precondition } from '../../http/errors';
 import { createScheduler } from '../../scheduler/scheduler';
 import { desktopRoom } from '../../socket/bus';
-import { actorOf, canManage, type Actor } from '../access/permissions';
+import { actorOf, type Actor } from '../access/permissions';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import type { DomainRow } from '../desktops/view';
 import { availabilityOf, bookingsOverlapping, freeUntil, loadSpans, segmentsOf, victimsFor } from '../reservables/availability';
@@ -156,14 +156,19 @@ export function createBookings(ctx: AppContext, lifecycle: DesktopLifecycle) {
     };
   }
 
-  /** GET /bookings/user: bookings of the user's desktops, of the deployments those belong to, and the user's own. */
+  /** GET /bookings/user: bookings of the user's desktops, of the deployments those belong to or they (co-)own, and the user's own. */
   async function userBookings(user: UserRow, from: Date, to: Date): Promise<TBooking[]> {
     const desktops = await db
       .select({ id: schema.domains.id, tag: schema.domains.tag })
       .from(schema.domains)
       .where(and(eq(schema.domains.userId, user.id), eq(schema.domains.kind, 'desktop')));
     const desktopIds = desktops.map((d) => d.id);
-    const tags = [...new Set(desktops.map((d) => d.tag).filter((t): t is string => Boolean(t)))];
+    // Deployments the user owns or co-owns count as theirs too.
+    const owned = await db
+      .select({ id: schema.deployments.id })
+      .from(schema.deployments)
+      .where(or(eq(schema.deployments.userId, user.id), sql`${schema.deployments.coOwners} ? ${user.id}`));
+    const tags = [...new Set([...desktops.map((d) => d.tag).filter((t): t is string => Boolean(t)), ...owned.map((d) => d.id)])];
     const rows = await db
       .select()
       .from(schema.bookings)
@@ -362,13 +367,13 @@ export function createBookings(ctx: AppContext, lifecycle: DesktopLifecycle) {
     });
   }
 
-  /** A booking the caller may change: the booker, or who may book the item. */
+  /** A booking the caller may change: the booker, who may book the item, or an admin. */
   async function bookingFor(user: UserRow, id: string) {
     const row = await bookingById(id);
     if (!row) throw notFound('booking_not_found', 'Booking not found');
     const actor = await actorOf(db, user);
     const item = await findItem(db, row.itemType, row.itemId);
-    if (row.userId !== user.id && !(item && mayBook(actor, item)) && !canManage(actor, { userId: row.userId, categoryId: user.categoryId })) {
+    if (row.userId !== user.id && !(item && mayBook(actor, item)) && actor.role !== 'admin') {
       throw forbidden('forbidden', 'Not enough rights on this booking');
     }
     return { row, item, actor };

@@ -76,25 +76,3 @@ export async function desktopBookingFields(db: Db, rows: readonly DesktopRef[]):
   }
   return out;
 }
-
-export type DeploymentBookingFields = Pick<DesktopBookingFields, 'booking_id' | 'next_booking_start' | 'next_booking_end'>;
-
-/** The booking fields of the deployment view (reference §2.8): the booking in progress and the next one. */
-export async function deploymentBookingFields(db: Db, rows: readonly { id: string; bookingId: string | null }[]): Promise<Map<string, DeploymentBookingFields>> {
-  const out = new Map<string, DeploymentBookingFields>();
-  if (rows.length === 0) return out;
-  const upcoming = await db
-    .select()
-    .from(schema.bookings)
-    .where(and(gt(schema.bookings.end, nowForViews()), eq(schema.bookings.itemType, 'deployment'), inArray(schema.bookings.itemId, rows.map((r) => r.id))))
-    .orderBy(asc(schema.bookings.start));
-  for (const r of rows) {
-    const next = upcoming.find((b) => b.itemId === r.id);
-    out.set(r.id, {
-      booking_id: r.bookingId ?? false,
-      next_booking_start: next ? formatBookingDate(next.start) : null,
-      next_booking_end: next ? formatBookingDate(next.end) : null,
-    });
-  }
-  return out;
-}

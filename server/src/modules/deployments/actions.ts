@@ -8,6 +8,7 @@ import { ApiError, badRequest, precondition } from '../../http/errors';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { desktopViews, type DomainRow } from '../desktops/view';
 import { hardwareBounds } from '../domains/hardware';
+import { dropItemBookings } from '../bookings/service';
 import { recycleDomains } from '../recycle-bin/recycle';
 import type { DeploymentRow } from './access';
 import { assertKnownVgpus, assertNotCreating, enqueueCreation, ownerRowOf } from './create';
@@ -32,7 +33,7 @@ async function assertNotBooked(ctx: AppContext, d: DeploymentRow) {
   const [booking] = await ctx.db
     .select({ id: schema.bookings.id })
     .from(schema.bookings)
-    .where(and(eq(schema.bookings.itemType, 'deployment'), eq(schema.bookings.itemId, d.id), gt(schema.bookings.end, new Date())))
+    .where(and(eq(schema.bookings.itemType, 'deployment'), eq(schema.bookings.itemId, d.id), gt(schema.bookings.end, ctx.clock.now())))
     .limit(1);
   if (booking) throw precondition('cant_edit_booked_deployment', 'The deployment has bookings: delete them before changing its desktops or users');
 }
@@ -129,6 +130,8 @@ export async function deleteDeployment(ctx: AppContext, events: DeploymentEvents
     deployments: [d as unknown as Record<string, unknown>],
     permanent,
   });
+  // Its bookings go now, in either case: their units must not stay taken in the calendars.
+  await dropItemBookings(ctx, 'deployment', d.id);
   if (result.permanent) await ctx.db.delete(schema.deployments).where(eq(schema.deployments.id, d.id));
   else await ctx.db.update(schema.deployments).set({ status: 'recycled' }).where(eq(schema.deployments.id, d.id));
   events.removed(d);

@@ -10,7 +10,6 @@ import { badRequest, conflict, notFound } from '../../http/errors';
 import { createDesktopFromTemplate } from '../desktops/create';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { findDomain } from '../desktops/view';
-import { GPU_PROFILES, has } from '../domains/catalog';
 import { hardwareBounds } from '../domains/hardware';
 import { usableTemplate } from '../domains/new-desktop';
 import { findDeployment, type DeploymentRow } from './access';
@@ -24,11 +23,11 @@ type JobParams = { userIds: string[]; created?: number; failed?: number };
 /** Desktops made at the same time by one creation job. */
 const CREATE_CONCURRENCY = 4;
 
-/** A GPU profile must be one the installation offers (the planner's subitems, or the built-in list). */
+/** A GPU profile must be one the installation offers (the planner's subitems). */
 export async function assertKnownVgpus(ctx: AppContext, hw: TDeploymentHardware | undefined) {
   for (const id of hw?.reservables?.vgpus ?? []) {
     const [sub] = await ctx.db.select({ id: schema.reservableSubitems.id }).from(schema.reservableSubitems).where(eq(schema.reservableSubitems.id, id));
-    if (!sub && !has(GPU_PROFILES, id)) throw badRequest('reservable_not_found', `No GPU profile ${id}`, { id });
+    if (!sub) throw badRequest('reservable_not_found', `No GPU profile ${id}`, { id });
   }
 }
 
@@ -114,8 +113,9 @@ export async function recreateDeployment(ctx: AppContext, events: DeploymentEven
 }
 
 /**
- * The creation job: one desktop per user, in order, skipping users that already have one (so
- * that a restart resumes where it was). A failure for one user is counted and the rest go on.
+ * The creation job: one desktop per user, a few at a time, skipping users that already have one
+ * (so that a restart resumes where it was). A failure for one user is counted and the rest go on;
+ * each desktop appears live to its student (when visible) and to the owner and co-owners.
  */
 export function deploymentJobHandler(ctx: AppContext, lifecycle: DesktopLifecycle, events: DeploymentEvents): JobHandler {
   return {

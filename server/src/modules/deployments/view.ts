@@ -32,12 +32,12 @@ export async function creationOf(ctx: AppContext, deploymentId: string): Promise
 }
 
 /** The next (or current) booking of a whole deployment, from the bookings the booking module keeps. */
-async function nextBookings(db: Db, ids: string[]) {
+async function nextBookings(db: Db, ids: string[], now: Date) {
   if (ids.length === 0) return new Map<string, { start: Date; end: Date }>();
   const rows = await db
     .select({ itemId: schema.bookings.itemId, start: schema.bookings.start, end: schema.bookings.end })
     .from(schema.bookings)
-    .where(and(eq(schema.bookings.itemType, 'deployment'), inArray(schema.bookings.itemId, ids), gt(schema.bookings.end, new Date())))
+    .where(and(eq(schema.bookings.itemType, 'deployment'), inArray(schema.bookings.itemId, ids), gt(schema.bookings.end, now)))
     .orderBy(asc(schema.bookings.start));
   const next = new Map<string, { start: Date; end: Date }>();
   for (const r of rows) if (!next.has(r.itemId)) next.set(r.itemId, { start: r.start, end: r.end });
@@ -56,7 +56,7 @@ export async function deploymentViews(ctx: AppContext, rows: DeploymentRow[], ac
       .where(and(eq(schema.domains.kind, 'desktop'), inArray(schema.domains.tag, ids))),
     db.select({ id: schema.users.id, name: schema.users.name }).from(schema.users).where(inArray(schema.users.id, [...new Set(rows.map((r) => r.userId))])),
     db.select({ id: schema.domains.id, name: schema.domains.name }).from(schema.domains).where(inArray(schema.domains.id, [...new Set(rows.map((r) => r.templateId))])),
-    nextBookings(db, ids),
+    nextBookings(db, ids, ctx.clock.now()),
   ]);
   const out: TDeployment[] = [];
   for (const row of rows) {

@@ -29,16 +29,6 @@ export const DISK_BUS: THardwareItem[] = [
   { id: 'ide', name: 'IDE', description: 'For old guests' },
 ];
 
-/**
- * GPU profiles a desktop may ask for (they need a booking to start). Data: the installation's
- * bookable profiles, until the planner defines its reservable items.
- */
-export const GPU_PROFILES: THardwareItem[] = [
-  { id: 'NVIDIA-A16-2Q', name: 'NVIDIA A16 · 2 GB', description: 'Office work and light 3D' },
-  { id: 'NVIDIA-A40-4Q', name: 'NVIDIA A40 · 4 GB', description: '3D design and video' },
-  { id: 'NVIDIA-A40-8Q', name: 'NVIDIA A40 · 8 GB', description: 'Rendering and machine learning' },
-];
-
 /** GET /media/installs: guest operating system types, each with the disk bus it works best on. */
 export const INSTALL_TYPES: TInstallType[] = [
   { id: 'linux', name: 'Linux', description: 'Any recent Linux distribution (virtio drivers built in)', disk_bus: 'virtio' },

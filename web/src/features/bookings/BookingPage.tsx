@@ -67,14 +67,8 @@ export default function BookingPage() {
     if (item.error) handleError(item.error);
   }, [item.error]);
 
-  const events = useMemo(
-    () => [
-      ...availabilityEvents(item.data?.availability ?? [], t),
-      ...dailyAvailabilityEvents(item.data?.availability ?? [], t),
-      ...bookingEvents(item.data?.events ?? []),
-    ],
-    [item.data, t],
-  );
+  const events = useMemo(() => [...availabilityEvents(item.data?.availability ?? [], t), ...bookingEvents(item.data?.events ?? [])], [item.data, t]);
+  const monthEvents = useMemo(() => dailyAvailabilityEvents(item.data?.availability ?? [], t), [item.data, t]);
 
   if (!typeParsed.success || priority.isError)
     return (
@@ -176,6 +170,7 @@ export default function BookingPage() {
           {item.isFetching && <Loader size="xs" pos="absolute" top={12} right={12} aria-label={t('common.loading')} />}
           <Calendar
             events={events}
+            monthEvents={monthEvents}
             onRange={setRange}
             onSelect={(start, end) => setDraft({ title: name, start, end })}
             onEventClick={openEvent}

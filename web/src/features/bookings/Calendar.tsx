@@ -1,4 +1,4 @@
-import { useRef } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import FullCalendar, { type DateSelectInfo, type EventClickInfo, type EventInput } from '@fullcalendar/react';
 import classicThemePlugin from '@fullcalendar/react/themes/classic';
 import dayGridPlugin from '@fullcalendar/react/daygrid';
@@ -23,6 +23,8 @@ export type CalendarView = 'timeGridWeek' | 'dayGridMonth' | 'listMonth';
 
 export type CalendarProps = {
   events: EventInput[];
+  /** Shown in the month view only (whole-day backgrounds, which the week view would stretch over every hour). */
+  monthEvents?: EventInput[];
   /** Called with the range to load (last Monday to next Sunday of what is visible). */
   onRange: (range: { start: Date; end: Date }) => void;
   views?: CalendarView[];
@@ -33,10 +35,12 @@ export type CalendarProps = {
 };
 
 /** One FullCalendar 7 (its own locales translate the toolbar) for every calendar of the portal: week and month views, local time, Mantine colours. */
-export function Calendar({ events, onRange, views = ['timeGridWeek', 'dayGridMonth'], initialView = 'timeGridWeek', onSelect, onEventClick, testId = 'calendar' }: CalendarProps) {
+export function Calendar({ events, monthEvents, onRange, views = ['timeGridWeek', 'dayGridMonth'], initialView = 'timeGridWeek', onSelect, onEventClick, testId = 'calendar' }: CalendarProps) {
   const { i18n } = useTranslation();
   const scheme = useComputedColorScheme('light');
   const lastRange = useRef('');
+  const [view, setView] = useState<string>(initialView);
+  const shown = useMemo(() => (monthEvents && view === 'dayGridMonth' ? [...events, ...monthEvents] : events), [events, monthEvents, view]);
   const locale = i18n.language.slice(0, 2);
   return (
     <div className={classes.calendar} data-testid={testId}>
@@ -59,7 +63,7 @@ export function Calendar({ events, onRange, views = ['timeGridWeek', 'dayGridMon
         selectable={Boolean(onSelect)}
         selectMirror
         selectOverlap
-        events={events}
+        events={shown}
         select={(info: DateSelectInfo) => {
           onSelect?.(info.start, info.end);
           info.view.calendar.unselect();
@@ -69,6 +73,7 @@ export function Calendar({ events, onRange, views = ['timeGridWeek', 'dayGridMon
           onEventClick?.(info.event.id, info);
         }}
         datesSet={(info) => {
+          setView(info.view.type);
           const range = loadRange(info.start, info.end);
           const key = `${range.start.getTime()}-${range.end.getTime()}`;
           if (key === lastRange.current) return;

@@ -4,6 +4,7 @@ import { Alert, Button, Card, Group, Skeleton, Stack, Text, Title } from '@manti
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconDeviceFloppy, IconInfoCircle, IconUsersGroup } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
+import type { TDeploymentInfo } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../app/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
@@ -12,6 +13,13 @@ import { deploymentInfoQuery, deploymentKey, deploymentQuery, DEPLOYMENTS_KEY, u
 import { DeploymentForm, type DeploymentChoices, type DeploymentTexts } from './DeploymentForm';
 import { UsersModal } from './modals';
 import { choicesFrom } from './NewDeploymentPage';
+
+/** The chosen groups and users by name (an empty list is everyone), a few then "+N". */
+function whoList(a: TDeploymentInfo['allowed'], everyone: string) {
+  if ((a.groups !== false && a.groups.length === 0) || (a.users !== false && a.users.length === 0)) return everyone;
+  const names = [...(a.groups || []), ...(a.users || [])].map((x) => x.name);
+  return names.length > 4 ? `${names.slice(0, 4).join(', ')} +${names.length - 4}` : names.join(', ');
+}
 
 /** /deployment/{id}/edit: names, viewers, hardware and the students' rights; the users in a dialog. */
 export default function EditDeploymentPage() {
@@ -87,11 +95,7 @@ export default function EditDeploymentPage() {
                     {t('deployments.edit.users_heading')}
                   </Title>
                   <Text size="sm" c="dimmed" data-testid="deployment-edit-users-summary">
-                    {t('deployments.edit.users_summary', {
-                      groups: i.allowed.groups === false ? 0 : i.allowed.groups.length,
-                      users: i.allowed.users === false ? 0 : i.allowed.users.length,
-                      template: i.template ?? t('deployments.card.template_gone'),
-                    })}
+                    {t('deployments.edit.users_summary', { list: whoList(i.allowed, t('deployments.allowed.everyone')), template: i.template ?? t('deployments.card.template_gone') })}
                   </Text>
                 </div>
                 <Button variant="light" leftSection={<IconUsersGroup size={16} />} onClick={() => setUsersOpen(true)} disabled={!detail.data} data-testid="deployment-edit-users-open">

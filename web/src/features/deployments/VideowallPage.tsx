@@ -257,7 +257,7 @@ export default function VideowallPage() {
       {!d ? (
         <div className={classes.grid}>
           {[0, 1, 2].map((i) => (
-            <Skeleton key={i} style={{ aspectRatio: '4 / 3' }} radius="md" />
+            <Skeleton key={i} style={{ aspectRatio: '16 / 9' }} radius="md" />
           ))}
         </div>
       ) : running.length === 0 ? (

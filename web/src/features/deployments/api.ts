@@ -19,6 +19,7 @@ import {
 } from '@vdi/contracts';
 import { api, API, request } from '../../lib/api';
 import { downloadText } from '../viewer/open';
+import { queryClient } from '../../app/queries';
 
 const id = (s: string) => encodeURIComponent(s);
 
@@ -76,8 +77,15 @@ export const updateDeploymentUsers = (deploymentId: string, allowed: TDeployment
 export const startAll = (deploymentId: string) => api.put(`/deployments/start/${id(deploymentId)}`);
 export const stopAll = (deploymentId: string) => api.put(`/deployments/stop/${id(deploymentId)}`);
 export const recreate = (deploymentId: string) => api.put(`/deployments/${id(deploymentId)}`);
-export const toggleVisible = (deploymentId: string, stopStarted: boolean) =>
-  api.put(`/deployments/visible/${id(deploymentId)}`, { stop_started_domains: stopStarted }, ZDeploymentVisibleAnswer);
+/** Toggles visibility; the answer's state goes into the caches at once, and both are read again. */
+export async function toggleVisible(deploymentId: string, stopStarted: boolean) {
+  const answer = await api.put(`/deployments/visible/${id(deploymentId)}`, { stop_started_domains: stopStarted }, ZDeploymentVisibleAnswer);
+  queryClient.setQueryData<TDeploymentDetail>(deploymentKey(deploymentId), (d) => (d ? { ...d, visible: answer.visible } : d));
+  queryClient.setQueryData<TDeployment[]>(DEPLOYMENTS_KEY, (l) => l?.map((d) => (d.id === deploymentId ? { ...d, visible: answer.visible } : d)));
+  void queryClient.invalidateQueries({ queryKey: deploymentKey(deploymentId) });
+  void queryClient.invalidateQueries({ queryKey: DEPLOYMENTS_KEY });
+  return answer;
+}
 export const setDesktopVisible = (desktopId: string, visible: boolean) => api.put(`/deployments/domain/visible/${id(desktopId)}`, { visible });
 export const deleteDeployment = (deploymentId: string, permanent = false) => api.delete(`/deployments/${id(deploymentId)}${permanent ? '/permanent' : ''}`);
 export const setCoOwners = (deploymentId: string, coOwners: string[]) => api.put(`/deployment/co-owners/${id(deploymentId)}`, { co_owners: coOwners });

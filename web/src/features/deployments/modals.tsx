@@ -51,17 +51,28 @@ export function HideModal({ d, opened, onClose }: ModalProps) {
             {t('deployments.hide.started', { count: d.startedDesktops })}
           </Alert>
         )}
-        <Group justify="flex-end" gap="sm" wrap="wrap">
-          <Button variant="default" onClick={onClose} disabled={hide.isPending}>
-            {t('common.cancel')}
-          </Button>
-          <Button variant="light" leftSection={<IconEyeOff size={16} />} loading={hide.isPending && hide.variables === false} disabled={hide.isPending} onClick={() => hide.mutate(false)} data-testid="deployment-hide-keep">
-            {t('deployments.hide.keep')}
-          </Button>
-          <Button color="orange" leftSection={<IconPlayerStop size={16} />} loading={hide.isPending && hide.variables === true} disabled={hide.isPending} onClick={() => hide.mutate(true)} data-testid="deployment-hide-stop">
-            {t('deployments.hide.stop')}
-          </Button>
-        </Group>
+        {d.startedDesktops > 0 ? (
+          <Stack gap="xs">
+            <Button fullWidth color="orange" leftSection={<IconPlayerStop size={16} />} loading={hide.isPending && hide.variables === true} disabled={hide.isPending} onClick={() => hide.mutate(true)} data-testid="deployment-hide-stop">
+              {t('deployments.hide.stop')}
+            </Button>
+            <Button fullWidth variant="light" leftSection={<IconEyeOff size={16} />} loading={hide.isPending && hide.variables === false} disabled={hide.isPending} onClick={() => hide.mutate(false)} data-testid="deployment-hide-keep">
+              {t('deployments.hide.keep')}
+            </Button>
+            <Button fullWidth variant="subtle" color="gray" onClick={onClose} disabled={hide.isPending}>
+              {t('common.cancel')}
+            </Button>
+          </Stack>
+        ) : (
+          <Group justify="flex-end" gap="sm">
+            <Button variant="default" onClick={onClose} disabled={hide.isPending}>
+              {t('common.cancel')}
+            </Button>
+            <Button leftSection={<IconEyeOff size={16} />} loading={hide.isPending} onClick={() => hide.mutate(false)} data-testid="deployment-hide-keep">
+              {t('deployments.detail.hide')}
+            </Button>
+          </Group>
+        )}
       </Stack>
     </Modal>
   );
