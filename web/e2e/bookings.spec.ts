@@ -3,7 +3,7 @@ import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import ca from '../src/i18n/locales/ca.json' with { type: 'json' };
 import enB from '../src/i18n/locales/bookings/en.json' with { type: 'json' };
 import caB from '../src/i18n/locales/bookings/ca.json' with { type: 'json' };
-import { shotFromTop as shot, signInAs } from './support';
+import { signInAs, windowShot as shot } from './support';
 
 // The demo `user` (Uma) has "GPU desktop", which needs the NVIDIA A40 2Q profile; the seed plans
 // 2Q on the demo card for the next four weeks (4Q for two more). Default booking rules: bookings

@@ -1,27 +1,16 @@
-import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import enDep from '../src/i18n/locales/deployments/en.json' with { type: 'json' };
 import esDep from '../src/i18n/locales/deployments/es.json' with { type: 'json' };
 import esMain from '../src/i18n/locales/es.json' with { type: 'json' };
-import { apiToken, shot as fullShot, signInAs } from './support';
+import { apiToken, litPixels, signInAs, windowShot as shot } from './support';
 
 // `advanced` (Teo) rolls the Demo Linux template out to Students 1B (Nora, Iker, and Uma by her
 // secondary group: 3 desktops), starts them, watches them on the videowall, hides and shows the
 // deployment, recreates, downloads the direct links, adds a co-owner, lets the students recreate,
 // and deletes it. A second deployment for Sara (student01) alone shows the student's side. Nothing
 // else in the e2e runs touches these deployments.
-
-/** The whole page in one window-sized shot: the fixed header, modals and their overlay sit where a person sees them. */
-const shot = async (page: Page, name: string) => {
-  const size = page.viewportSize()!;
-  const height = await page.evaluate(() => Math.max(document.documentElement.scrollHeight, window.innerHeight));
-  await page.setViewportSize({ width: size.width, height });
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.waitForTimeout(450); // modal and progress transitions end
-  await fullShot(page, name);
-  await page.setViewportSize(size);
-};
 
 const t = enDep.deployments;
 const card = (page: Page, name: string) => page.locator(`[data-testid=deployment-card][data-name="${name}"]`);
@@ -46,19 +35,6 @@ async function api(request: APIRequestContext, user: string) {
 async function demoTemplateId(client: Awaited<ReturnType<typeof api>>) {
   const templates = (await client.get('/user/templates/allowed/all')) as { id: string; name: string }[];
   return templates.find((x) => x.name === 'Demo Linux')!.id;
-}
-
-/** A tile's canvas shows a real screen (the guest's text), not an empty or black canvas. */
-async function screenLit(tile: Locator) {
-  return tile.evaluate((el) => {
-    const c = el.querySelector('canvas');
-    const g = c?.getContext('2d');
-    if (!c || !g || !c.width) return 0;
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4) if (d[i]! + d[i + 1]! + d[i + 2]! > 300) n++;
-    return n;
-  });
 }
 
 /** Selects a group or user in the allowed picker by typing (at least 2 letters). */
@@ -154,14 +130,16 @@ test.describe.serial('deployments', () => {
     await expect(tiles).toHaveCount(3);
     for (let i = 0; i < 3; i++) {
       await expect(tiles.nth(i)).toHaveAttribute('data-status', 'connected', { timeout: 30_000 });
-      await expect.poll(() => screenLit(tiles.nth(i)), { timeout: 60_000, intervals: [1000] }).toBeGreaterThan(3000);
+      await expect.poll(() => litPixels(tiles.nth(i)), { timeout: 60_000, intervals: [1000] }).toBeGreaterThan(3000);
     }
+    // Then each guest's own banner (about 8,300 lit pixels of 720×400, the firmware's text about 5,600).
+    for (let i = 0; i < 3; i++) await expect.poll(() => litPixels(tiles.nth(i)), { timeout: 120_000, intervals: [1000] }).toBeGreaterThan(7000);
     await expect(page.getByTestId('videowall-name')).toHaveText(['Iker Student', 'Nora Student', 'Uma User']);
     await shot(page, 'deployments-videowall');
     await tiles.nth(1).getByTestId('videowall-enlarge').click();
     const big = page.getByTestId('videowall-enlarged-screen');
     await expect(big).toHaveAttribute('data-status', 'connected', { timeout: 30_000 });
-    await expect.poll(() => screenLit(big), { timeout: 30_000, intervals: [1000] }).toBeGreaterThan(3000);
+    await expect.poll(() => litPixels(big), { timeout: 30_000, intervals: [1000] }).toBeGreaterThan(3000);
     await page.getByTestId('videowall-control').click();
     await expect(page.getByTestId('videowall-control')).toHaveText(t.videowall.release);
     await shot(page, 'deployments-videowall-enlarged');
@@ -187,9 +165,12 @@ test.describe.serial('deployments', () => {
     // One desktop hidden from its user alone, then shown again.
     await expect(page.getByTestId('deployment-count-visible')).toHaveAttribute('data-value', '3');
     const iker = page.locator('[data-testid=deployment-desktop][data-user="Iker Student"]');
-    await iker.getByTestId('deployment-desktop-visible').uncheck();
+    // (the switch's track is what a person clicks; its input is hidden under it)
+    await iker.locator('.mantine-Switch-track').click();
+    await expect(iker.getByTestId('deployment-desktop-visible')).not.toBeChecked();
     await expect(page.getByTestId('deployment-count-visible')).toHaveAttribute('data-value', '2');
-    await iker.getByTestId('deployment-desktop-visible').check();
+    await iker.locator('.mantine-Switch-track').click();
+    await expect(iker.getByTestId('deployment-desktop-visible')).toBeChecked();
     await expect(page.getByTestId('deployment-count-visible')).toHaveAttribute('data-value', '3');
 
     // Recreate, confirmed; the button comes back when the job ends.

@@ -3,7 +3,7 @@ import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import ca from '../src/i18n/locales/ca.json' with { type: 'json' };
 import enB from '../src/i18n/locales/bookings/en.json' with { type: 'json' };
 import caB from '../src/i18n/locales/bookings/ca.json' with { type: 'json' };
-import { shotFromTop as shot, signInAs } from './support';
+import { signInAs, windowShot as shot } from './support';
 
 // The admin plans the demo GPU (NVIDIA A40 #1): the seed offers its 2Q profile for four weeks
 // from now, then 4Q for two; the admin adds a day of 4Q seven weeks ahead, is refused with the

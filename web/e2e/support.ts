@@ -1,4 +1,4 @@
-import { expect, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { E2E_DEMO_PASSWORD } from '../playwright.config';
@@ -10,13 +10,6 @@ const shots = join(import.meta.dirname, '..', '..', 'artifacts', 'screenshots');
 export async function shot(page: Page, name: string) {
   mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
-}
-
-/** The same from the top of the page, once modal and notification transitions have ended. */
-export async function shotFromTop(page: Page, name: string) {
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.waitForTimeout(450);
-  await shot(page, name);
 }
 
 /** The login page as a page object. */
@@ -61,4 +54,28 @@ export async function adminCall(request: APIRequestContext, method: 'PUT' | 'GET
 export async function userId(request: APIRequestContext, username: string) {
   const users = (await adminCall(request, 'GET', '/admin/users')) as { id: string; username: string }[];
   return users.find((u) => u.username === username)!.id;
+}
+
+/** The whole page in one window-sized shot: the fixed header, modals and their overlay sit where a person sees them. */
+export async function windowShot(page: Page, name: string) {
+  const size = page.viewportSize()!;
+  const height = await page.evaluate(() => Math.max(document.documentElement.scrollHeight, window.innerHeight));
+  await page.setViewportSize({ width: size.width, height });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.waitForTimeout(450); // modal and progress transitions end
+  await shot(page, name);
+  await page.setViewportSize(size);
+}
+
+/** How many pixels of the first canvas in `scope` are lit (a desktop's screen drawn by noVNC, not an empty canvas). */
+export async function litPixels(scope: Locator) {
+  return scope.evaluate((el) => {
+    const c = el instanceof HTMLCanvasElement ? el : el.querySelector('canvas');
+    const g = c?.getContext('2d');
+    if (!c || !g || !c.width) return 0;
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i]! + d[i + 1]! + d[i + 2]! > 300) n++;
+    return n;
+  });
 }

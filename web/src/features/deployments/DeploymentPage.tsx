@@ -3,7 +3,6 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { Avatar, Badge, Button, Card, CloseButton, Group, Menu, Skeleton, Stack, Switch, Text, TextInput, Tooltip } from '@mantine/core';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import {
-  IconAlertTriangle,
   IconChevronDown,
   IconDeviceDesktop,
   IconDotsVertical,
@@ -23,7 +22,6 @@ import {
 import { useTranslation } from 'react-i18next';
 import type { TDeploymentDesktop, TDeploymentDetail } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../app/error-handler';
-import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { HttpError } from '../../lib/api';
 import { MainActionButton, OpenButton } from '../desktops/DesktopActions';
@@ -31,6 +29,7 @@ import { useDesktopControls } from '../desktops/controls';
 import { StateBadge } from '../desktops/StateBadge';
 import { deploymentQuery, setDesktopVisible, startAll, stopAll, toggleVisible } from './api';
 import { Counts, CreationBar, VisibleBadge } from './DeploymentsPage';
+import { DeploymentNotFound } from './NotFound';
 import { useDeploymentsLive } from './live';
 import { groupByUser, matchesFilter, type UserDesktops } from './logic';
 import { CoOwnersModal, CsvModal, DeleteModal, HideModal, RecreateModal, UsersModal } from './modals';
@@ -187,16 +186,7 @@ export default function DeploymentPage() {
 
   if (q.isError)
     return (
-      <EmptyState
-        icon={<IconAlertTriangle size={30} />}
-        title={t('deployments.detail.not_found_title')}
-        body={t('deployments.detail.not_found_body')}
-        action={
-          <Button variant="default" component={Link} to="/deployments">
-            {t('deployments.back')}
-          </Button>
-        }
-      />
+      <DeploymentNotFound />
     );
   if (!d)
     return (

@@ -1,17 +1,17 @@
 import { useEffect, useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { useNavigate, useParams } from 'react-router';
 import { Alert, Button, Card, Group, Skeleton, Stack, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { IconAlertTriangle, IconDeviceFloppy, IconInfoCircle, IconUsersGroup } from '@tabler/icons-react';
+import { IconDeviceFloppy, IconInfoCircle, IconUsersGroup } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TDeploymentInfo } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../app/error-handler';
-import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { hardwareAllowedQuery } from '../domains/api';
 import { deploymentInfoQuery, deploymentKey, deploymentQuery, DEPLOYMENTS_KEY, updateDeployment } from './api';
 import { DeploymentForm, type DeploymentChoices, type DeploymentTexts } from './DeploymentForm';
 import { UsersModal } from './modals';
+import { DeploymentNotFound } from './NotFound';
 import { choicesFrom } from './NewDeploymentPage';
 
 /** The chosen groups and users by name (an empty list is everyone), a few then "+N". */
@@ -60,16 +60,7 @@ export default function EditDeploymentPage() {
 
   if (info.isError)
     return (
-      <EmptyState
-        icon={<IconAlertTriangle size={30} />}
-        title={t('deployments.detail.not_found_title')}
-        body={t('deployments.detail.not_found_body')}
-        action={
-          <Button variant="default" component={Link} to="/deployments">
-            {t('deployments.back')}
-          </Button>
-        }
-      />
+      <DeploymentNotFound />
     );
   const i = info.data;
   const started = detail.data?.startedDesktops ?? 0;

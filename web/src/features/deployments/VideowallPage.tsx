@@ -3,7 +3,7 @@ import { Link, useParams } from 'react-router';
 import { ActionIcon, Badge, Button, Group, Loader, Modal, SegmentedControl, Skeleton, Stack, Text, Tooltip } from '@mantine/core';
 import { useInViewport } from '@mantine/hooks';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { IconAlertTriangle, IconArrowsMaximize, IconEye, IconHandClick, IconLayoutGrid, IconPlayerPlay, IconPlugConnectedX, IconRefresh } from '@tabler/icons-react';
+import { IconArrowsMaximize, IconEye, IconHandClick, IconLayoutGrid, IconPlayerPlay, IconPlugConnectedX, IconRefresh } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { videowallAvailable, type TBrowserViewerTicket, type TDeploymentDesktop } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../app/error-handler';
@@ -14,6 +14,7 @@ import { errorMessage } from '../../lib/errors';
 import { fetchVncTicket } from '../viewer/open';
 import { useVnc } from '../viewer/use-vnc';
 import { deploymentQuery, startAll } from './api';
+import { DeploymentNotFound } from './NotFound';
 import { useDeploymentsLive } from './live';
 import { isStarted } from './logic';
 import classes from './Videowall.module.css';
@@ -219,16 +220,7 @@ export default function VideowallPage() {
 
   if (q.isError)
     return (
-      <EmptyState
-        icon={<IconAlertTriangle size={30} />}
-        title={t('deployments.detail.not_found_title')}
-        body={t('deployments.detail.not_found_body')}
-        action={
-          <Button variant="default" component={Link} to="/deployments">
-            {t('deployments.back')}
-          </Button>
-        }
-      />
+      <DeploymentNotFound />
     );
   const viewers = d?.desktops[0]?.viewers.map((v) => v.replace('-', '_')) ?? [];
   return (

@@ -47,13 +47,14 @@ export default function PlanningPage() {
     () =>
       (plans.data ?? []).map((p) => ({
         id: p.id,
-        title: t('planner.event_title', { name: p.subitem_name, count: p.units }),
+        // The units of each profile are in the badges above; the event names the profile.
+        title: p.subitem_name,
         start: toDate(p.start) ?? undefined,
         end: toDate(p.end) ?? undefined,
         color: colorOf(p.subitem_id),
         className: 'plan-event',
       })),
-    [plans.data, colorOf, t],
+    [plans.data, colorOf],
   );
 
   const toRange = (p: PlanDraft) => ({ start: p.start, end: p.end });
