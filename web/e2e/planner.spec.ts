@@ -30,9 +30,8 @@ async function fillPlan(page: Page, start: Date | string, startTime: string, end
 test.describe.serial('planner', () => {
   test('the admin makes a GPU profile available on a day and hours, and is refused when the dates break a rule', async ({ page }) => {
     await signInAs(page, 'admin');
-    // Planning opens from the Bookings menu of the navbar.
-    await page.getByTestId('navbar').getByTestId('nav-group-booking_summary').click();
-    await page.getByRole('menuitem', { name: en.routes.planning }).click();
+    // Planning sits in the sidebar, right under Bookings.
+    await page.getByTestId('navbar').getByTestId('nav-planning').click();
     await expect(page).toHaveURL(/\/planning$/);
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(enB.planner.heading);
     await expect(page.getByTestId('planner-item')).toHaveValue('NVIDIA A40 #1');

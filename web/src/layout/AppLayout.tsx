@@ -1,14 +1,21 @@
 import { useEffect } from 'react';
-import { matchPath, NavLink as RouterLink, Outlet, useLocation, useNavigation } from 'react-router';
-import { AppShell, Avatar, Burger, Group, Menu, NavLink, Progress, Text, UnstyledButton } from '@mantine/core';
+import { NavLink as RouterLink, Outlet, useNavigation } from 'react-router';
+import { AppShell, Avatar, Burger, Group, Menu, NavLink, Progress, Stack, Text, UnstyledButton } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
-import { IconChevronDown, IconDeviceDesktop, IconLogout, IconUserCircle } from '@tabler/icons-react';
-import { IconDisc } from '@tabler/icons-react';
-import { IconDatabase, IconRecycle } from '@tabler/icons-react';
-import { IconTemplate } from '@tabler/icons-react';
-import { IconUsersGroup } from '@tabler/icons-react';
-import { IconCalendarCog, IconCalendarEvent } from '@tabler/icons-react';
+import {
+  IconCalendarCog,
+  IconCalendarEvent,
+  IconChevronDown,
+  IconDatabase,
+  IconDeviceDesktop,
+  IconDisc,
+  IconLogout,
+  IconRecycle,
+  IconTemplate,
+  IconUserCircle,
+  IconUsersGroup,
+} from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { toInterfaceLanguage } from '@vdi/contracts';
 import { navFor, type AppRoute } from '../app/routes';
@@ -39,7 +46,6 @@ export function AppLayout() {
   const { data: config } = useQuery({ ...configQuery, enabled: Boolean(user) });
   useLiveMessages(Boolean(user));
   const navigation = useNavigation();
-  const location = useLocation();
 
   // The language saved on the server is the stored preference of a signed-in user.
   useEffect(() => {
@@ -53,8 +59,11 @@ export function AppLayout() {
   // The bookings entry follows the show_bookings_button setting (spec core §3 config).
   const items = user ? navFor(user.role).filter((r) => r.name !== 'booking_summary' || config?.show_bookings_button) : [];
   const iconOf = (r: AppRoute) => ICONS[r.nav!.icon as keyof typeof ICONS] ?? IconDeviceDesktop;
+  // A vertical sidebar has room for every section; an entry with a parent (planning under
+  // bookings) sits indented right below it.
   const links = items.map((r) => {
     const Icon = iconOf(r);
+    const child = items.some((p) => p.name === r.nav!.parent);
     return (
       <NavLink
         key={r.name}
@@ -63,59 +72,21 @@ export function AppLayout() {
         label={t(r.nav!.label ?? r.title)}
         leftSection={<Icon size={18} stroke={1.8} />}
         rightSection={r.nav!.icon === 'recycle' ? <RecycleBinCounter /> : undefined}
-        className={classes.link}
+        className={child ? `${classes.link} ${classes.child}` : classes.link}
         onClick={close}
         data-testid={`nav-${r.name}`}
       />
     );
   });
-  // In the top bar, an entry with a parent there (planning under bookings) opens from the parent's menu.
-  const topLinks = items
-    .filter((r) => !items.some((p) => p.name === r.nav!.parent))
-    .map((r) => {
-      const group = [r, ...items.filter((c) => c.nav!.parent === r.name)];
-      if (group.length === 1) return links[items.indexOf(r)];
-      const Icon = iconOf(r);
-      return (
-        <Menu key={r.name} position="bottom-start" shadow="md" width={220}>
-          <Menu.Target>
-            <NavLink
-              component="button"
-              label={t(r.nav!.label ?? r.title)}
-              leftSection={<Icon size={18} stroke={1.8} />}
-              rightSection={<IconChevronDown size={14} />}
-              active={group.some((c) => matchPath(c.path, location.pathname))}
-              className={classes.link}
-              data-testid={`nav-group-${r.name}`}
-            />
-          </Menu.Target>
-          <Menu.Dropdown>
-            {group.map((c) => {
-              const ItemIcon = iconOf(c);
-              return (
-                <Menu.Item key={c.name} component={RouterLink} to={c.path} leftSection={<ItemIcon size={16} />} data-testid={`nav-${c.name}`}>
-                  {t(c.title)}
-                </Menu.Item>
-              );
-            })}
-          </Menu.Dropdown>
-        </Menu>
-      );
-    });
 
   return (
-    <AppShell header={{ height: 60 }} navbar={{ width: 260, breakpoint: 'sm', collapsed: { desktop: true, mobile: !opened } }} padding="lg">
+    <AppShell header={{ height: 60 }} navbar={{ width: 232, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="lg">
       <AppShell.Header className={classes.header}>
         {navigation.state === 'loading' && <Progress value={100} animated size="xs" radius={0} className={classes.progress} aria-label={t('common.loading')} />}
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="lg" wrap="nowrap">
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label={t('nav.open_menu')} />
             <Brand />
-            <nav aria-label={t('nav.main')} className={classes.topnav}>
-              <Group gap={4} visibleFrom="sm" wrap="nowrap" data-testid="navbar">
-                {topLinks}
-              </Group>
-            </nav>
           </Group>
           <Group gap="xs" wrap="nowrap">
             <Group gap="xs" visibleFrom="xs" wrap="nowrap">
@@ -159,8 +130,10 @@ export function AppLayout() {
           </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="md" data-testid="mobile-navbar">
-        {links}
+      <AppShell.Navbar p="sm" className={classes.sidebar}>
+        <nav aria-label={t('nav.main')} data-testid="navbar">
+          <Stack gap={2}>{links}</Stack>
+        </nav>
         <Group mt="md" hiddenFrom="xs">
           <LanguageMenu variant="default" testId="mobile-language-menu" />
           <ColorSchemeToggle />
