@@ -305,6 +305,11 @@ test.describe.serial('deployments', () => {
     await expect(page.getByTestId('deployment-start-all')).toHaveText(es.detail.start_all);
     await expect(page.getByTestId('deployment-user')).toHaveCount(3);
     await shot(page, 'deployment-detail-es-ES');
+    // On a phone the rows wrap under the user.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect(page.getByTestId('deployment-toolbar')).toBeVisible();
+    await shot(page, 'deployment-detail-es-ES-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByTestId('deployment-more').click();
     await page.getByTestId('deployment-edit-users').click();
     await expect(page.getByRole('dialog')).toBeVisible();
