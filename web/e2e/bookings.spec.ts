@@ -165,8 +165,9 @@ test.describe.serial('bookings', () => {
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(fill(enB.bookings.item_heading, { name: GPU_DESKTOP }));
 
     // And in the dark colour scheme.
-    await expect(page.getByText(ca.session.language_saved)).toBeHidden({ timeout: 10_000 });
-    await expect(page.getByText(en.session.language_saved)).toBeHidden({ timeout: 10_000 });
+    // (each language change says it was saved; wait until every such notice has gone)
+    await expect(page.getByText(ca.session.language_saved)).toHaveCount(0, { timeout: 10_000 });
+    await expect(page.getByText(en.session.language_saved)).toHaveCount(0, { timeout: 10_000 });
     await page.getByRole('button', { name: en.nav.dark_mode }).first().click();
     await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', 'dark');
     await shot(page, 'booking-week-dark');

@@ -91,7 +91,7 @@ describe('who may, and what is checked', () => {
     await expectCode(await newDeployment(teo, { name: 'x' }), 400, 'validation_error');
     await expectCode(await newDeployment(teo, { desktop_name: undefined }), 400, 'validation_error');
     await expectCode(await newDeployment(teo, { guest_properties: { viewers: {} } }), 400, 'one_viewer_minimum');
-    await expectCode(await newDeployment(teo, { hardware: { videos: ['none'], reservables: { vgpus: ['NVIDIA-A16-2Q'] } } }), 400, 'only_works_rdp');
+    await expectCode(await newDeployment(teo, { hardware: { videos: ['none'], reservables: { vgpus: ['NVIDIA-A40-2Q'] } } }), 400, 'only_works_rdp');
     await expectCode(await newDeployment(teo, { hardware: { reservables: { vgpus: ['no-such-gpu'] } } }), 400, 'reservable_not_found');
     await expectCode(await newDeployment(teo, { allowed: { groups: ['no-such-group'] } }), 400, 'bad_request');
     // Another category's group is out of the teacher's scope.

@@ -56,6 +56,12 @@ describe('deployment rules', () => {
     expect(ok.hardware.reservables.vgpus).toEqual(['NVIDIA-A16-2Q']);
     const noGpu = makeCreateDict('t', template, { hardware: { videos: ['none'] } }, quota, 'create');
     expect(noGpu.hardware.videos).toEqual(['default']);
+    // The same rules on an edit: a VNC viewer next to "Only GPU" is refused; taking the GPU away brings the default video back.
+    expect(code(() => makeCreateDict('t', ok, { guest_properties: { viewers: { browser_rdp: { options: null }, browser_vnc: { options: null } } } }, quota, 'edit'))).toBe('only_works_rdp');
+    const unGpu = makeCreateDict('t', ok, { hardware: { reservables: { vgpus: null } } }, quota, 'edit');
+    expect(unGpu.hardware.reservables.vgpus).toBeNull();
+    expect(unGpu.hardware.videos).toEqual(['default']);
+    expect(makeCreateDict('t', ok, { hardware: { reservables: { vgpus: [] } } }, quota, 'edit').hardware.reservables.vgpus).toBeNull();
   });
 
   it('keeps hardware within the quota and in 0.5 GB steps', () => {

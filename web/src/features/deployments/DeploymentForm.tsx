@@ -3,24 +3,35 @@ import { Alert, Button, Card, Group, SimpleGrid, Skeleton, Stack, Switch, Text, 
 import { useForm } from '@mantine/form';
 import { IconAlertTriangle, IconUsersGroup } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { DOMAIN_DESCRIPTION_MAX, DOMAIN_NAME_MAX, DOMAIN_NAME_MIN, videowallAvailable, type THardwareQuota } from '@vdi/contracts';
+import { DOMAIN_DESCRIPTION_MAX, DOMAIN_NAME_MAX, DOMAIN_NAME_MIN, videowallAvailable, type TDeploymentHardware, type THardwareAllowed } from '@vdi/contracts';
 import { rules } from '../../lib/validation';
-import { HardwareSteps, ViewersField, type GuestNet } from '../domains/fields';
+import { effectiveVideo, GpuVideoFields, gpuVideoOk, HardwareSteps, ViewersField, type GpuVideo, type GuestNet } from '../domains/fields';
 import classes from '../domains/Domains.module.css';
 
 export type DeploymentTexts = { name: string; description: string; desktop_name: string };
-export type DeploymentChoices = { guest: GuestNet; hw: { vcpus: number; memory: number }; recreate: boolean; visible: boolean };
+export type DeploymentChoices = { guest: GuestNet; hw: { vcpus: number; memory: number }; gpuVideo: GpuVideo; recreate: boolean; visible: boolean };
+
+/** The hardware part of POST /deployments and its edit: vCPUs, memory, networks, video and GPU profile. */
+export const hardwareOf = (c: DeploymentChoices): TDeploymentHardware => ({
+  vcpus: c.hw.vcpus,
+  memory: c.hw.memory,
+  interfaces: c.guest.interfaces,
+  videos: [effectiveVideo(c.gpuVideo)],
+  reservables: { vgpus: c.gpuVideo.gpu ? [c.gpuVideo.gpu] : null },
+});
 
 /**
  * The fields a deployment is made and edited with: names, viewers (the wireguard rules apply as
- * they are chosen; the videowall needs the browser VNC viewer), hardware within the quota, the
+ * they are chosen; the videowall needs the browser VNC viewer), hardware within the quota, a GPU
+ * profile and its video ("Only GPU" only with RDP viewers), the
  * students' recreate right and, when new, whether it starts visible.
  */
 export function DeploymentForm(props: {
   initial: DeploymentTexts;
   choices: DeploymentChoices;
   onChoices: (c: DeploymentChoices) => void;
-  quota: THardwareQuota | undefined;
+  /** GET /user/hardware/allowed: the quota, the videos and the GPU profiles */
+  allowed: THardwareAllowed | undefined;
   /** when new: the template step and the users step, above the rest */
   before?: ReactNode;
   /** when new: the visible switch */
@@ -50,6 +61,7 @@ export function DeploymentForm(props: {
   });
   const submit = form.onSubmit((v) => {
     if (choices.guest.viewers.length === 0) return props.setViewerError(t('errors.one_viewer_minimum'));
+    if (!gpuVideoOk(choices.gpuVideo, choices.guest.viewers)) return props.setViewerError(t('errors.only_works_rdp'));
     props.onSubmit({ name: v.name.trim(), description: v.description.trim(), desktop_name: v.desktop_name.trim() });
   });
   const noVideowall = choices.guest.viewers.length > 0 && !videowallAvailable(choices.guest.viewers);
@@ -115,8 +127,21 @@ export function DeploymentForm(props: {
             <Text size="sm" c="dimmed" mb="md">
               {t('deployments.form.step_hardware_hint')}
             </Text>
-            {props.quota ? (
-              <HardwareSteps value={{ ...choices.hw, disk_size: 1 }} onChange={(v) => onChoices({ ...choices, hw: { vcpus: v.vcpus, memory: v.memory } })} quota={props.quota} showDisk={false} disabled={props.disabled} />
+            {props.allowed ? (
+              <Stack gap="lg">
+                <HardwareSteps value={{ ...choices.hw, disk_size: 1 }} onChange={(v) => onChoices({ ...choices, hw: { vcpus: v.vcpus, memory: v.memory } })} quota={props.allowed.quota} showDisk={false} disabled={props.disabled} />
+                <GpuVideoFields
+                  allowed={props.allowed}
+                  value={choices.gpuVideo}
+                  onChange={(gpuVideo) => {
+                    onChoices({ ...choices, gpuVideo });
+                    props.setViewerError(null);
+                  }}
+                  viewers={choices.guest.viewers}
+                  disabled={props.disabled}
+                  testId="deployment-form"
+                />
+              </Stack>
             ) : (
               <Skeleton h={120} />
             )}

@@ -1,8 +1,9 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { Avatar, Badge, Button, Card, CloseButton, Group, Menu, Skeleton, Stack, Switch, Text, TextInput, Tooltip } from '@mantine/core';
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
+  IconCalendarPlus,
   IconChevronDown,
   IconDeviceDesktop,
   IconDotsVertical,
@@ -27,22 +28,30 @@ import { HttpError } from '../../lib/api';
 import { MainActionButton, OpenButton } from '../desktops/DesktopActions';
 import { useDesktopControls } from '../desktops/controls';
 import { StateBadge } from '../desktops/StateBadge';
-import { deploymentQuery, setDesktopVisible, startAll, stopAll, toggleVisible } from './api';
+import { formatLocalDate } from '../bookings/dates';
+import { deploymentKey, deploymentQuery, setDesktopVisible, startAll, stopAll, toggleVisible } from './api';
 import { Counts, CreationBar, VisibleBadge } from './DeploymentsPage';
 import { DeploymentNotFound } from './NotFound';
 import { useDeploymentsLive } from './live';
-import { groupByUser, matchesFilter, type UserDesktops } from './logic';
+import { deploymentBookingPath, groupByUser, upsertDesktop, matchesFilter, type UserDesktops } from './logic';
 import { CoOwnersModal, CsvModal, DeleteModal, HideModal, RecreateModal, UsersModal } from './modals';
 import classes from './Deployments.module.css';
 
 function DesktopLine({ d }: { d: TDeploymentDesktop }) {
   const { t } = useTranslation();
   const c = useDesktopControls(d);
+  const qc = useQueryClient();
   const [visible, setVisible] = useState(d.visible);
   useEffect(() => setVisible(d.visible), [d.visible]);
   const toggle = useMutation({
     mutationFn: (v: boolean) => setDesktopVisible(d.id, v),
     onMutate: (v) => setVisible(v),
+    // The answer is the truth: into the cache at once, then read again, so that a read or an
+    // event that crossed the change on the way cannot leave the switch on the old value.
+    onSuccess: (ans) => {
+      qc.setQueryData<TDeploymentDetail>(deploymentKey(d.deployment_id), (old) => upsertDesktop(old, { ...d, visible: ans.visible }));
+      void qc.invalidateQueries({ queryKey: deploymentKey(d.deployment_id) });
+    },
     onError: (err) => {
       setVisible(d.visible);
       handleError(err);
@@ -130,6 +139,11 @@ function Toolbar({ d, onOpen }: { d: TDeploymentDetail; onOpen: (m: Open) => voi
           {t('deployments.detail.recreate')}
         </Button>
       </Tooltip>
+      {d.needs_booking && (
+        <Button component={Link} to={deploymentBookingPath(d.id)} leftSection={<IconCalendarPlus size={16} />} variant="light" color="blue" data-testid="deployment-book">
+          {t('deployments.book')}
+        </Button>
+      )}
       <Button component={Link} to={`/deployment/${encodeURIComponent(d.id)}/videowall`} leftSection={<IconLayoutGrid size={16} />} variant="light" data-testid="deployment-videowall">
         {t('deployments.detail.videowall')}
       </Button>
@@ -218,9 +232,16 @@ export default function DeploymentPage() {
                 {t(d.is_owner ? 'deployments.owner' : 'deployments.co_owner')}
               </Badge>
               {d.needs_booking && (
-                <Badge variant="light" color="blue" radius="sm">
-                  {t('deployments.needs_booking')}
-                </Badge>
+                <>
+                  <Badge variant="light" color="blue" radius="sm" data-testid="deployment-needs-booking">
+                    {t('deployments.needs_booking')}
+                  </Badge>
+                  <Text size="sm" fw={500} c={d.next_booking_start ? 'blue' : 'dimmed'} data-testid="deployment-next-booking">
+                    {d.next_booking_start
+                      ? t('deployments.next_booking', { start: formatLocalDate(d.next_booking_start), end: formatLocalDate(d.next_booking_end) })
+                      : t('deployments.no_booking')}
+                  </Text>
+                </>
               )}
               <Text size="sm" c="dimmed">
                 {t('deployments.card.template', { name: d.template ?? t('deployments.card.template_gone') })} · {t('deployments.card.desktop_name', { name: d.desktop_name })} ·{' '}

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
-import { Link } from 'react-router';
-import { Badge, Button, Card, CloseButton, Group, Progress, SimpleGrid, Skeleton, Stack, Text, TextInput, Tooltip } from '@mantine/core';
+import { Link, useNavigate } from 'react-router';
+import { Anchor, Badge, Button, Card, CloseButton, Group, Progress, SimpleGrid, Skeleton, Stack, Text, TextInput, Tooltip } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { IconCalendarEvent, IconEye, IconEyeOff, IconPlus, IconSearch, IconTemplate, IconUser, IconUsersGroup, IconDeviceDesktop } from '@tabler/icons-react';
@@ -11,7 +11,7 @@ import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { deploymentsQuery } from './api';
 import { useDeploymentsLive } from './live';
-import { creationPercent } from './logic';
+import { creationPercent, deploymentBookingPath } from './logic';
 import classes from './Deployments.module.css';
 
 /** Visible or not, as a badge. */
@@ -84,6 +84,13 @@ export function CreationBar({ d, size = 'sm' }: { d: Pick<TDeployment, 'creation
 
 function DeploymentCard({ d }: { d: TDeployment }) {
   const { t } = useTranslation();
+  const navigate = useNavigate();
+  // The card is a link already: the book link inside it is a span that navigates on its own.
+  const book = (e: { preventDefault: () => void; stopPropagation: () => void }) => {
+    e.preventDefault();
+    e.stopPropagation();
+    void navigate(deploymentBookingPath(d.id));
+  };
   return (
     <Card
       withBorder
@@ -121,9 +128,22 @@ function DeploymentCard({ d }: { d: TDeployment }) {
         {d.needs_booking && (
           <Group gap={6} wrap="nowrap">
             <IconCalendarEvent size={14} color="var(--mantine-color-blue-6)" style={{ flex: '0 0 auto' }} />
-            <Text size="xs" c="dimmed">
+            <Text size="xs" c="dimmed" lineClamp={1}>
               {t('deployments.needs_booking')}
             </Text>
+            <Anchor
+              component="span"
+              role="link"
+              tabIndex={0}
+              size="xs"
+              fw={600}
+              onClick={book}
+              onKeyDown={(e) => (e.key === 'Enter' || e.key === ' ') && book(e)}
+              style={{ flex: '0 0 auto' }}
+              data-testid="deployment-card-book"
+            >
+              {t('deployments.book')}
+            </Anchor>
           </Group>
         )}
         <CreationBar d={d} />

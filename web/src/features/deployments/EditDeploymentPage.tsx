@@ -9,7 +9,7 @@ import { handleError, notifySuccess } from '../../app/error-handler';
 import { PageHeader } from '../../components/PageHeader';
 import { hardwareAllowedQuery } from '../domains/api';
 import { deploymentInfoQuery, deploymentKey, deploymentQuery, DEPLOYMENTS_KEY, updateDeployment } from './api';
-import { DeploymentForm, type DeploymentChoices, type DeploymentTexts } from './DeploymentForm';
+import { DeploymentForm, hardwareOf, type DeploymentChoices, type DeploymentTexts } from './DeploymentForm';
 import { UsersModal } from './modals';
 import { DeploymentNotFound } from './NotFound';
 import { choicesFrom } from './NewDeploymentPage';
@@ -44,7 +44,7 @@ export default function EditDeploymentPage() {
     mutationFn: (v: DeploymentTexts) =>
       updateDeployment(id, {
         ...v,
-        hardware: { vcpus: choices!.hw.vcpus, memory: choices!.hw.memory, interfaces: choices!.guest.interfaces },
+        hardware: hardwareOf(choices!),
         guest_properties: { viewers: Object.fromEntries(choices!.guest.viewers.map((x) => [x, { options: null }])), credentials: choices!.guest.credentials },
         user_permissions: choices!.recreate ? ['recreate'] : [],
       }),
@@ -77,7 +77,7 @@ export default function EditDeploymentPage() {
           initial={{ name: i.name, description: i.description, desktop_name: i.desktop_name }}
           choices={choices}
           onChoices={setChoices}
-          quota={quota}
+          allowed={allowedHw.data}
           before={
             <Card withBorder padding="lg" radius="lg">
               <Group justify="space-between" gap="md" wrap="wrap">

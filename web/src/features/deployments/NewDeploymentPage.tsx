@@ -4,21 +4,21 @@ import { Alert, Badge, Button, Card, Group, Modal, Select, SimpleGrid, Skeleton,
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconDeviceDesktop, IconTemplate, IconUsersGroup, IconUsersPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { deploymentHasUsers, MEMORY_STEP_GB, ZGuestViewerKey, type TDomainInfo, type TGuestViewerKey, type TTemplateAllowed } from '@vdi/contracts';
+import { DEFAULT_VIDEO, deploymentHasUsers, MEMORY_STEP_GB, ZGuestViewerKey, type TDomainInfo, type TGuestViewerKey, type TTemplateAllowed } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../app/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { domainInfoQuery, hardwareAllowedQuery, templatesForNewQuery } from '../domains/api';
 import { SharingPicker } from '../templates/SharingPicker';
 import { checkDeploymentQuota, countUsers, createDeployment, DEPLOYMENTS_KEY } from './api';
-import { DeploymentForm, type DeploymentChoices, type DeploymentTexts } from './DeploymentForm';
+import { DeploymentForm, hardwareOf, type DeploymentChoices, type DeploymentTexts } from './DeploymentForm';
 
 const NOBODY: TTemplateAllowed = { roles: false, categories: false, groups: false, users: false };
 
 export const viewerKeysOf = (viewers: Record<string, unknown>): TGuestViewerKey[] => Object.keys(viewers).filter((k): k is TGuestViewerKey => ZGuestViewerKey.safeParse(k).success);
 
-/** The template's hardware and viewers, within what this user may choose. */
-export function choicesFrom(info: { hardware: Pick<TDomainInfo['hardware'], 'vcpus' | 'memory' | 'interfaces'>; guest_properties: TDomainInfo['guest_properties'] }, quota: { memory: number; vcpus: number }, keep: Pick<DeploymentChoices, 'recreate' | 'visible'>): DeploymentChoices {
+/** The template's hardware, GPU profile and viewers, within what this user may choose. */
+export function choicesFrom(info: { hardware: Pick<TDomainInfo['hardware'], 'vcpus' | 'memory' | 'interfaces' | 'videos'>; reservables: TDomainInfo['reservables']; guest_properties: TDomainInfo['guest_properties'] }, quota: { memory: number; vcpus: number }, keep: Pick<DeploymentChoices, 'recreate' | 'visible'>): DeploymentChoices {
   const maxMem = Math.floor(quota.memory / MEMORY_STEP_GB) * MEMORY_STEP_GB;
   return {
     ...keep,
@@ -26,6 +26,7 @@ export function choicesFrom(info: { hardware: Pick<TDomainInfo['hardware'], 'vcp
       vcpus: Math.max(1, Math.min(info.hardware.vcpus, Math.floor(quota.vcpus))),
       memory: info.hardware.memory > quota.memory ? Math.max(MEMORY_STEP_GB, maxMem) : info.hardware.memory,
     },
+    gpuVideo: { gpu: info.reservables.vgpus?.[0] ?? null, video: info.hardware.videos[0] ?? DEFAULT_VIDEO },
     guest: { viewers: viewerKeysOf(info.guest_properties.viewers), interfaces: info.hardware.interfaces.map((x) => x.id), credentials: info.guest_properties.credentials },
   };
 }
@@ -45,7 +46,7 @@ export default function NewDeploymentPage() {
   const [allowed, setAllowed] = useState<TTemplateAllowed>(NOBODY);
   const [usersError, setUsersError] = useState<string | null>(null);
   const [viewerError, setViewerError] = useState<string | null>(null);
-  const [choices, setChoices] = useState<DeploymentChoices>({ guest: { viewers: ['browser_vnc'], interfaces: ['default'], credentials: { username: '', password: '' } }, hw: { vcpus: 1, memory: 1 }, recreate: false, visible: true });
+  const [choices, setChoices] = useState<DeploymentChoices>({ guest: { viewers: ['browser_vnc'], interfaces: ['default'], credentials: { username: '', password: '' } }, hw: { vcpus: 1, memory: 1 }, gpuVideo: { gpu: null, video: DEFAULT_VIDEO }, recreate: false, visible: true });
   const [pending, setPending] = useState<Pending | null>(null);
   const [counting, setCounting] = useState(false);
 
@@ -77,7 +78,7 @@ export default function NewDeploymentPage() {
         template_id: templateId!,
         visible: choices.visible,
         allowed: { groups: allowed.groups, users: allowed.users },
-        hardware: { vcpus: choices.hw.vcpus, memory: choices.hw.memory, interfaces: choices.guest.interfaces },
+        hardware: hardwareOf(choices),
         guest_properties: { viewers: Object.fromEntries(choices.guest.viewers.map((v) => [v, { options: null }])), credentials: choices.guest.credentials },
         user_permissions: choices.recreate ? ['recreate'] : [],
       });
@@ -182,7 +183,7 @@ export default function NewDeploymentPage() {
         initial={{ name: '', description: '', desktop_name: '' }}
         choices={choices}
         onChoices={setChoices}
-        quota={quota}
+        allowed={allowedHw.data}
         before={templateStep}
         withVisible
         viewerError={viewerError}

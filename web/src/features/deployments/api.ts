@@ -62,11 +62,12 @@ export const permissionsQuery = (deploymentId: string) =>
     staleTime: 0,
   }) as const;
 
-/** How many people the chosen groups and users are, each counted once: the desktops to create. */
+/**
+ * How many people the chosen groups and users are, each counted once: the desktops to create.
+ * Sent as `allowed`, so that an empty list counts everyone, exactly as the creation does.
+ */
 export async function countUsers(allowed: TDeploymentAllowed): Promise<number> {
-  const groups = Array.isArray(allowed.groups) ? allowed.groups : [];
-  const users = Array.isArray(allowed.users) ? allowed.users : [];
-  return (await api.put('/groups_users/count', { groups, users }, ZGroupsUsersCountAnswer)).quantity;
+  return (await api.put('/groups_users/count', { allowed }, ZGroupsUsersCountAnswer)).quantity;
 }
 
 /** {} when the deployment fits; a 428 with a quota code otherwise. */
@@ -86,7 +87,7 @@ export async function toggleVisible(deploymentId: string, stopStarted: boolean) 
   void queryClient.invalidateQueries({ queryKey: DEPLOYMENTS_KEY });
   return answer;
 }
-export const setDesktopVisible = (desktopId: string, visible: boolean) => api.put(`/deployments/domain/visible/${id(desktopId)}`, { visible });
+export const setDesktopVisible = (desktopId: string, visible: boolean) => api.put(`/deployments/domain/visible/${id(desktopId)}`, { visible }, ZDeploymentVisibleAnswer);
 export const deleteDeployment = (deploymentId: string, permanent = false) => api.delete(`/deployments/${id(deploymentId)}${permanent ? '/permanent' : ''}`);
 export const setCoOwners = (deploymentId: string, coOwners: string[]) => api.put(`/deployment/co-owners/${id(deploymentId)}`, { co_owners: coOwners });
 

@@ -62,3 +62,6 @@ export function matchesFilter(g: UserDesktops, text: string) {
   if (!q) return true;
   return `${g.userName} ${g.groupName} ${g.desktops.map((d) => d.name).join(' ')}`.toLowerCase().includes(q);
 }
+
+/** A deployment with a GPU profile is booked as a whole, in its calendar. */
+export const deploymentBookingPath = (id: string) => `/booking/deployment/${encodeURIComponent(id)}`;

@@ -10,13 +10,15 @@ import {
   IconPlayerStop,
   IconPower,
   IconRefresh,
+  IconRefreshAlert,
   IconRotateClockwise,
   IconTrash,
   IconWorld,
   IconX,
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import type { TDesktop, TDesktopAction, TViewer } from '@vdi/contracts';
+import { desktopState, type TDesktop, type TDesktopAction, type TViewer } from '@vdi/contracts';
+import { useRecreateDisk } from '../domains/recreate';
 import { isBrowserViewer } from '../viewer/open';
 import { DesktopMenuItems } from '../domains/DesktopMenuItems';
 import { BookMenuItem } from '../bookings/BookLink';
@@ -100,7 +102,23 @@ export function OpenButton({ c, size = 'sm', compact = false, grow = false }: { 
   );
 }
 
-/** Reset, direct link and delete. */
+/**
+ * "Recreate" for a deployment's desktop whose owner lets its users start over (the `recreate`
+ * permission): stopped only, after a confirmation — the disk is made afresh from the template.
+ */
+function RecreateMenuItem({ d }: { d: TDesktop }) {
+  const { t } = useTranslation();
+  const recreate = useRecreateDisk(d);
+  if (!d.tag || !d.permissions.includes('recreate')) return null;
+  const stopped = desktopState(d.state) === 'stopped';
+  return (
+    <Menu.Item leftSection={<IconRefreshAlert size={16} />} disabled={!stopped || recreate.pending} title={stopped ? undefined : t('domain_edit.must_stop')} onClick={recreate.confirm} data-testid="desktop-recreate">
+      {t('domain_edit.recreate')}
+    </Menu.Item>
+  );
+}
+
+/** Reset, direct link, recreate (deployments that allow it) and delete. */
 export function MoreMenu({ c, d, onDirectLink }: { c: DesktopControls; d: TDesktop; onDirectLink: (d: TDesktop) => void }) {
   const { t } = useTranslation();
   return (
@@ -119,6 +137,7 @@ export function MoreMenu({ c, d, onDirectLink }: { c: DesktopControls; d: TDeskt
         </Menu.Item>
         <BookMenuItem d={d} />
         <DesktopMenuItems d={d} />
+        <RecreateMenuItem d={d} />
         <Menu.Divider />
         <Menu.Item color="red" leftSection={<IconTrash size={16} />} disabled={!c.canDelete} onClick={c.remove} data-testid="desktop-delete">
           {t('desktops.actions.delete')}

@@ -21,7 +21,6 @@ import {
   Tooltip,
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { modals } from '@mantine/modals';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   IconAlertTriangle,
@@ -40,8 +39,6 @@ import {
   DOMAIN_DESCRIPTION_MAX,
   DOMAIN_NAME_MAX,
   DOMAIN_NAME_MIN,
-  gpuOnlyViewersOk,
-  GPU_ONLY_VIDEO,
   IMAGE_UPLOAD_MAX_BYTES,
   ZGuestViewerKey,
   type TDomainInfo,
@@ -53,8 +50,9 @@ import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { HttpError } from '../../lib/api';
 import { rules } from '../../lib/validation';
-import { domainInfoQuery, fileToBase64, hardwareAllowedQuery, installsQuery, recreateDisk, setReservables, stockImagesQuery, updateDomain } from './api';
-import { diskLabel, HardwareSteps, useItemLabel, ViewersField, type GuestNet } from './fields';
+import { domainInfoQuery, fileToBase64, hardwareAllowedQuery, installsQuery, setReservables, stockImagesQuery, updateDomain } from './api';
+import { diskLabel, effectiveVideo, GpuVideoFields, gpuVideoOk, HardwareSteps, useItemLabel, ViewersField, type GuestNet } from './fields';
+import { useRecreateDisk } from './recreate';
 import classes from './Domains.module.css';
 
 const viewerKeys = (info: TDomainInfo): TGuestViewerKey[] =>
@@ -91,7 +89,6 @@ function EditForm({ info }: { info: TDomainInfo }) {
   const busLabel = useItemLabel('disk_bus');
   const bootLabel = useItemLabel('boot_order');
   const netLabel = useItemLabel('interfaces');
-  const videoLabel = useItemLabel('videos');
   const r = rules(t);
   const disabled = !info.editable;
   const back = info.kind === 'template' ? '/templates' : '/desktops';
@@ -132,9 +129,7 @@ function EditForm({ info }: { info: TDomainInfo }) {
     const interfaces = on ? [...guest.interfaces, id] : guest.interfaces.filter((x) => x !== id);
     applyGuest(applyViewerNetworkRules(guest, { ...guest, interfaces, credentials: { username: form.values.username, password: form.values.password } }));
   };
-  // Without a GPU the video is the default one.
-  const effectiveVideo = gpu ? video : 'default';
-  const gpuOnlyOk = gpuOnlyViewersOk([effectiveVideo], guest.viewers);
+  const gpuOnlyOk = gpuVideoOk({ gpu, video }, guest.viewers);
 
   const save = useMutation({
     mutationFn: async (values: typeof form.values) => {
@@ -149,7 +144,7 @@ function EditForm({ info }: { info: TDomainInfo }) {
           disk_bus: diskBus as 'default',
           boot_order: [boot as 'disk'],
           interfaces: guest.interfaces,
-          videos: [effectiveVideo],
+          videos: [effectiveVideo({ gpu, video })],
           ...(install ? { install } : {}),
         },
         guest_properties: {
@@ -173,20 +168,7 @@ function EditForm({ info }: { info: TDomainInfo }) {
     },
   });
 
-  const recreate = useMutation({
-    mutationFn: () => recreateDisk(info.id),
-    onSuccess: () => notifySuccess(t('domain_edit.recreated', { name: info.name })),
-    onError: (err) => handleError(err),
-  });
-  const confirmRecreate = () =>
-    modals.openConfirmModal({
-      title: t('domain_edit.recreate_title'),
-      centered: true,
-      children: <Text size="sm">{t('domain_edit.recreate_body', { name: info.name })}</Text>,
-      labels: { confirm: t('domain_edit.recreate'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red', 'data-testid': 'confirm-recreate' },
-      onConfirm: () => recreate.mutate(),
-    });
+  const recreate = useRecreateDisk(info);
 
   const pickFile = async (file: File | null) => {
     setImageError(null);
@@ -367,29 +349,17 @@ function EditForm({ info }: { info: TDomainInfo }) {
                   ))}
                 </Group>
               </div>
-              <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
-                <Select
-                  label={t('domain_edit.gpu')}
-                  description={t('domain_edit.gpu_hint')}
-                  data={[{ value: '', label: t('domain_edit.gpu_none') }, ...allowed.data.reservables.vgpus.map((x) => ({ value: x.id, label: x.name }))]}
-                  value={gpu ?? ''}
-                  onChange={(v) => setGpu(v ? v : null)}
-                  allowDeselect={false}
-                  disabled={disabled}
-                  data-testid="edit-gpu"
-                />
-                <Select
-                  label={t('domain_edit.video')}
-                  description={t(gpu ? 'domain_edit.video_hint_gpu' : 'domain_edit.video_hint')}
-                  data={allowed.data.videos.map((x) => ({ value: x.id, label: videoLabel(x), disabled: x.id === GPU_ONLY_VIDEO && !gpu }))}
-                  value={effectiveVideo}
-                  onChange={(v) => v && setVideo(v)}
-                  allowDeselect={false}
-                  disabled={disabled || !gpu}
-                  error={!gpuOnlyOk ? t('errors.only_works_rdp') : undefined}
-                  data-testid="edit-video"
-                />
-              </SimpleGrid>
+              <GpuVideoFields
+                allowed={allowed.data}
+                value={{ gpu, video }}
+                onChange={(v) => {
+                  setGpu(v.gpu);
+                  setVideo(v.video);
+                }}
+                viewers={guest.viewers}
+                disabled={disabled}
+                testId="edit"
+              />
             </Stack>
           ) : (
             <Skeleton h={240} />
@@ -405,7 +375,7 @@ function EditForm({ info }: { info: TDomainInfo }) {
                   {t('domain_edit.recreate_hint')}
                 </Text>
               </div>
-              <Button color="red" variant="light" leftSection={<IconRefreshAlert size={16} />} onClick={confirmRecreate} disabled={disabled} loading={recreate.isPending} data-testid="edit-recreate">
+              <Button color="red" variant="light" leftSection={<IconRefreshAlert size={16} />} onClick={recreate.confirm} disabled={disabled} loading={recreate.pending} data-testid="edit-recreate">
                 {t('domain_edit.recreate')}
               </Button>
             </Group>

@@ -1,14 +1,18 @@
 import type { ReactNode } from 'react';
-import { Badge, Checkbox, Group, NumberInput, Paper, SimpleGrid, Slider, Stack, Text, ThemeIcon, Tooltip } from '@mantine/core';
+import { Badge, Checkbox, Group, NumberInput, Paper, Select, SimpleGrid, Slider, Stack, Text, ThemeIcon, Tooltip } from '@mantine/core';
 import { IconBrowser, IconDownload, IconInfoCircle, IconNetwork, IconShieldLock } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import {
   applyViewerNetworkRules,
+  DEFAULT_VIDEO,
+  GPU_ONLY_VIDEO,
+  gpuOnlyViewersOk,
   GUEST_VIEWER_KEYS,
   MEMORY_STEP_GB,
   RDP_VIEWER_KEYS,
   WIREGUARD_INTERFACE,
   type TGuestViewerKey,
+  type THardwareAllowed,
   type THardwareItem,
 } from '@vdi/contracts';
 import classes from './Domains.module.css';
@@ -237,5 +241,56 @@ export function ViewersField({ value, onChange, disabled, error }: { value: Gues
         </Text>
       )}
     </Stack>
+  );
+}
+
+/** A GPU profile (or none) and the video it goes with. */
+export type GpuVideo = { gpu: string | null; video: string };
+
+/** Desktops without a GPU get the default video (spec core §5). */
+export const effectiveVideo = (v: GpuVideo) => (v.gpu ? v.video : DEFAULT_VIDEO);
+
+/** "Only GPU" works only when every viewer is an RDP one (spec core §5). */
+export const gpuVideoOk = (v: GpuVideo, viewers: readonly TGuestViewerKey[]) => gpuOnlyViewersOk([effectiveVideo(v)], viewers);
+
+/**
+ * The GPU profile select (none + the profiles this user may use) and the video select: the video
+ * is chosen only with a GPU, and "Only GPU" shows the RDP-only error when other viewers are on.
+ */
+export function GpuVideoFields(props: {
+  allowed: Pick<THardwareAllowed, 'videos' | 'reservables'>;
+  value: GpuVideo;
+  onChange: (v: GpuVideo) => void;
+  viewers: readonly TGuestViewerKey[];
+  disabled?: boolean;
+  testId: string;
+}) {
+  const { t } = useTranslation();
+  const videoLabel = useItemLabel('videos');
+  const { value, onChange, disabled } = props;
+  return (
+    <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
+      <Select
+        label={t('domain_edit.gpu')}
+        description={t('domain_edit.gpu_hint')}
+        data={[{ value: '', label: t('domain_edit.gpu_none') }, ...props.allowed.reservables.vgpus.map((x) => ({ value: x.id, label: x.name }))]}
+        value={value.gpu ?? ''}
+        onChange={(v) => onChange({ ...value, gpu: v ? v : null })}
+        allowDeselect={false}
+        disabled={disabled}
+        data-testid={`${props.testId}-gpu`}
+      />
+      <Select
+        label={t('domain_edit.video')}
+        description={t(value.gpu ? 'domain_edit.video_hint_gpu' : 'domain_edit.video_hint')}
+        data={props.allowed.videos.map((x) => ({ value: x.id, label: videoLabel(x), disabled: x.id === GPU_ONLY_VIDEO && !value.gpu }))}
+        value={effectiveVideo(value)}
+        onChange={(v) => v && onChange({ ...value, video: v })}
+        allowDeselect={false}
+        disabled={disabled || !value.gpu}
+        error={!gpuVideoOk(value, props.viewers) ? t('errors.only_works_rdp') : undefined}
+        data-testid={`${props.testId}-video`}
+      />
+    </SimpleGrid>
   );
 }
