@@ -33,6 +33,8 @@ const ZEnv = z.object({
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(5).default(120),
   DIRECT_VIEWER_DELAY_MS: z.coerce.number().int().min(0).default(3000),
   MEDIA_ALLOW_PRIVATE_URLS: bool.default(false),
+  RECYCLE_BIN_PURGE_SECONDS: z.coerce.number().int().min(1).default(300),
+  DISK_OPERATION_DELAY_MS: z.coerce.number().int().min(0).default(0),
 });
 
 export type Config = {
@@ -59,6 +61,10 @@ export type Config = {
   directViewerDelayMs: number;
   /** Media downloads may use http:// and private, loopback or link-local addresses (labs, tests). */
   mediaAllowPrivateUrls: boolean;
+  /** How often recycle-bin entries past their retention are deleted for good. */
+  recycleBinPurgeSeconds: number;
+  /** A pause before a disk growth starts (demos, tests), during which it can be cancelled. */
+  diskOperationDelayMs: number;
 };
 
 /** The JWT key comes from SECRET, or is generated once and kept under DATA_DIR (never printed). */
@@ -105,5 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
     directViewerDelayMs: e.DIRECT_VIEWER_DELAY_MS,
     mediaAllowPrivateUrls: e.MEDIA_ALLOW_PRIVATE_URLS,
+    recycleBinPurgeSeconds: e.RECYCLE_BIN_PURGE_SECONDS,
+    diskOperationDelayMs: e.DISK_OPERATION_DELAY_MS,
   };
 }

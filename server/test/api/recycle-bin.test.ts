@@ -10,8 +10,6 @@ import { createDesktopFromTemplate } from '../../src/modules/desktops/create';
 import { purgeExpired } from '../../src/modules/recycle-bin/purge';
 import { call, loginToken, startTestServer, userIdOf, type TestServer } from '../helpers/server';
 
-// The retention job runs every second here (the default is every five minutes).
-process.env.RECYCLE_BIN_PURGE_SECONDS = '1';
 
 let server: TestServer;
 let uma: string; // role user, Students 1A
@@ -23,7 +21,8 @@ let ada: string; // admin
 let teo: string; // advanced
 
 beforeAll(async () => {
-  server = await startTestServer({ startConcurrency: 1 });
+  // The retention job runs every second here (the default is every five minutes).
+  server = await startTestServer({ startConcurrency: 1, env: { RECYCLE_BIN_PURGE_SECONDS: '1' } });
   [uma, sara, pau, nora, marta, ada, teo] = await Promise.all(
     ['user', 'student01', 'student02', 'student03', 'manager', 'admin', 'advanced'].map((u) => loginToken(server, u)),
   );

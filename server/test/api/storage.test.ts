@@ -224,7 +224,7 @@ describe('disk increase', () => {
   });
 
   it('only the person who started an operation may cancel it; cancelling puts everything back', async () => {
-    process.env.DISK_OPERATION_DELAY_MS = '4000';
+    server.ctx.config.diskOperationDelayMs = 4000;
     try {
       const [d] = await disks(teo);
       const desktopId = d!.domains[0]!.id;
@@ -263,7 +263,7 @@ describe('disk increase', () => {
       expect(await codeOf(none)).toBe('storage_no_operation');
       socket.close();
     } finally {
-      delete process.env.DISK_OPERATION_DELAY_MS;
+      server.ctx.config.diskOperationDelayMs = 0;
     }
   });
 

@@ -68,7 +68,7 @@ export async function purgeExpired(ctx: AppContext, now = Date.now()): Promise<n
  * The retention job: every RECYCLE_BIN_PURGE_SECONDS (default 300; the original system runs it
  * hourly), and once soon after start. Answers the function that stops it.
  */
-export function startRecycleBinPurge(ctx: AppContext, intervalMs = Math.max(1, Number(process.env.RECYCLE_BIN_PURGE_SECONDS ?? 300) || 300) * 1000) {
+export function startRecycleBinPurge(ctx: AppContext, intervalMs = ctx.config.recycleBinPurgeSeconds * 1000) {
   let running = false;
   const tick = async () => {
     if (running) return;

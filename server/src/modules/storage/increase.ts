@@ -26,9 +26,6 @@ type ResizeParams = {
 /** Desktops may be grown only when stopped (or failed: not running either). */
 const STOPPED = ['Stopped', 'Failed'];
 
-/** Optional pause before the resize (tests, demonstrations): the operation can be cancelled meanwhile. */
-const settleMs = () => Math.max(0, Number(process.env.DISK_OPERATION_DELAY_MS ?? 0) || 0);
-
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     if (signal.aborted) return reject(new Error('aborted'));
@@ -105,7 +102,8 @@ export function createStorageOperations(ctx: AppContext, lifecycle: DesktopLifec
     async run(jc) {
       const p = jc.job.params as ResizeParams;
       await jc.progress(5);
-      const pause = settleMs();
+      // Optional pause before the resize (tests, demonstrations): it can be cancelled meanwhile.
+      const pause = ctx.config.diskOperationDelayMs;
       if (pause > 0) await sleep(pause, jc.signal);
       if (jc.signal.aborted) throw new Error('aborted');
       await jc.progress(30);
