@@ -393,7 +393,12 @@ describe('deleting', () => {
     const entry = bin.find((e: { item_type: string }) => e.item_type === 'deployment');
     expect(entry).toMatchObject({ item_name: 'Networks lab', status: 'recycled' });
 
+    const socket = await listen(teo);
+    const events = record(socket, ['deployments_add']);
     expect((await put(teo, `/recycle_bin/restore/${entry.id}`)).status).toBe(200);
+    // The owner's open list gets it back live.
+    await until('deployments_add', async () => events.some((e) => e.payload.id === lab));
+    socket.close();
     const list = await (await get(teo, '/deployments')).json();
     expect(list.map((d: { id: string }) => d.id)).toEqual([lab]);
     expect((await desktopsOf(lab)).map((d) => d.id).sort()).toEqual(before.map((d) => d.id).sort());

@@ -13,6 +13,24 @@ const UPDATE_DEBOUNCE_MS = 250;
 /** Who hears a deployment's events: its owner and co-owners (reference §3). */
 export const audienceOf = (d: Pick<DeploymentRow, 'userId' | 'coOwners'>) => [...new Set([d.userId, ...d.coOwners])];
 
+async function actorsOf(ctx: AppContext, ids: string[]) {
+  const users = ids.length ? await ctx.db.select().from(schema.users).where(inArray(schema.users.id, ids)) : [];
+  return Promise.all(users.map((u) => actorOf(ctx.db, u)));
+}
+
+/** The deployment (without desktops) to each listener, as they see it. */
+export async function publishDeployment(
+  ctx: AppContext,
+  row: DeploymentRow,
+  events: ('deployments_add' | 'deployments_update' | 'deployment_update')[],
+  to = audienceOf(row),
+) {
+  for (const actor of await actorsOf(ctx, to)) {
+    const [view] = await deploymentViews(ctx, [row], actor);
+    for (const e of events) ctx.bus.toUser(actor.id, e, view!);
+  }
+}
+
 /**
  * Live events of deployments: `deployments_add|update|delete` and `deployment_update|delete` (the
  * deployment, as each listener sees it), `deploymentdesktop_add|update|delete` (its desktops),
@@ -22,18 +40,7 @@ export function createDeploymentEvents(ctx: AppContext, lifecycle: DesktopLifecy
   const { bus, db, log } = ctx;
   const timers = new Map<string, NodeJS.Timeout>();
 
-  async function actorsOf(ids: string[]) {
-    const users = ids.length ? await db.select().from(schema.users).where(inArray(schema.users.id, ids)) : [];
-    return Promise.all(users.map((u) => actorOf(db, u)));
-  }
-
-  /** The deployment (without desktops) to each listener, as they see it. */
-  async function deployment(row: DeploymentRow, events: ('deployments_add' | 'deployments_update' | 'deployment_update')[], to = audienceOf(row)) {
-    for (const actor of await actorsOf(to)) {
-      const [view] = await deploymentViews(ctx, [row], actor);
-      for (const e of events) bus.toUser(actor.id, e, view!);
-    }
-  }
+  const deployment = (row: DeploymentRow, events: Parameters<typeof publishDeployment>[2], to?: string[]) => publishDeployment(ctx, row, events, to);
 
   const updated = (row: DeploymentRow) => deployment(row, ['deployments_update', 'deployment_update']);
 

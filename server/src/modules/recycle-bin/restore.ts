@@ -1,3 +1,5 @@
+import { findDeployment } from '../deployments/access';
+import { publishDeployment } from '../deployments/events';
 import { and, eq, getTableColumns, inArray } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
@@ -130,5 +132,9 @@ export async function restoreEntry(ctx: AppContext, entry: RecycleBinRow, agent:
   bus.toUser(entry.ownerId, 'update_recycle_bin', { id: entry.id, status: 'restored' });
   const back = restored.filter((d) => d.kind === 'desktop' && (d.tag === null || d.tagVisible));
   for (const view of await desktopViews(db, back)) bus.toUser(view.user, 'desktop_add', view);
+  for (const id of (items.deployments ?? []).map((d) => String(d.id))) {
+    const row = await findDeployment(db, id);
+    if (row) await publishDeployment(ctx, row, ['deployments_add']);
+  }
   return { recycle_bin_ids: [entry.id] };
 }
