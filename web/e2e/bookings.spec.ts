@@ -70,7 +70,8 @@ test.describe.serial('bookings', () => {
     await gpu.getByTestId('desktop-book').click();
     await expect(page).toHaveURL(new RegExp(`/booking/desktop/${desktopId}$`));
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(fill(enB.bookings.item_heading, { name: GPU_DESKTOP }));
-    await expect(page.getByTestId('booking-profile')).toHaveText(PROFILE_2Q);
+    await expect(page.getByTestId('booking-profile')).toHaveAttribute('data-profile', PROFILE_2Q);
+    await expect(page.getByTestId('booking-profile')).toHaveText('NVIDIA A40 · 2 GB');
     await expect(page.getByTestId('booking-limits')).toContainText(fill(enB.bookings.limits.max_time_other, { count: 60 }));
 
     // Week view (default): the 2Q plan shows as availability from now on.

@@ -16,6 +16,7 @@ import { Legend } from './Legend';
 import { useBookingsLive } from './live';
 import { availabilityEvents, bookingEvents, dailyAvailabilityEvents, futureCount, ruleEvents, ruleMessage } from './logic';
 import { toDate } from './dates';
+import { hardwareAllowedQuery } from '../domains/api';
 
 const HOUR_MS = 3600_000;
 const YEAR_MS = 366 * 24 * HOUR_MS;
@@ -59,6 +60,7 @@ export default function BookingPage() {
   const priority = useQuery({ ...priorityQuery(type, id), enabled: typeParsed.success && Boolean(id) });
   const item = useQuery({ ...itemBookingsQuery(type, id, range), enabled: typeParsed.success && Boolean(range) });
   const mine = useQuery(userBookingsQuery(upcoming));
+  const allowed = useQuery(hardwareAllowedQuery);
   useBookingsLive();
   useEffect(() => {
     if (priority.error) handleError(priority.error);
@@ -130,6 +132,8 @@ export default function BookingPage() {
     setDraft({ title: name, start, end: new Date(start.getTime() + HOUR_MS) });
   };
   const profiles = item.data?.reservables.vgpus ?? [];
+  // A profile by its name where the person may see it (the ids are for machines).
+  const profileName = (id: string) => allowed.data?.reservables.vgpus.find((v) => v.id === id)?.name ?? id;
   return (
     <>
       <PageHeader
@@ -153,8 +157,8 @@ export default function BookingPage() {
               <IconCalendarEvent size={18} color="var(--mantine-color-indigo-6)" />
               <Text size="sm">{t('bookings.how_to')}</Text>
               {profiles.map((p) => (
-                <Badge key={p} variant="outline" radius="sm" data-testid="booking-profile">
-                  {p}
+                <Badge key={p} variant="outline" radius="sm" data-testid="booking-profile" data-profile={p} tt="none">
+                  {profileName(p)}
                 </Badge>
               ))}
             </Group>
