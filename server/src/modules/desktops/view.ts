@@ -3,6 +3,7 @@ import { sortViewers, VIEWERS_NEEDING_IP, type TDesktop, type TViewer } from '@v
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import { desktopBookingFields } from '../bookings/view';
+import { ownerNamesOf } from '../access/owner-names';
 
 export type DomainRow = typeof schema.domains.$inferSelect;
 
@@ -25,19 +26,13 @@ async function studentPermissionsOf(db: Db, rows: DomainRow[]) {
 }
 
 async function namesOf(db: Db, rows: DomainRow[]) {
-  const ids = (pick: (r: DomainRow) => string) => [...new Set(rows.map(pick))];
-  const [users, groups, cats, disks] = await Promise.all([
-    rows.length ? db.select({ id: schema.users.id, name: schema.users.name }).from(schema.users).where(inArray(schema.users.id, ids((r) => r.userId))) : [],
-    rows.length ? db.select({ id: schema.groups.id, name: schema.groups.name }).from(schema.groups).where(inArray(schema.groups.id, ids((r) => r.groupId))) : [],
+  const [names, disks] = await Promise.all([
+    ownerNamesOf(db, rows),
     rows.length
-      ? db.select({ id: schema.categories.id, name: schema.categories.name }).from(schema.categories).where(inArray(schema.categories.id, ids((r) => r.categoryId)))
-      : [],
-    rows.length
-      ? db.select().from(schema.domainDisks).where(inArray(schema.domainDisks.domainId, ids((r) => r.id))).orderBy(asc(schema.domainDisks.position))
+      ? db.select().from(schema.domainDisks).where(inArray(schema.domainDisks.domainId, rows.map((r) => r.id))).orderBy(asc(schema.domainDisks.position))
       : [],
   ]);
-  const map = (list: { id: string; name: string }[]) => new Map(list.map((x) => [x.id, x.name]));
-  return { users: map(users), groups: map(groups), cats: map(cats), disks };
+  return { ...names, disks };
 }
 
 /** The desktop as GET /user/desktops and the desktop_* events carry it (reference §2.5). */

@@ -1,8 +1,9 @@
-import { and, asc, eq, inArray, ne } from 'drizzle-orm';
+import { and, asc, eq, ne } from 'drizzle-orm';
 import type { TMedia, TMediaDesktop, TMediaKind } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import { canManage, type Actor } from '../access/permissions';
+import { ownerNamesOf } from '../access/owner-names';
 
 export type MediaRow = typeof schema.media.$inferSelect;
 
@@ -22,24 +23,9 @@ export async function listedMedia(db: Db, where?: ReturnType<typeof eq>) {
     .orderBy(asc(schema.media.name));
 }
 
-async function namesOf(db: Db, rows: MediaRow[]) {
-  const ids = (pick: (r: MediaRow) => string) => [...new Set(rows.map(pick))];
-  if (rows.length === 0) return { users: new Map<string, string>(), groups: new Map<string, string>(), cats: new Map<string, string>() };
-  const [users, groups, cats] = await Promise.all([
-    db.select({ id: schema.users.id, name: schema.users.name }).from(schema.users).where(inArray(schema.users.id, ids((r) => r.userId))),
-    db.select({ id: schema.groups.id, name: schema.groups.name }).from(schema.groups).where(inArray(schema.groups.id, ids((r) => r.groupId))),
-    db
-      .select({ id: schema.categories.id, name: schema.categories.name })
-      .from(schema.categories)
-      .where(inArray(schema.categories.id, ids((r) => r.categoryId))),
-  ]);
-  const map = (list: { id: string; name: string }[]) => new Map(list.map((x) => [x.id, x.name]));
-  return { users: map(users), groups: map(groups), cats: map(cats) };
-}
-
 /** The media as GET /media, GET /media_allowed and the media_* events carry it (reference §2.13). */
 export async function mediaViews(db: Db, rows: MediaRow[], actor: Actor | null): Promise<TMedia[]> {
-  const n = await namesOf(db, rows);
+  const n = await ownerNamesOf(db, rows);
   return rows.map((m) => ({
     id: m.id,
     name: m.name,

@@ -1,8 +1,9 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { TAllowedTemplate } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
+import { ownerNamesOf } from '../access/owner-names';
 import { actorOf, isAllowed } from '../access/permissions';
 
 /** Enabled templates the user may use: `all` includes their own, `shared` only other people's. */
@@ -14,13 +15,8 @@ export async function allowedTemplates(db: Db, user: UserRow, kind: 'all' | 'sha
     .where(and(eq(schema.domains.kind, 'template'), eq(schema.domains.enabled, true)));
   const visible = rows.filter((t) => isAllowed(actor, t) && (kind === 'all' || t.userId !== user.id));
   if (visible.length === 0) return [];
-  const ids = (f: (r: (typeof rows)[number]) => string) => [...new Set(visible.map(f))];
-  const [users, groups, cats] = await Promise.all([
-    db.select({ id: schema.users.id, name: schema.users.name }).from(schema.users).where(inArray(schema.users.id, ids((r) => r.userId))),
-    db.select({ id: schema.groups.id, name: schema.groups.name }).from(schema.groups).where(inArray(schema.groups.id, ids((r) => r.groupId))),
-    db.select({ id: schema.categories.id, name: schema.categories.name }).from(schema.categories).where(inArray(schema.categories.id, ids((r) => r.categoryId))),
-  ]);
-  const name = (list: { id: string; name: string }[], id: string) => list.find((x) => x.id === id)?.name ?? id;
+  const names = await ownerNamesOf(db, visible);
+  const name = (of: Map<string, string>, id: string) => of.get(id) ?? id;
   return visible
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((t) => ({
@@ -31,11 +27,11 @@ export async function allowedTemplates(db: Db, user: UserRow, kind: 'all' | 'sha
       icon: t.icon,
       image: t.image,
       category: t.categoryId,
-      category_name: name(cats, t.categoryId),
+      category_name: name(names.cats, t.categoryId),
       group: t.groupId,
-      group_name: name(groups, t.groupId),
+      group_name: name(names.groups, t.groupId),
       user: t.userId,
-      user_name: name(users, t.userId),
+      user_name: name(names.users, t.userId),
       status: t.status,
     }));
 }

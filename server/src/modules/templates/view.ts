@@ -3,6 +3,7 @@ import type { TTemplate } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import type { Db } from '../../db';
 import { schema } from '../../db';
+import { ownerNamesOf } from '../access/owner-names';
 import { canManage, type Actor } from '../access/permissions';
 import type { DomainRow } from '../desktops/view';
 
@@ -12,11 +13,8 @@ const epoch = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : 0);
 export async function templateViews(db: Db, rows: DomainRow[], actor?: Actor): Promise<TTemplate[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const uniq = (f: (r: DomainRow) => string) => [...new Set(rows.map(f))];
-  const [users, groups, cats, disks, derived, jobs] = await Promise.all([
-    db.select({ id: schema.users.id, name: schema.users.name }).from(schema.users).where(inArray(schema.users.id, uniq((r) => r.userId))),
-    db.select({ id: schema.groups.id, name: schema.groups.name }).from(schema.groups).where(inArray(schema.groups.id, uniq((r) => r.groupId))),
-    db.select({ id: schema.categories.id, name: schema.categories.name }).from(schema.categories).where(inArray(schema.categories.id, uniq((r) => r.categoryId))),
+  const [names, disks, derived, jobs] = await Promise.all([
+    ownerNamesOf(db, rows),
     db
       .select({ domainId: schema.domainDisks.domainId, actual: schema.storage.actualSize })
       .from(schema.domainDisks)
@@ -31,7 +29,7 @@ export async function templateViews(db: Db, rows: DomainRow[], actor?: Actor): P
       .from(schema.jobs)
       .where(and(inArray(schema.jobs.targetId, ids), inArray(schema.jobs.status, ['queued', 'running']))),
   ]);
-  const name = (list: { id: string; name: string }[], id: string) => list.find((x) => x.id === id)?.name ?? null;
+  const name = (names: Map<string, string>, id: string) => names.get(id) ?? null;
   return rows.map((t) => ({
     id: t.id,
     name: t.name,
@@ -39,11 +37,11 @@ export async function templateViews(db: Db, rows: DomainRow[], actor?: Actor): P
     icon: t.icon,
     image: t.image,
     category: t.categoryId,
-    category_name: name(cats, t.categoryId),
+    category_name: name(names.cats, t.categoryId),
     group: t.groupId,
-    group_name: name(groups, t.groupId),
+    group_name: name(names.groups, t.groupId),
     user: t.userId,
-    user_name: name(users, t.userId),
+    user_name: name(names.users, t.userId),
     size: disks.filter((d) => d.domainId === t.id).reduce((s, d) => s + d.actual, 0),
     editable: actor ? canManage(actor, t) : true,
     allowed: t.allowed,

@@ -4,18 +4,17 @@ import { Alert, Badge, Button, Card, Group, Modal, Select, SimpleGrid, Skeleton,
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconDeviceDesktop, IconTemplate, IconUsersGroup, IconUsersPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { DEFAULT_VIDEO, deploymentHasUsers, MEMORY_STEP_GB, ZGuestViewerKey, type TDomainInfo, type TGuestViewerKey, type TTemplateAllowed } from '@vdi/contracts';
+import { DEFAULT_VIDEO, deploymentHasUsers, MEMORY_STEP_GB, type TDomainInfo, type TTemplateAllowed } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../app/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { domainInfoQuery, hardwareAllowedQuery, templatesForNewQuery } from '../domains/api';
+import { guestNetOf } from '../domains/fields';
 import { SharingPicker } from '../templates/SharingPicker';
 import { checkDeploymentQuota, countUsers, createDeployment, DEPLOYMENTS_KEY } from './api';
 import { DeploymentForm, hardwareOf, type DeploymentChoices, type DeploymentTexts } from './DeploymentForm';
 
 const NOBODY: TTemplateAllowed = { roles: false, categories: false, groups: false, users: false };
-
-export const viewerKeysOf = (viewers: Record<string, unknown>): TGuestViewerKey[] => Object.keys(viewers).filter((k): k is TGuestViewerKey => ZGuestViewerKey.safeParse(k).success);
 
 /** The template's hardware, GPU profile and viewers, within what this user may choose. */
 export function choicesFrom(info: { hardware: Pick<TDomainInfo['hardware'], 'vcpus' | 'memory' | 'interfaces' | 'videos'>; reservables: TDomainInfo['reservables']; guest_properties: TDomainInfo['guest_properties'] }, quota: { memory: number; vcpus: number }, keep: Pick<DeploymentChoices, 'recreate' | 'visible'>): DeploymentChoices {
@@ -27,7 +26,7 @@ export function choicesFrom(info: { hardware: Pick<TDomainInfo['hardware'], 'vcp
       memory: info.hardware.memory > quota.memory ? Math.max(MEMORY_STEP_GB, maxMem) : info.hardware.memory,
     },
     gpuVideo: { gpu: info.reservables.vgpus?.[0] ?? null, video: info.hardware.videos[0] ?? DEFAULT_VIDEO },
-    guest: { viewers: viewerKeysOf(info.guest_properties.viewers), interfaces: info.hardware.interfaces.map((x) => x.id), credentials: info.guest_properties.credentials },
+    guest: guestNetOf(info),
   };
 }
 

@@ -40,9 +40,7 @@ import {
   DOMAIN_NAME_MAX,
   DOMAIN_NAME_MIN,
   IMAGE_UPLOAD_MAX_BYTES,
-  ZGuestViewerKey,
   type TDomainInfo,
-  type TGuestViewerKey,
   type TImageChoice,
 } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../app/error-handler';
@@ -51,12 +49,9 @@ import { PageHeader } from '../../components/PageHeader';
 import { HttpError } from '../../lib/api';
 import { rules } from '../../lib/validation';
 import { domainInfoQuery, fileToBase64, hardwareAllowedQuery, installsQuery, setReservables, stockImagesQuery, updateDomain } from './api';
-import { diskLabel, effectiveVideo, GpuVideoFields, gpuVideoOk, HardwareSteps, useItemLabel, ViewersField, type GuestNet } from './fields';
+import { diskLabel, effectiveVideo, GpuVideoFields, gpuVideoOk, guestNetOf, HardwareSteps, useItemLabel, ViewersField, type GuestNet } from './fields';
 import { useRecreateDisk } from './recreate';
 import classes from './Domains.module.css';
-
-const viewerKeys = (info: TDomainInfo): TGuestViewerKey[] =>
-  Object.keys(info.guest_properties.viewers).filter((k): k is TGuestViewerKey => ZGuestViewerKey.safeParse(k).success);
 
 type ImagePick = { choice: TImageChoice; url: string } | null;
 
@@ -107,11 +102,7 @@ function EditForm({ info }: { info: TDomainInfo }) {
   const [diskBus, setDiskBus] = useState(info.hardware.disk_bus);
   const [boot, setBoot] = useState(info.hardware.boot_order[0] ?? 'disk');
   const [install, setInstall] = useState<string | null>(info.hardware.install);
-  const [guest, setGuest] = useState<GuestNet>({
-    viewers: viewerKeys(info),
-    interfaces: info.hardware.interfaces.map((i) => i.id),
-    credentials: info.guest_properties.credentials,
-  });
+  const [guest, setGuest] = useState<GuestNet>(guestNetOf(info));
   const [fullscreen, setFullscreen] = useState(info.guest_properties.fullscreen);
   const [gpu, setGpu] = useState<string | null>(info.reservables.vgpus?.[0] ?? null);
   const [video, setVideo] = useState(info.hardware.videos[0] ?? 'default');

@@ -32,10 +32,8 @@ import {
   DOMAIN_NAME_MIN,
   isMemoryStep,
   MEMORY_STEP_GB,
-  ZGuestViewerKey,
   type TAllowedTemplate,
   type TDomainInfo,
-  type TGuestViewerKey,
 } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../app/error-handler';
 import { EmptyState } from '../../components/EmptyState';
@@ -43,11 +41,8 @@ import { PageHeader } from '../../components/PageHeader';
 import { HttpError } from '../../lib/api';
 import { rules } from '../../lib/validation';
 import { checkNewDesktopQuota, createDesktop, domainInfoQuery, hardwareAllowedQuery, templatesForNewQuery } from './api';
-import { HardwareSteps, useItemLabel, ViewersField, type GuestNet, type HardwareValue } from './fields';
+import { guestNetOf, HardwareSteps, useItemLabel, ViewersField, type GuestNet, type HardwareValue } from './fields';
 import classes from './Domains.module.css';
-
-const viewerKeys = (info: TDomainInfo): TGuestViewerKey[] =>
-  Object.keys(info.guest_properties.viewers).filter((k): k is TGuestViewerKey => ZGuestViewerKey.safeParse(k).success);
 
 /** The template's hardware, within what this user may choose. */
 function startingHardware(info: TDomainInfo, quota: { memory: number; vcpus: number; desktops_disk_size: number }): HardwareValue {
@@ -143,7 +138,7 @@ export default function NewDesktopPage() {
     setHw(startingHardware(i, quota));
     setDiskBus(i.hardware.disk_bus);
     setBoot(i.hardware.boot_order[0] ?? 'disk');
-    setGuest({ viewers: viewerKeys(i), interfaces: i.hardware.interfaces.map((x) => x.id), credentials: i.guest_properties.credentials });
+    setGuest(guestNetOf(i));
     setViewerError(null);
   }, [info.data, quota]);
 

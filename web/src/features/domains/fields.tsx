@@ -11,6 +11,8 @@ import {
   MEMORY_STEP_GB,
   RDP_VIEWER_KEYS,
   WIREGUARD_INTERFACE,
+  ZGuestViewerKey,
+  type TDomainInfo,
   type TGuestViewerKey,
   type THardwareAllowed,
   type THardwareItem,
@@ -156,6 +158,13 @@ export function HardwareSteps({
 }
 
 export type GuestNet = { viewers: TGuestViewerKey[]; interfaces: string[]; credentials: { username: string; password: string } };
+
+/** A desktop's or template's viewers, networks and guest credentials, as the viewer fields edit them. */
+export const guestNetOf = (info: { guest_properties: TDomainInfo['guest_properties']; hardware: Pick<TDomainInfo['hardware'], 'interfaces'> }): GuestNet => ({
+  viewers: Object.keys(info.guest_properties.viewers).filter((k): k is TGuestViewerKey => ZGuestViewerKey.safeParse(k).success),
+  interfaces: info.hardware.interfaces.map((i) => i.id),
+  credentials: info.guest_properties.credentials,
+});
 
 const VIEWER_ICON: Record<TGuestViewerKey, ReactNode> = {
   browser_vnc: <IconBrowser size={18} />,
