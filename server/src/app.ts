@@ -43,6 +43,19 @@ import { createBookings } from './modules/bookings/service';
 import { bookingRoutes } from './modules/bookings/routes';
 import { plannerRoutes } from './modules/reservables/routes';
 
+/** A route as registered: its method, URL pattern and zod schemas (params, querystring, body). */
+export type RegisteredRoute = {
+  method: string;
+  url: string;
+  schema?: { params?: unknown; querystring?: unknown; body?: unknown; response?: unknown };
+};
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    registeredRoutes: RegisteredRoute[];
+  }
+}
+
 /** Query strings may hold one-time tokens (reset and verification links): never logged. */
 const pathOnly = (url: string) => url.split('?')[0];
 
@@ -78,6 +91,15 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // Every registered route, for the suites that are generated from them (authorisation matrix, bad input).
+  const routes: RegisteredRoute[] = [];
+  app.decorate('registeredRoutes', routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD') continue;
+      routes.push({ method, url: route.url, schema: route.schema as RegisteredRoute['schema'] });
+    }
+  });
   await app.register(cookie);
   await app.register(formbody);
   await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: 1024 * 1024, files: 1, fields: 50 } });
