@@ -31,6 +31,7 @@ export const DESCRIPTION_CODES = [
   'service_unavailable',
   'too_many_requests',
   'validation_error',
+  'invalid_characters',
   'missing_required_data',
   // sign-in and session
   'login_failed',

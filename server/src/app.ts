@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import pino from 'pino';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
@@ -20,7 +19,9 @@ import { createSettings } from './settings';
 import { createEventBus } from './socket/bus';
 import { createJobRunner } from './jobs/runner';
 import { attachSocketServer } from './socket/server';
-import { registerErrorHandling } from './http/errors';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './http/errors';
+import { registerInputChecks } from './http/input';
+import { createLog } from './http/log';
 import { userRoutes } from './modules/user/routes';
 import { publicCategoryRoutes, systemRoutes } from './modules/system/routes';
 import { adminRoutes } from './modules/admin/routes';
@@ -56,16 +57,9 @@ declare module 'fastify' {
   }
 }
 
-/** Query strings may hold one-time tokens (reset and verification links): never logged. */
-const pathOnly = (url: string) => url.split('?')[0];
-
 export function createContext(config: Config, database: Database, engine: Engine, overrides: { mailer?: Mailer; clock?: Clock } = {}): AppContext {
   const tokens = createTokenService(config.secret);
-  const log = pino({
-    level: config.logLevel,
-    redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
-    serializers: { req: (req: { method: string; url: string }) => ({ method: req.method, url: pathOnly(req.url) }) },
-  });
+  const log = createLog(config.logLevel);
   return {
     config,
     db: database.db,
@@ -88,6 +82,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     loggerInstance: ctx.log as unknown as FastifyBaseLogger,
     trustProxy: true,
     bodyLimit: 2 * 1024 * 1024,
+    // Refusals by the router and by the HTTP parser answer the catalogue body too.
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -102,7 +99,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   await app.register(cookie);
   await app.register(formbody);
-  await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: 1024 * 1024, files: 1, fields: 50 } });
+  await app.register(multipart, { limits: { fileSize: 1024 * 1024, files: 1, fields: 50 } });
+  // Multipart forms become `{field: value}` bodies; strings the database cannot hold are refused (400).
+  registerInputChecks(app);
 
   const webDist = ctx.config.webDist ?? join(import.meta.dirname, '..', '..', 'web', 'dist');
   const hasWeb = existsSync(join(webDist, 'index.html'));

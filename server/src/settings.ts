@@ -32,6 +32,8 @@ export const SETTINGS = {
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;
+/** A name from a request is a setting only when SETTINGS itself has it (not `__proto__`, `constructor`…). */
+export const isSettingKey = (key: string): key is SettingKey => Object.hasOwn(SETTINGS, key);
 export type SettingValue<K extends SettingKey> = z.infer<(typeof SETTINGS)[K]>;
 
 export function createSettings(db: Db) {

@@ -1,6 +1,8 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { ERROR_STATUS, type DescriptionCode, type ErrorKind, type TApiErrorBody } from '@vdi/contracts';
+import { DESCRIPTION_CODES, ERROR_STATUS, type DescriptionCode, type ErrorKind, type TApiErrorBody } from '@vdi/contracts';
 
 const KIND_TITLE: Record<ErrorKind, string> = {
   bad_request: 'Bad request',
@@ -50,9 +52,10 @@ export function errorBody(kind: ErrorKind, code: string, description: string, pa
   return { error: kind, msg: KIND_TITLE[kind], description_code: code, description, params };
 }
 
-export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
+/** `status` only where HTTP has a more precise one than the kind's (414, 413, 415…). */
+export function sendError(reply: FastifyReply, err: ApiError, status = err.status): FastifyReply {
   return reply
-    .code(err.status)
+    .code(status)
     .headers(err.headers)
     .type('application/json')
     .send(errorBody(err.kind, err.code, err.message, err.params));
@@ -73,8 +76,10 @@ export function registerErrorHandling(app: FastifyInstance, spaFallback?: (req: 
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      const kind: ErrorKind = status === 413 ? 'bad_request' : status === 404 ? 'not_found' : status === 429 ? 'too_many_requests' : 'bad_request';
-      return sendError(reply, new ApiError(kind, kind === 'bad_request' ? 'bad_request' : kind, error.message));
+      // Fastify's and its plugins' refusals (bad JSON, unsupported media type, body too large…) keep their status.
+      const kind = (Object.keys(ERROR_STATUS) as ErrorKind[]).find((k) => ERROR_STATUS[k] === status) ?? 'bad_request';
+      const code = (DESCRIPTION_CODES as readonly string[]).includes(kind) ? kind : 'bad_request';
+      return sendError(reply, new ApiError(kind, code, error.message), status);
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, new ApiError('internal_server', 'internal_server', 'Unexpected server error'));
@@ -86,4 +91,37 @@ export function registerErrorHandling(app: FastifyInstance, spaFallback?: (req: 
     }
     return spaFallback(request, reply);
   });
+}
+
+/**
+ * Fastify's refusals before any route or hook runs (`frameworkErrors`): a path that is not valid
+ * percent-encoding and a path parameter longer than the router allows. Same catalogue body as the rest.
+ */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return sendError(reply, badRequest('validation_error', 'A path parameter is too long'), 414);
+  }
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return sendError(reply, badRequest('bad_request', 'The path is not a valid URL (malformed percent-encoding)'));
+  }
+  return sendError(reply, badRequest('bad_request', 'The request could not be routed'));
+}
+
+/**
+ * What the HTTP parser refuses before Fastify sees a request (malformed HTTP, headers too large, a
+ * request too slow), answered with the catalogue body. The error holds the raw bytes: never logged.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, description] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'The request took too long to arrive']
+    : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'The request headers are too large']
+    : [400, 'The request is not valid HTTP'];
+  const body = JSON.stringify(errorBody('bad_request', 'bad_request', description));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

@@ -6,7 +6,7 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { requireAuth } from '../../http/guard';
 import { badRequest, notFound } from '../../http/errors';
-import { SETTINGS, type SettingKey } from '../../settings';
+import { isSettingKey, SETTINGS } from '../../settings';
 
 /**
  * The few administration calls the portal needs before the admin screens exist:
@@ -17,8 +17,8 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext) {
   const adminOnly = requireAuth(ctx, { roles: ['admin'] });
 
   r.get('/admin/settings/:key', { preHandler: adminOnly, schema: { params: z.object({ key: z.string().max(32) }) } }, async (request) => {
-    const key = request.params.key as SettingKey;
-    if (!(key in SETTINGS)) throw notFound('not_found', `No setting ${request.params.key}`);
+    const key = request.params.key;
+    if (!isSettingKey(key)) throw notFound('not_found', 'No such setting');
     return ctx.settings.get(key);
   });
 
@@ -26,8 +26,8 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext) {
     '/admin/settings/:key',
     { preHandler: adminOnly, schema: { params: z.object({ key: z.string().max(32) }), body: z.record(z.string(), z.unknown()) } },
     async (request) => {
-      const key = request.params.key as SettingKey;
-      if (!(key in SETTINGS)) throw notFound('not_found', `No setting ${request.params.key}`);
+      const key = request.params.key;
+      if (!isSettingKey(key)) throw notFound('not_found', 'No such setting');
       const merged = { ...(await ctx.settings.get(key)), ...request.body };
       const parsed = SETTINGS[key].safeParse(merged);
       if (!parsed.success) throw badRequest('validation_error', parsed.error.issues.map((i) => i.message).join('; '));

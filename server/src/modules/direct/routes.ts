@@ -7,7 +7,7 @@ import { ZDirectViewer, ZJumperReset, ZJumperUrl, type TDirectViewer } from '@vd
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { requireAuth } from '../../http/guard';
-import { ApiError } from '../../http/errors';
+import { ApiError, notFound, sendError } from '../../http/errors';
 import { publicBaseUrl } from '../../http/base-url';
 import { desktopRoom } from '../../socket/bus';
 import { desktopFor } from '../desktops/access';
@@ -66,7 +66,8 @@ export async function directRoutes(app: FastifyInstance, ctx: AppContext, lifecy
       if (!(err instanceof DirectNotFound)) throw err;
       const base = ctx.config.directViewerDelayMs;
       await sleep(base + (base ? (Math.random() - 0.5) * 1000 : 0));
-      return reply.code(404).send({ error: 'not_found', msg: 'Not found' });
+      // The original's `{error: "not_found", msg: "Not found"}`, within the catalogue body every failure has.
+      return sendError(reply, notFound('not_found', 'Not found'));
     }
     return fn(row);
   }
