@@ -69,6 +69,8 @@ export const ZLoginForm = z.object({
 export const ZRenewAnswer = z.object({ token: z.string() });
 export const ZLogoutAnswer = z.object({ redirect: z.string().optional() });
 export const ZProvidersAnswer = z.object({ providers: z.array(z.string()) });
+/** POST /isard-admin/login and GET /isard-admin/logout/remote (the admin app's session). */
+export const ZAdminLoginAnswer = z.object({ success: z.literal(true) });
 
 export const ZForgotPasswordBody = z.object({
   category_id: z.string().min(1).max(64),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ZDesktop, ZDesktopImage } from './desktops';
 import { ZDomainDescription, ZDomainName, ZGuestChoice, ZGuestProperties, ZHardwareChoice } from './domains';
 import { ZTemplateAllowed } from './templates';
+import { ZAllowed } from './allowed';
 
 /**
  * Deployments (spec core §3 "Deployment", §5 creation rules, §6 co-owners, §7 calls; reference §2.8):
@@ -17,12 +18,9 @@ export const DEPLOYMENT_USER_PERMISSIONS = ['recreate'] as const;
 export const ZDeploymentUserPermission = z.enum(DEPLOYMENT_USER_PERMISSIONS);
 
 /** Who gets a desktop: groups and users ids (roles and categories are not used; false = criterion unused). */
-const ZIds = z.union([z.array(z.string().min(1).max(64)).max(5000), z.literal(false)]);
-export const ZDeploymentAllowed = z.object({
+export const ZDeploymentAllowed = ZAllowed.extend({
   roles: z.literal(false).default(false),
   categories: z.literal(false).default(false),
-  groups: ZIds.default(false),
-  users: ZIds.default(false),
 });
 export type TDeploymentAllowed = z.input<typeof ZDeploymentAllowed>;
 

@@ -1,5 +1,6 @@
 export * from './errors';
 export * from './roles';
+export * from './allowed';
 export * from './languages';
 export * from './quota';
 export * from './auth';

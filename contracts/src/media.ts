@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NOT_SHARED, ZAllowed, type TAllowed } from './allowed';
 
 /** Media statuses as stored and sent (spec 001 §4, reference §2.13); `deleted` ones are never listed. */
 export const MEDIA_STATUSES = [
@@ -34,14 +35,9 @@ export const MEDIA_URL_MAX = 2048;
  * Sharing of a media: for each key, false = criterion unused, [] = everyone
  * (groups and users: everyone of the owner's category), a list = those ids.
  */
-export const ZMediaAllowed = z.object({
-  roles: z.union([z.array(z.string().max(64)).max(500), z.literal(false)]),
-  categories: z.union([z.array(z.string().max(64)).max(500), z.literal(false)]),
-  groups: z.union([z.array(z.string().max(64)).max(500), z.literal(false)]),
-  users: z.union([z.array(z.string().max(64)).max(500), z.literal(false)]),
-});
-export type TMediaAllowed = z.infer<typeof ZMediaAllowed>;
-export const MEDIA_NOT_SHARED: TMediaAllowed = { roles: false, categories: false, groups: false, users: false };
+export const ZMediaAllowed = ZAllowed;
+export type TMediaAllowed = TAllowed;
+export const MEDIA_NOT_SHARED: TMediaAllowed = NOT_SHARED;
 /** Everyone of the owner's category (an empty group list). */
 export const MEDIA_SHARED_WITH_CATEGORY: TMediaAllowed = { roles: false, categories: false, groups: [], users: false };
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NOT_SHARED, ZAllowed, type TAllowed } from './allowed';
 import { ZDesktopImage } from './desktops';
 import { ZDomainDescription, ZDomainName } from './domains';
 
@@ -8,13 +9,10 @@ import { ZDomainDescription, ZDomainName } from './domains';
  * or turned back into a desktop.
  */
 
-/** Sharing: for each key, false = criterion unused, [] = everyone, a list = those ids. */
-const ZAllowedIds = z.union([z.array(z.string().max(64)).max(1000), z.literal(false)]);
-export const ZTemplateAllowed = z.object({ roles: ZAllowedIds, categories: ZAllowedIds, groups: ZAllowedIds, users: ZAllowedIds });
-export type TTemplateAllowed = z.infer<typeof ZTemplateAllowed>;
-export const TEMPLATE_NOT_SHARED: TTemplateAllowed = { roles: false, categories: false, groups: false, users: false };
-/** Missing keys are unused (false), as the original system defaults them. */
-export const ZTemplateAllowedInput = ZTemplateAllowed.partial();
+/** Sharing: the shared `allowed` criteria (missing keys are unused). */
+export const ZTemplateAllowed = ZAllowed;
+export type TTemplateAllowed = TAllowed;
+export const TEMPLATE_NOT_SHARED: TTemplateAllowed = NOT_SHARED;
 
 /** Statuses of a template: being made (a job runs), ready, or the job failed. */
 export const TEMPLATE_STATUSES = ['Creating', 'Stopped', 'Failed'] as const;
@@ -58,7 +56,7 @@ export const ZNewTemplate = z.object({
   name: ZDomainName,
   description: ZDomainDescription.default(''),
   enabled: z.boolean().default(false),
-  allowed: ZTemplateAllowedInput.default({}),
+  allowed: ZAllowed.prefault({}),
 });
 export type TNewTemplate = z.input<typeof ZNewTemplate>;
 
@@ -70,7 +68,7 @@ export type TDuplicateTemplate = z.input<typeof ZDuplicateTemplate>;
 export const ZTemplateUpdate = z.object({
   id: z.string().min(1).max(64),
   enabled: z.boolean().optional(),
-  allowed: ZTemplateAllowedInput.optional(),
+  allowed: ZAllowed.optional(),
   name: ZDomainName.optional(),
   description: ZDomainDescription.optional(),
 });

@@ -88,10 +88,44 @@ export const ZMaintenanceText = z.object({ title: z.string(), body: z.string(), 
 export type TMaintenanceText = z.infer<typeof ZMaintenanceText>;
 
 export const ZDisclaimer = z.object({ title: z.string(), body: z.string() });
+/**
+ * GET /notifications/status_bar: the notification for the caller's provider with its migration
+ * settings, or null when there is nothing to show (clients take any object as a notification).
+ */
 export const ZStatusBarNotification = z.object({
-  enabled: z.boolean(),
-  level: z.enum(['info', 'warning', 'danger']),
   text: z.string(),
+  level: z.enum(['info', 'warning', 'danger']),
+  migration_config: z.object({ import: z.boolean(), export: z.boolean() }),
 });
+export type TStatusBarNotification = z.infer<typeof ZStatusBarNotification>;
+export const ZStatusBarAnswer = ZStatusBarNotification.nullable();
+
+/** GET /authentication/{export|import}/{provider}: whether user migration is on for that provider. */
+export const ZMigrationProviderParams = z.object({ provider: z.string().regex(/^[a-z0-9_-]{1,32}$/) });
+export const ZMigrationEnabled = z.object({ enabled: z.boolean() });
+
+/**
+ * GET /notification/user/{trigger}/{display}: the caller's pending notifications by order, then by
+ * item type, each group with its template (in the user's language) and its items, as the original.
+ */
+const ZNotificationSlug = z.string().regex(/^[a-z0-9_]{1,32}$/);
+export const ZUserNotificationParams = z.object({ trigger: ZNotificationSlug, display: ZNotificationSlug });
+export const ZUserNotificationDisplaysParams = z.object({ trigger: ZNotificationSlug });
+export const ZUserNotificationGroup = z.object({
+  display: z.array(z.string()),
+  action_id: z.string(),
+  template_id: z.string(),
+  template: z.object({ title: z.string(), body: z.string(), footer: z.string() }),
+  force_accept: z.boolean(),
+  notifications: z.array(
+    z.object({ id: z.string(), text: z.string().optional(), vars: z.record(z.string(), z.string()).optional() }),
+  ),
+});
+export const ZUserNotifications = z.object({
+  notifications: z.record(z.string(), z.record(z.string(), ZUserNotificationGroup)),
+});
+export type TUserNotifications = z.infer<typeof ZUserNotifications>;
+/** GET /notification/user/displays/{trigger}: where the caller has notifications waiting. */
+export const ZUserNotificationDisplays = z.object({ displays: z.array(z.string()) });
 
 export { ZAppliedQuota };

@@ -14,6 +14,7 @@ import { createTokenService } from './auth/tokens';
 import { createSessionService } from './auth/sessions';
 import { createThrottle, FORGOT_PASSWORD_THROTTLE, LOGIN_THROTTLE } from './auth/throttle';
 import { authenticationRoutes } from './auth/routes';
+import { adminSessionRoutes } from './auth/admin-session';
 import { createMailer, type Mailer } from './mail/mailer';
 import { createSettings } from './settings';
 import { createEventBus } from './socket/bus';
@@ -43,6 +44,8 @@ import { realClock, type Clock } from './scheduler/clock';
 import { createBookings } from './modules/bookings/service';
 import { bookingRoutes } from './modules/bookings/routes';
 import { plannerRoutes } from './modules/reservables/routes';
+import { migrationRoutes } from './modules/migration/routes';
+import { notificationRoutes } from './modules/notifications/routes';
 
 /** A route as registered: its method, URL pattern and zod schemas (params, querystring, body). */
 export type RegisteredRoute = {
@@ -117,6 +120,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await authenticationRoutes(scope, ctx);
     await publicCategoryRoutes(scope, ctx);
   }, { prefix: '/authentication' });
+  // The admin app's session, shared with the portal's (its pages come later).
+  await app.register(async (scope) => adminSessionRoutes(scope, ctx), { prefix: '/isard-admin' });
 
   const lifecycle = createDesktopLifecycle(ctx);
   await lifecycle.reconcile();
@@ -141,6 +146,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await deploymentRoutes(scope, ctx, lifecycle);
     await bookingRoutes(scope, ctx, bookings);
     await plannerRoutes(scope, ctx, bookings);
+    await migrationRoutes(scope, ctx);
+    await notificationRoutes(scope, ctx);
   }, { prefix: '/api/v3' });
 
   // Desktop covers, where the original static host served them: /assets/img/desktops/{stock,user}/…

@@ -26,6 +26,13 @@ export const SETTINGS = {
       documentation_url: '',
       viewers_documentation_url: '',
     }),
+  /**
+   * User migration per sign-in provider (the original's `config.auth.<provider>.migration`): whether
+   * its users may export to a code, or import one. Off until an admin turns it on.
+   */
+  migration: z
+    .object({ local: z.object({ export: z.boolean().default(false), import: z.boolean().default(false) }) })
+    .default({ local: { export: false, import: false } }),
   recycle_bin: z
     .object({ cutoff_hours: z.number().int().min(0), default_delete: z.boolean() })
     .default({ cutoff_hours: 1, default_delete: false }),

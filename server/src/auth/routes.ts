@@ -15,6 +15,7 @@ import { publicBaseUrl } from '../http/base-url';
 import { badRequest, unauthorized } from '../http/errors';
 import { continueLogin, passwordLogin, type LoginResult } from './login-flow';
 import { acknowledgeDisclaimer, forgotPassword, requestEmailVerification, resetPassword, verifyEmail } from './recovery';
+import { listedProviders } from './providers';
 import { signup } from './registration';
 import { bearerToken } from './tokens';
 
@@ -72,8 +73,7 @@ export async function authenticationRoutes(app: FastifyInstance, ctx: AppContext
     return {};
   });
 
-  // Local and LDAP are never listed; this server has no external providers configured.
-  r.get('/providers', { schema: { response: { 200: ZProvidersAnswer } } }, async () => ({ providers: [] }));
+  r.get('/providers', { schema: { response: { 200: ZProvidersAnswer } } }, async () => ({ providers: listedProviders() }));
 
   r.post('/signup', { schema: { body: ZSignupBody } }, async (request, reply) =>
     sendToken(reply, { type: 'register', token: await signup(ctx, request.body) }, request.protocol === 'https'),

@@ -117,6 +117,8 @@ export const sessions = pgTable('sessions', {
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   maxTimeAt: timestamp('max_time_at', { withTimezone: true }).notNull(),
   revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  /** The admin app's session opened from this one (/isard-admin/login): hash of its cookie's secret. */
+  adminSecretHash: text('admin_secret_hash'),
 }, (t) => [index('sessions_user_idx').on(t.userId)]);
 
 /** Failed sign-in counter per (username, category, provider): 10 failures, then 1 min doubling to 15 min. */
@@ -211,7 +213,8 @@ export const domains = pgTable('domains', {
   bookingId: text('booking_id'),
   /** When the scheduler will stop the desktop (booking end), shown as an automatic-shutdown notice. */
   scheduledShutdownAt: timestamp('scheduled_shutdown_at', { withTimezone: true }),
-  accessedAt: timestamp('accessed_at', { withTimezone: true }),
+  /** Last use; a new desktop or template starts at its creation time, as in the original. */
+  accessedAt: timestamp('accessed_at', { withTimezone: true }).defaultNow(),
   createdAt: createdAt(),
 }, (t) => [
   index('domains_user_idx').on(t.userId),

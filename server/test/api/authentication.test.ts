@@ -180,8 +180,8 @@ describe('sessions', () => {
 });
 
 describe('GET /authentication/providers and /categories', () => {
-  it('lists no external providers and the public categories', async () => {
-    expect(await (await fetch(`${server.url}/authentication/providers`)).json()).toEqual({ providers: [] });
+  it('lists the form sign-in (no external providers) and the public categories', async () => {
+    expect(await (await fetch(`${server.url}/authentication/providers`)).json()).toEqual({ providers: ['form'] });
     const cats = await (await fetch(`${server.url}/authentication/categories`)).json();
     expect(cats.map((c: { id: string }) => c.id).sort()).toEqual(['default', 'lab']);
   });

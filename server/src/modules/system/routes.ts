@@ -2,13 +2,15 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { eq, or } from 'drizzle-orm';
 import { z } from 'zod';
-import { ZCategoryPublic, ZDisclaimer, ZLoginConfig, ZMaintenanceText, ZStatusBarNotification } from '@vdi/contracts';
+import { ZCategoryPublic, ZDisclaimer, ZLoginConfig, ZMaintenanceText, ZStatusBarAnswer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { ApiError, notFound } from '../../http/errors';
-import { inMaintenance } from '../../http/guard';
+import { authOf, inMaintenance, requireAuth } from '../../http/guard';
+import { migrationOf } from '../migration/settings';
 import { bearerToken } from '../../auth/tokens';
 import { findUserById } from '../../auth/passwords';
+import { listedProviders } from '../../auth/providers';
 
 type CategoryRow = typeof schema.categories.$inferSelect;
 const categoryView = (c: CategoryRow) => ({
@@ -56,8 +58,16 @@ export async function systemRoutes(app: FastifyInstance, ctx: AppContext) {
     return {};
   });
 
-  r.get('/notifications/status_bar', { schema: { response: { 200: ZStatusBarNotification } } }, async () =>
-    ctx.settings.get('status_bar'),
+  // The caller's provider decides the migration settings it carries; null when the bar is off.
+  r.get(
+    '/notifications/status_bar',
+    { preHandler: requireAuth(ctx, { duringMaintenance: true }), schema: { response: { 200: ZStatusBarAnswer } } },
+    async (request) => {
+      const bar = await ctx.settings.get('status_bar');
+      if (!bar.enabled) return null;
+      const migration = await migrationOf(ctx, authOf(request).user.provider);
+      return { text: bar.text, level: bar.level, migration_config: { import: migration.import, export: migration.export } };
+    },
   );
 
   const listCategories = async () =>
@@ -86,7 +96,7 @@ export async function systemRoutes(app: FastifyInstance, ctx: AppContext) {
       ctx.db.select({ code: schema.registrationCodes.code }).from(schema.registrationCodes).limit(1),
     ]);
     return {
-      providers: [],
+      providers: listedProviders(),
       categories_select: cats.length > 1,
       forgot_password: ctx.mailer.enabled,
       signup: codes.length > 0,

@@ -16,7 +16,6 @@ import { desktopViews, findDomain, ownerOf, type DomainRow } from '../desktops/v
 import { assertNameFree } from '../domains/names';
 import { recycleDomains } from '../recycle-bin/recycle';
 import { checkNewItemQuota } from '../storage/new-item-quota';
-import { fullAllowed } from './create';
 import { templateTree } from './tree';
 import { publishTemplate } from './view';
 
@@ -60,7 +59,7 @@ export async function duplicateTemplate(ctx: AppContext, user: UserRow, sourceId
         guestProperties: source.guestProperties,
         image: source.image,
         icon: source.icon,
-        allowed: fullAllowed(body.allowed),
+        allowed: body.allowed,
         enabled: body.enabled,
       })
       .returning();
@@ -82,7 +81,7 @@ export async function updateTemplate(ctx: AppContext, lifecycle: DesktopLifecycl
       name: body.name ?? row.name,
       description: body.description ?? row.description,
       enabled: body.enabled ?? row.enabled,
-      allowed: body.allowed ? fullAllowed(body.allowed) : row.allowed,
+      allowed: body.allowed ?? row.allowed,
     })
     .where(eq(schema.domains.id, row.id))
     .returning();

@@ -4,7 +4,7 @@ import { chmod, rename } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { TTemplateAllowed, ZNewTemplate } from '@vdi/contracts';
+import type { ZNewTemplate } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
@@ -26,13 +26,6 @@ export const CREATING_TEMPLATE = 'CreatingTemplate';
 /** Everything the job needs, decided before it starts, so that a failure can be undone. */
 type DiskStep = { storageId: string; position: number; from: string; to: string; overlayId: string; overlay: string; parentPath: string | null };
 type Plan = { desktopId: string; templateId: string; templateOwnerId: string; disks: DiskStep[] };
-
-export const fullAllowed = (a: Partial<TTemplateAllowed> | undefined): TTemplateAllowed => ({
-  roles: a?.roles ?? false,
-  categories: a?.categories ?? false,
-  groups: a?.groups ?? false,
-  users: a?.users ?? false,
-});
 
 /**
  * POST /template/: a template from a stopped desktop. The record appears at once (status
@@ -99,7 +92,7 @@ export async function startTemplateCreation(
         guestProperties: desktop.guestProperties,
         image: desktop.image,
         icon: desktop.icon,
-        allowed: fullAllowed(body.allowed),
+        allowed: body.allowed,
         enabled: body.enabled,
       })
       .returning();

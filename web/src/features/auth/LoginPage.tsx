@@ -15,7 +15,7 @@ import { rules, LOCAL_DATE_TIME } from '../../lib/validation';
 import { STEP_ROUTES } from '../../app/guard';
 import { queryClient } from '../../app/queries';
 import { AuthCard } from '../../layout/BareLayout';
-import { categoriesQuery, login, loginConfigQuery, stepTokenOf } from './api';
+import { categoriesQuery, login, loginConfigQuery, signInChoices, stepTokenOf } from './api';
 
 /** The spec's sign-in messages: 401, 429 with when to retry (a time today, else a date), 403 disabled, 500. */
 function loginError(t: ReturnType<typeof useTranslation>['t'], exists: (k: string) => boolean, err: unknown): string {
@@ -60,6 +60,7 @@ export default function LoginPage() {
   });
 
   const multipleCategories = (categories.data?.length ?? 0) > 1;
+  const { form: showForm, external: externalProviders } = signInChoices(config.data?.providers);
   useEffect(() => {
     const first = categories.data?.[0];
     if (first && !categories.data!.some((c) => c.id === form.values.category)) form.setFieldValue('category', first.id);
@@ -142,7 +143,7 @@ export default function LoginPage() {
               {error}
             </Alert>
           )}
-          {multipleCategories && (
+          {showForm && multipleCategories && (
             <Select
               label={t('login.category')}
               data={categories.data!.map((c) => ({ value: c.id, label: c.name }))}
@@ -152,22 +153,26 @@ export default function LoginPage() {
               {...form.getInputProps('category')}
             />
           )}
-          <TextInput label={t('login.username')} autoComplete="username" autoFocus data-testid="login-username" {...form.getInputProps('username')} />
-          <PasswordInput label={t('login.password')} autoComplete="current-password" data-testid="login-password" {...form.getInputProps('password')} />
-          {config.data?.forgot_password && (
-            <Anchor component={Link} to="/forgot-password" size="sm" ta="right" mt={-8}>
-              {t('login.forgot')}
-            </Anchor>
+          {showForm && (
+            <>
+              <TextInput label={t('login.username')} autoComplete="username" autoFocus data-testid="login-username" {...form.getInputProps('username')} />
+              <PasswordInput label={t('login.password')} autoComplete="current-password" data-testid="login-password" {...form.getInputProps('password')} />
+              {config.data?.forgot_password && (
+                <Anchor component={Link} to="/forgot-password" size="sm" ta="right" mt={-8}>
+                  {t('login.forgot')}
+                </Anchor>
+              )}
+              <Button type="submit" fullWidth size="md" loading={busy} data-testid="login-submit">
+                {t('login.submit')}
+              </Button>
+            </>
           )}
-          <Button type="submit" fullWidth size="md" loading={busy} data-testid="login-submit">
-            {t('login.submit')}
-          </Button>
-          {config.data && config.data.providers.length > 0 && (
+          {externalProviders.length > 0 && (
             <Stack gap="xs">
               <Text size="xs" c="dimmed" ta="center">
                 {t('login.other_providers')}
               </Text>
-              {config.data.providers.map((p) => (
+              {externalProviders.map((p) => (
                 <Button key={p} variant="default" component="a" href={`/authentication/login?provider=${encodeURIComponent(p)}`}>
                   {p}
                 </Button>

@@ -9,6 +9,15 @@ export const LOGIN_TIMEOUT_MS = 25_000;
 export const categoriesQuery = { queryKey: ['categories'], queryFn: () => api.get('/categories', z.array(ZCategoryPublic), { bearer: null }) } as const;
 export const loginConfigQuery = { queryKey: ['login_config'], queryFn: () => api.get('/login_config', ZLoginConfig, { bearer: null }) } as const;
 
+/**
+ * What the sign-in page offers, from the server's provider list: the user/password form while
+ * "form" is listed (and until the list is known), and a button per external provider.
+ */
+export function signInChoices(providers: readonly string[] | undefined): { form: boolean; external: string[] } {
+  if (!providers) return { form: true, external: [] };
+  return { form: providers.includes('form'), external: providers.filter((p) => p !== 'form') };
+}
+
 /** Sends a sign-in (or a step of one), keeps the answered token and tells its type. */
 export async function login(opts: { username?: string; password?: string; categoryId?: string; bearer?: string }): Promise<TTokenType> {
   const form: Record<string, string> = {};
