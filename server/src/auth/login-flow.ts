@@ -38,18 +38,19 @@ export async function finishLogin(ctx: AppContext, user: UserRow): Promise<Login
   return { type: 'login', token: await ctx.sessions.start(user) };
 }
 
-const throttleKey = (username: string, categoryId: string | undefined) =>
-  `${username.toLowerCase()}|${categoryId ?? '*'}|form`;
-
-/** Username and password, optionally within one category. */
+/**
+ * Username and password, optionally within one category, from the client address `ip`. The limits
+ * are keyed on the address and the normalised name, never on the category: leaving it out gives no
+ * second allowance.
+ */
 export async function passwordLogin(
   ctx: AppContext,
   username: string,
   password: string,
   categoryId: string | undefined,
+  ip: string,
 ): Promise<LoginResult> {
-  const key = throttleKey(username, categoryId);
-  await ctx.loginThrottle.check(key);
+  await ctx.loginThrottle.before(ip, username);
   const where = categoryId
     ? and(eq(schema.users.username, username), eq(schema.users.provider, LOCAL_PROVIDER), eq(schema.users.categoryId, categoryId))
     : and(eq(schema.users.username, username), eq(schema.users.provider, LOCAL_PROVIDER));
@@ -58,10 +59,10 @@ export async function passwordLogin(
   const matches: UserRow[] = [];
   for (const c of candidates) if (await verifyPassword(c.passwordHash, password)) matches.push(c);
   if (matches.length === 0) {
-    await ctx.loginThrottle.fail(key);
+    await ctx.loginThrottle.failed(ip, username);
     throw unauthorized('login_failed', 'Invalid username or password');
   }
-  await ctx.loginThrottle.reset(key);
+  await ctx.loginThrottle.succeeded(ip, username);
   if (matches.length > 1) {
     const cats = await ctx.db.select().from(schema.categories);
     const categories: TCategoryChoice[] = matches.map((m) => {
