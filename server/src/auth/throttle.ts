@@ -143,6 +143,9 @@ export type Throttle = ReturnType<typeof createThrottle>;
 /** The sign-in name as limits see it: the same person whatever the case, spacing or category asked for. */
 export const normalName = (name: string) => name.normalize('NFKC').trim().toLowerCase();
 
+/** A name inside a key: normalised, and escaped so no character of it (a separator, NUL) reaches the database raw. */
+const keyPart = (name: string) => encodeURIComponent(normalName(name));
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -155,7 +158,7 @@ export function createLoginLimits(db: Db, opts: { addressFailuresPerHour: number
   const slowdown = opts.slowdown ?? LOGIN_ACCOUNT_SLOWDOWN;
   const account = createThrottle(db, slowdownBucket(slowdown));
   const keys = (ip: string, name: string) => {
-    const n = normalName(name);
+    const n = keyPart(name);
     return { pair: `login|${ip}|${n}`, address: `login-address|${ip}`, account: `login-account|${n}` };
   };
   return {
@@ -190,7 +193,7 @@ export function createForgotPasswordLimits(db: Db) {
   return {
     /** Throws 429 when the caller asked too often; answers whether a mail may go to that mailbox. */
     async request(ip: string, email: string): Promise<boolean> {
-      const e = normalName(email);
+      const e = keyPart(email);
       const k = { pair: `forgot|${ip}|${e}`, address: `forgot-address|${ip}`, mailbox: `forgot-mailbox|${e}` };
       await address.check(k.address);
       await pair.check(k.pair);
