@@ -1,6 +1,7 @@
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import { schema, type Db } from '../db';
 import { ApiError } from '../http/errors';
+import { clientKey } from '../http/rate-limit';
 
 /**
  * A leaky bucket of failures: it holds at most `maxFailures` and drains at `maxFailures` per
@@ -159,7 +160,8 @@ export function createLoginLimits(db: Db, opts: { addressFailuresPerHour: number
   const account = createThrottle(db, slowdownBucket(slowdown));
   const keys = (ip: string, name: string) => {
     const n = keyPart(name);
-    return { pair: `login|${ip}|${n}`, address: `login-address|${ip}`, account: `login-account|${n}` };
+    const a = clientKey(ip);
+    return { pair: `login|${a}|${n}`, address: `login-address|${a}`, account: `login-account|${n}` };
   };
   return {
     keys,
@@ -194,7 +196,8 @@ export function createForgotPasswordLimits(db: Db) {
     /** Throws 429 when the caller asked too often; answers whether a mail may go to that mailbox. */
     async request(ip: string, email: string): Promise<boolean> {
       const e = keyPart(email);
-      const k = { pair: `forgot|${ip}|${e}`, address: `forgot-address|${ip}`, mailbox: `forgot-mailbox|${e}` };
+      const a = clientKey(ip);
+      const k = { pair: `forgot|${a}|${e}`, address: `forgot-address|${a}`, mailbox: `forgot-mailbox|${e}` };
       await address.check(k.address);
       await pair.check(k.pair);
       await pair.fail(k.pair);

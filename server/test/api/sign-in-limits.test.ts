@@ -37,6 +37,12 @@ describe('behind a trusted proxy (TRUST_PROXY=127.0.0.1)', () => {
     expect((await login(server, 'admin', DEMO_PASSWORD, 'default', from('203.0.113.2'))).res.status).toBe(200);
   }, SLOW);
 
+  it('counts an IPv6 client by its /64', async () => {
+    expect(await statuses(10, (i) => login(server, 'user', 'wrong', 'default', from(`2001:db8:1:2::${i + 1}`)))).toEqual(repeat(10, 401));
+    expect((await login(server, 'user', DEMO_PASSWORD, 'default', from('2001:db8:1:2:ffff::99'))).res.status).toBe(429);
+    expect((await login(server, 'user', DEMO_PASSWORD, 'default', from('2001:db8:1:3::1'))).res.status).toBe(200);
+  }, SLOW);
+
   it('leaving out category_id (or changing case) gives no second allowance', async () => {
     const c = from('203.0.113.3');
     expect(await statuses(10, () => login(server, 'student01', 'wrong', 'default', c))).toEqual(repeat(10, 401));

@@ -8,7 +8,7 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { requireAuth } from '../../http/guard';
 import { ApiError } from '../../http/errors';
-import { createRateLimiter } from '../../http/rate-limit';
+import { clientKey, createRateLimiter } from '../../http/rate-limit';
 import { publicBaseUrl } from '../../http/base-url';
 import { desktopRoom } from '../../socket/bus';
 import { desktopFor } from '../desktops/access';
@@ -48,7 +48,7 @@ export async function directRoutes(app: FastifyInstance, ctx: AppContext, lifecy
 
   /** The linked desktop, or a 404 after a floor delay (±0.5 s) so codes cannot be probed quickly. */
   async function linked(request: FastifyRequest, token: string): Promise<DomainRow> {
-    const retryAt = hits.hit(request.ip);
+    const retryAt = hits.hit(clientKey(request.ip));
     if (retryAt) {
       throw new ApiError('too_many_requests', 'too_many_requests', 'Too many direct-viewer requests', { retry_after: retryAt.toISOString() }, {
         'retry-after': retryAt.toUTCString(),
