@@ -50,19 +50,18 @@ export async function passwordLogin(
   categoryId: string | undefined,
   ip: string,
 ): Promise<LoginResult> {
-  await ctx.loginThrottle.before(ip, username);
-  const where = categoryId
-    ? and(eq(schema.users.username, username), eq(schema.users.provider, LOCAL_PROVIDER), eq(schema.users.categoryId, categoryId))
-    : and(eq(schema.users.username, username), eq(schema.users.provider, LOCAL_PROVIDER));
-  const candidates = await ctx.db.select().from(schema.users).where(where);
-  if (candidates.length === 0) await burnPasswordCheck(password);
-  const matches: UserRow[] = [];
-  for (const c of candidates) if (await verifyPassword(c.passwordHash, password)) matches.push(c);
-  if (matches.length === 0) {
-    await ctx.loginThrottle.failed(ip, username);
-    throw unauthorized('login_failed', 'Invalid username or password');
-  }
-  await ctx.loginThrottle.succeeded(ip, username);
+  let matches: UserRow[] = [];
+  const ok = await ctx.loginThrottle.attempt(ip, username, async () => {
+    const where = categoryId
+      ? and(eq(schema.users.username, username), eq(schema.users.provider, LOCAL_PROVIDER), eq(schema.users.categoryId, categoryId))
+      : and(eq(schema.users.username, username), eq(schema.users.provider, LOCAL_PROVIDER));
+    const candidates = await ctx.db.select().from(schema.users).where(where);
+    if (candidates.length === 0) await burnPasswordCheck(password);
+    matches = [];
+    for (const c of candidates) if (await verifyPassword(c.passwordHash, password)) matches.push(c);
+    return matches.length > 0;
+  });
+  if (!ok) throw unauthorized('login_failed', 'Invalid username or password');
   if (matches.length > 1) {
     const cats = await ctx.db.select().from(schema.categories);
     const categories: TCategoryChoice[] = matches.map((m) => {

@@ -163,25 +163,57 @@ export function createLoginLimits(db: Db, opts: { addressFailuresPerHour: number
     const a = clientKey(ip);
     return { pair: `login|${a}|${n}`, address: `login-address|${a}`, account: `login-account|${n}` };
   };
+  /**
+   * Attempts under way per (address, name) and per address, so a burst of parallel requests cannot
+   * all be checked before the first failure is counted. An entry lives only while its requests run.
+   */
+  const inFlight = new Map<string, number>();
+  const hold = (key: string, level: number, max: number) => {
+    const running = inFlight.get(key) ?? 0;
+    return running > 0 && running + level >= max;
+  };
+  const take = (delta: number, ...list: string[]) => {
+    for (const key of list) {
+      const n = (inFlight.get(key) ?? 0) + delta;
+      if (n > 0) inFlight.set(key, n);
+      else inFlight.delete(key);
+    }
+  };
   return {
     keys,
-    /** Before the password is checked: 429 while the address or the (address, name) is blocked, then the name's wait. */
-    async before(ip: string, name: string) {
+    /**
+     * One password attempt: 429 while the address or the (address, name) is blocked, or while
+     * attempts already under way would reach its limit; then the name's wait; then `verify`.
+     * A failure counts for the pair, the address and the name; the right password clears its own
+     * (address, name) only — the address and the name keep what others did.
+     */
+    async attempt(ip: string, name: string, verify: () => Promise<boolean>): Promise<boolean> {
       const k = keys(ip, name);
       await address.check(k.address);
       await pair.check(k.pair);
-      const wait = slowdownMs(slowdown, await account.level(k.account));
-      if (wait > 0) await sleep(wait);
+      const [pairLevel, addressLevel, accountLevel] = await Promise.all([pair.level(k.pair), address.level(k.address), account.level(k.account)]);
+      if (hold(k.pair, pairLevel, LOGIN_THROTTLE.maxFailures) || hold(k.address, addressLevel, opts.addressFailuresPerHour)) {
+        throw tooManyAttempts(new Date(Date.now() + 1000));
+      }
+      take(1, k.pair, k.address);
+      try {
+        const wait = slowdownMs(slowdown, accountLevel);
+        if (wait > 0) await sleep(wait);
+        const ok = await verify();
+        if (ok) await pair.reset(k.pair);
+        else {
+          await pair.fail(k.pair);
+          await address.fail(k.address);
+          await account.fail(k.account);
+        }
+        return ok;
+      } finally {
+        take(-1, k.pair, k.address);
+      }
     },
-    async failed(ip: string, name: string) {
-      const k = keys(ip, name);
-      await pair.fail(k.pair);
-      await address.fail(k.address);
-      await account.fail(k.account);
-    },
-    /** The right password clears its own (address, name) only: the address and the name keep what others did. */
-    async succeeded(ip: string, name: string) {
-      await pair.reset(keys(ip, name).pair);
+    /** Attempts under way (tests: the map holds only running requests). */
+    get inFlight() {
+      return inFlight.size;
     },
   };
 }

@@ -63,6 +63,20 @@ describe('behind a trusted proxy (TRUST_PROXY=127.0.0.1)', () => {
     expect((await login(server, 'student02', DEMO_PASSWORD, 'default', from('203.0.113.5'))).res.status).toBe(200);
   }, SLOW);
 
+  it('a burst of parallel attempts cannot all be checked before the first failure counts', async () => {
+    const burst = async (n: number, name: (i: number) => string, address: string) =>
+      (await Promise.all(Array.from({ length: n }, (_, i) => login(server, name(i), 'wrong', 'default', from(address))))).map((r) => r.res.status);
+    const onOneName = await burst(40, () => 'advanced', '203.0.113.7');
+    expect(onOneName.filter((c) => c === 401).length).toBeGreaterThanOrEqual(1);
+    expect(onOneName.filter((c) => c === 401).length).toBeLessThanOrEqual(12);
+    expect(onOneName.filter((c) => c !== 401 && c !== 429)).toEqual([]);
+    const onManyNames = await burst(80, (i) => `burst-${i}`, '203.0.113.8');
+    expect(onManyNames.filter((c) => c === 401).length).toBeLessThanOrEqual(33);
+    expect(onManyNames.filter((c) => c !== 401 && c !== 429)).toEqual([]);
+    // Nothing is left held once the requests have ended.
+    expect(server.ctx.loginThrottle.inFlight).toBe(0);
+  }, SLOW);
+
   it('failures from many addresses only slow an account down: the right password still signs in', async () => {
     // 12 failures on manager, each from another address (no pair and no address reaches its limit).
     expect(await statuses(12, (i) => login(server, 'manager', 'wrong', 'default', from(`198.51.100.${i + 1}`)))).toEqual(repeat(12, 401));
