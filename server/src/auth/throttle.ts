@@ -111,21 +111,25 @@ export function createThrottle(db: Db, rule: ThrottleRule, code?: string) {
     async level(key: string, now = new Date()) {
       return drain(await get(key), rule, now).failures;
     },
-    /** Counts one failure (atomically: the row is locked while it is read and written); answers the block it caused. */
-    async fail(key: string, now = new Date()): Promise<Date | null> {
-      const next = await db.transaction(async (tx) => {
+    /**
+     * Counts one request unless the key is blocked, in one locked step (parallel requests cannot all
+     * pass a check before any is counted): `refused` is the end of the block, `before` the count found.
+     */
+    async count(key: string, now = new Date()): Promise<{ refused: Date | null; before: number }> {
+      const counted = await db.transaction(async (tx) => {
         await tx.insert(t).values({ key, updatedAt: now }).onConflictDoNothing();
         const [stored] = await tx.select().from(t).where(eq(t.key, key)).for('update');
+        if (stored?.blockedUntil && stored.blockedUntil > now) return { refused: stored.blockedUntil, before: stored.failures };
         const bucket = stored && stored.failures + stored.blocks > 0 ? stored : undefined;
-        const after = afterFailure(bucket, rule, now);
-        await tx.update(t).set(after).where(eq(t.key, key));
-        return after;
+        const before = drain(bucket, rule, now).failures;
+        await tx.update(t).set(afterFailure(bucket, rule, now)).where(eq(t.key, key));
+        return { refused: null, before };
       });
       if (now.getTime() - lastSweep > SWEEP_EVERY_MS) {
         lastSweep = now.getTime();
         await self.sweep(now);
       }
-      return next.blockedUntil;
+      return counted;
     },
     async reset(key: string) {
       await db.delete(t).where(eq(t.key, key));
@@ -202,9 +206,9 @@ export function createLoginLimits(db: Db, opts: { addressFailuresPerHour: number
         const ok = await verify();
         if (ok) await pair.reset(k.pair);
         else {
-          await pair.fail(k.pair);
-          await address.fail(k.address);
-          await account.fail(k.account);
+          await pair.count(k.pair);
+          await address.count(k.address);
+          await account.count(k.account);
         }
         return ok;
       } finally {
@@ -230,13 +234,11 @@ export function createForgotPasswordLimits(db: Db) {
       const e = keyPart(email);
       const a = clientKey(ip);
       const k = { pair: `forgot|${a}|${e}`, address: `forgot-address|${a}`, mailbox: `forgot-mailbox|${e}` };
-      await address.check(k.address);
-      await pair.check(k.pair);
-      await pair.fail(k.pair);
-      await address.fail(k.address);
-      const mayMail = (await mailbox.level(k.mailbox)) < FORGOT_PASSWORD_MAILBOX.maxFailures;
-      await mailbox.fail(k.mailbox);
-      return mayMail;
+      for (const [throttle, key] of [[address, k.address], [pair, k.pair]] as const) {
+        const { refused } = await throttle.count(key);
+        if (refused) throw tooManyAttempts(refused);
+      }
+      return (await mailbox.count(k.mailbox)).before < FORGOT_PASSWORD_MAILBOX.maxFailures;
     },
   };
 }
