@@ -12,7 +12,7 @@ import type { Database } from './db';
 import type { Engine } from './engine';
 import { createTokenService } from './auth/tokens';
 import { createSessionService } from './auth/sessions';
-import { createThrottle, FORGOT_PASSWORD_THROTTLE, LOGIN_THROTTLE } from './auth/throttle';
+import { createForgotPasswordLimits, createLoginLimits } from './auth/throttle';
 import { authenticationRoutes } from './auth/routes';
 import { adminSessionRoutes } from './auth/admin-session';
 import { createMailer, type Mailer } from './mail/mailer';
@@ -68,8 +68,8 @@ export function createContext(config: Config, database: Database, engine: Engine
     db: database.db,
     tokens,
     sessions: createSessionService(database.db, tokens, config.session),
-    loginThrottle: createThrottle(database.db, LOGIN_THROTTLE),
-    forgotPasswordThrottle: createThrottle(database.db, FORGOT_PASSWORD_THROTTLE),
+    loginThrottle: createLoginLimits(database.db, { addressFailuresPerHour: config.loginAddressFailuresPerHour }),
+    forgotPasswordThrottle: createForgotPasswordLimits(database.db),
     mailer: overrides.mailer ?? createMailer(config),
     settings: createSettings(database.db),
     bus: createEventBus(),
@@ -83,7 +83,8 @@ export function createContext(config: Config, database: Database, engine: Engine
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log as unknown as FastifyBaseLogger,
-    trustProxy: true,
+    // Forwarded headers only from the proxies named in TRUST_PROXY; otherwise the peer is the client.
+    trustProxy: ctx.config.trustProxy.length > 0 ? ctx.config.trustProxy : false,
     bodyLimit: 2 * 1024 * 1024,
     // Refusals by the router and by the HTTP parser answer the catalogue body too.
     frameworkErrors: frameworkErrorHandler,

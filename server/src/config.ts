@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
@@ -6,6 +7,23 @@ import { z } from 'zod';
 const bool = z
   .enum(['0', '1', 'true', 'false', 'yes', 'no', ''])
   .transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+/** Fastify's names for address ranges (proxy-addr), besides addresses and CIDRs. */
+const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+const proxyEntry = (entry: string) => {
+  if (PROXY_RANGES.includes(entry)) return true;
+  const [address, bits, ...rest] = entry.split('/');
+  if (rest.length > 0 || !address || !isIP(address)) return false;
+  if (bits === undefined) return true;
+  const max = isIP(address) === 4 ? 32 : 128;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= max;
+};
+/** Off by default ('', 0, false, no); otherwise a comma-separated list of the proxies whose forwarded headers are believed. */
+const trustProxy = z
+  .string()
+  .default('')
+  .transform((v) => (['', '0', 'false', 'no'].includes(v.trim()) ? [] : v.split(',').map((x) => x.trim()).filter(Boolean)))
+  .refine((list) => list.every(proxyEntry), 'a comma-separated list of proxy addresses or CIDRs (or loopback, linklocal, uniquelocal)');
 
 const ZEnv = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -35,6 +53,8 @@ const ZEnv = z.object({
   MEDIA_ALLOW_PRIVATE_URLS: bool.default(false),
   RECYCLE_BIN_PURGE_SECONDS: z.coerce.number().int().min(1).default(300),
   DISK_OPERATION_DELAY_MS: z.coerce.number().int().min(0).default(0),
+  TRUST_PROXY: trustProxy,
+  LOGIN_ADDRESS_FAILURES: z.coerce.number().int().min(1).default(30),
 });
 
 export type Config = {
@@ -65,6 +85,10 @@ export type Config = {
   recycleBinPurgeSeconds: number;
   /** A pause before a disk growth starts (demos, tests), during which it can be cancelled. */
   diskOperationDelayMs: number;
+  /** Proxies whose X-Forwarded-For / -Proto / -Host are believed; empty: none, the client address is the peer's. */
+  trustProxy: string[];
+  /** Failed sign-ins one client address may make in an hour, across user names, before it backs off. */
+  loginAddressFailuresPerHour: number;
 };
 
 /** The JWT key comes from SECRET, or is generated once and kept under DATA_DIR (never printed). */
@@ -113,5 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mediaAllowPrivateUrls: e.MEDIA_ALLOW_PRIVATE_URLS,
     recycleBinPurgeSeconds: e.RECYCLE_BIN_PURGE_SECONDS,
     diskOperationDelayMs: e.DISK_OPERATION_DELAY_MS,
+    trustProxy: e.TRUST_PROXY,
+    loginAddressFailuresPerHour: e.LOGIN_ADDRESS_FAILURES,
   };
 }

@@ -38,30 +38,30 @@ export async function finishLogin(ctx: AppContext, user: UserRow): Promise<Login
   return { type: 'login', token: await ctx.sessions.start(user) };
 }
 
-const throttleKey = (username: string, categoryId: string | undefined) =>
-  `${username.toLowerCase()}|${categoryId ?? '*'}|form`;
-
-/** Username and password, optionally within one category. */
+/**
+ * Username and password, optionally within one category, from the client address `ip`. The limits
+ * are keyed on the address and the normalised name, never on the category: leaving it out gives no
+ * second allowance.
+ */
 export async function passwordLogin(
   ctx: AppContext,
   username: string,
   password: string,
   categoryId: string | undefined,
+  ip: string,
 ): Promise<LoginResult> {
-  const key = throttleKey(username, categoryId);
-  await ctx.loginThrottle.check(key);
-  const where = categoryId
-    ? and(eq(schema.users.username, username), eq(schema.users.provider, LOCAL_PROVIDER), eq(schema.users.categoryId, categoryId))
-    : and(eq(schema.users.username, username), eq(schema.users.provider, LOCAL_PROVIDER));
-  const candidates = await ctx.db.select().from(schema.users).where(where);
-  if (candidates.length === 0) await burnPasswordCheck(password);
-  const matches: UserRow[] = [];
-  for (const c of candidates) if (await verifyPassword(c.passwordHash, password)) matches.push(c);
-  if (matches.length === 0) {
-    await ctx.loginThrottle.fail(key);
-    throw unauthorized('login_failed', 'Invalid username or password');
-  }
-  await ctx.loginThrottle.reset(key);
+  let matches: UserRow[] = [];
+  const ok = await ctx.loginThrottle.attempt(ip, username, async () => {
+    const where = categoryId
+      ? and(eq(schema.users.username, username), eq(schema.users.provider, LOCAL_PROVIDER), eq(schema.users.categoryId, categoryId))
+      : and(eq(schema.users.username, username), eq(schema.users.provider, LOCAL_PROVIDER));
+    const candidates = await ctx.db.select().from(schema.users).where(where);
+    if (candidates.length === 0) await burnPasswordCheck(password);
+    matches = [];
+    for (const c of candidates) if (await verifyPassword(c.passwordHash, password)) matches.push(c);
+    return matches.length > 0;
+  });
+  if (!ok) throw unauthorized('login_failed', 'Invalid username or password');
   if (matches.length > 1) {
     const cats = await ctx.db.select().from(schema.categories);
     const categories: TCategoryChoice[] = matches.map((m) => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TPasswordPolicy } from '@vdi/contracts';
 import { hashPassword, passwordExpired, policyViolations } from './passwords';
-import { blockSeconds, LOGIN_THROTTLE } from './throttle';
 
 const policy = (p: Partial<TPasswordPolicy>): TPasswordPolicy => ({
   id: 'p', type: 'local', category: 'all', role: 'all', subtype: 'password', length: 8, digits: 0, uppercase: 0,
@@ -29,11 +28,5 @@ describe('password policy', () => {
     expect(passwordExpired(policy({ expire: 30 }), new Date('2026-05-10'), now)).toBe(false);
     expect(passwordExpired(policy({ expire: 30 }), new Date('2026-04-01'), now)).toBe(true);
     expect(passwordExpired(policy({ expire: 30 }), null, now)).toBe(true);
-  });
-});
-
-describe('sign-in back-off', () => {
-  it('is 1 min, doubling, capped at 15 min', () => {
-    expect([1, 2, 3, 4, 5, 6].map((n) => blockSeconds(LOGIN_THROTTLE, n))).toEqual([60, 120, 240, 480, 900, 900]);
   });
 });

@@ -24,12 +24,14 @@ async function userFromToken(ctx: AppContext, bearer: string, allowed: string[])
   return { claims, type, user };
 }
 
-/** Sends a reset link when the address belongs to an active local user; answers the same either way. */
-export async function forgotPassword(ctx: AppContext, categoryId: string, email: string, baseUrl: string) {
+/**
+ * Sends a reset link when the address belongs to an active local user; answers the same either way.
+ * `ip` is the client's address: the limits are per (client, e-mail) and per client, so nobody can stop
+ * the owner asking from elsewhere; one mailbox gets a bounded number of mails whoever asks.
+ */
+export async function forgotPassword(ctx: AppContext, categoryId: string, email: string, baseUrl: string, ip: string) {
   requireMail(ctx);
-  const key = `forgot|${email.toLowerCase()}`;
-  await ctx.forgotPasswordThrottle.check(key);
-  await ctx.forgotPasswordThrottle.fail(key);
+  if (!(await ctx.forgotPasswordThrottle.request(ip, email))) return;
   const [user] = await ctx.db
     .select()
     .from(schema.users)

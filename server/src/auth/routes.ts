@@ -58,7 +58,7 @@ export async function authenticationRoutes(app: FastifyInstance, ctx: AppContext
     } else {
       const username = form.username?.trim();
       if (!username || !form.password) throw badRequest('missing_required_data', 'Username and password are required');
-      result = await passwordLogin(ctx, username, form.password, categoryId);
+      result = await passwordLogin(ctx, username, form.password, categoryId, request.ip);
     }
     return sendToken(reply, result, request.protocol === 'https');
   });
@@ -88,7 +88,7 @@ export async function authenticationRoutes(app: FastifyInstance, ctx: AppContext
     '/forgot-password',
     { schema: { body: ZForgotPasswordBody } },
     async (request) => {
-      await forgotPassword(ctx, request.body.category_id, request.body.email, publicBaseUrl(ctx.config, request));
+      await forgotPassword(ctx, request.body.category_id, request.body.email, publicBaseUrl(ctx.config, request), request.ip);
       return {};
     },
   );

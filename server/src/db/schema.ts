@@ -121,7 +121,7 @@ export const sessions = pgTable('sessions', {
   adminSecretHash: text('admin_secret_hash'),
 }, (t) => [index('sessions_user_idx').on(t.userId)]);
 
-/** Failed sign-in counter per (username, category, provider): 10 failures, then 1 min doubling to 15 min. */
+/** Leaky buckets of the sign-in and forgotten-password limits, one row per key (see auth/throttle.ts); quiet rows are swept. */
 export const loginThrottle = pgTable('login_throttle', {
   key: text('key').primaryKey(),
   failures: integer('failures').notNull().default(0),

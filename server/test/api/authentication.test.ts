@@ -76,13 +76,13 @@ describe('POST /authentication/login', () => {
     expect(new Date(retryAfter).getTime()).toBe(Math.floor(until / 1000) * 1000);
     expect(until - Date.now()).toBeGreaterThan(50_000);
     expect(until - Date.now()).toBeLessThanOrEqual(60_000);
-    // The block is per user name, category and provider: another account is unaffected.
+    // The block is per client address and user name: another account is unaffected.
     expect((await login(server, 'student02')).res.status).toBe(200);
     // Once the first block has passed, the next failure blocks for twice as long.
     await server.ctx.db
       .update(schema.loginThrottle)
       .set({ blockedUntil: new Date(Date.now() - 1000) })
-      .where(eq(schema.loginThrottle.key, 'student03|default|form'));
+      .where(eq(schema.loginThrottle.key, server.ctx.loginThrottle.keys('127.0.0.1', 'student03').pair));
     expect((await login(server, 'student03', 'nope')).res.status).toBe(401);
     const second = await login(server, 'student03');
     expect(second.res.status).toBe(429);

@@ -63,15 +63,28 @@ describe(`database (${process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite'})`, 
   it('counts failures and blocks with doubling times', async () => {
     const throttle = createThrottle(database.db, LOGIN_THROTTLE);
     const now = new Date('2026-01-01T10:00:00Z');
-    for (let i = 0; i < 9; i++) expect(await throttle.fail('k', now)).toBeNull();
-    const first = await throttle.fail('k', now);
-    expect(first!.getTime() - now.getTime()).toBe(60_000);
-    await expect(throttle.check('k', new Date(now.getTime() + 30_000))).rejects.toMatchObject({ status: 429 });
-    await throttle.check('k', new Date(now.getTime() + 61_000));
-    const second = await throttle.fail('k', new Date(now.getTime() + 61_000));
-    expect(second!.getTime() - (now.getTime() + 61_000)).toBe(120_000);
+    const after = (ms: number) => new Date(now.getTime() + ms);
+    for (let i = 0; i < 9; i++) expect((await throttle.count('k', now)).refused).toBeNull();
+    await throttle.check('k', now);
+    // The tenth is counted and blocks for a minute.
+    expect(await throttle.count('k', now)).toEqual({ refused: null, before: 9 });
+    await expect(throttle.check('k', after(30_000))).rejects.toMatchObject({ status: 429 });
+    expect((await throttle.count('k', after(30_000))).refused).toEqual(after(60_000));
+    await throttle.check('k', after(61_000));
+    expect((await throttle.count('k', after(61_000))).refused).toBeNull();
+    await expect(throttle.check('k', after(61_000 + 119_000))).rejects.toMatchObject({ status: 429 });
+    await throttle.check('k', after(61_000 + 121_000));
     await throttle.reset('k');
-    expect(await throttle.fail('k', now)).toBeNull();
+    expect(await throttle.count('k', now)).toEqual({ refused: null, before: 0 });
+  });
+
+  it('counts parallel requests one at a time: none is lost, none passes a block', async () => {
+    const throttle = createThrottle(database.db, LOGIN_THROTTLE);
+    const now = new Date('2026-01-01T10:00:00Z');
+    const results = await Promise.all(Array.from({ length: 25 }, () => throttle.count('parallel', now)));
+    const passed = results.filter((r) => r.refused === null);
+    expect(passed.map((r) => r.before).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(results.filter((r) => r.refused !== null).length).toBe(15);
   });
 });
 

@@ -64,13 +64,19 @@ export async function startTestServer(opts: { env?: Record<string, string>; mail
   };
 }
 
-/** Signs in through the authentication service and answers the raw token. */
-export async function login(server: TestServer, username: string, password = DEMO_PASSWORD, categoryId: string | null = 'default') {
+/** Signs in through the authentication service and answers the raw token (`headers`: e.g. an X-Forwarded-For). */
+export async function login(
+  server: TestServer,
+  username: string,
+  password = DEMO_PASSWORD,
+  categoryId: string | null = 'default',
+  headers: Record<string, string> = {},
+) {
   const form = new FormData();
   form.append('username', username);
   form.append('password', password);
   const qs = categoryId ? `?provider=form&category_id=${categoryId}` : '?provider=form';
-  const res = await fetch(`${server.url}/authentication/login${qs}`, { method: 'POST', body: form });
+  const res = await fetch(`${server.url}/authentication/login${qs}`, { method: 'POST', body: form, headers });
   return { res, token: res.ok ? await res.text() : undefined };
 }
 

@@ -8,6 +8,7 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { requireAuth } from '../../http/guard';
 import { ApiError, notFound, sendError } from '../../http/errors';
+import { clientKey, createRateLimiter } from '../../http/rate-limit';
 import { publicBaseUrl } from '../../http/base-url';
 import { desktopRoom } from '../../socket/bus';
 import { desktopFor } from '../desktops/access';
@@ -16,8 +17,8 @@ import { ownerOf, viewersOf, type DomainRow } from '../desktops/view';
 import { VIEWABLE, viewerFor } from '../viewers/service';
 import { spiceProxyOf } from '../viewers/routes';
 
-const RATE_LIMIT = 30;
-const RATE_WINDOW_MS = 60_000;
+/** 30 requests a minute per client address (reference DIRECT_VIEWER_RATE_LIMIT / _WINDOW); at most 10 000 addresses held. */
+const RATE = { limit: 30, windowMs: 60_000, maxKeys: 10_000 };
 const START_WAIT_MS = 30_000;
 
 class DirectNotFound extends Error {}
@@ -31,7 +32,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function directRoutes(app: FastifyInstance, ctx: AppContext, lifecycle: DesktopLifecycle) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const auth = requireAuth(ctx);
-  const hits = new Map<string, number[]>();
+  const hits = createRateLimiter(RATE);
 
   // Every change of a linked desktop is told to the open direct pages of it.
   lifecycle.changes.on('changed', (row) => {
@@ -47,11 +48,12 @@ export async function directRoutes(app: FastifyInstance, ctx: AppContext, lifecy
 
   /** The linked desktop, or a 404 after a floor delay (±0.5 s) so codes cannot be probed quickly. */
   async function linked(request: FastifyRequest, token: string): Promise<DomainRow> {
-    const now = Date.now();
-    const recent = (hits.get(request.ip) ?? []).filter((t) => now - t < RATE_WINDOW_MS);
-    recent.push(now);
-    hits.set(request.ip, recent);
-    if (recent.length > RATE_LIMIT) throw new ApiError('too_many_requests', 'too_many_requests', 'Too many direct-viewer requests');
+    const retryAt = hits.hit(clientKey(request.ip));
+    if (retryAt) {
+      throw new ApiError('too_many_requests', 'too_many_requests', 'Too many direct-viewer requests', { retry_after: retryAt.toISOString() }, {
+        'retry-after': retryAt.toUTCString(),
+      });
+    }
     const [row] = token.length >= 32 ? await ctx.db.select().from(schema.domains).where(eq(schema.domains.jumperUrl, token)) : [];
     if (!row) throw new DirectNotFound();
     return row;
