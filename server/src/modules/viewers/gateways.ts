@@ -33,7 +33,10 @@ export function attachViewerGateways(server: Server, ctx: AppContext) {
       if (!runtime?.vnc) return refuse(socket, '401 Unauthorized');
       wss.handleUpgrade(req, socket, head, (ws) => {
         ctx.log.info({ desktop: row!.id }, 'browser viewer connected');
-        void bridgeWebSocketToVnc(ws, runtime.vnc!).catch((err) => ctx.log.warn({ err }, 'viewer bridge ended'));
+        void bridgeWebSocketToVnc(ws, runtime.vnc!).then(
+          (unavailable) => unavailable && ctx.log.warn({ desktop: row!.id, why: unavailable.kind, detail: unavailable.message }, 'browser viewer closed: screen unavailable'),
+          (err) => ctx.log.warn({ err }, 'viewer bridge ended'),
+        );
       });
     })().catch((err) => {
       ctx.log.error({ err }, 'viewer upgrade failed');
