@@ -103,7 +103,10 @@ export const ZViewerFile = z.object({ kind: z.literal('file'), protocol: z.strin
 export const ZViewerBrowser = z.object({
   kind: z.literal('browser'),
   protocol: z.string(),
+  /** the page to open; clients of the original system put `cookie` in a `browser_viewer` cookie first */
   viewer: z.string(),
+  /** the same page with the ticket in the fragment (opened as is) */
+  urlp: z.string(),
   cookie: z.string(),
   values: z.record(z.string(), z.union([z.string(), z.number()])),
 });
