@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import WebSocket from 'ws';
 import { VNC_CLOSE, VNC_FIRST_BYTES_MS } from '@vdi/contracts';
 import { loadConfig, type Config } from '../../src/config';
 import { buildApp, createContext } from '../../src/app';
@@ -121,7 +122,14 @@ describe('the browser viewer websocket', () => {
   }, 120_000);
 
   it('does the same after a restart of the server adopted the running machine', async () => {
-    await app.close();
+    // A viewer still open does not keep the server from stopping: it is told, and the stop ends.
+    const ticket = await vncTicket(server, token, desktopId);
+    const open = new WebSocket(`${server.url.replace(/^http/, 'ws')}/api/v3/vnc?token=${ticket.token}`);
+    await new Promise((r) => open.once('message', r));
+    const told = new Promise<number>((r) => open.once('close', (code) => r(code)));
+    const stopped = await Promise.race([app.close().then(() => 'stopped'), new Promise((r) => setTimeout(() => r('still running'), 10_000))]);
+    expect(stopped).toBe('stopped');
+    expect(await told).toBe(1001);
     await engine.driver.close(); // the machine keeps running
     await serve();
     expect((await engine.driver.list()).map((m) => m.id)).toEqual([desktopId]);

@@ -71,5 +71,13 @@ export function attachViewerGateways(server: Server, ctx: AppContext) {
     })().catch(() => refuse(client, '500 Internal Server Error'));
   });
 
-  return () => wss.close();
+  /** The server stops: open viewers are told (1001, going away) and their bridges end, or the HTTP
+   *  server would wait for them forever (an upgraded socket still counts as its connection). */
+  return () => {
+    for (const ws of wss.clients) {
+      ws.close(1001, 'server stopping');
+      setTimeout(() => ws.terminate(), 1000).unref(); // a browser that never answers the close
+    }
+    wss.close();
+  };
 }
