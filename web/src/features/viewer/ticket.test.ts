@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { browserViewerCookie, decodeTicket, encodeTicket, ticketFromPage, toBase64Url, vncSocketUrl } from './ticket';
+import { VNC_CLOSE } from '@vdi/contracts';
+import { browserViewerCookie, closeReasonOf, decodeTicket, encodeTicket, ticketFromPage, toBase64Url, vncSocketUrl } from './ticket';
 
 const ticket = { token: 'tok-123', password: 'pw/+=8ch', name: 'Écriture – lab 1', desktopId: 'd-1' };
 
@@ -36,5 +37,12 @@ describe('viewer ticket in the fragment', () => {
     expect(ticketFromPage(`#${encodeTicket(other)}`, `browser_viewer=${enc}`)).toEqual(other);
     expect(ticketFromPage('', 'token=abc')).toBeNull();
     expect(ticketFromPage('', 'browser_viewer=garbage')).toBeNull();
+  });
+  it("reads the bridge's close reason only from its own close codes", () => {
+    expect(closeReasonOf(VNC_CLOSE.timeout)).toBe('viewer_display_timeout');
+    expect(closeReasonOf(VNC_CLOSE.unreachable)).toBe('viewer_display_unreachable');
+    expect(closeReasonOf({ code: 1000, reason: 'display closed' })).toBeNull();
+    expect(closeReasonOf({ code: 4502, reason: 'anything else' })).toBeNull();
+    expect(closeReasonOf({ code: 1006, reason: '' })).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import { ZBrowserViewerTicket, VNC_WEBSOCKET_PATH, type TBrowserViewerTicket } from '@vdi/contracts';
+import { VNC_CLOSE, ZBrowserViewerTicket, VNC_WEBSOCKET_PATH, type TBrowserViewerTicket } from '@vdi/contracts';
 
 /** base64url → text (UTF-8). */
 function fromBase64Url(s: string): string {
@@ -61,4 +61,10 @@ export function forgetBrowserViewerCookie() {
 export function vncSocketUrl(loc: Pick<Location, 'protocol' | 'host'>, token: string): string {
   const scheme = loc.protocol === 'https:' ? 'wss' : 'ws';
   return `${scheme}://${loc.host}${VNC_WEBSOCKET_PATH}?token=${encodeURIComponent(token)}`;
+}
+
+/** The description_code the bridge closed the viewer websocket with (the screen unreachable, or no
+ *  answer in time), or null for any other close. */
+export function closeReasonOf(e: { code: number; reason: string }): string | null {
+  return Object.values(VNC_CLOSE).some((c) => c.code === e.code && c.reason === e.reason) ? e.reason : null;
 }

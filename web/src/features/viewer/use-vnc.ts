@@ -1,17 +1,10 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
 import RFB from '@novnc/novnc';
-import { VNC_CLOSE, type TBrowserViewerTicket } from '@vdi/contracts';
-import { vncSocketUrl } from './ticket';
+import type { TBrowserViewerTicket } from '@vdi/contracts';
+import { closeReasonOf, vncSocketUrl } from './ticket';
 
 export type VncStatus = 'idle' | 'connecting' | 'connected' | 'disconnected';
 export type VncEnd = 'closed' | 'failed' | 'denied';
-
-const CLOSE_REASONS = new Set<string>(Object.values(VNC_CLOSE).map((c) => c.reason));
-
-/** The description_code the bridge closed the websocket with (screen unreachable, no answer in time), if any. */
-export function closeReasonOf(e: { code: number; reason: string }): string | null {
-  return Object.values(VNC_CLOSE).some((c) => c.code === e.code) && CLOSE_REASONS.has(e.reason) ? e.reason : null;
-}
 
 /**
  * One noVNC connection to a desktop's screen, drawn into `screen`, for as long as a ticket is
