@@ -103,7 +103,10 @@ export const ZViewerFile = z.object({ kind: z.literal('file'), protocol: z.strin
 export const ZViewerBrowser = z.object({
   kind: z.literal('browser'),
   protocol: z.string(),
+  /** the page to open; clients of the original system put `cookie` in a `browser_viewer` cookie first */
   viewer: z.string(),
+  /** the same page with the ticket in the fragment (opened as is) */
+  urlp: z.string(),
   cookie: z.string(),
   values: z.record(z.string(), z.union([z.string(), z.number()])),
 });
@@ -159,3 +162,14 @@ export const ZBrowserViewerTicket = z.object({
 });
 export type TBrowserViewerTicket = z.infer<typeof ZBrowserViewerTicket>;
 export const VNC_WEBSOCKET_PATH = '/api/v3/vnc';
+/** The viewer websocket's promise: the screen's first bytes (the RFB version) within this bound,
+ *  or a close with one of the reasons below. */
+export const VNC_FIRST_BYTES_MS = 2000;
+/** How the viewer websocket ends when the desktop's screen cannot be shown: an application close
+ *  code, and as the reason a description_code that the viewer page translates. */
+export const VNC_CLOSE = {
+  /** the machine's VNC server could not be reached (gone, or refusing connections) */
+  unreachable: { code: 4502, reason: 'viewer_display_unreachable' },
+  /** it was reached but did not send its RFB version within the bound */
+  timeout: { code: 4504, reason: 'viewer_display_timeout' },
+} as const;

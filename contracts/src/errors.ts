@@ -73,6 +73,8 @@ export const DESCRIPTION_CODES = [
   'viewer_not_started',
   'unable_to_get_viewer',
   'viewer_protocol_not_implemented',
+  'viewer_display_unreachable',
+  'viewer_display_timeout',
   'temporal_new_reservable',
   'desktop_start_user_quota_exceeded',
   'desktop_start_memory_quota_exceeded',

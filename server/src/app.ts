@@ -164,12 +164,16 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const closeGateways = attachViewerGateways(app.server, ctx);
   // Recycle bin retention: entries older than their cutoff hours are deleted for good.
   const stopPurge = startRecycleBinPurge(ctx);
+  // Before the HTTP server closes: it waits for every connection, upgraded viewer sockets included.
+  app.addHook('preClose', (done) => {
+    closeGateways();
+    done();
+  });
   app.addHook('onClose', async () => {
     ctx.jobs.stopAll();
     stopPurge();
     await bookings.scheduler.stop();
     lifecycle.close();
-    closeGateways();
     await io.close();
   });
   return app;

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { bridgeWebSocketToUnixSocket, bridgeWebSocketToVnc } from './vnc-bridge';
+import { VNC_CLOSE, VNC_FIRST_BYTES_MS } from '@vdi/contracts';
+import { bridgeWebSocketToUnixSocket, bridgeWebSocketToVnc, VncUnavailableError } from './vnc-bridge';
 
 /** A stand-in VNC server on a unix socket: sends the RFB version, then echoes. */
 function fakeVnc(path: string): Promise<{ server: Server; conns: Socket[] }> {
@@ -21,7 +22,7 @@ function fakeVnc(path: string): Promise<{ server: Server; conns: Socket[] }> {
 describe('bridgeWebSocketToUnixSocket', () => {
   let dir: string;
   let wss: WebSocketServer;
-  let bridges: Promise<void>[];
+  let bridges: Promise<VncUnavailableError | undefined>[];
   let port: number;
   let sockPath: string;
 
@@ -76,11 +77,47 @@ describe('bridgeWebSocketToUnixSocket', () => {
     await new Promise((r) => vnc.server.close(r));
   });
 
-  it('closes with 1011 when the VNC socket does not exist', async () => {
+  const closeOf = (ws: WebSocket) =>
+    new Promise<{ code: number; reason: string; at: number }>((r) => ws.once('close', (code, reason) => r({ code, reason: reason.toString(), at: performance.now() })));
+
+  it('closes with a reason the page can show when the VNC socket does not exist, within the bound', async () => {
+    const t0 = performance.now();
     const { ws } = await open();
-    const code = await new Promise<number>((r) => ws.once('close', (c) => r(c)));
-    expect(code).toBe(1011);
+    const closed = await closeOf(ws);
+    expect(closed).toMatchObject({ code: VNC_CLOSE.unreachable.code, reason: 'viewer_display_unreachable' });
+    expect(closed.at - t0).toBeLessThan(500); // a machine that is gone is said at once
+    expect((await bridges[0])?.kind).toBe('unreachable');
+  });
+
+  it('closes with a reason when VNC accepts but says nothing, within the bound', async () => {
+    const silent = createServer((s) => s.on('error', () => {}));
+    await new Promise<void>((r) => silent.listen(sockPath, () => r()));
+    const t0 = performance.now();
+    const { ws, frames } = await open();
+    const closed = await closeOf(ws);
+    expect(frames).toHaveLength(0);
+    expect(closed).toMatchObject({ code: VNC_CLOSE.timeout.code, reason: 'viewer_display_timeout' });
+    expect(closed.at - t0).toBeLessThan(VNC_FIRST_BYTES_MS);
     await bridges[0];
+    await new Promise((r) => silent.close(r));
+  });
+
+  it('passes on what the browser sent before VNC greeted, after the greeting', async () => {
+    const got: Buffer[] = [];
+    const slow = createServer((s) => {
+      setTimeout(() => s.write('RFB 003.008\n'), 200);
+      s.on('data', (d) => got.push(d));
+      s.on('error', () => {});
+    });
+    await new Promise<void>((r) => slow.listen(sockPath, () => r()));
+    const { ws, frames } = await open();
+    ws.send(Buffer.from('early'));
+    await until(() => frames.length >= 1);
+    expect(frames[0]!.toString()).toBe('RFB 003.008\n');
+    await until(() => Buffer.concat(got).toString() === 'early');
+    ws.close();
+    expect(await bridges[0]).toBeUndefined();
+    await new Promise((r) => slow.close(r));
   });
 
   it('also reaches a VNC server on host:port (a libvirt hypervisor)', async () => {

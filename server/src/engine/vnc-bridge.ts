@@ -1,43 +1,167 @@
-// Pipes a browser WebSocket (noVNC) to a machine's VNC unix socket, byte for byte, and closes both
+// Pipes a browser WebSocket (noVNC) to a machine's VNC server, byte for byte, and closes both
 // sides together. Who may connect is decided by the caller before it gets here (viewer tokens);
 // the VNC password set through QMP is the second lock.
-import { connect } from 'node:net';
+//
+// The browser is promised the screen's first bytes (the RFB version) within VNC_FIRST_BYTES_MS, or
+// a close with a reason it can show: the VNC connection is opened and its greeting awaited under
+// one deadline, before anything the browser sends is passed on.
+import { connect, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { RawData, WebSocket } from 'ws';
+import { VNC_CLOSE, VNC_FIRST_BYTES_MS } from '@vdi/contracts';
 import type { VncEndpoint } from './driver';
 
 /** ws buffers above this pause reading from VNC (a slow browser must not grow memory without bound). */
 const HIGH_WATER = 4 * 1024 * 1024;
+/** What the bridge may spend reaching VNC: the rest of the bound is for the token check before it
+ *  and for the close frame to travel. */
+export const VNC_OPEN_TIMEOUT_MS = VNC_FIRST_BYTES_MS - 500;
 
-/** Resolves once both sides are closed. Close codes: 1000 when VNC ended the session, 1011 when the
- *  VNC socket could not be reached or failed. */
-export function bridgeWebSocketToUnixSocket(ws: WebSocket, socketPath: string): Promise<void> {
+/**
+ * Failures worth another try within the deadline. QEMU listens on its VNC socket with a backlog of
+ * one: while it is accepting one viewer, another connect fails at once with EAGAIN (unix sockets)
+ * — two tabs, or a videowall and a tab, opening the same screen together. A missing socket or a
+ * refusal means the machine is gone: the browser is told at once.
+ */
+const RETRYABLE = new Set(['EAGAIN', 'ECONNRESET']);
+
+export type VncUnavailableKind = keyof typeof VNC_CLOSE;
+export class VncUnavailableError extends Error {
+  constructor(
+    readonly kind: VncUnavailableKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'VncUnavailableError';
+  }
+}
+
+/** An open VNC connection and the bytes it greeted with (the RFB version), not yet passed on. */
+export type VncConnection = { socket: Socket; greeting: Buffer };
+
+/**
+ * Connects to a VNC endpoint and waits for its greeting, both within `timeoutMs`. Throws
+ * VncUnavailableError: `unreachable` when no connection could be made, `timeout` when the server
+ * was reached but said nothing in time.
+ */
+export async function openVnc(endpoint: VncEndpoint, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<VncConnection> {
+  const deadline = Date.now() + (opts.timeoutMs ?? VNC_OPEN_TIMEOUT_MS);
+  let lastError = 'no attempt';
+  for (let attempt = 0; ; attempt++) {
+    if (opts.signal?.aborted) throw new VncUnavailableError('unreachable', 'the viewer went away');
+    const result = await connectAndGreet(endpoint, deadline);
+    if ('greeting' in result) return result;
+    if (result.silent) throw new VncUnavailableError('timeout', `VNC sent nothing within the bound (attempt ${attempt + 1})`);
+    lastError = result.error;
+    if (!result.retryable || Date.now() + 25 >= deadline) break;
+    await sleep(Math.min(25 * (attempt + 1), 100));
+  }
+  throw new VncUnavailableError('unreachable', `VNC could not be reached: ${lastError}`);
+}
+
+type Attempt = VncConnection | { error: string; retryable: boolean; silent?: false } | { silent: true };
+
+function connectAndGreet(endpoint: VncEndpoint, deadline: number): Promise<Attempt> {
+  return new Promise((resolve) => {
+    const socket = 'socket' in endpoint ? connect(endpoint.socket) : connect(endpoint.port, endpoint.host);
+    socket.setNoDelay?.(true);
+    const chunks: Buffer[] = [];
+    let length = 0;
+    let connected = false;
+    const finish = (a: Attempt) => {
+      clearTimeout(timer);
+      socket.removeListener('data', onData);
+      socket.removeListener('error', onError);
+      socket.removeListener('close', onClose);
+      if (!('greeting' in a)) socket.destroy();
+      resolve(a);
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      length += chunk.length;
+      // RFB's ProtocolVersion is 12 bytes; the server then waits for ours.
+      if (length >= 12) {
+        socket.pause();
+        finish({ socket, greeting: Buffer.concat(chunks) });
+      }
+    };
+    const onError = (err: NodeJS.ErrnoException) => finish({ error: err.code ?? err.message, retryable: RETRYABLE.has(err.code ?? '') });
+    const onClose = () => finish({ error: connected ? 'closed before its greeting' : 'closed', retryable: true });
+    const timer = setTimeout(() => finish(connected ? { silent: true } : { error: 'connect timed out', retryable: false }), Math.max(0, deadline - Date.now()));
+    socket.once('connect', () => (connected = true));
+    socket.on('data', onData);
+    socket.on('error', onError);
+    socket.on('close', onClose);
+  });
+}
+
+/** Resolves once both sides are closed (with the reason when the screen could not be opened). */
+export function bridgeWebSocketToUnixSocket(ws: WebSocket, socketPath: string): Promise<VncUnavailableError | undefined> {
   return bridgeWebSocketToVnc(ws, { socket: socketPath });
 }
 
-/** Same for any driver's endpoint: a unix socket (QEMU driver) or host:port (libvirt). */
-export function bridgeWebSocketToVnc(ws: WebSocket, endpoint: VncEndpoint): Promise<void> {
+/**
+ * Same for any driver's endpoint: a unix socket (QEMU driver) or host:port. Close codes: 1000 when
+ * VNC ended the session, VNC_CLOSE.unreachable / .timeout (reason: a description_code) when the
+ * screen could not be opened within the bound, 1011 when VNC failed later.
+ */
+export async function bridgeWebSocketToVnc(ws: WebSocket, endpoint: VncEndpoint, opts: { timeoutMs?: number } = {}): Promise<VncUnavailableError | undefined> {
+  // What noVNC sends before VNC is there is kept, in order (an RFB client waits for the greeting,
+  // but nothing here relies on that).
+  const early: Buffer[] = [];
+  const keep = (data: RawData) => early.push(toBuffer(data));
+  ws.on('message', keep);
+  const gone = new AbortController();
+  const wsClosed = new Promise<void>((r) => {
+    if (ws.readyState === ws.CLOSED) return r();
+    ws.once('close', () => r());
+  });
+  void wsClosed.then(() => gone.abort());
+  ws.on('error', () => undefined); // a broken browser connection ends in 'close'
+
+  let vnc: VncConnection;
+  try {
+    vnc = await openVnc(endpoint, { timeoutMs: opts.timeoutMs, signal: gone.signal });
+  } catch (err) {
+    ws.removeListener('message', keep);
+    const why = err instanceof VncUnavailableError ? err : new VncUnavailableError('unreachable', String(err));
+    if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(VNC_CLOSE[why.kind].code, VNC_CLOSE[why.kind].reason);
+    await wsClosed;
+    return why;
+  }
+  ws.removeListener('message', keep);
+  if (gone.signal.aborted) {
+    vnc.socket.destroy();
+    return undefined;
+  }
+  await pipe(ws, vnc, early, wsClosed);
+  return undefined;
+}
+
+function pipe(ws: WebSocket, { socket: vnc, greeting }: VncConnection, early: Buffer[], wsClosed: Promise<void>): Promise<void> {
   return new Promise((resolve) => {
-    const vnc = 'socket' in endpoint ? connect(endpoint.socket) : connect(endpoint.port, endpoint.host);
-    let wsClosed = ws.readyState === ws.CLOSED;
     let vncClosed = false;
+    let wsDone = false;
     const maybeDone = () => {
-      if (wsClosed && vncClosed) resolve();
+      if (wsDone && vncClosed) resolve();
     };
 
-    // noVNC may send before the unix connection is up: net.Socket queues writes until connected.
-    ws.on('message', (data: RawData) => {
-      const chunk = toBuffer(data);
-      if (!vnc.write(chunk)) ws.pause();
-    });
-    vnc.on('drain', () => ws.resume());
-
-    vnc.on('data', (chunk: Buffer) => {
+    const forward = (chunk: Buffer) => {
       if (ws.readyState !== ws.OPEN) return;
       ws.send(chunk, { binary: true }, () => {
         if (vnc.isPaused() && ws.bufferedAmount < HIGH_WATER) vnc.resume();
       });
       if (ws.bufferedAmount >= HIGH_WATER) vnc.pause();
+    };
+    forward(greeting);
+    for (const chunk of early) vnc.write(chunk);
+
+    ws.on('message', (data: RawData) => {
+      if (!vnc.write(toBuffer(data))) ws.pause();
     });
+    vnc.on('drain', () => ws.resume());
+    vnc.on('data', forward);
+    vnc.resume();
 
     let failed = false;
     vnc.on('error', () => {
@@ -51,13 +175,11 @@ export function bridgeWebSocketToVnc(ws: WebSocket, endpoint: VncEndpoint): Prom
       maybeDone();
     });
 
-    ws.on('close', () => {
-      wsClosed = true;
+    void wsClosed.then(() => {
+      wsDone = true;
       vnc.destroy();
       maybeDone();
     });
-    ws.on('error', () => vnc.destroy());
-    if (wsClosed) vnc.destroy();
   });
 }
 

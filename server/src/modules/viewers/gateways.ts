@@ -2,9 +2,9 @@ import type { IncomingMessage, Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { VNC_WEBSOCKET_PATH } from '@vdi/contracts';
+import { VNC_FIRST_BYTES_MS, VNC_WEBSOCKET_PATH } from '@vdi/contracts';
 import type { AppContext } from '../../context';
-import { bridgeWebSocketToVnc } from '../../engine/vnc-bridge';
+import { bridgeWebSocketToVnc, VNC_OPEN_TIMEOUT_MS } from '../../engine/vnc-bridge';
 import { findDomain } from '../desktops/view';
 import { consumeViewerToken } from './tokens';
 import { VIEWABLE } from './service';
@@ -25,6 +25,7 @@ export function attachViewerGateways(server: Server, ctx: AppContext) {
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://portal');
     if (url.pathname !== VNC_WEBSOCKET_PATH) return; // the live socket handles its own path
+    const asked = Date.now();
     void (async () => {
       const token = url.searchParams.get('token');
       const grant = token ? await consumeViewerToken(ctx.db, token, 'vnc') : undefined;
@@ -33,7 +34,12 @@ export function attachViewerGateways(server: Server, ctx: AppContext) {
       if (!runtime?.vnc) return refuse(socket, '401 Unauthorized');
       wss.handleUpgrade(req, socket, head, (ws) => {
         ctx.log.info({ desktop: row!.id }, 'browser viewer connected');
-        void bridgeWebSocketToVnc(ws, runtime.vnc!).catch((err) => ctx.log.warn({ err }, 'viewer bridge ended'));
+        // The bound runs from the request: what the token check took is not the bridge's to spend.
+        const timeoutMs = Math.min(VNC_OPEN_TIMEOUT_MS, Math.max(500, VNC_FIRST_BYTES_MS - 250 - (Date.now() - asked)));
+        void bridgeWebSocketToVnc(ws, runtime.vnc!, { timeoutMs }).then(
+          (unavailable) => unavailable && ctx.log.warn({ desktop: row!.id, why: unavailable.kind, detail: unavailable.message }, 'browser viewer closed: screen unavailable'),
+          (err) => ctx.log.warn({ err }, 'viewer bridge ended'),
+        );
       });
     })().catch((err) => {
       ctx.log.error({ err }, 'viewer upgrade failed');
@@ -65,5 +71,13 @@ export function attachViewerGateways(server: Server, ctx: AppContext) {
     })().catch(() => refuse(client, '500 Internal Server Error'));
   });
 
-  return () => wss.close();
+  /** The server stops: open viewers are told (1001, going away) and their bridges end, or the HTTP
+   *  server would wait for them forever (an upgraded socket still counts as its connection). */
+  return () => {
+    for (const ws of wss.clients) {
+      ws.close(1001, 'server stopping');
+      setTimeout(() => ws.terminate(), 1000).unref(); // a browser that never answers the close
+    }
+    wss.close();
+  };
 }

@@ -1,5 +1,6 @@
 import type { TBrowserViewerTicket, TViewer, TViewerAnswer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
+import type { MachineRuntime } from '../../engine/driver';
 import { ApiError, notFound, precondition } from '../../http/errors';
 import type { DomainRow } from '../desktops/view';
 import { viewersOf } from '../desktops/view';
@@ -8,6 +9,38 @@ import { issueViewerToken, VIEWER_TOKEN_SECONDS, viewerPassword } from './tokens
 
 export const VIEWABLE = ['Started', 'WaitingIP', 'Shutting-down', 'Paused'];
 const PASSWORD_SECONDS = 120;
+/** A VNC password lives this long and is shared by the tickets issued while it has at least
+ *  two token lives left: every ticket it went into has expired before it is replaced. */
+const VNC_PASSWORD_SECONDS = 300;
+const VNC_PASSWORD_REUSE_SECONDS = 2 * VIEWER_TOKEN_SECONDS;
+
+/**
+ * QEMU keeps one VNC password per display. A new one for every ticket locked out the viewers
+ * still connecting with the one before (two tabs, the owner and the videowall, a reconnect): they
+ * failed VNC authentication. So a running machine's password is reused while it is fresh; the
+ * one-time token, not the password, is what opens the bridge. Keyed by the machine's run (a
+ * restarted desktop is a new QEMU without the password); entries go when they expire.
+ */
+const vncPasswords = new Map<string, Promise<{ password: string; until: number }>>();
+
+async function sharedVncPassword(ctx: AppContext, runtime: MachineRuntime): Promise<string> {
+  const now = Date.now();
+  for (const [key, entry] of vncPasswords) {
+    const e = await entry.catch(() => null);
+    if (!e || e.until <= now) vncPasswords.delete(key);
+  }
+  const key = `${runtime.id}:${runtime.pid ?? ''}:${new Date(runtime.startedAt).getTime()}`;
+  const current = await vncPasswords.get(key)?.catch(() => null);
+  if (current && current.until - now >= VNC_PASSWORD_REUSE_SECONDS * 1000) return current.password;
+  const setting = (async () => {
+    const password = viewerPassword(8);
+    await ctx.engine.driver.setViewerPassword(runtime.id, 'vnc', password, VNC_PASSWORD_SECONDS);
+    return { password, until: Date.now() + VNC_PASSWORD_SECONDS * 1000 };
+  })();
+  vncPasswords.set(key, setting); // set before awaiting: a concurrent request waits for this one
+  setting.catch(() => vncPasswords.get(key) === setting && vncPasswords.delete(key));
+  return (await setting).password;
+}
 
 /**
  * A viewer of a running desktop: a browser ticket (one-time token + VNC password) or a SPICE
@@ -20,15 +53,18 @@ export async function viewerFor(ctx: AppContext, row: DomainRow, viewer: TViewer
   if (!runtime) throw precondition('viewer_not_started', 'The desktop is not running');
 
   if (viewer === 'browser-vnc') {
-    const password = viewerPassword(8);
-    await ctx.engine.driver.setViewerPassword(row.id, 'vnc', password, PASSWORD_SECONDS);
+    const password = await sharedVncPassword(ctx, runtime);
     const token = await issueViewerToken(ctx.db, row.id, opts.userId, 'vnc');
     const ticket: TBrowserViewerTicket = { token, password, name: row.name, desktopId: row.id };
+    const cookie = Buffer.from(JSON.stringify(ticket)).toString('base64url');
+    // The original's shape: clients written for it store `cookie` in a `browser_viewer` cookie and
+    // open `viewer`; ours open `urlp`, the same page with the ticket in the fragment.
     return {
       kind: 'browser',
       protocol: 'vnc',
       viewer: '/viewer/vnc',
-      cookie: Buffer.from(JSON.stringify(ticket)).toString('base64url'),
+      urlp: `/viewer/vnc#${cookie}`,
+      cookie,
       values: { vmName: row.name, exp: Math.floor(Date.now() / 1000) + VIEWER_TOKEN_SECONDS },
     };
   }

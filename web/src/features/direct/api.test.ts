@@ -12,7 +12,7 @@ describe('direct viewer helpers', () => {
     const data = {
       ...base,
       viewers: {
-        'browser-vnc': { kind: 'browser', protocol: 'vnc', viewer: '/viewer/vnc', cookie: 'c', values: {} },
+        'browser-vnc': { kind: 'browser', protocol: 'vnc', viewer: '/viewer/vnc', urlp: '/viewer/vnc#c', cookie: 'c', values: {} },
         'file-spice': { kind: 'file', protocol: 'spice' },
       },
     };

@@ -15,7 +15,7 @@ import { useTranslation } from 'react-i18next';
 import type { TBrowserViewerTicket } from '@vdi/contracts';
 import { errorMessage } from '../../lib/errors';
 import { session } from '../../lib/session';
-import { decodeTicket } from './ticket';
+import { browserViewerCookie, forgetBrowserViewerCookie, ticketFromPage } from './ticket';
 import { useVnc } from './use-vnc';
 import { fetchVncTicket } from './open';
 import classes from './VncViewerPage.module.css';
@@ -25,20 +25,25 @@ type Ended = { reason: 'closed' | 'failed' | 'denied' };
 
 const STATUS_COLOR: Record<Status, string> = { connecting: 'yellow', connected: 'teal', disconnected: 'red' };
 
-/** Reads the ticket once and takes it out of the address bar (it is single-use and holds a password). */
-function useTicketFromFragment(): [TBrowserViewerTicket | null, (t: TBrowserViewerTicket) => void] {
-  const [ticket, setTicket] = useState(() => decodeTicket(window.location.hash));
+/**
+ * Reads the ticket once: from the fragment (this portal's own pages), else from the
+ * `browser_viewer` cookie that clients written for the original system set before opening the
+ * viewer. Then takes it out of the address bar and the cookie jar (it is single-use and holds a password).
+ */
+function useTicket(): [TBrowserViewerTicket | null, (t: TBrowserViewerTicket) => void] {
+  const [ticket, setTicket] = useState(() => ticketFromPage(window.location.hash, document.cookie));
   useEffect(() => {
     if (window.location.hash) history.replaceState(history.state, '', window.location.pathname + window.location.search);
+    if (browserViewerCookie(document.cookie) !== null) forgetBrowserViewerCookie();
   }, []);
   return [ticket, setTicket];
 }
 
 export default function VncViewerPage() {
   const { t, i18n } = useTranslation();
-  const [ticket, setTicket] = useTicketFromFragment();
+  const [ticket, setTicket] = useTicket();
   const screenRef = useRef<HTMLDivElement>(null);
-  const { status: vncStatus, ended: endReason, rfb: rfbRef } = useVnc(screenRef, ticket);
+  const { status: vncStatus, ended: endReason, reason: closeReason, rfb: rfbRef } = useVnc(screenRef, ticket);
   const status: Status = vncStatus === 'idle' ? 'connecting' : vncStatus;
   const ended: Ended | null = endReason ? { reason: endReason } : null;
   const [fullscreen, setFullscreen] = useState(Boolean(document.fullscreenElement));
@@ -178,8 +183,8 @@ export default function VncViewerPage() {
                 <Title order={1} size="h4" ta="center">
                   {t('viewer.disconnected_title')}
                 </Title>
-                <Text size="sm" c="dimmed" ta="center">
-                  {t(`viewer.ended.${ended?.reason ?? 'closed'}`)}
+                <Text size="sm" c="dimmed" ta="center" data-testid="viewer-ended" data-reason={closeReason ?? ended?.reason ?? 'closed'}>
+                  {closeReason && i18n.exists(`errors.${closeReason}`) ? t(`errors.${closeReason}`) : t(`viewer.ended.${ended?.reason ?? 'closed'}`)}
                 </Text>
                 {reconnectError && (
                   <Text size="sm" c="red" ta="center" data-testid="viewer-reconnect-error">

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeTicket, encodeTicket, toBase64Url, vncSocketUrl } from './ticket';
+import { VNC_CLOSE } from '@vdi/contracts';
+import { browserViewerCookie, closeReasonOf, decodeTicket, encodeTicket, ticketFromPage, toBase64Url, vncSocketUrl } from './ticket';
 
 const ticket = { token: 'tok-123', password: 'pw/+=8ch', name: 'Écriture – lab 1', desktopId: 'd-1' };
 
@@ -24,5 +25,24 @@ describe('viewer ticket in the fragment', () => {
   it('builds the websocket address on the page origin', () => {
     expect(vncSocketUrl({ protocol: 'http:', host: 'localhost:8080' }, 'a b')).toBe('ws://localhost:8080/api/v3/vnc?token=a%20b');
     expect(vncSocketUrl({ protocol: 'https:', host: 'vdi.example' }, 't')).toBe('wss://vdi.example/api/v3/vnc?token=t');
+  });
+  it('takes the ticket from the browser_viewer cookie when there is no fragment (clients of the original system)', () => {
+    const enc = encodeTicket(ticket);
+    expect(browserViewerCookie(`theme=dark; browser_viewer=${enc}; token=x`)).toBe(enc);
+    expect(browserViewerCookie('browser_viewer_old=1')).toBeNull();
+    expect(ticketFromPage('', `token=abc; browser_viewer=${enc}`)).toEqual(ticket);
+    expect(ticketFromPage('', `browser_viewer=${encodeURIComponent(enc)}`)).toEqual(ticket);
+    // The fragment wins; without either there is no ticket.
+    const other = { ...ticket, token: 'other' };
+    expect(ticketFromPage(`#${encodeTicket(other)}`, `browser_viewer=${enc}`)).toEqual(other);
+    expect(ticketFromPage('', 'token=abc')).toBeNull();
+    expect(ticketFromPage('', 'browser_viewer=garbage')).toBeNull();
+  });
+  it("reads the bridge's close reason only from its own close codes", () => {
+    expect(closeReasonOf(VNC_CLOSE.timeout)).toBe('viewer_display_timeout');
+    expect(closeReasonOf(VNC_CLOSE.unreachable)).toBe('viewer_display_unreachable');
+    expect(closeReasonOf({ code: 1000, reason: 'display closed' })).toBeNull();
+    expect(closeReasonOf({ code: 4502, reason: 'anything else' })).toBeNull();
+    expect(closeReasonOf({ code: 1006, reason: '' })).toBeNull();
   });
 });

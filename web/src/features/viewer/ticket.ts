@@ -1,4 +1,4 @@
-import { ZBrowserViewerTicket, VNC_WEBSOCKET_PATH, type TBrowserViewerTicket } from '@vdi/contracts';
+import { VNC_CLOSE, ZBrowserViewerTicket, VNC_WEBSOCKET_PATH, type TBrowserViewerTicket } from '@vdi/contracts';
 
 /** base64url → text (UTF-8). */
 function fromBase64Url(s: string): string {
@@ -29,8 +29,42 @@ export function decodeTicket(fragment: string): TBrowserViewerTicket | null {
 
 export const encodeTicket = (t: TBrowserViewerTicket) => toBase64Url(JSON.stringify(t));
 
+/** The cookie in which clients of the original system hand the viewer answer's `cookie` to the viewer page. */
+export const BROWSER_VIEWER_COOKIE = 'browser_viewer';
+
+/** The value of the browser_viewer cookie in a `document.cookie` string, or null. */
+export function browserViewerCookie(cookies: string): string | null {
+  for (const part of cookies.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === BROWSER_VIEWER_COOKIE) return part.slice(eq + 1).trim();
+  }
+  return null;
+}
+
+/** The page's ticket: the fragment when there is one (our own pages), else the browser_viewer cookie. */
+export function ticketFromPage(fragment: string, cookies: string): TBrowserViewerTicket | null {
+  if (fragment.replace(/^#/, '').trim()) return decodeTicket(fragment);
+  const cookie = browserViewerCookie(cookies);
+  return cookie ? decodeTicket(cookie) : null;
+}
+
+/** Deletes the browser_viewer cookie, whichever path the client set it on (this page's or the root). */
+export function forgetBrowserViewerCookie() {
+  const expired = `${BROWSER_VIEWER_COOKIE}=; expires=Thu, 01 Jan 1970 00:00:00 GMT; SameSite=Strict`;
+  const dirs = window.location.pathname.split('/').slice(0, -1);
+  const paths = new Set(['/', ...dirs.map((_, i) => dirs.slice(0, i + 1).join('/') || '/')]);
+  for (const path of paths) document.cookie = `${expired}; path=${path}`;
+  document.cookie = expired;
+}
+
 /** The websocket address of the VNC bridge on this page's origin. */
 export function vncSocketUrl(loc: Pick<Location, 'protocol' | 'host'>, token: string): string {
   const scheme = loc.protocol === 'https:' ? 'wss' : 'ws';
   return `${scheme}://${loc.host}${VNC_WEBSOCKET_PATH}?token=${encodeURIComponent(token)}`;
+}
+
+/** The description_code the bridge closed the viewer websocket with (the screen unreachable, or no
+ *  answer in time), or null for any other close. */
+export function closeReasonOf(e: { code: number; reason: string }): string | null {
+  return Object.values(VNC_CLOSE).some((c) => c.code === e.code && c.reason === e.reason) ? e.reason : null;
 }

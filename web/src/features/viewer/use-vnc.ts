@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
 import RFB from '@novnc/novnc';
 import type { TBrowserViewerTicket } from '@vdi/contracts';
-import { vncSocketUrl } from './ticket';
+import { closeReasonOf, vncSocketUrl } from './ticket';
 
 export type VncStatus = 'idle' | 'connecting' | 'connected' | 'disconnected';
 export type VncEnd = 'closed' | 'failed' | 'denied';
@@ -15,6 +15,7 @@ export function useVnc(screen: RefObject<HTMLDivElement | null>, ticket: TBrowse
   const rfbRef = useRef<RFB | null>(null);
   const [status, setStatus] = useState<VncStatus>(ticket ? 'connecting' : 'idle');
   const [ended, setEnded] = useState<VncEnd | null>(null);
+  const [reason, setReason] = useState<string | null>(null);
   const viewOnly = Boolean(opts.viewOnly);
   const focus = opts.focus ?? !viewOnly;
   const viewOnlyRef = useRef(viewOnly);
@@ -30,11 +31,18 @@ export function useVnc(screen: RefObject<HTMLDivElement | null>, ticket: TBrowse
     }
     setStatus('connecting');
     setEnded(null);
+    setReason(null);
     let rfb: RFB | null = null;
     let denied = false;
+    let closedWith: string | null = null;
     // Deferred: a mount that is undone at once (development's double effects) must not spend the one-time token.
     const timer = setTimeout(() => {
-      rfb = new RFB(el, vncSocketUrl(window.location, ticket.token), {
+      // Our own socket, handed to noVNC: its close code and reason tell why the screen is not there.
+      const socket = new WebSocket(vncSocketUrl(window.location, ticket.token));
+      socket.addEventListener('close', (e) => {
+        closedWith = closeReasonOf(e);
+      });
+      rfb = new RFB(el, socket, {
         credentials: { password: ticket.password, username: '', target: '' },
       });
       rfb.scaleViewport = true;
@@ -53,7 +61,8 @@ export function useVnc(screen: RefObject<HTMLDivElement | null>, ticket: TBrowse
       });
       rfb.addEventListener('disconnect', (e) => {
         setStatus('disconnected');
-        setEnded(denied ? 'denied' : e.detail.clean ? 'closed' : 'failed');
+        setReason(closedWith);
+        setEnded(denied ? 'denied' : closedWith ? 'failed' : e.detail.clean ? 'closed' : 'failed');
         rfbRef.current = null;
       });
       rfbRef.current = rfb;
@@ -80,5 +89,5 @@ export function useVnc(screen: RefObject<HTMLDivElement | null>, ticket: TBrowse
     if (!viewOnly && focus) r.focus();
   }, [viewOnly, focus]);
 
-  return { status, ended, rfb: rfbRef };
+  return { status, ended, reason, rfb: rfbRef };
 }
