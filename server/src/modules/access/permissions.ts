@@ -1,4 +1,5 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, type SQL } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { Allowed } from '../../db/schema';
@@ -16,6 +17,21 @@ export async function actorOf(db: Db, user: UserRow): Promise<Actor> {
 }
 
 type Owned = { userId: string; categoryId: string };
+
+/** Who picks people or groups (to share with, to roll desktops out to, to co-own with): role and category. */
+export type Chooser = { role: string; categoryId: string };
+export const chooserOf = (user: Pick<UserRow, 'roleId' | 'categoryId'>): Chooser => ({ role: user.roleId, categoryId: user.categoryId });
+
+/** Whom a chooser may pick: anyone for an admin, else the users and groups of their own category. */
+export const mayChoose = (chooser: Chooser, target: { categoryId: string }) => chooser.role === 'admin' || target.categoryId === chooser.categoryId;
+
+/**
+ * The same as a condition on a category column, for every chooser at once (each narrows: when a
+ * co-owner or a manager acts on someone else's deployment, both the owner and the caller must be
+ * able to pick the person). Undefined when nobody limits (admins only).
+ */
+export const choosableWhere = (choosers: Chooser[], categoryColumn: PgColumn): SQL | undefined =>
+  and(...choosers.filter((c) => c.role !== 'admin').map((c) => eq(categoryColumn, c.categoryId)));
 
 /** Owner, admin, or a manager of the owner's category: may act on the item. Nobody else. */
 export function canManage(actor: Actor, item: Owned): boolean {
