@@ -99,6 +99,7 @@ describe('when the admin owner names a user of another category', () => {
     expect(await codeOf(await api(teo, `/desktop/start/${theirs}`))).toEqual({ status: 403, code: 'forbidden' });
     expect(await codeOf(await api(teo, `/desktop/${theirs}/viewer/browser-vnc`))).toEqual({ status: 403, code: 'forbidden' });
     expect(await codeOf(await api(teo, `/desktop/jumperurl/${theirs}`))).toEqual({ status: 403, code: 'forbidden' });
+    expect(await codeOf(await api(teo, `/deployments/domain/visible/${theirs}`, 'PUT', { visible: false }))).toEqual({ status: 403, code: 'forbidden' });
     const csv = await (await api(teo, `/deployments/directviewer_csv/${dep}`)).text();
     expect(csv).not.toContain('researcher');
     const detail = await (await api(teo, `/deployment/${dep}`)).json();

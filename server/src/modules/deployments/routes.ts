@@ -25,7 +25,7 @@ import {
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { authOf, requireAuth } from '../../http/guard';
-import { notFound } from '../../http/errors';
+import { forbidden, notFound } from '../../http/errors';
 import { publicBaseUrl } from '../../http/base-url';
 import { actorOf, chooserOf } from '../access/permissions';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
@@ -167,7 +167,8 @@ export async function deploymentRoutes(app: FastifyInstance, ctx: AppContext, li
     async (request) => {
       const desktop = await findDomain(ctx.db, request.params.id);
       if (!desktop || desktop.kind !== 'desktop' || !desktop.tag) throw notFound('desktop_not_found', 'Desktop not found');
-      await deploymentFor(ctx, userOf(request), desktop.tag, 'edit');
+      const { row, actor } = await deploymentFor(ctx, userOf(request), desktop.tag, 'edit');
+      if (!reachesDesktop(actor, row, desktop)) throw forbidden('forbidden', 'Not enough rights on this desktop');
       return setDesktopVisible(ctx, events, desktop, request.body.visible);
     },
   );
