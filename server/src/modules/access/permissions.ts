@@ -1,9 +1,10 @@
-import { and, eq, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { Allowed } from '../../db/schema';
 import type { UserRow } from '../../auth/sessions';
+import { badRequest } from '../../http/errors';
 
 /** Who is asking: what every permission decision needs to know. */
 export type Actor = { id: string; role: string; categoryId: string; groupIds: string[] };
@@ -53,6 +54,34 @@ export function isAllowed(actor: Actor, item: Owned & { allowed: Allowed }): boo
   if (groups !== false && (groups.length === 0 ? sameCategory : groups.some((g) => actor.groupIds.includes(g)))) return true;
   if (users !== false && (users.length === 0 ? sameCategory : users.includes(actor.id))) return true;
   return false;
+}
+
+/**
+ * An `allowed` list (who may use a template or media, who gets a deployment's desktops) as
+ * chosen by someone: roles and categories reach beyond one category, so they are for admins
+ * only; every group and user named must exist and be one every chooser may pick. One out of
+ * reach is answered as unknown (400), so that it cannot be probed.
+ */
+export async function assertChoosable(db: Db, choosers: Chooser[], allowed: Partial<Pick<Allowed, 'roles' | 'categories' | 'groups' | 'users'>>) {
+  const admins = choosers.every((c) => c.role === 'admin');
+  for (const key of ['roles', 'categories'] as const) {
+    const v = allowed[key];
+    if (v !== undefined && v !== false && !admins) throw badRequest('bad_request', `Only administrators share by ${key}`, { [key]: v });
+  }
+  if (allowed.groups && allowed.groups.length) {
+    const ids = [...new Set(allowed.groups)];
+    const found = await db.select({ id: schema.groups.id }).from(schema.groups)
+      .where(and(inArray(schema.groups.id, ids), choosableWhere(choosers, schema.groups.categoryId)));
+    const missing = ids.filter((id) => !found.some((f) => f.id === id));
+    if (missing.length) throw badRequest('bad_request', `Unknown groups: ${missing.join(', ')}`, { groups: missing });
+  }
+  if (allowed.users && allowed.users.length) {
+    const ids = [...new Set(allowed.users)];
+    const found = await db.select({ id: schema.users.id }).from(schema.users)
+      .where(and(inArray(schema.users.id, ids), choosableWhere(choosers, schema.users.categoryId)));
+    const missing = ids.filter((id) => !found.some((f) => f.id === id));
+    if (missing.length) throw badRequest('user_not_found', `Unknown users: ${missing.join(', ')}`, { users: missing });
+  }
 }
 
 export const NOT_SHARED: Allowed = { roles: false, categories: false, groups: false, users: false };

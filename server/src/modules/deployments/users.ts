@@ -3,8 +3,7 @@ import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { Allowed } from '../../db/schema';
 import type { UserRow } from '../../auth/sessions';
-import { badRequest } from '../../http/errors';
-import { choosableWhere, type Chooser } from '../access/permissions';
+import { assertChoosable, choosableWhere, type Chooser } from '../access/permissions';
 
 /** Who a deployment is for: groups and users (false = criterion unused, [] = everyone the choosers may pick). */
 export type DeploymentAllowed = Pick<Allowed, 'groups' | 'users'>;
@@ -44,26 +43,8 @@ export async function selectedUsers(db: Db, choosers: Chooser[], allowed: Deploy
     .orderBy(asc(schema.users.name));
 }
 
-/**
- * Every group and user named must exist and be one every chooser may pick (a typo is an error,
- * not silently nobody; one out of reach is answered as unknown, so that it cannot be probed).
- */
-export async function assertKnown(db: Db, choosers: Chooser[], allowed: DeploymentAllowed) {
-  if (allowed.groups && allowed.groups.length) {
-    const ids = [...new Set(allowed.groups)];
-    const found = await db.select({ id: schema.groups.id }).from(schema.groups)
-      .where(and(inArray(schema.groups.id, ids), choosableWhere(choosers, schema.groups.categoryId)));
-    const missing = ids.filter((id) => !found.some((f) => f.id === id));
-    if (missing.length) throw badRequest('bad_request', `Unknown groups: ${missing.join(', ')}`, { groups: missing });
-  }
-  if (allowed.users && allowed.users.length) {
-    const ids = [...new Set(allowed.users)];
-    const found = await db.select({ id: schema.users.id }).from(schema.users)
-      .where(and(inArray(schema.users.id, ids), choosableWhere(choosers, schema.users.categoryId)));
-    const missing = ids.filter((id) => !found.some((f) => f.id === id));
-    if (missing.length) throw badRequest('user_not_found', `Unknown users: ${missing.join(', ')}`, { users: missing });
-  }
-}
+/** Every group and user named must exist and be one every chooser may pick (a typo is an error, not silently nobody). */
+export const assertKnown = (db: Db, choosers: Chooser[], allowed: DeploymentAllowed) => assertChoosable(db, choosers, allowed);
 
 /** The allowed value as stored: roles and categories unused. */
 export const storedAllowed = (a: DeploymentAllowed): Allowed => ({ roles: false, categories: false, groups: a.groups, users: a.users });

@@ -3,12 +3,14 @@ import { eq } from 'drizzle-orm';
 import { schema } from '../../src/db';
 import { call, DEMO_PASSWORD, login, loginToken, startTestServer, userIdOf, type TestServer } from '../helpers/server';
 import { until } from '../helpers/wait';
+import { makeTemplate, userRow } from '../helpers/routes-fixtures';
 
 // Issue 9, finding 1: a co-owner reaches no further than they could themselves. An `advanced`
 // teacher made co-owner of an admin's deployment once added a user of another category (the
 // admin's scope was used), got a desktop made in that account, and started it, opened its viewer
 // and downloaded its direct link. Users (and groups, co-owners) named by whoever edits a
 // deployment must be ones both the owner and the caller may pick; desktops are made only for them.
+// The same holds for whom templates and media are shared with.
 
 let server: TestServer;
 let admin: string;
@@ -124,5 +126,32 @@ describe('when the admin owner names a user of another category', () => {
   it('the researcher themselves still reaches their own desktop', async () => {
     const [mine] = await researcherDesktops();
     expect((await api(researcher, `/desktop/jumperurl/${mine!.id}`)).status).toBe(200);
+  });
+});
+
+describe('templates and media are shared only with whom the sharer may pick', () => {
+  let tpl: string;
+  beforeAll(async () => {
+    tpl = (await makeTemplate(server, await userRow(server, 'advanced'))).id;
+    await server.ctx.db.update(schema.domains).set({ enabled: true }).where(eq(schema.domains.id, tpl));
+  });
+  const share = (token: string, id: string, allowed: unknown) => api(token, '/template/update', 'PUT', { id, allowed });
+
+  it('refuses users and groups of another category, and roles or categories from a non-admin', async () => {
+    expect(await codeOf(await share(teo, tpl, { users: [researcherId] }))).toEqual({ status: 400, code: 'user_not_found' });
+    expect(await codeOf(await share(teo, tpl, { groups: ['lab-default'] }))).toEqual({ status: 400, code: 'bad_request' });
+    expect(await codeOf(await share(teo, tpl, { categories: ['lab'] }))).toEqual({ status: 400, code: 'bad_request' });
+    expect(await codeOf(await share(teo, tpl, { roles: [] }))).toEqual({ status: 400, code: 'bad_request' });
+    expect(await codeOf(await share(boss, tpl, { users: [researcherId] }))).toEqual({ status: 400, code: 'user_not_found' });
+    expect(await codeOf(await api(teo, `/template/duplicate/${template}`, 'POST', { name: 'Copy for the lab', allowed: { categories: ['lab'] } }))).toEqual({ status: 400, code: 'bad_request' });
+    const media = await api(teo, '/media', 'POST', { name: 'Lab iso', url: 'https://example.org/x.iso', kind: 'iso', allowed: { roles: false, categories: false, groups: false, users: [researcherId] } });
+    expect(await codeOf(media)).toEqual({ status: 400, code: 'user_not_found' });
+    const list = await (await api(researcher, '/user/templates/allowed/all')).json();
+    expect(list.map((t: { id: string }) => t.id)).not.toContain(tpl);
+  });
+
+  it('still shares within the category, and lets the admin share by role', async () => {
+    expect((await share(teo, tpl, { groups: ['default-students-1a'], users: false })).status).toBe(200);
+    expect((await share(admin, template, { roles: [] })).status).toBe(200);
   });
 });
