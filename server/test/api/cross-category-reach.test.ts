@@ -155,3 +155,21 @@ describe('templates and media are shared only with whom the sharer may pick', ()
     expect((await share(admin, template, { roles: [] })).status).toBe(200);
   });
 });
+
+describe('a co-owner edits what the desktops are made of within their own quota', () => {
+  it('refuses more memory than the co-owner may choose, though the owner (admin) may', async () => {
+    const teoId = await userIdOf(server, 'advanced');
+    const quota = {
+      desktops: 10, volatile: 5, templates: 5, isos: 5, deployments_total: 5, deployment_desktops: 50, started_deployment_desktops: 20,
+      running: 3, memory: 1, vcpus: 8, desktops_disk_size: 50, total_size: 100, total_soft_size: 80, storage_size: 100, media_size: 50, personal_drive: 0,
+    };
+    await server.ctx.db.update(schema.users).set({ quota }).where(eq(schema.users.id, teoId));
+    try {
+      const r = await api(teo, `/deployment/${dep}`, 'PUT', { hardware: { memory: 2 } });
+      expect(await codeOf(r)).toEqual({ status: 428, code: 'domain_edit_memory_quota_exceeded' });
+      expect((await api(admin, `/deployment/${dep}`, 'PUT', { hardware: { memory: 2 } })).status).toBe(200);
+    } finally {
+      await server.ctx.db.update(schema.users).set({ quota: null }).where(eq(schema.users.id, teoId));
+    }
+  });
+});
