@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { schema } from '../../src/db';
 import { call, DEMO_PASSWORD, login, loginToken, startTestServer, userIdOf, type TestServer } from '../helpers/server';
-import { until } from '../helpers/wait';
+import { recordEvents, socketOf, until } from '../helpers/wait';
 import { makeTemplate, userRow } from '../helpers/routes-fixtures';
 
 // Issue 9, finding 1: a co-owner reaches no further than they could themselves. An `advanced`
@@ -109,6 +109,25 @@ describe('when the admin owner names a user of another category', () => {
     // The admin (the owner) still can.
     expect((await api(admin, `/desktop/jumperurl/${theirs}`)).status).toBe(200);
     expect(await (await api(admin, `/deployments/directviewer_csv/${dep}`)).text()).toContain('researcher');
+  });
+
+  it('the co-owner hears nothing live of that desktop; the owner does', async () => {
+    const [mine, theirsSocket] = await Promise.all([socketOf(server, admin), socketOf(server, teo)]);
+    try {
+      const ownerGot = recordEvents(mine, ['deploymentdesktop_update']);
+      const coOwnerGot = recordEvents(theirsSocket, ['deploymentdesktop_update']);
+      // A desktop the co-owner reaches, then the other one: once the owner heard both, the co-owner heard only the first.
+      const [reachable] = (await desktopsOf(dep)).filter((d) => d.categoryId === 'default');
+      expect((await api(admin, `/deployments/domain/visible/${reachable!.id}`, 'PUT', { visible: false })).status).toBe(200);
+      expect((await api(admin, `/deployments/domain/visible/${theirs}`, 'PUT', { visible: false })).status).toBe(200);
+      await until('owner heard both', async () => ownerGot.length >= 2);
+      await until('co-owner heard the reachable one', async () => coOwnerGot.length >= 1);
+      expect(coOwnerGot.map((e) => e.payload.id)).toEqual([reachable!.id]);
+      for (const id of [reachable!.id, theirs]) await api(admin, `/deployments/domain/visible/${id}`, 'PUT', { visible: true });
+    } finally {
+      mine.close();
+      theirsSocket.close();
+    }
   });
 
   it('a recreate by the co-owner makes no desktop for that user; the owner’s does', async () => {
