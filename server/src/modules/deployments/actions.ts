@@ -16,8 +16,8 @@ import { assertKnownVgpus, assertNotCreating, enqueueCreation, ownerRowOf } from
 import type { DeploymentEvents } from './events';
 import { checkMoreDeploymentDesktops, startAllowance } from './quota';
 import { assertHasUsers, makeCreateDict, remadeHardware } from './rules';
-import { assertKnown, choosersOf, selectedUsers, storedAllowed, type DeploymentAllowed } from './users';
-import { chooserOf, mayChoose } from '../access/permissions';
+import { choosersOf, selectedUsers, storedAllowed, type DeploymentAllowed } from './users';
+import { assertChoosable, chooserOf, mayChoose } from '../access/permissions';
 import { hasDeploymentRole } from './roles';
 import { desktopsOf } from './view';
 
@@ -193,7 +193,7 @@ export async function editDeploymentUsers(ctx: AppContext, events: DeploymentEve
   const owner = await ownerRowOf(ctx, d);
   // Only users and groups both the owner and the caller may pick (a co-owner: their own category).
   const choosers = choosersOf(chooserOf(owner), chooserOf(agent));
-  await assertKnown(db, choosers, input);
+  await assertChoosable(db, choosers, input);
   const users = await selectedUsers(db, choosers, input);
   if (users.length === 0) throw badRequest('deployment_no_users', 'No user belongs to the chosen groups');
   const keep = new Set(users.map((u) => u.id));

@@ -16,8 +16,8 @@ import { findDeployment, type DeploymentRow } from './access';
 import type { DeploymentEvents } from './events';
 import { checkMoreDeploymentDesktops, checkNewDeploymentQuota } from './quota';
 import { assertHasUsers, makeCreateDict } from './rules';
-import { assertKnown, choosersOf, selectedUsers, storedAllowed, type DeploymentAllowed } from './users';
-import { chooserOf } from '../access/permissions';
+import { choosersOf, selectedUsers, storedAllowed, type DeploymentAllowed } from './users';
+import { assertChoosable, chooserOf } from '../access/permissions';
 import { DEPLOYMENT_JOB, desktopsOf } from './view';
 
 type JobParams = { userIds: string[]; created?: number; failed?: number };
@@ -68,7 +68,7 @@ export async function createDeployment(ctx: AppContext, events: DeploymentEvents
   const allowed: DeploymentAllowed = { groups: body.allowed.groups, users: body.allowed.users };
   assertHasUsers(allowed);
   const template = await usableTemplate(ctx, user, body.template_id);
-  await assertKnown(db, [chooserOf(user)], allowed);
+  await assertChoosable(db, [chooserOf(user)], allowed);
   await assertKnownVgpus(ctx, body.hardware);
   const users = await selectedUsers(db, [chooserOf(user)], allowed);
   if (users.length === 0) throw badRequest('deployment_no_users', 'No user belongs to the chosen groups');

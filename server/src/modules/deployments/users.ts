@@ -3,7 +3,7 @@ import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { Allowed } from '../../db/schema';
 import type { UserRow } from '../../auth/sessions';
-import { assertChoosable, choosableWhere, type Chooser } from '../access/permissions';
+import { choosableWhere, type Chooser } from '../access/permissions';
 
 /** Who a deployment is for: groups and users (false = criterion unused, [] = everyone the choosers may pick). */
 export type DeploymentAllowed = Pick<Allowed, 'groups' | 'users'>;
@@ -42,9 +42,6 @@ export async function selectedUsers(db: Db, choosers: Chooser[], allowed: Deploy
     .where(and(eq(schema.users.active, true), choosableWhere(choosers, schema.users.categoryId), everyone ? undefined : or(...who)))
     .orderBy(asc(schema.users.name));
 }
-
-/** Every group and user named must exist and be one every chooser may pick (a typo is an error, not silently nobody). */
-export const assertKnown = (db: Db, choosers: Chooser[], allowed: DeploymentAllowed) => assertChoosable(db, choosers, allowed);
 
 /** The allowed value as stored: roles and categories unused. */
 export const storedAllowed = (a: DeploymentAllowed): Allowed => ({ roles: false, categories: false, groups: a.groups, users: a.users });
