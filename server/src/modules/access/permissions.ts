@@ -1,8 +1,10 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, inArray, type SQL } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { Allowed } from '../../db/schema';
 import type { UserRow } from '../../auth/sessions';
+import { badRequest } from '../../http/errors';
 
 /** Who is asking: what every permission decision needs to know. */
 export type Actor = { id: string; role: string; categoryId: string; groupIds: string[] };
@@ -16,6 +18,21 @@ export async function actorOf(db: Db, user: UserRow): Promise<Actor> {
 }
 
 type Owned = { userId: string; categoryId: string };
+
+/** Who picks people or groups (to share with, to roll desktops out to, to co-own with): role and category. */
+export type Chooser = { role: string; categoryId: string };
+export const chooserOf = (user: Pick<UserRow, 'roleId' | 'categoryId'>): Chooser => ({ role: user.roleId, categoryId: user.categoryId });
+
+/** Whom a chooser may pick: anyone for an admin, else the users and groups of their own category. */
+export const mayChoose = (chooser: Chooser, target: { categoryId: string }) => chooser.role === 'admin' || target.categoryId === chooser.categoryId;
+
+/**
+ * The same as a condition on a category column, for every chooser at once (each narrows: when a
+ * co-owner or a manager acts on someone else's deployment, both the owner and the caller must be
+ * able to pick the person). Undefined when nobody limits (admins only).
+ */
+export const choosableWhere = (choosers: Chooser[], categoryColumn: PgColumn): SQL | undefined =>
+  and(...choosers.filter((c) => c.role !== 'admin').map((c) => eq(categoryColumn, c.categoryId)));
 
 /** Owner, admin, or a manager of the owner's category: may act on the item. Nobody else. */
 export function canManage(actor: Actor, item: Owned): boolean {
@@ -37,6 +54,34 @@ export function isAllowed(actor: Actor, item: Owned & { allowed: Allowed }): boo
   if (groups !== false && (groups.length === 0 ? sameCategory : groups.some((g) => actor.groupIds.includes(g)))) return true;
   if (users !== false && (users.length === 0 ? sameCategory : users.includes(actor.id))) return true;
   return false;
+}
+
+/**
+ * An `allowed` list (who may use a template or media, who gets a deployment's desktops) as
+ * chosen by someone: roles and categories reach beyond one category, so they are for admins
+ * only; every group and user named must exist and be one every chooser may pick. One out of
+ * reach is answered as unknown (400), so that it cannot be probed.
+ */
+export async function assertChoosable(db: Db, choosers: Chooser[], allowed: Partial<Pick<Allowed, 'roles' | 'categories' | 'groups' | 'users'>>) {
+  const admins = choosers.every((c) => c.role === 'admin');
+  for (const key of ['roles', 'categories'] as const) {
+    const v = allowed[key];
+    if (v !== undefined && v !== false && !admins) throw badRequest('bad_request', `Only administrators share by ${key}`, { [key]: v });
+  }
+  if (allowed.groups && allowed.groups.length) {
+    const ids = [...new Set(allowed.groups)];
+    const found = await db.select({ id: schema.groups.id }).from(schema.groups)
+      .where(and(inArray(schema.groups.id, ids), choosableWhere(choosers, schema.groups.categoryId)));
+    const missing = ids.filter((id) => !found.some((f) => f.id === id));
+    if (missing.length) throw badRequest('bad_request', `Unknown groups: ${missing.join(', ')}`, { groups: missing });
+  }
+  if (allowed.users && allowed.users.length) {
+    const ids = [...new Set(allowed.users)];
+    const found = await db.select({ id: schema.users.id }).from(schema.users)
+      .where(and(inArray(schema.users.id, ids), choosableWhere(choosers, schema.users.categoryId)));
+    const missing = ids.filter((id) => !found.some((f) => f.id === id));
+    if (missing.length) throw badRequest('user_not_found', `Unknown users: ${missing.join(', ')}`, { users: missing });
+  }
 }
 
 export const NOT_SHARED: Allowed = { roles: false, categories: false, groups: false, users: false };

@@ -4,7 +4,7 @@ import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { forbidden, notFound } from '../../http/errors';
-import { actorOf, canManage, type Actor } from '../access/permissions';
+import { actorOf, canManage, mayChoose, type Actor } from '../access/permissions';
 
 export type DeploymentRow = typeof schema.deployments.$inferSelect;
 
@@ -37,11 +37,21 @@ export async function deploymentFor(ctx: AppContext, user: UserRow, id: string, 
   return { row, actor, rights };
 }
 
-/** Does the actor manage the deployment a desktop belongs to (owner, co-owner, admin, manager)? */
-export async function managesDeploymentOf(db: Db, actor: Actor, desktop: { tag: string | null }) {
+/**
+ * May the actor act on this desktop of the deployment (start, stop, viewers, direct link)? The
+ * owner and admins on all of them; co-owners and managers only on the desktops of users they
+ * could have picked themselves (their own category), whoever else the owner chose.
+ */
+export function reachesDesktop(actor: Actor, d: Pick<DeploymentRow, 'userId' | 'categoryId' | 'coOwners'>, desktop: { categoryId: string }) {
+  if (!rightsOn(actor, d).edit) return false;
+  return d.userId === actor.id || mayChoose(actor, desktop);
+}
+
+/** Does the actor manage the deployment a desktop belongs to (owner, co-owner, admin, manager), within their reach? */
+export async function managesDeploymentOf(db: Db, actor: Actor, desktop: { tag: string | null; categoryId: string }) {
   if (!desktop.tag) return false;
   const d = await findDeployment(db, desktop.tag);
-  return Boolean(d && d.status === 'ready' && rightsOn(actor, d).edit);
+  return Boolean(d && d.status === 'ready' && reachesDesktop(actor, d, desktop));
 }
 
 /**

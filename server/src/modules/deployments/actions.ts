@@ -10,12 +10,14 @@ import { desktopViews, type DomainRow } from '../desktops/view';
 import { hardwareBounds } from '../domains/hardware';
 import { dropItemBookings } from '../bookings/service';
 import { recycleDomains } from '../recycle-bin/recycle';
-import type { DeploymentRow } from './access';
+import { reachesDesktop, type DeploymentRow } from './access';
+import type { Actor } from '../access/permissions';
 import { assertKnownVgpus, assertNotCreating, enqueueCreation, ownerRowOf } from './create';
 import type { DeploymentEvents } from './events';
 import { checkMoreDeploymentDesktops, startAllowance } from './quota';
 import { assertHasUsers, makeCreateDict, remadeHardware } from './rules';
-import { assertKnown, selectedUsers, storedAllowed, type DeploymentAllowed } from './users';
+import { choosersOf, selectedUsers, storedAllowed, type DeploymentAllowed } from './users';
+import { assertChoosable, chooserOf, mayChoose } from '../access/permissions';
 import { hasDeploymentRole } from './roles';
 import { desktopsOf } from './view';
 
@@ -80,10 +82,10 @@ export async function setDesktopVisible(ctx: AppContext, events: DeploymentEvent
 }
 
 /** PUT /deployments/start/{id}: every stopped desktop through the start queue, within the owner's quota of started deployment desktops. */
-export async function startDeployment(ctx: AppContext, lifecycle: DesktopLifecycle, d: DeploymentRow, agent: UserRow) {
+export async function startDeployment(ctx: AppContext, lifecycle: DesktopLifecycle, d: DeploymentRow, agent: UserRow, actor: Actor) {
   const owner = await ownerRowOf(ctx, d);
   let left = await startAllowance(ctx.db, owner);
-  const rows = (await desktopsOf(ctx.db, [d.id])).filter((r) => r.status === 'Stopped');
+  const rows = (await desktopsOf(ctx.db, [d.id])).filter((r) => r.status === 'Stopped' && reachesDesktop(actor, d, r));
   const users = rows.length ? await ctx.db.select().from(schema.users).where(inArray(schema.users.id, rows.map((r) => r.userId))) : [];
   let started = 0;
   let refusal: unknown;
@@ -105,9 +107,9 @@ export async function startDeployment(ctx: AppContext, lifecycle: DesktopLifecyc
   return {};
 }
 
-/** PUT /deployments/stop/{id}: a force stop of every desktop. */
-export async function stopDeployment(ctx: AppContext, lifecycle: DesktopLifecycle, d: DeploymentRow) {
-  await stopAll(lifecycle, await desktopsOf(ctx.db, [d.id]));
+/** PUT /deployments/stop/{id}: a force stop of every desktop (the caller may reach). */
+export async function stopDeployment(ctx: AppContext, lifecycle: DesktopLifecycle, d: DeploymentRow, actor: Actor) {
+  await stopAll(lifecycle, (await desktopsOf(ctx.db, [d.id])).filter((r) => reachesDesktop(actor, d, r)));
   return {};
 }
 
@@ -142,7 +144,7 @@ export async function deleteDeployment(ctx: AppContext, events: DeploymentEvents
  * PUT /deployment/{id}: names, description, students' rights, and what the desktops are made of.
  * A new make (hardware, viewers, cover) is applied to every desktop, so they must be stopped.
  */
-export async function editDeployment(ctx: AppContext, lifecycle: DesktopLifecycle, events: DeploymentEvents, d: DeploymentRow, body: z.infer<typeof ZDeploymentUpdate>) {
+export async function editDeployment(ctx: AppContext, lifecycle: DesktopLifecycle, events: DeploymentEvents, d: DeploymentRow, agent: UserRow, body: z.infer<typeof ZDeploymentUpdate>) {
   const { db } = ctx;
   const remake = body.hardware !== undefined || body.guest_properties !== undefined || body.image !== undefined;
   const desktops = await desktopsOf(db, [d.id]);
@@ -152,7 +154,9 @@ export async function editDeployment(ctx: AppContext, lifecycle: DesktopLifecycl
     await assertNotBooked(ctx, d);
     assertAllStopped(desktops, 'change the desktops');
     await assertKnownVgpus(ctx, body.hardware);
-    const { quota } = await hardwareBounds(db, await ownerRowOf(ctx, d));
+    // Within the owner's quota and the caller's (a co-owner chooses no more than they could for themselves).
+    const [own, mine] = await Promise.all([hardwareBounds(db, await ownerRowOf(ctx, d)), hardwareBounds(db, agent)]);
+    const quota = { memory: Math.min(own.quota.memory, mine.quota.memory), vcpus: Math.min(own.quota.vcpus, mine.quota.vcpus), desktops_disk_size: Math.min(own.quota.desktops_disk_size, mine.quota.desktops_disk_size) };
     createDict = makeCreateDict(d.templateId, d.createDict, body, quota, 'edit');
   }
   const [row] = await db
@@ -187,8 +191,10 @@ export async function editDeploymentUsers(ctx: AppContext, events: DeploymentEve
   await assertNotCreating(ctx, d.id);
   await assertNotBooked(ctx, d);
   const owner = await ownerRowOf(ctx, d);
-  await assertKnown(db, owner, input);
-  const users = await selectedUsers(db, owner, input);
+  // Only users and groups both the owner and the caller may pick (a co-owner: their own category).
+  const choosers = choosersOf(chooserOf(owner), chooserOf(agent));
+  await assertChoosable(db, choosers, input);
+  const users = await selectedUsers(db, choosers, input);
   if (users.length === 0) throw badRequest('deployment_no_users', 'No user belongs to the chosen groups');
   const keep = new Set(users.map((u) => u.id));
   const desktops = await desktopsOf(db, [d.id]);
@@ -209,17 +215,19 @@ export async function editDeploymentUsers(ctx: AppContext, events: DeploymentEve
 
 /**
  * PUT /deployment/co-owners/{id}: people who manage the deployment with the owner — existing
- * users of a role that may have deployments, of the owner's category (any, for an admin owner).
+ * users of a role that may have deployments, whom both the owner and the caller may pick.
  */
-export async function setCoOwners(ctx: AppContext, events: DeploymentEvents, d: DeploymentRow, ids: string[]) {
+export async function setCoOwners(ctx: AppContext, events: DeploymentEvents, d: DeploymentRow, agent: UserRow, ids: string[]) {
   const { db } = ctx;
   const owner = await ownerRowOf(ctx, d);
   const wanted = [...new Set(ids)].filter((id) => id !== d.userId);
   const found = wanted.length ? await db.select().from(schema.users).where(inArray(schema.users.id, wanted)) : [];
   for (const id of wanted) {
     const u = found.find((f) => f.id === id);
-    if (!u) throw badRequest('user_not_found', `Unknown user ${id}`, { user: id });
-    if (!hasDeploymentRole(u.roleId) || (owner.roleId !== 'admin' && u.categoryId !== owner.categoryId)) {
+    const choosers = choosersOf(chooserOf(owner), chooserOf(agent));
+    // Out of reach is answered as unknown: the caller may not learn who exists elsewhere.
+    if (!u || !choosers.every((c) => mayChoose(c, u))) throw badRequest('user_not_found', `Unknown user ${id}`, { user: id });
+    if (!hasDeploymentRole(u.roleId)) {
       throw badRequest('bad_request', `${u.username} cannot co-own deployments`, { user: id });
     }
   }

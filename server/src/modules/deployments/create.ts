@@ -16,7 +16,8 @@ import { findDeployment, type DeploymentRow } from './access';
 import type { DeploymentEvents } from './events';
 import { checkMoreDeploymentDesktops, checkNewDeploymentQuota } from './quota';
 import { assertHasUsers, makeCreateDict } from './rules';
-import { assertKnown, selectedUsers, storedAllowed, type DeploymentAllowed } from './users';
+import { choosersOf, selectedUsers, storedAllowed, type DeploymentAllowed } from './users';
+import { assertChoosable, chooserOf } from '../access/permissions';
 import { DEPLOYMENT_JOB, desktopsOf } from './view';
 
 type JobParams = { userIds: string[]; created?: number; failed?: number };
@@ -42,9 +43,9 @@ export async function assertNotCreating(ctx: AppContext, id: string) {
   if (await ctx.jobs.activeFor(id, DEPLOYMENT_JOB)) throw conflict('deployment_creating', 'The deployment’s desktops are still being created');
 }
 
-/** Users of the deployment that have no desktop of it yet. */
-export async function missingUsers(ctx: AppContext, d: DeploymentRow, owner: UserRow) {
-  const users = await selectedUsers(ctx.db, owner, d.allowed);
+/** Users of the deployment that have no desktop of it yet, among those the caller may pick. */
+export async function missingUsers(ctx: AppContext, d: DeploymentRow, owner: UserRow, agent: UserRow) {
+  const users = await selectedUsers(ctx.db, choosersOf(chooserOf(owner), chooserOf(agent)), d.allowed);
   const have = new Set((await desktopsOf(ctx.db, [d.id])).map((r) => r.userId));
   return users.filter((u) => !have.has(u.id));
 }
@@ -67,9 +68,9 @@ export async function createDeployment(ctx: AppContext, events: DeploymentEvents
   const allowed: DeploymentAllowed = { groups: body.allowed.groups, users: body.allowed.users };
   assertHasUsers(allowed);
   const template = await usableTemplate(ctx, user, body.template_id);
-  await assertKnown(db, user, allowed);
+  await assertChoosable(db, [chooserOf(user)], allowed);
   await assertKnownVgpus(ctx, body.hardware);
-  const users = await selectedUsers(db, user, allowed);
+  const users = await selectedUsers(db, [chooserOf(user)], allowed);
   if (users.length === 0) throw badRequest('deployment_no_users', 'No user belongs to the chosen groups');
   const { quota } = await hardwareBounds(db, user);
   const createDict = makeCreateDict(template.id, template, body, quota, 'create');
@@ -100,13 +101,16 @@ export async function createDeployment(ctx: AppContext, events: DeploymentEvents
   return { id };
 }
 
-/** PUT /deployments/{id}: the desktops of users that lack one (deleted, or new members of a group). */
+/**
+ * PUT /deployments/{id}: the desktops of users that lack one (deleted, or new members of a group),
+ * only for users the caller may pick (a co-owner recreates within their own category).
+ */
 export async function recreateDeployment(ctx: AppContext, events: DeploymentEvents, d: DeploymentRow, agent: UserRow) {
   await assertNotCreating(ctx, d.id);
   const template = await findDomain(ctx.db, d.templateId);
   if (!template || template.kind !== 'template') throw notFound('template_not_found', 'The deployment’s template no longer exists');
   const owner = await ownerRowOf(ctx, d);
-  const missing = await missingUsers(ctx, d, owner);
+  const missing = await missingUsers(ctx, d, owner, agent);
   await checkMoreDeploymentDesktops(ctx.db, owner, missing.length);
   await enqueueCreation(ctx, events, d, agent.id, missing.map((u) => u.id));
   return { id: d.id, missing: missing.length };

@@ -3,7 +3,8 @@ import { DIRECT_VIEWER_CSV_COLUMNS } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { directLink, newJumperToken } from '../direct/routes';
-import type { DeploymentRow } from './access';
+import { reachesDesktop, type DeploymentRow } from './access';
+import type { Actor } from '../access/permissions';
 import { desktopsOf } from './view';
 
 /** One CSV field: quoted when it holds a separator, a quote or a line break; formulas defused. */
@@ -16,11 +17,11 @@ export const csvLine = (fields: string[]) => fields.map(csvField).join(',');
 /**
  * GET /deployments/directviewer_csv/{id}: each user of the deployment and the direct-viewer link
  * of their desktop. Desktops without a link get one; `reset` gives every desktop a new one (the
- * old links stop working).
+ * old links stop working). Only the desktops the caller may reach (a co-owner: their category's).
  */
-export async function directViewerCsv(ctx: AppContext, d: DeploymentRow, base: string, reset: boolean): Promise<string> {
+export async function directViewerCsv(ctx: AppContext, d: DeploymentRow, actor: Actor, base: string, reset: boolean): Promise<string> {
   const { db } = ctx;
-  const desktops = await desktopsOf(db, [d.id]);
+  const desktops = (await desktopsOf(db, [d.id])).filter((r) => reachesDesktop(actor, d, r));
   const links = new Map<string, string>();
   for (const r of desktops) {
     let token = r.jumperUrl;

@@ -5,7 +5,7 @@ import { schema } from '../../db';
 import { actorOf } from '../access/permissions';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import type { DomainRow } from '../desktops/view';
-import { findDeployment, type DeploymentRow } from './access';
+import { findDeployment, reachesDesktop, type DeploymentRow } from './access';
 import { deploymentDesktopViews, deploymentViews } from './view';
 
 const UPDATE_DEBOUNCE_MS = 250;
@@ -70,7 +70,12 @@ export function createDeploymentEvents(ctx: AppContext, lifecycle: DesktopLifecy
     const d = await findDeployment(db, row.tag);
     if (!d || d.status !== 'ready') return;
     const [view] = await deploymentDesktopViews(ctx, [row]);
-    for (const id of audienceOf(d)) bus.toUser(id, event, view!);
+    // Only to those who reach it (a co-owner: desktops of users of their own category).
+    const audience = audienceOf(d);
+    const listeners = await db.select().from(schema.users).where(inArray(schema.users.id, audience));
+    for (const u of listeners) {
+      if (reachesDesktop({ id: u.id, role: u.roleId, categoryId: u.categoryId, groupIds: [] }, d, row)) bus.toUser(u.id, event, view!);
+    }
     countsChanged(d.id);
   }
 

@@ -25,13 +25,13 @@ import {
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { authOf, requireAuth } from '../../http/guard';
-import { notFound } from '../../http/errors';
+import { forbidden, notFound } from '../../http/errors';
 import { publicBaseUrl } from '../../http/base-url';
-import { actorOf } from '../access/permissions';
+import { actorOf, chooserOf } from '../access/permissions';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { findDomain } from '../desktops/view';
 import { registerUsageContributor } from '../quotas/applied';
-import { deploymentFor } from './access';
+import { deploymentFor, reachesDesktop } from './access';
 import {
   deleteDeployment,
   editDeployment,
@@ -88,27 +88,28 @@ export async function deploymentRoutes(app: FastifyInstance, ctx: AppContext, li
   r.post('/deployments/new/check_quota', { preHandler: auth, schema: { body: ZDeploymentCheckQuota, response: { 200: ZCheckQuotaAnswer } } }, async (request) => {
     const user = userOf(request);
     assertHasUsers(request.body.allowed);
-    await checkNewDeploymentQuota(ctx.db, user, (await selectedUsers(ctx.db, user, request.body.allowed)).length);
+    await checkNewDeploymentQuota(ctx.db, user, (await selectedUsers(ctx.db, [chooserOf(user)], request.body.allowed)).length);
     return {};
   });
 
   r.put('/groups_users/count', { preHandler: auth, schema: { body: ZGroupsUsersCount, response: { 200: ZGroupsUsersCountAnswer } } }, async (request) => {
     const { groups, users } = request.body;
     const allowed = request.body.allowed ?? { groups: groups.length ? groups : (false as const), users: users.length ? users : (false as const) };
-    return { quantity: (await selectedUsers(ctx.db, userOf(request), allowed)).length };
+    return { quantity: (await selectedUsers(ctx.db, [chooserOf(userOf(request))], allowed)).length };
   });
 
   r.get('/deployment/:id', { preHandler: auth, schema: { params: ZId, response: { 200: ZDeploymentDetail } } }, async (request) => {
     const user = userOf(request);
     const { row, actor } = await deploymentFor(ctx, user, request.params.id, 'read');
     const [view] = await deploymentViews(ctx, [row], actor);
-    const desktops = await deploymentDesktopViews(ctx, await desktopsOf(ctx.db, [row.id]));
+    const desktops = await deploymentDesktopViews(ctx, (await desktopsOf(ctx.db, [row.id])).filter((r) => reachesDesktop(actor, row, r)));
     return { ...view!, desktops };
   });
 
   r.put('/deployment/:id', { preHandler: auth, schema: { params: ZId, body: ZDeploymentUpdate, response: { 200: ZDeployment } } }, async (request) => {
-    const { row, actor } = await deploymentFor(ctx, userOf(request), request.params.id, 'edit');
-    const updated = await editDeployment(ctx, lifecycle, events, row, request.body);
+    const user = userOf(request);
+    const { row, actor } = await deploymentFor(ctx, user, request.params.id, 'edit');
+    const updated = await editDeployment(ctx, lifecycle, events, row, user, request.body);
     return (await deploymentViews(ctx, [updated], actor))[0]!;
   });
 
@@ -166,7 +167,8 @@ export async function deploymentRoutes(app: FastifyInstance, ctx: AppContext, li
     async (request) => {
       const desktop = await findDomain(ctx.db, request.params.id);
       if (!desktop || desktop.kind !== 'desktop' || !desktop.tag) throw notFound('desktop_not_found', 'Desktop not found');
-      await deploymentFor(ctx, userOf(request), desktop.tag, 'edit');
+      const { row, actor } = await deploymentFor(ctx, userOf(request), desktop.tag, 'edit');
+      if (!reachesDesktop(actor, row, desktop)) throw forbidden('forbidden', 'Not enough rights on this desktop');
       return setDesktopVisible(ctx, events, desktop, request.body.visible);
     },
   );
@@ -191,18 +193,18 @@ export async function deploymentRoutes(app: FastifyInstance, ctx: AppContext, li
 
   r.put('/deployments/start/:id', { preHandler: auth, schema: { params: ZId, response: { 200: ZEmpty } } }, async (request) => {
     const user = userOf(request);
-    const { row } = await deploymentFor(ctx, user, request.params.id, 'edit');
-    return startDeployment(ctx, lifecycle, row, user);
+    const { row, actor } = await deploymentFor(ctx, user, request.params.id, 'edit');
+    return startDeployment(ctx, lifecycle, row, user, actor);
   });
 
   r.put('/deployments/stop/:id', { preHandler: auth, schema: { params: ZId, response: { 200: ZEmpty } } }, async (request) => {
-    const { row } = await deploymentFor(ctx, userOf(request), request.params.id, 'edit');
-    return stopDeployment(ctx, lifecycle, row);
+    const { row, actor } = await deploymentFor(ctx, userOf(request), request.params.id, 'edit');
+    return stopDeployment(ctx, lifecycle, row, actor);
   });
 
   r.get('/deployments/directviewer_csv/:id', { preHandler: auth, schema: { params: ZId, querystring: ZDirectViewerCsvQuery } }, async (request, reply) => {
-    const { row } = await deploymentFor(ctx, userOf(request), request.params.id, 'edit');
-    const csv = await directViewerCsv(ctx, row, publicBaseUrl(ctx.config, request), request.query.reset);
+    const { row, actor } = await deploymentFor(ctx, userOf(request), request.params.id, 'edit');
+    const csv = await directViewerCsv(ctx, row, actor, publicBaseUrl(ctx.config, request), request.query.reset);
     const file = `${row.name.replace(/[^\p{L}\p{N}._-]+/gu, '_')}-direct-viewers.csv`;
     return reply
       .header('content-type', 'text/csv; charset=utf-8')
@@ -218,7 +220,7 @@ export async function deploymentRoutes(app: FastifyInstance, ctx: AppContext, li
 
   r.put('/deployment/co-owners/:id', { preHandler: auth, schema: { params: ZId, body: ZDeploymentCoOwnersUpdate, response: { 200: ZDeploymentCoOwners } } }, async (request) => {
     const { row } = await deploymentFor(ctx, userOf(request), request.params.id, 'changeOwners');
-    return coOwnersOf(await setCoOwners(ctx, events, row, request.body.co_owners));
+    return coOwnersOf(await setCoOwners(ctx, events, row, userOf(request), request.body.co_owners));
   });
 
   r.get('/deployment/permissions/:id', { preHandler: auth, schema: { params: ZId, response: { 200: ZDeploymentPermissions } } }, async (request) => {

@@ -3,20 +3,23 @@ import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { Allowed } from '../../db/schema';
 import type { UserRow } from '../../auth/sessions';
-import { badRequest } from '../../http/errors';
+import { choosableWhere, type Chooser } from '../access/permissions';
 
-/** Who a deployment is for: groups and users (false = criterion unused, [] = everyone of the owner's scope). */
+/** Who a deployment is for: groups and users (false = criterion unused, [] = everyone the choosers may pick). */
 export type DeploymentAllowed = Pick<Allowed, 'groups' | 'users'>;
 
-/** The owner's scope: everyone for an admin, else the owner's category (as the reference selects users). */
-const scopeOf = (owner: Pick<UserRow, 'roleId' | 'categoryId'>): SQL | undefined =>
-  owner.roleId === 'admin' ? undefined : eq(schema.users.categoryId, owner.categoryId);
+/**
+ * The choosers of a deployment's users: its owner and, when someone else acts (a co-owner, a
+ * manager, an admin), that person too — nobody gets a desktop that the caller could not have
+ * picked themselves (their role and category), nor one outside the owner's scope.
+ */
+export const choosersOf = (owner: Chooser, caller: Chooser): Chooser[] => [owner, caller];
 
 /**
  * The active users a deployment gives a desktop to: members of the groups (main or secondary),
- * the users named, each once, within the owner's scope. Sorted by name.
+ * the users named, each once, whom every chooser may pick. Sorted by name.
  */
-export async function selectedUsers(db: Db, owner: Pick<UserRow, 'roleId' | 'categoryId'>, allowed: DeploymentAllowed): Promise<UserRow[]> {
+export async function selectedUsers(db: Db, choosers: Chooser[], allowed: DeploymentAllowed): Promise<UserRow[]> {
   const { groups, users } = allowed;
   if (groups === false && users === false) return [];
   const everyone = (groups !== false && groups.length === 0) || (users !== false && users.length === 0);
@@ -36,27 +39,8 @@ export async function selectedUsers(db: Db, owner: Pick<UserRow, 'roleId' | 'cat
   return db
     .select()
     .from(schema.users)
-    .where(and(eq(schema.users.active, true), scopeOf(owner), everyone ? undefined : or(...who)))
+    .where(and(eq(schema.users.active, true), choosableWhere(choosers, schema.users.categoryId), everyone ? undefined : or(...who)))
     .orderBy(asc(schema.users.name));
-}
-
-/** Every group and user named must exist within the owner's scope (a typo is an error, not silently nobody). */
-export async function assertKnown(db: Db, owner: Pick<UserRow, 'roleId' | 'categoryId'>, allowed: DeploymentAllowed) {
-  const admin = owner.roleId === 'admin';
-  if (allowed.groups && allowed.groups.length) {
-    const ids = [...new Set(allowed.groups)];
-    const found = await db.select({ id: schema.groups.id }).from(schema.groups)
-      .where(and(inArray(schema.groups.id, ids), admin ? undefined : eq(schema.groups.categoryId, owner.categoryId)));
-    const missing = ids.filter((id) => !found.some((f) => f.id === id));
-    if (missing.length) throw badRequest('bad_request', `Unknown groups: ${missing.join(', ')}`, { groups: missing });
-  }
-  if (allowed.users && allowed.users.length) {
-    const ids = [...new Set(allowed.users)];
-    const found = await db.select({ id: schema.users.id }).from(schema.users)
-      .where(and(inArray(schema.users.id, ids), scopeOf(owner)));
-    const missing = ids.filter((id) => !found.some((f) => f.id === id));
-    if (missing.length) throw badRequest('user_not_found', `Unknown users: ${missing.join(', ')}`, { users: missing });
-  }
 }
 
 /** The allowed value as stored: roles and categories unused. */

@@ -19,7 +19,7 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { authOf, requireAuth } from '../../http/guard';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors';
-import { actorOf, canManage, isAllowed, NOT_SHARED } from '../access/permissions';
+import { actorOf, assertChoosable, canManage, chooserOf, isAllowed, NOT_SHARED } from '../access/permissions';
 import { registerUsageContributor } from '../quotas/applied';
 import { createDesktopFromMedia } from './desktop-from-media';
 import { checkNewMediaQuota, mediaUsage } from './quota';
@@ -75,6 +75,7 @@ export async function mediaRoutes(app: FastifyInstance, ctx: AppContext, media: 
   r.post('/media', { preHandler: auth, schema: { body: ZNewMedia, response: { 200: ZNewMediaAnswer } } }, async (request) => {
     const { user } = authOf(request);
     const body = request.body;
+    if (body.allowed) await assertChoosable(db, [chooserOf(user)], body.allowed);
     // The address must be right and answer before anything is stored.
     const probe = await probeMediaUrl(body.url, media.policy()).catch(urlFailure);
     await checkNewMediaQuota(db, user, probe.size ?? 0);

@@ -9,7 +9,7 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { conflict, forbidden, notFound } from '../../http/errors';
-import { actorOf, canManage, isAllowed, NOT_SHARED } from '../access/permissions';
+import { actorOf, assertChoosable, canManage, chooserOf, isAllowed, NOT_SHARED } from '../access/permissions';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { disksOf } from '../desktops/machine-spec';
 import { desktopViews, findDomain, ownerOf, type DomainRow } from '../desktops/view';
@@ -36,6 +36,7 @@ export async function duplicateTemplate(ctx: AppContext, user: UserRow, sourceId
   if (!source || source.kind !== 'template') throw notFound('template_not_found', 'Template not found');
   if (!isAllowed(await actorOf(db, user), source)) throw forbidden('template_not_allowed', 'This template is not available to you');
   if (source.status !== 'Stopped') throw notReady(source);
+  await assertChoosable(db, [chooserOf(user)], body.allowed);
   await checkNewItemQuota(db, user, 'templates');
   await assertNameFree(db, user.id, 'template', body.name);
   const links = await db.select().from(schema.domainDisks).where(eq(schema.domainDisks.domainId, source.id));
@@ -74,6 +75,11 @@ export async function duplicateTemplate(ctx: AppContext, user: UserRow, sourceId
 export async function updateTemplate(ctx: AppContext, lifecycle: DesktopLifecycle, user: UserRow, body: z.infer<typeof ZTemplateUpdate>) {
   const { db } = ctx;
   const row = await manageableTemplate(ctx, user, body.id);
+  if (body.allowed) {
+    // Whom both the owner and the caller may pick (a manager or an admin editing a teacher's template).
+    const [owner] = await db.select().from(schema.users).where(eq(schema.users.id, row.userId));
+    await assertChoosable(db, [chooserOf(user), ...(owner ? [chooserOf(owner)] : [])], body.allowed);
+  }
   if (body.name !== undefined && body.name !== row.name) await assertNameFree(db, row.userId, 'template', body.name, row.id);
   const [updated] = await db
     .update(schema.domains)

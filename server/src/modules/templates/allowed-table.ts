@@ -3,6 +3,7 @@ import type { TAllowedTableItem } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
+import { chooserOf, choosableWhere } from '../access/permissions';
 
 const LIMIT = 30;
 const likeTerm = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -17,13 +18,13 @@ export async function allowedTable(db: Db, user: UserRow, table: 'groups' | 'use
   const catName = (id: string) => cats.find((c) => c.id === id)?.name ?? id;
   if (table === 'groups') {
     const t = schema.groups;
-    const conds: (SQL | undefined)[] = [admin ? undefined : eq(t.categoryId, user.categoryId)];
+    const conds: (SQL | undefined)[] = [choosableWhere([chooserOf(user)], t.categoryId)];
     conds.push('term' in query ? ilike(t.name, likeTerm(query.term)) : inArray(t.id, query.ids.length ? query.ids : ['']));
     const rows = await db.select().from(t).where(and(...conds)).orderBy(asc(t.name)).limit('term' in query ? LIMIT : 1000);
     return rows.map((g) => ({ id: g.id, name: g.name, detail: admin ? catName(g.categoryId) : null }));
   }
   const t = schema.users;
-  const conds: (SQL | undefined)[] = [admin ? undefined : eq(t.categoryId, user.categoryId)];
+  const conds: (SQL | undefined)[] = [choosableWhere([chooserOf(user)], t.categoryId)];
   conds.push(
     'term' in query
       ? and(eq(t.active, true), or(ilike(t.name, likeTerm(query.term)), ilike(t.username, likeTerm(query.term))))

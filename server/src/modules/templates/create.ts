@@ -8,6 +8,7 @@ import type { ZNewTemplate } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
+import { assertChoosable, chooserOf } from '../access/permissions';
 import { createOverlay, info, remove as removeDiskFile } from '../../engine/disks';
 import type { JobHandler, JobRow } from '../../jobs/runner';
 import { badRequest, precondition } from '../../http/errors';
@@ -41,6 +42,7 @@ export async function startTemplateCreation(
   const { db } = ctx;
   await assertEditable(ctx, desktop, 'make a template of');
   if (!desktop.persistent) throw badRequest('bad_request', 'A temporary desktop cannot become a template');
+  await assertChoosable(db, [chooserOf(user)], body.allowed);
   await checkNewItemQuota(db, user, 'templates');
   await assertNameFree(db, user.id, 'template', body.name);
   const disks = await disksOf(db, desktop.id);

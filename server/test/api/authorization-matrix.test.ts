@@ -1,0 +1,476 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { and, eq, ne } from 'drizzle-orm';
+import { schema } from '../../src/db';
+import { call, DEMO_PASSWORD, startTestServer, type TestServer } from '../helpers/server';
+import {
+  bookingDate,
+  copyUser,
+  fillPath,
+  makeBinEntry,
+  makeBooking,
+  makeDeployment,
+  makeDesktop,
+  makeMedia,
+  makeTemplate,
+  routeKey,
+  tokenOf,
+  userRow,
+} from '../helpers/routes-fixtures';
+
+// The authorisation matrix (issue 9): every registered route × every kind of caller — nobody
+// signed in, each role, the object's owner, another user of the same category, a user of another
+// category, and a deployment's co-owner — with the outcome class each must get. The table is keyed
+// by "METHOD url" as the app registers it: a new route without a row here fails this suite.
+//
+// Objects are made cheaply (rows and thin overlays, no download); no machine is started: the
+// desktops the lifecycle routes act on are marked `Starting`, so an allowed start or stop is
+// refused for its state (409), after the rights were checked.
+
+type Caller = 'anon' | 'admin' | 'manager' | 'advanced' | 'user' | 'student' | 'researcher' | 'coowner';
+const CALLERS: Caller[] = ['anon', 'admin', 'manager', 'advanced', 'user', 'student', 'researcher', 'coowner'];
+const SIGNED = CALLERS.filter((c) => c !== 'anon');
+// Who is who (all of category Default except `researcher`):
+//   admin, manager: the demo's; advanced: a teacher, owner of the template, media and deployment;
+//   user: owner of a plain desktop, a bin entry and a booking; student (student01): the student of
+//   the deployment, owner of its desktop; coowner: another teacher, co-owner of the deployment;
+//   researcher: an advanced user of the category "Research Lab".
+
+/**
+ * ok: 2xx. reached: the rights were granted and the call refused for another reason or done
+ * (not 401/403/404, not 5xx). passes: not 401/403, not 5xx (a 404 that means "nothing to show").
+ * denied: 401/403/404 with a description_code (nobody signed in: 401).
+ */
+type Outcome = 'ok' | 'reached' | 'passes' | 'denied';
+type Req = { path: string; method?: string; body?: unknown; form?: Record<string, string> };
+type Case = {
+  expect: Partial<Record<Caller, Outcome>>; // a caller not named is denied
+  req: (c: Caller) => Req | Promise<Req>;
+  /** Destroys its object: each allowed caller gets a fresh one from req(), one at a time, after the denied callers. */
+  fresh?: boolean;
+  /** Run after every other route (it ends or changes the callers' sessions, or empties their bin). */
+  late?: boolean;
+  /** The denial carries no description_code yet (the direct viewer's slow 404: issue 9 finding 2, another part). */
+  codeOptional?: boolean;
+};
+
+const allow = (callers: Caller[], o: Outcome = 'ok'): Partial<Record<Caller, Outcome>> => Object.fromEntries(callers.map((c) => [c, o]));
+const PUBLIC = (o: Outcome = 'ok') => allow(CALLERS, o);
+const SIGNED_IN = (o: Outcome = 'ok') => allow(SIGNED, o);
+const PRIVILEGED: Caller[] = ['admin', 'manager', 'advanced', 'researcher', 'coowner']; // templates, media, deployments
+/** The deployment's desktop (its student's): the student, the deployment's owner and co-owner, admin, manager of the category. */
+const DEP_DESKTOP: Caller[] = ['admin', 'manager', 'advanced', 'coowner', 'student'];
+/**
+ * Editing a deployment's desktop one by one (hardware, cover, disk): its student as far as the
+ * deployment lets them, admin and manager; the deployment's owners edit the deployment instead.
+ */
+const DEP_DESKTOP_DOMAIN: Caller[] = ['admin', 'manager', 'student'];
+/** The deployment: owner, co-owner, admin, manager of the category (co-owners neither delete nor change owners). */
+const DEP_EDIT: Caller[] = ['admin', 'manager', 'advanced', 'coowner'];
+const DEP_OWNER: Caller[] = ['admin', 'manager', 'advanced'];
+/** `advanced`'s template and media: owner, admin, manager of the category. */
+const ADV_OWNED: Caller[] = ['admin', 'manager', 'advanced'];
+/** `user`'s desktop, bin entry and booking: owner, admin, manager of the category. */
+const USER_OWNED: Caller[] = ['admin', 'manager', 'user'];
+
+let server: TestServer;
+const tokens = {} as Record<Caller, string | undefined>;
+const ids = {} as Record<Caller, string>;
+/** The fixtures, made in beforeAll. */
+const F = {} as {
+  dep: string; depDesktop: string; depDisk: string; userDesktop: string; gpuDesktop: string; advDesktop: string;
+  template: string; gpuTemplate: string; media: string; bin: string; booking: string; card: string; labDep: string;
+};
+const bookingSlot = (hours: number) => {
+  const start = new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000 + hours * 3_600_000);
+  return { start: bookingDate(start), end: bookingDate(new Date(start.getTime() + 30 * 60_000)) };
+};
+const rangeQuery = `startDate=${encodeURIComponent(bookingDate(new Date(Date.now() - 86_400_000)))}&endDate=${encodeURIComponent(bookingDate(new Date(Date.now() + 7 * 86_400_000)))}`;
+const uniq = (c: Caller, what: string) => `${what} ${c} ${Math.random().toString(36).slice(2, 7)}`;
+
+const get = (path: string) => () => ({ path });
+const A = '/api/v3';
+
+const MATRIX: Record<string, Case> = {
+  // ------------------------------------------------------------------ authentication service
+  'POST /authentication/login': { expect: PUBLIC(), req: () => ({ path: '/authentication/login?provider=form&category_id=default', method: 'POST', form: { username: 'student02', password: DEMO_PASSWORD } }) },
+  'POST /authentication/renew': { expect: SIGNED_IN(), late: true, req: () => ({ path: '/authentication/renew', method: 'POST' }) },
+  'POST /authentication/logout': { expect: SIGNED_IN(), late: true, req: () => ({ path: '/authentication/logout', method: 'POST' }) },
+  'GET /authentication/providers': { expect: PUBLIC(), req: get('/authentication/providers') },
+  'POST /authentication/signup': {
+    expect: PUBLIC('reached'),
+    req: (c) => ({ path: '/authentication/signup', method: 'POST', body: { category_id: 'default', username: `signup-${c}`, name: 'Sign Up', email: `signup-${c}@example.org`, password: 'Long-enough-9' } }),
+  },
+  // Step tokens only: a session token is no disclaimer, reset, verification or registration token.
+  'POST /authentication/acknowledge-disclaimer': { expect: {}, req: () => ({ path: '/authentication/acknowledge-disclaimer', method: 'POST' }) },
+  'POST /authentication/forgot-password': { expect: PUBLIC('reached'), req: () => ({ path: '/authentication/forgot-password', method: 'POST', body: { category_id: 'default', email: 'nobody@example.org' } }) },
+  'POST /authentication/reset-password': { expect: {}, req: () => ({ path: '/authentication/reset-password', method: 'POST', body: { password: 'Another-pass-9' } }) },
+  // A session token may ask too (a signed-in person changing their address); mail is off here (428).
+  'POST /authentication/request-email-verification': { expect: SIGNED_IN('reached'), req: () => ({ path: '/authentication/request-email-verification', method: 'POST', body: { email: 'someone@example.org' } }) },
+  'POST /authentication/verify-email': { expect: {}, req: () => ({ path: '/authentication/verify-email', method: 'POST' }) },
+  'GET /authentication/categories': { expect: PUBLIC(), req: get('/authentication/categories') },
+
+  // ------------------------------------------------------------------ user and system
+  'GET /api/v3/user': { expect: SIGNED_IN(), req: get(`${A}/user`) },
+  'GET /api/v3/user/config': { expect: SIGNED_IN(), req: get(`${A}/user/config`) },
+  'GET /api/v3/user/appliedquota': { expect: SIGNED_IN(), req: get(`${A}/user/appliedquota`) },
+  'PUT /api/v3/user/language/:lang': { expect: SIGNED_IN(), req: () => ({ path: `${A}/user/language/en`, method: 'PUT' }) },
+  'GET /api/v3/user/password-policy': { expect: SIGNED_IN(), req: get(`${A}/user/password-policy`) },
+  'GET /api/v3/user/expired/password-policy': { expect: SIGNED_IN(), req: get(`${A}/user/expired/password-policy`) },
+  'POST /api/v3/user/register': { expect: {}, req: () => ({ path: `${A}/user/register`, method: 'POST', body: { code: 'not-a-code' } }) },
+  'GET /api/v3/maintenance': { expect: PUBLIC(), req: get(`${A}/maintenance`) },
+  'GET /api/v3/maintenance/text/frontend': { expect: PUBLIC(), req: get(`${A}/maintenance/text/frontend`) },
+  'GET /api/v3/check': { expect: PUBLIC(), req: get(`${A}/check`) },
+  'GET /api/v3/notifications/status_bar': { expect: PUBLIC(), req: get(`${A}/notifications/status_bar`) },
+  'GET /api/v3/categories': { expect: PUBLIC(), req: get(`${A}/categories`) },
+  'GET /api/v3/category/:id': { expect: PUBLIC(), req: get(`${A}/category/default`) },
+  'GET /api/v3/login_config': { expect: PUBLIC(), req: get(`${A}/login_config`) },
+  'GET /api/v3/disclaimer': { expect: PUBLIC(), req: get(`${A}/disclaimer`) },
+
+  // ------------------------------------------------------------------ administration
+  'GET /api/v3/admin/settings/:key': { expect: allow(['admin']), req: get(`${A}/admin/settings/frontend`) },
+  'PUT /api/v3/admin/settings/:key': { expect: allow(['admin'], 'reached'), req: () => ({ path: `${A}/admin/settings/status_bar`, method: 'PUT', body: { enabled: false } }) },
+  'PUT /api/v3/admin/category/:id/maintenance': { expect: allow(['admin']), req: () => ({ path: `${A}/admin/category/lab/maintenance`, method: 'PUT', body: { enabled: false } }) },
+  'PUT /api/v3/admin/user/:id/active': { expect: allow(['admin']), req: async () => ({ path: `${A}/admin/user/${(await userRow(server, 'student02')).id}/active`, method: 'PUT', body: { active: true } }) },
+  'GET /api/v3/admin/registration_codes': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/registration_codes`) },
+  'GET /api/v3/admin/users': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/users`) },
+  'GET /api/v3/admin/storage_pool/availability': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/storage_pool/availability`) },
+
+  // ------------------------------------------------------------------ desktops
+  'GET /api/v3/user/desktops': { expect: SIGNED_IN(), req: get(`${A}/user/desktops`) },
+  'GET /api/v3/desktop/:action/:id': { expect: allow(DEP_DESKTOP, 'reached'), req: () => ({ path: `${A}/desktop/start/${F.depDesktop}` }) },
+  'DELETE /api/v3/desktop/:id': { expect: allow(USER_OWNED), fresh: true, req: async () => ({ path: `${A}/desktop/${(await makeDesktop(server, await userRow(server, 'user'))).id}`, method: 'DELETE' }) },
+  'DELETE /api/v3/desktop/:id/permanent': {
+    expect: allow(USER_OWNED), fresh: true,
+    req: async () => ({ path: `${A}/desktop/${(await makeDesktop(server, await userRow(server, 'user'))).id}/permanent`, method: 'DELETE' }),
+  },
+  'GET /api/v3/user/templates/allowed/:kind': { expect: SIGNED_IN(), req: get(`${A}/user/templates/allowed/all`) },
+  // A template that needs a booking makes no temporary desktop (428): nothing starts.
+  'POST /api/v3/nonpersistent': { expect: allow(ADV_OWNED, 'reached'), req: () => ({ path: `${A}/nonpersistent`, method: 'POST', body: { template: F.gpuTemplate } }) },
+  'DELETE /api/v3/nonpersistent/:id': { expect: allow(USER_OWNED, 'reached'), req: () => ({ path: `${A}/nonpersistent/${F.userDesktop}`, method: 'DELETE' }) },
+  'GET /api/v3/desktop/:id/screenshot': { expect: allow(DEP_DESKTOP, 'passes'), req: () => ({ path: `${A}/desktop/${F.depDesktop}/screenshot` }) },
+  'GET /api/v3/desktop/:id/viewer/:viewer': { expect: allow(DEP_DESKTOP, 'reached'), req: () => ({ path: `${A}/desktop/${F.depDesktop}/viewer/browser-vnc` }) },
+  'GET /api/v3/desktop/jumperurl/:id': { expect: allow(DEP_DESKTOP), req: () => ({ path: `${A}/desktop/jumperurl/${F.depDesktop}` }) },
+  'PUT /api/v3/desktop/jumperurl_reset/:id': { expect: allow(DEP_DESKTOP), req: () => ({ path: `${A}/desktop/jumperurl_reset/${F.depDesktop}`, method: 'PUT', body: { disabled: false } }) },
+  // The direct viewer: the code is the right; an unknown code is refused to everyone alike.
+  'GET /api/v3/direct/docs': { expect: PUBLIC(), req: get(`${A}/direct/docs`) },
+  'GET /api/v3/direct/:token': { expect: {}, codeOptional: true, req: () => ({ path: `${A}/direct/${'x'.repeat(40)}` }) },
+  'PUT /api/v3/direct/:token/:action': { expect: {}, codeOptional: true, req: () => ({ path: `${A}/direct/${'x'.repeat(40)}/stop`, method: 'PUT' }) },
+
+  // ------------------------------------------------------------------ domains (new desktops, edit)
+  'GET /api/v3/user/hardware/allowed': { expect: SIGNED_IN(), req: get(`${A}/user/hardware/allowed`) },
+  'GET /api/v3/desktop/new/check_quota': { expect: SIGNED_IN('reached'), req: get(`${A}/desktop/new/check_quota`) },
+  'POST /api/v3/persistent_desktop': {
+    expect: allow(ADV_OWNED, 'reached'),
+    req: (c) => ({ path: `${A}/persistent_desktop`, method: 'POST', body: { name: uniq(c, 'From template'), template_id: F.template } }),
+  },
+  'GET /api/v3/domain/info/:id': { expect: allow(DEP_DESKTOP_DOMAIN), req: () => ({ path: `${A}/domain/info/${F.depDesktop}` }) },
+  // Its student may not change a deployment's desktop (the deployment decides); it is not stopped (409).
+  'PUT /api/v3/domain/:id': { expect: allow(['admin', 'manager'], 'reached'), req: () => ({ path: `${A}/domain/${F.depDesktop}`, method: 'PUT', body: { description: 'matrix' } }) },
+  'PUT /api/v3/domain/reservables/:id': { expect: allow(['admin', 'manager'], 'reached'), req: () => ({ path: `${A}/domain/reservables/${F.depDesktop}`, method: 'PUT', body: { vgpus: null } }) },
+  'POST /api/v3/domain/:id/recreate_disk': { expect: allow(DEP_DESKTOP_DOMAIN, 'reached'), req: () => ({ path: `${A}/domain/${F.depDesktop}/recreate_disk`, method: 'POST' }) },
+  'GET /api/v3/images/desktops': { expect: allow(DEP_DESKTOP_DOMAIN), req: () => ({ path: `${A}/images/desktops?desktop_id=${F.depDesktop}` }) },
+  'GET /api/v3/media/installs': { expect: SIGNED_IN(), req: get(`${A}/media/installs`) },
+
+  // ------------------------------------------------------------------ templates (admin, manager, advanced)
+  'POST /api/v3/template': { expect: allow(['admin', 'manager', 'advanced'], 'reached'), req: (c) => ({ path: `${A}/template`, method: 'POST', body: { desktop_id: F.advDesktop, name: uniq(c, 'Tpl') } }) },
+  'POST /api/v3/template/': { expect: allow(['admin', 'manager', 'advanced'], 'reached'), req: (c) => ({ path: `${A}/template/`, method: 'POST', body: { desktop_id: F.advDesktop, name: uniq(c, 'Tpl') } }) },
+  'GET /api/v3/user/templates': { expect: allow(PRIVILEGED), req: get(`${A}/user/templates`) },
+  'GET /api/v3/template/:id': { expect: allow(ADV_OWNED), req: () => ({ path: `${A}/template/${F.template}` }) },
+  'POST /api/v3/template/duplicate/:id': { expect: allow(ADV_OWNED, 'reached'), req: (c) => ({ path: `${A}/template/duplicate/${F.template}`, method: 'POST', body: { name: uniq(c, 'Copy') } }) },
+  'PUT /api/v3/template/update': { expect: allow(ADV_OWNED), req: () => ({ path: `${A}/template/update`, method: 'PUT', body: { id: F.template, description: 'matrix' } }) },
+  'GET /api/v3/template/tree/:id': { expect: allow(ADV_OWNED), req: () => ({ path: `${A}/template/tree/${F.template}` }) },
+  'DELETE /api/v3/template/:id': { expect: allow(ADV_OWNED), fresh: true, req: async () => ({ path: `${A}/template/${(await makeTemplate(server, await userRow(server, 'advanced'))).id}`, method: 'DELETE' }) },
+  'POST /api/v3/template/to/desktop': { expect: allow(ADV_OWNED, 'reached'), req: (c) => ({ path: `${A}/template/to/desktop`, method: 'POST', body: { template_id: F.template, name: uniq(c, 'Desk') } }) },
+  'POST /api/v3/allowed/table/:table': { expect: allow(PRIVILEGED), req: () => ({ path: `${A}/allowed/table/users`, method: 'POST', body: { term: 'er' } }) },
+
+  // ------------------------------------------------------------------ media (admin, manager, advanced)
+  'GET /api/v3/media': { expect: allow(PRIVILEGED), req: get(`${A}/media`) },
+  'GET /api/v3/media_allowed': { expect: allow(PRIVILEGED), req: get(`${A}/media_allowed`) },
+  // A private address is refused before anything is stored (4xx): no download.
+  'POST /api/v3/media': { expect: allow(PRIVILEGED, 'reached'), req: (c) => ({ path: `${A}/media`, method: 'POST', body: { name: uniq(c, 'Iso'), url: 'http://127.0.0.1:9/x.iso', kind: 'iso' } }) },
+  'POST /api/v3/media/abort/:id': { expect: allow(ADV_OWNED, 'reached'), req: () => ({ path: `${A}/media/abort/${F.media}`, method: 'POST' }) },
+  'POST /api/v3/media/download/:id': { expect: allow(ADV_OWNED, 'reached'), req: () => ({ path: `${A}/media/download/${F.media}`, method: 'POST', body: {} }) },
+  'GET /api/v3/media/desktops/:id': { expect: allow(ADV_OWNED), req: () => ({ path: `${A}/media/desktops/${F.media}` }) },
+  'DELETE /api/v3/media/:id': { expect: allow(ADV_OWNED), fresh: true, req: async () => ({ path: `${A}/media/${(await makeMedia(server, await userRow(server, 'advanced'))).id}`, method: 'DELETE' }) },
+  'POST /api/v3/desktop/from/media': {
+    expect: allow(ADV_OWNED, 'reached'),
+    req: (c) => ({ path: `${A}/desktop/from/media`, method: 'POST', body: { name: uniq(c, 'From media'), media_id: F.media, kind: 'iso', disk_size: 1 } }),
+  },
+
+  // ------------------------------------------------------------------ storage and quotas
+  'GET /api/v3/storage/ready': { expect: SIGNED_IN(), req: get(`${A}/storage/ready`) },
+  // Disks: their owner, admin and manager of the category; the role `user` grows no disk.
+  'PUT /api/v3/storage/:id/priority/:priority/increase/:increment': { expect: allow(['admin', 'manager'], 'reached'), req: () => ({ path: `${A}/storage/${F.depDisk}/priority/low/increase/1`, method: 'PUT' }) },
+  'PUT /api/v3/storage/:id/abort_operations': { expect: allow(DEP_DESKTOP_DOMAIN, 'reached'), req: () => ({ path: `${A}/storage/${F.depDisk}/abort_operations`, method: 'PUT' }) },
+  'GET /api/v3/desktops/new/check_quota': { expect: SIGNED_IN('reached'), req: get(`${A}/desktops/new/check_quota`) },
+  'GET /api/v3/templates/new/check_quota': { expect: SIGNED_IN('reached'), req: get(`${A}/templates/new/check_quota`) },
+  'GET /api/v3/media/new/check_quota': { expect: SIGNED_IN('reached'), req: get(`${A}/media/new/check_quota`) },
+  'GET /api/v3/deployments/new/check_quota': { expect: SIGNED_IN('reached'), req: get(`${A}/deployments/new/check_quota`) },
+
+  // ------------------------------------------------------------------ recycle bin
+  'GET /api/v3/recycle_bin/item_count/user': { expect: SIGNED_IN(), req: get(`${A}/recycle_bin/item_count/user`) },
+  'GET /api/v3/recycle_bin/item_count': { expect: allow(['admin', 'manager']), req: get(`${A}/recycle_bin/item_count`) },
+  'GET /api/v3/recycle_bin/count': { expect: SIGNED_IN(), req: get(`${A}/recycle_bin/count`) },
+  'GET /api/v3/recycle-bin/user/cutoff-time': { expect: SIGNED_IN(), req: get(`${A}/recycle-bin/user/cutoff-time`) },
+  'GET /api/v3/recycle_bin/config/default-delete': { expect: SIGNED_IN(), req: get(`${A}/recycle_bin/config/default-delete`) },
+  'GET /api/v3/recycle_bin/:id': { expect: allow(USER_OWNED), req: () => ({ path: `${A}/recycle_bin/${F.bin}` }) },
+  // Restoring may meet the owner's desktop quota (428): reached.
+  'PUT /api/v3/recycle_bin/restore/:id': {
+    expect: allow(USER_OWNED, 'reached'), fresh: true,
+    req: async () => ({ path: `${A}/recycle_bin/restore/${(await makeBinEntry(server, await userRow(server, 'user'), tokens.user!)).id}`, method: 'PUT' }),
+  },
+  'DELETE /api/v3/recycle_bin/empty': { expect: SIGNED_IN(), late: true, req: () => ({ path: `${A}/recycle_bin/empty`, method: 'DELETE' }) },
+  'DELETE /api/v3/recycle_bin/:id': {
+    expect: allow(USER_OWNED), fresh: true,
+    req: async () => ({ path: `${A}/recycle_bin/${(await makeBinEntry(server, await userRow(server, 'user'), tokens.user!)).id}`, method: 'DELETE' }),
+  },
+
+  // ------------------------------------------------------------------ deployments (admin, manager, advanced; owners and co-owners)
+  'GET /api/v3/deployments': { expect: allow(PRIVILEGED), req: get(`${A}/deployments`) },
+  // From advanced's template (not shared): only who may use it.
+  'POST /api/v3/deployments': {
+    expect: allow(ADV_OWNED, 'reached'),
+    req: (c) => ({ path: `${A}/deployments`, method: 'POST', body: { name: uniq(c, 'Dep'), template_id: F.template, desktop_name: 'Matrix desktop', allowed: { groups: false, users: [ids.student] } } }),
+  },
+  'POST /api/v3/deployments/new/check_quota': { expect: allow(PRIVILEGED, 'reached'), req: () => ({ path: `${A}/deployments/new/check_quota`, method: 'POST', body: { allowed: { groups: false, users: [ids.student] } } }) },
+  'PUT /api/v3/groups_users/count': { expect: allow(PRIVILEGED), req: () => ({ path: `${A}/groups_users/count`, method: 'PUT', body: { groups: ['default-students-1a'], users: [] } }) },
+  'GET /api/v3/deployment/:id': { expect: allow(DEP_EDIT), req: () => ({ path: `${A}/deployment/${F.dep}` }) },
+  'PUT /api/v3/deployment/:id': { expect: allow(DEP_EDIT), req: () => ({ path: `${A}/deployment/${F.dep}`, method: 'PUT', body: { description: 'matrix' } }) },
+  'PUT /api/v3/deployment/users/:id': { expect: allow(DEP_EDIT, 'reached'), req: () => ({ path: `${A}/deployment/users/${F.dep}`, method: 'PUT', body: { allowed: { groups: false, users: [ids.student] } } }) },
+  'GET /api/v3/deployment/info/:id': { expect: allow(DEP_EDIT), req: () => ({ path: `${A}/deployment/info/${F.dep}` }) },
+  'PUT /api/v3/deployments/visible/:id': { expect: allow(DEP_EDIT), req: () => ({ path: `${A}/deployments/visible/${F.dep}`, method: 'PUT', body: {} }) },
+  'PUT /api/v3/deployments/domain/visible/:id': { expect: allow(DEP_EDIT), req: () => ({ path: `${A}/deployments/domain/visible/${F.depDesktop}`, method: 'PUT', body: { visible: true } }) },
+  'DELETE /api/v3/deployments/:id': {
+    expect: allow(DEP_OWNER), fresh: true,
+    req: async () => ({ path: `${A}/deployments/${await makeDeployment(server, tokens.advanced!, [ids.student], { coOwners: [ids.coowner] })}`, method: 'DELETE' }),
+  },
+  'DELETE /api/v3/deployments/:id/permanent': {
+    expect: allow(DEP_OWNER), fresh: true,
+    req: async () => ({ path: `${A}/deployments/${await makeDeployment(server, tokens.advanced!, [ids.student], { coOwners: [ids.coowner] })}/permanent`, method: 'DELETE' }),
+  },
+  'PUT /api/v3/deployments/:id': { expect: allow(DEP_EDIT, 'reached'), req: () => ({ path: `${A}/deployments/${F.dep}`, method: 'PUT' }) },
+  'PUT /api/v3/deployments/start/:id': { expect: allow(DEP_EDIT), req: () => ({ path: `${A}/deployments/start/${F.dep}`, method: 'PUT' }) },
+  'PUT /api/v3/deployments/stop/:id': { expect: allow(DEP_EDIT), req: () => ({ path: `${A}/deployments/stop/${F.dep}`, method: 'PUT' }) },
+  'GET /api/v3/deployments/directviewer_csv/:id': { expect: allow(DEP_EDIT), req: () => ({ path: `${A}/deployments/directviewer_csv/${F.dep}` }) },
+  'GET /api/v3/deployment/co-owners/:id': { expect: allow(DEP_EDIT), req: () => ({ path: `${A}/deployment/co-owners/${F.dep}` }) },
+  'PUT /api/v3/deployment/co-owners/:id': { expect: allow(DEP_OWNER), req: () => ({ path: `${A}/deployment/co-owners/${F.dep}`, method: 'PUT', body: { co_owners: [ids.coowner] } }) },
+  'GET /api/v3/deployment/permissions/:id': { expect: allow(DEP_EDIT), req: () => ({ path: `${A}/deployment/permissions/${F.dep}` }) },
+
+  // ------------------------------------------------------------------ bookings (the GPU desktop of `user`)
+  'GET /api/v3/bookings/user/:itemId/:itemType': { expect: allow(USER_OWNED), req: () => ({ path: `${A}/bookings/user/${F.gpuDesktop}/desktop?${rangeQuery}` }) },
+  'GET /api/v3/bookings/user/:itemId/:itemType/:returnType': { expect: allow(USER_OWNED), req: () => ({ path: `${A}/bookings/user/${F.gpuDesktop}/desktop/event?${rangeQuery}` }) },
+  'GET /api/v3/bookings/user': { expect: SIGNED_IN(), req: () => ({ path: `${A}/bookings/user?${rangeQuery}` }) },
+  'GET /api/v3/bookings/priority/:itemType/:itemId': { expect: allow(USER_OWNED), req: () => ({ path: `${A}/bookings/priority/desktop/${F.gpuDesktop}` }) },
+  'POST /api/v3/booking/event': {
+    expect: allow(USER_OWNED, 'reached'),
+    req: () => ({ path: `${A}/booking/event`, method: 'POST', body: { element_id: F.gpuDesktop, element_type: 'desktop', title: 'Matrix', ...bookingSlot(60) } }),
+  },
+  'PUT /api/v3/booking/event/:id': { expect: allow(USER_OWNED, 'reached'), req: () => ({ path: `${A}/booking/event/${F.booking}`, method: 'PUT', body: { title: 'Moved', ...bookingSlot(26) } }) },
+  'DELETE /api/v3/booking/event/:id': {
+    expect: allow(USER_OWNED), fresh: true,
+    req: async () => ({ path: `${A}/booking/event/${await makeBooking(server, await userRow(server, 'user'), tokens.user!, F.gpuDesktop, 30)}`, method: 'DELETE' }),
+  },
+  'GET /api/v3/booking/max_booking_date/:id': { expect: allow(USER_OWNED, 'reached'), req: () => ({ path: `${A}/booking/max_booking_date/${F.gpuDesktop}` }) },
+  'GET /api/v3/booking/reservables_available': { expect: SIGNED_IN(), req: get(`${A}/booking/reservables_available`) },
+  'GET /api/v3/domains/allowed/reservables': { expect: SIGNED_IN(), req: get(`${A}/domains/allowed/reservables`) },
+
+  // ------------------------------------------------------------------ the planner (admin)
+  'GET /api/v3/admin/reservables': { expect: allow(['admin']), req: get(`${A}/admin/reservables`) },
+  'GET /api/v3/admin/reservables/:itemType': { expect: allow(['admin']), req: get(`${A}/admin/reservables/gpus`) },
+  'GET /api/v3/admin/reservables/enabled/:itemType/:itemId': { expect: allow(['admin']), req: () => ({ path: `${A}/admin/reservables/enabled/gpus/${F.card}` }) },
+  'GET /api/v3/admin/reservables_planner/:itemId/:start/:end': {
+    expect: allow(['admin']),
+    req: () => ({ path: fillPath(`${A}/admin/reservables_planner/:itemId/:start/:end`, { itemId: F.card, start: bookingDate(new Date(Date.now() - 86_400_000)), end: bookingDate(new Date(Date.now() + 86_400_000)) }) }),
+  },
+  'POST /api/v3/admin/reservables_planner': {
+    expect: allow(['admin'], 'reached'),
+    req: () => ({ path: `${A}/admin/reservables_planner`, method: 'POST', body: { item_type: 'gpus', item_id: F.card, subitem_id: 'no-such-profile', ...bookingSlot(24 * 60) } }),
+  },
+  'PUT /api/v3/admin/reservables_planner/:id': {
+    expect: allow(['admin'], 'reached'),
+    req: () => ({ path: `${A}/admin/reservables_planner/demo-plan-4q`, method: 'PUT', body: { subitem_id: 'no-such-profile', ...bookingSlot(24 * 60) } }),
+  },
+  'DELETE /api/v3/admin/reservables_planner/:id': { expect: allow(['admin'], 'reached'), late: true, req: () => ({ path: `${A}/admin/reservables_planner/demo-plan-4q`, method: 'DELETE' }) },
+
+  // ------------------------------------------------------------------ covers
+  'GET /assets/img/desktops/stock/:file': { expect: PUBLIC('passes'), req: get('/assets/img/desktops/stock/1.jpg') },
+  'GET /assets/img/desktops/user/:file': { expect: PUBLIC('passes'), req: get('/assets/img/desktops/user/none.png') },
+};
+
+const outcomeOf = (c: Case, caller: Caller): Outcome => c.expect[caller] ?? 'denied';
+
+async function send(req: Req, token: string | undefined) {
+  const headers: Record<string, string> = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  let body: FormData | string | undefined;
+  if (req.form) {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(req.form)) form.append(k, v);
+    body = form;
+  } else if (req.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(req.body);
+  }
+  const res = await fetch(`${server.url}${req.path}`, { method: req.method ?? 'GET', headers, body });
+  const text = await res.text();
+  let code: string | undefined;
+  try {
+    code = (JSON.parse(text) as { description_code?: string }).description_code;
+  } catch {
+    code = undefined;
+  }
+  return { status: res.status, code, text };
+}
+
+/** Why the answer does not fit the expected class (undefined when it fits). */
+function mismatch(c: Case, caller: Caller, want: Outcome, got: { status: number; code?: string }): string | undefined {
+  const { status, code } = got;
+  if (status >= 500) return `${status} ${code ?? ''}`;
+  const deniedStatus = status === 401 || status === 403 || status === 404;
+  switch (want) {
+    case 'ok':
+      return status >= 200 && status < 300 ? undefined : `${status} ${code ?? ''}`;
+    case 'reached':
+      return deniedStatus ? `${status} ${code ?? ''}` : undefined;
+    case 'passes':
+      return status === 401 || status === 403 ? `${status} ${code ?? ''}` : undefined;
+    case 'denied':
+      if (!deniedStatus) return `${status} ${code ?? ''}`;
+      if (caller === 'anon' && status !== 401 && !c.codeOptional) return `${status} ${code ?? ''} (nobody signed in: 401)`;
+      if (!code && !c.codeOptional) return `${status} without description_code`;
+      return undefined;
+  }
+}
+
+let cases = 0;
+async function runCase(key: string) {
+  const c = MATRIX[key]!;
+  const failures: string[] = [];
+  const one = async (caller: Caller, given?: Req) => {
+    const want = outcomeOf(c, caller);
+    const req = given ?? (await c.req(caller));
+    const got = await send(req, tokens[caller]);
+    cases++;
+    const why = mismatch(c, caller, want, got);
+    if (why) failures.push(`${caller}: expected ${want}, got ${why} (${req.method ?? 'GET'} ${req.path}) ${got.text.slice(0, 160)}`);
+  };
+  const denied = CALLERS.filter((x) => outcomeOf(c, x) === 'denied');
+  const allowed = CALLERS.filter((x) => outcomeOf(c, x) !== 'denied');
+  // Limited concurrency: the denied callers together, then the allowed ones (one at a time when each destroys an object).
+  // Denied callers share one object (they must not destroy it); each allowed one gets its own when `fresh`.
+  const shared = c.fresh ? await c.req('anon') : undefined;
+  await Promise.all(denied.map((x) => one(x, shared)));
+  if (c.fresh || c.late) for (const x of allowed) await one(x);
+  else await Promise.all(allowed.map((x) => one(x)));
+  expect(failures.join('\n'), key).toBe('');
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ startConcurrency: 1, env: { DIRECT_VIEWER_DELAY_MS: '0' } });
+  const { db } = server.ctx;
+  const coowner = await copyUser(server, { username: 'advanced' }, 'coowner');
+  const names: Record<Exclude<Caller, 'anon'>, [string, string]> = {
+    admin: ['admin', 'default'], manager: ['manager', 'default'], advanced: ['advanced', 'default'], user: ['user', 'default'],
+    student: ['student01', 'default'], researcher: ['researcher', 'lab'], coowner: ['coowner', 'default'],
+  };
+  for (const [caller, [username, category]] of Object.entries(names) as [Exclude<Caller, 'anon'>, [string, string]][]) {
+    ids[caller] = (await userRow(server, username, category)).id;
+    tokens[caller] = await tokenOf(server, username, category);
+  }
+  ids.coowner = coowner.id;
+  const [advanced, user, researcher] = await Promise.all([userRow(server, 'advanced'), userRow(server, 'user'), userRow(server, 'researcher', 'lab')]);
+
+  // The deployment: advanced's, co-owned, one desktop for the student; its desktops marked Starting (nothing boots).
+  F.dep = await makeDeployment(server, tokens.advanced!, [ids.student], { coOwners: [ids.coowner] });
+  await db.update(schema.domains).set({ status: 'Starting' }).where(eq(schema.domains.tag, F.dep));
+  const [depDesktop] = await db.select().from(schema.domains).where(eq(schema.domains.tag, F.dep));
+  F.depDesktop = depDesktop!.id;
+  const [disk] = await db.select().from(schema.domainDisks).where(eq(schema.domainDisks.domainId, F.depDesktop));
+  F.depDisk = disk!.storageId;
+
+  F.userDesktop = (await makeDesktop(server, user)).id;
+  const [gpu] = await db.select().from(schema.domains).where(and(eq(schema.domains.userId, user.id), eq(schema.domains.name, 'GPU desktop')));
+  F.gpuDesktop = gpu!.id;
+  const [adv] = await db.select().from(schema.domains).where(and(eq(schema.domains.userId, advanced.id), eq(schema.domains.kind, 'desktop')));
+  F.advDesktop = adv!.id;
+  F.template = (await makeTemplate(server, advanced)).id;
+  const gpuTemplate = await makeTemplate(server, advanced, 'GPU template');
+  await db.update(schema.domains).set({ hardware: { ...gpuTemplate.hardware, reservables: gpu!.hardware.reservables } }).where(eq(schema.domains.id, gpuTemplate.id));
+  F.gpuTemplate = gpuTemplate.id;
+  const [card] = await db.select().from(schema.reservableItems);
+  F.card = card!.id;
+  F.media = (await makeMedia(server, advanced)).id;
+  F.bin = (await makeBinEntry(server, user, tokens.user!)).id;
+  F.booking = await makeBooking(server, user, tokens.user!, F.gpuDesktop);
+
+  // The other category's objects, for the lists.
+  await makeDesktop(server, researcher);
+  await makeTemplate(server, researcher);
+  await makeMedia(server, researcher);
+  await makeBinEntry(server, researcher, tokens.researcher!);
+  F.labDep = await makeDeployment(server, tokens.researcher!, [researcher.id]);
+}, 120_000);
+afterAll(async () => server?.close());
+
+describe('the table covers the app', () => {
+  it('has a case for every registered route (a new route must get its row here)', () => {
+    const registered = new Set(server.app.registeredRoutes.map(routeKey));
+    const missing = [...registered].filter((k) => !(k in MATRIX));
+    const stale = Object.keys(MATRIX).filter((k) => !registered.has(k));
+    expect({ missing, stale }).toEqual({ missing: [], stale: [] });
+  });
+});
+
+describe('lists never show another category’s objects', () => {
+  const LISTS: Req[] = [
+    { path: `${A}/user/desktops` },
+    { path: `${A}/user/templates` },
+    { path: `${A}/user/templates/allowed/all` },
+    { path: `${A}/user/templates/allowed/shared` },
+    { path: `${A}/media` },
+    { path: `${A}/media_allowed` },
+    { path: `${A}/deployments` },
+    { path: `${A}/recycle_bin/item_count/user` },
+    { path: `${A}/recycle_bin/item_count` },
+    { path: `${A}/admin/users` },
+    { path: `${A}/storage/ready` },
+    { path: `${A}/bookings/user?${rangeQuery}` },
+    { path: `${A}/booking/reservables_available` },
+    { path: `${A}/allowed/table/users`, method: 'POST', body: { term: 'er' } },
+    { path: `${A}/allowed/table/users`, method: 'POST', body: { term: 're' } },
+    { path: `${A}/allowed/table/groups`, method: 'POST', body: { term: 'De' } },
+  ];
+  it.each(SIGNED.filter((c) => c !== 'admin'))('%s', async (caller) => {
+    const { db } = server.ctx;
+    const mine = caller === 'researcher' ? 'lab' : 'default';
+    // Everything of the other categories, except the demo template (shared with everyone), its owner and their group.
+    const [demo] = await db.select().from(schema.domains).where(eq(schema.domains.name, 'Demo Linux'));
+    const foreign = [
+      ...(await db.select({ id: schema.domains.id }).from(schema.domains).where(and(ne(schema.domains.categoryId, mine), ne(schema.domains.id, demo!.id)))),
+      ...(await db.select({ id: schema.media.id }).from(schema.media).where(ne(schema.media.categoryId, mine))),
+      ...(await db.select({ id: schema.deployments.id }).from(schema.deployments).where(ne(schema.deployments.categoryId, mine))),
+      ...(await db.select({ id: schema.recycleBin.id }).from(schema.recycleBin).where(ne(schema.recycleBin.ownerCategoryId, mine))),
+      ...(await db.select({ id: schema.users.id }).from(schema.users).where(and(ne(schema.users.categoryId, mine), ne(schema.users.id, demo!.userId)))),
+      ...(await db.select({ id: schema.groups.id }).from(schema.groups).where(and(ne(schema.groups.categoryId, mine), ne(schema.groups.id, demo!.groupId)))),
+    ].map((r) => r.id).filter((id) => id.length >= 8);
+    expect(foreign.length).toBeGreaterThan(3);
+    const leaks: string[] = [];
+    for (const req of LISTS) {
+      const got = await send(req, tokens[caller]);
+      if (got.status >= 500) leaks.push(`${req.path}: ${got.status}`);
+      for (const id of foreign) if (got.text.includes(id)) leaks.push(`${req.method ?? 'GET'} ${req.path} shows ${id}`);
+    }
+    expect(leaks.join('\n')).toBe('');
+  });
+});
+
+describe('route × caller', () => {
+  const order = Object.keys(MATRIX).sort((a, b) => Number(MATRIX[a]!.late ?? false) - Number(MATRIX[b]!.late ?? false));
+  // Logging out ends every session: last of all.
+  order.push(...order.splice(order.indexOf('POST /authentication/logout'), 1));
+  it.each(order)('%s', async (key) => runCase(key), 60_000);
+  it('counted its cases', () => {
+    expect(cases).toBeGreaterThanOrEqual(Object.keys(MATRIX).length * CALLERS.length);
+    console.log(`authorisation matrix: ${Object.keys(MATRIX).length} routes, ${cases} route×caller cases`);
+  });
+});
