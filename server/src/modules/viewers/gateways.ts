@@ -65,5 +65,9 @@ export function attachViewerGateways(server: Server, ctx: AppContext) {
     })().catch(() => refuse(client, '500 Internal Server Error'));
   });
 
-  return () => wss.close();
+  // A stop ends the open viewers (the viewer page shows the reason); the tunnels end with the server.
+  return () => {
+    for (const ws of wss.clients) ws.close(1001, 'server stopping');
+    wss.close();
+  };
 }
