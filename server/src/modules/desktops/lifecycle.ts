@@ -78,6 +78,10 @@ export function createDesktopLifecycle(ctx: AppContext) {
 
   async function assertDisksReady(row: DomainRow) {
     const disks = await disksOf(db, row.id);
+    // A file lost while the server was down (the startup sweep marked it failed) says so.
+    if (disks.some((d) => d.status === 'failed' || (d.status === 'ready' && !existsSync(d.path)))) {
+      throw precondition('storage_file_missing', 'The file of the desktop disk is missing');
+    }
     if (disks.length === 0 || disks.some((d) => d.status !== 'ready' || !existsSync(d.path))) {
       throw precondition('desktop_storage_not_ready', 'The desktop disk is not ready');
     }

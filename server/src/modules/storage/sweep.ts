@@ -5,7 +5,9 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { MEDIA_DOWNLOADING_STATUSES } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
+import { removePartials } from '../../engine/disks';
 import { completeDesktop, CREATING_DESKTOP } from '../desktops/create';
+import { disksOf } from '../desktops/machine-spec';
 import { mediaDir, mediaPartPath } from '../media/service';
 
 /** Why a desktop, template, disk or media was marked failed by the sweep (a catalogue code). */
@@ -87,6 +89,11 @@ export async function sweepStorage(ctx: AppContext, now = new Date()): Promise<S
     .where(and(eq(schema.domains.kind, 'desktop'), eq(schema.domains.status, CREATING_DESKTOP)));
   for (const { id } of creating) {
     try {
+      // What a killed qemu-img left of a planned disk is that disk's own partial file.
+      for (const d of await disksOf(db, id)) {
+        if (d.status !== 'creating') continue;
+        for (const partial of await removePartials(d.path)) log.info({ storage: d.id, partial }, 'partial disk file of an interrupted creation removed');
+      }
       await completeDesktop(db, id, 'Stopped');
       report.completed.push(id);
       log.info({ desktop: id }, 'interrupted desktop creation finished');
