@@ -82,6 +82,11 @@ describe('the startup sweep', () => {
     writeFileSync(partialFile, 'half a qcow2');
     const orphaned = await interruptedCreation('no-base', 'no-such-disk');
 
+    // A disk recorded by a recreate that was cut short: made, never used by any desktop.
+    const abandonedPath = desktopDiskPath(server.ctx.engine, 'recreated-disk');
+    await db.insert(schema.storage).values({ id: 'recreated-disk', userId: umaId, kind: 'desktop', path: abandonedPath, parentId: base!.id, status: 'creating' });
+    await createOverlay(base!.path, abandonedPath);
+
     const stamp = new Date('2026-01-02T03:04:05.678Z');
     const report = await sweepStorage({ ...server.ctx, log }, stamp);
     const quarantine = join(server.ctx.engine.dirs.quarantine, '2026-01-02T03-04-05-678Z');
@@ -119,6 +124,9 @@ describe('the startup sweep', () => {
     }
     expect(report.completed.sort()).toEqual([made.id, partial.id].sort());
     expect(await domainOf(orphaned.id)).toMatchObject({ status: 'Failed', currentAction: 'storage_file_missing' });
+    expect(report.abandoned).toEqual(['recreated-disk']);
+    expect(existsSync(abandonedPath)).toBe(false);
+    expect(await db.select().from(schema.storage).where(eq(schema.storage.id, 'recreated-disk'))).toEqual([]);
     expect(existsSync(orphaned.path)).toBe(false);
 
     // Every other disk is where it was; a second sweep has nothing to do.
@@ -126,7 +134,7 @@ describe('the startup sweep', () => {
       if (s.status !== 'failed') expect(existsSync(s.path), s.path).toBe(true);
     }
     const again = await sweepStorage({ ...server.ctx, log }, new Date());
-    expect(again).toEqual({ completed: [], quarantined: [], failedStorage: [], failedDomains: [], failedMedia: [] });
+    expect(again).toEqual({ completed: [], abandoned: [], quarantined: [], failedStorage: [], failedDomains: [], failedMedia: [] });
   });
 
   it('starting a desktop whose disk file is gone answers storage_file_missing', async () => {

@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { MEDIA_DOWNLOADING_STATUSES } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
-import { removePartials } from '../../engine/disks';
+import { remove as removeDiskFile, removePartials } from '../../engine/disks';
 import { completeDesktop, CREATING_DESKTOP } from '../desktops/create';
 import { disksOf } from '../desktops/machine-spec';
-import { mediaDir, mediaPartPath } from '../media/service';
+import { mediaDir, mediaFinalPath, mediaPartPath } from '../media/service';
 
 /** Why a desktop, template, disk or media was marked failed by the sweep (a catalogue code). */
 export const FILE_MISSING = 'storage_file_missing';
@@ -20,6 +20,8 @@ const IDLE_DOMAIN = ['Stopped', 'Failed', CREATING_DESKTOP];
 export type SweepReport = {
   /** Desktops whose interrupted creation was finished. */
   completed: string[];
+  /** Disks planned by an interrupted creation that no desktop uses, removed with their record. */
+  abandoned: string[];
   /** Files no record owns, moved away (from, to). */
   quarantined: { from: string; to: string }[];
   /** Storage rows, domains and media whose file is gone, now failed. */
@@ -63,7 +65,7 @@ async function moveFile(from: string, to: string) {
  */
 export async function sweepStorage(ctx: AppContext, now = new Date()): Promise<SweepReport> {
   const { db, log } = ctx;
-  const report: SweepReport = { completed: [], quarantined: [], failedStorage: [], failedDomains: [], failedMedia: [] };
+  const report: SweepReport = { completed: [], abandoned: [], quarantined: [], failedStorage: [], failedDomains: [], failedMedia: [] };
 
   const failDomains = async (ids: string[]) => {
     if (ids.length === 0) return;
@@ -109,6 +111,21 @@ export async function sweepStorage(ctx: AppContext, now = new Date()): Promise<S
     }
   }
 
+  // Disks recorded for a creation that never reached a desktop (a recreate cut short): the file,
+  // if made, was never used — it and its record go.
+  const lone = await db
+    .select({ id: schema.storage.id, path: schema.storage.path })
+    .from(schema.storage)
+    .leftJoin(schema.domainDisks, eq(schema.domainDisks.storageId, schema.storage.id))
+    .where(and(eq(schema.storage.status, 'creating'), isNull(schema.domainDisks.storageId)));
+  for (const s of lone) {
+    await removePartials(s.path);
+    await removeDiskFile(s.path);
+    await db.delete(schema.storage).where(eq(schema.storage.id, s.id));
+    report.abandoned.push(s.id);
+    log.info({ storage: s.id, path: s.path }, 'disk of an interrupted creation that no desktop uses removed');
+  }
+
   // 2. Records without their file.
   const storage = await db.select().from(schema.storage);
   for (const s of storage) {
@@ -130,7 +147,9 @@ export async function sweepStorage(ctx: AppContext, now = new Date()): Promise<S
   for (const m of media) {
     if (m.path) owned.add(resolve(m.path));
     if ((MEDIA_DOWNLOADING_STATUSES as readonly string[]).includes(m.status) || m.status === 'Downloading') {
+      // The resumed download writes both again (a kill may fall between its rename and its record).
       owned.add(resolve(mediaPartPath(mediaDir(root), m)));
+      owned.add(resolve(mediaFinalPath(mediaDir(root), m)));
     }
   }
   const stamp = now.toISOString().replace(/[:.]/g, '-');
@@ -145,10 +164,11 @@ export async function sweepStorage(ctx: AppContext, now = new Date()): Promise<S
       log.error({ err, file }, 'could not move a file that no record owns to quarantine');
     }
   }
-  if (report.completed.length + report.quarantined.length + report.failedStorage.length + report.failedMedia.length > 0) {
+  if (report.completed.length + report.abandoned.length + report.quarantined.length + report.failedStorage.length + report.failedMedia.length > 0) {
     log.info(
       {
         completed: report.completed.length,
+        abandoned: report.abandoned.length,
         quarantined: report.quarantined.length,
         failedStorage: report.failedStorage.length,
         failedDomains: report.failedDomains.length,
