@@ -109,6 +109,7 @@ export const DESCRIPTION_CODES = [
   'desktops_not_stopped',
   'storage_has_derivatives',
   'storage_not_ready',
+  'storage_file_missing',
   'storage_size_too_small',
   'no_storage_pool_available',
   'operation_not_owned',

@@ -14,8 +14,9 @@ export const STORAGE_PRIORITIES = ['low', 'default', 'high'] as const;
 export const ZStoragePriority = z.enum(STORAGE_PRIORITIES);
 export type TStoragePriority = z.infer<typeof ZStoragePriority>;
 
-/** Storage statuses as stored: `maintenance` while an operation (disk increase) runs on it. */
-export const STORAGE_STATUSES = ['ready', 'creating', 'maintenance', 'recycled', 'deleted'] as const;
+/** Storage statuses as stored: `creating` until its file is made, `maintenance` while an operation
+ *  (disk increase) runs on it, `failed` when the startup sweep found its file gone. */
+export const STORAGE_STATUSES = ['ready', 'creating', 'maintenance', 'recycled', 'deleted', 'failed'] as const;
 export const STORAGE_OPERATIONS = ['increase'] as const;
 
 /** An operation running on a disk: who started it (only they may cancel it) and how far it is. */

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
@@ -46,6 +47,7 @@ import { bookingRoutes } from './modules/bookings/routes';
 import { plannerRoutes } from './modules/reservables/routes';
 import { migrationRoutes } from './modules/migration/routes';
 import { notificationRoutes } from './modules/notifications/routes';
+import { sweepStorage } from './modules/storage/sweep';
 
 /** A route as registered: its method, URL pattern and zod schemas (params, querystring, body). */
 export type RegisteredRoute = {
@@ -59,6 +61,9 @@ declare module 'fastify' {
     registeredRoutes: RegisteredRoute[];
   }
 }
+
+/** How long requests under way may take to finish once the server stops. */
+const REQUEST_GRACE_MS = 3_000;
 
 export function createContext(config: Config, database: Database, engine: Engine, overrides: { mailer?: Mailer; clock?: Clock } = {}): AppContext {
   const tokens = createTokenService(config.secret);
@@ -154,7 +159,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Desktop covers, where the original static host served them: /assets/img/desktops/{stock,user}/…
   await desktopImageRoutes(app, ctx);
 
-  // Every module has registered its job handlers: jobs interrupted by a restart go on (or fail).
+  // Every module has registered its job handlers. After a restart: jobs that cannot resume fail
+  // (and undo their work), the storage is swept (interrupted creations finished, files without
+  // a record quarantined, records without a file failed), then the other jobs go on.
+  await ctx.jobs.failInterrupted();
+  await sweepStorage(ctx);
   await ctx.jobs.resumeAll();
   await bookings.start();
 
@@ -162,18 +171,38 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   const io = attachSocketServer(app.server, ctx);
   const closeGateways = attachViewerGateways(app.server, ctx);
+  // Connections the HTTP server no longer waits on as requests (upgraded to a websocket, CONNECT
+  // tunnels to SPICE) and all the others, so that a stop can end them.
+  const connections = new Set<Duplex>();
+  const longLived = new Set<Duplex>();
+  const track = (set: Set<Duplex>) => (socket: Duplex) => {
+    set.add(socket);
+    socket.once('close', () => set.delete(socket));
+  };
+  app.server.on('connection', track(connections));
+  app.server.on('upgrade', (_req, socket: Duplex) => track(longLived)(socket));
+  app.server.on('connect', (_req, socket: Duplex) => track(longLived)(socket));
   // Recycle bin retention: entries older than their cutoff hours are deleted for good.
   const stopPurge = startRecycleBinPurge(ctx);
-  // Before the HTTP server closes: it waits for every connection, upgraded viewer sockets included.
-  app.addHook('preClose', (done) => {
-    closeGateways();
-    done();
-  });
-  app.addHook('onClose', async () => {
+  // Before the listener closes (it waits for every open connection): live sockets, viewer
+  // websockets and SPICE tunnels end now, idle keep-alive connections too; requests under way
+  // get a moment to finish. Running machines are left alone (the next start adopts them).
+  app.addHook('preClose', async () => {
     ctx.jobs.stopAll();
     stopPurge();
     await bookings.scheduler.stop();
     lifecycle.close();
+    closeGateways();
+    io.disconnectSockets(true);
+    io.engine.close();
+    for (const socket of longLived) socket.destroy();
+    app.server.closeIdleConnections();
+    const late = setTimeout(() => {
+      for (const socket of connections) socket.destroy();
+    }, REQUEST_GRACE_MS).unref();
+    app.server.once('close', () => clearTimeout(late));
+  });
+  app.addHook('onClose', async () => {
     await io.close();
   });
   return app;

@@ -7,6 +7,7 @@ import { seed, type SeedResult } from './seed/seed';
 import { seedDemoDesktops } from './seed/demo-desktops';
 import { createLocalEngine } from './engine';
 import { ensureDemoGuest } from './engine/guest-image';
+import { createStopper } from './shutdown';
 
 function printWelcome(url: string, result: SeedResult, demoPasswordSet: boolean) {
   const lines = ['', `  VDI portal is running at ${url}`, ''];
@@ -40,15 +41,17 @@ async function main() {
   const ctx = createContext(config, database, engine);
   const app = await buildApp(ctx);
 
-  const shutdown = async (signal: string) => {
-    app.log.info(`${signal}: shutting down`);
-    await app.close();
-    await engine.driver.close(); // machines keep running; the next start adopts them
-    await database.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  const stop = createStopper({
+    log: ctx.log,
+    exit: (code) => process.exit(code),
+    steps: [
+      ['the web server and its connections', () => app.close()],
+      ['the engine (machines keep running; the next start adopts them)', () => engine.driver.close()],
+      ['the database', () => database.close()],
+    ],
+  });
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
 
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();

@@ -11,7 +11,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import type { TLimits, TQuota } from '@vdi/contracts';
+import type { STORAGE_STATUSES, TLimits, TQuota } from '@vdi/contracts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
@@ -231,7 +231,7 @@ export const storage = pgTable('storage', {
   path: text('path').notNull(),
   parentId: text('parent_id'),
   format: text('format').notNull().default('qcow2'),
-  status: text('status').$type<'ready' | 'creating' | 'maintenance' | 'recycled' | 'deleted'>().notNull().default('ready'),
+  status: text('status').$type<(typeof STORAGE_STATUSES)[number]>().notNull().default('ready'),
   actualSize: bigint('actual_size', { mode: 'number' }).notNull().default(0),
   virtualSize: bigint('virtual_size', { mode: 'number' }).notNull().default(0),
   createdAt: createdAt(),

@@ -3,7 +3,7 @@
 // Always execFile with an argument array: paths come from users' names and must never meet a shell.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { link, rm, stat, unlink } from 'node:fs/promises';
+import { link, readdir, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 
 export type DiskFormat = 'qcow2' | 'raw';
@@ -171,6 +171,16 @@ export async function rebaseUnsafe(path: string, newBase: string, opts: QemuImgO
 /** Deletes an image file; a missing file is fine (deleting twice is not an error). */
 export async function remove(path: string): Promise<void> {
   await rm(path, { force: true });
+}
+
+/** Partial files a killed `qemu-img` left while making `target` (see createNoClobber), removed;
+ *  answers their paths. Only the caller that owns `target` (its record plans it) may call this. */
+export async function removePartials(target: string): Promise<string[]> {
+  const prefix = `.${basename(target)}.`;
+  const names = await readdir(dirname(target)).catch(() => [] as string[]);
+  const partials = names.filter((n) => n.startsWith(prefix) && n.endsWith('.tmp')).map((n) => join(dirname(target), n));
+  for (const p of partials) await rm(p, { force: true });
+  return partials;
 }
 
 /** Runs `make(tmp)` and then publishes tmp as `target` with link(2), which fails if `target`

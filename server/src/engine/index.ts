@@ -9,7 +9,8 @@ import { StartQueue } from './start-queue';
 export type Engine = {
   driver: HypervisorDriver;
   queue: StartQueue<MachineRuntime>;
-  dirs: { storage: string; images: string };
+  /** `quarantine`: where the startup sweep moves files under `storage` that no record owns. */
+  dirs: { storage: string; images: string; quarantine: string };
 };
 
 export function storageDirs(dataDir: string) {
@@ -20,7 +21,7 @@ export function storageDirs(dataDir: string) {
   };
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
   for (const kind of ['templates', 'desktops', 'volatile']) mkdirSync(join(dirs.storage, kind), { recursive: true });
-  return dirs;
+  return { ...dirs, quarantine: join(dataDir, 'quarantine') };
 }
 
 /** The default engine: QEMU on this machine; machines left running by a previous process are adopted. */

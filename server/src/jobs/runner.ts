@@ -90,6 +90,24 @@ export function createJobRunner(db: Db, log: Logger) {
     return outcome;
   }
 
+  /**
+   * After a restart, step one: jobs that cannot resume are marked failed, and their handlers
+   * undo what they had begun (e.g. put a desktop disk back), before anything looks at the files.
+   */
+  async function failInterrupted() {
+    const rows = await db.select().from(schema.jobs).where(inArray(schema.jobs.status, ['queued', 'running']));
+    for (const row of rows) {
+      const handler = handlers.get(row.kind);
+      if (handler?.resumable) continue;
+      const [failed] = await db
+        .update(schema.jobs)
+        .set({ status: 'failed', error: 'interrupted by a server restart', updatedAt: new Date() })
+        .where(eq(schema.jobs.id, row.id))
+        .returning();
+      if (handler && failed) await handler.finished?.(failed, 'failed', new Error('interrupted by a server restart'));
+    }
+  }
+
   return {
     register(handler: JobHandler) {
       handlers.set(handler.kind, handler);
@@ -122,21 +140,15 @@ export function createJobRunner(db: Db, log: Logger) {
       return true;
     },
 
+    failInterrupted,
+
     /** After a restart: resumable jobs run again, the others are marked failed. */
     async resumeAll() {
+      await failInterrupted();
       const rows = await db.select().from(schema.jobs).where(inArray(schema.jobs.status, ['queued', 'running']));
       for (const row of rows) {
-        const handler = handlers.get(row.kind);
-        if (handler?.resumable) {
-          void execute(row).catch((err) => log.error({ err, job: row.id }, 'job crashed'));
-        } else {
-          const [failed] = await db
-            .update(schema.jobs)
-            .set({ status: 'failed', error: 'interrupted by a server restart', updatedAt: new Date() })
-            .where(eq(schema.jobs.id, row.id))
-            .returning();
-          if (handler && failed) await handler.finished?.(failed, 'failed', new Error('interrupted by a server restart'));
-        }
+        if (running.has(row.id)) continue;
+        void execute(row).catch((err) => log.error({ err, job: row.id }, 'job crashed'));
       }
     },
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { TDeploymentHardware, ZNewDeployment } from '@vdi/contracts';
@@ -171,6 +172,8 @@ export function deploymentJobHandler(ctx: AppContext, lifecycle: DesktopLifecycl
       const queue = [...params.userIds];
       const worker = async () => {
         for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+          // Optional pause before each desktop (demos and tests, to watch the progress).
+          if (ctx.config.diskOperationDelayMs > 0) await sleep(ctx.config.diskOperationDelayMs, undefined, { signal: jc.signal }).catch(() => undefined);
           if (jc.signal.aborted) throw new Error('aborted');
           await one(next);
         }

@@ -83,7 +83,8 @@ export async function deploymentViews(ctx: AppContext, rows: DeploymentRow[], ac
       totalDesktops: mine.length,
       visibleDesktops: mine.filter((d) => d.visible).length,
       startedDesktops: mine.filter((d) => (RUNNING_STATUSES as readonly string[]).includes(d.status)).length,
-      creatingDesktops: mine.filter((d) => CREATING.includes(d.status)).length + (creation ? creation.total - creation.created - creation.failed : 0),
+      // A running job counts what it has left (desktops it is making are "Creating" meanwhile).
+      creatingDesktops: creation ? creation.total - creation.created - creation.failed : mine.filter((d) => CREATING.includes(d.status)).length,
       needs_booking: Boolean(row.createDict.hardware.reservables.vgpus?.length),
       next_booking_start: booking ? booking.start.toISOString() : null,
       next_booking_end: booking ? booking.end.toISOString() : null,

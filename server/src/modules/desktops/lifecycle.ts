@@ -11,6 +11,7 @@ import { ApiError, conflict, precondition } from '../../http/errors';
 import type { UserRow } from '../../auth/sessions';
 import { checkStartQuota } from '../quotas/start-check';
 import { checkBookingToStart } from '../bookings/start-check';
+import { CREATING_DESKTOP } from './create';
 import { disksOf, machineSpecOf } from './machine-spec';
 import { desktopViews, findDomain, type DomainRow } from './view';
 
@@ -77,6 +78,10 @@ export function createDesktopLifecycle(ctx: AppContext) {
 
   async function assertDisksReady(row: DomainRow) {
     const disks = await disksOf(db, row.id);
+    // A file lost while the server was down (the startup sweep marked it failed) says so.
+    if (disks.some((d) => d.status === 'failed' || (d.status === 'ready' && !existsSync(d.path)))) {
+      throw precondition('storage_file_missing', 'The file of the desktop disk is missing');
+    }
     if (disks.length === 0 || disks.some((d) => d.status !== 'ready' || !existsSync(d.path))) {
       throw precondition('desktop_storage_not_ready', 'The desktop disk is not ready');
     }
@@ -228,6 +233,9 @@ export function createDesktopLifecycle(ctx: AppContext) {
       if (running.has(row.id)) {
         if (!['Started', 'WaitingIP', 'Paused', 'Shutting-down'].includes(row.status)) await update(row.id, { status: 'Started' });
         if (row.status === 'Shutting-down') await driver.shutdown(row.id).catch(() => undefined);
+      } else if (row.persistent && row.status === CREATING_DESKTOP) {
+        // Its creation was interrupted: the startup sweep finishes it (storage/sweep.ts).
+        continue;
       } else if (!STOPPED_STATES.includes(row.status)) {
         if (!row.persistent) await destroyDesktop(row);
         else await update(row.id, { status: 'Stopped', startedAt: null, guestIp: null });

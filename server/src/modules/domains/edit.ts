@@ -6,7 +6,8 @@ import { videosFor, type ZDomainUpdate } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { DomainImage } from '../../db/schema';
-import { createEmpty, createOverlay, remove as removeDiskFile } from '../../engine/disks';
+import { remove as removeDiskFile, type DiskInfo } from '../../engine/disks';
+import { materializeDisk } from '../desktops/create';
 import { badRequest, conflict } from '../../http/errors';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { disksOf } from '../desktops/machine-spec';
@@ -18,6 +19,8 @@ import { assertGpuOnlyViewers, chooseGuest } from './guest';
 import { chooseHardware, hardwareBounds, type HardwareRow } from './hardware';
 import { removeUserImage, saveUserImage, stockImage } from './images';
 import { assertNameFree } from './names';
+
+type StorageRow = typeof schema.storage.$inferSelect;
 
 export const notStopped = (row: DomainRow, action: string) =>
   conflict('domain_not_stopped', `Stop the desktop before you ${action} it`, { status: row.status, action });
@@ -118,28 +121,38 @@ export async function recreateDisk(ctx: AppContext, lifecycle: DesktopLifecycle,
   if (!claimed) throw notStopped(row, 'recreate');
   await lifecycle.publish(claimed);
 
-  const made: { old: (typeof disks)[number]; id: string; path: string; info: Awaited<ReturnType<typeof createEmpty>> }[] = [];
+  // Crash-consistent: the new disks are recorded ("creating", at their planned paths) before their
+  // files exist; a kill in between leaves records the startup sweep clears, never a stray file.
+  const made: { old: (typeof disks)[number]; row: StorageRow; info?: DiskInfo }[] = [];
   try {
     for (const old of disks) {
       const id = randomUUID();
-      const path = join(ctx.engine.dirs.storage, 'desktops', `${id}.qcow2`);
-      const parent = old.parentId ? (await db.select().from(schema.storage).where(eq(schema.storage.id, old.parentId)))[0] : undefined;
-      const info = parent ? await createOverlay(parent.path, path) : await createEmpty(path, old.virtualSize);
-      made.push({ old, id, path, info });
+      const [row] = await db
+        .insert(schema.storage)
+        .values({
+          id, userId: old.userId, kind: old.kind, path: join(ctx.engine.dirs.storage, 'desktops', `${id}.qcow2`), parentId: old.parentId,
+          status: 'creating', virtualSize: old.virtualSize,
+        })
+        .returning();
+      made.push({ old, row: row! });
     }
+    for (const m of made) m.info = await materializeDisk(db, m.row);
     await db.transaction(async (tx) => {
       for (const [position, m] of made.entries()) {
-        await tx.insert(schema.storage).values({
-          id: m.id, userId: m.old.userId, kind: m.old.kind, path: m.path, parentId: m.old.parentId,
-          actualSize: m.info.actualSize, virtualSize: m.info.virtualSize,
-        });
+        await tx
+          .update(schema.storage)
+          .set({ status: 'ready', actualSize: m.info!.actualSize, virtualSize: m.info!.virtualSize })
+          .where(eq(schema.storage.id, m.row.id));
         await tx.delete(schema.domainDisks).where(and(eq(schema.domainDisks.domainId, row.id), eq(schema.domainDisks.storageId, m.old.id)));
-        await tx.insert(schema.domainDisks).values({ domainId: row.id, storageId: m.id, position });
+        await tx.insert(schema.domainDisks).values({ domainId: row.id, storageId: m.row.id, position });
         await tx.delete(schema.storage).where(eq(schema.storage.id, m.old.id));
       }
     });
   } catch (err) {
-    for (const m of made) await removeDiskFile(m.path).catch(() => undefined);
+    for (const m of made) {
+      await removeDiskFile(m.row.path).catch(() => undefined);
+      await db.delete(schema.storage).where(eq(schema.storage.id, m.row.id)).catch(() => undefined);
+    }
     const [back] = await db.update(schema.domains).set({ status: 'Stopped' }).where(eq(schema.domains.id, row.id)).returning();
     if (back) await lifecycle.publish(back);
     throw err;

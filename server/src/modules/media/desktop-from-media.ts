@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { FALLBACK_HARDWARE_QUOTA, MEDIA_DESKTOP_DEFAULTS, type ZDesktopFromMedia } from '@vdi/contracts';
 import type { z } from 'zod';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { DomainHardware, GuestProperties } from '../../db/schema';
-import { createEmpty, remove as removeDiskFile } from '../../engine/disks';
 import type { UserRow } from '../../auth/sessions';
 import { badRequest, conflict, forbidden, notFound, precondition } from '../../http/errors';
 import { actorOf, isAllowed } from '../access/permissions';
 import { appliedQuota } from '../quotas/applied';
 import { checkNewDesktopQuota } from '../quotas/create-check';
-import { randomMac } from '../desktops/create';
+import { createDesktopRecords, desktopDiskPath, randomMac } from '../desktops/create';
 import { desktopViews } from '../desktops/view';
 import { findMedia } from './view';
 import { GB } from './quota';
@@ -61,8 +59,6 @@ export async function createDesktopFromMedia(ctx: AppContext, user: UserRow, bod
 
   const id = randomUUID();
   const storageId = randomUUID();
-  const path = join(ctx.engine.dirs.storage, 'desktops', `${storageId}.qcow2`);
-  const disk = await createEmpty(path, body.disk_size * GB);
   const hardware: DomainHardware = {
     vcpus,
     memoryMb: Math.round(memory * 1024),
@@ -75,39 +71,29 @@ export async function createDesktopFromMedia(ctx: AppContext, user: UserRow, bod
     floppies: [],
     reservables: { vgpus: null },
   };
-  let row;
-  try {
-    row = await db.transaction(async (tx) => {
-      await tx.insert(schema.storage).values({
-        id: storageId, userId: user.id, kind: 'desktop', path, parentId: null, actualSize: disk.actualSize, virtualSize: disk.virtualSize,
-      });
-      const [created] = await tx
-        .insert(schema.domains)
-        .values({
-          id,
-          kind: 'desktop',
-          name: body.name,
-          description: body.description,
-          userId: user.id,
-          categoryId: user.categoryId,
-          groupId: user.groupId,
-          status: 'Stopped',
-          persistent: true,
-          templateId: null,
-          hardware,
-          guestProperties: MEDIA_DESKTOP_GUEST,
-          image: { id: '2.jpg', type: 'stock', url: '/assets/img/desktops/stock/2.jpg' },
-          icon: 'fa-circle-o',
-        })
-        .returning();
-      await tx.insert(schema.domainDisks).values({ domainId: id, storageId, position: 0 });
+  // The records first (the disk planned at its path), then the empty disk: crash-consistent.
+  const row = await createDesktopRecords(
+    db,
+    {
+      id,
+      name: body.name,
+      description: body.description,
+      userId: user.id,
+      categoryId: user.categoryId,
+      groupId: user.groupId,
+      persistent: true,
+      templateId: null,
+      hardware,
+      guestProperties: MEDIA_DESKTOP_GUEST,
+      image: { id: '2.jpg', type: 'stock', url: '/assets/img/desktops/stock/2.jpg' },
+      icon: 'fa-circle-o',
+    },
+    [{ id: storageId, userId: user.id, kind: 'desktop', path: desktopDiskPath(ctx.engine, storageId), parentId: null, virtualSize: body.disk_size * GB }],
+    'Stopped',
+    async (tx) => {
       await tx.insert(schema.domainMedia).values({ domainId: id, mediaId: media.id, kind: 'iso' });
-      return created!;
-    });
-  } catch (err) {
-    await removeDiskFile(path).catch(() => undefined);
-    throw err;
-  }
+    },
+  );
   await db.update(schema.media).set({ accessedAt: new Date() }).where(eq(schema.media.id, media.id));
   const [view] = await desktopViews(db, [row]);
   ctx.bus.toUser(user.id, 'desktop_add', view!);

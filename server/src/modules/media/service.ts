@@ -50,18 +50,24 @@ const contentLength = (res: IncomingMessage) => {
   return Number.isSafeInteger(v) && v > 0 ? v : 0;
 };
 
+/** Where a media's file lives (DATA_DIR/storage/media), and where its download is written first. */
+export const mediaFinalPath = (dir: string, row: Pick<MediaRow, 'id' | 'kind'>) => join(dir, `${row.id}.${row.kind === 'iso' ? 'iso' : 'img'}`);
+export const mediaPartPath = (dir: string, row: Pick<MediaRow, 'id' | 'kind'>) => `${mediaFinalPath(dir, row)}.part`;
+/** The media folder under the storage folder. */
+export const mediaDir = (storageDir: string) => join(storageDir, 'media');
+
 /**
  * Media records, their live events, and the download job: streamed to a temporary file under
  * DATA_DIR/storage/media, checked (ISO 9660 or floppy), then renamed into place.
  */
 export function createMediaService(ctx: AppContext) {
   const { db, bus, log } = ctx;
-  const dir = join(ctx.engine.dirs.storage, 'media');
+  const dir = mediaDir(ctx.engine.dirs.storage);
   // Read at each use: the operator's setting (tests switch it).
   const policy = (): FetchPolicy => mediaFetchPolicy(ctx.config.mediaAllowPrivateUrls);
 
-  const finalPath = (row: Pick<MediaRow, 'id' | 'kind'>) => join(dir, `${row.id}.${row.kind === 'iso' ? 'iso' : 'img'}`);
-  const partPath = (row: Pick<MediaRow, 'id' | 'kind'>) => `${finalPath(row)}.part`;
+  const finalPath = (row: Pick<MediaRow, 'id' | 'kind'>) => mediaFinalPath(dir, row);
+  const partPath = (row: Pick<MediaRow, 'id' | 'kind'>) => mediaPartPath(dir, row);
 
   /** Tells the owner: media_delete once deleted, media_add when new, media_update otherwise. */
   async function publish(row: MediaRow, event: 'media_add' | 'media_update' = 'media_update') {

@@ -1,0 +1,181 @@
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { MEDIA_DOWNLOADING_STATUSES } from '@vdi/contracts';
+import type { AppContext } from '../../context';
+import { schema } from '../../db';
+import { remove as removeDiskFile, removePartials } from '../../engine/disks';
+import { completeDesktop, CREATING_DESKTOP } from '../desktops/create';
+import { disksOf } from '../desktops/machine-spec';
+import { mediaDir, mediaFinalPath, mediaPartPath } from '../media/service';
+
+/** Why a desktop, template, disk or media was marked failed by the sweep (a catalogue code). */
+export const FILE_MISSING = 'storage_file_missing';
+/** Records whose file may be missing and that can still be marked failed. */
+const CHECKED_STORAGE = ['ready', 'maintenance'] as const;
+/** Domains that are not running: safe to mark Failed when their disk is gone. */
+const IDLE_DOMAIN = ['Stopped', 'Failed', CREATING_DESKTOP];
+
+export type SweepReport = {
+  /** Desktops whose interrupted creation was finished. */
+  completed: string[];
+  /** Disks planned by an interrupted creation that no desktop uses, removed with their record. */
+  abandoned: string[];
+  /** Files no record owns, moved away (from, to). */
+  quarantined: { from: string; to: string }[];
+  /** Storage rows, domains and media whose file is gone, now failed. */
+  failedStorage: string[];
+  failedDomains: string[];
+  failedMedia: string[];
+};
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const out: string[] = [];
+  for (const e of entries) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await filesUnder(p)));
+    else out.push(p);
+  }
+  return out;
+}
+
+/** Moves a file keeping its place under the storage folder; across file systems, copies then removes. */
+async function moveFile(from: string, to: string) {
+  await mkdir(dirname(to), { recursive: true });
+  try {
+    await rename(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    await copyFile(from, to);
+    await rm(from);
+  }
+}
+
+/**
+ * The startup sweep, after the interrupted jobs that cannot resume have undone their work and
+ * before the others resume (nothing else touches the disks then):
+ * 1. desktops whose creation was interrupted ("Creating") are finished from their planned disk
+ *    paths — the file is reused when it was made, made otherwise — or marked Failed;
+ * 2. records whose file is gone are marked failed (storage `failed`, desktops and templates
+ *    `Failed`, media `DownloadFailed`, with the code `storage_file_missing`);
+ * 3. files under the storage folder that no record owns are moved to DATA_DIR/quarantine/<time>/
+ *    with a log line — never deleted.
+ */
+export async function sweepStorage(ctx: AppContext, now = new Date()): Promise<SweepReport> {
+  const { db, log } = ctx;
+  const report: SweepReport = { completed: [], abandoned: [], quarantined: [], failedStorage: [], failedDomains: [], failedMedia: [] };
+
+  const failDomains = async (ids: string[]) => {
+    if (ids.length === 0) return;
+    const rows = await db
+      .update(schema.domains)
+      .set({ status: 'Failed', currentAction: FILE_MISSING })
+      .where(and(inArray(schema.domains.id, ids), inArray(schema.domains.status, IDLE_DOMAIN)))
+      .returning({ id: schema.domains.id });
+    report.failedDomains.push(...rows.map((r) => r.id));
+  };
+  const failStorage = async (id: string, path: string) => {
+    await db.update(schema.storage).set({ status: 'failed' }).where(eq(schema.storage.id, id));
+    report.failedStorage.push(id);
+    log.warn({ storage: id, path }, 'disk file missing: storage marked failed');
+    const users = await db.select({ domainId: schema.domainDisks.domainId }).from(schema.domainDisks).where(eq(schema.domainDisks.storageId, id));
+    await failDomains(users.map((u) => u.domainId));
+  };
+
+  // 1. Interrupted creations.
+  const creating = await db
+    .select({ id: schema.domains.id })
+    .from(schema.domains)
+    .where(and(eq(schema.domains.kind, 'desktop'), eq(schema.domains.status, CREATING_DESKTOP)));
+  for (const { id } of creating) {
+    try {
+      // What a killed qemu-img left of a planned disk is that disk's own partial file.
+      for (const d of await disksOf(db, id)) {
+        if (d.status !== 'creating') continue;
+        for (const partial of await removePartials(d.path)) log.info({ storage: d.id, partial }, 'partial disk file of an interrupted creation removed');
+      }
+      await completeDesktop(db, id, 'Stopped');
+      report.completed.push(id);
+      log.info({ desktop: id }, 'interrupted desktop creation finished');
+    } catch (err) {
+      log.warn({ err, desktop: id }, 'interrupted desktop creation could not be finished');
+      const disks = await db
+        .select({ id: schema.storage.id, path: schema.storage.path, status: schema.storage.status })
+        .from(schema.domainDisks)
+        .innerJoin(schema.storage, eq(schema.storage.id, schema.domainDisks.storageId))
+        .where(eq(schema.domainDisks.domainId, id));
+      for (const d of disks) if (d.status === 'creating' || !existsSync(d.path)) await failStorage(d.id, d.path);
+      await failDomains([id]);
+    }
+  }
+
+  // Disks recorded for a creation that never reached a desktop (a recreate cut short): the file,
+  // if made, was never used — it and its record go.
+  const lone = await db
+    .select({ id: schema.storage.id, path: schema.storage.path })
+    .from(schema.storage)
+    .leftJoin(schema.domainDisks, eq(schema.domainDisks.storageId, schema.storage.id))
+    .where(and(eq(schema.storage.status, 'creating'), isNull(schema.domainDisks.storageId)));
+  for (const s of lone) {
+    await removePartials(s.path);
+    await removeDiskFile(s.path);
+    await db.delete(schema.storage).where(eq(schema.storage.id, s.id));
+    report.abandoned.push(s.id);
+    log.info({ storage: s.id, path: s.path }, 'disk of an interrupted creation that no desktop uses removed');
+  }
+
+  // 2. Records without their file.
+  const storage = await db.select().from(schema.storage);
+  for (const s of storage) {
+    if ((CHECKED_STORAGE as readonly string[]).includes(s.status) && !existsSync(s.path)) await failStorage(s.id, s.path);
+  }
+  const media = await db.select().from(schema.media);
+  for (const m of media) {
+    if (m.status === 'Downloaded' && (!m.path || !existsSync(m.path))) {
+      await db.update(schema.media).set({ status: 'DownloadFailed', detail: FILE_MISSING }).where(eq(schema.media.id, m.id));
+      report.failedMedia.push(m.id);
+      log.warn({ media: m.id, path: m.path }, 'media file missing: media marked failed');
+    }
+  }
+
+  // 3. Files without a record. Every storage row owns its path, whatever its status (a 'deleted'
+  // one still referenced keeps its file); a media its file, and while downloading its partial file.
+  const root = ctx.engine.dirs.storage;
+  const owned = new Set<string>(storage.map((s) => resolve(s.path)));
+  for (const m of media) {
+    if (m.path) owned.add(resolve(m.path));
+    if ((MEDIA_DOWNLOADING_STATUSES as readonly string[]).includes(m.status) || m.status === 'Downloading') {
+      // The resumed download writes both again (a kill may fall between its rename and its record).
+      owned.add(resolve(mediaPartPath(mediaDir(root), m)));
+      owned.add(resolve(mediaFinalPath(mediaDir(root), m)));
+    }
+  }
+  const stamp = now.toISOString().replace(/[:.]/g, '-');
+  for (const file of await filesUnder(root)) {
+    if (owned.has(resolve(file))) continue;
+    const to = join(ctx.engine.dirs.quarantine, stamp, relative(root, file));
+    try {
+      await moveFile(file, to);
+      report.quarantined.push({ from: file, to });
+      log.warn({ file, to }, 'file that no record owns moved to quarantine');
+    } catch (err) {
+      log.error({ err, file }, 'could not move a file that no record owns to quarantine');
+    }
+  }
+  if (report.completed.length + report.abandoned.length + report.quarantined.length + report.failedStorage.length + report.failedMedia.length > 0) {
+    log.info(
+      {
+        completed: report.completed.length,
+        abandoned: report.abandoned.length,
+        quarantined: report.quarantined.length,
+        failedStorage: report.failedStorage.length,
+        failedDomains: report.failedDomains.length,
+        failedMedia: report.failedMedia.length,
+      },
+      'storage sweep done',
+    );
+  }
+  return report;
+}

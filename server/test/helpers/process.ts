@@ -1,0 +1,113 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEMO_PASSWORD, testImagesDir } from './server';
+import { until } from './wait';
+
+const root = join(import.meta.dirname, '..', '..', '..');
+
+/** The real server as `npm start` runs it (node --import tsx server/src/main.ts), as a child process. */
+export type ServerProcess = {
+  url: string;
+  child: ChildProcess;
+  /** Everything it wrote (stdout and stderr). */
+  output(): string;
+  /** Resolves with the exit code or signal once it has ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+};
+
+export async function startServerProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'server', 'src', 'main.ts')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      IMAGES_DIR: testImagesDir(),
+      DEMO_PASSWORD,
+      LOG_LEVEL: 'info',
+      WEB_DIST: join(dataDir, 'no-web'),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  let ended = false;
+  void exited.then(() => (ended = true));
+  // The welcome text names the port it listens on (PORT=0: a free one).
+  const port = await until(
+    'the server to listen',
+    async () => {
+      if (ended) throw new Error(`the server ended while starting:\n${out}`);
+      return /running at http:\/\/localhost:(\d+)/.exec(out)?.[1];
+    },
+    120_000,
+  );
+  return { url: `http://127.0.0.1:${port}`, child, output: () => out, exited };
+}
+
+/** The QEMU processes machines of this data directory run as (their run directories). */
+export function machinePids(dataDir: string): number[] {
+  const runDir = join(dataDir, 'run');
+  let ids: string[] = [];
+  try {
+    ids = readdirSync(runDir);
+  } catch {
+    return [];
+  }
+  return ids
+    .map((id) => {
+      try {
+        return Number(readFileSync(join(runDir, id, 'qemu.pid'), 'utf8').trim());
+      } catch {
+        return NaN;
+      }
+    })
+    .filter((pid) => Number.isInteger(pid) && pid > 0);
+}
+
+export const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Ends the machines a test left running (they outlive the server by design). */
+export function killMachines(dataDir: string) {
+  for (const pid of machinePids(dataDir)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Signs in with the form provider and answers the session token. */
+export async function signIn(url: string, username: string, categoryId = 'default'): Promise<string> {
+  const form = new FormData();
+  form.append('username', username);
+  form.append('password', DEMO_PASSWORD);
+  const res = await fetch(`${url}/authentication/login?provider=form&category_id=${categoryId}`, { method: 'POST', body: form });
+  if (!res.ok) throw new Error(`sign-in of ${username} failed: ${res.status}`);
+  return res.text();
+}
+
+export async function api<T = unknown>(url: string, token: string, path: string, opts: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${url}/api/v3${path}`, {
+    method: opts.method ?? (opts.body !== undefined ? 'POST' : 'GET'),
+    headers: { authorization: `Bearer ${token}`, ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}
