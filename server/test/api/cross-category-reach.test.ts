@@ -142,6 +142,18 @@ describe('when the admin owner names a user of another category', () => {
     expect(await researcherDesktops()).toHaveLength(1);
   });
 
+  it('a co-owner editing the users leaves what is beyond their reach as the owner chose it', async () => {
+    // The co-owner sends the list as they see it, without the researcher: the researcher keeps the
+    // name in the list and their desktop (the co-owner can neither add nor remove them).
+    const r = await api(teo, `/deployment/users/${dep}`, 'PUT', { allowed: { groups: ['default-students-1a'], users: false } });
+    expect(r.status).toBe(200);
+    expect((await r.json()).removed).toBe(0);
+    await creationDone(dep);
+    expect(await researcherDesktops()).toHaveLength(1);
+    const [row] = await server.ctx.db.select().from(schema.deployments).where(eq(schema.deployments.id, dep));
+    expect(row!.allowed.users).toEqual([researcherId]);
+  });
+
   it('the researcher themselves still reaches their own desktop', async () => {
     const [mine] = await researcherDesktops();
     expect((await api(researcher, `/desktop/jumperurl/${mine!.id}`)).status).toBe(200);

@@ -16,7 +16,7 @@ import { assertKnownVgpus, assertNotCreating, enqueueCreation, ownerRowOf } from
 import type { DeploymentEvents } from './events';
 import { checkMoreDeploymentDesktops, startAllowance } from './quota';
 import { assertHasUsers, makeCreateDict, remadeHardware } from './rules';
-import { choosersOf, selectedUsers, storedAllowed, type DeploymentAllowed } from './users';
+import { beyondReach, choosersOf, selectedUsers, storedAllowed, withBeyond, type DeploymentAllowed } from './users';
 import { assertChoosable, chooserOf, mayChoose } from '../access/permissions';
 import { hasDeploymentRole } from './roles';
 import { desktopsOf } from './view';
@@ -192,18 +192,23 @@ export async function editDeploymentUsers(ctx: AppContext, events: DeploymentEve
   await assertNotBooked(ctx, d);
   const owner = await ownerRowOf(ctx, d);
   // Only users and groups both the owner and the caller may pick (a co-owner: their own category).
-  const choosers = choosersOf(chooserOf(owner), chooserOf(agent));
+  const caller = chooserOf(agent);
+  const choosers = choosersOf(chooserOf(owner), caller);
   await assertChoosable(db, choosers, input);
+  // What someone of a wider reach (the owner, an admin) chose beyond the caller's stays as it is:
+  // those names are kept in the list and their desktops are neither made nor removed.
+  const beyond = await beyondReach(db, caller, d.allowed);
   const users = await selectedUsers(db, choosers, input);
-  if (users.length === 0) throw badRequest('deployment_no_users', 'No user belongs to the chosen groups');
+  if (users.length === 0 && beyond.groups.length + beyond.users.length === 0) throw badRequest('deployment_no_users', 'No user belongs to the chosen groups');
   const keep = new Set(users.map((u) => u.id));
   const desktops = await desktopsOf(db, [d.id]);
-  const gone = desktops.filter((r) => !keep.has(r.userId));
+  const gone = desktops.filter((r) => !keep.has(r.userId) && mayChoose(caller, r));
   assertAllStopped(gone, 'remove their users');
   const have = new Set(desktops.map((r) => r.userId));
   const added = users.filter((u) => !have.has(u.id));
   await checkMoreDeploymentDesktops(db, owner, added.length - gone.length);
-  const [row] = await db.update(schema.deployments).set({ allowed: storedAllowed(input) }).where(eq(schema.deployments.id, d.id)).returning();
+  const allowed = storedAllowed(withBeyond(input, beyond));
+  const [row] = await db.update(schema.deployments).set({ allowed }).where(eq(schema.deployments.id, d.id)).returning();
   if (gone.length > 0) {
     await recycleDomains(ctx, { agent, owner, itemType: 'bulk', itemName: `${d.name} · ${d.desktopName}`, desktops: gone, templates: [] });
     for (const r of gone) await events.desktopGone(r);

@@ -3,7 +3,7 @@ import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { Allowed } from '../../db/schema';
 import type { UserRow } from '../../auth/sessions';
-import { choosableWhere, type Chooser } from '../access/permissions';
+import { choosableWhere, mayChoose, type Chooser } from '../access/permissions';
 
 /** Who a deployment is for: groups and users (false = criterion unused, [] = everyone the choosers may pick). */
 export type DeploymentAllowed = Pick<Allowed, 'groups' | 'users'>;
@@ -55,4 +55,22 @@ export async function allowedNames(db: Db, a: Allowed) {
     return ids.map((id) => ({ id, name: rows.find((r) => r.id === id)?.name ?? id }));
   };
   return { roles: false as const, categories: false as const, groups: await named(schema.groups, a.groups), users: await named(schema.users, a.users) };
+}
+
+/** The groups and users of a stored list that `caller` could not pick (another category's, for a non-admin). */
+export async function beyondReach(db: Db, caller: Chooser, allowed: Pick<Allowed, 'groups' | 'users'>): Promise<{ groups: string[]; users: string[] }> {
+  if (caller.role === 'admin') return { groups: [], users: [] };
+  const outside = async (table: typeof schema.groups | typeof schema.users, ids: string[] | false) => {
+    if (!ids || ids.length === 0) return [];
+    const rows = await db.select({ id: table.id, categoryId: table.categoryId }).from(table).where(inArray(table.id, ids));
+    return rows.filter((r) => !mayChoose(caller, r)).map((r) => r.id);
+  };
+  return { groups: await outside(schema.groups, allowed.groups), users: await outside(schema.users, allowed.users) };
+}
+
+/** A caller's new list plus the names beyond their reach that it must keep. */
+export function withBeyond(input: DeploymentAllowed, beyond: { groups: string[]; users: string[] }): DeploymentAllowed {
+  // [] (everyone) already names everyone; false (unused) becomes the kept names.
+  const add = (ids: string[] | false, extra: string[]) => (extra.length === 0 || (ids && ids.length === 0) ? ids : [...new Set([...(ids || []), ...extra])]);
+  return { groups: add(input.groups, beyond.groups), users: add(input.users, beyond.users) };
 }
