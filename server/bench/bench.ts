@@ -26,7 +26,7 @@ import { decideAccel } from '../src/engine/accel';
 import { BENCH_GROUP, BENCH_PASSWORD, BENCH_USERS, LIST_DESKTOPS, LIST_USER, benchUsername } from './people';
 import { firstFrameOverUnix, firstFrameOverWebSocket } from './rfb';
 import {
-  fmtBytes, fmtLat, fmtLoad, fmtLoadResult, fmtMs, latencies, now, openLoop, pool, watchLoad, type Latencies, type Load,
+  fmtBytes, fmtLat, fmtLoad, fmtLoadResult, fmtMs, latencies, now, openLoop, pool, settle, watchLoad, type Latencies, type Load,
 } from './measure';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -246,6 +246,7 @@ async function rowHttp(c: Ctx, opts: { name: string; path: string; rate: number;
     url: `${c.portal.url}${opts.path}`, rate: opts.rate, seconds: WINDOW_S, serverPid: c.portal.pid,
     headers: (i) => ({ authorization: `Bearer ${opts.tokens[i % opts.tokens.length]}` }),
   });
+  await settle(c.portal.pid);
   const raw = await openLoop({ url: `${c.raw.url}/bytes/${portal.bodyBytes}`, rate: opts.rate, seconds: WINDOW_S });
   add({
     mode: c.mode,
@@ -291,6 +292,7 @@ async function rowCreate(c: Ctx, n: number, from: number) {
   );
   const load = watch.stop();
   const portal = latencies(times.filter((t): t is number => t !== undefined));
+  await settle(c.portal.pid);
   const raw = latencies(await Promise.all(Array.from({ length: n }, (_, i) => qemuImg(overlayArgs(c.portal.seeded.basePath, 'qcow2', join(c.work, `create-${n}-${i}.qcow2`))))));
   const ratio = portal.p95 / raw.p95;
   add({
@@ -356,6 +358,7 @@ async function makeDeployment(c: Ctx, report: boolean) {
   c.deploymentId = id;
   if (!report) return;
   const parallel = deploymentParallelism();
+  await settle(c.portal.pid);
   const r0 = now();
   await pool(Array.from({ length: BENCH_USERS }, (_, i) => i), parallel, (i) => qemuImg(overlayArgs(c.portal.seeded.basePath, 'qcow2', join(c.work, `dep-${i}.qcow2`))));
   const rawMs = now() - r0;
@@ -420,6 +423,7 @@ async function rowFanout(c: Ctx) {
     async () => void (await api(c.portal.url, admin!, 'PUT', `/deployments/visible/${c.deploymentId}`, { stop_started_domains: false })),
   );
   const load = watch.stop();
+  await settle(c.portal.pid);
   const rawServer = await startRaw('raw-socket.ts');
   try {
     const raw = await fanOut(
@@ -654,6 +658,7 @@ async function runMode(mode: Mode, raw: { url: string }) {
     const step = async (key: RowKey, fn: () => Promise<void>) => {
       if (!only.has(key)) return;
       try {
+        await settle(portal!.pid);
         await fn();
       } catch (err) {
         crashed = true;
@@ -664,6 +669,7 @@ async function runMode(mode: Mode, raw: { url: string }) {
     await step('desktops', () => rowDesktops(c));
     await step('create', async () => {
       await rowCreate(c, 25, 0);
+      await settle(portal!.pid);
       await rowCreate(c, 100, 25);
     });
     await step('deployment', () => makeDeployment(c, true));

@@ -75,6 +75,20 @@ export function watchLoad(serverPid: number | undefined) {
   };
 }
 
+/**
+ * Waits until the server is quiet (under 10% of a core over half a second, at most `maxMs`), so a
+ * row does not pay for the backlog the previous one left behind.
+ */
+export async function settle(serverPid: number, maxMs = 60_000) {
+  const deadline = now() + maxMs;
+  while (now() < deadline) {
+    const t0 = now();
+    const s0 = treeTicks(serverPid);
+    await new Promise((r) => setTimeout(r, 500));
+    if (((treeTicks(serverPid) - s0) / TICKS_PER_SECOND / ((now() - t0) / 1000)) * 100 < 10) return;
+  }
+}
+
 // ---- open-loop HTTP load ----
 
 export type LoadResult = {
