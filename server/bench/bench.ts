@@ -26,7 +26,7 @@ import { decideAccel } from '../src/engine/accel';
 import { BENCH_GROUP, BENCH_PASSWORD, BENCH_USERS, LIST_DESKTOPS, LIST_USER, benchUsername } from './people';
 import { firstFrameOverUnix, firstFrameOverWebSocket } from './rfb';
 import {
-  fmtBytes, fmtLat, fmtLoad, fmtLoadResult, fmtMs, latencies, now, openLoop, pool, settle, watchLoad, type Latencies, type Load,
+  fmtBytes, fmtLat, fmtLoad, fmtLoadResult, fmtMs, latencies, now, openLoop, pool, settle, watchLoad, countDatabaseProcesses, type Latencies, type Load,
 } from './measure';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -619,7 +619,7 @@ async function rowVnc(c: Ctx) {
 
 // ---- a mode ----
 
-async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
+async function postgresDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> } | undefined> {
   const admin = process.env.BENCH_PG_ADMIN_URL;
   if (!admin) return undefined;
   const pg = (await import('pg')).default;
@@ -631,6 +631,7 @@ async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> 
   const url = new URL(admin);
   url.pathname = `/${name}`;
   return {
+    name,
     url: url.href,
     async drop() {
       const c2 = new pg.Client({ connectionString: admin });
@@ -650,6 +651,7 @@ async function runMode(mode: Mode, raw: { url: string }) {
       return;
     }
   }
+  countDatabaseProcesses(database?.name);
   const work = mkdtempSync(join(tmpdir(), 'vbw-'));
   let portal: Portal | undefined;
   try {

@@ -23,6 +23,27 @@ export const fmtBytes = (b: number) => (b >= 1e6 ? `${(b / 1e6).toFixed(2)} MB` 
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
+let databaseMatch: string | undefined;
+/** PostgreSQL mode: its backends (command line naming the bench's database) are counted as the database's CPU. */
+export const countDatabaseProcesses = (databaseName: string | undefined) => (databaseMatch = databaseName);
+
+function databaseTicks(): number {
+  if (!databaseMatch) return 0;
+  let total = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (!readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(databaseMatch)) continue;
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += Number(f[11]) + Number(f[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
 /** CPU ticks (user + system) of a process and all its descendants (PGlite or PostgreSQL children, qemu-img…). */
 function treeTicks(rootPid: number): number {
   const procs = new Map<number, { ppid: number; ticks: number }>();
@@ -53,22 +74,29 @@ function machineTicks(): { busy: number; total: number } {
   return { busy: total - idle, total };
 }
 
-export type Load = { loadavg1: number; serverCpu: number; machineBusy: number };
-export const fmtLoad = (l: Load) => `load ${l.loadavg1.toFixed(2)}, server ${l.serverCpu.toFixed(0)}% CPU, machine ${l.machineBusy.toFixed(0)}% busy`;
+export type Load = { loadavg1: number; serverCpu: number; databaseCpu?: number; machineBusy: number };
+export const fmtLoad = (l: Load) =>
+  `load ${l.loadavg1.toFixed(2)}, server ${l.serverCpu.toFixed(0)}%` +
+  (l.databaseCpu !== undefined ? ` + PostgreSQL ${l.databaseCpu.toFixed(0)}%` : '') +
+  ` CPU, machine ${l.machineBusy.toFixed(0)}% busy`;
 
 /** Starts watching; `stop()` answers the load over the time since. `serverCpu` is % of one core. */
 export function watchLoad(serverPid: number | undefined) {
   const t0 = now();
   const s0 = serverPid ? treeTicks(serverPid) : 0;
+  const d0 = serverPid ? databaseTicks() : 0;
   const m0 = machineTicks();
   return {
     stop(): Load {
       const seconds = (now() - t0) / 1000;
       const s1 = serverPid ? treeTicks(serverPid) : 0;
+      const d1 = serverPid ? databaseTicks() : 0;
       const m1 = machineTicks();
+      const share = (ticks: number) => (seconds > 0 ? (ticks / TICKS_PER_SECOND / seconds) * 100 : 0);
       return {
         loadavg1: loadavg()[0]!,
-        serverCpu: seconds > 0 ? ((s1 - s0) / TICKS_PER_SECOND / seconds) * 100 : 0,
+        serverCpu: share(s1 - s0),
+        databaseCpu: serverPid && databaseMatch ? share(d1 - d0) : undefined,
         machineBusy: m1.total > m0.total ? ((m1.busy - m0.busy) / (m1.total - m0.total)) * 100 : 0,
       };
     },
@@ -83,9 +111,9 @@ export async function settle(serverPid: number, maxMs = 60_000) {
   const deadline = now() + maxMs;
   while (now() < deadline) {
     const t0 = now();
-    const s0 = treeTicks(serverPid);
+    const s0 = treeTicks(serverPid) + databaseTicks();
     await new Promise((r) => setTimeout(r, 500));
-    if (((treeTicks(serverPid) - s0) / TICKS_PER_SECOND / ((now() - t0) / 1000)) * 100 < 10) return;
+    if (((treeTicks(serverPid) + databaseTicks() - s0) / TICKS_PER_SECOND / ((now() - t0) / 1000)) * 100 < 10) return;
   }
 }
 
