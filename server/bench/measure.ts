@@ -170,31 +170,37 @@ export async function openLoop(opts: {
   };
   const send = (i: number, due: number) => {
     outstanding++;
+    let settled = false;
+    const finish = (ok: boolean, why?: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      const t = now();
+      if (ok) {
+        lat.push(t - due);
+        if (t <= windowEnd) okInWindow++;
+      } else fail(why ?? 'error');
+      done();
+    };
     const req = http.request(
       { agent, host: u.hostname, port: u.port, path: u.pathname + u.search, method: 'GET', headers: opts.headers?.(i) ?? {} },
       (res) => {
         let n = 0;
         res.on('data', (c: Buffer) => (n += c.length));
         res.on('end', () => {
-          const t = now();
-          if (res.statusCode && res.statusCode >= 200 && res.statusCode < 300) {
-            lat.push(t - due);
-            bodyBytes = n;
-            if (t <= windowEnd) okInWindow++;
-          } else fail(`HTTP ${res.statusCode}`);
-          done();
+          const ok = !!res.statusCode && res.statusCode >= 200 && res.statusCode < 300;
+          if (ok) bodyBytes = n;
+          finish(ok, `HTTP ${res.statusCode}`);
         });
-        res.on('error', (e) => {
-          fail(e.message);
-          done();
-        });
+        res.on('error', (e) => finish(false, e.message));
       },
     );
-    req.setTimeout(DRAIN_MS, () => req.destroy(new Error('timeout')));
-    req.on('error', (e) => {
-      fail(e.message);
-      done();
-    });
+    // No answer within 15 s of its due time (waiting for a socket included) is an error.
+    const timer = setTimeout(() => {
+      finish(false, 'timeout');
+      req.destroy();
+    }, Math.max(0, due + DRAIN_MS - now()));
+    req.on('error', (e) => finish(false, e.message));
     req.end();
   };
   const watch = watchLoad(opts.serverPid);
