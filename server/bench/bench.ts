@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
-import { tmpdir, cpus } from 'node:os';
+import { tmpdir, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -43,6 +43,7 @@ const modeArg = args.mode ?? 'both';
 if (!['pglite', 'postgres', 'both'].includes(modeArg)) throw new Error('--mode is pglite, postgres or both');
 const quick = Boolean(args.quick);
 const WINDOW_S = quick ? 4 : 20;
+const startLoad = loadavg();
 
 // ---- the table ----
 
@@ -62,7 +63,8 @@ function printTable() {
   const width = Object.fromEntries(keys.map((k) => [k, Math.max(...cells.map((c) => String(c[k]).length))])) as Record<(typeof keys)[number], number>;
   const line = (c: (typeof cells)[number]) => `| ${keys.map((k) => String(c[k]).padEnd(width[k])).join(' | ')} |`;
   const out = [line(cells[0]!), `|${keys.map((k) => '-'.repeat(width[k] + 2)).join('|')}|`, ...cells.slice(1).map(line)];
-  process.stdout.write(`\nBenchmark (${cpus().length} cores${quick ? ', --quick: short windows' : ''}; accel ${decideAccel('auto').accel})\n\n${out.join('\n')}\n\n`);
+  const load = `load average at the start ${startLoad.map((l) => l.toFixed(2)).join(' ')}, at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+  process.stdout.write(`\nBenchmark (${cpus().length} cores${quick ? ', --quick: short windows' : ''}; accel ${decideAccel('auto').accel}; ${load})\n\n${out.join('\n')}\n\n`);
 }
 
 // ---- child processes ----
