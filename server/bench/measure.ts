@@ -104,10 +104,10 @@ export function watchLoad(serverPid: number | undefined) {
 }
 
 /**
- * Waits until the server is quiet (under 10% of a core over half a second, at most `maxMs`), so a
+ * Waits until the server is quiet (under 10% of a core over half a second, at most 3 minutes), so a
  * row does not pay for the backlog the previous one left behind.
  */
-export async function settle(serverPid: number, maxMs = 60_000) {
+export async function settle(serverPid: number, maxMs = 180_000) {
   const deadline = now() + maxMs;
   while (now() < deadline) {
     const t0 = now();
