@@ -1,8 +1,29 @@
 #!/usr/bin/env node
-// `npm run bench`: timings of the portal beside the raw tools measured in the same run. Never a test.
+// `npm run bench`: the portal's hot paths beside raw baselines measured in the same run, on the
+// embedded database and on PostgreSQL (the local Debian cluster). Never a test; see the README.
+// Options (after `--`): --only user,desktops,create,deployment,fanout,web,vnc  --mode pglite|postgres|both  --quick
 import { join } from 'node:path';
-import { ensureDebianPackages, ensureNpmPackages, root, run } from './lib/setup.mjs';
+import { ensureDebianPackages, ensureNpmPackages, ensurePostgres, ensureWebBuild, root, run } from './lib/setup.mjs';
+
+const args = process.argv.slice(2);
+const opt = (name) => {
+  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
+  if (i < 0) return undefined;
+  return args[i].includes('=') ? args[i].split('=')[1] : args[i + 1];
+};
+const mode = opt('--mode') ?? 'both';
+const only = opt('--only');
 
 ensureNpmPackages();
-ensureDebianPackages(['qemu-system-x86', 'qemu-utils']);
-run(process.execPath, ['--import', 'tsx', join(root, 'server', 'bench', 'desktops.bench.ts')], { env: { ...process.env, LOG_LEVEL: 'silent' } });
+ensureDebianPackages(['qemu-system-x86', 'qemu-utils', ...(!only || only.includes('web') ? ['chromium'] : [])]);
+if (!only || only.includes('web')) ensureWebBuild();
+const env = { ...process.env };
+if (mode !== 'pglite') {
+  const url = ensurePostgres();
+  if (url) env.BENCH_PG_ADMIN_URL = url;
+}
+try {
+  run(process.execPath, ['--import', 'tsx', join(root, 'server', 'bench', 'bench.ts'), ...args], { env });
+} catch {
+  process.exitCode = 1;
+}

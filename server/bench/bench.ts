@@ -1,0 +1,751 @@
+// `npm run bench`: the portal's hot paths, each beside its raw baseline measured in the same run,
+// on the embedded database and on PostgreSQL. Never a test: targets are shown, not enforced.
+//
+// The server under test runs as its own process (`node --import tsx server/src/main.ts`), so this
+// load generator never shares its event loop; everything measured goes through HTTP or the live
+// socket with real sign-ins. The data it needs (500 students, a user with 1,000 desktops) is
+// written by a seeding step (seed.ts) before the server starts.
+//
+//   node --import tsx server/bench/bench.ts [--only user,desktops,create,deployment,fanout,web,vnc]
+//        [--mode pglite|postgres|both] [--quick]
+// PostgreSQL: BENCH_PG_ADMIN_URL (set by scripts/bench.mjs from the local Debian cluster) names a
+// role that may create databases; each run makes a fresh database and drops it afterwards.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir, cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { parseArgs } from 'node:util';
+import { io, type Socket } from 'socket.io-client';
+import { SOCKET_NAMESPACE, SOCKET_PATH } from '@vdi/contracts';
+import { overlayArgs } from '../src/engine/disks';
+import { decideAccel } from '../src/engine/accel';
+import { BENCH_GROUP, BENCH_PASSWORD, BENCH_USERS, LIST_DESKTOPS, LIST_USER, benchUsername } from './people';
+import { firstFrameOverUnix, firstFrameOverWebSocket } from './rfb';
+import {
+  fmtBytes, fmtLat, fmtLoad, fmtLoadResult, fmtMs, latencies, now, openLoop, pool, settle, watchLoad, countDatabaseProcesses, type Latencies, type Load,
+} from './measure';
+
+const root = join(import.meta.dirname, '..', '..');
+const ROWS = ['user', 'desktops', 'create', 'deployment', 'fanout', 'web', 'vnc'] as const;
+type RowKey = (typeof ROWS)[number];
+type Mode = 'pglite' | 'postgres';
+
+const { values: args } = parseArgs({
+  options: { only: { type: 'string' }, mode: { type: 'string', default: 'both' }, quick: { type: 'boolean', default: false } },
+});
+const only = new Set<RowKey>((args.only ? args.only.split(',') : ROWS).map((r) => r.trim()) as RowKey[]);
+for (const r of only) if (!ROWS.includes(r)) throw new Error(`--only: unknown row "${r}" (rows: ${ROWS.join(', ')})`);
+const modeArg = args.mode ?? 'both';
+if (!['pglite', 'postgres', 'both'].includes(modeArg)) throw new Error('--mode is pglite, postgres or both');
+const quick = Boolean(args.quick);
+const WINDOW_S = quick ? 4 : 20;
+const startLoad = loadavg();
+
+// ---- the table ----
+
+type Row = { mode: Mode; key?: RowKey; row: string; portal: string; raw: string; target: string; met: boolean | null; load: string };
+const table: Row[] = [];
+let crashed = false;
+let currentKey: RowKey | undefined;
+const add = (r: Row) => {
+  r.key ??= currentKey;
+  table.push(r);
+  process.stderr.write(`  ${r.mode} · ${r.row}: ${r.portal} | raw ${r.raw} | ${r.met === null ? '' : r.met ? 'met' : 'NOT met'}\n`);
+};
+const say = (msg: string) => process.stderr.write(`› ${msg}\n`);
+
+function printTable() {
+  const head = { mode: 'mode', row: 'row', portal: 'portal', raw: 'raw baseline (same run)', target: 'target', met: 'met', load: 'machine while it ran' };
+  const rank = (r: Row) => (r.mode === 'pglite' ? 0 : 100) + (r.key ? ROWS.indexOf(r.key) : 99);
+  const sorted = table.map((r, i) => ({ r, i })).sort((a, b) => rank(a.r) - rank(b.r) || a.i - b.i).map((x) => x.r);
+  const cells = [head, ...sorted.map((r) => ({ ...r, met: r.met === null ? '—' : r.met ? 'yes' : 'NO' }))];
+  const keys = ['mode', 'row', 'portal', 'raw', 'target', 'met', 'load'] as const;
+  const width = Object.fromEntries(keys.map((k) => [k, Math.max(...cells.map((c) => String(c[k]).length))])) as Record<(typeof keys)[number], number>;
+  const line = (c: (typeof cells)[number]) => `| ${keys.map((k) => String(c[k]).padEnd(width[k])).join(' | ')} |`;
+  const out = [line(cells[0]!), `|${keys.map((k) => '-'.repeat(width[k] + 2)).join('|')}|`, ...cells.slice(1).map(line)];
+  const load = `load average at the start ${startLoad.map((l) => l.toFixed(2)).join(' ')}, at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+  process.stdout.write(`\nBenchmark (${cpus().length} cores${quick ? ', --quick: short windows' : ''}; accel ${decideAccel('auto').accel}; ${load})\n\n${out.join('\n')}\n\n`);
+}
+
+// ---- child processes ----
+
+/** Interrupted (Ctrl-C): what this run started is stopped and its directories removed. */
+const onInterrupt = new Set<() => void>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    for (const f of onInterrupt) {
+      try {
+        f();
+      } catch {
+        // best effort
+      }
+    }
+    process.exit(130);
+  });
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+    s.on('error', reject);
+  });
+
+/** A bench helper process (raw-http.ts, raw-socket.ts) that prints `PORT <n>` once listening. */
+async function startRaw(script: string): Promise<{ url: string; proc: ChildProcess; stop(): Promise<void> }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, script)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /PORT (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    proc.on('exit', (code) => reject(new Error(`${script} exited (${code})`)));
+  });
+  const kill = () => proc.kill('SIGKILL');
+  onInterrupt.add(kill);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    proc,
+    stop: async () => {
+      onInterrupt.delete(kill);
+      await stopChild(proc);
+    },
+  };
+}
+
+async function stopChild(proc: ChildProcess, graceMs = 30_000) {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  proc.kill('SIGTERM');
+  const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+function runChild(file: string, env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', file], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    proc.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    proc.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${file} failed (${code}): ${err.slice(-2000)}`))));
+  });
+}
+
+type Seeded = { templateId: string; basePath: string; group: string };
+type Portal = { url: string; pid: number; dataDir: string; seeded: Seeded; stop(): Promise<void> };
+
+/** The server under test in its own process, on a fresh data directory (and database), seeded first. */
+async function startPortal(mode: Mode, databaseUrl: string | undefined): Promise<Portal> {
+  // Short: QEMU's unix socket paths under DATA_DIR/run must fit 107 bytes.
+  const dataDir = mkdtempSync(join(tmpdir(), 'vb-'));
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    IMAGES_DIR: process.env.VDI_TEST_IMAGES ?? join(root, 'data', 'images'),
+    DEMO_PASSWORD: BENCH_PASSWORD,
+    LOG_LEVEL: 'warn',
+    START_CONCURRENCY: '1',
+    // A full run signs everyone in once per mode; their tokens must outlive it.
+    SESSION_TOKEN_SECONDS: '3600',
+    SESSION_MAX_RENEW_SECONDS: '3600',
+  };
+  delete env.DATABASE_URL;
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  say(`${mode}: seeding (demo organisation, ${BENCH_USERS} students, ${LIST_DESKTOPS} desktops of one user)`);
+  const seeded = JSON.parse((await runChild(join(import.meta.dirname, 'seed.ts'), env)).trim().split('\n').pop()!) as Seeded;
+  say(`${mode}: starting the server`);
+  const logPath = join(dataDir, 'server.log');
+  const log = createWriteStream(logPath);
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'server', 'src', 'main.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  proc.stdout!.pipe(log);
+  proc.stderr!.pipe(log);
+  const kill = () => {
+    proc.kill('SIGKILL');
+    for (const pid of qemuPidsUnder(dataDir)) process.kill(pid, 'SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  onInterrupt.add(kill);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`the server exited (${proc.exitCode}): ${readFileSync(logPath, 'utf8').slice(-2000)}`);
+    const ok = await fetch(`${url}/api/v3/categories`).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error('the server did not answer within 180 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    url,
+    pid: proc.pid!,
+    dataDir,
+    seeded,
+    async stop() {
+      onInterrupt.delete(kill);
+      await stopChild(proc);
+      // Machines still running (the server leaves them to be adopted) are ours: stop them by pid.
+      for (const pid of qemuPidsUnder(dataDir)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function qemuPidsUnder(dir: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSafe('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if (cmd.startsWith('qemu-system') && cmd.includes(dir)) pids.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+const readdirSafe = (d: string) => {
+  try {
+    return readdirSync(d);
+  } catch {
+    return [];
+  }
+};
+
+// ---- HTTP as a client ----
+
+async function signIn(base: string, username: string, password = BENCH_PASSWORD): Promise<string> {
+  const form = new FormData();
+  form.append('username', username);
+  form.append('password', password);
+  const res = await fetch(`${base}/authentication/login?provider=form&category_id=default`, { method: 'POST', body: form });
+  if (!res.ok) throw new Error(`sign-in of ${username}: ${res.status} ${await res.text()}`);
+  return res.text();
+}
+
+async function api<T = unknown>(base: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${base}/api/v3${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${(await res.text()).slice(0, 300)}`);
+  return (await res.json()) as T;
+}
+
+function qemuImg(args: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = now();
+    const p = spawn('qemu-img', args, { stdio: 'ignore' });
+    p.on('error', reject);
+    p.on('exit', (code) => (code === 0 ? resolve(now() - t0) : reject(new Error(`qemu-img exited ${code}`))));
+  });
+}
+
+// ---- rows ----
+
+type Ctx = { mode: Mode; portal: Portal; raw: { url: string }; tokens: Map<string, string>; work: string; deploymentId?: string };
+
+/** Signs in (once per mode) whoever is not signed in yet, a few at a time. */
+async function tokensOf(c: Ctx, usernames: string[]): Promise<string[]> {
+  const missing = usernames.filter((u) => !c.tokens.has(u));
+  if (missing.length) {
+    const t0 = now();
+    await pool(missing, 4, async (u) => c.tokens.set(u, await signIn(c.portal.url, u)));
+    if (missing.length > 10) say(`${c.mode}: ${missing.length} sign-ins in ${((now() - t0) / 1000).toFixed(1)} s`);
+  }
+  return usernames.map((u) => c.tokens.get(u)!);
+}
+const students = (from: number, n: number) => Array.from({ length: n }, (_, i) => benchUsername(from + i));
+const loadCell = (l: Load) => fmtLoad(l);
+
+async function rowHttp(c: Ctx, opts: { name: string; path: string; rate: number; tokens: string[]; p99: number }) {
+  say(`${c.mode}: ${opts.name}, ${opts.rate}/s for ${WINDOW_S} s (and the raw baseline)`);
+  // The body size, then the raw baseline first: a saturated server goes on working through its
+  // backlog after the window, which must not weigh on the baseline.
+  const probe = await fetch(`${c.portal.url}${opts.path}`, { headers: { authorization: `Bearer ${opts.tokens[0]}` } });
+  if (!probe.ok) throw new Error(`GET ${opts.path}: ${probe.status}`);
+  const bytes = (await probe.arrayBuffer()).byteLength;
+  const raw = await openLoop({ url: `${c.raw.url}/bytes/${bytes}`, rate: opts.rate, seconds: WINDOW_S });
+  await settle(c.portal.pid);
+  const portal = await openLoop({
+    url: `${c.portal.url}${opts.path}`, rate: opts.rate, seconds: WINDOW_S, serverPid: c.portal.pid,
+    headers: (i) => ({ authorization: `Bearer ${opts.tokens[i % opts.tokens.length]}` }),
+  });
+  add({
+    mode: c.mode,
+    row: `${opts.name} ${opts.rate}/s × ${WINDOW_S} s (${fmtBytes(bytes)})`,
+    portal: fmtLoadResult(portal),
+    raw: fmtLoadResult(raw),
+    target: `≥ 98% achieved, p99 < ${opts.p99} ms, 0 err`,
+    met: portal.achieved >= 0.98 && portal.lat.p99 < opts.p99 && portal.errors === 0,
+    load: loadCell(portal.load),
+  });
+}
+
+async function rowUser(c: Ctx) {
+  // 50 different sessions, as a class signing in, not one hot session.
+  await rowHttp(c, { name: 'GET /api/v3/user', path: '/api/v3/user', rate: 200, tokens: await tokensOf(c, students(0, 50)), p99: 50 });
+}
+
+async function rowDesktops(c: Ctx) {
+  const [token] = await tokensOf(c, [LIST_USER]);
+  const list = await api<unknown[]>(c.portal.url, token!, 'GET', '/user/desktops');
+  if (list.length < LIST_DESKTOPS) throw new Error(`the list has ${list.length} desktops, not ${LIST_DESKTOPS}`);
+  await rowHttp(c, { name: `GET /api/v3/user/desktops (${list.length} desktops)`, path: '/api/v3/user/desktops', rate: 50, tokens: [token!], p99: 150 });
+}
+
+async function rowCreate(c: Ctx, n: number, from: number) {
+  say(`${c.mode}: ${n} people creating a desktop at once (and ${n} qemu-img create -b)`);
+  const tokens = await tokensOf(c, students(from, n));
+  const watch = watchLoad(c.portal.pid);
+  let errors = 0;
+  let errorSample: string | undefined;
+  const times = await Promise.all(
+    tokens.map(async (token, i) => {
+      const t0 = now();
+      try {
+        await api(c.portal.url, token, 'POST', '/persistent_desktop', { name: `Bench created ${i}`, template_id: c.portal.seeded.templateId });
+        return now() - t0;
+      } catch (err) {
+        errors++;
+        errorSample ??= (err as Error).message.slice(0, 80);
+        return undefined;
+      }
+    }),
+  );
+  const load = watch.stop();
+  const portal = latencies(times.filter((t): t is number => t !== undefined));
+  await settle(c.portal.pid);
+  const raw = latencies(await Promise.all(Array.from({ length: n }, (_, i) => qemuImg(overlayArgs(c.portal.seeded.basePath, 'qcow2', join(c.work, `create-${n}-${i}.qcow2`))))));
+  const ratio = portal.p95 / raw.p95;
+  add({
+    mode: c.mode,
+    row: `${n} people create a desktop at once`,
+    portal: `${fmtLat(portal)}, ${errors} err${errorSample ? ` (${errorSample})` : ''}; p95 ${ratio.toFixed(1)}× raw`,
+    raw: `${n} × qemu-img create -b in parallel: ${fmtLat(raw)}`,
+    target: 'p95 ≤ 2× raw p95',
+    met: errors === 0 && ratio <= 2,
+    load: loadCell(load),
+  });
+}
+
+/** Parallelism of the server's deployment job, read from its source so the baseline follows it. */
+function deploymentParallelism(): number {
+  try {
+    const src = readFileSync(join(root, 'server', 'src', 'modules', 'deployments', 'create.ts'), 'utf8');
+    return Number(/CREATE_CONCURRENCY\s*=\s*(\d+)/.exec(src)?.[1] ?? 4);
+  } catch {
+    return 4;
+  }
+}
+
+function socketOf(base: string, auth: Record<string, string>): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = io(`${base}${SOCKET_NAMESPACE}`, { path: SOCKET_PATH, transports: ['websocket'], forceNew: true, reconnection: false, timeout: 30_000, auth });
+    s.once('connect', () => resolve(s));
+    s.once('connect_error', (err) => {
+      s.close();
+      reject(err);
+    });
+  });
+}
+
+async function makeDeployment(c: Ctx, report: boolean) {
+  say(`${c.mode}: a deployment of ${BENCH_USERS} users (and ${BENCH_USERS} qemu-img overlays)`);
+  const [admin] = await tokensOf(c, ['admin']);
+  const socket = await socketOf(c.portal.url, { jwt: admin! });
+  const watch = watchLoad(c.portal.pid);
+  const t0 = now();
+  type End = { deployment_id: string; created: number; failed: number; total: number };
+  const ends: End[] = [];
+  let wake = () => {};
+  socket.on('end_creating_desktops', (raw: string) => {
+    ends.push(JSON.parse(raw) as End);
+    wake();
+  });
+  const { id } = await api<{ id: string }>(c.portal.url, admin!, 'POST', '/deployments', {
+    name: 'Bench deployment', template_id: c.portal.seeded.templateId, desktop_name: 'Bench desktop', allowed: { groups: [BENCH_GROUP] },
+  });
+  const deadline = Date.now() + 900_000;
+  let ended: End | undefined;
+  while (!(ended = ends.find((e) => e.deployment_id === id))) {
+    if (Date.now() > deadline) throw new Error('the creation job did not end within 15 minutes');
+    await new Promise<void>((r) => {
+      wake = r;
+      setTimeout(r, 1000);
+    });
+  }
+  const portalMs = now() - t0;
+  const load = watch.stop();
+  socket.close();
+  c.deploymentId = id;
+  if (!report) return;
+  const parallel = deploymentParallelism();
+  await settle(c.portal.pid);
+  const r0 = now();
+  await pool(Array.from({ length: BENCH_USERS }, (_, i) => i), parallel, (i) => qemuImg(overlayArgs(c.portal.seeded.basePath, 'qcow2', join(c.work, `dep-${i}.qcow2`))));
+  const rawMs = now() - r0;
+  const ratio = portalMs / rawMs;
+  add({
+    mode: c.mode,
+    row: `deployment of ${BENCH_USERS} users, POST → job's end`,
+    portal: `${(portalMs / 1000).toFixed(1)} s (${ended!.created} created, ${ended!.failed} failed); ${ratio.toFixed(1)}× raw`,
+    raw: `${BENCH_USERS} qemu-img overlays, ${parallel} at a time: ${(rawMs / 1000).toFixed(1)} s`,
+    target: '≤ 2× raw',
+    met: ended!.failed === 0 && ended!.created === BENCH_USERS && ratio <= 2,
+    load: loadCell(load),
+  });
+}
+
+/** 500 users × 2 sockets; time from the request until each socket hears the event. */
+async function fanOut(
+  connect: (user: number) => Promise<Socket>,
+  events: string[],
+  trigger: () => Promise<void>,
+): Promise<{ lat: Latencies; missed: number; bytes: number }> {
+  const sockets = await pool(Array.from({ length: BENCH_USERS * 2 }, (_, i) => i), 50, (i) => connect(Math.floor(i / 2)));
+  try {
+    let t0 = 0;
+    const got: number[] = [];
+    let bytes = 0;
+    let wake: () => void = () => {};
+    for (const s of sockets) {
+      let heard = false;
+      const on = (raw: unknown) => {
+        if (heard) return;
+        heard = true;
+        got.push(now() - t0);
+        bytes = typeof raw === 'string' ? Buffer.byteLength(raw) : 0;
+        if (got.length === sockets.length) wake();
+      };
+      for (const e of events) s.on(e, on);
+    }
+    const all = new Promise<void>((r) => {
+      wake = r;
+      setTimeout(r, 30_000).unref();
+    });
+    t0 = now();
+    await trigger();
+    await all;
+    return { lat: latencies(got), missed: sockets.length - got.length, bytes };
+  } finally {
+    for (const s of sockets) s.close();
+  }
+}
+
+async function rowFanout(c: Ctx) {
+  if (!c.deploymentId) await makeDeployment(c, false);
+  say(`${c.mode}: live fan-out to ${BENCH_USERS} users × 2 sockets (and a bare socket.io server)`);
+  const usernames = students(0, BENCH_USERS);
+  const tokens = await tokensOf(c, usernames);
+  const [admin] = await tokensOf(c, ['admin']);
+  const watch = watchLoad(c.portal.pid);
+  const portal = await fanOut(
+    (u) => socketOf(c.portal.url, { jwt: tokens[u]! }),
+    ['desktop_add', 'desktop_delete'],
+    async () => void (await api(c.portal.url, admin!, 'PUT', `/deployments/visible/${c.deploymentId}`, { stop_started_domains: false })),
+  );
+  const load = watch.stop();
+  await settle(c.portal.pid);
+  const rawServer = await startRaw('raw-socket.ts');
+  try {
+    const raw = await fanOut(
+      (u) => socketOf(rawServer.url, { user: String(u) }),
+      ['desktop_add'],
+      async () => void (await fetch(`${rawServer.url}/emit?bytes=${portal.bytes}`, { method: 'POST' })),
+    );
+    add({
+      mode: c.mode,
+      row: `live fan-out, ${BENCH_USERS} users × 2 sockets, one visibility change`,
+      portal: `${fmtLat(portal.lat)}, ${portal.missed} missed`,
+      raw: `bare socket.io, same sockets and payload: ${fmtLat(raw.lat)}, ${raw.missed} missed`,
+      target: 'p99 < 150 ms',
+      met: portal.missed === 0 && portal.lat.p99 < 150,
+      load: loadCell(load),
+    });
+  } finally {
+    await rawServer.stop();
+  }
+}
+
+// ---- the web's first load ----
+
+function rawGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
+const decode = (body: Buffer, encoding: string | undefined) =>
+  encoding === 'br' ? brotliDecompressSync(body) : encoding === 'gzip' ? gunzipSync(body) : body;
+
+/** The entry HTML's scripts and styles and their static imports: bytes on the wire and uncompressed, and how they are served. */
+async function firstLoadAssets(base: string) {
+  const enc = { 'accept-encoding': 'br, gzip' };
+  const page = await rawGet(`${base}/login`, enc);
+  if (page.status !== 200) throw new Error(`GET /login: ${page.status}`);
+  const html = decode(page.body, page.headers['content-encoding'] as string | undefined).toString();
+  const queue: string[] = [];
+  for (const m of html.matchAll(/<script[^>]*\bsrc="([^"]+)"/g)) queue.push(m[1]!);
+  for (const m of html.matchAll(/<link[^>]*\brel="(?:stylesheet|modulepreload)"[^>]*>/g)) {
+    const href = /\bhref="([^"]+)"/.exec(m[0])?.[1];
+    if (href) queue.push(href);
+  }
+  const seen = new Set<string>();
+  let wire = 0;
+  let plain = 0;
+  let compressed = true;
+  let immutable = true;
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    const url = new URL(next, `${base}/login`);
+    if (url.origin !== base || seen.has(url.pathname)) continue;
+    seen.add(url.pathname);
+    const res = await rawGet(url.href, enc);
+    if (res.status !== 200) throw new Error(`GET ${url.pathname}: ${res.status}`);
+    const encoding = res.headers['content-encoding'] as string | undefined;
+    const body = decode(res.body, encoding);
+    wire += res.body.length;
+    plain += body.length;
+    if (encoding !== 'br' && encoding !== 'gzip') compressed = false;
+    if (!/immutable/.test(String(res.headers['cache-control'] ?? ''))) immutable = false;
+    if (url.pathname.endsWith('.js')) {
+      // Static imports only (`import x from "./a.js"`, `import "./b.js"`, `export * from`), not `import("…")`.
+      for (const m of body.toString().matchAll(/(?:\bimport|\bexport)\s*(?:[\w$*{}\s,]+?\s*from\s*)?["']([^"']+\.(?:js|css))["']/g)) {
+        queue.push(new URL(m[1]!, url).pathname);
+      }
+    }
+  }
+  return { files: seen.size, wire, plain, compressed, immutable };
+}
+
+async function rowWeb(c: Ctx) {
+  say(`${c.mode}: web /login first load (and a static page)`);
+  const assets = await firstLoadAssets(c.portal.url);
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    // Time to interactive: from navigation until the sign-in field is visible and editable, with a cold cache (a new context each time).
+    const tti = async (url: string, testId: string) => {
+      const ctx = await browser.newContext();
+      const page = await ctx.newPage();
+      let browserBytes = 0;
+      page.on('requestfinished', (req) => {
+        if (['script', 'stylesheet'].includes(req.resourceType())) void req.sizes().then((s) => (browserBytes += s.responseBodySize), () => undefined);
+      });
+      const t0 = now();
+      await page.goto(url, { waitUntil: 'commit' });
+      await page.getByTestId(testId).waitFor({ state: 'visible', timeout: 30_000 });
+      while (!(await page.getByTestId(testId).isEditable())) await new Promise((r) => setTimeout(r, 5));
+      const ms = now() - t0;
+      await ctx.close();
+      return { ms, browserBytes };
+    };
+    const runs = quick ? 2 : 5;
+    const watch = watchLoad(c.portal.pid);
+    await tti(`${c.portal.url}/login`, 'login-username'); // warm the server's file cache, not measured
+    const portal: number[] = [];
+    let browserBytes = 0;
+    for (let i = 0; i < runs; i++) {
+      const r = await tti(`${c.portal.url}/login`, 'login-username');
+      portal.push(r.ms);
+      browserBytes = r.browserBytes;
+    }
+    const raw: number[] = [];
+    for (let i = 0; i < runs; i++) raw.push((await tti(`${c.raw.url}/static`, 'static-input')).ms);
+    const median = (xs: number[]) => latencies(xs).p50;
+    add({
+      mode: c.mode,
+      row: 'web /login first load (JS+CSS, time to interactive)',
+      portal:
+        `${fmtBytes(assets.wire)} on the wire (${assets.files} files; browser fetched ${fmtBytes(browserBytes)}), ` +
+        `${assets.compressed ? 'compressed' : 'NOT compressed'}, ${assets.immutable ? 'immutable' : 'NOT immutable'}; TTI ${fmtMs(median(portal))} ms (median of ${runs})`,
+      raw: `bundle uncompressed ${fmtBytes(assets.plain)}; static page ${fmtMs(median(raw))} ms`,
+      target: '≤ 250 kB compressed, immutable, TTI < 800 ms',
+      met: assets.wire <= 250_000 && assets.compressed && assets.immutable && median(portal) < 800,
+      load: loadCell(watch.stop()),
+    });
+  } finally {
+    await browser.close();
+  }
+}
+
+// ---- start to first VNC frame ----
+
+async function rowVnc(c: Ctx) {
+  say(`${c.mode}: start to first VNC frame (and QEMU started by hand)`);
+  const [token] = await tokensOf(c, ['manager']);
+  const desktops = await api<{ id: string; name: string; state: string }[]>(c.portal.url, token!, 'GET', '/user/desktops');
+  const desktop = desktops.find((d) => d.name === 'Demo desktop') ?? desktops[0]!;
+  const runs = quick ? 1 : 3;
+  const portal: number[] = [];
+  const raw: number[] = [];
+  const accel = decideAccel('auto').accel;
+  const watch = watchLoad(c.portal.pid);
+  for (let i = 0; i < runs; i++) {
+    let t0 = now();
+    await api(c.portal.url, token!, 'GET', `/desktop/start/${desktop.id}`);
+    let viewer: { cookie: string };
+    for (;;) {
+      const r = await fetch(`${c.portal.url}/api/v3/desktop/${desktop.id}/viewer/browser-vnc`, { headers: { authorization: `Bearer ${token}` } });
+      if (r.status === 200) {
+        viewer = (await r.json()) as { cookie: string };
+        break;
+      }
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    const ticket = JSON.parse(Buffer.from(viewer.cookie, 'base64url').toString()) as { token: string; password: string };
+    await firstFrameOverWebSocket(`${c.portal.url.replace('http', 'ws')}/api/v3/vnc?token=${ticket.token}`, ticket.password);
+    portal.push(now() - t0);
+    await api(c.portal.url, token!, 'GET', `/desktop/stop/${desktop.id}`).catch(() => undefined);
+    await api(c.portal.url, token!, 'GET', `/desktop/stop/${desktop.id}`).catch(() => undefined);
+    const deadline = Date.now() + 180_000;
+    while ((await api<{ id: string; state: string }[]>(c.portal.url, token!, 'GET', '/user/desktops')).find((d) => d.id === desktop.id)?.state !== 'Stopped') {
+      if (Date.now() > deadline) throw new Error('the desktop did not stop within 180 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+
+    const disk = join(c.work, `boot-${i}.qcow2`);
+    await qemuImg(overlayArgs(c.portal.seeded.basePath, 'qcow2', disk));
+    const sock = join(c.work, `vnc-${i}.sock`);
+    t0 = now();
+    const qemu = spawn('qemu-system-x86_64', ['-accel', accel, '-machine', 'q35', '-m', '256', '-nodefaults', '-display', 'none', '-vga', 'std',
+      '-drive', `file=${disk},format=qcow2,if=virtio`, '-vnc', `unix:${sock}`], { stdio: 'ignore' });
+    try {
+      while (!existsSync(sock)) await new Promise((r) => setTimeout(r, 5));
+      await firstFrameOverUnix(sock, null);
+      raw.push(now() - t0);
+    } finally {
+      qemu.kill('SIGKILL');
+    }
+  }
+  const p = latencies(portal).p50;
+  const r = latencies(raw).p50;
+  add({
+    mode: c.mode,
+    row: `start to first VNC frame (median of ${runs})`,
+    portal: `${fmtMs(p)} ms; ${(p / r).toFixed(2)}× raw`,
+    raw: `QEMU by hand, bare VNC socket: ${fmtMs(r)} ms`,
+    target: '— (kept for reference)',
+    met: null,
+    load: loadCell(watch.stop()),
+  });
+}
+
+// ---- a mode ----
+
+async function postgresDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> } | undefined> {
+  const admin = process.env.BENCH_PG_ADMIN_URL;
+  if (!admin) return undefined;
+  const pg = (await import('pg')).default;
+  const name = `vdi_bench_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.href,
+    async drop() {
+      const c2 = new pg.Client({ connectionString: admin });
+      await c2.connect();
+      await c2.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c2.end();
+    },
+  };
+}
+
+async function runMode(mode: Mode, raw: { url: string }) {
+  let database: Awaited<ReturnType<typeof postgresDatabase>>;
+  if (mode === 'postgres') {
+    database = await postgresDatabase();
+    if (!database) {
+      say('postgres: no PostgreSQL here (BENCH_PG_ADMIN_URL unset): skipped');
+      return;
+    }
+  }
+  countDatabaseProcesses(database?.name);
+  const work = mkdtempSync(join(tmpdir(), 'vbw-'));
+  let portal: Portal | undefined;
+  try {
+    portal = await startPortal(mode, database?.url);
+    const c: Ctx = { mode, portal, raw, tokens: new Map(), work };
+    const step = async (key: RowKey, fn: () => Promise<void>) => {
+      if (!only.has(key)) return;
+      currentKey = key;
+      try {
+        await settle(portal!.pid);
+        await fn();
+      } catch (err) {
+        crashed = true;
+        add({ mode, row: key, portal: `failed: ${(err as Error).message.split('\n')[0]!.slice(0, 200)}`, raw: '—', target: '—', met: false, load: '—' });
+      }
+    };
+    // The load rows last: a saturated server keeps working through its backlog for a while,
+    // which would weigh on the rows after them (the table shows them in the issue's order).
+    await step('create', async () => {
+      await rowCreate(c, 25, 0);
+      await settle(portal!.pid);
+      await rowCreate(c, 100, 25);
+    });
+    await step('deployment', () => makeDeployment(c, true));
+    await step('fanout', () => rowFanout(c));
+    await step('web', () => rowWeb(c));
+    await step('vnc', () => rowVnc(c));
+    await step('user', () => rowUser(c));
+    await step('desktops', () => rowDesktops(c));
+  } finally {
+    await portal?.stop();
+    await database?.drop().catch((err) => say(`postgres: dropping the bench database failed: ${(err as Error).message}`));
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+const t0 = now();
+const rawHttp = await startRaw('raw-http.ts');
+try {
+  const modes: Mode[] = modeArg === 'both' ? ['pglite', 'postgres'] : [modeArg as Mode];
+  for (const mode of modes) {
+    try {
+      await runMode(mode, rawHttp);
+    } catch (err) {
+      crashed = true;
+      add({ mode, row: 'set-up', portal: `failed: ${(err as Error).message.split('\n')[0]!.slice(0, 300)}`, raw: '—', target: '—', met: false, load: '—' });
+    }
+  }
+} finally {
+  await rawHttp.stop();
+}
+printTable();
+process.stdout.write(`(${((now() - t0) / 1000).toFixed(0)} s; the targets are informational: the bench never fails on them)\n`);
+process.exit(crashed ? 1 : 0);

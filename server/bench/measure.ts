@@ -1,0 +1,248 @@
+// The bench's instruments: an open-loop HTTP load generator, percentiles, and the machine's load
+// (load average, the server's CPU from /proc, the whole machine's busy share) over a window.
+import http from 'node:http';
+import { loadavg } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
+
+export const now = () => performance.now();
+
+export function percentile(xs: number[], p: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+
+export type Latencies = { p50: number; p95: number; p99: number; n: number };
+export const latencies = (xs: number[]): Latencies => ({ p50: percentile(xs, 50), p95: percentile(xs, 95), p99: percentile(xs, 99), n: xs.length });
+
+export const fmtMs = (v: number) => (Number.isNaN(v) ? '—' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+export const fmtLat = (l: Latencies) => `p50 ${fmtMs(l.p50)} p95 ${fmtMs(l.p95)} p99 ${fmtMs(l.p99)} ms`;
+export const fmtBytes = (b: number) => (b >= 1e6 ? `${(b / 1e6).toFixed(2)} MB` : `${(b / 1e3).toFixed(1)} kB`);
+
+// ---- the machine's load over a window ----
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+let databaseMatch: string | undefined;
+/** PostgreSQL mode: its backends (command line naming the bench's database) are counted as the database's CPU. */
+export const countDatabaseProcesses = (databaseName: string | undefined) => (databaseMatch = databaseName);
+
+function databaseTicks(): number {
+  if (!databaseMatch) return 0;
+  let total = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (!readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(databaseMatch)) continue;
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += Number(f[11]) + Number(f[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
+/** CPU ticks (user + system) of a process and all its descendants (PGlite or PostgreSQL children, qemu-img…). */
+function treeTicks(rootPid: number): number {
+  const procs = new Map<number, { ppid: number; ticks: number }>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // The command name (field 2) may hold spaces: parse after its closing parenthesis.
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      procs.set(Number(name), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  let total = 0;
+  const inTree = (pid: number): boolean => {
+    for (let p = pid, hops = 0; p > 1 && hops < 64; p = procs.get(p)?.ppid ?? 0, hops++) if (p === rootPid) return true;
+    return false;
+  };
+  for (const [pid, p] of procs) if (inTree(pid)) total += p.ticks;
+  return total;
+}
+
+function machineTicks(): { busy: number; total: number } {
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = cpu.reduce((a, b) => a + b, 0);
+  const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);
+  return { busy: total - idle, total };
+}
+
+export type Load = { loadavg1: number; serverCpu: number; databaseCpu?: number; machineBusy: number };
+export const fmtLoad = (l: Load) =>
+  `load ${l.loadavg1.toFixed(2)}, server ${l.serverCpu.toFixed(0)}%` +
+  (l.databaseCpu !== undefined ? ` + PostgreSQL ${l.databaseCpu.toFixed(0)}%` : '') +
+  ` CPU, machine ${l.machineBusy.toFixed(0)}% busy`;
+
+/** Starts watching; `stop()` answers the load over the time since. `serverCpu` is % of one core. */
+export function watchLoad(serverPid: number | undefined) {
+  const t0 = now();
+  const s0 = serverPid ? treeTicks(serverPid) : 0;
+  const d0 = serverPid ? databaseTicks() : 0;
+  const m0 = machineTicks();
+  return {
+    stop(): Load {
+      const seconds = (now() - t0) / 1000;
+      const s1 = serverPid ? treeTicks(serverPid) : 0;
+      const d1 = serverPid ? databaseTicks() : 0;
+      const m1 = machineTicks();
+      const share = (ticks: number) => (seconds > 0 ? (ticks / TICKS_PER_SECOND / seconds) * 100 : 0);
+      return {
+        loadavg1: loadavg()[0]!,
+        serverCpu: share(s1 - s0),
+        databaseCpu: serverPid && databaseMatch ? share(d1 - d0) : undefined,
+        machineBusy: m1.total > m0.total ? ((m1.busy - m0.busy) / (m1.total - m0.total)) * 100 : 0,
+      };
+    },
+  };
+}
+
+/**
+ * Waits until the server is quiet (under 10% of a core over half a second, at most 3 minutes), so a
+ * row does not pay for the backlog the previous one left behind.
+ */
+export async function settle(serverPid: number, maxMs = 180_000) {
+  const deadline = now() + maxMs;
+  while (now() < deadline) {
+    const t0 = now();
+    const s0 = treeTicks(serverPid) + databaseTicks();
+    await new Promise((r) => setTimeout(r, 500));
+    if (((treeTicks(serverPid) + databaseTicks() - s0) / TICKS_PER_SECOND / ((now() - t0) / 1000)) * 100 < 10) return;
+  }
+}
+
+// ---- open-loop HTTP load ----
+
+export type LoadResult = {
+  offered: number;
+  /** Share of the offered requests answered 2xx by the end of the window (+1 s grace). */
+  achieved: number;
+  errors: number;
+  errorSample?: string;
+  lat: Latencies;
+  load: Load;
+  bodyBytes: number;
+};
+export const fmtLoadResult = (r: LoadResult) =>
+  `${fmtLat(r.lat)}, ${(r.achieved * 100).toFixed(1)}% achieved, ${r.errors} err${r.errorSample ? ` (${r.errorSample})` : ''}`;
+
+const GRACE_MS = 1000;
+const DRAIN_MS = 15_000;
+
+/**
+ * Constant arrival rate: request i is due at start + i/rate and is sent then, whatever the earlier
+ * answers' latency (keep-alive sockets, as many as needed). Latency counts from the due time, so a
+ * lagging generator cannot hide the server's queueing.
+ */
+export async function openLoop(opts: {
+  url: string;
+  rate: number;
+  seconds: number;
+  /** Headers of request i (e.g. a different user's token each). */
+  headers?: (i: number) => Record<string, string>;
+  serverPid?: number;
+}): Promise<LoadResult> {
+  const u = new URL(opts.url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
+  const total = Math.round(opts.rate * opts.seconds);
+  const lat: number[] = [];
+  let okInWindow = 0;
+  let errors = 0;
+  let errorSample: string | undefined;
+  let bodyBytes = 0;
+  let outstanding = 0;
+  let wakeDrained: (() => void) | null = null;
+  const start = now() + 50;
+  const windowEnd = start + opts.seconds * 1000 + GRACE_MS;
+  const fail = (why: string) => {
+    errors++;
+    errorSample ??= why;
+  };
+  const done = () => {
+    outstanding--;
+    if (outstanding === 0) wakeDrained?.();
+  };
+  const send = (i: number, due: number) => {
+    outstanding++;
+    let settled = false;
+    const finish = (ok: boolean, why?: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      const t = now();
+      if (ok) {
+        lat.push(t - due);
+        if (t <= windowEnd) okInWindow++;
+      } else fail(why ?? 'error');
+      done();
+    };
+    const req = http.request(
+      { agent, host: u.hostname, port: u.port, path: u.pathname + u.search, method: 'GET', headers: opts.headers?.(i) ?? {} },
+      (res) => {
+        let n = 0;
+        res.on('data', (c: Buffer) => (n += c.length));
+        res.on('end', () => {
+          const ok = !!res.statusCode && res.statusCode >= 200 && res.statusCode < 300;
+          if (ok) bodyBytes = n;
+          finish(ok, `HTTP ${res.statusCode}`);
+        });
+        res.on('error', (e) => finish(false, e.message));
+      },
+    );
+    // No answer within 15 s of its due time (waiting for a socket included) is an error.
+    const timer = setTimeout(() => {
+      finish(false, 'timeout');
+      req.destroy();
+    }, Math.max(0, due + DRAIN_MS - now()));
+    req.on('error', (e) => finish(false, e.message));
+    req.end();
+  };
+  const watch = watchLoad(opts.serverPid);
+  let load: Load | undefined;
+  await new Promise<void>((resolve) => {
+    let i = 0;
+    const tick = () => {
+      const t = now();
+      while (i < total && start + (i * 1000) / opts.rate <= t) {
+        send(i, start + (i * 1000) / opts.rate);
+        i++;
+      }
+      if (i < total) setTimeout(tick, Math.max(0, start + (i * 1000) / opts.rate - now()));
+      else resolve();
+    };
+    setTimeout(tick, Math.max(0, start - now()));
+  });
+  // The window's load is taken at its end (+ grace); stragglers are then waited for (up to 15 s).
+  await new Promise((r) => setTimeout(r, Math.max(0, windowEnd - now())));
+  load = watch.stop();
+  if (outstanding > 0) {
+    await new Promise<void>((r) => {
+      wakeDrained = r;
+      setTimeout(r, DRAIN_MS + 1000).unref();
+    });
+  }
+  if (outstanding > 0) {
+    errors += outstanding;
+    errorSample ??= 'no answer';
+  }
+  agent.destroy();
+  return { offered: total, achieved: total ? okInWindow / total : 0, errors, errorSample, lat: latencies(lat), load, bodyBytes };
+}
+
+/** Runs `fn` over `items` with at most `parallel` at once. */
+export async function pool<T, R>(items: T[], parallel: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(parallel, items.length) }, async () => {
+      for (let i = next++; i < items.length; i = next++) out[i] = await fn(items[i]!, i);
+    }),
+  );
+  return out;
+}

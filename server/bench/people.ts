@@ -1,0 +1,7 @@
+// Who the bench signs in as (made by seed.ts before the server starts).
+export const BENCH_USERS = 500;
+export const LIST_DESKTOPS = 1000;
+export const BENCH_GROUP = 'bench-group';
+export const LIST_USER = 'benchlists';
+export const BENCH_PASSWORD = 'bench-pass-123';
+export const benchUsername = (i: number) => `bench${String(i).padStart(3, '0')}`;
