@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { schema, type Db } from './db';
 
@@ -43,12 +43,32 @@ export type SettingKey = keyof typeof SETTINGS;
 export const isSettingKey = (key: string): key is SettingKey => Object.hasOwn(SETTINGS, key);
 export type SettingValue<K extends SettingKey> = z.infer<(typeof SETTINGS)[K]>;
 
+/**
+ * A setting's stored JSON as a column of another query (the request guard reads maintenance in
+ * the same query as the session); null when unset. Read it with `parseSetting`.
+ */
+export const settingValueSql = (key: SettingKey): SQL<unknown> =>
+  sql`(select ${schema.config.value} from ${schema.config} where ${schema.config.key} = ${key})`;
+
+/** A stored value (raw JSON, text or parsed, or null) as its setting: invalid or unset → the default. */
+export function parseSetting<K extends SettingKey>(key: K, raw: unknown): SettingValue<K> {
+  let value = raw ?? undefined;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      value = undefined;
+    }
+  }
+  const parsed = SETTINGS[key].safeParse(value);
+  return (parsed.success ? parsed.data : SETTINGS[key].parse(undefined)) as SettingValue<K>;
+}
+
 export function createSettings(db: Db) {
   return {
     async get<K extends SettingKey>(key: K): Promise<SettingValue<K>> {
-      const [row] = await db.select().from(schema.config).where(eq(schema.config.key, key));
-      const parsed = SETTINGS[key].safeParse(row?.value ?? undefined);
-      return (parsed.success ? parsed.data : SETTINGS[key].parse(undefined)) as SettingValue<K>;
+      const [row] = await db.select({ value: schema.config.value }).from(schema.config).where(eq(schema.config.key, key));
+      return parseSetting(key, row?.value);
     },
     async set<K extends SettingKey>(key: K, value: SettingValue<K>) {
       const checked = SETTINGS[key].parse(value);

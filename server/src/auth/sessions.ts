@@ -20,6 +20,20 @@ export const sessionData = (user: UserRow): TSessionData => ({
   name: user.name,
 });
 
+/** The session id a login token names, or 401 for any other token. */
+export function sessionIdOf(claims: TTokenClaims): string {
+  if (tokenType(claims) !== 'login' || !claims.session_id) throw unauthorized('invalid_token', 'Not a session token');
+  return claims.session_id;
+}
+
+/** The session when it is still alive (not revoked, within its absolute limit), or 401. */
+export function liveSession(session: SessionRow | null | undefined): SessionRow {
+  if (!session || session.revokedAt || session.maxTimeAt.getTime() <= Date.now()) {
+    throw unauthorized('session_expired', 'Session expired');
+  }
+  return session;
+}
+
 /**
  * Sessions: token life (5 min), renewal window from the last renewal (30 min) and an
  * absolute limit from sign-in (8 h). One active session per user.
@@ -63,12 +77,8 @@ export function createSessionService(db: Db, tokens: TokenService, limits: Confi
 
     /** The live session behind a login token, or 401. */
     async require(claims: TTokenClaims): Promise<SessionRow> {
-      if (tokenType(claims) !== 'login' || !claims.session_id) throw unauthorized('invalid_token', 'Not a session token');
-      const [session] = await db.select().from(schema.sessions).where(eq(schema.sessions.id, claims.session_id));
-      if (!session || session.revokedAt || session.maxTimeAt.getTime() <= Date.now()) {
-        throw unauthorized('session_expired', 'Session expired');
-      }
-      return session;
+      const [session] = await db.select().from(schema.sessions).where(eq(schema.sessions.id, sessionIdOf(claims)));
+      return liveSession(session);
     },
 
     async renew(token: string): Promise<string> {

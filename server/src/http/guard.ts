@@ -1,9 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { TRole, TTokenClaims } from '@vdi/contracts';
 import type { AppContext } from '../context';
 import { schema } from '../db';
-import type { SessionRow, UserRow } from '../auth/sessions';
+import { liveSession, sessionIdOf, type SessionRow, type UserRow } from '../auth/sessions';
+import { parseSetting, settingValueSql } from '../settings';
 import { bearerToken } from '../auth/tokens';
 import { ApiError, forbidden, unauthorized } from './errors';
 
@@ -18,15 +19,48 @@ declare module 'fastify' {
 export const maintenanceError = () =>
   new ApiError('service_unavailable', 'maintenance', 'The service is under maintenance');
 
-/** True when global maintenance, or the user's category's, applies (admins are never held back). */
+/** The maintenance rule: global maintenance or the user's category's holds everyone back but admins. */
+const maintenanceApplies = (roleId: string, global: boolean, category: boolean | null | undefined) =>
+  roleId !== 'admin' && (global || Boolean(category));
+
+/** True when global maintenance, or the user's category's, applies (admins are never held back). One query. */
 export async function inMaintenance(ctx: AppContext, user: { roleId: string; categoryId: string }): Promise<boolean> {
   if (user.roleId === 'admin') return false;
-  if ((await ctx.settings.get('maintenance')).enabled) return true;
-  const [cat] = await ctx.db
-    .select({ maintenance: schema.categories.maintenance })
-    .from(schema.categories)
-    .where(eq(schema.categories.id, user.categoryId));
-  return Boolean(cat?.maintenance);
+  const [row] = await ctx.db
+    .select({
+      maintenance: settingValueSql('maintenance'),
+      category: sql<boolean | null>`(select ${schema.categories.maintenance} from ${schema.categories} where ${schema.categories.id} = ${user.categoryId})`,
+    })
+    .from(sql`(select 1) as one`);
+  return maintenanceApplies(user.roleId, parseSetting('maintenance', row?.maintenance).enabled, row?.category);
+}
+
+/**
+ * The session, its user, the user's category's maintenance flag and the maintenance setting: what
+ * every call needs, read by ONE query on primary keys.
+ *
+ * Deliberately no cache. A disabled user, a revoked session, a role or category change and
+ * maintenance switched on (globally or for a category) must be seen by the very next call, on every
+ * server process: with PGlite one process owns a data directory, but with PostgreSQL several
+ * processes may share the database and write behind each other's back. A cache would need a
+ * version check per call (a `cache_version` row read in a query, or LISTEN/NOTIFY with its
+ * reconnect gaps) — that is already one round trip, the same cost as reading the four rows
+ * themselves through their primary keys. So the one query IS the version check: always current, nothing
+ * to invalidate, no write path that could forget to bump a version.
+ */
+async function loadCaller(ctx: AppContext, sessionId: string) {
+  const [row] = await ctx.db
+    .select({
+      session: schema.sessions,
+      user: schema.users,
+      categoryMaintenance: schema.categories.maintenance,
+      maintenance: settingValueSql('maintenance'),
+    })
+    .from(schema.sessions)
+    .leftJoin(schema.users, eq(schema.users.id, schema.sessions.userId))
+    .leftJoin(schema.categories, eq(schema.categories.id, schema.users.categoryId))
+    .where(eq(schema.sessions.id, sessionId));
+  return row;
 }
 
 /**
@@ -38,12 +72,15 @@ export function requireAuth(ctx: AppContext, opts: { roles?: readonly TRole[]; d
     const token = bearerToken(request.headers.authorization);
     if (!token) throw unauthorized('missing_token', 'Missing session token');
     const claims = await ctx.tokens.verify(token);
-    const session = await ctx.sessions.require(claims);
-    const [user] = await ctx.db.select().from(schema.users).where(eq(schema.users.id, session.userId));
+    const row = await loadCaller(ctx, sessionIdOf(claims));
+    const session = liveSession(row?.session);
+    const user = row?.user;
     if (!user) throw unauthorized('user_not_found', 'User not found');
     if (!user.active) throw forbidden('user_disabled', 'disabled user');
     const role = user.roleId as TRole;
-    if (!opts.duringMaintenance && (await inMaintenance(ctx, user))) throw maintenanceError();
+    if (!opts.duringMaintenance && maintenanceApplies(role, parseSetting('maintenance', row.maintenance).enabled, row.categoryMaintenance)) {
+      throw maintenanceError();
+    }
     if (opts.roles && !opts.roles.includes(role)) throw forbidden('forbidden', 'Not enough permissions');
     request.auth = { user, session, claims, role };
   };

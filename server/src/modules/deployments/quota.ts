@@ -1,10 +1,10 @@
-import { and, eq, inArray } from 'drizzle-orm';
-import { RUNNING_STATUSES, type TQuota } from '@vdi/contracts';
+import { inArray, sql } from 'drizzle-orm';
+import { RUNNING_STATUSES } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { precondition } from '../../http/errors';
-import { appliedQuota } from '../quotas/applied';
+import { appliedQuota, usagePart } from '../quotas/applied';
 import { checkNewItemQuota, checkQuotaRules, DEPLOYMENT_DESKTOPS_RULE } from '../storage/new-item-quota';
 
 /**
@@ -12,22 +12,24 @@ import { checkNewItemQuota, checkQuotaRules, DEPLOYMENT_DESKTOPS_RULE } from '..
  * desktops, and how many of those run. The desktops count for the deployment's owner, not for
  * the students (their `desktops` quota counts only desktops of their own).
  */
-export async function deploymentUsage(db: Db, userId: string): Promise<Partial<TQuota>> {
-  const owned = await db
-    .select({ id: schema.deployments.id })
-    .from(schema.deployments)
-    .where(and(eq(schema.deployments.userId, userId), eq(schema.deployments.status, 'ready')));
-  if (owned.length === 0) return { deployments_total: 0, deployment_desktops: 0, started_deployment_desktops: 0 };
-  const desktops = await db
-    .select({ status: schema.domains.status })
-    .from(schema.domains)
-    .where(and(eq(schema.domains.kind, 'desktop'), inArray(schema.domains.tag, owned.map((d) => d.id))));
-  return {
-    deployments_total: owned.length,
-    deployment_desktops: desktops.length,
-    started_deployment_desktops: desktops.filter((d) => (RUNNING_STATUSES as readonly string[]).includes(d.status)).length,
-  };
-}
+export const deploymentUsage = usagePart<{ deployments: number; desktops: number; started: number }>({
+  sql: (userId) => {
+    const dep = schema.deployments;
+    const d = schema.domains;
+    const owned = sql`${dep.userId} = ${userId} and ${dep.status} = 'ready'`;
+    return sql`select
+        (select count(*) from ${dep} where ${owned}) as deployments,
+        count(${d.id}) as desktops,
+        count(${d.id}) filter (where ${inArray(d.status, [...RUNNING_STATUSES])}) as started
+      from ${dep} inner join ${d} on ${d.tag} = ${dep.id} and ${d.kind} = 'desktop'
+      where ${owned}`;
+  },
+  fields: (r) => ({
+    deployments_total: Number(r.deployments ?? 0),
+    deployment_desktops: Number(r.desktops ?? 0),
+    started_deployment_desktops: Number(r.started ?? 0),
+  }),
+});
 
 /** POST /deployments/new/check_quota and creation: one more deployment, and room for its desktops (428). */
 export async function checkNewDeploymentQuota(db: Db, owner: UserRow, desktops: number) {

@@ -1,10 +1,10 @@
-import { and, eq, notInArray } from 'drizzle-orm';
+import { eq, notInArray, sql } from 'drizzle-orm';
 import type { TQuota } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { precondition } from '../../http/errors';
-import { appliedQuota, usageOf } from '../quotas/applied';
+import { appliedQuota, usageOf, usagePart } from '../quotas/applied';
 
 export const GB = 1024 ** 3;
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
@@ -16,14 +16,14 @@ const NOT_COUNTED = ['deleted', 'Deleting', 'DownloadFailed', 'DownloadFailedInv
  * The media part of a user's `used`: `isos` counts media downloaded or on their way, and
  * their size (the announced size while downloading) is `media_size` and part of `total_size`, in GB.
  */
-export async function mediaUsage(db: Db, userId: string): Promise<Partial<TQuota>> {
-  const rows = await db
-    .select({ size: schema.media.size })
-    .from(schema.media)
-    .where(and(eq(schema.media.userId, userId), notInArray(schema.media.status, NOT_COUNTED)));
-  const gb = round3(rows.reduce((s, r) => s + r.size, 0) / GB);
-  return { isos: rows.length, media_size: gb, total_size: gb };
-}
+export const mediaUsage = usagePart<{ isos: number; bytes: number }>({
+  sql: (userId) => sql`select count(*) as isos, coalesce(sum(${schema.media.size}), 0) as bytes from ${schema.media}
+    where ${schema.media.userId} = ${userId} and ${notInArray(schema.media.status, NOT_COUNTED)}`,
+  fields: (r) => {
+    const gb = round3(Number(r.bytes ?? 0) / GB);
+    return { isos: Number(r.isos ?? 0), media_size: gb, total_size: gb };
+  },
+});
 
 async function summedUsage(db: Db, where: ReturnType<typeof eq>) {
   const members = await db.select({ id: schema.users.id }).from(schema.users).where(where);

@@ -1,36 +1,45 @@
-import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { RUNNING_STATUSES, type TQuota } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
+import { usagePart } from './applied';
 
 type Running = { count: number; memoryGb: number; vcpus: number };
 
-/** Running desktops (and their memory and vCPUs) of a user, a group or a category. */
+const d = schema.domains;
+const isRunning = sql`${d.status} in (${sql.join(RUNNING_STATUSES.map((st) => sql`${st}`), sql`, `)})`;
+
+/** Running desktops (and their memory and vCPUs) of a user, a group or a category: one aggregate. */
 export async function runningOf(db: Db, scope: { userId?: string; groupId?: string; categoryId?: string }): Promise<Running> {
-  const conds = [eq(schema.domains.kind, 'desktop'), inArray(schema.domains.status, [...RUNNING_STATUSES])];
-  if (scope.userId) conds.push(eq(schema.domains.userId, scope.userId));
-  if (scope.groupId) conds.push(eq(schema.domains.groupId, scope.groupId));
-  if (scope.categoryId) conds.push(eq(schema.domains.categoryId, scope.categoryId));
-  const rows = await db.select({ hw: schema.domains.hardware }).from(schema.domains).where(and(...conds));
-  return {
-    count: rows.length,
-    memoryGb: rows.reduce((s, r) => s + r.hw.memoryMb / 1024, 0),
-    vcpus: rows.reduce((s, r) => s + r.hw.vcpus, 0),
-  };
+  const conds = [eq(d.kind, 'desktop'), inArray(d.status, [...RUNNING_STATUSES])];
+  if (scope.userId) conds.push(eq(d.userId, scope.userId));
+  if (scope.groupId) conds.push(eq(d.groupId, scope.groupId));
+  if (scope.categoryId) conds.push(eq(d.categoryId, scope.categoryId));
+  const [row] = await db
+    .select({
+      count: sql<number>`count(*)`.mapWith(Number),
+      memoryMb: sql<number>`coalesce(sum((${d.hardware}->>'memoryMb')::float8), 0)`.mapWith(Number),
+      vcpus: sql<number>`coalesce(sum((${d.hardware}->>'vcpus')::float8), 0)`.mapWith(Number),
+    })
+    .from(d)
+    .where(and(...conds));
+  return { count: row?.count ?? 0, memoryGb: (row?.memoryMb ?? 0) / 1024, vcpus: row?.vcpus ?? 0 };
 }
 
-/** The desktops part of a user's `used`. */
-export async function desktopUsage(db: Db, userId: string): Promise<Partial<TQuota>> {
-  const rows = await db
-    .select({ persistent: schema.domains.persistent })
-    .from(schema.domains)
-    .where(and(eq(schema.domains.userId, userId), eq(schema.domains.kind, 'desktop'), isNull(schema.domains.tag)));
-  const running = await runningOf(db, { userId });
-  return {
-    desktops: rows.filter((r) => r.persistent).length,
-    volatile: rows.filter((r) => !r.persistent).length,
-    running: running.count,
-    memory: running.memoryGb,
-    vcpus: running.vcpus,
-  };
-}
+/** The desktops part of a user's `used`: their own desktops (not a deployment's), and what runs of all they own. */
+export const desktopUsage = usagePart<{ desktops: number; volatile: number; running: number; memory_mb: number; vcpus: number }>({
+  sql: (userId) => sql`select
+      count(*) filter (where ${d.persistent} and ${d.tag} is null) as desktops,
+      count(*) filter (where not ${d.persistent} and ${d.tag} is null) as volatile,
+      count(*) filter (where ${isRunning}) as running,
+      coalesce(sum((${d.hardware}->>'memoryMb')::float8) filter (where ${isRunning}), 0) as memory_mb,
+      coalesce(sum((${d.hardware}->>'vcpus')::float8) filter (where ${isRunning}), 0) as vcpus
+    from ${d} where ${d.userId} = ${userId} and ${d.kind} = 'desktop'`,
+  fields: (r) => ({
+    desktops: Number(r.desktops ?? 0),
+    volatile: Number(r.volatile ?? 0),
+    running: Number(r.running ?? 0),
+    memory: Number(r.memory_mb ?? 0) / 1024,
+    vcpus: Number(r.vcpus ?? 0),
+  }),
+});

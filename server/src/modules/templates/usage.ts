@@ -1,13 +1,11 @@
-import { and, count, eq } from 'drizzle-orm';
-import type { TQuota } from '@vdi/contracts';
-import type { Db } from '../../db';
+import { sql } from 'drizzle-orm';
 import { schema } from '../../db';
+import { usagePart } from '../quotas/applied';
+
+const d = schema.domains;
 
 /** The templates part of a user's `used`: every template they own (disabled ones too). */
-export async function templateUsage(db: Db, userId: string): Promise<Partial<TQuota>> {
-  const [row] = await db
-    .select({ n: count() })
-    .from(schema.domains)
-    .where(and(eq(schema.domains.userId, userId), eq(schema.domains.kind, 'template')));
-  return { templates: Number(row?.n ?? 0) };
-}
+export const templateUsage = usagePart<{ templates: number }>({
+  sql: (userId) => sql`select count(*) as templates from ${d} where ${d.userId} = ${userId} and ${d.kind} = 'template'`,
+  fields: (r) => ({ templates: Number(r.templates ?? 0) }),
+});

@@ -1,25 +1,35 @@
-import { eq, inArray } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { TRole, TUser } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
-import { appliedQuota, usageOf } from '../quotas/applied';
+import { fromJson, ONE_ROW, pickAppliedQuota, usageFrom, usageSql } from '../quotas/applied';
 
 const epoch = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : null);
 
-/** GET /user: the user without secrets, with names, applied quota and usage (reference §2.3). */
+/** GET /user: the user without secrets, with names, applied quota and usage (reference §2.3). One query. */
 export async function userView(db: Db, user: UserRow): Promise<TUser> {
-  const [[role], [category], [group], secondary] = await Promise.all([
-    db.select().from(schema.roles).where(eq(schema.roles.id, user.roleId)),
-    db.select().from(schema.categories).where(eq(schema.categories.id, user.categoryId)),
-    db.select().from(schema.groups).where(eq(schema.groups.id, user.groupId)),
-    db
-      .select({ id: schema.groups.id, name: schema.groups.name })
-      .from(schema.userSecondaryGroups)
-      .innerJoin(schema.groups, eq(schema.groups.id, schema.userSecondaryGroups.groupId))
-      .where(eq(schema.userSecondaryGroups.userId, user.id)),
-  ]);
-  const applied = await appliedQuota(db, user);
+  const primary = alias(schema.groups, 'primary_group');
+  const usg = schema.userSecondaryGroups;
+  const g = schema.groups;
+  const [row] = await db
+    .select({
+      roleName: schema.roles.name,
+      categoryName: schema.categories.name,
+      categoryQuota: schema.categories.quota,
+      groupName: primary.name,
+      groupQuota: primary.quota,
+      secondary: sql`(select coalesce(json_agg(json_build_array(${g.id}, ${g.name})), '[]'::json)
+        from ${usg} inner join ${g} on ${g.id} = ${usg.groupId} where ${usg.userId} = ${user.id})`,
+      used: usageSql(user.id),
+    })
+    .from(ONE_ROW)
+    .leftJoin(schema.roles, eq(schema.roles.id, user.roleId))
+    .leftJoin(schema.categories, eq(schema.categories.id, user.categoryId))
+    .leftJoin(primary, eq(primary.id, user.groupId));
+  const secondary = fromJson<[string, string][] | null>(row?.secondary) ?? [];
+  const applied = pickAppliedQuota(user, row?.groupQuota, row?.categoryQuota);
   return {
     id: user.id,
     uid: user.uid,
@@ -29,7 +39,7 @@ export async function userView(db: Db, user: UserRow): Promise<TUser> {
     category: user.categoryId,
     group: user.groupId,
     role: user.roleId as TRole,
-    secondary_groups: secondary.map((g) => g.id),
+    secondary_groups: secondary.map(([id]) => id),
     email: user.email,
     email_verified: epoch(user.emailVerifiedAt),
     photo: user.photo,
@@ -38,14 +48,14 @@ export async function userView(db: Db, user: UserRow): Promise<TUser> {
     accessed: epoch(user.accessedAt),
     disclaimer_acknowledged: user.disclaimerAcknowledged,
     password_last_updated: epoch(user.passwordLastUpdated) ?? 0,
-    role_name: role?.name ?? user.roleId,
-    category_name: category?.name ?? user.categoryId,
-    group_name: group?.name ?? user.groupId,
+    role_name: row?.roleName ?? user.roleId,
+    category_name: row?.categoryName ?? user.categoryId,
+    group_name: row?.groupName ?? user.groupId,
     user_name: user.name,
-    secondary_groups_names: secondary.map((g) => g.name),
+    secondary_groups_names: secondary.map(([, name]) => name),
     quota: applied.quota,
     restriction_applied: applied.restriction_applied,
-    used: await usageOf(db, user.id),
+    used: usageFrom(row?.used),
   };
 }
 
