@@ -1,17 +1,23 @@
 import type { Db } from '../../src/db';
 
+type Queryable = { query: (...args: unknown[]) => Promise<unknown> };
+
 /**
- * Records the SQL statements a database handle sends, through Drizzle's logger hook (every query
- * of the handle, both drivers). `stop()` puts the previous logger back.
+ * Records the SQL statements a database handle sends to its driver (PGlite, or the PostgreSQL
+ * pool): every query, prepared statements included. `stop()` puts the driver's method back.
  */
 export function recordQueries(db: Db) {
-  const session = (db as unknown as { session: { logger: { logQuery(query: string, params: unknown[]): void } } }).session;
-  const previous = session.logger;
+  const client = (db as unknown as { $client: Queryable }).$client;
+  const original = client.query;
   const queries: string[] = [];
-  session.logger = { logQuery: (query) => void queries.push(query) };
+  client.query = function (this: unknown, ...args: unknown[]) {
+    const q = args[0];
+    queries.push(typeof q === 'string' ? q : String((q as { text?: string })?.text ?? q));
+    return original.apply(this, args);
+  };
   return {
     queries,
     reset: () => void (queries.length = 0),
-    stop: () => void (session.logger = previous),
+    stop: () => void (client.query = original),
   };
 }

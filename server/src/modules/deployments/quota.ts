@@ -1,10 +1,10 @@
-import { inArray, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { RUNNING_STATUSES } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { precondition } from '../../http/errors';
-import { appliedQuota, usagePart } from '../quotas/applied';
+import { appliedQuota, constantList, usagePart } from '../quotas/applied';
 import { checkNewItemQuota, checkQuotaRules, DEPLOYMENT_DESKTOPS_RULE } from '../storage/new-item-quota';
 
 /**
@@ -16,13 +16,12 @@ export const deploymentUsage = usagePart<{ deployments: number; desktops: number
   sql: (userId) => {
     const dep = schema.deployments;
     const d = schema.domains;
-    const owned = sql`${dep.userId} = ${userId} and ${dep.status} = 'ready'`;
     return sql`select
-        (select count(*) from ${dep} where ${owned}) as deployments,
+        count(distinct ${dep.id}) as deployments,
         count(${d.id}) as desktops,
-        count(${d.id}) filter (where ${inArray(d.status, [...RUNNING_STATUSES])}) as started
-      from ${dep} inner join ${d} on ${d.tag} = ${dep.id} and ${d.kind} = 'desktop'
-      where ${owned}`;
+        count(${d.id}) filter (where ${d.status} in (${constantList(RUNNING_STATUSES)})) as started
+      from ${dep} left join ${d} on ${d.tag} = ${dep.id} and ${d.kind} = 'desktop'
+      where ${dep.userId} = ${userId} and ${dep.status} = 'ready'`;
   },
   fields: (r) => ({
     deployments_total: Number(r.deployments ?? 0),

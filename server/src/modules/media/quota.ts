@@ -1,10 +1,10 @@
-import { eq, notInArray, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { TQuota } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { precondition } from '../../http/errors';
-import { appliedQuota, usageOf, usagePart } from '../quotas/applied';
+import { appliedQuota, constantList, usageOf, usagePart } from '../quotas/applied';
 
 export const GB = 1024 ** 3;
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
@@ -18,7 +18,7 @@ const NOT_COUNTED = ['deleted', 'Deleting', 'DownloadFailed', 'DownloadFailedInv
  */
 export const mediaUsage = usagePart<{ isos: number; bytes: number }>({
   sql: (userId) => sql`select count(*) as isos, coalesce(sum(${schema.media.size}), 0) as bytes from ${schema.media}
-    where ${schema.media.userId} = ${userId} and ${notInArray(schema.media.status, NOT_COUNTED)}`,
+    where ${schema.media.userId} = ${userId} and ${schema.media.status} not in (${constantList(NOT_COUNTED)})`,
   fields: (r) => {
     const gb = round3(Number(r.bytes ?? 0) / GB);
     return { isos: Number(r.isos ?? 0), media_size: gb, total_size: gb };

@@ -2,12 +2,12 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { RUNNING_STATUSES, type TQuota } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
-import { usagePart } from './applied';
+import { constantList, usagePart } from './applied';
 
 type Running = { count: number; memoryGb: number; vcpus: number };
 
 const d = schema.domains;
-const isRunning = sql`${d.status} in (${sql.join(RUNNING_STATUSES.map((st) => sql`${st}`), sql`, `)})`;
+const isRunning = sql`${d.status} in (${constantList(RUNNING_STATUSES)})`;
 
 /** Running desktops (and their memory and vCPUs) of a user, a group or a category: one aggregate. */
 export async function runningOf(db: Db, scope: { userId?: string; groupId?: string; categoryId?: string }): Promise<Running> {

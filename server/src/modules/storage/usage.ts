@@ -1,7 +1,7 @@
-import { inArray, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { GB } from '@vdi/contracts';
 import { schema } from '../../db';
-import { usagePart } from '../quotas/applied';
+import { constantList, usagePart } from '../quotas/applied';
 
 /**
  * Disks that take room on the host and count against the storage quota: every disk of the user
@@ -13,7 +13,7 @@ const COUNTED = ['ready', 'maintenance', 'creating', 'recycled'] as const;
 /** The storage part of a user's `used`: storage_size and its share of total_size, in GB (six decimals: a fresh overlay is a few KB). */
 export const storageUsage = usagePart<{ bytes: number }>({
   sql: (userId) => sql`select coalesce(sum(${schema.storage.actualSize}), 0) as bytes from ${schema.storage}
-    where ${schema.storage.userId} = ${userId} and ${inArray(schema.storage.status, [...COUNTED])}`,
+    where ${schema.storage.userId} = ${userId} and ${schema.storage.status} in (${constantList(COUNTED)})`,
   fields: (r) => {
     const gb = Math.round((Number(r.bytes ?? 0) / GB) * 1e6) / 1e6;
     return { storage_size: gb, total_size: gb };
