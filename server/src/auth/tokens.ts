@@ -20,8 +20,15 @@ export const TOKEN_LIFETIME: Record<Exclude<TTokenType, 'login'>, number> = {
 
 export type TokenService = ReturnType<typeof createTokenService>;
 
+/** Verified tokens kept by their text (a page's calls all carry the same token): at most this many. */
+const VERIFIED_KEPT = 10_000;
+
 export function createTokenService(secret: string) {
   const key = new TextEncoder().encode(secret);
+  // The claims a token's text carries never change, so a signature checked once need not be checked
+  // again on the token's next call; its expiry is. Whether its session still lives is the guard's
+  // query, on every call.
+  const verified = new Map<string, TTokenClaims & { jti?: string }>();
 
   async function sign(claims: Record<string, unknown>, expiresAt: number, now = Math.floor(Date.now() / 1000)) {
     return new SignJWT({ ...claims } as JWTPayload)
@@ -48,9 +55,15 @@ export function createTokenService(secret: string) {
     },
     /** Signature, issuer and expiry checked. */
     async verify(token: string): Promise<TTokenClaims & { jti?: string }> {
+      const known = verified.get(token);
+      if (known && known.exp > Math.floor(Date.now() / 1000)) return { ...known };
+      verified.delete(token);
       try {
         const { payload } = await jwtVerify(token, key, { issuer: TOKEN_ISSUER, algorithms: ['HS256'] });
-        return { ...parse(payload), jti: typeof payload.jti === 'string' ? payload.jti : undefined };
+        const claims = { ...parse(payload), jti: typeof payload.jti === 'string' ? payload.jti : undefined };
+        if (verified.size >= VERIFIED_KEPT) verified.delete(verified.keys().next().value!);
+        verified.set(token, claims);
+        return { ...claims };
       } catch (err) {
         if ((err as { code?: string }).code === 'ERR_JWT_EXPIRED') throw unauthorized('token_expired', 'Token expired');
         if ((err as { status?: number }).status === 401) throw err;
