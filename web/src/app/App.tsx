@@ -5,13 +5,13 @@ import { ModalsProvider } from '@mantine/modals';
 import { Notifications } from '@mantine/notifications';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { queryClient } from './queries';
-import { router } from './router';
+import { appRouter } from './router';
 import { theme } from './theme';
 import { setErrorNavigator, NOTIFY_MS } from './error-handler';
 import { setLoginNavigator, startSessionKeeper } from './session-actions';
 
-setErrorNavigator((to) => void router.navigate(to));
-setLoginNavigator(() => void router.navigate('/login'));
+setErrorNavigator((to) => void appRouter().navigate(to));
+setLoginNavigator(() => void appRouter().navigate('/login'));
 
 export function App() {
   useEffect(() => startSessionKeeper(), []);
@@ -20,7 +20,7 @@ export function App() {
       <QueryClientProvider client={queryClient}>
         <ModalsProvider>
           <Notifications position="top-center" autoClose={NOTIFY_MS} limit={3} />
-          <RouterProvider router={router} />
+          <RouterProvider router={appRouter()} />
         </ModalsProvider>
       </QueryClientProvider>
     </MantineProvider>

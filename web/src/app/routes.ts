@@ -24,6 +24,11 @@ export type AppRoute = {
   bare?: boolean;
   /** With bare: the whole window for the screen, without the brand bar and centred card (viewers). */
   fullscreen?: boolean;
+  /**
+   * The page most visits start on: shown with the first load's styles (styles/first.css, which
+   * must hold its components'), not waiting for all of Mantine's like every other screen.
+   */
+  firstLoad?: boolean;
 };
 
 /** Every route of both documents of the spec, mounted when its screen exists. */
@@ -49,7 +54,7 @@ export const ROUTES: AppRoute[] = [
   { path: '/recycleBins', name: 'recycleBins', title: 'routes.recycle_bins', access: ALL, nav: { order: 6, icon: 'recycle' }, load: () => import('../features/recycle-bin/RecycleBinsPage') },
   { path: '/recyclebin/:id', name: 'recycleBin', title: 'routes.recycle_bin', access: ALL, load: () => import('../features/recycle-bin/RecycleBinPage') },
   { path: '/profile/:action?', name: 'profile', title: 'routes.profile', access: ALL, load: () => import('../features/profile/ProfilePage') },
-  { path: '/login', name: 'login', title: 'routes.login', access: 'public', bare: true, load: () => import('../features/auth/LoginPage') },
+  { path: '/login', name: 'login', title: 'routes.login', access: 'public', bare: true, firstLoad: true, load: () => import('../features/auth/LoginPage') },
   { path: '/register', name: 'register', title: 'routes.register', access: 'public', bare: true, load: () => import('../features/auth/RegisterPage') },
   { path: '/maintenance', name: 'maintenance', title: 'routes.maintenance', access: 'public', bare: true, load: () => import('../features/system/MaintenancePage') },
   { path: '/forgot-password', name: 'forgot-password', title: 'routes.forgot_password', access: 'public', bare: true, load: () => import('../features/auth/ForgotPasswordPage') },
