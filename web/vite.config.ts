@@ -60,5 +60,17 @@ export default defineConfig({
     // when opened (lazy routes in src/app/routes.ts, catalogues in src/i18n); the first load
     // gets only what the sign-in page needs.
     chunkSizeWarningLimit: 900,
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          // What the entry needs (React, the router, Mantine's core, i18next, zod…): one file, not dozens.
+          groups: [
+            { name: 'app', tags: ['$initial'] },
+            // The sign-in page and what it uses (forms, selects, queries, dates), which most screens share.
+            { name: 'sign-in', test: /[\\/]src[\\/]features[\\/]auth[\\/]LoginPage\.tsx$/ },
+          ],
+        },
+      },
+    },
   },
 });

@@ -1,4 +1,5 @@
 import type { ComponentType } from 'react';
+import { matchPath } from 'react-router';
 import type { TRole } from '@vdi/contracts';
 
 const ALL: TRole[] = ['admin', 'manager', 'advanced', 'user'];
@@ -81,3 +82,11 @@ export const navFor = (role: TRole, routes: AppRoute[] = ROUTES) =>
     .sort((a, b) => a.nav!.order - b.nav!.order);
 
 export const pathOf = (name: string) => ROUTES.find((r) => r.name === name)?.path ?? '/';
+
+/** Starts downloading the screen of a path: the first one loads while the texts do (main.tsx). */
+export function preloadScreen(pathname: string, routes: AppRoute[] = ROUTES) {
+  void mounted(routes)
+    .find((r) => matchPath(r.path, pathname))
+    ?.load?.()
+    .catch(() => undefined);
+}

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { Alert, Button, Group, Loader, Select, Stack, Text } from '@mantine/core';
-import { modals } from '@mantine/modals';
+import { modals } from '../../lib/modals';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconCalendarEvent, IconPlayerPlay } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
