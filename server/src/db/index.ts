@@ -15,8 +15,8 @@ export { schema };
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-/** Connections to the embedded database: PGlite is one session, shared in turn (see pglite-worker.mjs). */
-const EMBEDDED_POOL_SIZE = 4;
+/** Connections to the embedded database: PGlite is one session; more connections measured no faster (ARCHITECTURE.md). */
+const EMBEDDED_POOL_SIZE = 1;
 
 /**
  * PostgreSQL when a URL is given, embedded PGlite under `dir` otherwise (in memory without
