@@ -22,6 +22,7 @@ export async function startEmbedded(dir: string | undefined): Promise<EmbeddedSe
   const streams = new Set<PortStream>();
   let failure: Error | null = null;
   const fail = (err: Error) => {
+    if (!failure) process.stderr.write(`${err.message}\n`); // every later query fails with it too
     failure ??= err;
     for (const s of streams) s.destroy(err);
   };
