@@ -70,7 +70,8 @@ export async function startEmbedded(dir: string | undefined): Promise<EmbeddedSe
 /** One wire-protocol connection over a MessagePort; shaped like the socket `pg` expects. */
 class PortStream extends Duplex {
   #port: MessagePort | null = null;
-  #pending = 0; // chunks written and not yet answered: the port keeps the process alive meanwhile
+  #outgoing: Buffer[] = []; // written in this tick, posted together
+  #pending = 0; // chunks posted and not yet answered: the port keeps the process alive meanwhile
 
   constructor(
     private readonly worker: Worker,
@@ -107,7 +108,6 @@ class PortStream extends Duplex {
     done();
   }
 
-  #outgoing: Buffer[] = [];
   #flush() {
     const chunks = this.#outgoing;
     this.#outgoing = [];
