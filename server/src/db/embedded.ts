@@ -70,8 +70,7 @@ export async function startEmbedded(dir: string | undefined): Promise<EmbeddedSe
 /** One wire-protocol connection over a MessagePort; shaped like the socket `pg` expects. */
 class PortStream extends Duplex {
   #port: MessagePort | null = null;
-  #outgoing: Buffer[] = []; // written in this tick, posted together
-  #pending = 0; // chunks posted and not yet answered: the port keeps the process alive meanwhile
+  #pending = 0; // chunks written and not yet answered: the port keeps the process alive meanwhile
 
   constructor(
     private readonly worker: Worker,
@@ -88,10 +87,12 @@ class PortStream extends Duplex {
     }
     const { port1, port2 } = new MessageChannel();
     this.#port = port1;
-    // The worker's replies come with how many of the chunks sent are now fully answered.
-    port1.on('message', ([data, answered]: [Uint8Array | null, number]) => {
-      if (data) this.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
-      if (answered && (this.#pending -= answered) === 0) port1.unref();
+    port1.on('message', (data: Uint8Array | null) => {
+      if (data === null) {
+        if (--this.#pending === 0) port1.unref();
+        return;
+      }
+      this.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
     });
     port1.on('close', () => this.push(null));
     port1.unref();
@@ -102,25 +103,15 @@ class PortStream extends Duplex {
 
   override _write(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null) => void) {
     if (!this.#port) return done(new Error('not connected'));
-    // pg writes a query as several messages in one go (Parse, Bind, Execute, Sync): one post for all.
-    this.#outgoing.push(chunk);
-    if (this.#outgoing.length === 1) queueMicrotask(() => this.#flush());
-    done();
-  }
-
-  #flush() {
-    const chunks = this.#outgoing;
-    this.#outgoing = [];
-    if (!this.#port || chunks.length === 0) return;
-    const copy = new Uint8Array(Buffer.concat(chunks)); // its own buffer (pg's may be a slice of a shared one)
+    const copy = new Uint8Array(chunk); // its own buffer (pg's may be a slice of a shared one)
     if (this.#pending++ === 0) this.#port.ref();
     this.#port.postMessage(copy, [copy.buffer]);
+    done();
   }
 
   override _read() {}
 
   override _final(done: () => void) {
-    this.#flush();
     this.#close();
     done();
   }

@@ -40,8 +40,6 @@ class Connection {
     /** @type {{ data: Uint8Array, startup: boolean }[]} */
     this.messages = [];
     this.chunks = 0; // chunks received whose messages are not all answered yet
-    /** @type {Buffer[]} */
-    this.out = []; // replies not sent yet
     this.running = false;
     this.closed = false;
     port.on('message', (chunk) => this.receive(chunk));
@@ -83,15 +81,16 @@ class Connection {
           await this.close();
           return;
         }
-        await db.execProtocolRawStream(message, { onRawData: (data) => this.out.push(Buffer.from(data)) });
+        const out = [];
+        await db.execProtocolRawStream(message, { onRawData: (data) => out.push(Buffer.from(data)) });
+        if (out.length) this.send(out.length === 1 ? out[0] : Buffer.concat(out));
         // These end with ReadyForQuery: the session is free again unless a transaction is open.
-        const done = startup || type === SYNC || type === QUERY;
-        if (done && !this.messages.length && !db.isInTransaction()) {
-          this.reply();
-          release(this);
-        }
+        if ((startup || type === SYNC || type === QUERY) && !this.messages.length && !db.isInTransaction()) release(this);
       }
-      this.reply();
+      if (!this.messages.length && this.chunks) {
+        this.chunks = 0;
+        this.port.postMessage(null); // everything sent so far is answered
+      }
     } catch (err) {
       // PGlite itself failed (not an SQL error, which is an ErrorResponse on the wire).
       parentPort.postMessage({ type: 'error', message: err instanceof Error ? err.stack ?? err.message : String(err) });
@@ -101,14 +100,10 @@ class Connection {
     }
   }
 
-  /** Sends the replies gathered so far in one message, with how many received chunks are now fully answered. */
-  reply() {
-    const answered = this.messages.length ? 0 : this.chunks;
-    if (this.closed || (!this.out.length && !answered)) return;
-    const data = this.out.length ? new Uint8Array(Buffer.concat(this.out)) : null; // own buffer, transferred
-    this.out = [];
-    this.chunks -= answered;
-    this.port.postMessage([data, answered], data ? [data.buffer] : []);
+  send(data) {
+    if (this.closed) return;
+    const copy = new Uint8Array(data); // own buffer, transferred without another copy
+    this.port.postMessage(copy, [copy.buffer]);
   }
 
   async close() {
