@@ -130,6 +130,23 @@ export async function createOverlay(basePath: string, targetPath: string, opts: 
   return info(targetPath, opts);
 }
 
+/**
+ * A thin overlay on a base whose format and virtual size the caller already knows (its storage
+ * row): one `qemu-img create`, no `info` before or after. The sizes come from what was asked
+ * (the base's size, or `sizeBytes` when larger) and the file's allocated blocks — what
+ * `qemu-img info` reports as virtual and actual size for a fresh overlay.
+ */
+export async function createKnownOverlay(
+  base: { path: string; format: string; virtualSize: number },
+  targetPath: string,
+  opts: OverlayOptions = {},
+): Promise<Pick<DiskInfo, 'virtualSize' | 'actualSize'>> {
+  const sizeBytes = opts.sizeBytes !== undefined && opts.sizeBytes > base.virtualSize ? opts.sizeBytes : undefined;
+  await createNoClobber(targetPath, (tmp) => runQemuImg(overlayArgs(base.path, base.format, tmp, { ...opts, sizeBytes }), opts));
+  const st = await stat(targetPath);
+  return { virtualSize: sizeBytes ?? base.virtualSize, actualSize: st.blocks * 512 };
+}
+
 /** A new empty qcow2 (desktops created from media boot an ISO onto one of these). */
 export async function createEmpty(path: string, sizeBytes: number, opts: OverlayOptions = {}): Promise<DiskInfo> {
   if (!Number.isSafeInteger(sizeBytes) || sizeBytes <= 0) throw new RangeError(`bad disk size ${sizeBytes}`);

@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { DomainHardware } from '../../db/schema';
 import type { Engine } from '../../engine';
-import { createEmpty, createOverlay, info, remove as removeDiskFile, type DiskInfo } from '../../engine/disks';
+import { createEmpty, createKnownOverlay, createOverlay, info, remove as removeDiskFile, type DiskInfo } from '../../engine/disks';
 import type { UserRow } from '../../auth/sessions';
 import { disksOf } from './machine-spec';
 import { findDomain, type DomainRow } from './view';
@@ -29,25 +29,33 @@ type NewDomain = typeof schema.domains.$inferInsert;
  * complete (qemu-img writes a temporary name and links it into place) and is kept: an
  * interrupted creation resumes with the same file instead of making a second one.
  */
-export async function materializeDisk(db: Db, s: StorageRow): Promise<DiskInfo> {
+export async function materializeDisk(db: Db, s: StorageRow, knownParent?: ParentDisk): Promise<Pick<DiskInfo, 'virtualSize' | 'actualSize'>> {
   if (existsSync(s.path)) return info(s.path);
   if (s.parentId) {
-    const [parent] = await db.select().from(schema.storage).where(eq(schema.storage.id, s.parentId));
+    const parent = knownParent?.id === s.parentId ? knownParent : (await db.select().from(schema.storage).where(eq(schema.storage.id, s.parentId)))[0];
     if (!parent) throw new Error(`the base disk ${s.parentId} of ${s.id} is gone`);
+    // One qemu-img run when the base's row says what it is; the sizes follow from it.
+    if (parent.virtualSize > 0) return createKnownOverlay(parent, s.path, { sizeBytes: s.virtualSize });
     return createOverlay(parent.path, s.path);
   }
   return createEmpty(s.path, s.virtualSize);
 }
+
+/** The base disk a new overlay is made on, as its storage row says. */
+export type ParentDisk = Pick<StorageRow, 'id' | 'path' | 'format' | 'virtualSize'>;
+
+/** The disks of a desktop being created, when the caller has just written them (no re-read). */
+type Planned = { disks: StorageRow[]; parent?: ParentDisk };
 
 /**
  * Crash-consistent creation, step two: the disks of a desktop in "Creating" are made (or found)
  * at their planned paths, marked ready, and the desktop takes its final status. Used by every
  * creation and, after a crash, by the startup sweep for the ones that were interrupted.
  */
-export async function completeDesktop(db: Db, id: string, status: string): Promise<DomainRow> {
-  for (const d of await disksOf(db, id)) {
+export async function completeDesktop(db: Db, id: string, status: string, planned?: Planned): Promise<DomainRow> {
+  for (const d of planned?.disks ?? (await disksOf(db, id))) {
     if (d.status !== 'creating') continue;
-    const disk = await materializeDisk(db, d);
+    const disk = await materializeDisk(db, d, planned?.parent);
     await db
       .update(schema.storage)
       .set({ status: 'ready', actualSize: disk.actualSize, virtualSize: disk.virtualSize })
@@ -81,19 +89,21 @@ async function undoCreation(db: Db, id: string) {
  */
 export async function createDesktopRecords(
   db: Db,
-  domain: Omit<NewDomain, 'status' | 'kind'> & { id: string },
+  domain: Omit<NewDomain, 'status' | 'kind' | 'tagVisible'> & { id: string; tagVisible?: boolean | SQL },
   disks: Omit<typeof schema.storage.$inferInsert, 'status'>[],
   status: string,
   extra?: (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) => Promise<void>,
+  parent?: ParentDisk,
 ): Promise<DomainRow> {
+  let planned: StorageRow[] = [];
   await db.transaction(async (tx) => {
-    for (const s of disks) await tx.insert(schema.storage).values({ ...s, status: 'creating' });
+    if (disks.length) planned = await tx.insert(schema.storage).values(disks.map((s) => ({ ...s, status: 'creating' as const }))).returning();
     await tx.insert(schema.domains).values({ ...domain, kind: 'desktop', status: CREATING_DESKTOP });
-    for (const [position, s] of disks.entries()) await tx.insert(schema.domainDisks).values({ domainId: domain.id, storageId: s.id, position });
+    if (disks.length) await tx.insert(schema.domainDisks).values(disks.map((s, position) => ({ domainId: domain.id, storageId: s.id, position })));
     await extra?.(tx);
   });
   try {
-    return await completeDesktop(db, domain.id, status);
+    return await completeDesktop(db, domain.id, status, { disks: planned, parent });
   } catch (err) {
     await undoCreation(db, domain.id).catch(() => undefined);
     throw err;
@@ -119,19 +129,26 @@ export async function createDesktopFromTemplate(
     persistent: boolean;
     status: string;
     id?: string;
-    /** What the desktop is made of, when not the template's (a deployment's create_dict). */
+    /** What the desktop is made of, when not the template's (a deployment's create_dict, the hardware asked for). */
     hardware?: DomainHardware;
     guestProperties?: DomainRow['guestProperties'];
     image?: DomainRow['image'];
-    /** The deployment it belongs to, and whether its user sees it. */
+    /** The deployment it belongs to, and whether its user sees it (a value, or read from the deployment as the row is written). */
     tag?: string;
-    tagVisible?: boolean;
+    tagVisible?: boolean | SQL;
+    /** The template's disk, when the caller has it (a deployment job makes hundreds from one). */
+    base?: StorageRow;
+    /** The hardware given is this desktop's own: its interfaces' MACs are kept. */
+    keepMacs?: boolean;
+    /** A larger virtual disk than the template's, made so at once. */
+    sizeBytes?: number;
   },
 ): Promise<DomainRow> {
-  const [base] = await disksOf(db, template.id);
+  const base = opts.base ?? (await disksOf(db, template.id))[0];
   if (!base) throw new Error(`template ${template.id} has no disk`);
   const id = opts.id ?? randomUUID();
   const storageId = randomUUID();
+  const hardware = opts.hardware ?? template.hardware;
   return createDesktopRecords(
     db,
     {
@@ -143,7 +160,8 @@ export async function createDesktopFromTemplate(
       groupId: owner.groupId,
       persistent: opts.persistent,
       templateId: template.id,
-      hardware: { ...(opts.hardware ?? template.hardware), interfaces: freshInterfaces(opts.hardware ?? template.hardware) },
+      // Interfaces already chosen for this desktop keep their MACs; a copied make gets fresh ones.
+      hardware: opts.hardware && opts.keepMacs ? hardware : { ...hardware, interfaces: freshInterfaces(hardware) },
       guestProperties: opts.guestProperties ?? template.guestProperties,
       image: opts.image ?? template.image,
       icon: template.icon,
@@ -156,8 +174,10 @@ export async function createDesktopFromTemplate(
       kind: opts.persistent ? 'desktop' : 'volatile',
       path: desktopDiskPath(engine, storageId, opts.persistent),
       parentId: base.id,
-      virtualSize: base.virtualSize,
+      virtualSize: opts.sizeBytes && opts.sizeBytes > base.virtualSize ? opts.sizeBytes : base.virtualSize,
     }],
     opts.status,
+    undefined,
+    base,
   );
 }

@@ -1,10 +1,7 @@
-import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ZNewDesktop } from '@vdi/contracts';
 import type { AppContext } from '../../context';
-import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
-import { resize } from '../../engine/disks';
 import { badRequest, forbidden, notFound, precondition } from '../../http/errors';
 import { actorOf, isAllowed } from '../access/permissions';
 import { createDesktopFromTemplate, freshInterfaces } from '../desktops/create';
@@ -61,29 +58,19 @@ export async function createPersistentDesktop(ctx: AppContext, lifecycle: Deskto
   }
   const image = body.image ? stockImage(body.image.id) : template.image;
 
-  const row = await createDesktopFromTemplate(db, ctx.engine, template, user, {
+  // One transaction of records with what was chosen (hardware, viewers, image, disk size), then the file.
+  const created = await createDesktopFromTemplate(db, ctx.engine, template, user, {
     name: body.name,
     description: body.description,
     persistent: true,
     status: 'Stopped',
+    hardware,
+    keepMacs: true,
+    guestProperties: guest.guest,
+    image,
+    base: templateDisk,
+    sizeBytes,
   });
-  let created = row;
-  try {
-    if (sizeBytes) {
-      const [disk] = await disksOf(db, row.id);
-      const grown = await resize(disk!.path, sizeBytes);
-      await db.update(schema.storage).set({ virtualSize: grown.virtualSize, actualSize: grown.actualSize }).where(eq(schema.storage.id, disk!.id));
-    }
-    const [updated] = await db
-      .update(schema.domains)
-      .set({ hardware, guestProperties: guest.guest, image })
-      .where(eq(schema.domains.id, row.id))
-      .returning();
-    created = updated!;
-  } catch (err) {
-    await lifecycle.destroyDesktop(row);
-    throw err;
-  }
   const [view] = await desktopViews(db, [created]);
   ctx.bus.toUser(user.id, 'desktop_add', view!);
   return { id: created.id };
