@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { eq, inArray } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { TDeploymentHardware, ZNewDeployment } from '@vdi/contracts';
 import type { AppContext } from '../../context';
@@ -9,13 +9,14 @@ import type { UserRow } from '../../auth/sessions';
 import type { JobHandler } from '../../jobs/runner';
 import { badRequest, conflict, notFound } from '../../http/errors';
 import { createDesktopFromTemplate } from '../desktops/create';
-import type { DesktopLifecycle } from '../desktops/lifecycle';
-import { findDomain } from '../desktops/view';
+import { disksOf } from '../desktops/machine-spec';
+import { findDomain, type DomainRow } from '../desktops/view';
 import { hardwareBounds } from '../domains/hardware';
 import { usableTemplate } from '../domains/new-desktop';
 import { findDeployment, type DeploymentRow } from './access';
 import type { DeploymentEvents } from './events';
 import { checkMoreDeploymentDesktops, checkNewDeploymentQuota } from './quota';
+import { createThrottle } from './progress';
 import { assertHasUsers, makeCreateDict } from './rules';
 import { choosersOf, selectedUsers, storedAllowed, type DeploymentAllowed } from './users';
 import { assertChoosable, chooserOf } from '../access/permissions';
@@ -122,7 +123,7 @@ export async function recreateDeployment(ctx: AppContext, events: DeploymentEven
  * (so that a restart resumes where it was). A failure for one user is counted and the rest go on;
  * each desktop appears live to its student (when visible) and to the owner and co-owners.
  */
-export function deploymentJobHandler(ctx: AppContext, lifecycle: DesktopLifecycle, events: DeploymentEvents): JobHandler {
+export function deploymentJobHandler(ctx: AppContext, events: DeploymentEvents): JobHandler {
   return {
     kind: DEPLOYMENT_JOB,
     resumable: true,
@@ -133,18 +134,38 @@ export function deploymentJobHandler(ctx: AppContext, lifecycle: DesktopLifecycl
       if (!d || d.status !== 'ready') return;
       const template = await findDomain(db, d.templateId);
       if (!template) throw new Error('the deployment’s template is gone');
+      const [base] = await disksOf(db, template.id);
+      if (!base) throw new Error('the deployment’s template has no disk');
       const total = params.userIds.length;
       const have = new Set((await desktopsOf(db, [d.id])).map((r) => r.userId));
-      const users = await db.select().from(schema.users).where(inArray(schema.users.id, params.userIds.length ? params.userIds : ['']));
+      const users = new Map(
+        (await db.select().from(schema.users).where(inArray(schema.users.id, params.userIds.length ? params.userIds : ['']))).map((u) => [u.id, u]),
+      );
       let created = 0;
       let failed = 0;
+      // What the desktops are made of, read again with each progress report (an edit meanwhile applies to the rest).
+      let current = d;
+      // Desktops made since the last report: their live events go out together, built from the rows just written.
+      let made: DomainRow[] = [];
+      const progress = createThrottle(async () => {
+        try {
+          // The counts first, at the moment the throttle allows; then what takes the database.
+          events.creating(current, 'creating_desktops', { deployment_id: d.id, created, failed, total });
+          const rows = made;
+          made = [];
+          current = (await findDeployment(db, d.id)) ?? current;
+          if (rows.length) await events.desktopsAdded(current, rows);
+          await jc.progress(((created + failed) / Math.max(1, total)) * 100, { created, failed });
+        } catch (err) {
+          log.warn({ err, deployment: d.id }, 'deployment progress not published');
+        }
+      });
       const one = async (userId: string) => {
-        const student = users.find((u) => u.id === userId);
+        const student = users.get(userId);
         if (have.has(userId)) created++;
         else if (!student) failed++;
         else {
           try {
-            const current = (await findDeployment(db, d.id)) ?? d;
             const row = await createDesktopFromTemplate(db, ctx.engine, template, student, {
               name: current.desktopName,
               description: current.description,
@@ -154,19 +175,19 @@ export function deploymentJobHandler(ctx: AppContext, lifecycle: DesktopLifecycl
               guestProperties: current.createDict.guestProperties,
               image: current.createDict.image,
               tag: d.id,
-              tagVisible: current.visible,
+              // Whether its student sees it is the deployment's at the moment the row is written.
+              tagVisible: sql`(select ${schema.deployments.visible} from ${schema.deployments} where ${schema.deployments.id} = ${d.id})`,
+              base,
             });
             created++;
             have.add(userId);
-            await lifecycle.announce(row);
-            await events.desktop(row, 'deploymentdesktop_add');
+            made.push(row);
           } catch (err) {
             failed++;
             log.warn({ err, deployment: d.id, user: userId }, 'deployment desktop not created');
           }
         }
-        events.creating(d, 'creating_desktops', { deployment_id: d.id, created, failed, total });
-        await jc.progress(((created + failed) / Math.max(1, total)) * 100, { created, failed });
+        progress.touch();
       };
       // A few at a time: qemu-img and the database overlap, the machine is not flooded.
       const queue = [...params.userIds];
@@ -178,7 +199,12 @@ export function deploymentJobHandler(ctx: AppContext, lifecycle: DesktopLifecycl
           await one(next);
         }
       };
-      await Promise.all(Array.from({ length: CREATE_CONCURRENCY }, worker));
+      try {
+        await Promise.all(Array.from({ length: CREATE_CONCURRENCY }, worker));
+      } finally {
+        // The last report carries the exact counts (and the events of the last desktops made).
+        await progress.flush();
+      }
       if (failed > 0 && created === 0) throw new Error(`no desktop could be created (${failed} failed)`);
     },
     async finished(job) {

@@ -79,6 +79,30 @@ export function createDeploymentEvents(ctx: AppContext, lifecycle: DesktopLifecy
     countsChanged(d.id);
   }
 
+  /**
+   * Desktops a creation job has just made: built into views once, in one batch, from the rows
+   * just written; each student hears `desktop_add` for their own (when visible), the owner and
+   * co-owners `deploymentdesktop_add` for those they reach.
+   */
+  async function desktopsAdded(d: DeploymentRow, rows: DomainRow[]) {
+    if (rows.length === 0) return;
+    const [views, listeners] = await Promise.all([
+      deploymentDesktopViews(ctx, rows),
+      db.select().from(schema.users).where(inArray(schema.users.id, audienceOf(d))),
+    ]);
+    for (const [i, view] of views.entries()) {
+      const row = rows[i]!;
+      if (row.tagVisible) {
+        const { viewer: _viewer, user_photo: _photo, deployment_id: _deployment, ...desktop } = view;
+        bus.toUser(row.userId, 'desktop_add', desktop);
+      }
+      for (const u of listeners) {
+        if (d.status === 'ready' && reachesDesktop({ id: u.id, role: u.roleId, categoryId: u.categoryId, groupIds: [] }, d, row)) bus.toUser(u.id, 'deploymentdesktop_add', view);
+      }
+    }
+    countsChanged(d.id);
+  }
+
   async function desktopGone(row: DomainRow) {
     if (!row.tag) return;
     const d = await findDeployment(db, row.tag);
@@ -101,6 +125,7 @@ export function createDeploymentEvents(ctx: AppContext, lifecycle: DesktopLifecy
     updated,
     removed,
     desktop,
+    desktopsAdded,
     desktopGone,
     countsChanged,
     creating,

@@ -4,7 +4,7 @@ import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { precondition } from '../../http/errors';
-import { appliedQuota, usageOf } from '../quotas/applied';
+import { appliedQuota, usageIn, usageOf } from '../quotas/applied';
 
 /**
  * "May I create one more?" for GET /{desktops|templates|media|deployments}/new/check_quota
@@ -41,20 +41,6 @@ export const DEPLOYMENT_DESKTOPS_RULE: QuotaRule = {
 /** Counted items need room for `quantity` more; sizes (total_size) must not already be over. */
 const needsRoom = (key: QuotaField, used: number, cap: number, quantity: number) => (key === 'total_size' ? used >= cap : used + quantity > cap);
 
-async function sumUsage(db: Db, where: { groupId?: string; categoryId?: string }): Promise<TQuota | null> {
-  const users = await db
-    .select({ id: schema.users.id })
-    .from(schema.users)
-    .where(where.groupId ? eq(schema.users.groupId, where.groupId) : eq(schema.users.categoryId, where.categoryId!));
-  let total: TQuota | null = null;
-  for (const u of users) {
-    const used = await usageOf(db, u.id);
-    if (!total) total = { ...used };
-    else for (const k of Object.keys(used) as QuotaField[]) total[k] += used[k];
-  }
-  return total;
-}
-
 export async function checkNewItemQuota(db: Db, user: UserRow, itemType: TCheckQuotaItemType): Promise<void> {
   return checkQuotaRules(db, user, RULES[itemType], itemType);
 }
@@ -73,8 +59,8 @@ export async function checkQuotaRules(db: Db, user: UserRow, rules: QuotaRule[],
   const [group] = await db.select({ limits: schema.groups.limits }).from(schema.groups).where(eq(schema.groups.id, user.groupId));
   const [category] = await db.select({ limits: schema.categories.limits }).from(schema.categories).where(eq(schema.categories.id, user.categoryId));
   const levels: ['group' | 'category', TLimits | null | undefined, () => Promise<TQuota | null>][] = [
-    ['group', group?.limits, () => sumUsage(db, { groupId: user.groupId })],
-    ['category', category?.limits, () => sumUsage(db, { categoryId: user.categoryId })],
+    ['group', group?.limits, () => usageIn(db, { groupId: user.groupId })],
+    ['category', category?.limits, () => usageIn(db, { categoryId: user.categoryId })],
   ];
   for (const [level, limits, total] of levels) {
     if (!limits) continue;
