@@ -51,7 +51,7 @@ import { assertHasUsers } from './rules';
 import { allowedNames, selectedUsers } from './users';
 import { deploymentDesktopViews, deploymentViews, desktopsOf } from './view';
 
-registerUsageContributor(deploymentUsage);
+registerUsageContributor(deploymentUsage, ['deployments_total', 'deployment_desktops', 'started_deployment_desktops']);
 
 const ZId = z.object({ id: z.string().min(1).max(64) });
 const ZEmpty = z.object({});

@@ -25,6 +25,9 @@ export async function mediaUsage(db: Db, scope: UsageScope): Promise<Partial<TQu
   return { isos: Number(row?.n ?? 0), media_size: gb, total_size: gb };
 }
 
+/** What a new medium is checked against. */
+const MEDIA_FIELDS = ['isos', 'total_size'] as const;
+
 /**
  * One more media of `sizeBytes` (0 when unknown) must fit the applied quota (isos, total_size)
  * and the limits of the owner's group and category (reference §6.1); 428 otherwise.
@@ -33,7 +36,7 @@ export async function checkNewMediaQuota(db: Db, user: UserRow, sizeBytes: numbe
   const sizeGb = sizeBytes / GB;
   const { quota } = await appliedQuota(db, user);
   if (quota) {
-    const used = await usageOf(db, user.id);
+    const used = await usageOf(db, user.id, MEDIA_FIELDS);
     if (used.isos + 1 > quota.isos) {
       throw precondition('media_new_user_quota_exceeded', `${user.username} quota exceeded for new media`, { isos: quota.isos });
     }
@@ -43,7 +46,7 @@ export async function checkNewMediaQuota(db: Db, user: UserRow, sizeBytes: numbe
   }
   const [group] = await db.select({ limits: schema.groups.limits }).from(schema.groups).where(eq(schema.groups.id, user.groupId));
   if (group?.limits) {
-    const used = await usageIn(db, { groupId: user.groupId });
+    const used = await usageIn(db, { groupId: user.groupId }, MEDIA_FIELDS);
     if (used.isos + 1 > group.limits.isos) throw precondition('media_new_group_limit_exceeded', 'Group limit exceeded for new media', { isos: group.limits.isos });
     if (used.total_size + sizeGb > group.limits.total_size) {
       throw precondition('group_total_size_limit_exceeded', 'Group limit exceeded for storage size', { total_size: group.limits.total_size });
@@ -51,7 +54,7 @@ export async function checkNewMediaQuota(db: Db, user: UserRow, sizeBytes: numbe
   }
   const [cat] = await db.select({ limits: schema.categories.limits }).from(schema.categories).where(eq(schema.categories.id, user.categoryId));
   if (cat?.limits) {
-    const used = await usageIn(db, { categoryId: user.categoryId });
+    const used = await usageIn(db, { categoryId: user.categoryId }, MEDIA_FIELDS);
     if (used.isos + 1 > cat.limits.isos) throw precondition('media_new_category_limit_exceeded', 'Category limit exceeded for new media', { isos: cat.limits.isos });
     if (used.total_size + sizeGb > cat.limits.total_size) {
       throw precondition('category_total_size_limit_exceeded', 'Category limit exceeded for storage size', { total_size: cat.limits.total_size });

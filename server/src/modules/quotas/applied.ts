@@ -1,5 +1,5 @@
 import { eq, inArray, type AnyColumn, type SQL } from 'drizzle-orm';
-import { QUOTA_FIELDS, type TAppliedQuota, type TQuota } from '@vdi/contracts';
+import { QUOTA_FIELDS, type QuotaField, type TAppliedQuota, type TQuota } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
@@ -41,15 +41,18 @@ export function ownedIn(db: Db, owner: AnyColumn, scope: UsageScope): SQL {
  * that answers with aggregate queries; the sum is the `used` of the profile.
  */
 export type UsageContributor = (db: Db, scope: UsageScope) => Promise<Partial<TQuota>>;
-const contributors: UsageContributor[] = [];
-export const registerUsageContributor = (c: UsageContributor) => void contributors.push(c);
+const contributors: { count: UsageContributor; fields: readonly QuotaField[] }[] = [];
+/** An area's contributor and the fields it counts (a check of some fields asks only the areas that count them). */
+export const registerUsageContributor = (count: UsageContributor, fields: readonly QuotaField[]) => void contributors.push({ count, fields });
 
-export async function usageIn(db: Db, scope: UsageScope): Promise<TQuota> {
+/** The usage of a scope; with `fields`, only those are counted (the others stay 0). */
+export async function usageIn(db: Db, scope: UsageScope, fields?: readonly QuotaField[]): Promise<TQuota> {
   const used = emptyUsage();
-  for (const part of await Promise.all(contributors.map((c) => c(db, scope)))) {
+  const asked = fields ? contributors.filter((c) => c.fields.some((f) => fields.includes(f))) : contributors;
+  for (const part of await Promise.all(asked.map((c) => c.count(db, scope)))) {
     for (const [k, v] of Object.entries(part)) used[k as keyof TQuota] += v ?? 0;
   }
   return used;
 }
 
-export const usageOf = (db: Db, userId: string): Promise<TQuota> => usageIn(db, { userId });
+export const usageOf = (db: Db, userId: string, fields?: readonly QuotaField[]): Promise<TQuota> => usageIn(db, { userId }, fields);

@@ -47,20 +47,24 @@ export async function checkNewItemQuota(db: Db, user: UserRow, itemType: TCheckQ
 
 /** The same checks for any rules and a quantity (a deployment of N desktops needs room for N). */
 export async function checkQuotaRules(db: Db, user: UserRow, rules: QuotaRule[], itemType: string, quantity = 1): Promise<void> {
+  // Only the areas that count the rules' fields are asked, by aggregate queries (a group or a category at once).
+  const fields = rules.map((r) => r.key);
   const { quota } = await appliedQuota(db, user);
   if (quota) {
-    const used = await usageOf(db, user.id);
+    const used = await usageOf(db, user.id, fields);
     for (const r of rules) {
       if (needsRoom(r.key, used[r.key], quota[r.key], quantity)) {
         throw precondition(r.user, `${user.username} quota exceeded for new ${itemType}`, { [r.key]: quota[r.key] });
       }
     }
   }
-  const [group] = await db.select({ limits: schema.groups.limits }).from(schema.groups).where(eq(schema.groups.id, user.groupId));
-  const [category] = await db.select({ limits: schema.categories.limits }).from(schema.categories).where(eq(schema.categories.id, user.categoryId));
+  const [[group], [category]] = await Promise.all([
+    db.select({ limits: schema.groups.limits }).from(schema.groups).where(eq(schema.groups.id, user.groupId)),
+    db.select({ limits: schema.categories.limits }).from(schema.categories).where(eq(schema.categories.id, user.categoryId)),
+  ]);
   const levels: ['group' | 'category', TLimits | null | undefined, () => Promise<TQuota | null>][] = [
-    ['group', group?.limits, () => usageIn(db, { groupId: user.groupId })],
-    ['category', category?.limits, () => usageIn(db, { categoryId: user.categoryId })],
+    ['group', group?.limits, () => usageIn(db, { groupId: user.groupId }, fields)],
+    ['category', category?.limits, () => usageIn(db, { categoryId: user.categoryId }, fields)],
   ];
   for (const [level, limits, total] of levels) {
     if (!limits) continue;
