@@ -8,7 +8,7 @@ import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import type { JobHandler } from '../../jobs/runner';
 import { badRequest, conflict, notFound } from '../../http/errors';
-import { createDesktopFromTemplate } from '../desktops/create';
+import { createPlannedDesktops, planDesktopFromTemplate } from '../desktops/create';
 import { disksOf } from '../desktops/machine-spec';
 import { findDomain, type DomainRow } from '../desktops/view';
 import { hardwareBounds } from '../domains/hardware';
@@ -25,6 +25,17 @@ import { DEPLOYMENT_JOB, desktopsOf } from './view';
 type JobParams = { userIds: string[]; created?: number; failed?: number };
 /** Desktops made at the same time by one creation job. */
 const CREATE_CONCURRENCY = 4;
+/** Desktops whose records one creation job writes in one transaction (and marks ready in one update). */
+const CREATE_CHUNK = 50;
+
+/** Runs `fn` over `items`, at most `n` at a time. */
+async function pool<T>(items: T[], n: number, fn: (item: T) => Promise<void>) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+}
 
 /** A GPU profile must be one the installation offers (the planner's subitems). */
 export async function assertKnownVgpus(ctx: AppContext, hw: TDeploymentHardware | undefined) {
@@ -143,6 +154,8 @@ export function deploymentJobHandler(ctx: AppContext, events: DeploymentEvents):
       );
       let created = 0;
       let failed = 0;
+      // Files made in the chunk under way, before its desktops are marked ready (progress counts them).
+      let filesMade = 0;
       // What the desktops are made of, read again with each progress report (an edit meanwhile applies to the rest).
       let current = d;
       // Desktops made since the last report: their live events go out together, built from the rows just written.
@@ -150,61 +163,59 @@ export function deploymentJobHandler(ctx: AppContext, events: DeploymentEvents):
       const progress = createThrottle(async () => {
         try {
           // The counts first, at the moment the throttle allows; then what takes the database.
-          events.creating(current, 'creating_desktops', { deployment_id: d.id, created, failed, total });
+          events.creating(current, 'creating_desktops', { deployment_id: d.id, created: created + filesMade, failed, total });
           const rows = made;
           made = [];
           current = (await findDeployment(db, d.id)) ?? current;
           if (rows.length) await events.desktopsAdded(current, rows);
-          await jc.progress(((created + failed) / Math.max(1, total)) * 100, { created, failed });
+          await jc.progress(((created + filesMade + failed) / Math.max(1, total)) * 100, { created, failed });
         } catch (err) {
           log.warn({ err, deployment: d.id }, 'deployment progress not published');
         }
       });
-      const one = async (userId: string) => {
+      // Users in chunks: one transaction of records per chunk, its files CREATE_CONCURRENCY at a
+      // time (qemu-img runs as child processes), then one update marks the chunk's desktops ready.
+      const todo: UserRow[] = [];
+      for (const userId of params.userIds) {
         const student = users.get(userId);
         if (have.has(userId)) created++;
         else if (!student) failed++;
-        else {
-          try {
-            const row = await createDesktopFromTemplate(db, ctx.engine, template, student, {
-              name: current.desktopName,
-              description: current.description,
-              persistent: true,
-              status: 'Stopped',
-              hardware: current.createDict.hardware,
-              guestProperties: current.createDict.guestProperties,
-              image: current.createDict.image,
-              tag: d.id,
-              // Whether its student sees it is the deployment's at the moment the row is written.
-              tagVisible: sql`(select ${schema.deployments.visible} from ${schema.deployments} where ${schema.deployments.id} = ${d.id})`,
-              base,
-            });
-            created++;
-            have.add(userId);
-            made.push(row);
-          } catch (err) {
-            failed++;
-            log.warn({ err, deployment: d.id, user: userId }, 'deployment desktop not created');
-          }
-        }
-        progress.touch();
-      };
-      // A few at a time: qemu-img and the database overlap, the machine is not flooded.
-      const queue = [...params.userIds];
-      const worker = async () => {
-        for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-          // Optional pause before each desktop (demos and tests, to watch the progress).
-          if (ctx.config.diskOperationDelayMs > 0) await sleep(ctx.config.diskOperationDelayMs, undefined, { signal: jc.signal }).catch(() => undefined);
-          if (jc.signal.aborted) throw new Error('aborted');
-          await one(next);
-        }
-      };
-      try {
-        await Promise.all(Array.from({ length: CREATE_CONCURRENCY }, worker));
-      } finally {
-        // The last report carries the exact counts (and the events of the last desktops made).
-        await progress.flush();
+        else todo.push(student);
       }
+      if (created + failed > 0) progress.touch();
+      for (let at = 0; at < todo.length; at += CREATE_CHUNK) {
+        if (jc.signal.aborted) throw new Error('aborted');
+        const plans = todo.slice(at, at + CREATE_CHUNK).map((student) =>
+          planDesktopFromTemplate(ctx.engine, template, student, base, {
+            name: current.desktopName,
+            description: current.description,
+            persistent: true,
+            hardware: current.createDict.hardware,
+            guestProperties: current.createDict.guestProperties,
+            image: current.createDict.image,
+            tag: d.id,
+            // Whether its student sees it is the deployment's at the moment the row is written.
+            tagVisible: sql`(select ${schema.deployments.visible} from ${schema.deployments} where ${schema.deployments.id} = ${d.id})`,
+          }),
+        );
+        const result = await createPlannedDesktops(db, plans, 'Stopped', base, (each) =>
+          pool(plans, CREATE_CONCURRENCY, async (plan) => {
+            // Optional pause before each desktop (demos and tests, to watch the progress).
+            if (ctx.config.diskOperationDelayMs > 0) await sleep(ctx.config.diskOperationDelayMs, undefined, { signal: jc.signal }).catch(() => undefined);
+            if (jc.signal.aborted) throw new Error('aborted');
+            if (await each(plan)) filesMade++;
+            progress.touch();
+          }),
+        );
+        for (const f of result.failed) log.warn({ err: f.err, deployment: d.id, user: f.plan.domain.userId }, 'deployment desktop not created');
+        failed += result.failed.length;
+        created += result.rows.length;
+        filesMade = 0;
+        for (const r of result.rows) have.add(r.userId);
+        made.push(...result.rows);
+        progress.touch();
+      }
+      await progress.flush();
       if (failed > 0 && created === 0) throw new Error(`no desktop could be created (${failed} failed)`);
     },
     async finished(job) {

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { and, eq, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { DomainHardware } from '../../db/schema';
@@ -114,70 +114,130 @@ export async function createDesktopRecords(
 export const desktopDiskPath = (engine: Engine, storageId: string, persistent = true) =>
   join(engine.dirs.storage, persistent ? 'desktops' : 'volatile', `${storageId}.qcow2`);
 
+type TemplateDesktopOptions = {
+  name: string;
+  description?: string;
+  persistent: boolean;
+  status: string;
+  id?: string;
+  /** What the desktop is made of, when not the template's (a deployment's create_dict, the hardware asked for). */
+  hardware?: DomainHardware;
+  /** The hardware given is this desktop's own: its interfaces' MACs are kept. */
+  keepMacs?: boolean;
+  guestProperties?: DomainRow['guestProperties'];
+  image?: DomainRow['image'];
+  /** The deployment it belongs to, and whether its user sees it (a value, or read from the deployment as the row is written). */
+  tag?: string;
+  tagVisible?: boolean | SQL;
+  /** The template's disk, when the caller has it (a deployment job makes hundreds from one). */
+  base?: StorageRow;
+  /** A larger virtual disk than the template's, made so at once. */
+  sizeBytes?: number;
+};
+
+/** The records of a desktop from a template (the desktop and its overlay's storage row), not yet written. */
+export function planDesktopFromTemplate(engine: Engine, template: DomainRow, owner: UserRow, base: StorageRow, opts: Omit<TemplateDesktopOptions, 'base' | 'status'>) {
+  const id = opts.id ?? randomUUID();
+  const storageId = randomUUID();
+  const hardware = opts.hardware ?? template.hardware;
+  const domain = {
+    id,
+    name: opts.name,
+    description: opts.description ?? template.description,
+    userId: owner.id,
+    categoryId: owner.categoryId,
+    groupId: owner.groupId,
+    persistent: opts.persistent,
+    templateId: template.id,
+    // Interfaces already chosen for this desktop keep their MACs; a copied make gets fresh ones.
+    hardware: opts.hardware && opts.keepMacs ? hardware : { ...hardware, interfaces: freshInterfaces(hardware) },
+    guestProperties: opts.guestProperties ?? template.guestProperties,
+    image: opts.image ?? template.image,
+    icon: template.icon,
+    tag: opts.tag ?? null,
+    tagVisible: opts.tagVisible ?? true,
+  };
+  const disk = {
+    id: storageId,
+    userId: owner.id,
+    kind: opts.persistent ? ('desktop' as const) : ('volatile' as const),
+    path: desktopDiskPath(engine, storageId, opts.persistent),
+    parentId: base.id,
+    virtualSize: opts.sizeBytes && opts.sizeBytes > base.virtualSize ? opts.sizeBytes : base.virtualSize,
+  };
+  return { domain, disk };
+}
+export type PlannedDesktop = ReturnType<typeof planDesktopFromTemplate>;
+
+/**
+ * Many desktops at once (a deployment's job), crash-consistent as one: their records in one
+ * transaction (desktops "Creating", disks "creating" at their planned paths), then `make` is
+ * asked to make each disk file (`each` answers whether it was made), then the ready ones are marked so with one update per table. A
+ * desktop whose file fails is undone alone; the answer is the rows made and the plans that failed.
+ */
+export async function createPlannedDesktops(
+  db: Db,
+  plans: PlannedDesktop[],
+  status: string,
+  parent: ParentDisk,
+  make: (each: (plan: PlannedDesktop) => Promise<boolean>) => Promise<void>,
+): Promise<{ rows: DomainRow[]; failed: { plan: PlannedDesktop; err: unknown }[] }> {
+  if (plans.length === 0) return { rows: [], failed: [] };
+  await db.transaction(async (tx) => {
+    await tx.insert(schema.storage).values(plans.map((p) => ({ ...p.disk, status: 'creating' as const })));
+    await tx.insert(schema.domains).values(plans.map((p) => ({ ...p.domain, kind: 'desktop', status: CREATING_DESKTOP })) as NewDomain[]);
+    await tx.insert(schema.domainDisks).values(plans.map((p) => ({ domainId: p.domain.id, storageId: p.disk.id, position: 0 })));
+  });
+  const made = new Map<string, { plan: PlannedDesktop; sizes: Pick<DiskInfo, 'virtualSize' | 'actualSize'> }>();
+  const failed: { plan: PlannedDesktop; err: unknown }[] = [];
+  await make(async (plan) => {
+    try {
+      const sizes = await materializeDisk(db, { ...plan.disk, format: 'qcow2', status: 'creating' } as StorageRow, parent);
+      made.set(plan.domain.id, { plan, sizes });
+      return true;
+    } catch (err) {
+      failed.push({ plan, err });
+      await undoCreation(db, plan.domain.id).catch(() => undefined);
+      return false;
+    }
+  });
+  // The ready ones: one storage update per distinct size (fresh overlays of one base share it), one for the desktops.
+  const bySize = new Map<string, string[]>();
+  for (const m of made.values()) {
+    const key = `${m.sizes.virtualSize}:${m.sizes.actualSize}`;
+    bySize.set(key, [...(bySize.get(key) ?? []), m.plan.disk.id]);
+  }
+  for (const [key, ids] of bySize) {
+    const [virtualSize, actualSize] = key.split(':').map(Number) as [number, number];
+    await db
+      .update(schema.storage)
+      .set({ status: 'ready', virtualSize, actualSize })
+      .where(and(inArray(schema.storage.id, ids), eq(schema.storage.status, 'creating')));
+  }
+  const rows = made.size
+    ? await db
+        .update(schema.domains)
+        .set({ status })
+        .where(and(inArray(schema.domains.id, [...made.keys()]), eq(schema.domains.status, CREATING_DESKTOP)))
+        .returning()
+    : [];
+  return { rows, failed };
+}
+
 /**
  * A desktop from a template: a thin qcow2 overlay on the template's disk, tracked as storage,
- * and the desktop record (hardware and viewers copied from the template).
+ * and the desktop record (hardware and viewers copied from the template, or as chosen),
+ * written once: one transaction of records, one qemu-img run, one update to ready.
  */
 export async function createDesktopFromTemplate(
   db: Db,
   engine: Engine,
   template: DomainRow,
   owner: UserRow,
-  opts: {
-    name: string;
-    description?: string;
-    persistent: boolean;
-    status: string;
-    id?: string;
-    /** What the desktop is made of, when not the template's (a deployment's create_dict, the hardware asked for). */
-    hardware?: DomainHardware;
-    guestProperties?: DomainRow['guestProperties'];
-    image?: DomainRow['image'];
-    /** The deployment it belongs to, and whether its user sees it (a value, or read from the deployment as the row is written). */
-    tag?: string;
-    tagVisible?: boolean | SQL;
-    /** The template's disk, when the caller has it (a deployment job makes hundreds from one). */
-    base?: StorageRow;
-    /** The hardware given is this desktop's own: its interfaces' MACs are kept. */
-    keepMacs?: boolean;
-    /** A larger virtual disk than the template's, made so at once. */
-    sizeBytes?: number;
-  },
+  opts: TemplateDesktopOptions,
 ): Promise<DomainRow> {
   const base = opts.base ?? (await disksOf(db, template.id))[0];
   if (!base) throw new Error(`template ${template.id} has no disk`);
-  const id = opts.id ?? randomUUID();
-  const storageId = randomUUID();
-  const hardware = opts.hardware ?? template.hardware;
-  return createDesktopRecords(
-    db,
-    {
-      id,
-      name: opts.name,
-      description: opts.description ?? template.description,
-      userId: owner.id,
-      categoryId: owner.categoryId,
-      groupId: owner.groupId,
-      persistent: opts.persistent,
-      templateId: template.id,
-      // Interfaces already chosen for this desktop keep their MACs; a copied make gets fresh ones.
-      hardware: opts.hardware && opts.keepMacs ? hardware : { ...hardware, interfaces: freshInterfaces(hardware) },
-      guestProperties: opts.guestProperties ?? template.guestProperties,
-      image: opts.image ?? template.image,
-      icon: template.icon,
-      tag: opts.tag ?? null,
-      tagVisible: opts.tagVisible ?? true,
-    },
-    [{
-      id: storageId,
-      userId: owner.id,
-      kind: opts.persistent ? 'desktop' : 'volatile',
-      path: desktopDiskPath(engine, storageId, opts.persistent),
-      parentId: base.id,
-      virtualSize: opts.sizeBytes && opts.sizeBytes > base.virtualSize ? opts.sizeBytes : base.virtualSize,
-    }],
-    opts.status,
-    undefined,
-    base,
-  );
+  const { domain, disk } = planDesktopFromTemplate(engine, template, owner, base, opts);
+  return createDesktopRecords(db, domain, [disk], opts.status, undefined, base);
 }
