@@ -24,17 +24,28 @@ export async function usableTemplate(ctx: AppContext, user: UserRow, templateId:
   return template;
 }
 
+/** All the promises' values; when some fail, the failure of the first of them in the list. */
+async function firstRefusal<T extends readonly unknown[]>(all: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(all);
+  for (const s of settled) if (s.status === 'rejected') throw s.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
 /**
  * POST /persistent_desktop: a desktop of the user's own from a template, with hardware and
  * viewers within what they may choose, on a thin overlay of the template's disk.
  */
 export async function createPersistentDesktop(ctx: AppContext, lifecycle: DesktopLifecycle, user: UserRow, body: z.infer<typeof ZNewDesktop>) {
   const { db } = ctx;
-  const template = await usableTemplate(ctx, user, body.template_id);
-  await checkNewItemQuota(db, user, 'desktops');
-  await assertNameFree(db, user.id, 'desktop', body.name);
-
-  const { quota } = await hardwareBounds(db, user);
+  // The checks read independently; a refusal is the first in this order (template, quota, name).
+  const [template, , , bounds, templateDisks] = await firstRefusal([
+    usableTemplate(ctx, user, body.template_id),
+    checkNewItemQuota(db, user, 'desktops'),
+    assertNameFree(db, user.id, 'desktop', body.name),
+    hardwareBounds(db, user),
+    disksOf(db, body.template_id),
+  ] as const);
+  const { quota } = bounds;
   const base: HardwareRow = { ...(template.hardware as HardwareRow), interfaces: freshInterfaces(template.hardware) };
   const guest = chooseGuest(
     { guest: template.guestProperties, interfaces: base.interfaces.map((i) => i.id) },
@@ -43,7 +54,7 @@ export async function createPersistentDesktop(ctx: AppContext, lifecycle: Deskto
   const hardware = chooseHardware(base, body.hardware, guest.interfaces, quota, 'desktop_new');
   assertGpuOnlyViewers(hardware.videos, guest.guest);
 
-  const [templateDisk] = await disksOf(db, template.id);
+  const [templateDisk] = templateDisks;
   if (!templateDisk) throw precondition('domain_has_no_disk', 'The template has no disk');
   let sizeBytes: number | undefined;
   const wantedGb = body.hardware?.disk_size;

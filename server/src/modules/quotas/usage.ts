@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import { RUNNING_STATUSES, type TQuota } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
@@ -23,28 +23,24 @@ export async function runningOf(db: Db, scope: { userId?: string; groupId?: stri
   return { count: Number(row?.count ?? 0), memoryGb: Number(row?.memoryMb ?? 0) / 1024, vcpus: Number(row?.vcpus ?? 0) };
 }
 
-/** The desktops part of `used` (a user's own desktops, not deployment ones), by aggregates. */
+/** The desktops part of `used` (own desktops: not deployment ones; running: all), by one aggregate query. */
 export async function desktopUsage(db: Db, scope: UsageScope): Promise<Partial<TQuota>> {
-  const [rows] = await db
+  const running = inArray(schema.domains.status, [...RUNNING_STATUSES]);
+  const [row] = await db
     .select({
-      desktops: sql<string>`count(*) filter (where ${schema.domains.persistent})`,
-      volatile: sql<string>`count(*) filter (where not ${schema.domains.persistent})`,
+      desktops: sql<string>`count(*) filter (where ${schema.domains.tag} is null and ${schema.domains.persistent})`,
+      volatile: sql<string>`count(*) filter (where ${schema.domains.tag} is null and not ${schema.domains.persistent})`,
+      running: sql<string>`count(*) filter (where ${running})`,
+      memoryMb: sql<string>`coalesce(sum((${schema.domains.hardware}->>'memoryMb')::numeric) filter (where ${running}), 0)`,
+      vcpus: sql<string>`coalesce(sum((${schema.domains.hardware}->>'vcpus')::numeric) filter (where ${running}), 0)`,
     })
     .from(schema.domains)
-    .where(and(ownedIn(db, schema.domains.userId, scope), eq(schema.domains.kind, 'desktop'), isNull(schema.domains.tag)));
-  const [running] = await db
-    .select({
-      count: count(),
-      memoryMb: sql<string>`coalesce(sum((${schema.domains.hardware}->>'memoryMb')::numeric), 0)`,
-      vcpus: sql<string>`coalesce(sum((${schema.domains.hardware}->>'vcpus')::numeric), 0)`,
-    })
-    .from(schema.domains)
-    .where(and(ownedIn(db, schema.domains.userId, scope), eq(schema.domains.kind, 'desktop'), inArray(schema.domains.status, [...RUNNING_STATUSES])));
+    .where(and(ownedIn(db, schema.domains.userId, scope), eq(schema.domains.kind, 'desktop')));
   return {
-    desktops: Number(rows?.desktops ?? 0),
-    volatile: Number(rows?.volatile ?? 0),
-    running: Number(running?.count ?? 0),
-    memory: Number(running?.memoryMb ?? 0) / 1024,
-    vcpus: Number(running?.vcpus ?? 0),
+    desktops: Number(row?.desktops ?? 0),
+    volatile: Number(row?.volatile ?? 0),
+    running: Number(row?.running ?? 0),
+    memory: Number(row?.memoryMb ?? 0) / 1024,
+    vcpus: Number(row?.vcpus ?? 0),
   };
 }
