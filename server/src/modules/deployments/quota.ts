@@ -1,10 +1,10 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import { RUNNING_STATUSES, type TQuota } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { precondition } from '../../http/errors';
-import { appliedQuota } from '../quotas/applied';
+import { appliedQuota, ownedIn, type UsageScope } from '../quotas/applied';
 import { checkNewItemQuota, checkQuotaRules, DEPLOYMENT_DESKTOPS_RULE } from '../storage/new-item-quota';
 
 /**
@@ -12,20 +12,18 @@ import { checkNewItemQuota, checkQuotaRules, DEPLOYMENT_DESKTOPS_RULE } from '..
  * desktops, and how many of those run. The desktops count for the deployment's owner, not for
  * the students (their `desktops` quota counts only desktops of their own).
  */
-export async function deploymentUsage(db: Db, userId: string): Promise<Partial<TQuota>> {
-  const owned = await db
-    .select({ id: schema.deployments.id })
-    .from(schema.deployments)
-    .where(and(eq(schema.deployments.userId, userId), eq(schema.deployments.status, 'ready')));
-  if (owned.length === 0) return { deployments_total: 0, deployment_desktops: 0, started_deployment_desktops: 0 };
-  const desktops = await db
-    .select({ status: schema.domains.status })
+export async function deploymentUsage(db: Db, scope: UsageScope): Promise<Partial<TQuota>> {
+  const owned = and(ownedIn(db, schema.deployments.userId, scope), eq(schema.deployments.status, 'ready'));
+  const [deployments] = await db.select({ n: count() }).from(schema.deployments).where(owned);
+  if (!deployments?.n) return { deployments_total: 0, deployment_desktops: 0, started_deployment_desktops: 0 };
+  const [desktops] = await db
+    .select({ n: count(), started: sql<string>`count(*) filter (where ${inArray(schema.domains.status, [...RUNNING_STATUSES])})` })
     .from(schema.domains)
-    .where(and(eq(schema.domains.kind, 'desktop'), inArray(schema.domains.tag, owned.map((d) => d.id))));
+    .where(and(eq(schema.domains.kind, 'desktop'), inArray(schema.domains.tag, db.select({ id: schema.deployments.id }).from(schema.deployments).where(owned))));
   return {
-    deployments_total: owned.length,
-    deployment_desktops: desktops.length,
-    started_deployment_desktops: desktops.filter((d) => (RUNNING_STATUSES as readonly string[]).includes(d.status)).length,
+    deployments_total: Number(deployments.n),
+    deployment_desktops: Number(desktops?.n ?? 0),
+    started_deployment_desktops: Number(desktops?.started ?? 0),
   };
 }
 
@@ -44,7 +42,7 @@ export async function checkMoreDeploymentDesktops(db: Db, owner: UserRow, n: num
 export async function startAllowance(db: Db, owner: UserRow): Promise<number> {
   const { quota } = await appliedQuota(db, owner);
   if (!quota) return Infinity;
-  const used = await deploymentUsage(db, owner.id);
+  const used = await deploymentUsage(db, { userId: owner.id });
   const left = quota.started_deployment_desktops - (used.started_deployment_desktops ?? 0);
   if (left <= 0) {
     throw precondition('deployment_start_user_quota_exceeded', `${owner.username} quota exceeded for started deployment desktops`, {

@@ -18,7 +18,7 @@ import type { DesktopLifecycle } from './lifecycle';
 import { findDomain, ownerOf, userDesktops } from './view';
 import { deleteDesktop as deleteOrRecycleDesktop } from '../recycle-bin/desktop-delete';
 
-registerUsageContributor(desktopUsage);
+registerUsageContributor(desktopUsage, ['desktops', 'volatile', 'running', 'memory', 'vcpus']);
 
 const ZId = z.object({ id: z.string().min(1).max(64) });
 

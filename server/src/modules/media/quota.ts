@@ -1,10 +1,10 @@
-import { and, eq, notInArray } from 'drizzle-orm';
+import { and, count, eq, notInArray, sql } from 'drizzle-orm';
 import type { TQuota } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { precondition } from '../../http/errors';
-import { appliedQuota, usageOf } from '../quotas/applied';
+import { appliedQuota, ownedIn, usageIn, usageOf, type UsageScope } from '../quotas/applied';
 
 export const GB = 1024 ** 3;
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
@@ -16,23 +16,17 @@ const NOT_COUNTED = ['deleted', 'Deleting', 'DownloadFailed', 'DownloadFailedInv
  * The media part of a user's `used`: `isos` counts media downloaded or on their way, and
  * their size (the announced size while downloading) is `media_size` and part of `total_size`, in GB.
  */
-export async function mediaUsage(db: Db, userId: string): Promise<Partial<TQuota>> {
-  const rows = await db
-    .select({ size: schema.media.size })
+export async function mediaUsage(db: Db, scope: UsageScope): Promise<Partial<TQuota>> {
+  const [row] = await db
+    .select({ n: count(), size: sql<string>`coalesce(sum(${schema.media.size}), 0)` })
     .from(schema.media)
-    .where(and(eq(schema.media.userId, userId), notInArray(schema.media.status, NOT_COUNTED)));
-  const gb = round3(rows.reduce((s, r) => s + r.size, 0) / GB);
-  return { isos: rows.length, media_size: gb, total_size: gb };
+    .where(and(ownedIn(db, schema.media.userId, scope), notInArray(schema.media.status, NOT_COUNTED)));
+  const gb = round3(Number(row?.size ?? 0) / GB);
+  return { isos: Number(row?.n ?? 0), media_size: gb, total_size: gb };
 }
 
-async function summedUsage(db: Db, where: ReturnType<typeof eq>) {
-  const members = await db.select({ id: schema.users.id }).from(schema.users).where(where);
-  const parts = await Promise.all(members.map((m) => usageOf(db, m.id)));
-  return {
-    isos: parts.reduce((s, u) => s + u.isos, 0),
-    total_size: parts.reduce((s, u) => s + u.total_size, 0),
-  };
-}
+/** What a new medium is checked against. */
+const MEDIA_FIELDS = ['isos', 'total_size'] as const;
 
 /**
  * One more media of `sizeBytes` (0 when unknown) must fit the applied quota (isos, total_size)
@@ -42,7 +36,7 @@ export async function checkNewMediaQuota(db: Db, user: UserRow, sizeBytes: numbe
   const sizeGb = sizeBytes / GB;
   const { quota } = await appliedQuota(db, user);
   if (quota) {
-    const used = await usageOf(db, user.id);
+    const used = await usageOf(db, user.id, MEDIA_FIELDS);
     if (used.isos + 1 > quota.isos) {
       throw precondition('media_new_user_quota_exceeded', `${user.username} quota exceeded for new media`, { isos: quota.isos });
     }
@@ -52,7 +46,7 @@ export async function checkNewMediaQuota(db: Db, user: UserRow, sizeBytes: numbe
   }
   const [group] = await db.select({ limits: schema.groups.limits }).from(schema.groups).where(eq(schema.groups.id, user.groupId));
   if (group?.limits) {
-    const used = await summedUsage(db, eq(schema.users.groupId, user.groupId));
+    const used = await usageIn(db, { groupId: user.groupId }, MEDIA_FIELDS);
     if (used.isos + 1 > group.limits.isos) throw precondition('media_new_group_limit_exceeded', 'Group limit exceeded for new media', { isos: group.limits.isos });
     if (used.total_size + sizeGb > group.limits.total_size) {
       throw precondition('group_total_size_limit_exceeded', 'Group limit exceeded for storage size', { total_size: group.limits.total_size });
@@ -60,7 +54,7 @@ export async function checkNewMediaQuota(db: Db, user: UserRow, sizeBytes: numbe
   }
   const [cat] = await db.select({ limits: schema.categories.limits }).from(schema.categories).where(eq(schema.categories.id, user.categoryId));
   if (cat?.limits) {
-    const used = await summedUsage(db, eq(schema.users.categoryId, user.categoryId));
+    const used = await usageIn(db, { categoryId: user.categoryId }, MEDIA_FIELDS);
     if (used.isos + 1 > cat.limits.isos) throw precondition('media_new_category_limit_exceeded', 'Category limit exceeded for new media', { isos: cat.limits.isos });
     if (used.total_size + sizeGb > cat.limits.total_size) {
       throw precondition('category_total_size_limit_exceeded', 'Category limit exceeded for storage size', { total_size: cat.limits.total_size });

@@ -27,7 +27,7 @@ import { MediaUrlError, probeMediaUrl } from './safe-fetch';
 import type { MediaService } from './service';
 import { desktopsUsing, findMedia, listedMedia, mediaViews } from './view';
 
-registerUsageContributor(mediaUsage);
+registerUsageContributor(mediaUsage, ['isos', 'media_size', 'total_size']);
 
 const ZId = z.object({ id: z.string().min(1).max(64) });
 const ZEmpty = z.object({});

@@ -8,7 +8,7 @@ import { desktopUsage } from './usage';
 export async function checkNewDesktopQuota(db: Db, user: UserRow, key: 'desktops' | 'volatile') {
   const { quota } = await appliedQuota(db, user);
   if (!quota) return;
-  const used = await desktopUsage(db, user.id);
+  const used = await desktopUsage(db, { userId: user.id });
   if ((used[key] ?? 0) + 1 > quota[key]) {
     throw precondition('desktop_new_user_quota_exceeded', `${user.username} quota exceeded for new ${key}`, { [key]: quota[key] });
   }

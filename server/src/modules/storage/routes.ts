@@ -17,7 +17,7 @@ import { checkNewItemQuota } from './new-item-quota';
 import { storageUsage } from './usage';
 import { userDisks } from './view';
 
-registerUsageContributor(storageUsage);
+registerUsageContributor(storageUsage, ['storage_size', 'total_size']);
 
 /**
  * Storage (spec 001 "Storage", reference §2.14): the user's disks, disk growth as a job with

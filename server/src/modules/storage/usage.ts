@@ -1,7 +1,8 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, inArray, sql } from 'drizzle-orm';
 import { GB, type TQuota } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
+import { ownedIn, type UsageScope } from '../quotas/applied';
 
 /**
  * Disks that take room on the host and count against the storage quota: every disk of the user
@@ -11,11 +12,11 @@ import { schema } from '../../db';
 const COUNTED = ['ready', 'maintenance', 'creating', 'recycled'] as const;
 
 /** The storage part of a user's `used`: storage_size and its share of total_size, in GB (six decimals: a fresh overlay is a few KB). */
-export async function storageUsage(db: Db, userId: string): Promise<Partial<TQuota>> {
-  const rows = await db
-    .select({ actual: schema.storage.actualSize })
+export async function storageUsage(db: Db, scope: UsageScope): Promise<Partial<TQuota>> {
+  const [row] = await db
+    .select({ actual: sql<string>`coalesce(sum(${schema.storage.actualSize}), 0)` })
     .from(schema.storage)
-    .where(and(eq(schema.storage.userId, userId), inArray(schema.storage.status, [...COUNTED])));
-  const gb = Math.round((rows.reduce((s, r) => s + r.actual, 0) / GB) * 1e6) / 1e6;
+    .where(and(ownedIn(db, schema.storage.userId, scope), inArray(schema.storage.status, [...COUNTED])));
+  const gb = Math.round((Number(row?.actual ?? 0) / GB) * 1e6) / 1e6;
   return { storage_size: gb, total_size: gb };
 }

@@ -27,7 +27,7 @@ import { templateTree } from './tree';
 import { templateUsage } from './usage';
 import { ownTemplates, templateViews } from './view';
 
-registerUsageContributor(templateUsage);
+registerUsageContributor(templateUsage, ['templates']);
 
 const PRIVILEGED: TRole[] = ['admin', 'manager', 'advanced'];
 const ZId = z.object({ id: z.string().min(1).max(64) });
