@@ -16,12 +16,12 @@ import http from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { io, type Socket } from 'socket.io-client';
 import { SOCKET_NAMESPACE, SOCKET_PATH } from '@vdi/contracts';
 import { overlayArgs } from '../src/engine/disks';
+import { createScratchDatabase } from '../test/helpers/db';
 import { decideAccel } from '../src/engine/accel';
 import { BENCH_GROUP, BENCH_PASSWORD, BENCH_USERS, LIST_DESKTOPS, LIST_USER, benchUsername } from './people';
 import { firstFrameOverUnix, firstFrameOverWebSocket } from './rfb';
@@ -662,27 +662,9 @@ async function rowVnc(c: Ctx) {
 
 // ---- a mode ----
 
-async function postgresDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> } | undefined> {
+async function postgresDatabase() {
   const admin = process.env.BENCH_PG_ADMIN_URL;
-  if (!admin) return undefined;
-  const pg = (await import('pg')).default;
-  const name = `vdi_bench_${randomBytes(4).toString('hex')}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return {
-    name,
-    url: url.href,
-    async drop() {
-      const c2 = new pg.Client({ connectionString: admin });
-      await c2.connect();
-      await c2.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c2.end();
-    },
-  };
+  return admin ? createScratchDatabase(admin, 'vdi_bench') : undefined;
 }
 
 async function runMode(mode: Mode, raw: { url: string }) {

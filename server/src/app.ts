@@ -1,11 +1,9 @@
-import { existsSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import fastifyStatic from '@fastify/static';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config';
 import type { AppContext } from './context';
@@ -23,6 +21,7 @@ import { createJobRunner } from './jobs/runner';
 import { attachSocketServer } from './socket/server';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './http/errors';
 import { registerInputChecks } from './http/input';
+import { registerWeb } from './http/web';
 import { createLog } from './http/log';
 import { userRoutes } from './modules/user/routes';
 import { publicCategoryRoutes, systemRoutes } from './modules/system/routes';
@@ -113,14 +112,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   registerInputChecks(app);
 
   const webDist = ctx.config.webDist ?? join(import.meta.dirname, '..', '..', 'web', 'dist');
-  const hasWeb = existsSync(join(webDist, 'index.html'));
-  if (hasWeb) {
-    await app.register(fastifyStatic, { root: webDist, wildcard: false, index: false });
-  }
-  registerErrorHandling(
-    app,
-    hasWeb ? (_req, reply) => reply.header('cache-control', 'no-cache').sendFile('index.html') : undefined,
-  );
+  registerErrorHandling(app, await registerWeb(app, webDist));
 
   await app.register(async (scope) => {
     await authenticationRoutes(scope, ctx);
@@ -166,8 +158,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await sweepStorage(ctx);
   await ctx.jobs.resumeAll();
   await bookings.start();
-
-  if (hasWeb) app.get('/', (_req, reply) => reply.header('cache-control', 'no-cache').sendFile('index.html'));
 
   const io = attachSocketServer(app.server, ctx);
   const closeGateways = attachViewerGateways(app.server, ctx);

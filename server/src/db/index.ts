@@ -1,9 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import * as schema from './schema';
 import { acquireDirLock } from './lock';
+import { startEmbedded } from './embedded';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Database = { db: Db; kind: 'pglite' | 'postgres'; close: () => Promise<void> };
@@ -11,43 +15,54 @@ export { schema };
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-/** PostgreSQL when a URL is given, embedded PGlite under `dir` otherwise; migrated either way. */
+/** Connections to the embedded database: PGlite is one session; more connections measured no faster (ARCHITECTURE.md). */
+const EMBEDDED_POOL_SIZE = 1;
+
+/**
+ * PostgreSQL when a URL is given, embedded PGlite under `dir` otherwise (in memory without
+ * either); migrated either way. Both go through one driver: drizzle's node-postgres on a
+ * `pg.Pool`. The embedded PGlite runs in a worker thread, never on the caller's event loop.
+ */
 export async function openDatabase(opts: { url?: string; dir?: string }): Promise<Database> {
   if (opts.url) {
-    const pg = await import('pg');
-    const { drizzle } = await import('drizzle-orm/node-postgres');
-    const { migrate } = await import('drizzle-orm/node-postgres/migrator');
-    const pool = new pg.default.Pool({ connectionString: opts.url, max: 10 });
-    const db = drizzle(pool, { schema });
-    await migrate(db, { migrationsFolder });
-    return { db: db as unknown as Db, kind: 'postgres', close: () => pool.end() };
+    const pool = new pg.Pool({ connectionString: opts.url, max: 10 });
+    return migrated(pool, 'postgres', () => pool.end());
   }
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { drizzle } = await import('drizzle-orm/pglite');
-  const { migrate } = await import('drizzle-orm/pglite/migrator');
   let release = () => {};
-  let client;
   if (opts.dir) {
     mkdirSync(opts.dir, { recursive: true });
     release = acquireDirLock(join(opts.dir, '..', 'db.lock'));
-    client = await PGlite.create(opts.dir, { relaxedDurability: false });
-  } else {
-    client = await PGlite.create();
   }
-  const db = drizzle(client, { schema });
+  let embedded;
   try {
-    await migrate(db, { migrationsFolder });
+    embedded = await startEmbedded(opts.dir);
   } catch (err) {
-    await client.close();
     release();
     throw err;
   }
-  return {
-    db: db as unknown as Db,
-    kind: 'pglite',
-    close: async () => {
-      await client.close();
+  const server = embedded;
+  // PGlite's own user and database (an empty user name in the startup message stalls it).
+  const pool = new pg.Pool({ stream: server.stream, max: EMBEDDED_POOL_SIZE, user: 'postgres', database: 'postgres' });
+  return migrated(pool, 'pglite', async () => {
+    try {
+      await pool.end();
+      await server.close();
+    } finally {
       release();
-    },
-  };
+    }
+  });
+}
+
+async function migrated(pool: pg.Pool, kind: Database['kind'], close: () => Promise<void>): Promise<Database> {
+  // A connection that fails while idle in the pool is dropped and replaced; it must not crash the process.
+  pool.on('error', () => {});
+  const db = drizzle(pool, { schema });
+  try {
+    await migrate(db, { migrationsFolder });
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  let closing: Promise<void> | null = null;
+  return { db: db as unknown as Db, kind, close: () => (closing ??= close()) };
 }

@@ -1,7 +1,7 @@
 // qemu-img wrapper for the desktop disks: thin qcow2 overlays on template bases (the backing-chain
 // model of the original engine, isard-v3.md §4.3), growth, flattening into templates, repointing.
 // Always execFile with an argument array: paths come from users' names and must never meet a shell.
-import { execFile } from 'node:child_process';
+import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { link, readdir, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -46,7 +46,60 @@ export class QemuImgError extends Error {
   }
 }
 
+type SpawnAnswer = { id: number; err?: { message: string; code: number | null }; stdout: string; stderr: string };
+let spawner: ChildProcess | undefined;
+let nextId = 0;
+const waiting = new Map<number, (a: SpawnAnswer) => void>();
+
+/**
+ * The helper process that starts qemu-img (spawner.mjs), started on first use: a child started
+ * from the server costs time in proportion to the server's memory, from the small helper it
+ * does not. It ends with the server (its IPC channel closes) and never keeps the server alive.
+ */
+function spawnerProcess(): ChildProcess | undefined {
+  if (spawner?.connected) return spawner;
+  try {
+    const child = fork(join(import.meta.dirname, 'spawner.mjs'), [], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    child.on('message', (a: SpawnAnswer) => {
+      waiting.get(a.id)?.(a);
+      waiting.delete(a.id);
+    });
+    const lost = () => {
+      if (spawner === child) spawner = undefined;
+      for (const [id, answer] of waiting) answer({ id, err: { message: 'the qemu-img helper process ended', code: null }, stdout: '', stderr: '' });
+      waiting.clear();
+    };
+    child.on('exit', lost);
+    child.on('error', lost);
+    child.unref();
+    (child.channel as { unref?: () => void } | undefined)?.unref?.();
+    spawner = child;
+    return child;
+  } catch {
+    return undefined;
+  }
+}
+
 export function runQemuImg(args: string[], opts: QemuImgOptions & { timeoutMs?: number } = {}): Promise<string> {
+  const helper = spawnerProcess();
+  if (helper) {
+    return new Promise((resolvePromise, reject) => {
+      const id = nextId++;
+      // A request keeps the channel (and so the server's event loop) referenced while it is answered.
+      (helper.channel as { ref?: () => void } | undefined)?.ref?.();
+      waiting.set(id, ({ err, stdout, stderr }) => {
+        if (waiting.size <= 1) (helper.channel as { unref?: () => void } | undefined)?.unref?.();
+        if (!err) return resolvePromise(stdout);
+        reject(new QemuImgError(args, err.code, stderr || err.message));
+      });
+      try {
+        helper.send({ id, file: opts.bin ?? 'qemu-img', args, timeoutMs: opts.timeoutMs ?? 0, maxBuffer: 16 * 1024 * 1024 });
+      } catch (err) {
+        waiting.delete(id);
+        reject(new QemuImgError(args, null, (err as Error).message));
+      }
+    });
+  }
   return new Promise((resolvePromise, reject) => {
     execFile(
       opts.bin ?? 'qemu-img',
@@ -128,6 +181,23 @@ export async function createOverlay(basePath: string, targetPath: string, opts: 
   const base = await info(basePath, opts);
   await createNoClobber(targetPath, (tmp) => runQemuImg(overlayArgs(basePath, base.format, tmp, opts), opts));
   return info(targetPath, opts);
+}
+
+/**
+ * A thin overlay on a base whose format and virtual size the caller already knows (its storage
+ * row): one `qemu-img create`, no `info` before or after. The sizes come from what was asked
+ * (the base's size, or `sizeBytes` when larger) and the file's allocated blocks — what
+ * `qemu-img info` reports as virtual and actual size for a fresh overlay.
+ */
+export async function createKnownOverlay(
+  base: { path: string; format: string; virtualSize: number },
+  targetPath: string,
+  opts: OverlayOptions = {},
+): Promise<Pick<DiskInfo, 'virtualSize' | 'actualSize'>> {
+  const sizeBytes = opts.sizeBytes !== undefined && opts.sizeBytes > base.virtualSize ? opts.sizeBytes : undefined;
+  await createNoClobber(targetPath, (tmp) => runQemuImg(overlayArgs(base.path, base.format, tmp, { ...opts, sizeBytes }), opts));
+  const st = await stat(targetPath);
+  return { virtualSize: sizeBytes ?? base.virtualSize, actualSize: st.blocks * 512 };
 }
 
 /** A new empty qcow2 (desktops created from media boot an ISO onto one of these). */

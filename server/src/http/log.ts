@@ -1,14 +1,23 @@
 import pino, { type DestinationStream, type Level, type Logger } from 'pino';
 
-/** Query strings may hold one-time tokens (reset and verification links): never logged; a path at most 256 characters. */
-const pathOnly = (url: string) => url.split('?')[0]!.slice(0, 256);
+/**
+ * Paths whose segment after the prefix is a secret: the direct-viewer code opens a desktop to
+ * whoever holds it (`/vw/<code>` and its API, `/api/v3/direct/<code>[/<action>]`).
+ */
+const SECRET_SEGMENTS = /^(\/vw\/|\/api\/v3\/direct\/)[^/]+/;
+
+/**
+ * A request's path as logged: query strings may hold one-time tokens (reset and verification
+ * links, viewer tokens) and are never logged; secret path segments are masked; at most 256 characters.
+ */
+export const loggedPath = (url: string) => url.split('?')[0]!.replace(SECRET_SEGMENTS, '$1…').slice(0, 256);
 
 /** The server's log: no credentials (headers, query strings), no values carried by errors. */
 export function createLog(level: Level | 'silent', destination?: DestinationStream): Logger {
   const options = {
     level,
     redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
-    serializers: { req: (req: { method: string; url: string }) => ({ method: req.method, url: pathOnly(req.url) }), err: safeError },
+    serializers: { req: (req: { method: string; url: string }) => ({ method: req.method, url: loggedPath(req.url) }), err: safeError },
   };
   return destination ? pino(options, destination) : pino(options);
 }

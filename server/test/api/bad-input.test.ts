@@ -185,6 +185,9 @@ describe('the reproductions of issue 9, finding 2', () => {
     const log = createLog('info', { write: (line: string) => void lines.push(line) });
     log.error({ err }, 'unhandled error');
     log.info({ req: { method: 'GET', url: `/x?token=${secret}` } }, 'incoming request');
+    // Direct-viewer codes are secrets carried in the path.
+    log.info({ req: { method: 'GET', url: `/vw/${secret}` } }, 'incoming request');
+    log.info({ req: { method: 'PUT', url: `/api/v3/direct/${secret}/reset` } }, 'incoming request');
     expect(lines.join('')).toContain('Failed query');
     expect(lines.join('')).not.toContain(secret);
   });

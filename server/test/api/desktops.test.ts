@@ -196,23 +196,32 @@ describe('start queue and hypervisor room', () => {
     const advanced = await loginToken(server, 'advanced');
     const [m] = await desktops(manager);
     const [a] = await desktops(advanced);
-    const socket = await listen(advanced);
-    const positions: number[] = [];
-    socket.on('desktops_queue', (raw: string) => {
-      const e = JSON.parse(raw)[a!.id];
-      if (e) positions.push(e.position);
-    });
-    await Promise.all([act(manager, 'start', m!.id), act(advanced, 'start', a!.id)]);
-    await waitState(manager, m!.id, 'Started');
-    await waitState(advanced, a!.id, 'Started');
-    expect(positions[0]).toBe(1);
-    expect(positions.at(-1)).toBe(0);
-    for (const [t, d] of [[manager, m!], [advanced, a!]] as const) {
-      await act(t, 'stop', d.id);
-      await act(t, 'stop', d.id);
-      await waitState(t, d.id, 'Stopped');
+    // Both starts are sent at once: whichever reaches the queue second waits, and its owner is told.
+    const positions = new Map<string, number[]>();
+    const sockets = await Promise.all([listen(manager), listen(advanced)]);
+    for (const socket of sockets) {
+      socket.on('desktops_queue', (raw: string) => {
+        for (const e of Object.values(JSON.parse(raw) as Record<string, { desktop_id: string; position: number }>)) {
+          positions.set(e.desktop_id, [...(positions.get(e.desktop_id) ?? []), e.position]);
+        }
+      });
     }
-    socket.close();
+    try {
+      await Promise.all([act(manager, 'start', m!.id), act(advanced, 'start', a!.id)]);
+      await waitState(manager, m!.id, 'Started');
+      await waitState(advanced, a!.id, 'Started');
+      expect(positions.size).toBe(1);
+      const [waited] = [...positions.values()];
+      expect(waited![0]).toBe(1);
+      expect(waited!.at(-1)).toBe(0);
+    } finally {
+      for (const [t, d] of [[manager, m!], [advanced, a!]] as const) {
+        await act(t, 'stop', d.id);
+        await act(t, 'stop', d.id);
+        await waitState(t, d.id, 'Stopped');
+      }
+      for (const socket of sockets) socket.close();
+    }
   }, 60_000);
 
   it('refuses to start when no hypervisor has room', async () => {

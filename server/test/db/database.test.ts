@@ -1,8 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { count, eq } from 'drizzle-orm';
+import { count, eq, sql } from 'drizzle-orm';
 import { openDatabase, schema, type Database } from '../../src/db';
 import { DataDirLockedError } from '../../src/db/lock';
 import { seed } from '../../src/seed/seed';
@@ -10,6 +13,7 @@ import { verifyPassword } from '../../src/auth/passwords';
 import { createSettings } from '../../src/settings';
 import { createThrottle, LOGIN_THROTTLE } from '../../src/auth/throttle';
 import { openTestDatabase } from '../helpers/db';
+import { until } from '../helpers/wait';
 
 let database: Database & { label: string };
 beforeAll(async () => {
@@ -86,6 +90,35 @@ describe(`database (${process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite'})`, 
     expect(passed.map((r) => r.before).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(results.filter((r) => r.refused !== null).length).toBe(15);
   });
+
+  it('keeps the event loop free while a query runs', async () => {
+    let ticked = false;
+    setTimeout(() => (ticked = true), 0);
+    // Long enough that the timer, if the loop is free, fires before the answer arrives.
+    const [row] = await database.db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(sql`generate_series(1, 2000000)`);
+    expect(row!.n).toBe(2_000_000);
+    expect(ticked).toBe(true);
+  });
+
+  it('runs concurrent transactions and parameterised queries in isolation', async () => {
+    await database.db.insert(schema.config).values({ key: 'counter', value: { n: 0 } });
+    const bump = () =>
+      database.db.transaction(async (tx) => {
+        const [row] = await tx.select().from(schema.config).where(eq(schema.config.key, 'counter')).for('update');
+        await tx
+          .update(schema.config)
+          .set({ value: { n: (row!.value as { n: number }).n + 1 } })
+          .where(eq(schema.config.key, 'counter'));
+      });
+    const read = async (i: number) => {
+      const [row] = await database.db.select({ v: sql<number>`${i}::int` }).from(schema.roles).limit(1);
+      return row!.v === i;
+    };
+    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 3 === 0 ? bump().then(() => true) : read(i))));
+    expect(results.every(Boolean)).toBe(true);
+    const [counter] = await database.db.select().from(schema.config).where(eq(schema.config.key, 'counter'));
+    expect(counter!.value).toEqual({ n: 20 });
+  });
 });
 
 describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))('embedded data directory', () => {
@@ -101,5 +134,34 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))('embedded data directory
     const users = await again.db.select().from(schema.users);
     expect(users.map((u) => u.username)).toEqual(['admin']);
     await again.close();
-  });
+  }, 180_000);
+
+  it('keeps every committed write when the server process is killed (kill -9), and opens again', async () => {
+    const dbDir = join(dir, 'killed', 'db');
+    const holder = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../helpers/db-holder.ts', import.meta.url)), dbDir], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const lines: string[] = [];
+    createInterface({ input: holder.stdout! }).on('line', (l) => lines.push(l));
+    const exited = new Promise((resolve) => holder.once('exit', resolve));
+    try {
+      await until('the holder to open the database', async () => lines.includes('open'), 120_000);
+      for (const key of ['one', 'two', 'three']) holder.stdin!.write(`write ${key}\n`);
+      await until('three committed writes', async () => lines.filter((l) => l.startsWith('committed')).length === 3, 60_000);
+      expect(readFileSync(join(dir, 'killed', 'db.lock'), 'utf8')).toBe(String(holder.pid));
+    } finally {
+      holder.kill('SIGKILL');
+      await exited;
+    }
+    // The lock names a process that is gone: the next opener takes it over.
+    expect(existsSync(join(dir, 'killed', 'db.lock'))).toBe(true);
+    const again = await openDatabase({ dir: dbDir });
+    try {
+      const rows = await again.db.select({ key: schema.config.key }).from(schema.config);
+      expect(rows.map((r) => r.key).sort()).toEqual(['one', 'three', 'two']);
+    } finally {
+      await again.close();
+    }
+    expect(existsSync(join(dir, 'killed', 'db.lock'))).toBe(false);
+  }, 300_000);
 });

@@ -8,24 +8,33 @@ import { openDatabase, type Database } from '../../src/db';
 export async function openTestDatabase(): Promise<Database & { label: string }> {
   const admin = process.env.TEST_DATABASE_URL;
   if (!admin) return { ...(await openDatabase({})), label: 'pglite' };
-  const pg = (await import('pg')).default;
-  const name = `vdi_test_${randomBytes(5).toString('hex')}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ url: url.toString() });
+  const scratch = await createScratchDatabase(admin, 'vdi_test');
+  const database = await openDatabase({ url: scratch.url });
   return {
     ...database,
     label: 'postgres',
     close: async () => {
       await database.close();
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
+      await scratch.drop();
     },
   };
+}
+
+/** A new, empty database on the PostgreSQL server of `adminUrl` (tests, bench), and how to drop it. */
+export async function createScratchDatabase(adminUrl: string, prefix: string): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+  const pg = (await import('pg')).default;
+  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
+  const run = async (sql: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await run(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { name, url: url.href, drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }

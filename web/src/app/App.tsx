@@ -1,27 +1,46 @@
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { RouterProvider } from 'react-router';
 import { MantineProvider } from '@mantine/core';
-import { ModalsProvider } from '@mantine/modals';
-import { Notifications } from '@mantine/notifications';
+import { useNotifications } from '@mantine/notifications';
 import { QueryClientProvider } from '@tanstack/react-query';
+import { useModalsWanted } from '../lib/modals';
 import { queryClient } from './queries';
-import { router } from './router';
+import { appRouter } from './router';
 import { theme } from './theme';
-import { setErrorNavigator, NOTIFY_MS } from './error-handler';
+import { setErrorNavigator } from './error-handler';
 import { setLoginNavigator, startSessionKeeper } from './session-actions';
 
-setErrorNavigator((to) => void router.navigate(to));
-setLoginNavigator(() => void router.navigate('/login'));
+setErrorNavigator((to) => void appRouter().navigate(to));
+setLoginNavigator(() => void appRouter().navigate('/login'));
+
+const NotificationsHost = lazy(() => import('./NotificationsHost'));
+const ModalsHost = lazy(() => import('./ModalsHost'));
+
+/** The notification container comes with the first notification; the store keeps it until then. */
+function LazyNotifications() {
+  const { notifications, queue } = useNotifications();
+  const [wanted, setWanted] = useState(false);
+  useEffect(() => {
+    if (notifications.length + queue.length > 0) setWanted(true);
+  }, [notifications.length, queue.length]);
+  return wanted ? <NotificationsHost /> : null;
+}
+
+/** The dialogs' provider comes with the first dialog (lib/modals.ts). */
+function LazyModals() {
+  return useModalsWanted() ? <ModalsHost /> : null;
+}
 
 export function App() {
   useEffect(() => startSessionKeeper(), []);
   return (
     <MantineProvider theme={theme} defaultColorScheme="light">
       <QueryClientProvider client={queryClient}>
-        <ModalsProvider>
-          <Notifications position="top-center" autoClose={NOTIFY_MS} limit={3} />
-          <RouterProvider router={router} />
-        </ModalsProvider>
+        <Suspense fallback={null}>
+          <LazyNotifications />
+          <LazyModals />
+        </Suspense>
+        <RouterProvider router={appRouter()} />
       </QueryClientProvider>
     </MantineProvider>
   );

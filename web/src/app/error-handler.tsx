@@ -1,4 +1,4 @@
-import { modals } from '@mantine/modals';
+import { modals } from '../lib/modals';
 import { notifications } from '@mantine/notifications';
 import { Text } from '@mantine/core';
 import i18n from '../i18n';

@@ -22,7 +22,8 @@ export type GuardDeps = {
   renew(): Promise<void>;
   logout(): Promise<void>;
   fetchUser(): Promise<TUser>;
-  openSocket(): void;
+  /** Opens the live socket; the screen is shown once it is there (its subscriptions need it). */
+  openSocket(): void | Promise<void>;
   ensureConfig(): Promise<TUserConfig>;
   isMounted(path: string): boolean;
 };
@@ -79,8 +80,7 @@ export async function runGuard(route: AppRoute, url: URL, deps: GuardDeps): Prom
   if (!queryToken && typeof route.access !== 'string' && !route.access.includes(role)) return '/desktops';
 
   // 7. The live socket and the configuration; blocked migrations force the export page.
-  deps.openSocket();
-  const config = await deps.ensureConfig();
+  const [, config] = await Promise.all([deps.openSocket(), deps.ensureConfig()]);
   if (config.migrations_block && route.name !== 'export-user' && deps.isMounted('/export-user')) return '/export-user';
   return null;
 }

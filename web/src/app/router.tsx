@@ -3,7 +3,6 @@ import { Center, Loader } from '@mantine/core';
 import i18n from '../i18n';
 import { session } from '../lib/session';
 import { openSocket } from '../lib/socket';
-import { AppLayout } from '../layout/AppLayout';
 import { BareLayout } from '../layout/BareLayout';
 import NotFoundPage from '../features/system/NotFoundPage';
 import { runGuard, type GuardDeps } from './guard';
@@ -30,7 +29,12 @@ const guardDeps: GuardDeps = {
     queryClient.clear();
   },
   fetchUser: () => queryClient.fetchQuery(userQuery),
-  openSocket: () => void openSocket(() => void logout({ callServer: false })),
+  openSocket: () =>
+    openSocket(() => void logout({ callServer: false })).then(
+      () => undefined,
+      // Without its client (a failed download) screens work, without live updates.
+      (err: unknown) => console.warn('Live socket not opened', err),
+    ),
   ensureConfig: () => queryClient.ensureQueryData(configQuery),
   isMounted: (path) => mounted().some((r) => r.path === path),
 };
@@ -46,7 +50,11 @@ function PageLoader() {
 function toRouteObject(route: AppRoute): RouteObject {
   return {
     path: route.path,
-    lazy: async () => ({ Component: (await route.load!()).default }),
+    // The screen, with all of Mantine's styles (the first load has only the sign-in page's).
+    lazy: async () => {
+      const [screen] = await Promise.all([route.load!(), route.firstLoad ? undefined : import('../styles/all')]);
+      return { Component: screen.default };
+    },
     loader: async ({ request }) => {
       const url = new URL(request.url);
       const to = await runGuard(route, url, guardDeps);
@@ -59,7 +67,15 @@ function toRouteObject(route: AppRoute): RouteObject {
 export function buildRoutes(routes: AppRoute[] = mounted()): RouteObject[] {
   return [
     { path: '/', element: <Navigate to="/desktops" replace /> },
-    { element: <AppLayout />, hydrateFallbackElement: <PageLoader />, children: routes.filter((r) => !r.bare).map(toRouteObject) },
+    // The shell of signed-in screens loads with the first of them, not with the sign-in page.
+    {
+      lazy: async () => {
+        const [{ AppLayout }] = await Promise.all([import('../layout/AppLayout'), import('../styles/all')]);
+        return { Component: AppLayout };
+      },
+      hydrateFallbackElement: <PageLoader />,
+      children: routes.filter((r) => !r.bare).map(toRouteObject),
+    },
     // Viewers take the whole window: no brand bar, no card.
     { element: <Outlet />, hydrateFallbackElement: <PageLoader />, children: routes.filter((r) => r.bare && r.fullscreen).map(toRouteObject) },
     {
@@ -73,4 +89,6 @@ export function buildRoutes(routes: AppRoute[] = mounted()): RouteObject[] {
   ];
 }
 
-export const router = createBrowserRouter(buildRoutes());
+let router: ReturnType<typeof createBrowserRouter> | undefined;
+/** The app's router, made on first use: making it starts the first navigation (guard, page title), which needs the texts. */
+export const appRouter = () => (router ??= createBrowserRouter(buildRoutes()));

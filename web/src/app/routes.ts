@@ -1,4 +1,5 @@
 import type { ComponentType } from 'react';
+import { matchPath } from 'react-router';
 import type { TRole } from '@vdi/contracts';
 
 const ALL: TRole[] = ['admin', 'manager', 'advanced', 'user'];
@@ -24,6 +25,11 @@ export type AppRoute = {
   bare?: boolean;
   /** With bare: the whole window for the screen, without the brand bar and centred card (viewers). */
   fullscreen?: boolean;
+  /**
+   * The page most visits start on: shown with the first load's styles (styles/first.css, which
+   * must hold its components'), not waiting for all of Mantine's like every other screen.
+   */
+  firstLoad?: boolean;
 };
 
 /** Every route of both documents of the spec, mounted when its screen exists. */
@@ -49,7 +55,7 @@ export const ROUTES: AppRoute[] = [
   { path: '/recycleBins', name: 'recycleBins', title: 'routes.recycle_bins', access: ALL, nav: { order: 6, icon: 'recycle' }, load: () => import('../features/recycle-bin/RecycleBinsPage') },
   { path: '/recyclebin/:id', name: 'recycleBin', title: 'routes.recycle_bin', access: ALL, load: () => import('../features/recycle-bin/RecycleBinPage') },
   { path: '/profile/:action?', name: 'profile', title: 'routes.profile', access: ALL, load: () => import('../features/profile/ProfilePage') },
-  { path: '/login', name: 'login', title: 'routes.login', access: 'public', bare: true, load: () => import('../features/auth/LoginPage') },
+  { path: '/login', name: 'login', title: 'routes.login', access: 'public', bare: true, firstLoad: true, load: () => import('../features/auth/LoginPage') },
   { path: '/register', name: 'register', title: 'routes.register', access: 'public', bare: true, load: () => import('../features/auth/RegisterPage') },
   { path: '/maintenance', name: 'maintenance', title: 'routes.maintenance', access: 'public', bare: true, load: () => import('../features/system/MaintenancePage') },
   { path: '/forgot-password', name: 'forgot-password', title: 'routes.forgot_password', access: 'public', bare: true, load: () => import('../features/auth/ForgotPasswordPage') },
@@ -76,3 +82,11 @@ export const navFor = (role: TRole, routes: AppRoute[] = ROUTES) =>
     .sort((a, b) => a.nav!.order - b.nav!.order);
 
 export const pathOf = (name: string) => ROUTES.find((r) => r.name === name)?.path ?? '/';
+
+/** Starts downloading the screen of a path: the first one loads while the texts do (main.tsx). */
+export function preloadScreen(pathname: string, routes: AppRoute[] = ROUTES) {
+  void mounted(routes)
+    .find((r) => matchPath(r.path, pathname))
+    ?.load?.()
+    .catch(() => undefined);
+}

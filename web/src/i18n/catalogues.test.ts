@@ -1,6 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DESCRIPTION_CODES, INTERFACE_LANGUAGES } from '@vdi/contracts';
-import { catalogues, pickLanguage } from '.';
+import { AREAS, loadCatalogue, pickLanguage } from '.';
 
 type Tree = { [k: string]: string | Tree };
 const flatten = (o: Tree, prefix = ''): Record<string, string> =>
@@ -11,12 +13,18 @@ const flatten = (o: Tree, prefix = ''): Record<string, string> =>
   }, {});
 const placeholders = (s: string) => [...s.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]).sort();
 
-const en = flatten(catalogues['en-US'] as unknown as Tree);
+// Each language whole: its core and every area, as the app loads them.
+const catalogues = {} as Record<string, Tree>;
+let en: Record<string, string>;
+beforeAll(async () => {
+  for (const lang of INTERFACE_LANGUAGES) catalogues[lang] = (await loadCatalogue(lang)) as Tree;
+  en = flatten(catalogues['en-US']!);
+});
 
 describe('translation catalogues', () => {
   for (const lang of INTERFACE_LANGUAGES) {
     it(`${lang} has every key of English, non-empty, with the same placeholders`, () => {
-      const cat = flatten(catalogues[lang] as unknown as Tree);
+      const cat = flatten(catalogues[lang]!);
       for (const [key, value] of Object.entries(en)) {
         expect(cat[key], `${lang} misses ${key}`).toBeTruthy();
         expect(placeholders(cat[key]!), `${lang} ${key}`).toEqual(placeholders(value));
@@ -42,3 +50,34 @@ describe('language choice', () => {
     expect(pickLanguage('xx', [])).toBe('en-US');
   });
 });
+
+/** Every source file of the web app (not tests), relative to src/. */
+const sources = (dir = join(import.meta.dirname, '..')): string[] =>
+  readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && /\.tsx?$/.test(e.name) && !/\.test\.tsx?$/.test(e.name))
+    .map((e) => join(e.parentPath, e.name));
+
+describe('area catalogues', () => {
+  it('are loaded by every module that shows their texts, before it shows them', () => {
+    for (const area of AREAS) {
+      // The top-level sections of the area's catalogue (bookings: bookings.*, planner.*).
+      const sections = Object.keys(readJson(`locales/${area}/en.json`) as object);
+      const usesArea = new RegExp(`['"\`](${sections.join('|')})\\.[a-z_$]`);
+      for (const file of sources()) {
+        const text = readFileSync(file, 'utf8');
+        if (!usesArea.test(text) || file.endsWith(`${area}/texts.ts`)) continue;
+        const loads = text.includes(`${area}/texts'`) || (file.includes(`/${area}/`) && text.includes(`'./texts'`)) || text.includes(`loadArea('${area}')`);
+        expect(loads, `${file} shows ${area} texts without importing ${area}/texts`).toBe(true);
+      }
+    }
+  });
+
+  it('are not in the core catalogues', () => {
+    const core = readJson('locales/en.json') as object;
+    for (const area of AREAS) for (const k of Object.keys(readJson(`locales/${area}/en.json`) as object)) expect(core).not.toHaveProperty(k);
+  });
+});
+
+function readJson(rel: string): unknown {
+  return JSON.parse(readFileSync(join(import.meta.dirname, rel), 'utf8'));
+}

@@ -1,13 +1,22 @@
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { SOCKET_NAMESPACE, SOCKET_OPTIONS, SOCKET_PATH, SOCKET_REJECTED, type ServerEventName, type ServerToClientEvents } from '@vdi/contracts';
 import { session } from './session';
 
 let socket: Socket | null = null;
 let onRejected: () => void = () => {};
+/** Counts closes: an opening that a close overtook does not connect. */
+let generation = 0;
 
-/** The live socket: same origin, /userspace, websocket, authenticated with the current session token. */
-export function openSocket(rejected: () => void): Socket {
+/**
+ * The live socket: same origin, /userspace, websocket, authenticated with the current session token.
+ * Its client loads with the first signed-in screen (the guard waits for it), not with the sign-in page.
+ */
+export async function openSocket(rejected: () => void): Promise<Socket | null> {
   onRejected = rejected;
+  if (socket) return socket;
+  const opening = generation;
+  const { io } = await import('socket.io-client');
+  if (opening !== generation) return null;
   if (socket) return socket;
   socket = io(SOCKET_NAMESPACE, {
     path: SOCKET_PATH,
@@ -25,6 +34,7 @@ export function openSocket(rejected: () => void): Socket {
 }
 
 export function closeSocket() {
+  generation += 1;
   socket?.disconnect();
   socket = null;
 }

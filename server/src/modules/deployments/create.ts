@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { eq, inArray } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { TDeploymentHardware, ZNewDeployment } from '@vdi/contracts';
 import type { AppContext } from '../../context';
@@ -8,14 +8,15 @@ import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import type { JobHandler } from '../../jobs/runner';
 import { badRequest, conflict, notFound } from '../../http/errors';
-import { createDesktopFromTemplate } from '../desktops/create';
-import type { DesktopLifecycle } from '../desktops/lifecycle';
-import { findDomain } from '../desktops/view';
+import { createPlannedDesktops, planDesktopFromTemplate } from '../desktops/create';
+import { disksOf } from '../desktops/machine-spec';
+import { findDomain, type DomainRow } from '../desktops/view';
 import { hardwareBounds } from '../domains/hardware';
 import { usableTemplate } from '../domains/new-desktop';
 import { findDeployment, type DeploymentRow } from './access';
 import type { DeploymentEvents } from './events';
 import { checkMoreDeploymentDesktops, checkNewDeploymentQuota } from './quota';
+import { createThrottle } from './progress';
 import { assertHasUsers, makeCreateDict } from './rules';
 import { choosersOf, selectedUsers, storedAllowed, type DeploymentAllowed } from './users';
 import { assertChoosable, chooserOf } from '../access/permissions';
@@ -24,6 +25,17 @@ import { DEPLOYMENT_JOB, desktopsOf } from './view';
 type JobParams = { userIds: string[]; created?: number; failed?: number };
 /** Desktops made at the same time by one creation job. */
 const CREATE_CONCURRENCY = 4;
+/** Desktops whose records one creation job writes in one transaction (and marks ready in one update). */
+const CREATE_CHUNK = 50;
+
+/** Runs `fn` over `items`, at most `n` at a time. */
+async function pool<T>(items: T[], n: number, fn: (item: T) => Promise<void>) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+}
 
 /** A GPU profile must be one the installation offers (the planner's subitems). */
 export async function assertKnownVgpus(ctx: AppContext, hw: TDeploymentHardware | undefined) {
@@ -122,7 +134,7 @@ export async function recreateDeployment(ctx: AppContext, events: DeploymentEven
  * (so that a restart resumes where it was). A failure for one user is counted and the rest go on;
  * each desktop appears live to its student (when visible) and to the owner and co-owners.
  */
-export function deploymentJobHandler(ctx: AppContext, lifecycle: DesktopLifecycle, events: DeploymentEvents): JobHandler {
+export function deploymentJobHandler(ctx: AppContext, events: DeploymentEvents): JobHandler {
   return {
     kind: DEPLOYMENT_JOB,
     resumable: true,
@@ -133,52 +145,77 @@ export function deploymentJobHandler(ctx: AppContext, lifecycle: DesktopLifecycl
       if (!d || d.status !== 'ready') return;
       const template = await findDomain(db, d.templateId);
       if (!template) throw new Error('the deployment’s template is gone');
+      const [base] = await disksOf(db, template.id);
+      if (!base) throw new Error('the deployment’s template has no disk');
       const total = params.userIds.length;
       const have = new Set((await desktopsOf(db, [d.id])).map((r) => r.userId));
-      const users = await db.select().from(schema.users).where(inArray(schema.users.id, params.userIds.length ? params.userIds : ['']));
+      const users = new Map(
+        (await db.select().from(schema.users).where(inArray(schema.users.id, params.userIds.length ? params.userIds : ['']))).map((u) => [u.id, u]),
+      );
       let created = 0;
       let failed = 0;
-      const one = async (userId: string) => {
-        const student = users.find((u) => u.id === userId);
+      // Files made in the chunk under way, before its desktops are marked ready (progress counts them).
+      let filesMade = 0;
+      // What the desktops are made of, read again with each progress report (an edit meanwhile applies to the rest).
+      let current = d;
+      // Desktops made since the last report: their live events go out together, built from the rows just written.
+      let made: DomainRow[] = [];
+      const progress = createThrottle(async () => {
+        try {
+          // The counts first, at the moment the throttle allows; then what takes the database.
+          events.creating(current, 'creating_desktops', { deployment_id: d.id, created: created + filesMade, failed, total });
+          const rows = made;
+          made = [];
+          current = (await findDeployment(db, d.id)) ?? current;
+          if (rows.length) await events.desktopsAdded(current, rows);
+          await jc.progress(((created + filesMade + failed) / Math.max(1, total)) * 100, { created, failed });
+        } catch (err) {
+          log.warn({ err, deployment: d.id }, 'deployment progress not published');
+        }
+      });
+      // Users in chunks: one transaction of records per chunk, its files CREATE_CONCURRENCY at a
+      // time (qemu-img runs as child processes), then one update marks the chunk's desktops ready.
+      const todo: UserRow[] = [];
+      for (const userId of params.userIds) {
+        const student = users.get(userId);
         if (have.has(userId)) created++;
         else if (!student) failed++;
-        else {
-          try {
-            const current = (await findDeployment(db, d.id)) ?? d;
-            const row = await createDesktopFromTemplate(db, ctx.engine, template, student, {
-              name: current.desktopName,
-              description: current.description,
-              persistent: true,
-              status: 'Stopped',
-              hardware: current.createDict.hardware,
-              guestProperties: current.createDict.guestProperties,
-              image: current.createDict.image,
-              tag: d.id,
-              tagVisible: current.visible,
-            });
-            created++;
-            have.add(userId);
-            await lifecycle.announce(row);
-            await events.desktop(row, 'deploymentdesktop_add');
-          } catch (err) {
-            failed++;
-            log.warn({ err, deployment: d.id, user: userId }, 'deployment desktop not created');
-          }
-        }
-        events.creating(d, 'creating_desktops', { deployment_id: d.id, created, failed, total });
-        await jc.progress(((created + failed) / Math.max(1, total)) * 100, { created, failed });
-      };
-      // A few at a time: qemu-img and the database overlap, the machine is not flooded.
-      const queue = [...params.userIds];
-      const worker = async () => {
-        for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-          // Optional pause before each desktop (demos and tests, to watch the progress).
-          if (ctx.config.diskOperationDelayMs > 0) await sleep(ctx.config.diskOperationDelayMs, undefined, { signal: jc.signal }).catch(() => undefined);
-          if (jc.signal.aborted) throw new Error('aborted');
-          await one(next);
-        }
-      };
-      await Promise.all(Array.from({ length: CREATE_CONCURRENCY }, worker));
+        else todo.push(student);
+      }
+      if (created + failed > 0) progress.touch();
+      for (let at = 0; at < todo.length; at += CREATE_CHUNK) {
+        if (jc.signal.aborted) throw new Error('aborted');
+        const plans = todo.slice(at, at + CREATE_CHUNK).map((student) =>
+          planDesktopFromTemplate(ctx.engine, template, student, base, {
+            name: current.desktopName,
+            description: current.description,
+            persistent: true,
+            hardware: current.createDict.hardware,
+            guestProperties: current.createDict.guestProperties,
+            image: current.createDict.image,
+            tag: d.id,
+            // Whether its student sees it is the deployment's at the moment the row is written.
+            tagVisible: sql`(select ${schema.deployments.visible} from ${schema.deployments} where ${schema.deployments.id} = ${d.id})`,
+          }),
+        );
+        const result = await createPlannedDesktops(db, plans, 'Stopped', base, (each) =>
+          pool(plans, CREATE_CONCURRENCY, async (plan) => {
+            // Optional pause before each desktop (demos and tests, to watch the progress).
+            if (ctx.config.diskOperationDelayMs > 0) await sleep(ctx.config.diskOperationDelayMs, undefined, { signal: jc.signal }).catch(() => undefined);
+            if (jc.signal.aborted) throw new Error('aborted');
+            if (await each(plan)) filesMade++;
+            progress.touch();
+          }),
+        );
+        for (const f of result.failed) log.warn({ err: f.err, deployment: d.id, user: f.plan.domain.userId }, 'deployment desktop not created');
+        failed += result.failed.length;
+        created += result.rows.length;
+        filesMade = 0;
+        for (const r of result.rows) have.add(r.userId);
+        made.push(...result.rows);
+        progress.touch();
+      }
+      await progress.flush();
       if (failed > 0 && created === 0) throw new Error(`no desktop could be created (${failed} failed)`);
     },
     async finished(job) {

@@ -5,7 +5,7 @@ import { schema } from '../../db';
 import { actorOf } from '../access/permissions';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import type { DomainRow } from '../desktops/view';
-import { findDeployment, reachesDesktop, type DeploymentRow } from './access';
+import { findDeployment, reachesDesktop, rightsOn, type DeploymentRow } from './access';
 import { deploymentDesktopViews, deploymentViews } from './view';
 
 const UPDATE_DEBOUNCE_MS = 250;
@@ -18,16 +18,23 @@ async function actorsOf(ctx: AppContext, ids: string[]) {
   return Promise.all(users.map((u) => actorOf(ctx.db, u)));
 }
 
-/** The deployment (without desktops) to each listener, as they see it. */
+/**
+ * The deployment (without desktops) to each listener, as they see it: the view is built once,
+ * only the listener's rights on it (is_owner, can_delete, can_change_owners) differ.
+ */
 export async function publishDeployment(
   ctx: AppContext,
   row: DeploymentRow,
   events: ('deployments_add' | 'deployments_update' | 'deployment_update')[],
   to = audienceOf(row),
 ) {
-  for (const actor of await actorsOf(ctx, to)) {
-    const [view] = await deploymentViews(ctx, [row], actor);
-    for (const e of events) ctx.bus.toUser(actor.id, e, view!);
+  const actors = await actorsOf(ctx, to);
+  if (actors.length === 0) return;
+  const [view] = await deploymentViews(ctx, [row], actors[0]!);
+  for (const actor of actors) {
+    const rights = rightsOn(actor, row);
+    const theirs = { ...view!, is_owner: rights.owner, can_delete: rights.delete, can_change_owners: rights.changeOwners };
+    for (const e of events) ctx.bus.toUser(actor.id, e, theirs);
   }
 }
 
@@ -79,6 +86,30 @@ export function createDeploymentEvents(ctx: AppContext, lifecycle: DesktopLifecy
     countsChanged(d.id);
   }
 
+  /**
+   * Desktops a creation job has just made: built into views once, in one batch, from the rows
+   * just written; each student hears `desktop_add` for their own (when visible), the owner and
+   * co-owners `deploymentdesktop_add` for those they reach.
+   */
+  async function desktopsAdded(d: DeploymentRow, rows: DomainRow[]) {
+    if (rows.length === 0) return;
+    const [views, listeners] = await Promise.all([
+      deploymentDesktopViews(ctx, rows),
+      db.select().from(schema.users).where(inArray(schema.users.id, audienceOf(d))),
+    ]);
+    for (const [i, view] of views.entries()) {
+      const row = rows[i]!;
+      if (row.tagVisible) {
+        const { viewer: _viewer, user_photo: _photo, deployment_id: _deployment, ...desktop } = view;
+        bus.toUser(row.userId, 'desktop_add', desktop);
+      }
+      for (const u of listeners) {
+        if (d.status === 'ready' && reachesDesktop({ id: u.id, role: u.roleId, categoryId: u.categoryId, groupIds: [] }, d, row)) bus.toUser(u.id, 'deploymentdesktop_add', view);
+      }
+    }
+    countsChanged(d.id);
+  }
+
   async function desktopGone(row: DomainRow) {
     if (!row.tag) return;
     const d = await findDeployment(db, row.tag);
@@ -101,6 +132,7 @@ export function createDeploymentEvents(ctx: AppContext, lifecycle: DesktopLifecy
     updated,
     removed,
     desktop,
+    desktopsAdded,
     desktopGone,
     countsChanged,
     creating,

@@ -4,7 +4,7 @@ import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { precondition } from '../../http/errors';
-import { appliedQuota, constantList, usagePart } from '../quotas/applied';
+import { appliedQuota, constantList, usageOf, usagePart } from '../quotas/applied';
 import { checkNewItemQuota, checkQuotaRules, DEPLOYMENT_DESKTOPS_RULE } from '../storage/new-item-quota';
 
 /**
@@ -13,7 +13,8 @@ import { checkNewItemQuota, checkQuotaRules, DEPLOYMENT_DESKTOPS_RULE } from '..
  * the students (their `desktops` quota counts only desktops of their own).
  */
 export const deploymentUsage = usagePart<{ deployments: number; desktops: number; started: number }>({
-  sql: (userId) => {
+  counts: ['deployments_total', 'deployment_desktops', 'started_deployment_desktops'],
+  sql: (owned) => {
     const dep = schema.deployments;
     const d = schema.domains;
     return sql`select
@@ -21,9 +22,9 @@ export const deploymentUsage = usagePart<{ deployments: number; desktops: number
         count(${d.id}) as desktops,
         count(${d.id}) filter (where ${d.status} in (${constantList(RUNNING_STATUSES)})) as started
       from ${dep} left join ${d} on ${d.tag} = ${dep.id} and ${d.kind} = 'desktop'
-      where ${dep.userId} = ${userId} and ${dep.status} = 'ready'`;
+      where ${owned(dep.userId)} and ${dep.status} = 'ready'`;
   },
-  fields: (r) => ({
+  read: (r) => ({
     deployments_total: Number(r.deployments ?? 0),
     deployment_desktops: Number(r.desktops ?? 0),
     started_deployment_desktops: Number(r.started ?? 0),
@@ -45,7 +46,7 @@ export async function checkMoreDeploymentDesktops(db: Db, owner: UserRow, n: num
 export async function startAllowance(db: Db, owner: UserRow): Promise<number> {
   const { quota } = await appliedQuota(db, owner);
   if (!quota) return Infinity;
-  const used = await deploymentUsage(db, owner.id);
+  const used = await usageOf(db, owner.id, ['started_deployment_desktops']);
   const left = quota.started_deployment_desktops - (used.started_deployment_desktops ?? 0);
   if (left <= 0) {
     throw precondition('deployment_start_user_quota_exceeded', `${owner.username} quota exceeded for started deployment desktops`, {

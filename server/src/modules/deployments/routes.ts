@@ -30,7 +30,7 @@ import { publicBaseUrl } from '../../http/base-url';
 import { actorOf, chooserOf } from '../access/permissions';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { findDomain } from '../desktops/view';
-import { registerUsageContributor } from '../quotas/applied';
+import { registerUsagePart } from '../quotas/applied';
 import { deploymentFor, reachesDesktop } from './access';
 import {
   deleteDeployment,
@@ -51,7 +51,7 @@ import { assertHasUsers } from './rules';
 import { allowedNames, selectedUsers } from './users';
 import { deploymentDesktopViews, deploymentViews, desktopsOf } from './view';
 
-registerUsageContributor(deploymentUsage);
+registerUsagePart(deploymentUsage);
 
 const ZId = z.object({ id: z.string().min(1).max(64) });
 const ZEmpty = z.object({});
@@ -62,7 +62,7 @@ export async function deploymentRoutes(app: FastifyInstance, ctx: AppContext, li
   const auth = requireAuth(ctx, { roles: DEPLOYMENT_ROLES });
   const events = createDeploymentEvents(ctx, lifecycle);
   app.addHook('onClose', async () => events.close());
-  ctx.jobs.register(deploymentJobHandler(ctx, lifecycle, events));
+  ctx.jobs.register(deploymentJobHandler(ctx, events));
   const userOf = (request: Parameters<typeof authOf>[0]) => authOf(request).user;
 
   /** Owned or co-owned, sorted by name (case-insensitive, reverse, as the reference lists them). */

@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { DomainHardware } from '../../db/schema';
 import type { Engine } from '../../engine';
-import { createEmpty, createOverlay, info, remove as removeDiskFile, type DiskInfo } from '../../engine/disks';
+import { createEmpty, createKnownOverlay, createOverlay, info, remove as removeDiskFile, type DiskInfo } from '../../engine/disks';
 import type { UserRow } from '../../auth/sessions';
 import { disksOf } from './machine-spec';
 import { findDomain, type DomainRow } from './view';
@@ -29,25 +29,33 @@ type NewDomain = typeof schema.domains.$inferInsert;
  * complete (qemu-img writes a temporary name and links it into place) and is kept: an
  * interrupted creation resumes with the same file instead of making a second one.
  */
-export async function materializeDisk(db: Db, s: StorageRow): Promise<DiskInfo> {
+export async function materializeDisk(db: Db, s: StorageRow, knownParent?: ParentDisk): Promise<Pick<DiskInfo, 'virtualSize' | 'actualSize'>> {
   if (existsSync(s.path)) return info(s.path);
   if (s.parentId) {
-    const [parent] = await db.select().from(schema.storage).where(eq(schema.storage.id, s.parentId));
+    const parent = knownParent?.id === s.parentId ? knownParent : (await db.select().from(schema.storage).where(eq(schema.storage.id, s.parentId)))[0];
     if (!parent) throw new Error(`the base disk ${s.parentId} of ${s.id} is gone`);
+    // One qemu-img run when the base's row says what it is; the sizes follow from it.
+    if (parent.virtualSize > 0) return createKnownOverlay(parent, s.path, { sizeBytes: s.virtualSize });
     return createOverlay(parent.path, s.path);
   }
   return createEmpty(s.path, s.virtualSize);
 }
+
+/** The base disk a new overlay is made on, as its storage row says. */
+export type ParentDisk = Pick<StorageRow, 'id' | 'path' | 'format' | 'virtualSize'>;
+
+/** The disks of a desktop being created, when the caller has just written them (no re-read). */
+type Planned = { disks: StorageRow[]; parent?: ParentDisk };
 
 /**
  * Crash-consistent creation, step two: the disks of a desktop in "Creating" are made (or found)
  * at their planned paths, marked ready, and the desktop takes its final status. Used by every
  * creation and, after a crash, by the startup sweep for the ones that were interrupted.
  */
-export async function completeDesktop(db: Db, id: string, status: string): Promise<DomainRow> {
-  for (const d of await disksOf(db, id)) {
+export async function completeDesktop(db: Db, id: string, status: string, planned?: Planned): Promise<DomainRow> {
+  for (const d of planned?.disks ?? (await disksOf(db, id))) {
     if (d.status !== 'creating') continue;
-    const disk = await materializeDisk(db, d);
+    const disk = await materializeDisk(db, d, planned?.parent);
     await db
       .update(schema.storage)
       .set({ status: 'ready', actualSize: disk.actualSize, virtualSize: disk.virtualSize })
@@ -81,19 +89,21 @@ async function undoCreation(db: Db, id: string) {
  */
 export async function createDesktopRecords(
   db: Db,
-  domain: Omit<NewDomain, 'status' | 'kind'> & { id: string },
+  domain: Omit<NewDomain, 'status' | 'kind' | 'tagVisible'> & { id: string; tagVisible?: boolean | SQL },
   disks: Omit<typeof schema.storage.$inferInsert, 'status'>[],
   status: string,
   extra?: (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) => Promise<void>,
+  parent?: ParentDisk,
 ): Promise<DomainRow> {
+  let planned: StorageRow[] = [];
   await db.transaction(async (tx) => {
-    for (const s of disks) await tx.insert(schema.storage).values({ ...s, status: 'creating' });
+    if (disks.length) planned = await tx.insert(schema.storage).values(disks.map((s) => ({ ...s, status: 'creating' as const }))).returning();
     await tx.insert(schema.domains).values({ ...domain, kind: 'desktop', status: CREATING_DESKTOP });
-    for (const [position, s] of disks.entries()) await tx.insert(schema.domainDisks).values({ domainId: domain.id, storageId: s.id, position });
+    if (disks.length) await tx.insert(schema.domainDisks).values(disks.map((s, position) => ({ domainId: domain.id, storageId: s.id, position })));
     await extra?.(tx);
   });
   try {
-    return await completeDesktop(db, domain.id, status);
+    return await completeDesktop(db, domain.id, status, { disks: planned, parent });
   } catch (err) {
     await undoCreation(db, domain.id).catch(() => undefined);
     throw err;
@@ -104,60 +114,130 @@ export async function createDesktopRecords(
 export const desktopDiskPath = (engine: Engine, storageId: string, persistent = true) =>
   join(engine.dirs.storage, persistent ? 'desktops' : 'volatile', `${storageId}.qcow2`);
 
+type TemplateDesktopOptions = {
+  name: string;
+  description?: string;
+  persistent: boolean;
+  status: string;
+  id?: string;
+  /** What the desktop is made of, when not the template's (a deployment's create_dict, the hardware asked for). */
+  hardware?: DomainHardware;
+  /** The hardware given is this desktop's own: its interfaces' MACs are kept. */
+  keepMacs?: boolean;
+  guestProperties?: DomainRow['guestProperties'];
+  image?: DomainRow['image'];
+  /** The deployment it belongs to, and whether its user sees it (a value, or read from the deployment as the row is written). */
+  tag?: string;
+  tagVisible?: boolean | SQL;
+  /** The template's disk, when the caller has it (a deployment job makes hundreds from one). */
+  base?: StorageRow;
+  /** A larger virtual disk than the template's, made so at once. */
+  sizeBytes?: number;
+};
+
+/** The records of a desktop from a template (the desktop and its overlay's storage row), not yet written. */
+export function planDesktopFromTemplate(engine: Engine, template: DomainRow, owner: UserRow, base: StorageRow, opts: Omit<TemplateDesktopOptions, 'base' | 'status'>) {
+  const id = opts.id ?? randomUUID();
+  const storageId = randomUUID();
+  const hardware = opts.hardware ?? template.hardware;
+  const domain = {
+    id,
+    name: opts.name,
+    description: opts.description ?? template.description,
+    userId: owner.id,
+    categoryId: owner.categoryId,
+    groupId: owner.groupId,
+    persistent: opts.persistent,
+    templateId: template.id,
+    // Interfaces already chosen for this desktop keep their MACs; a copied make gets fresh ones.
+    hardware: opts.hardware && opts.keepMacs ? hardware : { ...hardware, interfaces: freshInterfaces(hardware) },
+    guestProperties: opts.guestProperties ?? template.guestProperties,
+    image: opts.image ?? template.image,
+    icon: template.icon,
+    tag: opts.tag ?? null,
+    tagVisible: opts.tagVisible ?? true,
+  };
+  const disk = {
+    id: storageId,
+    userId: owner.id,
+    kind: opts.persistent ? ('desktop' as const) : ('volatile' as const),
+    path: desktopDiskPath(engine, storageId, opts.persistent),
+    parentId: base.id,
+    virtualSize: opts.sizeBytes && opts.sizeBytes > base.virtualSize ? opts.sizeBytes : base.virtualSize,
+  };
+  return { domain, disk };
+}
+export type PlannedDesktop = ReturnType<typeof planDesktopFromTemplate>;
+
+/**
+ * Many desktops at once (a deployment's job), crash-consistent as one: their records in one
+ * transaction (desktops "Creating", disks "creating" at their planned paths), then `make` is
+ * asked to make each disk file (`each` answers whether it was made), then the ready ones are marked so with one update per table. A
+ * desktop whose file fails is undone alone; the answer is the rows made and the plans that failed.
+ */
+export async function createPlannedDesktops(
+  db: Db,
+  plans: PlannedDesktop[],
+  status: string,
+  parent: ParentDisk,
+  make: (each: (plan: PlannedDesktop) => Promise<boolean>) => Promise<void>,
+): Promise<{ rows: DomainRow[]; failed: { plan: PlannedDesktop; err: unknown }[] }> {
+  if (plans.length === 0) return { rows: [], failed: [] };
+  await db.transaction(async (tx) => {
+    await tx.insert(schema.storage).values(plans.map((p) => ({ ...p.disk, status: 'creating' as const })));
+    await tx.insert(schema.domains).values(plans.map((p) => ({ ...p.domain, kind: 'desktop', status: CREATING_DESKTOP })) as NewDomain[]);
+    await tx.insert(schema.domainDisks).values(plans.map((p) => ({ domainId: p.domain.id, storageId: p.disk.id, position: 0 })));
+  });
+  const made = new Map<string, { plan: PlannedDesktop; sizes: Pick<DiskInfo, 'virtualSize' | 'actualSize'> }>();
+  const failed: { plan: PlannedDesktop; err: unknown }[] = [];
+  await make(async (plan) => {
+    try {
+      const sizes = await materializeDisk(db, { ...plan.disk, format: 'qcow2', status: 'creating' } as StorageRow, parent);
+      made.set(plan.domain.id, { plan, sizes });
+      return true;
+    } catch (err) {
+      failed.push({ plan, err });
+      await undoCreation(db, plan.domain.id).catch(() => undefined);
+      return false;
+    }
+  });
+  // The ready ones: one storage update per distinct size (fresh overlays of one base share it), one for the desktops.
+  const bySize = new Map<string, string[]>();
+  for (const m of made.values()) {
+    const key = `${m.sizes.virtualSize}:${m.sizes.actualSize}`;
+    bySize.set(key, [...(bySize.get(key) ?? []), m.plan.disk.id]);
+  }
+  for (const [key, ids] of bySize) {
+    const [virtualSize, actualSize] = key.split(':').map(Number) as [number, number];
+    await db
+      .update(schema.storage)
+      .set({ status: 'ready', virtualSize, actualSize })
+      .where(and(inArray(schema.storage.id, ids), eq(schema.storage.status, 'creating')));
+  }
+  const rows = made.size
+    ? await db
+        .update(schema.domains)
+        .set({ status })
+        .where(and(inArray(schema.domains.id, [...made.keys()]), eq(schema.domains.status, CREATING_DESKTOP)))
+        .returning()
+    : [];
+  return { rows, failed };
+}
+
 /**
  * A desktop from a template: a thin qcow2 overlay on the template's disk, tracked as storage,
- * and the desktop record (hardware and viewers copied from the template).
+ * and the desktop record (hardware and viewers copied from the template, or as chosen),
+ * written once: one transaction of records, one qemu-img run, one update to ready.
  */
 export async function createDesktopFromTemplate(
   db: Db,
   engine: Engine,
   template: DomainRow,
   owner: UserRow,
-  opts: {
-    name: string;
-    description?: string;
-    persistent: boolean;
-    status: string;
-    id?: string;
-    /** What the desktop is made of, when not the template's (a deployment's create_dict). */
-    hardware?: DomainHardware;
-    guestProperties?: DomainRow['guestProperties'];
-    image?: DomainRow['image'];
-    /** The deployment it belongs to, and whether its user sees it. */
-    tag?: string;
-    tagVisible?: boolean;
-  },
+  opts: TemplateDesktopOptions,
 ): Promise<DomainRow> {
-  const [base] = await disksOf(db, template.id);
+  const base = opts.base ?? (await disksOf(db, template.id))[0];
   if (!base) throw new Error(`template ${template.id} has no disk`);
-  const id = opts.id ?? randomUUID();
-  const storageId = randomUUID();
-  return createDesktopRecords(
-    db,
-    {
-      id,
-      name: opts.name,
-      description: opts.description ?? template.description,
-      userId: owner.id,
-      categoryId: owner.categoryId,
-      groupId: owner.groupId,
-      persistent: opts.persistent,
-      templateId: template.id,
-      hardware: { ...(opts.hardware ?? template.hardware), interfaces: freshInterfaces(opts.hardware ?? template.hardware) },
-      guestProperties: opts.guestProperties ?? template.guestProperties,
-      image: opts.image ?? template.image,
-      icon: template.icon,
-      tag: opts.tag ?? null,
-      tagVisible: opts.tagVisible ?? true,
-    },
-    [{
-      id: storageId,
-      userId: owner.id,
-      kind: opts.persistent ? 'desktop' : 'volatile',
-      path: desktopDiskPath(engine, storageId, opts.persistent),
-      parentId: base.id,
-      virtualSize: base.virtualSize,
-    }],
-    opts.status,
-  );
+  const { domain, disk } = planDesktopFromTemplate(engine, template, owner, base, opts);
+  return createDesktopRecords(db, domain, [disk], opts.status, undefined, base);
 }

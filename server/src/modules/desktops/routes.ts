@@ -9,7 +9,7 @@ import { authOf, requireAuth } from '../../http/guard';
 import { conflict, notFound, precondition } from '../../http/errors';
 import { actorOf, isAllowed } from '../access/permissions';
 import { checkNewDesktopQuota } from '../quotas/create-check';
-import { registerUsageContributor } from '../quotas/applied';
+import { registerUsagePart } from '../quotas/applied';
 import { desktopUsage } from '../quotas/usage';
 import { allowedTemplates } from '../templates/allowed';
 import { desktopFor } from './access';
@@ -18,7 +18,7 @@ import type { DesktopLifecycle } from './lifecycle';
 import { findDomain, ownerOf, userDesktops } from './view';
 import { deleteDesktop as deleteOrRecycleDesktop } from '../recycle-bin/desktop-delete';
 
-registerUsageContributor(desktopUsage);
+registerUsagePart(desktopUsage);
 
 const ZId = z.object({ id: z.string().min(1).max(64) });
 

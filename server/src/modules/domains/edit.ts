@@ -123,7 +123,7 @@ export async function recreateDisk(ctx: AppContext, lifecycle: DesktopLifecycle,
 
   // Crash-consistent: the new disks are recorded ("creating", at their planned paths) before their
   // files exist; a kill in between leaves records the startup sweep clears, never a stray file.
-  const made: { old: (typeof disks)[number]; row: StorageRow; info?: DiskInfo }[] = [];
+  const made: { old: (typeof disks)[number]; row: StorageRow; info?: Pick<DiskInfo, 'virtualSize' | 'actualSize'> }[] = [];
   try {
     for (const old of disks) {
       const id = randomUUID();

@@ -1,10 +1,7 @@
-import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ZNewDesktop } from '@vdi/contracts';
 import type { AppContext } from '../../context';
-import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
-import { resize } from '../../engine/disks';
 import { badRequest, forbidden, notFound, precondition } from '../../http/errors';
 import { actorOf, isAllowed } from '../access/permissions';
 import { createDesktopFromTemplate, freshInterfaces } from '../desktops/create';
@@ -27,17 +24,28 @@ export async function usableTemplate(ctx: AppContext, user: UserRow, templateId:
   return template;
 }
 
+/** All the promises' values; when some fail, the failure of the first of them in the list. */
+async function firstRefusal<T extends readonly unknown[]>(all: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(all);
+  for (const s of settled) if (s.status === 'rejected') throw s.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
 /**
  * POST /persistent_desktop: a desktop of the user's own from a template, with hardware and
  * viewers within what they may choose, on a thin overlay of the template's disk.
  */
 export async function createPersistentDesktop(ctx: AppContext, lifecycle: DesktopLifecycle, user: UserRow, body: z.infer<typeof ZNewDesktop>) {
   const { db } = ctx;
-  const template = await usableTemplate(ctx, user, body.template_id);
-  await checkNewItemQuota(db, user, 'desktops');
-  await assertNameFree(db, user.id, 'desktop', body.name);
-
-  const { quota } = await hardwareBounds(db, user);
+  // The checks read independently; a refusal is the first in this order (template, quota, name).
+  const [template, , , bounds, templateDisks] = await firstRefusal([
+    usableTemplate(ctx, user, body.template_id),
+    checkNewItemQuota(db, user, 'desktops'),
+    assertNameFree(db, user.id, 'desktop', body.name),
+    hardwareBounds(db, user),
+    disksOf(db, body.template_id),
+  ] as const);
+  const { quota } = bounds;
   const base: HardwareRow = { ...(template.hardware as HardwareRow), interfaces: freshInterfaces(template.hardware) };
   const guest = chooseGuest(
     { guest: template.guestProperties, interfaces: base.interfaces.map((i) => i.id) },
@@ -46,7 +54,7 @@ export async function createPersistentDesktop(ctx: AppContext, lifecycle: Deskto
   const hardware = chooseHardware(base, body.hardware, guest.interfaces, quota, 'desktop_new');
   assertGpuOnlyViewers(hardware.videos, guest.guest);
 
-  const [templateDisk] = await disksOf(db, template.id);
+  const [templateDisk] = templateDisks;
   if (!templateDisk) throw precondition('domain_has_no_disk', 'The template has no disk');
   let sizeBytes: number | undefined;
   const wantedGb = body.hardware?.disk_size;
@@ -61,29 +69,19 @@ export async function createPersistentDesktop(ctx: AppContext, lifecycle: Deskto
   }
   const image = body.image ? stockImage(body.image.id) : template.image;
 
-  const row = await createDesktopFromTemplate(db, ctx.engine, template, user, {
+  // One transaction of records with what was chosen (hardware, viewers, image, disk size), then the file.
+  const created = await createDesktopFromTemplate(db, ctx.engine, template, user, {
     name: body.name,
     description: body.description,
     persistent: true,
     status: 'Stopped',
+    hardware,
+    keepMacs: true,
+    guestProperties: guest.guest,
+    image,
+    base: templateDisk,
+    sizeBytes,
   });
-  let created = row;
-  try {
-    if (sizeBytes) {
-      const [disk] = await disksOf(db, row.id);
-      const grown = await resize(disk!.path, sizeBytes);
-      await db.update(schema.storage).set({ virtualSize: grown.virtualSize, actualSize: grown.actualSize }).where(eq(schema.storage.id, disk!.id));
-    }
-    const [updated] = await db
-      .update(schema.domains)
-      .set({ hardware, guestProperties: guest.guest, image })
-      .where(eq(schema.domains.id, row.id))
-      .returning();
-    created = updated!;
-  } catch (err) {
-    await lifecycle.destroyDesktop(row);
-    throw err;
-  }
   const [view] = await desktopViews(db, [created]);
   ctx.bus.toUser(user.id, 'desktop_add', view!);
   return { id: created.id };

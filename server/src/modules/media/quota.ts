@@ -1,10 +1,9 @@
 import { eq, sql } from 'drizzle-orm';
-import type { TQuota } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { precondition } from '../../http/errors';
-import { appliedQuota, constantList, usageOf, usagePart } from '../quotas/applied';
+import { appliedQuota, constantList, usageIn, usageOf, usagePart } from '../quotas/applied';
 
 export const GB = 1024 ** 3;
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
@@ -17,22 +16,17 @@ const NOT_COUNTED = ['deleted', 'Deleting', 'DownloadFailed', 'DownloadFailedInv
  * their size (the announced size while downloading) is `media_size` and part of `total_size`, in GB.
  */
 export const mediaUsage = usagePart<{ isos: number; bytes: number }>({
-  sql: (userId) => sql`select count(*) as isos, coalesce(sum(${schema.media.size}), 0) as bytes from ${schema.media}
-    where ${schema.media.userId} = ${userId} and ${schema.media.status} not in (${constantList(NOT_COUNTED)})`,
-  fields: (r) => {
+  counts: ['isos', 'media_size', 'total_size'],
+  sql: (owned) => sql`select count(*) as isos, coalesce(sum(${schema.media.size}), 0) as bytes from ${schema.media}
+    where ${owned(schema.media.userId)} and ${schema.media.status} not in (${constantList(NOT_COUNTED)})`,
+  read: (r) => {
     const gb = round3(Number(r.bytes ?? 0) / GB);
     return { isos: Number(r.isos ?? 0), media_size: gb, total_size: gb };
   },
 });
 
-async function summedUsage(db: Db, where: ReturnType<typeof eq>) {
-  const members = await db.select({ id: schema.users.id }).from(schema.users).where(where);
-  const parts = await Promise.all(members.map((m) => usageOf(db, m.id)));
-  return {
-    isos: parts.reduce((s, u) => s + u.isos, 0),
-    total_size: parts.reduce((s, u) => s + u.total_size, 0),
-  };
-}
+/** What a new medium is checked against. */
+const MEDIA_FIELDS = ['isos', 'total_size'] as const;
 
 /**
  * One more media of `sizeBytes` (0 when unknown) must fit the applied quota (isos, total_size)
@@ -42,7 +36,7 @@ export async function checkNewMediaQuota(db: Db, user: UserRow, sizeBytes: numbe
   const sizeGb = sizeBytes / GB;
   const { quota } = await appliedQuota(db, user);
   if (quota) {
-    const used = await usageOf(db, user.id);
+    const used = await usageOf(db, user.id, MEDIA_FIELDS);
     if (used.isos + 1 > quota.isos) {
       throw precondition('media_new_user_quota_exceeded', `${user.username} quota exceeded for new media`, { isos: quota.isos });
     }
@@ -52,7 +46,7 @@ export async function checkNewMediaQuota(db: Db, user: UserRow, sizeBytes: numbe
   }
   const [group] = await db.select({ limits: schema.groups.limits }).from(schema.groups).where(eq(schema.groups.id, user.groupId));
   if (group?.limits) {
-    const used = await summedUsage(db, eq(schema.users.groupId, user.groupId));
+    const used = await usageIn(db, { groupId: user.groupId }, MEDIA_FIELDS);
     if (used.isos + 1 > group.limits.isos) throw precondition('media_new_group_limit_exceeded', 'Group limit exceeded for new media', { isos: group.limits.isos });
     if (used.total_size + sizeGb > group.limits.total_size) {
       throw precondition('group_total_size_limit_exceeded', 'Group limit exceeded for storage size', { total_size: group.limits.total_size });
@@ -60,7 +54,7 @@ export async function checkNewMediaQuota(db: Db, user: UserRow, sizeBytes: numbe
   }
   const [cat] = await db.select({ limits: schema.categories.limits }).from(schema.categories).where(eq(schema.categories.id, user.categoryId));
   if (cat?.limits) {
-    const used = await summedUsage(db, eq(schema.users.categoryId, user.categoryId));
+    const used = await usageIn(db, { categoryId: user.categoryId }, MEDIA_FIELDS);
     if (used.isos + 1 > cat.limits.isos) throw precondition('media_new_category_limit_exceeded', 'Category limit exceeded for new media', { isos: cat.limits.isos });
     if (used.total_size + sizeGb > cat.limits.total_size) {
       throw precondition('category_total_size_limit_exceeded', 'Category limit exceeded for storage size', { total_size: cat.limits.total_size });

@@ -20,14 +20,14 @@ import { schema } from '../../db';
 import { authOf, requireAuth } from '../../http/guard';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors';
 import { actorOf, assertChoosable, canManage, chooserOf, isAllowed, NOT_SHARED } from '../access/permissions';
-import { registerUsageContributor } from '../quotas/applied';
+import { registerUsagePart } from '../quotas/applied';
 import { createDesktopFromMedia } from './desktop-from-media';
 import { checkNewMediaQuota, mediaUsage } from './quota';
 import { MediaUrlError, probeMediaUrl } from './safe-fetch';
 import type { MediaService } from './service';
 import { desktopsUsing, findMedia, listedMedia, mediaViews } from './view';
 
-registerUsageContributor(mediaUsage);
+registerUsagePart(mediaUsage);
 
 const ZId = z.object({ id: z.string().min(1).max(64) });
 const ZEmpty = z.object({});

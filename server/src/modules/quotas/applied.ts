@@ -1,5 +1,5 @@
-import { sql, type SQL } from 'drizzle-orm';
-import { QUOTA_FIELDS, type TAppliedQuota, type TQuota } from '@vdi/contracts';
+import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { QUOTA_FIELDS, type QuotaField, type TAppliedQuota, type TQuota } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
@@ -12,9 +12,6 @@ export const ONE_ROW = sql`(select 1) as one`;
  * fewer parameters make a cheaper query to parse and plan. Never for values from a request.
  */
 export const constantList = (values: readonly string[]): SQL => sql.raw(values.map((v) => `'${v.replaceAll("'", "''")}'`).join(', '));
-
-/** The user a usage part counts for: a bound id, or an SQL expression naming one. */
-export type UserIdSql = string | SQL;
 
 /** A `json` value as the driver hands it over: parsed already, or its text. */
 export const fromJson = <T>(raw: unknown): T => (typeof raw === 'string' ? JSON.parse(raw) : raw) as T;
@@ -44,50 +41,71 @@ export async function appliedQuota(db: Db, user: UserRow): Promise<TAppliedQuota
 export const emptyUsage = (): TQuota => Object.fromEntries(QUOTA_FIELDS.map((f) => [f, 0])) as TQuota;
 
 /**
- * What a user consumes. Each area that owns consumable things (desktops, templates, media,
- * storage, deployments) defines its part with `usagePart` and registers it; the sum is the `used`
- * of the profile. A part is one SQL aggregate (count/sum) over the user's rows, so that every part
- * of `used` comes from a single query (`usageOf`, or inside the user view's query: `usageSql`).
+ * Whose consumption: one user (a bound id, or an SQL expression naming one, as inside the user
+ * view's query), or every member of a group or of a category together.
  */
-export type UsagePartDefinition<R> = {
-  /** A query answering one row of aggregates of the user `userId` (its columns are what `fields` reads). */
-  sql: (userId: UserIdSql) => SQL;
-  /** The part of `used` from that row (numbers as JSON numbers). */
-  fields: (row: R) => Partial<TQuota>;
-};
-export type UsageContributor = UsagePartDefinition<never> & ((db: Db, userId: string) => Promise<Partial<TQuota>>);
+export type UsageScope = { userId: string | SQL } | { groupId: string } | { categoryId: string };
 
-/** The row of a part as one `json` column (its columns by name). */
-const partJson = (part: UsagePartDefinition<never>, userId: UserIdSql) => sql`(select row_to_json(p) from (${part.sql(userId)}) p)`;
+/** "Owned by someone in the scope", on an owner column. */
+export type Owned = (owner: AnyColumn) => SQL;
 
-/** A usage part, also callable alone: `part(db, userId)` reads only it, in one query. */
-export function usagePart<R>(definition: UsagePartDefinition<R>): UsageContributor {
-  const read = async (db: Db, userId: string) => {
-    const [row] = await db.select({ part: partJson(definition as UsagePartDefinition<never>, userId) }).from(ONE_ROW);
-    return definition.fields(fromJson<R>(row?.part) ?? ({} as R));
-  };
-  return Object.assign(read, definition) as UsageContributor;
+/** The owner filter of a scope: `owner = user`, or `owner in (members)` so that a group or a category is one aggregate, not one per member. */
+export function ownedIn(scope: UsageScope): Owned {
+  if ('userId' in scope) return (owner) => sql`${owner} = ${scope.userId}`;
+  const u = schema.users;
+  const member = 'groupId' in scope ? sql`${u.groupId} = ${scope.groupId}` : sql`${u.categoryId} = ${scope.categoryId}`;
+  return (owner) => sql`${owner} in (select ${u.id} from ${u} where ${member})`;
 }
 
-const contributors: UsageContributor[] = [];
-export const registerUsageContributor = (c: UsageContributor) => void contributors.push(c);
+/**
+ * What a scope consumes. Each area that owns consumable things (desktops, templates, media,
+ * storage, deployments) defines its part once with `usagePart` and registers it; the sum is the
+ * `used` of the profile. A part is one SQL aggregate whose owner filter is the scope's, so that all
+ * the parts asked come from a single query (`usageIn`, or inside another query: `usageSql`).
+ */
+export type UsagePart<R> = {
+  /** The quota fields this part counts (a check of some fields asks only the parts that count them). */
+  counts: readonly QuotaField[];
+  /** A query answering one row of aggregates over the rows `owned` (its columns are what `read` reads). */
+  sql: (owned: Owned) => SQL;
+  /** The part of `used` from that row (numbers may come as text). */
+  read: (row: R) => Partial<TQuota>;
+};
+export const usagePart = <R>(part: UsagePart<R>): UsagePart<R> => part;
 
-/** Every registered part of a user's usage as one `json` column (an array, one object per part); read it with `usageFrom`. */
-export const usageSql = (userId: UserIdSql): SQL<unknown> =>
-  contributors.length === 0 ? sql`'[]'::json` : sql`json_build_array(${sql.join(contributors.map((c) => partJson(c, userId)), sql`, `)})`;
+const parts: UsagePart<never>[] = [];
+export const registerUsagePart = (part: UsagePart<never>) => void parts.push(part);
 
-/** The `used` of a profile from the column `usageSql` selected. */
-export function usageFrom(raw: unknown): TQuota {
+/** The registered parts that count any of `fields` (all without). */
+const partsFor = (fields?: readonly QuotaField[]) => (fields ? parts.filter((p) => p.counts.some((f) => fields.includes(f))) : parts);
+
+/** The parts asked of a scope as one `json` column (an array, one object per part); read it with `usageFrom` and the same `fields`. */
+export function usageSql(scope: UsageScope, fields?: readonly QuotaField[]): SQL<unknown> {
+  const asked = partsFor(fields);
+  if (asked.length === 0) return sql`'[]'::json`;
+  const owned = ownedIn(scope);
+  return sql`json_build_array(${sql.join(
+    asked.map((p) => sql`(select row_to_json(p) from (${p.sql(owned)}) p)`),
+    sql`, `,
+  )})`;
+}
+
+/** The usage from the column `usageSql(scope, fields)` selected; the fields of parts not asked stay 0. */
+export function usageFrom(raw: unknown, fields?: readonly QuotaField[]): TQuota {
   const rows = fromJson<unknown[]>(raw) ?? [];
   const used = emptyUsage();
-  contributors.forEach((c, i) => {
-    for (const [k, v] of Object.entries(c.fields((rows[i] ?? {}) as never))) used[k as keyof TQuota] += v ?? 0;
+  partsFor(fields).forEach((p, i) => {
+    for (const [k, v] of Object.entries(p.read((rows[i] ?? {}) as never))) used[k as keyof TQuota] += v ?? 0;
   });
   return used;
 }
 
-/** What a user consumes, in one query. */
-export async function usageOf(db: Db, userId: string): Promise<TQuota> {
-  const [row] = await db.select({ used: usageSql(userId) }).from(ONE_ROW);
-  return usageFrom(row?.used);
+/** The usage of a scope in one query; with `fields`, only the parts that count them are read. */
+export async function usageIn(db: Db, scope: UsageScope, fields?: readonly QuotaField[]): Promise<TQuota> {
+  if (partsFor(fields).length === 0) return emptyUsage();
+  const [row] = await db.select({ used: usageSql(scope, fields) }).from(ONE_ROW);
+  return usageFrom(row?.used, fields);
 }
+
+/** What a user consumes (`usageIn` for one user). */
+export const usageOf = (db: Db, userId: string, fields?: readonly QuotaField[]): Promise<TQuota> => usageIn(db, { userId }, fields);

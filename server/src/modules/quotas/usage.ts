@@ -1,5 +1,5 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { RUNNING_STATUSES, type TQuota } from '@vdi/contracts';
+import { RUNNING_STATUSES } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import { constantList, usagePart } from './applied';
@@ -28,14 +28,15 @@ export async function runningOf(db: Db, scope: { userId?: string; groupId?: stri
 
 /** The desktops part of a user's `used`: their own desktops (not a deployment's), and what runs of all they own. */
 export const desktopUsage = usagePart<{ desktops: number; volatile: number; running: number; memory_mb: number; vcpus: number }>({
-  sql: (userId) => sql`select
+  counts: ['desktops', 'volatile', 'running', 'memory', 'vcpus'],
+  sql: (owned) => sql`select
       count(*) filter (where ${d.persistent} and ${d.tag} is null) as desktops,
       count(*) filter (where not ${d.persistent} and ${d.tag} is null) as volatile,
       count(*) filter (where ${isRunning}) as running,
       coalesce(sum((${d.hardware}->>'memoryMb')::float8) filter (where ${isRunning}), 0) as memory_mb,
       coalesce(sum((${d.hardware}->>'vcpus')::float8) filter (where ${isRunning}), 0) as vcpus
-    from ${d} where ${d.userId} = ${userId} and ${d.kind} = 'desktop'`,
-  fields: (r) => ({
+    from ${d} where ${owned(d.userId)} and ${d.kind} = 'desktop'`,
+  read: (r) => ({
     desktops: Number(r.desktops ?? 0),
     volatile: Number(r.volatile ?? 0),
     running: Number(r.running ?? 0),

@@ -4,7 +4,7 @@ import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { precondition } from '../../http/errors';
-import { appliedQuota, usageOf } from '../quotas/applied';
+import { appliedQuota, usageIn, usageOf } from '../quotas/applied';
 
 /**
  * "May I create one more?" for GET /{desktops|templates|media|deployments}/new/check_quota
@@ -41,40 +41,30 @@ export const DEPLOYMENT_DESKTOPS_RULE: QuotaRule = {
 /** Counted items need room for `quantity` more; sizes (total_size) must not already be over. */
 const needsRoom = (key: QuotaField, used: number, cap: number, quantity: number) => (key === 'total_size' ? used >= cap : used + quantity > cap);
 
-async function sumUsage(db: Db, where: { groupId?: string; categoryId?: string }): Promise<TQuota | null> {
-  const users = await db
-    .select({ id: schema.users.id })
-    .from(schema.users)
-    .where(where.groupId ? eq(schema.users.groupId, where.groupId) : eq(schema.users.categoryId, where.categoryId!));
-  let total: TQuota | null = null;
-  for (const u of users) {
-    const used = await usageOf(db, u.id);
-    if (!total) total = { ...used };
-    else for (const k of Object.keys(used) as QuotaField[]) total[k] += used[k];
-  }
-  return total;
-}
-
 export async function checkNewItemQuota(db: Db, user: UserRow, itemType: TCheckQuotaItemType): Promise<void> {
   return checkQuotaRules(db, user, RULES[itemType], itemType);
 }
 
 /** The same checks for any rules and a quantity (a deployment of N desktops needs room for N). */
 export async function checkQuotaRules(db: Db, user: UserRow, rules: QuotaRule[], itemType: string, quantity = 1): Promise<void> {
+  // Only the areas that count the rules' fields are asked, by aggregate queries (a group or a category at once).
+  const fields = rules.map((r) => r.key);
   const { quota } = await appliedQuota(db, user);
   if (quota) {
-    const used = await usageOf(db, user.id);
+    const used = await usageOf(db, user.id, fields);
     for (const r of rules) {
       if (needsRoom(r.key, used[r.key], quota[r.key], quantity)) {
         throw precondition(r.user, `${user.username} quota exceeded for new ${itemType}`, { [r.key]: quota[r.key] });
       }
     }
   }
-  const [group] = await db.select({ limits: schema.groups.limits }).from(schema.groups).where(eq(schema.groups.id, user.groupId));
-  const [category] = await db.select({ limits: schema.categories.limits }).from(schema.categories).where(eq(schema.categories.id, user.categoryId));
+  const [[group], [category]] = await Promise.all([
+    db.select({ limits: schema.groups.limits }).from(schema.groups).where(eq(schema.groups.id, user.groupId)),
+    db.select({ limits: schema.categories.limits }).from(schema.categories).where(eq(schema.categories.id, user.categoryId)),
+  ]);
   const levels: ['group' | 'category', TLimits | null | undefined, () => Promise<TQuota | null>][] = [
-    ['group', group?.limits, () => sumUsage(db, { groupId: user.groupId })],
-    ['category', category?.limits, () => sumUsage(db, { categoryId: user.categoryId })],
+    ['group', group?.limits, () => usageIn(db, { groupId: user.groupId }, fields)],
+    ['category', category?.limits, () => usageIn(db, { categoryId: user.categoryId }, fields)],
   ];
   for (const [level, limits, total] of levels) {
     if (!limits) continue;

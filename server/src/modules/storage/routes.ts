@@ -10,14 +10,14 @@ import {
 } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { authOf, requireAuth } from '../../http/guard';
-import { registerUsageContributor } from '../quotas/applied';
+import { registerUsagePart } from '../quotas/applied';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { createStorageOperations, poolAvailability } from './increase';
 import { checkNewItemQuota } from './new-item-quota';
 import { storageUsage } from './usage';
 import { userDisks } from './view';
 
-registerUsageContributor(storageUsage);
+registerUsagePart(storageUsage);
 
 /**
  * Storage (spec 001 "Storage", reference §2.14): the user's disks, disk growth as a job with

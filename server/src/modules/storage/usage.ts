@@ -10,11 +10,12 @@ import { constantList, usagePart } from '../quotas/applied';
  */
 const COUNTED = ['ready', 'maintenance', 'creating', 'recycled'] as const;
 
-/** The storage part of a user's `used`: storage_size and its share of total_size, in GB (six decimals: a fresh overlay is a few KB). */
+/** The storage part of `used`: storage_size and its share of total_size, in GB (six decimals: a fresh overlay is a few KB). */
 export const storageUsage = usagePart<{ bytes: number }>({
-  sql: (userId) => sql`select coalesce(sum(${schema.storage.actualSize}), 0) as bytes from ${schema.storage}
-    where ${schema.storage.userId} = ${userId} and ${schema.storage.status} in (${constantList(COUNTED)})`,
-  fields: (r) => {
+  counts: ['storage_size', 'total_size'],
+  sql: (owned) => sql`select coalesce(sum(${schema.storage.actualSize}), 0) as bytes from ${schema.storage}
+    where ${owned(schema.storage.userId)} and ${schema.storage.status} in (${constantList(COUNTED)})`,
+  read: (r) => {
     const gb = Math.round((Number(r.bytes ?? 0) / GB) * 1e6) / 1e6;
     return { storage_size: gb, total_size: gb };
   },

@@ -17,7 +17,7 @@ import type { AppContext } from '../../context';
 import { authOf, requireAuth } from '../../http/guard';
 import { notFound } from '../../http/errors';
 import { actorOf } from '../access/permissions';
-import { registerUsageContributor } from '../quotas/applied';
+import { registerUsagePart } from '../quotas/applied';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { domainFor } from '../domains/access';
 import { deleteTemplate, duplicateTemplate, manageableTemplate, templateToDesktop, updateTemplate } from './actions';
@@ -27,7 +27,7 @@ import { templateTree } from './tree';
 import { templateUsage } from './usage';
 import { ownTemplates, templateViews } from './view';
 
-registerUsageContributor(templateUsage);
+registerUsagePart(templateUsage);
 
 const PRIVILEGED: TRole[] = ['admin', 'manager', 'advanced'];
 const ZId = z.object({ id: z.string().min(1).max(64) });

@@ -4,8 +4,9 @@ import { usagePart } from '../quotas/applied';
 
 const d = schema.domains;
 
-/** The templates part of a user's `used`: every template they own (disabled ones too). */
+/** The templates part of `used`: every template owned (disabled ones too). */
 export const templateUsage = usagePart<{ templates: number }>({
-  sql: (userId) => sql`select count(*) as templates from ${d} where ${d.userId} = ${userId} and ${d.kind} = 'template'`,
-  fields: (r) => ({ templates: Number(r.templates ?? 0) }),
+  counts: ['templates'],
+  sql: (owned) => sql`select count(*) as templates from ${d} where ${owned(d.userId)} and ${d.kind} = 'template'`,
+  read: (r) => ({ templates: Number(r.templates ?? 0) }),
 });

@@ -22,7 +22,7 @@ export async function userView(db: Db, user: UserRow): Promise<TUser> {
       groupQuota: primary.quota,
       secondary: sql`(select coalesce(json_agg(json_build_array(${g.id}, ${g.name})), '[]'::json)
         from ${usg} inner join ${g} on ${g.id} = ${usg.groupId} where ${usg.userId} = ${user.id})`,
-      used: usageSql(user.id),
+      used: usageSql({ userId: user.id }),
     })
     .from(ONE_ROW)
     .leftJoin(schema.roles, eq(schema.roles.id, user.roleId))

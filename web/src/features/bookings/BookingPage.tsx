@@ -17,6 +17,7 @@ import { useBookingsLive } from './live';
 import { availabilityEvents, bookingEvents, dailyAvailabilityEvents, futureCount, ruleEvents, ruleMessage } from './logic';
 import { toDate } from './dates';
 import { hardwareAllowedQuery } from '../domains/api';
+import './texts';
 
 const HOUR_MS = 3600_000;
 const YEAR_MS = 366 * 24 * HOUR_MS;

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { Alert, Button, Group, Loader, Select, Stack, Text } from '@mantine/core';
-import { modals } from '@mantine/modals';
+import { modals } from '../../lib/modals';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconCalendarEvent, IconPlayerPlay } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
@@ -14,6 +14,7 @@ import { desktopCall, DESKTOPS_KEY } from '../desktops/api';
 import { setReservables } from '../domains/api';
 import { BOOKINGS_KEY, createBooking, maxBookingDate, reservablesAvailable } from './api';
 import { formatLocalDate } from './dates';
+import './texts';
 
 /** Start refusals of a desktop that needs a booking (spec core §8): they open this dialog instead of a notice. */
 export const START_REFUSALS = [

@@ -13,6 +13,7 @@ import { Calendar } from './Calendar';
 import { formatLocalDate, toDate } from './dates';
 import { useBookingsLive } from './live';
 import { bookingEvents } from './logic';
+import './texts';
 
 type Mode = 'list' | 'calendar';
 const MODE_KEY = 'vdi.bookings.summary';

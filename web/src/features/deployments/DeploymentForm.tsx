@@ -7,6 +7,7 @@ import { DOMAIN_DESCRIPTION_MAX, DOMAIN_NAME_MAX, DOMAIN_NAME_MIN, videowallAvai
 import { rules } from '../../lib/validation';
 import { effectiveVideo, GpuVideoFields, gpuVideoOk, HardwareSteps, ViewersField, type GpuVideo, type GuestNet } from '../domains/fields';
 import classes from '../domains/Domains.module.css';
+import './texts';
 
 export type DeploymentTexts = { name: string; description: string; desktop_name: string };
 export type DeploymentChoices = { guest: GuestNet; hw: { vcpus: number; memory: number }; gpuVideo: GpuVideo; recreate: boolean; visible: boolean };

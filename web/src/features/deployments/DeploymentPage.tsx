@@ -36,6 +36,7 @@ import { useDeploymentsLive } from './live';
 import { deploymentBookingPath, groupByUser, upsertDesktop, matchesFilter, type UserDesktops } from './logic';
 import { CoOwnersModal, CsvModal, DeleteModal, HideModal, RecreateModal, UsersModal } from './modals';
 import classes from './Deployments.module.css';
+import './texts';
 
 function DesktopLine({ d }: { d: TDeploymentDesktop }) {
   const { t } = useTranslation();

@@ -13,6 +13,7 @@ import { deploymentsQuery } from './api';
 import { useDeploymentsLive } from './live';
 import { creationPercent, deploymentBookingPath } from './logic';
 import classes from './Deployments.module.css';
+import './texts';
 
 /** Visible or not, as a badge. */
 export function VisibleBadge({ visible }: { visible: boolean }) {

@@ -13,6 +13,7 @@ import { DeploymentForm, hardwareOf, type DeploymentChoices, type DeploymentText
 import { UsersModal } from './modals';
 import { DeploymentNotFound } from './NotFound';
 import { choicesFrom } from './NewDeploymentPage';
+import './texts';
 
 /** The chosen groups and users by name (an empty list is everyone), a few then "+N". */
 function whoList(a: TDeploymentInfo['allowed'], everyone: string) {

@@ -13,6 +13,7 @@ import { guestNetOf } from '../domains/fields';
 import { SharingPicker } from '../templates/SharingPicker';
 import { checkDeploymentQuota, countUsers, createDeployment, DEPLOYMENTS_KEY } from './api';
 import { DeploymentForm, hardwareOf, type DeploymentChoices, type DeploymentTexts } from './DeploymentForm';
+import './texts';
 
 const NOBODY: TTemplateAllowed = { roles: false, categories: false, groups: false, users: false };
 

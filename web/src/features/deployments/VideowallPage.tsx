@@ -18,6 +18,7 @@ import { DeploymentNotFound } from './NotFound';
 import { useDeploymentsLive } from './live';
 import { isStarted } from './logic';
 import classes from './Videowall.module.css';
+import './texts';
 
 const SIZES = { s: '220px', m: '300px', l: '440px' } as const;
 type Size = keyof typeof SIZES;

@@ -18,6 +18,7 @@ import {
   toggleVisible,
   updateDeploymentUsers,
 } from './api';
+import './texts';
 
 type ModalProps = { d: TDeployment; opened: boolean; onClose: () => void };
 

@@ -5,6 +5,7 @@ import type { TReservableItem } from '@vdi/contracts';
 import { useAction } from '../../lib/use-action';
 import { formatLocalDate, parseLocal } from '../bookings/dates';
 import { ModalError, ModalFooter } from '../bookings/EventModal';
+import '../bookings/texts';
 
 export type PlanDraft = { id?: string; itemId: string; subitemId: string; start: Date; end: Date; startUnchanged?: boolean };
 

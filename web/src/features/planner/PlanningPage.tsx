@@ -13,6 +13,7 @@ import { useBookingsLive } from '../bookings/live';
 import { ruleMessage } from '../bookings/logic';
 import { createPlan, deletePlan, PLANNER_KEY, plansQuery, reservableItemsQuery, updatePlan } from './api';
 import { PlanModal, type PlanDraft } from './PlanModal';
+import '../bookings/texts';
 
 /** One colour per profile, so that the plans of a card read at a glance. */
 const PROFILE_COLORS = ['#4c6ef5', '#12b886', '#f76707', '#be4bdb', '#1098ad', '#e64980'];

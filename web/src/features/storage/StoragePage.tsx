@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { Badge, Button, Card, Group, Paper, Progress, SimpleGrid, Skeleton, Stack, Table, Text, ThemeIcon, Tooltip } from '@mantine/core';
-import { modals } from '@mantine/modals';
+import { modals } from '../../lib/modals';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { IconAlertTriangle, IconArrowsMaximize, IconDatabase, IconDeviceDesktop, IconTemplate, IconX } from '@tabler/icons-react';

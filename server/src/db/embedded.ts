@@ -1,0 +1,142 @@
+import { Duplex } from 'node:stream';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+
+/**
+ * The embedded PGlite, run in a worker thread (`pglite-worker.mjs`) so that no query runs on the
+ * event loop that answers requests. `pg` clients reach it through `stream()`: each connection is a
+ * MessagePort carrying the PostgreSQL wire protocol, so the same driver (`pg.Pool` + drizzle's
+ * node-postgres) serves the embedded database and PostgreSQL. No socket or port is opened.
+ * The thread belongs to this process: it cannot outlive it, whatever kills the process.
+ */
+export type EmbeddedServer = {
+  /** A new wire-protocol connection, for `pg`'s `stream` option. */
+  stream: () => Duplex;
+  /** Stops PGlite cleanly (checkpoint, files closed); call after the pool has ended. */
+  close: () => Promise<void>;
+};
+
+type WorkerMessage = { type: 'ready' | 'closed' } | { type: 'failed' | 'error'; message: string };
+
+export async function startEmbedded(dir: string | undefined): Promise<EmbeddedServer> {
+  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dir } });
+  const streams = new Set<PortStream>();
+  let failure: Error | null = null;
+  const fail = (err: Error) => {
+    if (!failure) process.stderr.write(`${err.message}\n`); // every later query fails with it too
+    failure ??= err;
+    for (const s of streams) s.destroy(err);
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    const onMessage = (msg: WorkerMessage) => {
+      if (msg.type === 'ready') resolve();
+      else if (msg.type === 'failed') reject(new Error(`The embedded database could not start: ${msg.message}`));
+    };
+    worker.on('message', onMessage);
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`The embedded database stopped while starting (exit ${code})`)));
+  });
+  worker.removeAllListeners();
+  worker.on('message', (msg: WorkerMessage) => {
+    if (msg.type === 'error') fail(new Error(`The embedded database failed: ${msg.message}`));
+  });
+  worker.on('error', (err) => fail(err));
+  let closed = false;
+  const exited = new Promise<void>((resolve) =>
+    worker.once('exit', (code) => {
+      if (!closed) fail(new Error(`The embedded database stopped (exit ${code})`));
+      resolve();
+    }),
+  );
+  worker.unref(); // idle connections and the thread alone do not keep the process alive
+
+  return {
+    stream: () => {
+      const s = new PortStream(worker, () => failure);
+      streams.add(s);
+      s.once('close', () => streams.delete(s));
+      return s;
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      worker.ref();
+      worker.postMessage({ type: 'close' });
+      await exited;
+    },
+  };
+}
+
+/** One wire-protocol connection over a MessagePort; shaped like the socket `pg` expects. */
+class PortStream extends Duplex {
+  #port: MessagePort | null = null;
+  #pending = 0; // chunks written and not yet answered: the port keeps the process alive meanwhile
+
+  constructor(
+    private readonly worker: Worker,
+    private readonly failure: () => Error | null,
+  ) {
+    super();
+  }
+
+  connect() {
+    const failure = this.failure();
+    if (failure) {
+      process.nextTick(() => this.destroy(failure));
+      return this;
+    }
+    const { port1, port2 } = new MessageChannel();
+    this.#port = port1;
+    port1.on('message', (data: Uint8Array | null) => {
+      if (data === null) {
+        if (--this.#pending === 0) port1.unref();
+        return;
+      }
+      this.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    });
+    port1.on('close', () => this.push(null));
+    port1.unref();
+    this.worker.postMessage({ type: 'connect', port: port2 }, [port2]);
+    process.nextTick(() => this.emit('connect'));
+    return this;
+  }
+
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null) => void) {
+    if (!this.#port) return done(new Error('not connected'));
+    const copy = new Uint8Array(chunk); // its own buffer (pg's may be a slice of a shared one)
+    if (this.#pending++ === 0) this.#port.ref();
+    this.#port.postMessage(copy, [copy.buffer]);
+    done();
+  }
+
+  override _read() {}
+
+  override _final(done: () => void) {
+    this.#close();
+    done();
+  }
+
+  override _destroy(err: Error | null, done: (err: Error | null) => void) {
+    this.#close();
+    done(err);
+  }
+
+  #close() {
+    const port = this.#port;
+    this.#port = null;
+    port?.close();
+  }
+
+  setNoDelay() {
+    return this;
+  }
+  setKeepAlive() {
+    return this;
+  }
+  ref() {
+    return this;
+  }
+  unref() {
+    return this;
+  }
+}

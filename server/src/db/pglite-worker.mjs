@@ -1,0 +1,155 @@
+// The embedded database's thread: PGlite runs here, off the server's event loop, and speaks the
+// PostgreSQL wire protocol to `pg` clients in the main thread over MessagePorts (see embedded.ts).
+// Plain JavaScript so that the thread starts without a TypeScript loader (server, tests, scripts).
+//
+// PGlite is one PostgreSQL session. Several client connections share it safely because one
+// connection owns the session from its first message until a ReadyForQuery leaves the session
+// idle (outside a transaction): a transaction, or a Parse/Bind/Execute/Sync cycle, of one
+// connection never interleaves with another's. Connections that send while another owns the
+// session wait their turn, in order.
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+
+const { dir } = workerData;
+const SYNC = 0x53; // 'S'
+const QUERY = 0x51; // 'Q'
+const TERMINATE = 0x58; // 'X'
+
+let db;
+try {
+  db = dir ? await PGlite.create(dir, { relaxedDurability: false }) : await PGlite.create();
+} catch (err) {
+  parentPort.postMessage({ type: 'failed', message: err instanceof Error ? err.stack ?? err.message : String(err) });
+  process.exit(1);
+}
+
+/** @type {Set<Connection>} */
+const connections = new Set();
+/** @type {Connection | null} */
+let owner = null;
+/** @type {Connection[]} */
+const waiting = [];
+let closing = false;
+
+class Connection {
+  /** @param {import('node:worker_threads').MessagePort} port */
+  constructor(port) {
+    this.port = port;
+    this.buffer = Buffer.alloc(0);
+    this.started = false; // the first message (startup) has no type byte
+    /** @type {{ data: Uint8Array, startup: boolean }[]} */
+    this.messages = [];
+    this.chunks = 0; // chunks received whose messages are not all answered yet
+    this.running = false;
+    this.closed = false;
+    port.on('message', (chunk) => this.receive(chunk));
+    port.on('close', () => void this.close());
+    connections.add(this);
+  }
+
+  receive(chunk) {
+    if (this.closed) return;
+    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    for (;;) {
+      const header = this.started ? 5 : 4;
+      if (this.buffer.length < header) break;
+      const length = this.started ? 1 + this.buffer.readInt32BE(1) : this.buffer.readInt32BE(0);
+      if (this.buffer.length < length) break;
+      this.messages.push({ data: this.buffer.subarray(0, length), startup: !this.started });
+      this.buffer = this.buffer.subarray(length);
+      this.started = true;
+    }
+    this.chunks++;
+    void this.run();
+  }
+
+  async run() {
+    if (this.running) return;
+    this.running = true;
+    try {
+      while (this.messages.length && !this.closed) {
+        if (owner !== this) {
+          if (owner) {
+            if (!waiting.includes(this)) waiting.push(this);
+            return; // resumed by release()
+          }
+          owner = this;
+        }
+        const { data: message, startup } = this.messages.shift();
+        const type = startup ? 0 : message[0];
+        if (type === TERMINATE) {
+          await this.close();
+          return;
+        }
+        const out = [];
+        await db.execProtocolRawStream(message, { onRawData: (data) => out.push(Buffer.from(data)) });
+        if (out.length) this.send(out.length === 1 ? out[0] : Buffer.concat(out));
+        // These end with ReadyForQuery: the session is free again unless a transaction is open.
+        if ((startup || type === SYNC || type === QUERY) && !this.messages.length && !db.isInTransaction()) release(this);
+      }
+      if (!this.messages.length && this.chunks) {
+        this.chunks = 0;
+        this.port.postMessage(null); // everything sent so far is answered
+      }
+    } catch (err) {
+      // PGlite itself failed (not an SQL error, which is an ErrorResponse on the wire).
+      parentPort.postMessage({ type: 'error', message: err instanceof Error ? err.stack ?? err.message : String(err) });
+      await this.close();
+    } finally {
+      this.running = false;
+    }
+  }
+
+  send(data) {
+    if (this.closed) return;
+    const copy = new Uint8Array(data); // own buffer, transferred without another copy
+    this.port.postMessage(copy, [copy.buffer]);
+  }
+
+  async close() {
+    if (this.closed) return;
+    this.closed = true;
+    connections.delete(this);
+    this.messages = [];
+    const at = waiting.indexOf(this);
+    if (at >= 0) waiting.splice(at, 1);
+    if (owner === this) {
+      // A client that went away in the middle of a transaction leaves nothing half done.
+      if (db.isInTransaction()) await db.exec('ROLLBACK').catch(() => {});
+      release(this);
+    }
+    this.port.close();
+  }
+}
+
+/** @param {Connection} conn */
+function release(conn) {
+  if (owner !== conn) return;
+  owner = null;
+  const next = waiting.shift();
+  if (next) {
+    owner = next;
+    void next.run();
+  } else if (closing) {
+    void finish();
+  }
+}
+
+let finished = false;
+async function finish() {
+  if (finished) return;
+  finished = true;
+  for (const conn of connections) await conn.close();
+  await db.close(); // a clean shutdown: everything committed is on disk
+  parentPort.postMessage({ type: 'closed' });
+  parentPort.close();
+}
+
+parentPort.on('message', (msg) => {
+  if (msg.type === 'connect') new Connection(msg.port);
+  else if (msg.type === 'close') {
+    closing = true;
+    if (!owner) void finish();
+  }
+});
+parentPort.postMessage({ type: 'ready' });

@@ -1,0 +1,18 @@
+// A small helper process that runs qemu-img for the server. Starting a child process from the
+// server itself costs time in proportion to the server's memory (the embedded database makes it
+// large: hundreds of ms per start on a loaded machine); from this small process it stays cheap.
+// Requests come over the IPC channel: { id, file, args, timeoutMs, maxBuffer }; answers { id, err?, stdout, stderr }.
+import { execFile } from 'node:child_process';
+
+process.on('message', (m) => {
+  execFile(m.file, m.args, { maxBuffer: m.maxBuffer, timeout: m.timeoutMs, encoding: 'utf8' }, (err, stdout, stderr) => {
+    process.send?.({
+      id: m.id,
+      err: err ? { message: err.message, code: typeof err.code === 'number' ? err.code : null } : undefined,
+      stdout,
+      stderr,
+    });
+  });
+});
+// The server went away: so does this helper.
+process.on('disconnect', () => process.exit(0));
