@@ -1,46 +1,93 @@
-import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
-import { sortViewers, VIEWERS_NEEDING_IP, type TDesktop, type TViewer } from '@vdi/contracts';
+import { and, asc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import {
+  LIST_PER_PAGE_DEFAULT, sortViewers, VIEWERS_NEEDING_IP, type TDesktop, type TDesktopField, type TListPaging, type TViewer,
+} from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
-import { desktopBookingFields } from '../bookings/view';
-import { ownerNamesOf } from '../access/owner-names';
+import { desktopBookingFields, nextDesktopBookingSql, nowForViews, type NextBooking } from '../bookings/view';
 
 export type DomainRow = typeof schema.domains.$inferSelect;
 
 const epoch = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : null);
 
 /** guest_properties.viewers keys (browser_vnc…) → viewer names (browser-vnc…), in display order. */
-export function viewersOf(row: DomainRow): TViewer[] {
+export function viewersOf(row: Pick<DomainRow, 'guestProperties' | 'guestIp'>): TViewer[] {
   const names = Object.keys(row.guestProperties.viewers).map((k) => k.replace('_', '-') as TViewer);
   // Viewers that need the guest's address are offered only once it has one.
   return sortViewers(names.filter((v) => !VIEWERS_NEEDING_IP.includes(v) || row.guestIp));
 }
 
-/** A deployment's desktop carries the rights its deployment gives the students (e.g. `recreate`). */
-async function studentPermissionsOf(db: Db, rows: DomainRow[]) {
-  const tags = [...new Set(rows.map((r) => r.tag).filter((t): t is string => Boolean(t)))];
-  const found = tags.length
-    ? await db.select({ id: schema.deployments.id, perms: schema.deployments.userPermissions }).from(schema.deployments).where(inArray(schema.deployments.id, tags))
-    : [];
-  return new Map(found.map((d) => [d.id, d.perms]));
+/** What a desktop's view needs beyond its own row, read in the same query as the row (`desktopExtras`). */
+type DesktopExtras = {
+  userName: string | null;
+  groupName: string | null;
+  categoryName: string | null;
+  /** its disks' storage ids, by position */
+  storage: string[];
+  /** the rights its deployment gives the student (e.g. `recreate`) */
+  permissions: string[] | null;
+  next: NextBooking;
+};
+
+/** The columns of `desktopExtras`: joins on the owners and the deployment, correlated subqueries for disks and booking. */
+function desktopExtras(now: Date) {
+  const d = schema.domains;
+  const dd = schema.domainDisks;
+  return {
+    userName: schema.users.name,
+    groupName: schema.groups.name,
+    categoryName: schema.categories.name,
+    storage: sql<string[]>`coalesce((select json_agg(${dd.storageId} order by ${dd.position}) from ${dd} where ${dd.domainId} = ${d.id}), '[]'::json)`,
+    permissions: schema.deployments.userPermissions,
+    next: nextDesktopBookingSql(now),
+  };
 }
 
-async function namesOf(db: Db, rows: DomainRow[]) {
-  const [names, disks] = await Promise.all([
-    ownerNamesOf(db, rows),
-    rows.length
-      ? db.select().from(schema.domainDisks).where(inArray(schema.domainDisks.domainId, rows.map((r) => r.id))).orderBy(asc(schema.domainDisks.position))
-      : [],
-  ]);
-  return { ...names, disks };
+/** The columns of a domain row that its desktop view reads. */
+const VIEW_COLUMNS = {
+  id: schema.domains.id,
+  name: schema.domains.name,
+  description: schema.domains.description,
+  status: schema.domains.status,
+  persistent: schema.domains.persistent,
+  templateId: schema.domains.templateId,
+  guestProperties: schema.domains.guestProperties,
+  icon: schema.domains.icon,
+  image: schema.domains.image,
+  guestIp: schema.domains.guestIp,
+  tag: schema.domains.tag,
+  tagVisible: schema.domains.tagVisible,
+  server: schema.domains.server,
+  accessedAt: schema.domains.accessedAt,
+  userId: schema.domains.userId,
+  groupId: schema.domains.groupId,
+  categoryId: schema.domains.categoryId,
+  hardware: schema.domains.hardware,
+  currentAction: schema.domains.currentAction,
+  bookingId: schema.domains.bookingId,
+  scheduledShutdownAt: schema.domains.scheduledShutdownAt,
+} as const;
+export type DesktopViewRow = Pick<DomainRow, keyof typeof VIEW_COLUMNS>;
+
+/**
+ * One query: the domains (filtered by the caller) with what their views need; `total`, when
+ * asked, counts every domain of `countWhere` (an uncorrelated subquery, evaluated once).
+ */
+function selectWithExtras(db: Db, now: Date, countWhere?: SQL) {
+  const d = schema.domains;
+  const total = countWhere ? sql<number>`(select count(*) from ${d} where ${countWhere})` : sql<null>`null`;
+  return db
+    .select({ ...VIEW_COLUMNS, x: desktopExtras(now), total })
+    .from(d)
+    .leftJoin(schema.users, eq(schema.users.id, d.userId))
+    .leftJoin(schema.groups, eq(schema.groups.id, d.groupId))
+    .leftJoin(schema.categories, eq(schema.categories.id, d.categoryId))
+    .leftJoin(schema.deployments, eq(schema.deployments.id, d.tag));
 }
 
-/** The desktop as GET /user/desktops and the desktop_* events carry it (reference §2.5). */
-export async function desktopViews(db: Db, rows: DomainRow[]): Promise<TDesktop[]> {
-  const n = await namesOf(db, rows);
-  const perms = await studentPermissionsOf(db, rows);
-  const booking = await desktopBookingFields(db, rows);
-  return rows.map((row) => ({
+/** The desktop as GET /user/desktops and the desktop_* events carry it (reference §2.5): built from the row, no query. */
+export function desktopView(row: DesktopViewRow, x: DesktopExtras): TDesktop {
+  return {
     id: row.id,
     name: row.name,
     description: row.description,
@@ -58,21 +105,58 @@ export async function desktopViews(db: Db, rows: DomainRow[]): Promise<TDesktop[
     tag: row.tag ?? false,
     visible: row.tagVisible,
     user: row.userId,
-    user_name: n.users.get(row.userId) ?? null,
+    user_name: x.userName,
     group: row.groupId,
-    group_name: n.groups.get(row.groupId) ?? null,
+    group_name: x.groupName,
     category: row.categoryId,
-    category_name: n.cats.get(row.categoryId) ?? null,
+    category_name: x.categoryName,
     reservables: { vgpus: row.hardware.reservables.vgpus },
     interfaces: row.hardware.interfaces,
     current_action: row.currentAction,
-    storage: n.disks.filter((d) => d.domainId === row.id).map((d) => d.storageId),
-    permissions: (row.tag && perms.get(row.tag)) || [],
+    storage: x.storage,
+    permissions: (row.tag && x.permissions) || [],
     needs_booking: Boolean(row.hardware.reservables.vgpus?.length),
-    ...booking.get(row.id)!,
+    ...desktopBookingFields(row, x.next),
     vcpus: row.hardware.vcpus,
     memory: row.hardware.memoryMb / 1024,
-  }));
+  };
+}
+
+/** The views of rows the caller holds (events: the row as just written), their extras in one query. */
+export async function desktopViews(db: Db, rows: DomainRow[]): Promise<TDesktop[]> {
+  if (rows.length === 0) return [];
+  const found = await selectWithExtras(db, nowForViews()).where(inArray(schema.domains.id, rows.map((r) => r.id)));
+  const extras = new Map(found.map((f) => [f.id, f.x]));
+  const none: DesktopExtras = { userName: null, groupName: null, categoryName: null, storage: [], permissions: null, next: null };
+  return rows.map((row) => desktopView(row, extras.get(row.id) ?? none));
+}
+
+export type DesktopListOptions = TListPaging & { fields?: readonly TDesktopField[] };
+export type DesktopList = { items: Partial<TDesktop>[]; total: number | null };
+
+/**
+ * A list of desktop views in one query (rows, owners' names, disks, deployment rights and next
+ * booking; with paging also the whole list's length), by name: the whole list, or the page asked
+ * (`total` then counts every match), each view whole or with only the `fields` asked.
+ */
+export async function listDesktopViews(db: Db, where: SQL | undefined, opts: DesktopListOptions = {}): Promise<DesktopList> {
+  const paged = opts.page !== undefined || opts.per_page !== undefined;
+  const perPage = opts.per_page ?? LIST_PER_PAGE_DEFAULT;
+  const query = selectWithExtras(db, nowForViews(), paged ? (where ?? sql`true`) : undefined)
+    .where(where)
+    .orderBy(asc(schema.domains.name), asc(schema.domains.id));
+  const rows = paged ? await query.limit(perPage).offset(((opts.page ?? 1) - 1) * perPage) : await query;
+  // A page past the end has no row to carry the count: then it is asked alone.
+  const total = paged ? (rows.length ? Number(rows[0]!.total) : await db.$count(schema.domains, where)) : null;
+  const items: Partial<TDesktop>[] = rows.map((r) => desktopView(r, r.x));
+  return { items: opts.fields ? items.map((v) => pick(v, opts.fields!)) : items, total };
+}
+
+/** Only the named top-level fields of an object, in the order named. */
+export function pick<T extends object, K extends keyof T>(item: T, fields: readonly K[]): Partial<T> {
+  const out: Partial<T> = {};
+  for (const f of fields) out[f] = item[f];
+  return out;
 }
 
 export async function findDomains(db: Db, where: SQL | undefined) {
@@ -80,9 +164,9 @@ export async function findDomains(db: Db, where: SQL | undefined) {
 }
 
 /** The desktops a user sees on their screen: their own, deployment ones only while visible. */
-export async function userDesktops(db: Db, userId: string) {
-  const rows = await findDomains(db, and(eq(schema.domains.userId, userId), eq(schema.domains.kind, 'desktop')));
-  return desktopViews(db, rows.filter((r) => r.tag === null || r.tagVisible));
+export async function userDesktops(db: Db, userId: string, opts: DesktopListOptions = {}) {
+  const d = schema.domains;
+  return listDesktopViews(db, and(eq(d.userId, userId), eq(d.kind, 'desktop'), or(isNull(d.tag), eq(d.tagVisible, true))), opts);
 }
 
 export async function findDomain(db: Db, id: string) {
