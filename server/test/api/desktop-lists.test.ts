@@ -2,12 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { DESKTOP_FIELDS, formatBookingDate, LIST_TOTAL_HEADER, ZDesktop, type TDesktop } from '@vdi/contracts';
+import { DESKTOP_FIELDS, formatBookingDate, LIST_TOTAL_HEADER, ZDeploymentDetail, ZDesktop, type TDesktop } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import type { UserRow } from '../../src/auth/sessions';
 import { userDesktops } from '../../src/modules/desktops/view';
+import { deploymentDesktopList, deploymentDesktopViews, desktopsOf } from '../../src/modules/deployments/view';
+import { actorOf } from '../../src/modules/access/permissions';
 import { call, startTestServer, type TestServer } from '../helpers/server';
-import { copyUser, demoTemplate, makeDeployment, makeDesktop, tokenOf } from '../helpers/routes-fixtures';
+import { copyUser, demoTemplate, makeDeployment, makeDesktop, tokenOf, userRow } from '../helpers/routes-fixtures';
 
 // GET /user/desktops of a person with hundreds of desktops: the same answer per desktop as
 // before, in one query, with optional paging and field choice.
@@ -160,6 +162,38 @@ describe('GET /user/desktops of a person with hundreds of desktops', () => {
       expect(res.status, q).toBe(400);
       expect((body as { description_code: string }).description_code, q).toBe('validation_error');
     }
+  }, 60_000);
+
+  it('answers the deployment\'s desktops as its events carry them, paged and with the fields asked, in two queries', async () => {
+    const advanced = await tokenOf(server, 'advanced');
+    const detail = async (query = '') => {
+      const res = await call(server, `/api/v3/deployment/${deploymentId}${query}`, { token: advanced });
+      return { res, body: (await res.json()) as Record<string, unknown> & { desktops: Record<string, unknown>[] } };
+    };
+    const whole = await detail();
+    expect(whole.res.status).toBe(200);
+    const parsed = ZDeploymentDetail.parse(whole.body);
+    const rows = await desktopsOf(server.ctx.db, [deploymentId]);
+    // The model's copy hidden from its user is still the deployment's.
+    expect(parsed.desktops).toHaveLength(2);
+    expect(whole.body.desktops).toEqual(await deploymentDesktopViews(server.ctx, rows));
+    expect(Object.keys(whole.body.desktops[0]!)).toEqual([...KEYS_BEFORE, 'viewer', 'user_photo', 'deployment_id']);
+
+    const page = await detail('?page=2&per_page=1&fields=id,deployment_id');
+    expect(page.res.headers.get(LIST_TOTAL_HEADER)).toBe('2');
+    expect(page.body.desktops).toEqual([{ id: parsed.desktops[1]!.id, deployment_id: deploymentId }]);
+    expect(page.body.name).toBe(parsed.name);
+    for (const q of ['?page=0', '?fields=nope', '?per_page=x']) {
+      const bad = await detail(q);
+      expect(bad.res.status, q).toBe(400);
+      expect(bad.body.description_code, q).toBe('validation_error');
+    }
+
+    const [row] = await server.ctx.db.select().from(schema.deployments).where(eq(schema.deployments.id, deploymentId));
+    const actor = await actorOf(server.ctx.db, await userRow(server, 'advanced'));
+    const counted = await countQueries(() => deploymentDesktopList(server.ctx, row!, actor));
+    expect(counted.result.items).toEqual(whole.body.desktops);
+    expect(counted.queries).toHaveLength(2);
   }, 60_000);
 
   it('leaves other people\'s desktops out', async () => {

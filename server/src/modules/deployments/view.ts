@@ -1,11 +1,15 @@
 import { and, asc, eq, gt, inArray } from 'drizzle-orm';
-import { RUNNING_STATUSES, type TDeployment, type TDeploymentCreation, type TDeploymentDesktop } from '@vdi/contracts';
+import {
+  RUNNING_STATUSES, type TDeployment, type TDeploymentCreation, type TDeploymentDesktop, type TDesktop, type TListPaging,
+} from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import type { Db } from '../../db';
 import { schema } from '../../db';
-import { desktopViews, viewersOf, type DomainRow } from '../desktops/view';
+import { desktopViews, listDesktops, pick, type DesktopViewRow, type DomainRow, type ListOf } from '../desktops/view';
 import { rightsOn, type DeploymentRow } from './access';
-import type { Actor } from '../access/permissions';
+import { choosableWhere, type Actor } from '../access/permissions';
+
+type TDeploymentDesktopField = keyof TDeploymentDesktop;
 
 export const DEPLOYMENT_JOB = 'deployment_create';
 const CREATING = ['Creating', 'CreatingAndStarting'];
@@ -99,19 +103,45 @@ export async function deploymentViews(ctx: AppContext, rows: DeploymentRow[], ac
   return out;
 }
 
-/** A deployment's desktops (GET /deployment/{id}, deploymentdesktop_* events), each with its user's photo and the videowall handle. */
+type Photos = Map<string, string>;
+async function photosOf(db: Db, userIds: string[]): Promise<Photos> {
+  const ids = [...new Set(userIds)];
+  if (ids.length === 0) return new Map();
+  const rows = await db.select({ id: schema.users.id, photo: schema.users.photo }).from(schema.users).where(inArray(schema.users.id, ids));
+  return new Map(rows.map((p) => [p.id, p.photo]));
+}
+
+/** A deployment desktop's view: its desktop view, its user's photo and the videowall handle. */
+function deploymentDesktopView(row: DesktopViewRow, view: TDesktop, photos: Photos): TDeploymentDesktop {
+  const onWall = WALL_STATUSES.includes(row.status) && view.viewers.includes('browser-vnc');
+  const viewer: TDeploymentDesktop['viewer'] = onWall
+    ? { kind: 'browser', protocol: 'vnc', viewer: '/viewer/vnc', ticket_url: `/desktop/${row.id}/viewer/browser-vnc` }
+    : false;
+  return { ...view, viewer, user_photo: photos.get(row.userId) ?? '', deployment_id: row.tag ?? '' };
+}
+
+/** A deployment's desktops as the deploymentdesktop_* events carry them, each with its user's photo and the videowall handle. */
 export async function deploymentDesktopViews(ctx: AppContext, rows: DomainRow[]): Promise<TDeploymentDesktop[]> {
-  const views = await desktopViews(ctx.db, rows);
-  const userIds = [...new Set(rows.map((r) => r.userId))];
-  const photos = userIds.length
-    ? await ctx.db.select({ id: schema.users.id, photo: schema.users.photo }).from(schema.users).where(inArray(schema.users.id, userIds))
-    : [];
-  return views.map((view, i) => {
-    const row = rows[i]!;
-    const onWall = WALL_STATUSES.includes(row.status) && viewersOf(row).includes('browser-vnc');
-    const viewer: TDeploymentDesktop['viewer'] = onWall
-      ? { kind: 'browser', protocol: 'vnc', viewer: '/viewer/vnc', ticket_url: `/desktop/${row.id}/viewer/browser-vnc` }
-      : false;
-    return { ...view, viewer, user_photo: photos.find((p) => p.id === row.userId)?.photo ?? '', deployment_id: row.tag ?? '' };
-  });
+  const [views, photos] = await Promise.all([desktopViews(ctx.db, rows), photosOf(ctx.db, rows.map((r) => r.userId))]);
+  return views.map((view, i) => deploymentDesktopView(rows[i]!, view, photos));
+}
+
+/**
+ * The desktops of GET /deployment/{id}: those the actor reaches (`reachesDesktop`, as a condition),
+ * by name, whole or paged and with only the `fields` asked: the list in one query, the photos in one more.
+ */
+export async function deploymentDesktopList(
+  ctx: AppContext,
+  d: DeploymentRow,
+  actor: Actor,
+  opts: TListPaging & { fields?: readonly TDeploymentDesktopField[] } = {},
+): Promise<ListOf<Partial<TDeploymentDesktop>>> {
+  const paged = opts.page !== undefined || opts.per_page !== undefined;
+  if (!rightsOn(actor, d).edit) return { items: [], total: paged ? 0 : null };
+  const domains = schema.domains;
+  const reach = d.userId === actor.id ? undefined : choosableWhere([actor], domains.categoryId);
+  const { items, total } = await listDesktops(ctx.db, and(eq(domains.kind, 'desktop'), eq(domains.tag, d.id), reach), opts);
+  const photos = await photosOf(ctx.db, items.map((i) => i.row.userId));
+  const views = items.map(({ row, view }) => deploymentDesktopView(row, view, photos));
+  return { items: opts.fields ? views.map((v) => pick(v, opts.fields!)) : views, total };
 }

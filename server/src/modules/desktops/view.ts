@@ -132,24 +132,29 @@ export async function desktopViews(db: Db, rows: DomainRow[]): Promise<TDesktop[
 }
 
 export type DesktopListOptions = TListPaging & { fields?: readonly TDesktopField[] };
-export type DesktopList = { items: Partial<TDesktop>[]; total: number | null };
+/** A list's items and, when paged, the whole list's length. */
+export type ListOf<T> = { items: T[]; total: number | null };
 
 /**
- * A list of desktop views in one query (rows, owners' names, disks, deployment rights and next
- * booking; with paging also the whole list's length), by name: the whole list, or the page asked
- * (`total` then counts every match), each view whole or with only the `fields` asked.
+ * Desktops and their views in one query (rows, owners' names, disks, deployment rights and next
+ * booking; with paging also the whole list's length), by name: the whole list, or the page asked.
  */
-export async function listDesktopViews(db: Db, where: SQL | undefined, opts: DesktopListOptions = {}): Promise<DesktopList> {
-  const paged = opts.page !== undefined || opts.per_page !== undefined;
-  const perPage = opts.per_page ?? LIST_PER_PAGE_DEFAULT;
+export async function listDesktops(db: Db, where: SQL | undefined, paging: TListPaging = {}): Promise<ListOf<{ row: DesktopViewRow; view: TDesktop }>> {
+  const paged = paging.page !== undefined || paging.per_page !== undefined;
+  const perPage = paging.per_page ?? LIST_PER_PAGE_DEFAULT;
   const query = selectWithExtras(db, nowForViews(), paged ? (where ?? sql`true`) : undefined)
     .where(where)
     .orderBy(asc(schema.domains.name), asc(schema.domains.id));
-  const rows = paged ? await query.limit(perPage).offset(((opts.page ?? 1) - 1) * perPage) : await query;
+  const rows = paged ? await query.limit(perPage).offset(((paging.page ?? 1) - 1) * perPage) : await query;
   // A page past the end has no row to carry the count: then it is asked alone.
   const total = paged ? (rows.length ? Number(rows[0]!.total) : await db.$count(schema.domains, where)) : null;
-  const items: Partial<TDesktop>[] = rows.map((r) => desktopView(r, r.x));
-  return { items: opts.fields ? items.map((v) => pick(v, opts.fields!)) : items, total };
+  return { items: rows.map((r) => ({ row: r, view: desktopView(r, r.x) })), total };
+}
+
+/** The list's views, whole or with only the `fields` asked. */
+export async function listDesktopViews(db: Db, where: SQL | undefined, opts: DesktopListOptions = {}): Promise<ListOf<Partial<TDesktop>>> {
+  const { items, total } = await listDesktops(db, where, opts);
+  return { items: items.map(({ view }) => (opts.fields ? pick(view, opts.fields) : view)), total };
 }
 
 /** Only the named top-level fields of an object, in the order named. */
