@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { formatBookingDate, type TBooking } from '@vdi/contracts';
 import { schema, type Db } from '../../db';
+import { qualified } from '../../db/qualified';
 import { realClock, type Clock } from '../../scheduler/clock';
 
 export type BookingRow = typeof schema.bookings.$inferSelect;
@@ -50,12 +51,17 @@ export type NextBooking = { start: number; end: number } | null;
  */
 export function nextDesktopBookingSql(now: Date) {
   const b = schema.bookings;
-  const d = schema.domains;
-  return sql<NextBooking>`(select json_build_object('start', extract(epoch from ${b.start}), 'end', extract(epoch from ${b.end}))
-    from ${b}
-    where ${b.end} > ${now.toISOString()}::timestamptz
-      and ((${b.itemType} = 'desktop' and ${b.itemId} = ${d.id}) or (${b.itemType} = 'deployment' and ${b.itemId} = ${d.tag}))
-    order by ${b.start} limit 1)`;
+  const [start, end, itemType, itemId] = [b.start, b.end, b.itemType, b.itemId].map(qualified);
+  const upcoming = sql`${end} > ${now.toISOString()}::timestamptz`;
+  // Asked once whether any booking is to come (most of the time none): only then per row.
+  return sql<NextBooking>`case when exists (select 1 from ${b} where ${upcoming}) then
+    (select json_build_object('start', extract(epoch from ${start}), 'end', extract(epoch from ${end}))
+      from ${b}
+      where ${upcoming}
+        and ((${itemType} = 'desktop' and ${itemId} = ${qualified(schema.domains.id)})
+          or (${itemType} = 'deployment' and ${itemId} = ${qualified(schema.domains.tag)}))
+      order by ${start} limit 1)
+    end`;
 }
 
 /**

@@ -4,6 +4,7 @@ import {
 } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
+import { qualified } from '../../db/qualified';
 import { desktopBookingFields, nextDesktopBookingSql, nowForViews, type NextBooking } from '../bookings/view';
 
 export type DomainRow = typeof schema.domains.$inferSelect;
@@ -29,16 +30,16 @@ type DesktopExtras = {
   next: NextBooking;
 };
 
-/** The columns of `desktopExtras`: joins on the owners and the deployment, correlated subqueries for disks and booking. */
-function desktopExtras(now: Date) {
-  const d = schema.domains;
+/** The fields of `DesktopExtras`: joins on the owners and the deployment, correlated subqueries for the disks and the booking. */
+function desktopExtras(now: Date): Record<keyof DesktopExtras, SQL> {
   const dd = schema.domainDisks;
   return {
-    userName: schema.users.name,
-    groupName: schema.groups.name,
-    categoryName: schema.categories.name,
-    storage: sql<string[]>`coalesce((select json_agg(${dd.storageId} order by ${dd.position}) from ${dd} where ${dd.domainId} = ${d.id}), '[]'::json)`,
-    permissions: schema.deployments.userPermissions,
+    userName: qualified(schema.users.name),
+    groupName: qualified(schema.groups.name),
+    categoryName: qualified(schema.categories.name),
+    storage: sql`coalesce((select json_agg(${qualified(dd.storageId)} order by ${qualified(dd.position)}) from ${dd}
+      where ${qualified(dd.domainId)} = ${qualified(schema.domains.id)}), '[]'::json)`,
+    permissions: qualified(schema.deployments.userPermissions),
     next: nextDesktopBookingSql(now),
   };
 }
@@ -69,20 +70,37 @@ const VIEW_COLUMNS = {
 } as const;
 export type DesktopViewRow = Pick<DomainRow, keyof typeof VIEW_COLUMNS>;
 
+type RowWithExtras = DesktopViewRow & { x: DesktopExtras };
+const jsonObject = (fields: Record<string, SQL>) =>
+  sql`json_build_object(${sql.join(Object.entries(fields).map(([k, v]) => sql`${sql.raw(`'${k}'`)}, ${v}`), sql`, `)})`;
+
 /**
- * One query: the domains (filtered by the caller) with what their views need; `total`, when
- * asked, counts every domain of `countWhere` (an uncorrelated subquery, evaluated once).
+ * One query: the domains of `where` by name (a page of them when asked, then with the count of
+ * all), each with what its view needs. The database packs the list as one JSON text (reading a
+ * thousand rows column by column costs the embedded database ten times more), parsed here at once.
  */
-function selectWithExtras(db: Db, now: Date, countWhere?: SQL) {
+async function selectWithExtras(db: Db, where: SQL | undefined, paging?: { limit: number; offset: number }) {
   const d = schema.domains;
-  const total = countWhere ? sql<number>`(select count(*) from ${d} where ${countWhere})` : sql<null>`null`;
-  return db
-    .select({ ...VIEW_COLUMNS, x: desktopExtras(now), total })
-    .from(d)
-    .leftJoin(schema.users, eq(schema.users.id, d.userId))
-    .leftJoin(schema.groups, eq(schema.groups.id, d.groupId))
-    .leftJoin(schema.categories, eq(schema.categories.id, d.categoryId))
-    .leftJoin(schema.deployments, eq(schema.deployments.id, d.tag));
+  const row = jsonObject({
+    ...Object.fromEntries(Object.entries(VIEW_COLUMNS).map(([k, c]) => [k, qualified(c)])),
+    x: jsonObject(desktopExtras(nowForViews())),
+  });
+  const total = paging ? sql`(select count(*) from ${d} where ${where ?? sql`true`})` : sql`null`;
+  const join = (t: typeof schema.users | typeof schema.groups | typeof schema.categories | typeof schema.deployments, id: SQL) =>
+    sql`left join ${t} on ${qualified(t.id)} = ${id}`;
+  const inner = sql`select ${row} as j, ${qualified(d.name)} as name, ${qualified(d.id)} as id, ${total} as total
+    from ${d}
+    ${join(schema.users, qualified(d.userId))} ${join(schema.groups, qualified(d.groupId))}
+    ${join(schema.categories, qualified(d.categoryId))} ${join(schema.deployments, qualified(d.tag))}
+    ${where ? sql`where ${where}` : sql``}
+    order by ${qualified(d.name)}, ${qualified(d.id)}
+    ${paging ? sql`limit ${paging.limit} offset ${paging.offset}` : sql``}`;
+  const result = await db.execute(sql`select coalesce(json_agg(t.j order by t.name, t.id), '[]')::text as list, max(t.total) as total from (${inner}) t`);
+  const [answer] = (result as unknown as { rows: { list: string; total: string | number | null }[] }).rows;
+  const rows = JSON.parse(answer!.list) as (Omit<RowWithExtras, 'accessedAt' | 'scheduledShutdownAt'> & { accessedAt: string | null; scheduledShutdownAt: string | null })[];
+  const date = (s: string | null) => (s === null ? null : new Date(s));
+  const out: RowWithExtras[] = rows.map((r) => ({ ...r, accessedAt: date(r.accessedAt), scheduledShutdownAt: date(r.scheduledShutdownAt) }));
+  return { rows: out, total: answer!.total === null ? null : Number(answer!.total) };
 }
 
 /** The desktop as GET /user/desktops and the desktop_* events carry it (reference §2.5): built from the row, no query. */
@@ -125,7 +143,7 @@ export function desktopView(row: DesktopViewRow, x: DesktopExtras): TDesktop {
 /** The views of rows the caller holds (events: the row as just written), their extras in one query. */
 export async function desktopViews(db: Db, rows: DomainRow[]): Promise<TDesktop[]> {
   if (rows.length === 0) return [];
-  const found = await selectWithExtras(db, nowForViews()).where(inArray(schema.domains.id, rows.map((r) => r.id)));
+  const { rows: found } = await selectWithExtras(db, inArray(schema.domains.id, rows.map((r) => r.id)));
   const extras = new Map(found.map((f) => [f.id, f.x]));
   const none: DesktopExtras = { userName: null, groupName: null, categoryName: null, storage: [], permissions: null, next: null };
   return rows.map((row) => desktopView(row, extras.get(row.id) ?? none));
@@ -142,12 +160,10 @@ export type ListOf<T> = { items: T[]; total: number | null };
 export async function listDesktops(db: Db, where: SQL | undefined, paging: TListPaging = {}): Promise<ListOf<{ row: DesktopViewRow; view: TDesktop }>> {
   const paged = paging.page !== undefined || paging.per_page !== undefined;
   const perPage = paging.per_page ?? LIST_PER_PAGE_DEFAULT;
-  const query = selectWithExtras(db, nowForViews(), paged ? (where ?? sql`true`) : undefined)
-    .where(where)
-    .orderBy(asc(schema.domains.name), asc(schema.domains.id));
-  const rows = paged ? await query.limit(perPage).offset(((paging.page ?? 1) - 1) * perPage) : await query;
+  const found = await selectWithExtras(db, where, paged ? { limit: perPage, offset: ((paging.page ?? 1) - 1) * perPage } : undefined);
+  const { rows } = found;
   // A page past the end has no row to carry the count: then it is asked alone.
-  const total = paged ? (rows.length ? Number(rows[0]!.total) : await db.$count(schema.domains, where)) : null;
+  const total = paged ? (found.total ?? (await db.$count(schema.domains, where))) : null;
   return { items: rows.map((r) => ({ row: r, view: desktopView(r, r.x) })), total };
 }
 
