@@ -29,10 +29,36 @@ export async function desktopsOf(db: Db, deploymentIds: string[]): Promise<Domai
 
 /** The progress of the creation job running for a deployment, if any. */
 export async function creationOf(ctx: AppContext, deploymentId: string): Promise<TDeploymentCreation | null> {
-  const job = await ctx.jobs.activeFor(deploymentId, DEPLOYMENT_JOB);
+  return creationFrom(await ctx.jobs.activeFor(deploymentId, DEPLOYMENT_JOB));
+}
+
+function creationFrom(job: { params: unknown } | undefined): TDeploymentCreation | null {
   if (!job) return null;
   const p = job.params as { created?: number; failed?: number; userIds?: string[] };
   return { created: p.created ?? 0, failed: p.failed ?? 0, total: p.userIds?.length ?? 0 };
+}
+
+/** The creation jobs running for deployments, by deployment (one query for a whole list). */
+async function creationsOf(db: Db, ids: string[]) {
+  const jobs = await db
+    .select({ targetId: schema.jobs.targetId, params: schema.jobs.params })
+    .from(schema.jobs)
+    .where(and(inArray(schema.jobs.targetId, ids), eq(schema.jobs.kind, DEPLOYMENT_JOB), inArray(schema.jobs.status, ['queued', 'running'])));
+  const out = new Map<string, TDeploymentCreation | null>();
+  for (const j of jobs) if (j.targetId && !out.has(j.targetId)) out.set(j.targetId, creationFrom(j));
+  return out;
+}
+
+/** Items grouped by a key, in their order. */
+function groupBy<T>(items: readonly T[], key: (item: T) => string | null): Map<string | null, T[]> {
+  const out = new Map<string | null, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
 }
 
 /** The next (or current) booking of a whole deployment, from the bookings the booking module keeps. */
@@ -53,7 +79,7 @@ export async function deploymentViews(ctx: AppContext, rows: DeploymentRow[], ac
   const { db } = ctx;
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const [desktops, owners, templates, bookings] = await Promise.all([
+  const [desktops, owners, templates, bookings, creations] = await Promise.all([
     db
       .select({ tag: schema.domains.tag, status: schema.domains.status, visible: schema.domains.tagVisible })
       .from(schema.domains)
@@ -61,11 +87,15 @@ export async function deploymentViews(ctx: AppContext, rows: DeploymentRow[], ac
     db.select({ id: schema.users.id, name: schema.users.name }).from(schema.users).where(inArray(schema.users.id, [...new Set(rows.map((r) => r.userId))])),
     db.select({ id: schema.domains.id, name: schema.domains.name }).from(schema.domains).where(inArray(schema.domains.id, [...new Set(rows.map((r) => r.templateId))])),
     nextBookings(db, ids, ctx.clock.now()),
+    creationsOf(db, ids),
   ]);
+  const desktopsBy = groupBy(desktops, (d) => d.tag);
+  const ownerNames = new Map(owners.map((o) => [o.id, o.name]));
+  const templateNames = new Map(templates.map((t) => [t.id, t.name]));
   const out: TDeployment[] = [];
   for (const row of rows) {
-    const mine = desktops.filter((d) => d.tag === row.id);
-    const creation = await creationOf(ctx, row.id);
+    const mine = desktopsBy.get(row.id) ?? [];
+    const creation = creations.get(row.id) ?? null;
     const rights = rightsOn(actor, row);
     const booking = bookings.get(row.id);
     out.push({
@@ -73,7 +103,7 @@ export async function deploymentViews(ctx: AppContext, rows: DeploymentRow[], ac
       name: row.name,
       description: row.description,
       user: row.userId,
-      user_name: owners.find((o) => o.id === row.userId)?.name ?? null,
+      user_name: ownerNames.get(row.userId) ?? null,
       co_owners: row.coOwners,
       allowed: row.allowed,
       tag: row.id,
@@ -81,7 +111,7 @@ export async function deploymentViews(ctx: AppContext, rows: DeploymentRow[], ac
       tag_visible: row.visible,
       user_permissions: row.userPermissions,
       visible: row.visible,
-      template: templates.find((t) => t.id === row.templateId)?.name ?? null,
+      template: templateNames.get(row.templateId) ?? null,
       template_id: row.templateId,
       desktop_name: row.desktopName,
       totalDesktops: mine.length,
