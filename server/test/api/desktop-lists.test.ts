@@ -75,11 +75,11 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => server?.close());
 
-/** The keys of a desktop in the order the list carried them before it was made one query. */
+/** The keys of a desktop in the order the list carried them before it was made one query (zod wrote them in the schema's order). */
 const KEYS_BEFORE = [
-  'id', 'name', 'description', 'state', 'type', 'template', 'viewers', 'icon', 'image', 'ip', 'progress', 'editable', 'server', 'accessed',
-  'tag', 'visible', 'user', 'user_name', 'group', 'group_name', 'category', 'category_name', 'reservables', 'interfaces', 'current_action',
-  'storage', 'permissions', 'needs_booking', 'booking_id', 'next_booking_start', 'next_booking_end', 'scheduled', 'vcpus', 'memory',
+  'id', 'name', 'description', 'state', 'type', 'template', 'viewers', 'icon', 'image', 'ip', 'progress', 'editable', 'scheduled', 'server',
+  'accessed', 'tag', 'visible', 'user', 'user_name', 'group', 'group_name', 'category', 'category_name', 'reservables', 'interfaces',
+  'current_action', 'storage', 'permissions', 'needs_booking', 'next_booking_start', 'next_booking_end', 'booking_id', 'vcpus', 'memory',
 ];
 
 describe('GET /user/desktops of a person with hundreds of desktops', () => {
@@ -102,17 +102,18 @@ describe('GET /user/desktops of a person with hundreds of desktops', () => {
     const got = desktops.find((d) => d.id === model.id)!;
     const expected: TDesktop = {
       id: model.id, name: 'Model desktop', description: model.description, state: 'Stopped', type: 'persistent', template: template.id,
-      viewers: ['browser-vnc', 'file-spice'], icon: model.icon, image: model.image, ip: null, progress: null, editable: true, server: false,
-      accessed: Math.floor(model.accessedAt!.getTime() / 1000), tag: false, visible: true, user: owner.id, user_name: owner.name,
+      viewers: ['browser-vnc', 'file-spice'], icon: model.icon, image: { id: model.image.id, type: model.image.type, url: model.image.url }, ip: null, progress: null, editable: true,
+      scheduled: { shutdown: false }, server: false, accessed: Math.floor(model.accessedAt!.getTime() / 1000), tag: false, visible: true, user: owner.id, user_name: owner.name,
       group: owner.groupId, group_name: group!.name, category: owner.categoryId, category_name: category!.name,
-      reservables: { vgpus: model.hardware.reservables.vgpus }, interfaces: model.hardware.interfaces, current_action: null,
-      storage: [disk!.storageId], permissions: [], needs_booking: false, booking_id: false,
+      reservables: { vgpus: model.hardware.reservables.vgpus }, interfaces: model.hardware.interfaces.map((i) => ({ id: i.id, mac: i.mac })), current_action: null,
+      storage: [disk!.storageId], permissions: [], needs_booking: false,
       next_booking_start: formatBookingDate(bookingStart), next_booking_end: formatBookingDate(new Date(bookingStart.getTime() + hour)),
-      scheduled: { shutdown: false }, vcpus: model.hardware.vcpus, memory: model.hardware.memoryMb / 1024,
+      booking_id: false, vcpus: model.hardware.vcpus, memory: model.hardware.memoryMb / 1024,
     };
     const raw = (body as Record<string, unknown>[]).find((d) => d.id === model.id)!;
     expect(raw).toEqual(expected);
     expect(Object.keys(raw)).toEqual(KEYS_BEFORE);
+    expect(KEYS_BEFORE).toEqual(DESKTOP_FIELDS);
     expect(JSON.stringify(raw)).toBe(JSON.stringify(expected));
 
     // The deployment's desktop carries its deployment and the students' rights.

@@ -105,6 +105,8 @@ async function selectWithExtras(db: Db, where: SQL | undefined, paging?: { limit
 
 /** The desktop as GET /user/desktops and the desktop_* events carry it (reference §2.5): built from the row, no query. */
 export function desktopView(row: DesktopViewRow, x: DesktopExtras): TDesktop {
+  const booking = desktopBookingFields(row, x.next);
+  // In the contract's order, nested objects too (as zod wrote them before: the database's JSON orders keys its own way).
   return {
     id: row.id,
     name: row.name,
@@ -114,10 +116,11 @@ export function desktopView(row: DesktopViewRow, x: DesktopExtras): TDesktop {
     template: row.templateId,
     viewers: viewersOf(row),
     icon: row.icon,
-    image: row.image,
+    image: { id: row.image.id, type: row.image.type, url: row.image.url },
     ip: row.guestIp,
     progress: null,
     editable: row.tag === null,
+    scheduled: booking.scheduled,
     server: row.server,
     accessed: epoch(row.accessedAt),
     tag: row.tag ?? false,
@@ -129,12 +132,14 @@ export function desktopView(row: DesktopViewRow, x: DesktopExtras): TDesktop {
     category: row.categoryId,
     category_name: x.categoryName,
     reservables: { vgpus: row.hardware.reservables.vgpus },
-    interfaces: row.hardware.interfaces,
+    interfaces: row.hardware.interfaces.map((i) => ({ id: i.id, mac: i.mac })),
     current_action: row.currentAction,
     storage: x.storage,
     permissions: (row.tag && x.permissions) || [],
     needs_booking: Boolean(row.hardware.reservables.vgpus?.length),
-    ...desktopBookingFields(row, x.next),
+    next_booking_start: booking.next_booking_start,
+    next_booking_end: booking.next_booking_end,
+    booking_id: booking.booking_id,
     vcpus: row.hardware.vcpus,
     memory: row.hardware.memoryMb / 1024,
   };
