@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZDesktop, ZDesktopImage } from './desktops';
+import { ZDesktop, ZDesktopImage, ZListPaging, zFieldList } from './desktops';
 import { ZDomainDescription, ZDomainName, ZGuestChoice, ZGuestProperties, ZHardwareChoice } from './domains';
 import { ZTemplateAllowed } from './templates';
 import { ZAllowed } from './allowed';
@@ -131,6 +131,15 @@ export type TDeploymentDesktop = z.infer<typeof ZDeploymentDesktop>;
 /** GET /deployment/{id} */
 export const ZDeploymentDetail = ZDeployment.extend({ desktops: z.array(ZDeploymentDesktop) });
 export type TDeploymentDetail = z.infer<typeof ZDeploymentDetail>;
+/** A deployment desktop's top-level fields: the choices of GET /deployment/{id}?fields=. */
+export const DEPLOYMENT_DESKTOP_FIELDS = Object.keys(ZDeploymentDesktop.shape) as [keyof TDeploymentDesktop, ...(keyof TDeploymentDesktop)[]];
+/**
+ * GET /deployment/{id}: the deployment whole; its `desktops` (by name) optionally paged
+ * (`page`/`per_page`, the reachable desktops' count in `x-total-count`) and with only the `fields` asked.
+ */
+export const ZDeploymentDetailQuery = ZListPaging.extend({ fields: zFieldList(DEPLOYMENT_DESKTOP_FIELDS).optional() });
+export type TDeploymentDetailQuery = z.input<typeof ZDeploymentDetailQuery>;
+export const ZDeploymentDetailAnswer = ZDeployment.extend({ desktops: z.array(ZDeploymentDesktop.partial()) });
 
 export const ZNamedId = z.object({ id: z.string(), name: z.string() });
 export type TNamedId = z.infer<typeof ZNamedId>;

@@ -95,6 +95,45 @@ export const ZDesktop = z.object({
 });
 export type TDesktop = z.infer<typeof ZDesktop>;
 
+/** The desktop's top-level fields, in wire order: the choices of `?fields=`. */
+export const DESKTOP_FIELDS = Object.keys(ZDesktop.shape) as [keyof TDesktop, ...(keyof TDesktop)[]];
+export type TDesktopField = (typeof DESKTOP_FIELDS)[number];
+
+/** The most items one page of a list may ask for (`per_page`). */
+export const LIST_PER_PAGE_MAX = 1000;
+/** A list's page size when `page` is given alone. */
+export const LIST_PER_PAGE_DEFAULT = 50;
+
+/**
+ * Optional paging of a long list (`?page=1&per_page=50`, pages from 1). The answer stays a plain
+ * array, in the list's usual order; a paged answer tells the whole list's length in the header
+ * `x-total-count`. A page past the end is an empty array.
+ */
+export const ZListPaging = z.object({
+  page: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  per_page: z.coerce.number().int().min(1).max(LIST_PER_PAGE_MAX).optional(),
+});
+export type TListPaging = z.infer<typeof ZListPaging>;
+export const LIST_TOTAL_HEADER = 'x-total-count';
+
+/** `?fields=id,name,state`: a comma list of top-level fields, each one of `names`; the items then carry only those. */
+export const zFieldList = <F extends string>(names: readonly [F, ...F[]]) =>
+  z
+    .string()
+    .max(1000)
+    .transform((s) => s.split(',').map((f) => f.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(names)).min(1).max(names.length));
+
+/**
+ * GET /user/desktops (and the desktops of GET /deployment/{id}): without parameters the whole list
+ * of full desktops, as the original system's clients expect; `page`/`per_page` and `fields` for
+ * clients that want less. Unknown fields or bad numbers are refused (400 `validation_error`).
+ */
+export const ZDesktopListQuery = ZListPaging.extend({ fields: zFieldList(DESKTOP_FIELDS).optional() });
+export type TDesktopListQuery = z.input<typeof ZDesktopListQuery>;
+/** The answer: desktops, whole, or with only the asked `fields`. */
+export const ZDesktopList = z.array(ZDesktop.partial());
+
 export const ZDesktopActionParam = z.enum(['start', 'stop', 'reset', 'retry', 'updating']);
 export const ZStatusAnswer = z.object({ status: z.string() });
 

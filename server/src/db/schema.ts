@@ -217,8 +217,12 @@ export const domains = pgTable('domains', {
   accessedAt: timestamp('accessed_at', { withTimezone: true }).defaultNow(),
   createdAt: createdAt(),
 }, (t) => [
-  index('domains_user_idx').on(t.userId),
+  // A person's desktops (or templates) by name: their list, in its order; names compared without case.
+  index('domains_user_kind_name_idx').on(t.userId, t.kind, t.name),
+  index('domains_user_kind_lower_name_idx').on(t.userId, t.kind, sql`lower(${t.name})`),
   index('domains_kind_idx').on(t.kind),
+  // A deployment's desktops.
+  index('domains_tag_idx').on(t.tag),
   index('domains_template_idx').on(t.templateId),
   uniqueIndex('domains_jumper_idx').on(t.jumperUrl),
 ]);

@@ -9,7 +9,8 @@ import {
   ZDeploymentCoOwners,
   ZDeploymentCoOwnersUpdate,
   ZDeploymentDesktopVisible,
-  ZDeploymentDetail,
+  ZDeploymentDetailAnswer,
+  ZDeploymentDetailQuery,
   ZDeploymentIdAnswer,
   ZDeploymentInfo,
   ZDeploymentPermissions,
@@ -26,6 +27,7 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { authOf, requireAuth } from '../../http/guard';
 import { forbidden, notFound } from '../../http/errors';
+import { listAnswer, plainJsonAnswer } from '../../http/lists';
 import { publicBaseUrl } from '../../http/base-url';
 import { actorOf, chooserOf } from '../access/permissions';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
@@ -49,7 +51,7 @@ import { checkNewDeploymentQuota, deploymentUsage } from './quota';
 import { DEPLOYMENT_ROLES } from './roles';
 import { assertHasUsers } from './rules';
 import { allowedNames, selectedUsers } from './users';
-import { deploymentDesktopViews, deploymentViews, desktopsOf } from './view';
+import { deploymentDesktopList, deploymentViews } from './view';
 
 registerUsagePart(deploymentUsage);
 
@@ -98,13 +100,16 @@ export async function deploymentRoutes(app: FastifyInstance, ctx: AppContext, li
     return { quantity: (await selectedUsers(ctx.db, [chooserOf(userOf(request))], allowed)).length };
   });
 
-  r.get('/deployment/:id', { preHandler: auth, schema: { params: ZId, response: { 200: ZDeploymentDetail } } }, async (request) => {
-    const user = userOf(request);
-    const { row, actor } = await deploymentFor(ctx, user, request.params.id, 'read');
-    const [view] = await deploymentViews(ctx, [row], actor);
-    const desktops = await deploymentDesktopViews(ctx, (await desktopsOf(ctx.db, [row.id])).filter((r) => reachesDesktop(actor, row, r)));
-    return { ...view!, desktops };
-  });
+  r.get(
+    '/deployment/:id',
+    { preHandler: auth, schema: { params: ZId, querystring: ZDeploymentDetailQuery, response: { 200: ZDeploymentDetailAnswer } }, ...plainJsonAnswer },
+    async (request, reply) => {
+      const user = userOf(request);
+      const { row, actor } = await deploymentFor(ctx, user, request.params.id, 'read');
+      const [view] = await deploymentViews(ctx, [row], actor);
+      return { ...view!, desktops: listAnswer(reply, await deploymentDesktopList(ctx, row, actor, request.query)) };
+    },
+  );
 
   r.put('/deployment/:id', { preHandler: auth, schema: { params: ZId, body: ZDeploymentUpdate, response: { 200: ZDeployment } } }, async (request) => {
     const user = userOf(request);

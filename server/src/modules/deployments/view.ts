@@ -1,11 +1,15 @@
 import { and, asc, eq, gt, inArray } from 'drizzle-orm';
-import { RUNNING_STATUSES, type TDeployment, type TDeploymentCreation, type TDeploymentDesktop } from '@vdi/contracts';
+import {
+  RUNNING_STATUSES, type TDeployment, type TDeploymentCreation, type TDeploymentDesktop, type TDesktop, type TListPaging,
+} from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import type { Db } from '../../db';
 import { schema } from '../../db';
-import { desktopViews, viewersOf, type DomainRow } from '../desktops/view';
+import { desktopViews, listDesktops, pick, type DesktopViewRow, type DomainRow, type ListOf } from '../desktops/view';
 import { rightsOn, type DeploymentRow } from './access';
-import type { Actor } from '../access/permissions';
+import { choosableWhere, type Actor } from '../access/permissions';
+
+type TDeploymentDesktopField = keyof TDeploymentDesktop;
 
 export const DEPLOYMENT_JOB = 'deployment_create';
 const CREATING = ['Creating', 'CreatingAndStarting'];
@@ -25,10 +29,36 @@ export async function desktopsOf(db: Db, deploymentIds: string[]): Promise<Domai
 
 /** The progress of the creation job running for a deployment, if any. */
 export async function creationOf(ctx: AppContext, deploymentId: string): Promise<TDeploymentCreation | null> {
-  const job = await ctx.jobs.activeFor(deploymentId, DEPLOYMENT_JOB);
+  return creationFrom(await ctx.jobs.activeFor(deploymentId, DEPLOYMENT_JOB));
+}
+
+function creationFrom(job: { params: unknown } | undefined): TDeploymentCreation | null {
   if (!job) return null;
   const p = job.params as { created?: number; failed?: number; userIds?: string[] };
   return { created: p.created ?? 0, failed: p.failed ?? 0, total: p.userIds?.length ?? 0 };
+}
+
+/** The creation jobs running for deployments, by deployment (one query for a whole list). */
+async function creationsOf(db: Db, ids: string[]) {
+  const jobs = await db
+    .select({ targetId: schema.jobs.targetId, params: schema.jobs.params })
+    .from(schema.jobs)
+    .where(and(inArray(schema.jobs.targetId, ids), eq(schema.jobs.kind, DEPLOYMENT_JOB), inArray(schema.jobs.status, ['queued', 'running'])));
+  const out = new Map<string, TDeploymentCreation | null>();
+  for (const j of jobs) if (j.targetId && !out.has(j.targetId)) out.set(j.targetId, creationFrom(j));
+  return out;
+}
+
+/** Items grouped by a key, in their order. */
+function groupBy<T>(items: readonly T[], key: (item: T) => string | null): Map<string | null, T[]> {
+  const out = new Map<string | null, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
 }
 
 /** The next (or current) booking of a whole deployment, from the bookings the booking module keeps. */
@@ -49,7 +79,7 @@ export async function deploymentViews(ctx: AppContext, rows: DeploymentRow[], ac
   const { db } = ctx;
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const [desktops, owners, templates, bookings] = await Promise.all([
+  const [desktops, owners, templates, bookings, creations] = await Promise.all([
     db
       .select({ tag: schema.domains.tag, status: schema.domains.status, visible: schema.domains.tagVisible })
       .from(schema.domains)
@@ -57,11 +87,15 @@ export async function deploymentViews(ctx: AppContext, rows: DeploymentRow[], ac
     db.select({ id: schema.users.id, name: schema.users.name }).from(schema.users).where(inArray(schema.users.id, [...new Set(rows.map((r) => r.userId))])),
     db.select({ id: schema.domains.id, name: schema.domains.name }).from(schema.domains).where(inArray(schema.domains.id, [...new Set(rows.map((r) => r.templateId))])),
     nextBookings(db, ids, ctx.clock.now()),
+    creationsOf(db, ids),
   ]);
+  const desktopsBy = groupBy(desktops, (d) => d.tag);
+  const ownerNames = new Map(owners.map((o) => [o.id, o.name]));
+  const templateNames = new Map(templates.map((t) => [t.id, t.name]));
   const out: TDeployment[] = [];
   for (const row of rows) {
-    const mine = desktops.filter((d) => d.tag === row.id);
-    const creation = await creationOf(ctx, row.id);
+    const mine = desktopsBy.get(row.id) ?? [];
+    const creation = creations.get(row.id) ?? null;
     const rights = rightsOn(actor, row);
     const booking = bookings.get(row.id);
     out.push({
@@ -69,7 +103,7 @@ export async function deploymentViews(ctx: AppContext, rows: DeploymentRow[], ac
       name: row.name,
       description: row.description,
       user: row.userId,
-      user_name: owners.find((o) => o.id === row.userId)?.name ?? null,
+      user_name: ownerNames.get(row.userId) ?? null,
       co_owners: row.coOwners,
       allowed: row.allowed,
       tag: row.id,
@@ -77,7 +111,7 @@ export async function deploymentViews(ctx: AppContext, rows: DeploymentRow[], ac
       tag_visible: row.visible,
       user_permissions: row.userPermissions,
       visible: row.visible,
-      template: templates.find((t) => t.id === row.templateId)?.name ?? null,
+      template: templateNames.get(row.templateId) ?? null,
       template_id: row.templateId,
       desktop_name: row.desktopName,
       totalDesktops: mine.length,
@@ -99,19 +133,45 @@ export async function deploymentViews(ctx: AppContext, rows: DeploymentRow[], ac
   return out;
 }
 
-/** A deployment's desktops (GET /deployment/{id}, deploymentdesktop_* events), each with its user's photo and the videowall handle. */
+type Photos = Map<string, string>;
+async function photosOf(db: Db, userIds: string[]): Promise<Photos> {
+  const ids = [...new Set(userIds)];
+  if (ids.length === 0) return new Map();
+  const rows = await db.select({ id: schema.users.id, photo: schema.users.photo }).from(schema.users).where(inArray(schema.users.id, ids));
+  return new Map(rows.map((p) => [p.id, p.photo]));
+}
+
+/** A deployment desktop's view: its desktop view, its user's photo and the videowall handle. */
+function deploymentDesktopView(row: DesktopViewRow, view: TDesktop, photos: Photos): TDeploymentDesktop {
+  const onWall = WALL_STATUSES.includes(row.status) && view.viewers.includes('browser-vnc');
+  const viewer: TDeploymentDesktop['viewer'] = onWall
+    ? { kind: 'browser', protocol: 'vnc', viewer: '/viewer/vnc', ticket_url: `/desktop/${row.id}/viewer/browser-vnc` }
+    : false;
+  return { ...view, viewer, user_photo: photos.get(row.userId) ?? '', deployment_id: row.tag ?? '' };
+}
+
+/** A deployment's desktops as the deploymentdesktop_* events carry them, each with its user's photo and the videowall handle. */
 export async function deploymentDesktopViews(ctx: AppContext, rows: DomainRow[]): Promise<TDeploymentDesktop[]> {
-  const views = await desktopViews(ctx.db, rows);
-  const userIds = [...new Set(rows.map((r) => r.userId))];
-  const photos = userIds.length
-    ? await ctx.db.select({ id: schema.users.id, photo: schema.users.photo }).from(schema.users).where(inArray(schema.users.id, userIds))
-    : [];
-  return views.map((view, i) => {
-    const row = rows[i]!;
-    const onWall = WALL_STATUSES.includes(row.status) && viewersOf(row).includes('browser-vnc');
-    const viewer: TDeploymentDesktop['viewer'] = onWall
-      ? { kind: 'browser', protocol: 'vnc', viewer: '/viewer/vnc', ticket_url: `/desktop/${row.id}/viewer/browser-vnc` }
-      : false;
-    return { ...view, viewer, user_photo: photos.find((p) => p.id === row.userId)?.photo ?? '', deployment_id: row.tag ?? '' };
-  });
+  const [views, photos] = await Promise.all([desktopViews(ctx.db, rows), photosOf(ctx.db, rows.map((r) => r.userId))]);
+  return views.map((view, i) => deploymentDesktopView(rows[i]!, view, photos));
+}
+
+/**
+ * The desktops of GET /deployment/{id}: those the actor reaches (`reachesDesktop`, as a condition),
+ * by name, whole or paged and with only the `fields` asked: the list in one query, the photos in one more.
+ */
+export async function deploymentDesktopList(
+  ctx: AppContext,
+  d: DeploymentRow,
+  actor: Actor,
+  opts: TListPaging & { fields?: readonly TDeploymentDesktopField[] } = {},
+): Promise<ListOf<Partial<TDeploymentDesktop>>> {
+  const paged = opts.page !== undefined || opts.per_page !== undefined;
+  if (!rightsOn(actor, d).edit) return { items: [], total: paged ? 0 : null };
+  const domains = schema.domains;
+  const reach = d.userId === actor.id ? undefined : choosableWhere([actor], domains.categoryId);
+  const { items, total } = await listDesktops(ctx.db, and(eq(domains.kind, 'desktop'), eq(domains.tag, d.id), reach), opts);
+  const photos = await photosOf(ctx.db, items.map((i) => i.row.userId));
+  const views = items.map(({ row, view }) => deploymentDesktopView(row, view, photos));
+  return { items: opts.fields ? views.map((v) => pick(v, opts.fields!)) : views, total };
 }

@@ -2,11 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { ZAllowedTemplate, ZDesktop, ZDesktopActionParam, ZStatusAnswer } from '@vdi/contracts';
+import { ZAllowedTemplate, ZDesktopActionParam, ZDesktopList, ZDesktopListQuery, ZStatusAnswer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { authOf, requireAuth } from '../../http/guard';
 import { conflict, notFound, precondition } from '../../http/errors';
+import { listAnswer, plainJsonAnswer } from '../../http/lists';
 import { actorOf, isAllowed } from '../access/permissions';
 import { checkNewDesktopQuota } from '../quotas/create-check';
 import { registerUsagePart } from '../quotas/applied';
@@ -26,8 +27,10 @@ export async function desktopRoutes(app: FastifyInstance, ctx: AppContext, lifec
   const r = app.withTypeProvider<ZodTypeProvider>();
   const auth = requireAuth(ctx);
 
-  r.get('/user/desktops', { preHandler: auth, schema: { response: { 200: z.array(ZDesktop) } } }, async (request) =>
-    userDesktops(ctx.db, authOf(request).user.id),
+  r.get(
+    '/user/desktops',
+    { preHandler: auth, schema: { querystring: ZDesktopListQuery, response: { 200: ZDesktopList } }, ...plainJsonAnswer },
+    async (request, reply) => listAnswer(reply, await userDesktops(ctx.db, authOf(request).user.id, request.query)),
   );
 
   r.get(

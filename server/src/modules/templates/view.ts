@@ -30,6 +30,17 @@ export async function templateViews(db: Db, rows: DomainRow[], actor?: Actor): P
       .where(and(inArray(schema.jobs.targetId, ids), inArray(schema.jobs.status, ['queued', 'running']))),
   ]);
   const name = (names: Map<string, string>, id: string) => names.get(id) ?? null;
+  // Per template: its disks' size, its running job's progress, how many domains derive from it.
+  const sizes = new Map<string, number>();
+  for (const d of disks) sizes.set(d.domainId, (sizes.get(d.domainId) ?? 0) + d.actual);
+  const progress = new Map<string, number>();
+  for (const j of jobs) if (j.targetId && !progress.has(j.targetId)) progress.set(j.targetId, j.progress);
+  const derivatives = new Map<string, number>();
+  const count = (id: string | null) => id && derivatives.set(id, (derivatives.get(id) ?? 0) + 1);
+  for (const d of derived) {
+    count(d.templateId);
+    if (d.duplicateOfId !== d.templateId) count(d.duplicateOfId);
+  }
   return rows.map((t) => ({
     id: t.id,
     name: t.name,
@@ -42,13 +53,13 @@ export async function templateViews(db: Db, rows: DomainRow[], actor?: Actor): P
     group_name: name(names.groups, t.groupId),
     user: t.userId,
     user_name: name(names.users, t.userId),
-    size: disks.filter((d) => d.domainId === t.id).reduce((s, d) => s + d.actual, 0),
+    size: sizes.get(t.id) ?? 0,
     editable: actor ? canManage(actor, t) : true,
     allowed: t.allowed,
     enabled: t.enabled,
     status: t.status,
-    progress: t.status === 'Creating' ? (jobs.find((j) => j.targetId === t.id)?.progress ?? 0) : null,
-    derivatives: derived.filter((d) => d.templateId === t.id || d.duplicateOfId === t.id).length,
+    progress: t.status === 'Creating' ? (progress.get(t.id) ?? 0) : null,
+    derivatives: derivatives.get(t.id) ?? 0,
     duplicate_of: t.duplicateOfId,
     vcpus: t.hardware.vcpus,
     memory: t.hardware.memoryMb / 1024,

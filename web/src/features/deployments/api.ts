@@ -12,6 +12,7 @@ import {
   type TDeploymentAllowed,
   type TDeploymentCoOwners,
   type TDeploymentDetail,
+  type TDeploymentDetailQuery,
   type TDeploymentInfo,
   type TDeploymentPermissions,
   type TDeploymentUpdate,
@@ -20,6 +21,7 @@ import {
 import { api, API, request } from '../../lib/api';
 import { downloadText } from '../viewer/open';
 import { queryClient } from '../../app/queries';
+import { readPaged } from './logic';
 
 const id = (s: string) => encodeURIComponent(s);
 
@@ -33,10 +35,24 @@ export const deploymentsQuery = {
   refetchOnWindowFocus: true,
 } as const;
 
+/** Desktops per answer of the deployment's detail: a deployment of hundreds is read in a few pages. */
+export const DEPLOYMENT_DESKTOPS_PAGE = 100;
+
+/** The detail with every desktop the caller reaches, read `DEPLOYMENT_DESKTOPS_PAGE` at a time. */
+export async function fetchDeploymentDetail(deploymentId: string): Promise<TDeploymentDetail> {
+  const page = async (n: number) => {
+    const query: TDeploymentDetailQuery = { page: n, per_page: DEPLOYMENT_DESKTOPS_PAGE };
+    const detail = await api.get(`/deployment/${id(deploymentId)}`, ZDeploymentDetail, { query: { page: String(query.page), per_page: String(query.per_page) } });
+    return { detail, items: detail.desktops };
+  };
+  const { detail, items } = await readPaged(page, DEPLOYMENT_DESKTOPS_PAGE);
+  return { ...detail, desktops: items };
+}
+
 export const deploymentQuery = (deploymentId: string) =>
   ({
     queryKey: deploymentKey(deploymentId),
-    queryFn: (): Promise<TDeploymentDetail> => api.get(`/deployment/${id(deploymentId)}`, ZDeploymentDetail),
+    queryFn: (): Promise<TDeploymentDetail> => fetchDeploymentDetail(deploymentId),
     staleTime: 0,
     refetchOnWindowFocus: true,
   }) as const;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TDeployment, TDeploymentDesktop, TDeploymentDetail } from '@vdi/contracts';
-import { creationPercent, groupByUser, isStarted, matchesFilter, mergeDetail, removeDesktop, upsertDeployment, upsertDesktop, withCreation } from './logic';
+import { readPaged, creationPercent, groupByUser, isStarted, matchesFilter, mergeDetail, removeDesktop, upsertDeployment, upsertDesktop, withCreation } from './logic';
 
 const dep = (over: Partial<TDeployment> = {}): TDeployment =>
   ({ id: 'd1', name: 'Lab', description: '', user: 'u', user_name: 'Teo', co_owners: [], visible: true, template: 'Demo', desktop_name: 'Lab desktop', totalDesktops: 2, visibleDesktops: 2, startedDesktops: 0, creatingDesktops: 0, creation: null, ...over }) as TDeployment;
@@ -64,5 +64,27 @@ describe('creation progress', () => {
     expect(withCreation(d, { deployment_id: 'zz', created: 4, failed: 0, total: 4 }, true)).toBe(d);
     expect(creationPercent(null)).toBe(0);
     expect(creationPercent({ created: 3, failed: 1, total: 4 })).toBe(100);
+  });
+});
+
+describe('reading a long list page by page', () => {
+  const all = Array.from({ length: 23 }, (_, i) => ({ id: `x${i}` }));
+  const pageOf = (list: { id: string }[], per: number) => async (n: number) => ({ items: list.slice((n - 1) * per, n * per), page: n });
+
+  it('asks pages until a short one and keeps what the first answer carries', async () => {
+    const asked: number[] = [];
+    const fetchPage = pageOf(all, 10);
+    const got = await readPaged(async (n) => (asked.push(n), fetchPage(n)), 10);
+    expect(got.items).toEqual(all);
+    expect(got.page).toBe(1);
+    expect(asked).toEqual([1, 2, 3]);
+  });
+
+  it('asks one more, empty, page when the list fills its last page; keeps a repeated item once', async () => {
+    expect((await readPaged(pageOf(all.slice(0, 20), 10), 10)).items).toHaveLength(20);
+    // An item added before the second page was read shifts it by one.
+    const shifted = [{ id: 'new' }, ...all];
+    const got = await readPaged(async (n) => (n === 1 ? pageOf(all, 10)(1) : pageOf(shifted, 10)(n)), 10);
+    expect(got.items.map((x) => x.id)).toEqual(all.map((x) => x.id));
   });
 });

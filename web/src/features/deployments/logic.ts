@@ -13,6 +13,27 @@ export function upsertDeployment(list: TDeployment[] | undefined, d: TDeployment
 
 export const removeDeployment = (list: TDeployment[] | undefined, id: string) => (list ?? []).filter((x) => x.id !== id);
 
+/**
+ * A long list read page by page (`page`/`per_page` of the list calls), so that no single answer
+ * holds hundreds of items: pages are asked until one comes back short. `fetchPage` answers the
+ * page's items and whatever else the answer carries (kept from the first page).
+ */
+export async function readPaged<T extends { id: string }, R extends { items: T[] }>(
+  fetchPage: (page: number) => Promise<R>,
+  perPage: number,
+  maxPages = 1000,
+): Promise<R> {
+  const first = await fetchPage(1);
+  const items = [...first.items];
+  const seen = new Set(items.map((x) => x.id));
+  for (let page = 2, last = first.items; last.length === perPage && page <= maxPages; page++) {
+    last = (await fetchPage(page)).items;
+    // A page shifted by a desktop added meanwhile repeats one: kept once.
+    for (const x of last) if (!seen.has(x.id)) (seen.add(x.id), items.push(x));
+  }
+  return { ...first, items };
+}
+
 /** A deployment event for the detail: its fields change, its desktops stay. */
 export const mergeDetail = (detail: TDeploymentDetail | undefined, d: TDeployment): TDeploymentDetail | undefined =>
   detail && detail.id === d.id ? { ...detail, ...d, desktops: detail.desktops } : detail;
