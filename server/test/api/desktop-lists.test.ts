@@ -10,6 +10,7 @@ import { deploymentDesktopList, deploymentDesktopViews, desktopsOf } from '../..
 import { actorOf } from '../../src/modules/access/permissions';
 import { call, startTestServer, type TestServer } from '../helpers/server';
 import { copyUser, demoTemplate, makeDeployment, makeDesktop, tokenOf, userRow } from '../helpers/routes-fixtures';
+import { countQueries as countDbQueries } from '../helpers/query-count';
 
 // GET /user/desktops of a person with hundreds of desktops: the same answer per desktop as
 // before, in one query, with optional paging and field choice.
@@ -23,22 +24,8 @@ let deploymentId: string;
 const hour = 3600_000;
 const bookingStart = new Date(Math.floor(Date.now() / hour + 2) * hour);
 
-/** Counts the queries the database client runs while `fn` runs (both drivers go through `query`). */
-async function countQueries<T>(fn: () => Promise<T>): Promise<{ result: T; queries: string[] }> {
-  const client = (server.ctx.db as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } }).$client;
-  const original = client.query;
-  const queries: string[] = [];
-  client.query = function (this: unknown, ...args: unknown[]) {
-    const q = args[0];
-    queries.push(typeof q === 'string' ? q : String((q as { text?: string }).text));
-    return original.apply(this, args);
-  };
-  try {
-    return { result: await fn(), queries };
-  } finally {
-    client.query = original;
-  }
-}
+/** The queries `fn` itself runs (both drivers go through `query`; the server's background work is not counted). */
+const countQueries = <T>(fn: () => Promise<T>) => countDbQueries(server.ctx.db, fn);
 
 const list = async (query = '') => {
   const res = await call(server, `/api/v3/user/desktops${query}`, { token });
