@@ -1,10 +1,9 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { schema } from '../../src/db';
 import { call, loginToken, startTestServer, type TestServer } from '../helpers/server';
 import { copyUser, makeDeployment, makeDesktop, makeMedia, tokenOf, userRow } from '../helpers/routes-fixtures';
 import { recordQueries } from '../helpers/query-count';
-import { until } from '../helpers/wait';
 
 // The request guard reads the session, the user, the category and the maintenance setting afresh on
 // every call (one query, no cache): whatever changes them — through the API, or behind this
@@ -35,33 +34,27 @@ describe('queries per call', () => {
     await makeDeployment(server, advanced, [row.id]);
     await makeDesktop(server, row);
     await makeMedia(server, row);
+    // The server's background work (a deployment's last progress report, jobs) may add a query to
+    // one call's count, never take one away: the call's own count is the least of a few tries.
     const rec = recordQueries(server.ctx.db);
-    try {
-      const counted = async (path: string, t = token) => {
-        // The server's background work (a deployment's last progress report, jobs) must not add to
-        // the count: wait until the database has been quiet for a moment, then make the call.
-        await until('the database is quiet', async () => {
-          rec.reset();
-          await new Promise((r) => setTimeout(r, 200));
-          return rec.queries.length === 0;
-        });
-        const res = await call(server, path, { token: t });
-        expect(res.status).toBe(200);
-        await res.json();
-        return rec.queries.length;
-      };
-      const few = await counted('/api/v3/user');
-      expect(few).toBeGreaterThan(0);
-      expect(few).toBeLessThanOrEqual(3);
-      for (let i = 0; i < 4; i++) await makeDesktop(server, row, { status: i % 2 ? 'Started' : 'Stopped' });
-      await makeMedia(server, row);
-      expect(await counted('/api/v3/user')).toBe(few);
-      // The deployment's owner, whose usage counts the deployment's desktops.
-      expect(await counted('/api/v3/user', advanced)).toBeLessThanOrEqual(3);
-      expect(await counted('/api/v3/user/appliedquota')).toBeLessThanOrEqual(2);
-    } finally {
-      rec.stop();
-    }
+    onTestFinished(() => rec.stop());
+    const once = async (path: string, t: string) => {
+      rec.reset();
+      const res = await call(server, path, { token: t });
+      expect(res.status).toBe(200);
+      await res.json();
+      return rec.queries.length;
+    };
+    const counted = async (path: string, t = token) => Math.min(await once(path, t), await once(path, t), await once(path, t));
+    const few = await counted('/api/v3/user');
+    expect(few).toBeGreaterThan(0);
+    expect(few).toBeLessThanOrEqual(3);
+    for (let i = 0; i < 4; i++) await makeDesktop(server, row, { status: i % 2 ? 'Started' : 'Stopped' });
+    await makeMedia(server, row);
+    expect(await counted('/api/v3/user')).toBe(few);
+    // The deployment's owner, whose usage counts the deployment's desktops.
+    expect(await counted('/api/v3/user', advanced)).toBeLessThanOrEqual(3);
+    expect(await counted('/api/v3/user/appliedquota')).toBeLessThanOrEqual(2);
   });
 });
 
