@@ -457,3 +457,29 @@ export const scheduledJobs = pgTable('scheduled_jobs', {
   createdAt: createdAt(),
   doneAt: timestamp('done_at', { withTimezone: true }),
 }, (t) => [index('scheduled_jobs_due_idx').on(t.status, t.runAt)]);
+
+/**
+ * The audit log: every administrative write and security event, append-only for everyone (a
+ * trigger refuses updates; only the retention sweep deletes). Actor and object are copied as they
+ * were (names survive the user's deletion); `category_id` is the category the entry concerns, for
+ * managers' views.
+ */
+export const auditLog = pgTable('audit_log', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+  actorId: text('actor_id'),
+  actorName: text('actor_name').notNull().default(''),
+  actorRole: text('actor_role'),
+  action: text('action').notNull(),
+  objectType: text('object_type').notNull().default(''),
+  objectId: text('object_id').notNull().default(''),
+  objectName: text('object_name').notNull().default(''),
+  categoryId: text('category_id'),
+  address: text('address'),
+  detail: jsonb('detail').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+}, (t) => [
+  index('audit_log_at_idx').on(t.at),
+  index('audit_log_actor_idx').on(t.actorId, t.at),
+  index('audit_log_category_idx').on(t.categoryId, t.at),
+  index('audit_log_action_idx').on(t.action, t.at),
+]);

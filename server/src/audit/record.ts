@@ -1,0 +1,62 @@
+import type { FastifyRequest } from 'fastify';
+import { schema, type Db } from '../db';
+
+/** Who did something: the signed-in caller, or nobody (a failed sign-in, the system). */
+export type AuditActor = {
+  id: string | null;
+  name: string;
+  role: string | null;
+  categoryId: string | null;
+  /** The client's address as the server sees it (`request.ip`, TRUST_PROXY-aware). */
+  address: string | null;
+};
+
+/**
+ * What was done. `action` is a dotted verb from a small vocabulary (`user.create`, `user.disable`,
+ * `auth.sign_in`, `auth.sign_in_failed`, `settings.update`, …); the object is copied by value so
+ * the entry survives the object's deletion. `categoryId` defaults to the object's category when
+ * given, else the actor's: managers see the entries of their category.
+ */
+export type AuditEntry = {
+  action: string;
+  objectType?: string;
+  objectId?: string;
+  objectName?: string;
+  categoryId?: string | null;
+  /** Extra facts (changed field names, counts…): never passwords, tokens or guest addresses. */
+  detail?: Record<string, unknown>;
+};
+
+/** The actor of a request that passed the guard (or an anonymous one, e.g. a failed sign-in). */
+export function actorOf(request: FastifyRequest, anonymous?: { name?: string; categoryId?: string | null }): AuditActor {
+  const auth = request.auth;
+  if (auth) {
+    return {
+      id: auth.user.id,
+      name: auth.user.username,
+      role: auth.role,
+      categoryId: auth.user.categoryId,
+      address: request.ip ?? null,
+    };
+  }
+  return { id: null, name: anonymous?.name ?? '', role: null, categoryId: anonymous?.categoryId ?? null, address: request.ip ?? null };
+}
+
+/**
+ * Appends one entry to the audit log. Pass the transaction that makes the change, so that the
+ * entry is written if and only if the change is.
+ */
+export async function audit(db: Db, actor: AuditActor, entry: AuditEntry): Promise<void> {
+  await db.insert(schema.auditLog).values({
+    actorId: actor.id,
+    actorName: actor.name,
+    actorRole: actor.role,
+    action: entry.action,
+    objectType: entry.objectType ?? '',
+    objectId: entry.objectId ?? '',
+    objectName: entry.objectName ?? '',
+    categoryId: entry.categoryId !== undefined ? entry.categoryId : actor.categoryId,
+    address: actor.address,
+    detail: entry.detail ?? {},
+  });
+}

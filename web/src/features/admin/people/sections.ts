@@ -1,0 +1,4 @@
+import type { AdminSection } from '../sections';
+
+/** Users, groups, categories, registration codes, quotas (orders 10–49). */
+export const peopleSections: AdminSection[] = [];
