@@ -1,22 +1,8 @@
-import type { ComponentType } from 'react';
-import type { TRole } from '@vdi/contracts';
+import type { AdminSection } from './section';
 import { peopleSections } from './people/sections';
 import { systemSections } from './system/sections';
 
-/**
- * A screen of the administration console (/isard-admin/<path>): its entry in the console's
- * navigation, who may open it (admins always; managers where listed) and the lazily loaded screen.
- */
-export type AdminSection = {
-  /** Relative to /isard-admin, e.g. `users`, `settings/mail`. */
-  path: string;
-  /** i18n key of the navigation label and page title. */
-  label: string;
-  /** Order in the navigation. */
-  order: number;
-  roles: readonly Extract<TRole, 'admin' | 'manager'>[];
-  load: () => Promise<{ default: ComponentType }>;
-};
+export type { AdminSection };
 
 /** Every section of the console, in navigation order. */
 export const adminSections: AdminSection[] = [...peopleSections, ...systemSections].sort((a, b) => a.order - b.order);

@@ -1,4 +1,4 @@
-import type { AdminSection } from '../sections';
+import type { AdminSection } from '../section';
 
 /** System settings, mail, audit log (orders 50–99). */
 export const systemSections: AdminSection[] = [];
