@@ -483,3 +483,15 @@ export const auditLog = pgTable('audit_log', {
   index('audit_log_category_idx').on(t.categoryId, t.at),
   index('audit_log_action_idx').on(t.action, t.at),
 ]);
+
+/**
+ * A counter per user, raised by triggers (migration 0007) on every write that changes what the
+ * user's desktop list shows: their desktops, those desktops' disks, their name, the names of the
+ * desktops' group and category, their deployments' rights and the bookings of their desktops. A
+ * server keeps a list answer while the counter stands (`desktops/list-cache.ts`): writes by any
+ * server process, or straight into the database, are seen by the next call.
+ */
+export const desktopListRevs = pgTable('desktop_list_revs', {
+  userId: text('user_id').primaryKey(),
+  rev: bigint('rev', { mode: 'number' }).notNull().default(0),
+});

@@ -14,3 +14,9 @@ export function listAnswer<T>(reply: FastifyReply, list: { items: T[]; total: nu
   if (list.total !== null) reply.header(LIST_TOTAL_HEADER, String(list.total));
   return list.items;
 }
+
+/** A list already written as JSON text (a kept answer), sent as it is; when paged, with its whole length. */
+export function jsonTextAnswer(reply: FastifyReply, body: string, total: number | null) {
+  if (total !== null) reply.header(LIST_TOTAL_HEADER, String(total));
+  return reply.type('application/json; charset=utf-8').serializer((payload: unknown) => payload as string).send(body);
+}

@@ -7,7 +7,7 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { authOf, requireAuth } from '../../http/guard';
 import { conflict, notFound, precondition } from '../../http/errors';
-import { listAnswer, plainJsonAnswer } from '../../http/lists';
+import { jsonTextAnswer } from '../../http/lists';
 import { actorOf, isAllowed } from '../access/permissions';
 import { checkNewDesktopQuota } from '../quotas/create-check';
 import { registerUsagePart } from '../quotas/applied';
@@ -16,7 +16,8 @@ import { allowedTemplates } from '../templates/allowed';
 import { desktopFor } from './access';
 import { createDesktopFromTemplate } from './create';
 import type { DesktopLifecycle } from './lifecycle';
-import { findDomain, ownerOf, userDesktops } from './view';
+import { findDomain, ownerOf } from './view';
+import { createDesktopListCache } from './list-cache';
 import { deleteDesktop as deleteOrRecycleDesktop } from '../recycle-bin/desktop-delete';
 
 registerUsagePart(desktopUsage);
@@ -26,11 +27,15 @@ const ZId = z.object({ id: z.string().min(1).max(64) });
 export async function desktopRoutes(app: FastifyInstance, ctx: AppContext, lifecycle: DesktopLifecycle) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const auth = requireAuth(ctx);
+  const listCache = createDesktopListCache(ctx.db);
 
   r.get(
     '/user/desktops',
-    { preHandler: auth, schema: { querystring: ZDesktopListQuery, response: { 200: ZDesktopList } }, ...plainJsonAnswer },
-    async (request, reply) => listAnswer(reply, await userDesktops(ctx.db, authOf(request).user.id, request.query)),
+    { preHandler: auth, schema: { querystring: ZDesktopListQuery, response: { 200: ZDesktopList } } },
+    async (request, reply) => {
+      const { body, total } = await listCache.answer(authOf(request).user.id, request.query);
+      return jsonTextAnswer(reply, body, total);
+    },
   );
 
   r.get(

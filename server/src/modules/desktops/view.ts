@@ -191,8 +191,12 @@ export async function findDomains(db: Db, where: SQL | undefined) {
 
 /** The desktops a user sees on their screen: their own, deployment ones only while visible. */
 export async function userDesktops(db: Db, userId: string, opts: DesktopListOptions = {}) {
+  return listDesktopViews(db, userDesktopsWhere(userId), opts);
+}
+
+export function userDesktopsWhere(userId: string) {
   const d = schema.domains;
-  return listDesktopViews(db, and(eq(d.userId, userId), eq(d.kind, 'desktop'), or(isNull(d.tag), eq(d.tagVisible, true))), opts);
+  return and(eq(d.userId, userId), eq(d.kind, 'desktop'), or(isNull(d.tag), eq(d.tagVisible, true)));
 }
 
 export async function findDomain(db: Db, id: string) {
