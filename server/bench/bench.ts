@@ -170,7 +170,7 @@ async function startPortal(mode: Mode, databaseUrl: string | undefined): Promise
   say(`${mode}: starting the server`);
   const logPath = join(dataDir, 'server.log');
   const log = createWriteStream(logPath);
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'server', 'src', 'main.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...serverNodeArgs(), '--import', 'tsx', join(root, 'server', 'src', 'main.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   proc.stdout!.pipe(log);
   proc.stderr!.pipe(log);
   const kill = () => {
@@ -208,6 +208,9 @@ async function startPortal(mode: Mode, databaseUrl: string | undefined): Promise
     },
   };
 }
+
+/** BENCH_SERVER_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`: node options of the server under test only. */
+const serverNodeArgs = () => (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 function qemuPidsUnder(dir: string): number[] {
   const pids: number[] = [];
@@ -311,6 +314,20 @@ async function rowDesktops(c: Ctx) {
   const list = await api<unknown[]>(c.portal.url, token!, 'GET', '/user/desktops');
   if (list.length < LIST_DESKTOPS) throw new Error(`the list has ${list.length} desktops, not ${LIST_DESKTOPS}`);
   await rowHttp(c, { name: `GET /api/v3/user/desktops (${list.length} desktops)`, path: '/api/v3/user/desktops', rate: 50, tokens: [token!], p99: 150 });
+}
+
+/**
+ * A server in service has created desktops before the rush: `n` other students create one each,
+ * two at a time, unmeasured (the code path compiled, the pools and caches warm), then it settles.
+ */
+async function warmCreate(c: Ctx, n: number, from: number) {
+  say(`${c.mode}: warming up with ${n} creations (not measured)`);
+  const tokens = await tokensOf(c, students(from, n));
+  for (let i = 0; i < tokens.length; i += 2) {
+    await Promise.all(tokens.slice(i, i + 2).map((token, j) =>
+      api(c.portal.url, token, 'POST', '/persistent_desktop', { name: `Bench warm-up ${i + j}`, template_id: c.portal.seeded.templateId })));
+  }
+  await settle(c.portal.pid);
 }
 
 async function rowCreate(c: Ctx, n: number, from: number) {
@@ -696,6 +713,7 @@ async function runMode(mode: Mode, raw: { url: string }) {
     // The load rows last: a saturated server keeps working through its backlog for a while,
     // which would weigh on the rows after them (the table shows them in the issue's order).
     await step('create', async () => {
+      await warmCreate(c, 10, 125);
       await rowCreate(c, 25, 0);
       await settle(portal!.pid);
       await rowCreate(c, 100, 25);

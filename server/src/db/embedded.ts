@@ -87,12 +87,9 @@ class PortStream extends Duplex {
     }
     const { port1, port2 } = new MessageChannel();
     this.#port = port1;
-    port1.on('message', (data: Uint8Array | null) => {
-      if (data === null) {
-        if (--this.#pending === 0) port1.unref();
-        return;
-      }
-      this.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    port1.on('message', ([data, answered]: [Uint8Array | null, number]) => {
+      if (data) this.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+      if (answered && (this.#pending -= answered) === 0) port1.unref();
     });
     port1.on('close', () => this.push(null));
     port1.unref();
@@ -101,12 +98,23 @@ class PortStream extends Duplex {
     return this;
   }
 
+  /** Writes of the same tick (pg writes a query's Parse, Bind, Describe, Execute and Sync one by one) go as one message. */
+  #queued: Buffer[] = [];
+
   override _write(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null) => void) {
     if (!this.#port) return done(new Error('not connected'));
-    const copy = new Uint8Array(chunk); // its own buffer (pg's may be a slice of a shared one)
+    if (this.#queued.push(chunk) === 1) queueMicrotask(() => this.#flush());
+    done();
+  }
+
+  #flush() {
+    const chunks = this.#queued;
+    this.#queued = [];
+    if (!this.#port || chunks.length === 0) return;
+    // Its own buffer (pg's may be a slice of a shared one), transferred without another copy.
+    const copy = new Uint8Array(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     if (this.#pending++ === 0) this.#port.ref();
     this.#port.postMessage(copy, [copy.buffer]);
-    done();
   }
 
   override _read() {}

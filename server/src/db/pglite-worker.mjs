@@ -66,11 +66,14 @@ class Connection {
   async run() {
     if (this.running) return;
     this.running = true;
+    /** Answers gathered while this turn runs, posted as one message (a query's Parse…Sync is one turn). */
+    const out = [];
     try {
       while (this.messages.length && !this.closed) {
         if (owner !== this) {
           if (owner) {
             if (!waiting.includes(this)) waiting.push(this);
+            this.flush(out, false);
             return; // resumed by release()
           }
           owner = this;
@@ -81,16 +84,15 @@ class Connection {
           await this.close();
           return;
         }
-        const out = [];
         await db.execProtocolRawStream(message, { onRawData: (data) => out.push(Buffer.from(data)) });
-        if (out.length) this.send(out.length === 1 ? out[0] : Buffer.concat(out));
         // These end with ReadyForQuery: the session is free again unless a transaction is open.
-        if ((startup || type === SYNC || type === QUERY) && !this.messages.length && !db.isInTransaction()) release(this);
+        if ((startup || type === SYNC || type === QUERY) && !this.messages.length && !db.isInTransaction()) {
+          // Answered before the session passes on, so that this client reads its answer first.
+          this.flush(out, this.messages.length === 0);
+          release(this);
+        }
       }
-      if (!this.messages.length && this.chunks) {
-        this.chunks = 0;
-        this.port.postMessage(null); // everything sent so far is answered
-      }
+      this.flush(out, !this.messages.length);
     } catch (err) {
       // PGlite itself failed (not an SQL error, which is an ErrorResponse on the wire).
       parentPort.postMessage({ type: 'error', message: err instanceof Error ? err.stack ?? err.message : String(err) });
@@ -100,10 +102,18 @@ class Connection {
     }
   }
 
-  send(data) {
+  /**
+   * Posts the answers gathered (one message, its buffer transferred) and, when everything received
+   * so far is answered, says in the same message how many chunks that was: `[answers | null, chunks answered]`.
+   */
+  flush(out, all) {
     if (this.closed) return;
-    const copy = new Uint8Array(data); // own buffer, transferred without another copy
-    this.port.postMessage(copy, [copy.buffer]);
+    const answered = all ? this.chunks : 0;
+    this.chunks -= answered;
+    if (!out.length && !answered) return;
+    const data = out.length ? new Uint8Array(out.length === 1 ? out[0] : Buffer.concat(out)) : null;
+    out.length = 0;
+    this.port.postMessage([data, answered], data ? [data.buffer] : []);
   }
 
   async close() {

@@ -1,6 +1,7 @@
 import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db';
+import { readOnce } from '../../db/read-once';
 import { schema } from '../../db';
 import type { Allowed } from '../../db/schema';
 import type { UserRow } from '../../auth/sessions';
@@ -9,13 +10,13 @@ import { badRequest } from '../../http/errors';
 /** Who is asking: what every permission decision needs to know. */
 export type Actor = { id: string; role: string; categoryId: string; groupIds: string[] };
 
-export async function actorOf(db: Db, user: UserRow): Promise<Actor> {
+export const actorOf: (db: Db, user: UserRow) => Promise<Actor> = readOnce(async (db: Db, user: UserRow) => {
   const secondary = await db
     .select({ id: schema.userSecondaryGroups.groupId })
     .from(schema.userSecondaryGroups)
     .where(eq(schema.userSecondaryGroups.userId, user.id));
   return { id: user.id, role: user.roleId, categoryId: user.categoryId, groupIds: [user.groupId, ...secondary.map((g) => g.id)] };
-}
+});
 
 type Owned = { userId: string; categoryId: string };
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { formatBookingDate, type TBooking } from '@vdi/contracts';
-import { schema, type Db } from '../../db';
+import { schema } from '../../db';
 import { qualified } from '../../db/qualified';
 import { realClock, type Clock } from '../../scheduler/clock';
 

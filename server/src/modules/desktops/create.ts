@@ -53,15 +53,22 @@ type Planned = { disks: StorageRow[]; parent?: ParentDisk };
  * creation and, after a crash, by the startup sweep for the ones that were interrupted.
  */
 export async function completeDesktop(db: Db, id: string, status: string, planned?: Planned): Promise<DomainRow> {
+  const ready: { id: string; disk: Pick<DiskInfo, 'virtualSize' | 'actualSize'> }[] = [];
   for (const d of planned?.disks ?? (await disksOf(db, id))) {
     if (d.status !== 'creating') continue;
-    const disk = await materializeDisk(db, d, planned?.parent);
-    await db
-      .update(schema.storage)
-      .set({ status: 'ready', actualSize: disk.actualSize, virtualSize: disk.virtualSize })
-      .where(and(eq(schema.storage.id, d.id), eq(schema.storage.status, 'creating')));
+    ready.push({ id: d.id, disk: await materializeDisk(db, d, planned?.parent) });
   }
-  const [row] = await db
+  // The disks ready and the desktop's final status in one statement.
+  const marks = ready.map(({ id: diskId, disk }, i) =>
+    db.$with(`ready_${i}`).as(
+      db
+        .update(schema.storage)
+        .set({ status: 'ready', actualSize: disk.actualSize, virtualSize: disk.virtualSize })
+        .where(and(eq(schema.storage.id, diskId), eq(schema.storage.status, 'creating')))
+        .returning({ id: schema.storage.id }),
+    ),
+  );
+  const [row] = await (marks.length ? db.with(...marks) : db)
     .update(schema.domains)
     .set({ status })
     .where(and(eq(schema.domains.id, id), eq(schema.domains.status, CREATING_DESKTOP)))
@@ -95,13 +102,26 @@ export async function createDesktopRecords(
   extra?: (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) => Promise<void>,
   parent?: ParentDisk,
 ): Promise<DomainRow> {
-  let planned: StorageRow[] = [];
-  await db.transaction(async (tx) => {
-    if (disks.length) planned = await tx.insert(schema.storage).values(disks.map((s) => ({ ...s, status: 'creating' as const }))).returning();
-    await tx.insert(schema.domains).values({ ...domain, kind: 'desktop', status: CREATING_DESKTOP });
-    if (disks.length) await tx.insert(schema.domainDisks).values(disks.map((s, position) => ({ domainId: domain.id, storageId: s.id, position })));
-    await extra?.(tx);
-  });
+  const planned: StorageRow[] = disks.map((d) => ({
+    format: 'qcow2', actualSize: 0, createdAt: new Date(), lastUsedAt: null, parentId: null, ...d, status: 'creating',
+  }) as StorageRow);
+  const domainRow = { ...domain, kind: 'desktop' as const, status: CREATING_DESKTOP };
+  const links = disks.map((s, position) => ({ domainId: domain.id, storageId: s.id, position }));
+  if (extra || !disks.length) {
+    await db.transaction(async (tx) => {
+      if (disks.length) await tx.insert(schema.storage).values(planned.map(({ createdAt: _c, lastUsedAt: _l, ...s }) => s));
+      await tx.insert(schema.domains).values(domainRow);
+      if (disks.length) await tx.insert(schema.domainDisks).values(links);
+      await extra?.(tx);
+    });
+  } else {
+    // One statement, so one round trip and atomic without a transaction: the disks' rows, the desktop's, their links.
+    const storageRows = db.$with('planned_storage').as(
+      db.insert(schema.storage).values(planned.map(({ createdAt: _c, lastUsedAt: _l, ...s }) => s)).returning({ id: schema.storage.id }),
+    );
+    const desktopRow = db.$with('planned_desktop').as(db.insert(schema.domains).values(domainRow).returning({ id: schema.domains.id }));
+    await db.with(storageRows, desktopRow).insert(schema.domainDisks).values(links);
+  }
   try {
     return await completeDesktop(db, domain.id, status, { disks: planned, parent });
   } catch (err) {

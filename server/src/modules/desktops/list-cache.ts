@@ -48,6 +48,19 @@ export function createDesktopListCache(db: Db) {
     return Number(row?.rev ?? 0);
   };
 
+  const building = new Map<string, Promise<Omit<Entry, 'rev' | 'bytes'>>>();
+  const build = async (userId: string, opts: DesktopListOptions, now: number) => {
+    const list = await listDesktops(db, userDesktopsWhere(userId), opts);
+    let validUntil = Number.POSITIVE_INFINITY;
+    for (const { view } of list.items) {
+      // Shown to the minute, earlier than or at the booking's end: never kept too long.
+      const end = view.next_booking_end ? (parseBookingDate(view.next_booking_end)?.getTime() ?? now) : Infinity;
+      if (end < validUntil) validUntil = end;
+    }
+    const items = list.items.map(({ view }) => (opts.fields ? pick(view, opts.fields) : view));
+    return { validUntil, body: JSON.stringify(items), total: list.total };
+  };
+
   return {
     /** The user's list as JSON text (and, when paged, the whole list's length): kept, or built and kept. */
     async answer(userId: string, opts: DesktopListOptions = {}): Promise<{ body: string; total: number | null }> {
@@ -61,17 +74,16 @@ export function createDesktopListCache(db: Db) {
         entries.set(key, kept);
         return kept;
       }
-      const list = await listDesktops(db, userDesktopsWhere(userId), opts);
-      let validUntil = Number.POSITIVE_INFINITY;
-      for (const { view } of list.items) {
-        // Shown to the minute, earlier than or at the booking's end: never kept too long.
-        const end = view.next_booking_end ? parseBookingDate(view.next_booking_end)?.getTime() ?? now : Infinity;
-        if (end < validUntil) validUntil = end;
+      // Calls that miss together wait for one build (a thousand desktops cost tens of milliseconds).
+      const flightKey = `${key}\u0000${rev}`;
+      let flight = building.get(flightKey);
+      if (!flight) {
+        flight = build(userId, opts, now).finally(() => building.delete(flightKey));
+        building.set(flightKey, flight);
       }
-      const items = list.items.map(({ view }) => (opts.fields ? pick(view, opts.fields) : view));
-      const body = JSON.stringify(items);
-      keep(key, { rev, validUntil, body, total: list.total, bytes: body.length });
-      return { body, total: list.total };
+      const built = await flight;
+      keep(key, { rev, ...built, bytes: built.body.length });
+      return built;
     },
   };
 }

@@ -4,6 +4,7 @@ import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { precondition } from '../../http/errors';
 import { appliedQuota, constantList, usageIn, usageOf, usagePart } from '../quotas/applied';
+import { quotaLevels } from '../quotas/levels';
 
 export const GB = 1024 ** 3;
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
@@ -44,7 +45,7 @@ export async function checkNewMediaQuota(db: Db, user: UserRow, sizeBytes: numbe
       throw precondition('total_size_quota_exceeded', `${user.username} quota exceeded for storage size`, { total_size: quota.total_size });
     }
   }
-  const [group] = await db.select({ limits: schema.groups.limits }).from(schema.groups).where(eq(schema.groups.id, user.groupId));
+  const { group, category: cat } = await quotaLevels(db, user);
   if (group?.limits) {
     const used = await usageIn(db, { groupId: user.groupId }, MEDIA_FIELDS);
     if (used.isos + 1 > group.limits.isos) throw precondition('media_new_group_limit_exceeded', 'Group limit exceeded for new media', { isos: group.limits.isos });
@@ -52,7 +53,6 @@ export async function checkNewMediaQuota(db: Db, user: UserRow, sizeBytes: numbe
       throw precondition('group_total_size_limit_exceeded', 'Group limit exceeded for storage size', { total_size: group.limits.total_size });
     }
   }
-  const [cat] = await db.select({ limits: schema.categories.limits }).from(schema.categories).where(eq(schema.categories.id, user.categoryId));
   if (cat?.limits) {
     const used = await usageIn(db, { categoryId: user.categoryId }, MEDIA_FIELDS);
     if (used.isos + 1 > cat.limits.isos) throw precondition('media_new_category_limit_exceeded', 'Category limit exceeded for new media', { isos: cat.limits.isos });

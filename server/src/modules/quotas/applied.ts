@@ -3,6 +3,7 @@ import { QUOTA_FIELDS, type QuotaField, type TAppliedQuota, type TQuota } from '
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
+import { quotaLevels } from './levels';
 
 /** The FROM of a query made only of scalar subqueries. */
 export const ONE_ROW = sql`(select 1) as one`;
@@ -27,15 +28,8 @@ export function pickAppliedQuota(user: Pick<UserRow, 'quota'>, groupQuota: TQuot
 /** The applied quota of a user: none, or one query for their group's and category's. */
 export async function appliedQuota(db: Db, user: UserRow): Promise<TAppliedQuota> {
   if (user.quota) return pickAppliedQuota(user, null, null);
-  const [row] = await db
-    .select({
-      group: sql`(select ${schema.groups.quota} from ${schema.groups} where ${schema.groups.id} = ${user.groupId})`.mapWith(schema.groups.quota),
-      category: sql`(select ${schema.categories.quota} from ${schema.categories} where ${schema.categories.id} = ${user.categoryId})`.mapWith(
-        schema.categories.quota,
-      ),
-    })
-    .from(ONE_ROW);
-  return pickAppliedQuota(user, row?.group, row?.category);
+  const { group, category } = await quotaLevels(db, user);
+  return pickAppliedQuota(user, group?.quota, category?.quota);
 }
 
 export const emptyUsage = (): TQuota => Object.fromEntries(QUOTA_FIELDS.map((f) => [f, 0])) as TQuota;

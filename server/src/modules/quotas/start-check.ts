@@ -1,9 +1,8 @@
-import { eq } from 'drizzle-orm';
 import type { TLimits } from '@vdi/contracts';
 import type { Db } from '../../db';
-import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { precondition } from '../../http/errors';
+import { quotaLevels } from './levels';
 import { appliedQuota } from './applied';
 import { runningOf } from './usage';
 
@@ -25,8 +24,7 @@ export async function checkStartQuota(db: Db, user: UserRow, need: Need) {
     if (mine.memoryGb + need.memoryGb > quota.memory) throw precondition('desktop_start_memory_quota_exceeded', `${user.username} quota exceeded for starting desktop memory`, { memory: quota.memory });
     if (mine.vcpus + need.vcpus > quota.vcpus) throw precondition('desktop_start_vcpu_quota_exceeded', `${user.username} quota exceeded for starting desktop vcpus`, { vcpus: quota.vcpus });
   }
-  const [group] = await db.select({ limits: schema.groups.limits }).from(schema.groups).where(eq(schema.groups.id, user.groupId));
+  const { group, category: cat } = await quotaLevels(db, user);
   checkLimits('group', group?.limits ?? null, await runningOf(db, { groupId: user.groupId }), need);
-  const [cat] = await db.select({ limits: schema.categories.limits }).from(schema.categories).where(eq(schema.categories.id, user.categoryId));
   checkLimits('category', cat?.limits ?? null, await runningOf(db, { categoryId: user.categoryId }), need);
 }

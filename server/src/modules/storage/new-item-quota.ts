@@ -1,10 +1,9 @@
-import { eq } from 'drizzle-orm';
 import type { QuotaField, TCheckQuotaItemType, TLimits, TQuota } from '@vdi/contracts';
 import type { Db } from '../../db';
-import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { precondition } from '../../http/errors';
 import { appliedQuota, usageIn, usageOf } from '../quotas/applied';
+import { quotaLevels } from '../quotas/levels';
 
 /**
  * "May I create one more?" for GET /{desktops|templates|media|deployments}/new/check_quota
@@ -58,10 +57,7 @@ export async function checkQuotaRules(db: Db, user: UserRow, rules: QuotaRule[],
       }
     }
   }
-  const [[group], [category]] = await Promise.all([
-    db.select({ limits: schema.groups.limits }).from(schema.groups).where(eq(schema.groups.id, user.groupId)),
-    db.select({ limits: schema.categories.limits }).from(schema.categories).where(eq(schema.categories.id, user.categoryId)),
-  ]);
+  const { group, category } = await quotaLevels(db, user);
   const levels: ['group' | 'category', TLimits | null | undefined, () => Promise<TQuota | null>][] = [
     ['group', group?.limits, () => usageIn(db, { groupId: user.groupId }, fields)],
     ['category', category?.limits, () => usageIn(db, { categoryId: user.categoryId }, fields)],
