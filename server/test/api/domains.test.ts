@@ -97,6 +97,9 @@ describe('POST /persistent_desktop', () => {
     expect(r.status).toBe(200);
     const event = await added;
     expect(event).toMatchObject({ id: body.id, name: 'Lab, v1.0_a-b' });
+    // The event is built from what was written, without reading the views again: it is the list's entry.
+    const listed = ((await (await call(server, '/api/v3/user/desktops', { token: advanced })).json()) as { id: string }[]).find((d) => d.id === body.id);
+    expect(event).toEqual(listed);
     socket.close();
 
     const d = await row(body.id);

@@ -140,6 +140,8 @@ type TemplateDesktopOptions = {
   persistent: boolean;
   status: string;
   id?: string;
+  /** Its disk's storage id, when the caller wants to know it beforehand. */
+  storageId?: string;
   /** What the desktop is made of, when not the template's (a deployment's create_dict, the hardware asked for). */
   hardware?: DomainHardware;
   /** The hardware given is this desktop's own: its interfaces' MACs are kept. */
@@ -158,7 +160,7 @@ type TemplateDesktopOptions = {
 /** The records of a desktop from a template (the desktop and its overlay's storage row), not yet written. */
 export function planDesktopFromTemplate(engine: Engine, template: DomainRow, owner: UserRow, base: StorageRow, opts: Omit<TemplateDesktopOptions, 'base' | 'status'>) {
   const id = opts.id ?? randomUUID();
-  const storageId = randomUUID();
+  const storageId = opts.storageId ?? randomUUID();
   const hardware = opts.hardware ?? template.hardware;
   const domain = {
     id,

@@ -19,7 +19,7 @@ export function viewersOf(row: Pick<DomainRow, 'guestProperties' | 'guestIp'>): 
 }
 
 /** What a desktop's view needs beyond its own row, read in the same query as the row (`desktopExtras`). */
-type DesktopExtras = {
+export type DesktopExtras = {
   userName: string | null;
   groupName: string | null;
   categoryName: string | null;

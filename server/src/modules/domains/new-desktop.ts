@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { ZNewDesktop } from '@vdi/contracts';
 import type { AppContext } from '../../context';
@@ -7,7 +8,8 @@ import { actorOf, isAllowed } from '../access/permissions';
 import { createDesktopFromTemplate, freshInterfaces } from '../desktops/create';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { disksOf } from '../desktops/machine-spec';
-import { desktopViews, findDomain } from '../desktops/view';
+import { desktopView, findDomain } from '../desktops/view';
+import { quotaLevels } from '../quotas/levels';
 import { assertGpuOnlyViewers, chooseGuest } from './guest';
 import { chooseHardware, GB, hardwareBounds, type HardwareRow } from './hardware';
 import { stockImage } from './images';
@@ -70,7 +72,9 @@ export async function createPersistentDesktop(ctx: AppContext, lifecycle: Deskto
   const image = body.image ? stockImage(body.image.id) : template.image;
 
   // One transaction of records with what was chosen (hardware, viewers, image, disk size), then the file.
+  const storageId = randomUUID();
   const created = await createDesktopFromTemplate(db, ctx.engine, template, user, {
+    storageId,
     name: body.name,
     description: body.description,
     persistent: true,
@@ -82,7 +86,11 @@ export async function createPersistentDesktop(ctx: AppContext, lifecycle: Deskto
     base: templateDisk,
     sizeBytes,
   });
-  const [view] = await desktopViews(db, [created]);
-  ctx.bus.toUser(user.id, 'desktop_add', view!);
+  // Its view from what was just written and read (a new desktop of no deployment has no booking yet).
+  const { group, category } = await quotaLevels(db, user);
+  const view = desktopView(created, {
+    userName: user.name, groupName: group?.name ?? null, categoryName: category?.name ?? null, storage: [storageId], permissions: null, next: null,
+  });
+  ctx.bus.toUser(user.id, 'desktop_add', view);
   return { id: created.id };
 }
