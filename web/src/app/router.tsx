@@ -5,7 +5,9 @@ import { session } from '../lib/session';
 import { openSocket } from '../lib/socket';
 import { BareLayout } from '../layout/BareLayout';
 import NotFoundPage from '../features/system/NotFoundPage';
+import { withinChunkTime } from './chunk-timeout';
 import { runGuard, type GuardDeps } from './guard';
+import { RouteLoadError } from './RouteLoadError';
 import { configQuery, queryClient, userQuery } from './queries';
 import { mounted, type AppRoute } from './routes';
 import { logout, renewSession } from './session-actions';
@@ -51,10 +53,12 @@ function toRouteObject(route: AppRoute): RouteObject {
   return {
     path: route.path,
     // The screen, with all of Mantine's styles (the first load has only the sign-in page's).
+    // A screen whose code does not arrive within 120 s shows an error with a retry, not a spinner.
     lazy: async () => {
-      const [screen] = await Promise.all([route.load!(), route.firstLoad ? undefined : import('../styles/all')]);
+      const [screen] = await withinChunkTime(Promise.all([route.load!(), route.firstLoad ? undefined : import('../styles/all')]));
       return { Component: screen.default };
     },
+    errorElement: <RouteLoadError />,
     loader: async ({ request }) => {
       const url = new URL(request.url);
       const to = await runGuard(route, url, guardDeps);
@@ -70,9 +74,10 @@ export function buildRoutes(routes: AppRoute[] = mounted()): RouteObject[] {
     // The shell of signed-in screens loads with the first of them, not with the sign-in page.
     {
       lazy: async () => {
-        const [{ AppLayout }] = await Promise.all([import('../layout/AppLayout'), import('../styles/all')]);
+        const [{ AppLayout }] = await withinChunkTime(Promise.all([import('../layout/AppLayout'), import('../styles/all')]));
         return { Component: AppLayout };
       },
+      errorElement: <RouteLoadError />,
       hydrateFallbackElement: <PageLoader />,
       children: routes.filter((r) => !r.bare).map(toRouteObject),
     },

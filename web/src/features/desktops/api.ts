@@ -71,7 +71,7 @@ export function deleteDesktop(d: Pick<TDesktop, 'id' | 'type'>) {
 }
 
 export function createTemporary(templateId: string) {
-  return api.post('/nonpersistent', { template: templateId }, z.object({ id: z.string() }), { timeoutMs: NONPERSISTENT_TIMEOUT_MS });
+  return api.post('/nonpersistent', { template: templateId }, z.object({ id: z.string() }), { timeoutMs: NONPERSISTENT_TIMEOUT_MS, timeoutCode: 'desktop_create_timeout' });
 }
 
 export function fetchViewer(desktopId: string, viewer: TViewer): Promise<TViewerAnswer> {
