@@ -8,7 +8,7 @@ import NotFoundPage from '../features/system/NotFoundPage';
 import { withinChunkTime } from './chunk-timeout';
 import { runGuard, type GuardDeps } from './guard';
 import { RouteLoadError } from './RouteLoadError';
-import { configQuery, queryClient, userQuery } from './queries';
+import { configQuery, cutoffQuery, queryClient, userQuery } from './queries';
 import { mounted, type AppRoute } from './routes';
 import { logout, renewSession } from './session-actions';
 
@@ -38,6 +38,7 @@ const guardDeps: GuardDeps = {
       (err: unknown) => console.warn('Live socket not opened', err),
     ),
   ensureConfig: () => queryClient.ensureQueryData(configQuery),
+  ensureRecycleCutoff: () => queryClient.ensureQueryData(cutoffQuery),
   isMounted: (path) => mounted().some((r) => r.path === path),
 };
 

@@ -1,11 +1,12 @@
-import { useReducer } from 'react';
+import { useReducer, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
-import { Text } from '@mantine/core';
+import { Stack, Text } from '@mantine/core';
 import { modals } from '../../lib/modals';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { desktopState, offeredAction, type TDesktop, type TDesktopAction, type TViewer } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../app/error-handler';
+import { DeleteForGood } from '../../components/DeleteForGood';
 import { openViewer } from '../viewer/open';
 import { deleteDesktop, desktopCall, DESKTOPS_KEY, fetchViewer, runAction } from './api';
 import { isStartRefusal, openStartDialog } from '../bookings/StartNowDialog';
@@ -42,7 +43,7 @@ export function useDesktopControls(d: TDesktop) {
   });
 
   const remove = useMutation({
-    mutationFn: () => deleteDesktop(d),
+    mutationFn: (permanent: boolean) => deleteDesktop(d, permanent),
     onSuccess: () => {
       qc.setQueryData<TDesktop[]>(DESKTOPS_KEY, (l) => removeDesktop(l, d.id));
       notifySuccess(t('desktops.notify.deleted', { name: d.name }));
@@ -55,11 +56,16 @@ export function useDesktopControls(d: TDesktop) {
     onError: (err) => handleError(err),
   });
 
-  const confirm = (opts: { title: string; body: string; label: string; onConfirm: () => void; testId: string }) =>
+  const confirm = (opts: { title: string; body: string; label: string; onConfirm: () => void; testId: string; extra?: ReactNode }) =>
     modals.openConfirmModal({
       title: opts.title,
       centered: true,
-      children: <Text size="sm">{opts.body}</Text>,
+      children: (
+        <Stack gap="sm">
+          <Text size="sm">{opts.body}</Text>
+          {opts.extra}
+        </Stack>
+      ),
       labels: { confirm: opts.label, cancel: t('common.cancel') },
       confirmProps: { color: 'red', 'data-testid': `confirm-${opts.testId}` },
       cancelProps: { 'data-testid': `cancel-${opts.testId}` },
@@ -97,12 +103,15 @@ export function useDesktopControls(d: TDesktop) {
     },
     canDelete: state === 'stopped' || state === 'failed',
     remove() {
+      // A persistent desktop of the user's own may skip the recycle bin (a deployment's never goes there).
+      const choice = { permanent: false };
       confirm({
         title: t('desktops.confirm.delete_title'),
         body: t(d.type === 'persistent' ? 'desktops.confirm.delete_body' : 'desktops.confirm.delete_temporary_body', { name: d.name }),
         label: t('desktops.actions.delete'),
         testId: 'delete',
-        onConfirm: () => remove.mutate(),
+        extra: d.type === 'persistent' && d.tag === false ? <DeleteForGood onChange={(v) => (choice.permanent = v)} /> : undefined,
+        onConfirm: () => remove.mutate(choice.permanent),
       });
     },
     open(v: TViewer, remember = false) {
