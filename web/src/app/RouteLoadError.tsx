@@ -1,4 +1,3 @@
-import { useRouteError } from 'react-router';
 import { Button, Center, Group, Stack, Text, ThemeIcon, Title } from '@mantine/core';
 import { IconPlugConnectedX } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
@@ -9,9 +8,8 @@ import { ChunkLoadTimeout } from './chunk-timeout';
  * (spec core §9) or its download failed. Instead of a spinner that never ends: what happened and
  * a retry (a fresh load of the page, which fetches the screen again).
  */
-export function RouteLoadError() {
+export function RouteLoadError({ error }: { error: unknown }) {
   const { t } = useTranslation();
-  const error = useRouteError();
   const late = error instanceof ChunkLoadTimeout;
   return (
     <Center mih="60vh" p="md">

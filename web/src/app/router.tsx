@@ -1,3 +1,4 @@
+import type { ComponentType } from 'react';
 import { createBrowserRouter, Navigate, Outlet, redirect, type RouteObject } from 'react-router';
 import { Center, Loader } from '@mantine/core';
 import i18n from '../i18n';
@@ -50,16 +51,26 @@ function PageLoader() {
   );
 }
 
+/**
+ * A lazily loaded screen, or — when its code does not arrive in time or fails to — a screen saying
+ * so with a retry. (A rejected `lazy` would leave the route unrendered: the router renders no
+ * route whose `lazy` has not resolved, not even its error element.)
+ */
+async function screenOrError(load: () => Promise<ComponentType>): Promise<{ Component: ComponentType }> {
+  try {
+    return { Component: await withinChunkTime(load()) };
+  } catch (error) {
+    console.warn('A screen did not load', error);
+    return { Component: () => <RouteLoadError error={error} /> };
+  }
+}
+
 function toRouteObject(route: AppRoute): RouteObject {
   return {
     path: route.path,
     // The screen, with all of Mantine's styles (the first load has only the sign-in page's).
-    // A screen whose code does not arrive within 120 s shows an error with a retry, not a spinner.
-    lazy: async () => {
-      const [screen] = await withinChunkTime(Promise.all([route.load!(), route.firstLoad ? undefined : import('../styles/all')]));
-      return { Component: screen.default };
-    },
-    errorElement: <RouteLoadError />,
+    // A screen whose code does not arrive within 120 s (or fails to) shows an error with a retry, not a spinner.
+    lazy: () => screenOrError(async () => (await Promise.all([route.load!(), route.firstLoad ? undefined : import('../styles/all')]))[0].default),
     loader: async ({ request }) => {
       const url = new URL(request.url);
       const to = await runGuard(route, url, guardDeps);
@@ -74,11 +85,7 @@ export function buildRoutes(routes: AppRoute[] = mounted()): RouteObject[] {
     { path: '/', element: <Navigate to="/desktops" replace /> },
     // The shell of signed-in screens loads with the first of them, not with the sign-in page.
     {
-      lazy: async () => {
-        const [{ AppLayout }] = await withinChunkTime(Promise.all([import('../layout/AppLayout'), import('../styles/all')]));
-        return { Component: AppLayout };
-      },
-      errorElement: <RouteLoadError />,
+      lazy: () => screenOrError(async () => (await Promise.all([import('../layout/AppLayout'), import('../styles/all')]))[0].AppLayout),
       hydrateFallbackElement: <PageLoader />,
       children: routes.filter((r) => !r.bare).map(toRouteObject),
     },
