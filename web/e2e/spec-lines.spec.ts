@@ -74,6 +74,7 @@ test.describe.serial('the last lines of the spec', () => {
     await desktopCard(page, 'Kept desktop').getByTestId('desktop-menu').click();
     await page.getByTestId('desktop-delete').click();
     await expect(page.getByTestId('delete-for-good')).not.toBeChecked();
+    await expect(page.getByTestId('delete-body')).toHaveText(en.desktops.confirm.delete_body.replace('{{name}}', 'Kept desktop'));
     const toBin = page.waitForRequest((r) => r.method() === 'DELETE' && /\/api\/v3\/desktop\/[^/]+$/.test(r.url()));
     await page.getByTestId('confirm-delete').click();
     await toBin;
@@ -86,6 +87,7 @@ test.describe.serial('the last lines of the spec', () => {
       await desktopCard(page, 'Gone desktop').getByTestId('desktop-menu').click();
       await page.getByTestId('desktop-delete').click();
       await expect(page.getByTestId('delete-for-good')).toBeChecked();
+      await expect(page.getByTestId('delete-body')).toHaveText(en.desktops.confirm.delete_for_good_body.replace('{{name}}', 'Gone desktop'));
       await shot(page, 'spec-lines-delete-for-good');
       const forGood = page.waitForRequest((r) => r.method() === 'DELETE' && /\/api\/v3\/desktop\/[^/]+\/permanent$/.test(r.url()));
       await page.getByTestId('confirm-delete').click();

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Checkbox, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
@@ -15,11 +15,13 @@ export function DeleteForGood({ onChange }: { onChange: (permanent: boolean) => 
   const byDefault = useQuery(defaultDeleteQuery);
   const [touched, setTouched] = useState(false);
   const [checked, setChecked] = useState(false);
+  const report = useRef(onChange);
+  report.current = onChange;
   useEffect(() => {
     if (touched || byDefault.data === undefined) return;
     setChecked(byDefault.data);
-    onChange(byDefault.data);
-  }, [byDefault.data, touched, onChange]);
+    report.current(byDefault.data);
+  }, [byDefault.data, touched]);
   if (cutoff.data === 0) {
     return (
       <Text size="sm" c="dimmed" data-testid="delete-for-good-always">
@@ -34,7 +36,7 @@ export function DeleteForGood({ onChange }: { onChange: (permanent: boolean) => 
         const v = e.currentTarget.checked;
         setTouched(true);
         setChecked(v);
-        onChange(v);
+        report.current(v);
       }}
       disabled={byDefault.isLoading}
       label={t('delete_for_good.label')}

@@ -147,7 +147,7 @@ export function DeleteModal({ d, opened, onClose, onDeleted }: ModalProps & { on
   const run = useMutation({
     mutationFn: () => deleteDeployment(d.id, permanent),
     onSuccess: () => {
-      notifySuccess(t('deployments.delete.done', { name: d.name }));
+      notifySuccess(t(permanent ? 'deployments.delete.done_for_good' : 'deployments.delete.done', { name: d.name }));
       qc.setQueryData<TDeployment[]>(DEPLOYMENTS_KEY, (l) => (l ?? []).filter((x) => x.id !== d.id));
       qc.removeQueries({ queryKey: deploymentKey(d.id) });
       onClose();
@@ -159,7 +159,7 @@ export function DeleteModal({ d, opened, onClose, onDeleted }: ModalProps & { on
   return (
     <Modal opened={opened} onClose={onClose} title={t('deployments.delete.title')} centered radius="lg" data-testid="deployment-delete-modal">
       <Stack gap="md">
-        <Text size="sm">{t('deployments.delete.body', { name: d.name, count: d.totalDesktops })}</Text>
+        <Text size="sm">{t(permanent ? 'deployments.delete.body_for_good' : 'deployments.delete.body', { name: d.name, count: d.totalDesktops })}</Text>
         {running && (
           <Alert color="orange" variant="light" icon={<IconAlertTriangle size={16} />} data-testid="deployment-delete-running">
             {t('errors.deployment_stop')}

@@ -1,4 +1,4 @@
-import { useReducer, type ReactNode } from 'react';
+import { useReducer, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { Stack, Text } from '@mantine/core';
 import { modals } from '../../lib/modals';
@@ -56,16 +56,11 @@ export function useDesktopControls(d: TDesktop) {
     onError: (err) => handleError(err),
   });
 
-  const confirm = (opts: { title: string; body: string; label: string; onConfirm: () => void; testId: string; extra?: ReactNode }) =>
+  const confirm = (opts: { title: string; body: string; label: string; onConfirm: () => void; testId: string }) =>
     modals.openConfirmModal({
       title: opts.title,
       centered: true,
-      children: (
-        <Stack gap="sm">
-          <Text size="sm">{opts.body}</Text>
-          {opts.extra}
-        </Stack>
-      ),
+      children: <Text size="sm">{opts.body}</Text>,
       labels: { confirm: opts.label, cancel: t('common.cancel') },
       confirmProps: { color: 'red', 'data-testid': `confirm-${opts.testId}` },
       cancelProps: { 'data-testid': `cancel-${opts.testId}` },
@@ -105,13 +100,24 @@ export function useDesktopControls(d: TDesktop) {
     remove() {
       // A persistent desktop of the user's own may skip the recycle bin (a deployment's never goes there).
       const choice = { permanent: false };
+      if (d.type === 'persistent' && d.tag === false) {
+        modals.openConfirmModal({
+          title: t('desktops.confirm.delete_title'),
+          centered: true,
+          children: <DeleteDesktopBody name={d.name} onChange={(v) => (choice.permanent = v)} />,
+          labels: { confirm: t('desktops.actions.delete'), cancel: t('common.cancel') },
+          confirmProps: { color: 'red', 'data-testid': 'confirm-delete' },
+          cancelProps: { 'data-testid': 'cancel-delete' },
+          onConfirm: () => remove.mutate(choice.permanent),
+        });
+        return;
+      }
       confirm({
         title: t('desktops.confirm.delete_title'),
         body: t(d.type === 'persistent' ? 'desktops.confirm.delete_body' : 'desktops.confirm.delete_temporary_body', { name: d.name }),
         label: t('desktops.actions.delete'),
         testId: 'delete',
-        extra: d.type === 'persistent' && d.tag === false ? <DeleteForGood onChange={(v) => (choice.permanent = v)} /> : undefined,
-        onConfirm: () => remove.mutate(choice.permanent),
+        onConfirm: () => remove.mutate(false),
       });
     },
     open(v: TViewer, remember = false) {
@@ -125,3 +131,22 @@ export function useDesktopControls(d: TDesktop) {
 }
 
 export type DesktopControls = ReturnType<typeof useDesktopControls>;
+
+/** A persistent desktop's delete dialog: what happens follows the "delete for good" choice. */
+function DeleteDesktopBody({ name, onChange }: { name: string; onChange: (permanent: boolean) => void }) {
+  const { t } = useTranslation();
+  const [permanent, setPermanent] = useState(false);
+  return (
+    <Stack gap="sm">
+      <Text size="sm" data-testid="delete-body">
+        {t(permanent ? 'desktops.confirm.delete_for_good_body' : 'desktops.confirm.delete_body', { name })}
+      </Text>
+      <DeleteForGood
+        onChange={(v) => {
+          setPermanent(v);
+          onChange(v);
+        }}
+      />
+    </Stack>
+  );
+}
