@@ -2,6 +2,8 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import enDep from '../src/i18n/locales/deployments/en.json' with { type: 'json' };
 import fr from '../src/i18n/locales/fr.json' with { type: 'json' };
+import { join } from 'node:path';
+import { startMediaFileServer } from '../../server/src/modules/media/testing/file-server';
 import { adminCall, apiToken, shot, signInAs } from './support';
 
 // The last lines of the spec (issue 17): the permission pickers' calls, delete for good with its
@@ -58,6 +60,36 @@ test.describe.serial('the last lines of the spec', () => {
     await expect(page.getByRole('dialog')).toBeHidden();
     // As it was (one session per user: the browser's sign-in ended the first token).
     expect((await (await api(request, 'admin')).post('/admin/allowed/update/domains', { id: demo!.id, allowed: demo!.allowed })).status()).toBe(200);
+  });
+
+  test('a teacher shares a media with a student of the category through the picker', async ({ page, request }) => {
+    const iso = join(process.env.VDI_TEST_IMAGES ?? join(import.meta.dirname, '..', '..', 'data', 'test-cache', 'images'), 'demo.iso');
+    const files = await startMediaFileServer(iso);
+    try {
+      const teacher = await api(request, 'advanced');
+      expect((await teacher.post('/media', { name: 'Picker ISO', url: `${files.base}/demo.iso`, kind: 'iso' })).status()).toBe(200);
+      await signInAs(page, 'advanced');
+      await page.getByTestId('navbar').getByTestId('nav-media').click();
+      const row = page.locator('[data-testid=media-row][data-name="Picker ISO"]');
+      await row.getByTestId('media-share').click();
+      await page.getByTestId('sharing-users').check();
+      const users = page.getByTestId('sharing-users-search');
+      await users.click();
+      await users.fill('Nora');
+      await page.getByRole('option', { name: 'Nora Student (student03)' }).click();
+      await page.keyboard.press('Escape');
+      await shot(page, 'spec-lines-media-share');
+      const saved = page.waitForResponse((r) => r.url().endsWith('/api/v3/admin/allowed/update/media') && r.request().method() === 'POST');
+      await page.getByTestId('media-share-save').click();
+      expect((await saved).status()).toBe(200);
+      await expect(page.getByText(en.media.share.saved.replace('{{name}}', 'Picker ISO'))).toBeVisible();
+      // Saved: the media names her.
+      const nora = (await adminCall(request, 'GET', '/admin/users')) as { id: string; username: string }[];
+      const [shared] = ((await (await api(request, 'advanced')).get('/media')) as { name: string; allowed: { users: string[] | false } }[]).filter((m) => m.name === 'Picker ISO');
+      expect(shared!.allowed.users).toEqual([nora.find((u) => u.username === 'student03')!.id]);
+    } finally {
+      await files.close();
+    }
   });
 
   test('deleting a desktop offers "delete for good", checked as the portal is set', async ({ page, request }) => {
