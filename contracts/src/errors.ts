@@ -63,6 +63,7 @@ export const DESCRIPTION_CODES = [
   'maintenance',
   // desktops
   'desktop_not_found',
+  'desktop_not_visible',
   'template_not_found',
   'desktop_action_not_available',
   'desktop_start_timeout',

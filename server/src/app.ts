@@ -38,6 +38,7 @@ import { storageRoutes } from './modules/storage/routes';
 import { recycleBinRoutes } from './modules/recycle-bin/routes';
 import { startRecycleBinPurge } from './modules/recycle-bin/purge';
 import { mediaRoutes } from './modules/media/routes';
+import { allowedRoutes } from './modules/allowed/routes';
 import { createMediaService } from './modules/media/service';
 import { deploymentRoutes } from './modules/deployments/routes';
 import { realClock, type Clock } from './scheduler/clock';
@@ -139,6 +140,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await domainRoutes(scope, ctx, lifecycle);
     await templateRoutes(scope, ctx, lifecycle);
     await mediaRoutes(scope, ctx, media);
+    await allowedRoutes(scope, ctx, { lifecycle, media });
     await storageRoutes(scope, ctx, lifecycle);
     await recycleBinRoutes(scope, ctx);
     await deploymentRoutes(scope, ctx, lifecycle);

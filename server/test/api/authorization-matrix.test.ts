@@ -193,6 +193,11 @@ const MATRIX: Record<string, Case> = {
   'DELETE /api/v3/template/:id': { expect: allow(ADV_OWNED), fresh: true, req: async () => ({ path: `${A}/template/${(await makeTemplate(server, await userRow(server, 'advanced'))).id}`, method: 'DELETE' }) },
   'POST /api/v3/template/to/desktop': { expect: allow(ADV_OWNED, 'reached'), req: (c) => ({ path: `${A}/template/to/desktop`, method: 'POST', body: { template_id: F.template, name: uniq(c, 'Desk') } }) },
   'POST /api/v3/allowed/table/:table': { expect: allow(PRIVILEGED), req: () => ({ path: `${A}/allowed/table/users`, method: 'POST', body: { term: 'er' } }) },
+  'POST /api/v3/admin/allowed/term/:table': { expect: allow(PRIVILEGED), req: () => ({ path: `${A}/admin/allowed/term/users`, method: 'POST', body: { term: 'er' } }) },
+  'POST /api/v3/admin/allowed/update/:table': {
+    expect: allow(ADV_OWNED),
+    req: () => ({ path: `${A}/admin/allowed/update/domains`, method: 'POST', body: { id: F.template, allowed: { groups: false, users: false } } }),
+  },
 
   // ------------------------------------------------------------------ media (admin, manager, advanced)
   'GET /api/v3/media': { expect: allow(PRIVILEGED), req: get(`${A}/media`) },
@@ -453,6 +458,11 @@ describe('lists never show another category’s objects', () => {
     { path: `${A}/allowed/table/users`, method: 'POST', body: { term: 'er' } },
     { path: `${A}/allowed/table/users`, method: 'POST', body: { term: 're' } },
     { path: `${A}/allowed/table/groups`, method: 'POST', body: { term: 'De' } },
+    { path: `${A}/admin/allowed/term/users`, method: 'POST', body: { term: 'er' } },
+    { path: `${A}/admin/allowed/term/users`, method: 'POST', body: { term: 're' } },
+    { path: `${A}/admin/allowed/term/groups`, method: 'POST', body: { term: 'De' } },
+    { path: `${A}/admin/allowed/term/groups`, method: 'POST', body: { term: 'me' } },
+    { path: `${A}/admin/allowed/term/categories`, method: 'POST', body: { term: 'ab' } },
   ];
   it.each(SIGNED.filter((c) => c !== 'admin'))('%s', async (caller) => {
     const { db } = server.ctx;

@@ -2,6 +2,7 @@ import { modals } from '../lib/modals';
 import { notifications } from '@mantine/notifications';
 import { Text } from '@mantine/core';
 import i18n from '../i18n';
+import { RequestTimeout } from '../lib/api';
 import { classifyError, errorMessage } from '../lib/errors';
 import { logout } from './session-actions';
 
@@ -38,6 +39,7 @@ export function handleError(err: unknown, opts: { schedulerCall?: boolean } = {}
         onConfirm: () => navigate('/profile'),
       });
     case 'notify':
-      return notifications.show({ message, color: 'red', autoClose: NOTIFY_MS });
+      // No answer in time is a notice (the work may still end well), not a failure.
+      return notifications.show({ message, color: err instanceof RequestTimeout ? 'orange' : 'red', autoClose: NOTIFY_MS });
   }
 }

@@ -27,6 +27,7 @@ function deps(over: Partial<GuardDeps> & { role?: TUser['role']; migrationsBlock
     fetchUser: async () => ({ role: over.role ?? 'user' }) as TUser,
     openSocket: () => void calls.push('socket'),
     ensureConfig: async () => ({ migrations_block: over.migrationsBlock ?? false }) as TUserConfig,
+    ensureRecycleCutoff: async () => void calls.push('cutoff'),
     isMounted: () => true,
     ...over,
   };
@@ -88,6 +89,10 @@ describe('access guard', () => {
     const d = deps({ sessionToken: () => t });
     await runGuard(route('desktops'), url('/desktops'), d);
     expect(d.calls).toContain('socket');
+    // …and fetches the maximum recycle time; its failure blocks nothing.
+    expect(d.calls).toContain('cutoff');
+    const failing = deps({ sessionToken: () => t, ensureRecycleCutoff: () => Promise.reject(new Error('503')) });
+    expect(await runGuard(route('desktops'), url('/desktops'), failing)).toBeNull();
     expect(await runGuard(route('desktops'), url('/desktops'), deps({ sessionToken: () => t, migrationsBlock: true }))).toBe('/export-user');
     expect(await runGuard(route('desktops'), url('/desktops'), deps({ sessionToken: () => t, migrationsBlock: true, isMounted: () => false }))).toBeNull();
   });

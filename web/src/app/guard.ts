@@ -25,6 +25,8 @@ export type GuardDeps = {
   /** Opens the live socket; the screen is shown once it is there (its subscriptions need it). */
   openSocket(): void | Promise<void>;
   ensureConfig(): Promise<TUserConfig>;
+  /** The maximum recycle time (hours), kept for the screens that delete. */
+  ensureRecycleCutoff(): Promise<unknown>;
   isMounted(path: string): boolean;
 };
 
@@ -79,8 +81,9 @@ export async function runGuard(route: AppRoute, url: URL, deps: GuardDeps): Prom
   const role: TRole = user.role;
   if (!queryToken && typeof route.access !== 'string' && !route.access.includes(role)) return '/desktops';
 
-  // 7. The live socket and the configuration; blocked migrations force the export page.
-  const [, config] = await Promise.all([deps.openSocket(), deps.ensureConfig()]);
+  // 7. The live socket, the configuration and the maximum recycle time (a failure of the last one
+  // blocks nothing); blocked migrations force the export page.
+  const [, config] = await Promise.all([deps.openSocket(), deps.ensureConfig(), deps.ensureRecycleCutoff().catch(() => undefined)]);
   if (config.migrations_block && route.name !== 'export-user' && deps.isMounted('/export-user')) return '/export-user';
   return null;
 }

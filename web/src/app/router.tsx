@@ -1,3 +1,4 @@
+import type { ComponentType } from 'react';
 import { createBrowserRouter, Navigate, Outlet, redirect, type RouteObject } from 'react-router';
 import { Center, Loader } from '@mantine/core';
 import i18n from '../i18n';
@@ -5,8 +6,10 @@ import { session } from '../lib/session';
 import { openSocket } from '../lib/socket';
 import { BareLayout } from '../layout/BareLayout';
 import NotFoundPage from '../features/system/NotFoundPage';
+import { withinChunkTime } from './chunk-timeout';
 import { runGuard, type GuardDeps } from './guard';
-import { configQuery, queryClient, userQuery } from './queries';
+import { RouteLoadError } from './RouteLoadError';
+import { configQuery, cutoffQuery, queryClient, userQuery } from './queries';
 import { mounted, type AppRoute } from './routes';
 import { logout, renewSession } from './session-actions';
 
@@ -36,6 +39,7 @@ const guardDeps: GuardDeps = {
       (err: unknown) => console.warn('Live socket not opened', err),
     ),
   ensureConfig: () => queryClient.ensureQueryData(configQuery),
+  ensureRecycleCutoff: () => queryClient.ensureQueryData(cutoffQuery),
   isMounted: (path) => mounted().some((r) => r.path === path),
 };
 
@@ -47,14 +51,26 @@ function PageLoader() {
   );
 }
 
+/**
+ * A lazily loaded screen, or — when its code does not arrive in time or fails to — a screen saying
+ * so with a retry. (A rejected `lazy` would leave the route unrendered: the router renders no
+ * route whose `lazy` has not resolved, not even its error element.)
+ */
+async function screenOrError(load: () => Promise<ComponentType>): Promise<{ Component: ComponentType }> {
+  try {
+    return { Component: await withinChunkTime(load()) };
+  } catch (error) {
+    console.warn('A screen did not load', error);
+    return { Component: () => <RouteLoadError error={error} /> };
+  }
+}
+
 function toRouteObject(route: AppRoute): RouteObject {
   return {
     path: route.path,
     // The screen, with all of Mantine's styles (the first load has only the sign-in page's).
-    lazy: async () => {
-      const [screen] = await Promise.all([route.load!(), route.firstLoad ? undefined : import('../styles/all')]);
-      return { Component: screen.default };
-    },
+    // A screen whose code does not arrive within 120 s (or fails to) shows an error with a retry, not a spinner.
+    lazy: () => screenOrError(async () => (await Promise.all([route.load!(), route.firstLoad ? undefined : import('../styles/all')]))[0].default),
     loader: async ({ request }) => {
       const url = new URL(request.url);
       const to = await runGuard(route, url, guardDeps);
@@ -69,10 +85,7 @@ export function buildRoutes(routes: AppRoute[] = mounted()): RouteObject[] {
     { path: '/', element: <Navigate to="/desktops" replace /> },
     // The shell of signed-in screens loads with the first of them, not with the sign-in page.
     {
-      lazy: async () => {
-        const [{ AppLayout }] = await Promise.all([import('../layout/AppLayout'), import('../styles/all')]);
-        return { Component: AppLayout };
-      },
+      lazy: () => screenOrError(async () => (await Promise.all([import('../layout/AppLayout'), import('../styles/all')]))[0].AppLayout),
       hydrateFallbackElement: <PageLoader />,
       children: routes.filter((r) => !r.bare).map(toRouteObject),
     },

@@ -20,6 +20,17 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * A call that got no answer in its time (spec core §9: 25 s). `code` names its notice in the
+ * error catalogue (e.g. `desktop_create_timeout`); without one the generic error is shown.
+ */
+export class RequestTimeout extends Error {
+  constructor(readonly code: string) {
+    super(`No answer in time (${code})`);
+    this.name = 'RequestTimeout';
+  }
+}
+
 type Options = {
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   body?: unknown;
@@ -28,6 +39,8 @@ type Options = {
   /** A token other than the session's (a sign-in step). */
   bearer?: string | null;
   timeoutMs?: number;
+  /** The notice shown when the time runs out (a code of the web's error catalogue). */
+  timeoutCode?: string;
   text?: boolean;
 };
 
@@ -60,16 +73,22 @@ export async function request<T = unknown>(url: string, opts: Options = {}, sche
   const qs = opts.query
     ? '?' + new URLSearchParams(Object.entries(opts.query).filter((e): e is [string, string] => e[1] !== undefined)).toString()
     : '';
-  const res = await fetch(url + qs, {
-    method: opts.method ?? (body ? 'POST' : 'GET'),
-    headers,
-    body,
-    signal: AbortSignal.timeout(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-  });
-  if (!res.ok) throw await errorFrom(res);
-  if (opts.text) return (await res.text()) as T;
-  if (res.status === 204) return null as T;
-  const data: unknown = await res.json();
+  const timedOut = (err: unknown) => (err as { name?: string } | null)?.name === 'TimeoutError' ? new RequestTimeout(opts.timeoutCode ?? 'generic_error') : err;
+  let data: unknown;
+  try {
+    const res = await fetch(url + qs, {
+      method: opts.method ?? (body ? 'POST' : 'GET'),
+      headers,
+      body,
+      signal: AbortSignal.timeout(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+    });
+    if (!res.ok) throw await errorFrom(res);
+    if (opts.text) return (await res.text()) as T;
+    if (res.status === 204) return null as T;
+    data = await res.json();
+  } catch (err) {
+    throw timedOut(err);
+  }
   if (!schema) return data as T;
   const parsed = schema.safeParse(data);
   if (!parsed.success) {

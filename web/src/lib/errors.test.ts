@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import i18n from '../i18n';
-import { HttpError } from './api';
+import { HttpError, RequestTimeout } from './api';
 import { classifyError, errorMessage } from './errors';
 
 const err = (status: number, code: string, params: Record<string, unknown> | null = null) =>
@@ -27,5 +27,12 @@ describe('error handling', () => {
     await i18n.changeLanguage('es-ES');
     expect(errorMessage(i18n.t.bind(i18n), err(403, 'user_disabled'), exists)).not.toBe('This account is disabled.');
     await i18n.changeLanguage('en-US');
+  });
+
+  it('names a call that got no answer in time by its own notice (desktop creation: 25 s)', async () => {
+    await i18n.changeLanguage('en-US');
+    const exists = (k: string) => i18n.exists(k);
+    expect(errorMessage(i18n.t.bind(i18n), new RequestTimeout('desktop_create_timeout'), exists)).toMatch(/longer than expected/);
+    expect(errorMessage(i18n.t.bind(i18n), new RequestTimeout('generic_error'), exists)).toBe(i18n.t('errors.generic_error'));
   });
 });

@@ -1,6 +1,6 @@
 import type { TFunction } from 'i18next';
 import { isQuotaCode } from '@vdi/contracts';
-import { HttpError } from './api';
+import { HttpError, RequestTimeout } from './api';
 
 /** The translated message of a failure: errors.<description_code> with its params, else the generic one. */
 export function errorMessage(t: TFunction, err: unknown, exists: (key: string) => boolean): string {
@@ -10,6 +10,8 @@ export function errorMessage(t: TFunction, err: unknown, exists: (key: string) =
     const byType = `errors.${err.body.error}`;
     if (exists(byType)) return t(byType, { ...(err.body.params ?? {}) });
   }
+  // A call that got no answer in its time: its own notice (e.g. the desktop creation's).
+  if (err instanceof RequestTimeout && exists(`errors.${err.code}`)) return t(`errors.${err.code}`);
   return t('errors.generic_error');
 }
 

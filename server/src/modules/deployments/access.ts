@@ -55,6 +55,17 @@ export async function managesDeploymentOf(db: Db, actor: Actor, desktop: { tag: 
 }
 
 /**
+ * A student's desktop of a hidden deployment (its `tag_visible` off) is out of the student's reach
+ * until shown again: acting on it is refused (403 `desktop_not_visible`). Admins and those who
+ * manage the deployment (its owners, co-owners, managers of the category) still reach it.
+ */
+export async function assertVisibleToItsUser(db: Db, actor: Actor, desktop: { kind?: string; tag: string | null; tagVisible: boolean; userId: string; categoryId: string }) {
+  if (desktop.kind === 'template' || !desktop.tag || desktop.tagVisible || desktop.userId !== actor.id || actor.role === 'admin') return;
+  if (await managesDeploymentOf(db, actor, desktop)) return;
+  throw forbidden('desktop_not_visible', 'This desktop is hidden by its deployment');
+}
+
+/**
  * What a student may do with their desktop of a deployment: `recreate` when the deployment gives
  * them that right; `edit` never (the deployment decides what its desktops are made of). Its
  * owners, co-owners, admins and managers always may.

@@ -42,7 +42,7 @@ export async function desktopRoutes(app: FastifyInstance, ctx: AppContext, lifec
     '/desktop/:action/:id',
     { preHandler: auth, schema: { params: z.object({ action: ZDesktopActionParam, id: z.string().max(64) }), response: { 200: ZStatusAnswer } } },
     async (request) => {
-      const row = await desktopFor(ctx, request, request.params.id);
+      const row = await desktopFor(ctx, request, request.params.id, { evenHidden: request.params.action === 'stop' });
       switch (request.params.action) {
         case 'start':
           return lifecycle.start(row, await ownerOf(ctx.db, row), authOf(request).user);

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context';
 import { authOf } from '../../http/guard';
 import { forbidden, notFound } from '../../http/errors';
 import { actorOf, canManage, isAllowed } from '../access/permissions';
+import { assertVisibleToItsUser } from '../deployments/access';
 import { findDomain } from '../desktops/view';
 
 /** A desktop or template the caller may change (owner, admin, manager of its category): 404 / 403 otherwise. */
@@ -10,7 +11,9 @@ export async function domainFor(ctx: AppContext, request: FastifyRequest, id: st
   const { user } = authOf(request);
   const row = await findDomain(ctx.db, id);
   if (!row) throw notFound('desktop_not_found', 'Desktop not found');
-  if (!canManage(await actorOf(ctx.db, user), row)) throw forbidden('forbidden', 'Not enough rights on this desktop');
+  const actor = await actorOf(ctx.db, user);
+  if (!canManage(actor, row)) throw forbidden('forbidden', 'Not enough rights on this desktop');
+  await assertVisibleToItsUser(ctx.db, actor, row);
   return row;
 }
 
@@ -20,7 +23,10 @@ export async function readableDomain(ctx: AppContext, request: FastifyRequest, i
   const row = await findDomain(ctx.db, id);
   if (!row) throw notFound('desktop_not_found', 'Desktop not found');
   const actor = await actorOf(ctx.db, user);
-  if (canManage(actor, row)) return row;
+  if (canManage(actor, row)) {
+    await assertVisibleToItsUser(ctx.db, actor, row);
+    return row;
+  }
   if (row.kind === 'template' && row.enabled && isAllowed(actor, row)) return row;
   throw forbidden('forbidden', 'Not enough rights on this desktop');
 }

@@ -3,6 +3,7 @@ import { Alert, Button, Checkbox, Group, Modal, Skeleton, Stack, Text } from '@m
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconDownload, IconEyeOff, IconPlayerStop, IconRefresh, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
+import { DeleteForGood } from '../../components/DeleteForGood';
 import { deploymentHasUsers, type TDeployment, type TTemplateAllowed } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../app/error-handler';
 import { AllowedSearch, SharingPicker } from '../templates/SharingPicker';
@@ -142,10 +143,11 @@ export function CsvModal({ d, opened, onClose }: ModalProps) {
 export function DeleteModal({ d, opened, onClose, onDeleted }: ModalProps & { onDeleted: () => void }) {
   const { t } = useTranslation();
   const qc = useQueryClient();
+  const [permanent, setPermanent] = useState(false);
   const run = useMutation({
-    mutationFn: () => deleteDeployment(d.id),
+    mutationFn: () => deleteDeployment(d.id, permanent),
     onSuccess: () => {
-      notifySuccess(t('deployments.delete.done', { name: d.name }));
+      notifySuccess(t(permanent ? 'deployments.delete.done_for_good' : 'deployments.delete.done', { name: d.name }));
       qc.setQueryData<TDeployment[]>(DEPLOYMENTS_KEY, (l) => (l ?? []).filter((x) => x.id !== d.id));
       qc.removeQueries({ queryKey: deploymentKey(d.id) });
       onClose();
@@ -157,12 +159,13 @@ export function DeleteModal({ d, opened, onClose, onDeleted }: ModalProps & { on
   return (
     <Modal opened={opened} onClose={onClose} title={t('deployments.delete.title')} centered radius="lg" data-testid="deployment-delete-modal">
       <Stack gap="md">
-        <Text size="sm">{t('deployments.delete.body', { name: d.name, count: d.totalDesktops })}</Text>
+        <Text size="sm">{t(permanent ? 'deployments.delete.body_for_good' : 'deployments.delete.body', { name: d.name, count: d.totalDesktops })}</Text>
         {running && (
           <Alert color="orange" variant="light" icon={<IconAlertTriangle size={16} />} data-testid="deployment-delete-running">
             {t('errors.deployment_stop')}
           </Alert>
         )}
+        {opened && <DeleteForGood onChange={setPermanent} />}
         <Group justify="flex-end" gap="sm">
           <Button variant="default" onClick={onClose} disabled={run.isPending}>
             {t('common.cancel')}

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconHourglassHigh, IconTemplate } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { handleError, notifySuccess } from '../../app/error-handler';
+import { RequestTimeout } from '../../lib/api';
 import { allowedTemplatesQuery, createTemporary, DESKTOPS_KEY } from './api';
 import classes from './DesktopsPage.module.css';
 
@@ -23,7 +24,15 @@ export function NewTemporaryModal({ opened, onClose }: { opened: boolean; onClos
       setChoice(null);
       onClose();
     },
-    onError: (err) => handleError(err),
+    onError: (err) => {
+      handleError(err);
+      // No answer in 25 s: the desktop may still come; the list shows it when it does.
+      if (err instanceof RequestTimeout) {
+        void qc.invalidateQueries({ queryKey: DESKTOPS_KEY, exact: true });
+        setChoice(null);
+        onClose();
+      }
+    },
   });
 
   return (

@@ -66,12 +66,14 @@ export async function runAction(d: TDesktop, action: TDesktopAction): Promise<st
 }
 
 /** Deletes a desktop: a temporary one for good, a persistent one to the recycle bin. */
-export function deleteDesktop(d: Pick<TDesktop, 'id' | 'type'>) {
-  return d.type === 'nonpersistent' ? api.delete(`/nonpersistent/${id(d.id)}`) : api.delete(`/desktop/${id(d.id)}`);
+/** A temporary desktop goes at once; a persistent one to the recycle bin, or for good when asked (`/permanent`). */
+export function deleteDesktop(d: Pick<TDesktop, 'id' | 'type'>, permanent = false) {
+  if (d.type === 'nonpersistent') return api.delete(`/nonpersistent/${id(d.id)}`);
+  return api.delete(`/desktop/${id(d.id)}${permanent ? '/permanent' : ''}`);
 }
 
 export function createTemporary(templateId: string) {
-  return api.post('/nonpersistent', { template: templateId }, z.object({ id: z.string() }), { timeoutMs: NONPERSISTENT_TIMEOUT_MS });
+  return api.post('/nonpersistent', { template: templateId }, z.object({ id: z.string() }), { timeoutMs: NONPERSISTENT_TIMEOUT_MS, timeoutCode: 'desktop_create_timeout' });
 }
 
 export function fetchViewer(desktopId: string, viewer: TViewer): Promise<TViewerAnswer> {

@@ -1,11 +1,12 @@
-import { useReducer } from 'react';
+import { useReducer, useState } from 'react';
 import { useNavigate } from 'react-router';
-import { Text } from '@mantine/core';
+import { Stack, Text } from '@mantine/core';
 import { modals } from '../../lib/modals';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { desktopState, offeredAction, type TDesktop, type TDesktopAction, type TViewer } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../app/error-handler';
+import { DeleteForGood } from '../../components/DeleteForGood';
 import { openViewer } from '../viewer/open';
 import { deleteDesktop, desktopCall, DESKTOPS_KEY, fetchViewer, runAction } from './api';
 import { isStartRefusal, openStartDialog } from '../bookings/StartNowDialog';
@@ -42,7 +43,7 @@ export function useDesktopControls(d: TDesktop) {
   });
 
   const remove = useMutation({
-    mutationFn: () => deleteDesktop(d),
+    mutationFn: (permanent: boolean) => deleteDesktop(d, permanent),
     onSuccess: () => {
       qc.setQueryData<TDesktop[]>(DESKTOPS_KEY, (l) => removeDesktop(l, d.id));
       notifySuccess(t('desktops.notify.deleted', { name: d.name }));
@@ -97,12 +98,26 @@ export function useDesktopControls(d: TDesktop) {
     },
     canDelete: state === 'stopped' || state === 'failed',
     remove() {
+      // A persistent desktop of the user's own may skip the recycle bin (a deployment's never goes there).
+      const choice = { permanent: false };
+      if (d.type === 'persistent' && d.tag === false) {
+        modals.openConfirmModal({
+          title: t('desktops.confirm.delete_title'),
+          centered: true,
+          children: <DeleteDesktopBody name={d.name} onChange={(v) => (choice.permanent = v)} />,
+          labels: { confirm: t('desktops.actions.delete'), cancel: t('common.cancel') },
+          confirmProps: { color: 'red', 'data-testid': 'confirm-delete' },
+          cancelProps: { 'data-testid': 'cancel-delete' },
+          onConfirm: () => remove.mutate(choice.permanent),
+        });
+        return;
+      }
       confirm({
         title: t('desktops.confirm.delete_title'),
         body: t(d.type === 'persistent' ? 'desktops.confirm.delete_body' : 'desktops.confirm.delete_temporary_body', { name: d.name }),
         label: t('desktops.actions.delete'),
         testId: 'delete',
-        onConfirm: () => remove.mutate(),
+        onConfirm: () => remove.mutate(false),
       });
     },
     open(v: TViewer, remember = false) {
@@ -116,3 +131,22 @@ export function useDesktopControls(d: TDesktop) {
 }
 
 export type DesktopControls = ReturnType<typeof useDesktopControls>;
+
+/** A persistent desktop's delete dialog: what happens follows the "delete for good" choice. */
+function DeleteDesktopBody({ name, onChange }: { name: string; onChange: (permanent: boolean) => void }) {
+  const { t } = useTranslation();
+  const [permanent, setPermanent] = useState(false);
+  return (
+    <Stack gap="sm">
+      <Text size="sm" data-testid="delete-body">
+        {t(permanent ? 'desktops.confirm.delete_for_good_body' : 'desktops.confirm.delete_body', { name })}
+      </Text>
+      <DeleteForGood
+        onChange={(v) => {
+          setPermanent(v);
+          onChange(v);
+        }}
+      />
+    </Stack>
+  );
+}

@@ -22,6 +22,7 @@ import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { abortMedia, ownMediaQuery, retryMedia, sharedMediaQuery } from './api';
 import { DeleteMediaModal } from './DeleteMediaModal';
+import { ShareMediaModal } from './ShareMediaModal';
 import { useMediaLive } from './live';
 import { filterMedia, formatGb, mediaActions, SEARCH_MIN, statusLook } from './logic';
 import { DownloadProgress, FailureDetail, MediaStatusBadge } from './MediaStatus';
@@ -50,7 +51,7 @@ function TableSkeleton() {
   );
 }
 
-function RowActions({ m, onDelete }: { m: TMedia; onDelete: (m: TMedia) => void }) {
+function RowActions({ m, onDelete, onShare }: { m: TMedia; onDelete: (m: TMedia) => void; onShare?: (m: TMedia) => void }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const abort = useMutation({
@@ -87,6 +88,13 @@ function RowActions({ m, onDelete }: { m: TMedia; onDelete: (m: TMedia) => void 
           {t('media.actions.retry')}
         </Button>
       )}
+      {onShare && m.status !== 'Deleting' && (
+        <Tooltip label={t('media.actions.share')} withArrow>
+          <ActionIcon variant="subtle" color="indigo" size="lg" onClick={() => onShare(m)} aria-label={t('media.actions.share')} data-testid="media-share">
+            <IconShare size={18} />
+          </ActionIcon>
+        </Tooltip>
+      )}
       {actions.includes('delete') && (
         <Tooltip label={t('media.actions.delete')} withArrow>
           <ActionIcon variant="subtle" color="red" size="lg" onClick={() => onDelete(m)} aria-label={t('media.actions.delete')} data-testid="media-delete">
@@ -98,7 +106,7 @@ function RowActions({ m, onDelete }: { m: TMedia; onDelete: (m: TMedia) => void 
   );
 }
 
-function MediaTable({ list, shared, onDelete }: { list: TMedia[]; shared: boolean; onDelete: (m: TMedia) => void }) {
+function MediaTable({ list, shared, onDelete, onShare }: { list: TMedia[]; shared: boolean; onDelete: (m: TMedia) => void; onShare: (m: TMedia) => void }) {
   const { t, i18n } = useTranslation();
   return (
     <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
@@ -175,7 +183,7 @@ function MediaTable({ list, shared, onDelete }: { list: TMedia[]; shared: boolea
                     </Stack>
                   </Table.Td>
                   <Table.Td>
-                    <RowActions m={m} onDelete={onDelete} />
+                    <RowActions m={m} onDelete={onDelete} onShare={shared ? undefined : onShare} />
                   </Table.Td>
                 </Table.Tr>
               );
@@ -201,6 +209,7 @@ export default function MediaPage() {
   const [tab, setTab] = useState<Tab>('own');
   const [text, setText] = useState('');
   const [toDelete, setToDelete] = useState<TMedia | null>(null);
+  const [toShare, setToShare] = useState<TMedia | null>(null);
 
   const query = tab === 'own' ? own : shared;
   const all = query.data ?? [];
@@ -248,7 +257,7 @@ export default function MediaPage() {
         }
       />
     );
-  else content = <MediaTable list={shown} shared={tab === 'shared'} onDelete={setToDelete} />;
+  else content = <MediaTable list={shown} shared={tab === 'shared'} onDelete={setToDelete} onShare={setToShare} />;
 
   const count = (n: number | undefined) =>
     n ? (
@@ -297,6 +306,7 @@ export default function MediaPage() {
       </Group>
       {content}
       <DeleteMediaModal media={toDelete} onClose={() => setToDelete(null)} />
+      <ShareMediaModal media={toShare} onClose={() => setToShare(null)} />
     </>
   );
 }

@@ -2,7 +2,6 @@ import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import {
-  ZRecycleBinCutoff,
   ZRecycleBinDetail,
   ZRecycleBinItem,
   ZRecycleBinRestoreAnswer,
@@ -28,11 +27,7 @@ export const binCountQuery = {
   staleTime: 60_000,
 } as const;
 
-export const cutoffQuery = {
-  queryKey: ['recycle_bin', 'cutoff'],
-  queryFn: async (): Promise<number> => (await api.get('/recycle-bin/user/cutoff-time', ZRecycleBinCutoff)).recycle_bin_cuttoff_time,
-  staleTime: 5 * 60_000,
-} as const;
+export { cutoffQuery } from '../../app/queries';
 
 export const entryQuery = (id: string) =>
   ({

@@ -9,7 +9,7 @@ import { handleError, notifySuccess } from '../../app/error-handler';
 import { HttpError } from '../../lib/api';
 import { rules } from '../../lib/validation';
 import { desktopsQuery } from '../desktops/api';
-import { deleteTemplate, OWN_TEMPLATES_KEY, templateToDesktop, treeQuery, updateTemplate } from './api';
+import { deleteTemplate, OWN_TEMPLATES_KEY, templateToDesktop, treeQuery, updateAllowed } from './api';
 import { SharingPicker } from './SharingPicker';
 import classes from './Templates.module.css';
 
@@ -20,9 +20,13 @@ export function ShareModal({ template, onClose }: { template: TTemplate | null; 
   const [allowed, setAllowed] = useState<TTemplateAllowed | null>(null);
   useEffect(() => setAllowed(template?.allowed ?? null), [template]);
   const save = useMutation({
-    mutationFn: () => updateTemplate({ id: template!.id, allowed: allowed! }),
+    // The permission picker's own call (core §7); the list follows it (template_update, or the cache here).
+    mutationFn: async () => {
+      await updateAllowed('domains', template!.id, allowed!);
+      return { ...template!, allowed: allowed! };
+    },
     onSuccess: (updated) => {
-      qc.setQueryData<TTemplate[]>(OWN_TEMPLATES_KEY, (l) => (l ?? []).map((x) => (x.id === updated.id ? updated : x)));
+      qc.setQueryData<TTemplate[]>(OWN_TEMPLATES_KEY, (l) => (l ?? []).map((x) => (x.id === updated.id ? { ...x, allowed: updated.allowed } : x)));
       notifySuccess(t('templates.share.saved', { name: updated.name }));
       onClose();
     },
