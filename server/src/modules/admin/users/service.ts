@@ -6,6 +6,7 @@ import { badRequest, conflict, notFound, precondition } from '../../../http/erro
 import { findPolicy, hashPassword, policyViolations } from '../../../auth/passwords';
 import type { UserRow } from '../../../auth/sessions';
 import { likeTerm, orderOf } from '../people/scope';
+export { userLimitProblem } from '../../quotas/users';
 
 export type RowProblem = { code: DescriptionCode | (string & {}); params: Record<string, unknown> | null };
 
@@ -140,36 +141,6 @@ export async function reachableUser(db: Db, bound: string | null, id: string): P
 async function groupIn(db: Db, groupId: string, categoryId: string) {
   const [row] = await db.select().from(g).where(eq(g.id, groupId));
   return row && row.categoryId === categoryId ? row : null;
-}
-
-/**
- * The user-creation limits (seed 001 §3 limits `users`, core §8 user-creation codes): the group's
- * and the category's member count may not pass their `users` limit. 428 like every quota error.
- */
-export async function userLimitProblem(
-  db: Db,
-  groupId: string,
-  categoryId: string,
-  adding: { group: number; category: number } = { group: 1, category: 1 },
-): Promise<RowProblem | null> {
-  const [row] = await db
-    .select({
-      groupLimits: sql<unknown>`(select ${g.limits} from ${g} where ${g.id} = ${groupId})`,
-      categoryLimits: sql<unknown>`(select ${c.limits} from ${c} where ${c.id} = ${categoryId})`,
-      inGroup: sql<number>`(select count(*)::int from ${u} where ${u.groupId} = ${groupId} and ${u.deletedAt} is null)`,
-      inCategory: sql<number>`(select count(*)::int from ${u} where ${u.categoryId} = ${categoryId} and ${u.deletedAt} is null)`,
-    })
-    .from(sql`(select 1) as one`);
-  const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v) as { users?: number } | null;
-  const gl = parse(row?.groupLimits);
-  const cl = parse(row?.categoryLimits);
-  if (gl && typeof gl.users === 'number' && Number(row!.inGroup) + adding.group > gl.users) {
-    return { code: 'user_new_group_limit_exceeded', params: { users: gl.users } };
-  }
-  if (cl && typeof cl.users === 'number' && Number(row!.inCategory) + adding.category > cl.users) {
-    return { code: 'user_new_category_limit_exceeded', params: { users: cl.users } };
-  }
-  return null;
 }
 
 export const throwProblem = (p: RowProblem): never => {
