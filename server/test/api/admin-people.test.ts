@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { and, eq, like } from 'drizzle-orm';
+import { and, count, eq, isNull, like } from 'drizzle-orm';
 import { io } from 'socket.io-client';
 import { QUOTA_FIELDS, type TLimits, ZAdminCategoryList, ZAdminCodeList, ZAdminGroupList, ZAdminImportAnswer, ZAdminUser, ZAdminUserList } from '@vdi/contracts';
 import { schema } from '../../src/db';
@@ -148,6 +148,13 @@ describe('lists', () => {
     expect(groups.items.map((g) => g.id)).toEqual(['lab-default']);
     const cats = ZAdminCategoryList.parse(await (await send('manager', `${A}/categories`)).json());
     expect(cats.items.map((c) => c.id)).toEqual(['default']);
+    // The counts are the category's own (a sub-select must not compare a member's id with itself).
+    const [inDefault] = await server.ctx.db.select({ n: count() }).from(schema.users).where(and(eq(schema.users.categoryId, 'default'), isNull(schema.users.deletedAt)));
+    const [groupsOfDefault] = await server.ctx.db.select({ n: count() }).from(schema.groups).where(eq(schema.groups.categoryId, 'default'));
+    expect(inDefault!.n).toBeGreaterThan(5);
+    expect(cats.items[0]).toMatchObject({ users: inDefault!.n, groups: groupsOfDefault!.n });
+    const [inLab] = await server.ctx.db.select({ n: count() }).from(schema.users).where(eq(schema.users.groupId, 'lab-default'));
+    expect(groups.items[0]!.users).toBe(inLab!.n);
     const codes = ZAdminCodeList.parse(await (await send('labManager', `${A}/registration_codes`)).json());
     expect(codes.total).toBe(0);
   });

@@ -12,8 +12,10 @@ import { boundCategory, likeTerm, orderOf, peopleGuards } from '../people/scope'
 
 const c = schema.categories;
 const idParams = z.object({ id: z.string().min(1).max(64) });
-const usersSql = sql<number>`(select count(*)::int from ${schema.users} where ${schema.users.categoryId} = ${c.id} and ${schema.users.deletedAt} is null)`;
-const groupsSql = sql<number>`(select count(*)::int from ${schema.groups} where ${schema.groups.categoryId} = ${c.id})`;
+// Written out in full: in a query on one table drizzle leaves columns unqualified, and an unqualified
+// "id" inside the sub-select would be the users' (or groups') own id.
+const usersSql = sql<number>`(select count(*)::int from users u where u.category_id = categories.id and u.deleted_at is null)`;
+const groupsSql = sql<number>`(select count(*)::int from groups g where g.category_id = categories.id)`;
 const COLUMNS = { row: c, users: usersSql, groups: groupsSql };
 type Row = { row: typeof c.$inferSelect; users: number; groups: number };
 

@@ -15,7 +15,7 @@ const g = schema.groups;
 const c = schema.categories;
 
 /** Secondary groups of each user, as one aggregate column. */
-const secondarySql = sql<string[] | null>`(select coalesce(json_agg(${schema.userSecondaryGroups.groupId}), '[]'::json) from ${schema.userSecondaryGroups} where ${schema.userSecondaryGroups.userId} = ${u.id})`;
+const secondarySql = sql<string[] | null>`(select coalesce(json_agg(s.group_id order by s.group_id), '[]'::json) from user_secondary_groups s where s.user_id = users.id)`;
 
 const LIST_COLUMNS = {
   id: u.id,
