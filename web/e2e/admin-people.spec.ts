@@ -20,6 +20,9 @@ function studentsCsv() {
   return ['username,name,email,role,group,password', ...rows].join('\n');
 }
 
+/** Dialogs closed (their fade-out ended): what a screenshot should show. */
+const noDialog = (page: Page) => expect(page.getByRole('dialog')).toHaveCount(0);
+
 async function openConsole(page: Page, section: string) {
   await page.getByTestId(`admin-nav-${section}`).click();
   await expect(page).toHaveURL(new RegExp(`/isard-admin/${section}$`));
@@ -60,6 +63,7 @@ test.describe('administration: people', () => {
     await shot(page, 'admin-category-form');
     await page.getByTestId('category-form-save').click();
     await expect(page.locator('[data-testid="category-row"][data-name="Secondary school"]')).toBeVisible();
+    await noDialog(page);
     await shot(page, 'admin-categories');
 
     // The group, with a quota for each member and limits for all.
@@ -77,6 +81,7 @@ test.describe('administration: people', () => {
     const group = page.locator('[data-testid="group-row"][data-name="4th grade"]');
     await expect(group).toBeVisible();
     await expect(group).toContainText(A.quota.users_limit.replace('{{count}}', '150'));
+    await noDialog(page);
     await shot(page, 'admin-groups');
 
     // A registration code for the role user.
@@ -85,8 +90,28 @@ test.describe('administration: people', () => {
     await page.getByTestId('code-form-group').click();
     await page.getByRole('option', { name: '4th grade · Secondary school' }).click();
     await page.getByTestId('code-form-save').click();
-    await expect(page.locator('[data-testid="code-row"][data-group="4th grade"]')).toBeVisible();
+    const codeRow = page.locator('[data-testid="code-row"][data-group="4th grade"]');
+    await expect(codeRow).toBeVisible();
+    await noDialog(page);
     await shot(page, 'admin-codes');
+
+    // A person signs up with the code (an address of the allowed domain) and lands on their desktops.
+    const code = (await codeRow.getByTestId('code-value').textContent())!.trim();
+    const newcomer = await browser.newContext();
+    const reg = await newcomer.newPage();
+    await reg.goto('/register');
+    await reg.getByTestId('register-category').click();
+    await reg.getByRole('option', { name: 'Secondary school' }).click();
+    await reg.getByTestId('register-username').fill('sec4-signup');
+    await reg.getByTestId('register-name').fill('Sign Up');
+    await reg.getByTestId('register-email').fill('signup@school.example.org');
+    await reg.getByTestId('register-password').fill(STUDENT_PASSWORD);
+    await reg.getByTestId('register-confirm').fill(STUDENT_PASSWORD);
+    await reg.getByTestId('register-next').click();
+    await reg.getByTestId('register-code').fill(code);
+    await reg.getByTestId('register-submit').click();
+    await expect(reg).toHaveURL(/\/desktops$/, { timeout: 20_000 });
+    await newcomer.close();
 
     // The CSV: a wrong header is refused; the real one previews its 3 bad rows, writes nothing, then imports 117.
     await openConsole(page, 'users');
@@ -109,10 +134,11 @@ test.describe('administration: people', () => {
     await expect(page.getByTestId('import-result')).toHaveAttribute('data-created', '117', { timeout: 180_000 });
     await shot(page, 'admin-import-result');
     await page.getByTestId('import-close').click();
+    await noDialog(page);
 
     // The list, filtered and searched on the server.
-    await page.getByTestId('users-search').fill('sec4-');
-    await expect(page.getByTestId('users-table')).toHaveAttribute('data-total', '117');
+    await page.getByTestId('users-search').fill('sec4-0');
+    await expect(page.getByTestId('users-table')).toHaveAttribute('data-total', '99');
     await expect(page.getByTestId('user-row')).toHaveCount(25);
     await shot(page, 'admin-users-imported');
 
@@ -166,7 +192,7 @@ test.describe('administration: people', () => {
     await page.getByTestId('language-ca-ES').click();
     await expect(page.getByTestId('admin-badge')).toHaveText('Administració');
     await page.getByTestId('users-search').fill('sec4-');
-    await expect(page.getByTestId('users-table')).toHaveAttribute('data-total', '117');
+    await expect(page.getByTestId('users-table')).toHaveAttribute('data-total', '118');
     await shot(page, 'admin-users-ca');
     await page.getByTestId('users-select-page').check();
     await expect(page.getByTestId('users-bulk-bar')).toBeVisible();

@@ -10,7 +10,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { useAction } from '../../../lib/use-action';
 import { categoriesQuery, createCategory, deleteCategory, refreshPeople, updateCategory } from './api';
 import { QuotaEditor } from './QuotaEditor';
-import { ConfirmDelete, useListError } from './shared';
+import { ConfirmDelete, fullBadge, useListError } from './shared';
 import './texts';
 
 type Draft = {
@@ -185,11 +185,11 @@ export default function CategoriesPage() {
                     </Table.Td>
                     <Table.Td>
                       {c.maintenance ? (
-                        <Badge color="orange" variant="light">
+                        <Badge styles={fullBadge} color="orange" variant="light">
                           {t('admin.categories.in_maintenance')}
                         </Badge>
                       ) : (
-                        <Badge color="teal" variant="light">
+                        <Badge styles={fullBadge} color="teal" variant="light">
                           {t('admin.categories.open')}
                         </Badge>
                       )}

@@ -10,7 +10,7 @@ import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
 import { useAction } from '../../../lib/use-action';
 import { codesQuery, createCode, deleteCode, groupsQuery, refreshPeople, resetCode } from './api';
-import { ConfirmDelete, useListError } from './shared';
+import { ConfirmDelete, fullBadge, useListError } from './shared';
 import './texts';
 
 function CodeForm({ opened, onClose, isAdmin }: { opened: boolean; onClose: () => void; isAdmin: boolean }) {
@@ -145,7 +145,7 @@ export default function CodesPage() {
                       )}
                     </Table.Td>
                     <Table.Td>
-                      <Badge variant="light" radius="sm">
+                      <Badge styles={fullBadge} variant="light" radius="sm">
                         {t(`roles.${c.role}`)}
                       </Badge>
                     </Table.Td>

@@ -12,7 +12,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { useAction } from '../../../lib/use-action';
 import { categoriesQuery, createGroup, deleteGroup, groupsQuery, refreshPeople, updateGroup } from './api';
 import { QuotaEditor } from './QuotaEditor';
-import { ConfirmDelete, useListError } from './shared';
+import { ConfirmDelete, fullBadge, useListError } from './shared';
 import './texts';
 
 type Draft = { name: string; description: string; category: string; quota: TQuota | null; limits: TLimits | null };
@@ -140,17 +140,17 @@ export default function GroupsPage() {
                     {isAdmin && <Table.Td>{g.category_name}</Table.Td>}
                     <Table.Td data-testid="group-users">{g.users}</Table.Td>
                     <Table.Td>
-                      <Badge variant="light" color={g.quota ? 'indigo' : 'gray'}>
+                      <Badge styles={fullBadge} variant="light" color={g.quota ? 'indigo' : 'gray'}>
                         {g.quota ? t('admin.quota.own') : t('admin.quota.inherited_short')}
                       </Badge>
                     </Table.Td>
                     <Table.Td>
                       {g.limits ? (
-                        <Badge variant="light" color="orange">
+                        <Badge styles={fullBadge} variant="light" color="orange">
                           {t('admin.quota.users_limit', { count: g.limits.users })}
                         </Badge>
                       ) : (
-                        <Badge variant="light" color="gray">
+                        <Badge styles={fullBadge} variant="light" color="gray">
                           {t('admin.quota.no_limits')}
                         </Badge>
                       )}

@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { USER_CSV_HEADER, type TAdminImportAnswer } from '@vdi/contracts';
 import { useAction } from '../../../lib/use-action';
 import { importUsers, refreshPeople } from './api';
-import { useCodeText } from './shared';
+import { fullBadge, useCodeText } from './shared';
 import './texts';
 
 /**
@@ -111,7 +111,7 @@ export function ImportModal({ opened, onClose }: { opened: boolean; onClose: () 
                       <Stack gap={2}>
                         {r.errors.map((e, i) => (
                           <Group key={i} gap={6} wrap="nowrap">
-                            <Badge size="xs" color="red" variant="light">
+                            <Badge styles={fullBadge} size="xs" color="red" variant="light">
                               {e.code}
                             </Badge>
                             <Text size="xs">{codeText(e.code, e.params)}</Text>

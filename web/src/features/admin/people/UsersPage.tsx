@@ -18,7 +18,7 @@ import { downloadText } from '../../viewer/open';
 import { bulkUsers, categoriesQuery, deleteUser, exportUsers, groupsQuery, refreshPeople, usersQuery, type UserListParams } from './api';
 import { ImportModal } from './ImportModal';
 import { UserForm } from './UserForm';
-import { ConfirmDelete, useListError } from './shared';
+import { ConfirmDelete, fullBadge, useListError } from './shared';
 import './texts';
 
 const PER_PAGE = ['25', '50', '100'];
@@ -143,12 +143,12 @@ export default function UsersPage() {
               onChange={(v) => patch({ category: v, group: null })}
               clearable
               searchable
-              w={180}
+              style={{ flex: '1 1 150px' }}
               data-testid="users-filter-category"
             />
           )}
-          <Select placeholder={t('admin.users.group')} aria-label={t('admin.users.group')} data={groupOptions} value={params.group ?? null} onChange={(v) => patch({ group: v })} clearable searchable w={200} data-testid="users-filter-group" />
-          <Select placeholder={t('admin.users.role')} aria-label={t('admin.users.role')} data={ROLES.map((r) => ({ value: r, label: t(`roles.${r}`) }))} value={params.role ?? null} onChange={(v) => patch({ role: v })} clearable w={150} data-testid="users-filter-role" />
+          <Select placeholder={t('admin.users.group')} aria-label={t('admin.users.group')} data={groupOptions} value={params.group ?? null} onChange={(v) => patch({ group: v })} clearable searchable style={{ flex: '1 1 160px' }} data-testid="users-filter-group" />
+          <Select placeholder={t('admin.users.role')} aria-label={t('admin.users.role')} data={ROLES.map((r) => ({ value: r, label: t(`roles.${r}`) }))} value={params.role ?? null} onChange={(v) => patch({ role: v })} clearable style={{ flex: '1 1 120px' }} data-testid="users-filter-role" />
           <Select
             placeholder={t('admin.users.status')}
             aria-label={t('admin.users.status')}
@@ -156,7 +156,7 @@ export default function UsersPage() {
             value={params.active ?? null}
             onChange={(v) => patch({ active: v })}
             clearable
-            w={140}
+            style={{ flex: '1 1 120px' }}
             data-testid="users-filter-active"
           />
         </Group>
@@ -244,7 +244,7 @@ export default function UsersPage() {
                       <Text size="sm">{u.name}</Text>
                     </Table.Td>
                     <Table.Td>
-                      <Badge variant="light" color={u.role === 'admin' ? 'grape' : u.role === 'manager' ? 'indigo' : u.role === 'advanced' ? 'cyan' : 'gray'} radius="sm">
+                      <Badge styles={fullBadge} variant="light" color={u.role === 'admin' ? 'grape' : u.role === 'manager' ? 'indigo' : u.role === 'advanced' ? 'cyan' : 'gray'} radius="sm">
                         {t(`roles.${u.role}`)}
                       </Badge>
                     </Table.Td>
@@ -262,7 +262,7 @@ export default function UsersPage() {
                       </Table.Td>
                     )}
                     <Table.Td>
-                      <Badge variant="dot" color={u.active ? 'teal' : 'red'} data-testid="user-status" data-active={u.active}>
+                      <Badge styles={fullBadge} variant="dot" color={u.active ? 'teal' : 'red'} data-testid="user-status" data-active={u.active}>
                         {t(u.active ? 'admin.users.enabled' : 'admin.users.disabled')}
                       </Badge>
                     </Table.Td>

@@ -61,3 +61,6 @@ export function ConfirmDelete({
     </Modal>
   );
 }
+
+/** Badges in table cells keep their whole word (Mantine's label would be cut to fit a narrow column). */
+export const fullBadge = { root: { flexShrink: 0, overflow: 'visible' }, label: { overflow: 'visible' } } as const;
