@@ -1,7 +1,7 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import adminEn from '../src/i18n/locales/admin/en.json' with { type: 'json' };
-import { apiToken, shot, signInAs } from './support';
+import { apiToken, shot, signInAs, windowShot } from './support';
 
 // Issue 11, people part: an admin builds an organisation in the console, imports its students from
 // a CSV (bad rows previewed first), a student signs in at once at the organisation's own address;
@@ -60,7 +60,7 @@ test.describe('administration: people', () => {
     await expect(page.getByTestId('category-form-url')).toHaveValue('secondary-school');
     await page.getByTestId('category-form-domains').fill('school.example.org');
     await page.keyboard.press('Enter');
-    await shot(page, 'admin-category-form');
+    await windowShot(page, 'admin-category-form');
     await page.getByTestId('category-form-save').click();
     await expect(page.locator('[data-testid="category-row"][data-name="Secondary school"]')).toBeVisible();
     await noDialog(page);
@@ -76,7 +76,7 @@ test.describe('administration: people', () => {
     await page.getByTestId('group-form-quota-desktops').fill('3');
     await page.getByTestId('group-form-limits-toggle').check();
     await page.getByTestId('group-form-limits-users').fill('150');
-    await shot(page, 'admin-group-form');
+    await windowShot(page, 'admin-group-form');
     await page.getByTestId('group-form-save').click();
     const group = page.locator('[data-testid="group-row"][data-name="4th grade"]');
     await expect(group).toBeVisible();
@@ -119,7 +119,7 @@ test.describe('administration: people', () => {
     await page.getByTestId('import-text').fill('user,name\nx,y');
     await page.getByTestId('import-check').click();
     await expect(page.getByTestId('import-error')).toHaveText(en.errors.csv_bad_header);
-    await shot(page, 'admin-import-error');
+    await windowShot(page, 'admin-import-error');
     await page.getByTestId('import-text').fill(studentsCsv());
     await page.getByTestId('import-check').click();
     await expect(page.getByTestId('import-preview')).toHaveAttribute('data-invalid', '3');
@@ -129,11 +129,29 @@ test.describe('administration: people', () => {
     await expect(bad.nth(0)).toContainText(en.errors.invalid_email);
     await expect(bad.nth(1)).toContainText(en.errors.group_not_found);
     await expect(bad.nth(2)).toContainText('username_exists');
-    await shot(page, 'admin-import-preview');
+    await windowShot(page, 'admin-import-preview');
     await page.getByTestId('import-run').click();
     await expect(page.getByTestId('import-result')).toHaveAttribute('data-created', '117', { timeout: 180_000 });
-    await shot(page, 'admin-import-result');
+    await windowShot(page, 'admin-import-result');
     await page.getByTestId('import-close').click();
+    await noDialog(page);
+
+    // The user form: a person added by hand, with a password the admin sets.
+    await page.getByTestId('users-new').click();
+    await page.getByTestId('user-form-username').fill('sec4-teacher');
+    await page.getByTestId('user-form-name').fill('Tina Teacher');
+    await page.getByTestId('user-form-role').click();
+    await page.getByRole('option', { name: en.roles.advanced }).click();
+    await page.getByTestId('user-form-category').click();
+    await page.getByRole('option', { name: 'Secondary school' }).click();
+    await page.getByTestId('user-form-group').click();
+    await page.getByRole('option', { name: '4th grade' }).click();
+    await page.getByTestId('user-form-password').fill('short');
+    await page.getByTestId('user-form-save').click();
+    await expect(page.getByTestId('user-form-error')).toHaveText(en.errors.password_policy_length.replace('{{length}}', '8'));
+    await windowShot(page, 'admin-user-form-error');
+    await page.getByTestId('user-form-password').fill('Teacher-pass-1');
+    await page.getByTestId('user-form-save').click();
     await noDialog(page);
 
     // The list, filtered and searched on the server.
@@ -192,14 +210,15 @@ test.describe('administration: people', () => {
     await page.getByTestId('language-ca-ES').click();
     await expect(page.getByTestId('admin-badge')).toHaveText('Administració');
     await page.getByTestId('users-search').fill('sec4-');
-    await expect(page.getByTestId('users-table')).toHaveAttribute('data-total', '118');
+    await expect(page.getByTestId('users-table')).toHaveAttribute('data-total', '119');
     await shot(page, 'admin-users-ca');
     await page.getByTestId('users-select-page').check();
     await expect(page.getByTestId('users-bulk-bar')).toBeVisible();
     await shot(page, 'admin-users-bulk-ca');
     await page.goto('/isard-admin/groups');
     await page.getByTestId('group-edit').first().click();
-    await shot(page, 'admin-group-form-ca');
+    await expect(page.getByRole('dialog')).toBeVisible();
+    await windowShot(page, 'admin-group-form-ca');
     await page.keyboard.press('Escape');
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto('/isard-admin/users');

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { and, count, eq, ilike, or, type SQL } from 'drizzle-orm';
@@ -28,8 +28,9 @@ const view = (r: Row): TAdminRegistrationCode => ({
   created: r.row.createdAt.toISOString(),
 });
 
-/** Codes are secrets a person types: generated, never chosen. */
-const newCode = () => randomBytes(9).toString('base64url');
+/** Codes are secrets a person types: generated, never chosen; 14 letters and digits without look-alikes (~70 bits). */
+const CODE_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+const newCode = () => Array.from({ length: 14 }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join('');
 
 async function codeView(db: Db, code: string) {
   const [row] = await db.select(COLUMNS).from(rc).leftJoin(g, eq(g.id, rc.groupId)).leftJoin(c, eq(c.id, rc.categoryId)).where(eq(rc.code, code));

@@ -235,7 +235,7 @@ export default function UsersPage() {
                         {u.username}
                       </Text>
                       {u.email && (
-                        <Text size="xs" c="dimmed">
+                        <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
                           {u.email}
                         </Text>
                       )}
