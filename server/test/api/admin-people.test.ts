@@ -263,6 +263,9 @@ describe('users', () => {
     const { recycle_bin_id } = await res.json();
     const [entry] = await server.ctx.db.select().from(schema.recycleBin).where(eq(schema.recycleBin.id, recycle_bin_id));
     expect(entry).toMatchObject({ itemType: 'user', itemName: u.username, ownerId: u.id });
+    const [gone] = await server.ctx.db.select().from(schema.users).where(eq(schema.users.id, u.id));
+    expect(gone).toMatchObject({ active: false });
+    expect(gone!.deletedAt).toBeTruthy();
     expect(await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, desktop.id))).toHaveLength(0);
     expect((await login(server, u.username)).res.status).toBe(401);
     expect((await send('admin', `${A}/users/${u.id}`)).status).toBe(404);

@@ -34,7 +34,8 @@ export async function setUserActive(ctx: AppContext, request: FastifyRequest, us
 export async function recycleUser(ctx: AppContext, request: FastifyRequest, user: UserRow) {
   const agent = authOf(request).user;
   await ctx.db.transaction(async (tx) => {
-    await tx.update(schema.users).set({ deletedAt: new Date() }).where(eq(schema.users.id, user.id));
+    // Disabled too: every list that picks people by `active` (deployment targets…) leaves them out.
+    await tx.update(schema.users).set({ deletedAt: new Date(), active: false }).where(eq(schema.users.id, user.id));
     await audit(tx, actorOf(request), {
       action: 'user.delete',
       objectType: 'user',
