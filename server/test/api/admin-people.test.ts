@@ -178,6 +178,7 @@ describe('lists', () => {
     expect(plain.body.total).toBeGreaterThan(10_000);
     expect(plain.body.items).toHaveLength(50);
     expect(search.body.total).toBe(111); // e-mails bulk12@, bulk120…129@, bulk1200…1299@
+    console.log(`10,000 users: page 150 sorted by name ${plain.ms.toFixed(0)} ms, search + sort ${search.ms.toFixed(0)} ms`);
     // Generous bounds for a loaded 2-core machine; a full scan into the web server would take seconds.
     expect(plain.ms).toBeLessThan(1500);
     expect(search.ms).toBeLessThan(1500);
