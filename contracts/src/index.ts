@@ -15,3 +15,4 @@ export * from './templates';
 export * from './bookings';
 export * from './booking-rules';
 export * from './deployments';
+export * from './admin-people';

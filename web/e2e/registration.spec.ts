@@ -4,8 +4,8 @@ import { adminCall, shot } from './support';
 
 /** The code an administrator hands out (the demo seed makes one for Students 1B). */
 async function registrationCode(request: import('@playwright/test').APIRequestContext): Promise<string> {
-  const codes = (await adminCall(request, 'GET', '/admin/registration_codes')) as { code: string; group: string }[];
-  return codes.find((c) => c.group === 'default-students-1b')!.code;
+  const codes = (await adminCall(request, 'GET', '/admin/registration_codes?per_page=500')) as { items: { code: string; group: string }[] };
+  return codes.items.find((c) => c.group === 'default-students-1b')!.code;
 }
 
 test.describe('registration', () => {

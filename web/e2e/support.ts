@@ -52,8 +52,8 @@ export async function adminCall(request: APIRequestContext, method: 'PUT' | 'GET
 }
 
 export async function userId(request: APIRequestContext, username: string) {
-  const users = (await adminCall(request, 'GET', '/admin/users')) as { id: string; username: string }[];
-  return users.find((u) => u.username === username)!.id;
+  const users = (await adminCall(request, 'GET', `/admin/users?search=${encodeURIComponent(username)}&per_page=500`)) as { items: { id: string; username: string }[] };
+  return users.items.find((u) => u.username === username)!.id;
 }
 
 /** The whole page in one window-sized shot: the fixed header, modals and their overlay sit where a person sees them. */

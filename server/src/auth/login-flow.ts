@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { TCategoryChoice, TTokenType } from '@vdi/contracts';
 import type { AppContext } from '../context';
 import { schema } from '../db';
@@ -52,9 +52,10 @@ export async function passwordLogin(
 ): Promise<LoginResult> {
   let matches: UserRow[] = [];
   const ok = await ctx.loginThrottle.attempt(ip, username, async () => {
+    // A user in the recycle bin is nobody until restored.
     const where = categoryId
-      ? and(eq(schema.users.username, username), eq(schema.users.provider, LOCAL_PROVIDER), eq(schema.users.categoryId, categoryId))
-      : and(eq(schema.users.username, username), eq(schema.users.provider, LOCAL_PROVIDER));
+      ? and(eq(schema.users.username, username), eq(schema.users.provider, LOCAL_PROVIDER), eq(schema.users.categoryId, categoryId), isNull(schema.users.deletedAt))
+      : and(eq(schema.users.username, username), eq(schema.users.provider, LOCAL_PROVIDER), isNull(schema.users.deletedAt));
     const candidates = await ctx.db.select().from(schema.users).where(where);
     if (candidates.length === 0) await burnPasswordCheck(password);
     matches = [];

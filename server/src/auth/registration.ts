@@ -4,7 +4,8 @@ import type { z } from 'zod';
 import type { ZSignupBody } from '@vdi/contracts';
 import type { AppContext } from '../context';
 import { schema } from '../db';
-import { ApiError, badRequest, conflict, forbidden, notFound, unauthorized } from '../http/errors';
+import { ApiError, badRequest, conflict, forbidden, notFound, precondition, unauthorized } from '../http/errors';
+import { userLimitProblem } from '../modules/quotas/users';
 import { findPolicy, hashPassword, policyViolations } from './passwords';
 import { TOKEN_LIFETIME, tokenType } from './tokens';
 
@@ -71,6 +72,9 @@ export async function registerWithCode(ctx: AppContext, bearer: string, code: st
         .from(schema.users)
         .where(and(eq(schema.users.categoryId, pending.categoryId), eq(schema.users.username, pending.username)));
       if (taken) throw conflict('user_exists', 'The user already exists');
+      // Signing up creates a user: the group's and the category's `users` limits hold.
+      const limit = await userLimitProblem(tx, reg.groupId, pending.categoryId);
+      if (limit) throw precondition(limit.code, 'User limit reached', limit.params);
       await tx.insert(schema.users).values({
         id: pending.id,
         uid: pending.username,

@@ -74,11 +74,16 @@ export const users = pgTable('users', {
   disclaimerAcknowledged: boolean('disclaimer_acknowledged').notNull().default(false),
   quota: jsonb('quota').$type<TQuota | null>(),
   accessedAt: timestamp('accessed_at', { withTimezone: true }),
+  /** Set while the user waits in the recycle bin (item type `user`): hidden, cannot sign in, restorable. */
+  deletedAt: timestamp('deleted_at', { withTimezone: true }),
   createdAt: createdAt(),
 }, (t) => [
   uniqueIndex('users_identity_idx').on(t.categoryId, t.provider, t.uid),
   index('users_username_idx').on(t.username),
   index('users_group_idx').on(t.groupId),
+  // The admin list: a category's users by name, and searches without case.
+  index('users_category_username_idx').on(t.categoryId, t.username),
+  index('users_lower_username_idx').on(sql`lower(${t.username})`),
 ]);
 
 export const userSecondaryGroups = pgTable('user_secondary_groups', {

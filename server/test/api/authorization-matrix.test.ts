@@ -91,6 +91,28 @@ const rangeQuery = `startDate=${encodeURIComponent(bookingDate(new Date(Date.now
 const uniq = (c: Caller, what: string) => `${what} ${c} ${Math.random().toString(36).slice(2, 7)}`;
 
 const get = (path: string) => () => ({ path });
+/** Objects a destroying call gets one of each time (made as an admin would, straight in the database). */
+const peopleFixture = {
+  async user() {
+    const row = await copyUser(server, { username: 'student02' }, `gone-${Math.random().toString(36).slice(2, 8)}`);
+    return row.id;
+  },
+  async group() {
+    const id = `g-${Math.random().toString(36).slice(2, 10)}`;
+    await server.ctx.db.insert(schema.groups).values({ id, uid: id, name: id, categoryId: 'default' });
+    return id;
+  },
+  async category() {
+    const id = `c-${Math.random().toString(36).slice(2, 10)}`;
+    await server.ctx.db.insert(schema.categories).values({ id, name: id, customUrlName: id });
+    return id;
+  },
+  async code() {
+    const code = `code-${Math.random().toString(36).slice(2, 12)}`;
+    await server.ctx.db.insert(schema.registrationCodes).values({ code, categoryId: 'default', groupId: 'default-students-1a', roleId: 'user' });
+    return code;
+  },
+};
 const A = '/api/v3';
 
 const MATRIX: Record<string, Case> = {
@@ -142,8 +164,36 @@ const MATRIX: Record<string, Case> = {
   'PUT /api/v3/admin/settings/:key': { expect: allow(['admin'], 'reached'), req: () => ({ path: `${A}/admin/settings/status_bar`, method: 'PUT', body: { enabled: false } }) },
   'PUT /api/v3/admin/category/:id/maintenance': { expect: allow(['admin']), req: () => ({ path: `${A}/admin/category/lab/maintenance`, method: 'PUT', body: { enabled: false } }) },
   'PUT /api/v3/admin/user/:id/active': { expect: allow(['admin']), req: async () => ({ path: `${A}/admin/user/${(await userRow(server, 'student02')).id}/active`, method: 'PUT', body: { active: true } }) },
+  // The console's people calls: admins everywhere, managers within their category (the other category's rows: admin-people.test.ts).
   'GET /api/v3/admin/registration_codes': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/registration_codes`) },
+  'POST /api/v3/admin/registration_codes': { expect: allow(['admin', 'manager']), req: () => ({ path: `${A}/admin/registration_codes`, method: 'POST', body: { group: 'default-students-1a', role: 'user' } }) },
+  'PUT /api/v3/admin/registration_codes/:code/reset': { expect: allow(['admin', 'manager']), fresh: true, req: async () => ({ path: `${A}/admin/registration_codes/${await peopleFixture.code()}/reset`, method: 'PUT' }) },
+  'DELETE /api/v3/admin/registration_codes/:code': { expect: allow(['admin', 'manager']), fresh: true, req: async () => ({ path: `${A}/admin/registration_codes/${await peopleFixture.code()}`, method: 'DELETE' }) },
   'GET /api/v3/admin/users': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/users`) },
+  'GET /api/v3/admin/users/export': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/users/export`) },
+  'GET /api/v3/admin/users/:id': { expect: allow(['admin', 'manager']), req: async () => ({ path: `${A}/admin/users/${(await userRow(server, 'student02')).id}` }) },
+  'POST /api/v3/admin/users': {
+    expect: allow(['admin', 'manager']),
+    req: (c) => ({ path: `${A}/admin/users`, method: 'POST', body: { username: uniq(c, 'new').replaceAll(' ', '-'), name: 'New person', role: 'user', group: 'default-students-1a', password: 'Long-enough-9' } }),
+  },
+  'PUT /api/v3/admin/users/:id': { expect: allow(['admin', 'manager']), req: async () => ({ path: `${A}/admin/users/${(await userRow(server, 'student02')).id}`, method: 'PUT', body: { name: 'Student 02' } }) },
+  'DELETE /api/v3/admin/users/:id': { expect: allow(['admin', 'manager']), fresh: true, req: async () => ({ path: `${A}/admin/users/${await peopleFixture.user()}`, method: 'DELETE' }) },
+  'POST /api/v3/admin/users/bulk': { expect: allow(['admin', 'manager']), req: async () => ({ path: `${A}/admin/users/bulk`, method: 'POST', body: { ids: [(await userRow(server, 'student02')).id], action: 'enable' } }) },
+  // A JSON string is no CSV header: refused for its content (400) once the rights were granted.
+  'POST /api/v3/admin/users/import': { expect: allow(['admin', 'manager'], 'reached'), req: () => ({ path: `${A}/admin/users/import?dry_run=true`, method: 'POST', body: 'not,a,header' }) },
+  'GET /api/v3/admin/groups': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/groups`) },
+  'GET /api/v3/admin/groups/:id': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/groups/default-students-1a`) },
+  'POST /api/v3/admin/groups': { expect: allow(['admin', 'manager']), req: (c) => ({ path: `${A}/admin/groups`, method: 'POST', body: { name: uniq(c, 'Group') } }) },
+  'PUT /api/v3/admin/groups/:id': { expect: allow(['admin', 'manager']), req: () => ({ path: `${A}/admin/groups/default-students-1a`, method: 'PUT', body: { description: 'First year, class A' } }) },
+  'DELETE /api/v3/admin/groups/:id': { expect: allow(['admin', 'manager']), fresh: true, req: async () => ({ path: `${A}/admin/groups/${await peopleFixture.group()}`, method: 'DELETE' }) },
+  'GET /api/v3/admin/categories': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/categories`) },
+  'GET /api/v3/admin/categories/:id': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/categories/default`) },
+  'POST /api/v3/admin/categories': {
+    expect: allow(['admin']),
+    req: (c) => ({ path: `${A}/admin/categories`, method: 'POST', body: { name: uniq(c, 'Category'), custom_url_name: uniq(c, 'cat').replaceAll(' ', '-') } }),
+  },
+  'PUT /api/v3/admin/categories/:id': { expect: allow(['admin']), req: () => ({ path: `${A}/admin/categories/lab`, method: 'PUT', body: { description: 'A second organisation, with its own users' } }) },
+  'DELETE /api/v3/admin/categories/:id': { expect: allow(['admin']), fresh: true, req: async () => ({ path: `${A}/admin/categories/${await peopleFixture.category()}`, method: 'DELETE' }) },
   'GET /api/v3/admin/storage_pool/availability': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/storage_pool/availability`) },
 
   // ------------------------------------------------------------------ desktops

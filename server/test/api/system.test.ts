@@ -135,9 +135,9 @@ describe('errors speak the catalogue', () => {
 
   it('a manager lists only the users of their own category', async () => {
     const manager = await loginToken(server, 'manager');
-    const users = await (await call(server, '/api/v3/admin/users', { token: manager })).json();
+    const users = (await (await call(server, '/api/v3/admin/users?per_page=500', { token: manager })).json()).items;
     expect(users.every((u: { category: string }) => u.category === 'default')).toBe(true);
-    const all = await (await call(server, '/api/v3/admin/users', { token: admin })).json();
+    const all = (await (await call(server, '/api/v3/admin/users?per_page=500', { token: admin })).json()).items;
     expect(all.some((u: { category: string }) => u.category === 'lab')).toBe(true);
   });
 });

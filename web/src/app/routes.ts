@@ -20,7 +20,7 @@ export type AppRoute = {
   /** The screen; a route without one is not mounted and not in the navigation. */
   load?: () => Promise<{ default: ComponentType }>;
   /** Place in the navbar, when it has one. */
-  nav?: { order: number; icon: 'desktops' | 'deployments' | 'templates' | 'media' | 'storage' | 'recycle' | 'bookings' | 'planning'; label?: string; parent?: string };
+  nav?: { order: number; icon: 'desktops' | 'deployments' | 'templates' | 'media' | 'storage' | 'recycle' | 'bookings' | 'planning' | 'admin'; label?: string; parent?: string };
   /** Full-page screens without the navbar. */
   bare?: boolean;
   /** With bare: the whole window for the screen, without the brand bar and centred card (viewers). */
@@ -56,6 +56,8 @@ export const ROUTES: AppRoute[] = [
   { path: '/recyclebin/:id', name: 'recycleBin', title: 'routes.recycle_bin', access: ALL, load: () => import('../features/recycle-bin/RecycleBinPage') },
   { path: '/profile/:action?', name: 'profile', title: 'routes.profile', access: ALL, load: () => import('../features/profile/ProfilePage') },
   { path: '/login', name: 'login', title: 'routes.login', access: 'public', bare: true, firstLoad: true, load: () => import('../features/auth/LoginPage') },
+  // A category's own sign-in address: the login page for that category only.
+  { path: '/login/:provider/:category', name: 'login_category', title: 'routes.login', access: 'public', bare: true, firstLoad: true, load: () => import('../features/auth/LoginPage') },
   { path: '/register', name: 'register', title: 'routes.register', access: 'public', bare: true, load: () => import('../features/auth/RegisterPage') },
   { path: '/maintenance', name: 'maintenance', title: 'routes.maintenance', access: 'public', bare: true, load: () => import('../features/system/MaintenancePage') },
   { path: '/forgot-password', name: 'forgot-password', title: 'routes.forgot_password', access: 'public', bare: true, load: () => import('../features/auth/ForgotPasswordPage') },
@@ -67,6 +69,8 @@ export const ROUTES: AppRoute[] = [
   { path: '/rdp', name: 'Rdp', title: 'routes.rdp', access: 'session', bare: true },
   { path: '/vw/*', name: 'direct_viewer', title: 'routes.direct_viewer', access: 'public', bare: true, load: () => import('../features/direct/DirectViewerPage') },
   { path: '/viewer/vnc', name: 'viewer_vnc', title: 'routes.viewer', access: 'public', bare: true, fullscreen: true, load: () => import('../features/viewer/VncViewerPage') },
+  // The administration console: its own layout and navigation (features/admin/sections.ts).
+  { path: '/isard-admin/*', name: 'isard_admin', title: 'routes.admin', access: ['admin', 'manager'], bare: true, fullscreen: true, nav: { order: 7, icon: 'admin' }, load: () => import('../features/admin/AdminApp') },
   { path: '/error/:code', name: 'error', title: 'routes.error', access: 'public', bare: true, load: () => import('../features/system/ErrorPage') },
 ];
 
@@ -82,6 +86,9 @@ export const navFor = (role: TRole, routes: AppRoute[] = ROUTES) =>
     .sort((a, b) => a.nav!.order - b.nav!.order);
 
 export const pathOf = (name: string) => ROUTES.find((r) => r.name === name)?.path ?? '/';
+
+/** Where a nav entry links: its path without a trailing `/*` (the console's own routes follow). */
+export const linkOf = (r: AppRoute) => r.path.replace(/\/\*$/, '');
 
 /** Starts downloading the screen of a path: the first one loads while the texts do (main.tsx). */
 export function preloadScreen(pathname: string, routes: AppRoute[] = ROUTES) {

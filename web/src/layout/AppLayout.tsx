@@ -12,13 +12,14 @@ import {
   IconDisc,
   IconLogout,
   IconRecycle,
+  IconShieldLock,
   IconTemplate,
   IconUserCircle,
   IconUsersGroup,
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { toInterfaceLanguage } from '@vdi/contracts';
-import { navFor, type AppRoute } from '../app/routes';
+import { linkOf, navFor, type AppRoute } from '../app/routes';
 import { configQuery, userQuery } from '../app/queries';
 import { logout } from '../app/session-actions';
 import { rememberLanguage } from '../i18n';
@@ -29,7 +30,7 @@ import classes from './AppLayout.module.css';
 import { RecycleBinCounter } from '../features/recycle-bin/RecycleBinCounter';
 import { useLiveMessages } from '../features/bookings/messages';
 
-const ICONS = { desktops: IconDeviceDesktop, deployments: IconUsersGroup, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle, bookings: IconCalendarEvent, planning: IconCalendarCog } as const;
+const ICONS = { desktops: IconDeviceDesktop, deployments: IconUsersGroup, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle, bookings: IconCalendarEvent, planning: IconCalendarCog, admin: IconShieldLock } as const;
 
 const initials = (name: string) =>
   name
@@ -68,7 +69,7 @@ export function AppLayout() {
       <NavLink
         key={r.name}
         component={RouterLink}
-        to={r.path}
+        to={linkOf(r)}
         label={t(r.nav!.label ?? r.title)}
         leftSection={<Icon size={18} stroke={1.8} />}
         rightSection={r.nav!.icon === 'recycle' ? <RecycleBinCounter /> : undefined}

@@ -35,6 +35,8 @@ type Options = {
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   body?: unknown;
   form?: Record<string, string>;
+  /** A body sent as is with its media type (a CSV upload). */
+  raw?: { body: string; type: string };
   query?: Record<string, string | undefined>;
   /** A token other than the session's (a sign-in step). */
   bearer?: string | null;
@@ -62,7 +64,10 @@ export async function request<T = unknown>(url: string, opts: Options = {}, sche
   const bearer = opts.bearer === undefined ? session.token() : opts.bearer;
   if (bearer) headers.authorization = `Bearer ${bearer}`;
   let body: BodyInit | undefined;
-  if (opts.form) {
+  if (opts.raw) {
+    headers['content-type'] = opts.raw.type;
+    body = opts.raw.body;
+  } else if (opts.form) {
     const fd = new FormData();
     for (const [k, v] of Object.entries(opts.form)) fd.append(k, v);
     body = fd;

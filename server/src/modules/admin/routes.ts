@@ -7,10 +7,15 @@ import { schema } from '../../db';
 import { requireAuth } from '../../http/guard';
 import { badRequest, notFound } from '../../http/errors';
 import { isSettingKey, SETTINGS } from '../../settings';
+import { adminUserRoutes, setActiveById } from './users/routes';
+import { adminGroupRoutes } from './groups/routes';
+import { adminCategoryRoutes } from './categories/routes';
+import { adminRegistrationCodeRoutes } from './registration-codes/routes';
 
 /**
- * The few administration calls the portal needs before the admin screens exist:
- * system settings (maintenance, disclaimer, status bar…), category maintenance, enabling users.
+ * Administration calls: system settings (maintenance, disclaimer, status bar…), category
+ * maintenance, enabling users, and the console's people modules (./users, ./groups, ./categories,
+ * ./registration-codes).
  */
 export async function adminRoutes(app: FastifyInstance, ctx: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -50,35 +55,22 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext) {
     },
   );
 
+  // Kept for scripts and the existing clients; the same rule as the console's enable/disable.
   r.put(
     '/admin/user/:id/active',
     { preHandler: adminOnly, schema: { params: z.object({ id: z.string().max(64) }), body: z.object({ active: z.boolean() }).strict() } },
     async (request) => {
-      const updated = await ctx.db
-        .update(schema.users)
-        .set({ active: request.body.active })
-        .where(eq(schema.users.id, request.params.id))
-        .returning({ id: schema.users.id });
-      if (updated.length === 0) throw notFound('user_not_found', 'User not found');
-      // A disabled user is signed out everywhere at once.
-      if (!request.body.active) await ctx.sessions.revokeAllOf(request.params.id);
+      await setActiveById(ctx, request, request.params.id, request.body.active);
       return { id: request.params.id, active: request.body.active };
     },
   );
 
-  r.get('/admin/registration_codes', { preHandler: requireAuth(ctx, { roles: ['admin', 'manager'] }) }, async (request) => {
-    const me = request.auth!;
-    const rows = await ctx.db.select().from(schema.registrationCodes);
-    return rows
-      .filter((c) => me.role === 'admin' || c.categoryId === me.user.categoryId)
-      .map((c) => ({ code: c.code, category: c.categoryId, group: c.groupId, role: c.roleId, description: c.description }));
-  });
-
-  r.get('/admin/users', { preHandler: requireAuth(ctx, { roles: ['admin', 'manager'] }) }, async (request) => {
-    const me = request.auth!;
-    const rows = await ctx.db.select().from(schema.users);
-    return rows
-      .filter((u) => me.role === 'admin' || u.categoryId === me.user.categoryId)
-      .map((u) => ({ id: u.id, username: u.username, name: u.name, role: u.roleId, category: u.categoryId, group: u.groupId, active: u.active }));
+  // The console's people calls (users, groups, categories, registration codes), with the CSV body the import reads.
+  await app.register(async (scope) => {
+    scope.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: 5 * 1024 * 1024 }, (_req, body, done) => done(null, body));
+    await adminUserRoutes(scope, ctx);
+    await adminGroupRoutes(scope, ctx);
+    await adminCategoryRoutes(scope, ctx);
+    await adminRegistrationCodeRoutes(scope, ctx);
   });
 }

@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { remove as removeDiskFile } from '../../engine/disks';
@@ -38,11 +38,22 @@ export async function deleteEntry(ctx: AppContext, entry: RecycleBinRow, agent: 
   if (deploymentIds.length) {
     await db.delete(schema.deployments).where(and(inArray(schema.deployments.id, deploymentIds), eq(schema.deployments.status, 'recycled')));
   }
+  // A deleted user goes for good with their entry (unless something of theirs still needs the row).
+  if (claimed.itemType === 'user') await deleteUserRow(ctx, claimed.ownerId);
   await db
     .update(schema.recycleBin)
     .set({ status: 'deleted', accessedAt: new Date(), items: withLog(items, agent, 'deleted') })
     .where(eq(schema.recycleBin.id, entry.id));
   bus.toUser(entry.ownerId, 'delete_recycle_bin', { id: entry.id, status: 'deleted' });
+}
+
+/** The row of a user in the bin, once their entry is deleted; kept when other records still point at it. */
+export async function deleteUserRow(ctx: AppContext, userId: string) {
+  try {
+    await ctx.db.delete(schema.users).where(and(eq(schema.users.id, userId), isNotNull(schema.users.deletedAt)));
+  } catch (err) {
+    ctx.log.warn({ err, user: userId }, 'deleted user still referenced; row kept');
+  }
 }
 
 /** Deletes every entry kept longer than its owner's cutoff hours (0 hours: at once). Answers how many. */

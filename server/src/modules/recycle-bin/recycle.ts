@@ -146,7 +146,8 @@ export async function recycleDomains(
 ): Promise<{ id: string | null; permanent: boolean }> {
   const { db, bus } = ctx;
   const ids = [...opts.desktops, ...opts.templates].map((d) => d.id);
-  if (ids.length === 0 && !opts.deployments?.length) return { id: null, permanent: false };
+  // A deleted user gets an entry even when they own nothing: it is what restores them.
+  if (ids.length === 0 && !opts.deployments?.length && opts.itemType !== 'user') return { id: null, permanent: false };
   // Fresh copies: what is kept is what the database holds now.
   const rows = ids.length ? await db.select().from(schema.domains).where(inArray(schema.domains.id, ids)) : [];
   const desktops = rows.filter((r) => r.kind === 'desktop');

@@ -114,6 +114,10 @@ export async function restoreEntry(ctx: AppContext, entry: RecycleBinRow, agent:
       .where(and(eq(schema.recycleBin.id, entry.id), eq(schema.recycleBin.status, 'recycled')))
       .returning();
     if (!claimed) throw conflict('recycle_bin_not_recycled', 'The entry is no longer in the bin');
+    // A deleted user comes back first: the rows below are theirs.
+    if (entry.itemType === 'user') {
+      await tx.update(schema.users).set({ deletedAt: null, active: true }).where(eq(schema.users.id, entry.ownerId));
+    }
     if (storageIds.length) {
       await tx.update(schema.storage).set({ status: 'ready' }).where(and(inArray(schema.storage.id, storageIds), eq(schema.storage.status, 'recycled')));
     }

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
 import { Alert, Anchor, Button, Group, PasswordInput, Select, Stack, Text, TextInput, UnstyledButton, Paper, Avatar } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useQuery } from '@tanstack/react-query';
@@ -15,7 +15,7 @@ import { rules, LOCAL_DATE_TIME } from '../../lib/validation';
 import { STEP_ROUTES } from '../../app/guard';
 import { queryClient } from '../../app/queries';
 import { AuthCard } from '../../layout/BareLayout';
-import { categoriesQuery, login, loginConfigQuery, signInChoices, stepTokenOf } from './api';
+import { categoriesQuery, categoryByUrlQuery, login, loginConfigQuery, signInChoices, stepTokenOf } from './api';
 
 /** The spec's sign-in messages: 401, 429 with when to retry (a time today, else a date), 403 disabled, 500. */
 function loginError(t: ReturnType<typeof useTranslation>['t'], exists: (k: string) => boolean, err: unknown): string {
@@ -59,10 +59,18 @@ export default function LoginPage() {
     validate: { username: rules(t).required, password: rules(t).required },
   });
 
-  const multipleCategories = (categories.data?.length ?? 0) > 1;
+  // A category's own login address (/login/{provider}/{custom_url}) signs in to that category only.
+  const { category: customUrl } = useParams();
+  const byUrl = useQuery(categoryByUrlQuery(customUrl));
+  useEffect(() => {
+    if (byUrl.data) form.setFieldValue('category', byUrl.data.id);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [byUrl.data]);
+  const multipleCategories = (categories.data?.length ?? 0) > 1 && !byUrl.data;
   const { form: showForm, external: externalProviders } = signInChoices(config.data?.providers);
   useEffect(() => {
     const first = categories.data?.[0];
+    if (customUrl) return;
     if (first && !categories.data!.some((c) => c.id === form.values.category)) form.setFieldValue('category', first.id);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [categories.data]);
@@ -91,7 +99,7 @@ export default function LoginPage() {
   };
 
   const submit = form.onSubmit((v) =>
-    run(() => login({ username: v.username.trim(), password: v.password, categoryId: categories.data && categories.data.length > 0 ? v.category : undefined })),
+    run(() => login({ username: v.username.trim(), password: v.password, categoryId: byUrl.data ? byUrl.data.id : categories.data && categories.data.length > 0 ? v.category : undefined })),
   );
 
   if (choices) {
@@ -135,7 +143,7 @@ export default function LoginPage() {
   }
 
   return (
-    <AuthCard title={t('login.heading')} subtitle={t('login.subheading')}>
+    <AuthCard title={t('login.heading')} subtitle={byUrl.data ? byUrl.data.name : t('login.subheading')}>
       <form onSubmit={submit} noValidate>
         <Stack gap="md">
           {error && (

@@ -83,7 +83,7 @@ export default function RegisterPage() {
           <Stack gap="sm">
             {error && <Alert color="red" icon={<IconAlertCircle size={18} />} role="alert">{error}</Alert>}
             {(categories.data?.length ?? 0) > 1 && (
-              <Select label={t('login.category')} data={categories.data!.map((c) => ({ value: c.id, label: c.name }))} allowDeselect={false} {...identity.getInputProps('category')} />
+              <Select label={t('login.category')} data={categories.data!.map((c) => ({ value: c.id, label: c.name }))} allowDeselect={false} {...identity.getInputProps('category')} data-testid="register-category" />
             )}
             <TextInput label={t('login.username')} autoComplete="username" {...identity.getInputProps('username')} data-testid="register-username" />
             <TextInput label={t('register.name')} autoComplete="name" {...identity.getInputProps('name')} data-testid="register-name" />

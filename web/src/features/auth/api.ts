@@ -7,6 +7,14 @@ import { readToken, typeOf } from '../../lib/token';
 export const LOGIN_TIMEOUT_MS = 25_000;
 
 export const categoriesQuery = { queryKey: ['categories'], queryFn: () => api.get('/categories', z.array(ZCategoryPublic), { bearer: null }) } as const;
+/** A category by its login address (/login/{provider}/{custom_url}); null when there is none. */
+export const categoryByUrlQuery = (customUrl: string | undefined) =>
+  ({
+    queryKey: ['categories', 'by-url', customUrl],
+    queryFn: () => api.get(`/category/${encodeURIComponent(customUrl!)}`, ZCategoryPublic, { bearer: null }),
+    enabled: Boolean(customUrl),
+    retry: false,
+  }) as const;
 export const loginConfigQuery = { queryKey: ['login_config'], queryFn: () => api.get('/login_config', ZLoginConfig, { bearer: null }) } as const;
 
 /**

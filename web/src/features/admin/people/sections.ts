@@ -1,4 +1,11 @@
 import type { AdminSection } from '../section';
+// Its labels are admin texts (the console loads them before it shows the navigation).
+import './texts';
 
 /** Users, groups, categories, registration codes, quotas (orders 10–49). */
-export const peopleSections: AdminSection[] = [];
+export const peopleSections: AdminSection[] = [
+  { path: 'users', label: 'admin.nav.users', order: 10, roles: ['admin', 'manager'], load: () => import('./UsersPage') },
+  { path: 'groups', label: 'admin.nav.groups', order: 20, roles: ['admin', 'manager'], load: () => import('./GroupsPage') },
+  { path: 'categories', label: 'admin.nav.categories', order: 30, roles: ['admin'], load: () => import('./CategoriesPage') },
+  { path: 'registration_codes', label: 'admin.nav.registration_codes', order: 40, roles: ['admin', 'manager'], load: () => import('./CodesPage') },
+];

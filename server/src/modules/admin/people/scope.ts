@@ -1,0 +1,52 @@
+import { asc, desc, type AnyColumn, type SQL } from 'drizzle-orm';
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../../context';
+import { forbidden, notFound } from '../../../http/errors';
+import { authOf, requireAuth, type AuthInfo } from '../../../http/guard';
+
+/**
+ * Who reaches which people in the console: admins everything; managers exactly their own category
+ * (another category's row is "not found", never "forbidden", so ids cannot be probed).
+ */
+export const peopleGuards = (ctx: AppContext) => ({
+  staff: requireAuth(ctx, { roles: ['admin', 'manager'] }),
+  adminOnly: requireAuth(ctx, { roles: ['admin'] }),
+});
+
+export const isAdmin = (me: AuthInfo) => me.role === 'admin';
+
+/** The category a manager is bound to, or null for an admin (every category). */
+export const boundCategory = (request: FastifyRequest): string | null => {
+  const me = authOf(request);
+  return isAdmin(me) ? null : me.user.categoryId;
+};
+
+/** A row's category the caller may see, else the given not-found error. */
+export function assertReach(request: FastifyRequest, categoryId: string, missing: () => Error = () => notFound()) {
+  const bound = boundCategory(request);
+  if (bound !== null && bound !== categoryId) throw missing();
+}
+
+/** The category a new row goes to: managers only their own (another one is refused), admins the one named. */
+export function targetCategory(request: FastifyRequest, requested: string | undefined): string {
+  const bound = boundCategory(request);
+  if (bound !== null) {
+    if (requested !== undefined && requested !== bound) throw forbidden('forbidden', 'Managers act only within their category');
+    return bound;
+  }
+  return requested ?? authOf(request).user.categoryId;
+}
+
+/** Roles a caller may give: managers never make admins. */
+export function assertMayGiveRole(request: FastifyRequest, role: string) {
+  if (!isAdmin(authOf(request)) && role === 'admin') throw forbidden('forbidden', 'Only admins give the admin role');
+}
+
+/** ORDER BY of a list: the named column (else the default) in the asked direction, then the id for a stable page. */
+export function orderOf(columns: Record<string, AnyColumn | SQL>, sort: string | undefined, fallback: string, order: 'asc' | 'desc', tie: AnyColumn) {
+  const col = columns[sort ?? fallback] ?? columns[fallback]!;
+  return [order === 'desc' ? desc(col) : asc(col), asc(tie)];
+}
+
+/** `%term%` for ILIKE, with the pattern characters escaped. */
+export const likeTerm = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -1,0 +1,130 @@
+import { lazy, Suspense, useMemo, type ComponentType, type LazyExoticComponent } from 'react';
+import { Navigate, NavLink as RouterLink, Route, Routes } from 'react-router';
+import { AppShell, Badge, Burger, Center, Divider, Group, Loader, NavLink, Stack, Text } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
+import { IconArrowLeft, IconBuilding, IconKey, IconSettings, IconShieldLock, IconUsers, IconUsersGroup } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import { userQuery } from '../../app/queries';
+import { Brand } from '../../layout/Brand';
+import { ColorSchemeToggle } from '../../layout/ColorSchemeToggle';
+import { LanguageMenu } from '../../layout/LanguageMenu';
+import { EmptyState } from '../../components/EmptyState';
+import { adminSections, type AdminSection } from './sections';
+import classes from './AdminApp.module.css';
+import './texts';
+
+const ICONS: Record<string, typeof IconUsers> = {
+  users: IconUsers,
+  groups: IconUsersGroup,
+  categories: IconBuilding,
+  registration_codes: IconKey,
+};
+
+/** Each section's screen, made lazy once: it downloads when first opened. */
+const screens = new Map<string, LazyExoticComponent<ComponentType>>();
+const screenOf = (s: AdminSection) => {
+  if (!screens.has(s.path)) screens.set(s.path, lazy(s.load));
+  return screens.get(s.path)!;
+};
+
+function SectionLoader() {
+  return (
+    <Center py="xl">
+      <Loader />
+    </Center>
+  );
+}
+
+/** The sections a role sees: admins all, managers those that list them. */
+export const sectionsFor = (role: string | undefined, all: AdminSection[] = adminSections) =>
+  role === 'admin' ? all : all.filter((s) => role === 'manager' && s.roles.includes('manager'));
+
+/** /isard-admin/*: the administration console, with its own navigation and a way back to the portal. */
+export default function AdminApp() {
+  const { t } = useTranslation();
+  const [opened, { toggle, close }] = useDisclosure(false);
+  const { data: user } = useQuery(userQuery);
+  const sections = useMemo(() => sectionsFor(user?.role), [user?.role]);
+
+  const links = sections.map((s) => {
+    const Icon = ICONS[s.path] ?? IconSettings;
+    return (
+      <NavLink
+        key={s.path}
+        component={RouterLink}
+        to={`/isard-admin/${s.path}`}
+        label={t(s.label)}
+        leftSection={<Icon size={18} stroke={1.8} />}
+        className={classes.link}
+        onClick={close}
+        data-testid={`admin-nav-${s.path.replaceAll('/', '-')}`}
+      />
+    );
+  });
+
+  return (
+    <AppShell header={{ height: 60 }} navbar={{ width: 240, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="lg">
+      <AppShell.Header className={classes.header}>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="md" wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label={t('nav.open_menu')} />
+            <Brand />
+            <Badge variant="light" color="grape" leftSection={<IconShieldLock size={12} />} visibleFrom="xs" data-testid="admin-badge">
+              {t('admin.shell.title')}
+            </Badge>
+          </Group>
+          <Group gap="xs" wrap="nowrap">
+            {user && (
+              <Text size="sm" c="dimmed" visibleFrom="md">
+                {user.name} · {t(`roles.${user.role}`)}
+              </Text>
+            )}
+            <LanguageMenu />
+            <ColorSchemeToggle />
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="sm" className={classes.sidebar}>
+        <nav aria-label={t('admin.shell.navigation')} data-testid="admin-navbar">
+          <Stack gap={2}>
+            {links}
+            <Divider my="sm" />
+            <NavLink
+              component={RouterLink}
+              to="/desktops"
+              label={t('admin.shell.back')}
+              leftSection={<IconArrowLeft size={18} stroke={1.8} />}
+              className={classes.link}
+              data-testid="admin-back"
+            />
+          </Stack>
+        </nav>
+      </AppShell.Navbar>
+      <AppShell.Main className={classes.main}>
+        <div className={classes.content}>
+          <Suspense fallback={<SectionLoader />}>
+            <Routes>
+              {sections[0] && <Route index element={<Navigate to={sections[0].path} replace />} />}
+              {sections.map((s) => {
+                const Screen = screenOf(s);
+                return <Route key={s.path} path={s.path} element={<Screen />} />;
+              })}
+              <Route
+                path="*"
+                element={
+                  user ? (
+                    <EmptyState icon={<IconSettings size={28} />} title={t('admin.shell.no_section')} body={t('admin.shell.no_section_body')} />
+                  ) : (
+                    <SectionLoader />
+                  )
+                }
+              />
+            </Routes>
+          </Suspense>
+        </div>
+      </AppShell.Main>
+    </AppShell>
+  );
+}
+

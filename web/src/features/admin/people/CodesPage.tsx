@@ -1,0 +1,199 @@
+import { useEffect, useState } from 'react';
+import { ActionIcon, Alert, Badge, Button, Code, CopyButton, Group, Modal, Paper, Select, Skeleton, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { IconAlertTriangle, IconCheck, IconCopy, IconKey, IconPlus, IconRefresh, IconTrash } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import { ROLES, type TAdminRegistrationCode, type TRole } from '@vdi/contracts';
+import { handleError, notifySuccess } from '../../../app/error-handler';
+import { userQuery } from '../../../app/queries';
+import { EmptyState } from '../../../components/EmptyState';
+import { PageHeader } from '../../../components/PageHeader';
+import { useAction } from '../../../lib/use-action';
+import { codesQuery, createCode, deleteCode, groupsQuery, refreshPeople, resetCode } from './api';
+import { ConfirmDelete, fullBadge, useListError } from './shared';
+import './texts';
+
+function CodeForm({ opened, onClose, isAdmin }: { opened: boolean; onClose: () => void; isAdmin: boolean }) {
+  const { t } = useTranslation();
+  const [group, setGroup] = useState<string | null>(null);
+  const [role, setRole] = useState<TRole>('user');
+  const [description, setDescription] = useState('');
+  const groups = useQuery({ ...groupsQuery(), enabled: opened });
+  const { busy, error, setError, run } = useAction();
+  useEffect(() => {
+    if (opened) {
+      setGroup(null);
+      setRole('user');
+      setDescription('');
+      setError(null);
+    }
+  }, [opened, setError]);
+  const save = () =>
+    run(async () => {
+      await createCode({ group: group!, role, description });
+      await refreshPeople();
+      notifySuccess(t('admin.codes.created'));
+      onClose();
+    });
+  return (
+    <Modal opened={opened} onClose={onClose} title={t('admin.codes.new_title')} centered>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save();
+        }}
+      >
+        <Stack gap="sm">
+          <Select
+            label={t('admin.users.group')}
+            data={(groups.data?.items ?? []).map((g) => ({ value: g.id, label: isAdmin ? `${g.name} · ${g.category_name}` : g.name }))}
+            value={group}
+            onChange={setGroup}
+            required
+            searchable
+            data-testid="code-form-group"
+          />
+          <Select
+            label={t('admin.users.role')}
+            data={ROLES.filter((r) => isAdmin || r !== 'admin').map((r) => ({ value: r, label: t(`roles.${r}`) }))}
+            value={role}
+            onChange={(v) => v && setRole(v as TRole)}
+            allowDeselect={false}
+            data-testid="code-form-role"
+          />
+          <TextInput label={t('admin.codes.description')} value={description} onChange={(e) => setDescription(e.currentTarget.value)} maxLength={500} />
+          {error && (
+            <Alert color="red" icon={<IconAlertTriangle size={16} />} role="alert">
+              {error}
+            </Alert>
+          )}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              {t('common.cancel')}
+            </Button>
+            <Button type="submit" loading={busy} disabled={!group} data-testid="code-form-save">
+              {t('admin.codes.create')}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+/** /isard-admin/registration_codes: codes that sign a person up into a group with a role. */
+export default function CodesPage() {
+  const { t } = useTranslation();
+  const { data: me } = useQuery(userQuery);
+  const isAdmin = me?.role === 'admin';
+  const list = useQuery(codesQuery());
+  useListError(list.error);
+  const [creating, setCreating] = useState(false);
+  const [deleting, setDeleting] = useState<TAdminRegistrationCode | null>(null);
+  const items = list.data?.items ?? [];
+  const reset = async (c: TAdminRegistrationCode) => {
+    try {
+      await resetCode(c.code);
+      await refreshPeople();
+      notifySuccess(t('admin.codes.reset_done'));
+    } catch (err) {
+      handleError(err);
+    }
+  };
+  return (
+    <Stack gap="md">
+      <PageHeader
+        title={t('admin.nav.registration_codes')}
+        subtitle={t('admin.codes.subtitle')}
+        actions={
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)} data-testid="codes-new">
+            {t('admin.codes.new')}
+          </Button>
+        }
+      />
+      {list.isPending ? (
+        <Skeleton h={120} radius="lg" />
+      ) : items.length === 0 ? (
+        <EmptyState icon={<IconKey size={28} />} title={t('admin.codes.empty')} body={t('admin.codes.empty_body')} />
+      ) : (
+        <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
+          <Table.ScrollContainer minWidth={720}>
+            <Table highlightOnHover verticalSpacing="sm" data-testid="codes-table">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{t('admin.codes.code')}</Table.Th>
+                  <Table.Th>{t('admin.users.group')}</Table.Th>
+                  <Table.Th>{t('admin.users.role')}</Table.Th>
+                  <Table.Th>{t('admin.codes.description')}</Table.Th>
+                  <Table.Th w={120} />
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {items.map((c) => (
+                  <Table.Tr key={c.code} data-testid="code-row" data-group={c.group_name}>
+                    <Table.Td>
+                      <Code fz="sm" data-testid="code-value">
+                        {c.code}
+                      </Code>
+                    </Table.Td>
+                    <Table.Td>
+                      <Text size="sm">{c.group_name}</Text>
+                      {isAdmin && (
+                        <Text size="xs" c="dimmed">
+                          {c.category_name}
+                        </Text>
+                      )}
+                    </Table.Td>
+                    <Table.Td>
+                      <Badge styles={fullBadge} variant="light" radius="sm">
+                        {t(`roles.${c.role}`)}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td>
+                      <Text size="sm" c="dimmed">
+                        {c.description}
+                      </Text>
+                    </Table.Td>
+                    <Table.Td>
+                      <Group gap={4} wrap="nowrap">
+                        <CopyButton value={c.code}>
+                          {({ copied, copy }) => (
+                            <Tooltip label={t(copied ? 'admin.codes.copied' : 'admin.codes.copy')}>
+                              <ActionIcon variant="subtle" color={copied ? 'teal' : undefined} onClick={copy} aria-label={t('admin.codes.copy')} data-testid="code-copy">
+                                {copied ? <IconCheck size={16} /> : <IconCopy size={16} />}
+                              </ActionIcon>
+                            </Tooltip>
+                          )}
+                        </CopyButton>
+                        <Tooltip label={t('admin.codes.reset')}>
+                          <ActionIcon variant="subtle" onClick={() => void reset(c)} aria-label={t('admin.codes.reset')} data-testid="code-reset">
+                            <IconRefresh size={16} />
+                          </ActionIcon>
+                        </Tooltip>
+                        <Tooltip label={t('admin.common.delete')}>
+                          <ActionIcon variant="subtle" color="red" onClick={() => setDeleting(c)} aria-label={t('admin.common.delete')} data-testid="code-delete">
+                            <IconTrash size={16} />
+                          </ActionIcon>
+                        </Tooltip>
+                      </Group>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        </Paper>
+      )}
+      <CodeForm opened={creating} onClose={() => setCreating(false)} isAdmin={isAdmin} />
+      <ConfirmDelete
+        opened={deleting !== null}
+        onClose={() => setDeleting(null)}
+        title={t('admin.codes.delete_title')}
+        body={t('admin.codes.delete_body', { group: deleting?.group_name ?? '' })}
+        confirmLabel={t('admin.common.delete')}
+        testId="code-delete"
+        onConfirm={() => deleteCode(deleting!.code)}
+      />
+    </Stack>
+  );
+}

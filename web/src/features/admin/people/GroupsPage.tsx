@@ -1,0 +1,203 @@
+import { useEffect, useState } from 'react';
+import { ActionIcon, Alert, Badge, Button, Divider, Group, Modal, Paper, Select, Skeleton, Stack, Table, Text, Textarea, TextInput, Tooltip } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
+import { IconAlertTriangle, IconEdit, IconPlus, IconSearch, IconTrash, IconUsersGroup } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import type { TAdminGroup, TLimits, TQuota } from '@vdi/contracts';
+import { notifySuccess } from '../../../app/error-handler';
+import { userQuery } from '../../../app/queries';
+import { EmptyState } from '../../../components/EmptyState';
+import { PageHeader } from '../../../components/PageHeader';
+import { useAction } from '../../../lib/use-action';
+import { categoriesQuery, createGroup, deleteGroup, groupsQuery, refreshPeople, updateGroup } from './api';
+import { QuotaEditor } from './QuotaEditor';
+import { ConfirmDelete, fullBadge, useListError } from './shared';
+import './texts';
+
+type Draft = { name: string; description: string; category: string; quota: TQuota | null; limits: TLimits | null };
+
+function GroupForm({ opened, onClose, group, isAdmin, myCategory }: { opened: boolean; onClose: () => void; group: TAdminGroup | null; isAdmin: boolean; myCategory: string }) {
+  const { t } = useTranslation();
+  const [d, setD] = useState<Draft>({ name: '', description: '', category: myCategory, quota: null, limits: null });
+  const { busy, error, setError, run } = useAction();
+  const cats = useQuery({ ...categoriesQuery(), enabled: opened && isAdmin && !group });
+  useEffect(() => {
+    if (!opened) return;
+    setError(null);
+    setD(group ? { name: group.name, description: group.description, category: group.category, quota: group.quota, limits: group.limits } : { name: '', description: '', category: myCategory, quota: null, limits: null });
+  }, [opened, group, myCategory, setError]);
+  const save = () =>
+    run(async () => {
+      if (group) await updateGroup(group.id, { name: d.name, description: d.description, quota: d.quota, limits: d.limits });
+      else await createGroup({ name: d.name, description: d.description, category: isAdmin ? d.category : undefined, quota: d.quota, limits: d.limits });
+      await refreshPeople();
+      notifySuccess(t('admin.common.saved'));
+      onClose();
+    });
+  return (
+    <Modal opened={opened} onClose={onClose} title={t(group ? 'admin.groups.edit_title' : 'admin.groups.new_title')} size="lg" centered>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save();
+        }}
+      >
+        <Stack gap="sm">
+          <TextInput label={t('admin.groups.name')} value={d.name} onChange={(e) => setD({ ...d, name: e.currentTarget.value })} required maxLength={128} data-testid="group-form-name" />
+          {isAdmin && !group && (
+            <Select
+              label={t('admin.users.category')}
+              data={(cats.data?.items ?? []).map((c) => ({ value: c.id, label: c.name }))}
+              value={d.category}
+              onChange={(v) => v && setD({ ...d, category: v })}
+              allowDeselect={false}
+              searchable
+              data-testid="group-form-category"
+            />
+          )}
+          <Textarea label={t('admin.groups.description')} value={d.description} onChange={(e) => setD({ ...d, description: e.currentTarget.value })} autosize minRows={2} maxLength={1000} />
+          <Divider label={t('admin.quota.title')} labelPosition="left" />
+          <QuotaEditor kind="quota" value={d.quota} onChange={(quota) => setD({ ...d, quota })} testId="group-form-quota" />
+          <Divider label={t('admin.quota.limits_title')} labelPosition="left" />
+          <QuotaEditor kind="limits" value={d.limits} onChange={(limits) => setD({ ...d, limits })} testId="group-form-limits" />
+          {error && (
+            <Alert color="red" icon={<IconAlertTriangle size={16} />} role="alert" data-testid="group-form-error">
+              {error}
+            </Alert>
+          )}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              {t('common.cancel')}
+            </Button>
+            <Button type="submit" loading={busy} data-testid="group-form-save">
+              {t('common.save')}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+/** /isard-admin/groups: groups with their member count, quota and limits. */
+export default function GroupsPage() {
+  const { t } = useTranslation();
+  const { data: me } = useQuery(userQuery);
+  const isAdmin = me?.role === 'admin';
+  const [search, setSearch] = useState('');
+  const [term] = useDebouncedValue(search, 250);
+  const [page, setPage] = useState(1);
+  const list = useQuery(groupsQuery(term.trim().length >= 2 ? term.trim() : '', undefined, page, 100));
+  useListError(list.error);
+  const [editing, setEditing] = useState<TAdminGroup | null | undefined>(undefined);
+  const [deleting, setDeleting] = useState<TAdminGroup | null>(null);
+  const items = list.data?.items ?? [];
+  const total = list.data?.total ?? 0;
+  return (
+    <Stack gap="md">
+      <PageHeader
+        title={t('admin.nav.groups')}
+        subtitle={t('admin.groups.subtitle')}
+        actions={
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing(null)} data-testid="groups-new">
+            {t('admin.groups.new')}
+          </Button>
+        }
+      />
+      <TextInput leftSection={<IconSearch size={16} />} placeholder={t('admin.groups.search')} aria-label={t('admin.groups.search')} value={search} onChange={(e) => { setSearch(e.currentTarget.value); setPage(1); }} maw={360} data-testid="groups-search" />
+      {list.isPending ? (
+        <Skeleton h={120} radius="lg" />
+      ) : items.length === 0 ? (
+        <EmptyState icon={<IconUsersGroup size={28} />} title={t('admin.groups.empty')} body={t('admin.groups.empty_body')} />
+      ) : (
+        <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
+          <Table.ScrollContainer minWidth={720}>
+            <Table highlightOnHover verticalSpacing="sm" data-testid="groups-table">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{t('admin.groups.name')}</Table.Th>
+                  {isAdmin && <Table.Th>{t('admin.users.category')}</Table.Th>}
+                  <Table.Th>{t('admin.groups.users')}</Table.Th>
+                  <Table.Th>{t('admin.quota.title')}</Table.Th>
+                  <Table.Th>{t('admin.quota.limits_title')}</Table.Th>
+                  <Table.Th w={90} />
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {items.map((g) => (
+                  <Table.Tr key={g.id} data-testid="group-row" data-name={g.name}>
+                    <Table.Td>
+                      <Text size="sm" fw={600}>
+                        {g.name}
+                      </Text>
+                      {g.description && (
+                        <Text size="xs" c="dimmed" lineClamp={1}>
+                          {g.description}
+                        </Text>
+                      )}
+                    </Table.Td>
+                    {isAdmin && <Table.Td>{g.category_name}</Table.Td>}
+                    <Table.Td data-testid="group-users">{g.users}</Table.Td>
+                    <Table.Td>
+                      <Badge styles={fullBadge} variant="light" color={g.quota ? 'indigo' : 'gray'}>
+                        {g.quota ? t('admin.quota.own') : t('admin.quota.inherited_short')}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td>
+                      {g.limits ? (
+                        <Badge styles={fullBadge} variant="light" color="orange">
+                          {t('admin.quota.users_limit', { count: g.limits.users })}
+                        </Badge>
+                      ) : (
+                        <Badge styles={fullBadge} variant="light" color="gray">
+                          {t('admin.quota.no_limits')}
+                        </Badge>
+                      )}
+                    </Table.Td>
+                    <Table.Td>
+                      <Group gap={4} wrap="nowrap">
+                        <Tooltip label={t('admin.common.edit')}>
+                          <ActionIcon variant="subtle" onClick={() => setEditing(g)} aria-label={t('admin.common.edit')} data-testid="group-edit">
+                            <IconEdit size={16} />
+                          </ActionIcon>
+                        </Tooltip>
+                        <Tooltip label={t('admin.common.delete')}>
+                          <ActionIcon variant="subtle" color="red" onClick={() => setDeleting(g)} aria-label={t('admin.common.delete')} data-testid="group-delete">
+                            <IconTrash size={16} />
+                          </ActionIcon>
+                        </Tooltip>
+                      </Group>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        </Paper>
+      )}
+      {total > 100 && (
+        <Group justify="flex-end">
+          <Button.Group>
+            <Button variant="default" size="xs" disabled={page === 1} onClick={() => setPage(page - 1)}>
+              ‹
+            </Button>
+            <Button variant="default" size="xs" disabled={page * 100 >= total} onClick={() => setPage(page + 1)}>
+              ›
+            </Button>
+          </Button.Group>
+        </Group>
+      )}
+      {me && <GroupForm opened={editing !== undefined} onClose={() => setEditing(undefined)} group={editing ?? null} isAdmin={isAdmin} myCategory={me.category} />}
+      <ConfirmDelete
+        opened={deleting !== null}
+        onClose={() => setDeleting(null)}
+        title={t('admin.groups.delete_title')}
+        body={t('admin.groups.delete_body', { name: deleting?.name ?? '' })}
+        confirmLabel={t('admin.common.delete')}
+        testId="group-delete"
+        onConfirm={() => deleteGroup(deleting!.id)}
+      />
+    </Stack>
+  );
+}

@@ -1,0 +1,83 @@
+import { keepPreviousData } from '@tanstack/react-query';
+import {
+  ZAdminCategory,
+  ZAdminCategoryList,
+  ZAdminCodeList,
+  ZAdminGroup,
+  ZAdminGroupList,
+  ZAdminImportAnswer,
+  ZAdminRegistrationCode,
+  ZAdminUser,
+  ZAdminUserList,
+  ZAdminUsersBulkAnswer,
+  type TAdminCategoryCreate,
+  type TAdminCategoryUpdate,
+  type TAdminCodeCreate,
+  type TAdminGroupCreate,
+  type TAdminGroupUpdate,
+  type TAdminUserCreate,
+  type TAdminUsersBulk,
+  type TAdminUserUpdate,
+} from '@vdi/contracts';
+import { api, API, request } from '../../../lib/api';
+import { queryClient } from '../../../app/queries';
+
+const id = (s: string) => encodeURIComponent(s);
+/** Query values as strings, leaving out the empty ones. */
+const q = (o: Record<string, string | number | boolean | undefined | null>) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null && v !== '').map(([k, v]) => [k, String(v)]));
+
+export type UserListParams = {
+  page: number; per_page: number; sort: string; order: 'asc' | 'desc'; search: string;
+  category?: string | null; group?: string | null; role?: string | null; active?: string | null;
+};
+
+export const PEOPLE_KEY = ['admin', 'people'] as const;
+export const usersQuery = (p: UserListParams) =>
+  ({
+    queryKey: [...PEOPLE_KEY, 'users', p],
+    queryFn: () => api.get('/admin/users', ZAdminUserList, { query: q(p) }),
+    placeholderData: keepPreviousData,
+  }) as const;
+export const groupsQuery = (search = '', category?: string | null, page = 1, perPage = 500) =>
+  ({
+    queryKey: [...PEOPLE_KEY, 'groups', search, category, page, perPage],
+    queryFn: () => api.get('/admin/groups', ZAdminGroupList, { query: q({ search, category, page, per_page: perPage }) }),
+    placeholderData: keepPreviousData,
+  }) as const;
+export const categoriesQuery = (search = '') =>
+  ({
+    queryKey: [...PEOPLE_KEY, 'categories', search],
+    queryFn: () => api.get('/admin/categories', ZAdminCategoryList, { query: q({ search, per_page: 500 }) }),
+    placeholderData: keepPreviousData,
+  }) as const;
+export const codesQuery = (search = '') =>
+  ({
+    queryKey: [...PEOPLE_KEY, 'codes', search],
+    queryFn: () => api.get('/admin/registration_codes', ZAdminCodeList, { query: q({ search, per_page: 500 }) }),
+    placeholderData: keepPreviousData,
+  }) as const;
+
+/** After a write every people list is read again (counts cross screens: users per group…). */
+export const refreshPeople = () => queryClient.invalidateQueries({ queryKey: PEOPLE_KEY });
+
+export const createUser = (b: TAdminUserCreate) => api.post('/admin/users', b, ZAdminUser);
+export const updateUser = (userId: string, b: TAdminUserUpdate) => api.put(`/admin/users/${id(userId)}`, b, ZAdminUser);
+export const deleteUser = (userId: string) => api.delete(`/admin/users/${id(userId)}`);
+export const bulkUsers = (b: TAdminUsersBulk) => api.post('/admin/users/bulk', b, ZAdminUsersBulkAnswer);
+export const importUsers = (csv: string, dryRun: boolean) =>
+  request(`${API}/admin/users/import`, { method: 'POST', raw: { body: csv, type: 'text/csv' }, query: { dry_run: String(dryRun) }, timeoutMs: 600_000 }, ZAdminImportAnswer);
+export const exportUsers = (p: Partial<UserListParams>) =>
+  request<string>(`${API}/admin/users/export`, { text: true, query: q({ ...p, page: undefined, per_page: undefined }) });
+
+export const createGroup = (b: TAdminGroupCreate) => api.post('/admin/groups', b, ZAdminGroup);
+export const updateGroup = (groupId: string, b: TAdminGroupUpdate) => api.put(`/admin/groups/${id(groupId)}`, b, ZAdminGroup);
+export const deleteGroup = (groupId: string) => api.delete(`/admin/groups/${id(groupId)}`);
+
+export const createCategory = (b: TAdminCategoryCreate) => api.post('/admin/categories', b, ZAdminCategory);
+export const updateCategory = (categoryId: string, b: TAdminCategoryUpdate) => api.put(`/admin/categories/${id(categoryId)}`, b, ZAdminCategory);
+export const deleteCategory = (categoryId: string) => api.delete(`/admin/categories/${id(categoryId)}`);
+
+export const createCode = (b: TAdminCodeCreate) => api.post('/admin/registration_codes', b, ZAdminRegistrationCode);
+export const resetCode = (code: string) => api.put(`/admin/registration_codes/${id(code)}/reset`, {}, ZAdminRegistrationCode);
+export const deleteCode = (code: string) => api.delete(`/admin/registration_codes/${id(code)}`);

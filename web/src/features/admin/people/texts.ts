@@ -1,0 +1,2 @@
+// The console's texts for the people screens (locales/admin/).
+import '../texts';

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import type { AdminSection } from './section';
+
+// The console's navigation per role (AdminApp's rule), on sections made here: the real ones load screens.
+const load = async () => ({ default: () => null });
+const SECTIONS: AdminSection[] = [
+  { path: 'users', label: 'admin.nav.users', order: 10, roles: ['admin', 'manager'], load },
+  { path: 'categories', label: 'admin.nav.categories', order: 30, roles: ['admin'], load },
+];
+
+describe('admin console sections', () => {
+  it('admins see every section, managers those that list them, others none', async () => {
+    const { sectionsFor } = await import('./AdminApp');
+    expect(sectionsFor('admin', SECTIONS).map((s) => s.path)).toEqual(['users', 'categories']);
+    expect(sectionsFor('manager', SECTIONS).map((s) => s.path)).toEqual(['users']);
+    expect(sectionsFor('advanced', SECTIONS)).toEqual([]);
+    expect(sectionsFor(undefined, SECTIONS)).toEqual([]);
+  });
+
+  it('the people sections are in order and categories are for admins only', async () => {
+    const { peopleSections } = await import('./people/sections');
+    expect(peopleSections.map((s) => s.path)).toEqual(['users', 'groups', 'categories', 'registration_codes']);
+    expect(peopleSections.find((s) => s.path === 'categories')!.roles).toEqual(['admin']);
+  });
+});
