@@ -10,6 +10,7 @@ import {
   ZRegisterBody,
   ZUser,
   ZUserConfig,
+  ZUserUpdate,
 } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
@@ -20,6 +21,10 @@ import { registerWithCode } from '../../auth/registration';
 import { bearerToken, tokenType } from '../../auth/tokens';
 import { appliedQuota } from '../quotas/applied';
 import { userView } from './user-view';
+import { updateUser } from './update';
+import { migrationsBlock } from '../migration/settings';
+import { actorOf } from '../../audit/record';
+import { publicBaseUrl } from '../../http/base-url';
 
 export async function userRoutes(app: FastifyInstance, ctx: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -27,6 +32,10 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext) {
 
   r.get('/user', { preHandler: auth, schema: { response: { 200: ZUser } } }, async (request) =>
     userView(ctx.db, authOf(request).user),
+  );
+
+  r.put('/user', { preHandler: auth, schema: { body: ZUserUpdate } }, async (request) =>
+    updateUser(ctx, actorOf(request), authOf(request).user, request.body, publicBaseUrl(ctx.config, request)),
   );
 
   r.get('/user/config', { preHandler: auth, schema: { response: { 200: ZUserConfig } } }, async (request) => {
@@ -44,7 +53,7 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext) {
       bastion_ssh_port: null,
       can_use_bastion: false,
       can_use_bastion_individual_domains: false,
-      migrations_block: false,
+      migrations_block: await migrationsBlock(ctx, user),
       session: { id: session.id, max_renew_time: ctx.sessions.maxRenewTime(session), max_time: ctx.sessions.maxTime(session) },
     };
   });
