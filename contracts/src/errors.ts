@@ -67,7 +67,6 @@ export const DESCRIPTION_CODES = [
   'migration_code_used',
   'migration_no_items_available',
   'migration_same_user',
-  'migration_forced',
   'different_category_migration',
   'role_migration_admin',
   'role_migration_user',
