@@ -28,6 +28,7 @@ import { LanguageMenu } from './LanguageMenu';
 import classes from './AppLayout.module.css';
 import { RecycleBinCounter } from '../features/recycle-bin/RecycleBinCounter';
 import { useLiveMessages } from '../features/bookings/messages';
+import { useLiveUserData } from '../features/account/live';
 
 const ICONS = { desktops: IconDeviceDesktop, deployments: IconUsersGroup, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle, bookings: IconCalendarEvent, planning: IconCalendarCog } as const;
 
@@ -45,6 +46,7 @@ export function AppLayout() {
   const { data: user } = useQuery(userQuery);
   const { data: config } = useQuery({ ...configQuery, enabled: Boolean(user) });
   useLiveMessages(Boolean(user));
+  useLiveUserData(Boolean(user));
   const navigation = useNavigation();
 
   // The language saved on the server is the stored preference of a signed-in user.
