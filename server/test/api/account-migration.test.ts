@@ -12,7 +12,7 @@ const tokenOf = async (u: string) => {
   const { token } = await login(server, u, undefined, 'lab');
   return (tokens[u] = token!);
 };
-const NO_EXCEPTIONS = { categories: [], groups: [], roles: [], users: [] };
+const NO_EXCEPTIONS = { categories: [] as string[], groups: [] as string[], roles: [] as string[], users: [] as string[] };
 
 beforeAll(async () => {
   server = await startTestServer();

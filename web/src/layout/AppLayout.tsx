@@ -10,6 +10,8 @@ import {
   IconDatabase,
   IconDeviceDesktop,
   IconDisc,
+  IconDeviceTv,
+  IconHelp,
   IconLogout,
   IconRecycle,
   IconTemplate,
@@ -30,7 +32,7 @@ import { RecycleBinCounter } from '../features/recycle-bin/RecycleBinCounter';
 import { useLiveMessages } from '../features/bookings/messages';
 import { useLiveUserData } from '../features/account/live';
 
-const ICONS = { desktops: IconDeviceDesktop, deployments: IconUsersGroup, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle, bookings: IconCalendarEvent, planning: IconCalendarCog } as const;
+const ICONS = { desktops: IconDeviceDesktop, deployments: IconUsersGroup, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle, bookings: IconCalendarEvent, planning: IconCalendarCog, viewers: IconDeviceTv } as const;
 
 const initials = (name: string) =>
   name
@@ -134,7 +136,29 @@ export function AppLayout() {
       </AppShell.Header>
       <AppShell.Navbar p="sm" className={classes.sidebar}>
         <nav aria-label={t('nav.main')} data-testid="navbar">
-          <Stack gap={2}>{links}</Stack>
+          <Stack gap={2}>
+            {links}
+            {config?.documentation_url && (
+              <NavLink
+                href={config.documentation_url}
+                target="_blank"
+                rel="noopener noreferrer"
+                label={t('nav.help')}
+                leftSection={<IconHelp size={18} stroke={1.8} />}
+                className={classes.link}
+                data-testid="nav-help"
+              />
+            )}
+            <NavLink
+              component={RouterLink}
+              to="/profile"
+              label={t('nav.profile')}
+              leftSection={<IconUserCircle size={18} stroke={1.8} />}
+              className={classes.link}
+              onClick={close}
+              data-testid="nav-profile"
+            />
+          </Stack>
         </nav>
         <Group mt="md" hiddenFrom="xs">
           <LanguageMenu variant="default" testId="mobile-language-menu" />
