@@ -152,3 +152,8 @@ export type TUserUpdate = z.infer<typeof ZUserUpdate>;
 /** `POST /user_migration/export` answers the code; `/import` takes it. */
 export const ZMigrationExport = z.object({ token: z.string() });
 export const ZMigrationImportBody = z.object({ token: z.string().min(1).max(4096) });
+
+/** `GET /message-template/{name}`: the message dialog's texts; `{{param}}` is filled from the live message's params. */
+export const ZMessageTemplateParams = z.object({ name: z.string().min(1).max(64) });
+export const ZMessageTemplate = z.object({ name: z.string(), lang: z.string(), title: z.string(), body: z.string() });
+export type TMessageTemplate = z.infer<typeof ZMessageTemplate>;

@@ -119,6 +119,7 @@ const MATRIX: Record<string, Case> = {
   'PUT /api/v3/user': { expect: SIGNED_IN('reached'), req: () => ({ path: `${A}/user`, method: 'PUT', body: { current_password: 'not-the-password', password: 'Another-pass-9' } }) },
   'POST /api/v3/user_migration/export': { expect: SIGNED_IN('reached'), req: () => ({ path: `${A}/user_migration/export`, method: 'POST' }) },
   'POST /api/v3/user_migration/import': { expect: SIGNED_IN('reached'), req: () => ({ path: `${A}/user_migration/import`, method: 'POST', body: { token: 'not-a-code' } }) },
+  'GET /api/v3/message-template/:name': { expect: SIGNED_IN(), req: get(`${A}/message-template/booking-end`) },
   'PUT /api/v3/user/language/:lang': { expect: SIGNED_IN(), req: () => ({ path: `${A}/user/language/en`, method: 'PUT' }) },
   'GET /api/v3/user/password-policy': { expect: SIGNED_IN(), req: get(`${A}/user/password-policy`) },
   'GET /api/v3/user/expired/password-policy': { expect: SIGNED_IN(), req: get(`${A}/user/expired/password-policy`) },

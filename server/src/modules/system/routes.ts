@@ -8,6 +8,7 @@ import { schema } from '../../db';
 import { ApiError, notFound } from '../../http/errors';
 import { authOf, inMaintenance, requireAuth } from '../../http/guard';
 import { migrationOf } from '../migration/settings';
+import { disclaimerOf } from './disclaimer';
 import { bearerToken } from '../../auth/tokens';
 import { findUserById } from '../../auth/passwords';
 import { listedProviders } from '../../auth/providers';
@@ -104,8 +105,9 @@ export async function systemRoutes(app: FastifyInstance, ctx: AppContext) {
     };
   });
 
-  r.get('/disclaimer', { schema: { response: { 200: ZDisclaimer } } }, async () => {
-    const d = await ctx.settings.get('disclaimer');
+  // The text in the asked language (`?lang=`), else the signed-in user's, else English.
+  r.get('/disclaimer', { schema: { querystring: z.object({ lang: z.string().max(16).optional() }), response: { 200: ZDisclaimer } } }, async (request) => {
+    const d = await disclaimerOf(ctx, request.query.lang ?? 'en');
     return { title: d.title, body: d.body };
   });
 }
