@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { NavLink as RouterLink, Outlet, useNavigation } from 'react-router';
-import { AppShell, Avatar, Burger, Group, Menu, NavLink, Progress, Stack, Text, UnstyledButton } from '@mantine/core';
+import { AppShell, Burger, Group, Menu, NavLink, Progress, Stack, Text, UnstyledButton } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import {
@@ -31,16 +31,9 @@ import classes from './AppLayout.module.css';
 import { RecycleBinCounter } from '../features/recycle-bin/RecycleBinCounter';
 import { useLiveMessages } from '../features/bookings/messages';
 import { useLiveUserData } from '../features/account/live';
+import { UserAvatar } from '../features/account/UserAvatar';
 
 const ICONS = { desktops: IconDeviceDesktop, deployments: IconUsersGroup, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle, bookings: IconCalendarEvent, planning: IconCalendarCog, viewers: IconDeviceTv } as const;
-
-const initials = (name: string) =>
-  name
-    .split(/\s+/)
-    .filter(Boolean)
-    .slice(0, 2)
-    .map((p) => p[0]!.toUpperCase())
-    .join('');
 
 export function AppLayout() {
   const { t, i18n } = useTranslation();
@@ -102,9 +95,7 @@ export function AppLayout() {
                 <Menu.Target>
                   <UnstyledButton className={classes.user} aria-label={t('nav.user_menu')} data-testid="user-menu">
                     <Group gap={8} wrap="nowrap">
-                      <Avatar radius="xl" size={32} color="indigo">
-                        {initials(user.name)}
-                      </Avatar>
+                      <UserAvatar user={user} size={32} data-testid="header-avatar" />
                       <div className={classes.userText}>
                         <Text size="sm" fw={600} lh={1.2}>
                           {user.name}

@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { avatarIndex, avatarUrl } from './avatar';
+import { avatarColor, avatarIndex, initials } from './avatar';
 
 describe('avatar', () => {
-  it('picks one of the 48 stock pictures, the same for the same name', () => {
+  it('picks one of 48, the same for the same name', () => {
     for (const name of ['a', 'user', 'student01', 'a-very-long-user-name-with-many-characters']) {
       const i = avatarIndex(name);
       expect(i).toBeGreaterThanOrEqual(1);
       expect(i).toBeLessThanOrEqual(48);
       expect(avatarIndex(name)).toBe(i);
     }
-    expect(avatarUrl({ photo: '', username: 'user' })).toMatch(/^\/assets\/img\/desktops\/stock\/\d+\.jpg$/);
-    expect(avatarUrl({ photo: '/p.png', username: 'user' })).toBe('/p.png');
+    expect(new Set(['student01', 'student02', 'student03', 'student04', 'user', 'admin'].map(avatarIndex)).size).toBeGreaterThan(1);
+    expect(avatarColor('user')).toMatch(/^hsl\(\d+(\.\d+)?, 55%, 45%\)$/);
+    expect(initials('Sara  Student Extra')).toBe('SS');
   });
 });

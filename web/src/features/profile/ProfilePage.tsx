@@ -1,4 +1,4 @@
-import { Alert, Avatar, Badge, Button, Card, Group, SimpleGrid, Skeleton, Stack, Table, Text, Title, Select } from '@mantine/core';
+import { Alert, Badge, Button, Card, Group, SimpleGrid, Skeleton, Stack, Table, Text, Title, Select } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -9,7 +9,7 @@ import { changeLanguage } from '../../layout/LanguageMenu';
 import { configQuery, userQuery } from '../../app/queries';
 import { api } from '../../lib/api';
 import { ACCOUNT_ACTIONS, AccountDialog, type AccountAction } from '../account/AccountDialogs';
-import { avatarUrl } from '../account/avatar';
+import { UserAvatar } from '../account/UserAvatar';
 import '../account/texts';
 
 function Field({ label, value, testId }: { label: string; value: React.ReactNode; testId?: string }) {
@@ -31,6 +31,9 @@ const migrationQuery = (way: 'export' | 'import', provider: string) => ({
   staleTime: 60_000,
 });
 
+/** Sizes in GB are shown rounded (spec 001 §9); counts are whole already. */
+const round = (n: number) => Math.round(n * 100) / 100;
+
 const LEVELS = [
   ['user', 'user_quota'],
   ['group', 'group_quota'],
@@ -42,7 +45,7 @@ function QuotaTable({ user }: { user: TUser }) {
   const { t } = useTranslation();
   const levels = user.quotas;
   const shown = QUOTA_FIELDS.filter((f) => LEVELS.some(([l]) => levels[l] && (levels[l] as TQuota)[f] > 0) || user.used[f] > 0);
-  const cell = (q: TQuota | false, f: (typeof QUOTA_FIELDS)[number]) => (q ? q[f] : '—');
+  const cell = (q: TQuota | false, f: (typeof QUOTA_FIELDS)[number]) => (q ? round(q[f]) : '—');
   return (
     <Table.ScrollContainer minWidth={420}>
       <Table striped verticalSpacing={6} data-testid="quota-table">
@@ -54,17 +57,20 @@ function QuotaTable({ user }: { user: TUser }) {
               const on = user.quota !== false && user.restriction_applied === applied;
               return (
                 <Table.Th key={level} ta="right" bg={on ? 'var(--mantine-primary-color-light)' : undefined} data-applied={on || undefined} data-testid={`quota-level-${level}`}>
-                  {t(`account.level_${level}`)}
-                  {on && (
-                    <Badge size="xs" ml={6} variant="filled">
-                      {t('account.applied')}
-                    </Badge>
-                  )}
-                  {!levels[level] && (
-                    <Text span size="xs" c="dimmed" ml={4}>
-                      ({t('account.not_set')})
-                    </Text>
-                  )}
+                  <Stack gap={2} align="flex-end">
+                    <span>{t(`account.level_${level}`)}</span>
+                    {on ? (
+                      <Badge size="xs" variant="filled">
+                        {t('account.applied')}
+                      </Badge>
+                    ) : (
+                      !levels[level] && (
+                        <Text span size="xs" c="dimmed" fw={400}>
+                          {t('account.not_set')}
+                        </Text>
+                      )
+                    )}
+                  </Stack>
                 </Table.Th>
               );
             })}
@@ -75,7 +81,7 @@ function QuotaTable({ user }: { user: TUser }) {
             <Table.Tr key={f}>
               <Table.Td>{t(`profile.quota_items.${f}`)}</Table.Td>
               <Table.Td ta="right" fw={600}>
-                {user.used[f]}
+                {round(user.used[f])}
               </Table.Td>
               {LEVELS.map(([level, applied]) => (
                 <Table.Td key={level} ta="right" bg={user.quota !== false && user.restriction_applied === applied ? 'var(--mantine-primary-color-light)' : undefined}>
@@ -111,7 +117,7 @@ export default function ProfilePage() {
         <Stack gap="lg">
           <Card withBorder padding="lg">
             <Group mb="md" wrap="nowrap">
-              <Avatar src={avatarUrl(user)} alt={t('account.avatar', { name: user.name })} size={56} radius="xl" data-testid="profile-avatar" />
+              <UserAvatar user={user} alt={t('account.avatar', { name: user.name })} size={56} data-testid="profile-avatar" />
               <div>
                 <Title order={2} size="h4">
                   {user.name}
@@ -143,7 +149,7 @@ export default function ProfilePage() {
               <Field label={t('profile.group')} value={user.group_name} />
               <Field label={t('profile.secondary_groups')} value={user.secondary_groups_names.join(', ')} />
               <Field label={t('profile.provider')} value={user.provider} />
-              <Field label={t('account.total_disk_size')} value={`${user.total_disk_size} GB`} testId="profile-disk-size" />
+              <Field label={t('account.total_disk_size')} value={`${round(user.total_disk_size)} GB`} testId="profile-disk-size" />
               <Field label={t('account.user_storage')} value={user.user_storage ? user.user_storage.token_web : t('account.user_storage_none')} />
             </SimpleGrid>
             {user.email_pending && (
@@ -157,6 +163,8 @@ export default function ProfilePage() {
               </Alert>
             )}
           </Card>
+        </Stack>
+        <Stack gap="lg">
           <Card withBorder padding="lg">
             <Title order={2} size="h4" mb="sm">
               {t('account.actions')}
@@ -187,8 +195,6 @@ export default function ProfilePage() {
               </Button>
             </Group>
           </Card>
-        </Stack>
-        <Stack gap="lg">
           <Card withBorder padding="lg">
             <Title order={2} size="h4" mb={4}>
               {t('profile.language')}
@@ -205,22 +211,24 @@ export default function ProfilePage() {
               aria-label={t('profile.language')}
             />
           </Card>
-          <Card withBorder padding="lg">
-            <Group justify="space-between" mb="sm">
-              <Title order={2} size="h4">
-                {t('profile.quota')}
-              </Title>
-              {user.quota && <Badge variant="light">{t(`profile.quota_applied.${user.restriction_applied}`)}</Badge>}
-            </Group>
-            {!user.quota && (
-              <Text size="sm" c="dimmed" mb="sm">
-                {t('profile.quota_unlimited')}
-              </Text>
-            )}
-            <QuotaTable user={user} />
-          </Card>
         </Stack>
       </SimpleGrid>
+      <Stack mt="lg">
+        <Card withBorder padding="lg">
+          <Group justify="space-between" mb="sm">
+            <Title order={2} size="h4">
+              {t('profile.quota')}
+            </Title>
+            {user.quota && <Badge variant="light">{t(`profile.quota_applied.${user.restriction_applied}`)}</Badge>}
+          </Group>
+          {!user.quota && (
+            <Text size="sm" c="dimmed" mb="sm">
+              {t('profile.quota_unlimited')}
+            </Text>
+          )}
+          <QuotaTable user={user} />
+        </Card>
+      </Stack>
       <AccountDialog action={action} user={user} mailEnabled={mailEnabled} importEnabled={canImport.data?.enabled ?? false} onClose={close} />
     </>
   );
