@@ -213,9 +213,12 @@ test.describe('account', () => {
     });
     expect(booked.ok()).toBe(true);
     const bookingId = ((await booked.json()) as { id: string }).id;
+    // Signing in ends the API session (one per user): the page's own token starts the desktop.
+    let session = token;
     try {
       await signInAs(page, 'user');
-      await expect.poll(async () => (await api(request, token, 'GET', `/desktop/start/${gpu.id}`)).status(), { timeout: 3 * 60_000, intervals: [5_000] }).toBe(200);
+      session = (await page.context().cookies()).find((c) => c.name === 'isardvdi_session')!.value;
+      await expect.poll(async () => (await api(request, session, 'GET', `/desktop/start/${gpu.id}`)).status(), { timeout: 3 * 60_000, intervals: [5_000] }).toBe(200);
       const dialog = page.getByTestId('message-dialog');
       await expect(dialog).toBeVisible({ timeout: 3 * 60_000 });
       await expect(dialog).toContainText('GPU desktop');
@@ -230,8 +233,10 @@ test.describe('account', () => {
       await page.getByTestId('viewer-help').click();
       await expect(page).toHaveURL(/\/viewers$/);
     } finally {
-      await api(request, token, 'GET', `/desktop/stop/${gpu.id}`);
-      await api(request, token, 'DELETE', `/booking/event/${bookingId}`);
+      // The page renews its token every few minutes: the newest one.
+      session = (await page.context().cookies()).find((c) => c.name === 'isardvdi_session')?.value ?? session;
+      await api(request, session, 'GET', `/desktop/stop/${gpu.id}`);
+      await api(request, session, 'DELETE', `/booking/event/${bookingId}`);
     }
   });
 });

@@ -7,12 +7,12 @@ import { findUserById } from './passwords';
 import { spendToken } from './one-time';
 import { emailDomainAllowed } from './registration';
 import { tokenType } from './tokens';
-import { sendMail } from '../mail/mailer';
+import { mailEnabled, sendMail } from '../mail/mailer';
 import { resetMail, verificationMail } from '../mail/templates';
 import { usersData } from '../modules/user/update';
 
-const requireMail = (ctx: AppContext) => {
-  if (!ctx.mailer.enabled) throw precondition('email_not_configured', 'E-mail is not configured on this server');
+const requireMail = async (ctx: AppContext) => {
+  if (!(await mailEnabled(ctx))) throw precondition('email_not_configured', 'E-mail is not configured on this server');
 };
 
 async function userFromToken(ctx: AppContext, bearer: string, allowed: string[]) {
@@ -33,7 +33,7 @@ async function userFromToken(ctx: AppContext, bearer: string, allowed: string[])
  * the owner asking from elsewhere; one mailbox gets a bounded number of mails whoever asks.
  */
 export async function forgotPassword(ctx: AppContext, categoryId: string, email: string, baseUrl: string, ip: string) {
-  requireMail(ctx);
+  await requireMail(ctx);
   if (!(await ctx.forgotPasswordThrottle.request(ip, email))) return;
   const [user] = await ctx.db
     .select()
@@ -66,7 +66,7 @@ export async function acknowledgeDisclaimer(ctx: AppContext, bearer: string) {
 }
 
 export async function requestEmailVerification(ctx: AppContext, bearer: string, email: string, baseUrl: string) {
-  requireMail(ctx);
+  await requireMail(ctx);
   const { user } = await userFromToken(ctx, bearer, ['email-verification-required', 'login']);
   const [category] = await ctx.db.select().from(schema.categories).where(eq(schema.categories.id, user.categoryId));
   if (category && !emailDomainAllowed(category.allowedEmailDomains, email)) {

@@ -147,3 +147,22 @@ describe('GET /user: profile fields', () => {
     expect(user.total_disk_size).toBe(user.used.total_size);
   });
 });
+
+describe('SMTP from the settings', () => {
+  it('sends through an `smtp` setting when there is one, and says mail is on', async () => {
+    const other = await startMailSink();
+    try {
+      await server.ctx.db.insert(schema.config).values({ key: 'smtp', value: { enabled: true, host: '127.0.0.1', port: other.port, sender: 'Portal <portal@example.org>' } });
+      // The setting is read at most every 5 s.
+      await until('setting read', async () => {
+        const token = await loginToken(server, 'manager');
+        const res = await put(token, { email: `manager-${Date.now()}@example.org` });
+        return res.status === 200 && other.mails.length > 0;
+      }, 20_000);
+      expect(other.mails[0]!.raw).toContain('portal@example.org');
+    } finally {
+      await server.ctx.db.delete(schema.config).where(eq(schema.config.key, 'smtp'));
+      await other.close();
+    }
+  });
+});

@@ -9,6 +9,7 @@ import { ApiError, notFound } from '../../http/errors';
 import { authOf, inMaintenance, requireAuth } from '../../http/guard';
 import { migrationOf } from '../migration/settings';
 import { disclaimerOf } from './disclaimer';
+import { mailEnabled } from '../../mail/mailer';
 import { bearerToken } from '../../auth/tokens';
 import { findUserById } from '../../auth/passwords';
 import { listedProviders } from '../../auth/providers';
@@ -99,7 +100,7 @@ export async function systemRoutes(app: FastifyInstance, ctx: AppContext) {
     return {
       providers: listedProviders(),
       categories_select: cats.length > 1,
-      forgot_password: ctx.mailer.enabled,
+      forgot_password: await mailEnabled(ctx),
       signup: codes.length > 0,
       notification_cover: { enabled: false, title: '', description: '' },
     };

@@ -22,6 +22,7 @@ import { bearerToken, tokenType } from '../../auth/tokens';
 import { appliedQuota } from '../quotas/applied';
 import { userView } from './user-view';
 import { updateUser } from './update';
+import { mailEnabled } from '../../mail/mailer';
 import { migrationsBlock } from '../migration/settings';
 import { actorOf } from '../../audit/record';
 import { publicBaseUrl } from '../../http/base-url';
@@ -45,7 +46,7 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext) {
       show_bookings_button: frontend.show_bookings_button || user.roleId === 'admin',
       documentation_url: frontend.documentation_url,
       viewers_documentation_url: frontend.viewers_documentation_url,
-      show_change_email_button: ctx.mailer.enabled,
+      show_change_email_button: await mailEnabled(ctx),
       show_temporal_tab: frontend.show_temporal_tab,
       http_port: '80',
       https_port: '443',

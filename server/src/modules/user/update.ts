@@ -7,7 +7,7 @@ import { setPassword } from '../../auth/password-change';
 import { verifyPassword } from '../../auth/passwords';
 import { emailDomainAllowed } from '../../auth/registration';
 import type { UserRow } from '../../auth/sessions';
-import { sendMail } from '../../mail/mailer';
+import { mailEnabled, sendMail } from '../../mail/mailer';
 import { emailChangeNotice, verificationMail } from '../../mail/templates';
 import { audit, type AuditActor as Actor } from '../../audit/record';
 
@@ -50,7 +50,7 @@ export const usersData = (u: UserRow) => ({
 });
 
 async function requestEmailChange(ctx: AppContext, user: UserRow, email: string, baseUrl: string) {
-  if (!ctx.mailer.enabled) throw precondition('email_not_configured', 'E-mail is not configured on this server');
+  if (!(await mailEnabled(ctx))) throw precondition('email_not_configured', 'E-mail is not configured on this server');
   if (email.toLowerCase() === user.email.toLowerCase() && user.emailVerifiedAt) {
     throw badRequest('email_unchanged', 'That is already your verified address');
   }
