@@ -112,6 +112,12 @@ describe('user migration', () => {
     const list = await (await call(server, '/api/v3/user/desktops', { token: await tokenOf('student02') })).json();
     expect((list as { id: string }[]).map((d) => d.id)).toContain(from[0]!.id);
     expect(await refusal(await importAs('student02', code))).toEqual({ status: 400, code: 'migration_code_used' });
+    // The origin account is disabled and signed out, as the original removes it.
+    expect((await call(server, '/api/v3/user', { token: tokens.student01 })).status).toBe(401);
+    expect((await login(server, 'student01')).res.status).toBe(403);
+    // Its code cannot be used again even if the account came back empty.
+    await server.ctx.db.update(schema.users).set({ active: true }).where(eq(schema.users.id, await userIdOf(server, 'student01')));
+    delete tokens.student01;
     expect(await refusal(await exportAs('student01'))).toEqual({ status: 400, code: 'migration_no_items_available' });
   });
 

@@ -28,6 +28,8 @@ describe('PUT /user: password', () => {
     const res = await put(token, { current_password: DEMO_PASSWORD, password: 'Brand-new-pass-7' });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({});
+    // The session that changed it goes on.
+    expect((await call(server, '/api/v3/user', { token })).status).toBe(200);
     expect((await login(server, 'student01')).res.status).toBe(401);
     expect((await login(server, 'student01', 'Brand-new-pass-7')).res.status).toBe(200);
   });

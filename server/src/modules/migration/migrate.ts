@@ -68,7 +68,8 @@ const QUOTA_OF: [keyof Items, QuotaField, string][] = [
 
 /**
  * `POST /user_migration/import`: checks every rule of seed 001 §5 (and the reference's codes), then moves
- * the origin's desktops, templates, media and deployments, with their disks, to the caller in one transaction.
+ * the origin's desktops, templates, media and deployments, with their disks, to the caller in one transaction;
+ * the origin account is then disabled and signed out.
  */
 export async function importUser(ctx: AppContext, actor: AuditActor, target: UserRow, code: string) {
   if (!(await migrationOf(ctx, target.provider)).import) throw precondition('migration_not_enabled', 'Import is not enabled for this sign-in provider');
@@ -114,6 +115,8 @@ export async function importUser(ctx: AppContext, actor: AuditActor, target: Use
     await tx.update(schema.media).set(owner).where(eq(schema.media.userId, origin.id));
     await tx.update(schema.deployments).set(owner).where(eq(schema.deployments.userId, origin.id));
     await tx.update(schema.storage).set({ userId: target.id }).where(eq(schema.storage.userId, origin.id));
+    // The original deletes the migrated account; it is disabled here (its records keep their references).
+    await tx.update(schema.users).set({ active: false }).where(eq(schema.users.id, origin.id));
     await audit(tx, actor, {
       action: 'user.migration_import',
       objectType: 'user',
@@ -123,5 +126,6 @@ export async function importUser(ctx: AppContext, actor: AuditActor, target: Use
       detail: { origin: origin.id, origin_username: origin.username, ...items },
     });
   });
+  await ctx.sessions.revokeAllOf(origin.id);
   return {};
 }

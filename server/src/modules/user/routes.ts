@@ -36,7 +36,7 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext) {
   );
 
   r.put('/user', { preHandler: auth, schema: { body: ZUserUpdate } }, async (request) =>
-    updateUser(ctx, actorOf(request), authOf(request).user, request.body, publicBaseUrl(ctx.config, request)),
+    updateUser(ctx, actorOf(request), authOf(request).user, authOf(request).session.id, request.body, publicBaseUrl(ctx.config, request)),
   );
 
   r.get('/user/config', { preHandler: auth, schema: { response: { 200: ZUserConfig } } }, async (request) => {

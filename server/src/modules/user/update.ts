@@ -17,7 +17,7 @@ import { audit, type AuditActor as Actor } from '../../audit/record';
  * mailed to it is followed (`verifyEmail`); the mail goes out before anything is stored, so an SMTP
  * failure changes nothing.
  */
-export async function updateUser(ctx: AppContext, actor: Actor, user: UserRow, body: TUserUpdate, baseUrl: string) {
+export async function updateUser(ctx: AppContext, actor: Actor, user: UserRow, sessionId: string, body: TUserUpdate, baseUrl: string) {
   if ('password' in body) {
     if (user.provider !== 'local') throw forbidden('forbidden', 'Only local accounts have a password here');
     if (!(await verifyPassword(user.passwordHash, body.current_password))) {
@@ -27,6 +27,8 @@ export async function updateUser(ctx: AppContext, actor: Actor, user: UserRow, b
       throw badRequest('password_same_as_current', 'The new password is the current one');
     }
     await setPassword(ctx, user, body.password);
+    // Other sessions signed in with the old password end; this one goes on.
+    await ctx.sessions.revokeAllOf(user.id, sessionId);
     await audit(ctx.db, actor, { action: 'user.password', objectType: 'user', objectId: user.id, objectName: user.username, categoryId: user.categoryId });
     return {};
   }
