@@ -163,8 +163,11 @@ test.describe('account', () => {
     }
   });
 
-  test('viewers: the install guide per system, reached from the navigation', async ({ page }) => {
+  test('viewers: the install guide per system, reached from the navigation; Help opens the configured documentation', async ({ page, request }) => {
+    const frontend = { show_bookings_button: true, show_temporal_tab: true, documentation_url: 'https://docs.example.org/vdi/', viewers_documentation_url: 'https://docs.example.org/vdi/viewers/' };
+    await adminCall(request, 'PUT', '/admin/settings/frontend', frontend);
     await signInAs(page, 'advanced');
+    await expect(page.getByTestId('nav-help')).toHaveAttribute('href', frontend.documentation_url);
     await page.getByTestId('nav-viewers').click();
     await expect(page).toHaveURL(/\/viewers$/);
     for (const os of ['linux', 'windows', 'android', 'ios'] as const) {
@@ -174,6 +177,7 @@ test.describe('account', () => {
     await page.getByTestId('viewers-os-macos').click();
     await expect(page.getByTestId('viewers-panel-macos')).toContainText(account.account.viewers.macos);
     await page.getByTestId('viewers-os-linux').click();
+    await expect(page.getByRole('link', { name: account.account.viewers.more })).toHaveAttribute('href', frontend.viewers_documentation_url);
     await shot(page, 'account-viewers-en');
     await expect(page.getByTestId('nav-viewers')).toBeVisible();
     await expect(page.getByTestId('nav-profile')).toBeVisible();
