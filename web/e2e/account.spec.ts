@@ -136,6 +136,26 @@ test.describe('account', () => {
     expect((await again.json()).description_code).toBe('migration_code_used');
   });
 
+  test('forced migration sends everyone but the exceptions to the export page', async ({ page, request }) => {
+    const settings = (force: boolean) => ({
+      local: { export: true, import: true, force_migration: force },
+      exceptions: { categories: [], groups: [], roles: ['admin'], users: [] },
+    });
+    await adminCall(request, 'PUT', '/admin/settings/migration', settings(true));
+    try {
+      const login = loginPage(page);
+      await login.open();
+      await login.signIn('student01');
+      await expect(page).toHaveURL(/\/export-user$/);
+      await expect(page.getByTestId('export-forced')).toBeVisible();
+      await page.goto('/desktops');
+      await expect(page).toHaveURL(/\/export-user$/);
+      await shot(page, 'account-export-forced');
+    } finally {
+      await adminCall(request, 'PUT', '/admin/settings/migration', settings(false));
+    }
+  });
+
   test('disclaimer: the text from the settings, accepted once, then a countdown to the desktops', async ({ page, request }) => {
     // Once the disclaimer is on, a new sign-in of the admin stops at it too: one session does both changes.
     const admin = await apiToken(request, 'admin');
