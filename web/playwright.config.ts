@@ -7,6 +7,8 @@ const port = Number(process.env.E2E_PORT ?? 18731);
 const dataDir = process.env.E2E_DATA_DIR ?? join(root, '.tmp', 'e2e-data');
 const serverLog = join(dataDir, '..', `e2e-server-${port}.log`);
 export const E2E_DEMO_PASSWORD = 'e2e-demo-pass';
+/** Mail goes to a loopback SMTP server the account journeys start on this port (nothing listens otherwise: sends fail). */
+export const E2E_SMTP_PORT = port + 1;
 
 /**
  * End-to-end journeys against the real server (fresh embedded database, demo data) in
@@ -50,6 +52,9 @@ export default defineConfig({
       SESSION_TOKEN_SECONDS: '300',
       // Media journeys download from a loopback server started by the test.
       MEDIA_ALLOW_PRIVATE_URLS: '1',
+      SMTP_HOST: '127.0.0.1',
+      SMTP_PORT: String(port + 1),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
     },
   },
 });

@@ -13,6 +13,8 @@ export const TOKEN_TYPES = [
   'password-reset',
   /** Direct-viewer pages: one desktop, no session. */
   'viewer',
+  /** A user-migration code (valid 1 hour; the newest one of an account is the only valid one). */
+  'user-migration',
 ] as const;
 export const ZTokenType = z.enum(TOKEN_TYPES);
 export type TTokenType = z.infer<typeof ZTokenType>;

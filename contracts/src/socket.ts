@@ -28,7 +28,13 @@ export const ZSocketMessage = z.object({
 });
 export type TSocketMessage = z.infer<typeof ZSocketMessage>;
 
-export const ZUserDataEvent = z.object({ id: z.string(), email: z.string(), email_verified: z.number().nullable() });
+export const ZUserDataEvent = z.object({
+  id: z.string(),
+  email: z.string(),
+  email_verified: z.number().nullable(),
+  email_pending: z.string().nullable().optional(),
+  name: z.string().optional(),
+});
 
 /**
  * Every live event and its payload, declared once (payloads travel as JSON strings,

@@ -14,6 +14,8 @@ export const ZUser = z.object({
   secondary_groups: z.array(z.string()),
   email: z.string(),
   email_verified: z.number().nullable(),
+  /** An address asked for in the profile and not verified yet (`email` stays until its link is followed). */
+  email_pending: z.string().nullable(),
   photo: z.string(),
   lang: z.string().nullable(),
   active: z.boolean(),
@@ -28,6 +30,16 @@ export const ZUser = z.object({
   quota: z.union([ZQuota, z.literal(false)]),
   restriction_applied: ZRestrictionApplied,
   used: ZQuota,
+  /** The quota at each level (`false`: none set there); `restriction_applied` names the one that applies. */
+  quotas: z.object({
+    user: z.union([ZQuota, z.literal(false)]),
+    group: z.union([ZQuota, z.literal(false)]),
+    category: z.union([ZQuota, z.literal(false)]),
+  }),
+  /** Size of the user's disks in GB (the profile's `total_disk_size`). */
+  total_disk_size: z.number(),
+  /** Nextcloud storage (`{token_web, provider_quota}`); null: no user storage is configured. */
+  user_storage: z.object({ token_web: z.string(), provider_quota: z.unknown() }).nullable(),
 });
 export type TUser = z.infer<typeof ZUser>;
 
@@ -129,3 +141,19 @@ export type TUserNotifications = z.infer<typeof ZUserNotifications>;
 export const ZUserNotificationDisplays = z.object({ displays: z.array(z.string()) });
 
 export { ZAppliedQuota };
+
+/** `PUT /user`: the password (with the current one) or the name and e-mail, as the original takes them. */
+export const ZUserUpdate = z.union([
+  z.strictObject({ current_password: z.string().min(1).max(512), password: z.string().min(1).max(512) }),
+  z.strictObject({ name: z.string().trim().min(1).max(100).optional(), email: z.email().max(254).optional() }),
+]);
+export type TUserUpdate = z.infer<typeof ZUserUpdate>;
+
+/** `POST /user_migration/export` answers the code; `/import` takes it. */
+export const ZMigrationExport = z.object({ token: z.string() });
+export const ZMigrationImportBody = z.object({ token: z.string().min(1).max(4096) });
+
+/** `GET /message-template/{name}`: the message dialog's texts; `{{param}}` is filled from the live message's params. */
+export const ZMessageTemplateParams = z.object({ name: z.string().min(1).max(64) });
+export const ZMessageTemplate = z.object({ name: z.string(), lang: z.string(), title: z.string(), body: z.string() });
+export type TMessageTemplate = z.infer<typeof ZMessageTemplate>;

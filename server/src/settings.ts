@@ -31,8 +31,19 @@ export const SETTINGS = {
    * its users may export to a code, or import one. Off until an admin turns it on.
    */
   migration: z
-    .object({ local: z.object({ export: z.boolean().default(false), import: z.boolean().default(false) }) })
-    .default({ local: { export: false, import: false } }),
+    .object({
+      local: z.object({
+        export: z.boolean().default(false),
+        import: z.boolean().default(false),
+        /** Forced migration: every user not excepted below is sent to /export-user (`migrations_block`). */
+        force_migration: z.boolean().default(false),
+      }),
+      /** Who forced migration leaves alone (the original's `users_migrations_exceptions`), by id. */
+      exceptions: z
+        .object({ categories: z.array(z.string()), groups: z.array(z.string()), roles: z.array(z.string()), users: z.array(z.string()) })
+        .default({ categories: [], groups: [], roles: [], users: [] }),
+    })
+    .default({ local: { export: false, import: false, force_migration: false }, exceptions: { categories: [], groups: [], roles: [], users: [] } }),
   recycle_bin: z
     .object({ cutoff_hours: z.number().int().min(0), default_delete: z.boolean() })
     .default({ cutoff_hours: 1, default_delete: false }),

@@ -7,9 +7,12 @@ import { findUserById } from './passwords';
 import { spendToken } from './one-time';
 import { emailDomainAllowed } from './registration';
 import { tokenType } from './tokens';
+import { mailEnabled, sendMail } from '../mail/mailer';
+import { resetMail, verificationMail } from '../mail/templates';
+import { usersData } from '../modules/user/update';
 
-const requireMail = (ctx: AppContext) => {
-  if (!ctx.mailer.enabled) throw precondition('email_not_configured', 'E-mail is not configured on this server');
+const requireMail = async (ctx: AppContext) => {
+  if (!(await mailEnabled(ctx))) throw precondition('email_not_configured', 'E-mail is not configured on this server');
 };
 
 async function userFromToken(ctx: AppContext, bearer: string, allowed: string[]) {
@@ -30,7 +33,7 @@ async function userFromToken(ctx: AppContext, bearer: string, allowed: string[])
  * the owner asking from elsewhere; one mailbox gets a bounded number of mails whoever asks.
  */
 export async function forgotPassword(ctx: AppContext, categoryId: string, email: string, baseUrl: string, ip: string) {
-  requireMail(ctx);
+  await requireMail(ctx);
   if (!(await ctx.forgotPasswordThrottle.request(ip, email))) return;
   const [user] = await ctx.db
     .select()
@@ -45,14 +48,7 @@ export async function forgotPassword(ctx: AppContext, categoryId: string, email:
     );
   if (!user) return;
   const token = await ctx.tokens.signSpecial('password-reset', { user_id: user.id });
-  await ctx.mailer.send({
-    to: user.email,
-    subject: 'Reset your password',
-    text:
-      `Hello ${user.name},\n\nSomeone asked to reset the password of the account "${user.username}".\n` +
-      `Open this link within one hour to choose a new password:\n\n${baseUrl}/reset-password?token=${token}\n\n` +
-      `If it was not you, ignore this message.\n`,
-  });
+  await sendMail(ctx, resetMail(user, user.email, `${baseUrl}/reset-password?token=${token}`));
 }
 
 export async function resetPassword(ctx: AppContext, bearer: string, password: string) {
@@ -70,7 +66,7 @@ export async function acknowledgeDisclaimer(ctx: AppContext, bearer: string) {
 }
 
 export async function requestEmailVerification(ctx: AppContext, bearer: string, email: string, baseUrl: string) {
-  requireMail(ctx);
+  await requireMail(ctx);
   const { user } = await userFromToken(ctx, bearer, ['email-verification-required', 'login']);
   const [category] = await ctx.db.select().from(schema.categories).where(eq(schema.categories.id, user.categoryId));
   if (category && !emailDomainAllowed(category.allowedEmailDomains, email)) {
@@ -88,24 +84,22 @@ export async function requestEmailVerification(ctx: AppContext, bearer: string, 
     );
   if (other) throw conflict('email_already_in_use', 'That e-mail address is already in use');
   const token = await ctx.tokens.signSpecial('email-verification', { user_id: user.id, email });
-  await ctx.mailer.send({
-    to: email,
-    subject: 'Verify your e-mail address',
-    text:
-      `Hello ${user.name},\n\nConfirm this address for the account "${user.username}" by opening this link within one hour:\n\n` +
-      `${baseUrl}/verify-email?token=${token}\n`,
-  });
+  await sendMail(ctx, verificationMail(user, email, `${baseUrl}/verify-email?token=${token}`));
 }
 
 export async function verifyEmail(ctx: AppContext, bearer: string) {
   const { claims, user } = await userFromToken(ctx, bearer, ['email-verification']);
   if (!claims.email) throw unauthorized('invalid_token', 'Invalid token');
   await spendToken(ctx.db, claims.jti, claims.exp);
-  const verifiedAt = new Date();
-  await ctx.db.update(schema.users).set({ email: claims.email, emailVerifiedAt: verifiedAt }).where(eq(schema.users.id, user.id));
-  ctx.bus.toUser(user.id, 'users_data', {
-    id: user.id,
-    email: claims.email,
-    email_verified: Math.floor(verifiedAt.getTime() / 1000),
-  });
+  const [updated] = await ctx.db
+    .update(schema.users)
+    .set({
+      email: claims.email,
+      emailVerifiedAt: new Date(),
+      // The pending address is settled when it is the one verified; a newer pending one stays pending.
+      emailPending: sql`case when lower(${schema.users.emailPending}) = ${claims.email.toLowerCase()} then null else ${schema.users.emailPending} end`,
+    })
+    .where(eq(schema.users.id, user.id))
+    .returning();
+  if (updated) ctx.bus.toUser(user.id, 'users_data', usersData(updated));
 }

@@ -16,6 +16,7 @@ export const TOKEN_LIFETIME: Record<Exclude<TTokenType, 'login'>, number> = {
   'password-reset-required': 60 * 60,
   'password-reset': 60 * 60,
   viewer: 30 * 60,
+  'user-migration': 60 * 60,
 };
 
 export type TokenService = ReturnType<typeof createTokenService>;

@@ -63,6 +63,8 @@ export const users = pgTable('users', {
   name: text('name').notNull(),
   email: text('email').notNull().default(''),
   emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
+  /** An address asked for in the profile, waiting for its verification link; `email` stays until then. */
+  emailPending: text('email_pending'),
   photo: text('photo').notNull().default(''),
   lang: text('lang'),
   active: boolean('active').notNull().default(true),
@@ -500,3 +502,16 @@ export const desktopListRevs = pgTable('desktop_list_revs', {
   userId: text('user_id').primaryKey(),
   rev: bigint('rev', { mode: 'number' }).notNull().default(0),
 });
+
+/**
+ * User migration codes (the original's `users_migrations`): one row per origin account; a new export
+ * replaces the code (its hash), so the previous code stops working. An import marks it `migrated`.
+ */
+export const userMigrations = pgTable('user_migrations', {
+  originUserId: text('origin_user_id').primaryKey().references(() => users.id, { onDelete: 'cascade' }),
+  codeHash: text('code_hash').notNull(),
+  status: text('status').$type<'exported' | 'migrated'>().notNull().default('exported'),
+  targetUserId: text('target_user_id'),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  createdAt: createdAt(),
+}, (t) => [uniqueIndex('user_migrations_code_idx').on(t.codeHash)]);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 export type CapturedMail = { to: string[]; raw: string };
 
 /** A real SMTP server on loopback that keeps what it receives, for tests of mail flows. */
-export async function startMailSink() {
+export async function startMailSink(listenPort = 0) {
   const mails: CapturedMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
@@ -19,7 +19,7 @@ export async function startMailSink() {
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(listenPort, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
   return {
     port,

@@ -20,7 +20,7 @@ export type AppRoute = {
   /** The screen; a route without one is not mounted and not in the navigation. */
   load?: () => Promise<{ default: ComponentType }>;
   /** Place in the navbar, when it has one. */
-  nav?: { order: number; icon: 'desktops' | 'deployments' | 'templates' | 'media' | 'storage' | 'recycle' | 'bookings' | 'planning' | 'admin'; label?: string; parent?: string };
+  nav?: { order: number; icon: 'desktops' | 'deployments' | 'templates' | 'media' | 'storage' | 'recycle' | 'bookings' | 'planning' | 'viewers' | 'admin'; label?: string; parent?: string };
   /** Full-page screens without the navbar. */
   bare?: boolean;
   /** With bare: the whole window for the screen, without the brand bar and centred card (viewers). */
@@ -54,6 +54,7 @@ export const ROUTES: AppRoute[] = [
   { path: '/userstorage', name: 'storage', title: 'routes.storage', access: ALL, nav: { order: 5, icon: 'storage' }, load: () => import('../features/storage/StoragePage') },
   { path: '/recycleBins', name: 'recycleBins', title: 'routes.recycle_bins', access: ALL, nav: { order: 6, icon: 'recycle' }, load: () => import('../features/recycle-bin/RecycleBinsPage') },
   { path: '/recyclebin/:id', name: 'recycleBin', title: 'routes.recycle_bin', access: ALL, load: () => import('../features/recycle-bin/RecycleBinPage') },
+  { path: '/viewers', name: 'viewers', title: 'routes.viewers', access: ALL, nav: { order: 7, icon: 'viewers' }, load: () => import('../features/account/ViewersPage') },
   { path: '/profile/:action?', name: 'profile', title: 'routes.profile', access: ALL, load: () => import('../features/profile/ProfilePage') },
   { path: '/login', name: 'login', title: 'routes.login', access: 'public', bare: true, firstLoad: true, load: () => import('../features/auth/LoginPage') },
   // A category's own sign-in address: the login page for that category only.
@@ -64,8 +65,8 @@ export const ROUTES: AppRoute[] = [
   { path: '/reset-password', name: 'reset-password', title: 'routes.reset_password', access: 'token', bare: true, load: () => import('../features/auth/ResetPasswordPage') },
   { path: '/verify-email', name: 'verify-email', title: 'routes.verify_email', access: 'token', bare: true, load: () => import('../features/auth/VerifyEmailPage') },
   { path: '/disclaimer', name: 'disclaimer', title: 'routes.disclaimer', access: 'public', bare: true, load: () => import('../features/auth/DisclaimerPage') },
-  { path: '/export-user', name: 'export-user', title: 'routes.export_user', access: 'public', bare: true },
-  { path: '/migration', name: 'migration', title: 'routes.migration', access: 'session', bare: true },
+  { path: '/export-user', name: 'export-user', title: 'routes.export_user', access: 'public', bare: true, load: () => import('../features/account/ExportUserPage') },
+  { path: '/migration', name: 'migration', title: 'routes.migration', access: 'session', bare: true, load: () => import('../features/account/MigrationPage') },
   { path: '/rdp', name: 'Rdp', title: 'routes.rdp', access: 'session', bare: true },
   { path: '/vw/*', name: 'direct_viewer', title: 'routes.direct_viewer', access: 'public', bare: true, load: () => import('../features/direct/DirectViewerPage') },
   { path: '/viewer/vnc', name: 'viewer_vnc', title: 'routes.viewer', access: 'public', bare: true, fullscreen: true, load: () => import('../features/viewer/VncViewerPage') },

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { NavLink as RouterLink, Outlet, useNavigation } from 'react-router';
-import { AppShell, Avatar, Burger, Group, Menu, NavLink, Progress, Stack, Text, UnstyledButton } from '@mantine/core';
+import { AppShell, Burger, Group, Menu, NavLink, Progress, Stack, Text, UnstyledButton } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import {
@@ -10,6 +10,8 @@ import {
   IconDatabase,
   IconDeviceDesktop,
   IconDisc,
+  IconDeviceTv,
+  IconHelp,
   IconLogout,
   IconRecycle,
   IconShieldLock,
@@ -29,16 +31,10 @@ import { LanguageMenu } from './LanguageMenu';
 import classes from './AppLayout.module.css';
 import { RecycleBinCounter } from '../features/recycle-bin/RecycleBinCounter';
 import { useLiveMessages } from '../features/bookings/messages';
+import { useLiveUserData } from '../features/account/live';
+import { UserAvatar } from '../features/account/UserAvatar';
 
-const ICONS = { desktops: IconDeviceDesktop, deployments: IconUsersGroup, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle, bookings: IconCalendarEvent, planning: IconCalendarCog, admin: IconShieldLock } as const;
-
-const initials = (name: string) =>
-  name
-    .split(/\s+/)
-    .filter(Boolean)
-    .slice(0, 2)
-    .map((p) => p[0]!.toUpperCase())
-    .join('');
+const ICONS = { desktops: IconDeviceDesktop, deployments: IconUsersGroup, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle, bookings: IconCalendarEvent, planning: IconCalendarCog, viewers: IconDeviceTv, admin: IconShieldLock } as const;
 
 export function AppLayout() {
   const { t, i18n } = useTranslation();
@@ -46,6 +42,7 @@ export function AppLayout() {
   const { data: user } = useQuery(userQuery);
   const { data: config } = useQuery({ ...configQuery, enabled: Boolean(user) });
   useLiveMessages(Boolean(user));
+  useLiveUserData(Boolean(user));
   const navigation = useNavigation();
 
   // The language saved on the server is the stored preference of a signed-in user.
@@ -99,9 +96,7 @@ export function AppLayout() {
                 <Menu.Target>
                   <UnstyledButton className={classes.user} aria-label={t('nav.user_menu')} data-testid="user-menu">
                     <Group gap={8} wrap="nowrap">
-                      <Avatar radius="xl" size={32} color="indigo">
-                        {initials(user.name)}
-                      </Avatar>
+                      <UserAvatar user={user} size={32} data-testid="header-avatar" />
                       <div className={classes.userText}>
                         <Text size="sm" fw={600} lh={1.2}>
                           {user.name}
@@ -133,7 +128,29 @@ export function AppLayout() {
       </AppShell.Header>
       <AppShell.Navbar p="sm" className={classes.sidebar}>
         <nav aria-label={t('nav.main')} data-testid="navbar">
-          <Stack gap={2}>{links}</Stack>
+          <Stack gap={2}>
+            {links}
+            {config?.documentation_url && (
+              <NavLink
+                href={config.documentation_url}
+                target="_blank"
+                rel="noopener noreferrer"
+                label={t('nav.help')}
+                leftSection={<IconHelp size={18} stroke={1.8} />}
+                className={classes.link}
+                data-testid="nav-help"
+              />
+            )}
+            <NavLink
+              component={RouterLink}
+              to="/profile"
+              label={t('nav.profile')}
+              leftSection={<IconUserCircle size={18} stroke={1.8} />}
+              className={classes.link}
+              onClick={close}
+              data-testid="nav-profile"
+            />
+          </Stack>
         </nav>
         <Group mt="md" hiddenFrom="xs">
           <LanguageMenu variant="default" testId="mobile-language-menu" />

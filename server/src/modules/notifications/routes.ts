@@ -5,9 +5,14 @@ import {
   ZUserNotificationDisplaysParams,
   ZUserNotificationParams,
   ZUserNotifications,
+  ZMessageTemplate,
+  ZMessageTemplateParams,
 } from '@vdi/contracts';
+import { z } from 'zod';
 import type { AppContext } from '../../context';
-import { requireAuth } from '../../http/guard';
+import { authOf, requireAuth } from '../../http/guard';
+import { notFound } from '../../http/errors';
+import { messageTemplate } from './message-templates';
 
 /**
  * Notifications shown to a user at a trigger (sign-in, desktop start…) in a display (modal, full
@@ -28,5 +33,16 @@ export async function notificationRoutes(app: FastifyInstance, ctx: AppContext) 
     '/notification/user/:trigger/:display',
     { preHandler: auth, schema: { params: ZUserNotificationParams, response: { 200: ZUserNotifications } } },
     async () => ({ notifications: {} }),
+  );
+
+  // The texts of the message dialog for a live `msg` code, in `?lang=` or the user's language.
+  r.get(
+    '/message-template/:name',
+    { preHandler: auth, schema: { params: ZMessageTemplateParams, querystring: z.object({ lang: z.string().max(16).optional() }), response: { 200: ZMessageTemplate } } },
+    async (request) => {
+      const found = messageTemplate(request.params.name, request.query.lang ?? authOf(request).user.lang);
+      if (!found) throw notFound('not_found', 'No message template with this name');
+      return found;
+    },
   );
 }

@@ -8,6 +8,8 @@ import { schema } from '../../db';
 import { ApiError, notFound } from '../../http/errors';
 import { authOf, inMaintenance, requireAuth } from '../../http/guard';
 import { migrationOf } from '../migration/settings';
+import { disclaimerOf } from './disclaimer';
+import { mailEnabled } from '../../mail/mailer';
 import { bearerToken } from '../../auth/tokens';
 import { findUserById } from '../../auth/passwords';
 import { listedProviders } from '../../auth/providers';
@@ -98,14 +100,15 @@ export async function systemRoutes(app: FastifyInstance, ctx: AppContext) {
     return {
       providers: listedProviders(),
       categories_select: cats.length > 1,
-      forgot_password: ctx.mailer.enabled,
+      forgot_password: await mailEnabled(ctx),
       signup: codes.length > 0,
       notification_cover: { enabled: false, title: '', description: '' },
     };
   });
 
-  r.get('/disclaimer', { schema: { response: { 200: ZDisclaimer } } }, async () => {
-    const d = await ctx.settings.get('disclaimer');
+  // The text in the asked language (`?lang=`), else the signed-in user's, else English.
+  r.get('/disclaimer', { schema: { querystring: z.object({ lang: z.string().max(16).optional() }), response: { 200: ZDisclaimer } } }, async (request) => {
+    const d = await disclaimerOf(ctx, request.query.lang ?? 'en');
     return { title: d.title, body: d.body };
   });
 }

@@ -10,6 +10,7 @@ import {
   ZRegisterBody,
   ZUser,
   ZUserConfig,
+  ZUserUpdate,
 } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
@@ -20,6 +21,11 @@ import { registerWithCode } from '../../auth/registration';
 import { bearerToken, tokenType } from '../../auth/tokens';
 import { appliedQuota } from '../quotas/applied';
 import { userView } from './user-view';
+import { updateUser } from './update';
+import { mailEnabled } from '../../mail/mailer';
+import { migrationsBlock } from '../migration/settings';
+import { actorOf } from '../../audit/record';
+import { publicBaseUrl } from '../../http/base-url';
 
 export async function userRoutes(app: FastifyInstance, ctx: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -29,6 +35,10 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext) {
     userView(ctx.db, authOf(request).user),
   );
 
+  r.put('/user', { preHandler: auth, schema: { body: ZUserUpdate } }, async (request) =>
+    updateUser(ctx, actorOf(request), authOf(request).user, authOf(request).session.id, request.body, publicBaseUrl(ctx.config, request)),
+  );
+
   r.get('/user/config', { preHandler: auth, schema: { response: { 200: ZUserConfig } } }, async (request) => {
     const { user, session } = authOf(request);
     const frontend = await ctx.settings.get('frontend');
@@ -36,7 +46,7 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext) {
       show_bookings_button: frontend.show_bookings_button || user.roleId === 'admin',
       documentation_url: frontend.documentation_url,
       viewers_documentation_url: frontend.viewers_documentation_url,
-      show_change_email_button: ctx.mailer.enabled,
+      show_change_email_button: await mailEnabled(ctx),
       show_temporal_tab: frontend.show_temporal_tab,
       http_port: '80',
       https_port: '443',
@@ -44,7 +54,7 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext) {
       bastion_ssh_port: null,
       can_use_bastion: false,
       can_use_bastion_individual_domains: false,
-      migrations_block: false,
+      migrations_block: await migrationsBlock(ctx, user),
       session: { id: session.id, max_renew_time: ctx.sessions.maxRenewTime(session), max_time: ctx.sessions.maxTime(session) },
     };
   });

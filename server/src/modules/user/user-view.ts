@@ -30,6 +30,7 @@ export async function userView(db: Db, user: UserRow): Promise<TUser> {
     .leftJoin(primary, eq(primary.id, user.groupId));
   const secondary = fromJson<[string, string][] | null>(row?.secondary) ?? [];
   const applied = pickAppliedQuota(user, row?.groupQuota, row?.categoryQuota);
+  const used = usageFrom(row?.used);
   return {
     id: user.id,
     uid: user.uid,
@@ -42,6 +43,7 @@ export async function userView(db: Db, user: UserRow): Promise<TUser> {
     secondary_groups: secondary.map(([id]) => id),
     email: user.email,
     email_verified: epoch(user.emailVerifiedAt),
+    email_pending: user.emailPending,
     photo: user.photo,
     lang: user.lang,
     active: user.active,
@@ -55,7 +57,10 @@ export async function userView(db: Db, user: UserRow): Promise<TUser> {
     secondary_groups_names: secondary.map(([, name]) => name),
     quota: applied.quota,
     restriction_applied: applied.restriction_applied,
-    used: usageFrom(row?.used),
+    used,
+    quotas: { user: user.quota ?? false, group: row?.groupQuota ?? false, category: row?.categoryQuota ?? false },
+    total_disk_size: used.total_size,
+    user_storage: null,
   };
 }
 

@@ -4,7 +4,7 @@ import type { MachineRuntime } from '../../engine/driver';
 import { ApiError, notFound, precondition } from '../../http/errors';
 import type { DomainRow } from '../desktops/view';
 import { viewersOf } from '../desktops/view';
-import { spiceFile } from './files';
+import { spiceFile, viewerFileName } from './files';
 import { issueViewerToken, VIEWER_TOKEN_SECONDS, viewerPassword } from './tokens';
 
 export const VIEWABLE = ['Started', 'WaitingIP', 'Shutting-down', 'Paused'];
@@ -75,7 +75,7 @@ export async function viewerFor(ctx: AppContext, row: DomainRow, viewer: TViewer
     return {
       kind: 'file',
       protocol: 'spice',
-      name: 'vdi-spice',
+      name: viewerFileName(row.name),
       ext: 'vv',
       mime: 'application/x-virt-viewer',
       content: spiceFile({

@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { Alert, Button, Group, ScrollArea, Skeleton, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
@@ -10,13 +11,41 @@ import { session } from '../../lib/session';
 import { queryClient } from '../../app/queries';
 import { AuthCard } from '../../layout/BareLayout';
 import { login, stepTokenOf } from './api';
+import { REDIRECT_SECONDS } from './RedirectCountdown';
+import '../account/texts';
+
+/** After accepting: a countdown to the desktops, or go at once (spec 001 §9). */
+function AcceptedCountdown({ to }: { to: string }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [left, setLeft] = useState(REDIRECT_SECONDS);
+  useEffect(() => {
+    if (left <= 0) return void navigate(to, { replace: true });
+    const id = setTimeout(() => setLeft((s) => s - 1), 1000);
+    return () => clearTimeout(id);
+  }, [left, navigate, to]);
+  return (
+    <Group justify="space-between" data-testid="disclaimer-accepted">
+      <Text size="sm" c="dimmed">
+        {t('account.disclaimer.accepted', { seconds: left })}
+      </Text>
+      <Button onClick={() => void navigate(to, { replace: true })} data-testid="disclaimer-continue">
+        {t('account.disclaimer.continue_now')}
+      </Button>
+    </Group>
+  );
+}
 
 /** Accepting signs in again with the disclaimer token and lands on the desktops (no countdown). */
 export default function DisclaimerPage() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const token = stepTokenOf('disclaimer-acknowledgement-required');
-  const disclaimer = useQuery({ queryKey: ['disclaimer'], queryFn: () => api.get('/disclaimer', ZDisclaimer, { bearer: null }) });
+  const [next, setNext] = useState<string | null>(null);
+  const disclaimer = useQuery({
+    queryKey: ['disclaimer', i18n.language],
+    queryFn: () => api.get(`/disclaimer?lang=${encodeURIComponent(i18n.language)}`, ZDisclaimer, { bearer: null }),
+  });
   const { busy, error, run } = useAction();
 
   const accept = () => {
@@ -25,7 +54,9 @@ export default function DisclaimerPage() {
       await request(`${AUTH}/acknowledge-disclaimer`, { method: 'POST', bearer: token });
       const type = await login({ bearer: token });
       queryClient.clear();
-      await navigate(type === 'login' ? '/desktops' : '/login', { replace: true });
+      // A further step (e-mail verification, password reset) continues at once; the desktops after a countdown.
+      if (type === 'login') setNext('/desktops');
+      else await navigate('/login', { replace: true });
     });
   };
 
@@ -36,14 +67,19 @@ export default function DisclaimerPage() {
         <Skeleton h={160} />
       ) : (
         <ScrollArea.Autosize mah="50vh" type="auto" mb="lg">
-          
+          {disclaimer.data?.body ? (
             <Text style={{ whiteSpace: 'pre-wrap' }} data-testid="disclaimer-body">
-              {disclaimer.data?.body}
+              {disclaimer.data.body}
             </Text>
-          
+          ) : (
+            <Text c="dimmed" size="sm" data-testid="disclaimer-empty">
+              {t('account.disclaimer.empty')}
+            </Text>
+          )}
         </ScrollArea.Autosize>
       )}
-      {token && (
+      {next && <AcceptedCountdown to={next} />}
+      {token && !next && (
         <Group justify="flex-end">
           <Button
             variant="default"
@@ -55,7 +91,7 @@ export default function DisclaimerPage() {
             {t('disclaimer.decline')}
           </Button>
           <Button onClick={() => void accept()} loading={busy} data-testid="disclaimer-accept">
-            {t('disclaimer.accept')}
+            {t('account.disclaimer.accept')}
           </Button>
         </Group>
       )}

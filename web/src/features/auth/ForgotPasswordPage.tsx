@@ -9,11 +9,13 @@ import { AUTH, request } from '../../lib/api';
 import { useAction } from '../../lib/use-action';
 import { rules } from '../../lib/validation';
 import { AuthCard } from '../../layout/BareLayout';
-import { categoriesQuery } from './api';
+import { categoriesQuery, loginConfigQuery } from './api';
 
 export default function ForgotPasswordPage() {
   const { t } = useTranslation();
   const categories = useQuery(categoriesQuery);
+  // Said before the form is filled: without mail no link can be sent.
+  const mailOff = useQuery(loginConfigQuery).data?.forgot_password === false;
   const [sent, setSent] = useState(false);
   const { busy, error, run } = useAction();
   const r = rules(t);
@@ -41,12 +43,17 @@ export default function ForgotPasswordPage() {
           )}
         >
           <Stack>
+            {mailOff && (
+              <Alert color="orange" icon={<IconAlertCircle size={18} />} data-testid="forgot-mail-off">
+                {t('errors.email_not_configured')}
+              </Alert>
+            )}
             {error && <Alert color="red" icon={<IconAlertCircle size={18} />} role="alert">{error}</Alert>}
             {(categories.data?.length ?? 0) > 1 && (
               <Select label={t('login.category')} data={categories.data!.map((c) => ({ value: c.id, label: c.name }))} allowDeselect={false} {...form.getInputProps('category')} />
             )}
-            <TextInput label={t('forgot_password.email')} type="email" autoComplete="email" {...form.getInputProps('email')} />
-            <Button type="submit" loading={busy}>
+            <TextInput label={t('forgot_password.email')} type="email" autoComplete="email" disabled={mailOff} {...form.getInputProps('email')} />
+            <Button type="submit" loading={busy} disabled={mailOff}>
               {t('forgot_password.submit')}
             </Button>
             <Anchor component={Link} to="/login" ta="center" size="sm">

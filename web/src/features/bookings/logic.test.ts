@@ -114,3 +114,10 @@ describe('live messages', () => {
     expect(messageKey('unknown', exists)).toBeNull();
   });
 });
+
+describe('message templates', () => {
+  it('fills {{params}} and leaves unknown ones', async () => {
+    const { fillTemplate } = await import('./messages');
+    expect(fillTemplate('{{name}} ends in {{ minutes }} min {{other}}', { name: 'GPU desktop', minutes: 5 })).toBe('GPU desktop ends in 5 min {{other}}');
+  });
+});

@@ -5,6 +5,7 @@ import {
   IconChevronDown,
   IconDots,
   IconDownload,
+  IconHelp,
   IconLink,
   IconPlayerPlay,
   IconPlayerStop,
@@ -17,6 +18,7 @@ import {
   IconX,
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 import { desktopState, type TDesktop, type TDesktopAction, type TViewer } from '@vdi/contracts';
 import { useRecreateDisk } from '../domains/recreate';
 import { isBrowserViewer } from '../viewer/open';
@@ -96,6 +98,10 @@ export function OpenButton({ c, size = 'sm', compact = false, grow = false }: { 
               {t(`desktops.viewers.${v}`)}
             </Menu.Item>
           ))}
+          <Menu.Divider />
+          <Menu.Item component={Link} to="/viewers" leftSection={<IconHelp size={16} />} data-testid="viewer-help">
+            {t('nav.viewers_help')}
+          </Menu.Item>
         </Menu.Dropdown>
       </Menu>
     </Button.Group>

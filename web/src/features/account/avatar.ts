@@ -1,0 +1,19 @@
+/**
+ * The picture of a person without a photo: one of 48 (a hash of the user name modulo 48, spec 001 §9),
+ * drawn as their initials on one of 48 hues, so that it needs no image files.
+ */
+export function avatarIndex(key: string): number {
+  let h = 0;
+  for (let i = 0; i < key.length; i++) h = (Math.imul(h, 31) + key.charCodeAt(i)) | 0;
+  return (Math.abs(h) % 48) + 1;
+}
+
+export const avatarColor = (username: string) => `hsl(${(avatarIndex(username) - 1) * 7.5}, 55%, 45%)`;
+
+export const initials = (name: string) =>
+  name
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((p) => p[0]!.toUpperCase())
+    .join('');
