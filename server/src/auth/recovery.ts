@@ -7,6 +7,7 @@ import { findUserById } from './passwords';
 import { spendToken } from './one-time';
 import { emailDomainAllowed } from './registration';
 import { tokenType } from './tokens';
+import { safeError } from '../http/log';
 import { mailEnabled, sendMail } from '../mail/mailer';
 import { resetMail, verificationMail } from '../mail/templates';
 import { usersData } from '../modules/user/update';
@@ -48,7 +49,13 @@ export async function forgotPassword(ctx: AppContext, categoryId: string, email:
     );
   if (!user) return;
   const token = await ctx.tokens.signSpecial('password-reset', { user_id: user.id });
-  await sendMail(ctx, resetMail(user, user.email, `${baseUrl}/reset-password?token=${token}`));
+  try {
+    await sendMail(ctx, resetMail(user, user.email, `${baseUrl}/reset-password?token=${token}`));
+  } catch (err) {
+    // The same answer as for an unknown address (a refused send would tell that this one exists);
+    // the failure goes to the log for whoever runs the mail server.
+    ctx.log.warn({ err: safeError(err) }, 'the password-reset mail was not sent');
+  }
 }
 
 export async function resetPassword(ctx: AppContext, bearer: string, password: string) {
