@@ -15,3 +15,5 @@ export * from './templates';
 export * from './bookings';
 export * from './booking-rules';
 export * from './deployments';
+export * from './settings';
+export * from './admin-system';

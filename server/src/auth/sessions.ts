@@ -38,7 +38,9 @@ export function liveSession(session: SessionRow | null | undefined): SessionRow 
  * Sessions: token life (5 min), renewal window from the last renewal (30 min) and an
  * absolute limit from sign-in (8 h). One active session per user.
  */
-export function createSessionService(db: Db, tokens: TokenService, limits: Config['session']) {
+export function createSessionService(db: Db, tokens: TokenService, configured: Config['session']) {
+  /** The configured lifetimes, each replaced by the admin's `sessions` setting when it sets one (`applySetting`). */
+  let limits = { ...configured };
   /** Told of every ended session, so that live sockets of it are closed at once. */
   const endedListeners = new Set<(sessionIds: string[]) => void>();
   const ended = (ids: string[]) => {
@@ -117,6 +119,15 @@ export function createSessionService(db: Db, tokens: TokenService, limits: Confi
     onEnded(listener: (sessionIds: string[]) => void) {
       endedListeners.add(listener);
       return () => endedListeners.delete(listener);
+    },
+
+    /** The `sessions` setting (null fields keep the configured value); applies to the next sign-in and renewal. */
+    applySetting(setting: { token_seconds: number | null; max_renew_seconds: number | null; max_seconds: number | null }) {
+      limits = {
+        tokenSeconds: setting.token_seconds ?? configured.tokenSeconds,
+        maxRenewSeconds: setting.max_renew_seconds ?? configured.maxRenewSeconds,
+        maxSeconds: setting.max_seconds ?? configured.maxSeconds,
+      };
     },
 
     maxRenewTime: (session: SessionRow) => seconds(session.lastRenewAt) + limits.maxRenewSeconds,
