@@ -28,6 +28,7 @@ import { LanguageMenu } from './LanguageMenu';
 import classes from './AppLayout.module.css';
 import { RecycleBinCounter } from '../features/recycle-bin/RecycleBinCounter';
 import { useLiveMessages } from '../features/bookings/messages';
+import { StatusBar } from '../features/system/StatusBar';
 
 const ICONS = { desktops: IconDeviceDesktop, deployments: IconUsersGroup, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle, bookings: IconCalendarEvent, planning: IconCalendarCog } as const;
 
@@ -141,6 +142,7 @@ export function AppLayout() {
       </AppShell.Navbar>
       <AppShell.Main className={classes.main}>
         <div className={classes.content}>
+          {user && <StatusBar />}
           <Outlet />
         </div>
       </AppShell.Main>

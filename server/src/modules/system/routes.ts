@@ -91,16 +91,18 @@ export async function systemRoutes(app: FastifyInstance, ctx: AppContext) {
   );
 
   r.get('/login_config', { schema: { response: { 200: ZLoginConfig } } }, async () => {
-    const [cats, codes] = await Promise.all([
+    const [cats, codes, login] = await Promise.all([
       listCategories(),
       ctx.db.select({ code: schema.registrationCodes.code }).from(schema.registrationCodes).limit(1),
+      ctx.settings.get('login'),
     ]);
+    // The admin's sign-in page options (setting `login`): providers hidden, no categories select, a notice.
     return {
-      providers: listedProviders(),
-      categories_select: cats.length > 1,
+      providers: listedProviders().filter((p) => !login.hidden_providers.includes(p)),
+      categories_select: cats.length > 1 && !login.hide_categories_select,
       forgot_password: ctx.mailer.enabled,
       signup: codes.length > 0,
-      notification_cover: { enabled: false, title: '', description: '' },
+      notification_cover: { enabled: login.notice.enabled, title: login.notice.title, description: login.notice.text },
     };
   });
 
