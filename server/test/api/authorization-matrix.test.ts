@@ -142,6 +142,10 @@ const MATRIX: Record<string, Case> = {
   'PUT /api/v3/admin/settings/:key': { expect: allow(['admin'], 'reached'), req: () => ({ path: `${A}/admin/settings/status_bar`, method: 'PUT', body: { enabled: false } }) },
   'PUT /api/v3/admin/category/:id/maintenance': { expect: allow(['admin']), req: () => ({ path: `${A}/admin/category/lab/maintenance`, method: 'PUT', body: { enabled: false } }) },
   'PUT /api/v3/admin/user/:id/active': { expect: allow(['admin']), req: async () => ({ path: `${A}/admin/user/${(await userRow(server, 'student02')).id}/active`, method: 'PUT', body: { active: true } }) },
+  'POST /api/v3/admin/settings/mail/test': { expect: allow(['admin'], 'reached'), req: () => ({ path: `${A}/admin/settings/mail/test`, method: 'POST', body: { to: 'someone@example.org' } }) },
+  // Admins every entry, managers their category's (the filter is tested in admin-system.test.ts).
+  'GET /api/v3/admin/audit': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/audit`) },
+  'GET /api/v3/admin/audit/export': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/audit/export`) },
   'GET /api/v3/admin/registration_codes': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/registration_codes`) },
   'GET /api/v3/admin/users': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/users`) },
   'GET /api/v3/admin/storage_pool/availability': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/storage_pool/availability`) },
