@@ -67,6 +67,8 @@ export const ROUTES: AppRoute[] = [
   { path: '/rdp', name: 'Rdp', title: 'routes.rdp', access: 'session', bare: true },
   { path: '/vw/*', name: 'direct_viewer', title: 'routes.direct_viewer', access: 'public', bare: true, load: () => import('../features/direct/DirectViewerPage') },
   { path: '/viewer/vnc', name: 'viewer_vnc', title: 'routes.viewer', access: 'public', bare: true, fullscreen: true, load: () => import('../features/viewer/VncViewerPage') },
+  // TEMPORARY (branch admin-system): the console's system screens until the people part's shell mounts them.
+  { path: '/isard-admin/*', name: 'isard_admin', title: 'admin_nav.console', access: ['admin', 'manager'], load: () => import('../features/admin/TemporaryConsole') },
   { path: '/error/:code', name: 'error', title: 'routes.error', access: 'public', bare: true, load: () => import('../features/system/ErrorPage') },
 ];
 
