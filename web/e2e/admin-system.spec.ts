@@ -2,7 +2,7 @@ import { expect, test, type Locator, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/admin-system/en.json' with { type: 'json' };
 import ca from '../src/i18n/locales/admin-system/ca.json' with { type: 'json' };
 import core from '../src/i18n/locales/en.json' with { type: 'json' };
-import { adminCall, shot, signInAs } from './support';
+import { adminCall, shot, signInAs, windowShot } from './support';
 
 // The administration console's system part (issue 11): settings take effect at once, the audit
 // log shows who did what, when and from where. (Mounted at /isard-admin/<path>.)
@@ -201,7 +201,7 @@ test.describe('screens', () => {
     await page.getByTestId('mail-test-to').fill('admin@example.org');
     await page.getByTestId('mail-test-card-save').click();
     // Mail is not configured on this server: the catalogue's message.
-    await expect(page.getByTestId('mail-test-card-error')).toContainText(core.errors.email_not_configured);
-    await shot(page, 'admin-system-mail-error');
+    await expect(page.getByTestId('mail-test-card-error')).toContainText(T.mail.not_configured);
+    await windowShot(page, 'admin-system-mail-error');
   });
 });

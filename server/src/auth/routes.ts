@@ -75,8 +75,10 @@ export async function authenticationRoutes(app: FastifyInstance, ctx: AppContext
       try {
         result = await passwordLogin(ctx, username, form.password, categoryId, request.ip);
       } catch (err) {
-        // Wrong password and sign-ins held back by the limits; the name as typed, never the password.
-        if (err instanceof ApiError && (err.status === 401 || err.status === 429)) {
+        // A wrong name or password, with the name as typed (never the password). Attempts the limits
+        // hold back (429) are not written: they cost no password check and would let one client
+        // fill the log at its request rate.
+        if (err instanceof ApiError && err.status === 401) {
           await audit(ctx.db, actorOf(request, { name: username.slice(0, 128), categoryId: categoryId ?? null }), {
             action: 'auth.sign_in_failed',
             objectType: 'user',

@@ -20,7 +20,7 @@ export default function TemporaryConsole() {
     <>
       <Group gap={4} mb="lg" wrap="wrap">
         {visible.map((s) => (
-          <NavLink key={s.path} component={RouterLink} to={`/isard-admin/${s.path}`} label={t(s.label)} active={s === section} w="auto" style={{ borderRadius: 8 }} data-testid={`admin-nav-${s.path.replace('/', '-')}`} />
+          <NavLink key={s.path} component={RouterLink} end to={`/isard-admin/${s.path}`} label={t(s.label)} active={s === section} w="auto" style={{ borderRadius: 8 }} data-testid={`admin-nav-${s.path.replace('/', '-')}`} />
         ))}
       </Group>
       <Suspense fallback={<Skeleton height={300} />}>{Screen && <Screen />}</Suspense>

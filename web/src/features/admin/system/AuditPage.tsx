@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Alert, Badge, Button, Code, Group, Pagination, Paper, ScrollArea, Select, SimpleGrid, Skeleton, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
+import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { IconAlertCircle, IconDownload, IconFilterOff, IconHistory, IconSearch } from '@tabler/icons-react';
 import dayjs from 'dayjs';
@@ -47,7 +47,7 @@ function Detail({ e }: { e: TAuditEntry }) {
   if (!entries.length) return null;
   return (
     <Code block={false} fz="xs" style={{ whiteSpace: 'normal', wordBreak: 'break-word' }}>
-      {entries.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' · ')}
+      {entries.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : Array.isArray(v) ? v.join(', ') : JSON.stringify(v)}`).join(' · ')}
     </Code>
   );
 }
@@ -78,6 +78,8 @@ export default function AuditPage() {
   };
   const filtered = JSON.stringify(filters) !== JSON.stringify(EMPTY);
   const pages = Math.max(1, Math.ceil((list.data?.total ?? 0) / PER_PAGE));
+  // A phone gets one card per entry instead of a table it would have to scroll sideways.
+  const narrow = useMediaQuery('(max-width: 48em)');
 
   return (
     <>
@@ -138,6 +140,34 @@ export default function AuditPage() {
         />
       ) : (
         <Stack gap="md">
+          {narrow ? (
+            <Stack gap="xs" data-testid="audit-cards">
+              {list.data.items.map((e) => (
+                <Paper key={e.id} withBorder radius="md" p="sm" data-testid="audit-row" data-action={e.action}>
+                  <Group justify="space-between" gap="xs" wrap="nowrap" align="flex-start">
+                    <Badge variant="light" color={COLORS[e.action.split('.')[0]!] ?? 'gray'} radius="sm" tt="none">
+                      {label(e.action)}
+                    </Badge>
+                    <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
+                      {dayjs(e.at).format('YYYY-MM-DD HH:mm:ss')}
+                    </Text>
+                  </Group>
+                  <Text size="sm" mt={6}>
+                    <b>{e.actor_name || t('admin_system.audit.system')}</b>
+                    {e.actor_role ? ` · ${t(`roles.${e.actor_role}`, { defaultValue: e.actor_role })}` : ''}
+                    {e.address ? ` · ${e.address}` : ''}
+                  </Text>
+                  {(e.object_name || e.object_id) && (
+                    <Text size="sm" c="dimmed">
+                      {e.object_type ? `${e.object_type}: ` : ''}
+                      {e.object_name || e.object_id}
+                    </Text>
+                  )}
+                  <Detail e={e} />
+                </Paper>
+              ))}
+            </Stack>
+          ) : (
           <Paper withBorder radius="md">
             <ScrollArea type="auto">
               <Table striped highlightOnHover verticalSpacing="xs" miw={860} data-testid="audit-table">
@@ -195,6 +225,7 @@ export default function AuditPage() {
               </Table>
             </ScrollArea>
           </Paper>
+          )}
           {pages > 1 && (
             <Group justify="center">
               <Pagination total={pages} value={page} onChange={setPage} size="sm" data-testid="audit-pages" />

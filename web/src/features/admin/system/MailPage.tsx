@@ -4,6 +4,8 @@ import { IconSend } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { notifySuccess } from '../../../app/error-handler';
 import { useAction } from '../../../lib/use-action';
+import { HttpError } from '../../../lib/api';
+import { errorMessage } from '../../../lib/errors';
 import { rules } from '../../../lib/validation';
 import { PageHeader } from '../../../components/PageHeader';
 import { SettingCard, SettingsBody, useSettingForm } from './SettingCard';
@@ -13,7 +15,7 @@ import './texts';
 
 /** SMTP for password resets and e-mail verification, and a test mail (`/isard-admin/settings/mail`). */
 export default function MailPage() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   useSettingsLive();
   const s = useSettingForm(
     'mail',
@@ -22,7 +24,10 @@ export default function MailPage() {
     ({ password, ...rest }) => (password ? { ...rest, password } : rest),
   );
   const [to, setTo] = useState('');
-  const test = useAction();
+  // Mail off: the admin is the one to turn it on (the catalogue's text tells people to ask them).
+  const test = useAction((err) =>
+    err instanceof HttpError && err.code === 'email_not_configured' ? t('admin_system.mail.not_configured') : errorMessage(t, err, (k) => i18n.exists(k)),
+  );
   const passwordSet = s.query.data?.password_set ?? false;
   return (
     <>

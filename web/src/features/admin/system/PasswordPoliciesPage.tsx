@@ -1,6 +1,7 @@
 import { useState } from 'react';
-import { ActionIcon, Alert, Badge, Button, Checkbox, Group, Modal, NumberInput, Paper, ScrollArea, Select, SimpleGrid, Skeleton, Table, Text, Tooltip } from '@mantine/core';
+import { ActionIcon, Alert, Badge, Button, Checkbox, Group, Modal, NumberInput, Paper, ScrollArea, Select, SimpleGrid, Skeleton, Stack, Table, Text, Tooltip } from '@mantine/core';
 import { useForm } from '@mantine/form';
+import { useMediaQuery } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { IconAlertCircle, IconPencil, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
@@ -107,6 +108,31 @@ export default function PasswordPoliciesPage() {
     notifySuccess(t('admin_system.saved'));
   };
   const same = (a: TPasswordPolicyRule, b: TPasswordPolicyRule) => a.category === b.category && a.role === b.role;
+  // A phone gets one card per policy instead of a wide table.
+  const narrow = useMediaQuery('(max-width: 48em)');
+  const actions = (r: TPasswordPolicyRule) => (
+    <Group gap={4} justify="flex-end" wrap="nowrap">
+      <Tooltip label={t('admin_system.passwords.edit')}>
+        <ActionIcon variant="subtle" onClick={() => setEditing({ rule: r })} aria-label={t('admin_system.passwords.edit')}>
+          <IconPencil size={16} />
+        </ActionIcon>
+      </Tooltip>
+      {!isGeneral(r) && (
+        <Tooltip label={t('admin_system.passwords.remove')}>
+          <ActionIcon
+            variant="subtle"
+            color="red"
+            loading={remove.busy}
+            onClick={() => remove.run(() => store(items.filter((x) => !same(x, r))))}
+            aria-label={t('admin_system.passwords.remove')}
+          >
+            <IconTrash size={16} />
+          </ActionIcon>
+        </Tooltip>
+      )}
+    </Group>
+  );
+  const value = (r: TPasswordPolicyRule, n: (typeof NUMBERS)[number]) => (n === 'expire' && r.expire === 0 ? '—' : r[n]);
 
   return (
     <>
@@ -125,6 +151,46 @@ export default function PasswordPoliciesPage() {
         </Alert>
       ) : query.isPending ? (
         <Skeleton height={200} radius="md" />
+      ) : narrow ? (
+        <Stack gap="xs">
+          {remove.error && (
+            <Alert color="red" role="alert">
+              {remove.error}
+            </Alert>
+          )}
+          {items.map((r) => (
+            <Paper key={`${r.category}:${r.role}`} withBorder radius="md" p="sm" data-testid="policy-row">
+              <Group justify="space-between" wrap="nowrap" align="flex-start">
+                <div>
+                  <Group gap={6}>
+                    <Text fw={600} size="sm">
+                      {categoryName(r.category)}
+                    </Text>
+                    {isGeneral(r) && (
+                      <Badge size="xs" variant="light">
+                        {t('admin_system.passwords.general')}
+                      </Badge>
+                    )}
+                  </Group>
+                  <Text size="xs" c="dimmed">
+                    {t(`admin_system.passwords.roles.${r.role}`)}
+                  </Text>
+                </div>
+                {actions(r)}
+              </Group>
+              <SimpleGrid cols={2} spacing={4} mt="xs">
+                {NUMBERS.map((n) => (
+                  <Text key={n} size="xs">
+                    {t(`admin_system.passwords.short.${n}`)}: <b>{value(r, n)}</b>
+                  </Text>
+                ))}
+                <Text size="xs">
+                  {t('admin_system.passwords.short.not_username')}: <b>{r.not_username ? t('admin_system.yes') : t('admin_system.no')}</b>
+                </Text>
+              </SimpleGrid>
+            </Paper>
+          ))}
+        </Stack>
       ) : (
         <Paper withBorder radius="md">
           {remove.error && (
@@ -160,31 +226,10 @@ export default function PasswordPoliciesPage() {
                     </Table.Td>
                     <Table.Td>{t(`admin_system.passwords.roles.${r.role}`)}</Table.Td>
                     {NUMBERS.map((n) => (
-                      <Table.Td key={n}>{n === 'expire' && r.expire === 0 ? '—' : r[n]}</Table.Td>
+                      <Table.Td key={n}>{value(r, n)}</Table.Td>
                     ))}
                     <Table.Td>{r.not_username ? t('admin_system.yes') : t('admin_system.no')}</Table.Td>
-                    <Table.Td>
-                      <Group gap={4} justify="flex-end" wrap="nowrap">
-                        <Tooltip label={t('admin_system.passwords.edit')}>
-                          <ActionIcon variant="subtle" onClick={() => setEditing({ rule: r })} aria-label={t('admin_system.passwords.edit')}>
-                            <IconPencil size={16} />
-                          </ActionIcon>
-                        </Tooltip>
-                        {!isGeneral(r) && (
-                          <Tooltip label={t('admin_system.passwords.remove')}>
-                            <ActionIcon
-                              variant="subtle"
-                              color="red"
-                              loading={remove.busy}
-                              onClick={() => remove.run(() => store(items.filter((x) => !same(x, r))))}
-                              aria-label={t('admin_system.passwords.remove')}
-                            >
-                              <IconTrash size={16} />
-                            </ActionIcon>
-                          </Tooltip>
-                        )}
-                      </Group>
-                    </Table.Td>
+                    <Table.Td>{actions(r)}</Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>
