@@ -49,6 +49,7 @@ import { notificationRoutes } from './modules/notifications/routes';
 import { sweepStorage } from './modules/storage/sweep';
 import { applySettings } from './modules/admin/settings/apply';
 import { startAuditSweep } from './modules/admin/audit/sweep';
+import { startTemporaryDesktopSweep } from './modules/desktops/temporary-sweep';
 
 /** A route as registered: its method, URL pattern and zod schemas (params, querystring, body). */
 export type RegisteredRoute = {
@@ -180,6 +181,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const stopPurge = startRecycleBinPurge(ctx);
   // Audit log retention (the `audit` setting).
   const stopAuditSweep = startAuditSweep(ctx);
+  // Temporary desktops nobody views (the `temporary_desktops` setting).
+  const stopTemporarySweep = startTemporaryDesktopSweep(ctx, lifecycle);
   // Before the listener closes (it waits for every open connection): live sockets, viewer
   // websockets and SPICE tunnels end now, idle keep-alive connections too; requests under way
   // get a moment to finish. Running machines are left alone (the next start adopts them).
@@ -187,6 +190,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     ctx.jobs.stopAll();
     stopPurge();
     stopAuditSweep();
+    stopTemporarySweep();
     await bookings.scheduler.stop();
     lifecycle.close();
     closeGateways();

@@ -1,11 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { io, type Socket } from 'socket.io-client';
 import { ADMIN_SOCKET_NAMESPACE, SOCKET_PATH, ZAuditList, type TAuditEntry } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import { sweepAudit } from '../../src/modules/admin/audit/sweep';
+import { sweepIdleTemporaryDesktops } from '../../src/modules/desktops/temporary-sweep';
+import type { DesktopLifecycle } from '../../src/modules/desktops/lifecycle';
+import { viewerClosed, viewerOpened } from '../../src/modules/viewers/activity';
 import { call, DEMO_PASSWORD, login, startTestServer, type TestServer } from '../helpers/server';
-import { copyUser, makeBinEntry, tokenOf, userRow } from '../helpers/routes-fixtures';
+import { copyUser, makeBinEntry, makeDesktop, tokenOf, userRow } from '../helpers/routes-fixtures';
 import { startMailSink } from '../helpers/mail-sink';
 import { until } from '../helpers/wait';
 import { and } from 'drizzle-orm';
@@ -179,6 +182,45 @@ describe('settings take effect at once', () => {
       expect(r.status).toBe(200);
       expect(await r.json()).toMatchObject(body);
     }
+  });
+});
+
+describe('temporary-desktop inactivity limit', () => {
+  it('stops (deletes) a running temporary desktop nobody has viewed for the limit, not one being viewed', async () => {
+    // (rows marked running without a machine; put back to Stopped at the end, whatever happens)
+    const owner = await userRow(server, 'user');
+    const idle = await makeDesktop(server, owner, { name: 'Idle temporary' });
+    const watched = await makeDesktop(server, owner, { name: 'Watched temporary' });
+    const startedAt = new Date(Date.now() - 10 * 60_000);
+    for (const d of [idle, watched]) {
+      await server.ctx.db.update(schema.domains).set({ persistent: false, status: 'Started', startedAt, accessedAt: startedAt }).where(eq(schema.domains.id, d.id));
+    }
+    onTestFinished(async () => {
+      await call(server, `${A}/settings/temporary_desktops`, { token: tok.admin, method: 'PUT', body: { inactivity_minutes: 0 } });
+      for (const d of [idle, watched]) await server.ctx.db.update(schema.domains).set({ status: 'Stopped' }).where(eq(schema.domains.id, d.id));
+    });
+    const destroyed: string[] = [];
+    // The lifecycle's deletion is its own suite's; here it only marks the row as gone from the running ones.
+    const lifecycle = {
+      destroyDesktop: async (row: { id: string }) => {
+        destroyed.push(row.id);
+        await server.ctx.db.update(schema.domains).set({ status: 'Stopped' }).where(eq(schema.domains.id, row.id));
+      },
+    } as unknown as DesktopLifecycle;
+    // Off (0): nothing happens.
+    await call(server, `${A}/settings/temporary_desktops`, { token: tok.admin, method: 'PUT', body: { inactivity_minutes: 0 } });
+    expect(await sweepIdleTemporaryDesktops(server.ctx, lifecycle)).toBe(0);
+    // 5 minutes: the idle one goes; the one with a viewer open stays, and after its viewer closes it has 5 more minutes.
+    await call(server, `${A}/settings/temporary_desktops`, { token: tok.admin, method: 'PUT', body: { inactivity_minutes: 5 } });
+    viewerOpened(watched.id);
+    expect(await sweepIdleTemporaryDesktops(server.ctx, lifecycle)).toBe(1);
+    expect(destroyed).toEqual([idle.id]);
+    viewerClosed(watched.id);
+    expect(await sweepIdleTemporaryDesktops(server.ctx, lifecycle, Date.now() + 60_000)).toBe(0);
+    expect(await sweepIdleTemporaryDesktops(server.ctx, lifecycle, Date.now() + 6 * 60_000)).toBe(1);
+    expect(destroyed).toContain(watched.id);
+    const { items } = await auditOf(`action=desktop.temporary_expired&object=${idle.id}`);
+    expect(items[0]).toMatchObject({ actor_name: '', object_name: 'Idle temporary', category_id: 'default' });
   });
 });
 
