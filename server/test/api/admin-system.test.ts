@@ -109,6 +109,11 @@ describe('settings take effect at once', () => {
     const stored = await server.ctx.settings.get('disclaimer');
     expect(stored).toMatchObject({ enabled: false, title: 'Terms', body: 'Default text', texts: { ca: { title: 'Condicions', body: 'Text en català' } } });
     expect(await (await call(server, '/api/v3/disclaimer')).json()).toEqual({ title: 'Terms', body: 'Default text' });
+    // The portal asks in its language; a language without its own text gets the default one.
+    expect(await (await call(server, '/api/v3/disclaimer?lang=ca')).json()).toEqual({ title: 'Condicions', body: 'Text en català' });
+    expect(await (await call(server, '/api/v3/disclaimer?lang=fr-FR')).json()).toEqual({ title: 'Terms', body: 'Default text' });
+    const accept = await fetch(`${server.url}/api/v3/disclaimer`, { headers: { 'accept-language': 'ca-ES,ca;q=0.9' } });
+    expect(await accept.json()).toEqual({ title: 'Condicions', body: 'Text en català' });
   });
 
   it('password policy per category and role applies to the next password check', async () => {

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { eq, or } from 'drizzle-orm';
 import { z } from 'zod';
-import { ZCategoryPublic, ZDisclaimer, ZLoginConfig, ZMaintenanceText, ZStatusBarAnswer } from '@vdi/contracts';
+import { disclaimerFor, ZCategoryPublic, ZDisclaimer, ZLoginConfig, ZMaintenanceText, ZStatusBarAnswer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { ApiError, notFound } from '../../http/errors';
@@ -106,10 +106,15 @@ export async function systemRoutes(app: FastifyInstance, ctx: AppContext) {
     };
   });
 
-  r.get('/disclaimer', { schema: { response: { 200: ZDisclaimer } } }, async () => {
-    const d = await ctx.settings.get('disclaimer');
-    return { title: d.title, body: d.body };
-  });
+  // The text of the asked language (`?lang=ca` or the browser's first Accept-Language), else the default one.
+  r.get(
+    '/disclaimer',
+    { schema: { querystring: z.object({ lang: z.string().max(16).optional() }), response: { 200: ZDisclaimer } } },
+    async (request) => {
+      const d = await ctx.settings.get('disclaimer');
+      return disclaimerFor(d, request.query.lang ?? request.headers['accept-language']?.split(',')[0]?.trim());
+    },
+  );
 }
 
 /** The public category list also answers under /authentication for the login select. */

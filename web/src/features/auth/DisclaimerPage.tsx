@@ -13,10 +13,12 @@ import { login, stepTokenOf } from './api';
 
 /** Accepting signs in again with the disclaimer token and lands on the desktops (no countdown). */
 export default function DisclaimerPage() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const token = stepTokenOf('disclaimer-acknowledgement-required');
-  const disclaimer = useQuery({ queryKey: ['disclaimer'], queryFn: () => api.get('/disclaimer', ZDisclaimer, { bearer: null }) });
+  // In the interface's language (the admin writes one text per language).
+  const lang = i18n.language.slice(0, 2);
+  const disclaimer = useQuery({ queryKey: ['disclaimer', lang], queryFn: () => api.get('/disclaimer', ZDisclaimer, { bearer: null, query: { lang } }) });
   const { busy, error, run } = useAction();
 
   const accept = () => {
