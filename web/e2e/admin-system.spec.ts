@@ -2,7 +2,7 @@ import { expect, test, type Locator, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/admin-system/en.json' with { type: 'json' };
 import ca from '../src/i18n/locales/admin-system/ca.json' with { type: 'json' };
 import core from '../src/i18n/locales/en.json' with { type: 'json' };
-import { adminCall, shot, signInAs, windowShot } from './support';
+import { adminCall, PASSWORD, shot, signInAs, windowShot } from './support';
 
 // The administration console's system part (issue 11): settings take effect at once, the audit
 // log shows who did what, when and from where. (Mounted at /isard-admin/<path>.)
@@ -88,6 +88,26 @@ test.describe('status bar', () => {
       await card.getByTestId('status-bar-card-save').click();
       await expect(card.getByTestId('status-bar-card-save')).toBeDisabled();
       await userContext.close();
+    }
+  });
+});
+
+test.describe('sign-in page options', () => {
+  test('a notice and no category select on the sign-in page, as the admin set them', async ({ page, request }) => {
+    await adminCall(request, 'PUT', '/admin/settings/login', { hide_categories_select: true, notice: { enabled: true, title: 'Exams week', text: 'The portal closes at 20:00.' } });
+    try {
+      await page.goto('/login');
+      await expect(page.getByTestId('login-notice')).toContainText('Exams week');
+      await expect(page.getByTestId('login-notice')).toContainText('The portal closes at 20:00.');
+      await expect(page.getByTestId('login-category')).toHaveCount(0);
+      await shot(page, 'admin-system-login-options');
+      // The name alone still signs in.
+      await page.getByTestId('login-username').fill('user');
+      await page.getByTestId('login-password').fill(PASSWORD);
+      await page.getByTestId('login-submit').click();
+      await expect(page).toHaveURL(/\/desktops$/);
+    } finally {
+      await adminCall(request, 'PUT', '/admin/settings/login', { hide_categories_select: false, notice: { enabled: false, title: '', text: '' } });
     }
   });
 });

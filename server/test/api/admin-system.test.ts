@@ -312,6 +312,13 @@ describe('audit log API', () => {
     expect(lab.items.every((e) => e.category_id === 'lab')).toBe(true);
     // Settings (no category) are admins' only.
     expect(mine.items.some((e) => e.action === 'settings.update')).toBe(false);
+    // The export too: a manager's CSV holds their category's rows only.
+    for (const [c, category] of [['manager', 'default'], ['labmanager', 'lab']] as const) {
+      const csv = await call(server, `${A}/audit/export`, { token: tok[c] });
+      expect(csv.status).toBe(200);
+      const rows = (await csv.text()).trim().split('\r\n').slice(1);
+      expect(rows.every((r) => r.split(',').includes(category))).toBe(true);
+    }
     for (const c of ['advanced', 'user'] as const) {
       expect((await call(server, `${A}/audit`, { token: tok[c] })).status).toBe(403);
       expect((await call(server, `${A}/audit/export`, { token: tok[c] })).status).toBe(403);
