@@ -7,7 +7,7 @@ import { sweepAudit } from '../../src/modules/admin/audit/sweep';
 import { sweepIdleTemporaryDesktops } from '../../src/modules/desktops/temporary-sweep';
 import type { DesktopLifecycle } from '../../src/modules/desktops/lifecycle';
 import { viewerClosed, viewerOpened } from '../../src/modules/viewers/activity';
-import { call, DEMO_PASSWORD, login, startTestServer, type TestServer } from '../helpers/server';
+import { call, login, startTestServer, type TestServer } from '../helpers/server';
 import { copyUser, makeBinEntry, makeDesktop, tokenOf, userRow } from '../helpers/routes-fixtures';
 import { startMailSink } from '../helpers/mail-sink';
 import { until } from '../helpers/wait';
@@ -36,7 +36,6 @@ afterAll(async () => {
   await server?.close();
 });
 
-const json = async (r: Response) => (r.headers.get('content-type')?.includes('json') ? r.json() : r.text());
 const auditOf = async (query: string, token = tok.admin) => {
   const r = await call(server, `${A}/audit?${query}`, { token });
   expect(r.status).toBe(200);
@@ -413,8 +412,6 @@ describe('sign-in coupling with the admin area', () => {
     expect(await adminSessionUser(server.ctx, cookie.split('=')[1])).toBeNull();
     const out = await fetch(`${server.url}/isard-admin/logout/remote`, { headers: { cookie } });
     expect(await out.json()).toEqual({ success: true });
-    expect(DEMO_PASSWORD).toBeTruthy();
   });
 });
 
-void json;
