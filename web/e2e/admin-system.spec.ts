@@ -128,6 +128,10 @@ test.describe('audit log screen', () => {
     await expect(failed).toContainText('student01');
     await shot(page, 'admin-system-audit-en');
 
+    // Live: a new entry appears without a reload (the /administrators socket).
+    await request.post('/authentication/login?provider=form&category_id=default', { multipart: { username: 'student04', password: 'still-not-it' } });
+    await expect(page.getByTestId('audit-row').filter({ hasText: 'student04' }).first()).toContainText(T.audit.actions.auth_sign_in_failed);
+
     await page.getByTestId('audit-filter-actor').fill('student01');
     await expect(page.getByTestId('audit-row').first()).toContainText('student01');
     for (const row of await page.getByTestId('audit-row').all()) await expect(row).toContainText('student01');
