@@ -91,6 +91,13 @@ export async function authenticationRoutes(app: FastifyInstance, ctx: AppContext
     }
     if (result.type === 'login' && result.user) {
       await audit(ctx.db, actorFor(result.user, request.ip), { action: 'auth.sign_in', ...userObject(result.user) });
+      if (result.endedSessions) {
+        await audit(ctx.db, actorFor(result.user, request.ip), {
+          action: 'auth.session_revoked',
+          ...userObject(result.user),
+          detail: { sessions: result.endedSessions, reason: 'signed_in_again' },
+        });
+      }
     }
     return sendToken(reply, result, request.protocol === 'https');
   });

@@ -52,8 +52,8 @@ export function createSessionService(db: Db, tokens: TokenService, configured: C
   }
 
   return {
-    /** A new session for a user who passed every sign-in step; earlier sessions end. */
-    async start(user: UserRow): Promise<string> {
+    /** A new session for a user who passed every sign-in step; earlier sessions end (`ended`: their ids). */
+    async start(user: UserRow): Promise<{ token: string; ended: string[] }> {
       // Whole seconds, so that the token's exp minus iat is exactly the token life.
       const now = new Date(Math.floor(Date.now() / 1000) * 1000);
       const maxTimeAt = new Date(now.getTime() + limits.maxSeconds * 1000);
@@ -74,7 +74,7 @@ export function createSessionService(db: Db, tokens: TokenService, configured: C
         return row!;
       });
       ended(previous.map((p) => p.id));
-      return issueToken(user, session, seconds(now));
+      return { token: await issueToken(user, session, seconds(now)), ended: previous.map((p) => p.id) };
     },
 
     /** The live session behind a login token, or 401. */

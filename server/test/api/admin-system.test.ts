@@ -254,6 +254,11 @@ describe('audit log: security events', () => {
     const { items } = await auditOf('actor=student02&action=auth.');
     const actions = items.map((e) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['auth.sign_in', 'auth.sign_in_failed', 'auth.sign_out']));
+    // Signing in again ends the earlier session (one per user): that is written too.
+    await tokenOf(server, 'student02');
+    await tokenOf(server, 'student02');
+    const again = await auditOf('actor=student02&action=auth.session_revoked');
+    expect(again.items[0]).toMatchObject({ object_name: 'student02', detail: { sessions: 1, reason: 'signed_in_again' } });
     const failed = items.find((e) => e.action === 'auth.sign_in_failed')!;
     expect(failed).toMatchObject({ actor_id: null, actor_name: 'student02', address: '127.0.0.1' });
     expect(JSON.stringify(items)).not.toContain('wrong-password');
