@@ -274,6 +274,15 @@ describe('audit log: security events', () => {
     expect(items.find((e) => e.action === 'user.disable')).toMatchObject({ actor_name: 'admin', object_name: 'student03', category_id: 'default' });
   });
 
+  it('category maintenance: written under its category, seen by its managers only', async () => {
+    await call(server, `${A}/category/lab/maintenance`, { token: tok.admin, method: 'PUT', body: { enabled: true } });
+    await call(server, `${A}/category/lab/maintenance`, { token: tok.admin, method: 'PUT', body: { enabled: false } });
+    const lab = await auditOf('action=category.', tok.labmanager);
+    expect(lab.items.map((e) => e.action)).toEqual(['category.maintenance_off', 'category.maintenance_on']);
+    expect(lab.items[0]).toMatchObject({ actor_name: 'admin', object_id: 'lab', category_id: 'lab' });
+    expect((await auditOf('action=category.', tok.manager)).total).toBe(0);
+  });
+
   it('a viewer opened by someone other than the owner', async () => {
     const owner = await userRow(server, 'user');
     const [d] = await server.ctx.db.select().from(schema.domains).where(and(eq(schema.domains.userId, owner.id), eq(schema.domains.name, 'Demo desktop')));
