@@ -216,15 +216,17 @@ export default function PasswordPoliciesPage() {
                   <Table.Tr key={`${r.category}:${r.role}`} data-testid="policy-row">
                     <Table.Td>
                       <Group gap={6} wrap="nowrap">
-                        <Text size="sm">{categoryName(r.category)}</Text>
+                        <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
+                          {categoryName(r.category)}
+                        </Text>
                         {isGeneral(r) && (
-                          <Badge size="xs" variant="light">
+                          <Badge size="xs" variant="light" style={{ flex: '0 0 auto' }}>
                             {t('admin_system.passwords.general')}
                           </Badge>
                         )}
                       </Group>
                     </Table.Td>
-                    <Table.Td>{t(`admin_system.passwords.roles.${r.role}`)}</Table.Td>
+                    <Table.Td style={{ whiteSpace: 'nowrap' }}>{t(`admin_system.passwords.roles.${r.role}`)}</Table.Td>
                     {NUMBERS.map((n) => (
                       <Table.Td key={n}>{value(r, n)}</Table.Td>
                     ))}
