@@ -16,3 +16,5 @@ export * from './bookings';
 export * from './booking-rules';
 export * from './deployments';
 export * from './admin-people';
+export * from './settings';
+export * from './admin-system';

@@ -48,6 +48,9 @@ import { plannerRoutes } from './modules/reservables/routes';
 import { migrationRoutes } from './modules/migration/routes';
 import { notificationRoutes } from './modules/notifications/routes';
 import { sweepStorage } from './modules/storage/sweep';
+import { applySettings } from './modules/admin/settings/apply';
+import { startAuditSweep } from './modules/admin/audit/sweep';
+import { startTemporaryDesktopSweep } from './modules/desktops/temporary-sweep';
 
 /** A route as registered: its method, URL pattern and zod schemas (params, querystring, body). */
 export type RegisteredRoute = {
@@ -122,6 +125,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // The admin app's session, shared with the portal's (its pages come later).
   await app.register(async (scope) => adminSessionRoutes(scope, ctx), { prefix: '/isard-admin' });
 
+  // Settings held by live services (mail transport, session lifetimes), as stored.
+  await applySettings(ctx);
   const lifecycle = createDesktopLifecycle(ctx);
   await lifecycle.reconcile();
   const media = createMediaService(ctx);
@@ -176,12 +181,18 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.server.on('connect', (_req, socket: Duplex) => track(longLived)(socket));
   // Recycle bin retention: entries older than their cutoff hours are deleted for good.
   const stopPurge = startRecycleBinPurge(ctx);
+  // Audit log retention (the `audit` setting).
+  const stopAuditSweep = startAuditSweep(ctx);
+  // Temporary desktops nobody views (the `temporary_desktops` setting).
+  const stopTemporarySweep = startTemporaryDesktopSweep(ctx, lifecycle);
   // Before the listener closes (it waits for every open connection): live sockets, viewer
   // websockets and SPICE tunnels end now, idle keep-alive connections too; requests under way
   // get a moment to finish. Running machines are left alone (the next start adopts them).
   app.addHook('preClose', async () => {
     ctx.jobs.stopAll();
     stopPurge();
+    stopAuditSweep();
+    stopTemporarySweep();
     await bookings.scheduler.stop();
     lifecycle.close();
     closeGateways();

@@ -47,7 +47,7 @@ export function actorOf(request: FastifyRequest, anonymous?: { name?: string; ca
  * entry is written if and only if the change is.
  */
 export async function audit(db: Db, actor: AuditActor, entry: AuditEntry): Promise<void> {
-  await db.insert(schema.auditLog).values({
+  const [row] = await db.insert(schema.auditLog).values({
     actorId: actor.id,
     actorName: actor.name,
     actorRole: actor.role,
@@ -58,5 +58,16 @@ export async function audit(db: Db, actor: AuditActor, entry: AuditEntry): Promi
     categoryId: entry.categoryId !== undefined ? entry.categoryId : actor.categoryId,
     address: actor.address,
     detail: entry.detail ?? {},
-  });
+  }).returning();
+  // Live to the console (the entry may still roll back with its transaction: the console then
+  // finds it gone when it reads the list again, which is all it does with the event).
+  if (row) for (const l of auditListeners) l(row);
+}
+
+export type AuditRow = typeof schema.auditLog.$inferSelect;
+const auditListeners = new Set<(row: AuditRow) => void>();
+/** Hears of every entry written by this process (the /administrators socket). Answers the unsubscribe. */
+export function onAuditEntry(listener: (row: AuditRow) => void): () => void {
+  auditListeners.add(listener);
+  return () => auditListeners.delete(listener);
 }

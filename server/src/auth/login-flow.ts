@@ -7,7 +7,11 @@ import { burnPasswordCheck, findPolicy, findUserById, passwordExpired, verifyPas
 import type { UserRow } from './sessions';
 import { tokenType } from './tokens';
 
-export type LoginResult = { token: string; type: TTokenType };
+/**
+ * `user`: who signed in, when the result is a session (`type` login), and how many earlier sessions
+ * of theirs it ended (one session per user), for the audit log.
+ */
+export type LoginResult = { token: string; type: TTokenType; user?: UserRow; endedSessions?: number };
 
 const LOCAL_PROVIDER = 'local';
 
@@ -35,7 +39,8 @@ export async function finishLogin(ctx: AppContext, user: UserRow): Promise<Login
     const type = 'password-reset-required';
     return { type, token: await ctx.tokens.signSpecial(type, { user_id: user.id }) };
   }
-  return { type: 'login', token: await ctx.sessions.start(user) };
+  const { token, ended } = await ctx.sessions.start(user);
+  return { type: 'login', token, user, endedSessions: ended.length };
 }
 
 /**

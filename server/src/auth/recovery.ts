@@ -64,7 +64,8 @@ export async function resetPassword(ctx: AppContext, bearer: string, password: s
     if (type === 'password-reset') await spendToken(ctx.db, claims.jti, claims.exp);
   });
   // A reset password ends the sessions that used the old one.
-  await ctx.sessions.revokeAllOf(user.id);
+  const ended = await ctx.sessions.revokeAllOf(user.id);
+  return { user, ended: ended.length };
 }
 
 export async function acknowledgeDisclaimer(ctx: AppContext, bearer: string) {

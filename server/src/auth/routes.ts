@@ -18,6 +18,20 @@ import { acknowledgeDisclaimer, forgotPassword, requestEmailVerification, resetP
 import { listedProviders } from './providers';
 import { signup } from './registration';
 import { bearerToken } from './tokens';
+import { ApiError } from '../http/errors';
+import { actorOf, audit, type AuditActor } from '../audit/record';
+import { findUserById } from './passwords';
+import type { UserRow } from './sessions';
+
+/** The audit actor of a sign-in step or sign-out: the person, from the request's address. */
+const actorFor = (user: UserRow, ip: string): AuditActor => ({
+  id: user.id,
+  name: user.username,
+  role: user.roleId,
+  categoryId: user.categoryId,
+  address: ip,
+});
+const userObject = (user: UserRow) => ({ objectType: 'user', objectId: user.id, objectName: user.username, categoryId: user.categoryId });
 
 /** Form fields arrive as strings (multipart or urlencoded); every one optional, checked per flow. */
 const ZLoginFields = z
@@ -58,7 +72,32 @@ export async function authenticationRoutes(app: FastifyInstance, ctx: AppContext
     } else {
       const username = form.username?.trim();
       if (!username || !form.password) throw badRequest('missing_required_data', 'Username and password are required');
-      result = await passwordLogin(ctx, username, form.password, categoryId, request.ip);
+      try {
+        result = await passwordLogin(ctx, username, form.password, categoryId, request.ip);
+      } catch (err) {
+        // A wrong name or password, with the name as typed (never the password). Attempts the limits
+        // hold back (429) are not written: they cost no password check and would let one client
+        // fill the log at its request rate.
+        if (err instanceof ApiError && err.status === 401) {
+          await audit(ctx.db, actorOf(request, { name: username.slice(0, 128), categoryId: categoryId ?? null }), {
+            action: 'auth.sign_in_failed',
+            objectType: 'user',
+            objectName: username.slice(0, 128),
+            detail: { reason: err.code },
+          });
+        }
+        throw err;
+      }
+    }
+    if (result.type === 'login' && result.user) {
+      await audit(ctx.db, actorFor(result.user, request.ip), { action: 'auth.sign_in', ...userObject(result.user) });
+      if (result.endedSessions) {
+        await audit(ctx.db, actorFor(result.user, request.ip), {
+          action: 'auth.session_revoked',
+          ...userObject(result.user),
+          detail: { sessions: result.endedSessions, reason: 'signed_in_again' },
+        });
+      }
     }
     return sendToken(reply, result, request.protocol === 'https');
   });
@@ -69,7 +108,11 @@ export async function authenticationRoutes(app: FastifyInstance, ctx: AppContext
 
   r.post('/logout', async (request) => {
     const claims = await ctx.tokens.verifySignatureOnly(requireBearer(request.headers.authorization));
-    if (claims.session_id) await ctx.sessions.revoke(claims.session_id);
+    if (claims.session_id) {
+      await ctx.sessions.revoke(claims.session_id);
+      const user = claims.sub ? await findUserById(ctx.db, claims.sub) : undefined;
+      if (user) await audit(ctx.db, actorFor(user, request.ip), { action: 'auth.sign_out', ...userObject(user) });
+    }
     return {};
   });
 
@@ -94,7 +137,8 @@ export async function authenticationRoutes(app: FastifyInstance, ctx: AppContext
   );
 
   r.post('/reset-password', { schema: { body: ZResetPasswordBody } }, async (request) => {
-    await resetPassword(ctx, requireBearer(request.headers.authorization), request.body.password);
+    const { user, ended } = await resetPassword(ctx, requireBearer(request.headers.authorization), request.body.password);
+    await audit(ctx.db, actorFor(user, request.ip), { action: 'auth.password_change', ...userObject(user), detail: { ended_sessions: ended } });
     return {};
   });
 

@@ -38,7 +38,9 @@ export function liveSession(session: SessionRow | null | undefined): SessionRow 
  * Sessions: token life (5 min), renewal window from the last renewal (30 min) and an
  * absolute limit from sign-in (8 h). One active session per user.
  */
-export function createSessionService(db: Db, tokens: TokenService, limits: Config['session']) {
+export function createSessionService(db: Db, tokens: TokenService, configured: Config['session']) {
+  /** The configured lifetimes, each replaced by the admin's `sessions` setting when it sets one (`applySetting`). */
+  let limits = { ...configured };
   /** Told of every ended session, so that live sockets of it are closed at once. */
   const endedListeners = new Set<(sessionIds: string[]) => void>();
   const ended = (ids: string[]) => {
@@ -50,8 +52,8 @@ export function createSessionService(db: Db, tokens: TokenService, limits: Confi
   }
 
   return {
-    /** A new session for a user who passed every sign-in step; earlier sessions end. */
-    async start(user: UserRow): Promise<string> {
+    /** A new session for a user who passed every sign-in step; earlier sessions end (`ended`: their ids). */
+    async start(user: UserRow): Promise<{ token: string; ended: string[] }> {
       // Whole seconds, so that the token's exp minus iat is exactly the token life.
       const now = new Date(Math.floor(Date.now() / 1000) * 1000);
       const maxTimeAt = new Date(now.getTime() + limits.maxSeconds * 1000);
@@ -72,7 +74,7 @@ export function createSessionService(db: Db, tokens: TokenService, limits: Confi
         return row!;
       });
       ended(previous.map((p) => p.id));
-      return issueToken(user, session, seconds(now));
+      return { token: await issueToken(user, session, seconds(now)), ended: previous.map((p) => p.id) };
     },
 
     /** The live session behind a login token, or 401. */
@@ -117,6 +119,15 @@ export function createSessionService(db: Db, tokens: TokenService, limits: Confi
     onEnded(listener: (sessionIds: string[]) => void) {
       endedListeners.add(listener);
       return () => endedListeners.delete(listener);
+    },
+
+    /** The `sessions` setting (null fields keep the configured value); applies to the next sign-in and renewal. */
+    applySetting(setting: { token_seconds: number | null; max_renew_seconds: number | null; max_seconds: number | null }) {
+      limits = {
+        tokenSeconds: setting.token_seconds ?? configured.tokenSeconds,
+        maxRenewSeconds: setting.max_renew_seconds ?? configured.maxRenewSeconds,
+        maxSeconds: setting.max_seconds ?? configured.maxSeconds,
+      };
     },
 
     maxRenewTime: (session: SessionRow) => seconds(session.lastRenewAt) + limits.maxRenewSeconds,

@@ -1,6 +1,7 @@
-import type { ServerEventName, ServerToClientEvents } from '@vdi/contracts';
+import type { AdminEventName, AdminServerEvents, ServerEventName, ServerToClientEvents } from '@vdi/contracts';
 
-export type Delivery = { room: string; event: ServerEventName; payload: unknown };
+/** `admin`: a room of the administration console's namespace (/administrators), else /userspace. */
+export type Delivery = { room: string; event: ServerEventName | AdminEventName; payload: unknown; admin?: true };
 type Sink = (d: Delivery) => void;
 
 export const userRoom = (userId: string) => `user:${userId}`;
@@ -18,6 +19,10 @@ export function createEventBus() {
     },
     toRoom<E extends ServerEventName>(room: string, event: E, payload: ServerToClientEvents[E]) {
       for (const sink of sinks) sink({ room, event, payload });
+    },
+    /** To a room of /administrators (see `socket/admins.ts` `notifyAdmins`). */
+    toAdminRoom<E extends AdminEventName>(room: string, event: E, payload: AdminServerEvents[E]) {
+      for (const sink of sinks) sink({ room, event, payload, admin: true });
     },
     subscribe(sink: Sink): () => void {
       sinks.add(sink);

@@ -1,6 +1,11 @@
 import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
-import { SOCKET_NAMESPACE, SOCKET_PATH, SOCKET_REJECTED } from '@vdi/contracts';
+import { ADMIN_SOCKET_NAMESPACE, SOCKET_NAMESPACE, SOCKET_PATH, SOCKET_REJECTED } from '@vdi/contracts';
+import { eq } from 'drizzle-orm';
+import { schema } from '../db';
+import { adminCategoryRoom, ADMINS_ROOM, notifyAdmins } from './admins';
+import { onAuditEntry } from '../audit/record';
+import { auditView } from '../modules/admin/audit/list';
 import type { AppContext } from '../context';
 import { desktopRoom, userRoom } from './bus';
 
@@ -39,19 +44,45 @@ export function attachSocketServer(httpServer: HttpServer, ctx: AppContext): Ser
     void socket.join(socket.data.rooms as string[]);
   });
 
-  const unsubscribe = ctx.bus.subscribe(({ room, event, payload }) => {
-    nsp.to(room).emit(event, JSON.stringify(payload));
+  // The administration console: admins in one room, managers in their category's; nobody else.
+  const adminNsp = io.of(ADMIN_SOCKET_NAMESPACE);
+  adminNsp.use(async (socket, next) => {
+    const auth = socket.handshake.auth as { jwt?: unknown; token?: unknown } | undefined;
+    const token = typeof auth?.jwt === 'string' ? auth.jwt : typeof auth?.token === 'string' ? auth.token : undefined;
+    try {
+      if (!token) throw new Error('no token');
+      const session = await ctx.sessions.require(await ctx.tokens.verify(token));
+      const [user] = await ctx.db.select().from(schema.users).where(eq(schema.users.id, session.userId));
+      if (!user?.active) throw new Error('inactive');
+      if (user.roleId === 'admin') socket.data.rooms = [ADMINS_ROOM, sessionRoom(session.id)];
+      else if (user.roleId === 'manager') socket.data.rooms = [adminCategoryRoom(user.categoryId), sessionRoom(session.id)];
+      else throw new Error('not an administrator');
+      next();
+    } catch {
+      next(new Error(SOCKET_REJECTED));
+    }
   });
+  adminNsp.on('connection', (socket) => {
+    void socket.join(socket.data.rooms as string[]);
+  });
+
+  const unsubscribe = ctx.bus.subscribe(({ room, event, payload, admin }) => {
+    (admin ? adminNsp : nsp).to(room).emit(event, JSON.stringify(payload));
+  });
+  // Every new audit entry to the console: admins, and the managers of its category.
+  const unaudit = onAuditEntry((row) => notifyAdmins(ctx, row.categoryId, 'audit_add', auditView(row)));
   // A session that ends (logout, a sign-in elsewhere, a disabled user) loses its sockets at once.
   const unlisten = ctx.sessions.onEnded((ids) => {
     for (const id of ids) {
       nsp.to(sessionRoom(id)).emit('logout', JSON.stringify({ reason: 'session_ended' }));
       nsp.in(sessionRoom(id)).disconnectSockets(true);
+      adminNsp.in(sessionRoom(id)).disconnectSockets(true);
     }
   });
   io.on('close', () => {
     unsubscribe();
     unlisten();
+    unaudit();
   });
   return io;
 }

@@ -31,14 +31,13 @@ describe('GET /message-template/{name}', () => {
 });
 
 describe('GET /disclaimer', () => {
-  it('answers the text in the asked language, whatever shape the setting has', async () => {
-    await server.ctx.db
-      .insert(schema.config)
-      .values({ key: 'disclaimer', value: { enabled: true, title: { en: 'Notice', ca: 'Avís' }, body: { en: 'Read me', ca: 'Llegiu-me' } } })
-      .onConflictDoUpdate({ target: schema.config.key, set: { value: { enabled: true, title: { en: 'Notice', ca: 'Avís' }, body: { en: 'Read me', ca: 'Llegiu-me' } } } });
+  it('answers the text in the asked language, else the one for every language', async () => {
+    await server.ctx.settings.set('disclaimer', {
+      enabled: true, title: 'Notice', body: 'Read me', texts: { ca: { title: 'Avís', body: 'Llegiu-me' } },
+    });
     expect(ZDisclaimer.parse(await (await call(server, '/api/v3/disclaimer?lang=ca')).json())).toEqual({ title: 'Avís', body: 'Llegiu-me' });
     expect(ZDisclaimer.parse(await (await call(server, '/api/v3/disclaimer?lang=fr')).json())).toEqual({ title: 'Notice', body: 'Read me' });
-    await server.ctx.settings.set('disclaimer', { enabled: true, title: 'One', body: 'For all' });
+    await server.ctx.settings.set('disclaimer', { enabled: true, title: 'One', body: 'For all', texts: {} });
     expect(ZDisclaimer.parse(await (await call(server, '/api/v3/disclaimer?lang=ca')).json())).toEqual({ title: 'One', body: 'For all' });
   });
 });

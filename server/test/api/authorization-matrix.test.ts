@@ -168,6 +168,10 @@ const MATRIX: Record<string, Case> = {
   'PUT /api/v3/admin/settings/:key': { expect: allow(['admin'], 'reached'), req: () => ({ path: `${A}/admin/settings/status_bar`, method: 'PUT', body: { enabled: false } }) },
   'PUT /api/v3/admin/category/:id/maintenance': { expect: allow(['admin']), req: () => ({ path: `${A}/admin/category/lab/maintenance`, method: 'PUT', body: { enabled: false } }) },
   'PUT /api/v3/admin/user/:id/active': { expect: allow(['admin']), req: async () => ({ path: `${A}/admin/user/${(await userRow(server, 'student02')).id}/active`, method: 'PUT', body: { active: true } }) },
+  'POST /api/v3/admin/settings/mail/test': { expect: allow(['admin'], 'reached'), req: () => ({ path: `${A}/admin/settings/mail/test`, method: 'POST', body: { to: 'someone@example.org' } }) },
+  // Admins every entry, managers their category's (the filter is tested in admin-system.test.ts).
+  'GET /api/v3/admin/audit': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/audit`) },
+  'GET /api/v3/admin/audit/export': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/audit/export`) },
   // The console's people calls: admins everywhere, managers within their category (the other category's rows: admin-people.test.ts).
   'GET /api/v3/admin/registration_codes': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/registration_codes`) },
   'POST /api/v3/admin/registration_codes': { expect: allow(['admin', 'manager']), req: () => ({ path: `${A}/admin/registration_codes`, method: 'POST', body: { group: 'default-students-1a', role: 'user' } }) },

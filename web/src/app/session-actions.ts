@@ -36,6 +36,8 @@ export async function logout(opts: { callServer?: boolean } = {}) {
   if (token && opts.callServer !== false) {
     await request(`${AUTH}/logout`, { method: 'POST', bearer: token }).catch(() => undefined);
   }
+  // The admin area's session ends with the portal's (its cookie too), as the original's sign-out did.
+  await request('/isard-admin/logout/remote', {}).catch(() => undefined);
   navigateToLogin();
 }
 

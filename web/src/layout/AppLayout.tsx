@@ -33,6 +33,7 @@ import { RecycleBinCounter } from '../features/recycle-bin/RecycleBinCounter';
 import { useLiveMessages } from '../features/bookings/messages';
 import { useLiveUserData } from '../features/account/live';
 import { UserAvatar } from '../features/account/UserAvatar';
+import { StatusBar } from '../features/system/StatusBar';
 
 const ICONS = { desktops: IconDeviceDesktop, deployments: IconUsersGroup, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle, bookings: IconCalendarEvent, planning: IconCalendarCog, viewers: IconDeviceTv, admin: IconShieldLock } as const;
 
@@ -159,6 +160,7 @@ export function AppLayout() {
       </AppShell.Navbar>
       <AppShell.Main className={classes.main}>
         <div className={classes.content}>
+          {user && <StatusBar />}
           <Outlet />
         </div>
       </AppShell.Main>

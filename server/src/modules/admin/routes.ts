@@ -5,8 +5,11 @@ import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { requireAuth } from '../../http/guard';
-import { badRequest, notFound } from '../../http/errors';
-import { isSettingKey, SETTINGS } from '../../settings';
+import { notFound } from '../../http/errors';
+import { actorOf, audit } from '../../audit/record';
+import { notifyAdmins } from '../../socket/admins';
+import { adminSettingsRoutes } from './settings/routes';
+import { adminAuditRoutes } from './audit/routes';
 import { adminUserRoutes, setActiveById } from './users/routes';
 import { adminGroupRoutes } from './groups/routes';
 import { adminCategoryRoutes } from './categories/routes';
@@ -21,36 +24,32 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const adminOnly = requireAuth(ctx, { roles: ['admin'] });
 
-  r.get('/admin/settings/:key', { preHandler: adminOnly, schema: { params: z.object({ key: z.string().max(32) }) } }, async (request) => {
-    const key = request.params.key;
-    if (!isSettingKey(key)) throw notFound('not_found', 'No such setting');
-    return ctx.settings.get(key);
-  });
-
-  r.put(
-    '/admin/settings/:key',
-    { preHandler: adminOnly, schema: { params: z.object({ key: z.string().max(32) }), body: z.record(z.string(), z.unknown()) } },
-    async (request) => {
-      const key = request.params.key;
-      if (!isSettingKey(key)) throw notFound('not_found', 'No such setting');
-      const merged = { ...(await ctx.settings.get(key)), ...request.body };
-      const parsed = SETTINGS[key].safeParse(merged);
-      if (!parsed.success) throw badRequest('validation_error', parsed.error.issues.map((i) => i.message).join('; '));
-      await ctx.settings.set(key, parsed.data as never);
-      return parsed.data;
-    },
-  );
+  await adminSettingsRoutes(app, ctx);
+  await adminAuditRoutes(app, ctx);
 
   r.put(
     '/admin/category/:id/maintenance',
     { preHandler: adminOnly, schema: { params: z.object({ id: z.string().max(64) }), body: z.object({ enabled: z.boolean() }).strict() } },
     async (request) => {
-      const updated = await ctx.db
-        .update(schema.categories)
-        .set({ maintenance: request.body.enabled })
-        .where(eq(schema.categories.id, request.params.id))
-        .returning({ id: schema.categories.id });
+      const updated = await ctx.db.transaction(async (tx) => {
+        const rows = await tx
+          .update(schema.categories)
+          .set({ maintenance: request.body.enabled })
+          .where(eq(schema.categories.id, request.params.id))
+          .returning({ id: schema.categories.id, name: schema.categories.name });
+        if (rows[0]) {
+          await audit(tx, actorOf(request), {
+            action: request.body.enabled ? 'category.maintenance_on' : 'category.maintenance_off',
+            objectType: 'category',
+            objectId: rows[0].id,
+            objectName: rows[0].name,
+            categoryId: rows[0].id,
+          });
+        }
+        return rows;
+      });
       if (updated.length === 0) throw notFound('category_not_found', 'Category not found');
+      notifyAdmins(ctx, request.params.id, 'category_update', { id: request.params.id });
       return { id: request.params.id, maintenance: request.body.enabled };
     },
   );

@@ -13,6 +13,17 @@ import { detailView, itemView } from './entries';
 import { deleteEntry } from './purge';
 import { cutoffHoursFor, type RecycleBinRow } from './recycle';
 import { restoreEntry } from './restore';
+import { actorOf as auditActorOf, audit } from '../../audit/record';
+
+/** Restores and deletions for good are security events (the audit log keeps who did them). */
+const binAudit = (action: string, row: RecycleBinRow) => ({
+  action,
+  objectType: `recycle_bin.${row.itemType}`,
+  objectId: row.id,
+  objectName: row.itemName,
+  categoryId: row.ownerCategoryId,
+  detail: { owner_id: row.ownerId },
+});
 
 const ZId = z.object({ id: z.string().min(1).max(64) });
 
@@ -82,18 +93,26 @@ export async function recycleBinRoutes(app: FastifyInstance, ctx: AppContext) {
 
   r.put('/recycle_bin/restore/:id', { preHandler: auth, schema: { params: ZId, response: { 200: ZRecycleBinRestoreAnswer } } }, async (request) => {
     const { user } = authOf(request);
-    return restoreEntry(ctx, await entryFor(ctx, user, request.params.id), user);
+    const entry = await entryFor(ctx, user, request.params.id);
+    const answer = await restoreEntry(ctx, entry, user);
+    await audit(ctx.db, auditActorOf(request), binAudit('recycle_bin.restore', entry));
+    return answer;
   });
 
   r.delete('/recycle_bin/empty', { preHandler: auth }, async (request) => {
     const { user } = authOf(request);
-    for (const row of await mine(user.id)) await deleteEntry(ctx, row, user).catch(() => undefined);
+    for (const row of await mine(user.id)) {
+      const done = await deleteEntry(ctx, row, user).then(() => true, () => false);
+      if (done) await audit(ctx.db, auditActorOf(request), binAudit('recycle_bin.delete', row));
+    }
     return {};
   });
 
   r.delete('/recycle_bin/:id', { preHandler: auth, schema: { params: ZId } }, async (request) => {
     const { user } = authOf(request);
-    await deleteEntry(ctx, await entryFor(ctx, user, request.params.id), user);
+    const entry = await entryFor(ctx, user, request.params.id);
+    await deleteEntry(ctx, entry, user);
+    await audit(ctx.db, auditActorOf(request), binAudit('recycle_bin.delete', entry));
     return {};
   });
 }

@@ -2,13 +2,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { eq, or } from 'drizzle-orm';
 import { z } from 'zod';
-import { ZCategoryPublic, ZDisclaimer, ZLoginConfig, ZMaintenanceText, ZStatusBarAnswer } from '@vdi/contracts';
+import { disclaimerFor, ZCategoryPublic, ZDisclaimer, ZLoginConfig, ZMaintenanceText, ZStatusBarAnswer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { ApiError, notFound } from '../../http/errors';
 import { authOf, inMaintenance, requireAuth } from '../../http/guard';
 import { migrationOf } from '../migration/settings';
-import { disclaimerOf } from './disclaimer';
 import { mailEnabled } from '../../mail/mailer';
 import { bearerToken } from '../../auth/tokens';
 import { findUserById } from '../../auth/passwords';
@@ -93,24 +92,30 @@ export async function systemRoutes(app: FastifyInstance, ctx: AppContext) {
   );
 
   r.get('/login_config', { schema: { response: { 200: ZLoginConfig } } }, async () => {
-    const [cats, codes] = await Promise.all([
+    const [cats, codes, login] = await Promise.all([
       listCategories(),
       ctx.db.select({ code: schema.registrationCodes.code }).from(schema.registrationCodes).limit(1),
+      ctx.settings.get('login'),
     ]);
+    // The admin's sign-in page options (setting `login`): providers hidden, no categories select, a notice.
     return {
-      providers: listedProviders(),
-      categories_select: cats.length > 1,
+      providers: listedProviders().filter((p) => !login.hidden_providers.includes(p)),
+      categories_select: cats.length > 1 && !login.hide_categories_select,
       forgot_password: await mailEnabled(ctx),
       signup: codes.length > 0,
-      notification_cover: { enabled: false, title: '', description: '' },
+      notification_cover: { enabled: login.notice.enabled, title: login.notice.title, description: login.notice.text },
     };
   });
 
-  // The text in the asked language (`?lang=`), else the signed-in user's, else English.
-  r.get('/disclaimer', { schema: { querystring: z.object({ lang: z.string().max(16).optional() }), response: { 200: ZDisclaimer } } }, async (request) => {
-    const d = await disclaimerOf(ctx, request.query.lang ?? 'en');
-    return { title: d.title, body: d.body };
-  });
+  // The text of the asked language (`?lang=ca` or the browser's first Accept-Language), else the default one.
+  r.get(
+    '/disclaimer',
+    { schema: { querystring: z.object({ lang: z.string().max(16).optional() }), response: { 200: ZDisclaimer } } },
+    async (request) => {
+      const d = await ctx.settings.get('disclaimer');
+      return disclaimerFor(d, request.query.lang ?? request.headers['accept-language']?.split(',')[0]?.trim());
+    },
+  );
 }
 
 /** The public category list also answers under /authentication for the login select. */

@@ -9,6 +9,7 @@ import { authOf, requireAuth } from '../../http/guard';
 import { publicBaseUrl } from '../../http/base-url';
 import { desktopFor } from '../desktops/access';
 import { viewerFor } from './service';
+import { actorOf, audit } from '../../audit/record';
 
 /**
  * The CONNECT proxy a SPICE client goes through: this portal's own address. "localhost" is
@@ -32,6 +33,17 @@ export async function viewerRoutes(app: FastifyInstance, ctx: AppContext) {
         proxy: spiceProxyOf(publicBaseUrl(ctx.config, request)),
       });
       await ctx.db.update(schema.domains).set({ accessedAt: new Date() }).where(eq(schema.domains.id, row.id));
+      // Someone else's screen (an admin, a manager, a deployment's owner): a security event.
+      if (row.userId !== authOf(request).user.id) {
+        await audit(ctx.db, actorOf(request), {
+          action: 'viewer.open_other',
+          objectType: 'desktop',
+          objectId: row.id,
+          objectName: row.name,
+          categoryId: row.categoryId,
+          detail: { viewer: request.params.viewer, owner_id: row.userId },
+        });
+      }
       return answer;
     },
   );

@@ -3,7 +3,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { Alert, Anchor, Button, Group, PasswordInput, Select, Stack, Text, TextInput, UnstyledButton, Paper, Avatar } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useQuery } from '@tanstack/react-query';
-import { IconAlertCircle, IconArrowLeft, IconBuilding, IconChevronRight } from '@tabler/icons-react';
+import { IconAlertCircle, IconArrowLeft, IconBuilding, IconChevronRight, IconInfoCircle } from '@tabler/icons-react';
 import dayjs from 'dayjs';
 import { useTranslation } from 'react-i18next';
 import type { TCategoryChoice } from '@vdi/contracts';
@@ -66,7 +66,8 @@ export default function LoginPage() {
     if (byUrl.data) form.setFieldValue('category', byUrl.data.id);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [byUrl.data]);
-  const multipleCategories = (categories.data?.length ?? 0) > 1 && !byUrl.data;
+  const multipleCategories = (categories.data?.length ?? 0) > 1 && !byUrl.data && config.data?.categories_select !== false;
+  const notice = config.data?.notification_cover;
   const { form: showForm, external: externalProviders } = signInChoices(config.data?.providers);
   useEffect(() => {
     const first = categories.data?.[0];
@@ -99,7 +100,17 @@ export default function LoginPage() {
   };
 
   const submit = form.onSubmit((v) =>
-    run(() => login({ username: v.username.trim(), password: v.password, categoryId: byUrl.data ? byUrl.data.id : categories.data && categories.data.length > 0 ? v.category : undefined })),
+    run(() =>
+      login({
+        username: v.username.trim(),
+        password: v.password,
+        categoryId: byUrl.data
+          ? byUrl.data.id
+          : categories.data && categories.data.length > 0 && config.data?.categories_select !== false
+            ? v.category
+            : undefined,
+      }),
+    ),
   );
 
   if (choices) {
@@ -146,6 +157,13 @@ export default function LoginPage() {
     <AuthCard title={t('login.heading')} subtitle={byUrl.data ? byUrl.data.name : t('login.subheading')}>
       <form onSubmit={submit} noValidate>
         <Stack gap="md">
+          {notice?.enabled && (notice.title || notice.description) && (
+            <Alert color="blue" icon={<IconInfoCircle size={18} />} title={notice.title || undefined} data-testid="login-notice">
+              <Text size="sm" style={{ whiteSpace: 'pre-line' }}>
+                {notice.description}
+              </Text>
+            </Alert>
+          )}
           {error && (
             <Alert color="red" icon={<IconAlertCircle size={18} />} data-testid="login-error" role="alert">
               {error}

@@ -27,6 +27,9 @@ export function signInChoices(providers: readonly string[] | undefined): { form:
 }
 
 /** Sends a sign-in (or a step of one), keeps the answered token and tells its type. */
+/** The admin area's sign-in (sets its `session` cookie from the portal session). */
+const ADMIN_LOGIN = '/isard-admin/login';
+
 export async function login(opts: { username?: string; password?: string; categoryId?: string; bearer?: string }): Promise<TTokenType> {
   const form: Record<string, string> = {};
   if (opts.username !== undefined) form.username = opts.username;
@@ -43,7 +46,12 @@ export async function login(opts: { username?: string; password?: string; catego
   });
   session.store(token);
   const claims = readToken(token);
-  return claims ? typeOf(claims) : 'login';
+  const type = claims ? typeOf(claims) : 'login';
+  // Admins and managers: the admin area's session opens with the portal's (as the original did).
+  if (type === 'login' && (claims?.data?.role_id === 'admin' || claims?.data?.role_id === 'manager')) {
+    await request(ADMIN_LOGIN, { method: 'POST', bearer: token }).catch(() => undefined);
+  }
+  return type;
 }
 
 /** A step token (from the cookie) when it is of one of the given types. */

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context';
 import { schema } from '../../../db';
 import { actorOf, audit } from '../../../audit/record';
+import { notifyAdmins } from '../../../socket/admins';
 import { authOf } from '../../../http/guard';
 import type { UserRow } from '../../../auth/sessions';
 import { recycleDomains } from '../../recycle-bin/recycle';
@@ -23,7 +24,23 @@ export async function setUserActive(ctx: AppContext, request: FastifyRequest, us
       categoryId: user.categoryId,
     });
   });
-  if (!active) await ctx.sessions.revokeAllOf(user.id);
+  // A disabled user is signed out everywhere at once.
+  if (!active) await endSessions(ctx, request, user, 'user_disabled');
+  notifyAdmins(ctx, user.categoryId, 'user_update', { id: user.id });
+}
+
+/** Ends every session of the user (their portal signs out within seconds), audited when there were any. */
+async function endSessions(ctx: AppContext, request: FastifyRequest, user: UserRow, reason: string) {
+  const ended = await ctx.sessions.revokeAllOf(user.id);
+  if (ended.length === 0) return;
+  await audit(ctx.db, actorOf(request), {
+    action: 'auth.session_revoked',
+    objectType: 'user',
+    objectId: user.id,
+    objectName: user.username,
+    categoryId: user.categoryId,
+    detail: { sessions: ended.length, reason },
+  });
 }
 
 /**
@@ -44,7 +61,7 @@ export async function recycleUser(ctx: AppContext, request: FastifyRequest, user
       categoryId: user.categoryId,
     });
   });
-  await ctx.sessions.revokeAllOf(user.id);
+  await endSessions(ctx, request, user, 'user_deleted');
   const domains = await ctx.db.select().from(schema.domains).where(eq(schema.domains.userId, user.id));
   const entry = await recycleDomains(ctx, {
     agent,

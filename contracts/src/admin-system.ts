@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { LIST_PER_PAGE_MAX } from './desktops';
+import type { TSettingKey } from './settings';
+
+/** One audit log entry as the API answers it (`GET /api/v3/admin/audit`). */
+export const ZAuditEntry = z.object({
+  id: z.number(),
+  at: z.string(),
+  actor_id: z.string().nullable(),
+  actor_name: z.string(),
+  actor_role: z.string().nullable(),
+  action: z.string(),
+  object_type: z.string(),
+  object_id: z.string(),
+  object_name: z.string(),
+  category_id: z.string().nullable(),
+  address: z.string().nullable(),
+  detail: z.record(z.string(), z.unknown()),
+});
+export type TAuditEntry = z.infer<typeof ZAuditEntry>;
+
+const dateParam = z.iso.datetime({ offset: true }).or(z.iso.date());
+
+/**
+ * Filters of the audit log: `actor` (user name or id), `action` (exact, or a prefix ending in `.`,
+ * e.g. `auth.`), `object` (object id, or a part of its name), `from`/`to` (ISO date or date-time;
+ * a date alone covers its whole day for `to`), paging from 1, newest first unless `sort=at`.
+ */
+export const ZAuditQuery = z
+  .object({
+    page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+    per_page: z.coerce.number().int().min(1).max(LIST_PER_PAGE_MAX).default(50),
+    sort: z.enum(['at', '-at']).default('-at'),
+    search: z.string().max(200).optional(),
+    actor: z.string().max(200).optional(),
+    action: z.string().max(100).optional(),
+    object: z.string().max(200).optional(),
+    from: dateParam.optional(),
+    to: dateParam.optional(),
+  })
+  .strict();
+export type TAuditQuery = z.input<typeof ZAuditQuery>;
+export const ZAuditList = z.object({ items: z.array(ZAuditEntry), total: z.number().int() });
+export type TAuditList = z.infer<typeof ZAuditList>;
+/** The CSV export (`GET /admin/audit/export`, same filters without paging): at most this many rows. */
+export const AUDIT_EXPORT_MAX = 100_000;
+export const ZAuditExportQuery = ZAuditQuery.omit({ page: true, per_page: true });
+
+/** The live namespace of the administration console (admins: one room; managers: their category's). */
+export const ADMIN_SOCKET_NAMESPACE = '/administrators';
+
+/** Events of /administrators (payloads travel as JSON strings, like /userspace's). */
+export type AdminServerEvents = {
+  /** A system setting changed (its key; the console reads it again). */
+  settings_update: { key: TSettingKey };
+  /** A new audit log entry. */
+  audit_add: TAuditEntry;
+  /** The people part's changes (users, groups, categories, codes): kind and id, the console reads again. */
+  user_update: { id: string };
+  user_delete: { id: string };
+  group_update: { id: string };
+  group_delete: { id: string };
+  category_update: { id: string };
+  category_delete: { id: string };
+  registration_code_update: { code: string };
+};
+export type AdminEventName = keyof AdminServerEvents;

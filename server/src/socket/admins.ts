@@ -1,0 +1,21 @@
+import type { AdminEventName, AdminServerEvents } from '@vdi/contracts';
+import type { AppContext } from '../context';
+
+/** Every admin's socket of /administrators is in this room; a manager's in its category's. */
+export const ADMINS_ROOM = 'admins';
+export const adminCategoryRoom = (categoryId: string) => `admins:category:${categoryId}`;
+
+/**
+ * Tells the administration console of a change: admins always, and the managers of `categoryId`
+ * when the change belongs to a category (null: admins only, e.g. system settings). The console
+ * reads the changed rows again; payloads carry ids, not data a manager of another category could see.
+ */
+export function notifyAdmins<E extends AdminEventName>(
+  ctx: Pick<AppContext, 'bus'>,
+  categoryId: string | null,
+  event: E,
+  data: AdminServerEvents[E],
+) {
+  ctx.bus.toAdminRoom(ADMINS_ROOM, event, data);
+  if (categoryId) ctx.bus.toAdminRoom(adminCategoryRoom(categoryId), event, data);
+}

@@ -1,0 +1,75 @@
+import { Switch, Tabs, Text, TextInput, Textarea } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import type { TDisclaimerSetting } from '@vdi/contracts';
+import { PageHeader } from '../../../components/PageHeader';
+import { SettingCard, SettingsBody, useSettingForm } from './SettingCard';
+import { useSettingsLive } from './live';
+import './texts';
+
+const LANGS = ['en', 'ca', 'es', 'eu', 'fr'] as const;
+type Lang = (typeof LANGS)[number];
+type Texts = Record<Lang, { title: string; body: string }>;
+
+/**
+ * The disclaimer shown after the password until accepted: on/off and a text per interface
+ * language. English is also stored as the default `title`/`body` (what a language without its own
+ * text shows, and what clients of one text read).
+ */
+export default function DisclaimerPage() {
+  const { t } = useTranslation();
+  useSettingsLive();
+  const s = useSettingForm(
+    'disclaimer',
+    (v) => ({
+      enabled: v.enabled,
+      texts: Object.fromEntries(
+        LANGS.map((l) => [l, l === 'en' ? { title: v.texts.en?.title || v.title, body: v.texts.en?.body || v.body } : { title: v.texts[l]?.title ?? '', body: v.texts[l]?.body ?? '' }]),
+      ) as Texts,
+    }),
+    (v) => ({
+      enabled: v.enabled,
+      title: v.texts.en.title,
+      body: v.texts.en.body,
+      texts: Object.fromEntries(LANGS.filter((l) => v.texts[l].body.trim()).map((l) => [l, v.texts[l]])) as TDisclaimerSetting['texts'],
+    }),
+  );
+  return (
+    <>
+      <PageHeader title={t('admin_system.disclaimer.heading')} subtitle={t('admin_system.disclaimer.subheading')} />
+      <SettingsBody>
+        <SettingCard
+          title={t('admin_system.disclaimer.title')}
+          description={t('admin_system.disclaimer.description')}
+          testId="disclaimer-card"
+          onSave={s.save}
+          busy={s.busy}
+          dirty={s.dirty}
+          error={s.error}
+          query={s.query}
+        >
+          <Switch label={t('admin_system.disclaimer.enabled')} data-testid="disclaimer-enabled" {...s.form.getInputProps('enabled', { type: 'checkbox' })} />
+          <Tabs defaultValue="en" keepMounted={false}>
+            <Tabs.List>
+              {LANGS.map((l) => (
+                <Tabs.Tab key={l} value={l} data-testid={`disclaimer-tab-${l}`}>
+                  {t(`admin_system.languages.${l}`)}
+                </Tabs.Tab>
+              ))}
+            </Tabs.List>
+            {LANGS.map((l) => (
+              <Tabs.Panel key={l} value={l} pt="md">
+                {l !== 'en' && (
+                  <Text size="xs" c="dimmed" mb="xs">
+                    {t('admin_system.disclaimer.fallback_hint')}
+                  </Text>
+                )}
+                <TextInput label={t('admin_system.disclaimer.text_title')} maxLength={200} mb="sm" data-testid={`disclaimer-title-${l}`} {...s.form.getInputProps(`texts.${l}.title`)} />
+                <Textarea label={t('admin_system.disclaimer.text_body')} autosize minRows={6} maxLength={20000} data-testid={`disclaimer-body-${l}`} {...s.form.getInputProps(`texts.${l}.body`)} />
+              </Tabs.Panel>
+            ))}
+          </Tabs>
+        </SettingCard>
+      </SettingsBody>
+    </>
+  );
+}

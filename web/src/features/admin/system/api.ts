@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import {
+  ZAuditList,
+  ZMailSettingAnswer,
+  SETTING_SCHEMAS,
+  type TAuditList,
+  type TAuditQuery,
+  type TSettingKey,
+  type TSettingValue,
+} from '@vdi/contracts';
+import { api, API, request } from '../../../lib/api';
+import { session } from '../../../lib/session';
+import { queryClient } from '../../../app/queries';
+
+export const settingKey = (key: TSettingKey) => ['admin', 'setting', key] as const;
+export const AUDIT_KEY = ['admin', 'audit'] as const;
+
+/** What GET answers for each setting (the mail password is never answered; `password_set` says whether one is stored). */
+export type SettingAnswer<K extends TSettingKey> = K extends 'mail' ? z.infer<typeof ZMailSettingAnswer> : TSettingValue<K>;
+const answerSchema = (key: TSettingKey): z.ZodType => (key === 'mail' ? ZMailSettingAnswer : SETTING_SCHEMAS[key]);
+
+export const settingQuery = <K extends TSettingKey>(key: K) =>
+  ({
+    queryKey: settingKey(key),
+    queryFn: () => api.get(`/admin/settings/${key}`, answerSchema(key)) as Promise<SettingAnswer<K>>,
+    staleTime: 0,
+  }) as const;
+
+/** Stores the given fields of a setting (the server merges them) and refreshes it. */
+export async function saveSetting<K extends TSettingKey>(key: K, fields: Partial<TSettingValue<K>>): Promise<SettingAnswer<K>> {
+  const saved = (await api.put(`/admin/settings/${key}`, fields, answerSchema(key))) as SettingAnswer<K>;
+  queryClient.setQueryData(settingKey(key), saved);
+  return saved;
+}
+
+export const sendTestMail = (to: string) => api.post('/admin/settings/mail/test', { to });
+
+/** Filters as query parameters (empty ones left out). */
+const paramsOf = (q: TAuditQuery): Record<string, string | undefined> =>
+  Object.fromEntries(Object.entries(q).map(([k, v]) => [k, v === undefined || v === '' ? undefined : String(v)]));
+
+export const auditQuery = (q: TAuditQuery) =>
+  ({
+    queryKey: [...AUDIT_KEY, q],
+    queryFn: (): Promise<TAuditList> => api.get('/admin/audit', ZAuditList, { query: paramsOf(q) }),
+    staleTime: 0,
+    placeholderData: (previous: TAuditList | undefined) => previous,
+  }) as const;
+
+/** Downloads the CSV of the filtered log (the call needs the session's Bearer token, so not a plain link). */
+export async function downloadAuditCsv(q: TAuditQuery) {
+  const { page: _page, per_page: _perPage, ...filters } = q;
+  const text = await request<string>(`${API}/admin/audit/export`, { query: paramsOf(filters), bearer: session.token(), text: true });
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = `audit-${new Date().toISOString().slice(0, 10)}.csv`;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
