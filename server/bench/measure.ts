@@ -27,16 +27,24 @@ let databaseMatch: string | undefined;
 /** PostgreSQL mode: its backends (command line naming the bench's database) are counted as the database's CPU. */
 export const countDatabaseProcesses = (databaseName: string | undefined) => (databaseMatch = databaseName);
 
-function databaseTicks(): number {
-  if (!databaseMatch) return 0;
+/** CPU ticks per process: a difference between two readings counts only the processes alive at the second (one that ended meanwhile never makes it negative). */
+type Ticks = Map<number, number>;
+const ticksSince = (before: Ticks, after: Ticks) => {
   let total = 0;
+  for (const [pid, t] of after) total += t - (before.get(pid) ?? 0);
+  return total;
+};
+
+function databaseTicks(): Ticks {
+  const total: Ticks = new Map();
+  if (!databaseMatch) return total;
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
       if (!readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(databaseMatch)) continue;
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += Number(f[11]) + Number(f[12]);
+      total.set(Number(name), Number(f[11]) + Number(f[12]));
     } catch {
       // gone meanwhile
     }
@@ -45,7 +53,7 @@ function databaseTicks(): number {
 }
 
 /** CPU ticks (user + system) of a process and all its descendants (PGlite or PostgreSQL children, qemu-img…). */
-function treeTicks(rootPid: number): number {
+function treeTicks(rootPid: number): Ticks {
   const procs = new Map<number, { ppid: number; ticks: number }>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -58,12 +66,12 @@ function treeTicks(rootPid: number): number {
       // gone meanwhile
     }
   }
-  let total = 0;
+  const total: Ticks = new Map();
   const inTree = (pid: number): boolean => {
     for (let p = pid, hops = 0; p > 1 && hops < 64; p = procs.get(p)?.ppid ?? 0, hops++) if (p === rootPid) return true;
     return false;
   };
-  for (const [pid, p] of procs) if (inTree(pid)) total += p.ticks;
+  for (const [pid, p] of procs) if (inTree(pid)) total.set(pid, p.ticks);
   return total;
 }
 
@@ -83,20 +91,20 @@ export const fmtLoad = (l: Load) =>
 /** Starts watching; `stop()` answers the load over the time since. `serverCpu` is % of one core. */
 export function watchLoad(serverPid: number | undefined) {
   const t0 = now();
-  const s0 = serverPid ? treeTicks(serverPid) : 0;
-  const d0 = serverPid ? databaseTicks() : 0;
+  const s0: Ticks = serverPid ? treeTicks(serverPid) : new Map();
+  const d0: Ticks = serverPid ? databaseTicks() : new Map();
   const m0 = machineTicks();
   return {
     stop(): Load {
       const seconds = (now() - t0) / 1000;
-      const s1 = serverPid ? treeTicks(serverPid) : 0;
-      const d1 = serverPid ? databaseTicks() : 0;
+      const s1: Ticks = serverPid ? treeTicks(serverPid) : new Map();
+      const d1: Ticks = serverPid ? databaseTicks() : new Map();
       const m1 = machineTicks();
       const share = (ticks: number) => (seconds > 0 ? (ticks / TICKS_PER_SECOND / seconds) * 100 : 0);
       return {
         loadavg1: loadavg()[0]!,
-        serverCpu: share(s1 - s0),
-        databaseCpu: serverPid && databaseMatch ? share(d1 - d0) : undefined,
+        serverCpu: share(ticksSince(s0, s1)),
+        databaseCpu: serverPid && databaseMatch ? share(ticksSince(d0, d1)) : undefined,
         machineBusy: m1.total > m0.total ? ((m1.busy - m0.busy) / (m1.total - m0.total)) * 100 : 0,
       };
     },
@@ -111,9 +119,10 @@ export async function settle(serverPid: number, maxMs = 180_000) {
   const deadline = now() + maxMs;
   while (now() < deadline) {
     const t0 = now();
-    const s0 = treeTicks(serverPid) + databaseTicks();
+    const [s0, d0] = [treeTicks(serverPid), databaseTicks()];
     await new Promise((r) => setTimeout(r, 500));
-    if (((treeTicks(serverPid) + databaseTicks() - s0) / TICKS_PER_SECOND / ((now() - t0) / 1000)) * 100 < 10) return;
+    const used = ticksSince(s0, treeTicks(serverPid)) + ticksSince(d0, databaseTicks());
+    if ((used / TICKS_PER_SECOND / ((now() - t0) / 1000)) * 100 < 10) return;
   }
 }
 
