@@ -67,7 +67,8 @@ export const ZAdminUserCreate = z
     group: id,
     secondary_groups: z.array(id).max(100).default([]),
     active: z.boolean().default(true),
-    password: z.string().min(1).max(256),
+    /** Left out: the user sets one through a reset link (`POST /admin/users/{id}/reset-mail`). */
+    password: z.string().min(1).max(256).optional(),
     quota: ZQuota.nullable().default(null),
   })
   .strict();

@@ -72,6 +72,7 @@ export const DESCRIPTION_CODES = [
   'email_already_in_use',
   'email_send_failed',
   'email_unchanged',
+  'user_has_no_email',
   // user migration
   'migration_not_enabled',
   'migration_not_found',

@@ -48,14 +48,19 @@ export async function forgotPassword(ctx: AppContext, categoryId: string, email:
       ),
     );
   if (!user) return;
-  const token = await ctx.tokens.signSpecial('password-reset', { user_id: user.id });
   try {
-    await sendMail(ctx, resetMail(user, user.email, `${baseUrl}/reset-password?token=${token}`));
+    await mailResetLink(ctx, user, baseUrl);
   } catch (err) {
     // The same answer as for an unknown address (a refused send would tell that this one exists);
     // the failure goes to the log for whoever runs the mail server.
     ctx.log.warn({ err: safeError(err) }, 'the password-reset mail was not sent');
   }
+}
+
+/** Mails the user a one-time link to set a new password (428 when mail is off, 504 when the send fails). */
+export async function mailResetLink(ctx: AppContext, user: Parameters<typeof resetMail>[0] & { id: string; email: string }, baseUrl: string) {
+  const token = await ctx.tokens.signSpecial('password-reset', { user_id: user.id });
+  await sendMail(ctx, resetMail(user, user.email, `${baseUrl}/reset-password?token=${token}`));
 }
 
 export async function resetPassword(ctx: AppContext, bearer: string, password: string) {

@@ -186,6 +186,8 @@ const MATRIX: Record<string, Case> = {
   },
   'PUT /api/v3/admin/users/:id': { expect: allow(['admin', 'manager']), req: async () => ({ path: `${A}/admin/users/${(await userRow(server, 'student02')).id}`, method: 'PUT', body: { name: 'Student 02' } }) },
   'DELETE /api/v3/admin/users/:id': { expect: allow(['admin', 'manager']), fresh: true, req: async () => ({ path: `${A}/admin/users/${await peopleFixture.user()}`, method: 'DELETE' }) },
+  // Mail is off on this server: a permitted call reaches the rule and answers 428 email_not_configured.
+  'POST /api/v3/admin/users/:id/reset-mail': { expect: allow(['admin', 'manager'], 'reached'), req: async () => ({ path: `${A}/admin/users/${(await userRow(server, 'student02')).id}/reset-mail`, method: 'POST' }) },
   'POST /api/v3/admin/users/bulk': { expect: allow(['admin', 'manager']), req: async () => ({ path: `${A}/admin/users/bulk`, method: 'POST', body: { ids: [(await userRow(server, 'student02')).id], action: 'enable' } }) },
   // A JSON string is no CSV header: refused for its content (400) once the rights were granted.
   'POST /api/v3/admin/users/import': { expect: allow(['admin', 'manager'], 'reached'), req: () => ({ path: `${A}/admin/users/import?dry_run=true`, method: 'POST', body: 'not,a,header' }) },

@@ -135,6 +135,26 @@ describe('password reset', () => {
     expect((await login(server, 'student01', 'forgotten-and-back')).res.status).toBe(200);
   });
 
+  it('an admin makes a user without a password and mails them the link to set one', async () => {
+    const admin = await loginToken(server, 'admin');
+    const made = await call(server, '/api/v3/admin/users', {
+      token: admin,
+      body: { username: 'linked01', name: 'Linked Student', email: 'linked01@example.org', role: 'user', category: 'default', group: 'default-students-1a' },
+    });
+    expect(made.status).toBe(200);
+    const { id } = (await made.json()) as { id: string };
+    // No password yet: no sign-in.
+    expect((await login(server, 'linked01', 'anything-at-all')).res.status).toBe(401);
+    expect((await call(server, `/api/v3/admin/users/${id}/reset-mail`, { token: admin, method: 'POST' })).status).toBe(200);
+    const token = tokenFromLink(sink.linkTo('linked01@example.org'));
+    expect((await bearerPost('/authentication/reset-password', token, { password: 'my-own-choice-1' })).status).toBe(200);
+    expect((await login(server, 'linked01', 'my-own-choice-1')).res.status).toBe(200);
+    // Audited, without the link.
+    const [entry] = await server.ctx.db.select().from(schema.auditLog).where(eq(schema.auditLog.action, 'user.reset_mail'));
+    expect(entry).toMatchObject({ objectId: id, actorName: 'admin' });
+    expect(JSON.stringify(entry)).not.toContain(token);
+  });
+
   it('answers the same for an unknown address and sends nothing', async () => {
     const before = sink.mails.length;
     const res = await bearerPost('/authentication/forgot-password', undefined, { category_id: 'default', email: 'nobody@example.org' });

@@ -21,8 +21,10 @@ import {
 import type { AppContext } from '../../../context';
 import { schema, type Db } from '../../../db';
 import { actorOf, audit } from '../../../audit/record';
-import { ApiError, badRequest, forbidden, notFound } from '../../../http/errors';
+import { ApiError, badRequest, forbidden, notFound, precondition } from '../../../http/errors';
 import { authOf } from '../../../http/guard';
+import { publicBaseUrl } from '../../../http/base-url';
+import { mailResetLink } from '../../../auth/recovery';
 import { findPolicy, hashPassword, policyViolations } from '../../../auth/passwords';
 import type { UserRow } from '../../../auth/sessions';
 import { assertMayGiveRole, boundCategory, isAdmin, peopleGuards, targetCategory } from '../people/scope';
@@ -80,11 +82,11 @@ export async function adminUserRoutes(app: FastifyInstance, ctx: AppContext) {
     assertMayGiveRole(request, b.role);
     const n: NewUser = {
       username: b.username, name: b.name, email: b.email, role: b.role, categoryId: targetCategory(request, b.category),
-      groupId: b.group, secondaryGroups: b.secondary_groups, active: b.active, password: b.password, quota: b.quota,
+      groupId: b.group, secondaryGroups: b.secondary_groups, active: b.active, password: b.password ?? null, quota: b.quota,
     };
     const problems = await newUserProblems(db, n);
     if (problems[0]) throwProblem(problems[0]);
-    const passwordHash = await hashPassword(n.password);
+    const passwordHash = n.password === null ? null : await hashPassword(n.password);
     const row = await db.transaction(async (tx) => {
       const limit = await userLimitProblem(tx, n.groupId, n.categoryId);
       if (limit) throwProblem(limit);
@@ -148,6 +150,16 @@ export async function adminUserRoutes(app: FastifyInstance, ctx: AppContext) {
     // Disabled, or a new password set by someone else: their sessions end now.
     if (b.active === false || b.password !== undefined) await ctx.sessions.revokeAllOf(user.id);
     return (await userViewById(db, user.id))!;
+  });
+
+  // A password-reset link by mail (a user made without a password sets one this way; anyone who forgot theirs too).
+  r.post('/admin/users/:id/reset-mail', { preHandler: staff, schema: { params: idParams } }, async (request) => {
+    const user = await reachableUser(db, boundCategory(request), request.params.id);
+    assertMayTouch(request, user);
+    if (!user.email) throw precondition('user_has_no_email', 'The user has no e-mail address');
+    await mailResetLink(ctx, user, publicBaseUrl(ctx.config, request));
+    await audit(db, actorOf(request), { action: 'user.reset_mail', objectType: 'user', objectId: user.id, objectName: user.username, categoryId: user.categoryId });
+    return { sent: true };
   });
 
   r.delete('/admin/users/:id', { preHandler: staff, schema: { params: idParams } }, async (request) => {
@@ -272,7 +284,7 @@ async function importUsers(ctx: AppContext, request: FastifyRequest, text: strin
       if (!c.user) continue;
       const n = c.user;
       try {
-        const passwordHash = await hashPassword(n.password);
+        const passwordHash = n.password === null ? null : await hashPassword(n.password);
         await db.transaction(async (tx) => {
           const again = await newUserProblems(tx, n);
           const limit = again[0] ?? (await userLimitProblem(tx, n.groupId, n.categoryId));

@@ -152,7 +152,10 @@ export const throwProblem = (p: RowProblem): never => {
 
 export type NewUser = {
   username: string; name: string; email: string; role: TRole; categoryId: string; groupId: string;
-  secondaryGroups: string[]; active: boolean; password: string; quota: TQuota | null;
+  secondaryGroups: string[]; active: boolean;
+  /** None: the user sets one through a reset link (`POST /admin/users/{id}/reset-mail`) before signing in. */
+  password: string | null;
+  quota: TQuota | null;
 };
 
 /** Everything wrong with a new user, checked against the database (the import reports them all). */
@@ -173,12 +176,12 @@ export async function newUserProblems(db: Db, n: NewUser): Promise<RowProblem[]>
     .where(and(eq(u.categoryId, n.categoryId), eq(u.provider, 'local'), or(eq(u.username, n.username), eq(u.uid, n.username))));
   if (taken) out.push({ code: 'username_exists', params: { username: n.username } });
   const policy = await findPolicy(db, n.categoryId, n.role);
-  for (const v of await policyViolations(policy, n.password, n.username, [])) out.push(v);
+  if (n.password !== null) for (const v of await policyViolations(policy, n.password, n.username, [])) out.push(v);
   return out;
 }
 
 /** Inserts a checked new user (and their secondary groups) with `tx`; answers the row. */
-export async function insertUser(tx: Db, n: NewUser, passwordHash: string): Promise<UserRow> {
+export async function insertUser(tx: Db, n: NewUser, passwordHash: string | null): Promise<UserRow> {
   const id = randomUUID();
   const [row] = await tx
     .insert(u)
@@ -194,7 +197,7 @@ export async function insertUser(tx: Db, n: NewUser, passwordHash: string): Prom
       email: n.email,
       active: n.active,
       passwordHash,
-      passwordLastUpdated: new Date(),
+      passwordLastUpdated: passwordHash ? new Date() : null,
       quota: n.quota,
     })
     .returning();

@@ -4,21 +4,23 @@ import { useQuery } from '@tanstack/react-query';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { ROLES, type TAdminUser, type TQuota, type TRole } from '@vdi/contracts';
-import { notifySuccess } from '../../../app/error-handler';
+import { handleError, notifySuccess } from '../../../app/error-handler';
 import { useAction } from '../../../lib/use-action';
-import { categoriesQuery, createUser, groupsQuery, refreshPeople, updateUser } from './api';
+import { categoriesQuery, createUser, groupsQuery, refreshPeople, sendResetMail, updateUser } from './api';
 import { QuotaEditor } from './QuotaEditor';
 import './texts';
 
 type Draft = {
   username: string; name: string; email: string; role: TRole; category: string; group: string; secondary: string[];
   active: boolean; password: string; quota: TQuota | null;
+  /** New users: no password now, a link by mail to set one. */
+  sendLink: boolean;
 };
 
 const draftOf = (u: TAdminUser | null, category: string): Draft =>
   u
-    ? { username: u.username, name: u.name, email: u.email, role: u.role, category: u.category, group: u.group, secondary: u.secondary_groups, active: u.active, password: '', quota: u.quota }
-    : { username: '', name: '', email: '', role: 'user', category, group: '', secondary: [], active: true, password: '', quota: null };
+    ? { username: u.username, name: u.name, email: u.email, role: u.role, category: u.category, group: u.group, secondary: u.secondary_groups, active: u.active, password: '', quota: u.quota, sendLink: false }
+    : { username: '', name: '', email: '', role: 'user', category, group: '', secondary: [], active: true, password: '', quota: null, sendLink: false };
 
 /** Create or edit a user: identity, role, category and groups, active, a password set by the admin, a quota override. */
 export function UserForm({ opened, onClose, user, isAdmin, myCategory }: { opened: boolean; onClose: () => void; user: TAdminUser | null; isAdmin: boolean; myCategory: string }) {
@@ -46,13 +48,23 @@ export function UserForm({ opened, onClose, user, isAdmin, myCategory }: { opene
           ...(d.password ? { password: d.password } : {}),
         });
       } else {
-        await createUser({
+        const created = await createUser({
           username: d.username.trim(), name: d.name, email: d.email.trim(), role: d.role, category: isAdmin ? d.category : undefined,
-          group: d.group, secondary_groups: d.secondary, active: d.active, password: d.password, quota: d.quota,
+          group: d.group, secondary_groups: d.secondary, active: d.active, quota: d.quota, ...(d.sendLink ? {} : { password: d.password }),
         });
+        await refreshPeople();
+        notifySuccess(t('admin.users.created'));
+        onClose();
+        // The user exists either way: a mail that fails says so, and the row's menu sends it again.
+        if (d.sendLink) {
+          await sendResetMail(created.id)
+            .then(() => notifySuccess(t('admin.users.reset_mail_sent', { email: created.email })))
+            .catch(handleError);
+        }
+        return;
       }
       await refreshPeople();
-      notifySuccess(t(user ? 'admin.users.saved' : 'admin.users.created'));
+      notifySuccess(t('admin.users.saved'));
       onClose();
     });
 
@@ -85,6 +97,20 @@ export function UserForm({ opened, onClose, user, isAdmin, myCategory }: { opene
           </SimpleGrid>
           <MultiSelect label={t('admin.users.secondary_groups')} data={groupOptions.filter((g) => g.value !== d.group)} value={d.secondary} onChange={(v) => set('secondary', v)} searchable clearable data-testid="user-form-secondary" />
           <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+            {!user && (
+              <Switch
+                mt="xs"
+                label={t('admin.users.send_link')}
+                description={t('admin.users.send_link_hint')}
+                checked={d.sendLink}
+                onChange={(e) => set('sendLink', e.currentTarget.checked)}
+                disabled={!d.email.trim()}
+                data-testid="user-form-send-link"
+              />
+            )}
+          </SimpleGrid>
+          <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+            {!d.sendLink && (
             <PasswordInput
               label={t(user ? 'admin.users.new_password' : 'admin.users.password')}
               description={t(user ? 'admin.users.new_password_hint' : 'admin.users.password_hint')}
@@ -94,6 +120,7 @@ export function UserForm({ opened, onClose, user, isAdmin, myCategory }: { opene
               autoComplete="new-password"
               data-testid="user-form-password"
             />
+            )}
             <Switch mt="lg" label={t('admin.users.active')} checked={d.active} onChange={(e) => set('active', e.currentTarget.checked)} data-testid="user-form-active" />
           </SimpleGrid>
           <Divider label={t('admin.quota.title')} labelPosition="left" />

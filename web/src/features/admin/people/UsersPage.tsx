@@ -6,7 +6,7 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import {
   IconChevronDown, IconChevronUp, IconDots, IconDownload, IconEdit, IconFileImport, IconPlus, IconSearch, IconSelector, IconTrash,
-  IconUserCheck, IconUserOff, IconUsers, IconUsersGroup,
+  IconMailForward, IconUserCheck, IconUserOff, IconUsers, IconUsersGroup,
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { ROLES, type TAdminUser } from '@vdi/contracts';
@@ -15,7 +15,7 @@ import { userQuery } from '../../../app/queries';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
 import { downloadText } from '../../viewer/open';
-import { bulkUsers, categoriesQuery, deleteUser, exportUsers, groupsQuery, refreshPeople, usersQuery, type UserListParams } from './api';
+import { bulkUsers, categoriesQuery, deleteUser, exportUsers, groupsQuery, refreshPeople, sendResetMail, usersQuery, type UserListParams } from './api';
 import { ImportModal } from './ImportModal';
 import { UserForm } from './UserForm';
 import { ConfirmDelete, fullBadge, useListError } from './shared';
@@ -296,6 +296,19 @@ export default function UsersPage() {
                           >
                             {t(u.active ? 'admin.users.disable' : 'admin.users.enable')}
                           </Menu.Item>
+                          {u.email && (
+                            <Menu.Item
+                              leftSection={<IconMailForward size={14} />}
+                              data-testid="user-reset-mail"
+                              onClick={() => {
+                                void sendResetMail(u.id)
+                                  .then(() => notifySuccess(t('admin.users.reset_mail_sent', { email: u.email })))
+                                  .catch(handleError);
+                              }}
+                            >
+                              {t('admin.users.reset_mail')}
+                            </Menu.Item>
+                          )}
                           <Menu.Divider />
                           <Menu.Item color="red" leftSection={<IconTrash size={14} />} onClick={() => setDeleting([u])} data-testid="user-delete">
                             {t('admin.users.delete')}

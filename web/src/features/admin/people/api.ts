@@ -64,6 +64,8 @@ export const refreshPeople = () => queryClient.invalidateQueries({ queryKey: PEO
 export const createUser = (b: TAdminUserCreate) => api.post('/admin/users', b, ZAdminUser);
 export const updateUser = (userId: string, b: TAdminUserUpdate) => api.put(`/admin/users/${id(userId)}`, b, ZAdminUser);
 export const deleteUser = (userId: string) => api.delete(`/admin/users/${id(userId)}`);
+/** A one-time link to set a new password, by mail to the user's address. */
+export const sendResetMail = (userId: string) => api.post(`/admin/users/${id(userId)}/reset-mail`, {});
 export const bulkUsers = (b: TAdminUsersBulk) => api.post('/admin/users/bulk', b, ZAdminUsersBulkAnswer);
 export const importUsers = (csv: string, dryRun: boolean) =>
   request(`${API}/admin/users/import`, { method: 'POST', raw: { body: csv, type: 'text/csv' }, query: { dry_run: String(dryRun) }, timeoutMs: 600_000 }, ZAdminImportAnswer);
