@@ -6,6 +6,7 @@ import { usageIn, usageOf } from '../../src/modules/quotas/applied';
 import { PROGRESS_INTERVAL_MS } from '../../src/modules/deployments/progress';
 import { call, loginToken, startTestServer, type TestServer } from '../helpers/server';
 import { recordEvents, socketOf, until } from '../helpers/wait';
+import { recordQueries } from '../helpers/query-count';
 
 // Creation's hot path: a deployment's job reports its progress at most every 250 ms and ends with
 // the exact counts, its desktops reach students and owner live; group and category usage come
@@ -95,5 +96,27 @@ describe('quota usage by aggregates', () => {
       nonZero += QUOTA_FIELDS.filter((f) => aggregate[f] > 0).length;
     }
     expect(nonZero).toBeGreaterThan(5);
+  });
+});
+
+describe('a desktop made through the API', () => {
+  it('costs few queries: the guard’s (which reads the caller’s groups and quota levels), the checks, one write, one completion', async () => {
+    const student = await loginToken(server, 'student01');
+    const rec = recordQueries(server.ctx.db);
+    try {
+      // The server's background work only adds to a count: the least of a few tries is the call's own.
+      const counts: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        rec.reset();
+        const res = await call(server, '/api/v3/persistent_desktop', { token: student, body: { name: `Counted ${i}`, template_id: template } });
+        expect(res.status).toBe(200);
+        counts.push(rec.queries.length);
+        await call(server, `/api/v3/desktop/${((await res.json()) as { id: string }).id}`, { token: student, method: 'DELETE' });
+      }
+      // guard 1, template 1, its disk 1, name 1, usage 1 (Students 1A has a quota), records 1, completion 1.
+      expect(Math.min(...counts)).toBeLessThanOrEqual(7);
+    } finally {
+      rec.stop();
+    }
   });
 });
