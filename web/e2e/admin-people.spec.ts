@@ -209,17 +209,25 @@ test.describe('administration: people', () => {
     await page.getByTestId('language-menu').click();
     await page.getByTestId('language-ca-ES').click();
     await expect(page.getByTestId('admin-badge')).toHaveText('Administració');
-    await page.getByTestId('users-search').fill('sec4-');
-    await expect(page.getByTestId('users-table')).toHaveAttribute('data-total', '119');
-    await shot(page, 'admin-users-ca');
-    await page.getByTestId('users-select-page').check();
-    await expect(page.getByTestId('users-bulk-bar')).toBeVisible();
-    await shot(page, 'admin-users-bulk-ca');
-    await page.goto('/isard-admin/groups');
-    await page.getByTestId('group-edit').first().click();
-    await expect(page.getByRole('dialog')).toBeVisible();
-    await windowShot(page, 'admin-group-form-ca');
-    await page.keyboard.press('Escape');
+    try {
+      await page.getByTestId('users-search').fill('sec4-');
+      await expect(page.getByTestId('users-table')).toHaveAttribute('data-total', '119');
+      await shot(page, 'admin-users-ca');
+      await page.getByTestId('users-select-page').check();
+      await expect(page.getByTestId('users-bulk-bar')).toBeVisible();
+      await shot(page, 'admin-users-bulk-ca');
+      await page.goto('/isard-admin/groups');
+      await page.getByTestId('group-edit').first().click();
+      await expect(page.getByRole('dialog')).toBeVisible();
+      await windowShot(page, 'admin-group-form-ca');
+      await page.keyboard.press('Escape');
+      await expect(page.getByRole('dialog')).toHaveCount(0);
+    } finally {
+      // The choice is saved for the admin and follows them: back to English for the specs after this one.
+      await page.getByTestId('language-menu').click();
+      await page.getByTestId('language-en-US').click();
+      await expect(page.getByTestId('admin-badge')).toHaveText('Administration');
+    }
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto('/isard-admin/users');
     await expect(page.getByTestId('users-table')).toBeVisible();
