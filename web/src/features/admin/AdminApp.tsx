@@ -3,7 +3,7 @@ import { Navigate, NavLink as RouterLink, Route, Routes } from 'react-router';
 import { AppShell, Badge, Burger, Center, Divider, Group, Loader, NavLink, Stack, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
-import { IconArrowLeft, IconBuilding, IconKey, IconSettings, IconShieldLock, IconUsers, IconUsersGroup } from '@tabler/icons-react';
+import { IconArrowLeft, IconSettings, IconShieldLock } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { userQuery } from '../../app/queries';
 import { Brand } from '../../layout/Brand';
@@ -14,12 +14,6 @@ import { adminSections, type AdminSection } from './sections';
 import classes from './AdminApp.module.css';
 import './texts';
 
-const ICONS: Record<string, typeof IconUsers> = {
-  users: IconUsers,
-  groups: IconUsersGroup,
-  categories: IconBuilding,
-  registration_codes: IconKey,
-};
 
 /** Each section's screen, made lazy once: it downloads when first opened. */
 const screens = new Map<string, LazyExoticComponent<ComponentType>>();
@@ -48,7 +42,7 @@ export default function AdminApp() {
   const sections = useMemo(() => sectionsFor(user?.role), [user?.role]);
 
   const links = sections.map((s) => {
-    const Icon = ICONS[s.path] ?? IconSettings;
+    const Icon = s.icon;
     return (
       <NavLink
         key={s.path}

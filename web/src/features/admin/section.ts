@@ -13,5 +13,7 @@ export type AdminSection = {
   /** Order in the navigation. */
   order: number;
   roles: readonly Extract<TRole, 'admin' | 'manager'>[];
+  /** Its icon in the navigation. */
+  icon: ComponentType<{ size?: number; stroke?: number }>;
   load: () => Promise<{ default: ComponentType }>;
 };

@@ -3,9 +3,10 @@ import type { AdminSection } from './section';
 
 // The console's navigation per role (AdminApp's rule), on sections made here: the real ones load screens.
 const load = async () => ({ default: () => null });
+const icon = () => null;
 const SECTIONS: AdminSection[] = [
-  { path: 'users', label: 'admin.nav.users', order: 10, roles: ['admin', 'manager'], load },
-  { path: 'categories', label: 'admin.nav.categories', order: 30, roles: ['admin'], load },
+  { path: 'users', label: 'admin.nav.users', order: 10, roles: ['admin', 'manager'], icon, load },
+  { path: 'categories', label: 'admin.nav.categories', order: 30, roles: ['admin'], icon, load },
 ];
 
 describe('admin console sections', () => {

@@ -1,11 +1,12 @@
+import { IconBuilding, IconKey, IconUsers, IconUsersGroup } from '@tabler/icons-react';
 import type { AdminSection } from '../section';
 // Its labels are admin texts (the console loads them before it shows the navigation).
 import './texts';
 
 /** Users, groups, categories, registration codes, quotas (orders 10–49). */
 export const peopleSections: AdminSection[] = [
-  { path: 'users', label: 'admin.nav.users', order: 10, roles: ['admin', 'manager'], load: () => import('./UsersPage') },
-  { path: 'groups', label: 'admin.nav.groups', order: 20, roles: ['admin', 'manager'], load: () => import('./GroupsPage') },
-  { path: 'categories', label: 'admin.nav.categories', order: 30, roles: ['admin'], load: () => import('./CategoriesPage') },
-  { path: 'registration_codes', label: 'admin.nav.registration_codes', order: 40, roles: ['admin', 'manager'], load: () => import('./CodesPage') },
+  { path: 'users', icon: IconUsers, label: 'admin.nav.users', order: 10, roles: ['admin', 'manager'], load: () => import('./UsersPage') },
+  { path: 'groups', icon: IconUsersGroup, label: 'admin.nav.groups', order: 20, roles: ['admin', 'manager'], load: () => import('./GroupsPage') },
+  { path: 'categories', icon: IconBuilding, label: 'admin.nav.categories', order: 30, roles: ['admin'], load: () => import('./CategoriesPage') },
+  { path: 'registration_codes', icon: IconKey, label: 'admin.nav.registration_codes', order: 40, roles: ['admin', 'manager'], load: () => import('./CodesPage') },
 ];
