@@ -4,7 +4,7 @@ import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import account from '../src/i18n/locales/account/en.json' with { type: 'json' };
 import { E2E_SMTP_PORT } from '../playwright.config';
 import { startMailSink } from '../../server/test/helpers/mail-sink';
-import { adminCall, apiToken, loginPage, PASSWORD, shot, signInAs, windowShot } from './support';
+import { adminCall, apiToken, freshUser, loginPage, PASSWORD, shot, signInAs, windowShot } from './support';
 
 // Account self-service (issue 12): password and e-mail in the profile (mail through a real SMTP
 // server on loopback), migration between two accounts, the disclaimer, the message dialog of a
@@ -27,8 +27,9 @@ async function setLanguage(page: Page, lang: string) {
 }
 
 test.describe('account', () => {
-  test('password change: the policy checklist follows the typing, a wrong current password is refused, the new one signs in', async ({ page }) => {
-    await signInAs(page, 'student02');
+  test('password change: the policy checklist follows the typing, a wrong current password is refused, the new one signs in', async ({ page, request }) => {
+    await freshUser(request, 'acct-password');
+    await signInAs(page, 'acct-password');
     await page.goto('/profile');
     await expect(page.getByTestId('profile-avatar')).toBeVisible();
     await shot(page, 'account-profile-en');
@@ -53,9 +54,9 @@ test.describe('account', () => {
     await page.getByTestId('logout').click();
     const login = loginPage(page);
     await login.open();
-    await login.signIn('student02', PASSWORD);
+    await login.signIn('acct-password', PASSWORD);
     await expect(login.error()).toBeVisible();
-    await login.signIn('student02', 'Long-enough-42');
+    await login.signIn('acct-password', 'Long-enough-42');
     await expect(page).toHaveURL(/\/desktops$/);
   });
 
@@ -99,11 +100,17 @@ test.describe('account', () => {
       local: { export: true, import: true, force_migration: false },
       exceptions: { categories: [], groups: [], roles: [], users: [] },
     });
-    const origin = await apiToken(request, 'student03');
-    const [desk] = (await (await api(request, origin, 'GET', '/user/desktops')).json()) as { id: string; name: string }[];
-    expect(desk).toBeTruthy();
+    // Two accounts of the journey's own: the origin with a desktop of its own.
+    await freshUser(request, 'acct-origin');
+    await freshUser(request, 'acct-target');
+    const origin = await apiToken(request, 'acct-origin');
+    const templates = (await (await api(request, origin, 'GET', '/user/templates/allowed/all')).json()) as { id: string; name: string }[];
+    const template = templates.find((t) => t.name === 'Demo Linux') ?? templates[0]!;
+    const made = await api(request, origin, 'POST', '/persistent_desktop', { name: 'Moving desktop', template_id: template.id });
+    expect(made.ok()).toBe(true);
+    const desk = (await made.json()) as { id: string };
 
-    await signInAs(page, 'student03');
+    await signInAs(page, 'acct-origin');
     await page.goto('/profile');
     await page.getByTestId('open-export').click();
     await expect(page).toHaveURL(/\/export-user$/);
@@ -114,7 +121,7 @@ test.describe('account', () => {
     await page.getByTestId('export-logout').click();
     await expect(page).toHaveURL(/\/login$/);
 
-    await loginPage(page).signIn('student04');
+    await loginPage(page).signIn('acct-target');
     await expect(page).toHaveURL(/\/desktops$/);
     await page.goto('/profile');
     await page.getByTestId('open-import').click();
@@ -128,9 +135,9 @@ test.describe('account', () => {
     await shot(page, 'account-migration-done');
     await page.getByTestId('migration-to-desktops').click();
     await expect(page).toHaveURL(/\/desktops$/);
-    const target = await apiToken(request, 'student04');
+    const target = await apiToken(request, 'acct-target');
     const mine = (await (await api(request, target, 'GET', '/user/desktops')).json()) as { id: string }[];
-    expect(mine.map((d) => d.id)).toContain(desk!.id);
+    expect(mine.map((d) => d.id)).toContain(desk.id);
     // The code is spent.
     const again = await api(request, target, 'POST', '/user_migration/import', { token: code });
     expect((await again.json()).description_code).toBe('migration_code_used');
@@ -185,7 +192,9 @@ test.describe('account', () => {
 
   test('viewers: the install guide per system, reached from the navigation; Help opens the configured documentation', async ({ page, request }) => {
     const frontend = { show_bookings_button: true, show_temporal_tab: true, documentation_url: 'https://docs.example.org/vdi/', viewers_documentation_url: 'https://docs.example.org/vdi/viewers/' };
+    const before = await adminCall(request, 'GET', '/admin/settings/frontend');
     await adminCall(request, 'PUT', '/admin/settings/frontend', frontend);
+    try {
     await signInAs(page, 'advanced');
     await expect(page.getByTestId('nav-help')).toHaveAttribute('href', frontend.documentation_url);
     await page.getByTestId('nav-viewers').click();
@@ -201,6 +210,10 @@ test.describe('account', () => {
     await shot(page, 'account-viewers-en');
     await expect(page.getByTestId('nav-viewers')).toBeVisible();
     await expect(page.getByTestId('nav-profile')).toBeVisible();
+    } finally {
+      // Help shows only where the address is set: as it was, for the specs after this one.
+      await adminCall(request, 'PUT', '/admin/settings/frontend', before);
+    }
   });
 
   test('screens in another language and at phone width', async ({ page }) => {
@@ -260,7 +273,10 @@ test.describe('account', () => {
       // The page renews its token every few minutes: the newest one.
       session = (await page.context().cookies()).find((c) => c.name === 'isardvdi_session')?.value ?? session;
       await api(request, session, 'GET', `/desktop/stop/${gpu.id}`);
-      await api(request, session, 'DELETE', `/booking/event/${bookingId}`);
+      // A booking in progress is deleted once its desktop has stopped: wait for that, then it is gone for the specs after.
+      await expect
+        .poll(async () => (await api(request, session, 'DELETE', `/booking/event/${bookingId}`)).status(), { timeout: 60_000, intervals: [1_000] })
+        .toBe(200);
     }
   });
 });

@@ -8,7 +8,8 @@ test.describe('sign-in', () => {
     test(`${role} signs in, sees the navbar of the role, and signs out`, async ({ page }) => {
       await signInAs(page, role);
       await expect(page).toHaveTitle(`${en.app.title} · ${en.routes.desktops}`);
-      const expected = navFor(role).map((r) => `nav-${r.name}`);
+      // The role's sections, then Profile (Help only where a documentation address is set).
+      const expected = [...navFor(role).map((r) => `nav-${r.name}`), 'nav-profile'];
       await expect(page.getByTestId('navbar').getByTestId(expected[0]!)).toBeVisible();
       const shown = await page.getByTestId('navbar').locator('[data-testid^="nav-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')));
       expect(shown).toEqual(expected);

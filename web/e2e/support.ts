@@ -79,3 +79,17 @@ export async function litPixels(scope: Locator) {
     return n;
   });
 }
+
+/**
+ * A user of the journey's own (Students 1A unless told), made through the console's API: specs that
+ * change a person's password, items or account use one of these, never a demo user other specs use.
+ */
+export async function freshUser(request: APIRequestContext, username: string, group = 'default-students-1a') {
+  const token = await apiToken(request, 'admin');
+  const res = await request.post('/api/v3/admin/users', {
+    headers: { authorization: `Bearer ${token}` },
+    data: { username, name: `${username} (e2e)`, email: `${username}@example.org`, role: 'user', category: 'default', group, password: PASSWORD },
+  });
+  // Made by an earlier run of the same spec on this data directory: fine.
+  if (!res.ok()) expect((await res.json()).description_code).toBe('username_exists');
+}
