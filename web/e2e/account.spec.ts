@@ -121,7 +121,10 @@ test.describe('account', () => {
     await page.getByTestId('export-logout').click();
     await expect(page).toHaveURL(/\/login$/);
 
-    await loginPage(page).signIn('acct-target');
+    // The sign-in page the sign-out led to, ready for typing.
+    const login = loginPage(page);
+    await login.open();
+    await login.signIn('acct-target');
     await expect(page).toHaveURL(/\/desktops$/);
     await page.goto('/profile');
     await page.getByTestId('open-import').click();

@@ -4,7 +4,7 @@ import enDep from '../src/i18n/locales/deployments/en.json' with { type: 'json' 
 import fr from '../src/i18n/locales/fr.json' with { type: 'json' };
 import { join } from 'node:path';
 import { startMediaFileServer } from '../../server/src/modules/media/testing/file-server';
-import { adminCall, apiToken, shot, signInAs } from './support';
+import { adminCall, apiToken, shot, signInAs, userId } from './support';
 
 // The last lines of the spec (issue 17): the permission pickers' calls, delete for good with its
 // default, guard step 7's maximum recycle time, the temporary desktop's 25 s creation notice and
@@ -84,9 +84,9 @@ test.describe.serial('the last lines of the spec', () => {
       expect((await saved).status()).toBe(200);
       await expect(page.getByText(en.media.share.saved.replace('{{name}}', 'Picker ISO'))).toBeVisible();
       // Saved: the media names her.
-      const nora = (await adminCall(request, 'GET', '/admin/users')) as { id: string; username: string }[];
+      const nora = await userId(request, 'student03');
       const [shared] = ((await (await api(request, 'advanced')).get('/media')) as { name: string; allowed: { users: string[] | false } }[]).filter((m) => m.name === 'Picker ISO');
-      expect(shared!.allowed.users).toEqual([nora.find((u) => u.username === 'student03')!.id]);
+      expect(shared!.allowed.users).toEqual([nora]);
     } finally {
       await files.close();
     }

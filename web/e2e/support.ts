@@ -80,14 +80,26 @@ export async function litPixels(scope: Locator) {
   });
 }
 
+/** The group of the journeys' own users: no spec rolls desktops out to it, so they change no other spec's counts. */
+const E2E_GROUP = 'E2E accounts';
+
 /**
- * A user of the journey's own (Students 1A unless told), made through the console's API: specs that
- * change a person's password, items or account use one of these, never a demo user other specs use.
+ * A user of the journey's own, in the group "E2E accounts" of the default organisation, made through the
+ * console's API: specs that change a person's password, account or items use one of these, never a demo
+ * user other specs count on.
  */
-export async function freshUser(request: APIRequestContext, username: string, group = 'default-students-1a') {
+export async function freshUser(request: APIRequestContext, username: string) {
   const token = await apiToken(request, 'admin');
+  const headers = { authorization: `Bearer ${token}` };
+  const groups = (await (await request.get(`/api/v3/admin/groups?search=${encodeURIComponent(E2E_GROUP)}`, { headers })).json()) as { items: { id: string; name: string }[] };
+  let group = groups.items.find((g) => g.name === E2E_GROUP)?.id;
+  if (!group) {
+    const made = await request.post('/api/v3/admin/groups', { headers, data: { name: E2E_GROUP, category: 'default' } });
+    expect(made.ok()).toBe(true);
+    group = ((await made.json()) as { id: string }).id;
+  }
   const res = await request.post('/api/v3/admin/users', {
-    headers: { authorization: `Bearer ${token}` },
+    headers,
     data: { username, name: `${username} (e2e)`, email: `${username}@example.org`, role: 'user', category: 'default', group, password: PASSWORD },
   });
   // Made by an earlier run of the same spec on this data directory: fine.
