@@ -139,6 +139,9 @@ test.describe.serial('the last lines of the spec', () => {
     const page = await context.newPage();
     try {
       await signInAs(page, 'user');
+      // French, chosen as a person does (a language saved earlier for this user wins over the browser's).
+      await page.getByTestId('language-menu').click();
+      await page.getByTestId('language-fr-FR').click();
       // The server never answers the creation.
       await page.route('**/api/v3/nonpersistent', (route) => (route.request().method() === 'POST' ? undefined : route.fallback()));
       await page.getByTestId('new-temporary').click();
@@ -149,6 +152,9 @@ test.describe.serial('the last lines of the spec', () => {
       expect(Date.now() - asked).toBeGreaterThanOrEqual(24_000);
       await shot(page, 'spec-lines-create-timeout-fr');
       await page.unrouteAll({ behavior: 'ignoreErrors' });
+      await page.getByTestId('language-menu').click();
+      await page.getByTestId('language-en-US').click();
+      await expect(page.getByTestId('new-temporary')).toContainText('New temporary desktop');
     } finally {
       await context.close();
     }
