@@ -4,7 +4,7 @@ import enDep from '../src/i18n/locales/deployments/en.json' with { type: 'json' 
 import fr from '../src/i18n/locales/fr.json' with { type: 'json' };
 import { join } from 'node:path';
 import { startMediaFileServer } from '../../server/src/modules/media/testing/file-server';
-import { adminCall, apiToken, shot, signInAs, userId } from './support';
+import { adminCall, apiToken, freshUser, shot, signInAs, userId } from './support';
 
 // The last lines of the spec (issue 17): the permission pickers' calls, delete for good with its
 // default, guard step 7's maximum recycle time, the temporary desktop's 25 s creation notice and
@@ -64,13 +64,15 @@ test.describe.serial('the last lines of the spec', () => {
 
   test('a teacher shares a media with a student of the category through the picker', async ({ page, request }) => {
     const iso = join(process.env.VDI_TEST_IMAGES ?? join(import.meta.dirname, '..', '..', 'data', 'test-cache', 'images'), 'demo.iso');
+    // Its own name per run: a retry of this serial group makes it again.
+    const isoName = `Picker ISO ${Date.now().toString(36)}`;
     const files = await startMediaFileServer(iso);
     try {
       const teacher = await api(request, 'advanced');
-      expect((await teacher.post('/media', { name: 'Picker ISO', url: `${files.base}/demo.iso`, kind: 'iso' })).status()).toBe(200);
+      expect((await teacher.post('/media', { name: isoName, url: `${files.base}/demo.iso`, kind: 'iso' })).status()).toBe(200);
       await signInAs(page, 'advanced');
       await page.getByTestId('navbar').getByTestId('nav-media').click();
-      const row = page.locator('[data-testid=media-row][data-name="Picker ISO"]');
+      const row = page.locator(`[data-testid=media-row][data-name="${isoName}"]`);
       await row.getByTestId('media-share').click();
       await page.getByTestId('sharing-users').check();
       const users = page.getByTestId('sharing-users-search');
@@ -82,10 +84,10 @@ test.describe.serial('the last lines of the spec', () => {
       const saved = page.waitForResponse((r) => r.url().endsWith('/api/v3/admin/allowed/update/media') && r.request().method() === 'POST');
       await page.getByTestId('media-share-save').click();
       expect((await saved).status()).toBe(200);
-      await expect(page.getByText(en.media.share.saved.replace('{{name}}', 'Picker ISO'))).toBeVisible();
+      await expect(page.getByText(en.media.share.saved.replace('{{name}}', isoName))).toBeVisible();
       // Saved: the media names her.
       const nora = await userId(request, 'student03');
-      const [shared] = ((await (await api(request, 'advanced')).get('/media')) as { name: string; allowed: { users: string[] | false } }[]).filter((m) => m.name === 'Picker ISO');
+      const [shared] = ((await (await api(request, 'advanced')).get('/media')) as { name: string; allowed: { users: string[] | false } }[]).filter((m) => m.name === isoName);
       expect(shared!.allowed.users).toEqual([nora]);
     } finally {
       await files.close();
@@ -93,13 +95,15 @@ test.describe.serial('the last lines of the spec', () => {
   });
 
   test('deleting a desktop offers "delete for good", checked as the portal is set', async ({ page, request }) => {
-    const student = await api(request, 'student04');
+    // A person of the journey's own: the two desktops it makes count against nobody else's quota.
+    await freshUser(request, 'lines-deleter');
+    const student = await api(request, 'lines-deleter');
     const [demo] = (await student.get('/user/templates/allowed/all')) as { id: string }[];
     for (const name of ['Kept desktop', 'Gone desktop']) expect((await student.post('/persistent_desktop', { name, template_id: demo!.id })).status()).toBe(200);
 
     // Guard step 7 fetches the maximum recycle time on the way in.
     const cutoff = page.waitForRequest((r) => r.url().endsWith('/api/v3/recycle-bin/user/cutoff-time'));
-    await signInAs(page, 'student04');
+    await signInAs(page, 'lines-deleter');
     await cutoff;
 
     // The default is off: this one goes to the recycle bin.
@@ -129,7 +133,7 @@ test.describe.serial('the last lines of the spec', () => {
       await adminCall(request, 'PUT', '/admin/settings/recycle_bin', { cutoff_hours: 1, default_delete: false });
     }
     // Only the first one waits in the bin.
-    const bin = (await (await api(request, 'student04')).get('/recycle_bin/item_count/user')) as { item_name: string }[];
+    const bin = (await (await api(request, 'lines-deleter')).get('/recycle_bin/item_count/user')) as { item_name: string }[];
     expect(bin.map((e) => e.item_name)).toEqual(['Kept desktop']);
   });
 
