@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { ActionIcon, Alert, Badge, Button, Code, Divider, Group, Modal, NumberInput, Paper, SimpleGrid, Skeleton, Stack, Switch, Table, TagsInput, Text, Textarea, TextInput, Tooltip } from '@mantine/core';
+import { Alert, Badge, Button, Code, Divider, Group, Modal, NumberInput, Paper, SimpleGrid, Skeleton, Stack, Switch, Table, TagsInput, Text, Textarea, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { IconAlertTriangle, IconBuilding, IconEdit, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
@@ -10,7 +10,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { useAction } from '../../../lib/use-action';
 import { categoriesQuery, createCategory, deleteCategory, refreshPeople, updateCategory } from './api';
 import { QuotaEditor } from './QuotaEditor';
-import { ConfirmDelete, fullBadge, useListError } from './shared';
+import { ConfirmDelete, fullBadge, RowAction, useListError } from './shared';
 import './texts';
 
 type Draft = {
@@ -196,16 +196,8 @@ export default function CategoriesPage() {
                     </Table.Td>
                     <Table.Td>
                       <Group gap={4} wrap="nowrap">
-                        <Tooltip label={t('admin.common.edit')}>
-                          <ActionIcon variant="subtle" onClick={() => setEditing(c)} aria-label={t('admin.common.edit')} data-testid="category-edit">
-                            <IconEdit size={16} />
-                          </ActionIcon>
-                        </Tooltip>
-                        <Tooltip label={t('admin.common.delete')}>
-                          <ActionIcon variant="subtle" color="red" onClick={() => setDeleting(c)} aria-label={t('admin.common.delete')} data-testid="category-delete">
-                            <IconTrash size={16} />
-                          </ActionIcon>
-                        </Tooltip>
+                        <RowAction label={t('admin.common.edit')} icon={<IconEdit size={16} />} onClick={() => setEditing(c)} testId="category-edit" />
+                        <RowAction label={t('admin.common.delete')} icon={<IconTrash size={16} />} color="red" onClick={() => setDeleting(c)} testId="category-delete" />
                       </Group>
                     </Table.Td>
                   </Table.Tr>

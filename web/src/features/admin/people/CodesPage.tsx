@@ -10,7 +10,7 @@ import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
 import { useAction } from '../../../lib/use-action';
 import { codesQuery, createCode, deleteCode, groupsQuery, refreshPeople, resetCode } from './api';
-import { ConfirmDelete, fullBadge, useListError } from './shared';
+import { ConfirmDelete, fullBadge, RowAction, useListError } from './shared';
 import './texts';
 
 function CodeForm({ opened, onClose, isAdmin }: { opened: boolean; onClose: () => void; isAdmin: boolean }) {
@@ -165,16 +165,8 @@ export default function CodesPage() {
                             </Tooltip>
                           )}
                         </CopyButton>
-                        <Tooltip label={t('admin.codes.reset')}>
-                          <ActionIcon variant="subtle" onClick={() => void reset(c)} aria-label={t('admin.codes.reset')} data-testid="code-reset">
-                            <IconRefresh size={16} />
-                          </ActionIcon>
-                        </Tooltip>
-                        <Tooltip label={t('admin.common.delete')}>
-                          <ActionIcon variant="subtle" color="red" onClick={() => setDeleting(c)} aria-label={t('admin.common.delete')} data-testid="code-delete">
-                            <IconTrash size={16} />
-                          </ActionIcon>
-                        </Tooltip>
+                        <RowAction label={t('admin.codes.reset')} icon={<IconRefresh size={16} />} onClick={() => void reset(c)} testId="code-reset" />
+                        <RowAction label={t('admin.common.delete')} icon={<IconTrash size={16} />} color="red" onClick={() => setDeleting(c)} testId="code-delete" />
                       </Group>
                     </Table.Td>
                   </Table.Tr>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { ActionIcon, Alert, Badge, Button, Divider, Group, Modal, Paper, Select, Skeleton, Stack, Table, Text, Textarea, TextInput, Tooltip } from '@mantine/core';
+import { Alert, Badge, Button, Divider, Group, Modal, Paper, Select, Skeleton, Stack, Table, Text, Textarea, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { IconAlertTriangle, IconEdit, IconPlus, IconSearch, IconTrash, IconUsersGroup } from '@tabler/icons-react';
@@ -12,7 +12,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { useAction } from '../../../lib/use-action';
 import { categoriesQuery, createGroup, deleteGroup, groupsQuery, refreshPeople, updateGroup } from './api';
 import { QuotaEditor } from './QuotaEditor';
-import { ConfirmDelete, fullBadge, useListError } from './shared';
+import { ConfirmDelete, fullBadge, RowAction, useListError } from './shared';
 import './texts';
 
 type Draft = { name: string; description: string; category: string; quota: TQuota | null; limits: TLimits | null };
@@ -157,16 +157,8 @@ export default function GroupsPage() {
                     </Table.Td>
                     <Table.Td>
                       <Group gap={4} wrap="nowrap">
-                        <Tooltip label={t('admin.common.edit')}>
-                          <ActionIcon variant="subtle" onClick={() => setEditing(g)} aria-label={t('admin.common.edit')} data-testid="group-edit">
-                            <IconEdit size={16} />
-                          </ActionIcon>
-                        </Tooltip>
-                        <Tooltip label={t('admin.common.delete')}>
-                          <ActionIcon variant="subtle" color="red" onClick={() => setDeleting(g)} aria-label={t('admin.common.delete')} data-testid="group-delete">
-                            <IconTrash size={16} />
-                          </ActionIcon>
-                        </Tooltip>
+                        <RowAction label={t('admin.common.edit')} icon={<IconEdit size={16} />} onClick={() => setEditing(g)} testId="group-edit" />
+                        <RowAction label={t('admin.common.delete')} icon={<IconTrash size={16} />} color="red" onClick={() => setDeleting(g)} testId="group-delete" />
                       </Group>
                     </Table.Td>
                   </Table.Tr>

@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
-import { Alert, Button, Group, Modal, Stack, Text } from '@mantine/core';
+import type { ReactNode } from 'react';
+import { ActionIcon, Alert, Button, Group, Modal, Stack, Text, Tooltip } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { handleError, notifySuccess } from '../../../app/error-handler';
@@ -64,3 +65,14 @@ export function ConfirmDelete({
 
 /** Badges in table cells keep their whole word (Mantine's label would be cut to fit a narrow column). */
 export const fullBadge = { root: { flexShrink: 0, overflow: 'visible' }, label: { overflow: 'visible' } } as const;
+
+/** One action of a table row: an icon button named by its tooltip (edit, reset, delete…). */
+export function RowAction({ label, icon, onClick, color, testId }: { label: string; icon: ReactNode; onClick: () => void; color?: string; testId: string }) {
+  return (
+    <Tooltip label={label}>
+      <ActionIcon variant="subtle" color={color} onClick={onClick} aria-label={label} data-testid={testId}>
+        {icon}
+      </ActionIcon>
+    </Tooltip>
+  );
+}
