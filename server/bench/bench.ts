@@ -26,7 +26,7 @@ import { decideAccel } from '../src/engine/accel';
 import { BENCH_GROUP, BENCH_PASSWORD, BENCH_USERS, LIST_DESKTOPS, LIST_USER, benchUsername } from './people';
 import { firstFrameOverUnix, firstFrameOverWebSocket } from './rfb';
 import {
-  fmtBytes, fmtLat, fmtLoad, fmtLoadResult, fmtMs, latencies, now, openLoop, pool, settle, watchLoad, countDatabaseProcesses, type Latencies, type Load,
+  cpuPerOp, threadTicks, fmtBytes, fmtLat, fmtLoad, fmtLoadResult, fmtMs, latencies, now, openLoop, pool, settle, watchLoad, countDatabaseProcesses, type Latencies, type Load,
 } from './measure';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -334,6 +334,7 @@ async function rowCreate(c: Ctx, n: number, from: number) {
   say(`${c.mode}: ${n} people creating a desktop at once (and ${n} qemu-img create -b)`);
   const tokens = await tokensOf(c, students(from, n));
   const watch = watchLoad(c.portal.pid);
+  const threads0 = threadTicks(c.portal.pid);
   let errors = 0;
   let errorSample: string | undefined;
   const times = await Promise.all(
@@ -350,6 +351,7 @@ async function rowCreate(c: Ctx, n: number, from: number) {
     }),
   );
   const load = watch.stop();
+  const cpu = cpuPerOp(c.portal.pid, threads0, n);
   const portal = latencies(times.filter((t): t is number => t !== undefined));
   await settle(c.portal.pid);
   const raw = latencies(await Promise.all(Array.from({ length: n }, (_, i) => qemuImg(overlayArgs(c.portal.seeded.basePath, 'qcow2', join(c.work, `create-${n}-${i}.qcow2`))))));
@@ -357,7 +359,7 @@ async function rowCreate(c: Ctx, n: number, from: number) {
   add({
     mode: c.mode,
     row: `${n} people create a desktop at once`,
-    portal: `${fmtLat(portal)}, ${errors} err${errorSample ? ` (${errorSample})` : ''}; p95 ${ratio.toFixed(1)}× raw`,
+    portal: `${fmtLat(portal)}, ${errors} err${errorSample ? ` (${errorSample})` : ''}; p95 ${ratio.toFixed(1)}× raw; server CPU per creation: main thread ${fmtMs(cpu.main)} ms, other threads ${fmtMs(cpu.others)} ms`,
     raw: `${n} × qemu-img create -b in parallel: ${fmtLat(raw)}`,
     target: 'p95 ≤ 2× raw p95',
     met: errors === 0 && ratio <= 2,

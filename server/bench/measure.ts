@@ -82,6 +82,31 @@ function machineTicks(): { busy: number; total: number } {
   return { busy: total - idle, total };
 }
 
+/** CPU ticks of each thread of one process: its main thread (tid = pid) and the others (workers, GC, compiler). */
+export function threadTicks(pid: number): { main: number; others: number } {
+  let main = 0;
+  let others = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ticks = Number(f[11]) + Number(f[12]);
+      if (Number(tid) === pid) main += ticks;
+      else others += ticks;
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return { main, others };
+}
+
+/** CPU milliseconds per operation of a process's main thread and its other threads since `before`. */
+export function cpuPerOp(pid: number, before: { main: number; others: number }, ops: number) {
+  const after = threadTicks(pid);
+  const ms = (ticks: number) => (ticks * 1000) / TICKS_PER_SECOND / Math.max(ops, 1);
+  return { main: ms(after.main - before.main), others: ms(after.others - before.others) };
+}
+
 export type Load = { loadavg1: number; serverCpu: number; databaseCpu?: number; machineBusy: number };
 export const fmtLoad = (l: Load) =>
   `load ${l.loadavg1.toFixed(2)}, server ${l.serverCpu.toFixed(0)}%` +
