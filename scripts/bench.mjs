@@ -3,7 +3,7 @@
 // embedded database and on PostgreSQL (the local Debian cluster). Never a test; see the README.
 // Options (after `--`): --only user,desktops,create,deployment,fanout,web,vnc  --mode pglite|postgres|both  --quick
 import { join } from 'node:path';
-import { ensureDebianPackages, ensureNpmPackages, ensurePostgres, ensureWebBuild, root, run } from './lib/setup.mjs';
+import { dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensurePostgres, ensureWebBuild, root, run } from './lib/setup.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name) => {
@@ -22,6 +22,7 @@ if (mode !== 'pglite') {
   const url = ensurePostgres();
   if (url) env.BENCH_PG_ADMIN_URL = url;
 }
+process.on('exit', () => dropPostgresRole(env.BENCH_PG_ADMIN_URL));
 try {
   run(process.execPath, ['--import', 'tsx', join(root, 'server', 'bench', 'bench.ts'), ...args], { env });
 } catch {

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureDebianPackages, ensureNpmPackages, ensurePostgres, ensureWebBuild, log, root } from './lib/setup.mjs';
+import { dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensurePostgres, ensureWebBuild, log, root } from './lib/setup.mjs';
 
 const reports = join(root, '.tmp', 'reports');
 rmSync(reports, { recursive: true, force: true });
@@ -73,6 +73,7 @@ if (postgresUrl) {
     TEST_DATABASE_URL: postgresUrl,
   });
   if (!countVitest(pgJson)) broken = true;
+  dropPostgresRole(postgresUrl);
 }
 
 const pwJson = join(reports, 'playwright.json');

@@ -62,23 +62,45 @@ export function ensureWebBuild({ force = false } = {}) {
 }
 
 /**
- * A local PostgreSQL for the database suite: the Debian cluster is started and a test role
- * with a fresh random password is made. Answers an admin URL, or undefined when impossible.
+ * A local PostgreSQL for the database suite: the Debian cluster is started and a role of this
+ * run's own with a fresh random password is made (`dropPostgresRole` when done). Answers an
+ * admin URL, or undefined when impossible.
  */
 export function ensurePostgres() {
   if (process.env.TEST_DATABASE_URL) return process.env.TEST_DATABASE_URL;
   try {
     ensureDebianPackages(['postgresql']);
-    const clusters = execFileSync('pg_lsclusters', ['--no-header'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
-    if (clusters.length === 0) return undefined;
-    const [version, name, port, status] = clusters[0].split(/\s+/);
-    if (status !== 'online') execFileSync('pg_ctlcluster', [version, name, 'start'], { stdio: 'ignore' });
+    const cluster = () => execFileSync('pg_lsclusters', ['--no-header'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean)[0]?.split(/\s+/);
+    let [version, name, port, status] = cluster() ?? [];
+    if (!version) return undefined;
+    // Two runs side by side may both find it down: the second start fails while the first's
+    // comes up, so the answer is what the cluster says afterwards.
+    for (let tries = 0; status !== 'online' && tries < 30; tries++) {
+      try {
+        execFileSync('pg_ctlcluster', [version, name, 'start'], { stdio: 'ignore' });
+      } catch {
+        spawnSync('sleep', ['1']);
+      }
+      [version, name, port, status] = cluster();
+    }
+    if (status !== 'online') throw new Error(`cluster ${version}/${name} is ${status}`);
+    // A role of this run's own (with its own generated password): a second run side by side
+    // never changes the password of the first's.
+    const role = `vdi_test_${randomBytes(4).toString('hex')}`;
     const password = randomBytes(12).toString('hex');
-    const sql = `DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'vdi_test') THEN CREATE ROLE vdi_test LOGIN CREATEDB; END IF; END $$; ALTER ROLE vdi_test PASSWORD '${password}';`;
-    execFileSync('su', ['postgres', '-c', `psql -q -p ${port} -c "${sql.replaceAll('"', '\\"').replaceAll('$', '\\$')}"`], { stdio: 'ignore' });
-    return `postgres://vdi_test:${password}@127.0.0.1:${port}/postgres`;
+    const sql = `CREATE ROLE ${role} LOGIN CREATEDB PASSWORD '${password}';`;
+    execFileSync('su', ['postgres', '-c', `psql -q -p ${port} -c "${sql}"`], { stdio: 'ignore' });
+    return `postgres://${role}:${password}@127.0.0.1:${port}/postgres`;
   } catch (err) {
     log(`PostgreSQL is not available here (${err.message.split('\n')[0]}); its database suite is skipped`);
     return undefined;
   }
+}
+
+/** Drops the role `ensurePostgres` made for a run, once the run is over (it owns nothing by then). */
+export function dropPostgresRole(url) {
+  if (!url || process.env.TEST_DATABASE_URL) return;
+  const { username, port } = new URL(url);
+  if (!/^vdi_test_[0-9a-f]{8}$/.test(username)) return;
+  spawnSync('su', ['postgres', '-c', `psql -q -p ${port} -c "DROP ROLE IF EXISTS ${username};"`], { stdio: 'ignore' });
 }
