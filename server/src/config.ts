@@ -55,6 +55,7 @@ const ZEnv = z.object({
   DISK_OPERATION_DELAY_MS: z.coerce.number().int().min(0).default(0),
   TRUST_PROXY: trustProxy,
   LOGIN_ADDRESS_FAILURES: z.coerce.number().int().min(1).default(30),
+  EMBEDDED_EAGER_COMPILE: bool.default(true),
 });
 
 export type Config = {
@@ -89,6 +90,8 @@ export type Config = {
   trustProxy: string[];
   /** Failed sign-ins one client address may make in an hour, across user names, before it backs off. */
   loginAddressFailuresPerHour: number;
+  /** The embedded database's WebAssembly compiled fully at start rather than while serving. */
+  embeddedEagerCompile: boolean;
 };
 
 /** The JWT key comes from SECRET, or is generated once and kept under DATA_DIR (never printed). */
@@ -139,5 +142,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     diskOperationDelayMs: e.DISK_OPERATION_DELAY_MS,
     trustProxy: e.TRUST_PROXY,
     loginAddressFailuresPerHour: e.LOGIN_ADDRESS_FAILURES,
+    embeddedEagerCompile: e.EMBEDDED_EAGER_COMPILE,
   };
 }

@@ -30,7 +30,7 @@ function printWelcome(url: string, result: SeedResult, demoPasswordSet: boolean)
 
 async function main() {
   const config = loadConfig();
-  const database = await openDatabase({ url: config.databaseUrl, dir: config.databaseUrl ? undefined : join(config.dataDir, 'db') });
+  const database = await openDatabase({ url: config.databaseUrl, dir: config.databaseUrl ? undefined : join(config.dataDir, 'db'), eagerCompile: config.embeddedEagerCompile });
   const seeded = await seed(database.db, { demo: config.seedDemo, demoPassword: config.demoPassword });
   const engine = await createLocalEngine({ dataDir: config.dataDir, accel: config.accel, concurrency: config.startConcurrency });
   if (config.seedDemo) {

@@ -17,8 +17,8 @@ export type EmbeddedServer = {
 
 type WorkerMessage = { type: 'ready' | 'closed' } | { type: 'failed' | 'error'; message: string };
 
-export async function startEmbedded(dir: string | undefined): Promise<EmbeddedServer> {
-  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dir } });
+export async function startEmbedded(dir: string | undefined, opts: { eagerCompile?: boolean } = {}): Promise<EmbeddedServer> {
+  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dir, eagerCompile: opts.eagerCompile ?? false } });
   const streams = new Set<PortStream>();
   let failure: Error | null = null;
   const fail = (err: Error) => {

@@ -25,9 +25,10 @@ const EMBEDDED_POOL_SIZE = 4;
 /**
  * PostgreSQL when a URL is given, embedded PGlite under `dir` otherwise (in memory without
  * either); migrated either way. Both go through one driver: drizzle's node-postgres on a
- * `pg.Pool`. The embedded PGlite runs in a worker thread, never on the caller's event loop.
+ * `pg.Pool`. The embedded PGlite runs in a worker thread, never on the caller's event loop;
+ * `eagerCompile` (the product's start) compiles its WebAssembly fully at once (see pglite-worker.mjs).
  */
-export async function openDatabase(opts: { url?: string; dir?: string }): Promise<Database> {
+export async function openDatabase(opts: { url?: string; dir?: string; eagerCompile?: boolean }): Promise<Database> {
   if (opts.url) {
     const pool = new pg.Pool({ connectionString: opts.url, max: 10 });
     return migrated(pool, 'postgres', () => pool.end());
@@ -39,7 +40,7 @@ export async function openDatabase(opts: { url?: string; dir?: string }): Promis
   }
   let embedded;
   try {
-    embedded = await startEmbedded(opts.dir);
+    embedded = await startEmbedded(opts.dir, { eagerCompile: opts.eagerCompile });
   } catch (err) {
     release();
     throw err;

@@ -7,10 +7,15 @@
 // idle (outside a transaction): a transaction, or a Parse/Bind/Execute/Sync cycle, of one
 // connection never interleaves with another's. Connections that send while another owns the
 // session wait their turn, in order.
+import { setFlagsFromString } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 
-const { dir } = workerData;
+const { dir, eagerCompile } = workerData;
+// PostgreSQL's WebAssembly compiled by the optimising compiler at start (about a second of CPU
+// more) instead of tiering up while the first rush of requests runs: measured with the bench's
+// creation row, the threads other than the main one spent about half the CPU per creation.
+if (eagerCompile) setFlagsFromString('--no-liftoff');
 const SYNC = 0x53; // 'S'
 const QUERY = 0x51; // 'Q'
 const TERMINATE = 0x58; // 'X'
