@@ -3,6 +3,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { TRole, TTokenClaims } from '@vdi/contracts';
 import type { AppContext } from '../context';
 import { schema } from '../db';
+import { preparedQuery } from '../db/prepared';
 import { liveSession, sessionIdOf, type SessionRow, type UserRow } from '../auth/sessions';
 import { parseSetting, settingValueSql } from '../settings';
 import { actorOf, actorWith } from '../modules/access/permissions';
@@ -50,8 +51,8 @@ export async function inMaintenance(ctx: AppContext, user: { roleId: string; cat
  * themselves through their primary keys. So the one query IS the version check: always current, nothing
  * to invalidate, no write path that could forget to bump a version.
  */
-async function loadCaller(ctx: AppContext, sessionId: string) {
-  const [row] = await ctx.db
+const callerQuery = preparedQuery((db) =>
+  db
     .select({
       session: schema.sessions,
       user: schema.users,
@@ -67,7 +68,12 @@ async function loadCaller(ctx: AppContext, sessionId: string) {
     .from(schema.sessions)
     .leftJoin(schema.users, eq(schema.users.id, schema.sessions.userId))
     .leftJoin(schema.categories, eq(schema.categories.id, schema.users.categoryId))
-    .where(eq(schema.sessions.id, sessionId));
+    .where(eq(schema.sessions.id, sql.placeholder('sessionId')))
+    .prepare(''),
+);
+
+async function loadCaller(ctx: AppContext, sessionId: string) {
+  const [row] = await callerQuery(ctx.db).execute({ sessionId });
   return row;
 }
 

@@ -1,19 +1,24 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { MachineSpec } from '../../engine/driver';
 import type { Db } from '../../db';
 import { schema } from '../../db';
+import { preparedQuery } from '../../db/prepared';
 import type { DomainRow } from './view';
 import { attachedIsos } from '../media/attached';
 
 /** The disks of a domain, in boot order. */
-export async function disksOf(db: Db, domainId: string) {
-  return db
+const disksQuery = preparedQuery((db) =>
+  db
     .select({ storage: schema.storage })
     .from(schema.domainDisks)
     .innerJoin(schema.storage, eq(schema.storage.id, schema.domainDisks.storageId))
-    .where(eq(schema.domainDisks.domainId, domainId))
+    .where(eq(schema.domainDisks.domainId, sql.placeholder('domainId')))
     .orderBy(asc(schema.domainDisks.position))
-    .then((rows) => rows.map((r) => r.storage));
+    .prepare(''),
+);
+
+export async function disksOf(db: Db, domainId: string) {
+  return (await disksQuery(db).execute({ domainId })).map((r) => r.storage);
 }
 
 /** What the engine needs to run a desktop: hardware, disk paths, viewers. */

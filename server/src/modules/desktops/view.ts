@@ -4,6 +4,7 @@ import {
 } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
+import { preparedQuery } from '../../db/prepared';
 import { qualified } from '../../db/qualified';
 import { desktopBookingFields, nextDesktopBookingSql, nowForViews, type NextBooking } from '../bookings/view';
 
@@ -199,8 +200,10 @@ export function userDesktopsWhere(userId: string) {
   return and(eq(d.userId, userId), eq(d.kind, 'desktop'), or(isNull(d.tag), eq(d.tagVisible, true)));
 }
 
+const domainById = preparedQuery((db) => db.select().from(schema.domains).where(eq(schema.domains.id, sql.placeholder('id'))).prepare(''));
+
 export async function findDomain(db: Db, id: string) {
-  return (await db.select().from(schema.domains).where(eq(schema.domains.id, id)))[0];
+  return (await domainById(db).execute({ id }))[0];
 }
 
 /** The owner of a desktop (quotas and limits are theirs, whoever presses start). */
