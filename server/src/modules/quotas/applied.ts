@@ -2,6 +2,7 @@ import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { QUOTA_FIELDS, type QuotaField, type TAppliedQuota, type TQuota } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
+import { preparedQuery } from '../../db/prepared';
 import type { UserRow } from '../../auth/sessions';
 import { quotaLevels } from './levels';
 
@@ -94,10 +95,29 @@ export function usageFrom(raw: unknown, fields?: readonly QuotaField[]): TQuota 
   return used;
 }
 
+/** The usage query of a kind of scope and a set of fields, built once (per database, and per set of parts registered). */
+const usageQueries = new Map<string, ReturnType<typeof usageQuery>>();
+const usageQuery = (kind: 'userId' | 'groupId' | 'categoryId', fields?: readonly QuotaField[]) =>
+  preparedQuery((db) =>
+    db
+      .select({ used: usageSql({ [kind]: sql.placeholder('id') } as unknown as UsageScope, fields) })
+      .from(ONE_ROW)
+      .prepare(''),
+  );
+
 /** The usage of a scope in one query; with `fields`, only the parts that count them are read. */
 export async function usageIn(db: Db, scope: UsageScope, fields?: readonly QuotaField[]): Promise<TQuota> {
   if (partsFor(fields).length === 0) return emptyUsage();
-  const [row] = await db.select({ used: usageSql(scope, fields) }).from(ONE_ROW);
+  const kind = 'userId' in scope ? 'userId' : 'groupId' in scope ? 'groupId' : 'categoryId';
+  const id = (scope as Record<typeof kind, string | SQL>)[kind];
+  if (typeof id !== 'string') {
+    const [row] = await db.select({ used: usageSql(scope, fields) }).from(ONE_ROW);
+    return usageFrom(row?.used, fields);
+  }
+  const key = `${kind}:${fields?.join(',') ?? '*'}:${parts.length}`;
+  let query = usageQueries.get(key);
+  if (!query) usageQueries.set(key, (query = usageQuery(kind, fields)));
+  const [row] = await query(db).execute({ id });
   return usageFrom(row?.used, fields);
 }
 
