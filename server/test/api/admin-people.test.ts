@@ -47,7 +47,7 @@ beforeAll(async () => {
     admin: ['admin', 'default'], manager: ['manager', 'default'], labManager: ['labmanager', 'lab'], advanced: ['advanced', 'default'], user: ['user', 'default'],
   };
   for (const w of WHO) token[w] = await tokenOf(server, names[w][0], names[w][1]);
-}, 120_000);
+}, 240_000);
 afterAll(async () => server?.close());
 
 describe('every call × admin, manager, manager of another category, advanced, user', () => {
@@ -120,7 +120,7 @@ describe('every call × admin, manager, manager of another category, advanced, u
       if (res.status >= 400 && !JSON.parse(text).description_code) wrong.push(`${who}: no description_code`);
     }
     expect(wrong.join('\n')).toBe('');
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('lists', () => {

@@ -30,7 +30,7 @@ beforeAll(async () => {
   const lab = await copyUser(server, { username: 'manager' }, 'labmanager');
   await server.ctx.db.update(schema.users).set({ categoryId: 'lab', groupId: (await userRow(server, 'researcher', 'lab')).groupId }).where(eq(schema.users.id, lab.id));
   for (const c of CALLERS) tok[c] = await tokenOf(server, c, c === 'labmanager' ? 'lab' : 'default');
-}, 120_000);
+}, 240_000);
 afterAll(async () => {
   await mail?.close();
   await server?.close();

@@ -488,7 +488,7 @@ beforeAll(async () => {
   await makeMedia(server, researcher);
   await makeBinEntry(server, researcher, tokens.researcher!);
   F.labDep = await makeDeployment(server, tokens.researcher!, [researcher.id]);
-}, 120_000);
+}, 240_000);
 afterAll(async () => server?.close());
 
 describe('the table covers the app', () => {

@@ -43,12 +43,12 @@ beforeAll(async () => {
   const [uma] = await database.db.select().from(schema.users).where(eq(schema.users.username, 'user'));
   const [gpu] = await database.db.select().from(schema.domains).where(and(eq(schema.domains.userId, uma!.id), eq(schema.domains.name, 'GPU desktop')));
   setup.gpuId = gpu!.id;
-}, 180_000);
+}, 240_000);
 
 afterAll(async () => {
   await setup?.engine.driver.close();
   await setup?.database.close();
-}, 60_000);
+}, 240_000);
 
 describe('bookings across a restart', () => {
   it('runs the start that fell due while the server was down, then the end when due', async () => {

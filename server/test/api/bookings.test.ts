@@ -37,7 +37,7 @@ beforeAll(async () => {
   const [t] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.kind, 'template'));
   templateId = t!.id;
   T0 = new Date(Math.ceil(clock.now().getTime() / (60 * MIN)) * 60 * MIN + 60 * MIN);
-}, 120_000);
+}, 240_000);
 afterAll(async () => server?.close());
 
 const at = (minutes: number) => formatBookingDate(new Date(T0.getTime() + minutes * MIN));

@@ -25,7 +25,7 @@ afterAll(async () => {
   }
   killMachines(dataDir);
   rmSync(dataDir, { recursive: true, force: true });
-}, 60_000);
+}, 240_000);
 
 type Desktop = { id: string; name: string; state: string };
 type Deployment = { id: string; totalDesktops: number; creatingDesktops: number };

@@ -22,7 +22,7 @@ beforeAll(async () => {
   advanced = await loginToken(server, 'advanced');
   const [t] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.kind, 'template'));
   template = t!.id;
-}, 120_000);
+}, 240_000);
 afterAll(async () => server?.close());
 
 describe('a deployment’s creation job', () => {

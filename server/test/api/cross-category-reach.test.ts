@@ -28,7 +28,7 @@ const creationDone = (id: string) =>
   until('creation job done', async () => {
     const jobs = await server.ctx.db.select().from(schema.jobs).where(eq(schema.jobs.targetId, id));
     return jobs.length > 0 && jobs.every((j) => j.status !== 'running' && j.status !== 'queued');
-  }, 60_000);
+  }, 120_000);
 const researcherDesktops = async () => (await desktopsOf(dep)).filter((d) => d.userId === researcherId);
 
 beforeAll(async () => {
@@ -49,7 +49,7 @@ beforeAll(async () => {
   dep = (await res.json()).id;
   await creationDone(dep);
   expect((await api(admin, `/deployment/co-owners/${dep}`, 'PUT', { co_owners: [await userIdOf(server, 'advanced')] })).status).toBe(200);
-}, 120_000);
+}, 240_000);
 afterAll(async () => server?.close());
 
 describe('a co-owner names only users and groups they may pick themselves', () => {
@@ -95,7 +95,7 @@ describe('when the admin owner names a user of another category', () => {
     const rows = await researcherDesktops();
     expect(rows).toHaveLength(1);
     theirs = rows[0]!.id;
-  }, 60_000);
+  }, 120_000);
 
   it('the co-owner can neither start it, open its viewer nor get its direct link', async () => {
     expect(await codeOf(await api(teo, `/desktop/start/${theirs}`))).toEqual({ status: 403, code: 'forbidden' });

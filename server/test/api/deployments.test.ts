@@ -33,7 +33,7 @@ beforeAll(async () => {
   template = t!.id;
   teoId = await userIdOf(server, 'advanced');
   anaId = 'ana-teacher';
-}, 120_000);
+}, 240_000);
 afterAll(async () => server?.close());
 
 const json = async (r: Response) => ({ status: r.status, body: await r.json() });

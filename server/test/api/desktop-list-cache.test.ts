@@ -18,7 +18,7 @@ let clock: ManualClock;
 beforeAll(async () => {
   clock = manualClock(new Date());
   server = await startTestServer({ clock });
-}, 120_000);
+}, 240_000);
 afterAll(async () => server?.close());
 
 const db = () => server.ctx.db;

@@ -14,7 +14,7 @@ let admin: string;
 beforeAll(async () => {
   server = await startTestServer({ startConcurrency: 1 });
   [uma, sara, admin] = [await loginToken(server, 'user'), await loginToken(server, 'student01'), await loginToken(server, 'admin')];
-}, 120_000);
+}, 240_000);
 afterAll(async () => server?.close());
 
 type Desktop = { id: string; name: string; state: string; type: string; viewers: string[]; storage: string[] };
@@ -134,7 +134,7 @@ describe('desktops', () => {
     expect(await server.ctx.engine.driver.status(d!.id)).toBe('absent');
     expect(states).toContain('Shutting-down');
     socket.close();
-  }, 90_000);
+  }, 120_000);
 
   it('refuses a start over the running quota with 428 and the spec code', async () => {
     // Students 1A may run one desktop at a time (the GPU desktop would need a booking).
@@ -147,7 +147,7 @@ describe('desktops', () => {
     await act(uma, 'stop', first!.id);
     await act(uma, 'stop', first!.id);
     await waitState(uma, first!.id, 'Stopped');
-  }, 60_000);
+  }, 120_000);
 
   it('makes a temporary desktop from a template, and it disappears when stopped', async () => {
     const templates = await (await call(server, '/api/v3/user/templates/allowed/all', { token: sara })).json();
@@ -168,7 +168,7 @@ describe('desktops', () => {
     const bad = await call(server, '/api/v3/nonpersistent', { token: sara, body: { template: 'nope' } });
     expect(bad.status).toBe(404);
     expect((await bad.json()).description_code).toBe('template_not_found');
-  }, 60_000);
+  }, 120_000);
 
   it('deletes a stopped desktop with its disk, and refuses a running one', async () => {
     const list = await desktops(admin);
@@ -187,7 +187,7 @@ describe('desktops', () => {
     await act(uma, 'stop', running!.id);
     await act(uma, 'stop', running!.id);
     await waitState(uma, running!.id, 'Stopped');
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('start queue and hypervisor room', () => {
@@ -222,7 +222,7 @@ describe('start queue and hypervisor room', () => {
       }
       for (const socket of sockets) socket.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it('refuses to start when no hypervisor has room', async () => {
     const manager = await loginToken(server, 'manager');
@@ -267,5 +267,5 @@ describe('direct viewer', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(2400);
     // The original's body, within the catalogue body every failure has.
     expect(await gone.json()).toMatchObject({ error: 'not_found', msg: 'Not found', description_code: 'not_found' });
-  }, 60_000);
+  }, 120_000);
 });

@@ -15,7 +15,7 @@ let admin: string;
 beforeAll(async () => {
   server = await startTestServer();
   admin = await loginToken(server, 'admin');
-}, 120_000);
+}, 240_000);
 afterAll(async () => server?.close());
 
 const status = async (path: string, token: string) => (await call(server, path, { token })).status;

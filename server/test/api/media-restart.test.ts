@@ -72,5 +72,5 @@ describe('media downloads across a server restart', () => {
       await database.close();
       await files.close();
     }
-  }, 60_000);
+  }, 120_000);
 });

@@ -28,7 +28,7 @@ beforeAll(async () => {
   uma = await loginToken(server, 'user');
   const r = await login(server, 'researcher', DEMO_PASSWORD, 'lab');
   researcher = r.token!;
-}, 120_000);
+}, 240_000);
 afterAll(async () => {
   await server?.close();
   await files?.close();

@@ -24,7 +24,7 @@ beforeAll(async () => {
   [admin, manager, teacher, user] = await Promise.all(['admin', 'manager', 'advanced', 'user'].map((u) => loginToken(server, u)));
   const [t] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.kind, 'template'));
   template = t!.id;
-}, 120_000);
+}, 240_000);
 afterAll(async () => {
   await server?.close();
   await files?.close();

@@ -30,7 +30,7 @@ beforeAll(async () => {
   gpuDesktop = list.find((d: { name: string }) => d.name === 'GPU desktop').id;
   const plans = await server.ctx.db.select().from(schema.reservablePlans);
   seedEnd = new Date(Math.max(...plans.map((p) => p.end.getTime())));
-}, 120_000);
+}, 240_000);
 afterAll(async () => server?.close());
 
 const fmt = (d: Date | number) => formatBookingDate(new Date(d));

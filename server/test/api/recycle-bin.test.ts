@@ -26,7 +26,7 @@ beforeAll(async () => {
   [uma, sara, pau, nora, marta, ada, teo] = await Promise.all(
     ['user', 'student01', 'student02', 'student03', 'manager', 'admin', 'advanced'].map((u) => loginToken(server, u)),
   );
-}, 120_000);
+}, 240_000);
 // Sockets a failed test left open would hold the server's close.
 const sockets: Socket[] = [];
 afterAll(async () => {

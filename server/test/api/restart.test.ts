@@ -77,5 +77,5 @@ describe('server restart', () => {
     await waitFor(a.id, 'Stopped');
     await app2.close();
     await database.close();
-  }, 90_000);
+  }, 120_000);
 });

@@ -18,7 +18,7 @@ beforeAll(async () => {
   server = await startTestServer();
   for (const u of ['admin', 'manager', 'advanced', 'user', 'student01']) tokens[u] = await tokenOf(server, u);
   tokens.researcher = await tokenOf(server, 'researcher', 'lab');
-}, 120_000);
+}, 240_000);
 afterAll(async () => server?.close());
 
 const post = (who: string, path: string, body: unknown) => call(server, `${A}${path}`, { token: tokens[who], body });

@@ -18,7 +18,7 @@ beforeAll(async () => {
   server = await startTestServer();
   xvfb = spawn('Xvfb', [display, '-screen', '0', '1024x768x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
   await new Promise((r) => setTimeout(r, 500));
-}, 60_000);
+}, 240_000);
 afterAll(async () => {
   xvfb?.kill();
   await server?.close();
@@ -74,5 +74,5 @@ describe.skipIf(!haveTools)('SPICE viewer file', () => {
     expect(await openWithRemoteViewer(bad, 8_000)).not.toContain('creating spice display');
     await call(server, `/api/v3/desktop/stop/${d.id}`, { token });
     await call(server, `/api/v3/desktop/stop/${d.id}`, { token });
-  }, 90_000);
+  }, 120_000);
 });

@@ -19,7 +19,7 @@ beforeAll(async () => {
   [teo, uma, marta, ada] = await Promise.all(['advanced', 'user', 'manager', 'admin'].map((u) => loginToken(server, u)));
   const { token } = await login(server, 'researcher', DEMO_PASSWORD, 'lab');
   rui = token!;
-}, 120_000);
+}, 240_000);
 // Sockets a failed test left open would hold the server's close.
 const sockets: Socket[] = [];
 afterAll(async () => {
@@ -174,7 +174,7 @@ describe('disk increase refusals', () => {
       await call(server, `/api/v3/desktop/stop/${desktopId}`, { token: teo });
       await until(() => domainRow(desktopId), (row) => row.status === 'Stopped', 30_000);
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('disk increase', () => {

@@ -26,7 +26,7 @@ beforeAll(async () => {
   server = await startTestServer();
   uma = await loginToken(server, 'user');
   umaId = await userIdOf(server, 'user');
-}, 120_000);
+}, 240_000);
 afterAll(async () => server?.close());
 
 const storageDir = () => server.ctx.engine.dirs.storage;

@@ -26,7 +26,7 @@ beforeAll(async () => {
   researcher = (await login(server, 'researcher', DEMO_PASSWORD, 'lab')).token!;
   const [t] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.kind, 'template'));
   demoTemplate = t!.id;
-}, 120_000);
+}, 240_000);
 afterAll(async () => server?.close());
 
 const json = async (r: Response) => ({ status: r.status, body: await r.json() });

@@ -60,8 +60,8 @@ beforeAll(async () => {
   await until('the desktop to run', async () => {
     const [row] = await database.db.select().from(schema.domains).where(eq(schema.domains.id, desktopId));
     return row?.status === 'Started';
-  }, 60_000);
-}, 120_000);
+  }, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   await app?.close();
@@ -174,5 +174,5 @@ describe('the browser viewer websocket', () => {
     // And back to normal.
     const again = await openViewerSession(server.url, await vncTicket(server, token, desktopId), { auth: true });
     expect(again).toMatchObject({ authOk: true });
-  }, 60_000);
+  }, 120_000);
 });
