@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { rm, stat, statfs } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -204,7 +205,8 @@ export async function adminStorageRoutes(app: FastifyInstance, ctx: AppContext) 
         p.kind === 'media'
           ? await ctx.db.select({ n: count(), size: sql<number>`coalesce(sum(${schema.media.size}), 0)`.mapWith(Number) }).from(schema.media).where(and(sql`${schema.media.path} like ${like}`, ne(schema.media.status, 'deleted')))
           : await ctx.db.select({ n: count(), size: sql<number>`coalesce(sum(${s.actualSize}), 0)`.mapWith(Number) }).from(s).where(and(sql`${s.path} like ${like}`, ne(s.status, 'deleted')));
-      const fs = await statfs(p.dir).catch(() => null);
+      // A folder made on first use (media) is on the storage folder's file system until then.
+      const fs = await statfs(existsSync(p.dir) ? p.dir : base).catch(() => null);
       items.push({
         id: p.id,
         path: relative(ctx.config.dataDir, p.dir) || p.dir,
