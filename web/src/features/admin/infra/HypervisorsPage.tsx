@@ -79,7 +79,7 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
             <Figure label={t('admin_infra.hypervisors.cpus')} value={num(h.cpus)} testId="hypervisor-cpus" />
             <Figure label={t('admin_infra.hypervisors.memory')} value={formatMb(h.memory_total_mb, lang)} testId="hypervisor-memory" />
             <Figure label={t('admin_infra.hypervisors.running')} value={num(h.desktops_running)} testId="hypervisor-running" />
-            <Figure label={t('admin_infra.hypervisors.load')} value={h.load.map((l) => num(l, 2)).join(' · ')} testId="hypervisor-load" hint={t('admin_infra.hypervisors.load_hint')} />
+            <Figure label={t('admin_infra.hypervisors.load')} value={h.load.map((l) => num(l, 1)).join(' · ')} testId="hypervisor-load" hint={t('admin_infra.hypervisors.load_hint')} />
           </SimpleGrid>
           <Meter label={t('admin_infra.hypervisors.cpu_used')} value={h.cpu_used_percent} detail={`${num(h.cpu_used_percent, 1)} %`} testId="hypervisor-cpu-meter" />
           <Meter
@@ -89,7 +89,9 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
             testId="hypervisor-memory-meter"
           />
           <Text size="sm" c="dimmed" data-testid="hypervisor-desktops">
-            {t('admin_infra.hypervisors.desktops_given', { count: h.desktops_running, memory: formatMb(h.desktops_memory_mb, lang), vcpus: num(h.desktops_vcpus) })}
+            {h.desktops_running === 0
+              ? t('admin_infra.hypervisors.no_desktops')
+              : t('admin_infra.hypervisors.desktops_given', { count: h.desktops_running, memory: formatMb(h.desktops_memory_mb, lang), vcpus: num(h.desktops_vcpus) })}
           </Text>
           <Text size="sm" c="dimmed" data-testid="hypervisor-gpus">
             {h.gpus.length === 0
@@ -138,7 +140,7 @@ function Figure({ label, value, testId, hint }: { label: string; value: string; 
       <Text size="xs" c="dimmed" title={hint}>
         {label}
       </Text>
-      <Text fw={700} size="lg" data-testid={testId}>
+      <Text fw={700} size="lg" data-testid={testId} style={{ whiteSpace: 'nowrap' }}>
         {value}
       </Text>
     </Paper>
@@ -163,7 +165,7 @@ export default function HypervisorsPage() {
       ) : data.items.length === 0 ? (
         <EmptyState icon={<IconCpu size={28} />} title={t('admin_infra.hypervisors.empty_title')} body={t('admin_infra.hypervisors.empty_body')} />
       ) : (
-        <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="md">
+        <SimpleGrid cols={{ base: 1, xl: data.items.length > 1 ? 2 : 1 }} spacing="md" maw={data.items.length > 1 ? undefined : 880}>
           {data.items.map((h) => (
             <HypervisorCard key={h.id} h={h} />
           ))}

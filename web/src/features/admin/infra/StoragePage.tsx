@@ -120,8 +120,8 @@ function StorageCheck({ admin }: { admin: boolean }) {
                 </Group>
               </Group>
               {files.map((f) => (
+                <div key={f.path} data-testid="storage-orphan" data-path={f.path}>
                 <Checkbox
-                  key={f.path}
                   checked={chosen.includes(f.path)}
                   onChange={(e) => setChosen((c) => (e.currentTarget.checked ? [...c, f.path] : c.filter((p) => p !== f.path)))}
                   label={
@@ -132,9 +132,8 @@ function StorageCheck({ admin }: { admin: boolean }) {
                       </Text>
                     </Text>
                   }
-                  data-testid="storage-orphan"
-                  data-path={f.path}
                 />
+                </div>
               ))}
             </Stack>
           )}
