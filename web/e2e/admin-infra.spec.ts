@@ -1,9 +1,11 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { SESSION_COOKIE } from '@vdi/contracts';
 import en from '../src/i18n/locales/admin-infra/en.json' with { type: 'json' };
 import ca from '../src/i18n/locales/admin-infra/ca.json' with { type: 'json' };
 import core from '../src/i18n/locales/en.json' with { type: 'json' };
+import { startMediaFileServer } from '../../server/src/modules/media/testing/file-server';
 import { adminCall, apiToken, freshUser, shot, signInAs } from './support';
 
 // The administration console's infrastructure (issue 13): the dashboard, hypervisors with the
@@ -166,6 +168,51 @@ test.describe('storage', () => {
     await expect(dialog).toBeHidden();
     await expect(orphan).toHaveCount(0, { timeout: 30_000 });
     expect(existsSync(file)).toBe(false);
+  });
+});
+
+test.describe('jobs', () => {
+  test('a running media download shows with its progress and initiator; the admin cancels it and its partial file goes', async ({ page, request }) => {
+    test.setTimeout(120_000);
+    const images = process.env.VDI_TEST_IMAGES ?? join(root, 'data', 'test-cache', 'images');
+    const files = await startMediaFileServer(join(images, 'demo.iso'));
+    files.rate.bytesPerSecond = 16 * 1024;
+    let mediaId: string | undefined;
+    await signInAs(page, 'admin');
+    // The admin's own session (a sign-in through the API would end the page's).
+    const token = (await page.context().cookies()).find((c) => c.name === SESSION_COOKIE)!.value;
+    const headers = { authorization: `Bearer ${token}` };
+    try {
+      const made = await request.post('/api/v3/media', { headers, data: { name: 'Slow installer', url: `${files.base}/throttled.iso`, kind: 'iso' } });
+      expect(made.status()).toBe(200);
+      mediaId = ((await made.json()) as { id: string }).id;
+      await openScreen(page, 'jobs', T.jobs.heading);
+      const row = page.locator('[data-testid=job-row][data-kind=media_download]').filter({ hasText: 'Slow installer' });
+      await expect(row).toHaveAttribute('data-status', 'running', { timeout: 30_000 });
+      await expect(row).toContainText(T.jobs.kinds.media_download);
+      await expect(row).toContainText('admin');
+      await shot(page, 'admin-infra-jobs-running');
+      await row.getByRole('button', { name: T.jobs.cancel }).click();
+      await expect(page.getByRole('dialog')).toContainText('Slow installer');
+      await page.getByTestId('job-cancel-confirm').click();
+      await expect(page.getByRole('dialog')).toBeHidden();
+      // Cancelled: gone from the running ones, listed among the finished.
+      await expect(row).toHaveCount(0, { timeout: 30_000 });
+      await page.getByTestId('jobs-state').click();
+      await page.getByRole('option', { name: T.jobs.states.finished }).click();
+      const done = page.locator('[data-testid=job-row][data-kind=media_download]').filter({ hasText: 'Slow installer' });
+      await expect(done).toHaveAttribute('data-status', 'aborted');
+      await expect(done).toContainText(T.jobs.statuses.aborted);
+      await shot(page, 'admin-infra-jobs-cancelled');
+      const media = (await (await request.get(`/api/v3/media`, { headers })).json()) as { id: string; status: string }[];
+      expect(media.find((m) => m.id === mediaId)?.status).toBe('DownloadFailed');
+      // Its partial file went with it: the storage check finds no media file without a record.
+      const check = (await (await request.get('/api/v3/admin/storage/check', { headers })).json()) as { files_without_rows: { path: string }[] };
+      expect(check.files_without_rows.filter((f) => f.path.startsWith('media/'))).toEqual([]);
+    } finally {
+      if (mediaId) await request.delete(`/api/v3/media/${mediaId}`, { headers });
+      await files.close();
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import { Alert, Badge, Group, Paper, Progress, SegmentedControl, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { IconAlertCircle, IconCpu, IconPlayerPause, IconServer } from '@tabler/icons-react';
 import dayjs from 'dayjs';
@@ -37,6 +38,7 @@ function Meter({ label, value, detail, testId }: { label: string; value: number;
 function HypervisorCard({ h }: { h: TAdminHypervisor }) {
   const { t, i18n } = useTranslation();
   const { busy, error, run } = useAction();
+  const narrow = useMediaQuery('(max-width: 36em)');
   const lang = i18n.language;
   const num = (v: number, digits = 0) => new Intl.NumberFormat(lang, { maximumFractionDigits: digits }).format(v);
   const online = h.state === 'Online';
@@ -114,6 +116,7 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
           value={modeOf(h)}
           disabled={busy}
           fullWidth
+          orientation={narrow ? 'vertical' : 'horizontal'}
           data={(['all', 'only_forced', 'disabled'] as const).map((m) => ({ value: m, label: <span data-testid={`hypervisor-mode-${m}`}>{t(`admin_infra.hypervisors.modes.${m}`)}</span> }))}
           onChange={(v) => void run(() => updateHypervisor(h.id, bodyOf(v as Mode)))}
           data-testid="hypervisor-mode"
@@ -140,7 +143,7 @@ function Figure({ label, value, testId, hint }: { label: string; value: string; 
       <Text size="xs" c="dimmed" title={hint}>
         {label}
       </Text>
-      <Text fw={700} size="lg" data-testid={testId} style={{ whiteSpace: 'nowrap' }}>
+      <Text fw={700} size="lg" data-testid={testId}>
         {value}
       </Text>
     </Paper>

@@ -123,7 +123,11 @@ function StorageCheck({ admin }: { admin: boolean }) {
                 <div key={f.path} data-testid="storage-orphan" data-path={f.path}>
                 <Checkbox
                   checked={chosen.includes(f.path)}
-                  onChange={(e) => setChosen((c) => (e.currentTarget.checked ? [...c, f.path] : c.filter((p) => p !== f.path)))}
+                  onChange={(e) => {
+                      // Read now: the event's target is gone by the time the state updater runs.
+                      const on = e.currentTarget.checked;
+                      setChosen((c) => (on ? [...c, f.path] : c.filter((p) => p !== f.path)));
+                    }}
                   label={
                     <Text size="sm" ff="monospace" style={{ wordBreak: 'break-all' }}>
                       {f.path}{' '}
