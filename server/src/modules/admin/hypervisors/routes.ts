@@ -64,6 +64,8 @@ export async function adminHypervisorRoutes(app: FastifyInstance, ctx: AppContex
           .returning();
         const was = acceptsStarts(before);
         const now = acceptsStarts(after!);
+        // Asking for the state it already has changes nothing and records nothing.
+        if (before.enabled === after!.enabled && before.onlyForced === after!.onlyForced) return after!;
         await audit(tx, actorOf(request), {
           action: was === now ? 'hypervisor.update' : now ? 'hypervisor.starts_on' : 'hypervisor.starts_off',
           objectType: 'hypervisor',
