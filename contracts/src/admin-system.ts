@@ -1,3 +1,4 @@
+import type { TAdminHypervisor } from './admin-infra';
 import { z } from 'zod';
 import { LIST_PER_PAGE_MAX } from './desktops';
 import type { TSettingKey } from './settings';
@@ -63,5 +64,7 @@ export type AdminServerEvents = {
   category_update: { id: string };
   category_delete: { id: string };
   registration_code_update: { code: string };
+  /** A hypervisor's numbers and state (admins only; every few seconds while an admin is connected, and at each change). */
+  hypervisor_update: TAdminHypervisor;
 };
 export type AdminEventName = keyof AdminServerEvents;

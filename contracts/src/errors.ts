@@ -143,6 +143,7 @@ export const DESCRIPTION_CODES = [
   'no_storage_pool_available',
   'operation_not_owned',
   'storage_no_operation',
+  'job_not_active',
   'desktops_disk_size_quota_exceeded',
   'unable_to_restore_user',
   'unable_to_restore_group',

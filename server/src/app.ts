@@ -51,6 +51,7 @@ import { sweepStorage } from './modules/storage/sweep';
 import { applySettings } from './modules/admin/settings/apply';
 import { startAuditSweep } from './modules/admin/audit/sweep';
 import { startTemporaryDesktopSweep } from './modules/desktops/temporary-sweep';
+import { startHypervisorMonitor } from './modules/admin/hypervisors/routes';
 
 /** A route as registered: its method, URL pattern and zod schemas (params, querystring, body). */
 export type RegisteredRoute = {
@@ -185,6 +186,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const stopAuditSweep = startAuditSweep(ctx);
   // Temporary desktops nobody views (the `temporary_desktops` setting).
   const stopTemporarySweep = startTemporaryDesktopSweep(ctx, lifecycle);
+  // The hypervisors' live numbers for the admins' consoles.
+  const stopHypervisorMonitor = startHypervisorMonitor(ctx);
   // Before the listener closes (it waits for every open connection): live sockets, viewer
   // websockets and SPICE tunnels end now, idle keep-alive connections too; requests under way
   // get a moment to finish. Running machines are left alone (the next start adopts them).
@@ -193,6 +196,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     stopPurge();
     stopAuditSweep();
     stopTemporarySweep();
+    stopHypervisorMonitor();
     await bookings.scheduler.stop();
     lifecycle.close();
     closeGateways();

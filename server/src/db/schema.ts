@@ -515,3 +515,17 @@ export const userMigrations = pgTable('user_migrations', {
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   createdAt: createdAt(),
 }, (t) => [uniqueIndex('user_migrations_code_idx').on(t.codeHash)]);
+
+/**
+ * The engine's hosts (the local one today; the model holds many): whether each takes new desktops.
+ * `enabled` false or `only_forced` true: no new ordinary starts there (running desktops go on).
+ * Read at every start, so every server process and a restart see a change at once.
+ */
+export const hypervisors = pgTable('hypervisors', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  enabled: boolean('enabled').notNull().default(true),
+  onlyForced: boolean('only_forced').notNull().default(false),
+  createdAt: createdAt(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});

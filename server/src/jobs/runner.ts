@@ -35,6 +35,8 @@ const PROGRESS_EVERY_MS = 500;
 export function createJobRunner(db: Db, log: Logger) {
   const handlers = new Map<string, JobHandler>();
   const running = new Map<string, AbortController>();
+  /** The end of each job running here (its outcome written, its handler told). */
+  const settling = new Map<string, Promise<JobOutcome | undefined>>();
   let stopping = false;
 
   async function execute(row: JobRow) {
@@ -54,12 +56,15 @@ export function createJobRunner(db: Db, log: Logger) {
         const [updated] = await db
           .update(schema.jobs)
           .set({ progress: Math.max(0, Math.min(100, Math.round(percent))), params: { ...job.params, ...params }, updatedAt: new Date() })
-          .where(eq(schema.jobs.id, job.id))
+          .where(and(eq(schema.jobs.id, job.id), inArray(schema.jobs.status, ['queued', 'running'])))
           .returning();
         if (updated) {
           job = updated;
           ctx.job = updated;
           handler.progressed?.(updated);
+        } else {
+          // Cancelled by another server process (`cancel` marked the row): stop here too.
+          controller.abort();
         }
       },
     };
@@ -108,7 +113,41 @@ export function createJobRunner(db: Db, log: Logger) {
     }
   }
 
+  function track(id: string, run: Promise<JobOutcome | undefined>) {
+    const done = run.catch((err) => {
+      log.error({ err, job: id }, 'job crashed');
+      return undefined;
+    });
+    settling.set(id, done);
+    void done.finally(() => settling.get(id) === done && settling.delete(id));
+    return done;
+  }
+
+  /**
+   * Cancels a job for good: one running here is aborted and waited for (its handler undoes what it
+   * had made: a partial download, a half-made template, the desktops of the chunk under way…); one
+   * running in another server process is marked `aborted`, which that process notices at its next
+   * progress report and stops the same way. Answers false when the job is not queued or running.
+   */
+  async function cancel(jobId: string, waitMs = 30_000): Promise<boolean> {
+    const c = running.get(jobId);
+    if (c) {
+      c.abort();
+      const done = settling.get(jobId);
+      if (done) await Promise.race([done, new Promise((r) => setTimeout(r, waitMs).unref())]);
+      return true;
+    }
+    const [marked] = await db
+      .update(schema.jobs)
+      .set({ status: 'aborted', error: 'cancelled', updatedAt: new Date() })
+      .where(and(eq(schema.jobs.id, jobId), inArray(schema.jobs.status, ['queued', 'running'])))
+      .returning({ id: schema.jobs.id });
+    return Boolean(marked);
+  }
+
   return {
+    cancel,
+
     register(handler: JobHandler) {
       handlers.set(handler.kind, handler);
     },
@@ -119,7 +158,7 @@ export function createJobRunner(db: Db, log: Logger) {
         .insert(schema.jobs)
         .values({ id: randomUUID(), kind, status: 'running', userId: opts.userId, targetId: opts.targetId, params: opts.params ?? {} })
         .returning();
-      const done = execute(row!).catch((err) => log.error({ err, job: row!.id }, 'job crashed'));
+      const done = track(row!.id, execute(row!));
       return { job: row!, done };
     },
 
@@ -148,7 +187,7 @@ export function createJobRunner(db: Db, log: Logger) {
       const rows = await db.select().from(schema.jobs).where(inArray(schema.jobs.status, ['queued', 'running']));
       for (const row of rows) {
         if (running.has(row.id)) continue;
-        void execute(row).catch((err) => log.error({ err, job: row.id }, 'job crashed'));
+        void track(row.id, execute(row));
       }
     },
 

@@ -19,3 +19,11 @@ export function notifyAdmins<E extends AdminEventName>(
   ctx.bus.toAdminRoom(ADMINS_ROOM, event, data);
   if (categoryId) ctx.bus.toAdminRoom(adminCategoryRoom(categoryId), event, data);
 }
+
+/** Admins' sockets connected now, per event bus (one per server): live numbers are sampled only while one is. */
+const adminSockets = new WeakMap<object, number>();
+export function adminSocketCount(ctx: Pick<AppContext, 'bus'>, delta = 0): number {
+  const n = Math.max(0, (adminSockets.get(ctx.bus) ?? 0) + delta);
+  adminSockets.set(ctx.bus, n);
+  return n;
+}

@@ -3,7 +3,7 @@ import { Server } from 'socket.io';
 import { ADMIN_SOCKET_NAMESPACE, SOCKET_NAMESPACE, SOCKET_PATH, SOCKET_REJECTED } from '@vdi/contracts';
 import { eq } from 'drizzle-orm';
 import { schema } from '../db';
-import { adminCategoryRoom, ADMINS_ROOM, notifyAdmins } from './admins';
+import { adminCategoryRoom, adminSocketCount, ADMINS_ROOM, notifyAdmins } from './admins';
 import { onAuditEntry } from '../audit/record';
 import { auditView } from '../modules/admin/audit/list';
 import type { AppContext } from '../context';
@@ -64,6 +64,10 @@ export function attachSocketServer(httpServer: HttpServer, ctx: AppContext): Ser
   });
   adminNsp.on('connection', (socket) => {
     void socket.join(socket.data.rooms as string[]);
+    if ((socket.data.rooms as string[]).includes(ADMINS_ROOM)) {
+      adminSocketCount(ctx, 1);
+      socket.once('disconnect', () => adminSocketCount(ctx, -1));
+    }
   });
 
   const unsubscribe = ctx.bus.subscribe(({ room, event, payload, admin }) => {

@@ -205,6 +205,24 @@ const MATRIX: Record<string, Case> = {
   'PUT /api/v3/admin/categories/:id': { expect: allow(['admin']), req: () => ({ path: `${A}/admin/categories/lab`, method: 'PUT', body: { description: 'A second organisation, with its own users' } }) },
   'DELETE /api/v3/admin/categories/:id': { expect: allow(['admin']), fresh: true, req: async () => ({ path: `${A}/admin/categories/${await peopleFixture.category()}`, method: 'DELETE' }) },
   'GET /api/v3/admin/storage_pool/availability': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/storage_pool/availability`) },
+  // The console's infrastructure (issue 13): managers their category's storage, jobs and numbers; hypervisors admins only.
+  'GET /api/v3/admin/storage': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/storage?search=qcow2`) },
+  'GET /api/v3/admin/storage/check': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/storage/check`) },
+  'POST /api/v3/admin/storage/check/remove': { expect: allow(['admin']), req: () => ({ path: `${A}/admin/storage/check/remove`, method: 'POST', body: { paths: ['desktops/not-an-orphan.qcow2'] } }) },
+  'GET /api/v3/admin/storage/pools': { expect: allow(['admin']), req: get(`${A}/admin/storage/pools`) },
+  'GET /api/v3/admin/jobs': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/jobs`) },
+  // A finished job of the category (its media's): the cancel is reached and refused (409 job_not_active).
+  'DELETE /api/v3/admin/jobs/:id': {
+    expect: allow(['admin', 'manager'], 'reached'),
+    req: async () => {
+      const id = `job-${Math.random().toString(36).slice(2, 10)}`;
+      await server.ctx.db.insert(schema.jobs).values({ id, kind: 'media_download', status: 'done', userId: ids.advanced, targetId: F.media, progress: 100 });
+      return { path: `${A}/admin/jobs/${id}`, method: 'DELETE' };
+    },
+  },
+  'GET /api/v3/admin/hypervisors': { expect: allow(['admin']), req: get(`${A}/admin/hypervisors`) },
+  'PUT /api/v3/admin/hypervisors/:id': { expect: allow(['admin']), req: () => ({ path: `${A}/admin/hypervisors/local`, method: 'PUT', body: { enabled: true, only_forced: false } }) },
+  'GET /api/v3/admin/dashboard': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/dashboard`) },
 
   // ------------------------------------------------------------------ desktops
   'GET /api/v3/user/desktops': { expect: SIGNED_IN(), req: get(`${A}/user/desktops`) },

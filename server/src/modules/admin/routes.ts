@@ -14,6 +14,10 @@ import { adminUserRoutes, setActiveById } from './users/routes';
 import { adminGroupRoutes } from './groups/routes';
 import { adminCategoryRoutes } from './categories/routes';
 import { adminRegistrationCodeRoutes } from './registration-codes/routes';
+import { adminStorageRoutes } from './storage/routes';
+import { adminJobRoutes } from './jobs/routes';
+import { adminHypervisorRoutes } from './hypervisors/routes';
+import { adminDashboardRoutes } from './dashboard/routes';
 
 /**
  * Administration calls: system settings (maintenance, disclaimer, status bar…), category
@@ -26,6 +30,11 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext) {
 
   await adminSettingsRoutes(app, ctx);
   await adminAuditRoutes(app, ctx);
+  // The console's infrastructure: storage, jobs, hypervisors, dashboard.
+  await adminStorageRoutes(app, ctx);
+  await adminJobRoutes(app, ctx);
+  await adminHypervisorRoutes(app, ctx);
+  await adminDashboardRoutes(app, ctx);
 
   r.put(
     '/admin/category/:id/maintenance',

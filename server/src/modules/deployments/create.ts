@@ -28,13 +28,27 @@ const CREATE_CONCURRENCY = 4;
 /** Desktops whose records one creation job writes in one transaction (and marks ready in one update). */
 const CREATE_CHUNK = 50;
 
-/** Runs `fn` over `items`, at most `n` at a time. */
+/**
+ * Runs `fn` over `items`, at most `n` at a time. After a failure no new item starts, and the pool
+ * answers (with the first failure) only once the items under way have ended, so that whoever
+ * cleans up after it does not race work still running.
+ */
 async function pool<T>(items: T[], n: number, fn: (item: T) => Promise<void>) {
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
+    while (!failed && next < items.length) {
+      try {
+        await fn(items[next++]!);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
   };
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+  const results = await Promise.allSettled(Array.from({ length: Math.min(n, items.length) }, worker));
+  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure) throw failure.reason;
 }
 
 /** A GPU profile must be one the installation offers (the planner's subitems). */

@@ -212,17 +212,24 @@ export async function createPlannedDesktops(
   });
   const made = new Map<string, { plan: PlannedDesktop; sizes: Pick<DiskInfo, 'virtualSize' | 'actualSize'> }>();
   const failed: { plan: PlannedDesktop; err: unknown }[] = [];
-  await make(async (plan) => {
-    try {
-      const sizes = await materializeDisk(db, { ...plan.disk, format: 'qcow2', status: 'creating' } as StorageRow, parent);
-      made.set(plan.domain.id, { plan, sizes });
-      return true;
-    } catch (err) {
-      failed.push({ plan, err });
-      await undoCreation(db, plan.domain.id).catch(() => undefined);
-      return false;
-    }
-  });
+  try {
+    await make(async (plan) => {
+      try {
+        const sizes = await materializeDisk(db, { ...plan.disk, format: 'qcow2', status: 'creating' } as StorageRow, parent);
+        made.set(plan.domain.id, { plan, sizes });
+        return true;
+      } catch (err) {
+        failed.push({ plan, err });
+        await undoCreation(db, plan.domain.id).catch(() => undefined);
+        return false;
+      }
+    });
+  } catch (err) {
+    // Stopped part-way (the job was cancelled or the server stops): nothing of the chunk stays
+    // half-made — its records and the files already made go (a resumed job makes them again).
+    for (const p of plans) await undoCreation(db, p.domain.id).catch(() => undefined);
+    throw err;
+  }
   // The ready ones: one storage update per distinct size (fresh overlays of one base share it), one for the desktops.
   const bySize = new Map<string, string[]>();
   for (const m of made.values()) {

@@ -11,6 +11,7 @@ import { ApiError, conflict, precondition } from '../../http/errors';
 import type { UserRow } from '../../auth/sessions';
 import { checkStartQuota } from '../quotas/start-check';
 import { checkBookingToStart } from '../bookings/start-check';
+import { assertHypervisorAcceptsStarts } from '../admin/hypervisors/state';
 import { CREATING_DESKTOP } from './create';
 import { disksOf, machineSpecOf } from './machine-spec';
 import { desktopViews, findDomain, type DomainRow } from './view';
@@ -92,6 +93,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
     if (row.status !== 'Stopped') throw notAvailable(row, 'start');
     await checkBookingToStart(db, ctx.clock.now(), row, starter.roleId);
     await checkStartQuota(db, owner, { memoryGb: row.hardware.memoryMb / 1024, vcpus: row.hardware.vcpus });
+    await assertHypervisorAcceptsStarts(db);
     const caps = await driver.capabilities().catch(() => null);
     if (!caps || caps.freeMemoryMb < row.hardware.memoryMb) {
       throw precondition('hypervisors_not_available', 'No hypervisor has room for this desktop');

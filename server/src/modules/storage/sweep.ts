@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { MEDIA_DOWNLOADING_STATUSES } from '@vdi/contracts';
 import type { AppContext } from '../../context';
@@ -9,6 +9,7 @@ import { remove as removeDiskFile, removePartials } from '../../engine/disks';
 import { completeDesktop, CREATING_DESKTOP } from '../desktops/create';
 import { disksOf } from '../desktops/machine-spec';
 import { mediaDir, mediaFinalPath, mediaPartPath } from '../media/service';
+import { TEMPLATE_JOB } from '../templates/create';
 
 /** Why a desktop, template, disk or media was marked failed by the sweep (a catalogue code). */
 export const FILE_MISSING = 'storage_file_missing';
@@ -51,6 +52,74 @@ async function moveFile(from: string, to: string) {
     await copyFile(from, to);
     await rm(from);
   }
+}
+
+type StorageRow = typeof schema.storage.$inferSelect;
+type MediaRow = typeof schema.media.$inferSelect;
+
+/** Storage records whose file must be on disk (a `creating` one is still being made, a `deleted` one is gone). */
+const FILE_EXPECTED = ['ready', 'maintenance', 'recycled', 'failed'] as const;
+
+export type StorageCheck = {
+  /** Files under the storage folder that no record owns (absolute paths). */
+  filesWithoutRecord: string[];
+  /** Disk records whose file is gone (ready, maintenance; and those already failed or in the bin). */
+  storageWithoutFile: StorageRow[];
+  /** Media whose downloaded file is gone (and those the sweep already failed for it). */
+  mediaWithoutFile: MediaRow[];
+};
+
+/** `qemu-img`'s partial file of `target` while it is made (see engine/disks.ts createNoClobber). */
+const partialOf = (file: string) => {
+  const m = /^\.(.+)\.[0-9a-f]+\.tmp$/.exec(basename(file));
+  return m ? join(dirname(file), m[1]!) : null;
+};
+
+/**
+ * The one rule of which files the records own and which records miss their file, used by the
+ * startup sweep and by the console's storage check. Every storage row owns its path whatever its
+ * status (a 'deleted' one still referenced keeps its file); a media its file, and while it
+ * downloads its partial file; work under way (disks being made, a template job's planned files)
+ * owns its paths and their partial files.
+ */
+export async function checkStorage(ctx: Pick<AppContext, 'db' | 'engine'>): Promise<StorageCheck> {
+  const { db } = ctx;
+  const root = ctx.engine.dirs.storage;
+  const [storage, media, templateJobs] = await Promise.all([
+    db.select().from(schema.storage),
+    db.select().from(schema.media),
+    db.select({ params: schema.jobs.params }).from(schema.jobs).where(and(eq(schema.jobs.kind, TEMPLATE_JOB), inArray(schema.jobs.status, ['queued', 'running']))),
+  ]);
+  const owned = new Set<string>(storage.map((s) => resolve(s.path)));
+  const inProgress = new Set<string>(storage.filter((s) => s.status === 'creating').map((s) => resolve(s.path)));
+  for (const j of templateJobs) {
+    for (const d of (j.params as { disks?: { to?: string; overlay?: string }[] }).disks ?? []) {
+      for (const p of [d.to, d.overlay]) if (p) owned.add(resolve(p)), inProgress.add(resolve(p));
+    }
+  }
+  for (const m of media) {
+    if (m.path) owned.add(resolve(m.path));
+    if ((MEDIA_DOWNLOADING_STATUSES as readonly string[]).includes(m.status) || m.status === 'Downloading') {
+      // The resumed download writes both again (a kill may fall between its rename and its record).
+      owned.add(resolve(mediaPartPath(mediaDir(root), m)));
+      owned.add(resolve(mediaFinalPath(mediaDir(root), m)));
+    }
+  }
+  const filesWithoutRecord: string[] = [];
+  for (const file of await filesUnder(root)) {
+    const path = resolve(file);
+    if (owned.has(path)) continue;
+    const target = partialOf(path);
+    if (target && inProgress.has(target)) continue;
+    filesWithoutRecord.push(file);
+  }
+  return {
+    filesWithoutRecord,
+    storageWithoutFile: storage.filter((s) => (FILE_EXPECTED as readonly string[]).includes(s.status) && !existsSync(s.path)),
+    mediaWithoutFile: media.filter(
+      (m) => (m.status === 'Downloaded' || (m.status === 'DownloadFailed' && m.detail === FILE_MISSING)) && (!m.path || !existsSync(m.path)),
+    ),
+  };
 }
 
 /**
@@ -126,35 +195,21 @@ export async function sweepStorage(ctx: AppContext, now = new Date()): Promise<S
     log.info({ storage: s.id, path: s.path }, 'disk of an interrupted creation that no desktop uses removed');
   }
 
-  // 2. Records without their file.
-  const storage = await db.select().from(schema.storage);
-  for (const s of storage) {
-    if ((CHECKED_STORAGE as readonly string[]).includes(s.status) && !existsSync(s.path)) await failStorage(s.id, s.path);
+  // 2. Records without their file, and 3. files without a record: one check (also the console's).
+  const check = await checkStorage(ctx);
+  for (const s of check.storageWithoutFile) {
+    if ((CHECKED_STORAGE as readonly string[]).includes(s.status)) await failStorage(s.id, s.path);
   }
-  const media = await db.select().from(schema.media);
-  for (const m of media) {
-    if (m.status === 'Downloaded' && (!m.path || !existsSync(m.path))) {
-      await db.update(schema.media).set({ status: 'DownloadFailed', detail: FILE_MISSING }).where(eq(schema.media.id, m.id));
-      report.failedMedia.push(m.id);
-      log.warn({ media: m.id, path: m.path }, 'media file missing: media marked failed');
-    }
+  for (const m of check.mediaWithoutFile) {
+    if (m.status !== 'Downloaded') continue;
+    await db.update(schema.media).set({ status: 'DownloadFailed', detail: FILE_MISSING }).where(eq(schema.media.id, m.id));
+    report.failedMedia.push(m.id);
+    log.warn({ media: m.id, path: m.path }, 'media file missing: media marked failed');
   }
 
-  // 3. Files without a record. Every storage row owns its path, whatever its status (a 'deleted'
-  // one still referenced keeps its file); a media its file, and while downloading its partial file.
   const root = ctx.engine.dirs.storage;
-  const owned = new Set<string>(storage.map((s) => resolve(s.path)));
-  for (const m of media) {
-    if (m.path) owned.add(resolve(m.path));
-    if ((MEDIA_DOWNLOADING_STATUSES as readonly string[]).includes(m.status) || m.status === 'Downloading') {
-      // The resumed download writes both again (a kill may fall between its rename and its record).
-      owned.add(resolve(mediaPartPath(mediaDir(root), m)));
-      owned.add(resolve(mediaFinalPath(mediaDir(root), m)));
-    }
-  }
   const stamp = now.toISOString().replace(/[:.]/g, '-');
-  for (const file of await filesUnder(root)) {
-    if (owned.has(resolve(file))) continue;
+  for (const file of check.filesWithoutRecord) {
     const to = join(ctx.engine.dirs.quarantine, stamp, relative(root, file));
     try {
       await moveFile(file, to);

@@ -23,4 +23,12 @@ describe('admin console sections', () => {
     expect(peopleSections.map((s) => s.path)).toEqual(['users', 'groups', 'categories', 'registration_codes']);
     expect(peopleSections.find((s) => s.path === 'categories')!.roles).toEqual(['admin']);
   });
+
+  it('the dashboard is the first screen; hypervisors are for admins only', async () => {
+    const { adminSections } = await import('./sections');
+    expect(adminSections[0]!.path).toBe('dashboard');
+    const { infraSections } = await import('./infra/sections');
+    expect(infraSections.find((s) => s.path === 'hypervisors')!.roles).toEqual([]);
+    for (const path of ['dashboard', 'storage', 'jobs']) expect(infraSections.find((s) => s.path === path)!.roles).toContain('manager');
+  });
 });

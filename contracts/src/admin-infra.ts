@@ -1,0 +1,183 @@
+import { z } from 'zod';
+import { ZAdminListQuery, adminList } from './admin-people';
+import { STORAGE_STATUSES } from './storage';
+import { ZAuditEntry } from './admin-system';
+
+/**
+ * The administration console's infrastructure calls (/api/v3/admin): storage (disks, the check of
+ * files against records, pools), jobs, hypervisors and the dashboard. Admins see everything;
+ * managers their category's disks, jobs and numbers, and no hypervisor.
+ */
+const id = z.string().min(1).max(64);
+
+// ------------------------------------------------------------------ storage
+export const ADMIN_STORAGE_SORTS = ['path', 'kind', 'status', 'owner', 'category', 'size', 'virtual_size', 'created', 'last_used'] as const;
+export const ADMIN_STORAGE_KINDS = ['desktop', 'volatile', 'template'] as const;
+export const ZAdminStorageQuery = ZAdminListQuery.extend({
+  sort: z.enum(ADMIN_STORAGE_SORTS).optional(),
+  status: z.enum(STORAGE_STATUSES).optional(),
+  kind: z.enum(ADMIN_STORAGE_KINDS).optional(),
+  category: id.optional(),
+  owner: id.optional(),
+});
+export type TAdminStorageQuery = z.input<typeof ZAdminStorageQuery>;
+
+/** One link of a disk's chain: the disk itself first, then each base it is built on. */
+export const ZAdminStorageLink = z.object({ id: z.string(), path: z.string(), kind: z.string(), status: z.string() });
+export const ZAdminStorageItem = z.object({
+  id: z.string(),
+  kind: z.string(),
+  status: z.string(),
+  format: z.string(),
+  /** Relative to the storage folder. */
+  path: z.string(),
+  parent: z.string().nullable(),
+  /** The bases below this disk, nearest first (the disk itself not included). */
+  chain: z.array(ZAdminStorageLink),
+  /** How many disks are built on this one. */
+  derivatives: z.number().int(),
+  user_id: z.string(),
+  user_name: z.string(),
+  category: z.string(),
+  category_name: z.string(),
+  domains: z.array(z.object({ id: z.string(), name: z.string(), kind: z.string(), status: z.string() })),
+  actual_size: z.number(),
+  virtual_size: z.number(),
+  created: z.string(),
+  last_used: z.string().nullable(),
+});
+export type TAdminStorageItem = z.infer<typeof ZAdminStorageItem>;
+export const ZAdminStorageList = adminList(ZAdminStorageItem);
+export type TAdminStorageList = z.infer<typeof ZAdminStorageList>;
+
+/** A file under the storage folder that no record owns (path relative to the storage folder). */
+export const ZStorageOrphanFile = z.object({ path: z.string(), size: z.number(), modified: z.string() });
+/** A record whose file is gone: a disk (storage) or a media. */
+export const ZStorageMissingFile = z.object({
+  type: z.enum(['storage', 'media']),
+  id: z.string(),
+  name: z.string(),
+  status: z.string(),
+  path: z.string(),
+  user_name: z.string(),
+  category: z.string(),
+});
+export const ZAdminStorageCheck = z.object({
+  checked_at: z.string(),
+  /** Files without a record (admins only: a file has no category; managers get none). */
+  files_without_rows: z.array(ZStorageOrphanFile),
+  rows_without_files: z.array(ZStorageMissingFile),
+});
+export type TAdminStorageCheck = z.infer<typeof ZAdminStorageCheck>;
+
+/** Removes files the check reported as owned by no record (paths as the check gave them). */
+export const ZAdminStorageRemove = z.object({ paths: z.array(z.string().min(1).max(1024)).min(1).max(1000) }).strict();
+export type TAdminStorageRemove = z.infer<typeof ZAdminStorageRemove>;
+export const ZAdminStorageRemoved = z.object({
+  removed: z.array(z.string()),
+  /** Paths that are no longer orphans (a record owns them now, or they are gone): left alone. */
+  skipped: z.array(z.string()),
+});
+
+/** A storage pool: a folder disks live in, with its file system's space (bytes). */
+export const ZAdminStoragePool = z.object({
+  id: z.string(),
+  /** Relative to the data folder. */
+  path: z.string(),
+  /** What it holds: templates, desktops, volatile disks, media. */
+  kind: z.string(),
+  available: z.boolean(),
+  total: z.number(),
+  free: z.number(),
+  used: z.number(),
+  /** Disks (or media) recorded under it, and their bytes on the host. */
+  items: z.number().int(),
+  items_size: z.number(),
+});
+export const ZAdminStoragePools = z.object({ items: z.array(ZAdminStoragePool) });
+export type TAdminStoragePool = z.infer<typeof ZAdminStoragePool>;
+
+// ------------------------------------------------------------------ jobs
+export const ADMIN_JOB_KINDS = ['media_download', 'disk_resize', 'template_create', 'deployment_create'] as const;
+export const ADMIN_JOB_STATES = ['active', 'finished'] as const;
+export const ZAdminJobsQuery = ZAdminListQuery.extend({
+  sort: z.enum(['created', 'updated', 'kind', 'status', 'progress']).optional(),
+  order: z.enum(['asc', 'desc']).default('desc'),
+  kind: z.string().max(64).optional(),
+  /** active: queued or running; finished: done, failed or aborted. */
+  state: z.enum(ADMIN_JOB_STATES).optional(),
+  category: id.optional(),
+});
+export type TAdminJobsQuery = z.input<typeof ZAdminJobsQuery>;
+export const ZAdminJob = z.object({
+  id: z.string(),
+  kind: z.string(),
+  status: z.enum(['queued', 'running', 'done', 'failed', 'aborted']),
+  progress: z.number(),
+  target_id: z.string(),
+  /** The desktop, template, media, deployment or disk it works on, when it still exists. */
+  target_name: z.string().nullable(),
+  user_id: z.string(),
+  user_name: z.string(),
+  category: z.string().nullable(),
+  error: z.string().nullable(),
+  created: z.string(),
+  updated: z.string(),
+});
+export type TAdminJob = z.infer<typeof ZAdminJob>;
+export const ZAdminJobList = adminList(ZAdminJob);
+export type TAdminJobList = z.infer<typeof ZAdminJobList>;
+
+// ------------------------------------------------------------------ hypervisors
+export const ZAdminHypervisor = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** Online: its engine answers; Offline: it does not (or it is not this server's). */
+  state: z.enum(['Online', 'Offline']),
+  enabled: z.boolean(),
+  /** Takes only desktops forced onto it: no new ordinary starts. */
+  only_forced: z.boolean(),
+  /** Whether new desktops start here (enabled and not only forced). */
+  accepts_starts: z.boolean(),
+  accel: z.enum(['kvm', 'tcg']).nullable(),
+  gpus: z.array(z.object({ address: z.string(), vendor: z.string(), device: z.string() })),
+  cpus: z.number().int(),
+  /** Share of the host's CPU time busy since the previous sample, 0–100. */
+  cpu_used_percent: z.number(),
+  /** 1, 5 and 15 minute load averages. */
+  load: z.array(z.number()),
+  memory_total_mb: z.number(),
+  memory_used_mb: z.number(),
+  /** Memory and vCPUs given to the running desktops. */
+  desktops_memory_mb: z.number(),
+  desktops_vcpus: z.number(),
+  desktops_running: z.number().int(),
+  updated: z.string(),
+});
+export type TAdminHypervisor = z.infer<typeof ZAdminHypervisor>;
+export const ZAdminHypervisorList = z.object({ items: z.array(ZAdminHypervisor), total: z.number().int() });
+export type TAdminHypervisorList = z.infer<typeof ZAdminHypervisorList>;
+export const ZAdminHypervisorUpdate = z
+  .object({ enabled: z.boolean().optional(), only_forced: z.boolean().optional() })
+  .strict()
+  .refine((b) => b.enabled !== undefined || b.only_forced !== undefined, { message: 'enabled or only_forced' });
+export type TAdminHypervisorUpdate = z.infer<typeof ZAdminHypervisorUpdate>;
+
+// ------------------------------------------------------------------ dashboard
+export const ZAdminDashboard = z.object({
+  /** The category the numbers are of (a manager's), or null for the whole system. */
+  category: z.string().nullable(),
+  users_online: z.number().int(),
+  users_total: z.number().int(),
+  desktops_running: z.number().int(),
+  desktops_total: z.number().int(),
+  /** Admins only (managers see no hypervisor). */
+  hypervisors: z
+    .object({ online: z.number().int(), accepting: z.number().int(), total: z.number().int(), cpu_used_percent: z.number(), load: z.number(), memory_used_mb: z.number(), memory_total_mb: z.number() })
+    .nullable(),
+  bookings_today: z.number().int(),
+  jobs_busy: z.number().int(),
+  audit: z.array(ZAuditEntry),
+  at: z.string(),
+});
+export type TAdminDashboard = z.infer<typeof ZAdminDashboard>;

@@ -1,0 +1,179 @@
+import { Alert, Badge, Group, Paper, Progress, SegmentedControl, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
+import { IconAlertCircle, IconCpu, IconPlayerPause, IconServer } from '@tabler/icons-react';
+import dayjs from 'dayjs';
+import type { TAdminHypervisor } from '@vdi/contracts';
+import { useTranslation } from 'react-i18next';
+import { EmptyState } from '../../../components/EmptyState';
+import { PageHeader } from '../../../components/PageHeader';
+import { errorMessage } from '../../../lib/errors';
+import { useAction } from '../../../lib/use-action';
+import { useAdminEvent } from '../system/live';
+import { applyHypervisor, hypervisorsQuery, updateHypervisor } from './api';
+import { formatMb, percent } from './format';
+import './texts';
+
+type Mode = 'all' | 'only_forced' | 'disabled';
+const modeOf = (h: TAdminHypervisor): Mode => (!h.enabled ? 'disabled' : h.only_forced ? 'only_forced' : 'all');
+const bodyOf = (m: Mode) => (m === 'all' ? { enabled: true, only_forced: false } : m === 'only_forced' ? { enabled: true, only_forced: true } : { enabled: false, only_forced: false });
+const usageColor = (p: number) => (p >= 90 ? 'red' : p >= 70 ? 'orange' : 'teal');
+
+function Meter({ label, value, detail, testId }: { label: string; value: number; detail: string; testId: string }) {
+  return (
+    <Stack gap={4} data-testid={testId}>
+      <Group justify="space-between" gap="xs" wrap="nowrap">
+        <Text size="sm" fw={500}>
+          {label}
+        </Text>
+        <Text size="sm" c="dimmed" data-testid={`${testId}-detail`} style={{ whiteSpace: 'nowrap' }}>
+          {detail}
+        </Text>
+      </Group>
+      <Progress value={value} color={usageColor(value)} size="md" radius="xl" aria-label={label} />
+    </Stack>
+  );
+}
+
+function HypervisorCard({ h }: { h: TAdminHypervisor }) {
+  const { t, i18n } = useTranslation();
+  const { busy, error, run } = useAction();
+  const narrow = useMediaQuery('(max-width: 36em)');
+  const lang = i18n.language;
+  const num = (v: number, digits = 0) => new Intl.NumberFormat(lang, { maximumFractionDigits: digits }).format(v);
+  const online = h.state === 'Online';
+  const memory = percent(h.memory_used_mb, h.memory_total_mb);
+
+  return (
+    <Paper withBorder radius="md" p="lg" data-testid="hypervisor-card" data-id={h.id} data-accepts={String(h.accepts_starts)}>
+      <Group justify="space-between" align="flex-start" mb="md" wrap="wrap" gap="sm">
+        <Group gap="sm" wrap="nowrap">
+          <IconServer size={26} />
+          <Stack gap={0}>
+            <Title order={2} size="h4">
+              {h.name}
+            </Title>
+            <Text size="xs" c="dimmed" ff="monospace">
+              {h.id}
+            </Text>
+          </Stack>
+        </Group>
+        <Group gap={6}>
+          <Badge color={online ? 'teal' : 'gray'} variant="light" data-testid="hypervisor-state">
+            {t(`admin_infra.hypervisors.states.${h.state}`)}
+          </Badge>
+          {h.accel && (
+            <Badge color={h.accel === 'kvm' ? 'blue' : 'yellow'} variant="light" data-testid="hypervisor-accel">
+              {t(`admin_infra.hypervisors.accel.${h.accel}`)}
+            </Badge>
+          )}
+          {!h.accepts_starts && (
+            <Badge color="orange" variant="filled" leftSection={<IconPlayerPause size={12} />} data-testid="hypervisor-no-starts">
+              {t('admin_infra.hypervisors.no_new_starts')}
+            </Badge>
+          )}
+        </Group>
+      </Group>
+
+      {online ? (
+        <Stack gap="md">
+          <SimpleGrid cols={{ base: 2, sm: 4 }} spacing="sm">
+            <Figure label={t('admin_infra.hypervisors.cpus')} value={num(h.cpus)} testId="hypervisor-cpus" />
+            <Figure label={t('admin_infra.hypervisors.memory')} value={formatMb(h.memory_total_mb, lang)} testId="hypervisor-memory" />
+            <Figure label={t('admin_infra.hypervisors.running')} value={num(h.desktops_running)} testId="hypervisor-running" />
+            <Figure label={t('admin_infra.hypervisors.load')} value={h.load.map((l) => num(l, 1)).join(' · ')} testId="hypervisor-load" hint={t('admin_infra.hypervisors.load_hint')} />
+          </SimpleGrid>
+          <Meter label={t('admin_infra.hypervisors.cpu_used')} value={h.cpu_used_percent} detail={`${num(h.cpu_used_percent, 1)} %`} testId="hypervisor-cpu-meter" />
+          <Meter
+            label={t('admin_infra.hypervisors.memory_used')}
+            value={memory}
+            detail={t('admin_infra.hypervisors.of', { used: formatMb(h.memory_used_mb, lang), total: formatMb(h.memory_total_mb, lang) })}
+            testId="hypervisor-memory-meter"
+          />
+          <Text size="sm" c="dimmed" data-testid="hypervisor-desktops">
+            {h.desktops_running === 0
+              ? t('admin_infra.hypervisors.no_desktops')
+              : t('admin_infra.hypervisors.desktops_given', { count: h.desktops_running, memory: formatMb(h.desktops_memory_mb, lang), vcpus: num(h.desktops_vcpus) })}
+          </Text>
+          <Text size="sm" c="dimmed" data-testid="hypervisor-gpus">
+            {h.gpus.length === 0
+              ? t('admin_infra.hypervisors.no_gpus')
+              : t('admin_infra.hypervisors.gpus', { list: h.gpus.map((g) => `${g.vendor} ${g.device} (${g.address})`).join(', ') })}
+          </Text>
+        </Stack>
+      ) : (
+        <Text size="sm" c="dimmed">
+          {t('admin_infra.hypervisors.offline_body')}
+        </Text>
+      )}
+
+      <Stack gap={6} mt="lg">
+        <Text size="sm" fw={500} id={`starts-${h.id}`}>
+          {t('admin_infra.hypervisors.starts')}
+        </Text>
+        <SegmentedControl
+          aria-labelledby={`starts-${h.id}`}
+          value={modeOf(h)}
+          disabled={busy}
+          fullWidth
+          orientation={narrow ? 'vertical' : 'horizontal'}
+          data={(['all', 'only_forced', 'disabled'] as const).map((m) => ({ value: m, label: <span data-testid={`hypervisor-mode-${m}`}>{t(`admin_infra.hypervisors.modes.${m}`)}</span> }))}
+          onChange={(v) => void run(() => updateHypervisor(h.id, bodyOf(v as Mode)))}
+          data-testid="hypervisor-mode"
+        />
+        <Text size="xs" c="dimmed">
+          {t(`admin_infra.hypervisors.mode_hints.${modeOf(h)}`)}
+        </Text>
+        {error && (
+          <Alert color="red" icon={<IconAlertCircle size={16} />} role="alert">
+            {error}
+          </Alert>
+        )}
+      </Stack>
+      <Text size="xs" c="dimmed" mt="sm" ta="right">
+        {t('admin_infra.hypervisors.updated', { time: dayjs(h.updated).format('HH:mm:ss') })}
+      </Text>
+    </Paper>
+  );
+}
+
+function Figure({ label, value, testId, hint }: { label: string; value: string; testId: string; hint?: string }) {
+  return (
+    <Paper withBorder radius="sm" p="xs" bg="var(--mantine-color-default-hover)">
+      <Text size="xs" c="dimmed" title={hint}>
+        {label}
+      </Text>
+      <Text fw={700} size="lg" data-testid={testId}>
+        {value}
+      </Text>
+    </Paper>
+  );
+}
+
+/** Hypervisors (admins): each host's state and numbers, live, and whether it takes new desktops. */
+export default function HypervisorsPage() {
+  const { t, i18n } = useTranslation();
+  const { data, error, isPending } = useQuery(hypervisorsQuery);
+  useAdminEvent('hypervisor_update', applyHypervisor);
+
+  return (
+    <>
+      <PageHeader title={t('admin_infra.hypervisors.heading')} subtitle={t('admin_infra.hypervisors.subheading')} />
+      {error && !data ? (
+        <Alert color="red" icon={<IconAlertCircle size={18} />} title={t('admin_infra.load_failed')} data-testid="hypervisors-error">
+          {errorMessage(t, error, (k) => i18n.exists(k))}
+        </Alert>
+      ) : isPending || !data ? (
+        <Skeleton height={360} radius="md" />
+      ) : data.items.length === 0 ? (
+        <EmptyState icon={<IconCpu size={28} />} title={t('admin_infra.hypervisors.empty_title')} body={t('admin_infra.hypervisors.empty_body')} />
+      ) : (
+        <SimpleGrid cols={{ base: 1, xl: data.items.length > 1 ? 2 : 1 }} spacing="md" maw={data.items.length > 1 ? undefined : 880}>
+          {data.items.map((h) => (
+            <HypervisorCard key={h.id} h={h} />
+          ))}
+        </SimpleGrid>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,78 @@
+import { keepPreviousData } from '@tanstack/react-query';
+import {
+  ZAdminDashboard,
+  ZAdminHypervisor,
+  ZAdminHypervisorList,
+  ZAdminJob,
+  ZAdminJobList,
+  ZAdminStorageCheck,
+  ZAdminStorageList,
+  ZAdminStoragePools,
+  ZAdminStorageRemoved,
+  type TAdminHypervisor,
+  type TAdminHypervisorList,
+  type TAdminHypervisorUpdate,
+} from '@vdi/contracts';
+import { api } from '../../../lib/api';
+import { queryClient } from '../../../app/queries';
+
+export const INFRA_KEY = ['admin', 'infra'] as const;
+/** Query values as strings, leaving out the empty ones. */
+const q = (o: Record<string, string | number | boolean | undefined | null>) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null && v !== '').map(([k, v]) => [k, String(v)]));
+
+/** How often the dashboard and the jobs list read their numbers again. */
+export const LIVE_REFRESH_MS = 4_000;
+
+export const dashboardQuery = {
+  queryKey: [...INFRA_KEY, 'dashboard'],
+  queryFn: () => api.get('/admin/dashboard', ZAdminDashboard),
+  refetchInterval: LIVE_REFRESH_MS,
+} as const;
+
+export type StorageParams = { page: number; per_page: number; sort: string; order: 'asc' | 'desc'; search: string; status?: string | null; kind?: string | null };
+export const storageQuery = (p: StorageParams) =>
+  ({
+    queryKey: [...INFRA_KEY, 'storage', p],
+    queryFn: () => api.get('/admin/storage', ZAdminStorageList, { query: q(p) }),
+    placeholderData: keepPreviousData,
+  }) as const;
+export const poolsQuery = { queryKey: [...INFRA_KEY, 'pools'], queryFn: () => api.get('/admin/storage/pools', ZAdminStoragePools) } as const;
+/** The check walks the whole storage folder: run when asked, not on every visit. */
+export const runStorageCheck = () => api.get('/admin/storage/check', ZAdminStorageCheck);
+export async function removeOrphans(paths: string[]) {
+  const answer = await api.post('/admin/storage/check/remove', { paths }, ZAdminStorageRemoved);
+  await queryClient.invalidateQueries({ queryKey: INFRA_KEY });
+  return answer;
+}
+
+export type JobParams = { page: number; per_page: number; state?: string | null; kind?: string | null; search: string };
+export const jobsQuery = (p: JobParams) =>
+  ({
+    queryKey: [...INFRA_KEY, 'jobs', p],
+    queryFn: () => api.get('/admin/jobs', ZAdminJobList, { query: q({ ...p, sort: 'created', order: 'desc' }) }),
+    placeholderData: keepPreviousData,
+    refetchInterval: LIVE_REFRESH_MS,
+  }) as const;
+export async function cancelJob(id: string) {
+  const job = await api.delete(`/admin/jobs/${encodeURIComponent(id)}`, ZAdminJob);
+  await queryClient.invalidateQueries({ queryKey: [...INFRA_KEY, 'jobs'] });
+  return job;
+}
+
+export const HYPERVISORS_KEY = [...INFRA_KEY, 'hypervisors'] as const;
+export const hypervisorsQuery = { queryKey: HYPERVISORS_KEY, queryFn: () => api.get('/admin/hypervisors', ZAdminHypervisorList) } as const;
+export async function updateHypervisor(id: string, body: TAdminHypervisorUpdate) {
+  const h = await api.put(`/admin/hypervisors/${encodeURIComponent(id)}`, body, ZAdminHypervisor);
+  applyHypervisor(h);
+  return h;
+}
+/** A hypervisor's new numbers (from the live socket or an answer) into the cached list. */
+export function applyHypervisor(h: TAdminHypervisor) {
+  queryClient.setQueryData<TAdminHypervisorList>(HYPERVISORS_KEY, (list) => {
+    if (!list) return list;
+    const known = list.items.some((x) => x.id === h.id);
+    const items = known ? list.items.map((x) => (x.id === h.id ? h : x)) : [...list.items, h];
+    return { items, total: items.length };
+  });
+}

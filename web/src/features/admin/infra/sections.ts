@@ -1,0 +1,12 @@
+import { IconCpu, IconDatabase, IconGauge, IconLoader } from '@tabler/icons-react';
+import type { AdminSection } from '../section';
+// Its labels are this area's texts (the console loads them before it shows the navigation).
+import './texts';
+
+/** The dashboard (first screen, order 1) and the infrastructure: storage, jobs, hypervisors (orders 110–130). */
+export const infraSections: AdminSection[] = [
+  { path: 'dashboard', icon: IconGauge, label: 'admin_infra.nav.dashboard', order: 1, roles: ['admin', 'manager'], load: () => import('./DashboardPage') },
+  { path: 'storage', icon: IconDatabase, label: 'admin_infra.nav.storage', order: 110, roles: ['admin', 'manager'], load: () => import('./StoragePage') },
+  { path: 'jobs', icon: IconLoader, label: 'admin_infra.nav.jobs', order: 120, roles: ['admin', 'manager'], load: () => import('./JobsPage') },
+  { path: 'hypervisors', icon: IconCpu, label: 'admin_infra.nav.hypervisors', order: 130, roles: [], load: () => import('./HypervisorsPage') },
+];
