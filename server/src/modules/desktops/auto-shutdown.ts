@@ -103,8 +103,21 @@ export function createAutoShutdown(ctx: AppContext, lifecycle: DesktopLifecycle,
 
   const maxDeadline = (row: DomainRow, rule: ShutdownRule | null) => (rule?.maxTime ? new Date(baseOf(row) + rule.maxTime * MINUTE) : null);
 
+  /** One planning at a time per desktop (a start and a policy write may ask at once), each from the row as it is then. */
+  const queues = new Map<string, Promise<void>>();
+  function plan(row: DomainRow): Promise<void> {
+    const run = (queues.get(row.id) ?? Promise.resolve()).then(async () => {
+      const [fresh] = await db.select().from(schema.domains).where(eq(schema.domains.id, row.id));
+      if (fresh) await planNow(fresh);
+    });
+    const tail = run.catch(() => undefined);
+    queues.set(row.id, tail);
+    void tail.then(() => queues.get(row.id) === tail && queues.delete(row.id));
+    return run;
+  }
+
   /** (Re)plans a running desktop's jobs from its owner's policy now; none when it has no policy or a booking. */
-  async function plan(row: DomainRow) {
+  async function planNow(row: DomainRow) {
     await scheduler.cancel(maxKey(row.id));
     await scheduler.cancel(idleKey(row.id));
     if (row.kind !== 'desktop' || !RUNNING.includes(row.status) || row.bookingId) return;
@@ -197,20 +210,22 @@ export function createAutoShutdown(ctx: AppContext, lifecycle: DesktopLifecycle,
   const planned = new Set<string>();
   const onChanged = (row: DomainRow) => {
     if (row.kind !== 'desktop') return;
-    const isRunning = RUNNING.includes(row.status);
-    if (isRunning && !planned.has(row.id)) {
+    if (RUNNING.includes(row.status)) {
+      if (planned.has(row.id)) return;
       planned.add(row.id);
       if (!bases.has(row.id)) bases.set(row.id, clock.now().getTime());
       void plan(row).catch((err) => log.error({ err, desktop: row.id }, 'auto-shutdown planning failed'));
-    } else if (!isRunning && row.status !== 'Shutting-down' && planned.has(row.id)) {
+    } else if (row.status !== 'Shutting-down') {
       void forget(row).catch((err) => log.error({ err, desktop: row.id }, 'auto-shutdown cleanup failed'));
     }
   };
+  /** Left running (stopping, stopped, deleted): no more jobs; once stopped the card shows no deadline. */
   async function forget(row: DomainRow) {
-    planned.delete(row.id);
-    bases.delete(row.id);
-    await scheduler.cancel(maxKey(row.id));
-    await scheduler.cancel(idleKey(row.id));
+    if (planned.delete(row.id)) {
+      bases.delete(row.id);
+      await scheduler.cancel(maxKey(row.id));
+      await scheduler.cancel(idleKey(row.id));
+    }
     if (!row.bookingId && row.scheduledShutdownAt && (row.status === 'Stopped' || row.status === 'Failed')) await showDeadline(row, null);
   }
   lifecycle.changes.on('changed', onChanged);

@@ -25,8 +25,8 @@ const profileRule = sql<string>`coalesce(nullif(${schema.reservableSubitems.prio
 export function createBookingRuleAdmin(ctx: AppContext) {
   const { db } = ctx;
 
-  async function profilesByRule(): Promise<Map<string, string[]>> {
-    const rows = await db.select({ id: schema.reservableSubitems.id, rule: profileRule }).from(schema.reservableSubitems);
+  async function profilesByRule(dbOrTx: Db = db): Promise<Map<string, string[]>> {
+    const rows = await dbOrTx.select({ id: schema.reservableSubitems.id, rule: profileRule }).from(schema.reservableSubitems);
     const out = new Map<string, string[]>();
     for (const r of rows) out.set(r.rule, [...(out.get(r.rule) ?? []), r.id]);
     return out;
@@ -79,7 +79,7 @@ export function createBookingRuleAdmin(ctx: AppContext) {
   async function assertNotLastInUse(tx: Db, row: Row) {
     const [same] = await tx.select({ n: count() }).from(bp).where(eq(bp.ruleId, row.ruleId));
     if ((same?.n ?? 0) > 1) return;
-    const users = (await profilesByRule()).get(row.ruleId) ?? [];
+    const users = (await profilesByRule(tx)).get(row.ruleId) ?? [];
     if (users.length > 0) throw conflict('booking_priority_in_use', 'The last rule of a rule id that profiles use', { rule_id: row.ruleId, profiles: users.length });
   }
 
