@@ -23,4 +23,9 @@ describe('admin console sections', () => {
     expect(peopleSections.map((s) => s.path)).toEqual(['users', 'groups', 'categories', 'registration_codes']);
     expect(peopleSections.find((s) => s.path === 'categories')!.roles).toEqual(['admin']);
   });
+
+  it('GPU cards and booking rules are for admins only; managers get the auto-shutdown policies', async () => {
+    const { reserveSections } = await import('./reserve/sections');
+    expect(reserveSections.map((s) => [s.path, s.roles])).toEqual([['reservables', []], ['booking_rules', []], ['shutdown_policies', ['manager']]]);
+  }, 30_000);
 });
