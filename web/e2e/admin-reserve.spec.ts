@@ -18,6 +18,9 @@ async function openScreen(page: Page, path: string, heading: string) {
   await expect(page.locator('.mantine-Skeleton-root')).toHaveCount(0, { timeout: 20_000 });
 }
 
+/** The "saved" notices have gone (they would cover the screen's top in a screenshot). */
+const noticesGone = (page: Page) => expect(page.locator('.mantine-Notification-root')).toHaveCount(0, { timeout: 15_000 });
+
 async function pick(page: Page, testId: string, option: string | RegExp) {
   await page.getByTestId(testId).click();
   await page.getByRole('option', { name: option }).first().click();
@@ -47,6 +50,7 @@ test.describe.serial('reservations in the console', () => {
       await expect(panel.getByTestId('profile-row').filter({ hasText: label })).toBeVisible();
     }
     await expect(panel.getByTestId('profile-row')).toHaveCount(2);
+    await noticesGone(page);
     await shot(page, 'admin-reserve-cards-en');
 
     // The planner, at once: the new card and its two profiles.
@@ -105,6 +109,7 @@ test.describe.serial('reservations in the console', () => {
     const row = page.getByTestId('rule-row').filter({ hasText: `Students ${run}` });
     await expect(row.getByTestId('rule-max-time')).toHaveText(`120 ${T.min}`);
     await expect(row.getByTestId('rule-max-items')).toHaveText('2');
+    await noticesGone(page);
     await shot(page, 'admin-reserve-rules-en');
 
     // The user's next booking: 90 minutes now fit, and a second one.
@@ -140,12 +145,14 @@ test.describe.serial('reservations in the console', () => {
     await pick(page, 'policy-form-kind', T.policies.kind_user);
     await page.getByTestId('policy-form-target').fill(username);
     await page.getByRole('option', { name: new RegExp(username) }).click();
+    await expect(page.getByTestId('policy-form-target')).toHaveValue(new RegExp(username));
     await page.getByTestId('policy-form-max-time').fill('240');
     await page.getByTestId('policy-form-idle-time').fill('60');
     await windowShot(page, 'admin-reserve-policy-form');
     await page.getByTestId('policy-form-save').click();
     const row = page.getByTestId('policy-row').filter({ hasText: `Evening stop ${run}` });
     await expect(row.getByTestId('policy-max-time')).toHaveText(T.policies.minutes.replace('{{count}}', '240'));
+    await noticesGone(page);
     await shot(page, 'admin-reserve-policies-en');
 
     // The owner starts the desktop; its card says when it stops by itself (started + 4 h).

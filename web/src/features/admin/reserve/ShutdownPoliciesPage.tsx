@@ -23,7 +23,9 @@ const parseWarnings = (s: string) =>
   [...new Set(s.split(/[\s,;]+/).map((x) => Number(x)).filter((n) => Number.isInteger(n) && n > 0))].sort((a, b) => b - a).slice(0, 5);
 
 /** Choose whom the policy is for: a role, a category, a group or a user (users found by name). */
-function TargetSelect({ kind, value, onChange, disabled, isAdmin }: { kind: TShutdownPolicyKind; value: string | null; onChange: (v: string | null) => void; disabled: boolean; isAdmin: boolean }) {
+function TargetSelect({ kind, value, label, onChange, disabled, isAdmin }: {
+  kind: TShutdownPolicyKind; value: string | null; label?: string; onChange: (v: string | null) => void; disabled: boolean; isAdmin: boolean;
+}) {
   const { t } = useTranslation();
   const [search, setSearch] = useState('');
   const [term] = useDebouncedValue(search, 250);
@@ -38,12 +40,18 @@ function TargetSelect({ kind, value, onChange, disabled, isAdmin }: { kind: TShu
         : kind === 'group'
           ? (groups.data?.items ?? []).map((g) => ({ value: g.id, label: isAdmin ? `${g.name} · ${g.category_name}` : g.name }))
           : (users.data?.items ?? []).map((u) => ({ value: u.id, label: `${u.name} (${u.username})` }));
+  // The chosen user keeps their name while the search (which then holds that name) finds others.
+  const [chosen, setChosen] = useState<{ value: string; label: string } | null>(null);
+  const shown = value && !data.some((d) => d.value === value) ? [...data, chosen?.value === value ? chosen : { value, label: label ?? value }] : data;
   return (
     <Select
       label={t(`admin_reserve.policies.target_${kind}`)}
-      data={value && !data.some((d) => d.value === value) ? [...data, { value, label: value }] : data}
+      data={shown}
       value={value}
-      onChange={onChange}
+      onChange={(v, option) => {
+        setChosen(v && option ? { value: v, label: option.label } : null);
+        onChange(v);
+      }}
       searchable
       onSearchChange={kind === 'user' ? setSearch : undefined}
       nothingFoundMessage={t('admin_reserve.policies.nothing_found')}
@@ -86,7 +94,7 @@ function PolicyForm({ opened, onClose, policy, isAdmin }: { opened: boolean; onC
           <TextInput label={t('admin_reserve.policies.name')} value={d.name} onChange={(e) => setD({ ...d, name: e.currentTarget.value })} required maxLength={100} data-testid="policy-form-name" />
           <Group grow align="flex-start">
             <Select label={t('admin_reserve.policies.kind')} data={kinds} value={d.kind} onChange={(v) => v && setD({ ...d, kind: v as TShutdownPolicyKind, target: null })} allowDeselect={false} disabled={Boolean(policy)} data-testid="policy-form-kind" />
-            <TargetSelect kind={d.kind} value={d.target} onChange={(target) => setD({ ...d, target })} disabled={Boolean(policy)} isAdmin={isAdmin} />
+            <TargetSelect kind={d.kind} value={d.target} label={policy?.target_name} onChange={(target) => setD({ ...d, target })} disabled={Boolean(policy)} isAdmin={isAdmin} />
           </Group>
           <Group grow align="flex-start">
             <NumberInput label={t('admin_reserve.policies.max_time')} description={t('admin_reserve.policies.max_time_hint')} min={1} value={d.max_time} onChange={(v) => setD({ ...d, max_time: v })} data-testid="policy-form-max-time" />
