@@ -97,7 +97,8 @@ test.describe.serial('reservations in the console', () => {
     await expect(page.getByTestId('rule-row')).toHaveCount(2);
     await page.getByTestId('rules-new').click();
     await page.getByTestId('rule-form-name').fill(`Students ${run}`);
-    await page.getByTestId('rule-form-roles').click({ force: true });
+    // A person clicks the multi-select's box (its input sits under the pills' wrapper).
+    await page.locator('.mantine-MultiSelect-input', { has: page.getByTestId('rule-form-roles') }).click();
     await page.getByRole('option', { name: core.roles.user }).click();
     await page.keyboard.press('Escape');
     await page.getByTestId('rule-form-priority').fill('10');

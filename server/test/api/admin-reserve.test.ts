@@ -7,6 +7,7 @@ import { manualClock, type ManualClock } from '../../src/scheduler/clock';
 import { call, DEMO_PASSWORD, startTestServer, type TestServer } from '../helpers/server';
 import { copyUser, tokenOf, userRow } from '../helpers/routes-fixtures';
 import { recordEvents, socketOf, until } from '../helpers/wait';
+import { viewerClosed, viewerOpened } from '../../src/modules/viewers/activity';
 
 // The console's GPU cards and profiles, booking priority rules and auto-shutdown policies
 // (issue 13): per role (admin, manager of the category, manager of another category, advanced,
@@ -258,6 +259,37 @@ describe('auto-shutdown policies', () => {
     const audit = await server.ctx.db.select().from(schema.auditLog).where(eq(schema.auditLog.action, 'desktop.auto_shutdown'));
     expect(audit.map((a) => (a.detail as { reason: string }).reason)).toContain('idle');
     expect(await server.app.bookings.scheduler.pending(`autoidle:${plainDesktop}`)).toEqual([]);
+    socket.close();
+    await req(T.admin, `/shutdown_policies/${p.id}`, 'DELETE');
+  }, 180_000);
+
+  it('a viewer open puts the idle stop off; once it closes, the idle time counts from then', async () => {
+    const { body: p } = await json(await policy(T.admin, { name: 'Students 1A idle', kind: 'group', target: 'default-students-1a', idle_time: 2, warnings: [1] }));
+    const socket = await socketOf(server, T.user);
+    const msgs = recordEvents(socket, ['msg']);
+    await until('stopped before', async () => (await row(plainDesktop)).status === 'Stopped', 90_000);
+    expect((await call(server, `/api/v3/desktop/start/${plainDesktop}`, { token: T.user })).status).toBe(200);
+    await until('started', async () => (await row(plainDesktop)).status === 'Started', 90_000);
+    await until('idle check planned', async () => (await server.app.bookings.scheduler.pending(`autoidle:${plainDesktop}`)).length === 1);
+    // What the browser viewer's bridge does when a viewer connects.
+    viewerOpened(plainDesktop);
+    try {
+      for (let i = 0; i < 4; i++) await tick(1);
+      expect(msgs).toEqual([]);
+      expect((await row(plainDesktop)).status).toBe('Started');
+    } finally {
+      viewerClosed(plainDesktop, clock.now().getTime());
+    }
+    const closedAt = clock.now().getTime();
+    // Checks come back an idle time later while the viewer was open; the warning comes a minute before closed + 2.
+    for (let i = 0; i < 4 && msgs.length === 0; i++) await tick(1);
+    await until('idle warning', async () => msgs.length >= 1);
+    const warnedAt = clock.now().getTime();
+    expect(warnedAt - closedAt).toBeGreaterThanOrEqual(MIN);
+    expect(msgs[0]!.payload).toMatchObject({ msg_code: 'idle-shutdown', params: { minutes: 1 } });
+    expect((await row(plainDesktop)).status).toBe('Started');
+    await tick(2);
+    await until('stopped when idle', async () => (await row(plainDesktop)).status === 'Stopped', 90_000);
     socket.close();
     await req(T.admin, `/shutdown_policies/${p.id}`, 'DELETE');
   }, 180_000);
