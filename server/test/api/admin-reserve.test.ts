@@ -98,6 +98,9 @@ describe('GPU cards and profiles', () => {
 
   it('refuses to remove what bookings or desktops still use', async () => {
     // user's GPU desktop asks for NVIDIA-A40-2Q, offered only by the demo card.
+    const cards = await (await req(T.admin, '/reservables/gpus')).json();
+    const demo = cards.find((c: { id: string }) => c.id === 'demo-nvidia-a40');
+    expect(demo.subitems.map((s: { id: string; desktops: number }) => [s.id, s.desktops])).toEqual([['NVIDIA-A40-2Q', 1], ['NVIDIA-A40-4Q', 0]]);
     await expectCode(await req(T.admin, '/reservables/gpus/demo-nvidia-a40/subitems/NVIDIA-A40-2Q', 'DELETE'), 409, 'reservable_in_use');
     const start = new Date(Math.ceil(clock.now().getTime() / (60 * MIN)) * 60 * MIN + 2 * 60 * MIN);
     const booked = await json(

@@ -54,7 +54,8 @@ export function createCardAdmin(ctx: AppContext, bookings: Bookings) {
     const out = new Map<string, TAdminProfile>();
     if (rows.length === 0) return out;
     const used = await db
-      .select({ id: subs.id, n: sql<number>`(select count(*)::int from domains d where d.hardware->'reservables'->'vgpus' ? ${subs.id})` })
+      .select({ id: subs.id, // Qualified by hand: drizzle leaves the column bare, which inside the subquery would be the desktop's id.
+        n: sql<number>`(select count(*)::int from domains d where d.hardware->'reservables'->'vgpus' ? reservable_subitems.id)` })
       .from(subs)
       .where(inArray(subs.id, rows.map((r) => r.id)));
     for (const s of rows) {
