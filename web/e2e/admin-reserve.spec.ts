@@ -171,8 +171,12 @@ test.describe.serial('reservations in the console', () => {
     const shown = (await notice.innerText()).trim();
     expect([hhmm(expected), hhmm(new Date(expected.getTime() + 60_000)), hhmm(new Date(expected.getTime() + 120_000))].some((t) => shown.includes(t))).toBe(true);
     await shot(ownerPage, 'admin-reserve-desktop-card-shutdown');
+    // At phone width, loaded as a phone would (no sidebar sliding away mid-shot).
     await ownerPage.setViewportSize({ width: 390, height: 844 });
+    await ownerPage.reload();
+    await expect(notice).toBeVisible({ timeout: 20_000 });
     await shot(ownerPage, 'admin-reserve-desktop-card-shutdown-phone');
+    await ownerPage.setViewportSize({ width: 1280, height: 800 });
 
     // The policy goes: the card's notice goes at once.
     await row.getByTestId('policy-delete').click();
