@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { and, eq, inArray, isNull, type SQL } from 'drizzle-orm';
 import { AUTO_SHUTDOWN_MSG_CODE, formatBookingDate, IDLE_SHUTDOWN_MSG_CODE, type TSocketMessage } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema, type Db } from '../../db';
@@ -231,12 +231,12 @@ export function createAutoShutdown(ctx: AppContext, lifecycle: DesktopLifecycle,
   lifecycle.changes.on('changed', onChanged);
   lifecycle.changes.on('deleted', (row) => void forget(row).catch(() => undefined));
 
-  /** Every running desktop without a booking, planned again (a policy changed; the server started). */
-  async function replanAll(userIds?: readonly string[]) {
+  /** Running desktops without a booking (of the owners `which` names), planned again: a policy changed, the server started. */
+  async function replanAll(which?: SQL) {
     const rows = await db
       .select()
       .from(schema.domains)
-      .where(and(eq(schema.domains.kind, 'desktop'), inArray(schema.domains.status, RUNNING), isNull(schema.domains.bookingId), userIds ? inArray(schema.domains.userId, [...userIds]) : undefined));
+      .where(and(eq(schema.domains.kind, 'desktop'), inArray(schema.domains.status, RUNNING), isNull(schema.domains.bookingId), which));
     for (const row of rows) {
       planned.add(row.id);
       await plan(row);

@@ -94,8 +94,18 @@ export async function adminShutdownPolicyRoutes(app: FastifyInstance, ctx: AppCo
     return row;
   }
 
-  const replan = () =>
-    autoShutdown.replanAll().catch((err) => ctx.log.error({ err }, 'auto-shutdown re-planning failed'));
+  /** The running desktops of the people a policy's target names are planned again (their shown deadlines move at once). */
+  const replan = async (kind: TShutdownPolicyKind, target: string) => {
+    const u = schema.users;
+    const where =
+      kind === 'user' ? eq(u.id, target)
+        : kind === 'category' ? eq(u.categoryId, target)
+          : kind === 'role' ? eq(u.roleId, target)
+            : or(eq(u.groupId, target), sql`exists (select 1 from user_secondary_groups s where s.user_id = ${u.id} and s.group_id = ${target})`);
+    await autoShutdown
+      .replanAll(inArray(schema.domains.userId, db.select({ id: u.id }).from(u).where(where)))
+      .catch((err) => ctx.log.error({ err }, 'auto-shutdown re-planning failed'));
+  };
 
   r.get('/admin/shutdown_policies', { preHandler: staff, schema: { querystring: ZShutdownPoliciesQuery, response: { 200: ZShutdownPolicyList } } }, async (request) => {
     const q = request.query;
@@ -142,7 +152,7 @@ export async function adminShutdownPolicyRoutes(app: FastifyInstance, ctx: AppCo
         detail: { kind: b.kind, target: b.target, max_time: b.max_time, idle_time: b.idle_time },
       });
     });
-    await replan();
+    await replan(b.kind, b.target);
     return (await views(request, await db.select().from(sp).where(eq(sp.id, id))))[0]!;
   });
 
@@ -162,7 +172,7 @@ export async function adminShutdownPolicyRoutes(app: FastifyInstance, ctx: AppCo
         detail: { fields: Object.keys(b) },
       });
     });
-    await replan();
+    await replan(row.kind, row.targetId);
     return (await views(request, await db.select().from(sp).where(eq(sp.id, row.id))))[0]!;
   });
 
@@ -172,7 +182,7 @@ export async function adminShutdownPolicyRoutes(app: FastifyInstance, ctx: AppCo
       await tx.delete(sp).where(eq(sp.id, row.id));
       await audit(tx, actorOf(request), { action: 'shutdown_policy.delete', objectType: 'shutdown_policy', objectId: row.id, objectName: row.name, categoryId: row.categoryId });
     });
-    await replan();
+    await replan(row.kind, row.targetId);
     return { id: row.id };
   });
 }
