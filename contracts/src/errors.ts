@@ -221,6 +221,14 @@ export const DESCRIPTION_CODES = [
   'plan_has_bookings',
   'plan_not_found',
   'reservable_item_not_found',
+  // the console's GPU cards, booking rules and auto-shutdown policies
+  'reservable_has_bookings',
+  'reservable_in_use',
+  'booking_priority_not_found',
+  'booking_priority_in_use',
+  'shutdown_policy_not_found',
+  'shutdown_policy_exists',
+  'shutdown_policy_target_not_found',
 ] as const;
 export type DescriptionCode = (typeof DESCRIPTION_CODES)[number];
 

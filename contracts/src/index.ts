@@ -19,3 +19,4 @@ export * from './admin-people';
 export * from './settings';
 export * from './admin-system';
 export * from './admin-infra';
+export * from './admin-reserve';

@@ -52,6 +52,9 @@ import { applySettings } from './modules/admin/settings/apply';
 import { startAuditSweep } from './modules/admin/audit/sweep';
 import { startTemporaryDesktopSweep } from './modules/desktops/temporary-sweep';
 import { startHypervisorMonitor } from './modules/admin/hypervisors/routes';
+import { createAutoShutdown } from './modules/desktops/auto-shutdown';
+import { adminReservableRoutes } from './modules/admin/reservables/routes';
+import { adminShutdownPolicyRoutes } from './modules/admin/shutdown-policies/routes';
 
 /** A route as registered: its method, URL pattern and zod schemas (params, querystring, body). */
 export type RegisteredRoute = {
@@ -134,6 +137,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Bookings and their scheduler (booking starts and ends, warnings, plan boundaries).
   const bookings = createBookings(ctx, lifecycle);
   app.decorate('bookings', bookings);
+  // Auto-shutdown policies of running desktops, on the same scheduler.
+  const autoShutdown = createAutoShutdown(ctx, lifecycle, bookings.scheduler);
+  app.decorate('autoShutdown', autoShutdown);
   ctx.jobs.register(media.handler);
 
   await app.register(async (scope) => {
@@ -152,6 +158,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await deploymentRoutes(scope, ctx, lifecycle);
     await bookingRoutes(scope, ctx, bookings);
     await plannerRoutes(scope, ctx, bookings);
+    await adminReservableRoutes(scope, ctx, bookings);
+    await adminShutdownPolicyRoutes(scope, ctx, autoShutdown);
     await migrationRoutes(scope, ctx);
     await notificationRoutes(scope, ctx);
   }, { prefix: '/api/v3' });
@@ -166,6 +174,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await sweepStorage(ctx);
   await ctx.jobs.resumeAll();
   await bookings.start();
+  await autoShutdown.replanAll();
 
   const io = attachSocketServer(app.server, ctx);
   const closeGateways = attachViewerGateways(app.server, ctx);

@@ -434,6 +434,25 @@ export const bookingPriorities = pgTable('booking_priorities', {
   maxItems: integer('max_items'),
 });
 
+/**
+ * Auto-shutdown policies of running desktops (the original's desktops_priority): for one role,
+ * category, group or user, the longest time started and the longest idle time (minutes; null = no
+ * limit), and the warnings before (minutes). `category_id` is the target's category (null for a
+ * role), what a manager reaches.
+ */
+export const shutdownPolicies = pgTable('shutdown_policies', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  kind: text('kind').$type<'role' | 'category' | 'group' | 'user'>().notNull(),
+  targetId: text('target_id').notNull(),
+  categoryId: text('category_id'),
+  maxTime: integer('max_time'),
+  idleTime: integer('idle_time'),
+  warnings: jsonb('warnings').$type<number[]>().notNull().default(sql`'[5,1]'::jsonb`),
+  enabled: boolean('enabled').notNull().default(true),
+  createdAt: createdAt(),
+}, (t) => [uniqueIndex('shutdown_policies_target_idx').on(t.kind, t.targetId), index('shutdown_policies_category_idx').on(t.categoryId)]);
+
 /** A booking of reservable units for a desktop or a whole deployment (one unit per desktop). */
 export type BookingPlanUse = { plan_id: string; item_id: string; subitem_id: string; priority: number; units_booked: number };
 export const bookings = pgTable('bookings', {

@@ -8,28 +8,13 @@ import { SHARED_WITH_EVERYONE } from '../modules/access/permissions';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-/** The booking rules of reference §6.2: everyone, and admins. */
-export const DEFAULT_BOOKING_RULES = [
-  {
-    id: 'default', ruleId: 'default', name: 'default', allowed: { roles: [], categories: false, groups: false, users: false },
-    priority: 1, forbidTime: 0, maxTime: 60, maxItems: 1,
-  },
-  {
-    id: 'default-admins', ruleId: 'default', name: 'default admins', allowed: { roles: ['admin'], categories: false, groups: false, users: false },
-    priority: 999, forbidTime: 1, maxTime: 999999, maxItems: 999999,
-  },
-] satisfies (typeof schema.bookingPriorities.$inferInsert)[];
-
 export const DEMO_GPU_ID = 'demo-nvidia-a40';
 export const DEMO_PROFILES = [
   { id: 'NVIDIA-A40-2Q', name: 'NVIDIA A40 · 2 GB', description: 'Office work and light 3D (24 per card)', profile: '2Q', units: 24 },
   { id: 'NVIDIA-A40-4Q', name: 'NVIDIA A40 · 4 GB', description: '3D design and video (12 per card)', profile: '4Q', units: 12 },
 ];
 
-/** Every start: the default booking rules exist (a database seeded before bookings gets them too). */
-export async function seedBookingRules(db: Db) {
-  await db.insert(schema.bookingPriorities).values(DEFAULT_BOOKING_RULES).onConflictDoNothing();
-}
+// The default booking rules (reference §6.2) are written once by migration 0010; the console edits them.
 
 /**
  * First start with the demo: one GPU card (an NVIDIA A40, no real hardware: a booking reserves

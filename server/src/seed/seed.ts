@@ -3,7 +3,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { TQuota } from '@vdi/contracts';
 import { schema, type Db } from '../db';
 import { hashPassword } from '../auth/passwords';
-import { seedBookingRules, seedReservables } from './reservables';
+import { seedReservables } from './reservables';
 
 export type SeededAccount = { username: string; role: string; category: string; password?: string };
 export type SeedResult = { created: boolean; accounts: SeededAccount[]; registrationCode?: string };
@@ -53,7 +53,6 @@ const randomPassword = () => randomBytes(12).toString('base64url');
  */
 export async function seed(db: Db, opts: { demo: boolean; demoPassword?: string }): Promise<SeedResult> {
   await db.insert(schema.roles).values(ROLES).onConflictDoNothing();
-  await seedBookingRules(db);
   const existing = await db.select({ id: schema.users.id }).from(schema.users).limit(1);
   if (existing.length > 0) {
     if (opts.demo && opts.demoPassword) {

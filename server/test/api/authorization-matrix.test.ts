@@ -113,6 +113,28 @@ const peopleFixture = {
     return code;
   },
 };
+/** The console's GPU cards (with a profile of their own), booking rules and auto-shutdown policies, straight in the database. */
+const reserveFixture = {
+  async card(withProfile = false) {
+    const id = `card-${Math.random().toString(36).slice(2, 10)}`;
+    const profile = `MX-${id}`;
+    if (withProfile) await server.ctx.db.insert(schema.reservableSubitems).values({ id: profile, name: profile, profile: 'MX', units: 2 });
+    await server.ctx.db.insert(schema.reservableItems).values({ id, name: id, subitemIds: withProfile ? [profile] : [] });
+    return { id, profile };
+  },
+  async rule() {
+    const id = `rule-${Math.random().toString(36).slice(2, 10)}`;
+    await server.ctx.db.insert(schema.bookingPriorities).values({ id, ruleId: 'default', name: id, allowed: { roles: ['user'], categories: false, groups: false, users: false }, priority: 5 });
+    return id;
+  },
+  /** A policy for a new group of Default (what its manager reaches). */
+  async policy() {
+    const group = await peopleFixture.group();
+    const id = `policy-${group}`;
+    await server.ctx.db.insert(schema.shutdownPolicies).values({ id, name: id, kind: 'group', targetId: group, categoryId: 'default', maxTime: 60 });
+    return id;
+  },
+};
 const A = '/api/v3';
 
 const MATRIX: Record<string, Case> = {
@@ -384,6 +406,44 @@ const MATRIX: Record<string, Case> = {
     expect: allow(['admin'], 'reached'),
     req: () => ({ path: `${A}/admin/reservables_planner/demo-plan-4q`, method: 'PUT', body: { subitem_id: 'no-such-profile', ...bookingSlot(24 * 60) } }),
   },
+  // The console's GPU cards and profiles, booking rules (admins only) and auto-shutdown policies (admins; managers their category's).
+  'POST /api/v3/admin/reservables/:itemType': { expect: allow(['admin']), req: (c) => ({ path: `${A}/admin/reservables/gpus`, method: 'POST', body: { name: uniq(c, 'Card') } }) },
+  'PUT /api/v3/admin/reservables/:itemType/:itemId': { expect: allow(['admin']), req: () => ({ path: `${A}/admin/reservables/gpus/${F.card}`, method: 'PUT', body: { enabled: true } }) },
+  'DELETE /api/v3/admin/reservables/:itemType/:itemId': { expect: allow(['admin']), fresh: true, req: async () => ({ path: `${A}/admin/reservables/gpus/${(await reserveFixture.card()).id}`, method: 'DELETE' }) },
+  'POST /api/v3/admin/reservables/:itemType/:itemId/subitems': {
+    expect: allow(['admin']),
+    req: async () => ({ path: `${A}/admin/reservables/gpus/${(await reserveFixture.card()).id}/subitems`, method: 'POST', body: { profile: '8Q', name: 'Eight', units: 6 } }),
+  },
+  'PUT /api/v3/admin/reservables/:itemType/:itemId/subitems/:subitemId': {
+    expect: allow(['admin']),
+    req: async () => {
+      const card = await reserveFixture.card(true);
+      return { path: `${A}/admin/reservables/gpus/${card.id}/subitems/${card.profile}`, method: 'PUT', body: { description: 'edited' } };
+    },
+  },
+  'DELETE /api/v3/admin/reservables/:itemType/:itemId/subitems/:subitemId': {
+    expect: allow(['admin']), fresh: true,
+    req: async () => {
+      const card = await reserveFixture.card(true);
+      return { path: `${A}/admin/reservables/gpus/${card.id}/subitems/${card.profile}`, method: 'DELETE' };
+    },
+  },
+  'GET /api/v3/admin/booking_priorities': { expect: allow(['admin']), req: get(`${A}/admin/booking_priorities`) },
+  'GET /api/v3/admin/booking_priorities/:id': { expect: allow(['admin']), req: get(`${A}/admin/booking_priorities/default`) },
+  'POST /api/v3/admin/booking_priorities': {
+    expect: allow(['admin']),
+    req: (c) => ({ path: `${A}/admin/booking_priorities`, method: 'POST', body: { name: uniq(c, 'Rule'), allowed: { users: ['nobody'] }, priority: 3 } }),
+  },
+  'PUT /api/v3/admin/booking_priorities/:id': { expect: allow(['admin']), req: async () => ({ path: `${A}/admin/booking_priorities/${await reserveFixture.rule()}`, method: 'PUT', body: { max_items: 2 } }) },
+  'DELETE /api/v3/admin/booking_priorities/:id': { expect: allow(['admin']), fresh: true, req: async () => ({ path: `${A}/admin/booking_priorities/${await reserveFixture.rule()}`, method: 'DELETE' }) },
+  'GET /api/v3/admin/shutdown_policies': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/shutdown_policies`) },
+  'GET /api/v3/admin/shutdown_policies/:id': { expect: allow(['admin', 'manager']), req: async () => ({ path: `${A}/admin/shutdown_policies/${await reserveFixture.policy()}` }) },
+  'POST /api/v3/admin/shutdown_policies': {
+    expect: allow(['admin', 'manager']),
+    req: async (c) => ({ path: `${A}/admin/shutdown_policies`, method: 'POST', body: { name: uniq(c, 'Policy'), kind: 'group', target: await peopleFixture.group(), idle_time: 30 } }),
+  },
+  'PUT /api/v3/admin/shutdown_policies/:id': { expect: allow(['admin', 'manager']), req: async () => ({ path: `${A}/admin/shutdown_policies/${await reserveFixture.policy()}`, method: 'PUT', body: { max_time: 90 } }) },
+  'DELETE /api/v3/admin/shutdown_policies/:id': { expect: allow(['admin', 'manager']), fresh: true, req: async () => ({ path: `${A}/admin/shutdown_policies/${await reserveFixture.policy()}`, method: 'DELETE' }) },
   'DELETE /api/v3/admin/reservables_planner/:id': { expect: allow(['admin'], 'reached'), late: true, req: () => ({ path: `${A}/admin/reservables_planner/demo-plan-4q`, method: 'DELETE' }) },
 
   // ------------------------------------------------------------------ covers

@@ -484,6 +484,8 @@ export function createBookings(ctx: AppContext, lifecycle: DesktopLifecycle) {
   return {
     start,
     scheduler,
+    /** One booking, plan or reservable change at a time. */
+    exclusive,
     planner,
     itemBookings,
     userBookings,

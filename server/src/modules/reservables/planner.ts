@@ -97,11 +97,6 @@ export function createPlanner(ctx: AppContext, lifecycle: DesktopLifecycle, sche
     }));
   }
 
-  async function items(itemType: 'gpus') {
-    const rows = await db.select().from(schema.reservableItems).where(eq(schema.reservableItems.itemType, itemType)).orderBy(asc(schema.reservableItems.name));
-    return itemViews(rows, false);
-  }
-
   async function itemById(itemType: 'gpus', id: string) {
     const [row] = await db.select().from(schema.reservableItems).where(and(eq(schema.reservableItems.id, id), eq(schema.reservableItems.itemType, itemType)));
     if (!row) throw notFound('reservable_item_not_found', `No ${itemType} item ${id}`);
@@ -273,6 +268,6 @@ export function createPlanner(ctx: AppContext, lifecycle: DesktopLifecycle, sche
     for (const row of rows) if ((await scheduler.pending(planKey(row.id))).length === 0) await planJobs(row);
   }
 
-  return { kinds, items, enabledSubitems, plans, create, update, remove, ensureJobs };
+  return { kinds, enabledSubitems, plans, create, update, remove, ensureJobs };
 }
 export type Planner = ReturnType<typeof createPlanner>;

@@ -6,7 +6,6 @@ import {
   ZPlan,
   ZPlannerRangeParams,
   ZPlanUpdate,
-  ZReservableItem,
   ZReservableItemType,
   ZReservableKinds,
   ZReservableSubitem,
@@ -26,9 +25,7 @@ export async function plannerRoutes(app: FastifyInstance, ctx: AppContext, booki
 
   r.get('/admin/reservables', { preHandler: admin, schema: { response: { 200: ZReservableKinds } } }, async () => planner.kinds());
 
-  r.get('/admin/reservables/:itemType', { preHandler: admin, schema: { params: z.object({ itemType: ZReservableItemType }), response: { 200: z.array(ZReservableItem) } } }, async (request) =>
-    planner.items(request.params.itemType),
-  );
+  // GET /admin/reservables/{itemType} (the cards with their profiles) and the cards' writes: admin/reservables/routes.ts.
 
   r.get(
     '/admin/reservables/enabled/:itemType/:itemId',

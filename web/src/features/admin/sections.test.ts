@@ -31,4 +31,8 @@ describe('admin console sections', () => {
     expect(infraSections.find((s) => s.path === 'hypervisors')!.roles).toEqual([]);
     for (const path of ['dashboard', 'storage', 'jobs']) expect(infraSections.find((s) => s.path === path)!.roles).toContain('manager');
   });
+  it('GPU cards and booking rules are for admins only; managers get the auto-shutdown policies', async () => {
+    const { reserveSections } = await import('./reserve/sections');
+    expect(reserveSections.map((s) => [s.path, s.roles])).toEqual([['reservables', []], ['booking_rules', []], ['shutdown_policies', ['manager']]]);
+  }, 30_000);
 });
