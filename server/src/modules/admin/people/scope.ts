@@ -1,4 +1,4 @@
-import { asc, desc, type AnyColumn, type SQL } from 'drizzle-orm';
+import { asc, desc, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context';
 import { forbidden, notFound } from '../../../http/errors';
@@ -50,3 +50,15 @@ export function orderOf(columns: Record<string, AnyColumn | SQL>, sort: string |
 
 /** `%term%` for ILIKE, with the pattern characters escaped. */
 export const likeTerm = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+const ACCENTED = 'áàâäãåāéèêëēíìîïīóòôöõøōúùûüūýÿñçÁÀÂÄÃÅĀÉÈÊËĒÍÌÎÏĪÓÒÔÖÕØŌÚÙÛÜŪÝŸÑÇ';
+const PLAIN = 'aaaaaaaeeeeeiiiiiooooooouuuuuyyncAAAAAAAEEEEEIIIIIOOOOOOOUUUUUYYNC';
+
+/**
+ * A search that ignores case and accents on both sides ("maria" finds "María", "Maria" and
+ * "MARÍA"): the column's accented letters folded in SQL, the term's in JS, then ILIKE `%term%`.
+ */
+export function searchLike(column: AnyColumn | SQL, search: string): SQL {
+  const term = likeTerm(search.normalize('NFD').replace(/\p{M}/gu, ''));
+  return sql`translate(${column}, ${ACCENTED}, ${PLAIN}) ilike ${term}`;
+}
