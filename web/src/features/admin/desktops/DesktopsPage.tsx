@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import {
   ActionIcon, Badge, Button, Checkbox, Collapse, Group, Menu, Paper, Select, Skeleton, Stack, Table, Text, TextInput, Tooltip,
 } from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
+import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import { useQuery } from '@tanstack/react-query';
 import {
@@ -29,6 +29,8 @@ const VIEWABLE = ['Started', 'WaitingIP', 'Paused', 'Shutting-down'];
 const RUNNING = ['Started', 'WaitingIP', 'Paused', 'Shutting-down', 'Stopping'];
 /** Actions that ask first (they lose unsaved work or delete). */
 const CONFIRMED: TAdminDesktopAction[] = ['force_stop', 'reset', 'delete', 'delete_permanent'];
+/** The row menu stays at the right edge while the wide table scrolls. */
+const STICKY = { position: 'sticky', right: 0, background: 'var(--mantine-color-body)', zIndex: 1 } as const;
 
 /** The clock, ticking every second while the page is open (uptimes). */
 function useNow() {
@@ -53,6 +55,88 @@ function Uptime({ started, now }: { started: string | null; now: number }) {
   );
 }
 
+/** The actions a desktop offers in its state (start, stop, force stop, reset, the screen as support, delete). */
+function DesktopMenu({ d, ask, onSupport }: { d: TAdminDesktop; ask: (a: TAdminDesktopAction, rows: TAdminDesktop[]) => void; onSupport: (d: TAdminDesktop) => void }) {
+  const { t } = useTranslation();
+  const running = RUNNING.includes(d.status);
+  return (
+    <Menu position="bottom-end" withinPortal>
+      <Menu.Target>
+        <ActionIcon variant="subtle" color="gray" aria-label={t('admin_desktops.common.actions', { name: d.name })} data-testid="desktop-actions">
+          <IconDots size={16} />
+        </ActionIcon>
+      </Menu.Target>
+      <Menu.Dropdown>
+        {d.status === 'Stopped' && (
+          <Menu.Item leftSection={<IconPlayerPlay size={14} />} onClick={() => ask('start', [d])} data-testid="desktop-start">
+            {t('admin_desktops.desktops.start')}
+          </Menu.Item>
+        )}
+        {running && (
+          <Menu.Item leftSection={<IconPlayerStop size={14} />} onClick={() => ask('stop', [d])} data-testid="desktop-stop">
+            {t('admin_desktops.desktops.stop')}
+          </Menu.Item>
+        )}
+        {(running || d.status === 'Starting') && (
+          <Menu.Item color="orange" leftSection={<IconPower size={14} />} onClick={() => ask('force_stop', [d])} data-testid="desktop-force-stop">
+            {t('admin_desktops.desktops.force_stop')}
+          </Menu.Item>
+        )}
+        {['Started', 'WaitingIP'].includes(d.status) && (
+          <Menu.Item leftSection={<IconRefresh size={14} />} onClick={() => ask('reset', [d])} data-testid="desktop-reset">
+            {t('admin_desktops.desktops.reset')}
+          </Menu.Item>
+        )}
+        {VIEWABLE.includes(d.status) && d.viewers.includes('browser-vnc') && (
+          <Menu.Item leftSection={<IconHeadset size={14} />} onClick={() => onSupport(d)} data-testid="desktop-support">
+            {t('admin_desktops.desktops.support')}
+          </Menu.Item>
+        )}
+        <Menu.Divider />
+        <Menu.Item color="red" leftSection={<IconTrash size={14} />} onClick={() => ask('delete', [d])} data-testid="desktop-delete">
+          {t('admin_desktops.desktops.delete')}
+        </Menu.Item>
+        <Menu.Item color="red" leftSection={<IconTrashX size={14} />} onClick={() => ask('delete_permanent', [d])} data-testid="desktop-delete-permanent">
+          {t('admin_desktops.desktops.delete_permanent')}
+        </Menu.Item>
+      </Menu.Dropdown>
+    </Menu>
+  );
+}
+
+/** A desktop as a card (phone width): the same facts and actions as a table row. */
+function DesktopCard({ d, now, selected, onToggle, ask, onSupport, isAdmin }: {
+  d: TAdminDesktop; now: number; selected: boolean; onToggle: () => void; isAdmin: boolean;
+  ask: (a: TAdminDesktopAction, rows: TAdminDesktop[]) => void; onSupport: (d: TAdminDesktop) => void;
+}) {
+  const { t, i18n } = useTranslation();
+  return (
+    <Paper withBorder radius="lg" p="sm" data-testid="desktop-row" data-name={d.name} data-owner={d.username} data-status={d.status} bg={selected ? 'var(--mantine-color-indigo-light)' : undefined}>
+      <Group justify="space-between" wrap="nowrap" align="flex-start">
+        <Group gap="sm" wrap="nowrap" align="flex-start" style={{ minWidth: 0 }}>
+          <Checkbox mt={2} aria-label={t('admin_desktops.common.select', { name: d.name })} checked={selected} onChange={onToggle} data-testid="desktop-select" />
+          <div style={{ minWidth: 0 }}>
+            <Text size="sm" fw={600} truncate="end">
+              {d.name}
+            </Text>
+            <Text size="xs" c="dimmed" truncate="end">
+              {d.user_name} · {d.username} · {isAdmin ? d.category_name : d.group_name}
+            </Text>
+          </div>
+        </Group>
+        <DesktopMenu d={d} ask={ask} onSupport={onSupport} />
+      </Group>
+      <Group gap="xs" mt="xs" wrap="wrap">
+        <StateBadge status={d.status} size="sm" />
+        <Uptime started={d.started} now={now} />
+        <Text size="xs" c="dimmed">
+          {[d.hypervisor, formatBytes(d.memory_mb * 1024 * 1024, i18n.language), `${d.vcpus} ${t('admin_desktops.desktops.vcpus')}`, formatBytes(d.disk_size, i18n.language)].filter(Boolean).join(' · ')}
+        </Text>
+      </Group>
+    </Paper>
+  );
+}
+
 /** /isard-admin/desktops: every desktop the caller reaches, paged, sorted and filtered by the server, with actions on one or many. */
 export default function DesktopsPage() {
   const { t, i18n } = useTranslation();
@@ -60,6 +144,8 @@ export default function DesktopsPage() {
   const { data: me } = useQuery(userQuery);
   const isAdmin = me?.role === 'admin';
   const now = useNow();
+  // Phone width: cards instead of the wide table.
+  const phone = useMediaQuery('(max-width: 48em)') ?? false;
   const [params, setParams] = useState<ListParams>({ page: 1, per_page: 25, sort: 'name', order: 'asc', search: '' });
   const [search, setSearch] = useState('');
   const [term] = useDebouncedValue(search.trim(), 250);
@@ -93,8 +179,8 @@ export default function DesktopsPage() {
       else n.add(id);
       return n;
     });
+  const togglePage = () => setSelected((s) => (allOnPage ? new Set([...s].filter((id) => !items.some((d) => d.id === id))) : new Set([...s, ...items.map((d) => d.id)])));
   const dateFmt = useMemo(() => new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short' }), [i18n.language]);
-  const gb = useMemo(() => new Intl.NumberFormat(i18n.language, { maximumFractionDigits: 1 }), [i18n.language]);
   const actionLabel = (a: TAdminDesktopAction) => t(`admin_desktops.desktops.${a}`);
   const filtered = Boolean(query.search || ['state', 'category', 'group', 'owner', 'template', 'deployment', 'hypervisor', 'persistent'].some((k) => params[k]));
 
@@ -284,6 +370,20 @@ export default function DesktopsPage() {
           title={t(filtered ? 'admin_desktops.desktops.none_found' : 'admin_desktops.desktops.empty')}
           body={t(filtered ? 'admin_desktops.desktops.none_found_body' : 'admin_desktops.desktops.empty_body')}
         />
+      ) : phone ? (
+        <Stack gap="xs" data-testid="desktops-cards" data-total={total}>
+          <Checkbox
+            ml="sm"
+            label={t('admin_desktops.common.select_page')}
+            checked={allOnPage}
+            indeterminate={!allOnPage && items.some((d) => selected.has(d.id))}
+            onChange={togglePage}
+            data-testid="desktops-select-page"
+          />
+          {items.map((d) => (
+            <DesktopCard key={d.id} d={d} now={now} selected={selected.has(d.id)} onToggle={() => toggle(d.id)} ask={ask} onSupport={setSupport} isAdmin={isAdmin} />
+          ))}
+        </Stack>
       ) : (
         <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
           <Table.ScrollContainer minWidth={1180}>
@@ -295,7 +395,7 @@ export default function DesktopsPage() {
                       aria-label={t('admin_desktops.common.select_page')}
                       checked={allOnPage}
                       indeterminate={!allOnPage && items.some((d) => selected.has(d.id))}
-                      onChange={() => setSelected((s) => (allOnPage ? new Set([...s].filter((id) => !items.some((d) => d.id === id))) : new Set([...s, ...items.map((d) => d.id)])))}
+                      onChange={togglePage}
                       data-testid="desktops-select-page"
                     />
                   </Table.Th>
@@ -309,12 +409,11 @@ export default function DesktopsPage() {
                   <SortHeader testPrefix="desktops" label={t('admin_desktops.desktops.vcpus')} field="vcpus" sort={params.sort} order={params.order} onSort={onSort} />
                   <Table.Th>{t('admin_desktops.desktops.disk')}</Table.Th>
                   <SortHeader testPrefix="desktops" label={t('admin_desktops.desktops.last_access')} field="accessed" sort={params.sort} order={params.order} onSort={onSort} />
-                  <Table.Th w={48} />
+                  <Table.Th w={48} style={STICKY} />
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
                 {items.map((d) => {
-                  const running = RUNNING.includes(d.status);
                   return (
                     <Table.Tr key={d.id} data-testid="desktop-row" data-name={d.name} data-owner={d.username} data-status={d.status} bg={selected.has(d.id) ? 'var(--mantine-color-indigo-light)' : undefined}>
                       <Table.Td>
@@ -373,7 +472,7 @@ export default function DesktopsPage() {
                       </Table.Td>
                       <Table.Td>
                         <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
-                          {gb.format(d.memory_mb / 1024)} GB
+                          {formatBytes(d.memory_mb * 1024 * 1024, i18n.language)}
                         </Text>
                       </Table.Td>
                       <Table.Td>
@@ -391,48 +490,8 @@ export default function DesktopsPage() {
                           {d.accessed ? dateFmt.format(new Date(d.accessed)) : t('admin_desktops.desktops.never')}
                         </Text>
                       </Table.Td>
-                      <Table.Td>
-                        <Menu position="bottom-end" withinPortal>
-                          <Menu.Target>
-                            <ActionIcon variant="subtle" color="gray" aria-label={t('admin_desktops.common.actions', { name: d.name })} data-testid="desktop-actions">
-                              <IconDots size={16} />
-                            </ActionIcon>
-                          </Menu.Target>
-                          <Menu.Dropdown>
-                            {d.status === 'Stopped' && (
-                              <Menu.Item leftSection={<IconPlayerPlay size={14} />} onClick={() => ask('start', [d])} data-testid="desktop-start">
-                                {t('admin_desktops.desktops.start')}
-                              </Menu.Item>
-                            )}
-                            {running && (
-                              <Menu.Item leftSection={<IconPlayerStop size={14} />} onClick={() => ask('stop', [d])} data-testid="desktop-stop">
-                                {t('admin_desktops.desktops.stop')}
-                              </Menu.Item>
-                            )}
-                            {(running || d.status === 'Starting') && (
-                              <Menu.Item color="orange" leftSection={<IconPower size={14} />} onClick={() => ask('force_stop', [d])} data-testid="desktop-force-stop">
-                                {t('admin_desktops.desktops.force_stop')}
-                              </Menu.Item>
-                            )}
-                            {['Started', 'WaitingIP'].includes(d.status) && (
-                              <Menu.Item leftSection={<IconRefresh size={14} />} onClick={() => ask('reset', [d])} data-testid="desktop-reset">
-                                {t('admin_desktops.desktops.reset')}
-                              </Menu.Item>
-                            )}
-                            {VIEWABLE.includes(d.status) && d.viewers.includes('browser-vnc') && (
-                              <Menu.Item leftSection={<IconHeadset size={14} />} onClick={() => setSupport(d)} data-testid="desktop-support">
-                                {t('admin_desktops.desktops.support')}
-                              </Menu.Item>
-                            )}
-                            <Menu.Divider />
-                            <Menu.Item color="red" leftSection={<IconTrash size={14} />} onClick={() => ask('delete', [d])} data-testid="desktop-delete">
-                              {t('admin_desktops.desktops.delete')}
-                            </Menu.Item>
-                            <Menu.Item color="red" leftSection={<IconTrashX size={14} />} onClick={() => ask('delete_permanent', [d])} data-testid="desktop-delete-permanent">
-                              {t('admin_desktops.desktops.delete_permanent')}
-                            </Menu.Item>
-                          </Menu.Dropdown>
-                        </Menu>
+                      <Table.Td style={STICKY}>
+                        <DesktopMenu d={d} ask={ask} onSupport={setSupport} />
                       </Table.Td>
                     </Table.Tr>
                   );
