@@ -91,7 +91,7 @@ test.describe('administration: every desktop', () => {
     await expect(row(page, DESKS.old).getByTestId('desktop-state')).toHaveAttribute('data-state', 'stopped');
     await expect(row(page, DESKS.running).getByTestId('desktop-uptime')).toHaveText(/^\d+:\d\d(:\d\d)?$/);
     await expect(row(page, DESKS.running)).toContainText('localhost');
-    await expect(row(page, DESKS.running)).toContainText('GB');
+    await expect(row(page, DESKS.running)).toContainText('256 MB');
     await page.mouse.move(0, 0);
     await shot(page, 'admin-desktops-maria');
 
