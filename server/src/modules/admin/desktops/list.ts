@@ -4,7 +4,7 @@ import { LOCAL_HYPERVISOR, type TAdminDesktop, type ZAdminDesktopsQuery } from '
 import type { z } from 'zod';
 import { schema, type Db } from '../../../db';
 import { qualified } from '../../../db/qualified';
-import { viewersOf } from '../../desktops/view';
+import { viewersOf, type DomainRow } from '../../desktops/view';
 import { likeTerm, orderOf, searchLike } from '../people/scope';
 
 const d = schema.domains;
@@ -56,17 +56,23 @@ const SORTS = {
 
 /**
  * One page of desktops (SQL paging) and how many match. Three queries whatever the page: the
- * page's ids (filters, search and sort over the desktops and their owners), the count, then the
- * page's rows with their names (owner, group, category, template, deployment) and disk sizes.
+ * page's ids (filters, search and sort; by name it walks the index `domains (kind, name, id)`),
+ * the count, then the page's rows with their names (owner, group, category, template,
+ * deployment) and disk sizes.
  */
 export async function listAdminDesktops(db: Db, bound: string | null, q: Query) {
   const where = desktopWhere(bound, q);
-  const needsNames = q.sort === 'category' || q.sort === 'group';
-  let ids = db.select({ id: d.id }).from(d).innerJoin(u, eq(u.id, d.userId)).$dynamic();
-  if (needsNames) ids = ids.leftJoin(c, eq(c.id, d.categoryId)).leftJoin(g, eq(g.id, d.groupId));
+  // The owners' table only when the search or the order reads it: the page and the count then walk the desktops alone.
+  const byOwner = Boolean(q.search) || q.sort === 'owner';
+  const byNames = q.sort === 'category' || q.sort === 'group';
+  let ids = db.select({ id: d.id }).from(d).$dynamic();
+  let counted = db.select({ n: count() }).from(d).$dynamic();
+  if (byOwner) ids = ids.innerJoin(u, eq(u.id, d.userId));
+  if (q.search) counted = counted.innerJoin(u, eq(u.id, d.userId));
+  if (byNames) ids = ids.leftJoin(c, eq(c.id, d.categoryId)).leftJoin(g, eq(g.id, d.groupId));
   const [page, [total]] = await Promise.all([
     ids.where(where).orderBy(...orderOf(SORTS, q.sort, 'name', q.order, d.id)).limit(q.per_page).offset((q.page - 1) * q.per_page),
-    db.select({ n: count() }).from(d).innerJoin(u, eq(u.id, d.userId)).where(where),
+    counted.where(where),
   ]);
   const items = await adminDesktopViews(db, page.map((p) => p.id));
   return { items, total: Number(total?.n ?? 0) };
@@ -79,7 +85,15 @@ export async function adminDesktopViews(db: Db, ids: string[]): Promise<TAdminDe
   const s = schema.storage;
   const rows = await db
     .select({
-      row: d,
+      // Only what the view shows: the wide JSON columns stay in the database (memory, vCPUs and the viewers are read out of them there).
+      row: {
+        id: d.id, name: d.name, description: d.description, status: d.status, persistent: d.persistent, userId: d.userId,
+        categoryId: d.categoryId, groupId: d.groupId, templateId: d.templateId, tag: d.tag, guestIp: d.guestIp,
+        startedAt: d.startedAt, accessedAt: d.accessedAt, createdAt: d.createdAt,
+      },
+      memoryMb: sql<number>`((${d.hardware}->>'memoryMb')::int)`,
+      vcpus: sql<number>`((${d.hardware}->>'vcpus')::int)`,
+      viewers: sql<Record<string, unknown> | null>`(${d.guestProperties}->'viewers')`,
       username: u.username,
       userName: u.name,
       categoryName: c.name,
@@ -121,12 +135,12 @@ export async function adminDesktopViews(db: Db, ids: string[]): Promise<TAdminDe
       deployment: x.tag,
       deployment_name: r.deploymentName ?? null,
       hypervisor: running ? LOCAL_HYPERVISOR : null,
-      memory_mb: x.hardware.memoryMb,
-      vcpus: x.hardware.vcpus,
+      memory_mb: Number(r.memoryMb),
+      vcpus: Number(r.vcpus),
       disk_size: Number(disk?.size ?? 0),
       disk_used: Number(disk?.used ?? 0),
       guest_ip: x.guestIp,
-      viewers: viewersOf(x),
+      viewers: viewersOf({ guestProperties: { viewers: r.viewers ?? {} } as DomainRow['guestProperties'], guestIp: x.guestIp }),
       started: running ? iso(x.startedAt) : null,
       accessed: iso(x.accessedAt),
       created: iso(x.createdAt)!,
