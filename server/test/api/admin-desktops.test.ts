@@ -133,6 +133,10 @@ describe('desktops', () => {
     // The console's user search folds accents the same way (one rule: people/scope.ts searchLike).
     const people = (await (await send('admin', `${A}/users?search=MARIA&per_page=100`)).json()) as { items: { username: string }[] };
     expect(people.items.map((x) => x.username)).toEqual(expect.arrayContaining(['mgarcia', 'mlopez']));
+    // The term is text, not a pattern: regular-expression and LIKE characters match themselves.
+    for (const literal of ['(maria', '.*', '%', '_', '[a-z]', 'a\\']) {
+      expect((await list('admin', `search=${encodeURIComponent(literal)}`)).total, literal).toBe(0);
+    }
     // By the description too.
     await server.ctx.db.update(schema.domains).set({ description: 'Ticket 4711 of the helpdesk' }).where(eq(schema.domains.id, a.id));
     expect((await list('admin', 'search=4711')).items.map((d) => d.id)).toEqual([a.id]);
