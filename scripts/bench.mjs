@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: the portal's hot paths beside raw baselines measured in the same run, on the
 // embedded database and on PostgreSQL (the local Debian cluster). Never a test; see the README.
-// Options (after `--`): --only user,desktops,create,deployment,fanout,web,vnc  --mode pglite|postgres|both  --quick
+// Options (after `--`): --only user,desktops,create,deployment,fanout,web,vnc,admin-desktops  --mode pglite|postgres|both  --quick
 import { join } from 'node:path';
 import { dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensurePostgres, ensureWebBuild, root, run } from './lib/setup.mjs';
 

@@ -166,6 +166,8 @@ export const DESCRIPTION_CODES = [
   'deployment_no_users',
   'deployment_creating',
   'deployment_owner_only',
+  // administration console: a new owner of a template, media or deployment
+  'new_owner_role_not_allowed',
   // templates, new desktop, domain edit
   'template_not_allowed',
   'desktop_new_memory_quota_exceeded',

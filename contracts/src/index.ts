@@ -20,3 +20,4 @@ export * from './settings';
 export * from './admin-system';
 export * from './admin-infra';
 export * from './admin-reserve';
+export * from './admin-desktops';

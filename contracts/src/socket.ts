@@ -5,6 +5,7 @@ import type { TMedia } from './media';
 import type { TStorageEvent } from './storage';
 import type { TRecycleBinItem, TRecycleBinStatusEvent } from './recycle-bin';
 import type { TBookingSocketEvents } from './bookings';
+import type { TSupportViewerEvent } from './admin-desktops';
 import type { TCreatingDesktopsEvent, TDeployment, TDeploymentDeleteEvent, TDeploymentDesktop, TDeploymentDesktopDeleteEvent } from './deployments';
 
 /** Socket path and namespace of the live connection (spec core §4 and 001 §7). */
@@ -69,5 +70,7 @@ export type ServerToClientEvents = TBookingSocketEvents & {
   deploymentdesktop_delete: TDeploymentDesktopDeleteEvent;
   creating_desktops: TCreatingDesktopsEvent;
   end_creating_desktops: TCreatingDesktopsEvent;
+  /** To a desktop's owner: support opened its screen (admin console). */
+  support_viewer: TSupportViewerEvent;
 };
 export type ServerEventName = keyof ServerToClientEvents;

@@ -6,7 +6,7 @@
 // socket with real sign-ins. The data it needs (500 students, a user with 1,000 desktops) is
 // written by a seeding step (seed.ts) before the server starts.
 //
-//   node --import tsx server/bench/bench.ts [--only user,desktops,create,deployment,fanout,web,vnc]
+//   node --import tsx server/bench/bench.ts [--only user,desktops,create,deployment,fanout,web,vnc,admin-desktops]
 //        [--mode pglite|postgres|both] [--quick]
 // PostgreSQL: BENCH_PG_ADMIN_URL (set by scripts/bench.mjs from the local Debian cluster) names a
 // role that may create databases; each run makes a fresh database and drops it afterwards.
@@ -23,14 +23,14 @@ import { SOCKET_NAMESPACE, SOCKET_PATH } from '@vdi/contracts';
 import { overlayArgs } from '../src/engine/disks';
 import { createScratchDatabase } from '../test/helpers/db';
 import { decideAccel } from '../src/engine/accel';
-import { BENCH_GROUP, BENCH_PASSWORD, BENCH_USERS, LIST_DESKTOPS, LIST_USER, benchUsername } from './people';
+import { ADMIN_DESKTOPS, BENCH_GROUP, BENCH_PASSWORD, BENCH_USERS, LIST_DESKTOPS, LIST_USER, benchUsername } from './people';
 import { firstFrameOverUnix, firstFrameOverWebSocket } from './rfb';
 import {
   cpuPerOp, threadTicks, fmtBytes, fmtLat, fmtLoad, fmtLoadResult, fmtMs, latencies, now, openLoop, pool, settle, watchLoad, countDatabaseProcesses, type Latencies, type Load,
 } from './measure';
 
 const root = join(import.meta.dirname, '..', '..');
-const ROWS = ['user', 'desktops', 'create', 'deployment', 'fanout', 'web', 'vnc'] as const;
+const ROWS = ['user', 'desktops', 'create', 'deployment', 'fanout', 'web', 'vnc', 'admin-desktops'] as const;
 type RowKey = (typeof ROWS)[number];
 type Mode = 'pglite' | 'postgres';
 
@@ -314,6 +314,15 @@ async function rowDesktops(c: Ctx) {
   const list = await api<unknown[]>(c.portal.url, token!, 'GET', '/user/desktops');
   if (list.length < LIST_DESKTOPS) throw new Error(`the list has ${list.length} desktops, not ${LIST_DESKTOPS}`);
   await rowHttp(c, { name: `GET /api/v3/user/desktops (${list.length} desktops)`, path: '/api/v3/user/desktops', rate: 50, tokens: [token!], p99: 150 });
+}
+
+/** The console's desktops across owners: a page of 50 from the middle of 5,000 (SQL paging, sorted by name, with its count). */
+async function rowAdminDesktops(c: Ctx) {
+  const [token] = await tokensOf(c, ['admin']);
+  const path = '/admin/desktops?per_page=50&page=50&sort=name';
+  const { total } = await api<{ total: number }>(c.portal.url, token!, 'GET', path);
+  if (total < ADMIN_DESKTOPS) throw new Error(`the console lists ${total} desktops, not ${ADMIN_DESKTOPS}`);
+  await rowHttp(c, { name: `GET /api/v3/admin/desktops, a page of 50 of ${total}`, path: `/api/v3${path}`, rate: 50, tokens: [token!], p99: 100 });
 }
 
 /**
@@ -726,6 +735,7 @@ async function runMode(mode: Mode, raw: { url: string }) {
     await step('vnc', () => rowVnc(c));
     await step('user', () => rowUser(c));
     await step('desktops', () => rowDesktops(c));
+    await step('admin-desktops', () => rowAdminDesktops(c));
   } finally {
     await portal?.stop();
     await database?.drop().catch((err) => say(`postgres: dropping the bench database failed: ${(err as Error).message}`));

@@ -4,6 +4,7 @@
 // take longer than the rows that measure it:
 // - `bench000`…`bench499`: students (copies of student01, same password) in the group "Bench group";
 // - `benchlists`: a user (copy of `user`) owning 1,000 desktops (copies of a demo desktop's record);
+// - 8 desktops of each student (copies of the same record), 5,000 desktops in all for the console's list;
 // - `admin` without a personal quota, as the owner of the 500-desktop deployment.
 // Prints one JSON line: what the rows need (template id, its base disk, the group id).
 import { randomUUID } from 'node:crypto';
@@ -15,7 +16,7 @@ import { seed } from '../src/seed/seed';
 import { seedDemoDesktops } from '../src/seed/demo-desktops';
 import { createLocalEngine } from '../src/engine';
 import { ensureDemoGuest } from '../src/engine/guest-image';
-import { BENCH_GROUP, BENCH_USERS, LIST_DESKTOPS, LIST_USER, benchUsername } from './people';
+import { ADMIN_DESKTOPS, BENCH_GROUP, BENCH_USERS, LIST_DESKTOPS, LIST_USER, benchUsername } from './people';
 
 
 const config = loadConfig();
@@ -48,6 +49,11 @@ try {
   const [model] = await db.select().from(schema.domains).where(and(eq(schema.domains.userId, user.id), eq(schema.domains.kind, 'desktop'), eq(schema.domains.name, 'Demo desktop')));
   const disks = await db.select().from(schema.domainDisks).where(eq(schema.domainDisks.domainId, model!.id));
   const desktops = Array.from({ length: LIST_DESKTOPS }, (_, i) => ({ ...model!, id: randomUUID(), userId: listUser.id, name: `Bench desktop ${String(i).padStart(4, '0')}` }));
+  // The console's list spans owners: the students get the rest, 8 each.
+  const perStudent = Math.ceil((ADMIN_DESKTOPS - LIST_DESKTOPS) / BENCH_USERS);
+  for (const [n, s] of students.entries()) {
+    for (let k = 0; k < perStudent; k++) desktops.push({ ...model!, id: randomUUID(), userId: s.id, groupId: BENCH_GROUP, name: `Student desktop ${n}-${k}` });
+  }
   for (let i = 0; i < desktops.length; i += 100) {
     const chunk = desktops.slice(i, i + 100);
     await db.insert(schema.domains).values(chunk);

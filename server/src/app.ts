@@ -26,6 +26,8 @@ import { createLog } from './http/log';
 import { userRoutes } from './modules/user/routes';
 import { publicCategoryRoutes, systemRoutes } from './modules/system/routes';
 import { adminRoutes } from './modules/admin/routes';
+import { adminDesktopRoutes } from './modules/admin/desktops/routes';
+import { adminContentRoutes } from './modules/admin/content/routes';
 import { createDesktopLifecycle } from './modules/desktops/lifecycle';
 import { desktopRoutes } from './modules/desktops/routes';
 import { viewerRoutes } from './modules/viewers/routes';
@@ -146,6 +148,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await userRoutes(scope, ctx);
     await systemRoutes(scope, ctx);
     await adminRoutes(scope, ctx);
+    await adminDesktopRoutes(scope, ctx, lifecycle);
     await desktopRoutes(scope, ctx, lifecycle);
     await viewerRoutes(scope, ctx);
     await directRoutes(scope, ctx, lifecycle);
@@ -155,7 +158,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await allowedRoutes(scope, ctx, { lifecycle, media });
     await storageRoutes(scope, ctx, lifecycle);
     await recycleBinRoutes(scope, ctx);
-    await deploymentRoutes(scope, ctx, lifecycle);
+    const deploymentEvents = await deploymentRoutes(scope, ctx, lifecycle);
+    await adminContentRoutes(scope, ctx, { lifecycle, media, deploymentEvents });
     await bookingRoutes(scope, ctx, bookings);
     await plannerRoutes(scope, ctx, bookings);
     await adminReservableRoutes(scope, ctx, bookings);

@@ -32,6 +32,7 @@ import classes from './AppLayout.module.css';
 import { RecycleBinCounter } from '../features/recycle-bin/RecycleBinCounter';
 import { useLiveMessages } from '../features/bookings/messages';
 import { useLiveUserData } from '../features/account/live';
+import { useSupportNotice } from '../features/desktops/support-notice';
 import { UserAvatar } from '../features/account/UserAvatar';
 import { StatusBar } from '../features/system/StatusBar';
 
@@ -44,6 +45,7 @@ export function AppLayout() {
   const { data: config } = useQuery({ ...configQuery, enabled: Boolean(user) });
   useLiveMessages(Boolean(user));
   useLiveUserData(Boolean(user));
+  useSupportNotice(Boolean(user));
   const navigation = useNavigation();
 
   // The language saved on the server is the stored preference of a signed-in user.

@@ -245,4 +245,6 @@ export async function deploymentRoutes(app: FastifyInstance, ctx: AppContext, li
     const list = names.users || [];
     return { owner: list[0]!, co_owners: list.slice(1) };
   }
+  // The console's deployment calls publish through the same events (admin/content).
+  return events;
 }

@@ -60,9 +60,6 @@ export async function desktopRoutes(app: FastifyInstance, ctx: AppContext, lifec
   // To the owner's recycle bin, or for good when asked (/permanent), a deployment's, or retention 0 (recycle-bin module).
   const deleteDesktop = async (id: string, request: Parameters<typeof desktopFor>[1], permanent: boolean) => {
     const row = await desktopFor(ctx, request, id);
-    if (!['Stopped', 'Failed'].includes(row.status)) {
-      throw conflict('desktop_action_not_available', 'Stop the desktop before deleting it', { status: row.status, action: 'delete' });
-    }
     await deleteOrRecycleDesktop(ctx, lifecycle, row, authOf(request).user, { permanent });
     return {};
   };

@@ -3,7 +3,8 @@ import { schema, type Db } from '../../../db';
 import { precondition } from '../../../http/errors';
 
 /** The engine of this server: its host is the hypervisor row `local` (seeded by migration 0010). */
-export const LOCAL_HYPERVISOR = 'local';
+export { LOCAL_HYPERVISOR } from '@vdi/contracts';
+import { LOCAL_HYPERVISOR } from '@vdi/contracts';
 
 /** Whether a hypervisor takes new ordinary starts: enabled and not "only forced". */
 export const acceptsStarts = (h: { enabled: boolean; onlyForced: boolean }) => h.enabled && !h.onlyForced;

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { and, count, eq, ilike, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { DescriptionCode, TAdminUser, TQuota, TRole } from '@vdi/contracts';
 import { schema, type Db } from '../../../db';
 import { badRequest, conflict, notFound, precondition } from '../../../http/errors';
 import { findPolicy, hashPassword, policyViolations } from '../../../auth/passwords';
 import type { UserRow } from '../../../auth/sessions';
-import { likeTerm, orderOf } from '../people/scope';
+import { orderOf, searchLike } from '../people/scope';
 export { userLimitProblem } from '../../quotas/users';
 
 export type RowProblem = { code: DescriptionCode | (string & {}); params: Record<string, unknown> | null };
@@ -78,8 +78,7 @@ function userWhere(bound: string | null, f: Partial<UserFilters>): SQL {
   if (f.active !== undefined) parts.push(eq(u.active, f.active));
   if (f.provider) parts.push(eq(u.provider, f.provider));
   if (f.search) {
-    const term = likeTerm(f.search);
-    parts.push(or(ilike(u.username, term), ilike(u.name, term), ilike(u.email, term)));
+    parts.push(or(searchLike(u.username, f.search), searchLike(u.name, f.search), searchLike(u.email, f.search)));
   }
   return and(...parts)!;
 }

@@ -1,11 +1,11 @@
 import { useMemo, useState } from 'react';
 import {
-  ActionIcon, Badge, Button, Checkbox, Group, Menu, Pagination, Paper, Select, Skeleton, Stack, Table, Text, TextInput, UnstyledButton,
+  ActionIcon, Badge, Button, Checkbox, Group, Menu, Pagination, Paper, Select, Skeleton, Stack, Table, Text, TextInput,
 } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import {
-  IconChevronDown, IconChevronUp, IconDots, IconDownload, IconEdit, IconFileImport, IconPlus, IconSearch, IconSelector, IconTrash,
+  IconDots, IconDownload, IconEdit, IconFileImport, IconPlus, IconSearch, IconTrash,
   IconMailForward, IconUserCheck, IconUserOff, IconUsers, IconUsersGroup,
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
@@ -19,25 +19,10 @@ import { bulkUsers, categoriesQuery, deleteUser, exportUsers, groupsQuery, refre
 import { ImportModal } from './ImportModal';
 import { UserForm } from './UserForm';
 import { ConfirmDelete, fullBadge, useListError } from './shared';
+import { SortHeader } from '../shared/desktops-list';
 import './texts';
 
 const PER_PAGE = ['25', '50', '100'];
-
-function SortHeader({ label, field, sort, order, onSort }: { label: string; field: string; sort: string; order: 'asc' | 'desc'; onSort: (f: string) => void }) {
-  const Icon = sort !== field ? IconSelector : order === 'asc' ? IconChevronUp : IconChevronDown;
-  return (
-    <Table.Th>
-      <UnstyledButton onClick={() => onSort(field)} data-testid={`users-sort-${field}`} aria-sort={sort === field ? (order === 'asc' ? 'ascending' : 'descending') : 'none'}>
-        <Group gap={4} wrap="nowrap">
-          <Text fw={600} size="sm">
-            {label}
-          </Text>
-          <Icon size={14} />
-        </Group>
-      </UnstyledButton>
-    </Table.Th>
-  );
-}
 
 /** /isard-admin/users: every user the caller reaches, paged, sorted and filtered by the server. */
 export default function UsersPage() {
@@ -214,13 +199,13 @@ export default function UsersPage() {
                       data-testid="users-select-page"
                     />
                   </Table.Th>
-                  <SortHeader label={t('admin.users.username')} field="username" sort={params.sort} order={params.order} onSort={onSort} />
-                  <SortHeader label={t('admin.users.name')} field="name" sort={params.sort} order={params.order} onSort={onSort} />
-                  <SortHeader label={t('admin.users.role')} field="role" sort={params.sort} order={params.order} onSort={onSort} />
-                  <SortHeader label={t('admin.users.group')} field="group" sort={params.sort} order={params.order} onSort={onSort} />
-                  {isAdmin && <SortHeader label={t('admin.users.category')} field="category" sort={params.sort} order={params.order} onSort={onSort} />}
-                  <SortHeader label={t('admin.users.status')} field="active" sort={params.sort} order={params.order} onSort={onSort} />
-                  <SortHeader label={t('admin.users.accessed')} field="accessed" sort={params.sort} order={params.order} onSort={onSort} />
+                  <SortHeader testPrefix="users" label={t('admin.users.username')} field="username" sort={params.sort} order={params.order} onSort={onSort} />
+                  <SortHeader testPrefix="users" label={t('admin.users.name')} field="name" sort={params.sort} order={params.order} onSort={onSort} />
+                  <SortHeader testPrefix="users" label={t('admin.users.role')} field="role" sort={params.sort} order={params.order} onSort={onSort} />
+                  <SortHeader testPrefix="users" label={t('admin.users.group')} field="group" sort={params.sort} order={params.order} onSort={onSort} />
+                  {isAdmin && <SortHeader testPrefix="users" label={t('admin.users.category')} field="category" sort={params.sort} order={params.order} onSort={onSort} />}
+                  <SortHeader testPrefix="users" label={t('admin.users.status')} field="active" sort={params.sort} order={params.order} onSort={onSort} />
+                  <SortHeader testPrefix="users" label={t('admin.users.accessed')} field="accessed" sort={params.sort} order={params.order} onSort={onSort} />
                   <Table.Th w={48} />
                 </Table.Tr>
               </Table.Thead>

@@ -29,10 +29,13 @@ const ACTIONS = [
   'settings.update',
   'category.',
   'viewer.open_other',
+  'desktop.',
+  'desktop.force_stop',
+  'desktop.delete',
   'recycle_bin.restore',
   'recycle_bin.delete',
 ] as const;
-const COLORS: Record<string, string> = { auth: 'blue', user: 'grape', settings: 'orange', category: 'teal', viewer: 'red', recycle_bin: 'gray' };
+const COLORS: Record<string, string> = { auth: 'blue', user: 'grape', settings: 'orange', category: 'teal', viewer: 'red', recycle_bin: 'gray', desktop: 'indigo', template: 'cyan', media: 'cyan', deployment: 'cyan' };
 
 type Filters = { actor: string; action: string | null; object: string; from: string; to: string };
 const EMPTY: Filters = { actor: '', action: null, object: '', from: '', to: '' };

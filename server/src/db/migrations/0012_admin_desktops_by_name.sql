@@ -1,0 +1,1 @@
+CREATE INDEX "domains_kind_name_idx" ON "domains" USING btree ("kind","name","id");

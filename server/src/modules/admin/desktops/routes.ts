@@ -1,0 +1,100 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  ZAdminActionAnswer,
+  ZAdminDesktopAction,
+  ZAdminDesktopList,
+  ZAdminDesktopsQuery,
+  ZAdminIds,
+  ZViewer,
+  ZViewerAnswer,
+  type TAdminActionResult,
+  type TAdminDesktopAction,
+} from '@vdi/contracts';
+import type { AppContext } from '../../../context';
+import { actorOf, audit } from '../../../audit/record';
+import { ApiError, conflict, notFound } from '../../../http/errors';
+import { authOf } from '../../../http/guard';
+import type { DesktopLifecycle } from '../../desktops/lifecycle';
+import { findDomain, ownerOf, type DomainRow } from '../../desktops/view';
+import { deleteDesktop } from '../../recycle-bin/desktop-delete';
+import { openViewer } from '../../viewers/open';
+import { boundCategory, peopleGuards } from '../people/scope';
+import { listAdminDesktops, ON_HYPERVISOR } from './list';
+
+const idParams = z.object({ id: z.string().min(1).max(64) });
+
+/** A desktop the caller reaches in the console: admins any, managers their category's (another one's is not found). */
+export async function reachableDesktop(ctx: AppContext, request: FastifyRequest, id: string): Promise<DomainRow> {
+  const row = await findDomain(ctx.db, id);
+  const bound = boundCategory(request);
+  if (!row || row.kind !== 'desktop' || (bound !== null && row.categoryId !== bound)) throw notFound('desktop_not_found', 'Desktop not found');
+  return row;
+}
+
+/** Every desktop across owners: list, actions on one or many, a viewer opened as support. */
+export async function adminDesktopRoutes(app: FastifyInstance, ctx: AppContext, lifecycle: DesktopLifecycle) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const { staff } = peopleGuards(ctx);
+
+  r.get('/admin/desktops', { preHandler: staff, schema: { querystring: ZAdminDesktopsQuery, response: { 200: ZAdminDesktopList } } }, async (request) =>
+    listAdminDesktops(ctx.db, boundCategory(request), request.query),
+  );
+
+  /** One action on one desktop, with the portal's own code (state table, quotas, bin). */
+  async function act(request: FastifyRequest, action: TAdminDesktopAction, row: DomainRow): Promise<{ status: string }> {
+    const me = authOf(request).user;
+    switch (action) {
+      case 'start':
+        return lifecycle.start(row, await ownerOf(ctx.db, row), me);
+      case 'stop':
+        return lifecycle.stop(row);
+      case 'force_stop':
+        // A start still waiting in the queue is cancelled; a machine on the hypervisor is destroyed.
+        if (row.status === 'Starting') return lifecycle.stop(row);
+        if (!ON_HYPERVISOR.includes(row.status)) {
+          throw conflict('desktop_action_not_available', `Cannot force stop a desktop that is ${row.status}`, { status: row.status, action: 'force_stop' });
+        }
+        return lifecycle.forceStop(row.id);
+      case 'reset':
+        return lifecycle.reset(row);
+      case 'delete':
+      case 'delete_permanent':
+        await deleteDesktop(ctx, lifecycle, row, me, { permanent: action === 'delete_permanent' });
+        return { status: 'Deleted' };
+    }
+  }
+
+  r.post(
+    '/admin/desktops/:action',
+    { preHandler: staff, schema: { params: z.object({ action: ZAdminDesktopAction }), body: ZAdminIds, response: { 200: ZAdminActionAnswer } } },
+    async (request) => {
+      const { action } = request.params;
+      const results: TAdminActionResult[] = [];
+      for (const id of [...new Set(request.body.ids)]) {
+        try {
+          const row = await reachableDesktop(ctx, request, id);
+          const { status } = await act(request, action, row);
+          await audit(ctx.db, actorOf(request), {
+            action: `desktop.${action}`, objectType: 'desktop', objectId: row.id, objectName: row.name, categoryId: row.categoryId,
+            detail: { owner_id: row.userId, from: row.status },
+          });
+          results.push({ id, ok: true, status });
+        } catch (err) {
+          if (!(err instanceof ApiError)) throw err;
+          results.push({ id, ok: false, description_code: err.code, ...(err.params ? { params: err.params } : {}) });
+        }
+      }
+      const done = results.filter((x) => x.ok).length;
+      return { done, failed: results.length - done, results };
+    },
+  );
+
+  // The owner's screen, opened by support: audited as someone else's screen, and the owner is told live.
+  r.get(
+    '/admin/desktops/:id/viewer/:viewer',
+    { preHandler: staff, schema: { params: idParams.extend({ viewer: ZViewer }), response: { 200: ZViewerAnswer } } },
+    async (request) => openViewer(ctx, request, await reachableDesktop(ctx, request, request.params.id), request.params.viewer, { support: true }),
+  );
+}

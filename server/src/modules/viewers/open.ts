@@ -1,0 +1,44 @@
+import type { FastifyRequest } from 'fastify';
+import { eq } from 'drizzle-orm';
+import type { TViewer, TViewerAnswer } from '@vdi/contracts';
+import type { AppContext } from '../../context';
+import { schema } from '../../db';
+import { authOf } from '../../http/guard';
+import { publicBaseUrl } from '../../http/base-url';
+import { actorOf, audit } from '../../audit/record';
+import type { DomainRow } from '../desktops/view';
+import { viewerFor } from './service';
+
+/**
+ * The CONNECT proxy a SPICE client goes through: this portal's own address. "localhost" is
+ * written as 127.0.0.1: SPICE clients try ::1 first, and the portal may listen on IPv4 only.
+ */
+export function spiceProxyOf(base: string) {
+  const url = new URL(base);
+  if (url.hostname === 'localhost') url.hostname = '127.0.0.1';
+  return `http://${url.host}`;
+}
+
+/**
+ * Opens a viewer of a desktop the caller may reach (the portal's call and the console's "open as
+ * support"): the ticket or file, the desktop's last access, and — when it is someone else's
+ * screen — the audit entry `viewer.open_other` (a security event). `support`: the console's
+ * call; the entry says so and the owner hears it live (`support_viewer`, a notice in their portal).
+ */
+export async function openViewer(ctx: AppContext, request: FastifyRequest, row: DomainRow, viewer: TViewer, opts: { support?: boolean } = {}): Promise<TViewerAnswer> {
+  const me = authOf(request).user;
+  const answer = await viewerFor(ctx, row, viewer, { userId: me.id, proxy: spiceProxyOf(publicBaseUrl(ctx.config, request)) });
+  await ctx.db.update(schema.domains).set({ accessedAt: new Date() }).where(eq(schema.domains.id, row.id));
+  if (row.userId !== me.id) {
+    await audit(ctx.db, actorOf(request), {
+      action: 'viewer.open_other',
+      objectType: 'desktop',
+      objectId: row.id,
+      objectName: row.name,
+      categoryId: row.categoryId,
+      detail: { viewer, owner_id: row.userId, ...(opts.support ? { support: true } : {}) },
+    });
+    if (opts.support) ctx.bus.toUser(row.userId, 'support_viewer', { desktop_id: row.id, desktop_name: row.name, by: me.name || me.username, viewer });
+  }
+  return answer;
+}

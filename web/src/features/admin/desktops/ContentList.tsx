@@ -1,0 +1,158 @@
+import { useEffect, useState, type ReactNode } from 'react';
+import { ActionIcon, Button, Group, Menu, Paper, Select, Skeleton, Stack, Table, TextInput } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { useQuery, type UseQueryOptions } from '@tanstack/react-query';
+import { IconDots, IconSearch } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import { handleError } from '../../../app/error-handler';
+import { userQuery } from '../../../app/queries';
+import { EmptyState } from '../../../components/EmptyState';
+import { PageHeader } from '../../../components/PageHeader';
+import { categoriesQuery } from '../people/api';
+import { ListFooter, SortHeader } from '../shared/desktops-list';
+import type { ListParams } from './api';
+import './texts';
+
+export type Column<T> = { key: string; label: string; sort?: string; render: (row: T) => ReactNode; adminOnly?: boolean };
+type Filters = (params: ListParams, patch: (p: Partial<ListParams>) => void) => ReactNode;
+
+/**
+ * The console's lists of templates, media and deployments: one search (name, description, owner),
+ * the category filter for admins, the page's own filters, sortable columns, a row menu, paging in SQL.
+ */
+export function ContentList<T extends { id: string; name: string }>({
+  area, icon, query, columns, filters, actions, minWidth = 980,
+}: {
+  area: 'templates' | 'media' | 'deployments';
+  icon: ReactNode;
+  query: (p: ListParams) => UseQueryOptions<{ items: T[]; total: number }, Error, { items: T[]; total: number }, readonly unknown[]>;
+  columns: Column<T>[];
+  filters?: Filters;
+  actions: (row: T) => ReactNode;
+  minWidth?: number;
+}) {
+  const { t } = useTranslation();
+  const { data: me } = useQuery(userQuery);
+  const isAdmin = me?.role === 'admin';
+  const [params, setParams] = useState<ListParams>({ page: 1, per_page: 25, sort: 'name', order: 'asc', search: '' });
+  const [search, setSearch] = useState('');
+  const [term] = useDebouncedValue(search.trim(), 250);
+  const list = useQuery(query({ ...params, search: term.length >= 2 ? term : '' }));
+  useEffect(() => {
+    if (list.error) handleError(list.error);
+  }, [list.error]);
+  const cats = useQuery({ ...categoriesQuery(), enabled: isAdmin });
+  const patch = (p: Partial<ListParams>) => setParams((x) => ({ ...x, page: 1, ...p }));
+  const onSort = (field: string) => patch({ sort: field, order: params.sort === field && params.order === 'asc' ? 'desc' : 'asc' });
+  const items = list.data?.items ?? [];
+  const total = list.data?.total ?? 0;
+  const shown = columns.filter((c) => !c.adminOnly || isAdmin);
+  const filtered = Boolean(term.length >= 2 || Object.entries(params).some(([k, v]) => !['page', 'per_page', 'sort', 'order', 'search'].includes(k) && v));
+
+  return (
+    <Stack gap="md">
+      <PageHeader title={t(`admin_nav.${area}`)} subtitle={t(`admin_desktops.${area}.subtitle`)} />
+      <Paper withBorder radius="lg" p="md">
+        <Group gap="sm" align="flex-end" wrap="wrap">
+          <TextInput
+            leftSection={<IconSearch size={16} />}
+            placeholder={t('admin_desktops.common.search_short')}
+            aria-label={t('admin_desktops.common.search_short')}
+            value={search}
+            onChange={(e) => {
+              setSearch(e.currentTarget.value);
+              setParams((x) => ({ ...x, page: 1 }));
+            }}
+            style={{ flex: '2 1 240px' }}
+            data-testid={`${area}-search`}
+          />
+          {isAdmin && (
+            <Select
+              placeholder={t('admin_desktops.common.category')}
+              aria-label={t('admin_desktops.common.category')}
+              data={(cats.data?.items ?? []).map((c) => ({ value: c.id, label: c.name }))}
+              value={(params.category as string) ?? null}
+              onChange={(v) => patch({ category: v })}
+              clearable
+              searchable
+              style={{ flex: '1 1 150px' }}
+              data-testid={`${area}-filter-category`}
+            />
+          )}
+          {filters?.(params, patch)}
+        </Group>
+      </Paper>
+      {list.isPending ? (
+        <Stack gap="xs" data-testid={`${area}-loading`}>
+          {[0, 1, 2].map((i) => (
+            <Skeleton key={i} h={40} radius="md" />
+          ))}
+        </Stack>
+      ) : list.isError && !list.data ? (
+        <EmptyState
+          icon={icon}
+          title={t('admin_desktops.common.load_failed')}
+          action={
+            <Button variant="light" onClick={() => void list.refetch()} data-testid={`${area}-retry`}>
+              {t('admin_desktops.common.retry')}
+            </Button>
+          }
+        />
+      ) : items.length === 0 ? (
+        <EmptyState
+          icon={icon}
+          title={t(`admin_desktops.${area}.${filtered ? 'none_found' : 'empty'}`)}
+          body={t(`admin_desktops.${area}.${filtered ? 'none_found_body' : 'empty_body'}`)}
+        />
+      ) : (
+        <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
+          <Table.ScrollContainer minWidth={minWidth}>
+            <Table highlightOnHover verticalSpacing="xs" data-testid={`${area}-table`} data-total={total}>
+              <Table.Thead>
+                <Table.Tr>
+                  {shown.map((c) =>
+                    c.sort ? (
+                      <SortHeader key={c.key} testPrefix={area} label={c.label} field={c.sort} sort={params.sort} order={params.order} onSort={onSort} />
+                    ) : (
+                      <Table.Th key={c.key}>{c.label}</Table.Th>
+                    ),
+                  )}
+                  <Table.Th w={48} />
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {items.map((row) => (
+                  <Table.Tr key={row.id} data-testid={`${area}-row`} data-name={row.name}>
+                    {shown.map((c) => (
+                      <Table.Td key={c.key}>{c.render(row)}</Table.Td>
+                    ))}
+                    <Table.Td>
+                      <Menu position="bottom-end" withinPortal>
+                        <Menu.Target>
+                          <ActionIcon variant="subtle" color="gray" aria-label={t('admin_desktops.common.actions', { name: row.name })} data-testid={`${area}-actions`}>
+                            <IconDots size={16} />
+                          </ActionIcon>
+                        </Menu.Target>
+                        <Menu.Dropdown>{actions(row)}</Menu.Dropdown>
+                      </Menu>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        </Paper>
+      )}
+      <ListFooter
+        testPrefix={area}
+        total={total}
+        page={params.page}
+        perPage={params.per_page}
+        onPage={(page) => setParams((x) => ({ ...x, page }))}
+        onPerPage={(n) => patch({ per_page: n })}
+        totalLabel={t('admin_desktops.common.total', { count: total })}
+        perPageLabel={t('admin_desktops.common.per_page')}
+      />
+    </Stack>
+  );
+}

@@ -1,0 +1,60 @@
+import { keepPreviousData } from '@tanstack/react-query';
+import {
+  ZAdminActionAnswer,
+  ZAdminDeployment,
+  ZAdminDeploymentList,
+  ZAdminDesktopList,
+  ZAdminMedia,
+  ZAdminMediaList,
+  ZAdminTemplate,
+  ZAdminTemplateList,
+  ZTemplateTree,
+  ZViewerAnswer,
+  type TAdminDeploymentUpdate,
+  type TAdminDesktopAction,
+  type TAdminMediaUpdate,
+  type TAdminTemplateUpdate,
+  type TViewer,
+} from '@vdi/contracts';
+import { api } from '../../../lib/api';
+import { queryClient } from '../../../app/queries';
+
+const id = (s: string) => encodeURIComponent(s);
+/** Query values as strings, leaving out the empty ones. */
+const q = (o: Record<string, string | number | boolean | undefined | null>) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null && v !== '').map(([k, v]) => [k, String(v)]));
+
+export type ListParams = {
+  page: number; per_page: number; sort: string; order: 'asc' | 'desc'; search: string;
+  [filter: string]: string | number | null | undefined;
+};
+
+export const CONTENT_KEY = ['admin', 'content'] as const;
+/** Desktops change by themselves (they start, stop, get an address): the list is read again every few seconds. */
+export const desktopsQuery = (p: ListParams) =>
+  ({
+    queryKey: [...CONTENT_KEY, 'desktops', p],
+    queryFn: () => api.get('/admin/desktops', ZAdminDesktopList, { query: q(p) }),
+    placeholderData: keepPreviousData,
+    refetchInterval: 5000,
+  }) as const;
+export const templatesQuery = (p: ListParams) =>
+  ({ queryKey: [...CONTENT_KEY, 'templates', p], queryFn: () => api.get('/admin/templates', ZAdminTemplateList, { query: q(p) }), placeholderData: keepPreviousData }) as const;
+export const mediaQuery = (p: ListParams) =>
+  ({ queryKey: [...CONTENT_KEY, 'media', p], queryFn: () => api.get('/admin/media', ZAdminMediaList, { query: q(p) }), placeholderData: keepPreviousData, refetchInterval: 10_000 }) as const;
+export const deploymentsQuery = (p: ListParams) =>
+  ({ queryKey: [...CONTENT_KEY, 'deployments', p], queryFn: () => api.get('/admin/deployments', ZAdminDeploymentList, { query: q(p) }), placeholderData: keepPreviousData }) as const;
+export const templateTreeQuery = (templateId: string) =>
+  ({ queryKey: [...CONTENT_KEY, 'tree', templateId], queryFn: () => api.get(`/template/tree/${id(templateId)}`, ZTemplateTree) }) as const;
+
+export const refreshContent = () => queryClient.invalidateQueries({ queryKey: CONTENT_KEY });
+
+export const desktopAction = (action: TAdminDesktopAction, ids: string[]) => api.post(`/admin/desktops/${action}`, { ids }, ZAdminActionAnswer);
+export const supportViewer = (desktopId: string, viewer: TViewer) => api.get(`/admin/desktops/${id(desktopId)}/viewer/${viewer}`, ZViewerAnswer);
+
+export const updateTemplate = (templateId: string, b: TAdminTemplateUpdate) => api.put(`/admin/templates/${id(templateId)}`, b, ZAdminTemplate);
+export const deleteTemplate = (templateId: string) => api.delete(`/admin/templates/${id(templateId)}`);
+export const updateMedia = (mediaId: string, b: TAdminMediaUpdate) => api.put(`/admin/media/${id(mediaId)}`, b, ZAdminMedia);
+export const deleteMedia = (mediaId: string) => api.delete(`/admin/media/${id(mediaId)}`);
+export const updateDeployment = (deploymentId: string, b: TAdminDeploymentUpdate) => api.put(`/admin/deployments/${id(deploymentId)}`, b, ZAdminDeployment);
+export const deleteDeployment = (deploymentId: string) => api.delete(`/admin/deployments/${id(deploymentId)}`);

@@ -1,0 +1,58 @@
+import { useEffect, useState } from 'react';
+import { Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import { notifySuccess } from '../../../app/error-handler';
+import { ConfirmModal, UserPicker } from '../shared/desktops-list';
+import { refreshContent } from './api';
+import './texts';
+
+type Owned = { id: string; name: string; user_name: string; username: string; category_name: string; group_name: string };
+
+/** The owner's name, user name and category in a cell. */
+export function OwnerCell({ row, withCategory }: { row: Owned; withCategory?: boolean }) {
+  return (
+    <>
+      <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
+        {row.user_name}
+      </Text>
+      <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
+        {row.username}
+        {withCategory ? ` · ${row.category_name}` : ''}
+      </Text>
+    </>
+  );
+}
+
+/** Gives a template, media or deployment to another owner (advanced, manager or admin). */
+export function ChangeOwnerModal({ row, onClose, save, testId }: { row: Owned | null; onClose: () => void; save: (ownerId: string) => Promise<unknown>; testId: string }) {
+  const { t } = useTranslation();
+  const [owner, setOwner] = useState<string | null>(null);
+  useEffect(() => setOwner(null), [row]);
+  return (
+    <ConfirmModal
+      opened={row !== null}
+      onClose={onClose}
+      title={row ? t('admin_desktops.common.change_owner_title', { name: row.name }) : ''}
+      confirmLabel={t('admin_desktops.common.change_owner')}
+      color="indigo"
+      disabled={!owner}
+      testId={testId}
+      onConfirm={async () => {
+        if (!owner) return;
+        await save(owner);
+        await refreshContent();
+        notifySuccess(t('admin_desktops.common.done'));
+      }}
+    >
+      <Text size="sm">{t('admin_desktops.common.change_owner_body')}</Text>
+      <UserPicker
+        label={t('admin_desktops.common.new_owner')}
+        placeholder={t('admin_desktops.common.new_owner_search')}
+        value={owner}
+        onChange={setOwner}
+        privileged
+        testId={`${testId}-user`}
+      />
+    </ConfirmModal>
+  );
+}

@@ -1,0 +1,131 @@
+import { useEffect, useState, type ReactNode } from 'react';
+import { Alert, Button, Group, Modal, Pagination, Select, Stack, Table, Text, UnstyledButton } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
+import { IconAlertTriangle, IconChevronDown, IconChevronUp, IconSelector } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import { PRIVILEGED_ROLES } from '@vdi/contracts';
+import { useAction } from '../../../lib/use-action';
+import { usersQuery } from '../people/api';
+
+/**
+ * Pieces the console's long lists share (users, desktops, templates, media, deployments): a
+ * sortable column header, the footer with the count, page size and pages, a user picker that
+ * searches the server, and a confirmation dialog whose error shows inside.
+ */
+
+/** A column header that sorts the list by its field (a second click reverses the order). */
+export function SortHeader({ label, field, sort, order, onSort, testPrefix }: {
+  label: string; field: string; sort: string; order: 'asc' | 'desc'; onSort: (f: string) => void; testPrefix: string;
+}) {
+  const Icon = sort !== field ? IconSelector : order === 'asc' ? IconChevronUp : IconChevronDown;
+  return (
+    <Table.Th>
+      <UnstyledButton onClick={() => onSort(field)} data-testid={`${testPrefix}-sort-${field}`} aria-sort={sort === field ? (order === 'asc' ? 'ascending' : 'descending') : 'none'}>
+        <Group gap={4} wrap="nowrap">
+          <Text fw={600} size="sm" style={{ whiteSpace: 'nowrap' }}>
+            {label}
+          </Text>
+          <Icon size={14} />
+        </Group>
+      </UnstyledButton>
+    </Table.Th>
+  );
+}
+
+const PER_PAGE = ['25', '50', '100'];
+
+/** Below a list: how many in all, rows per page, the pages. */
+export function ListFooter({ total, page, perPage, onPage, onPerPage, testPrefix, totalLabel, perPageLabel }: {
+  total: number; page: number; perPage: number; onPage: (p: number) => void; onPerPage: (n: number) => void; testPrefix: string;
+  totalLabel: string; perPageLabel: string;
+}) {
+  if (total === 0) return null;
+  return (
+    <Group justify="space-between" wrap="wrap">
+      <Group gap="xs">
+        <Text size="sm" c="dimmed" data-testid={`${testPrefix}-total`}>
+          {totalLabel}
+        </Text>
+        <Select size="xs" w={80} data={PER_PAGE} value={String(perPage)} onChange={(v) => v && onPerPage(Number(v))} aria-label={perPageLabel} allowDeselect={false} />
+      </Group>
+      <Pagination total={Math.max(1, Math.ceil(total / perPage))} value={page} onChange={onPage} size="sm" data-testid={`${testPrefix}-pages`} />
+    </Group>
+  );
+}
+
+/** A user chosen by name (two letters at least, searched on the server); `privileged`: only those who may own templates. */
+export function UserPicker({ label, value, onChange, privileged, testId, placeholder }: {
+  label: string; value: string | null; onChange: (id: string | null) => void; privileged?: boolean; testId: string; placeholder?: string;
+}) {
+  const [search, setSearch] = useState('');
+  const [term] = useDebouncedValue(search.trim(), 250);
+  const found = useQuery({ ...usersQuery({ page: 1, per_page: 30, sort: 'name', order: 'asc', search: term }), enabled: term.length >= 2 });
+  const [chosen, setChosen] = useState<{ value: string; label: string } | null>(null);
+  const options = (found.data?.items ?? [])
+    .filter((u) => !privileged || (PRIVILEGED_ROLES as readonly string[]).includes(u.role))
+    .map((u) => ({ value: u.id, label: `${u.name} (${u.username} · ${u.category_name})` }));
+  const data = chosen && !options.some((o) => o.value === chosen.value) ? [chosen, ...options] : options;
+  return (
+    <Select
+      label={label}
+      aria-label={label}
+      placeholder={placeholder}
+      searchable
+      clearable
+      data={data}
+      value={value}
+      searchValue={search}
+      onSearchChange={setSearch}
+      onChange={(v, option) => {
+        setChosen(option ?? null);
+        onChange(v);
+      }}
+      filter={({ options: o }) => o}
+      nothingFoundMessage={term.length >= 2 && !found.isFetching ? '—' : undefined}
+      data-testid={testId}
+      comboboxProps={{ withinPortal: true }}
+    />
+  );
+}
+
+/** Asks before an action; its failure is shown inside, a success closes it. */
+export function ConfirmModal({ opened, onClose, title, children, confirmLabel, color = 'red', onConfirm, testId, disabled }: {
+  opened: boolean; onClose: () => void; title: string; children: ReactNode; confirmLabel: string; color?: string;
+  onConfirm: () => Promise<unknown>; testId: string; disabled?: boolean;
+}) {
+  const { t } = useTranslation();
+  const { busy, error, setError, run } = useAction();
+  useEffect(() => setError(null), [opened, setError]);
+  return (
+    <Modal opened={opened} onClose={onClose} title={title} centered data-testid={testId}>
+      <Stack>
+        {children}
+        {error && (
+          <Alert color="red" icon={<IconAlertTriangle size={16} />} role="alert" data-testid={`${testId}-error`}>
+            {error}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            {t('common.cancel')}
+          </Button>
+          <Button
+            color={color}
+            loading={busy}
+            disabled={disabled}
+            data-testid={`${testId}-confirm`}
+            onClick={() =>
+              void run(async () => {
+                await onConfirm();
+                onClose();
+              })
+            }
+          >
+            {confirmLabel}
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
