@@ -38,6 +38,8 @@ export default defineConfig({
     cwd: root,
     url: `http://127.0.0.1:${port}/api/v3/categories`,
     reuseExistingServer: false,
+    // A stop as in production (SIGTERM): the server removes its guest network when no guest uses it.
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 12_000 },
     timeout: 120_000,
     stdout: 'ignore',
     stderr: 'pipe',
