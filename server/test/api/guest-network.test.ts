@@ -15,7 +15,11 @@ import { ensureRdpGuest } from '../../src/engine/guest-image';
 import { RDP_TEMPLATE_ID, seedRdpTemplate } from '../../src/seed/rdp-template';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { canRunGuestNetwork } from '../helpers/guest-network';
+import { canRunGuestNetwork, testNetworkOptions } from '../helpers/guest-network';
+import { GuestNetwork } from '../../src/network/guest-network';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { until } from '../helpers/wait';
 
 type Desktop = { id: string; name: string; state: string; ip: string | null; viewers: string[]; current_action: string | null };
@@ -178,6 +182,38 @@ describe.skipIf(!canRunGuestNetwork())('guest network with real guests', () => {
     for (let i = 0; i < 2; i++) await call(server, `/api/v3/desktop/stop/${id}`, { token: user });
     await waitState(id, 'Stopped', 60_000);
   }, 120_000);
+});
+
+describe.skipIf(!canRunGuestNetwork())('the guest network of a run that crashed', () => {
+  it('is cleaned and made again at the next start of the same data directory; a range in use is refused', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'guest-net-'));
+    const opts = { ...testNetworkOptions(), dataDir, stateDir: join(dataDir, 'network') };
+    const first = await GuestNetwork.open(opts);
+    const other = await GuestNetwork.open({ ...testNetworkOptions(), cidr: opts.cidr, dataDir: join(dataDir, 'other'), stateDir: join(dataDir, 'other', 'network') });
+    try {
+      expect(first.available).toBe(true);
+      // Another server's range overlaps a route that exists now: that one goes without.
+      expect(other.available).toBe(false);
+      expect(other.reason).toMatch(/overlaps/);
+      // No close: as after a kill -9. A TAP of a machine that is gone is left too.
+      await first.createTap(first.tapName('gone', 0));
+      const again = await GuestNetwork.open(opts);
+      expect(again.available).toBe(true);
+      expect(again.reason).toBeNull();
+      expect(links()).not.toContain(first.tapName('gone', 0));
+      expect((await again.exec('ip', ['-o', 'link', 'show'])).includes(first.tapName('gone', 0))).toBe(false);
+      // One dnsmasq in the namespace, the new one.
+      const pids = execFileSync('ip', ['netns', 'pids', opts.namespace!], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+      expect(pids).toHaveLength(1);
+      await again.close({ teardown: true });
+      expect(namespaces()).not.toContain(opts.namespace);
+      expect(links()).not.toContain(`${opts.linkPrefix}h`);
+    } finally {
+      await first.close({ teardown: true });
+      await other.close({ teardown: true });
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('a server without the guest network', () => {
