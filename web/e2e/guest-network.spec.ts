@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
+import ca from '../src/i18n/locales/ca.json' with { type: 'json' };
 import { apiToken, shot, signInAs } from './support';
 
 // A desktop on the guest network (the "Debian desktop (RDP)" template, seeded where the server
@@ -26,6 +27,14 @@ test('a desktop on the guest network shows its address on its card', async ({ pa
     await expect(card.getByTestId('desktop-ip')).toContainText(en.desktops.address.replace(' {{ip}}', ''));
     await card.scrollIntoViewIfNeeded();
     await shot(page, 'guest-network-card');
+    // In Catalan, then back (the choice is saved for the user).
+    await page.getByTestId('language-menu').click();
+    await page.getByTestId('language-ca-ES').click();
+    await expect(card.getByTestId('desktop-ip')).toContainText(ca.desktops.address.replace(' {{ip}}', ''));
+    await shot(page, 'guest-network-card-ca');
+    await page.getByTestId('language-menu').click();
+    await page.getByTestId('language-en-US').click();
+    await expect(card.getByTestId('desktop-ip')).toContainText(en.desktops.address.replace(' {{ip}}', ''));
     await page.setViewportSize({ width: 390, height: 844 });
     await card.scrollIntoViewIfNeeded();
     await shot(page, 'guest-network-card-phone');
