@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensurePostgres, ensureWebBuild, log, root } from './lib/setup.mjs';
+import { dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensurePostgres, ensureWebBuild, GUEST_NETWORK_PACKAGES, log, RDP_GUEST_PACKAGES, root } from './lib/setup.mjs';
 
 const reports = join(root, '.tmp', 'reports');
 rmSync(reports, { recursive: true, force: true });
@@ -14,7 +14,7 @@ mkdirSync(reports, { recursive: true });
 
 ensureNpmPackages();
 // virt-viewer and xvfb: a real SPICE client opens the .vv files in a test.
-ensureDebianPackages(['chromium', 'qemu-system-x86', 'qemu-utils', 'virt-viewer', 'xvfb']);
+ensureDebianPackages(['chromium', 'qemu-system-x86', 'qemu-utils', 'virt-viewer', 'xvfb', ...GUEST_NETWORK_PACKAGES, ...RDP_GUEST_PACKAGES]);
 ensureWebBuild();
 const postgresUrl = ensurePostgres();
 // The demo guest that test desktops boot, built once here rather than by parallel suites.
@@ -22,6 +22,11 @@ const testImages = process.env.VDI_TEST_IMAGES ?? join(root, 'data', 'test-cache
 log('Demo guest image for the tests');
 if (spawnSync('bash', [join(root, 'scripts', 'guest', 'build-demo-guest.sh'), testImages], { cwd: root, stdio: 'inherit' }).status !== 0) {
   throw new Error('could not build the demo guest image');
+}
+// The "Debian desktop (RDP)" guest (xrdp), built once too (about a minute) and cached beside it.
+log('RDP guest image for the tests');
+if (spawnSync('bash', [join(root, 'scripts', 'guest', 'build-demo-guest.sh'), testImages], { cwd: root, stdio: 'inherit', env: { ...process.env, GUEST_VARIANT: 'rdp' } }).status !== 0) {
+  throw new Error('could not build the RDP guest image');
 }
 
 const totals = { passed: 0, failed: 0, skipped: 0 };

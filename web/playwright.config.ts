@@ -40,6 +40,8 @@ export default defineConfig({
     cwd: root,
     url: `http://127.0.0.1:${port}/api/v3/categories`,
     reuseExistingServer: false,
+    // A stop as in production (SIGTERM): the server removes its guest network when no guest uses it.
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 12_000 },
     timeout: 120_000,
     stdout: 'ignore',
     stderr: 'pipe',
@@ -57,6 +59,8 @@ export default defineConfig({
       SMTP_HOST: '127.0.0.1',
       SMTP_PORT: String(port + 1),
       PUBLIC_URL: `http://127.0.0.1:${port}`,
+      // A guest network range of its own per port (the server checks it against the machine's routes).
+      GUEST_NETWORK: process.env.E2E_GUEST_NETWORK ?? `10.${100 + (port % 150)}.${Math.floor(port / 150) % 256}.0/24`,
     },
   },
 });

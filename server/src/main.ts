@@ -6,8 +6,10 @@ import { buildApp, createContext } from './app';
 import { seed, type SeedResult } from './seed/seed';
 import { seedDemoDesktops } from './seed/demo-desktops';
 import { createLocalEngine } from './engine';
-import { ensureDemoGuest } from './engine/guest-image';
+import { ensureDemoGuest, ensureRdpGuest } from './engine/guest-image';
+import { seedRdpTemplate } from './seed/rdp-template';
 import { createStopper } from './shutdown';
+import { createLog } from './http/log';
 
 function printWelcome(url: string, result: SeedResult, demoPasswordSet: boolean) {
   const lines = ['', `  VDI portal is running at ${url}`, ''];
@@ -32,11 +34,21 @@ async function main() {
   const config = loadConfig();
   const database = await openDatabase({ url: config.databaseUrl, dir: config.databaseUrl ? undefined : join(config.dataDir, 'db'), eagerCompile: config.embeddedEagerCompile });
   const seeded = await seed(database.db, { demo: config.seedDemo, demoPassword: config.demoPassword });
-  const engine = await createLocalEngine({ dataDir: config.dataDir, accel: config.accel, concurrency: config.startConcurrency });
+  const engine = await createLocalEngine({
+    dataDir: config.dataDir,
+    accel: config.accel,
+    concurrency: config.startConcurrency,
+    network: { ...config.guestNetwork, log: createLog(config.logLevel) },
+  });
   if (config.seedDemo) {
     // The demo guest (13 MB, built from Debian packages) is made once; it takes about 15 s.
     const images = await ensureDemoGuest(config.imagesDir, (line) => process.stdout.write(`  [demo guest] ${line}\n`));
     await seedDemoDesktops(database.db, engine, images);
+  }
+  if (config.seedDemo && engine.network.available) {
+    // The "Debian desktop (RDP)" guest (xrdp, about a minute to build the first time) and its template.
+    const rdp = await ensureRdpGuest(config.imagesDir, (line) => process.stdout.write(`  [RDP guest] ${line}\n`));
+    await seedRdpTemplate(database.db, engine, rdp);
   }
   const ctx = createContext(config, database, engine);
   const app = await buildApp(ctx);
@@ -47,6 +59,7 @@ async function main() {
     steps: [
       ['the web server and its connections', () => app.close()],
       ['the engine (machines keep running; the next start adopts them)', () => engine.driver.close()],
+      ['the guest network (kept while guests use it)', () => engine.network.close()],
       ['the database', () => database.close()],
     ],
   });

@@ -16,3 +16,7 @@ process.on('message', (m) => {
 });
 // The server went away: so does this helper.
 process.on('disconnect', () => process.exit(0));
+// A stop signal to the whole process group (a service manager, Ctrl+C) is the server's to handle:
+// its stop still runs programs through this helper (the guest network's teardown), and this helper
+// ends with it (above).
+for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(sig, () => {});

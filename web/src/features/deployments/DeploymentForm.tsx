@@ -105,6 +105,7 @@ export function DeploymentForm(props: {
               {t('deployments.form.step_viewers_hint')}
             </Text>
             <ViewersField
+              offered={props.allowed?.viewers}
               value={choices.guest}
               onChange={(guest) => {
                 onChoices({ ...choices, guest });

@@ -259,7 +259,7 @@ function EditForm({ info }: { info: TDomainInfo }) {
         </SimpleGrid>
 
         <Section icon={<IconEye size={20} />} title={t('domain_edit.viewers_title')} hint={t('new_desktop.step_viewers_hint')} testId="edit-viewers">
-          <ViewersField value={guest} onChange={applyGuest} disabled={disabled} error={viewerError} />
+          <ViewersField value={guest} onChange={applyGuest} disabled={disabled} error={viewerError} offered={allowed.data?.viewers} />
           <Switch mt="md" label={t('domain_edit.fullscreen')} checked={fullscreen} onChange={(e) => setFullscreen(e.currentTarget.checked)} disabled={disabled} data-testid="edit-fullscreen" />
         </Section>
 

@@ -292,6 +292,7 @@ export default function NewDesktopPage() {
               <Skeleton h={160} />
             ) : (
               <ViewersField
+                offered={allowed.data?.viewers}
                 value={guest}
                 onChange={(g) => {
                   setGuest(g);

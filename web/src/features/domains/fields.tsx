@@ -176,9 +176,10 @@ const VIEWER_ICON: Record<TGuestViewerKey, ReactNode> = {
 
 /**
  * The viewers, with the wireguard rules applied as they are chosen: an RDP viewer brings the
- * wireguard network along (and says so).
+ * wireguard network along (and says so). `offered` (GET /user/hardware/allowed's `viewers`): a
+ * server without the guest network offers no RDP viewer; one already chosen stays, to untick.
  */
-export function ViewersField({ value, onChange, disabled, error }: { value: GuestNet; onChange: (v: GuestNet) => void; disabled?: boolean; error?: string | null }) {
+export function ViewersField({ value, onChange, disabled, error, offered }: { value: GuestNet; onChange: (v: GuestNet) => void; disabled?: boolean; error?: string | null; offered?: readonly TGuestViewerKey[] }) {
   const { t } = useTranslation();
   const toggle = (key: TGuestViewerKey, on: boolean) => {
     const viewers = on ? [...value.viewers, key] : value.viewers.filter((v) => v !== key);
@@ -187,7 +188,7 @@ export function ViewersField({ value, onChange, disabled, error }: { value: Gues
   return (
     <Stack gap="xs">
       <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="xs">
-        {GUEST_VIEWER_KEYS.map((key) => {
+        {GUEST_VIEWER_KEYS.filter((key) => !offered || offered.includes(key) || value.viewers.includes(key)).map((key) => {
           const checked = value.viewers.includes(key);
           const rdp = RDP_VIEWER_KEYS.includes(key);
           return (
