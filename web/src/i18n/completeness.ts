@@ -18,6 +18,13 @@ export const flatten = (o: Tree, prefix = ''): Record<string, string> =>
 export const PLURAL = /_(zero|one|two|few|many|other)$/;
 
 /**
+ * The plural keys of English: those with both `_one` and `_other` (a key merely ending in
+ * `_other`, like the audit action `viewer.open_other`, is a text of its own).
+ */
+export const pluralBases = (en: Record<string, string>): Set<string> =>
+  new Set(Object.keys(en).filter((k) => k.endsWith('_other') && `${k.slice(0, -'other'.length)}one` in en).map((k) => k.slice(0, -'_other'.length)));
+
+/**
  * The plural categories a count shown by the portal can take in a language (CLDR via
  * `Intl.PluralRules`): those selected by some whole number up to 10,000 (Polish and Russian: one,
  * few, many, other; German: one, other; Korean and Chinese: other). French, Spanish and Catalan
@@ -37,7 +44,7 @@ export function fillPlurals(tag: string, cat: Tree): Tree {
   const walk = (o: Tree) => {
     for (const [k, v] of Object.entries(o)) {
       if (typeof v !== 'string') walk(v);
-      else if (k.endsWith('_other')) {
+      else if (k.endsWith('_other') && (k.slice(0, -'other'.length) + 'one' in o || !all.includes('one'))) {
         const base = k.slice(0, -'other'.length);
         for (const c of all) if (!(base + c in o)) o[base + c] = v;
       }
@@ -50,10 +57,11 @@ export function fillPlurals(tag: string, cat: Tree): Tree {
 /** The English keys a catalogue in `tag` must have: plural keys with the categories of its own language. */
 export function requiredKeys(en: Record<string, string>, tag: string): string[] {
   const needed = neededPlurals(tag);
+  const bases = pluralBases(en);
   const keys = new Set<string>();
   for (const key of Object.keys(en)) {
     const m = PLURAL.exec(key);
-    if (!m) keys.add(key);
+    if (!m || !bases.has(key.slice(0, m.index))) keys.add(key);
     else for (const c of needed) keys.add(key.slice(0, m.index + 1) + c);
   }
   return [...keys];
