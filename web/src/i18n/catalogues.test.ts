@@ -17,12 +17,14 @@ const MUST_BE_COMPLETE = LANGUAGES.map((l) => l.tag).filter((l) => !EMPTY.includ
 /** Proper names that stay as they are in every language. */
 const PROPER_NAMES = new Set(['app.title']);
 /** Values that are the same in every language: acronyms, protocol and product names, numbers with units, symbols. */
-const NEUTRAL_VALUE = /^[\s\d\p{P}\p{S}]*$|^(?:[A-Z0-9][A-Za-z0-9]*(?:[ ./+·:-]+|$))+$|^[\s\p{P}\p{S}]*(?:\{\{\w+\}\}[\s\p{P}\p{S}]*)+(?:[A-Za-z]{1,3}|vCPUs?|[A-Z]+[A-Za-z]*(?: [A-Z]+)?)?$|^(?:[A-Z][a-z]+OS|iOS|macOS|Android|Linux|Windows|Virtio|Wireguard VPN|Videowall(?: · \{\{\w+\}\})?|h|min|s|ms)$/u;
+const NEUTRAL_VALUE = /^[\s\d\p{P}\p{S}]*$|^(?:[A-Z0-9][A-Z0-9]*[.]?(?:[ /+·:-]+|$))+$|^[\s\p{P}\p{S}]*(?:\{\{\w+\}\}[\s\p{P}\p{S}]*)+(?:[A-Za-z]{1,3}|vCPUs?|[A-Z]+(?: [A-Z]+)?)?$|^(?:iOS|macOS|Android|Linux|Windows|Virtio|Wireguard VPN|vCPUs?|Ctrl\+Alt\+Del|Videowall(?: · \{\{\w+\}\})?|h|min|s|ms)$/u;
 /**
  * Words a language writes as English does (cognates): a text equal to English is otherwise an
  * untranslated one.
  */
 const COGNATES: Partial<Record<TLanguage, string[]>> = {
+  'de-DE': ['2. Name', 'Administrator', 'Browser (RDP)', 'Browser (VNC)', 'Code', 'Desktop', 'Desktop: {{name}}', 'Desktops', 'Details', 'Hardware', 'Host', 'Information', 'Limit', 'Limits', 'Link', 'Live', 'Manager', 'Migration', 'Name', 'Organisation', 'Port', 'Status', 'System', 'Text'],
+  'pl-PL': ['Administrator', 'E-mail', 'Folder', 'Host', 'Limit', 'Link', 'Port', 'System'],
   'ca-ES': ['Categories', 'Error', 'Error {{code}}', 'General', 'Id', 'No', 'Port', 'Quota', 'Sessions', 'Text', 'Total: {{count}}', 'Visible', '{{count}} categories'],
   'es-ES': ['Error', 'Error {{code}}', 'General', 'Hardware', 'Id', 'No', 'Total: {{count}}', 'Visible', '{{count}} roles'],
   'fr-FR': ['Actions', 'Administration', 'Code', 'Danger', 'Description', 'E-mail', 'Information', 'Maintenance', 'Migration', 'Options', 'Organisation', 'Organisations', 'Port', 'Quota', 'Sessions', 'Type', 'Visible'],
