@@ -1,4 +1,4 @@
-import i18n, { type BackendModule, type ResourceLanguage } from 'i18next';
+import i18n, { type BackendModule, type FormatterModule, type ResourceLanguage } from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { COMPLETE } from 'virtual:vdi-catalogues';
 import { LANGUAGE_TAGS, LANGUAGES, languageFile, toLanguage, type TLanguage } from '@vdi/contracts';
@@ -118,16 +118,32 @@ export function rememberLanguage(lang: TLanguage) {
   localStorage.setItem(STORED_KEY, lang);
 }
 
+/**
+ * Numbers in texts (`{{count}} desktops`, `{{memory}} GB`, `{{minutes}}`) are written the way the
+ * active language writes them (`1,5`, `1 000`, `1.000`), with `Intl.NumberFormat`; everything else
+ * is written as it is. The catalogues use no named formats.
+ */
+const numbers: FormatterModule = {
+  type: 'formatter',
+  init() {},
+  add() {},
+  addCached() {},
+  // i18next types the answer as a string; anything not a number goes back untouched, as i18next would write it.
+  format: (value: unknown, _format: string | undefined, lng: string | undefined) =>
+    (typeof value === 'number' && Number.isFinite(value) ? new Intl.NumberFormat(lng ?? 'en-US').format(value) : value) as string,
+};
+
 /** Resolves when the active language's core catalogue (with the error texts) is loaded. */
 export const i18nReady = i18n
   .use(backend)
+  .use(numbers)
   .use(initReactI18next)
   .init({
     lng: typeof window === 'undefined' ? 'en-US' : initialLanguage(),
     fallbackLng: 'en-US',
     supportedLngs: [...LANGUAGE_TAGS],
     load: 'currentOnly',
-    interpolation: { escapeValue: false },
+    interpolation: { escapeValue: false, alwaysFormat: true },
     returnNull: false,
   });
 

@@ -1,7 +1,7 @@
 import { Button, Menu } from '@mantine/core';
 import { IconCheck, IconLanguage } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { languageName, type TLanguage } from '@vdi/contracts';
+import { languageCode, languageName, type TLanguage } from '@vdi/contracts';
 import i18n, { isAdditionalLanguage, OFFERED_LANGUAGES, rememberLanguage, toOfferedLanguage } from '../i18n';
 import { api } from '../lib/api';
 import { session } from '../lib/session';
@@ -16,7 +16,8 @@ export async function changeLanguage(lang: TLanguage) {
   await i18n.changeLanguage(lang);
   if (!session.token()) return;
   try {
-    await api.put(`/user/language/${lang}`, {}, undefined, { timeoutMs: LANGUAGE_SAVE_TIMEOUT_MS });
+    // Saved by its code, as the original names its catalogues (`de`, `zh_Hans`).
+    await api.put(`/user/language/${languageCode(lang)}`, {}, undefined, { timeoutMs: LANGUAGE_SAVE_TIMEOUT_MS });
     void queryClient.invalidateQueries({ queryKey: ['user'], exact: true });
     // In the language just chosen.
     notifySuccess(i18n.t('session.language_saved'));
