@@ -52,7 +52,7 @@ export function LanguageMenu({ variant = 'subtle', testId = 'language-menu' }: {
   );
   const additional = OFFERED_LANGUAGES.filter(isAdditionalLanguage);
   return (
-    <Menu position="bottom-end" shadow="md" width={180}>
+    <Menu position="bottom-end" shadow="md" width={220}>
       <Menu.Target>
         <Button variant={variant} color="gray" leftSection={<IconLanguage size={18} />} aria-label={t('nav.language')} data-testid={testId}>
           {languageName(current)}
