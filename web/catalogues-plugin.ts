@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Plugin } from 'vite';
-import { flatten, missingKeys, type Tree } from './src/i18n/completeness';
+import { flatten, missingKeys, type Tree } from './src/i18n/completeness.ts';
 
 const ID = 'virtual:vdi-catalogues';
 const RESOLVED = `\0${ID}`;

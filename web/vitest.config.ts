@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
-import { cataloguesPlugin } from './catalogues-plugin';
+import { cataloguesPlugin } from './catalogues-plugin.ts';
 
 export default defineConfig({
   plugins: [react(), cataloguesPlugin()],
