@@ -24,15 +24,19 @@ export default function DisclaimerPage() {
     'disclaimer',
     (v) => ({
       enabled: v.enabled,
-      texts: Object.fromEntries(
-        LANGS.map((l) => [l, l === 'en' ? { title: v.texts.en?.title || v.title, body: v.texts.en?.body || v.body } : { title: v.texts[l]?.title ?? '', body: v.texts[l]?.body ?? '' }]),
-      ) as Texts,
+      // The stored texts of languages not offered now (a catalogue not complete yet) are kept as they are.
+      texts: {
+        ...(v.texts as Texts),
+        ...Object.fromEntries(
+          LANGS.map((l) => [l, l === 'en' ? { title: v.texts.en?.title || v.title, body: v.texts.en?.body || v.body } : { title: v.texts[l]?.title ?? '', body: v.texts[l]?.body ?? '' }]),
+        ),
+      } as Texts,
     }),
     (v) => ({
       enabled: v.enabled,
       title: v.texts.en!.title,
       body: v.texts.en!.body,
-      texts: Object.fromEntries(LANGS.filter((l) => v.texts[l]!.body.trim()).map((l) => [l, v.texts[l]])) as TDisclaimerSetting['texts'],
+      texts: Object.fromEntries(Object.entries(v.texts).filter(([, text]) => text.body.trim())) as TDisclaimerSetting['texts'],
     }),
   );
   return (
