@@ -73,6 +73,12 @@ test.describe('languages', () => {
       await page.keyboard.press('Escape');
       await expect(page.getByRole('menu')).toBeHidden();
       if (locale !== 'de-AT') await shot(page, `desktops-${tag}`);
+      // The profile's language select groups the additional languages under the same label.
+      await page.goto('/profile');
+      await page.getByTestId('profile-language').click();
+      await expect(page.getByRole('option', { name: tag === 'de-DE' ? 'Deutsch' : 'Polski' })).toBeVisible();
+      await expect(page.getByText(cat.nav.additional_languages).last()).toBeVisible();
+      if (locale !== 'de-AT') await shot(page, `profile-${tag}`);
       await context.close();
     });
   }

@@ -124,7 +124,7 @@ export default function ProfilePage() {
                   {user.name}
                 </Title>
                 <Text size="sm" c="dimmed">
-                  {user.username} · {user.role_name}
+                  {user.username} · {t(`roles.${user.role}`)}
                 </Text>
               </div>
             </Group>
