@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { cataloguesPlugin } from './catalogues-plugin.ts';
 
 // In development the API runs on its own port (PORT, default 8080); production serves
 // the built files from the same Node process.
@@ -47,7 +48,7 @@ function precompress(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), precompress()],
+  plugins: [react(), cataloguesPlugin(), precompress()],
   server: {
     proxy: {
       '/api': { target: api, ws: true },

@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
+import { cataloguesPlugin } from './catalogues-plugin.ts';
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), cataloguesPlugin()],
   test: {
     name: 'web',
     root: import.meta.dirname,

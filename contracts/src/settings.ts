@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { languageCodeOf, ZLanguageCode } from './languages';
 
 /**
  * System settings (`GET/PUT /api/v3/admin/settings/{key}`), each with its schema and default; the
@@ -17,8 +18,8 @@ export const ZDisclaimerText = z.object({ title: text(200), body: text(20000) })
 export type TDisclaimerText = z.infer<typeof ZDisclaimerText>;
 /**
  * The disclaimer shown after the password until accepted. `title`/`body` are the default text
- * (read by clients that know one text only); `texts` holds the text per interface language by its
- * short code (`en`, `ca`, `es`, `eu`, `fr`). Readers pick `texts[lang]` when it has a body, else
+ * (read by clients that know one text only); `texts` holds the text per language by its stored
+ * code (`en`, `ca`, `de`, `zh_Hans`, …, see `LANGUAGES`). Readers pick `texts[lang]` when it has a body, else
  * `title`/`body` (see `disclaimerFor`).
  */
 export const ZDisclaimerSetting = z
@@ -26,14 +27,14 @@ export const ZDisclaimerSetting = z
     enabled: z.boolean(),
     title: text(200),
     body: text(20000),
-    texts: z.partialRecord(z.enum(['en', 'ca', 'es', 'eu', 'fr']), ZDisclaimerText).default({}),
+    texts: z.partialRecord(ZLanguageCode, ZDisclaimerText).default({}),
   })
   .default({ enabled: false, title: '', body: '', texts: {} });
 export type TDisclaimerSetting = z.infer<typeof ZDisclaimerSetting>;
 
-/** The disclaimer text for a language (short or full code): its own when it has a body, else the default. */
+/** The disclaimer text for a language (`de`, `de-DE`, `zh_Hans`, …): its own when it has a body, else the default. */
 export function disclaimerFor(setting: TDisclaimerSetting, lang: string | null | undefined): TDisclaimerText {
-  const own = lang ? setting.texts[lang.slice(0, 2).toLowerCase() as keyof TDisclaimerSetting['texts']] : undefined;
+  const own = lang ? setting.texts[languageCodeOf(lang)] : undefined;
   return own && own.body.trim() ? own : { title: setting.title, body: setting.body };
 }
 

@@ -4,9 +4,11 @@ import ca from '../src/i18n/locales/ca.json' with { type: 'json' };
 import es from '../src/i18n/locales/es.json' with { type: 'json' };
 import eu from '../src/i18n/locales/eu.json' with { type: 'json' };
 import fr from '../src/i18n/locales/fr.json' with { type: 'json' };
+import de from '../src/i18n/locales/de.json' with { type: 'json' };
+import pl from '../src/i18n/locales/pl.json' with { type: 'json' };
 import { loginPage, shot, signInAs } from './support';
 
-const catalogues = { 'en-US': en, 'ca-ES': ca, 'es-ES': es, 'eu-ES': eu, 'fr-FR': fr } as const;
+const catalogues = { 'en-US': en, 'ca-ES': ca, 'es-ES': es, 'eu-ES': eu, 'fr-FR': fr, 'de-DE': de, 'pl-PL': pl } as const;
 
 test.describe('languages', () => {
   for (const [lang, cat] of Object.entries(catalogues)) {
@@ -44,6 +46,73 @@ test.describe('languages', () => {
     const p2 = await other.newPage();
     await signInAs(p2, 'student01');
     await expect(p2.getByRole('heading', { level: 1 })).toHaveText(es.desktops.heading);
+    await p2.getByTestId('language-menu').click();
+    await p2.getByTestId('language-en-US').click();
+    await expect(p2.getByRole('heading', { level: 1 })).toHaveText(en.desktops.heading);
+    await other.close();
+  });
+
+  // Spec 001 §9: German and Polish have complete catalogues; a browser in either gets them.
+  for (const [locale, cat, tag] of [['de-DE', de, 'de-DE'], ['de-AT', de, 'de-DE'], ['pl-PL', pl, 'pl-PL']] as const) {
+    test(`a browser in ${locale} gets ${tag}, on the sign-in page and the desktops`, async ({ browser }) => {
+      const context = await browser.newContext({ locale });
+      const page = await context.newPage();
+      await page.goto('/login');
+      await expect(page.getByTestId('login-submit')).toHaveText(cat.login.submit);
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText(cat.login.heading);
+      await expect(page.locator('html')).toHaveAttribute('lang', tag);
+      if (locale !== 'de-AT') await shot(page, `login-${tag}`);
+      await signInAs(page, locale === 'pl-PL' ? 'student02' : 'student03');
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText(cat.desktops.heading);
+      // The menu marks the additional languages as such, in the language shown.
+      await page.getByTestId('language-menu').click();
+      await expect(page.getByTestId('language-additional')).toHaveText(cat.nav.additional_languages);
+      await expect(page.getByTestId(`language-${tag}`)).toBeVisible();
+      await expect(page.getByRole('menu')).toHaveCSS('opacity', '1');
+      if (locale !== 'de-AT') await shot(page, `desktops-menu-${tag}`);
+      await page.keyboard.press('Escape');
+      await expect(page.getByRole('menu')).toBeHidden();
+      if (locale !== 'de-AT') await shot(page, `desktops-${tag}`);
+      // The profile's language select groups the additional languages under the same label.
+      await page.goto('/profile');
+      await page.getByTestId('profile-language').click();
+      await expect(page.getByRole('option', { name: tag === 'de-DE' ? 'Deutsch' : 'Polski' })).toBeVisible();
+      await expect(page.getByText(cat.nav.additional_languages).last()).toBeVisible();
+      if (locale !== 'de-AT') await shot(page, `profile-${tag}`);
+      await context.close();
+    });
+  }
+
+  test('a browser in a language without a complete catalogue gets English (hi is empty)', async ({ browser }) => {
+    for (const locale of ['hi-IN', 'ja-JP', 'zh-TW']) {
+      const context = await browser.newContext({ locale });
+      const page = await context.newPage();
+      await page.goto('/login');
+      await expect(page.getByTestId('login-submit'), locale).toHaveText(en.login.submit);
+      await expect(page.locator('html')).toHaveAttribute('lang', 'en-US');
+      await page.getByTestId('language-menu').click();
+      await expect(page.getByTestId('language-hi-IN')).toHaveCount(0);
+      await context.close();
+    }
+  });
+
+  test('German chosen in the menu is saved as `de` and follows the user', async ({ page, browser }) => {
+    await signInAs(page, 'student04');
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(en.desktops.heading);
+    const saved = page.waitForResponse((r) => r.url().endsWith('/api/v3/user/language/de') && r.request().method() === 'PUT');
+    // The header may render again while the first screen settles (the menu then closes): open it until the choice is made.
+    await expect(async () => {
+      if (!(await page.getByTestId('language-de-DE').isVisible())) await page.getByTestId('language-menu').click();
+      await page.getByTestId('language-de-DE').click({ timeout: 2_000 });
+    }).toPass({ timeout: 30_000 });
+    expect((await saved).status()).toBe(200);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(de.desktops.heading);
+    await expect(page.getByText(de.session.language_saved)).toBeVisible();
+
+    const other = await browser.newContext({ locale: 'en-US' });
+    const p2 = await other.newPage();
+    await signInAs(p2, 'student04');
+    await expect(p2.getByRole('heading', { level: 1 })).toHaveText(de.desktops.heading);
     await p2.getByTestId('language-menu').click();
     await p2.getByTestId('language-en-US').click();
     await expect(p2.getByRole('heading', { level: 1 })).toHaveText(en.desktops.heading);

@@ -1,13 +1,14 @@
+import { languageCodeOf, type TLanguageCode } from '@vdi/contracts';
 import type { Mail } from './mailer';
 
-/** The mails the portal sends, in the five interface languages (by the user's short language code). */
+/** The mails the portal sends, in every language with a catalogue (by the user's stored language code; hi is empty: English). */
 type Texts = {
   verify: { subject: string; body: (name: string, username: string, link: string) => string };
   reset: { subject: string; body: (name: string, username: string, link: string) => string };
   changed: { subject: string; body: (name: string, username: string, newEmail: string) => string };
 };
 
-const TEXTS: Record<'en' | 'ca' | 'es' | 'eu' | 'fr', Texts> = {
+const TEXTS: Record<Exclude<TLanguageCode, 'hi'>, Texts> = {
   en: {
     verify: {
       subject: 'Verify your e-mail address',
@@ -78,13 +79,97 @@ const TEXTS: Record<'en' | 'ca' | 'es' | 'eu' | 'fr', Texts> = {
       body: (n, u, e) => `Bonjour ${n},\n\nLe compte « ${u} » a demandé à changer son adresse e-mail pour ${e}. Le changement s'appliquera une fois la nouvelle adresse vérifiée.\nSi ce n'était pas vous, changez votre mot de passe et prévenez votre administrateur.\n`,
     },
   },
+  de: {
+    verify: {
+      subject: 'Bestätigen Sie Ihre E-Mail-Adresse',
+      body: (n, u, l) => `Hallo ${n},\n\nbestätigen Sie diese Adresse für das Konto „${u}“, indem Sie innerhalb einer Stunde diesen Link öffnen:\n\n${l}\n\nWenn Sie das nicht waren, ignorieren Sie diese Nachricht.\n`,
+    },
+    reset: {
+      subject: 'Setzen Sie Ihr Passwort zurück',
+      body: (n, u, l) => `Hallo ${n},\n\njemand hat angefordert, das Passwort des Kontos „${u}“ zurückzusetzen.\nÖffnen Sie innerhalb einer Stunde diesen Link, um ein neues Passwort zu wählen:\n\n${l}\n\nWenn Sie das nicht waren, ignorieren Sie diese Nachricht.\n`,
+    },
+    changed: {
+      subject: 'Ihre E-Mail-Adresse wird geändert',
+      body: (n, u, e) => `Hallo ${n},\n\nfür das Konto „${u}“ wurde angefordert, die E-Mail-Adresse in ${e} zu ändern. Die Änderung gilt, sobald die neue Adresse bestätigt ist.\nWenn Sie das nicht waren, ändern Sie Ihr Passwort und benachrichtigen Sie Ihre Administration.\n`,
+    },
+  },
+  eo: {
+    verify: {
+      subject: 'Konfirmu vian retpoŝtadreson',
+      body: (n, u, l) => `Saluton ${n},\n\nKonfirmu ĉi tiun adreson por la konto „${u}“ malfermante ĉi tiun ligilon ene de unu horo:\n\n${l}\n\nSe tio ne estis vi, ignoru ĉi tiun mesaĝon.\n`,
+    },
+    reset: {
+      subject: 'Restarigu vian pasvorton',
+      body: (n, u, l) => `Saluton ${n},\n\nIu petis restarigi la pasvorton de la konto „${u}“.\nMalfermu ĉi tiun ligilon ene de unu horo por elekti novan pasvorton:\n\n${l}\n\nSe tio ne estis vi, ignoru ĉi tiun mesaĝon.\n`,
+    },
+    changed: {
+      subject: 'Via retpoŝtadreso estas ŝanĝata',
+      body: (n, u, e) => `Saluton ${n},\n\nLa konto „${u}“ petis ŝanĝi sian retpoŝtadreson al ${e}. La ŝanĝo validos, kiam la nova adreso estos konfirmita.\nSe tio ne estis vi, ŝanĝu vian pasvorton kaj sciigu vian administranton.\n`,
+    },
+  },
+  ko: {
+    verify: {
+      subject: '이메일 주소를 인증하세요',
+      body: (n, u, l) => `${n}님, 안녕하세요.\n\n한 시간 안에 아래 링크를 열어 "${u}" 계정의 이메일 주소를 확인하세요.\n\n${l}\n\n본인이 요청하지 않았다면 이 메시지를 무시하세요.\n`,
+    },
+    reset: {
+      subject: '비밀번호를 재설정하세요',
+      body: (n, u, l) => `${n}님, 안녕하세요.\n\n누군가 "${u}" 계정의 비밀번호 재설정을 요청했습니다.\n한 시간 안에 아래 링크를 열어 새 비밀번호를 정하세요.\n\n${l}\n\n본인이 요청하지 않았다면 이 메시지를 무시하세요.\n`,
+    },
+    changed: {
+      subject: '이메일 주소가 변경되고 있습니다',
+      body: (n, u, e) => `${n}님, 안녕하세요.\n\n"${u}" 계정에서 이메일 주소를 ${e}(으)로 변경하도록 요청했습니다. 새 주소가 인증되면 변경이 적용됩니다.\n본인이 요청하지 않았다면 비밀번호를 변경하고 관리자에게 알리세요.\n`,
+    },
+  },
+  pl: {
+    verify: {
+      subject: 'Potwierdź swój adres e-mail',
+      body: (n, u, l) => `Dzień dobry, ${n},\n\npotwierdź ten adres dla konta „${u}”, otwierając w ciągu godziny ten link:\n\n${l}\n\nJeśli to nie Ty, zignoruj tę wiadomość.\n`,
+    },
+    reset: {
+      subject: 'Zresetuj swoje hasło',
+      body: (n, u, l) => `Dzień dobry, ${n},\n\nktoś poprosił o zresetowanie hasła do konta „${u}”.\nOtwórz ten link w ciągu godziny, aby ustawić nowe hasło:\n\n${l}\n\nJeśli to nie Ty, zignoruj tę wiadomość.\n`,
+    },
+    changed: {
+      subject: 'Twój adres e-mail jest zmieniany',
+      body: (n, u, e) => `Dzień dobry, ${n},\n\nz konta „${u}” wysłano prośbę o zmianę adresu e-mail na ${e}. Zmiana zacznie obowiązywać po potwierdzeniu nowego adresu.\nJeśli to nie Ty, zmień hasło i powiadom administratora.\n`,
+    },
+  },
+  ru: {
+    verify: {
+      subject: 'Подтвердите адрес электронной почты',
+      body: (n, u, l) => `Здравствуйте, ${n}!\n\nПодтвердите этот адрес для учётной записи «${u}», открыв эту ссылку в течение часа:\n\n${l}\n\nЕсли это были не вы, просто проигнорируйте это письмо.\n`,
+    },
+    reset: {
+      subject: 'Сброс пароля',
+      body: (n, u, l) => `Здравствуйте, ${n}!\n\nКто-то запросил сброс пароля учётной записи «${u}».\nОткройте эту ссылку в течение часа, чтобы задать новый пароль:\n\n${l}\n\nЕсли это были не вы, просто проигнорируйте это письмо.\n`,
+    },
+    changed: {
+      subject: 'Адрес электронной почты меняется',
+      body: (n, u, e) => `Здравствуйте, ${n}!\n\nДля учётной записи «${u}» запрошена смена адреса электронной почты на ${e}. Изменение вступит в силу после подтверждения нового адреса.\nЕсли это были не вы, смените пароль и сообщите администратору.\n`,
+    },
+  },
+  zh_Hans: {
+    verify: {
+      subject: '验证您的电子邮件地址',
+      body: (n, u, l) => `${n}，您好：\n\n请在一小时内打开以下链接，为账户“${u}”确认此地址：\n\n${l}\n\n如果这不是您本人的操作，请忽略此邮件。\n`,
+    },
+    reset: {
+      subject: '重置您的密码',
+      body: (n, u, l) => `${n}，您好：\n\n有人请求重置账户“${u}”的密码。\n请在一小时内打开以下链接设置新密码：\n\n${l}\n\n如果这不是您本人的操作，请忽略此邮件。\n`,
+    },
+    changed: {
+      subject: '您的电子邮件地址正在更改',
+      body: (n, u, e) => `${n}，您好：\n\n账户“${u}”请求将电子邮件地址更改为 ${e}。新地址验证通过后，更改即生效。\n如果这不是您本人的操作，请修改密码并告知管理员。\n`,
+    },
+  },
 };
 
 type Person = { name: string; username: string; lang: string | null };
 
 const textsOf = (lang: string | null): Texts => {
-  const short = (lang ?? 'en').slice(0, 2).toLowerCase();
-  return Object.hasOwn(TEXTS, short) ? TEXTS[short as keyof typeof TEXTS] : TEXTS.en;
+  const code = languageCodeOf(lang);
+  return code === 'hi' ? TEXTS.en : TEXTS[code];
 };
 
 export const verificationMail = (user: Person, to: string, link: string): Mail => {

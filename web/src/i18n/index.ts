@@ -1,6 +1,8 @@
-import i18n, { type BackendModule, type ResourceLanguage } from 'i18next';
+import i18n, { type BackendModule, type FormatterModule, type ResourceLanguage } from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import { INTERFACE_LANGUAGES, toInterfaceLanguage, type TInterfaceLanguage } from '@vdi/contracts';
+import { COMPLETE } from 'virtual:vdi-catalogues';
+import { LANGUAGE_TAGS, LANGUAGES, languageFile, toLanguage, type TLanguage } from '@vdi/contracts';
+import { fillPlurals, type Tree } from './completeness';
 
 /**
  * Catalogues load on demand, one file per language and area, each its own chunk of the build:
@@ -13,16 +15,31 @@ const FILES = import.meta.glob<{ default: ResourceLanguage }>(['./locales/*.json
 export const AREAS = ['deployments', 'bookings', 'admin', 'admin-system', 'account', 'admin-infra', 'admin-reserve', 'admin-desktops'] as const;
 export type TArea = (typeof AREAS)[number];
 
-const fileOf = (lang: TInterfaceLanguage, area?: TArea) => `./locales/${area ? `${area}/` : ''}${lang.slice(0, 2)}.json`;
+const fileOf = (lang: TLanguage, area?: TArea) => `./locales/${area ? `${area}/` : ''}${languageFile(lang)}.json`;
+
+/**
+ * The languages the interface offers: the five of the spec, then every other language whose
+ * catalogue is complete (computed from the catalogues when the app is built, see
+ * `web/catalogues-plugin.ts`), marked as additional in the menus.
+ */
+export const OFFERED_LANGUAGES: readonly TLanguage[] = LANGUAGES.filter((l) => l.interface || COMPLETE.includes(l.file)).map((l) => l.tag);
+export const isAdditionalLanguage = (lang: TLanguage) => !LANGUAGES.find((l) => l.tag === lang)!.interface;
+
+/** A language as written anywhere (`de`, `pl-PL`, `zh_Hans`), when the interface offers it. */
+export function toOfferedLanguage(value: string | null | undefined): TLanguage | null {
+  const lang = toLanguage(value);
+  return lang && OFFERED_LANGUAGES.includes(lang) ? lang : null;
+}
 
 const loaded = new Map<string, Promise<ResourceLanguage>>();
-function loadFile(lang: TInterfaceLanguage, area?: TArea): Promise<ResourceLanguage> {
+function loadFile(lang: TLanguage, area?: TArea): Promise<ResourceLanguage> {
   const file = fileOf(lang, area);
   let p = loaded.get(file);
   if (!p) {
     const load = FILES[file];
-    if (!load) return Promise.reject(new Error(`No catalogue ${file}`));
-    p = load().then((m) => m.default);
+    // A language without this file (hi, present and empty) falls back to English for its texts.
+    if (!load) return Promise.resolve({});
+    p = load().then((m) => fillPlurals(lang, structuredClone(m.default) as Tree) as ResourceLanguage);
     // A failed download (network) may be tried again later.
     p.catch(() => loaded.delete(file));
     loaded.set(file, p);
@@ -34,7 +51,7 @@ function loadFile(lang: TInterfaceLanguage, area?: TArea): Promise<ResourceLangu
 const openedAreas = new Set<TArea>();
 
 /** One language's catalogue: the core and the given areas, merged (areas are their own top-level sections). */
-export async function loadCatalogue(lang: TInterfaceLanguage, areas: Iterable<TArea> = AREAS): Promise<ResourceLanguage> {
+export async function loadCatalogue(lang: TLanguage, areas: Iterable<TArea> = AREAS): Promise<ResourceLanguage> {
   const parts = await Promise.all([loadFile(lang), ...[...areas].map((a) => loadFile(lang, a))]);
   return Object.assign({}, ...parts) as ResourceLanguage;
 }
@@ -44,7 +61,7 @@ const backend: BackendModule = {
   type: 'backend',
   init() {},
   read(language, _namespace, callback) {
-    const lang = toInterfaceLanguage(language);
+    const lang = toLanguage(language);
     if (!lang || lang !== language) return callback(null, {});
     withOpenedAreas(lang).then(
       (data) => callback(null, data),
@@ -54,7 +71,7 @@ const backend: BackendModule = {
 };
 
 /** A language's catalogue with every area opened so far, also those opened while it loaded. */
-async function withOpenedAreas(lang: TInterfaceLanguage): Promise<ResourceLanguage> {
+async function withOpenedAreas(lang: TLanguage): Promise<ResourceLanguage> {
   for (;;) {
     const areas = [...openedAreas];
     const data = await loadCatalogue(lang, areas);
@@ -63,9 +80,9 @@ async function withOpenedAreas(lang: TInterfaceLanguage): Promise<ResourceLangua
 }
 
 /** Languages whose catalogue is loaded or being loaded: an area must reach each of them. */
-const activeLanguages = (): TInterfaceLanguage[] => {
+const activeLanguages = (): TLanguage[] => {
   const langs = new Set<string>([...Object.keys(i18n.store?.data ?? {}), i18n.language, ...(i18n.languages ?? []), 'en-US']);
-  return INTERFACE_LANGUAGES.filter((l) => langs.has(l));
+  return LANGUAGE_TAGS.filter((l) => langs.has(l));
 };
 
 /**
@@ -85,34 +102,53 @@ export async function loadArea(area: TArea): Promise<void> {
 
 const STORED_KEY = 'vdi.language';
 
-/** The stored preference first, then the browser's languages, English last (spec core §1). */
-export function pickLanguage(stored: string | null | undefined, browser: readonly string[]): TInterfaceLanguage {
-  return toInterfaceLanguage(stored) ?? browser.map((b) => toInterfaceLanguage(b)).find(Boolean) ?? 'en-US';
+/**
+ * The stored preference first, then the browser's languages, English last (spec core §1); only
+ * languages the interface offers (a browser in Hindi, whose catalogue is empty, gets English).
+ */
+export function pickLanguage(stored: string | null | undefined, browser: readonly string[]): TLanguage {
+  return toOfferedLanguage(stored) ?? browser.map((b) => toOfferedLanguage(b)).find(Boolean) ?? 'en-US';
 }
 
-export function initialLanguage(): TInterfaceLanguage {
+export function initialLanguage(): TLanguage {
   return pickLanguage(localStorage.getItem(STORED_KEY), navigator.languages ?? [navigator.language]);
 }
 
-export function rememberLanguage(lang: TInterfaceLanguage) {
+export function rememberLanguage(lang: TLanguage) {
   localStorage.setItem(STORED_KEY, lang);
 }
+
+/**
+ * Numbers in texts (`{{count}} desktops`, `{{memory}} GB`, `{{minutes}}`) are written the way the
+ * active language writes them (`1,5`, `1 000`, `1.000`), with `Intl.NumberFormat`; everything else
+ * is written as it is. The catalogues use no named formats.
+ */
+const numbers: FormatterModule = {
+  type: 'formatter',
+  init() {},
+  add() {},
+  addCached() {},
+  // i18next types the answer as a string; anything not a number goes back untouched, as i18next would write it.
+  format: (value: unknown, _format: string | undefined, lng: string | undefined) =>
+    (typeof value === 'number' && Number.isFinite(value) ? new Intl.NumberFormat(lng ?? 'en-US').format(value) : value) as string,
+};
 
 /** Resolves when the active language's core catalogue (with the error texts) is loaded. */
 export const i18nReady = i18n
   .use(backend)
+  .use(numbers)
   .use(initReactI18next)
   .init({
     lng: typeof window === 'undefined' ? 'en-US' : initialLanguage(),
     fallbackLng: 'en-US',
-    supportedLngs: [...INTERFACE_LANGUAGES],
+    supportedLngs: [...LANGUAGE_TAGS],
     load: 'currentOnly',
-    interpolation: { escapeValue: false },
+    interpolation: { escapeValue: false, alwaysFormat: true },
     returnNull: false,
   });
 
 i18n.on('languageChanged', (lng) => {
-  if (typeof document !== 'undefined') document.documentElement.lang = lng.slice(0, 2);
+  if (typeof document !== 'undefined') document.documentElement.lang = lng;
 });
 
 export default i18n;

@@ -20,11 +20,10 @@ import {
   IconUsersGroup,
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { toInterfaceLanguage } from '@vdi/contracts';
 import { linkOf, navFor, type AppRoute } from '../app/routes';
 import { configQuery, userQuery } from '../app/queries';
 import { logout } from '../app/session-actions';
-import { rememberLanguage } from '../i18n';
+import { rememberLanguage, toOfferedLanguage } from '../i18n';
 import { Brand } from './Brand';
 import { ColorSchemeToggle } from './ColorSchemeToggle';
 import { LanguageMenu } from './LanguageMenu';
@@ -50,7 +49,7 @@ export function AppLayout() {
 
   // The language saved on the server is the stored preference of a signed-in user.
   useEffect(() => {
-    const saved = toInterfaceLanguage(user?.lang);
+    const saved = toOfferedLanguage(user?.lang);
     if (saved && saved !== i18n.language) {
       rememberLanguage(saved);
       void i18n.changeLanguage(saved);

@@ -1,8 +1,8 @@
 import { Button, Menu } from '@mantine/core';
 import { IconCheck, IconLanguage } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { INTERFACE_LANGUAGES, toInterfaceLanguage, type TInterfaceLanguage } from '@vdi/contracts';
-import i18n, { rememberLanguage } from '../i18n';
+import { languageCode, languageName, type TLanguage } from '@vdi/contracts';
+import i18n, { isAdditionalLanguage, OFFERED_LANGUAGES, rememberLanguage, toOfferedLanguage } from '../i18n';
 import { api } from '../lib/api';
 import { session } from '../lib/session';
 import { handleError, notifySuccess } from '../app/error-handler';
@@ -11,12 +11,13 @@ import { queryClient } from '../app/queries';
 export const LANGUAGE_SAVE_TIMEOUT_MS = 25_000;
 
 /** Changes the interface language at once; a signed-in user's choice is saved on the server too. */
-export async function changeLanguage(lang: TInterfaceLanguage) {
+export async function changeLanguage(lang: TLanguage) {
   rememberLanguage(lang);
   await i18n.changeLanguage(lang);
   if (!session.token()) return;
   try {
-    await api.put(`/user/language/${lang}`, {}, undefined, { timeoutMs: LANGUAGE_SAVE_TIMEOUT_MS });
+    // Saved by its code, as the original names its catalogues (`de`, `zh_Hans`).
+    await api.put(`/user/language/${languageCode(lang)}`, {}, undefined, { timeoutMs: LANGUAGE_SAVE_TIMEOUT_MS });
     void queryClient.invalidateQueries({ queryKey: ['user'], exact: true });
     // In the language just chosen.
     notifySuccess(i18n.t('session.language_saved'));
@@ -25,29 +26,49 @@ export async function changeLanguage(lang: TInterfaceLanguage) {
   }
 }
 
+/** The offered languages for a select: the interface's, then the additional ones under their label. */
+export function languageChoices(additionalLabel: string) {
+  const own = (l: TLanguage) => ({ value: l, label: languageName(l) });
+  const additional = OFFERED_LANGUAGES.filter(isAdditionalLanguage);
+  return [
+    ...OFFERED_LANGUAGES.filter((l) => !isAdditionalLanguage(l)).map(own),
+    ...(additional.length ? [{ group: additionalLabel, items: additional.map(own) }] : []),
+  ];
+}
+
 export function LanguageMenu({ variant = 'subtle', testId = 'language-menu' }: { variant?: 'subtle' | 'default'; testId?: string }) {
   const { t, i18n: instance } = useTranslation();
-  const current = toInterfaceLanguage(instance.language) ?? 'en-US';
+  const current = toOfferedLanguage(instance.language) ?? 'en-US';
+  const item = (lang: TLanguage) => (
+    <Menu.Item
+      key={lang}
+      lang={lang}
+      data-testid={`${testId === 'language-menu' ? 'language' : testId}-${lang}`}
+      rightSection={lang === current ? <IconCheck size={16} /> : null}
+      onClick={() => void changeLanguage(lang)}
+    >
+      {languageName(lang)}
+    </Menu.Item>
+  );
+  const additional = OFFERED_LANGUAGES.filter(isAdditionalLanguage);
   return (
-    <Menu position="bottom-end" shadow="md" width={180}>
+    <Menu position="bottom-end" shadow="md" width={220}>
       <Menu.Target>
         <Button variant={variant} color="gray" leftSection={<IconLanguage size={18} />} aria-label={t('nav.language')} data-testid={testId}>
-          {t(`languages.${current}`)}
+          {languageName(current)}
         </Button>
       </Menu.Target>
       <Menu.Dropdown>
         <Menu.Label>{t('nav.language')}</Menu.Label>
-        {INTERFACE_LANGUAGES.map((lang) => (
-          <Menu.Item
-            key={lang}
-            lang={lang.slice(0, 2)}
-            data-testid={`${testId === 'language-menu' ? 'language' : testId}-${lang}`}
-            rightSection={lang === current ? <IconCheck size={16} /> : null}
-            onClick={() => void changeLanguage(lang)}
-          >
-            {t(`languages.${lang}`)}
-          </Menu.Item>
-        ))}
+        {OFFERED_LANGUAGES.filter((l) => !isAdditionalLanguage(l)).map(item)}
+        {additional.length > 0 && (
+          <>
+            <Menu.Divider />
+            {/* The other complete catalogues, marked as such. */}
+            <Menu.Label data-testid="language-additional">{t('nav.additional_languages')}</Menu.Label>
+            {additional.map(item)}
+          </>
+        )}
       </Menu.Dropdown>
     </Menu>
   );

@@ -2,8 +2,11 @@
  * Texts of the generic live `msg` (the message dialog), per message code and language. Parameters
  * are written `{{name}}` and filled in by the client from the message's `params`.
  */
+import { languageCodeOf, type TLanguageCode } from '@vdi/contracts';
+
 type Template = { title: string; body: string };
-type Lang = 'en' | 'ca' | 'es' | 'eu' | 'fr';
+/** Every language with a catalogue but hi (empty: English). */
+type Lang = Exclude<TLanguageCode, 'hi'>;
 
 const TEMPLATES: Record<string, Record<Lang, Template>> = {
   'booking-end': {
@@ -12,6 +15,12 @@ const TEMPLATES: Record<string, Record<Lang, Template>> = {
     es: { title: 'Su reserva está a punto de terminar', body: 'La reserva de {{name}} termina dentro de {{minutes}} minutos ({{date}}). Entonces el escritorio se detendrá: guarde su trabajo.' },
     eu: { title: 'Zure erreserba amaitzear dago', body: '{{name}}(r)en erreserba {{minutes}} minutu barru amaituko da ({{date}}). Orduan mahaigaina geldituko da: gorde zure lana.' },
     fr: { title: 'Votre réservation va bientôt se terminer', body: 'La réservation de {{name}} se termine dans {{minutes}} minutes ({{date}}). Le bureau sera alors arrêté : enregistrez votre travail.' },
+    de: { title: 'Ihre Buchung endet bald', body: 'Die Buchung von {{name}} endet in {{minutes}} Minuten ({{date}}). Der Desktop wird dann angehalten: Speichern Sie Ihre Arbeit.' },
+    eo: { title: 'Via rezervo baldaŭ finiĝos', body: 'La rezervo de {{name}} finiĝos post {{minutes}} minutoj ({{date}}). Tiam la labortablo haltos: konservu vian laboron.' },
+    ko: { title: '예약이 곧 끝납니다', body: '{{name}}의 예약이 {{minutes}}분 후({{date}})에 끝납니다. 그때 데스크톱이 중지되니 작업을 저장하세요.' },
+    pl: { title: 'Twoja rezerwacja wkrótce się kończy', body: 'Rezerwacja dla {{name}} kończy się za {{minutes}} min ({{date}}). Pulpit zostanie wtedy zatrzymany: zapisz swoją pracę.' },
+    ru: { title: 'Ваше бронирование скоро закончится', body: 'Бронирование для {{name}} закончится через {{minutes}} мин ({{date}}). Затем рабочий стол будет остановлен: сохраните свою работу.' },
+    zh_Hans: { title: '您的预约即将结束', body: '{{name}} 的预约将在 {{minutes}} 分钟后（{{date}}）结束。届时桌面将被停止：请保存您的工作。' },
   },
   'plan-end': {
     en: { title: 'The GPU profile is about to end', body: 'The GPU profile of {{name}} stops being available in {{minutes}} minutes ({{date}}). The desktop will then be stopped: save your work.' },
@@ -19,6 +28,12 @@ const TEMPLATES: Record<string, Record<Lang, Template>> = {
     es: { title: 'El perfil de GPU está a punto de terminar', body: 'El perfil de GPU de {{name}} deja de estar disponible dentro de {{minutes}} minutos ({{date}}). Entonces el escritorio se detendrá: guarde su trabajo.' },
     eu: { title: 'GPU profila amaitzear dago', body: '{{name}}(r)en GPU profila {{minutes}} minutu barru ez da erabilgarri egongo ({{date}}). Orduan mahaigaina geldituko da: gorde zure lana.' },
     fr: { title: 'Le profil GPU va bientôt se terminer', body: 'Le profil GPU de {{name}} ne sera plus disponible dans {{minutes}} minutes ({{date}}). Le bureau sera alors arrêté : enregistrez votre travail.' },
+    de: { title: 'Das GPU-Profil endet bald', body: 'Das GPU-Profil von {{name}} steht in {{minutes}} Minuten ({{date}}) nicht mehr zur Verfügung. Der Desktop wird dann angehalten: Speichern Sie Ihre Arbeit.' },
+    eo: { title: 'La GPU-profilo baldaŭ finiĝos', body: 'La GPU-profilo de {{name}} ne plu disponeblos post {{minutes}} minutoj ({{date}}). Tiam la labortablo haltos: konservu vian laboron.' },
+    ko: { title: 'GPU 프로필이 곧 끝납니다', body: '{{name}}의 GPU 프로필은 {{minutes}}분 후({{date}})부터 사용할 수 없습니다. 그때 데스크톱이 중지되니 작업을 저장하세요.' },
+    pl: { title: 'Profil GPU wkrótce przestanie być dostępny', body: 'Profil GPU dla {{name}} przestanie być dostępny za {{minutes}} min ({{date}}). Pulpit zostanie wtedy zatrzymany: zapisz swoją pracę.' },
+    ru: { title: 'Профиль GPU скоро закончится', body: 'Профиль GPU для {{name}} перестанет быть доступен через {{minutes}} мин ({{date}}). Затем рабочий стол будет остановлен: сохраните свою работу.' },
+    zh_Hans: { title: 'GPU 配置即将结束', body: '{{name}} 的 GPU 配置将在 {{minutes}} 分钟后（{{date}}）不再可用。届时桌面将被停止：请保存您的工作。' },
   },
   'auto-shutdown': {
     en: { title: 'Your desktop will stop soon', body: '{{name}} has reached the longest time it may run and stops automatically in {{minutes}} minutes ({{date}}): save your work.' },
@@ -40,12 +55,18 @@ const TEMPLATES: Record<string, Record<Lang, Template>> = {
     es: { title: 'No se ha creado la plantilla', body: 'No se ha podido crear la plantilla {{name}}; el escritorio está como estaba.' },
     eu: { title: 'Txantiloia ez da sortu', body: 'Ezin izan da {{name}} txantiloia sortu; mahaigaina lehen bezala dago.' },
     fr: { title: 'Modèle non créé', body: 'Le modèle {{name}} n’a pas pu être créé ; le bureau est resté tel quel.' },
+    de: { title: 'Vorlage nicht erstellt', body: 'Die Vorlage {{name}} konnte nicht erstellt werden; der Desktop ist unverändert.' },
+    eo: { title: 'Ŝablono ne kreita', body: 'Ne eblis krei la ŝablonon {{name}}; la labortablo restas kiel antaŭe.' },
+    ko: { title: '템플릿이 만들어지지 않았습니다', body: '템플릿 {{name}}을(를) 만들 수 없었습니다. 데스크톱은 이전 상태 그대로입니다.' },
+    pl: { title: 'Szablon nie został utworzony', body: 'Nie udało się utworzyć szablonu {{name}}; pulpit pozostał bez zmian.' },
+    ru: { title: 'Шаблон не создан', body: 'Не удалось создать шаблон {{name}}; рабочий стол остался без изменений.' },
+    zh_Hans: { title: '未创建模板', body: '无法创建模板 {{name}}；桌面保持原样。' },
   },
 };
 
 export function messageTemplate(name: string, lang: string | null | undefined): (Template & { name: string; lang: Lang }) | null {
   if (!Object.hasOwn(TEMPLATES, name)) return null;
-  const short = (lang ?? 'en').slice(0, 2).toLowerCase();
-  const l: Lang = (['en', 'ca', 'es', 'eu', 'fr'] as const).find((x) => x === short) ?? 'en';
+  const code = languageCodeOf(lang);
+  const l: Lang = code === 'hi' ? 'en' : code;
   return { name, lang: l, ...TEMPLATES[name]![l] };
 }

@@ -3,8 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import {
-  languageShortCode,
-  toInterfaceLanguage,
+  languageCode,
+  toLanguage,
   ZAppliedQuota,
   ZPasswordPolicy,
   ZRegisterBody,
@@ -67,9 +67,10 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext) {
     '/user/language/:lang',
     { preHandler: requireAuth(ctx, { duringMaintenance: true }), schema: { params: z.object({ lang: z.string().max(16) }) } },
     async (request) => {
-      const lang = toInterfaceLanguage(request.params.lang);
+      // Every language with a catalogue (spec 001 §9), stored by its code: `de-DE` → `de`, `zh-CN` → `zh_Hans`.
+      const lang = toLanguage(request.params.lang);
       if (!lang) throw badRequest('invalid_language', `Unsupported language ${request.params.lang}`);
-      await ctx.db.update(schema.users).set({ lang: languageShortCode(lang) }).where(eq(schema.users.id, authOf(request).user.id));
+      await ctx.db.update(schema.users).set({ lang: languageCode(lang) }).where(eq(schema.users.id, authOf(request).user.id));
       return {};
     },
   );

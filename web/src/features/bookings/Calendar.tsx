@@ -6,9 +6,15 @@ import timeGridPlugin from '@fullcalendar/react/timegrid';
 import interactionPlugin from '@fullcalendar/react/interaction';
 import listPlugin from '@fullcalendar/react/list';
 import caLocale from '@fullcalendar/react/locales/ca';
+import deLocale from '@fullcalendar/react/locales/de';
+import eoLocale from '@fullcalendar/react/locales/eo';
 import esLocale from '@fullcalendar/react/locales/es';
 import euLocale from '@fullcalendar/react/locales/eu';
 import frLocale from '@fullcalendar/react/locales/fr';
+import koLocale from '@fullcalendar/react/locales/ko';
+import plLocale from '@fullcalendar/react/locales/pl';
+import ruLocale from '@fullcalendar/react/locales/ru';
+import zhCnLocale from '@fullcalendar/react/locales/zh-cn';
 import '@fullcalendar/react/skeleton.css';
 import '@fullcalendar/react/themes/classic/theme.css';
 import '@fullcalendar/react/themes/classic/palette.css';
@@ -17,7 +23,9 @@ import { useTranslation } from 'react-i18next';
 import { loadRange } from './dates';
 import classes from './Calendar.module.css';
 
-const LOCALES = [caLocale, esLocale, euLocale, frLocale];
+const LOCALES = [caLocale, deLocale, eoLocale, esLocale, euLocale, frLocale, koLocale, plLocale, ruLocale, zhCnLocale];
+/** FullCalendar's name of a language's locale (Simplified Chinese is its `zh-cn`; English in the European week of en-GB). */
+const calendarLocale = (lang: string) => (lang === 'zh-Hans' ? 'zh-cn' : lang.startsWith('en') ? 'en-GB' : lang.slice(0, 2));
 
 export type CalendarView = 'timeGridWeek' | 'dayGridMonth' | 'listMonth';
 
@@ -41,13 +49,12 @@ export function Calendar({ events, monthEvents, onRange, views = ['timeGridWeek'
   const lastRange = useRef('');
   const [view, setView] = useState<string>(initialView);
   const shown = useMemo(() => (monthEvents && view === 'dayGridMonth' ? [...events, ...monthEvents] : events), [events, monthEvents, view]);
-  const locale = i18n.language.slice(0, 2);
   return (
     <div className={classes.calendar} data-testid={testId}>
       <FullCalendar
         plugins={[classicThemePlugin, dayGridPlugin, timeGridPlugin, interactionPlugin, listPlugin]}
         locales={LOCALES}
-        locale={locale === 'en' ? 'en-GB' : locale}
+        locale={calendarLocale(i18n.language)}
         colorScheme={scheme}
         initialView={initialView}
         headerToolbar={{ start: 'title', center: views.length > 1 ? views.join(',') : '', end: 'today prev,next' }}

@@ -90,7 +90,7 @@ export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queu
 }
 
 export function Hardware({ d }: { d: TDesktop }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   return (
     <Group gap="md" wrap="nowrap" data-testid="desktop-hardware">
       <Group gap={4} wrap="nowrap">
@@ -102,7 +102,7 @@ export function Hardware({ d }: { d: TDesktop }) {
       <Group gap={4} wrap="nowrap">
         <IconDeviceSdCard size={14} color="var(--mantine-color-dimmed)" />
         <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
-          {t(`desktops.${memoryLabel(d.memory).key}`, { value: memoryLabel(d.memory).value })}
+          {t(`desktops.${memoryLabel(d.memory, i18n.language).key}`, { value: memoryLabel(d.memory, i18n.language).value })}
         </Text>
       </Group>
     </Group>

@@ -102,6 +102,10 @@ describe('dates', () => {
     expect(formatGb(0.25)).toBe('0.3');
     expect(memoryLabel(0.25)).toEqual({ key: 'memory_mb', value: '256' });
     expect(memoryLabel(2)).toEqual({ key: 'memory_gb', value: '2' });
+    // In the reader's language.
+    expect(formatGb(1.5, 'de-DE')).toBe('1,5');
+    expect(memoryLabel(1.5, 'pl-PL')).toEqual({ key: 'memory_gb', value: '1,5' });
+    expect(memoryLabel(0.5, 'fr-FR')).toEqual({ key: 'memory_mb', value: '512' });
   });
 });
 

@@ -184,12 +184,12 @@ export function pruneQueue(prev: QueueMap, d: Pick<TDesktop, 'id' | 'state'>): Q
   return next;
 }
 
-/** Memory in GB as the cards show it (0.5 steps stay, whole numbers without decimals). */
-export const formatGb = (gb: number) => (Number.isInteger(gb) ? String(gb) : gb.toFixed(1).replace(/\.0$/, ''));
+/** Memory in GB as the cards show it, in the reader's language (0.5 steps stay, whole numbers without decimals: "1.5", "1,5"). */
+export const formatGb = (gb: number, lang = 'en') => new Intl.NumberFormat(lang, { maximumFractionDigits: 1 }).format(gb);
 
 /** Memory for people: MB under 1 GB, else GB. */
-export const memoryLabel = (gb: number): { key: 'memory_mb' | 'memory_gb'; value: string } =>
-  gb > 0 && gb < 1 ? { key: 'memory_mb', value: String(Math.round(gb * 1024)) } : { key: 'memory_gb', value: formatGb(gb) };
+export const memoryLabel = (gb: number, lang = 'en'): { key: 'memory_mb' | 'memory_gb'; value: string } =>
+  gb > 0 && gb < 1 ? { key: 'memory_mb', value: new Intl.NumberFormat(lang).format(Math.round(gb * 1024)) } : { key: 'memory_gb', value: formatGb(gb, lang) };
 
 /**
  * When each desktop last changed by a live event (ms). A list fetched before that moment is

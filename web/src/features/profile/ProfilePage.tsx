@@ -3,9 +3,10 @@ import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { IconArrowsExchange, IconFileExport, IconKey, IconMail, IconMailQuestion, IconShieldLock } from '@tabler/icons-react';
-import { INTERFACE_LANGUAGES, QUOTA_FIELDS, toInterfaceLanguage, ZMigrationEnabled, type TInterfaceLanguage, type TQuota, type TUser } from '@vdi/contracts';
+import { QUOTA_FIELDS, ZMigrationEnabled, type TLanguage, type TQuota, type TUser } from '@vdi/contracts';
 import { PageHeader } from '../../components/PageHeader';
-import { changeLanguage } from '../../layout/LanguageMenu';
+import { changeLanguage, languageChoices } from '../../layout/LanguageMenu';
+import { toOfferedLanguage } from '../../i18n';
 import { configQuery, userQuery } from '../../app/queries';
 import { api } from '../../lib/api';
 import { ACCOUNT_ACTIONS, AccountDialog, type AccountAction } from '../account/AccountDialogs';
@@ -123,7 +124,7 @@ export default function ProfilePage() {
                   {user.name}
                 </Title>
                 <Text size="sm" c="dimmed">
-                  {user.username} · {user.role_name}
+                  {user.username} · {t(`roles.${user.role}`)}
                 </Text>
               </div>
             </Group>
@@ -203,10 +204,10 @@ export default function ProfilePage() {
               {t('profile.language_hint')}
             </Text>
             <Select
-              data={INTERFACE_LANGUAGES.map((l) => ({ value: l, label: t(`languages.${l}`) }))}
-              value={toInterfaceLanguage(i18n.language) ?? 'en-US'}
+              data={languageChoices(t('nav.additional_languages'))}
+              value={toOfferedLanguage(i18n.language) ?? 'en-US'}
               allowDeselect={false}
-              onChange={(v) => v && void changeLanguage(v as TInterfaceLanguage)}
+              onChange={(v) => v && void changeLanguage(v as TLanguage)}
               data-testid="profile-language"
               aria-label={t('profile.language')}
             />

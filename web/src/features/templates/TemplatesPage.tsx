@@ -45,14 +45,16 @@ import { OWN_TEMPLATES_KEY, ownTemplatesQuery, sharedTemplatesQuery, updateTempl
 import { useTemplatesLive } from './live';
 import { ChooseDesktopModal, DeleteTemplateModal, ShareModal, ToDesktopModal } from './modals';
 import { sharingSummary } from './SharingPicker';
+import { formatGb } from '../desktops/logic';
 import classes from './Templates.module.css';
 
-/** Sizes in GB, rounded (spec 001 §9); small ones in MB so a fresh template does not read "0 GB". */
-export function sizeLabel(bytes: number) {
+/** Sizes in GB, rounded (spec 001 §9), in the reader's language; small ones in MB so a fresh template does not read "0 GB". */
+export function sizeLabel(bytes: number, lang = 'en') {
   const gb = bytes / 1024 ** 3;
-  if (gb >= 10) return `${Math.round(gb)} GB`;
-  if (gb >= 0.1) return `${gb.toFixed(1)} GB`;
-  return `${Math.max(1, Math.round(bytes / 1024 ** 2))} MB`;
+  const n = (v: number, digits: number) => new Intl.NumberFormat(lang, { maximumFractionDigits: digits, minimumFractionDigits: digits }).format(v);
+  if (gb >= 10) return `${n(Math.round(gb), 0)} GB`;
+  if (gb >= 0.1) return `${n(gb, 1)} GB`;
+  return `${n(Math.max(1, Math.round(bytes / 1024 ** 2)), 0)} MB`;
 }
 
 function GridSkeleton() {
@@ -75,7 +77,7 @@ function GridSkeleton() {
 type Open = (kind: 'share' | 'delete' | 'to_desktop', t: TTemplate) => void;
 
 function OwnCard({ tpl, onOpen }: { tpl: TTemplate; onOpen: Open }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const qc = useQueryClient();
   const creating = tpl.status === 'Creating';
@@ -162,11 +164,11 @@ function OwnCard({ tpl, onOpen }: { tpl: TTemplate; onOpen: Open }) {
             {t('templates.card.vcpus', { count: tpl.vcpus })}
           </Badge>
           <Badge variant="light" color="gray" radius="sm">
-            {t('templates.card.memory', { value: tpl.memory })}
+            {t('templates.card.memory', { value: formatGb(tpl.memory, i18n.language) })}
           </Badge>
           <Tooltip label={t('templates.card.size_hint')} withArrow>
             <Badge variant="light" color="gray" radius="sm">
-              {sizeLabel(tpl.size)}
+              {sizeLabel(tpl.size, i18n.language)}
             </Badge>
           </Tooltip>
           {tpl.derivatives > 0 && (

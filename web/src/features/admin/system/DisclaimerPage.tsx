@@ -1,14 +1,16 @@
 import { Switch, Tabs, Text, TextInput, Textarea } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import type { TDisclaimerSetting } from '@vdi/contracts';
+import { languageCode, languageName, LANGUAGES, type TDisclaimerSetting, type TLanguageCode } from '@vdi/contracts';
+import { OFFERED_LANGUAGES } from '../../../i18n';
 import { PageHeader } from '../../../components/PageHeader';
 import { SettingCard, SettingsBody, useSettingForm } from './SettingCard';
 import { useSettingsLive } from './live';
 import './texts';
 
-const LANGS = ['en', 'ca', 'es', 'eu', 'fr'] as const;
-type Lang = (typeof LANGS)[number];
-type Texts = Record<Lang, { title: string; body: string }>;
+/** A text for every language the interface offers (the five of the spec and the complete catalogues). */
+const LANGS: TLanguageCode[] = OFFERED_LANGUAGES.map(languageCode);
+const nameOf = (code: TLanguageCode) => languageName(LANGUAGES.find((l) => l.code === code)!.tag);
+type Texts = Record<string, { title: string; body: string }>;
 
 /**
  * The disclaimer shown after the password until accepted: on/off and a text per interface
@@ -22,15 +24,19 @@ export default function DisclaimerPage() {
     'disclaimer',
     (v) => ({
       enabled: v.enabled,
-      texts: Object.fromEntries(
-        LANGS.map((l) => [l, l === 'en' ? { title: v.texts.en?.title || v.title, body: v.texts.en?.body || v.body } : { title: v.texts[l]?.title ?? '', body: v.texts[l]?.body ?? '' }]),
-      ) as Texts,
+      // The stored texts of languages not offered now (a catalogue not complete yet) are kept as they are.
+      texts: {
+        ...(v.texts as Texts),
+        ...Object.fromEntries(
+          LANGS.map((l) => [l, l === 'en' ? { title: v.texts.en?.title || v.title, body: v.texts.en?.body || v.body } : { title: v.texts[l]?.title ?? '', body: v.texts[l]?.body ?? '' }]),
+        ),
+      } as Texts,
     }),
     (v) => ({
       enabled: v.enabled,
-      title: v.texts.en.title,
-      body: v.texts.en.body,
-      texts: Object.fromEntries(LANGS.filter((l) => v.texts[l].body.trim()).map((l) => [l, v.texts[l]])) as TDisclaimerSetting['texts'],
+      title: v.texts.en!.title,
+      body: v.texts.en!.body,
+      texts: Object.fromEntries(Object.entries(v.texts).filter(([, text]) => text.body.trim())) as TDisclaimerSetting['texts'],
     }),
   );
   return (
@@ -52,7 +58,7 @@ export default function DisclaimerPage() {
             <Tabs.List>
               {LANGS.map((l) => (
                 <Tabs.Tab key={l} value={l} data-testid={`disclaimer-tab-${l}`}>
-                  {t(`admin_system.languages.${l}`)}
+                  {nameOf(l)}
                 </Tabs.Tab>
               ))}
             </Tabs.List>
