@@ -23,7 +23,7 @@ const NEUTRAL_VALUE = /^[\s\d\p{P}\p{S}]*$|^(?:[A-Z0-9][A-Z0-9]*[.]?(?:[ /+·:-]
  * untranslated one.
  */
 const COGNATES: Partial<Record<TLanguage, string[]>> = {
-  'de-DE': ['2. Name', 'Administrator', 'Browser (RDP)', 'Browser (VNC)', 'Code', 'Desktop', 'Desktop: {{name}}', 'Desktops', 'Details', 'Hardware', 'Host', 'Information', 'Limit', 'Limits', 'Link', 'Live', 'Manager', 'Migration', 'Name', 'Offline', 'Online', 'Organisation', 'Port', 'Status', 'System', 'Text'],
+  'de-DE': ['2. Name', 'Administrator', 'Browser (RDP)', 'Browser (VNC)', 'Code', 'Desktop', 'Desktop: {{name}}', 'Desktops', 'Details', 'Hardware', 'Host', 'Hypervisor', 'Information', 'Limit', 'Limits', 'Link', 'Live', 'Manager', 'Migration', 'Name', 'Offline', 'Online', 'Organisation', 'Port', 'Status', 'System', 'Text'],
   'pl-PL': ['Administrator', 'E-mail', 'Folder', 'Host', 'Limit', 'Link', 'Model', 'Port', 'System'],
   'ca-ES': ['Categories', 'Error', 'Error {{code}}', 'General', 'Id', 'No', 'Port', 'Quota', 'Sessions', 'Text', 'Total: {{count}}', 'Visible', '{{count}} categories'],
   'es-ES': ['Error', 'Error {{code}}', 'General', 'Hardware', 'Id', 'No', 'Total: {{count}}', 'Visible', '{{count}} roles'],
