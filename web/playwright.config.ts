@@ -54,6 +54,7 @@ export default defineConfig({
       MEDIA_ALLOW_PRIVATE_URLS: '1',
       SMTP_HOST: '127.0.0.1',
       SMTP_PORT: String(port + 1),
+      RDP_GATEWAY_PORT: String(port + 2),
       PUBLIC_URL: `http://127.0.0.1:${port}`,
     },
   },

@@ -55,6 +55,13 @@ const ZEnv = z.object({
   DISK_OPERATION_DELAY_MS: z.coerce.number().int().min(0).default(0),
   TRUST_PROXY: trustProxy,
   LOGIN_ADDRESS_FAILURES: z.coerce.number().int().min(1).default(30),
+  RDP_GATEWAY_PORT: z
+    .string()
+    .default('8443')
+    .refine((v) => v === 'off' || (/^\d{1,5}$/.test(v) && Number(v) <= 65535), 'a port number (0: any free port) or off'),
+  RDP_GATEWAY_PUBLIC: z.string().regex(/^[A-Za-z0-9.\-[\]:]+$/, 'host[:port]').optional(),
+  TLS_CERT: z.string().optional(),
+  TLS_KEY: z.string().optional(),
 });
 
 export type Config = {
@@ -89,6 +96,9 @@ export type Config = {
   trustProxy: string[];
   /** Failed sign-ins one client address may make in an hour, across user names, before it backs off. */
   loginAddressFailuresPerHour: number;
+  /** The RD Gateway (MS-TSGU over TLS) for the .rdp files: its port (null: off), the host[:port]
+   *  the files name when it is reached through something else (a reverse proxy), its certificate. */
+  rdpGateway: { port: number | null; publicAddress?: string; certFile?: string; keyFile?: string };
 };
 
 /** The JWT key comes from SECRET, or is generated once and kept under DATA_DIR (never printed). */
@@ -139,5 +149,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     diskOperationDelayMs: e.DISK_OPERATION_DELAY_MS,
     trustProxy: e.TRUST_PROXY,
     loginAddressFailuresPerHour: e.LOGIN_ADDRESS_FAILURES,
+    rdpGateway: {
+      port: e.RDP_GATEWAY_PORT === 'off' ? null : Number(e.RDP_GATEWAY_PORT),
+      publicAddress: e.RDP_GATEWAY_PUBLIC,
+      certFile: e.TLS_CERT,
+      keyFile: e.TLS_KEY,
+    },
   };
 }
