@@ -213,6 +213,8 @@ export const ZRdpViewerTicket = z.object({
   destination: z.string(),
   name: z.string(),
   desktopId: z.string(),
+  /** when the token expires (epoch seconds): a page opened later says so without trying */
+  exp: z.number(),
 });
 export type TRdpViewerTicket = z.infer<typeof ZRdpViewerTicket>;
 /** The RDCleanPath websocket of the browser RDP viewer (the token travels inside the first message, not in the URL). */

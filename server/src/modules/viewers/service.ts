@@ -105,7 +105,8 @@ async function rdpViewer(ctx: AppContext, row: DomainRow, viewer: 'browser-rdp' 
   const { username, password } = row.guestProperties.credentials;
   if (viewer === 'browser-rdp') {
     const token = await issueViewerToken(ctx.db, row.id, opts.userId, RDP_TOKEN.browser);
-    const ticket: TRdpViewerTicket = { token, username, password, destination: `${address}:${RDP_PORT}`, name: row.name, desktopId: row.id };
+    const exp = Math.floor(Date.now() / 1000) + VIEWER_TOKEN_SECONDS;
+    const ticket: TRdpViewerTicket = { token, username, password, destination: `${address}:${RDP_PORT}`, name: row.name, desktopId: row.id, exp };
     const cookie = Buffer.from(JSON.stringify(ticket)).toString('base64url');
     return {
       kind: 'browser',
@@ -113,7 +114,7 @@ async function rdpViewer(ctx: AppContext, row: DomainRow, viewer: 'browser-rdp' 
       viewer: '/rdp',
       urlp: `/rdp#${cookie}`,
       cookie,
-      values: { vmName: row.name, exp: Math.floor(Date.now() / 1000) + VIEWER_TOKEN_SECONDS },
+      values: { vmName: row.name, exp },
     };
   }
   const port = rdpGatewayPort(ctx);
