@@ -102,6 +102,8 @@ export const DESCRIPTION_CODES = [
   'viewer_not_started',
   'unable_to_get_viewer',
   'viewer_protocol_not_implemented',
+  'guest_network_unavailable',
+  'guest_ip_timeout',
   'viewer_display_unreachable',
   'viewer_display_timeout',
   'temporal_new_reservable',
