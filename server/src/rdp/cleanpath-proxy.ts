@@ -13,6 +13,7 @@ import { connect as tlsConnect, type TLSSocket, type PeerCertificate, type Detai
 import type { WebSocket, RawData } from 'ws';
 import { decodeRequest, encodeError, encodeResponse, RDCLEANPATH_ERROR, RDCLEANPATH_VERSION, requestSize, WSA, type CleanPathError } from './rdcleanpath';
 import { autologonRewriter, tpktSize, x224Code } from './rdp-frames';
+import { serverOutputFixer } from './bitmap-fix';
 
 export type RdpTarget = { host: string; port: number };
 export type Authorization = { ok: true; target: RdpTarget; desktopId: string } | { ok: false; status: 401 | 403 | 404 | 409 };
@@ -236,6 +237,7 @@ function decodeRequestOrRefuse(buf: Buffer) {
 function relay(ws: WebSocket, tls: TLSSocket, autologon: boolean, ended?: () => void): Promise<void> {
   return new Promise<void>((resolve) => {
     const rewriter = autologon ? autologonRewriter() : null;
+    const fixer = serverOutputFixer();
     let outstanding = 0;
     let finished = false;
     const finish = () => {
@@ -262,7 +264,9 @@ function relay(ws: WebSocket, tls: TLSSocket, autologon: boolean, ended?: () => 
         tls.once('drain', () => ws.resume());
       }
     });
-    tls.on('data', (chunk: Buffer) => {
+    tls.on('data', (data: Buffer) => {
+      const chunk = fixer(data);
+      if (!chunk.length) return;
       outstanding++;
       if (outstanding > 64) tls.pause();
       ws.send(chunk, { binary: true }, () => {

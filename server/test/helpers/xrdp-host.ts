@@ -1,7 +1,7 @@
 // A real RDP server for the tests: Debian's xrdp (TLS, Xvnc sessions) run inside a network
 // namespace of its own, reached from the host over a veth pair, so it never occupies the host's
 // port 3389 and its address is like a guest's (not loopback). A throwaway user whose X session is
-// an xterm: what is typed into it runs in a shell (`echo MARK >> ~/typed.txt` proves keys arrived).
+// an xterm: what is typed into it runs in a shell (`touch MARK` in its home proves keys arrived).
 // Needs root (namespaces, useradd); `xrdpAvailable()` says whether this host can run it.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -20,8 +20,6 @@ export type XrdpHost = {
   home: string;
   /** xrdp-sesman's log (authentication outcomes: "created session", "AUTHFAIL") */
   sesmanLog(): string;
-  /** what the session's shell got typed into ~/typed.txt */
-  typed(): string;
   stop(): Promise<void>;
 };
 
@@ -105,6 +103,9 @@ export async function startXrdpHost(opts: { xsession?: string } = {}): Promise<X
     // Own configuration files: our log files, Xvnc sessions without asking, a display range of our own.
     const xrdpIni = readFileSync('/etc/xrdp/xrdp.ini', 'utf8')
       .replace(/^autorun=.*$/m, 'autorun=Xvnc')
+      // As the RDP guest runs it: uncompressed bitmaps, which the proxy can crop for the web client (src/rdp/bitmap-fix.ts).
+      .replace(/^bitmap_compression=.*$/m, 'bitmap_compression=false')
+      .replace(/^bitmap_cache=.*$/m, 'bitmap_cache=false')
       .replace(/^LogFile=.*$/m, `LogFile=${join(dir, 'xrdp.log')}`)
       .replace(/^EnableSyslog=.*$/gm, 'EnableSyslog=false');
     writeFileSync(join(dir, 'xrdp.ini'), xrdpIni);
@@ -137,7 +138,6 @@ export async function startXrdpHost(opts: { xsession?: string } = {}): Promise<X
     password,
     home,
     sesmanLog: () => (existsSync(join(dir, 'sesman.log')) ? readFileSync(join(dir, 'sesman.log'), 'utf8') : ''),
-    typed: () => (existsSync(join(home, 'typed.txt')) ? readFileSync(join(home, 'typed.txt'), 'utf8') : ''),
     stop: cleanup,
   };
 }
