@@ -35,11 +35,11 @@ export function failureOf(err: unknown): { state: Exclude<RdpState, { kind: 'con
 
 /**
  * The desktop size asked of the server for a screen area: the area itself, its width rounded
- * down to a multiple of 64 (xrdp's images are drawn sheared by this client at some widths; see
- * server/src/rdp/README), within what RDP accepts.
+ * down to a multiple of 4 (servers pad bitmap rows to it), within what RDP accepts. (Sheared
+ * images from xrdp were not a matter of size: the proxy crops its padded bitmaps, server/src/rdp/bitmap-fix.ts.)
  */
 export function desktopSizeFor(width: number, height: number): { width: number; height: number } {
-  const w = Math.max(640, Math.min(4096, Math.floor(width / 64) * 64));
+  const w = Math.max(640, Math.min(4096, Math.floor(width / 4) * 4));
   const h = Math.max(480, Math.min(2048, Math.floor(height / 2) * 2));
   return { width: w, height: h };
 }
