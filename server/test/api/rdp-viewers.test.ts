@@ -162,6 +162,40 @@ describe.skipIf(!enabled)('browser RDP viewer', () => {
   }, 240_000);
 });
 
+describe.skipIf(!enabled)('browser RDP page states', () => {
+  it('shows rdp-not-running after its retries, cookie expired for a spent link, cookie missing without one (English, French, phone)', async () => {
+    if (!existsSync(join(webDist, 'index.html'))) throw new Error('build the web first (npm run build -w @vdi/web)');
+    const browser: Browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+    mkdirSync(shots, { recursive: true });
+    try {
+      const en = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-GB' });
+      await en.addCookies([{ name: 'isardvdi_session', value: otherToken, url: server.url }]);
+      const page = await en.newPage();
+      // A desktop whose RDP service does not listen: retried with new tickets, then rdp-not-running.
+      const answer = await viewer(otherToken, otherDesktopId, 'browser-rdp');
+      await page.goto(`${server.url}${answer.urlp}`);
+      await page.locator('[data-testid="rdp-viewer"][data-state="retrying"]').waitFor({ timeout: 60_000 });
+      await page.screenshot({ path: join(shots, 'rdp-retrying.png') });
+      await page.locator('[data-testid="rdp-viewer"][data-state="rdp_not_running"]').waitFor({ timeout: 90_000 });
+      await page.screenshot({ path: join(shots, 'rdp-not-running.png') });
+      // The same link again: its token is spent.
+      await page.goto('about:blank');
+      await page.goto(`${server.url}${answer.urlp}`);
+      await page.locator('[data-testid="rdp-viewer"][data-state="cookie_expired"]').waitFor({ timeout: 60_000 });
+      await page.screenshot({ path: join(shots, 'rdp-cookie-expired.png') });
+
+      const fr = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'fr-FR' });
+      await fr.addCookies([{ name: 'isardvdi_session', value: otherToken, url: server.url }]);
+      const phone = await fr.newPage();
+      await phone.goto(`${server.url}/rdp`);
+      await phone.locator('[data-testid="rdp-viewer"][data-state="cookie_missing"]').waitFor({ timeout: 30_000 });
+      await phone.screenshot({ path: join(shots, 'rdp-cookie-missing-fr-phone.png') });
+    } finally {
+      await browser.close();
+    }
+  }, 240_000);
+});
+
 /** Pixels of the session's xterm background (#1d3557) in the page's canvas. */
 async function bluePixels(page: import('playwright').Page): Promise<number> {
   // A string: the server's TypeScript has no DOM types. The canvas is in the element's open shadow root.
