@@ -87,16 +87,18 @@ describe.skipIf(!enabled)('the "Debian desktop (RDP)" guest through the portal',
       const answer = (await res.json()) as { urlp: string };
       await page.goto(`${server.url}${answer.urlp}`);
       await page.locator('[data-testid="rdp-viewer"][data-state="connected"]').waitFor({ timeout: 120_000 });
-      // Drawn: many pixels that are not the empty canvas's black.
-      await until('the session to be drawn', async () => (await litPixels(page)) > 20_000, 60_000);
+      mkdirSync(shots, { recursive: true });
+      // Drawn: pixels that are not the empty canvas's black (the session's clock and terminal).
+      await until('the session to be drawn', async () => (await litPixels(page)) > 2_000, 60_000).finally(() =>
+        page.screenshot({ path: join(shots, 'rdp-guest-browser.png') }),
+      );
       await page.locator('iron-remote-desktop canvas').click({ position: { x: 300, y: 300 } });
       const marker = `hello${Date.now()}`;
       await page.keyboard.type(`echo ${marker}`, { delay: 50 });
       await page.keyboard.press('Enter');
-      mkdirSync(shots, { recursive: true });
       await server.ctx.engine.driver
         .waitForSerial(id, new RegExp(`RDP-TYPED .*${marker}`), 60_000)
-        .finally(() => page.screenshot({ path: join(shots, 'rdp-guest-browser.png') }));
+        .finally(() => page.screenshot({ path: join(shots, 'rdp-guest-typed.png') }));
     } finally {
       await browser.close();
     }
