@@ -23,6 +23,9 @@ const isInstalled = (pkg) =>
 /** Debian packages through apt-get, only those missing. */
 /** The guests' private network (server/src/network): namespaces, bridge, veth and TAPs with `ip`, DHCP by dnsmasq. */
 export const GUEST_NETWORK_PACKAGES = ['iproute2', 'dnsmasq-base'];
+/** The RDP viewers' tests: xrdp on the host as a stand-in guest (with Xvnc and an xterm session), FreeRDP
+ *  under Xvfb through the RD Gateway, screenshots with xwd and netpbm; openssl makes the gateway's certificate. */
+export const RDP_TEST_PACKAGES = ['xrdp', 'tigervnc-standalone-server', 'xterm', 'freerdp2-x11', 'x11-apps', 'netpbm', 'openssl'];
 
 export function ensureDebianPackages(packages) {
   const missing = packages.filter((p) => !isInstalled(p));
