@@ -58,6 +58,7 @@ export default defineConfig({
       MEDIA_ALLOW_PRIVATE_URLS: '1',
       SMTP_HOST: '127.0.0.1',
       SMTP_PORT: String(port + 1),
+      RDP_GATEWAY_PORT: String(port + 2),
       PUBLIC_URL: `http://127.0.0.1:${port}`,
       // A guest network range of its own per port (the server checks it against the machine's routes).
       GUEST_NETWORK: process.env.E2E_GUEST_NETWORK ?? `10.${100 + (port % 150)}.${Math.floor(port / 150) % 256}.0/24`,

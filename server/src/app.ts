@@ -32,6 +32,7 @@ import { createDesktopLifecycle } from './modules/desktops/lifecycle';
 import { desktopRoutes } from './modules/desktops/routes';
 import { viewerRoutes } from './modules/viewers/routes';
 import { attachViewerGateways } from './modules/viewers/gateways';
+import { startRdpGateway } from './modules/viewers/rdp';
 import { directRoutes } from './modules/direct/routes';
 import { domainRoutes } from './modules/domains/routes';
 import { desktopImageRoutes } from './modules/domains/images';
@@ -182,6 +183,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   const io = attachSocketServer(app.server, ctx);
   const closeGateways = attachViewerGateways(app.server, ctx);
+  // The RD Gateway for .rdp files, on its own TLS port (RDP_GATEWAY_PORT).
+  const stopRdpGateway = await startRdpGateway(ctx);
   // Connections the HTTP server no longer waits on as requests (upgraded to a websocket, CONNECT
   // tunnels to SPICE) and all the others, so that a stop can end them.
   const connections = new Set<Duplex>();
@@ -213,6 +216,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await bookings.scheduler.stop();
     lifecycle.close();
     closeGateways();
+    await stopRdpGateway();
     io.disconnectSockets(true);
     io.engine.close();
     for (const socket of longLived) socket.destroy();

@@ -62,6 +62,13 @@ const ZEnv = z.object({
   TRUST_PROXY: trustProxy,
   LOGIN_ADDRESS_FAILURES: z.coerce.number().int().min(1).default(30),
   EMBEDDED_EAGER_COMPILE: bool.default(true),
+  RDP_GATEWAY_PORT: z
+    .string()
+    .default('8443')
+    .refine((v) => v === 'off' || (/^\d{1,5}$/.test(v) && Number(v) <= 65535), 'a port number (0: any free port) or off'),
+  RDP_GATEWAY_PUBLIC: z.string().regex(/^[A-Za-z0-9.\-[\]:]+$/, 'host[:port]').optional(),
+  TLS_CERT: z.string().optional(),
+  TLS_KEY: z.string().optional(),
   GUEST_NETWORK: z.string().default('10.2.0.0/16').refine((v) => v === 'off' || guestCidrOk(v), 'an IPv4 range from /8 to /28 like 10.2.0.0/16, or off'),
   GUEST_NETWORK_NAMESPACE: z.string().regex(NAMESPACE_RE).optional(),
   GUEST_NETWORK_LINK_PREFIX: z.string().regex(LINK_PREFIX_RE).optional(),
@@ -102,6 +109,9 @@ export type Config = {
   loginAddressFailuresPerHour: number;
   /** The embedded database's WebAssembly compiled fully at start rather than while serving. */
   embeddedEagerCompile: boolean;
+  /** The RD Gateway (MS-TSGU over TLS) for the .rdp files: its port (null: off), the host[:port]
+   *  the files name when it is reached through something else (a reverse proxy), its certificate. */
+  rdpGateway: { port: number | null; publicAddress?: string; certFile?: string; keyFile?: string };
   /** The guests' private network (the `wireguard` interface): range or `off`, namespace and link-name prefix (derived from DATA_DIR when not set). */
   guestNetwork: { cidr: string; namespace?: string; linkPrefix?: string };
   /** A desktop on the guest network that has no address after this long leaves WaitingIP without one. */
@@ -157,6 +167,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     loginAddressFailuresPerHour: e.LOGIN_ADDRESS_FAILURES,
     embeddedEagerCompile: e.EMBEDDED_EAGER_COMPILE,
+    rdpGateway: {
+      port: e.RDP_GATEWAY_PORT === 'off' ? null : Number(e.RDP_GATEWAY_PORT),
+      publicAddress: e.RDP_GATEWAY_PUBLIC,
+      certFile: e.TLS_CERT,
+      keyFile: e.TLS_KEY,
+    },
     guestNetwork: { cidr: e.GUEST_NETWORK, namespace: e.GUEST_NETWORK_NAMESPACE, linkPrefix: e.GUEST_NETWORK_LINK_PREFIX },
     guestIpTimeoutSeconds: e.GUEST_IP_TIMEOUT_SECONDS,
   };
