@@ -18,3 +18,4 @@ export * from './deployments';
 export * from './admin-people';
 export * from './settings';
 export * from './admin-system';
+export * from './vpn-bastion';

@@ -141,6 +141,9 @@ export const ZPasswordPoliciesSetting = z
   .object({ items: z.array(ZPasswordPolicyRule).max(500) })
   .default({ items: [] });
 
+/** The bastion (SSH and HTTP/HTTPS to desktops through the portal): off until an admin turns it on. */
+export const ZBastionSetting = z.object({ enabled: z.boolean() }).default({ enabled: false });
+
 export const SETTING_SCHEMAS = {
   maintenance: ZMaintenanceSetting,
   disclaimer: ZDisclaimerSetting,
@@ -154,6 +157,7 @@ export const SETTING_SCHEMAS = {
   temporary_desktops: ZTemporaryDesktopsSetting,
   audit: ZAuditSetting,
   password_policies: ZPasswordPoliciesSetting,
+  bastion: ZBastionSetting,
 } as const;
 export type TSettingKey = keyof typeof SETTING_SCHEMAS;
 export const SETTING_KEYS = Object.keys(SETTING_SCHEMAS) as TSettingKey[];

@@ -51,6 +51,10 @@ import { sweepStorage } from './modules/storage/sweep';
 import { applySettings } from './modules/admin/settings/apply';
 import { startAuditSweep } from './modules/admin/audit/sweep';
 import { startTemporaryDesktopSweep } from './modules/desktops/temporary-sweep';
+import { createVpnService, type VpnNetwork, type VpnService } from './vpn/service';
+import { vpnRoutes } from './modules/vpn/routes';
+import { createBastion, type Bastion } from './modules/bastion/service';
+import { bastionRoutes } from './modules/bastion/routes';
 
 /** A route as registered: its method, URL pattern and zod schemas (params, querystring, body). */
 export type RegisteredRoute = {
@@ -62,7 +66,14 @@ export type RegisteredRoute = {
 declare module 'fastify' {
   interface FastifyInstance {
     registeredRoutes: RegisteredRoute[];
+    vpn: VpnService;
+    bastion: Bastion;
   }
+}
+
+/** The guest network as the VPN sees it (null until the guest network exists). */
+function vpnNetworkOf(_ctx: AppContext): VpnNetwork | null {
+  return null;
 }
 
 /** How long requests under way may take to finish once the server stops. */
@@ -135,8 +146,18 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.decorate('bookings', bookings);
   ctx.jobs.register(media.handler);
 
+  // The user VPN (on the guest network) and the bastion's listeners.
+  const vpn = createVpnService(ctx, vpnNetworkOf(ctx));
+  await vpn.start();
+  const bastion = createBastion(ctx);
+  await bastion.start();
+  app.decorate('vpn', vpn);
+  app.decorate('bastion', bastion);
+
   await app.register(async (scope) => {
-    await userRoutes(scope, ctx);
+    await userRoutes(scope, ctx, bastion);
+    await vpnRoutes(scope, ctx, vpn);
+    await bastionRoutes(scope, ctx, bastion);
     await systemRoutes(scope, ctx);
     await adminRoutes(scope, ctx);
     await desktopRoutes(scope, ctx, lifecycle);
@@ -196,6 +217,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await bookings.scheduler.stop();
     lifecycle.close();
     closeGateways();
+    bastion.close();
+    await vpn.close();
     io.disconnectSockets(true);
     io.engine.close();
     for (const socket of longLived) socket.destroy();

@@ -25,6 +25,13 @@ const trustProxy = z
   .transform((v) => (['', '0', 'false', 'no'].includes(v.trim()) ? [] : v.split(',').map((x) => x.trim()).filter(Boolean)))
   .refine((list) => list.every(proxyEntry), 'a comma-separated list of proxy addresses or CIDRs (or loopback, linklocal, uniquelocal)');
 
+/** A port number, `0` for any free one (tests), or `off`. */
+const portOrOff = z
+  .string()
+  .regex(/^(off|\d{1,5})$/, 'a port number or off')
+  .transform((v) => (v === 'off' ? null : Number(v)))
+  .refine((v) => v === null || v <= 65535, 'a port number or off');
+
 const ZEnv = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
@@ -55,6 +62,16 @@ const ZEnv = z.object({
   DISK_OPERATION_DELAY_MS: z.coerce.number().int().min(0).default(0),
   TRUST_PROXY: trustProxy,
   LOGIN_ADDRESS_FAILURES: z.coerce.number().int().min(1).default(30),
+  VPN_PORT: portOrOff.default(443),
+  VPN_HOST: z.string().max(253).regex(/^[A-Za-z0-9.:[\]-]+$/).optional(),
+  VPN_USERS_NETWORK: z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/(1[6-9]|2[0-4])$/, 'an IPv4 range from /16 to /24 like 10.0.0.0/16').default('10.0.0.0/16'),
+  BASTION_DOMAIN: z.string().max(200).regex(/^[A-Za-z0-9.-]+$/).optional(),
+  BASTION_SSH_PORT: portOrOff.default(null),
+  BASTION_HTTP_PORT: portOrOff.default(null),
+  BASTION_HTTPS_PORT: portOrOff.default(null),
+  BASTION_HOST: z.string().default('0.0.0.0'),
+  HTTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  HTTPS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 });
 
 export type Config = {
@@ -89,6 +106,18 @@ export type Config = {
   trustProxy: string[];
   /** Failed sign-ins one client address may make in an hour, across user names, before it backs off. */
   loginAddressFailuresPerHour: number;
+  /** The users' WireGuard endpoint: UDP port (null: off), the address put in the files, the users' range. */
+  vpn: { port: number | null; host?: string; usersNetwork: string };
+  /** The bastion's listeners (null: off), its domain, and the ports shown to users (a proxy in front may differ). */
+  bastion: {
+    domain?: string;
+    host: string;
+    sshPort: number | null;
+    httpPort: number | null;
+    httpsPort: number | null;
+    publicHttpPort?: number;
+    publicHttpsPort?: number;
+  };
 };
 
 /** The JWT key comes from SECRET, or is generated once and kept under DATA_DIR (never printed). */
@@ -139,5 +168,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     diskOperationDelayMs: e.DISK_OPERATION_DELAY_MS,
     trustProxy: e.TRUST_PROXY,
     loginAddressFailuresPerHour: e.LOGIN_ADDRESS_FAILURES,
+    vpn: { port: e.VPN_PORT, host: e.VPN_HOST, usersNetwork: e.VPN_USERS_NETWORK },
+    bastion: {
+      domain: e.BASTION_DOMAIN,
+      host: e.BASTION_HOST,
+      sshPort: e.BASTION_SSH_PORT,
+      httpPort: e.BASTION_HTTP_PORT,
+      httpsPort: e.BASTION_HTTPS_PORT,
+      publicHttpPort: e.HTTP_PORT,
+      publicHttpsPort: e.HTTPS_PORT,
+    },
   };
 }

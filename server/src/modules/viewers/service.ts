@@ -5,6 +5,7 @@ import { ApiError, notFound, precondition } from '../../http/errors';
 import type { DomainRow } from '../desktops/view';
 import { viewersOf } from '../desktops/view';
 import { spiceFile, viewerFileName } from './files';
+import { rdpVpnViewer } from './rdpvpn';
 import { issueViewerToken, VIEWER_TOKEN_SECONDS, viewerPassword } from './tokens';
 
 export const VIEWABLE = ['Started', 'WaitingIP', 'Shutting-down', 'Paused'];
@@ -88,5 +89,6 @@ export async function viewerFor(ctx: AppContext, row: DomainRow, viewer: TViewer
       }),
     };
   }
+  if (viewer === 'file-rdpvpn') return rdpVpnViewer(row);
   throw new ApiError('not_found', 'viewer_protocol_not_implemented', `${viewer} is not available on this server`);
 }
