@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
@@ -9,6 +9,7 @@ import { authOf, requireAuth } from '../../http/guard';
 import { forbidden } from '../../http/errors';
 import { actorOf, audit } from '../../audit/record';
 import { desktopFor } from '../desktops/access';
+import { actorOf as accessActorOf, canManage } from '../access/permissions';
 import { bastionView, targetOf, updateTarget } from './targets';
 import type { Bastion } from './service';
 
@@ -16,6 +17,13 @@ export async function bastionRoutes(app: FastifyInstance, ctx: AppContext, basti
   const r = app.withTypeProvider<ZodTypeProvider>();
   const auth = requireAuth(ctx);
   const params = z.object({ id: z.string().max(64) });
+
+  /** The desktop, when the caller may change it: its owner, an admin, a manager of its category (not a deployment's teachers). */
+  const desktopOf = async (request: FastifyRequest<{ Params: { id: string } }>) => {
+    const desktop = await desktopFor(ctx, request, request.params.id);
+    if (!canManage(await accessActorOf(ctx.db, authOf(request).user), desktop)) throw forbidden('forbidden', 'Not enough rights on this desktop');
+    return desktop;
+  };
 
   const assertAllowed = async (request: Parameters<Bastion['userConfig']>[0]) => {
     if (!(await bastion.userConfig(request)).can_use_bastion) throw forbidden('bastion_not_allowed', 'The bastion is not enabled');
@@ -35,13 +43,13 @@ export async function bastionRoutes(app: FastifyInstance, ctx: AppContext, basti
 
   r.get('/desktop/bastion/:id', { preHandler: auth, schema: { params, response: { 200: ZBastion } } }, async (request) => {
     await assertAllowed(request);
-    const desktop = await desktopFor(ctx, request, request.params.id);
+    const desktop = await desktopOf(request);
     return bastionView(await targetOf(ctx, desktop), desktop.userId);
   });
 
   r.put('/desktop/bastion/:id', { preHandler: auth, schema: { params, body: ZBastionUpdate, response: { 200: ZBastion } } }, async (request) => {
     await assertAllowed(request);
-    const desktop = await desktopFor(ctx, request, request.params.id);
+    const desktop = await desktopOf(request);
     const row = await updateTarget(ctx, desktop, request.body);
     if (desktop.userId !== authOf(request).user.id) {
       await audit(ctx.db, actorOf(request), {
