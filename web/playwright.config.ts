@@ -55,6 +55,8 @@ export default defineConfig({
       SMTP_HOST: '127.0.0.1',
       SMTP_PORT: String(port + 1),
       PUBLIC_URL: `http://127.0.0.1:${port}`,
+      // A guest network range of its own per port (the server checks it against the machine's routes).
+      GUEST_NETWORK: process.env.E2E_GUEST_NETWORK ?? `10.${100 + (port % 150)}.${Math.floor(port / 150) % 256}.0/24`,
     },
   },
 });

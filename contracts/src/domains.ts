@@ -64,6 +64,8 @@ export const ZHardwareAllowed = z.object({
   reservables: z.object({ vgpus: z.array(ZHardwareItem) }),
   quota: ZHardwareQuota,
   restriction_applied: ZRestrictionApplied,
+  /** The viewers this server can open (without the guest network, no RDP viewer). */
+  viewers: z.array(ZGuestViewerKey).optional(),
 });
 export type THardwareAllowed = z.infer<typeof ZHardwareAllowed>;
 

@@ -107,6 +107,8 @@ export const DESCRIPTION_CODES = [
   'bastion_not_allowed',
   'bastion_authorized_key_invalid',
   'bastion_authorized_keys_too_many',
+  'guest_network_unavailable',
+  'guest_ip_timeout',
   'viewer_display_unreachable',
   'viewer_display_timeout',
   'temporal_new_reservable',

@@ -21,6 +21,9 @@ const isInstalled = (pkg) =>
   spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' }).stdout?.includes('install ok installed');
 
 /** Debian packages through apt-get, only those missing. */
+/** The guests' private network (server/src/network): namespaces, bridge, veth and TAPs with `ip`, DHCP by dnsmasq. */
+export const GUEST_NETWORK_PACKAGES = ['iproute2', 'dnsmasq-base'];
+
 export function ensureDebianPackages(packages) {
   const missing = packages.filter((p) => !isInstalled(p));
   if (missing.length === 0) return;

@@ -3,6 +3,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { LINK_PREFIX_RE, MAX_PREFIX, NAMESPACE_RE, parseCidr } from './network/plan';
+
+const guestCidrOk = (v: string) => {
+  const n = parseCidr(v);
+  return n !== null && n.prefix >= 8 && n.prefix <= MAX_PREFIX;
+};
 
 const bool = z
   .enum(['0', '1', 'true', 'false', 'yes', 'no', ''])
@@ -72,6 +78,10 @@ const ZEnv = z.object({
   BASTION_HOST: z.string().default('0.0.0.0'),
   HTTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   HTTPS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  GUEST_NETWORK: z.string().default('10.2.0.0/16').refine((v) => v === 'off' || guestCidrOk(v), 'an IPv4 range from /8 to /28 like 10.2.0.0/16, or off'),
+  GUEST_NETWORK_NAMESPACE: z.string().regex(NAMESPACE_RE).optional(),
+  GUEST_NETWORK_LINK_PREFIX: z.string().regex(LINK_PREFIX_RE).optional(),
+  GUEST_IP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(300),
 });
 
 export type Config = {
@@ -118,6 +128,10 @@ export type Config = {
     publicHttpPort?: number;
     publicHttpsPort?: number;
   };
+  /** The guests' private network (the `wireguard` interface): range or `off`, namespace and link-name prefix (derived from DATA_DIR when not set). */
+  guestNetwork: { cidr: string; namespace?: string; linkPrefix?: string };
+  /** A desktop on the guest network that has no address after this long leaves WaitingIP without one. */
+  guestIpTimeoutSeconds: number;
 };
 
 /** The JWT key comes from SECRET, or is generated once and kept under DATA_DIR (never printed). */
@@ -178,5 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       publicHttpPort: e.HTTP_PORT,
       publicHttpsPort: e.HTTPS_PORT,
     },
+    guestNetwork: { cidr: e.GUEST_NETWORK, namespace: e.GUEST_NETWORK_NAMESPACE, linkPrefix: e.GUEST_NETWORK_LINK_PREFIX },
+    guestIpTimeoutSeconds: e.GUEST_IP_TIMEOUT_SECONDS,
   };
 }

@@ -8,6 +8,7 @@ import { seedDemoDesktops } from './seed/demo-desktops';
 import { createLocalEngine } from './engine';
 import { ensureDemoGuest } from './engine/guest-image';
 import { createStopper } from './shutdown';
+import { createLog } from './http/log';
 
 function printWelcome(url: string, result: SeedResult, demoPasswordSet: boolean) {
   const lines = ['', `  VDI portal is running at ${url}`, ''];
@@ -32,7 +33,12 @@ async function main() {
   const config = loadConfig();
   const database = await openDatabase({ url: config.databaseUrl, dir: config.databaseUrl ? undefined : join(config.dataDir, 'db') });
   const seeded = await seed(database.db, { demo: config.seedDemo, demoPassword: config.demoPassword });
-  const engine = await createLocalEngine({ dataDir: config.dataDir, accel: config.accel, concurrency: config.startConcurrency });
+  const engine = await createLocalEngine({
+    dataDir: config.dataDir,
+    accel: config.accel,
+    concurrency: config.startConcurrency,
+    network: { ...config.guestNetwork, log: createLog(config.logLevel) },
+  });
   if (config.seedDemo) {
     // The demo guest (13 MB, built from Debian packages) is made once; it takes about 15 s.
     const images = await ensureDemoGuest(config.imagesDir, (line) => process.stdout.write(`  [demo guest] ${line}\n`));
@@ -47,6 +53,7 @@ async function main() {
     steps: [
       ['the web server and its connections', () => app.close()],
       ['the engine (machines keep running; the next start adopts them)', () => engine.driver.close()],
+      ['the guest network (kept while guests use it)', () => engine.network.close()],
       ['the database', () => database.close()],
     ],
   });

@@ -66,7 +66,7 @@ function spawnerProcess(): ChildProcess | undefined {
     });
     const lost = () => {
       if (spawner === child) spawner = undefined;
-      for (const [id, answer] of waiting) answer({ id, err: { message: 'the qemu-img helper process ended', code: null }, stdout: '', stderr: '' });
+      for (const [id, answer] of waiting) answer({ id, err: { message: 'the helper process ended', code: null }, stdout: '', stderr: '' });
       waiting.clear();
     };
     child.on('exit', lost);
@@ -80,7 +80,15 @@ function spawnerProcess(): ChildProcess | undefined {
   }
 }
 
-export function runQemuImg(args: string[], opts: QemuImgOptions & { timeoutMs?: number } = {}): Promise<string> {
+/** A program run through the helper process failed: its exit code (null: it did not run or was killed) and its stderr. */
+export type ProgramFailure = { code: number | null; stderr: string };
+
+/**
+ * Runs a program (argument array, never a shell) through the helper process when it is there, and
+ * answers its stdout; rejects with a `ProgramFailure`. Used for qemu-img and for the guest
+ * network's `ip` commands alike.
+ */
+export function runProgram(file: string, args: readonly string[], opts: { timeoutMs?: number } = {}): Promise<string> {
   const helper = spawnerProcess();
   if (helper) {
     return new Promise((resolvePromise, reject) => {
@@ -90,27 +98,27 @@ export function runQemuImg(args: string[], opts: QemuImgOptions & { timeoutMs?: 
       waiting.set(id, ({ err, stdout, stderr }) => {
         if (waiting.size <= 1) (helper.channel as { unref?: () => void } | undefined)?.unref?.();
         if (!err) return resolvePromise(stdout);
-        reject(new QemuImgError(args, err.code, stderr || err.message));
+        reject({ code: err.code, stderr: stderr || err.message } satisfies ProgramFailure);
       });
       try {
-        helper.send({ id, file: opts.bin ?? 'qemu-img', args, timeoutMs: opts.timeoutMs ?? 0, maxBuffer: 16 * 1024 * 1024 });
+        helper.send({ id, file, args, timeoutMs: opts.timeoutMs ?? 0, maxBuffer: 16 * 1024 * 1024 });
       } catch (err) {
         waiting.delete(id);
-        reject(new QemuImgError(args, null, (err as Error).message));
+        reject({ code: null, stderr: (err as Error).message } satisfies ProgramFailure);
       }
     });
   }
   return new Promise((resolvePromise, reject) => {
-    execFile(
-      opts.bin ?? 'qemu-img',
-      args,
-      { maxBuffer: 16 * 1024 * 1024, timeout: opts.timeoutMs ?? 0, encoding: 'utf8' },
-      (err, stdout, stderr) => {
-        if (!err) return resolvePromise(stdout);
-        const code = typeof err.code === 'number' ? err.code : null;
-        reject(new QemuImgError(args, code, stderr || err.message));
-      },
-    );
+    execFile(file, args, { maxBuffer: 16 * 1024 * 1024, timeout: opts.timeoutMs ?? 0, encoding: 'utf8' }, (err, stdout, stderr) => {
+      if (!err) return resolvePromise(stdout);
+      reject({ code: typeof err.code === 'number' ? err.code : null, stderr: stderr || err.message } satisfies ProgramFailure);
+    });
+  });
+}
+
+export function runQemuImg(args: string[], opts: QemuImgOptions & { timeoutMs?: number } = {}): Promise<string> {
+  return runProgram(opts.bin ?? 'qemu-img', args, opts).catch((f: ProgramFailure) => {
+    throw new QemuImgError(args, f.code, f.stderr);
   });
 }
 

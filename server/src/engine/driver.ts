@@ -17,7 +17,9 @@ export type MachineSpec = {
   isos: { path: string }[];
   /** devices of each kind are tried in the order listed; kinds not listed are not booted from */
   bootOrder: ('disk' | 'iso' | 'network')[];
-  nics: { id: string; mac: string; model?: 'virtio' | 'e1000' }[];
+  /** `user` (default): user-mode NAT, the guest reaches out, nobody reaches in. `private`: a TAP
+   *  on the server's guest network (network/), where the guest gets an address the server reaches. */
+  nics: { id: string; mac: string; model?: 'virtio' | 'e1000'; network?: 'user' | 'private' }[];
   /** `default`: qxl when SPICE is on (its native display), std otherwise */
   video: 'default' | 'std' | 'qxl' | 'virtio' | 'none';
   graphics: { vnc: boolean; spice: boolean };

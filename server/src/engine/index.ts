@@ -4,6 +4,7 @@ import type { HypervisorDriver, MachineRuntime } from './driver';
 import type { AccelSetting } from './accel';
 import { QemuDriver } from './qemu/qemu-driver';
 import { StartQueue } from './start-queue';
+import { GuestNetwork, type GuestNetworkOptions } from '../network/guest-network';
 
 /** What the modules use of the engine: one driver, one start queue, the storage folders. */
 export type Engine = {
@@ -11,6 +12,8 @@ export type Engine = {
   queue: StartQueue<MachineRuntime>;
   /** `quarantine`: where the startup sweep moves files under `storage` that no record owns. */
   dirs: { storage: string; images: string; quarantine: string };
+  /** the guests' private network (the `wireguard` interface); `available` false on hosts that cannot */
+  network: GuestNetwork;
 };
 
 export function storageDirs(dataDir: string) {
@@ -24,10 +27,24 @@ export function storageDirs(dataDir: string) {
   return { ...dirs, quarantine: join(dataDir, 'quarantine') };
 }
 
-/** The default engine: QEMU on this machine; machines left running by a previous process are adopted. */
-export async function createLocalEngine(opts: { dataDir: string; accel: AccelSetting; concurrency?: number }): Promise<Engine> {
+export type EngineNetworkOptions = Omit<GuestNetworkOptions, 'dataDir' | 'stateDir'>;
+
+/**
+ * The default engine: QEMU on this machine; machines left running by a previous process are
+ * adopted. `network`: the guest network's configuration (GUEST_NETWORK…); without it the engine
+ * has none (machines with a `private` NIC are refused).
+ */
+export async function createLocalEngine(opts: {
+  dataDir: string;
+  accel: AccelSetting;
+  concurrency?: number;
+  network?: EngineNetworkOptions;
+}): Promise<Engine> {
   const dirs = storageDirs(opts.dataDir);
-  const driver = new QemuDriver({ runDir: dirs.run, accel: opts.accel });
+  const network = opts.network
+    ? await GuestNetwork.open({ ...opts.network, dataDir: opts.dataDir, stateDir: join(opts.dataDir, 'network') })
+    : GuestNetwork.unavailable(opts.dataDir, 'no guest network configured');
+  const driver = new QemuDriver({ runDir: dirs.run, accel: opts.accel, network });
   await driver.ready();
-  return { driver, queue: new StartQueue<MachineRuntime>({ concurrency: opts.concurrency }), dirs };
+  return { driver, queue: new StartQueue<MachineRuntime>({ concurrency: opts.concurrency }), dirs, network };
 }

@@ -19,7 +19,8 @@ let manager: string;
 let demoTemplate: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // With a guest network of its own: the RDP viewers and the wireguard interface are offered.
+  server = await startTestServer({ network: true });
   [advanced, nora, iker, sara, manager] = await Promise.all(['advanced', 'student03', 'student04', 'student01', 'manager'].map((u) => loginToken(server, u)));
   const [t] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.kind, 'template'));
   demoTemplate = t!.id;

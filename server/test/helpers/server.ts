@@ -8,7 +8,8 @@ import type { AppContext } from '../../src/context';
 import type { Mailer } from '../../src/mail/mailer';
 import { seed } from '../../src/seed/seed';
 import { seedDemoDesktops } from '../../src/seed/demo-desktops';
-import { createLocalEngine } from '../../src/engine';
+import { createLocalEngine, type Engine, type EngineNetworkOptions } from '../../src/engine';
+import { testNetworkOptions } from './guest-network';
 import { ensureDemoGuest } from '../../src/engine/guest-image';
 import { openTestDatabase } from './db';
 import type { Clock } from '../../src/scheduler/clock';
@@ -23,11 +24,14 @@ export type TestServer = {
   app: FastifyInstance;
   ctx: AppContext;
   config: Config;
+  /** Stops the web server and the engine as a server's stop does (machines keep running), then serves again from the same data and database. */
+  restart(): Promise<void>;
   close(): Promise<void>;
 };
 
 /** The real server on a free loopback port, with a fresh database seeded with the demo organisation. */
-export async function startTestServer(opts: { env?: Record<string, string>; mailer?: Mailer; startConcurrency?: number; clock?: Clock } = {}): Promise<TestServer> {
+/** `network`: a guest network of its own (true: a fresh namespace and free range; see helpers/guest-network.ts). */
+export async function startTestServer(opts: { env?: Record<string, string>; mailer?: Mailer; startConcurrency?: number; clock?: Clock; network?: boolean | EngineNetworkOptions } = {}): Promise<TestServer> {
   // Short: QEMU's unix socket paths (run/<desktop id>/qmp.sock) must fit 107 bytes.
   const dataDir = mkdtempSync(join(tmpdir(), 'vt-'));
   const config = loadConfig({
@@ -41,27 +45,40 @@ export async function startTestServer(opts: { env?: Record<string, string>; mail
   });
   const database = await openTestDatabase();
   await seed(database.db, { demo: true, demoPassword: DEMO_PASSWORD });
-  const engine = await createLocalEngine({ dataDir, accel: 'auto', concurrency: opts.startConcurrency });
+  const network = opts.network === true ? testNetworkOptions() : opts.network || undefined;
+  const engine = await createLocalEngine({ dataDir, accel: 'auto', concurrency: opts.startConcurrency, network });
   await seedDemoDesktops(database.db, engine, await ensureDemoGuest(testImagesDir()));
-  const ctx = createContext(config, database, engine, { mailer: opts.mailer, clock: opts.clock });
-  const app = await buildApp(ctx);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    app,
-    ctx,
+  const listen = async (engine: Engine) => {
+    const ctx = createContext(config, database, engine, { mailer: opts.mailer, clock: opts.clock });
+    const app = await buildApp(ctx);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    return { url: `http://127.0.0.1:${port}`, app, ctx };
+  };
+  const server: TestServer = {
+    ...(await listen(engine)),
     config,
+    async restart() {
+      // As a server's stop: the web server, then the engine (machines keep running), then the guest network (kept while guests use it).
+      await server.app.close();
+      await server.ctx.engine.driver.close();
+      await server.ctx.engine.network.close();
+      const next = await createLocalEngine({ dataDir, accel: 'auto', concurrency: opts.startConcurrency, network });
+      Object.assign(server, await listen(next));
+    },
     async close() {
+      const { app, ctx } = server;
       await app.close();
       // Tests leave no machine behind.
-      for (const m of await engine.driver.list()) await engine.driver.destroy(m.id).catch(() => undefined);
-      await engine.driver.close();
+      for (const m of await ctx.engine.driver.list()) await ctx.engine.driver.destroy(m.id).catch(() => undefined);
+      await ctx.engine.driver.close();
+      await ctx.engine.network.close({ teardown: true });
       await database.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  return server;
 }
 
 /** Signs in through the authentication service and answers the raw token (`headers`: e.g. an X-Forwarded-For). */

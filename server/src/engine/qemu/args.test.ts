@@ -69,6 +69,14 @@ describe('buildQemuArgs', () => {
     expect(pxe).toContain('virtio-blk-pci,drive=disk0,bootindex=2');
   });
 
+  it('puts a private NIC on its TAP (no scripts), and refuses one without a TAP', () => {
+    const nics = [{ id: 'default', mac: '52:54:00:aa:00:01' }, { id: 'wireguard', mac: '52:54:00:aa:00:02', network: 'private' as const }];
+    const args = buildQemuArgs(spec({ nics }), ctx({ taps: [undefined, 'gnet1t0123abcd'] }));
+    expect(values(args, '-netdev')).toEqual(['user,id=net0', 'tap,id=net1,ifname=gnet1t0123abcd,script=no,downscript=no']);
+    expect(values(args, '-device')).toContain('virtio-net-pci,netdev=net1,mac=52:54:00:aa:00:02');
+    expect(() => buildQemuArgs(spec({ nics }), ctx())).toThrow(/TAP/);
+  });
+
   it('SPICE: loopback port, password from a secret file (never argv), qxl video, agent channel', () => {
     const args = buildQemuArgs(spec({ graphics: { vnc: false, spice: true } }),
       ctx({ spice: { host: '127.0.0.1', port: 5930, secretFile: '/run/vdi/d1/spice.secret' } }));

@@ -13,6 +13,8 @@ export type QemuArgsContext = {
   spice?: { host: string; port: number; secretFile: string };
   /** seccomp filter (QEMU's -sandbox); on unless the host's QEMU lacks it */
   sandbox: boolean;
+  /** the TAP of each `private` NIC, by NIC index (made by the guest network before QEMU starts) */
+  taps?: (string | undefined)[];
 };
 
 const MAC_RE = /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i;
@@ -97,8 +99,15 @@ export function buildQemuArgs(spec: MachineSpec, ctx: QemuArgsContext): string[]
   });
   spec.nics.forEach((nic, i) => {
     const id = `net${i}`;
-    // user-mode networking: NAT to the outside, no privileges or bridges needed on the host.
-    args.push('-netdev', `user,id=${id}`);
+    if (nic.network === 'private') {
+      // A TAP made beforehand (no scripts: QEMU's sandbox forbids spawning, and the server moves it).
+      const tap = ctx.taps?.[i];
+      if (!tap) throw new EngineError('invalid-spec', `NIC ${nic.id} is on the guest network but has no TAP`);
+      args.push('-netdev', `tap,id=${id},ifname=${esc(tap)},script=no,downscript=no`);
+    } else {
+      // user-mode networking: NAT to the outside, no privileges or bridges needed on the host.
+      args.push('-netdev', `user,id=${id}`);
+    }
     const model = nic.model === 'e1000' ? 'e1000' : 'virtio-net-pci';
     args.push('-device', withBoot(`${model},netdev=${id},mac=${nic.mac.toLowerCase()}`, boot.network[i]));
   });

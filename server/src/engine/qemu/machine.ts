@@ -9,8 +9,8 @@ import { removeRunDir, type RunPaths } from './run-dir';
 
 export type MachineHooks = {
   emit(e: MachineEvent): void;
-  /** called once the process is gone and the run dir removed */
-  gone(m: QemuMachine): void;
+  /** called once the process is gone and the run dir removed (and awaited before `stopped` is emitted) */
+  gone(m: QemuMachine): void | Promise<void>;
 };
 
 export class QemuMachine {
@@ -181,7 +181,9 @@ export class QemuMachine {
     }
     await removeRunDir(this.paths).catch(() => {});
     this.stopped.abort(new Error(`machine ${this.spec.id} stopped (${reason})`));
-    this.#hooks.gone(this);
+    await Promise.resolve()
+      .then(() => this.#hooks.gone(this))
+      .catch(() => {});
     const id = this.spec.id;
     if (crashed) this.#hooks.emit({ id, type: 'crashed', reason });
     this.#hooks.emit({ id, type: 'stopped', reason });

@@ -24,6 +24,7 @@ import { QemuMachine } from './machine';
 import { isOurQemu, readTail, signal, waitForProcessExit } from './process';
 import { listRunDirs, prepareRunDir, readRecord, removeRunDir, runPaths, writeRuntime, writeSpec } from './run-dir';
 import { waitForPattern } from './serial';
+import type { TapNetwork } from '../../network/guest-network';
 
 export type QemuDriverOptions = {
   /** one sub-directory per machine; keep it short (unix socket paths are limited to 107 bytes) */
@@ -40,6 +41,8 @@ export type QemuDriverOptions = {
   pollMs?: number;
   /** how long QEMU may take to come up (QMP greeting) */
   startTimeoutMs?: number;
+  /** the guest network that `private` NICs are put on; without it such machines are refused */
+  network?: TapNetwork;
 };
 
 const STATUS: Record<string, MachineStatus> = {
@@ -64,7 +67,8 @@ const STATUS: Record<string, MachineStatus> = {
 export class QemuDriver implements HypervisorDriver {
   readonly name = 'qemu';
   readonly accel: Accel;
-  readonly #opts: Required<Omit<QemuDriverOptions, 'accel'>>;
+  readonly #opts: Required<Omit<QemuDriverOptions, 'accel' | 'network'>>;
+  readonly #network: TapNetwork | undefined;
   readonly #machines = new Map<string, QemuMachine>();
   readonly #starting = new Set<string>();
   readonly #listeners = new Set<(e: MachineEvent) => void>();
@@ -82,6 +86,7 @@ export class QemuDriver implements HypervisorDriver {
       pollMs: opts.pollMs ?? 1000,
       startTimeoutMs: opts.startTimeoutMs ?? 15_000,
     };
+    this.#network = opts.network;
     this.#ready = this.#adoptRunning();
     this.#ready.catch(() => {}); // surfaced by the first call that awaits it
   }
@@ -266,10 +271,21 @@ export class QemuDriver implements HypervisorDriver {
 
   #hooks = {
     emit: (e: MachineEvent) => this.#emit(e),
-    gone: (m: QemuMachine) => {
+    gone: async (m: QemuMachine) => {
       if (this.#machines.get(m.spec.id) === m) this.#machines.delete(m.spec.id);
+      // Persistent TAPs outlive QEMU: delete them before anyone hears `stopped` (a restart makes them again).
+      await this.#deleteTaps(m.spec);
     },
   };
+
+  /** The TAP of each `private` NIC of the spec, by NIC index. */
+  #tapsOf(spec: MachineSpec): (string | undefined)[] {
+    return spec.nics.map((n, i) => (n.network === 'private' && this.#network ? this.#network.tapName(spec.id, i) : undefined));
+  }
+
+  async #deleteTaps(spec: MachineSpec): Promise<void> {
+    for (const tap of this.#tapsOf(spec)) if (tap) await this.#network!.deleteTap(tap).catch(() => undefined);
+  }
 
   async #launch(spec: MachineSpec): Promise<QemuMachine> {
     const paths = runPaths(this.#opts.runDir, spec.id);
@@ -284,13 +300,26 @@ export class QemuDriver implements HypervisorDriver {
       await writeFile(paths.spiceSecret, randomBytes(24).toString('base64url'), { mode: 0o600 });
       spice = { host: this.#opts.spiceHost, port: await freeTcpPort(this.#opts.spiceHost), secretFile: paths.spiceSecret };
     }
+    if (spec.nics.some((n) => n.network === 'private') && !this.#network?.available) {
+      await removeRunDir(paths);
+      throw new EngineError('unsupported', `machine ${spec.id} needs the guest network, which this host does not have`);
+    }
+    const taps = this.#tapsOf(spec);
     const args = buildQemuArgs(spec, {
       paths,
       accel: this.accel,
       tcgTbSizeMb: this.#opts.tcgTbSizeMb,
       spice,
       sandbox: this.#opts.sandbox,
+      taps,
     });
+    try {
+      for (const tap of taps) if (tap) await this.#network!.createTap(tap);
+    } catch (err) {
+      await this.#deleteTaps(spec);
+      await removeRunDir(paths);
+      throw new EngineError('start-failed', `could not make the network of machine ${spec.id}`, err instanceof Error ? err.message : String(err));
+    }
 
     // Detached in its own process group with stdio to a file: the machine outlives this process.
     const logFd = openSync(paths.log, 'a', 0o600);
@@ -305,6 +334,8 @@ export class QemuDriver implements HypervisorDriver {
     const fail = async (why: string): Promise<never> => {
       if (child.pid !== undefined) signal(child.pid, 'SIGKILL');
       const log = (await readTail(paths.log)).trim();
+      if (child.pid !== undefined) await waitForProcessExit(child.pid, paths.qmp, 5000);
+      await this.#deleteTaps(spec);
       await removeRunDir(paths);
       throw new EngineError('start-failed', `QEMU did not start machine ${spec.id}: ${why}`, log);
     };
@@ -321,6 +352,13 @@ export class QemuDriver implements HypervisorDriver {
     if ('err' in first) return fail(first.err.message);
     const qmp = first.q;
     await rm(paths.spiceSecret, { force: true }); // read at startup; the current password lives in QEMU only
+    try {
+      // QEMU holds the TAPs open now: onto the bridge in the namespace with them.
+      for (const tap of taps) if (tap) await this.#network!.attachTap(tap);
+    } catch (err) {
+      await qmp.close().catch(() => {});
+      return fail(`could not attach its network: ${err instanceof Error ? err.message : String(err)}`);
+    }
 
     const runtime: MachineRuntime & { pid: number } = {
       id: spec.id,
@@ -355,6 +393,19 @@ export class QemuDriver implements HypervisorDriver {
         pollMs: this.#opts.pollMs,
       });
       this.#machines.set(id, machine);
+    }
+    if (this.#network?.available) {
+      // A crash between QEMU's start and the move leaves its TAP in the root namespace: attach it
+      // now; TAPs of machines that are gone are deleted.
+      const keep: string[] = [];
+      for (const m of this.#machines.values()) {
+        for (const tap of this.#tapsOf(m.spec)) {
+          if (!tap) continue;
+          keep.push(tap);
+          await this.#network.attachTap(tap).catch(() => undefined);
+        }
+      }
+      await this.#network.pruneTaps(keep);
     }
   }
 }

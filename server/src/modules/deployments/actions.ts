@@ -16,6 +16,7 @@ import { assertKnownVgpus, assertNotCreating, enqueueCreation, ownerRowOf } from
 import type { DeploymentEvents } from './events';
 import { checkMoreDeploymentDesktops, startAllowance } from './quota';
 import { assertHasUsers, makeCreateDict, remadeHardware } from './rules';
+import { assertGuestNetworkChoice } from '../domains/guest';
 import { beyondReach, choosersOf, selectedUsers, storedAllowed, withBeyond, type DeploymentAllowed } from './users';
 import { assertChoosable, chooserOf, mayChoose } from '../access/permissions';
 import { hasDeploymentRole } from './roles';
@@ -158,6 +159,7 @@ export async function editDeployment(ctx: AppContext, lifecycle: DesktopLifecycl
     const [own, mine] = await Promise.all([hardwareBounds(db, await ownerRowOf(ctx, d)), hardwareBounds(db, agent)]);
     const quota = { memory: Math.min(own.quota.memory, mine.quota.memory), vcpus: Math.min(own.quota.vcpus, mine.quota.vcpus), desktops_disk_size: Math.min(own.quota.desktops_disk_size, mine.quota.desktops_disk_size) };
     createDict = makeCreateDict(d.templateId, d.createDict, body, quota, 'edit');
+    assertGuestNetworkChoice(ctx.engine.network, d.createDict.hardware.interfaces.map((i) => i.id), createDict.hardware.interfaces.map((i) => i.id));
   }
   const [row] = await db
     .update(schema.deployments)

@@ -18,6 +18,7 @@ import type { DeploymentEvents } from './events';
 import { checkMoreDeploymentDesktops, checkNewDeploymentQuota } from './quota';
 import { createThrottle } from './progress';
 import { assertHasUsers, makeCreateDict } from './rules';
+import { assertGuestNetworkChoice } from '../domains/guest';
 import { choosersOf, selectedUsers, storedAllowed, type DeploymentAllowed } from './users';
 import { assertChoosable, chooserOf } from '../access/permissions';
 import { DEPLOYMENT_JOB, desktopsOf } from './view';
@@ -87,6 +88,7 @@ export async function createDeployment(ctx: AppContext, events: DeploymentEvents
   if (users.length === 0) throw badRequest('deployment_no_users', 'No user belongs to the chosen groups');
   const { quota } = await hardwareBounds(db, user);
   const createDict = makeCreateDict(template.id, template, body, quota, 'create');
+  assertGuestNetworkChoice(ctx.engine.network, null, createDict.hardware.interfaces.map((i) => i.id));
   await checkNewDeploymentQuota(db, user, users.length);
   const id = body.id ?? randomUUID();
   if (await findDeployment(db, id)) throw conflict('conflict', 'A deployment with this id exists');

@@ -12,7 +12,7 @@ import type { UserRow } from '../../auth/sessions';
 import { checkStartQuota } from '../quotas/start-check';
 import { checkBookingToStart } from '../bookings/start-check';
 import { CREATING_DESKTOP } from './create';
-import { disksOf, machineSpecOf } from './machine-spec';
+import { disksOf, machineSpecOf, privateMacOf } from './machine-spec';
 import { desktopViews, findDomain, type DomainRow } from './view';
 
 const STOPPED_STATES = ['Stopped', 'Failed'];
@@ -30,6 +30,35 @@ export function createDesktopLifecycle(ctx: AppContext) {
   const queuedOwners = new Map<string, string>();
   const shutdownTimers = new Map<string, NodeJS.Timeout>();
   const deleting = new Set<string>();
+  const ipWaits = new Map<string, AbortController>();
+  const { network } = ctx.engine;
+
+  const stopWaitingForIp = (id: string) => {
+    ipWaits.get(id)?.abort();
+    ipWaits.delete(id);
+  };
+
+  /**
+   * A desktop on the guest network is `WaitingIP` until its DHCP lease (granted since `since`,
+   * its start) gives its address; then `Started` with it. No address within the timeout: `Started`
+   * without one, `current_action` saying why (its RDP viewers stay off). Addresses never go to the log.
+   */
+  function waitForIp(id: string, mac: string, since: number) {
+    stopWaitingForIp(id);
+    const abort = new AbortController();
+    ipWaits.set(id, abort);
+    const timeoutMs = Math.max(0, since + ctx.config.guestIpTimeoutSeconds * 1000 - Date.now());
+    void network
+      .waitForAddress(mac, { since, timeoutMs, signal: abort.signal })
+      .then(async (ip) => {
+        if (abort.signal.aborted) return;
+        ipWaits.delete(id);
+        if (ip) return void (await update(id, { status: 'Started', guestIp: ip, currentAction: null }, ['WaitingIP']));
+        log.warn({ desktop: id, seconds: ctx.config.guestIpTimeoutSeconds }, 'desktop got no address on the guest network');
+        await update(id, { status: 'Started', guestIp: null, currentAction: 'guest_ip_timeout' }, ['WaitingIP']);
+      })
+      .catch((err) => log.error({ err, desktop: id }, 'waiting for the guest address failed'));
+  }
 
   async function publish(row: DomainRow) {
     if (row.kind === 'desktop' && (row.tag === null || row.tagVisible)) {
@@ -97,6 +126,10 @@ export function createDesktopLifecycle(ctx: AppContext) {
       throw precondition('hypervisors_not_available', 'No hypervisor has room for this desktop');
     }
     await assertDisksReady(row);
+    const mac = privateMacOf(row);
+    if (mac && !network.available) {
+      throw precondition('guest_network_unavailable', 'The private network (wireguard, RDP viewers) is not available on this server');
+    }
     const spec = await machineSpecOf(db, row);
     // Claimed atomically: two clicks, or two tabs, start it once.
     const claimed = await update(row.id, { status: 'Starting', currentAction: null }, ['Stopped']);
@@ -106,9 +139,11 @@ export function createDesktopLifecycle(ctx: AppContext) {
     queue
       .enqueue(row.id, () => driver.start(spec))
       .then(
-        (runtime) => {
+        async (runtime) => {
           log.info({ desktop: row.id }, 'desktop started');
-          return update(row.id, { status: 'Started', startedAt: runtime.startedAt, accessedAt: new Date() }, ['Starting']);
+          const status = mac ? 'WaitingIP' : 'Started';
+          const started = await update(row.id, { status, startedAt: runtime.startedAt, accessedAt: new Date(), guestIp: null }, ['Starting']);
+          if (started && mac) waitForIp(row.id, mac, new Date(runtime.startedAt).getTime());
         },
         async (err) => {
           if (err instanceof StartCancelledError) return;
@@ -181,6 +216,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
     deleting.add(row.id);
     try {
       clearShutdownTimer(row.id);
+      stopWaitingForIp(row.id);
       queue.cancel(row.id);
       if ((await driver.status(row.id)) !== 'absent') await driver.destroy(row.id).catch(() => undefined);
       const disks = (await disksOf(db, row.id)).filter((d) => d.kind !== 'template');
@@ -201,6 +237,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
   /** The machine is no longer running: a temporary desktop disappears, any other is stopped. */
   async function machineGone(id: string) {
     clearShutdownTimer(id);
+    stopWaitingForIp(id);
     log.info({ desktop: id }, 'machine stopped');
     const row = await findDomain(db, id);
     if (!row || deleting.has(id)) return;
@@ -231,8 +268,12 @@ export function createDesktopLifecycle(ctx: AppContext) {
     const rows = await db.select().from(schema.domains).where(eq(schema.domains.kind, 'desktop'));
     for (const row of rows) {
       if (running.has(row.id)) {
-        if (!['Started', 'WaitingIP', 'Paused', 'Shutting-down'].includes(row.status)) await update(row.id, { status: 'Started' });
+        const mac = privateMacOf(row);
+        const settled = ['Started', 'WaitingIP', 'Paused', 'Shutting-down'].includes(row.status);
+        if (!settled) await update(row.id, { status: mac && !row.guestIp ? 'WaitingIP' : 'Started' });
         if (row.status === 'Shutting-down') await driver.shutdown(row.id).catch(() => undefined);
+        // Still waiting for its address when the last run ended: wait on, within what is left of its time.
+        if (mac && !row.guestIp && (row.status === 'WaitingIP' || !settled)) waitForIp(row.id, mac, row.startedAt?.getTime() ?? Date.now());
       } else if (row.persistent && row.status === CREATING_DESKTOP) {
         // Its creation was interrupted: the startup sweep finishes it (storage/sweep.ts).
         continue;
@@ -266,6 +307,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
     close() {
       unsubscribe();
       for (const t of shutdownTimers.values()) clearTimeout(t);
+      for (const id of [...ipWaits.keys()]) stopWaitingForIp(id);
     },
   };
 }

@@ -4,6 +4,28 @@ import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { DomainRow } from './view';
 import { attachedIsos } from '../media/attached';
+import { DEFAULT_INTERFACE, WIREGUARD_INTERFACE } from '@vdi/contracts';
+import { stableMac } from '../../network/plan';
+
+/**
+ * The desktop's NICs: `default` is user-mode NAT, `wireguard` a TAP on the server's guest network
+ * (where the guest gets the address the RDP viewers and the VPN reach). A record without a MAC
+ * (a deployment's dict keeps none) gets a stable one from the desktop's id.
+ */
+export function nicsOf(row: Pick<DomainRow, 'id' | 'hardware'>): MachineSpec['nics'] {
+  return row.hardware.interfaces
+    .filter((i) => i.id === DEFAULT_INTERFACE || i.id === WIREGUARD_INTERFACE)
+    .map((i) => ({
+      id: i.id,
+      mac: i.mac || stableMac(row.id, i.id),
+      ...(i.id === WIREGUARD_INTERFACE ? { network: 'private' as const } : {}),
+    }));
+}
+
+/** The MAC of the desktop's NIC on the guest network, if it has one (its DHCP lease gives the address). */
+export function privateMacOf(row: Pick<DomainRow, 'id' | 'hardware'>): string | null {
+  return nicsOf(row).find((n) => n.network === 'private')?.mac.toLowerCase() ?? null;
+}
 
 /** The disks of a domain, in boot order. */
 export async function disksOf(db: Db, domainId: string) {
@@ -30,7 +52,7 @@ export async function machineSpecOf(db: Db, row: DomainRow): Promise<MachineSpec
     // Attached ISO media as CD-ROMs; bootOrder says whether they boot before the disk.
     isos: await attachedIsos(db, row.id),
     bootOrder: hw.bootOrder.length ? hw.bootOrder : ['disk'],
-    nics: hw.interfaces.filter((i) => i.id === 'default').map((i) => ({ id: i.id, mac: i.mac })),
+    nics: nicsOf(row),
     video: viewers.file_spice ? 'qxl' : 'default',
     graphics: { vnc: true, spice: Boolean(viewers.file_spice) },
   };

@@ -15,7 +15,7 @@ import { ownerOf, type DomainRow } from '../desktops/view';
 import { publishTemplate } from '../templates/view';
 import { findProfile } from '../reservables/profiles';
 import { dropItemBookings } from '../bookings/service';
-import { assertGpuOnlyViewers, chooseGuest } from './guest';
+import { assertGpuOnlyViewers, assertGuestNetworkChoice, chooseGuest } from './guest';
 import { chooseHardware, hardwareBounds, type HardwareRow } from './hardware';
 import { removeUserImage, saveUserImage, stockImage } from './images';
 import { assertNameFree } from './names';
@@ -50,6 +50,7 @@ export async function updateDomain(ctx: AppContext, lifecycle: DesktopLifecycle,
   );
   const hardware = chooseHardware(row.hardware as HardwareRow, body.hardware, guest.interfaces, quota, 'domain_edit');
   assertGpuOnlyViewers(hardware.videos, guest.guest);
+  assertGuestNetworkChoice(ctx.engine.network, row.hardware.interfaces.map((i) => i.id), guest.interfaces);
 
   let image: DomainImage = row.image;
   if (body.image?.type === 'stock') image = stockImage(body.image.id);

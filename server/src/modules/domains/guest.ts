@@ -1,4 +1,5 @@
 import {
+  WIREGUARD_INTERFACE,
   applyViewerNetworkRules,
   gpuOnlyViewersOk,
   ZGuestViewerKey,
@@ -6,7 +7,7 @@ import {
   type TGuestViewerKey,
 } from '@vdi/contracts';
 import type { GuestProperties } from '../../db/schema';
-import { badRequest } from '../../http/errors';
+import { badRequest, precondition } from '../../http/errors';
 
 export const viewerKeysOf = (g: GuestProperties): TGuestViewerKey[] =>
   Object.keys(g.viewers).filter((k): k is TGuestViewerKey => ZGuestViewerKey.safeParse(k).success);
@@ -41,4 +42,15 @@ export function chooseGuest(
 /** "Only GPU" has no display for VNC or SPICE: only the RDP viewers work with it. */
 export function assertGpuOnlyViewers(videos: string[], guest: GuestProperties) {
   if (!gpuOnlyViewersOk(videos, viewerKeysOf(guest))) throw badRequest('only_works_rdp', 'Only GPU works only with the RDP viewers');
+}
+
+/**
+ * The wireguard network (and so the RDP viewers, which bring it) needs the server's guest network.
+ * On a host without it a new choice of it is refused; `before` (an edit's current interfaces,
+ * null for something new) passes unchanged, so an existing desktop stays editable.
+ */
+export function assertGuestNetworkChoice(network: { available: boolean }, before: string[] | null, after: string[]) {
+  if (network.available || !after.includes(WIREGUARD_INTERFACE)) return;
+  if (before?.includes(WIREGUARD_INTERFACE)) return;
+  throw precondition('guest_network_unavailable', 'The private network (wireguard, RDP viewers) is not available on this server');
 }

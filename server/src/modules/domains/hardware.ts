@@ -1,6 +1,9 @@
 import {
   FALLBACK_HARDWARE_QUOTA,
   GB,
+  GUEST_VIEWER_KEYS,
+  RDP_VIEWER_KEYS,
+  WIREGUARD_INTERFACE,
   isMemoryStep,
   videosFor,
   type THardwareAllowed,
@@ -36,10 +39,13 @@ export async function hardwareBounds(db: Db, user: UserRow): Promise<{ quota: TH
   };
 }
 
-export async function allowedHardware(db: Db, user: UserRow): Promise<THardwareAllowed> {
+/** `guestNetwork`: whether this server has the guests' private network; without it neither the
+ *  wireguard interface nor the RDP viewers are offered. */
+export async function allowedHardware(db: Db, user: UserRow, guestNetwork: boolean): Promise<THardwareAllowed> {
   const bounds = await hardwareBounds(db, user);
   return {
-    interfaces: INTERFACES,
+    interfaces: guestNetwork ? INTERFACES : INTERFACES.filter((i) => i.id !== WIREGUARD_INTERFACE),
+    viewers: guestNetwork ? [...GUEST_VIEWER_KEYS] : GUEST_VIEWER_KEYS.filter((v) => !RDP_VIEWER_KEYS.includes(v)),
     graphics: GRAPHICS,
     videos: VIDEOS,
     boot_order: BOOT_ORDER,

@@ -10,7 +10,7 @@ import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { disksOf } from '../desktops/machine-spec';
 import { desktopView, findDomain } from '../desktops/view';
 import { quotaLevels } from '../quotas/levels';
-import { assertGpuOnlyViewers, chooseGuest } from './guest';
+import { assertGpuOnlyViewers, assertGuestNetworkChoice, chooseGuest } from './guest';
 import { chooseHardware, GB, hardwareBounds, type HardwareRow } from './hardware';
 import { stockImage } from './images';
 import { assertNameFree } from './names';
@@ -55,6 +55,7 @@ export async function createPersistentDesktop(ctx: AppContext, lifecycle: Deskto
   );
   const hardware = chooseHardware(base, body.hardware, guest.interfaces, quota, 'desktop_new');
   assertGpuOnlyViewers(hardware.videos, guest.guest);
+  assertGuestNetworkChoice(ctx.engine.network, null, guest.interfaces);
 
   const [templateDisk] = templateDisks;
   if (!templateDisk) throw precondition('domain_has_no_disk', 'The template has no disk');

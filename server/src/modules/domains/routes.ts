@@ -35,7 +35,7 @@ export async function domainRoutes(app: FastifyInstance, ctx: AppContext, lifecy
   const auth = requireAuth(ctx);
 
   r.get('/user/hardware/allowed', { preHandler: auth, schema: { response: { 200: ZHardwareAllowed } } }, async (request) =>
-    allowedHardware(ctx.db, authOf(request).user),
+    allowedHardware(ctx.db, authOf(request).user, ctx.engine.network.available),
   );
 
   r.get('/desktop/new/check_quota', { preHandler: auth, schema: { response: { 200: ZCheckQuotaAnswer } } }, async (request) => {

@@ -1,4 +1,4 @@
-import type { TBrowserViewerTicket, TViewer, TViewerAnswer } from '@vdi/contracts';
+import { VIEWERS_NEEDING_IP, type TBrowserViewerTicket, type TViewer, type TViewerAnswer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import type { MachineRuntime } from '../../engine/driver';
 import { ApiError, notFound, precondition } from '../../http/errors';
@@ -49,6 +49,9 @@ async function sharedVncPassword(ctx: AppContext, runtime: MachineRuntime): Prom
  */
 export async function viewerFor(ctx: AppContext, row: DomainRow, viewer: TViewer, opts: { userId: string | null; proxy: string }): Promise<TViewerAnswer> {
   if (!VIEWABLE.includes(row.status)) throw precondition('viewer_not_started', 'Start the desktop before opening a viewer');
+  if (VIEWERS_NEEDING_IP.includes(viewer) && !ctx.engine.network.available) {
+    throw precondition('guest_network_unavailable', 'The RDP viewers need the private network, which this server does not have');
+  }
   if (!viewersOf(row).includes(viewer)) throw notFound('unable_to_get_viewer', `The desktop does not offer ${viewer}`);
   const runtime = (await ctx.engine.driver.list()).find((m) => m.id === row.id);
   if (!runtime) throw precondition('viewer_not_started', 'The desktop is not running');

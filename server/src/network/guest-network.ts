@@ -1,0 +1,464 @@
+// The guests' private network: a network namespace this server owns, a bridge in it, dnsmasq
+// serving DHCP on the bridge, and a veth pair whose root end gives the server (and only this
+// machine) a route to the guests. Desktops with the `wireguard` interface get a TAP on the bridge
+// (made in the root namespace, opened by QEMU, then moved into the namespace).
+//
+// Everything it makes is named from DATA_DIR (see plan.ts): a later run of the same directory
+// finds it again. A network with guests on it outlives the server (their machines do too) and is
+// adopted at the next start; one without is torn down on stop and rebuilt at start.
+import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, watch, type FSWatcher } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { runProgram, type ProgramFailure } from '../engine/disks';
+import { leasedAddress, parseLeases, type Lease } from './leases';
+import { formatCidr, networkNames, overlaps, planNetwork, routeDestinations, tapName, type NetworkNames, type NetworkPlan } from './plan';
+
+export type GuestNetworkOptions = {
+  /** where the lease file, dnsmasq's pid file and its log live (e.g. DATA_DIR/network) */
+  stateDir: string;
+  /** names derive from it when not given */
+  dataDir: string;
+  /** GUEST_NETWORK, e.g. 10.2.0.0/16; `off` disables the network */
+  cidr: string;
+  namespace?: string;
+  linkPrefix?: string;
+  /** DHCP lease time; dnsmasq's minimum is 120 s */
+  leaseSeconds?: number;
+  log?: { info(o: object, msg?: string): void; warn(o: object, msg?: string): void };
+};
+
+/** What the engine needs to give a machine a NIC on the guest network. */
+export interface TapNetwork {
+  readonly available: boolean;
+  tapName(machineId: string, index: number): string;
+  /** A fresh persistent TAP in the root namespace, for QEMU to open (a stale one of that name goes first). */
+  createTap(name: string): Promise<void>;
+  /** Moves the TAP (opened by QEMU) into the namespace and onto the bridge; idempotent. */
+  attachTap(name: string): Promise<void>;
+  deleteTap(name: string): Promise<void>;
+  /** Deletes the TAPs of this network that are not in `keep` (leftovers of machines that are gone). */
+  pruneTaps(keep: string[]): Promise<void>;
+}
+
+const BRIDGE = 'br0';
+const NS_LINK = 'vn0';
+const IP = 'ip';
+
+type Link = { ifname: string; master?: string; operstate?: string };
+
+const failureText = (err: unknown) =>
+  typeof err === 'object' && err !== null && 'stderr' in err ? String((err as ProgramFailure).stderr).trim() : String(err);
+
+/** Does this process hold CAP_NET_ADMIN (root has it)? */
+export function hasNetAdmin(): boolean {
+  try {
+    const status = readFileSync('/proc/self/status', 'utf8');
+    const eff = /^CapEff:\s*([0-9a-f]+)$/m.exec(status)?.[1];
+    return eff !== undefined && (BigInt(`0x${eff}`) & (1n << 12n)) !== 0n;
+  } catch {
+    return false;
+  }
+}
+
+function findProgram(name: string): string | null {
+  for (const dir of [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/sbin', '/usr/bin', '/bin']) {
+    if (!dir) continue;
+    const p = join(dir, name);
+    try {
+      accessSync(p, constants.X_OK);
+      return p;
+    } catch {
+      // next
+    }
+  }
+  return null;
+}
+
+export class GuestNetwork extends EventEmitter<{ lease: [{ mac: string }] }> implements TapNetwork {
+  available = false;
+  /** why the network is not available (for the log and the README's checks); null when it is */
+  reason: string | null = null;
+  readonly names: NetworkNames;
+  readonly plan: NetworkPlan | null;
+  readonly leaseSeconds: number;
+  readonly #opts: GuestNetworkOptions;
+  readonly #stateDir: string;
+  #dnsmasq: string | null = null;
+  #watcher: FSWatcher | null = null;
+  #poll: NodeJS.Timeout | null = null;
+  #leases: Lease[] = [];
+  #leaseText = '';
+  #waiters = 0;
+
+  private constructor(opts: GuestNetworkOptions) {
+    super();
+    this.#opts = opts;
+    this.#stateDir = resolve(opts.stateDir);
+    this.names = networkNames(opts.dataDir, { namespace: opts.namespace, linkPrefix: opts.linkPrefix });
+    this.plan = opts.cidr === 'off' ? null : planNetwork(opts.cidr);
+    this.leaseSeconds = Math.max(120, opts.leaseSeconds ?? 3600);
+  }
+
+  get namespace(): string {
+    return this.names.namespace;
+  }
+
+  get leaseFile(): string {
+    return join(this.#stateDir, 'leases');
+  }
+
+  /** Opens the network: adopts what an earlier run left (when guests use it), else builds it afresh.
+   *  Never throws for a host that cannot: `available` is false and `reason` says why. */
+  static async open(opts: GuestNetworkOptions): Promise<GuestNetwork> {
+    const net = new GuestNetwork(opts);
+    net.reason = net.#cannot();
+    if (net.reason) return net;
+    try {
+      await net.#up();
+      net.available = true;
+    } catch (err) {
+      net.reason = `could not set up the guest network: ${err instanceof Error ? err.message : failureText(err)}`;
+      await net.#teardown().catch(() => undefined);
+    }
+    if (net.reason) opts.log?.warn({ reason: net.reason }, 'guest network not available');
+    else opts.log?.info({ namespace: net.namespace }, 'guest network ready');
+    return net;
+  }
+
+  /** A network that is off (tests, hosts without the capability). */
+  static unavailable(dataDir: string, reason: string): GuestNetwork {
+    const net = new GuestNetwork({ stateDir: join(dataDir, 'network'), dataDir, cidr: 'off' });
+    net.reason = reason;
+    return net;
+  }
+
+  #cannot(): string | null {
+    if (!this.plan) return 'GUEST_NETWORK is off';
+    if (process.platform !== 'linux') return 'the guest network needs Linux';
+    if (!hasNetAdmin()) return 'the guest network needs root or CAP_NET_ADMIN';
+    if (!findProgram('ip')) return 'the guest network needs `ip` (Debian package iproute2)';
+    this.#dnsmasq = findProgram('dnsmasq');
+    if (!this.#dnsmasq) return 'the guest network needs dnsmasq (Debian package dnsmasq-base)';
+    if (!existsSync('/dev/net/tun')) return 'the guest network needs /dev/net/tun';
+    return null;
+  }
+
+  /** Runs `cmd args` inside the namespace (e.g. `exec('wg', ['show'])`); answers its stdout. */
+  async exec(cmd: string, args: readonly string[] = []): Promise<string> {
+    if (!this.available) throw new Error(`guest network not available: ${this.reason}`);
+    return runProgram(IP, ['netns', 'exec', this.namespace, cmd, ...args]).catch((err) => {
+      throw new Error(`${cmd} in ${this.namespace} failed: ${failureText(err)}`);
+    });
+  }
+
+  // ---- setting up and tearing down -----------------------------------------------------------
+
+  async #ip(args: string[]): Promise<string> {
+    return runProgram(IP, args).catch((err) => {
+      throw new Error(`ip ${args.join(' ')}: ${failureText(err)}`);
+    });
+  }
+
+  async #nsExists(): Promise<boolean> {
+    const out = await this.#ip(['netns', 'list']);
+    return out.split('\n').some((l) => l.split(/\s+/)[0] === this.namespace);
+  }
+
+  async #nsLinks(): Promise<Link[]> {
+    return JSON.parse((await this.#ip(['-n', this.namespace, '-j', 'link', 'show'])) || '[]') as Link[];
+  }
+
+  async #rootLinks(): Promise<Link[]> {
+    return JSON.parse((await this.#ip(['-j', 'link', 'show'])) || '[]') as Link[];
+  }
+
+  #isOurTap = (name: string) => name.startsWith(this.names.tapPrefix) && name.length > this.names.tapPrefix.length;
+
+  async #up(): Promise<void> {
+    const plan = this.plan!;
+    mkdirSync(this.#stateDir, { recursive: true, mode: 0o700 });
+    let adopt = false;
+    if (await this.#nsExists()) {
+      // Guests on the bridge: their machines outlived the last run; keep their network.
+      const links = await this.#nsLinks().catch(() => []);
+      adopt = links.some((l) => this.#isOurTap(l.ifname));
+      if (!adopt) await this.#teardown();
+    } else {
+      // A crashed run may have left the server's end of the veth, or TAPs not yet moved.
+      await this.#removeRootLinks();
+    }
+    if (!adopt) {
+      // The range must not shadow or be shadowed by a route this machine already has.
+      const routes = routeDestinations(await this.#ip(['-4', '-o', 'route', 'show', 'table', 'all']));
+      const clash = routes.find((r) => overlaps(r, plan.subnet));
+      if (clash) throw new Error(`GUEST_NETWORK ${formatCidr(plan.subnet)} overlaps the existing route ${formatCidr(clash)}`);
+      await this.#create();
+    } else {
+      await this.#repair();
+    }
+    await this.#startDnsmasq();
+    this.#watchLeases();
+  }
+
+  async #create(): Promise<void> {
+    const plan = this.plan!;
+    const ns = this.namespace;
+    const prefix = plan.subnet.prefix;
+    await this.#ip(['netns', 'add', ns]);
+    const batch = [
+      `-n ${ns} link set lo up`,
+      `-n ${ns} link add ${BRIDGE} type bridge`,
+      `-n ${ns} addr add ${plan.gateway}/${prefix} dev ${BRIDGE}`,
+      `-n ${ns} link set ${BRIDGE} up`,
+      // The veth's namespace end is a port of the bridge: the server sits on the guests' segment.
+      `link add ${this.names.hostLink} type veth peer name ${NS_LINK} netns ${ns}`,
+      `-n ${ns} link set ${NS_LINK} master ${BRIDGE} up`,
+      `addr add ${plan.host}/${prefix} dev ${this.names.hostLink}`,
+      `link set ${this.names.hostLink} up`,
+    ];
+    for (const line of batch) await this.#ip(line.split(' '));
+    // Forwarding inside the namespace only (a VPN endpoint there routes to the guests); the root's stays as it is.
+    await this.#ip(['netns', 'exec', ns, 'sh', '-c', 'echo 1 > /proc/sys/net/ipv4/ip_forward']);
+  }
+
+  /** An adopted namespace: make sure the pieces are there and up (a crashed run may have left it half made). */
+  async #repair(): Promise<void> {
+    const plan = this.plan!;
+    const ns = this.namespace;
+    const prefix = plan.subnet.prefix;
+    const links = await this.#nsLinks();
+    const has = (n: string) => links.some((l) => l.ifname === n);
+    if (!has(BRIDGE)) throw new Error(`namespace ${ns} has TAPs but no bridge`);
+    await this.#ip(['-n', ns, 'link', 'set', BRIDGE, 'up']);
+    await this.#ip(['-n', ns, 'addr', 'replace', `${plan.gateway}/${prefix}`, 'dev', BRIDGE]);
+    if (!has(NS_LINK) || !(await this.#rootLinks()).some((l) => l.ifname === this.names.hostLink)) {
+      await this.#ip(['link', 'del', this.names.hostLink]).catch(() => undefined);
+      await this.#ip(['-n', ns, 'link', 'del', NS_LINK]).catch(() => undefined);
+      await this.#ip(['link', 'add', this.names.hostLink, 'type', 'veth', 'peer', 'name', NS_LINK, 'netns', ns]);
+    }
+    await this.#ip(['-n', ns, 'link', 'set', NS_LINK, 'master', BRIDGE, 'up']);
+    await this.#ip(['addr', 'replace', `${plan.host}/${prefix}`, 'dev', this.names.hostLink]);
+    await this.#ip(['link', 'set', this.names.hostLink, 'up']);
+  }
+
+  async #removeRootLinks(): Promise<void> {
+    for (const l of await this.#rootLinks().catch(() => [])) {
+      if (l.ifname === this.names.hostLink || this.#isOurTap(l.ifname)) await this.#ip(['link', 'del', l.ifname]).catch(() => undefined);
+    }
+  }
+
+  /** pids of the processes in the namespace (dnsmasq, and a VPN endpoint if one runs there) */
+  async #nsPids(): Promise<number[]> {
+    const out = await this.#ip(['netns', 'pids', this.namespace]).catch(() => '');
+    return out.split('\n').map((l) => Number(l.trim())).filter((n) => Number.isInteger(n) && n > 0);
+  }
+
+  async #killInNamespace(filter: (pid: number) => boolean): Promise<void> {
+    const pids = (await this.#nsPids()).filter(filter);
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        // gone already
+      }
+    }
+    const until = Date.now() + 3000;
+    while (Date.now() < until && (await this.#nsPids()).some((p) => pids.includes(p))) await new Promise((r) => setTimeout(r, 50));
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  }
+
+  async #teardown(): Promise<void> {
+    this.#stopWatching();
+    if (await this.#nsExists().catch(() => false)) {
+      // Everything running in our namespace was started for this server (dnsmasq, a VPN endpoint).
+      await this.#killInNamespace(() => true);
+      for (const l of await this.#nsLinks().catch(() => [])) {
+        if (this.#isOurTap(l.ifname)) await this.#ip(['-n', this.namespace, 'link', 'del', l.ifname]).catch(() => undefined);
+      }
+      await this.#ip(['netns', 'del', this.namespace]).catch(() => undefined);
+    }
+    await this.#removeRootLinks();
+    this.available = false;
+  }
+
+  // ---- dnsmasq and leases ----------------------------------------------------------------------
+
+  #isDnsmasq = (pid: number) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'dnsmasq';
+    } catch {
+      return false;
+    }
+  };
+
+  async #startDnsmasq(): Promise<void> {
+    const plan = this.plan!;
+    // A dnsmasq of an earlier run (it outlives the server with the guests) is replaced: the lease file keeps the leases.
+    await this.#killInNamespace(this.#isDnsmasq);
+    const pidFile = join(this.#stateDir, 'dnsmasq.pid');
+    await rm(pidFile, { force: true });
+    const args = [
+      'netns', 'exec', this.namespace, this.#dnsmasq!,
+      '--keep-in-foreground', '--conf-file=/dev/null', '--port=0',
+      `--interface=${BRIDGE}`, '--bind-interfaces', '--except-interface=lo',
+      `--dhcp-range=${plan.dhcpFirst},${plan.dhcpLast},${plan.netmask},${this.leaseSeconds}`,
+      `--dhcp-option=option:router,${plan.gateway}`,
+      '--dhcp-authoritative',
+      `--dhcp-leasefile=${this.leaseFile}`,
+      `--pid-file=${pidFile}`,
+      // No DHCP lines in its log: they carry guest addresses.
+      '--quiet-dhcp',
+      `--log-facility=${join(this.#stateDir, 'dnsmasq.log')}`,
+    ];
+    // Detached: it keeps serving the guests while the server restarts.
+    const logFd = openSync(join(this.#stateDir, 'dnsmasq.out'), 'a', 0o600);
+    const child = spawn(IP, args, { detached: true, stdio: ['ignore', logFd, logFd] });
+    closeSync(logFd);
+    child.unref();
+    const exited = new Promise<string>((res) => {
+      child.once('exit', (code, sig) => res(code !== null ? `exit code ${code}` : `signal ${sig}`));
+      child.once('error', (err) => res(err.message));
+    });
+    // Up when its pid file is written (it has bound its DHCP socket by then).
+    const until = Date.now() + 10_000;
+    while (!existsSync(pidFile)) {
+      const done = await Promise.race([exited, new Promise<null>((r) => setTimeout(() => r(null), 50))]);
+      if (done !== null) {
+        const out = await readFile(join(this.#stateDir, 'dnsmasq.out'), 'utf8').catch(() => '');
+        throw new Error(`dnsmasq did not start (${done}): ${out.trim().split('\n').slice(-3).join(' ')}`);
+      }
+      if (Date.now() > until) throw new Error('dnsmasq did not start within 10 s');
+    }
+  }
+
+  #readLeases(): boolean {
+    let text = '';
+    try {
+      text = readFileSync(this.leaseFile, 'utf8');
+    } catch {
+      text = '';
+    }
+    if (text === this.#leaseText) return false;
+    const before = new Map(this.#leases.map((l) => [l.mac, l.expiresAt]));
+    this.#leaseText = text;
+    this.#leases = parseLeases(text);
+    for (const l of this.#leases) if (before.get(l.mac) !== l.expiresAt) this.emit('lease', { mac: l.mac });
+    return true;
+  }
+
+  #watchLeases(): void {
+    this.#readLeases();
+    try {
+      // dnsmasq rewrites the file; the directory sees every change.
+      this.#watcher = watch(this.#stateDir, { persistent: false }, () => this.#readLeases());
+    } catch {
+      this.#watcher = null;
+    }
+    // Watches miss events on some file systems: a slow poll besides.
+    this.#poll = setInterval(() => this.#readLeases(), 1000);
+    this.#poll.unref();
+  }
+
+  #stopWatching(): void {
+    this.#watcher?.close();
+    this.#watcher = null;
+    if (this.#poll) clearInterval(this.#poll);
+    this.#poll = null;
+  }
+
+  /** The address leased to `mac` (granted at or after `since`, epoch ms, when given). Never log it. */
+  addressOf(mac: string, since?: number): string | null {
+    if (!this.available) return null;
+    this.#readLeases();
+    return leasedAddress(this.#leases, mac, { leaseSeconds: this.leaseSeconds, since: since === undefined ? undefined : since / 1000 });
+  }
+
+  /** Resolves with the guest's address once it holds a lease granted since `since` (epoch ms); null on timeout or abort. */
+  waitForAddress(mac: string, opts: { since?: number; timeoutMs: number; signal?: AbortSignal }): Promise<string | null> {
+    return new Promise((resolvePromise) => {
+      const now = this.addressOf(mac, opts.since);
+      if (now || !this.available || opts.signal?.aborted) return resolvePromise(now);
+      this.#waiters++;
+      const check = () => {
+        const ip = this.addressOf(mac, opts.since);
+        if (ip) finish(ip);
+      };
+      const tick = setInterval(check, 500);
+      const timer = setTimeout(() => finish(null), opts.timeoutMs);
+      const onAbort = () => finish(null);
+      const finish = (ip: string | null) => {
+        clearInterval(tick);
+        clearTimeout(timer);
+        this.off('lease', check);
+        opts.signal?.removeEventListener('abort', onAbort);
+        this.#waiters--;
+        resolvePromise(ip);
+      };
+      this.on('lease', check);
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  // ---- TAPs ------------------------------------------------------------------------------------
+
+  tapName(machineId: string, index: number): string {
+    return tapName(this.names, machineId, index);
+  }
+
+  async createTap(name: string): Promise<void> {
+    if (!this.available) throw new Error(`guest network not available: ${this.reason}`);
+    await this.deleteTap(name);
+    await this.#ip(['tuntap', 'add', 'dev', name, 'mode', 'tap']);
+  }
+
+  async attachTap(name: string): Promise<void> {
+    if (!this.available) throw new Error(`guest network not available: ${this.reason}`);
+    if ((await this.#rootLinks()).some((l) => l.ifname === name)) await this.#ip(['link', 'set', name, 'netns', this.namespace]);
+    await this.#ip(['-n', this.namespace, 'link', 'set', name, 'master', BRIDGE, 'up']);
+  }
+
+  async deleteTap(name: string): Promise<void> {
+    if (!this.#isOurTap(name)) throw new Error(`${name} is not a TAP of this network`);
+    await this.#ip(['link', 'del', name]).catch(() => undefined);
+    if (await this.#nsExists().catch(() => false)) await this.#ip(['-n', this.namespace, 'link', 'del', name]).catch(() => undefined);
+  }
+
+  async pruneTaps(keep: string[]): Promise<void> {
+    if (!this.available) return;
+    const keepSet = new Set(keep);
+    for (const l of await this.#nsLinks().catch(() => [])) {
+      if (this.#isOurTap(l.ifname) && !keepSet.has(l.ifname)) await this.#ip(['-n', this.namespace, 'link', 'del', l.ifname]).catch(() => undefined);
+    }
+    for (const l of await this.#rootLinks().catch(() => [])) {
+      if (this.#isOurTap(l.ifname) && !keepSet.has(l.ifname)) await this.#ip(['link', 'del', l.ifname]).catch(() => undefined);
+    }
+  }
+
+  /** Guests still on the bridge? */
+  async inUse(): Promise<boolean> {
+    if (!this.available) return false;
+    return (await this.#nsLinks().catch(() => [])).some((l) => this.#isOurTap(l.ifname));
+  }
+
+  /**
+   * On the server's stop. With guests on it, the network stays (their machines keep running and
+   * the next start adopts both); without, or with `{ teardown: true }` (tests), it is removed.
+   */
+  async close(opts: { teardown?: boolean } = {}): Promise<void> {
+    this.#stopWatching();
+    if (!this.available && !opts.teardown) return;
+    if (!opts.teardown && (await this.inUse())) {
+      this.available = false;
+      return;
+    }
+    if (this.plan || opts.teardown) await this.#teardown();
+  }
+}

@@ -1,0 +1,179 @@
+// The guests' private network with real guests: a desktop on the `wireguard` interface waits for
+// its DHCP lease (WaitingIP), then is Started with its address, which the server reaches; a guest
+// that never asks times out with a code; a restart keeps the network of running desktops; a host
+// without the network refuses the interface and the RDP viewers.
+import { connect } from 'node:net';
+import { existsSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { schema } from '../../src/db';
+import { createEmpty } from '../../src/engine/disks';
+import { parseCidr, overlaps } from '../../src/network/plan';
+import { call, loginToken, startTestServer, type TestServer } from '../helpers/server';
+import { canRunGuestNetwork } from '../helpers/guest-network';
+import { until } from '../helpers/wait';
+
+type Desktop = { id: string; name: string; state: string; ip: string | null; viewers: string[]; current_action: string | null };
+
+const tcpOpen = (host: string, port: number, ms = 3000) =>
+  new Promise<boolean>((resolve) => {
+    const s = connect({ host, port });
+    const done = (ok: boolean) => {
+      s.destroy();
+      resolve(ok);
+    };
+    s.setTimeout(ms, () => done(false));
+    s.once('connect', () => done(true));
+    s.once('error', () => done(false));
+  });
+
+const links = () => execFileSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' });
+const namespaces = () => execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' });
+
+describe.skipIf(!canRunGuestNetwork())('guest network with real guests', () => {
+  let server: TestServer;
+  let user: string;
+  let template: string;
+
+  beforeAll(async () => {
+    server = await startTestServer({ network: true, startConcurrency: 1 });
+    user = await loginToken(server, 'advanced');
+    const [t] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.kind, 'template'));
+    template = t!.id;
+  }, 120_000);
+  afterAll(async () => {
+    const ns = server?.ctx.engine.network.namespace;
+    await server?.close();
+    if (ns) expect(namespaces()).not.toContain(ns);
+  });
+
+  const desktopsOf = async (): Promise<Desktop[]> => (await call(server, '/api/v3/user/desktops', { token: user })).json();
+  const desktop = async (id: string) => (await desktopsOf()).find((d) => d.id === id);
+  const waitState = (id: string, state: string, ms = 120_000) => until(`desktop ${id} ${state}`, async () => ((await desktop(id))?.state === state ? desktop(id) : undefined), ms);
+  const create = async (name: string, interfaces: string[]) => {
+    const r = await call(server, '/api/v3/persistent_desktop', { token: user, body: { template_id: template, name, hardware: { interfaces } } });
+    expect(r.status).toBe(200);
+    const id = ((await r.json()) as { id: string }).id;
+    await waitState(id, 'Stopped', 30_000);
+    return id;
+  };
+
+  it('offers the wireguard interface and the RDP viewers', async () => {
+    const allowed = await (await call(server, '/api/v3/user/hardware/allowed', { token: user })).json();
+    expect(allowed.interfaces.map((i: { id: string }) => i.id)).toEqual(['default', 'wireguard']);
+    expect(allowed.viewers).toEqual(['browser_vnc', 'file_spice', 'browser_rdp', 'file_rdpgw', 'file_rdpvpn']);
+  });
+
+  let running: string;
+  it('starts a desktop on the guest network: WaitingIP, then Started with an address the server reaches', async () => {
+    running = await create('On the private network', ['wireguard']);
+    const seen = new Set<string>();
+    expect((await call(server, `/api/v3/desktop/start/${running}`, { token: user })).status).toBe(200);
+    const started = await until('an address', async () => {
+      const d = await desktop(running);
+      if (d) seen.add(d.state);
+      return d?.state === 'Started' ? d : undefined;
+    }, 120_000);
+    expect(seen).toContain('WaitingIP');
+    expect(started.ip).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(overlaps(parseCidr(`${started.ip}/32`)!, server.ctx.engine.network.plan!.subnet)).toBe(true);
+    expect(started.current_action).toBeNull();
+    // The demo guest's web server, from the server's own process (root namespace, through the veth).
+    expect(await until('port 80 of the guest', () => tcpOpen(started.ip!, 80), 60_000)).toBe(true);
+    // Its TAP is on the bridge inside the namespace, none is left in the root namespace.
+    const tap = server.ctx.engine.network.tapName(running, 0);
+    expect(await server.ctx.engine.network.exec('ip', ['-o', 'link', 'show', 'master', 'br0'])).toContain(tap);
+    expect(links()).not.toContain(tap);
+  }, 180_000);
+
+  it('keeps the network of a running desktop across a restart of the server', async () => {
+    const before = (await desktop(running))!;
+    await server.restart();
+    user = await loginToken(server, 'advanced');
+    const after = (await desktop(running))!;
+    expect(after.state).toBe('Started');
+    expect(after.ip).toBe(before.ip);
+    expect(server.ctx.engine.network.available).toBe(true);
+    expect(await until('port 80 after the restart', () => tcpOpen(after.ip!, 80), 30_000)).toBe(true);
+  }, 120_000);
+
+  it('clears the address when stopped and removes the TAP', async () => {
+    const tap = server.ctx.engine.network.tapName(running, 0);
+    for (let i = 0; i < 2; i++) await call(server, `/api/v3/desktop/stop/${running}`, { token: user });
+    const stopped = await waitState(running, 'Stopped', 60_000);
+    expect(stopped!.ip).toBeNull();
+    await until('the TAP gone', async () => !(await server.ctx.engine.network.exec('ip', ['-o', 'link', 'show'])).includes(tap), 10_000);
+  }, 90_000);
+
+  it('leaves WaitingIP after the timeout with a code when the guest never asks for an address', async () => {
+    const id = await create('Never asks', ['wireguard']);
+    // A blank disk: nothing boots, nothing asks for a lease.
+    const [disk] = await server.ctx.db
+      .select({ path: schema.storage.path })
+      .from(schema.domainDisks)
+      .innerJoin(schema.storage, eq(schema.storage.id, schema.domainDisks.storageId))
+      .where(eq(schema.domainDisks.domainId, id));
+    rmSync(disk!.path);
+    await createEmpty(disk!.path, 64 * 1024 * 1024);
+    expect(existsSync(disk!.path)).toBe(true);
+    const timeout = server.ctx.config.guestIpTimeoutSeconds;
+    server.ctx.config.guestIpTimeoutSeconds = 3;
+    try {
+      expect((await call(server, `/api/v3/desktop/start/${id}`, { token: user })).status).toBe(200);
+      await waitState(id, 'WaitingIP', 60_000);
+      const d = await waitState(id, 'Started', 30_000);
+      expect(d!.ip).toBeNull();
+      expect(d!.current_action).toBe('guest_ip_timeout');
+    } finally {
+      server.ctx.config.guestIpTimeoutSeconds = timeout;
+    }
+    for (let i = 0; i < 2; i++) await call(server, `/api/v3/desktop/stop/${id}`, { token: user });
+    await waitState(id, 'Stopped', 60_000);
+  }, 120_000);
+});
+
+describe('a server without the guest network', () => {
+  let server: TestServer;
+  let user: string;
+  let template: string;
+  beforeAll(async () => {
+    server = await startTestServer();
+    user = await loginToken(server, 'advanced');
+    const [t] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.kind, 'template'));
+    template = t!.id;
+  }, 120_000);
+  afterAll(async () => server?.close());
+
+  const code = async (r: Response) => ({ status: r.status, code: ((await r.json()) as { description_code: string }).description_code });
+
+  it('offers neither the wireguard interface nor the RDP viewers', async () => {
+    expect(server.ctx.engine.network.available).toBe(false);
+    const allowed = await (await call(server, '/api/v3/user/hardware/allowed', { token: user })).json();
+    expect(allowed.interfaces.map((i: { id: string }) => i.id)).toEqual(['default']);
+    expect(allowed.viewers).toEqual(['browser_vnc', 'file_spice']);
+  });
+
+  it('refuses them when chosen, with a code', async () => {
+    const create = (body: Record<string, unknown>) => call(server, '/api/v3/persistent_desktop', { token: user, body: { template_id: template, ...body } });
+    expect(await code(await create({ name: 'Private one', hardware: { interfaces: ['default', 'wireguard'] } }))).toEqual({ status: 428, code: 'guest_network_unavailable' });
+    expect(await code(await create({ name: 'Remote one', guest_properties: { viewers: { browser_vnc: {}, browser_rdp: {} } } }))).toEqual({ status: 428, code: 'guest_network_unavailable' });
+  });
+
+  it('refuses to start a desktop that has the interface, and its RDP viewers', async () => {
+    const [d] = (await (await call(server, '/api/v3/user/desktops', { token: user })).json()) as Desktop[];
+    const [row] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, d!.id));
+    // As if made on a server that had the network.
+    await server.ctx.db
+      .update(schema.domains)
+      .set({
+        hardware: { ...row!.hardware, interfaces: [...row!.hardware.interfaces, { id: 'wireguard', mac: '52:54:00:12:34:56' }] },
+        guestProperties: { ...row!.guestProperties, viewers: { ...row!.guestProperties.viewers, browser_rdp: { options: null } } },
+      })
+      .where(eq(schema.domains.id, d!.id));
+    expect(await code(await call(server, `/api/v3/desktop/start/${d!.id}`, { token: user }))).toEqual({ status: 428, code: 'guest_network_unavailable' });
+    await server.ctx.db.update(schema.domains).set({ status: 'Started' }).where(eq(schema.domains.id, d!.id));
+    expect(await code(await call(server, `/api/v3/desktop/${d!.id}/viewer/browser-rdp`, { token: user }))).toEqual({ status: 428, code: 'guest_network_unavailable' });
+    await server.ctx.db.update(schema.domains).set({ status: 'Stopped', hardware: row!.hardware, guestProperties: row!.guestProperties }).where(eq(schema.domains.id, d!.id));
+  });
+});
