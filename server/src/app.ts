@@ -51,6 +51,7 @@ import { sweepStorage } from './modules/storage/sweep';
 import { applySettings } from './modules/admin/settings/apply';
 import { startAuditSweep } from './modules/admin/audit/sweep';
 import { startTemporaryDesktopSweep } from './modules/desktops/temporary-sweep';
+import { formatCidr, overlaps, parseCidr } from './network/plan';
 import { createVpnService, type VpnNetwork, type VpnService } from './vpn/service';
 import { vpnRoutes } from './modules/vpn/routes';
 import { createBastion, type Bastion } from './modules/bastion/service';
@@ -72,8 +73,11 @@ declare module 'fastify' {
 }
 
 /** The guest network as the VPN sees it (null until the guest network exists). */
-function vpnNetworkOf(_ctx: AppContext): VpnNetwork | null {
-  return null;
+function vpnNetworkOf(ctx: AppContext): VpnNetwork | null {
+  const net = ctx.engine.network;
+  if (!net.available || !net.plan) return null;
+  // The link prefix of the network (its links are <prefix>h, <prefix>t…): the VPN's is <prefix>wg.
+  return { available: true, namespace: net.namespace, ifname: `${net.names.hostLink.slice(0, -1)}wg`, guestCidr: formatCidr(net.plan.subnet) };
 }
 
 /** How long requests under way may take to finish once the server stops. */
@@ -149,7 +153,15 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // The user VPN (on the guest network) and the bastion's listeners.
   const vpn = createVpnService(ctx, vpnNetworkOf(ctx));
   await vpn.start();
-  const bastion = createBastion(ctx);
+  // The bastion connects only to addresses on the guest network (when there is one).
+  const guestSubnet = ctx.engine.network.available ? ctx.engine.network.plan?.subnet : undefined;
+  const bastion = createBastion(ctx, {
+    isAllowedAddress: (ip) => {
+      if (!guestSubnet) return true;
+      const a = parseCidr(`${ip}/32`);
+      return a !== null && overlaps(a, guestSubnet);
+    },
+  });
   await bastion.start();
   app.decorate('vpn', vpn);
   app.decorate('bastion', bastion);

@@ -6,9 +6,10 @@
 //
 // The process is detached: like the guest network's dnsmasq it outlives a server restart, and the
 // next start adopts it (its peers and firewall are made again from the database).
-import { spawn, execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runProgram, type ProgramFailure } from '../engine/disks';
 import { wgServerConfig } from './config-file';
 import { vpnRuleset, VPN_TABLE, type ReachPair } from './firewall';
 
@@ -29,12 +30,10 @@ export type VpnPeer = { publicKey: string; address: string };
 
 const SOCKET_DIR = '/var/run/wireguard';
 
-export function run(cmd: string, args: readonly string[], timeoutMs = 15_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(cmd, args, { timeout: timeoutMs, maxBuffer: 4 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${cmd} ${args[0] ?? ''}: ${String(stderr).trim() || err.message}`));
-      else resolve(String(stdout));
-    });
+/** `ip`, `wg` and `nft` through the engine's helper (as the guest network's own commands). */
+function run(cmd: string, args: readonly string[]): Promise<string> {
+  return runProgram(cmd, args, { timeoutMs: 15_000 }).catch((f: ProgramFailure) => {
+    throw new Error(`${cmd} ${args[0] ?? ''}: ${String(f.stderr).trim()}`);
   });
 }
 
