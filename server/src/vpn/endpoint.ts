@@ -164,8 +164,9 @@ export class VpnEndpoint {
     await run('ip', ['netns', 'exec', this.#o.namespace, 'nft', '-f', file]);
   }
 
-  /** Peers and firewall as given (each applied only when it changed): a removed peer is gone at once. */
-  async apply(peers: VpnPeer[], reach: ReachPair[]): Promise<void> {
+  /** Peers and firewall as given (each applied only when it changed, or always with `force`): a removed peer is gone at once. */
+  async apply(peers: VpnPeer[], reach: ReachPair[], force = false): Promise<void> {
+    if (force) this.#applied = { peers: '', rules: '' };
     const peerKey = JSON.stringify(peers.map((p) => [p.publicKey, p.address]).sort());
     if (peerKey !== this.#applied.peers) {
       await this.#syncconf(peers);

@@ -63,9 +63,12 @@ export function createVpnService(ctx: AppContext, network: VpnNetwork | null) {
     return { peers, reach: reach.map((r) => ({ user: r.user, guest: r.guest ?? '' })) };
   }
 
-  /** Brings the endpoint in step with the database now (a call during a sync runs once more after it). */
-  function sync(): Promise<void> {
+  /** Brings the endpoint in step with the database now (a call during a sync runs once more after it).
+   *  `force`: applies everything again even if nothing changed here (something else touched it). */
+  let forced = false;
+  function sync(force = false): Promise<void> {
     if (!endpoint) return Promise.resolve();
+    forced ||= force;
     if (syncing) {
       again = true;
       return syncing;
@@ -75,7 +78,9 @@ export function createVpnService(ctx: AppContext, network: VpnNetwork | null) {
         do {
           again = false;
           const want = await desired();
-          await endpoint?.apply(want.peers, want.reach);
+          const f = forced;
+          forced = false;
+          await endpoint?.apply(want.peers, want.reach, f);
         } while (again);
       } finally {
         syncing = null;
