@@ -161,7 +161,10 @@ export class VpnEndpoint {
   async #nft(ruleset: string): Promise<void> {
     const file = join(this.#o.stateDir, 'nft.rules');
     writeFileSync(file, ruleset, { mode: 0o600 });
-    await run('ip', ['netns', 'exec', this.#o.namespace, 'nft', '-f', file]);
+    // nft's complaints quote the rules, which hold addresses: they are not passed on (nor logged).
+    await run('ip', ['netns', 'exec', this.#o.namespace, 'nft', '-f', file]).catch(() => {
+      throw new Error('nft refused the VPN firewall rules');
+    });
   }
 
   /** Peers and firewall as given (each applied only when it changed, or always with `force`): a removed peer is gone at once. */

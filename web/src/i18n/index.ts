@@ -10,7 +10,7 @@ import { INTERFACE_LANGUAGES, toInterfaceLanguage, type TInterfaceLanguage } fro
  */
 const FILES = import.meta.glob<{ default: ResourceLanguage }>(['./locales/*.json', './locales/*/*.json']);
 
-export const AREAS = ['deployments', 'bookings', 'admin', 'admin-system', 'account'] as const;
+export const AREAS = ['deployments', 'bookings', 'admin', 'admin-system', 'account', 'vpn-bastion'] as const;
 export type TArea = (typeof AREAS)[number];
 
 const fileOf = (lang: TInterfaceLanguage, area?: TArea) => `./locales/${area ? `${area}/` : ''}${lang.slice(0, 2)}.json`;
