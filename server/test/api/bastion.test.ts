@@ -7,12 +7,13 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { Server as SshServer, utils } from 'ssh2';
+import ssh2, { type Server as SshServer } from 'ssh2';
 import { bastionHostName, ZBastion, ZUserConfig } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import { call, startTestServer, type TestServer } from '../helpers/server';
 import { makeDesktop, tokenOf, userRow } from '../helpers/routes-fixtures';
 import { curlResolve, ssh, sshKey } from '../helpers/bastion-clients';
+const { Server: SshServerClass, utils } = ssh2;
 
 // The bastion with real clients (OpenSSH's ssh, curl) against stand-in guests on loopback: an SSH
 // server that checks the desktop's guest credentials and runs the command, a web server on HTTP
@@ -29,7 +30,7 @@ const port = (s: { address(): unknown }) => (s.address() as AddressInfo).port;
 const seen: { user?: string; password?: string } = {};
 
 function standInSshGuest(): Promise<SshServer> {
-  const s = new SshServer({ hostKeys: [utils.generateKeyPairSync('ed25519').private] }, (client) => {
+  const s = new SshServerClass({ hostKeys: [utils.generateKeyPairSync('ed25519').private] }, (client) => {
     client.on('authentication', (ctx) => {
       if (ctx.method === 'password') {
         seen.user = ctx.username;

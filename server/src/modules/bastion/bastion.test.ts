@@ -1,10 +1,11 @@
 import { connect as tlsConnect } from 'node:tls';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { utils } from 'ssh2';
+import ssh2 from 'ssh2';
 import { bastionAddresses, bastionHostName, bastionTargetOf } from '@vdi/contracts';
 import { checkAuthorizedKeys, parsePublicKeyLine } from './keys';
 import { httpHost, tlsServerName } from './sni';
+const { utils } = ssh2;
 
 const key = () => utils.generateKeyPairSync('ed25519').public;
 

@@ -1,7 +1,8 @@
 // A bastion's authorized keys: one public SSH key per line, each checked (type, encoding, size).
-import { utils } from 'ssh2';
+import ssh2 from 'ssh2';
 import { BASTION_MAX_KEY_LENGTH, BASTION_MAX_KEYS } from '@vdi/contracts';
 import { badRequest } from '../../http/errors';
+const { utils } = ssh2; // a CommonJS package: no named exports under Node's ESM
 
 const KEY_TYPES = new Set([
   'ssh-ed25519',

@@ -3,12 +3,13 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
-import { utils } from 'ssh2';
+import ssh2 from 'ssh2';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context';
 import { publicBaseUrl } from '../../http/base-url';
 import { createSshBastion } from './ssh';
 import { createNameProxy } from './proxy';
+const { utils } = ssh2;
 
 /** The host key, made once under DATA_DIR/bastion (0600). */
 function hostKey(dir: string): string {

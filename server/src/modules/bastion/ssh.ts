@@ -3,9 +3,10 @@
 // with the desktop's guest credentials. Unknown names, disabled targets and desktops not started
 // get the same refusal, after a delay.
 import { timingSafeEqual } from 'node:crypto';
-import { Client, Server, utils, type AuthContext, type Connection, type PseudoTtyInfo, type ServerChannel, type ClientChannel } from 'ssh2';
+import ssh2, { type AuthContext, type Connection, type PseudoTtyInfo, type ServerChannel, type ClientChannel } from 'ssh2';
 import type { AppContext } from '../../context';
 import { routeOf } from './targets';
+const { Client, Server, utils } = ssh2; // a CommonJS package: no named exports under Node's ESM
 
 export type SshRoute = NonNullable<Awaited<ReturnType<typeof routeOf>>>;
 
