@@ -29,10 +29,15 @@ async function desktopOf(request: APIRequestContext, username: string) {
   return { id: ((await made.json()) as { id: string }).id, name: 'Bastion desktop' };
 }
 
+async function setLanguage(page: Page, lang: string) {
+  await page.getByTestId('profile-language').click();
+  await page.getByRole('option', { name: lang }).click();
+}
+
 async function openBastion(page: Page, name: string) {
   const card = page.getByTestId('desktop-card').filter({ hasText: name });
-  const row = (await card.count()) ? card : page.getByRole('row').filter({ hasText: name });
-  await row.getByTestId('desktop-menu').click();
+  await expect(card).toBeVisible();
+  await card.getByTestId('desktop-menu').click();
   await page.getByTestId('desktop-bastion').click();
   await expect(page.getByTestId('bastion-dialog')).toBeVisible();
 }
@@ -40,8 +45,9 @@ async function openBastion(page: Page, name: string) {
 test.describe('vpn and bastion', () => {
   test('the VPN: the navbar downloads the file, the profile explains it and resets it', async ({ page, request }) => {
     await freshUser(request, 'vpnb-user');
-    await signInAs(page, 'vpnb-user');
+    // (One session per person: API calls as this user come before the page signs in.)
     const config = await (await api(request, await apiToken(request, 'vpnb-user'), 'GET', '/user/vpn/config')).json();
+    await signInAs(page, 'vpnb-user');
     if (config.description_code) {
       // No guest network on this machine: the navbar's download says so, the dialog too.
       await page.getByTestId('nav-vpn').click();
@@ -70,8 +76,9 @@ test.describe('vpn and bastion', () => {
 
     // The same dialog in Catalan, on a phone.
     await page.setViewportSize({ width: 390, height: 844 });
-    await api(request, await apiToken(request, 'vpnb-user'), 'PUT', '/user/language/ca');
-    await page.reload();
+    await page.goto('/profile');
+    await setLanguage(page, 'Català');
+    await page.goto('/profile/vpn');
     await expect(page.getByTestId('vpn-panel')).toBeVisible();
     await expect(page.getByTestId('vpn-download')).toHaveText('Descarrega el fitxer VPN');
     await windowShot(page, 'vpn-profile-ca-phone');
@@ -82,10 +89,9 @@ test.describe('vpn and bastion', () => {
     await page.getByTestId('vpn-download').click();
     await expect(page.getByTestId('vpn-unavailable')).toBeVisible();
     await windowShot(page, 'vpn-profile-error-ca-phone');
-    await api(request, await apiToken(request, 'vpnb-user'), 'PUT', '/user/language/en');
   });
 
-  test('the bastion: the admin turns it on; the owner pastes keys (a bad one is refused with its line) and sees the addresses', async ({ page, request }) => {
+  test('the bastion: the admin turns it on; the owner pastes keys (a bad one is refused with its line) and sees the addresses', async ({ page, request, browser }) => {
     await adminCall(request, 'PUT', '/admin/settings/bastion', { enabled: false });
     await freshUser(request, 'vpnb-dev');
     const desk = await desktopOf(request, 'vpnb-dev');
@@ -98,28 +104,32 @@ test.describe('vpn and bastion', () => {
     await expect(page.getByTestId('desktop-bastion')).toHaveCount(0);
     await page.keyboard.press('Escape');
 
-    // The admin's switch.
-    await signInAs(page, 'admin');
-    await page.goto('/isard-admin/settings');
-    const sw = page.getByTestId('bastion-card');
+    // The admin's switch, in a browser of their own.
+    const admin = await browser.newPage();
+    await signInAs(admin, 'admin');
+    await admin.goto('/isard-admin/settings');
+    const sw = admin.getByTestId('bastion-card');
     await expect(sw).toBeVisible();
-    await sw.getByText('Enable the bastion').click();
-    await sw.getByRole('button', { name: /save/i }).click();
-    await expect.poll(async () => (await adminCall(request, 'GET', '/admin/settings/bastion')).enabled).toBe(true);
+    await admin.getByTestId('bastion-setting-enabled').check();
+    await admin.getByTestId('bastion-card-save').click();
+    await expect(admin.getByTestId('bastion-card-save')).toBeDisabled(); // saved: nothing left to save
     await sw.scrollIntoViewIfNeeded();
-    await shot(page, 'bastion-admin-setting');
+    await shot(admin, 'bastion-admin-setting');
+    await admin.close();
+    await expect.poll(async () => (await adminCall(request, 'GET', '/admin/settings/bastion')).enabled).toBe(true);
 
-    await signInAs(page, 'vpnb-dev');
+    // The owner's page learns the configuration again (it is kept a minute).
+    await page.reload();
     await openBastion(page, desk.name);
     await windowShot(page, 'bastion-dialog-empty-en');
-    await page.getByTestId('bastion-ssh-enabled').click();
+    await page.getByTestId('bastion-ssh-enabled').check();
     const key = publicKey();
     await page.getByTestId('bastion-keys').fill(`# my laptop\n${key}\nssh-rsa this-is-not-a-key`);
     await page.getByTestId('bastion-save').click();
     await expect(page.getByText('Line 3 is not a valid public SSH key.')).toBeVisible();
     await windowShot(page, 'bastion-dialog-bad-key-en');
     await page.getByTestId('bastion-keys').fill(`# my laptop\n${key}`);
-    await page.getByTestId('bastion-http-enabled').click();
+    await page.getByTestId('bastion-http-enabled').check();
     await page.getByTestId('bastion-save').click();
     await expect(page.getByText('Bastion settings saved')).toBeVisible();
 
@@ -132,12 +142,15 @@ test.describe('vpn and bastion', () => {
 
     // French, on a phone.
     await page.setViewportSize({ width: 390, height: 844 });
-    await api(request, await apiToken(request, 'vpnb-dev'), 'PUT', '/user/language/fr');
-    await page.reload();
+    await page.goto('/profile');
+    await setLanguage(page, 'Français');
+    await page.goto('/desktops');
     await openBastion(page, desk.name);
     await expect(page.getByText('Autoriser SSH à travers le bastion')).toBeVisible();
     await windowShot(page, 'bastion-dialog-fr-phone');
-    await api(request, await apiToken(request, 'vpnb-dev'), 'PUT', '/user/language/en');
+    await page.keyboard.press('Escape');
+    await page.goto('/profile');
+    await setLanguage(page, 'English');
     await adminCall(request, 'PUT', '/admin/settings/bastion', { enabled: false });
   });
 });
