@@ -23,6 +23,8 @@ const isInstalled = (pkg) =>
 /** Debian packages through apt-get, only those missing. */
 /** The guests' private network (server/src/network): namespaces, bridge, veth and TAPs with `ip`, DHCP by dnsmasq. */
 export const GUEST_NETWORK_PACKAGES = ['iproute2', 'dnsmasq-base'];
+/** The user VPN (server/src/vpn): the WireGuard endpoint (wireguard-go, `wg`) and its firewall (nft). */
+export const VPN_PACKAGES = ['wireguard-go', 'wireguard-tools', 'nftables'];
 
 export function ensureDebianPackages(packages) {
   const missing = packages.filter((p) => !isInstalled(p));

@@ -39,11 +39,13 @@ function run(cmd: string, args: readonly string[]): Promise<string> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function commOf(pid: number): string | null {
+/** Is `pid` the wireguard-go of `ifname` (not a reused pid, not another server's)? */
+function isOurs(pid: number, ifname: string): boolean {
   try {
-    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return args.some((a) => a.endsWith('wireguard-go')) && args.includes(ifname);
   } catch {
-    return null;
+    return false;
   }
 }
 
@@ -135,15 +137,16 @@ export class VpnEndpoint {
     } catch {
       return;
     }
-    if (pid > 0 && commOf(pid) === 'wireguard-go') {
+    const ifname = this.#o.ifname;
+    if (pid > 0 && isOurs(pid, ifname)) {
       try {
         process.kill(pid, 'SIGTERM');
       } catch {
         // gone
       }
       const until = Date.now() + 3000;
-      while (commOf(pid) === 'wireguard-go' && Date.now() < until) await sleep(50);
-      if (commOf(pid) === 'wireguard-go') process.kill(pid, 'SIGKILL');
+      while (isOurs(pid, ifname) && Date.now() < until) await sleep(50);
+      if (isOurs(pid, ifname)) process.kill(pid, 'SIGKILL');
     }
     rmSync(this.#pidFile, { force: true });
   }
