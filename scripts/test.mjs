@@ -23,6 +23,11 @@ log('Demo guest image for the tests');
 if (spawnSync('bash', [join(root, 'scripts', 'guest', 'build-demo-guest.sh'), testImages], { cwd: root, stdio: 'inherit' }).status !== 0) {
   throw new Error('could not build the demo guest image');
 }
+// The "Debian desktop (RDP)" guest (xrdp), built once too (about a minute) and cached beside it.
+log('RDP guest image for the tests');
+if (spawnSync('bash', [join(root, 'scripts', 'guest', 'build-demo-guest.sh'), testImages], { cwd: root, stdio: 'inherit', env: { ...process.env, GUEST_VARIANT: 'rdp' } }).status !== 0) {
+  throw new Error('could not build the RDP guest image');
+}
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const bin = (name) => join(root, 'node_modules', '.bin', name);

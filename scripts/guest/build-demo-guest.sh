@@ -15,20 +15,36 @@
 #
 # On boot the guest writes `DEMO-DESKTOP READY ip=<cidr|none> boot=<n (on dev)|no disk> uptime=<s>`
 # to ttyS0: that line is the readiness marker the engine and its tests wait for.
+#
+# Variants (GUEST_VARIANT): `demo` (default, the above) or `rdp`, the "Debian desktop (RDP)" guest:
+# the same kernel and busybox base plus what scripts/guest/rdp-root.sh adds (xrdp, Xvnc, xterm), in
+# OUT_DIR/rdp-disk.qcow2 only. Each output set carries a stamp of the scripts that made it
+# (<variant>.stamp): a changed script makes it again.
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin
 export LC_ALL=C
 
 OUT=${1:?usage: $0 OUT_DIR}
 DISK_MB=${DISK_MB:-64}
+VARIANT=${GUEST_VARIANT:-demo}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+case "$VARIANT" in
+  demo) OUTPUTS="vmlinuz initrd.img demo.iso demo-disk.qcow2"; EXTRA_ROOT=""; EXTRA_MODS="" ;;
+  rdp) OUTPUTS="rdp-disk.qcow2"; EXTRA_ROOT="$HERE/rdp-root.sh"; EXTRA_MODS="qemu_fw_cfg" ;;
+  *) echo "unknown GUEST_VARIANT $VARIANT" >&2; exit 2 ;;
+esac
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
+STAMP=$(cat "$HERE/build-demo-guest.sh" ${EXTRA_ROOT:+"$EXTRA_ROOT"} | sha256sum | cut -c1-16)
 
-have_outputs() { [ -s "$OUT/demo-disk.qcow2" ] && [ -s "$OUT/demo.iso" ]; }
+have_outputs() {
+  for f in $OUTPUTS; do [ -s "$OUT/$f" ] || return 1; done
+  [ "$(cat "$OUT/$VARIANT.stamp" 2>/dev/null)" = "$STAMP" ]
+}
 have_outputs && exit 0
 
 # One builder at a time per OUT_DIR; a second one waits, then finds the outputs and leaves.
-exec 9>"$OUT/.build.lock"
+exec 9>"$OUT/.build-$VARIANT.lock"
 flock 9
 have_outputs && exit 0
 
@@ -101,7 +117,7 @@ ln -s bin/busybox "$R/init"
 # Kernel modules, in dependency order: NICs (e1000, virtio-net), disks (ata_piix, ahci, virtio-blk/scsi),
 # file systems (vfat needs nls_ascii: Debian's default FAT iocharset), the ACPI power button (+evdev) so that
 # QMP system_powerdown shuts the guest down, and virtio-rng for early entropy.
-MODS="e1000 virtio_net virtio_pci virtio_blk virtio_scsi ata_piix ahci sd_mod sr_mod vfat nls_cp437 nls_ascii nls_iso8859-1 ext4 isofs virtio_rng button evdev"
+MODS="e1000 virtio_net virtio_pci virtio_blk virtio_scsi ata_piix ahci sd_mod sr_mod vfat nls_cp437 nls_ascii nls_iso8859-1 ext4 isofs virtio_rng button evdev $EXTRA_MODS"
 depmod -b "$WORK/x" "$KV"
 for m in $MODS; do modprobe -d "$WORK/x" -S "$KV" --show-depends "$m"; done \
   | awk '$1=="insmod"{print $2}' | awk '!s[$0]++' > "$WORK/mods"
@@ -155,6 +171,12 @@ IP=none
 if [ -n "$IF" ]; then
   udhcpc -i "$IF" -s /etc/udhcpc.sh -t 5 -T 1 -A 1 -n -q >/dev/null 2>&1 && IP=$(ip -4 -o addr show "$IF" | awk '{print $4}')
 fi
+# --- guest network: the other NICs (the private `wireguard` one) ask for their lease in the
+# background, so that the boot does not wait for them; the portal reads the address from its DHCP server.
+for N in $(ls /sys/class/net | grep -v '^lo$' | grep -vx "$IF"); do
+  udhcpc -i "$N" -s /etc/udhcpc.sh -t 20 -T 1 -A 2 -b -q >/dev/null 2>&1
+done
+# --- end guest network
 # persistent storage: the FAT partition labelled DEMOBOOT, keeps a boot counter (shows that the overlay is written)
 BOOTS="no disk"; D=""
 for i in 1 2 3 4 5; do D=$(findfs LABEL=DEMOBOOT 2>/dev/null) && break; D=""; sleep 0.2; done
@@ -201,12 +223,20 @@ case "$1" in
   bound|renew)
     ifconfig "$interface" "$ip" netmask "${subnet:-255.255.255.0}"
     [ -n "$router" ] && route add default gw "${router%% *}" dev "$interface"
-    : > /etc/resolv.conf; for d in $dns; do echo "nameserver $d" >> /etc/resolv.conf; done ;;
+    # a lease without DNS servers (the private network's) keeps those of the other NIC
+    if [ -n "$dns" ]; then : > /etc/resolv.conf; for d in $dns; do echo "nameserver $d" >> /etc/resolv.conf; done; fi ;;
 esac
 exit 0
 EOF
 printf '#!/bin/sh\npoweroff\n' > "$R/etc/acpi/PWRF/00000080"
 chmod 755 "$R/etc/init.d/rcS" "$R/etc/init.d/rcK" "$R/etc/udhcpc.sh" "$R/etc/acpi/PWRF/00000080"
+
+# The variant's own additions to the root (they may replace rcS): R, WORK, KV are set.
+if [ -n "$EXTRA_ROOT" ]; then
+  # shellcheck source=/dev/null
+  . "$EXTRA_ROOT"
+  t "$VARIANT additions in place"
+fi
 
 ( cd "$R" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -9 > "$B/initrd.img" )
 cp "$WORK/x/boot/vmlinuz-$KV" "$B/vmlinuz"
@@ -226,10 +256,11 @@ truncate -s "${DISK_MB}M" "$DISK"
 echo 'start=2048, type=c, bootable' | sfdisk -q "$DISK"
 dd if=/usr/lib/syslinux/mbr/mbr.bin of="$DISK" bs=440 count=1 conv=notrunc status=none
 dd if="$P" of="$DISK" bs=1M seek=1 conv=notrunc,sparse status=none
-qemu-img convert -f raw -O qcow2 -c "$DISK" "$B/demo-disk.qcow2"
-t "disk $(du -h "$B/demo-disk.qcow2" | cut -f1)"
+qemu-img convert -f raw -O qcow2 -c "$DISK" "$B/$VARIANT-disk.qcow2"
+t "disk $(du -h "$B/$VARIANT-disk.qcow2" | cut -f1)"
 
 # --- 4. bootable ISO (isolinux, hybrid: also boots as a hard disk or USB stick) ----------------------
+if [ "$VARIANT" = demo ]; then
 I=$WORK/iso; mkdir -p "$I/isolinux"
 cp /usr/lib/ISOLINUX/isolinux.bin /usr/lib/syslinux/modules/bios/ldlinux.c32 "$I/isolinux/"
 cp "$B/vmlinuz" "$B/initrd.img" "$I/"
@@ -239,11 +270,14 @@ xorriso -as mkisofs -quiet -o "$B/demo.iso" -V DEMO_ISO -J -R \
   -isohybrid-mbr /usr/lib/ISOLINUX/isohdpfx.bin "$I" 2>"$WORK/xorriso.log" \
   || { cat "$WORK/xorriso.log" >&2; exit 1; }
 t "iso $(du -h "$B/demo.iso" | cut -f1)"
+fi
 
 # --- 5. publish: copy under a temporary name in OUT (same file system), then rename -----------------
-# demo-disk.qcow2 goes last: its presence (with demo.iso) is what marks the build as complete.
-for f in vmlinuz initrd.img demo.iso demo-disk.qcow2; do
+# The disk goes last, then the stamp: their presence is what marks the build as complete.
+rm -f "$OUT/$VARIANT.stamp"
+for f in $OUTPUTS; do
   cp "$B/$f" "$OUT/.$f.tmp.$$"
   mv -f "$OUT/.$f.tmp.$$" "$OUT/$f"
 done
+echo "$STAMP" > "$OUT/$VARIANT.stamp"
 t "done: $OUT"

@@ -6,7 +6,8 @@ import { buildApp, createContext } from './app';
 import { seed, type SeedResult } from './seed/seed';
 import { seedDemoDesktops } from './seed/demo-desktops';
 import { createLocalEngine } from './engine';
-import { ensureDemoGuest } from './engine/guest-image';
+import { ensureDemoGuest, ensureRdpGuest } from './engine/guest-image';
+import { seedRdpTemplate } from './seed/rdp-template';
 import { createStopper } from './shutdown';
 import { createLog } from './http/log';
 
@@ -43,6 +44,11 @@ async function main() {
     // The demo guest (13 MB, built from Debian packages) is made once; it takes about 15 s.
     const images = await ensureDemoGuest(config.imagesDir, (line) => process.stdout.write(`  [demo guest] ${line}\n`));
     await seedDemoDesktops(database.db, engine, images);
+  }
+  if (config.seedDemo && engine.network.available) {
+    // The "Debian desktop (RDP)" guest (xrdp, about a minute to build the first time) and its template.
+    const rdp = await ensureRdpGuest(config.imagesDir, (line) => process.stdout.write(`  [RDP guest] ${line}\n`));
+    await seedRdpTemplate(database.db, engine, rdp);
   }
   const ctx = createContext(config, database, engine);
   const app = await buildApp(ctx);

@@ -23,6 +23,10 @@ export type MachineSpec = {
   /** `default`: qxl when SPICE is on (its native display), std otherwise */
   video: 'default' | 'std' | 'qxl' | 'virtio' | 'none';
   graphics: { vnc: boolean; spice: boolean };
+  /** The desktop's guest credentials, handed to the guest through QEMU's fw_cfg
+   *  (`opt/org.vdiportal/credentials`: base64 user name and password, a line each); guests that
+   *  know it (the RDP guest) make that user. Never on QEMU's command line. */
+  guestCredentials?: { username: string; password: string };
 };
 
 export type MachineStatus = 'running' | 'paused' | 'shutdown' | 'crashed' | 'absent';

@@ -12,7 +12,7 @@ describe('ensureDemoGuest', () => {
   const fakeScript = join(dir, 'fake-build.sh');
   writeFileSync(fakeScript, [
     '#!/bin/bash', 'set -e', 'OUT=$1', 'echo run >> "$OUT/.runs"', 'echo "[0s] downloading"', 'sleep 0.2',
-    'echo disk > "$OUT/demo-disk.qcow2"', 'echo iso > "$OUT/demo.iso"', 'echo "[1s] done"',
+    'echo disk > "$OUT/demo-disk.qcow2"', 'echo iso > "$OUT/demo.iso"', 'sha256sum < "$0" | cut -c1-16 > "$OUT/demo.stamp"', 'echo "[1s] done"',
   ].join('\n'));
 
   it('builds once when images are missing, however many callers ask at the same time', async () => {
@@ -28,6 +28,14 @@ describe('ensureDemoGuest', () => {
     expect(lines).toEqual(['[0s] downloading', '[1s] done']);
     await ensureDemoGuest(out, undefined, { scriptPath: fakeScript }); // present: no build
     expect(readFileSync(join(out, '.runs'), 'utf8').trim().split('\n')).toHaveLength(1);
+  });
+
+  it('builds again when the images were made by another version of the script', async () => {
+    const out = join(dir, 'stale');
+    await ensureDemoGuest(out, undefined, { scriptPath: fakeScript });
+    writeFileSync(join(out, 'demo.stamp'), 'older\n');
+    await ensureDemoGuest(out, undefined, { scriptPath: fakeScript });
+    expect(readFileSync(join(out, '.runs'), 'utf8').trim().split('\n')).toHaveLength(2);
   });
 
   it('reports the script\'s error output when the build fails', async () => {

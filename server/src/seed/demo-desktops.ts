@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { and, eq, inArray } from 'drizzle-orm';
 import { schema, type Db } from '../db';
-import type { DomainHardware, GuestProperties } from '../db/schema';
+import type { DomainHardware, DomainImage, GuestProperties } from '../db/schema';
 import type { Engine } from '../engine';
 import { info } from '../engine/disks';
 import type { DemoGuestImages } from '../engine/guest-image';
@@ -27,6 +27,39 @@ const DESKTOPS_BY_USER: Record<string, string[]> = {
   student01: ['Demo desktop'], student02: ['Demo desktop'], student03: ['Demo desktop'], student04: ['Demo desktop'],
 };
 
+type Owner = Pick<typeof schema.users.$inferSelect, 'id' | 'categoryId' | 'groupId'>;
+
+/**
+ * A template shared with everyone, owned by `owner`, on a read-only copy of the image `disk`.
+ * Its interfaces get fresh MACs. `id` (optional) makes seeding it again recognisable.
+ */
+export async function seedTemplate(
+  db: Db,
+  engine: Engine,
+  owner: Owner,
+  disk: string,
+  t: { id?: string; name: string; description: string; hardware: DomainHardware; guestProperties: GuestProperties; image: DomainImage; icon: string },
+) {
+  const templateId = t.id ?? randomUUID();
+  const storageId = randomUUID();
+  const path = join(engine.dirs.storage, 'templates', `${storageId}.qcow2`);
+  await copyFile(disk, path);
+  await chmod(path, 0o444); // a template base is never written again
+  const info_ = await info(path);
+  await db.insert(schema.storage).values({ id: storageId, userId: owner.id, kind: 'template', path, actualSize: info_.actualSize, virtualSize: info_.virtualSize });
+  const [template] = await db
+    .insert(schema.domains)
+    .values({
+      id: templateId, kind: 'template', name: t.name, userId: owner.id, categoryId: owner.categoryId, groupId: owner.groupId,
+      description: t.description, status: 'Stopped', persistent: false,
+      hardware: { ...t.hardware, interfaces: t.hardware.interfaces.map((i) => ({ id: i.id, mac: randomMac() })) }, guestProperties: t.guestProperties,
+      image: t.image, icon: t.icon, allowed: SHARED_WITH_EVERYONE,
+    })
+    .returning();
+  await db.insert(schema.domainDisks).values({ domainId: templateId, storageId, position: 0 });
+  return template!;
+}
+
 /**
  * The demo template (the 13 MB guest, read-only, shared with everyone) and a few desktops per
  * demo account; done once, when there is no template yet.
@@ -37,30 +70,17 @@ export async function seedDemoDesktops(db: Db, engine: Engine, images: DemoGuest
   const [admin] = await db.select().from(schema.users).where(and(eq(schema.users.username, 'admin'), eq(schema.users.categoryId, 'default')));
   if (!admin) return false;
 
-  const templateId = randomUUID();
-  const storageId = randomUUID();
-  const path = join(engine.dirs.storage, 'templates', `${storageId}.qcow2`);
-  await copyFile(images.disk, path);
-  await chmod(path, 0o444); // a template base is never written again
-  const disk = await info(path);
-  await db.insert(schema.storage).values({ id: storageId, userId: admin.id, kind: 'template', path, actualSize: disk.actualSize, virtualSize: disk.virtualSize });
-  const [template] = await db
-    .insert(schema.domains)
-    .values({
-      id: templateId, kind: 'template', name: 'Demo Linux', userId: admin.id, categoryId: admin.categoryId, groupId: admin.groupId,
-      description: 'A tiny Linux with a console, a web server and SSH (user demo / demo)', status: 'Stopped', persistent: false,
-      hardware: { ...DEMO_HARDWARE, interfaces: [{ id: 'default', mac: randomMac() }] }, guestProperties: DEMO_GUEST,
-      image: { id: '1.jpg', type: 'stock', url: '/assets/img/desktops/stock/1.jpg' }, icon: 'fa-linux', allowed: SHARED_WITH_EVERYONE,
-    })
-    .returning();
-  await db.insert(schema.domainDisks).values({ domainId: templateId, storageId, position: 0 });
+  const template = await seedTemplate(db, engine, admin, images.disk, {
+    name: 'Demo Linux', description: 'A tiny Linux with a console, a web server and SSH (user demo / demo)',
+    hardware: DEMO_HARDWARE, guestProperties: DEMO_GUEST, image: { id: '1.jpg', type: 'stock', url: '/assets/img/desktops/stock/1.jpg' }, icon: 'fa-linux',
+  });
 
   const users = await db.select().from(schema.users).where(and(eq(schema.users.categoryId, 'default'), inArray(schema.users.username, Object.keys(DESKTOPS_BY_USER))));
   for (const user of users) {
     for (const name of DESKTOPS_BY_USER[user.username] ?? []) {
-      await createDesktopFromTemplate(db, engine, template!, user, { name, persistent: true, status: 'Stopped', description: 'Created from Demo Linux' });
+      await createDesktopFromTemplate(db, engine, template, user, { name, persistent: true, status: 'Stopped', description: 'Created from Demo Linux' });
     }
   }
-  await seedGpuDesktop(db, engine, template!);
+  await seedGpuDesktop(db, engine, template);
   return true;
 }

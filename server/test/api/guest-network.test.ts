@@ -10,7 +10,11 @@ import { eq } from 'drizzle-orm';
 import { schema } from '../../src/db';
 import { createEmpty } from '../../src/engine/disks';
 import { parseCidr, overlaps } from '../../src/network/plan';
-import { call, loginToken, startTestServer, type TestServer } from '../helpers/server';
+import { call, loginToken, startTestServer, testImagesDir, type TestServer } from '../helpers/server';
+import { ensureRdpGuest } from '../../src/engine/guest-image';
+import { RDP_TEMPLATE_ID, seedRdpTemplate } from '../../src/seed/rdp-template';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { canRunGuestNetwork } from '../helpers/guest-network';
 import { until } from '../helpers/wait';
 
@@ -67,7 +71,8 @@ describe.skipIf(!canRunGuestNetwork())('guest network with real guests', () => {
 
   let running: string;
   it('starts a desktop on the guest network: WaitingIP, then Started with an address the server reaches', async () => {
-    running = await create('On the private network', ['wireguard']);
+    // The demo guest: NAT first, the private NIC second (its DHCP runs in the background).
+    running = await create('On the private network', ['default', 'wireguard']);
     const seen = new Set<string>();
     expect((await call(server, `/api/v3/desktop/start/${running}`, { token: user })).status).toBe(200);
     const started = await until('an address', async () => {
@@ -82,7 +87,7 @@ describe.skipIf(!canRunGuestNetwork())('guest network with real guests', () => {
     // The demo guest's web server, from the server's own process (root namespace, through the veth).
     expect(await until('port 80 of the guest', () => tcpOpen(started.ip!, 80), 60_000)).toBe(true);
     // Its TAP is on the bridge inside the namespace, none is left in the root namespace.
-    const tap = server.ctx.engine.network.tapName(running, 0);
+    const tap = server.ctx.engine.network.tapName(running, 1);
     expect(await server.ctx.engine.network.exec('ip', ['-o', 'link', 'show', 'master', 'br0'])).toContain(tap);
     expect(links()).not.toContain(tap);
   }, 180_000);
@@ -99,12 +104,54 @@ describe.skipIf(!canRunGuestNetwork())('guest network with real guests', () => {
   }, 120_000);
 
   it('clears the address when stopped and removes the TAP', async () => {
-    const tap = server.ctx.engine.network.tapName(running, 0);
+    const tap = server.ctx.engine.network.tapName(running, 1);
     for (let i = 0; i < 2; i++) await call(server, `/api/v3/desktop/stop/${running}`, { token: user });
     const stopped = await waitState(running, 'Stopped', 60_000);
     expect(stopped!.ip).toBeNull();
     await until('the TAP gone', async () => !(await server.ctx.engine.network.exec('ip', ['-o', 'link', 'show'])).includes(tap), 10_000);
   }, 90_000);
+
+  const hasFreerdp = (() => {
+    try {
+      execFileSync('sh', ['-c', 'command -v xfreerdp && command -v xvfb-run'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+
+  it('boots the "Debian desktop (RDP)" template: xrdp on its address, signed in with the desktop\'s guest credentials', async () => {
+    await seedRdpTemplate(server.ctx.db, server.ctx.engine, await ensureRdpGuest(testImagesDir()));
+    const password = `pw ${randomBytes(6).toString('hex')}`;
+    const r = await call(server, '/api/v3/persistent_desktop', {
+      token: user,
+      body: { template_id: RDP_TEMPLATE_ID, name: 'Remote desktop', guest_properties: { credentials: { username: 'alice', password } } },
+    });
+    expect(r.status).toBe(200);
+    const id = ((await r.json()) as { id: string }).id;
+    await waitState(id, 'Stopped', 30_000);
+    expect((await call(server, `/api/v3/desktop/start/${id}`, { token: user })).status).toBe(200);
+    const d = (await waitState(id, 'Started', 180_000))!;
+    expect(d.ip).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(d.viewers).toEqual(expect.arrayContaining(['browser-rdp', 'file-rdpgw']));
+    await server.ctx.engine.driver.waitForSerial(id, /RDP-DESKTOP READY/, 120_000);
+    expect(await tcpOpen(d.ip!, 3389)).toBe(true);
+    if (hasFreerdp) {
+      // A real RDP client signs in with the desktop's credentials: the guest reports the session on its serial console.
+      const client = spawn('xvfb-run', ['-a', 'xfreerdp', `/v:${d.ip}`, '/u:alice', `/p:${password}`, '/cert:ignore', '/size:800x600'], { stdio: 'ignore', detached: true });
+      try {
+        await server.ctx.engine.driver.waitForSerial(id, /RDP-SESSION started user=alice/, 90_000);
+      } finally {
+        try {
+          process.kill(-client.pid!, 'SIGTERM');
+        } catch {
+          // gone
+        }
+      }
+    }
+    for (let i = 0; i < 2; i++) await call(server, `/api/v3/desktop/stop/${id}`, { token: user });
+    await waitState(id, 'Stopped', 60_000);
+  }, 420_000);
 
   it('leaves WaitingIP after the timeout with a code when the guest never asks for an address', async () => {
     const id = await create('Never asks', ['wireguard']);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MachineSpec } from '../driver';
-import { buildQemuArgs, esc, validateSpec, type QemuArgsContext } from './args';
+import { buildQemuArgs, credentialsBlob, esc, validateSpec, type QemuArgsContext } from './args';
 import { runPaths } from './run-dir';
 
 const spec = (over: Partial<MachineSpec> = {}): MachineSpec => ({
@@ -75,6 +75,13 @@ describe('buildQemuArgs', () => {
     expect(values(args, '-netdev')).toEqual(['user,id=net0', 'tap,id=net1,ifname=gnet1t0123abcd,script=no,downscript=no']);
     expect(values(args, '-device')).toContain('virtio-net-pci,netdev=net1,mac=52:54:00:aa:00:02');
     expect(() => buildQemuArgs(spec({ nics }), ctx())).toThrow(/TAP/);
+  });
+
+  it('hands the guest credentials over through fw_cfg from a file, never on the command line', () => {
+    const args = buildQemuArgs(spec({ guestCredentials: { username: 'alice', password: 'p,w d' } }), ctx({ credentialsFile: '/run/vdi/d1/credentials' }));
+    expect(values(args, '-fw_cfg')).toEqual(['name=opt/org.vdiportal/credentials,file=/run/vdi/d1/credentials']);
+    expect(args.join(' ')).not.toContain('p,w d');
+    expect(credentialsBlob({ username: 'alice', password: 'p,w d' })).toBe('YWxpY2U=\ncCx3IGQ=\n');
   });
 
   it('SPICE: loopback port, password from a secret file (never argv), qxl video, agent channel', () => {

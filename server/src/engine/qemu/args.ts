@@ -15,7 +15,16 @@ export type QemuArgsContext = {
   sandbox: boolean;
   /** the TAP of each `private` NIC, by NIC index (made by the guest network before QEMU starts) */
   taps?: (string | undefined)[];
+  /** the file (0600, deleted once QEMU is up) QEMU reads the guest credentials from */
+  credentialsFile?: string;
 };
+
+/** fw_cfg item the RDP guest reads its user from (/sys/firmware/qemu_fw_cfg/by_name/…). */
+export const CREDENTIALS_FW_CFG = 'opt/org.vdiportal/credentials';
+
+/** The fw_cfg item's content: base64 user name, base64 password, a line each. */
+export const credentialsBlob = (c: { username: string; password: string }) =>
+  `${Buffer.from(c.username).toString('base64')}\n${Buffer.from(c.password).toString('base64')}\n`;
 
 const MAC_RE = /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i;
 /** ports of the AHCI controller built into q35 (ide.0 … ide.5); IDE/SATA disks and CD-ROMs share them */
@@ -112,6 +121,10 @@ export function buildQemuArgs(spec: MachineSpec, ctx: QemuArgsContext): string[]
     args.push('-device', withBoot(`${model},netdev=${id},mac=${nic.mac.toLowerCase()}`, boot.network[i]));
   });
 
+  if (spec.guestCredentials) {
+    if (!ctx.credentialsFile) throw new EngineError('invalid-spec', 'guest credentials but no file to hand them over');
+    args.push('-fw_cfg', `name=${CREDENTIALS_FW_CFG},file=${esc(ctx.credentialsFile)}`);
+  }
   if (spec.graphics.vnc) {
     // password=on with no password set yet: nobody gets in until setViewerPassword.
     args.push('-vnc', `unix:${esc(p.vnc)},password=on`);

@@ -18,7 +18,7 @@ import {
   type MachineStatus,
 } from '../driver';
 import { QmpClient } from '../qmp';
-import { buildQemuArgs, validateSpec, videoModel } from './args';
+import { buildQemuArgs, credentialsBlob, validateSpec, videoModel } from './args';
 import { freeTcpPort } from './free-port';
 import { QemuMachine } from './machine';
 import { isOurQemu, readTail, signal, waitForProcessExit } from './process';
@@ -305,6 +305,8 @@ export class QemuDriver implements HypervisorDriver {
       throw new EngineError('unsupported', `machine ${spec.id} needs the guest network, which this host does not have`);
     }
     const taps = this.#tapsOf(spec);
+    // Read by QEMU at start-up and deleted once it is up (like SPICE's first password): never on argv.
+    if (spec.guestCredentials) await writeFile(paths.credentials, credentialsBlob(spec.guestCredentials), { mode: 0o600 });
     const args = buildQemuArgs(spec, {
       paths,
       accel: this.accel,
@@ -312,6 +314,7 @@ export class QemuDriver implements HypervisorDriver {
       spice,
       sandbox: this.#opts.sandbox,
       taps,
+      credentialsFile: spec.guestCredentials ? paths.credentials : undefined,
     });
     try {
       for (const tap of taps) if (tap) await this.#network!.createTap(tap);
@@ -352,6 +355,7 @@ export class QemuDriver implements HypervisorDriver {
     if ('err' in first) return fail(first.err.message);
     const qmp = first.q;
     await rm(paths.spiceSecret, { force: true }); // read at startup; the current password lives in QEMU only
+    await rm(paths.credentials, { force: true });
     try {
       // QEMU holds the TAPs open now: onto the bridge in the namespace with them.
       for (const tap of taps) if (tap) await this.#network!.attachTap(tap);

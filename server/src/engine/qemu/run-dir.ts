@@ -17,6 +17,7 @@ export type RunPaths = {
   /** QEMU's own stdout/stderr (start errors, "terminating on signal …") */
   log: string;
   spiceSecret: string;
+  credentials: string;
 };
 
 /** sun_path is 108 bytes including the terminating NUL. */
@@ -38,6 +39,7 @@ export function runPaths(runDir: string, id: string): RunPaths {
     runtime: join(dir, 'runtime.json'),
     log: join(dir, 'qemu.log'),
     spiceSecret: join(dir, 'spice.secret'),
+    credentials: join(dir, 'credentials'),
   };
   for (const s of [paths.qmp, paths.vnc]) {
     if (Buffer.byteLength(s) > MAX_SOCKET_PATH) {
@@ -61,7 +63,9 @@ type StoredRuntime = Omit<MachineRuntime, 'startedAt'> & { startedAt: string };
 
 /** Written before QEMU starts: a run dir without spec.json is not ours (see listRunDirs). */
 export async function writeSpec(paths: RunPaths, spec: MachineSpec): Promise<void> {
-  await writeFile(paths.spec, JSON.stringify(spec, null, 2), { mode: 0o600 });
+  // The guest credentials are QEMU's business only (read once from their own file).
+  const { guestCredentials: _secret, ...kept } = spec;
+  await writeFile(paths.spec, JSON.stringify(kept, null, 2), { mode: 0o600 });
 }
 
 export async function writeRuntime(paths: RunPaths, runtime: MachineRuntime): Promise<void> {

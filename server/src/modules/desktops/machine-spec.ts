@@ -55,5 +55,6 @@ export async function machineSpecOf(db: Db, row: DomainRow): Promise<MachineSpec
     nics: nicsOf(row),
     video: viewers.file_spice ? 'qxl' : 'default',
     graphics: { vnc: true, spice: Boolean(viewers.file_spice) },
+    guestCredentials: { username: row.guestProperties.credentials.username, password: row.guestProperties.credentials.password },
   };
 }

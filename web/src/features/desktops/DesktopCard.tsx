@@ -1,5 +1,5 @@
 import { Badge, Card, Group, Stack, Text, Tooltip } from '@mantine/core';
-import { IconCalendarEvent, IconClockPause, IconCpu, IconDeviceSdCard, IconHourglassHigh } from '@tabler/icons-react';
+import { IconAlertTriangle, IconCalendarEvent, IconClockPause, IconCpu, IconDeviceSdCard, IconHourglassHigh, IconNetwork } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TDesktop } from '@vdi/contracts';
 import { MainActionButton, MoreMenu, OpenButton } from './DesktopActions';
@@ -10,7 +10,7 @@ import { StateBadge } from './StateBadge';
 import { Thumbnail } from './Thumbnail';
 import classes from './DesktopsPage.module.css';
 
-/** Temporary, queue position, automatic shutdown, next booking. */
+/** Temporary, queue position, address on the guest network (or why there is none), automatic shutdown, next booking. */
 export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queue?: number; inline?: boolean }) {
   const { t } = useTranslation();
   const shutdown = formatLocal(d.scheduled.shutdown);
@@ -32,8 +32,25 @@ export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queu
       )}
     </>
   );
+  const noAddress = d.current_action === 'guest_ip_timeout';
   const lines = (
     <>
+      {d.ip && (
+        <Group gap={6} wrap="nowrap" data-testid="desktop-ip">
+          <IconNetwork size={14} color="var(--mantine-color-dimmed)" style={{ flex: '0 0 auto' }} />
+          <Text size="xs" c="dimmed">
+            {t('desktops.address', { ip: d.ip })}
+          </Text>
+        </Group>
+      )}
+      {noAddress && (
+        <Group gap={6} wrap="nowrap" align="flex-start" data-testid="desktop-no-address">
+          <IconAlertTriangle size={14} color="var(--mantine-color-orange-6)" style={{ flex: '0 0 auto', marginTop: 2 }} />
+          <Text size="xs" c="orange.7">
+            {t('errors.guest_ip_timeout')}
+          </Text>
+        </Group>
+      )}
       {shutdown && (
         <Group gap={6} wrap="nowrap" data-testid="desktop-shutdown">
           <IconClockPause size={14} color="var(--mantine-color-orange-6)" style={{ flex: '0 0 auto' }} />
@@ -63,7 +80,7 @@ export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queu
     </>
   );
   const hasBadges = d.type === 'nonpersistent' || (queue !== undefined && queue > 0);
-  if (!hasBadges && !shutdown && !bookingStart && !d.needs_booking) return null;
+  if (!hasBadges && !d.ip && !noAddress && !shutdown && !bookingStart && !d.needs_booking) return null;
   return (
     <Stack gap={inline ? 4 : 6}>
       {hasBadges && <Group gap={6}>{badges}</Group>}
