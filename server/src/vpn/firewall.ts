@@ -2,6 +2,10 @@
 // a user's tunnel reaches only the addresses of that user's own running desktops; never the
 // namespace itself (its gateway, DHCP), the server's end of the veth, or other guests. Guests
 // answer; they cannot open connections into a user's tunnel.
+//
+// What leaves the tunnel towards a guest carries the namespace's own address on the guests' segment
+// (masquerade): a guest answers it on its own link, whatever its default route (a desktop with a
+// user-mode NAT NIC besides the private one routes everything else out of that one).
 
 export const VPN_TABLE = 'vdi_vpn';
 
@@ -29,6 +33,10 @@ table inet ${VPN_TABLE} {
     iifname "${ifname}" drop
     oifname "${ifname}" ct state established,related accept
     oifname "${ifname}" drop
+  }
+  chain postrouting {
+    type nat hook postrouting priority srcnat; policy accept;
+    iifname "${ifname}" masquerade
   }
 }
 `;

@@ -76,6 +76,7 @@ describe('the firewall', () => {
     expect(rules).toContain('iifname "vabcdwg" ip saddr . ip daddr @reach accept');
     expect(rules).toMatch(/iifname "vabcdwg" drop[\s\S]*oifname "vabcdwg" ct state established,related accept\n\s*oifname "vabcdwg" drop/);
     expect(rules).toMatch(/chain input \{[^}]*iifname "vabcdwg" drop/);
+    expect(rules).toMatch(/chain postrouting \{[^}]*iifname "vabcdwg" masquerade/);
     expect(vpnRuleset('vabcdwg', [])).not.toContain('elements');
     expect(() => vpnRuleset('bad name"', [])).toThrow();
   });

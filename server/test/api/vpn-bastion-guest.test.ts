@@ -9,15 +9,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { bastionHostName, ZBastion, ZVpnConfig } from '@vdi/contracts';
 import { schema } from '../../src/db';
+import { ensureRdpGuest } from '../../src/engine/guest-image';
+import { RDP_TEMPLATE_ID, seedRdpTemplate } from '../../src/seed/rdp-template';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { formatCidr } from '../../src/network/plan';
-import { call, loginToken, startTestServer, type TestServer } from '../helpers/server';
+import { call, loginToken, startTestServer, testImagesDir, type TestServer } from '../helpers/server';
 import { canRunGuestNetwork, freeGuestSubnet } from '../helpers/guest-network';
 import { until } from '../helpers/wait';
 import { curlResolve, runClient, ssh, sshKey } from '../helpers/bastion-clients';
 import { parseWgQuick, userComputer, type UserComputer } from '../helpers/vpn-client';
 
 const onPath = (p: string) => ['/usr/bin', '/usr/sbin', '/bin', '/sbin'].some((d) => existsSync(`${d}/${p}`));
-const canRun = canRunGuestNetwork() && ['wireguard-go', 'wg', 'nft', 'ssh', 'curl'].every(onPath);
+const canRun = canRunGuestNetwork() && ['wireguard-go', 'wg', 'nft', 'ssh', 'curl', 'xfreerdp', 'xvfb-run'].every(onPath);
 
 const freeUdpPort = () =>
   new Promise<number>((resolve) => {
@@ -37,6 +42,9 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
   let other: string;
   let desktopId: string;
   let guestIp: string;
+  let rdpId: string;
+  let rdpIp: string;
+  const rdpPassword = `pw-${Math.random().toString(36).slice(2, 10)}`;
   let hostProbe: Server;
   const page = 'demo desktop';
 
@@ -59,27 +67,33 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
     expect(server.app.vpn.available, String(server.app.vpn.reason)).toBe(true);
     owner = await loginToken(server, 'advanced');
     other = await loginToken(server, 'user');
-    const [t] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.kind, 'template'));
-    const r = await call(server, '/api/v3/persistent_desktop', {
-      token: owner,
-      body: { template_id: t!.id, name: 'Reached by VPN', hardware: { interfaces: ['wireguard'] }, guest_properties: { viewers: { browser_vnc: {}, file_rdpvpn: {} } } },
-    });
-    expect(r.status).toBe(200);
-    desktopId = ((await r.json()) as { id: string }).id;
-    await until('stopped', async () => (await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, desktopId)))[0]?.status === 'Stopped', 30_000);
-    expect((await call(server, `/api/v3/desktop/start/${desktopId}`, { token: owner })).status).toBe(200);
-    const row = await until(
-      'the desktop started with an address',
-      async () => {
-        const [d] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, desktopId));
-        return d?.status === 'Started' && d.guestIp ? d : undefined;
-      },
-      180_000,
-    );
-    guestIp = row.guestIp!;
+    await seedRdpTemplate(server.ctx.db, server.ctx.engine, await ensureRdpGuest(testImagesDir()));
+    const [t] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.name, 'Demo Linux'));
+    const create = async (body: Record<string, unknown>) => {
+      const r = await call(server, '/api/v3/persistent_desktop', { token: owner, body });
+      expect(r.status).toBe(200);
+      const id = ((await r.json()) as { id: string }).id;
+      await until('stopped', async () => (await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, id)))[0]?.status === 'Stopped', 30_000);
+      expect((await call(server, `/api/v3/desktop/start/${id}`, { token: owner })).status).toBe(200);
+      return id;
+    };
+    // The demo guest (SSH, HTTP, HTTPS) and the "Debian desktop (RDP)" guest (xrdp), both on the guest network.
+    desktopId = await create({ template_id: t!.id, name: 'Reached by VPN', hardware: { interfaces: ['wireguard'] }, guest_properties: { viewers: { browser_vnc: {}, file_rdpvpn: {} } } });
+    rdpId = await create({ template_id: RDP_TEMPLATE_ID, name: 'RDP over VPN', guest_properties: { credentials: { username: 'alice', password: rdpPassword } } });
+    const addressOf = (id: string) =>
+      until(
+        'the desktop started with an address',
+        async () => {
+          const [d] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, id));
+          return d?.status === 'Started' && d.guestIp ? d.guestIp : undefined;
+        },
+        240_000,
+      );
+    guestIp = await addressOf(desktopId);
+    rdpIp = await addressOf(rdpId);
     // Something listening on the server's own address on the guest network: no tunnel may reach it.
     hostProbe = createServer((s) => s.end('host\n')).listen(0, '0.0.0.0');
-  }, 300_000);
+  }, 600_000);
 
   afterAll(async () => {
     hostProbe?.close();
@@ -138,14 +152,30 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
     expect((await pc.curl(`http://${guestIp}/`, 5)).code).not.toBe(0);
   }, 240_000);
 
-  it('the RDP-over-VPN file names the guest by its private address with the guest credentials', async () => {
-    const res = await call(server, `/api/v3/desktop/${desktopId}/viewer/file-rdpvpn`, { token: owner });
+  const rdpAuth = async (file: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'vpnb-rdp-'));
+    writeFileSync(join(dir, 'desktop.rdp'), file, { mode: 0o600 });
+    return runClient('ip', ['netns', 'exec', pc.ns, 'timeout', '60', 'xvfb-run', '-a', 'xfreerdp', join(dir, 'desktop.rdp'), '/cert:ignore', '+auth-only'], 90_000);
+  };
+
+  it("the RDP-over-VPN file opens the RDP desktop through the owner's tunnel (xfreerdp +auth-only), not through another's", async () => {
+    const res = await call(server, `/api/v3/desktop/${rdpId}/viewer/file-rdpvpn`, { token: owner });
     expect(res.status).toBe(200);
     const v = await res.json();
     expect(v).toMatchObject({ kind: 'file', protocol: 'rdpvpn', ext: 'rdp' });
-    expect(v.content).toContain(`full address:s:${guestIp}\r\n`);
-    expect(v.content).toContain('username:s:demo\r\n');
-  });
+    expect(v.content).toContain(`full address:s:${rdpIp}\r\n`);
+    expect(v.content).toContain('username:s:alice\r\n');
+    await server.ctx.engine.driver.waitForSerial(rdpId, /RDP-DESKTOP READY/, 180_000);
+
+    await pc.use((await config(owner)).content);
+    await until('the owner tunnel', async () => ((await pc.curl(`http://${guestIp}/`, 4)).code === 0 ? true : undefined), 60_000);
+    const ok = await rdpAuth(v.content);
+    expect(ok.code, ok.stderr.slice(-600)).toBe(0);
+
+    await pc.use((await config(other)).content);
+    const refused = await rdpAuth(v.content);
+    expect(refused.code).not.toBe(0);
+  }, 400_000);
 
   it('a reset makes the old file stop working at once; the new one works', async () => {
     const old = await config(owner);
