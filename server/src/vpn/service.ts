@@ -60,7 +60,23 @@ export function createVpnService(ctx: AppContext, network: VpnNetwork | null) {
           isNotNull(schema.domains.guestIp),
         ),
       );
-    return { peers, reach: reach.map((r) => ({ user: r.user, guest: r.guest ?? '' })) };
+    const pairs = reach.map((r) => ({ user: r.user, guest: r.guest ?? '' }));
+    // Admins by policy (setting `vpn`): every started desktop.
+    if ((await ctx.settings.get('vpn')).admins_reach_all) {
+      const admins = await ctx.db
+        .select({ address: schema.userVpn.address })
+        .from(schema.userVpn)
+        .innerJoin(schema.users, eq(schema.users.id, schema.userVpn.userId))
+        .where(and(eq(schema.users.roleId, 'admin'), eq(schema.users.active, true), isNull(schema.users.deletedAt)));
+      if (admins.length) {
+        const guests = await ctx.db
+          .select({ ip: schema.domains.guestIp })
+          .from(schema.domains)
+          .where(and(eq(schema.domains.kind, 'desktop'), eq(schema.domains.status, 'Started'), isNotNull(schema.domains.guestIp)));
+        for (const a of admins) for (const g of guests) pairs.push({ user: a.address, guest: g.ip ?? '' });
+      }
+    }
+    return { peers, reach: pairs };
   }
 
   /** Brings the endpoint in step with the database now (a call during a sync runs once more after it).

@@ -152,6 +152,22 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
     expect((await pc.curl(`http://${guestIp}/`, 5)).code).not.toBe(0);
   }, 240_000);
 
+  it("an admin's tunnel reaches others' desktops only when the `vpn` setting says so", async () => {
+    const admin = await loginToken(server, 'admin');
+    await pc.use((await config(admin)).content);
+    await until('the admin handshake', async () => {
+      await pc.curl(`http://${guestIp}/`, 2);
+      return (await pc.lastHandshake()) !== null;
+    }, 30_000);
+    expect((await pc.curl(`http://${guestIp}/`, 4)).code).not.toBe(0);
+    await server.ctx.settings.set('vpn', { admins_reach_all: true });
+    await server.app.vpn.sync();
+    expect((await pc.curl(`http://${guestIp}/`, 8)).stdout).toContain(page);
+    await server.ctx.settings.set('vpn', { admins_reach_all: false });
+    await server.app.vpn.sync();
+    expect((await pc.curl(`http://${guestIp}/`, 4)).code).not.toBe(0);
+  }, 120_000);
+
   const rdpAuth = async (file: string) => {
     const dir = mkdtempSync(join(tmpdir(), 'vpnb-rdp-'));
     writeFileSync(join(dir, 'desktop.rdp'), file, { mode: 0o600 });

@@ -13,3 +13,14 @@ export function BastionSettingCard() {
     </SettingCard>
   );
 }
+
+/** The VPN's policy (setting `vpn`): admins' tunnels reach every started desktop, or only their own. */
+export function VpnSettingCard() {
+  const { t } = useTranslation();
+  const s = useSettingForm('vpn', (v) => ({ admins_reach_all: v.admins_reach_all }));
+  return (
+    <SettingCard title={t('vpn.setting_title')} description={t('vpn.setting_description')} testId="vpn-card" onSave={s.save} busy={s.busy} dirty={s.dirty} error={s.error} query={s.query}>
+      <Switch label={t('vpn.setting_admins')} data-testid="vpn-setting-admins" {...s.form.getInputProps('admins_reach_all', { type: 'checkbox' })} />
+    </SettingCard>
+  );
+}

@@ -4,7 +4,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { SettingCard, SettingsBody, useSettingForm } from './SettingCard';
 import { useSettingsLive } from './live';
 import './texts';
-import { BastionSettingCard } from '../../vpn-bastion/BastionSettingCard';
+import { BastionSettingCard, VpnSettingCard } from '../../vpn-bastion/BastionSettingCard';
 
 /** Providers the sign-in page may offer (`form`: user name and password). */
 const PROVIDERS = ['form'] as const;
@@ -151,6 +151,7 @@ export default function GeneralSettingsPage() {
         <StatusBarCard />
         <LoginCard />
         <BastionSettingCard />
+        <VpnSettingCard />
       </SettingsBody>
     </>
   );
