@@ -115,7 +115,8 @@ export class VpnEndpoint {
 
   async #startProcess(): Promise<void> {
     const out = openSync(join(this.#o.stateDir, 'wireguard-go.log'), 'a', 0o600);
-    const child = spawn('wireguard-go', ['-f', this.#o.ifname], { detached: true, stdio: ['ignore', out, out], env: { ...process.env, LOG_LEVEL: 'error' } });
+    // Silent: its log would name the peers' addresses.
+    const child = spawn('wireguard-go', ['-f', this.#o.ifname], { detached: true, stdio: ['ignore', out, out], env: { ...process.env, LOG_LEVEL: 'silent' } });
     closeSync(out);
     child.unref();
     let exited: string | null = null;
