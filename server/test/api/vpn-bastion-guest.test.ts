@@ -38,8 +38,6 @@ const DOMAIN = 'bastion.test';
 describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
   let server: TestServer;
   let pc: UserComputer;
-  let owner: string;
-  let other: string;
   let desktopId: string;
   let guestIp: string;
   let rdpId: string;
@@ -65,16 +63,14 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
       },
     });
     expect(server.app.vpn.available, String(server.app.vpn.reason)).toBe(true);
-    owner = await loginToken(server, 'advanced');
-    other = await loginToken(server, 'user');
     await seedRdpTemplate(server.ctx.db, server.ctx.engine, await ensureRdpGuest(testImagesDir()));
     const [t] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.name, 'Demo Linux'));
     const create = async (body: Record<string, unknown>) => {
-      const r = await call(server, '/api/v3/persistent_desktop', { token: owner, body });
+      const r = await call(server, '/api/v3/persistent_desktop', { token: await as('advanced'), body });
       expect(r.status).toBe(200);
       const id = ((await r.json()) as { id: string }).id;
       await until('stopped', async () => (await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, id)))[0]?.status === 'Stopped', 30_000);
-      expect((await call(server, `/api/v3/desktop/start/${id}`, { token: owner })).status).toBe(200);
+      expect((await call(server, `/api/v3/desktop/start/${id}`, { token: await as('advanced') })).status).toBe(200);
       return id;
     };
     // The demo guest (SSH, HTTP, HTTPS) and the "Debian desktop (RDP)" guest (xrdp), both on the guest network.
@@ -106,20 +102,22 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
     }
   });
 
-  const config = async (token: string) => {
-    const res = await call(server, '/api/v3/user/vpn/config', { token });
+  // Sessions are signed in when used: the guests take longer to boot than a session token lives.
+  const as = (username: string) => loginToken(server, username);
+  const config = async (username: string) => {
+    const res = await call(server, '/api/v3/user/vpn/config', { token: await as(username) });
     expect(res.status).toBe(200);
     return ZVpnConfig.parse(await res.json());
   };
 
   it("gives each user a file whose tunnel reaches that user's own desktop, and only it", async () => {
-    const file = await config(owner);
+    const file = await config('advanced');
     expect(file).toMatchObject({ kind: 'file', name: 'isard-vpn', ext: 'conf', mime: 'text/plain' });
     const c = parseWgQuick(file.content);
     expect(c.allowedIps).toBe(formatCidr(server.ctx.engine.network.plan!.subnet)); // the guests only
     expect(c.endpoint).toBe(`${pc.hostAddress}:${server.config.vpn.port}`);
     // the same file again: same keys
-    expect((await config(owner)).content).toBe(file.content);
+    expect((await config('advanced')).content).toBe(file.content);
 
     await pc.use(file.content);
     const got = await until('the guest page through the tunnel', async () => {
@@ -137,7 +135,7 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
     expect((await pc.curl(`http://${plan.gateway}/`, 4)).code).not.toBe(0);
 
     // Another user's file: the tunnel comes up, but their own desktops only (none here).
-    const theirs = await config(other);
+    const theirs = await config('user');
     expect(parseWgQuick(theirs.content).address).not.toBe(c.address);
     await pc.use(theirs.content);
     await until('their handshake', async () => {
@@ -153,8 +151,7 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
   }, 240_000);
 
   it("an admin's tunnel reaches others' desktops only when the `vpn` setting says so", async () => {
-    const admin = await loginToken(server, 'admin');
-    await pc.use((await config(admin)).content);
+    await pc.use((await config('admin')).content);
     await until('the admin handshake', async () => {
       await pc.curl(`http://${guestIp}/`, 2);
       return (await pc.lastHandshake()) !== null;
@@ -175,7 +172,7 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
   };
 
   it("the RDP-over-VPN file opens the RDP desktop through the owner's tunnel (xfreerdp +auth-only), not through another's", async () => {
-    const res = await call(server, `/api/v3/desktop/${rdpId}/viewer/file-rdpvpn`, { token: owner });
+    const res = await call(server, `/api/v3/desktop/${rdpId}/viewer/file-rdpvpn`, { token: await as('advanced') });
     expect(res.status).toBe(200);
     const v = await res.json();
     expect(v).toMatchObject({ kind: 'file', protocol: 'rdpvpn', ext: 'rdp' });
@@ -183,23 +180,23 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
     expect(v.content).toContain('username:s:alice\r\n');
     await server.ctx.engine.driver.waitForSerial(rdpId, /RDP-DESKTOP READY/, 180_000);
 
-    await pc.use((await config(owner)).content);
+    await pc.use((await config('advanced')).content);
     await until('the owner tunnel', async () => ((await pc.curl(`http://${guestIp}/`, 4)).code === 0 ? true : undefined), 60_000);
     const ok = await rdpAuth(v.content);
     expect(ok.code, ok.stderr.slice(-600)).toBe(0);
 
-    await pc.use((await config(other)).content);
+    await pc.use((await config('user')).content);
     const refused = await rdpAuth(v.content);
     expect(refused.code).not.toBe(0);
   }, 400_000);
 
   it('a reset makes the old file stop working at once; the new one works', async () => {
-    const old = await config(owner);
+    const old = await config('advanced');
     await pc.use(old.content);
     await until('the old file working', async () => (await pc.curl(`http://${guestIp}/`, 4)).code === 0, 60_000);
-    expect((await call(server, '/api/v3/user/reset-vpn', { token: owner, method: 'PUT' })).status).toBe(200);
+    expect((await call(server, '/api/v3/user/reset-vpn', { token: await as('advanced'), method: 'PUT' })).status).toBe(200);
     expect((await pc.curl(`http://${guestIp}/`, 5)).code).not.toBe(0);
-    const fresh = await config(owner);
+    const fresh = await config('advanced');
     expect(fresh.content).not.toBe(old.content);
     await pc.use(fresh.content);
     expect(await until('the new file working', async () => ((await pc.curl(`http://${guestIp}/`, 4)).code === 0 ? true : undefined), 60_000)).toBe(true);
@@ -208,7 +205,6 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
   it('keeps the tunnel and the bastion across a restart of the server', async () => {
     const pidBefore = readFileSync(`${server.config.dataDir}/vpn/wireguard-go.pid`, 'utf8');
     await server.restart();
-    owner = await loginToken(server, 'advanced');
     expect(server.app.vpn.available).toBe(true);
     expect(readFileSync(`${server.config.dataDir}/vpn/wireguard-go.pid`, 'utf8')).toBe(pidBefore); // adopted
     expect(await until('the tunnel after the restart', async () => ((await pc.curl(`http://${guestIp}/`, 4)).code === 0 ? true : undefined), 60_000)).toBe(true);
@@ -218,7 +214,7 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
     await server.ctx.settings.set('bastion', { enabled: true });
     const key = sshKey();
     const res = await call(server, `/api/v3/desktop/bastion/${desktopId}`, {
-      token: owner,
+      token: await as('advanced'),
       method: 'PUT',
       body: { ssh: { enabled: true, authorized_keys: key.publicKey }, http: { enabled: true } },
     });
@@ -239,7 +235,7 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
     expect(tls, 'the demo guest must serve HTTPS on 443: rebuild its cache from the current script').toContain(page);
 
     // stopped: refused
-    for (let i = 0; i < 2; i++) await call(server, `/api/v3/desktop/stop/${desktopId}`, { token: owner });
+    for (let i = 0; i < 2; i++) await call(server, `/api/v3/desktop/stop/${desktopId}`, { token: await as('advanced') });
     await until('stopped', async () => (await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, desktopId)))[0]?.status === 'Stopped', 90_000);
     expect((await ssh({ key: key.file, port: sshPort!, user: target.id, command: 'true' })).code).toBe(255);
     expect((await curlResolve({ scheme: 'http', name, port: http! })).stdout).toBe('');
