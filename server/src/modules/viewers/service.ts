@@ -6,6 +6,7 @@ import type { DomainRow } from '../desktops/view';
 import { viewersOf } from '../desktops/view';
 import { rdpGatewayFile, spiceFile, viewerFileName } from './files';
 import { RDP_GATEWAY_TOKEN_SECONDS, RDP_TOKEN, rdpGatewayPort } from './rdp';
+import { rdpVpnViewer } from './rdpvpn';
 import { issueViewerToken, VIEWER_TOKEN_SECONDS, viewerPassword } from './tokens';
 
 export const VIEWABLE = ['Started', 'WaitingIP', 'Shutting-down', 'Paused'];
@@ -93,6 +94,7 @@ export async function viewerFor(ctx: AppContext, row: DomainRow, viewer: TViewer
       }),
     };
   }
+  if (viewer === 'file-rdpvpn') return rdpVpnViewer(row);
   throw new ApiError('not_found', 'viewer_protocol_not_implemented', `${viewer} is not available on this server`);
 }
 
