@@ -34,6 +34,7 @@ import { useLiveUserData } from '../features/account/live';
 import { useSupportNotice } from '../features/desktops/support-notice';
 import { UserAvatar } from '../features/account/UserAvatar';
 import { StatusBar } from '../features/system/StatusBar';
+import { VpnNavLink } from '../features/vpn-bastion/VpnNavLink';
 
 const ICONS = { desktops: IconDeviceDesktop, deployments: IconUsersGroup, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle, bookings: IconCalendarEvent, planning: IconCalendarCog, viewers: IconDeviceTv, admin: IconShieldLock } as const;
 
@@ -132,6 +133,7 @@ export function AppLayout() {
         <nav aria-label={t('nav.main')} data-testid="navbar">
           <Stack gap={2}>
             {links}
+            <VpnNavLink className={classes.link} onDone={close} />
             {config?.documentation_url && (
               <NavLink
                 href={config.documentation_url}
