@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { NavLink as RouterLink, Outlet, useNavigation } from 'react-router';
-import { AppShell, Burger, Group, Menu, NavLink, Progress, Stack, Text, UnstyledButton } from '@mantine/core';
+import { AppShell, Burger, Group, Menu, NavLink, Progress, Stack, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import {
@@ -95,7 +95,7 @@ export function AppLayout() {
             {user && (
               <Menu position="bottom-end" shadow="md" width={240}>
                 <Menu.Target>
-                  <UnstyledButton className={classes.user} aria-label={t('nav.user_menu')} data-testid="user-menu">
+                  <UnstyledButton className={classes.user} data-testid="user-menu">
                     <Group gap={8} wrap="nowrap">
                       <UserAvatar user={user} size={32} data-testid="header-avatar" />
                       <div className={classes.userText}>
@@ -106,8 +106,10 @@ export function AppLayout() {
                           {t(`roles.${user.role}`)}
                         </Text>
                       </div>
-                      <IconChevronDown size={14} />
+                      <IconChevronDown size={14} aria-hidden />
                     </Group>
+                    {/* Named by what is seen (the name and role), then what the button opens (WCAG 2.5.3). */}
+                    <VisuallyHidden>{t('nav.user_menu')}</VisuallyHidden>
                   </UnstyledButton>
                 </Menu.Target>
                 <Menu.Dropdown>

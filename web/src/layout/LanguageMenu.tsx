@@ -1,4 +1,4 @@
-import { Button, Menu } from '@mantine/core';
+import { Button, Menu, VisuallyHidden } from '@mantine/core';
 import { IconCheck, IconLanguage } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { INTERFACE_LANGUAGES, toInterfaceLanguage, type TInterfaceLanguage } from '@vdi/contracts';
@@ -31,8 +31,10 @@ export function LanguageMenu({ variant = 'subtle', testId = 'language-menu' }: {
   return (
     <Menu position="bottom-end" shadow="md" width={180}>
       <Menu.Target>
-        <Button variant={variant} color="gray" leftSection={<IconLanguage size={18} />} aria-label={t('nav.language')} data-testid={testId}>
+        <Button variant={variant} color="gray" leftSection={<IconLanguage size={18} />} data-testid={testId}>
+          {/* The name a screen reader says starts with what is seen (WCAG 2.5.3), then what the menu is for. */}
           {t(`languages.${current}`)}
+          <VisuallyHidden>{` — ${t('nav.language')}`}</VisuallyHidden>
         </Button>
       </Menu.Target>
       <Menu.Dropdown>
