@@ -69,6 +69,10 @@ export const theme = createTheme({
   components: {
     Button: { defaultProps: { radius: 'md' } },
     Paper: { defaultProps: { radius: 'lg' } },
+    // A link in a sentence is told apart by more than its colour (WCAG 1.4.1).
+    Anchor: { defaultProps: { underline: 'always' } },
+    // A closed menu gives the focus back to its button (and so does a dialog opened from one of its items).
+    Menu: { defaultProps: { returnFocus: true } },
   },
 });
 
