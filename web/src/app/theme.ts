@@ -17,8 +17,8 @@ export function readable(color: string, against: string, min = MIN_CONTRAST, dir
 
 // The backgrounds text sits on: the page and cards (white / dark-7) and the slightly tinted
 // surfaces (gray-1 / dark-6); a little margin over 4.5 keeps rounding in the browser on the safe side.
-const LIGHT_SURFACES = ['#ffffff', '#f1f3f5'];
-const DARK_SURFACES = ['#1f1f1f', '#242424', '#2e2e2e'];
+const LIGHT_SURFACES = ['#ffffff', '#f1f3f5', '#e9ecef', '#edf2ff'];
+const DARK_SURFACES = ['#1f1f1f', '#242424', '#2e2e2e', '#3b3b3b', '#343a55'];
 const readableOn = (color: string, surfaces: string[], direction: 'darken' | 'lighten') =>
   surfaces.reduce((c, s) => readable(c, s, MIN_CONTRAST + 0.1, direction), color);
 
@@ -72,7 +72,9 @@ export const theme = createTheme({
     // A link in a sentence is told apart by more than its colour (WCAG 1.4.1).
     Anchor: { defaultProps: { underline: 'always' } },
     // A closed menu gives the focus back to its button (and so does a dialog opened from one of its items).
-    Menu: { defaultProps: { returnFocus: true } },
+    // No focus placeholder inside the menu (a presentational element a menu may not hold, WCAG 1.3.1):
+    // the dropdown takes the focus and the arrow keys move to the items.
+    Menu: { defaultProps: { returnFocus: true, withInitialFocusPlaceholder: false } },
   },
 });
 

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { NavLink as RouterLink, Outlet, useNavigation } from 'react-router';
-import { AppShell, Burger, Group, Menu, NavLink, Progress, Stack, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
-import { useDisclosure } from '@mantine/hooks';
+import { AppShell, Burger, Drawer, em, Group, Menu, NavLink, Progress, Stack, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
+import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import {
   IconCalendarCog,
@@ -35,6 +35,9 @@ import { useLiveUserData } from '../features/account/live';
 import { UserAvatar } from '../features/account/UserAvatar';
 import { StatusBar } from '../features/system/StatusBar';
 
+/** Below Mantine's sm breakpoint the navigation is a drawer behind the menu button. */
+const PHONE_NAV_QUERY = `(max-width: ${em(767.98)})`;
+
 const ICONS = { desktops: IconDeviceDesktop, deployments: IconUsersGroup, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle, bookings: IconCalendarEvent, planning: IconCalendarCog, viewers: IconDeviceTv, admin: IconShieldLock } as const;
 
 export function AppLayout() {
@@ -45,6 +48,7 @@ export function AppLayout() {
   useLiveMessages(Boolean(user));
   useLiveUserData(Boolean(user));
   const navigation = useNavigation();
+  const phone = useMediaQuery(PHONE_NAV_QUERY) ?? false;
 
   // The language saved on the server is the stored preference of a signed-in user.
   useEffect(() => {
@@ -78,8 +82,36 @@ export function AppLayout() {
     );
   });
 
+  const navigationLinks = (
+    <nav aria-label={t('nav.main')} data-testid="navbar">
+      <Stack gap={2}>
+        {links}
+        {config?.documentation_url && (
+          <NavLink
+            href={config.documentation_url}
+            target="_blank"
+            rel="noopener noreferrer"
+            label={t('nav.help')}
+            leftSection={<IconHelp size={18} stroke={1.8} />}
+            className={classes.link}
+            data-testid="nav-help"
+          />
+        )}
+        <NavLink
+          component={RouterLink}
+          to="/profile"
+          label={t('nav.profile')}
+          leftSection={<IconUserCircle size={18} stroke={1.8} />}
+          className={classes.link}
+          onClick={close}
+          data-testid="nav-profile"
+        />
+      </Stack>
+    </nav>
+  );
+
   return (
-    <AppShell header={{ height: 60 }} navbar={{ width: 232, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="lg">
+    <AppShell header={{ height: 60 }} navbar={{ width: 232, breakpoint: 'sm', collapsed: { mobile: true } }} padding={{ base: 'sm', xs: 'lg' }}>
       <AppShell.Header className={classes.header}>
         {navigation.state === 'loading' && <Progress value={100} animated size="xs" radius={0} className={classes.progress} aria-label={t('common.loading')} />}
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
@@ -129,37 +161,19 @@ export function AppLayout() {
           </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="sm" className={classes.sidebar}>
-        <nav aria-label={t('nav.main')} data-testid="navbar">
-          <Stack gap={2}>
-            {links}
-            {config?.documentation_url && (
-              <NavLink
-                href={config.documentation_url}
-                target="_blank"
-                rel="noopener noreferrer"
-                label={t('nav.help')}
-                leftSection={<IconHelp size={18} stroke={1.8} />}
-                className={classes.link}
-                data-testid="nav-help"
-              />
-            )}
-            <NavLink
-              component={RouterLink}
-              to="/profile"
-              label={t('nav.profile')}
-              leftSection={<IconUserCircle size={18} stroke={1.8} />}
-              className={classes.link}
-              onClick={close}
-              data-testid="nav-profile"
-            />
-          </Stack>
-        </nav>
+      {!phone && (
+        <AppShell.Navbar p="sm" className={classes.sidebar}>
+          {navigationLinks}
+        </AppShell.Navbar>
+      )}
+      {/* On a phone the navigation is a drawer: it holds the focus while open, Escape closes it and the focus goes back to the menu button. */}
+      <Drawer opened={phone && opened} onClose={close} size={290} padding="sm" title={t('nav.main')} data-testid="nav-drawer">
+        {navigationLinks}
         <Group mt="md" hiddenFrom="xs">
           <LanguageMenu variant="default" testId="mobile-language-menu" />
           <ColorSchemeToggle />
         </Group>
-      </AppShell.Navbar>
+      </Drawer>
       <AppShell.Main className={classes.main}>
         <div className={classes.content}>
           {user && <StatusBar />}

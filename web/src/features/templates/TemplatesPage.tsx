@@ -151,7 +151,7 @@ function OwnCard({ tpl, onOpen }: { tpl: TTemplate; onOpen: Open }) {
         <Text size="sm" c="dimmed" lineClamp={2} mih={40} mt={-8}>
           {tpl.description || t('new_desktop.no_description')}
         </Text>
-        <Group gap={6} wrap="nowrap" c={share.kind === 'private' ? 'dimmed' : share.kind === 'everyone' ? 'teal.7' : 'indigo.7'} data-testid="template-sharing">
+        <Group gap={6} wrap="nowrap" c={share.kind === 'private' ? 'dimmed' : share.kind === 'everyone' ? 'teal' : 'indigo'} data-testid="template-sharing">
           {share.kind === 'private' ? <IconLock size={14} /> : share.kind === 'everyone' ? <IconWorld size={14} /> : <IconUsers size={14} />}
           <Text size="xs" lineClamp={1}>
             {share.text}
