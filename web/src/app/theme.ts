@@ -69,6 +69,8 @@ export const theme = createTheme({
   components: {
     Button: { defaultProps: { radius: 'md' } },
     Paper: { defaultProps: { radius: 'lg' } },
+    // A table wider than the screen scrolls sideways: the keyboard can reach (and scroll) it too.
+    TableScrollContainer: { defaultProps: { scrollAreaProps: { viewportProps: { tabIndex: 0 } } } },
     // A link in a sentence is told apart by more than its colour (WCAG 1.4.1).
     Anchor: { defaultProps: { underline: 'always' } },
     // A closed menu gives the focus back to its button (and so does a dialog opened from one of its items).

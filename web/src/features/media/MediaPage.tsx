@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ActionIcon, Badge, Button, CloseButton, Group, Paper, Skeleton, Stack, Table, Tabs, Text, TextInput, ThemeIcon, Tooltip } from '@mantine/core';
 import { CardTable } from '../../components/CardTable';
+import { ListTabs } from '../../components/ListTabs';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import {
   IconAlertTriangle,
@@ -258,12 +259,6 @@ export default function MediaPage() {
     );
   else content = <MediaTable list={shown} shared={tab === 'shared'} onDelete={setToDelete} onShare={setToShare} />;
 
-  const count = (n: number | undefined) =>
-    n ? (
-      <Badge size="sm" variant="light" radius="xl" ml={4}>
-        {n}
-      </Badge>
-    ) : null;
 
   return (
     <>
@@ -280,15 +275,13 @@ export default function MediaPage() {
         }
       />
       <Group justify="space-between" align="flex-end" mb="lg" gap="md" wrap="wrap">
-        <Tabs value={tab} onChange={(v) => setTab(v === 'shared' ? 'shared' : 'own')} variant="pills" radius="xl">
-          <Tabs.List>
-            <Tabs.Tab value="own" leftSection={<IconDisc size={16} />} rightSection={count(own.data?.length)} data-testid="media-tab-own">
-              {t('media.tabs.own')}
-            </Tabs.Tab>
-            <Tabs.Tab value="shared" leftSection={<IconUsers size={16} />} rightSection={count(shared.data?.length)} data-testid="media-tab-shared">
-              {t('media.tabs.shared')}
-            </Tabs.Tab>
-          </Tabs.List>
+        <Tabs value={tab} onChange={(v) => setTab(v === 'shared' ? 'shared' : 'own')}>
+          <ListTabs
+            tabs={[
+              { value: 'own', label: t('media.tabs.own'), icon: <IconDisc size={16} />, count: own.data?.length, testId: 'media-tab-own' },
+              { value: 'shared', label: t('media.tabs.shared'), icon: <IconUsers size={16} />, count: shared.data?.length, testId: 'media-tab-shared' },
+            ]}
+          />
         </Tabs>
         <TextInput
           placeholder={t('media.search_placeholder')}
