@@ -115,7 +115,7 @@ test.describe('keyboard only', () => {
     await page.keyboard.press('Enter');
     await expect(page).toHaveURL(/\/booking\/desktop\//);
     await expect(page.getByRole('heading', { level: 1 })).toContainText('GPU desktop');
-    await tabTo(page, page.getByTestId('booking-calendar').locator('[tabindex="0"]').first());
+    await tabTo(page, page.getByTestId('booking-calendar').getByRole('region', { name: en.common.calendar_hours }));
     await tabTo(page, page.getByTestId('booking-new'), { back: true });
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog');

@@ -22,6 +22,10 @@ const DARK_SURFACES = ['#1f1f1f', '#242424', '#2e2e2e', '#3b3b3b', '#343a55'];
 const readableOn = (color: string, surfaces: string[], direction: 'darken' | 'lighten') =>
   surfaces.reduce((c, s) => readable(c, s, MIN_CONTRAST + 0.1, direction), color);
 
+/** A colour used for text on the page or on its own light tint, made readable in the scheme. */
+export const readableText = (color: string, scheme: 'light' | 'dark') =>
+  scheme === 'dark' ? readableOn(color, DARK_SURFACES, 'lighten') : readableOn(color, LIGHT_SURFACES, 'darken');
+
 /**
  * The colours every component takes, made readable once here: a colour's filled surface
  * carries white text at 4.5:1 or more (Mantine's shade 6 of indigo, red, green… does not), its

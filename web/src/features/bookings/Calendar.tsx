@@ -1,4 +1,4 @@
-import { useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import FullCalendar, { type DateSelectInfo, type EventClickInfo, type EventInput } from '@fullcalendar/react';
 import classicThemePlugin from '@fullcalendar/react/themes/classic';
 import dayGridPlugin from '@fullcalendar/react/daygrid';
@@ -36,19 +36,40 @@ export type CalendarProps = {
 
 /** One FullCalendar 7 (its own locales translate the toolbar) for every calendar of the portal: week and month views, local time, Mantine colours. */
 export function Calendar({ events, monthEvents, onRange, views = ['timeGridWeek', 'dayGridMonth'], initialView = 'timeGridWeek', onSelect, onEventClick, testId = 'calendar' }: CalendarProps) {
-  const { i18n } = useTranslation();
+  const { t, i18n } = useTranslation();
   const scheme = useComputedColorScheme('light');
   const lastRange = useRef('');
   const [view, setView] = useState<string>(initialView);
   const shown = useMemo(() => (monthEvents && view === 'dayGridMonth' ? [...events, ...monthEvents] : events), [events, monthEvents, view]);
   const locale = i18n.language.slice(0, 2);
+  // The "today" button is named by what it shows (FullCalendar's hint, "This week", is not its text: WCAG 2.5.3).
+  const todayText = LOCALES.find((l) => l.code === locale)?.todayText ?? 'Today';
+  const box = useRef<HTMLDivElement>(null);
+  const regionLabel = t('common.calendar_hours');
+  // FullCalendar's scrolling hours: a named region the keyboard reaches and scrolls (WCAG 2.1.1).
+  useEffect(() => {
+    const root = box.current;
+    if (!root) return;
+    const mark = () =>
+      root.querySelectorAll<HTMLElement>('div[style*="overflow"]').forEach((el) => {
+        if (!/auto|scroll/.test(el.style.overflow + el.style.overflowX + el.style.overflowY) || el.tabIndex === 0) return;
+        el.tabIndex = 0;
+        el.setAttribute('role', 'region');
+        el.setAttribute('aria-label', regionLabel);
+      });
+    mark();
+    const watch = new MutationObserver(mark);
+    watch.observe(root, { subtree: true, childList: true });
+    return () => watch.disconnect();
+  }, [regionLabel]);
   return (
-    <div className={classes.calendar} data-testid={testId}>
+    <div className={classes.calendar} data-testid={testId} ref={box}>
       <FullCalendar
         plugins={[classicThemePlugin, dayGridPlugin, timeGridPlugin, interactionPlugin, listPlugin]}
         locales={LOCALES}
         locale={locale === 'en' ? 'en-GB' : locale}
         colorScheme={scheme}
+        todayHint={todayText}
         initialView={initialView}
         headerToolbar={{ start: 'title', center: views.length > 1 ? views.join(',') : '', end: 'today prev,next' }}
         firstDay={1}
