@@ -36,7 +36,14 @@ function LazyModals() {
 export function App() {
   useEffect(() => startSessionKeeper(), []);
   const { t } = useTranslation();
-  const theme = useMemo(() => themeIn({ close: t('common.close') }), [t]);
+  const theme = useMemo(
+    () =>
+      themeIn({
+        close: t('common.close'),
+        page: { first: t('common.pages.first'), previous: t('common.pages.previous'), next: t('common.pages.next'), last: t('common.pages.last') },
+      }),
+    [t],
+  );
   return (
     <MantineProvider theme={theme} cssVariablesResolver={accessibleColors} defaultColorScheme="light">
       <QueryClientProvider client={queryClient}>

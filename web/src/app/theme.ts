@@ -86,10 +86,12 @@ export const theme = createTheme({
 
 /**
  * The theme with the words Mantine's own controls need in the interface language: every close
- * button (dialogs, drawers, notifications, alerts) is named. Notifications are said by the live
+ * button (dialogs, drawers, notifications, alerts) and every pager arrow is named. Notifications are said by the live
  * regions (app/live.tsx), not a second time by their own role.
  */
-export const themeIn = (labels: { close: string }) =>
+export type ThemeLabels = { close: string; page: Record<'first' | 'previous' | 'next' | 'last', string> };
+
+export const themeIn = (labels: ThemeLabels) =>
   mergeThemeOverrides(theme, {
     components: {
       Modal: { defaultProps: { closeButtonProps: { 'aria-label': labels.close } } },
@@ -97,5 +99,7 @@ export const themeIn = (labels: { close: string }) =>
       Notification: { defaultProps: { closeButtonProps: { 'aria-label': labels.close }, role: 'none' } },
       Alert: { defaultProps: { closeButtonLabel: labels.close } },
       CloseButton: { defaultProps: { 'aria-label': labels.close } },
+      // The arrows of every pager are named.
+      Pagination: { defaultProps: { getControlProps: (control: keyof ThemeLabels['page']) => ({ 'aria-label': labels.page[control] }) } },
     },
   });
