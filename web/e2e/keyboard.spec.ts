@@ -1,7 +1,7 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import enB from '../src/i18n/locales/bookings/en.json' with { type: 'json' };
-import { apiToken, PASSWORD, windowShot as shot } from './support';
+import { apiToken, PASSWORD, seriousViolations, windowShot as shot } from './support';
 
 // A keyboard-only person (Uma, `user`): signs in, creates and starts a desktop, opens its viewer,
 // books a slot for her GPU desktop, deletes the new desktop and reads it in the recycle bin —
@@ -101,6 +101,8 @@ test.describe('keyboard only', () => {
     await expect(viewer).toHaveURL(/\/viewer\/vnc$/);
     await expect(viewer.getByTestId('viewer-status')).toHaveText(en.viewer.status.connected, { timeout: 30_000 });
     await tabTo(viewer, viewer.getByTestId('viewer-fullscreen'));
+    expect(await seriousViolations(viewer)).toEqual([]);
+    await shot(viewer, 'keyboard-viewer');
     await viewer.close();
 
     // Stop it again (a second desktop's start would not wait for this one).

@@ -1,7 +1,7 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import enDep from '../src/i18n/locales/deployments/en.json' with { type: 'json' };
-import { apiToken, signInAs, windowShot as shot } from './support';
+import { apiToken, seriousViolations, signInAs, windowShot as shot } from './support';
 
 // Phones (360–430 px wide): a teacher runs a class from a phone (the navigation in a drawer,
 // start all, the videowall, hide), and the lists that were tables read as cards, whole names,
@@ -81,6 +81,8 @@ test.describe('phone', () => {
       await onScreen(page, tile);
       await fitsTheScreen(page);
       await shot(page, 'phone-videowall');
+      // A live tile: one control per purpose (no button inside a button), every control named.
+      expect(await seriousViolations(page)).toEqual([]);
       await page.getByTestId('videowall-back').tap();
 
       // Hide, stopping the running desktop.
