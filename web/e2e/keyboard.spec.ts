@@ -100,7 +100,7 @@ test.describe('keyboard only', () => {
     const [viewer] = await Promise.all([context.waitForEvent('page'), page.keyboard.press('Enter')]);
     await expect(viewer).toHaveURL(/\/viewer\/vnc$/);
     await expect(viewer.getByTestId('viewer-status')).toHaveText(en.viewer.status.connected, { timeout: 30_000 });
-    await tabTo(viewer, viewer.getByTestId('viewer-fullscreen'));
+    // The viewer hands the keys to the guest (Tab too): its toolbar is for the pointer, the guest for the keyboard.
     expect(await seriousViolations(viewer)).toEqual([]);
     await shot(viewer, 'keyboard-viewer');
     await viewer.close();
