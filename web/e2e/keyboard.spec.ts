@@ -117,7 +117,8 @@ test.describe('keyboard only', () => {
     await page.keyboard.press('Enter');
     await expect(page).toHaveURL(/\/booking\/desktop\//);
     await expect(page.getByRole('heading', { level: 1 })).toContainText('GPU desktop');
-    await tabTo(page, page.getByTestId('booking-calendar').getByRole('region', { name: en.common.calendar_hours }));
+    // The calendar's own controls are in the Tab order (the view tabs, today, previous, next).
+    await tabTo(page, page.getByTestId('booking-calendar').getByRole('tab', { name: /month/i }));
     await tabTo(page, page.getByTestId('booking-new'), { back: true });
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog');

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import FullCalendar, { type DateSelectInfo, type EventClickInfo, type EventInput } from '@fullcalendar/react';
 import classicThemePlugin from '@fullcalendar/react/themes/classic';
 import dayGridPlugin from '@fullcalendar/react/daygrid';
@@ -36,7 +36,7 @@ export type CalendarProps = {
 
 /** One FullCalendar 7 (its own locales translate the toolbar) for every calendar of the portal: week and month views, local time, Mantine colours. */
 export function Calendar({ events, monthEvents, onRange, views = ['timeGridWeek', 'dayGridMonth'], initialView = 'timeGridWeek', onSelect, onEventClick, testId = 'calendar' }: CalendarProps) {
-  const { t, i18n } = useTranslation();
+  const { i18n } = useTranslation();
   const scheme = useComputedColorScheme('light');
   const lastRange = useRef('');
   const [view, setView] = useState<string>(initialView);
@@ -44,26 +44,8 @@ export function Calendar({ events, monthEvents, onRange, views = ['timeGridWeek'
   const locale = i18n.language.slice(0, 2);
   // The "today" button is named by what it shows (FullCalendar's hint, "This week", is not its text: WCAG 2.5.3).
   const todayText = LOCALES.find((l) => l.code === locale)?.todayText ?? 'Today';
-  const box = useRef<HTMLDivElement>(null);
-  const regionLabel = t('common.calendar_hours');
-  // FullCalendar's scrolling hours: a named region the keyboard reaches and scrolls (WCAG 2.1.1).
-  useEffect(() => {
-    const root = box.current;
-    if (!root) return;
-    const mark = () =>
-      root.querySelectorAll<HTMLElement>('div[style*="overflow"]').forEach((el) => {
-        if (!/auto|scroll/.test(el.style.overflow + el.style.overflowX + el.style.overflowY) || el.tabIndex === 0) return;
-        el.tabIndex = 0;
-        el.setAttribute('role', 'region');
-        el.setAttribute('aria-label', regionLabel);
-      });
-    mark();
-    const watch = new MutationObserver(mark);
-    watch.observe(root, { subtree: true, childList: true });
-    return () => watch.disconnect();
-  }, [regionLabel]);
   return (
-    <div className={classes.calendar} data-testid={testId} ref={box}>
+    <div className={classes.calendar} data-testid={testId}>
       <FullCalendar
         plugins={[classicThemePlugin, dayGridPlugin, timeGridPlugin, interactionPlugin, listPlugin]}
         locales={LOCALES}
@@ -73,7 +55,9 @@ export function Calendar({ events, monthEvents, onRange, views = ['timeGridWeek'
         initialView={initialView}
         headerToolbar={{ start: 'title', center: views.length > 1 ? views.join(',') : '', end: 'today prev,next' }}
         firstDay={1}
-        contentHeight={620}
+        // The whole day at once, scrolled with the page: an inner scrolling pane inside FullCalendar's
+        // grid could not take the keyboard's focus without breaking the grid's roles (WCAG 2.1.1, 1.3.1).
+        contentHeight="auto"
         allDaySlot={false}
         nowIndicator
         slotDuration="00:30:00"
