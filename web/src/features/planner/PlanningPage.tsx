@@ -137,7 +137,7 @@ export default function PlanningPage() {
           )}
         </Card>
         <Card withBorder radius="lg" padding="md" pos="relative">
-          {plans.isFetching && <Loader size="xs" pos="absolute" top={12} right={12} aria-label={t('common.loading')} />}
+          {plans.isFetching && <Loader size="xs" pos="absolute" top={12} right={12} role="status" aria-label={t('common.loading')} />}
           <Calendar events={events} onRange={setRange} onSelect={newPlan} onEventClick={openPlan} testId="planner-calendar" />
           <Text size="xs" c="dimmed" mt="sm">
             {t('planner.hint')}
