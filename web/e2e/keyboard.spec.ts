@@ -166,6 +166,8 @@ test.describe('keyboard only', () => {
     await page.keyboard.press('Escape');
     await expect(page.getByTestId('confirm-delete')).toBeHidden();
     await expect(mine.getByTestId('desktop-menu')).toBeFocused();
+    await page.keyboard.press('Shift+Tab');
+    await tabTo(page, mine.getByTestId('desktop-menu'));
     await page.keyboard.press('Enter');
     await expect(page.getByTestId('desktop-delete')).toBeVisible();
     await toDelete();
