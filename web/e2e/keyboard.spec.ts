@@ -157,6 +157,8 @@ test.describe('keyboard only', () => {
     await expect(page.getByTestId('desktop-delete')).toBeVisible();
     // Menus move with the arrow keys.
     const toDelete = async () => {
+      // The open menu holds the focus; the arrow keys move through its items.
+      await expect.poll(() => page.evaluate(() => Boolean(document.activeElement?.closest('[role=menu]')))).toBe(true);
       for (let i = 0; i < 10 && !(await page.getByTestId('desktop-delete').evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('ArrowDown');
       await page.keyboard.press('Enter');
       await expect(page.getByTestId('confirm-delete')).toBeVisible();

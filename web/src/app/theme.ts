@@ -60,6 +60,19 @@ export const accessibleColors: CSSVariablesResolver = (theme: MantineTheme) => {
   return { variables: {}, light, dark };
 };
 
+/** An opened menu takes the focus on its first item (Mantine's own placeholder is gone, see Menu below). */
+function focusOpenMenu() {
+  const tryFocus = (left: number) =>
+    setTimeout(() => {
+      const menu = [...document.querySelectorAll<HTMLElement>('[role=menu][data-menu-dropdown]')].pop();
+      if (menu?.contains(document.activeElement)) return;
+      const item = menu?.querySelector<HTMLElement>('[data-menu-item]:not([data-disabled])');
+      if (item) item.focus({ preventScroll: true });
+      else if (left > 0) tryFocus(left - 1);
+    }, 30);
+  tryFocus(10);
+}
+
 export const theme = createTheme({
   primaryColor: 'indigo',
   primaryShade: { light: 7, dark: 8 },
@@ -80,7 +93,7 @@ export const theme = createTheme({
     // A closed menu gives the focus back to its button (and so does a dialog opened from one of its items).
     // No focus placeholder inside the menu (a presentational element a menu may not hold, WCAG 1.3.1):
     // the dropdown takes the focus and the arrow keys move to the items.
-    Menu: { defaultProps: { returnFocus: true, withInitialFocusPlaceholder: false } },
+    Menu: { defaultProps: { returnFocus: true, withInitialFocusPlaceholder: false, onOpen: focusOpenMenu } },
   },
 });
 
