@@ -130,6 +130,11 @@ async function settled(page: Page) {
   await expect(page.locator('main, h1, [role=dialog]').first()).toBeVisible({ timeout: 30_000 });
   await expect(page.locator('.mantine-Loader-root, [data-testid$=-loading]')).toHaveCount(0, { timeout: 30_000 });
   await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity), null, { timeout: 10_000 }).catch(() => undefined);
+  // Menus and dialogs fully faded in (their colours mid-fade are not what a person reads).
+  await page
+    .waitForFunction(() => [...document.querySelectorAll('[role=menu], [role=dialog], [role=listbox]')].every((e) => getComputedStyle(e).opacity === '1'), null, { timeout: 10_000 })
+    .catch(() => undefined);
+  await page.waitForTimeout(200);
 }
 
 let ids: Ids;
