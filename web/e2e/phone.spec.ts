@@ -1,11 +1,11 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import enDep from '../src/i18n/locales/deployments/en.json' with { type: 'json' };
-import { apiToken, seriousViolations, signInAs, windowShot as shot } from './support';
+import { apiToken, freshUser, seriousViolations, signInAs, windowShot as shot } from './support';
 
 // Phones (360–430 px wide): a teacher runs a class from a phone (the navigation in a drawer,
 // start all, the videowall, hide), and the lists that were tables read as cards, whole names,
-// their actions on screen. Own deployment (for Pau alone) and own bin entry: no other journey's counts move.
+// their actions on screen. Own deployment (for Pau alone) and own user for the bin: no other journey's counts move.
 
 test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
 
@@ -99,12 +99,15 @@ test.describe('phone', () => {
 
   test('the storage and recycle-bin lists are cards: whole names, actions on screen', async ({ page, request }) => {
     test.setTimeout(3 * 60_000);
-    const templates = (await call(request, 'student02', 'GET', '/user/templates/allowed/all')) as { id: string; name: string }[];
+    // A user of this journey's own: the bin of the demo users is other journeys' to count.
+    const who = 'phone-cards';
+    await freshUser(request, who);
+    const templates = (await call(request, who, 'GET', '/user/templates/allowed/all')) as { id: string; name: string }[];
     const longName = 'A desktop with a rather long name for a phone';
-    const made = (await call(request, 'student02', 'POST', '/persistent_desktop', { name: longName, template_id: templates[0]!.id })) as { id: string };
-    await call(request, 'student02', 'DELETE', `/desktop/${made.id}`);
+    const made = (await call(request, who, 'POST', '/persistent_desktop', { name: longName, template_id: templates[0]!.id })) as { id: string };
+    await call(request, who, 'DELETE', `/desktop/${made.id}`);
 
-    await signInAs(page, 'student02');
+    await signInAs(page, who);
     for (const [path, row, action] of [
       ['/userstorage', 'storage-row', 'storage-increase'],
       ['/recycleBins', 'bin-row', 'bin-restore'],
