@@ -106,6 +106,8 @@ test.describe('phone', () => {
     const longName = 'A desktop with a rather long name for a phone';
     const made = (await call(request, who, 'POST', '/persistent_desktop', { name: longName, template_id: templates[0]!.id })) as { id: string };
     await call(request, who, 'DELETE', `/desktop/${made.id}`);
+    // And one kept, for the storage list.
+    await call(request, who, 'POST', '/persistent_desktop', { name: 'Kept desktop', template_id: templates[0]!.id }).catch(() => undefined);
 
     await signInAs(page, who);
     for (const [path, row, action] of [
