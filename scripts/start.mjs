@@ -3,17 +3,25 @@
 // and serves API + socket + web on one port (PORT, default 8080).
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { ensureDebianPackages, ensureNpmPackages, ensureWebBuild, GUEST_NETWORK_PACKAGES, log, root } from './lib/setup.mjs';
+import { ensureDebianPackages, ensureNpmPackages, ensureWebBuild, GUEST_NETWORK_PACKAGES, log, root, VPN_PACKAGES } from './lib/setup.mjs';
 
 ensureNpmPackages();
 // Desktops are QEMU machines; disks are qcow2 files made with qemu-img.
-ensureDebianPackages(['qemu-system-x86', 'qemu-utils', ...GUEST_NETWORK_PACKAGES]);
+// openssl: the RD Gateway's self-signed certificate on first start.
+ensureDebianPackages(['qemu-system-x86', 'qemu-utils', 'openssl', ...GUEST_NETWORK_PACKAGES, ...VPN_PACKAGES]);
 ensureWebBuild();
 log('Starting the server');
 const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'server', 'src', 'main.ts')], {
   cwd: root,
   stdio: 'inherit',
-  env: { ...process.env, DATA_DIR: process.env.DATA_DIR ?? join(root, 'data') },
+  env: {
+    ...process.env,
+    DATA_DIR: process.env.DATA_DIR ?? join(root, 'data'),
+    // The bastion's listeners for the demo (the admin still turns the bastion on); `off` turns one off.
+    BASTION_SSH_PORT: process.env.BASTION_SSH_PORT ?? '2222',
+    BASTION_HTTP_PORT: process.env.BASTION_HTTP_PORT ?? '8081',
+    BASTION_HTTPS_PORT: process.env.BASTION_HTTPS_PORT ?? '8443',
+  },
 });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));

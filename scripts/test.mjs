@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensurePostgres, ensureWebBuild, GUEST_NETWORK_PACKAGES, log, RDP_GUEST_PACKAGES, root } from './lib/setup.mjs';
+import { dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensurePostgres, ensureWebBuild, GUEST_NETWORK_PACKAGES, log, RDP_GUEST_PACKAGES, RDP_TEST_PACKAGES, root, VPN_PACKAGES } from './lib/setup.mjs';
 
 const reports = join(root, '.tmp', 'reports');
 rmSync(reports, { recursive: true, force: true });
@@ -14,7 +14,7 @@ mkdirSync(reports, { recursive: true });
 
 ensureNpmPackages();
 // virt-viewer and xvfb: a real SPICE client opens the .vv files in a test.
-ensureDebianPackages(['chromium', 'qemu-system-x86', 'qemu-utils', 'virt-viewer', 'xvfb', ...GUEST_NETWORK_PACKAGES, ...RDP_GUEST_PACKAGES]);
+ensureDebianPackages(['chromium', 'qemu-system-x86', 'qemu-utils', 'virt-viewer', 'xvfb', 'openssh-client', 'curl', ...GUEST_NETWORK_PACKAGES, ...RDP_GUEST_PACKAGES, ...RDP_TEST_PACKAGES, ...VPN_PACKAGES]);
 ensureWebBuild();
 const postgresUrl = ensurePostgres();
 // The demo guest that test desktops boot, built once here rather than by parallel suites.

@@ -58,9 +58,16 @@ export default defineConfig({
       MEDIA_ALLOW_PRIVATE_URLS: '1',
       SMTP_HOST: '127.0.0.1',
       SMTP_PORT: String(port + 1),
+      RDP_GATEWAY_PORT: String(port + 2),
       PUBLIC_URL: `http://127.0.0.1:${port}`,
       // A guest network range of its own per port (the server checks it against the machine's routes).
       GUEST_NETWORK: process.env.E2E_GUEST_NETWORK ?? `10.${100 + (port % 150)}.${Math.floor(port / 150) % 256}.0/24`,
+      // The user VPN (UDP) and the bastion's listeners, on ports of their own per run.
+      VPN_PORT: String(port + 12),
+      BASTION_SSH_PORT: String(port + 13),
+      BASTION_HTTP_PORT: String(port + 14),
+      BASTION_HTTPS_PORT: String(port + 15),
+      BASTION_DOMAIN: 'bastion.localhost',
     },
   },
 });

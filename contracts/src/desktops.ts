@@ -201,6 +201,26 @@ export const ZBrowserViewerTicket = z.object({
 });
 export type TBrowserViewerTicket = z.infer<typeof ZBrowserViewerTicket>;
 export const VNC_WEBSOCKET_PATH = '/api/v3/vnc';
+
+/** What the browser RDP page (/rdp) receives, like the VNC ticket (fragment or `browser_viewer` cookie). */
+export const ZRdpViewerTicket = z.object({
+  /** One-time token the page puts in its RDCleanPath request (valid 60 s, bound to user and desktop). */
+  token: z.string(),
+  /** the desktop's guest credentials (the session signs in with them) */
+  username: z.string(),
+  password: z.string(),
+  /** the desktop's own RDP endpoint (host:3389); the proxy connects there whatever the page says */
+  destination: z.string(),
+  name: z.string(),
+  desktopId: z.string(),
+  /** when the token expires (epoch seconds): a page opened later says so without trying */
+  exp: z.number(),
+});
+export type TRdpViewerTicket = z.infer<typeof ZRdpViewerTicket>;
+/** The RDCleanPath websocket of the browser RDP viewer (the token travels inside the first message, not in the URL). */
+export const RDP_WEBSOCKET_PATH = '/api/v3/rdp';
+/** The port of a desktop's RDP service: the only one the proxy and the gateway connect to. */
+export const RDP_PORT = 3389;
 /** The viewer websocket's promise: the screen's first bytes (the RFB version) within this bound,
  *  or a close with one of the reasons below. */
 export const VNC_FIRST_BYTES_MS = 2000;

@@ -102,6 +102,11 @@ export const DESCRIPTION_CODES = [
   'viewer_not_started',
   'unable_to_get_viewer',
   'viewer_protocol_not_implemented',
+  // user VPN and bastion
+  'no_wireguard_keys',
+  'bastion_not_allowed',
+  'bastion_authorized_key_invalid',
+  'bastion_authorized_keys_too_many',
   'guest_network_unavailable',
   'guest_ip_timeout',
   'viewer_display_unreachable',

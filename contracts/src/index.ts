@@ -21,3 +21,4 @@ export * from './admin-system';
 export * from './admin-infra';
 export * from './admin-reserve';
 export * from './admin-desktops';
+export * from './vpn-bastion';

@@ -142,6 +142,12 @@ export const ZPasswordPoliciesSetting = z
   .object({ items: z.array(ZPasswordPolicyRule).max(500) })
   .default({ items: [] });
 
+/** The bastion (SSH and HTTP/HTTPS to desktops through the portal): off until an admin turns it on. */
+export const ZBastionSetting = z.object({ enabled: z.boolean() }).default({ enabled: false });
+
+/** The user VPN: whether admins' tunnels reach every started desktop (otherwise each tunnel reaches its owner's desktops only). */
+export const ZVpnSetting = z.object({ admins_reach_all: z.boolean() }).default({ admins_reach_all: false });
+
 export const SETTING_SCHEMAS = {
   maintenance: ZMaintenanceSetting,
   disclaimer: ZDisclaimerSetting,
@@ -155,6 +161,8 @@ export const SETTING_SCHEMAS = {
   temporary_desktops: ZTemporaryDesktopsSetting,
   audit: ZAuditSetting,
   password_policies: ZPasswordPoliciesSetting,
+  bastion: ZBastionSetting,
+  vpn: ZVpnSetting,
 } as const;
 export type TSettingKey = keyof typeof SETTING_SCHEMAS;
 export const SETTING_KEYS = Object.keys(SETTING_SCHEMAS) as TSettingKey[];

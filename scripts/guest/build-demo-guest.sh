@@ -133,6 +133,13 @@ cp /usr/sbin/dropbear "$R/usr/sbin/"
 for l in $(ldd /usr/sbin/dropbear | grep -o '/[^ ]*'); do mkdir -p "$R$(dirname "$l")"; cp -L "$l" "$R$l"; done
 mkdir -p "$R/lib64" && cp -L /lib64/ld-linux-x86-64.so.2 "$R/lib64/"
 
+# --- vpn-bastion: a TLS web server on 443 for the bastion's HTTPS route (openssl s_server; its key is
+# made at each boot, see rcS). The host's openssl and the libraries ldd names (both Debian 12). -------
+cp /usr/bin/openssl "$R/usr/bin/openssl"
+for l in $(ldd /usr/bin/openssl | grep -o '/[^ ]*'); do mkdir -p "$R$(dirname "$l")"; cp -L "$l" "$R$l"; done
+mkdir -p "$R/usr/lib/ssl" && printf '[req]\ndistinguished_name=dn\n[dn]\n' > "$R/usr/lib/ssl/openssl.cnf"
+# --- end vpn-bastion ------------------------------------------------------------------------------
+
 # users: root/demo and demo/demo (fixed salt: the image is reproducible and the password is public anyway)
 H=$(openssl passwd -6 -salt demodemo demo)
 printf 'root:x:0:0:root:/root:/bin/sh\ndemo:x:1000:1000:demo:/home/demo:/bin/sh\n' > "$R/etc/passwd"
@@ -180,6 +187,12 @@ echo "<h1>demo desktop</h1><p>host $(hostname), boot $BOOTS</p>" > /www/index.ht
 httpd -p 80 -h /www
 dropbear -R -p 22 -E 2>/var/log/dropbear.log
 acpid -c /etc/acpi 2>/dev/null
+# --- vpn-bastion: HTTPS on 443 (serves /www: https://<host>/index.html), with a key made now, in the
+# background so that the boot does not wait for it ---
+( cd /www && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 3650 \
+    -subj /CN=demo-desktop -keyout /run/tls.key -out /run/tls.crt >/dev/null 2>&1 \
+  && exec openssl s_server -quiet -accept 443 -cert /run/tls.crt -key /run/tls.key -WWW >/dev/null 2>&1 ) &
+# --- end vpn-bastion ---
 printf "\033c" > /dev/tty1
 cat > /etc/issue <<EOI
 

@@ -54,7 +54,10 @@ cp /etc/X11/app-defaults/XTerm /etc/X11/app-defaults/XClock "$R/etc/X11/app-defa
 put /etc/ssl/openssl.cnf; mkdir -p "$R/usr/lib/ssl"; ln -sf /etc/ssl/openssl.cnf "$R/usr/lib/ssl/openssl.cnf"
 chmod 1777 "$R/var/lib/xkb"
 
+# Uncompressed, uncached bitmaps: the portal's browser viewer (IronRDP) draws xrdp's padded bitmaps sheared, and its
+# proxy can crop only uncompressed bitmap updates (server/src/rdp/bitmap-fix.ts).
 sed -e 's/^autorun=.*/autorun=Xvnc/' -e 's/^security_layer=.*/security_layer=tls/' -e 's/^EnableSyslog=.*/EnableSyslog=false/' \
+    -e 's/^bitmap_compression=.*/bitmap_compression=false/' -e 's/^bitmap_cache=.*/bitmap_cache=false/' \
     -e 's#^certificate=.*#certificate=/etc/xrdp/cert.pem#' -e 's#^key_file=.*#key_file=/etc/xrdp/key.pem#' \
     /etc/xrdp/xrdp.ini > "$R/etc/xrdp/xrdp.ini"
 sed -e 's/^EnableSyslog=.*/EnableSyslog=false/' -e 's/^AllowRootLogin=.*/AllowRootLogin=false/' /etc/xrdp/sesman.ini > "$R/etc/xrdp/sesman.ini"

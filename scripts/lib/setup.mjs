@@ -25,6 +25,11 @@ const isInstalled = (pkg) =>
 export const GUEST_NETWORK_PACKAGES = ['iproute2', 'dnsmasq-base'];
 /** What the "Debian desktop (RDP)" guest is made of (scripts/guest/rdp-root.sh copies it from this machine; the build installs missing ones itself as root). */
 export const RDP_GUEST_PACKAGES = ['xrdp', 'tigervnc-standalone-server', 'xterm', 'x11-apps', 'xkb-data', 'libpam-modules', 'openssl'];
+/** The RDP viewers' tests: xrdp on the host as a stand-in guest (with Xvnc and an xterm session), FreeRDP
+ *  under Xvfb through the RD Gateway, screenshots with xwd and netpbm; openssl makes the gateway's certificate. */
+export const RDP_TEST_PACKAGES = ['xrdp', 'tigervnc-standalone-server', 'xterm', 'freerdp2-x11', 'x11-apps', 'netpbm', 'openssl'];
+/** The user VPN (server/src/vpn): the WireGuard endpoint (wireguard-go, `wg`) and its firewall (nft). */
+export const VPN_PACKAGES = ['wireguard-go', 'wireguard-tools', 'nftables'];
 
 export function ensureDebianPackages(packages) {
   const missing = packages.filter((p) => !isInstalled(p));

@@ -32,6 +32,7 @@ import { createDesktopLifecycle } from './modules/desktops/lifecycle';
 import { desktopRoutes } from './modules/desktops/routes';
 import { viewerRoutes } from './modules/viewers/routes';
 import { attachViewerGateways } from './modules/viewers/gateways';
+import { startRdpGateway } from './modules/viewers/rdp';
 import { directRoutes } from './modules/direct/routes';
 import { domainRoutes } from './modules/domains/routes';
 import { desktopImageRoutes } from './modules/domains/images';
@@ -57,6 +58,11 @@ import { startHypervisorMonitor } from './modules/admin/hypervisors/routes';
 import { createAutoShutdown } from './modules/desktops/auto-shutdown';
 import { adminReservableRoutes } from './modules/admin/reservables/routes';
 import { adminShutdownPolicyRoutes } from './modules/admin/shutdown-policies/routes';
+import { formatCidr, overlaps, parseCidr } from './network/plan';
+import { createVpnService, type VpnNetwork, type VpnService } from './vpn/service';
+import { vpnRoutes } from './modules/vpn/routes';
+import { createBastion, type Bastion } from './modules/bastion/service';
+import { bastionRoutes } from './modules/bastion/routes';
 
 /** A route as registered: its method, URL pattern and zod schemas (params, querystring, body). */
 export type RegisteredRoute = {
@@ -68,7 +74,17 @@ export type RegisteredRoute = {
 declare module 'fastify' {
   interface FastifyInstance {
     registeredRoutes: RegisteredRoute[];
+    vpn: VpnService;
+    bastion: Bastion;
   }
+}
+
+/** The guest network as the VPN sees it (null until the guest network exists). */
+function vpnNetworkOf(ctx: AppContext): VpnNetwork | null {
+  const net = ctx.engine.network;
+  if (!net.available || !net.plan) return null;
+  // The link prefix of the network (its links are <prefix>h, <prefix>t…): the VPN's is <prefix>wg.
+  return { available: true, namespace: net.namespace, ifname: `${net.names.hostLink.slice(0, -1)}wg`, guestCidr: formatCidr(net.plan.subnet) };
 }
 
 /** How long requests under way may take to finish once the server stops. */
@@ -144,8 +160,26 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.decorate('autoShutdown', autoShutdown);
   ctx.jobs.register(media.handler);
 
+  // The user VPN (on the guest network) and the bastion's listeners.
+  const vpn = createVpnService(ctx, vpnNetworkOf(ctx));
+  await vpn.start();
+  // The bastion connects only to addresses on the guest network (when there is one).
+  const guestSubnet = ctx.engine.network.available ? ctx.engine.network.plan?.subnet : undefined;
+  const bastion = createBastion(ctx, {
+    isAllowedAddress: (ip) => {
+      if (!guestSubnet) return true;
+      const a = parseCidr(`${ip}/32`);
+      return a !== null && overlaps(a, guestSubnet);
+    },
+  });
+  await bastion.start();
+  app.decorate('vpn', vpn);
+  app.decorate('bastion', bastion);
+
   await app.register(async (scope) => {
-    await userRoutes(scope, ctx);
+    await userRoutes(scope, ctx, bastion);
+    await vpnRoutes(scope, ctx, vpn);
+    await bastionRoutes(scope, ctx, bastion);
     await systemRoutes(scope, ctx);
     await adminRoutes(scope, ctx);
     await adminDesktopRoutes(scope, ctx, lifecycle);
@@ -182,6 +216,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   const io = attachSocketServer(app.server, ctx);
   const closeGateways = attachViewerGateways(app.server, ctx);
+  // The RD Gateway for .rdp files, on its own TLS port (RDP_GATEWAY_PORT).
+  const stopRdpGateway = await startRdpGateway(ctx);
   // Connections the HTTP server no longer waits on as requests (upgraded to a websocket, CONNECT
   // tunnels to SPICE) and all the others, so that a stop can end them.
   const connections = new Set<Duplex>();
@@ -213,6 +249,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await bookings.scheduler.stop();
     lifecycle.close();
     closeGateways();
+    await stopRdpGateway();
+    bastion.close();
+    await vpn.close();
     io.disconnectSockets(true);
     io.engine.close();
     for (const socket of longLived) socket.destroy();

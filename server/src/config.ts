@@ -31,6 +31,13 @@ const trustProxy = z
   .transform((v) => (['', '0', 'false', 'no'].includes(v.trim()) ? [] : v.split(',').map((x) => x.trim()).filter(Boolean)))
   .refine((list) => list.every(proxyEntry), 'a comma-separated list of proxy addresses or CIDRs (or loopback, linklocal, uniquelocal)');
 
+/** A port number, `0` for any free one (tests), or `off`. */
+const portOrOff = z
+  .string()
+  .regex(/^(off|\d{1,5})$/, 'a port number or off')
+  .transform((v) => (v === 'off' ? null : Number(v)))
+  .refine((v) => v === null || v <= 65535, 'a port number or off');
+
 const ZEnv = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
@@ -62,6 +69,23 @@ const ZEnv = z.object({
   TRUST_PROXY: trustProxy,
   LOGIN_ADDRESS_FAILURES: z.coerce.number().int().min(1).default(30),
   EMBEDDED_EAGER_COMPILE: bool.default(true),
+  RDP_GATEWAY_PORT: z
+    .string()
+    .default('8443')
+    .refine((v) => v === 'off' || (/^\d{1,5}$/.test(v) && Number(v) <= 65535), 'a port number (0: any free port) or off'),
+  RDP_GATEWAY_PUBLIC: z.string().regex(/^[A-Za-z0-9.\-[\]:]+$/, 'host[:port]').optional(),
+  TLS_CERT: z.string().optional(),
+  TLS_KEY: z.string().optional(),
+  VPN_PORT: portOrOff.default(443),
+  VPN_HOST: z.string().max(253).regex(/^[A-Za-z0-9.:[\]-]+$/).optional(),
+  VPN_USERS_NETWORK: z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/(1[6-9]|2[0-4])$/, 'an IPv4 range from /16 to /24 like 10.0.0.0/16').default('10.0.0.0/16'),
+  BASTION_DOMAIN: z.string().max(200).regex(/^[A-Za-z0-9.-]+$/).optional(),
+  BASTION_SSH_PORT: portOrOff.default(null),
+  BASTION_HTTP_PORT: portOrOff.default(null),
+  BASTION_HTTPS_PORT: portOrOff.default(null),
+  BASTION_HOST: z.string().default('0.0.0.0'),
+  HTTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  HTTPS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   GUEST_NETWORK: z.string().default('10.2.0.0/16').refine((v) => v === 'off' || guestCidrOk(v), 'an IPv4 range from /8 to /28 like 10.2.0.0/16, or off'),
   GUEST_NETWORK_NAMESPACE: z.string().regex(NAMESPACE_RE).optional(),
   GUEST_NETWORK_LINK_PREFIX: z.string().regex(LINK_PREFIX_RE).optional(),
@@ -102,6 +126,21 @@ export type Config = {
   loginAddressFailuresPerHour: number;
   /** The embedded database's WebAssembly compiled fully at start rather than while serving. */
   embeddedEagerCompile: boolean;
+  /** The RD Gateway (MS-TSGU over TLS) for the .rdp files: its port (null: off), the host[:port]
+   *  the files name when it is reached through something else (a reverse proxy), its certificate. */
+  rdpGateway: { port: number | null; publicAddress?: string; certFile?: string; keyFile?: string };
+  /** The users' WireGuard endpoint: UDP port (null: off), the address put in the files, the users' range. */
+  vpn: { port: number | null; host?: string; usersNetwork: string };
+  /** The bastion's listeners (null: off), its domain, and the ports shown to users (a proxy in front may differ). */
+  bastion: {
+    domain?: string;
+    host: string;
+    sshPort: number | null;
+    httpPort: number | null;
+    httpsPort: number | null;
+    publicHttpPort?: number;
+    publicHttpsPort?: number;
+  };
   /** The guests' private network (the `wireguard` interface): range or `off`, namespace and link-name prefix (derived from DATA_DIR when not set). */
   guestNetwork: { cidr: string; namespace?: string; linkPrefix?: string };
   /** A desktop on the guest network that has no address after this long leaves WaitingIP without one. */
@@ -157,6 +196,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     loginAddressFailuresPerHour: e.LOGIN_ADDRESS_FAILURES,
     embeddedEagerCompile: e.EMBEDDED_EAGER_COMPILE,
+    rdpGateway: {
+      port: e.RDP_GATEWAY_PORT === 'off' ? null : Number(e.RDP_GATEWAY_PORT),
+      publicAddress: e.RDP_GATEWAY_PUBLIC,
+      certFile: e.TLS_CERT,
+      keyFile: e.TLS_KEY,
+    },
+    vpn: { port: e.VPN_PORT, host: e.VPN_HOST, usersNetwork: e.VPN_USERS_NETWORK },
+    bastion: {
+      domain: e.BASTION_DOMAIN,
+      host: e.BASTION_HOST,
+      sshPort: e.BASTION_SSH_PORT,
+      httpPort: e.BASTION_HTTP_PORT,
+      httpsPort: e.BASTION_HTTPS_PORT,
+      publicHttpPort: e.HTTP_PORT,
+      publicHttpsPort: e.HTTPS_PORT,
+    },
     guestNetwork: { cidr: e.GUEST_NETWORK, namespace: e.GUEST_NETWORK_NAMESPACE, linkPrefix: e.GUEST_NETWORK_LINK_PREFIX },
     guestIpTimeoutSeconds: e.GUEST_IP_TIMEOUT_SECONDS,
   };

@@ -550,3 +550,29 @@ export const hypervisors = pgTable('hypervisors', {
   createdAt: createdAt(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * A user's WireGuard keys and address in the users' VPN range (`GET /user/vpn/config`). The private
+ * key is kept for the file download; a reset replaces the row (the old peer leaves the endpoint at once).
+ */
+export const userVpn = pgTable('user_vpn', {
+  userId: text('user_id').primaryKey().references(() => users.id, { onDelete: 'cascade' }),
+  address: text('address').notNull(),
+  privateKey: text('private_key').notNull(),
+  publicKey: text('public_key').notNull(),
+  createdAt: createdAt(),
+}, (t) => [uniqueIndex('user_vpn_address_idx').on(t.address)]);
+
+/** A desktop's bastion target (reference §4.7): its id is the SSH user name and gives the HTTP(S) host name. */
+export const bastionTargets = pgTable('bastion_targets', {
+  id: text('id').primaryKey(),
+  desktopId: text('desktop_id').notNull().references(() => domains.id, { onDelete: 'cascade' }),
+  userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  httpEnabled: boolean('http_enabled').notNull().default(false),
+  httpPort: integer('http_port').notNull().default(80),
+  httpsPort: integer('https_port').notNull().default(443),
+  sshEnabled: boolean('ssh_enabled').notNull().default(false),
+  sshPort: integer('ssh_port').notNull().default(22),
+  authorizedKeys: jsonb('authorized_keys').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  createdAt: createdAt(),
+}, (t) => [uniqueIndex('bastion_targets_desktop_idx').on(t.desktopId), index('bastion_targets_user_idx').on(t.userId)]);

@@ -285,6 +285,16 @@ const MATRIX: Record<string, Case> = {
   'GET /api/v3/desktop/:id/screenshot': { expect: allow(DEP_DESKTOP, 'passes'), req: () => ({ path: `${A}/desktop/${F.depDesktop}/screenshot` }) },
   'GET /api/v3/desktop/:id/viewer/:viewer': { expect: allow(DEP_DESKTOP, 'reached'), req: () => ({ path: `${A}/desktop/${F.depDesktop}/viewer/browser-vnc` }) },
   'GET /api/v3/desktop/jumperurl/:id': { expect: allow(DEP_DESKTOP), req: () => ({ path: `${A}/desktop/jumperurl/${F.depDesktop}` }) },
+  // The bastion (enabled for this suite): a desktop's target, for its owner, admins and its category's managers.
+  'GET /api/v3/bastions': { expect: SIGNED_IN(), req: get(`${A}/bastions`) },
+  'GET /api/v3/desktop/bastion/:id': { expect: allow(DEP_DESKTOP_DOMAIN), req: () => ({ path: `${A}/desktop/bastion/${F.depDesktop}` }) },
+  'PUT /api/v3/desktop/bastion/:id': {
+    expect: allow(DEP_DESKTOP_DOMAIN),
+    req: () => ({ path: `${A}/desktop/bastion/${F.depDesktop}`, method: 'PUT', body: { ssh: { enabled: true, authorized_keys: [] } } }),
+  },
+  // The user VPN: one's own file and reset; no guest network here, so 428 no_wireguard_keys.
+  'GET /api/v3/user/vpn/config': { expect: SIGNED_IN('reached'), req: get(`${A}/user/vpn/config`) },
+  'PUT /api/v3/user/reset-vpn': { expect: SIGNED_IN('reached'), req: () => ({ path: `${A}/user/reset-vpn`, method: 'PUT' }) },
   'PUT /api/v3/desktop/jumperurl_reset/:id': { expect: allow(DEP_DESKTOP), req: () => ({ path: `${A}/desktop/jumperurl_reset/${F.depDesktop}`, method: 'PUT', body: { disabled: false } }) },
   // The direct viewer: the code is the right; an unknown code is refused to everyone alike.
   'GET /api/v3/direct/docs': { expect: PUBLIC(), req: get(`${A}/direct/docs`) },
@@ -547,8 +557,9 @@ async function runCase(key: string) {
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ startConcurrency: 1, env: { DIRECT_VIEWER_DELAY_MS: '0' } });
+  server = await startTestServer({ startConcurrency: 1, env: { DIRECT_VIEWER_DELAY_MS: '0', BASTION_SSH_PORT: '0', BASTION_HOST: '127.0.0.1' } });
   const { db } = server.ctx;
+  await server.ctx.settings.set('bastion', { enabled: true });
   const coowner = await copyUser(server, { username: 'advanced' }, 'coowner');
   const names: Record<Exclude<Caller, 'anon'>, [string, string]> = {
     admin: ['admin', 'default'], manager: ['manager', 'default'], advanced: ['advanced', 'default'], user: ['user', 'default'],

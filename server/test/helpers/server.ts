@@ -41,6 +41,8 @@ export async function startTestServer(opts: { env?: Record<string, string>; mail
     LOG_LEVEL: 'silent',
     DEMO_PASSWORD,
     WEB_DIST: join(dataDir, 'no-web'),
+    // The RD Gateway on a free port (tests run side by side).
+    RDP_GATEWAY_PORT: '0',
     ...opts.env,
   });
   const database = await openTestDatabase();

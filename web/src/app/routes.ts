@@ -67,7 +67,7 @@ export const ROUTES: AppRoute[] = [
   { path: '/disclaimer', name: 'disclaimer', title: 'routes.disclaimer', access: 'public', bare: true, load: () => import('../features/auth/DisclaimerPage') },
   { path: '/export-user', name: 'export-user', title: 'routes.export_user', access: 'public', bare: true, load: () => import('../features/account/ExportUserPage') },
   { path: '/migration', name: 'migration', title: 'routes.migration', access: 'session', bare: true, load: () => import('../features/account/MigrationPage') },
-  { path: '/rdp', name: 'Rdp', title: 'routes.rdp', access: 'session', bare: true },
+  { path: '/rdp', name: 'Rdp', title: 'routes.rdp', access: 'session', bare: true, fullscreen: true, load: () => import('../features/viewer/RdpViewerPage') },
   { path: '/vw/*', name: 'direct_viewer', title: 'routes.direct_viewer', access: 'public', bare: true, load: () => import('../features/direct/DirectViewerPage') },
   { path: '/viewer/vnc', name: 'viewer_vnc', title: 'routes.viewer', access: 'public', bare: true, fullscreen: true, load: () => import('../features/viewer/VncViewerPage') },
   // The administration console: its own layout and navigation (features/admin/sections.ts).

@@ -26,8 +26,9 @@ import { mailEnabled } from '../../mail/mailer';
 import { migrationsBlock } from '../migration/settings';
 import { actorOf } from '../../audit/record';
 import { publicBaseUrl } from '../../http/base-url';
+import type { Bastion } from '../bastion/service';
 
-export async function userRoutes(app: FastifyInstance, ctx: AppContext) {
+export async function userRoutes(app: FastifyInstance, ctx: AppContext, bastion: Bastion) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const auth = requireAuth(ctx);
 
@@ -48,11 +49,7 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext) {
       viewers_documentation_url: frontend.viewers_documentation_url,
       show_change_email_button: await mailEnabled(ctx),
       show_temporal_tab: frontend.show_temporal_tab,
-      http_port: '80',
-      https_port: '443',
-      bastion_domain: null,
-      bastion_ssh_port: null,
-      can_use_bastion: false,
+      ...(await bastion.userConfig(request)),
       can_use_bastion_individual_domains: false,
       migrations_block: await migrationsBlock(ctx, user),
       session: { id: session.id, max_renew_time: ctx.sessions.maxRenewTime(session), max_time: ctx.sessions.maxTime(session) },

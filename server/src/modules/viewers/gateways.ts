@@ -3,20 +3,23 @@ import type { IncomingMessage, Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { VNC_FIRST_BYTES_MS, VNC_WEBSOCKET_PATH } from '@vdi/contracts';
+import { RDP_WEBSOCKET_PATH, VNC_FIRST_BYTES_MS, VNC_WEBSOCKET_PATH } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { bridgeWebSocketToVnc, VNC_OPEN_TIMEOUT_MS } from '../../engine/vnc-bridge';
 import { findDomain } from '../desktops/view';
 import { consumeViewerToken } from './tokens';
 import { VIEWABLE } from './service';
+import { serveRdpWebSocket } from './rdp';
 
 const refuse = (socket: Duplex, status: string) => {
   socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 };
 
 /**
- * Two doors to running machines on the portal's own port:
+ * Three doors to running machines on the portal's own port:
  * - the noVNC websocket (/api/v3/vnc?token=…): a one-time viewer token opens one desktop's screen;
+ * - the browser RDP websocket (/api/v3/rdp): RDCleanPath, its one-time token inside the first
+ *   message, to the desktop's own RDP port (modules/viewers/rdp.ts);
  * - HTTP CONNECT for SPICE clients (the .vv file's proxy=): only to the SPICE endpoint of a
  *   running desktop, which still asks for its one-time password.
  */
@@ -25,6 +28,10 @@ export function attachViewerGateways(server: Server, ctx: AppContext) {
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://portal');
+    if (url.pathname === RDP_WEBSOCKET_PATH) {
+      wss.handleUpgrade(req, socket, head, (ws) => serveRdpWebSocket(ctx, ws));
+      return;
+    }
     if (url.pathname !== VNC_WEBSOCKET_PATH) return; // the live socket handles its own path
     const asked = Date.now();
     void (async () => {

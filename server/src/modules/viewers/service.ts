@@ -1,10 +1,12 @@
-import { VIEWERS_NEEDING_IP, type TBrowserViewerTicket, type TViewer, type TViewerAnswer } from '@vdi/contracts';
+import { RDP_PORT, VIEWERS_NEEDING_IP, type TBrowserViewerTicket, type TRdpViewerTicket, type TViewer, type TViewerAnswer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import type { MachineRuntime } from '../../engine/driver';
 import { ApiError, notFound, precondition } from '../../http/errors';
 import type { DomainRow } from '../desktops/view';
 import { viewersOf } from '../desktops/view';
-import { spiceFile, viewerFileName } from './files';
+import { rdpGatewayFile, spiceFile, viewerFileName } from './files';
+import { RDP_GATEWAY_TOKEN_SECONDS, RDP_TOKEN, rdpGatewayPort } from './rdp';
+import { rdpVpnViewer } from './rdpvpn';
 import { issueViewerToken, VIEWER_TOKEN_SECONDS, viewerPassword } from './tokens';
 
 export const VIEWABLE = ['Started', 'WaitingIP', 'Shutting-down', 'Paused'];
@@ -52,6 +54,7 @@ export async function viewerFor(ctx: AppContext, row: DomainRow, viewer: TViewer
     throw precondition('guest_network_unavailable', 'The RDP viewers need the private network, which this server does not have');
   }
   if (!viewersOf(row).includes(viewer)) throw notFound('unable_to_get_viewer', `The desktop does not offer ${viewer}`);
+  if (viewer === 'browser-rdp' || viewer === 'file-rdpgw') return rdpViewer(ctx, row, viewer, opts);
   const runtime = (await ctx.engine.driver.list()).find((m) => m.id === row.id);
   if (!runtime) throw precondition('viewer_not_started', 'The desktop is not running');
 
@@ -91,5 +94,50 @@ export async function viewerFor(ctx: AppContext, row: DomainRow, viewer: TViewer
       }),
     };
   }
+  if (viewer === 'file-rdpvpn') return rdpVpnViewer(row);
   throw new ApiError('not_found', 'viewer_protocol_not_implemented', `${viewer} is not available on this server`);
+}
+
+/**
+ * The RDP viewers of a running desktop with an address (`viewersOf` offers them only then): the
+ * browser page's ticket (one-time token for the RDCleanPath proxy, the guest credentials) or the
+ * .rdp file for the RD Gateway (a short-lived one-time token as `gatewayaccesstoken`). Either
+ * token opens only this desktop's port 3389.
+ */
+async function rdpViewer(ctx: AppContext, row: DomainRow, viewer: 'browser-rdp' | 'file-rdpgw', opts: { userId: string | null; proxy: string }): Promise<TViewerAnswer> {
+  const address = row.guestIp;
+  if (!address) throw notFound('unable_to_get_viewer', 'The desktop has no address yet');
+  const { username, password } = row.guestProperties.credentials;
+  if (viewer === 'browser-rdp') {
+    const token = await issueViewerToken(ctx.db, row.id, opts.userId, RDP_TOKEN.browser);
+    const exp = Math.floor(Date.now() / 1000) + VIEWER_TOKEN_SECONDS;
+    const ticket: TRdpViewerTicket = { token, username, password, destination: `${address}:${RDP_PORT}`, name: row.name, desktopId: row.id, exp };
+    const cookie = Buffer.from(JSON.stringify(ticket)).toString('base64url');
+    return {
+      kind: 'browser',
+      protocol: 'rdp',
+      viewer: '/rdp',
+      urlp: `/rdp#${cookie}`,
+      cookie,
+      values: { vmName: row.name, exp },
+    };
+  }
+  const port = rdpGatewayPort(ctx);
+  if (port === null) throw new ApiError('not_found', 'viewer_protocol_not_implemented', 'The RD Gateway is not running on this server');
+  const token = await issueViewerToken(ctx.db, row.id, opts.userId, RDP_TOKEN.gateway, RDP_GATEWAY_TOKEN_SECONDS);
+  return {
+    kind: 'file',
+    protocol: 'rdpgw',
+    name: viewerFileName(row.name),
+    ext: 'rdp',
+    mime: 'application/x-rdp',
+    content: rdpGatewayFile({
+      address,
+      gateway: ctx.config.rdpGateway.publicAddress ?? `${new URL(opts.proxy).hostname}:${port}`,
+      token,
+      username,
+      password,
+      fullscreen: row.guestProperties.fullscreen,
+    }),
+  };
 }

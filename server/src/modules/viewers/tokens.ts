@@ -7,7 +7,7 @@ export const VIEWER_TOKEN_SECONDS = 60;
 const hashOf = (token: string) => createHash('sha256').update(token).digest('base64url');
 
 /** A one-time token for one desktop's browser viewer; only its hash is stored. */
-export async function issueViewerToken(db: Db, desktopId: string, userId: string | null, protocol: string): Promise<string> {
+export async function issueViewerToken(db: Db, desktopId: string, userId: string | null, protocol: string, seconds = VIEWER_TOKEN_SECONDS): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   await db.delete(schema.viewerTokens).where(lt(schema.viewerTokens.expiresAt, new Date()));
   await db.insert(schema.viewerTokens).values({
@@ -15,7 +15,7 @@ export async function issueViewerToken(db: Db, desktopId: string, userId: string
     desktopId,
     userId,
     protocol,
-    expiresAt: new Date(Date.now() + VIEWER_TOKEN_SECONDS * 1000),
+    expiresAt: new Date(Date.now() + seconds * 1000),
   });
   return token;
 }

@@ -13,6 +13,7 @@ import { rules } from '../../lib/validation';
 import { notifySuccess } from '../../app/error-handler';
 import { policyChecks } from './policy';
 import './texts';
+import { VpnPanel } from '../vpn-bastion/VpnPanel';
 
 export type AccountAction = 'password' | 'email' | 'import' | 'vpn';
 export const ACCOUNT_ACTIONS: readonly AccountAction[] = ['password', 'email', 'import', 'vpn'];
@@ -220,11 +221,7 @@ export function AccountDialog(props: { action: AccountAction | null; user: TUser
       {action === 'password' && <PasswordDialog user={user} onClose={onClose} />}
       {action === 'email' && <EmailDialog user={user} mailEnabled={props.mailEnabled} onClose={onClose} />}
       {action === 'import' && <ImportDialog enabled={props.importEnabled} onClose={onClose} />}
-      {action === 'vpn' && (
-        <Text size="sm" data-testid="vpn-none">
-          {t('account.vpn_dialog.none')}
-        </Text>
-      )}
+      {action === 'vpn' && <VpnPanel />}
     </Modal>
   );
 }

@@ -35,6 +35,9 @@ export default function ViewersPage() {
             {t('account.viewers.browser_title')}
           </Title>
           <Text size="sm">{t('account.viewers.browser_body')}</Text>
+          <Text size="sm" mt="xs" data-testid="viewers-rdp-browser">
+            {t('account.viewers.rdp_browser')}
+          </Text>
         </Card>
         <Tabs value={os} onChange={(v) => v && setOs(v as Os)} keepMounted={false}>
           <Tabs.List>
@@ -72,6 +75,15 @@ export default function ViewersPage() {
                       {t('account.viewers.rdp_body')}
                     </Text>
                     <Text size="sm">{t(`account.viewers.rdp.${o}`)}</Text>
+                  </Card>
+                  <Card withBorder padding="lg" style={{ gridColumn: '1 / -1' }} data-testid="viewers-rdp-gateway">
+                    <Title order={3} size="h5" mb={4}>
+                      {t('account.viewers.rdp_gateway_title')}
+                    </Title>
+                    <Text size="sm" c="dimmed" mb="xs">
+                      {t('account.viewers.rdp_gateway_body')}
+                    </Text>
+                    <Text size="sm">{t(`account.viewers.rdp_gateway.${o}`)}</Text>
                   </Card>
                 </SimpleGrid>
               )}

@@ -24,6 +24,7 @@ import { useRecreateDisk } from '../domains/recreate';
 import { isBrowserViewer } from '../viewer/open';
 import { DesktopMenuItems } from '../domains/DesktopMenuItems';
 import { BookMenuItem } from '../bookings/BookLink';
+import { BastionMenuItem } from '../vpn-bastion/BastionMenuItem';
 import type { DesktopControls } from './controls';
 
 const ACTION_LOOK: Record<TDesktopAction, { icon: ReactNode; color: string; variant: 'filled' | 'light' }> = {
@@ -142,6 +143,7 @@ export function MoreMenu({ c, d, onDirectLink }: { c: DesktopControls; d: TDeskt
           {t('desktops.actions.direct_link')}
         </Menu.Item>
         <BookMenuItem d={d} />
+        <BastionMenuItem d={d} />
         <DesktopMenuItems d={d} />
         <RecreateMenuItem d={d} />
         <Menu.Divider />

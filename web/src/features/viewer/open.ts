@@ -1,6 +1,6 @@
-import { ZViewerAnswer, type TBrowserViewerTicket, type TViewer, type TViewerAnswer } from '@vdi/contracts';
+import { ZViewerAnswer, type TBrowserViewerTicket, type TRdpViewerTicket, type TViewer, type TViewerAnswer } from '@vdi/contracts';
 import { api } from '../../lib/api';
-import { decodeTicket } from './ticket';
+import { decodeRdpTicket, decodeTicket } from './ticket';
 
 type FileAnswer = Extract<TViewerAnswer, { kind: 'file' }>;
 type BrowserAnswer = Extract<TViewerAnswer, { kind: 'browser' }>;
@@ -62,5 +62,13 @@ export async function fetchVncTicket(desktopId: string): Promise<TBrowserViewerT
   const answer = await api.get(`/desktop/${encodeURIComponent(desktopId)}/viewer/browser-vnc`, ZViewerAnswer);
   const ticket = answer.kind === 'browser' ? decodeTicket(answer.cookie) : null;
   if (!ticket) throw new Error('No browser viewer ticket in the answer');
+  return ticket;
+}
+
+/** A fresh one-time ticket for a desktop's browser RDP viewer, or an error. */
+export async function fetchRdpTicket(desktopId: string): Promise<TRdpViewerTicket> {
+  const answer = await api.get(`/desktop/${encodeURIComponent(desktopId)}/viewer/browser-rdp`, ZViewerAnswer);
+  const ticket = answer.kind === 'browser' ? decodeRdpTicket(answer.cookie) : null;
+  if (!ticket) throw new Error('No browser RDP ticket in the answer');
   return ticket;
 }

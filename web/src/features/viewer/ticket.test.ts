@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VNC_CLOSE } from '@vdi/contracts';
-import { browserViewerCookie, closeReasonOf, decodeTicket, encodeTicket, ticketFromPage, toBase64Url, vncSocketUrl } from './ticket';
+import { browserViewerCookie, closeReasonOf, decodeRdpTicket, decodeTicket, encodeTicket, rdpSocketUrl, rdpTicketFromPage, ticketFromPage, toBase64Url, vncSocketUrl } from './ticket';
 
 const ticket = { token: 'tok-123', password: 'pw/+=8ch', name: 'Écriture – lab 1', desktopId: 'd-1' };
 
@@ -44,5 +44,22 @@ describe('viewer ticket in the fragment', () => {
     expect(closeReasonOf({ code: 1000, reason: 'display closed' })).toBeNull();
     expect(closeReasonOf({ code: 4502, reason: 'anything else' })).toBeNull();
     expect(closeReasonOf({ code: 1006, reason: '' })).toBeNull();
+  });
+});
+
+describe('browser RDP ticket', () => {
+  const rdp = { token: 't', username: 'isard', password: 'pirineus', destination: '10.2.0.5:3389', name: 'Windows lab', desktopId: 'd-2', exp: 1_900_000_000 };
+  const enc = toBase64Url(JSON.stringify(rdp));
+  it('is read from the fragment, else from the browser_viewer cookie', () => {
+    expect(rdpTicketFromPage(`#${enc}`, '')).toEqual(rdp);
+    expect(rdpTicketFromPage('', `a=1; browser_viewer=${enc}`)).toEqual(rdp);
+    expect(rdpTicketFromPage('', '')).toBeNull();
+  });
+  it('a VNC ticket is not an RDP ticket', () => {
+    expect(decodeRdpTicket(encodeTicket(ticket))).toBeNull();
+  });
+  it('the websocket is the portal’s own, with no token in its address', () => {
+    expect(rdpSocketUrl({ protocol: 'https:', host: 'vdi.example.org' })).toBe('wss://vdi.example.org/api/v3/rdp');
+    expect(rdpSocketUrl({ protocol: 'http:', host: '127.0.0.1:8080' })).toBe('ws://127.0.0.1:8080/api/v3/rdp');
   });
 });

@@ -1,4 +1,4 @@
-import { VNC_CLOSE, ZBrowserViewerTicket, VNC_WEBSOCKET_PATH, type TBrowserViewerTicket } from '@vdi/contracts';
+import { RDP_WEBSOCKET_PATH, VNC_CLOSE, ZBrowserViewerTicket, ZRdpViewerTicket, VNC_WEBSOCKET_PATH, type TBrowserViewerTicket, type TRdpViewerTicket } from '@vdi/contracts';
 
 /** base64url → text (UTF-8). */
 function fromBase64Url(s: string): string {
@@ -15,17 +15,22 @@ export function toBase64Url(s: string): string {
   return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-/** The viewer ticket carried in the URL fragment (#<base64url JSON>), or null when missing or malformed. */
-export function decodeTicket(fragment: string): TBrowserViewerTicket | null {
+/** A ticket of `schema` carried as base64url JSON (a fragment or a cookie value), or null when missing or malformed. */
+function decodeWith<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } }, fragment: string): T | null {
   const raw = fragment.replace(/^#/, '').trim();
   if (!raw) return null;
   try {
-    const parsed = ZBrowserViewerTicket.safeParse(JSON.parse(fromBase64Url(decodeURIComponent(raw))));
+    const parsed = schema.safeParse(JSON.parse(fromBase64Url(decodeURIComponent(raw))));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
   }
 }
+
+/** The viewer ticket carried in the URL fragment (#<base64url JSON>), or null when missing or malformed. */
+export const decodeTicket = (fragment: string): TBrowserViewerTicket | null => decodeWith(ZBrowserViewerTicket, fragment);
+/** The browser RDP page's ticket, likewise. */
+export const decodeRdpTicket = (fragment: string): TRdpViewerTicket | null => decodeWith(ZRdpViewerTicket, fragment);
 
 export const encodeTicket = (t: TBrowserViewerTicket) => toBase64Url(JSON.stringify(t));
 
@@ -43,9 +48,15 @@ export function browserViewerCookie(cookies: string): string | null {
 
 /** The page's ticket: the fragment when there is one (our own pages), else the browser_viewer cookie. */
 export function ticketFromPage(fragment: string, cookies: string): TBrowserViewerTicket | null {
-  if (fragment.replace(/^#/, '').trim()) return decodeTicket(fragment);
+  return fromPage(decodeTicket, fragment, cookies);
+}
+export function rdpTicketFromPage(fragment: string, cookies: string): TRdpViewerTicket | null {
+  return fromPage(decodeRdpTicket, fragment, cookies);
+}
+function fromPage<T>(decode: (s: string) => T | null, fragment: string, cookies: string): T | null {
+  if (fragment.replace(/^#/, '').trim()) return decode(fragment);
   const cookie = browserViewerCookie(cookies);
-  return cookie ? decodeTicket(cookie) : null;
+  return cookie ? decode(cookie) : null;
 }
 
 /** Deletes the browser_viewer cookie, whichever path the client set it on (this page's or the root). */
@@ -67,4 +78,10 @@ export function vncSocketUrl(loc: Pick<Location, 'protocol' | 'host'>, token: st
  *  answer in time), or null for any other close. */
 export function closeReasonOf(e: { code: number; reason: string }): string | null {
   return Object.values(VNC_CLOSE).some((c) => c.code === e.code && c.reason === e.reason) ? e.reason : null;
+}
+
+/** The RDCleanPath websocket of the browser RDP viewer on this page's origin (the token goes inside the first message). */
+export function rdpSocketUrl(loc: Pick<Location, 'protocol' | 'host'>): string {
+  const scheme = loc.protocol === 'https:' ? 'wss' : 'ws';
+  return `${scheme}://${loc.host}${RDP_WEBSOCKET_PATH}`;
 }

@@ -4,6 +4,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { SettingCard, SettingsBody, useSettingForm } from './SettingCard';
 import { useSettingsLive } from './live';
 import './texts';
+import { BastionSettingCard, VpnSettingCard } from '../../vpn-bastion/BastionSettingCard';
 
 /** Providers the sign-in page may offer (`form`: user name and password). */
 const PROVIDERS = ['form'] as const;
@@ -149,6 +150,8 @@ export default function GeneralSettingsPage() {
         <MaintenanceCard />
         <StatusBarCard />
         <LoginCard />
+        <BastionSettingCard />
+        <VpnSettingCard />
       </SettingsBody>
     </>
   );

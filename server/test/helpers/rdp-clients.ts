@@ -1,0 +1,112 @@
+// Small protocol clients for the RDP doors' tests: an RDCleanPath request over the browser
+// viewer's websocket, and an MS-TSGU client over TLS + websocket (what FreeRDP sends, packet by
+// packet, so each refusal can be read exactly). Real clients (Chromium, xfreerdp) are in the tests.
+import { randomBytes } from 'node:crypto';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import WebSocket from 'ws';
+import { decodeAnswer, encodeRequest } from '../../src/rdp/rdcleanpath';
+import { client, packetReader, PKT, statusOf, type Packet } from '../../src/rdp/tsgu';
+import { frame, frameReader, OPCODE } from '../../src/rdp/ws-frames';
+
+/** An X.224 Connection Request as a client writes it: cookie + RDP_NEG_REQ asking TLS. */
+export function x224Request(user = 'test'): Buffer {
+  const cookie = Buffer.from(`Cookie: mstshash=${user}\r\n`, 'latin1');
+  const neg = Buffer.from([0x01, 0x00, 0x08, 0x00, 0x01, 0x00, 0x00, 0x00]); // TYPE_RDP_NEG_REQ, PROTOCOL_SSL
+  const body = Buffer.concat([Buffer.from([0xe0, 0, 0, 0, 0, 0]), cookie, neg]);
+  const li = Buffer.from([body.length]);
+  const tpdu = Buffer.concat([li, body]);
+  const head = Buffer.from([3, 0, 0, 0]);
+  head.writeUInt16BE(4 + tpdu.length, 2);
+  return Buffer.concat([head, tpdu]);
+}
+
+/** Sends one RDCleanPath request and answers the proxy's first answer (or the close). */
+export function cleanPathRequest(url: string, req: { token?: string; destination?: string }, timeoutMs = 20_000) {
+  return new Promise<{ answer?: ReturnType<typeof decodeAnswer>; close?: number; ws: WebSocket }>((resolve) => {
+    const ws = new WebSocket(url);
+    const timer = setTimeout(() => resolve({ ws }), timeoutMs);
+    ws.once('open', () => ws.send(encodeRequest({ proxyAuth: req.token, destination: req.destination, x224: x224Request() })));
+    ws.once('message', (data: Buffer) => {
+      clearTimeout(timer);
+      resolve({ answer: decodeAnswer(data), ws });
+    });
+    ws.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ close: code, ws });
+    });
+    ws.once('error', () => undefined);
+  });
+}
+
+/** An RD Gateway conversation: connect (TLS, websocket upgrade), then send packets and read answers. */
+export async function gatewayClient(port: number, host = '127.0.0.1') {
+  const socket: TLSSocket = await new Promise((resolve, reject) => {
+    const s = tlsConnect({ host, port, rejectUnauthorized: false }, () => resolve(s));
+    s.once('error', reject);
+  });
+  const key = 'SV[TLT\\M[XOXYWH'; // FreeRDP's keys are not base64: the gateway must take them as they are
+  socket.write(
+    `RDG_OUT_DATA /remoteDesktopGateway/ HTTP/1.1\r\nHost: ${host}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
+      `Sec-Websocket-Version: 13\r\nSec-Websocket-Key: ${key}\r\nRDG-Connection-Id: {${randomBytes(8).toString('hex')}}\r\nRDG-Auth-Scheme: PAA\r\nContent-Length: 0\r\n\r\n`,
+  );
+  let head = Buffer.alloc(0);
+  const frames = frameReader({ requireMask: false });
+  const packets = packetReader();
+  const inbox: Packet[] = [];
+  let closed = false;
+  let wake: (() => void) | null = null;
+  const status: string = await new Promise((resolve) => {
+    const onData = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      socket.off('data', onData);
+      const rest = head.subarray(end + 4);
+      socket.on('data', (c: Buffer) => feed(c));
+      if (rest.length) feed(rest);
+      resolve(head.subarray(0, end).toString('latin1').split('\r\n')[0]!);
+    };
+    socket.on('data', onData);
+  });
+  function feed(c: Buffer) {
+    for (const f of frames(c)) {
+      if (f.opcode === OPCODE.close) closed = true;
+      else if (f.opcode === OPCODE.binary) inbox.push(...packets(f.payload));
+    }
+    wake?.();
+  }
+  socket.once('close', () => {
+    closed = true;
+    wake?.();
+  });
+  const mask = () => randomBytes(4);
+  return {
+    status,
+    send: (p: Buffer) => socket.write(frame(OPCODE.binary, p, mask())),
+    /** The next packet, or null once the gateway closed without one. */
+    async next(timeoutMs = 15_000): Promise<Packet | null> {
+      const end = Date.now() + timeoutMs;
+      while (!inbox.length) {
+        if (closed || Date.now() > end) return null;
+        await new Promise<void>((r) => {
+          wake = r;
+          setTimeout(r, 200);
+        });
+        wake = null;
+      }
+      return inbox.shift()!;
+    },
+    close: () => socket.destroy(),
+  };
+}
+
+/** Runs the handshake and tunnel with a PAA token; answers the tunnel's status and the client to go on with. */
+export async function gatewayTunnel(port: number, token: string) {
+  const gw = await gatewayClient(port);
+  gw.send(client.handshake());
+  const hs = await gw.next();
+  if (!hs || hs.type !== PKT.handshakeResponse || statusOf(hs) !== 0) throw new Error('handshake failed');
+  gw.send(client.tunnelCreate(token));
+  const tunnel = await gw.next();
+  return { gw, tunnelStatus: tunnel ? statusOf(tunnel) : -1 };
+}
