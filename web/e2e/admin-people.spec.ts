@@ -49,6 +49,9 @@ test.describe('administration: people', () => {
     test.setTimeout(240_000);
     await signInAs(page, 'admin');
     await page.getByTestId('nav-isard_admin').click();
+    // The console opens on its dashboard; the people are one click away.
+    await expect(page).toHaveURL(/\/isard-admin\/dashboard$/);
+    await page.getByTestId('admin-nav-users').click();
     await expect(page).toHaveURL(/\/isard-admin\/users$/);
     await expect(page.getByTestId('users-table')).toBeVisible();
     await shot(page, 'admin-users');
@@ -168,6 +171,9 @@ test.describe('administration: people', () => {
   test('a manager of another organisation cannot reach them', async ({ page, request }) => {
     await signInAs(page, 'manager');
     await page.getByTestId('nav-isard_admin').click();
+    // The console opens on its dashboard; the people are one click away.
+    await expect(page).toHaveURL(/\/isard-admin\/dashboard$/);
+    await page.getByTestId('admin-nav-users').click();
     await expect(page).toHaveURL(/\/isard-admin\/users$/);
     // Managers get no organisation screen.
     await expect(page.getByTestId('admin-nav-categories')).toHaveCount(0);

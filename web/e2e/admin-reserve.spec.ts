@@ -136,7 +136,8 @@ test.describe.serial('reservations in the console', () => {
     await freshUser(request, username);
     const token = await apiToken(request, username);
     const headers = { authorization: `Bearer ${token}` };
-    const [template] = (await (await request.get('/api/v3/user/templates/allowed/all', { headers })).json()) as { id: string }[];
+    const templates = (await (await request.get('/api/v3/user/templates/allowed/all', { headers })).json()) as { id: string; name: string }[];
+    const template = templates.find((t) => t.name === 'Demo Linux') ?? templates[0];
     expect((await request.post('/api/v3/persistent_desktop', { headers, data: { name: 'Report desktop', template_id: template!.id } })).status()).toBe(200);
 
     await signInAs(page, 'admin');

@@ -67,6 +67,9 @@ test.describe('recycle bin', () => {
     await shot(page, 'recycle-bin-detail');
 
     await page.getByTestId('bin-detail-restore').click();
+    // Asked first, as from the list.
+    await expect(page.getByRole('dialog')).toContainText(en.recycle_bin.confirm.restore_title);
+    await page.getByTestId('confirm-bin-restore').click();
     await expect(page).toHaveURL(/\/recycleBins$/);
     await expect(page.getByText('“Demo desktop” restored')).toBeVisible();
     await expect(page.getByTestId('empty-state')).toContainText(en.recycle_bin.empty_title);

@@ -105,3 +105,12 @@ export async function freshUser(request: APIRequestContext, username: string) {
   // Made by an earlier run of the same spec on this data directory: fine.
   if (!res.ok()) expect((await res.json()).description_code).toBe('username_exists');
 }
+
+/** The critical and serious WCAG 2.2 A/AA failures axe-core finds on the page as it is now (accessibility.spec.ts scans every screen). */
+export async function seriousViolations(page: Page) {
+  const { default: AxeBuilder } = await import('@axe-core/playwright');
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
+  return result.violations
+    .filter((v) => v.impact === 'critical' || v.impact === 'serious')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}

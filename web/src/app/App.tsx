@@ -1,4 +1,5 @@
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { RouterProvider } from 'react-router';
 import { MantineProvider } from '@mantine/core';
 import { useNotifications } from '@mantine/notifications';
@@ -6,8 +7,9 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { useModalsWanted } from '../lib/modals';
 import { queryClient } from './queries';
 import { appRouter } from './router';
-import { theme } from './theme';
+import { accessibleColors, themeIn } from './theme';
 import { setErrorNavigator } from './error-handler';
+import { LiveRegions } from './live';
 import { setLoginNavigator, startSessionKeeper } from './session-actions';
 
 setErrorNavigator((to) => void appRouter().navigate(to));
@@ -33,13 +35,23 @@ function LazyModals() {
 
 export function App() {
   useEffect(() => startSessionKeeper(), []);
+  const { t } = useTranslation();
+  const theme = useMemo(
+    () =>
+      themeIn({
+        close: t('common.close'),
+        page: { first: t('common.pages.first'), previous: t('common.pages.previous'), next: t('common.pages.next'), last: t('common.pages.last') },
+      }),
+    [t],
+  );
   return (
-    <MantineProvider theme={theme} defaultColorScheme="light">
+    <MantineProvider theme={theme} cssVariablesResolver={accessibleColors} defaultColorScheme="light">
       <QueryClientProvider client={queryClient}>
         <Suspense fallback={null}>
           <LazyNotifications />
           <LazyModals />
         </Suspense>
+        <LiveRegions />
         <RouterProvider router={appRouter()} />
       </QueryClientProvider>
     </MantineProvider>

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { NavLink as RouterLink, Outlet, useNavigation } from 'react-router';
-import { AppShell, Burger, Group, Menu, NavLink, Progress, Stack, Text, UnstyledButton } from '@mantine/core';
-import { useDisclosure } from '@mantine/hooks';
+import { AppShell, Burger, Drawer, em, Group, Menu, NavLink, Progress, Stack, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
+import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import {
   IconCalendarCog,
@@ -36,6 +36,9 @@ import { UserAvatar } from '../features/account/UserAvatar';
 import { StatusBar } from '../features/system/StatusBar';
 import { VpnNavLink } from '../features/vpn-bastion/VpnNavLink';
 
+/** Below Mantine's sm breakpoint the navigation is a drawer behind the menu button. */
+const PHONE_NAV_QUERY = `(max-width: ${em(767.98)})`;
+
 const ICONS = { desktops: IconDeviceDesktop, deployments: IconUsersGroup, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle, bookings: IconCalendarEvent, planning: IconCalendarCog, viewers: IconDeviceTv, admin: IconShieldLock } as const;
 
 export function AppLayout() {
@@ -47,6 +50,7 @@ export function AppLayout() {
   useLiveUserData(Boolean(user));
   useSupportNotice(Boolean(user));
   const navigation = useNavigation();
+  const phone = useMediaQuery(PHONE_NAV_QUERY) ?? false;
 
   // The language saved on the server is the stored preference of a signed-in user.
   useEffect(() => {
@@ -80,8 +84,37 @@ export function AppLayout() {
     );
   });
 
+  const navigationLinks = (
+    <nav aria-label={t('nav.main')} data-testid="navbar">
+      <Stack gap={2}>
+        {links}
+        <VpnNavLink className={classes.link} onDone={close} />
+        {config?.documentation_url && (
+          <NavLink
+            href={config.documentation_url}
+            target="_blank"
+            rel="noopener noreferrer"
+            label={t('nav.help')}
+            leftSection={<IconHelp size={18} stroke={1.8} />}
+            className={classes.link}
+            data-testid="nav-help"
+          />
+        )}
+        <NavLink
+          component={RouterLink}
+          to="/profile"
+          label={t('nav.profile')}
+          leftSection={<IconUserCircle size={18} stroke={1.8} />}
+          className={classes.link}
+          onClick={close}
+          data-testid="nav-profile"
+        />
+      </Stack>
+    </nav>
+  );
+
   return (
-    <AppShell header={{ height: 60 }} navbar={{ width: 232, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="lg">
+    <AppShell header={{ height: 60 }} navbar={{ width: 232, breakpoint: 'sm', collapsed: { mobile: true } }} padding={{ base: 'sm', xs: 'lg' }}>
       <AppShell.Header className={classes.header}>
         {navigation.state === 'loading' && <Progress value={100} animated size="xs" radius={0} className={classes.progress} aria-label={t('common.loading')} />}
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
@@ -97,7 +130,7 @@ export function AppLayout() {
             {user && (
               <Menu position="bottom-end" shadow="md" width={240}>
                 <Menu.Target>
-                  <UnstyledButton className={classes.user} aria-label={t('nav.user_menu')} data-testid="user-menu">
+                  <UnstyledButton className={classes.user} data-testid="user-menu">
                     <Group gap={8} wrap="nowrap">
                       <UserAvatar user={user} size={32} data-testid="header-avatar" />
                       <div className={classes.userText}>
@@ -108,8 +141,10 @@ export function AppLayout() {
                           {t(`roles.${user.role}`)}
                         </Text>
                       </div>
-                      <IconChevronDown size={14} />
+                      <IconChevronDown size={14} aria-hidden />
                     </Group>
+                    {/* Named by what is seen (the name and role), then what the button opens (WCAG 2.5.3). */}
+                    <VisuallyHidden>{t('nav.user_menu')}</VisuallyHidden>
                   </UnstyledButton>
                 </Menu.Target>
                 <Menu.Dropdown>
@@ -129,38 +164,19 @@ export function AppLayout() {
           </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="sm" className={classes.sidebar}>
-        <nav aria-label={t('nav.main')} data-testid="navbar">
-          <Stack gap={2}>
-            {links}
-            <VpnNavLink className={classes.link} onDone={close} />
-            {config?.documentation_url && (
-              <NavLink
-                href={config.documentation_url}
-                target="_blank"
-                rel="noopener noreferrer"
-                label={t('nav.help')}
-                leftSection={<IconHelp size={18} stroke={1.8} />}
-                className={classes.link}
-                data-testid="nav-help"
-              />
-            )}
-            <NavLink
-              component={RouterLink}
-              to="/profile"
-              label={t('nav.profile')}
-              leftSection={<IconUserCircle size={18} stroke={1.8} />}
-              className={classes.link}
-              onClick={close}
-              data-testid="nav-profile"
-            />
-          </Stack>
-        </nav>
+      {!phone && (
+        <AppShell.Navbar p="sm" className={classes.sidebar}>
+          {navigationLinks}
+        </AppShell.Navbar>
+      )}
+      {/* On a phone the navigation is a drawer: it holds the focus while open, Escape closes it and the focus goes back to the menu button. */}
+      <Drawer opened={phone && opened} onClose={close} size={290} padding="sm" title={t('nav.main')} data-testid="nav-drawer">
+        {navigationLinks}
         <Group mt="md" hiddenFrom="xs">
           <LanguageMenu variant="default" testId="mobile-language-menu" />
           <ColorSchemeToggle />
         </Group>
-      </AppShell.Navbar>
+      </Drawer>
       <AppShell.Main className={classes.main}>
         <div className={classes.content}>
           {user && <StatusBar />}

@@ -18,7 +18,8 @@ export function BareLayout() {
           <ColorSchemeToggle />
         </Group>
       </Group>
-      <Center className={classes.center}>
+      {/* The page's main landmark: every public page has one. */}
+      <Center component="main" className={classes.center}>
         <Outlet />
       </Center>
     </Box>

@@ -1,4 +1,4 @@
-import { Button, Menu } from '@mantine/core';
+import { Button, Menu, VisuallyHidden } from '@mantine/core';
 import { IconCheck, IconLanguage } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { languageCode, languageName, type TLanguage } from '@vdi/contracts';
@@ -54,8 +54,10 @@ export function LanguageMenu({ variant = 'subtle', testId = 'language-menu' }: {
   return (
     <Menu position="bottom-end" shadow="md" width={220}>
       <Menu.Target>
-        <Button variant={variant} color="gray" leftSection={<IconLanguage size={18} />} aria-label={t('nav.language')} data-testid={testId}>
+        <Button variant={variant} color="gray" leftSection={<IconLanguage size={18} />} data-testid={testId}>
+          {/* The name a screen reader says starts with what is seen (WCAG 2.5.3), then what the menu is for. */}
           {languageName(current)}
+          <VisuallyHidden>{` — ${t('nav.language')}`}</VisuallyHidden>
         </Button>
       </Menu.Target>
       <Menu.Dropdown>

@@ -172,7 +172,7 @@ export default function BookingPage() {
           </Alert>
         )}
         <Card withBorder radius="lg" padding="md" pos="relative">
-          {item.isFetching && <Loader size="xs" pos="absolute" top={12} right={12} aria-label={t('common.loading')} />}
+          {item.isFetching && <Loader size="xs" pos="absolute" top={12} right={12} role="status" aria-label={t('common.loading')} />}
           <Calendar
             events={events}
             monthEvents={monthEvents}

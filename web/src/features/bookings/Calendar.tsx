@@ -49,6 +49,9 @@ export function Calendar({ events, monthEvents, onRange, views = ['timeGridWeek'
   const lastRange = useRef('');
   const [view, setView] = useState<string>(initialView);
   const shown = useMemo(() => (monthEvents && view === 'dayGridMonth' ? [...events, ...monthEvents] : events), [events, monthEvents, view]);
+  const locale = calendarLocale(i18n.language);
+  // The "today" button is named by what it shows (FullCalendar's hint, "This week", is not its text: WCAG 2.5.3).
+  const todayText = LOCALES.find((l) => l.code === locale)?.todayText ?? 'Today';
   return (
     <div className={classes.calendar} data-testid={testId}>
       <FullCalendar
@@ -56,10 +59,13 @@ export function Calendar({ events, monthEvents, onRange, views = ['timeGridWeek'
         locales={LOCALES}
         locale={calendarLocale(i18n.language)}
         colorScheme={scheme}
+        todayHint={todayText}
         initialView={initialView}
         headerToolbar={{ start: 'title', center: views.length > 1 ? views.join(',') : '', end: 'today prev,next' }}
         firstDay={1}
-        contentHeight={620}
+        // The whole day at once, scrolled with the page: an inner scrolling pane inside FullCalendar's
+        // grid could not take the keyboard's focus without breaking the grid's roles (WCAG 2.1.1, 1.3.1).
+        contentHeight="auto"
         allDaySlot={false}
         nowIndicator
         slotDuration="00:30:00"

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { Anchor, Badge, Button, Card, Group, SegmentedControl, Skeleton, Stack, Table, Text, Tooltip, VisuallyHidden } from '@mantine/core';
+import { CardTable } from '../../components/CardTable';
 import { useQuery } from '@tanstack/react-query';
 import { IconCalendar, IconCalendarOff, IconDeviceDesktop, IconLayoutList, IconServer2 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
@@ -39,8 +40,7 @@ function BookingsTable({ bookings }: { bookings: TBooking[] }) {
   const now = Date.now();
   return (
     <Card withBorder radius="lg" padding={0}>
-      <Table.ScrollContainer minWidth={640}>
-        <Table verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid="bookings-table">
+      <CardTable minWidth={640} verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid="bookings-table">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>{t('bookings.summary.item')}</Table.Th>
@@ -61,27 +61,26 @@ function BookingsTable({ bookings }: { bookings: TBooking[] }) {
                     </Anchor>
                   </Group>
                 </Table.Td>
-                <Table.Td>
+                <Table.Td data-label={t('bookings.modal.title')}>
                   <Text size="sm">{b.title || '—'}</Text>
                 </Table.Td>
-                <Table.Td>
+                <Table.Td data-label={t('bookings.modal.start')}>
                   <Text size="sm" ff="monospace">
                     {formatLocalDate(b.start)}
                   </Text>
                 </Table.Td>
-                <Table.Td>
+                <Table.Td data-label={t('bookings.modal.end')}>
                   <Text size="sm" ff="monospace">
                     {formatLocalDate(b.end)}
                   </Text>
                 </Table.Td>
-                <Table.Td>
+                <Table.Td data-label={t('bookings.summary.status')}>
                   <StatusBadge b={b} now={now} />
                 </Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+        </CardTable>
     </Card>
   );
 }

@@ -217,7 +217,8 @@ export default function DeploymentPage() {
     <>
       <PageHeader
         title={d.name}
-        subtitle={d.description || t('deployments.card.template', { name: d.template ?? t('deployments.card.template_gone') })}
+        // The template is said once, in the summary below; the header carries the description only.
+        subtitle={d.description || undefined}
         actions={
           <Button variant="subtle" component={Link} to="/deployments" data-testid="deployment-back">
             {t('deployments.back')}

@@ -94,15 +94,9 @@ function Tile({ d, onEnlarge }: { d: TDeploymentDesktop; onEnlarge: (d: TDeploym
   const who = d.user_name ?? d.user;
   return (
     <div className={classes.tile} data-testid="videowall-tile" data-desktop-id={d.id} data-status={s.vnc.status} data-user={who}>
-      <div
-        ref={ref}
-        className={classes.screen}
-        role="button"
-        tabIndex={0}
-        aria-label={t('deployments.videowall.enlarge_of', { name: who })}
-        onClick={() => onEnlarge(d)}
-        onKeyDown={(e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), onEnlarge(d))}
-      >
+      {/* A click anywhere on the screen enlarges it; keyboards and screen readers use the corner
+          button (one control per purpose: no button inside a button). */}
+      <div ref={ref} className={classes.screen} onClick={() => onEnlarge(d)}>
         <div ref={s.screen} className={classes.display} data-testid="videowall-screen" />
         <ScreenOverlay s={s} name={who} />
         <Tooltip label={t('deployments.videowall.enlarge')} withArrow>
@@ -111,7 +105,7 @@ function Tile({ d, onEnlarge }: { d: TDeploymentDesktop; onEnlarge: (d: TDeploym
             variant="filled"
             color="dark"
             size="md"
-            aria-label={t('deployments.videowall.enlarge')}
+            aria-label={t('deployments.videowall.enlarge_of', { name: who })}
             onClick={(e) => {
               e.stopPropagation();
               onEnlarge(d);

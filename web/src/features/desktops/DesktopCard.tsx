@@ -54,7 +54,7 @@ export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queu
       {shutdown && (
         <Group gap={6} wrap="nowrap" data-testid="desktop-shutdown">
           <IconClockPause size={14} color="var(--mantine-color-orange-6)" style={{ flex: '0 0 auto' }} />
-          <Text size="xs" c="orange.7">
+          <Text size="xs" c="orange">
             {t('desktops.auto_shutdown', { date: shutdown })}
           </Text>
         </Group>

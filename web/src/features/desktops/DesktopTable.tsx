@@ -1,4 +1,5 @@
 import { Group, Paper, Stack, Table, Text, ThemeIcon } from '@mantine/core';
+import { CardTable } from '../../components/CardTable';
 import { IconDeviceDesktop } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TDesktop } from '@vdi/contracts';
@@ -31,10 +32,10 @@ function Row({ d, queue, onDirectLink }: { d: TDesktop; queue?: number; onDirect
           </Stack>
         </Group>
       </Table.Td>
-      <Table.Td style={{ whiteSpace: 'nowrap' }}>
+      <Table.Td style={{ whiteSpace: 'nowrap' }} data-label={t('desktops.columns.state')}>
         <StateBadge status={d.state} size="sm" />
       </Table.Td>
-      <Table.Td>
+      <Table.Td data-label={t('desktops.columns.hardware')}>
         <Hardware d={d} />
       </Table.Td>
       <Table.Td>
@@ -48,8 +49,7 @@ export function DesktopTable({ desktops, queue, onDirectLink }: { desktops: TDes
   const { t } = useTranslation();
   return (
     <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
-      <Table.ScrollContainer minWidth={760}>
-        <Table verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid="desktops-table">
+      <CardTable minWidth={760} verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid="desktops-table">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>{t('desktops.columns.name')}</Table.Th>
@@ -65,8 +65,7 @@ export function DesktopTable({ desktops, queue, onDirectLink }: { desktops: TDes
               <Row key={d.id} d={d} queue={queue[d.id]} onDirectLink={onDirectLink} />
             ))}
           </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+        </CardTable>
     </Paper>
   );
 }

@@ -2,8 +2,10 @@ import { useEffect } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { TDesktop } from '@vdi/contracts';
 import { currentSocket, onEvent } from '../../lib/socket';
+import i18n from '../../i18n';
+import { announce } from '../../app/live';
 import { DESKTOPS_KEY, QUEUE_KEY } from './api';
-import { applyQueue, liveStamps, pruneQueue, removeDesktop, upsertDesktop, type QueueMap } from './logic';
+import { applyQueue, liveStamps, pruneQueue, removeDesktop, stateView, upsertDesktop, type QueueMap } from './logic';
 
 /** Keeps the desktops cache in step with the live socket: cards change without reloading. */
 export function useDesktopsLive() {
@@ -13,6 +15,11 @@ export function useDesktopsLive() {
     const setQueue = (fn: (q: QueueMap) => QueueMap) => qc.setQueryData<QueueMap>(QUEUE_KEY, (q) => fn(q ?? {}));
     const upsert = (d: TDesktop) => {
       if (!d || typeof d.id !== 'string') return;
+      // A state that changes on its own (started, stopped, failed…) is said to screen readers.
+      const before = qc.getQueryData<TDesktop[]>(DESKTOPS_KEY)?.find((x) => x.id === d.id);
+      const shown = stateView(d.state).shown;
+      if (before && stateView(before.state).shown !== shown)
+        announce(i18n.t('desktops.state_changed', { name: d.name, state: i18n.t(`desktops.states.${shown}`) }), shown === 'failed' ? 'assertive' : 'polite');
       liveStamps.set(d.id, Date.now());
       setList((l) => upsertDesktop(l, d));
       setQueue((q) => pruneQueue(q, d));

@@ -72,7 +72,7 @@ export function StepField(props: {
           step={step}
           disabled={disabled || hi === min}
           label={(v) => `${v}${unit ? ` ${unit}` : ''}`}
-          aria-label={label}
+          thumbLabel={label}
           marks={[{ value: min }, { value: hi }]}
         />
         <NumberInput

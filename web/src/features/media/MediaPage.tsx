@@ -1,6 +1,8 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ActionIcon, Badge, Button, CloseButton, Group, Paper, Skeleton, Stack, Table, Tabs, Text, TextInput, ThemeIcon, Tooltip } from '@mantine/core';
+import { CardTable } from '../../components/CardTable';
+import { ListTabs } from '../../components/ListTabs';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import {
   IconAlertTriangle,
@@ -110,8 +112,7 @@ function MediaTable({ list, shared, onDelete, onShare }: { list: TMedia[]; share
   const { t, i18n } = useTranslation();
   return (
     <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
-      <Table.ScrollContainer minWidth={820}>
-        <Table verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid={shared ? 'media-shared-table' : 'media-table'}>
+      <CardTable minWidth={820} verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid={shared ? 'media-shared-table' : 'media-table'}>
           <Table.Thead>
             <Table.Tr>
               <Table.Th>{t('media.columns.name')}</Table.Th>
@@ -159,23 +160,23 @@ function MediaTable({ list, shared, onDelete, onShare }: { list: TMedia[]; share
                       </Stack>
                     </Group>
                   </Table.Td>
-                  <Table.Td>
+                  <Table.Td data-label={t('media.columns.kind')}>
                     <Badge variant="outline" color="gray" radius="sm" data-testid="media-kind">
                       {t(`media.kinds.${m.kind}`)}
                     </Badge>
                   </Table.Td>
-                  <Table.Td ta="right" style={{ whiteSpace: 'nowrap' }} data-testid="media-size">
+                  <Table.Td ta="right" style={{ whiteSpace: 'nowrap' }} data-testid="media-size" data-label={t('media.columns.size')}>
                     {m.size > 0 ? t('media.size_gb', { size: formatGb(m.size, i18n.language) }) : '—'}
                   </Table.Td>
                   {shared && (
-                    <Table.Td>
+                    <Table.Td data-label={t('media.columns.owner')}>
                       <Text size="sm">{m.user_name ?? m.user}</Text>
                       <Text size="xs" c="dimmed">
                         {[m.group_name, m.category_name].filter(Boolean).join(' · ')}
                       </Text>
                     </Table.Td>
                   )}
-                  <Table.Td miw={220}>
+                  <Table.Td miw={220} data-label={t('media.columns.status')}>
                     <Stack gap={6} align="flex-start">
                       <MediaStatusBadge status={m.status} size="sm" />
                       {downloading && <DownloadProgress m={m} />}
@@ -189,8 +190,7 @@ function MediaTable({ list, shared, onDelete, onShare }: { list: TMedia[]; share
               );
             })}
           </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+        </CardTable>
     </Paper>
   );
 }
@@ -259,12 +259,6 @@ export default function MediaPage() {
     );
   else content = <MediaTable list={shown} shared={tab === 'shared'} onDelete={setToDelete} onShare={setToShare} />;
 
-  const count = (n: number | undefined) =>
-    n ? (
-      <Badge size="sm" variant="light" radius="xl" ml={4}>
-        {n}
-      </Badge>
-    ) : null;
 
   return (
     <>
@@ -281,15 +275,13 @@ export default function MediaPage() {
         }
       />
       <Group justify="space-between" align="flex-end" mb="lg" gap="md" wrap="wrap">
-        <Tabs value={tab} onChange={(v) => setTab(v === 'shared' ? 'shared' : 'own')} variant="pills" radius="xl">
-          <Tabs.List>
-            <Tabs.Tab value="own" leftSection={<IconDisc size={16} />} rightSection={count(own.data?.length)} data-testid="media-tab-own">
-              {t('media.tabs.own')}
-            </Tabs.Tab>
-            <Tabs.Tab value="shared" leftSection={<IconUsers size={16} />} rightSection={count(shared.data?.length)} data-testid="media-tab-shared">
-              {t('media.tabs.shared')}
-            </Tabs.Tab>
-          </Tabs.List>
+        <Tabs value={tab} onChange={(v) => setTab(v === 'shared' ? 'shared' : 'own')}>
+          <ListTabs
+            tabs={[
+              { value: 'own', label: t('media.tabs.own'), icon: <IconDisc size={16} />, count: own.data?.length, testId: 'media-tab-own' },
+              { value: 'shared', label: t('media.tabs.shared'), icon: <IconUsers size={16} />, count: shared.data?.length, testId: 'media-tab-shared' },
+            ]}
+          />
         </Tabs>
         <TextInput
           placeholder={t('media.search_placeholder')}

@@ -71,7 +71,7 @@ export function FailureDetail({ m }: { m: TMedia }) {
   const text = t(`media.failure.${m.detail}`, { defaultValue: t('media.failure.download_failed') });
   return (
     <Tooltip label={text} multiline w={280} withArrow>
-      <Text size="xs" c="red.7" lineClamp={2} maw={320} data-testid="media-failure">
+      <Text size="xs" c="red" lineClamp={2} maw={320} data-testid="media-failure">
         {text}
       </Text>
     </Tooltip>

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
-import { Badge, Button, Card, Group, Loader, Select, Skeleton, Stack, Text } from '@mantine/core';
+import { Badge, Button, Card, Group, Loader, Select, Skeleton, Stack, Text, useComputedColorScheme } from '@mantine/core';
+import { readableText } from '../../app/theme';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconCpu, IconPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
@@ -40,6 +41,7 @@ export default function PlanningPage() {
     if (plans.error) handleError(plans.error);
   }, [plans.error]);
 
+  const scheme = useComputedColorScheme('light');
   const colorOf = useMemo(() => {
     const ids = item?.subitems.map((s) => s.id) ?? [];
     return (subitemId: string) => PROFILE_COLORS[Math.max(0, ids.indexOf(subitemId)) % PROFILE_COLORS.length]!;
@@ -122,7 +124,7 @@ export default function PlanningPage() {
                 </Text>
               )}
               {item?.subitems.map((s) => (
-                <Badge key={s.id} variant="light" radius="sm" styles={{ root: { background: `${colorOf(s.id)}22`, color: colorOf(s.id) } }}>
+                <Badge key={s.id} variant="light" radius="sm" styles={{ root: { background: `${colorOf(s.id)}22`, color: readableText(colorOf(s.id), scheme) } }}>
                   {t('planner.profile_option', { name: s.name, count: s.units })}
                 </Badge>
               ))}
@@ -135,7 +137,7 @@ export default function PlanningPage() {
           )}
         </Card>
         <Card withBorder radius="lg" padding="md" pos="relative">
-          {plans.isFetching && <Loader size="xs" pos="absolute" top={12} right={12} aria-label={t('common.loading')} />}
+          {plans.isFetching && <Loader size="xs" pos="absolute" top={12} right={12} role="status" aria-label={t('common.loading')} />}
           <Calendar events={events} onRange={setRange} onSelect={newPlan} onEventClick={openPlan} testId="planner-calendar" />
           <Text size="xs" c="dimmed" mt="sm">
             {t('planner.hint')}

@@ -1,5 +1,6 @@
 import { useEffect, type ReactNode } from 'react';
 import { Anchor, Badge, Button, Card, Group, Paper, SimpleGrid, Skeleton, Stack, Table, Text, ThemeIcon, Title } from '@mantine/core';
+import { CardTable } from '../../components/CardTable';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from 'react-router';
 import { IconArrowBackUp, IconArrowLeft, IconDatabase, IconDeviceDesktop, IconRecycle, IconSearch, IconTemplate, IconTrash } from '@tabler/icons-react';
@@ -46,8 +47,7 @@ function Section({ title, icon, children, testId }: { title: string; icon: React
 function DomainTable({ rows }: { rows: TRecycleBinDomain[] }) {
   const { t } = useTranslation();
   return (
-    <Table.ScrollContainer minWidth={640}>
-      <Table verticalSpacing="xs" striped>
+    <CardTable minWidth={640} verticalSpacing="xs" striped>
         <Table.Thead>
           <Table.Tr>
             <Table.Th>{t('recycle_bin.detail.name')}</Table.Th>
@@ -68,15 +68,16 @@ function DomainTable({ rows }: { rows: TRecycleBinDomain[] }) {
                   {d.description || t('desktops.no_description')}
                 </Text>
               </Table.Td>
-              <Table.Td>{d.username}</Table.Td>
-              <Table.Td>{d.group.name}</Table.Td>
-              <Table.Td>{d.category.name}</Table.Td>
-              <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatEpoch(d.accessed) ?? '—'}</Table.Td>
+              <Table.Td data-label={t('recycle_bin.detail.user')}>{d.username}</Table.Td>
+              <Table.Td data-label={t('recycle_bin.detail.group')}>{d.group.name}</Table.Td>
+              <Table.Td data-label={t('recycle_bin.detail.category')}>{d.category.name}</Table.Td>
+              <Table.Td style={{ whiteSpace: 'nowrap' }} data-label={t('recycle_bin.detail.accessed')}>
+                {formatEpoch(d.accessed) ?? '—'}
+              </Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    </CardTable>
   );
 }
 
@@ -157,8 +158,7 @@ function Detail({ entry }: { entry: TRecycleBinDetail }) {
             {t('recycle_bin.detail.no_storages')}
           </Text>
         ) : (
-          <Table.ScrollContainer minWidth={640}>
-            <Table verticalSpacing="xs" striped>
+          <CardTable minWidth={640} verticalSpacing="xs" striped>
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>{t('recycle_bin.detail.disk')}</Table.Th>
@@ -179,16 +179,16 @@ function Detail({ entry }: { entry: TRecycleBinDetail }) {
                         {s.format} · {t(`recycle_bin.disk_types.${s.type}`, { defaultValue: s.type })}
                       </Text>
                     </Table.Td>
-                    <Table.Td>
+                    <Table.Td data-label={t('recycle_bin.detail.directory')}>
                       <Text size="sm" ff="monospace">
                         {s.directory_path}
                       </Text>
                     </Table.Td>
-                    <Table.Td>{s.domains.map((d) => d.name).join(', ') || '—'}</Table.Td>
-                    <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                    <Table.Td data-label={t('recycle_bin.detail.used_by')}>{s.domains.map((d) => d.name).join(', ') || '—'}</Table.Td>
+                    <Table.Td style={{ whiteSpace: 'nowrap' }} data-label={t('storage.columns.size')}>
                       {t('storage.used_of_total', { used: formatGb(s.actual_size, i18n.language), total: formatGb(s.virtual_size, i18n.language) })}
                     </Table.Td>
-                    <Table.Td>
+                    <Table.Td data-label={t('recycle_bin.detail.status')}>
                       <Badge variant="light" color="gray" size="sm">
                         {t(`recycle_bin.disk_statuses.${s.status}`, { defaultValue: s.status })}
                       </Badge>
@@ -196,8 +196,7 @@ function Detail({ entry }: { entry: TRecycleBinDetail }) {
                   </Table.Tr>
                 ))}
               </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+            </CardTable>
         )}
       </Section>
     </Stack>

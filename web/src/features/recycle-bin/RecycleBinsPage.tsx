@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { ActionIcon, Alert, Anchor, Badge, Button, Card, Group, Paper, Skeleton, Stack, Table, Text, ThemeIcon, Tooltip } from '@mantine/core';
+import { CardTable } from '../../components/CardTable';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import {
@@ -89,10 +90,10 @@ function Row({ item, actions }: { item: TRecycleBinItem; actions: ReturnType<typ
           </div>
         </Group>
       </Table.Td>
-      <Table.Td>
+      <Table.Td data-label={t('recycle_bin.columns.agent')}>
         <Text size="sm">{item.agent_name}</Text>
       </Table.Td>
-      <Table.Td style={{ whiteSpace: 'nowrap' }}>
+      <Table.Td style={{ whiteSpace: 'nowrap' }} data-label={t('recycle_bin.columns.when')}>
         <Text size="sm">{formatEpoch(item.accessed)}</Text>
         {item.expires && (
           <Text size="xs" c="dimmed">
@@ -100,10 +101,10 @@ function Row({ item, actions }: { item: TRecycleBinItem; actions: ReturnType<typ
           </Text>
         )}
       </Table.Td>
-      <Table.Td>
+      <Table.Td data-label={t('recycle_bin.columns.contents')}>
         <Contents item={item} />
       </Table.Td>
-      <Table.Td style={{ whiteSpace: 'nowrap' }}>
+      <Table.Td style={{ whiteSpace: 'nowrap' }} data-label={t('recycle_bin.columns.size')}>
         <Text size="sm">{t('storage.gb', { value: sizeText(item.size, i18n.language) })}</Text>
       </Table.Td>
       <Table.Td>
@@ -186,8 +187,7 @@ export default function RecycleBinsPage() {
   else
     content = (
       <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
-        <Table.ScrollContainer minWidth={880}>
-          <Table verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid="bin-table">
+        <CardTable minWidth={880} verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid="bin-table">
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>{t('recycle_bin.columns.item')}</Table.Th>
@@ -203,8 +203,7 @@ export default function RecycleBinsPage() {
                 <Row key={item.id} item={item} actions={actions} />
               ))}
             </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+          </CardTable>
       </Paper>
     );
 

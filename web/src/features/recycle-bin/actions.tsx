@@ -9,7 +9,7 @@ import { applyStatus } from './logic';
 
 type Entry = Pick<TRecycleBinItem, 'id' | 'item_name'>;
 
-/** Restore, delete for good (confirmed) and empty the bin (confirmed), with their notices. */
+/** Restore, delete for good and empty the bin, each confirmed, with their notices. */
 export function useBinActions(opts: { afterRestore?: () => void; afterDelete?: () => void } = {}) {
   const { t } = useTranslation();
   const qc = useQueryClient();
@@ -70,7 +70,16 @@ export function useBinActions(opts: { afterRestore?: () => void; afterDelete?: (
     restoring: (id: string) => restore.isPending && restore.variables?.id === id,
     deleting: (id: string) => remove.isPending && remove.variables?.id === id,
     emptying: empty.isPending,
-    restore: (e: Entry) => restore.mutate(e),
+    // Restoring asks first, from the list and from an entry's page alike.
+    restore: (e: Entry) =>
+      confirm({
+        title: t('recycle_bin.confirm.restore_title'),
+        body: t('recycle_bin.confirm.restore_body', { name: e.item_name }),
+        label: t('recycle_bin.actions.restore'),
+        testId: 'bin-restore',
+        color: 'teal',
+        onConfirm: () => restore.mutate(e),
+      }),
     remove: (e: Entry) =>
       confirm({
         title: t('recycle_bin.confirm.delete_title'),

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { Badge, Button, Card, Group, Paper, Progress, SimpleGrid, Skeleton, Stack, Table, Text, ThemeIcon, Tooltip } from '@mantine/core';
+import { CardTable } from '../../components/CardTable';
 import { modals } from '../../lib/modals';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery } from '@tanstack/react-query';
@@ -116,7 +117,7 @@ function DiskRow({ d, me, canIncrease, onIncrease }: { d: TStorageDisk; me: stri
           </div>
         </Group>
       </Table.Td>
-      <Table.Td>
+      <Table.Td data-label={t('storage.columns.desktops')}>
         {d.domains.length === 0 ? (
           <Text size="sm" c="dimmed">
             {t('storage.no_desktops')}
@@ -131,12 +132,12 @@ function DiskRow({ d, me, canIncrease, onIncrease }: { d: TStorageDisk; me: stri
           </Group>
         )}
       </Table.Td>
-      <Table.Td style={{ whiteSpace: 'nowrap' }} data-testid="storage-size">
+      <Table.Td style={{ whiteSpace: 'nowrap' }} data-testid="storage-size" data-label={t('storage.columns.size')}>
         <Text size="sm" fw={500}>
           {t('storage.used_of_total', { used: formatGb(d.actual_size, i18n.language), total: formatGb(d.virtual_size, i18n.language) })}
         </Text>
       </Table.Td>
-      <Table.Td miw={140}>
+      <Table.Td miw={140} data-label={t('storage.columns.usage')}>
         <Tooltip label={t('storage.usage_tooltip', { percent })} withArrow>
           <Group gap="xs" wrap="nowrap">
             <Progress value={percent} color={usageColor(percent)} size="md" radius="xl" style={{ flex: 1 }} aria-label={t('storage.columns.usage')} />
@@ -146,7 +147,7 @@ function DiskRow({ d, me, canIncrease, onIncrease }: { d: TStorageDisk; me: stri
           </Group>
         </Tooltip>
       </Table.Td>
-      <Table.Td style={{ whiteSpace: 'nowrap' }}>
+      <Table.Td style={{ whiteSpace: 'nowrap' }} data-label={t('storage.columns.last')}>
         <Text size="sm">{formatEpoch(d.last) ?? '—'}</Text>
       </Table.Td>
       <Table.Td>
@@ -240,8 +241,7 @@ export default function StoragePage() {
       <>
         <Summary disks={disks} />
         <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
-          <Table.ScrollContainer minWidth={860}>
-            <Table verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid="storage-table">
+          <CardTable minWidth={860} verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid="storage-table">
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>{t('storage.columns.disk')}</Table.Th>
@@ -257,8 +257,7 @@ export default function StoragePage() {
                   <DiskRow key={d.id} d={d} me={user?.id ?? ''} canIncrease={canIncrease} onIncrease={setIncreasing} />
                 ))}
               </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+            </CardTable>
         </Paper>
       </>
     );

@@ -10,7 +10,7 @@ export default function NotFoundPage() {
   return (
     <AuthCard title={t('not_found.heading')}>
       <Stack align="center" gap="sm">
-        <Title order={2} size={64} c="indigo.4" lh={1}>
+        <Title order={2} size={64} c="indigo" lh={1}>
           404
         </Title>
         <Text ta="center" c="dimmed" data-testid="not-found-text">

@@ -18,6 +18,7 @@ import {
   TextInput,
   Tooltip,
 } from '@mantine/core';
+import { ListTabs } from '../../components/ListTabs';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
@@ -153,7 +154,7 @@ function OwnCard({ tpl, onOpen }: { tpl: TTemplate; onOpen: Open }) {
         <Text size="sm" c="dimmed" lineClamp={2} mih={40} mt={-8}>
           {tpl.description || t('new_desktop.no_description')}
         </Text>
-        <Group gap={6} wrap="nowrap" c={share.kind === 'private' ? 'dimmed' : share.kind === 'everyone' ? 'teal.7' : 'indigo.7'} data-testid="template-sharing">
+        <Group gap={6} wrap="nowrap" c={share.kind === 'private' ? 'dimmed' : share.kind === 'everyone' ? 'teal' : 'indigo'} data-testid="template-sharing">
           {share.kind === 'private' ? <IconLock size={14} /> : share.kind === 'everyone' ? <IconWorld size={14} /> : <IconUsers size={14} />}
           <Text size="xs" lineClamp={1}>
             {share.text}
@@ -319,24 +320,12 @@ export default function TemplatesPage() {
       />
       <Tabs value={tab} onChange={(v) => setParams(v === 'shared' ? { tab: 'shared' } : {}, { replace: true })} keepMounted={false}>
         <Group justify="space-between" mb="lg" wrap="wrap" gap="sm">
-          <Tabs.List>
-            <Tabs.Tab value="own" leftSection={<IconTemplate size={16} />} data-testid="tab-own">
-              {t('templates.tab_own')}
-              {own.data && (
-                <Badge ml={8} size="sm" variant="light" radius="sm">
-                  {own.data.length}
-                </Badge>
-              )}
-            </Tabs.Tab>
-            <Tabs.Tab value="shared" leftSection={<IconUsers size={16} />} data-testid="tab-shared">
-              {t('templates.tab_shared')}
-              {shared.data && (
-                <Badge ml={8} size="sm" variant="light" radius="sm">
-                  {shared.data.length}
-                </Badge>
-              )}
-            </Tabs.Tab>
-          </Tabs.List>
+          <ListTabs
+            tabs={[
+              { value: 'own', label: t('templates.tab_own'), icon: <IconTemplate size={16} />, count: own.data?.length, testId: 'tab-own' },
+              { value: 'shared', label: t('templates.tab_shared'), icon: <IconUsers size={16} />, count: shared.data?.length, testId: 'tab-shared' },
+            ]}
+          />
           <TextInput
             placeholder={t('templates.search')}
             aria-label={t('templates.search')}

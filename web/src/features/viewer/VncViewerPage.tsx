@@ -17,6 +17,7 @@ import { errorMessage } from '../../lib/errors';
 import { session } from '../../lib/session';
 import { browserViewerCookie, forgetBrowserViewerCookie, ticketFromPage } from './ticket';
 import { useVnc } from './use-vnc';
+import { useBlankScreen } from './blank';
 import { fetchVncTicket } from './open';
 import classes from './VncViewerPage.module.css';
 
@@ -45,6 +46,7 @@ export default function VncViewerPage() {
   const screenRef = useRef<HTMLDivElement>(null);
   const { status: vncStatus, ended: endReason, reason: closeReason, rfb: rfbRef } = useVnc(screenRef, ticket);
   const status: Status = vncStatus === 'idle' ? 'connecting' : vncStatus;
+  const booting = useBlankScreen(screenRef, status === 'connected');
   const ended: Ended | null = endReason ? { reason: endReason } : null;
   const [fullscreen, setFullscreen] = useState(Boolean(document.fullscreenElement));
   const [reconnecting, setReconnecting] = useState(false);
@@ -169,6 +171,17 @@ export default function VncViewerPage() {
               <Loader color="indigo" />
               <Text size="sm" c="gray.4">
                 {t('viewer.connecting_to', { name: ticket.name })}
+              </Text>
+            </Stack>
+          </div>
+        )}
+        {status === 'connected' && booting && (
+          // Connected to a guest that has not drawn anything yet: it is booting, not broken.
+          <div className={classes.overlay} style={{ background: 'transparent', backdropFilter: 'none', pointerEvents: 'none' }} role="status" data-testid="viewer-booting">
+            <Stack align="center" gap="sm" maw={420} px="md">
+              <Loader color="indigo" type="dots" />
+              <Text size="sm" c="gray.3" ta="center">
+                {t('viewer.booting', { name: ticket.name })}
               </Text>
             </Stack>
           </div>

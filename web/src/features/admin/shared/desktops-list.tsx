@@ -20,8 +20,9 @@ export function SortHeader({ label, field, sort, order, onSort, testPrefix }: {
 }) {
   const Icon = sort !== field ? IconSelector : order === 'asc' ? IconChevronUp : IconChevronDown;
   return (
-    <Table.Th>
-      <UnstyledButton onClick={() => onSort(field)} data-testid={`${testPrefix}-sort-${field}`} aria-sort={sort === field ? (order === 'asc' ? 'ascending' : 'descending') : 'none'}>
+    // aria-sort belongs to the column header, not to the button in it (axe: aria-allowed-attr).
+    <Table.Th aria-sort={sort === field ? (order === 'asc' ? 'ascending' : 'descending') : 'none'}>
+      <UnstyledButton onClick={() => onSort(field)} data-testid={`${testPrefix}-sort-${field}`}>
         <Group gap={4} wrap="nowrap">
           <Text fw={600} size="sm" style={{ whiteSpace: 'nowrap' }}>
             {label}

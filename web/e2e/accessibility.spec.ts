@@ -1,0 +1,203 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROUTES, mounted } from '../src/app/routes';
+import { apiToken } from './support';
+
+// The accessibility scan: every screen and dialog of the portal, light and dark, at desktop
+// (1280) and phone (390) width, through axe-core; 0 critical and 0 serious violations (WCAG 2.2
+// A/AA rules). A new screen is one line in SCREENS (a route of ROUTES without one fails the
+// coverage test); the console's sections are read from their sections.ts files, so every
+// section another area adds is scanned too.
+
+type Ids = { deployment: string; bin: string; desktop: string; gpuDesktop: string };
+type Screen = {
+  /** The screen, and after a colon the dialog opened on it. */
+  name: string;
+  /** Signed in as this demo user; none: a public page. */
+  user?: string;
+  path: string | ((ids: Ids) => string);
+  /** Opens a dialog (or menu) on the screen before the scan; the scan covers the dialog. */
+  open?: (page: Page) => Promise<void>;
+  /** The ROUTES names the screen covers (the coverage test's key). */
+  route?: string;
+};
+
+const card = (page: Page, testId: string) => page.getByTestId(testId).first();
+const dialog = async (page: Page) => expect(page.getByRole('dialog').first()).toBeVisible();
+
+export const SCREENS: Screen[] = [
+  { name: 'sign-in', path: '/login', route: 'login' },
+  { name: 'sign-in:category', path: '/login/form/default', route: 'login_category' },
+  { name: 'register', path: '/register', route: 'register' },
+  { name: 'forgot-password', path: '/forgot-password', route: 'forgot-password' },
+  { name: 'reset-password', path: '/reset-password?token=x', route: 'reset-password' },
+  { name: 'verify-email', path: '/verify-email?token=x', route: 'verify-email' },
+  { name: 'disclaimer', path: '/disclaimer', route: 'disclaimer' },
+  { name: 'maintenance', path: '/maintenance', route: 'maintenance' },
+  { name: 'export-user', path: '/export-user', route: 'export-user' },
+  { name: 'error', path: '/error/404', route: 'error' },
+  { name: 'direct-viewer:unknown-link', path: '/vw/not-a-valid-code-0000000000000000', route: 'direct_viewer' },
+  { name: 'desktops:cards', user: 'user', path: '/desktops', route: 'desktops' },
+  { name: 'desktops:table', user: 'user', path: '/desktops', open: async (p) => p.getByTestId('view-table').click() },
+  { name: 'desktops:menu', user: 'user', path: '/desktops', open: async (p) => card(p, 'desktop-menu').click() },
+  {
+    name: 'desktops:direct-link',
+    user: 'user',
+    path: '/desktops',
+    open: async (p) => {
+      await card(p, 'desktop-menu').click();
+      await p.getByTestId('desktop-direct-link').click();
+      await dialog(p);
+    },
+  },
+  { name: 'desktops:new-temporary', user: 'user', path: '/desktops', open: async (p) => (await p.getByTestId('new-temporary').click(), dialog(p)) },
+  { name: 'desktops:user-menu', user: 'user', path: '/desktops', open: async (p) => p.getByTestId('user-menu').click() },
+  { name: 'new-desktop', user: 'user', path: '/desktops/new', route: 'new_desktop' },
+  { name: 'desktop-edit', user: 'user', path: (ids) => `/domain/edit?id=${ids.desktop}`, route: 'edit-domain' },
+  { name: 'templates', user: 'admin', path: '/templates', route: 'templates' },
+  { name: 'templates:share', user: 'admin', path: '/templates', open: async (p) => (await card(p, 'template-share-button').click(), dialog(p)) },
+  { name: 'templates:new', user: 'advanced', path: '/templates/new', route: 'new_template' },
+  { name: 'templates:duplicate', user: 'admin', path: '/templates/duplicate', route: 'duplicate_template' },
+  { name: 'media', user: 'advanced', path: '/media', route: 'media' },
+  { name: 'media:new', user: 'advanced', path: '/media/new', route: 'new_media' },
+  { name: 'media:new-desktop', user: 'advanced', path: '/media/desktop/new', route: 'newfrommedia' },
+  { name: 'storage', user: 'user', path: '/userstorage', route: 'storage' },
+  { name: 'recycle-bin', user: 'advanced', path: '/recycleBins', route: 'recycleBins' },
+  { name: 'recycle-bin:detail', user: 'advanced', path: (ids) => `/recyclebin/${ids.bin}`, route: 'recycleBin' },
+  { name: 'deployments', user: 'advanced', path: '/deployments', route: 'deployments' },
+  { name: 'deployments:new', user: 'advanced', path: '/deployments/new', route: 'new_deployment' },
+  { name: 'deployment', user: 'advanced', path: (ids) => `/deployment/${ids.deployment}`, route: 'deployment' },
+  { name: 'deployment:more', user: 'advanced', path: (ids) => `/deployment/${ids.deployment}`, open: async (p) => p.getByTestId('deployment-more').click() },
+  { name: 'deployment:videowall', user: 'advanced', path: (ids) => `/deployment/${ids.deployment}/videowall`, route: 'deployment_videowall' },
+  { name: 'deployment:edit', user: 'advanced', path: (ids) => `/deployment/${ids.deployment}/edit`, route: 'deploymentEdit' },
+  { name: 'bookings', user: 'user', path: '/booking/summary', route: 'booking_summary' },
+  { name: 'booking-calendar', user: 'user', path: (ids) => `/booking/desktop/${ids.gpuDesktop}`, route: 'booking' },
+  { name: 'planner', user: 'admin', path: '/planning', route: 'planning' },
+  { name: 'profile', user: 'user', path: '/profile', route: 'profile' },
+  { name: 'profile:password', user: 'user', path: '/profile', open: async (p) => (await p.getByTestId('open-password').click(), dialog(p)) },
+  { name: 'viewers', user: 'user', path: '/viewers', route: 'viewers' },
+  { name: 'viewer:no-ticket', path: '/viewer/vnc', route: 'viewer_vnc' },
+  { name: 'migration', user: 'user', path: '/migration', route: 'migration' },
+  ...adminSections().map((path): Screen => ({ name: `admin:${path}`, user: 'admin', path: `/isard-admin/${path}` })),
+];
+/** Routes with no screen of their own to scan (the console: its sections are scanned one by one). */
+const NOT_SCANNED = new Set(['isard_admin']);
+
+/** Every section of the console, from the sections.ts of each area (admins see them all). */
+function adminSections(): string[] {
+  const root = join(import.meta.dirname, '..', 'src', 'features', 'admin');
+  const paths: string[] = [];
+  for (const area of readdirSync(root, { withFileTypes: true })) {
+    if (!area.isDirectory()) continue;
+    let text: string;
+    try {
+      text = readFileSync(join(root, area.name, 'sections.ts'), 'utf8');
+    } catch {
+      continue;
+    }
+    for (const m of text.matchAll(/\bpath:\s*'([^']+)'/g)) paths.push(m[1]!);
+  }
+  return paths;
+}
+
+const VARIANTS = [
+  { scheme: 'light', width: 1280, height: 800 },
+  { scheme: 'dark', width: 1280, height: 800 },
+  { scheme: 'light', width: 390, height: 844 },
+  { scheme: 'dark', width: 390, height: 844 },
+] as const;
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+const report = join(import.meta.dirname, '..', '..', 'artifacts', 'accessibility');
+
+async function call(request: APIRequestContext, user: string, method: string, path: string, data?: unknown) {
+  const token = await apiToken(request, user);
+  const res = await request.fetch(`/api/v3${path}`, { method, data, headers: { authorization: `Bearer ${token}` } });
+  expect(res.ok(), `${method} ${path}: ${res.status()} ${await res.text()}`).toBe(true);
+  return res.json().catch(() => null);
+}
+
+async function signIn(page: Page, request: APIRequestContext, user: string) {
+  const token = await apiToken(request, user);
+  const url = new URL(test.info().project.use.baseURL!);
+  await page.context().addCookies([{ name: 'isardvdi_session', value: encodeURIComponent(token), domain: url.hostname, path: '/' }]);
+}
+
+/** Waits until the screen has drawn: no loader, no running transition. */
+async function settled(page: Page) {
+  await page.waitForLoadState('domcontentloaded');
+  await expect(page.locator('main, h1, [role=dialog]').first()).toBeVisible({ timeout: 30_000 });
+  await expect(page.locator('.mantine-Loader-root, [data-testid$=-loading]')).toHaveCount(0, { timeout: 30_000 });
+  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity), null, { timeout: 10_000 }).catch(() => undefined);
+  // Menus and dialogs fully faded in (their colours mid-fade are not what a person reads).
+  await page
+    .waitForFunction(() => [...document.querySelectorAll('[role=menu], [role=dialog], [role=listbox]')].every((e) => getComputedStyle(e).opacity === '1'), null, { timeout: 10_000 })
+    .catch(() => undefined);
+  await page.waitForTimeout(200);
+}
+
+let ids: Ids;
+
+test.describe('accessibility', () => {
+  test.beforeAll(async ({ request }) => {
+    test.setTimeout(180_000);
+    const templates = (await call(request, 'advanced', 'GET', '/user/templates/allowed/all')) as { id: string; name: string }[];
+    const template = templates.find((x) => x.name === 'Demo Linux')!.id;
+    const { id: deployment } = (await call(request, 'advanced', 'POST', '/deployments', {
+      name: `Accessibility class ${Date.now()}`,
+      desktop_name: 'Accessibility desktop',
+      template_id: template,
+      visible: false,
+      allowed: { groups: ['default-students-1b'], users: false },
+    })) as { id: string };
+    // A desktop of Teo's in his recycle bin.
+    const made = (await call(request, 'advanced', 'POST', '/persistent_desktop', { name: `Binned ${Date.now()}`, template_id: template })) as { id: string };
+    await call(request, 'advanced', 'DELETE', `/desktop/${made.id}`);
+    const bin = ((await call(request, 'advanced', 'GET', '/recycle_bin/item_count/user')) as { id: string }[])[0]!.id;
+    const desktops = (await call(request, 'user', 'GET', '/user/desktops')) as { id: string; name: string; state: string }[];
+    const desktop = desktops.find((d) => d.state.toLowerCase() === 'stopped' && d.name !== 'GPU desktop')!.id;
+    const gpuDesktop = desktops.find((d) => d.name === 'GPU desktop')!.id;
+    ids = { deployment, bin, desktop, gpuDesktop };
+  });
+
+  test('every route of the portal is in the scan', () => {
+    const covered = new Set(SCREENS.map((s) => s.route).filter(Boolean));
+    const missing = mounted(ROUTES)
+      .map((r) => r.name)
+      .filter((n) => !covered.has(n) && !NOT_SCANNED.has(n));
+    expect(missing, 'routes with a screen but no line in SCREENS').toEqual([]);
+  });
+
+  for (const screen of SCREENS) {
+    test(`${screen.name}: 0 critical, 0 serious`, async ({ page, request }) => {
+      test.setTimeout(240_000);
+      if (screen.user) await signIn(page, request, screen.user);
+      const found: { variant: string; id: string; impact: string; help: string; nodes: string[] }[] = [];
+      for (const v of VARIANTS) {
+        await page.setViewportSize({ width: v.width, height: v.height });
+        await page.addInitScript((scheme) => localStorage.setItem('mantine-color-scheme-value', scheme), v.scheme);
+        await page.goto(typeof screen.path === 'string' ? screen.path : screen.path(ids));
+        await settled(page);
+        if (screen.open) {
+          await screen.open(page);
+          await settled(page);
+        }
+        const result = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+        for (const violation of result.violations) {
+          if (violation.impact !== 'critical' && violation.impact !== 'serious') continue;
+          found.push({
+            variant: `${v.scheme}-${v.width}`,
+            id: violation.id,
+            impact: violation.impact,
+            help: violation.help,
+            nodes: violation.nodes.slice(0, 5).map((n) => `${n.target.join(' ')} — ${n.failureSummary?.split('\n').slice(1, 2).join('')}`),
+          });
+        }
+      }
+      mkdirSync(report, { recursive: true });
+      writeFileSync(join(report, `${screen.name.replace(/[^\w-]+/g, '_')}.json`), JSON.stringify(found, null, 2));
+      expect(found, JSON.stringify(found, null, 2)).toEqual([]);
+    });
+  }
+});
