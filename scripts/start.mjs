@@ -20,7 +20,7 @@ const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'server', '
     // The bastion's listeners for the demo (the admin still turns the bastion on); `off` turns one off.
     BASTION_SSH_PORT: process.env.BASTION_SSH_PORT ?? '2222',
     BASTION_HTTP_PORT: process.env.BASTION_HTTP_PORT ?? '8081',
-    BASTION_HTTPS_PORT: process.env.BASTION_HTTPS_PORT ?? '8443',
+    BASTION_HTTPS_PORT: process.env.BASTION_HTTPS_PORT ?? '8444',
   },
 });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
