@@ -79,6 +79,7 @@ export const SCREENS: Screen[] = [
   { name: 'profile:password', user: 'user', path: '/profile', open: async (p) => (await p.getByTestId('open-password').click(), dialog(p)) },
   { name: 'viewers', user: 'user', path: '/viewers', route: 'viewers' },
   { name: 'viewer:no-ticket', path: '/viewer/vnc', route: 'viewer_vnc' },
+  { name: 'rdp:no-ticket', user: 'user', path: '/rdp', route: 'Rdp' },
   { name: 'migration', user: 'user', path: '/migration', route: 'migration' },
   ...adminSections().map((path): Screen => ({ name: `admin:${path}`, user: 'admin', path: `/isard-admin/${path}` })),
 ];
