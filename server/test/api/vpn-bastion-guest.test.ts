@@ -60,6 +60,7 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
         BASTION_HTTPS_PORT: '0',
         BASTION_HOST: '127.0.0.1',
         BASTION_DOMAIN: DOMAIN,
+        GUEST_IP_TIMEOUT_SECONDS: '600',
       },
     });
     expect(server.app.vpn.available, String(server.app.vpn.reason)).toBe(true);
@@ -76,6 +77,7 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
     // The demo guest (SSH, HTTP, HTTPS) and the "Debian desktop (RDP)" guest (xrdp), both on the guest network.
     desktopId = await create({ template_id: t!.id, name: 'Reached by VPN', hardware: { interfaces: ['wireguard'] }, guest_properties: { viewers: { browser_vnc: {}, file_rdpvpn: {} } } });
     rdpId = await create({ template_id: RDP_TEMPLATE_ID, name: 'RDP over VPN', guest_properties: { credentials: { username: 'alice', password: rdpPassword } } });
+    // Two TCG guests boot side by side while the rest of the suite runs: minutes on a busy 2-core machine.
     const addressOf = (id: string) =>
       until(
         'the desktop started with an address',
@@ -83,13 +85,13 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
           const [d] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, id));
           return d?.status === 'Started' && d.guestIp ? d.guestIp : undefined;
         },
-        240_000,
+        540_000,
       );
     guestIp = await addressOf(desktopId);
     rdpIp = await addressOf(rdpId);
     // Something listening on the server's own address on the guest network: no tunnel may reach it.
     hostProbe = createServer((s) => s.end('host\n')).listen(0, '0.0.0.0');
-  }, 600_000);
+  }, 900_000);
 
   afterAll(async () => {
     hostProbe?.close();
