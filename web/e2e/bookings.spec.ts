@@ -3,7 +3,7 @@ import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import ca from '../src/i18n/locales/ca.json' with { type: 'json' };
 import enB from '../src/i18n/locales/bookings/en.json' with { type: 'json' };
 import caB from '../src/i18n/locales/bookings/ca.json' with { type: 'json' };
-import { signInAs, windowShot as shot } from './support';
+import { notice, signInAs, windowShot as shot } from './support';
 
 // The demo `user` (Uma) has "GPU desktop", which needs the NVIDIA A40 2Q profile; the seed plans
 // 2Q on the demo card for the next four weeks (4Q for two more). Default booking rules: bookings
@@ -159,7 +159,7 @@ test.describe.serial('bookings', () => {
     await page.getByTestId('language-ca-ES').click();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(fill(caB.bookings.item_heading, { name: GPU_DESKTOP }));
     await expect(page.getByTestId('booking-calendar').getByRole('tab', { name: 'Setmana' })).toBeVisible();
-    await expect(page.getByText(ca.session.language_saved)).toBeHidden({ timeout: 10_000 });
+    await expect(notice(page, ca.session.language_saved)).toBeHidden({ timeout: 10_000 });
     await shot(page, 'booking-week-ca-ES');
     await page.getByTestId('language-menu').click();
     await page.getByTestId('language-en-US').click();
@@ -167,8 +167,8 @@ test.describe.serial('bookings', () => {
 
     // And in the dark colour scheme.
     // (each language change says it was saved; wait until every such notice has gone)
-    await expect(page.getByText(ca.session.language_saved)).toHaveCount(0, { timeout: 10_000 });
-    await expect(page.getByText(en.session.language_saved)).toHaveCount(0, { timeout: 10_000 });
+    await expect(notice(page, ca.session.language_saved)).toHaveCount(0, { timeout: 10_000 });
+    await expect(notice(page, en.session.language_saved)).toHaveCount(0, { timeout: 10_000 });
     await page.getByRole('button', { name: en.nav.dark_mode }).first().click();
     await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', 'dark');
     await shot(page, 'booking-week-dark');

@@ -1,7 +1,7 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import ca from '../src/i18n/locales/ca.json' with { type: 'json' };
-import { shot, signInAs } from './support';
+import { notice, shot, signInAs } from './support';
 
 // The demo organisation gives `user` two stopped desktops from the Demo Linux template; their
 // group may run one desktop at a time, so every journey stops what it starts.
@@ -157,7 +157,7 @@ test.describe('desktops', () => {
     await expect(demo.getByTestId('desktop-action-start')).toHaveText(ca.desktops.actions.start);
     await expect(demo.getByTestId('desktop-state')).toHaveText(ca.desktops.states.stopped);
     await expect(page.getByTestId('desktops-filter')).toHaveAttribute('placeholder', ca.desktops.filter_placeholder);
-    await expect(page.getByText(ca.session.language_saved)).toBeHidden({ timeout: 10_000 });
+    await expect(notice(page, ca.session.language_saved)).toBeHidden({ timeout: 10_000 });
     await shot(page, 'desktops-ca-ES');
     // The choice is saved on the server: back to English for the other journeys.
     await page.getByTestId('language-menu').click();

@@ -6,7 +6,7 @@ import eu from '../src/i18n/locales/eu.json' with { type: 'json' };
 import fr from '../src/i18n/locales/fr.json' with { type: 'json' };
 import de from '../src/i18n/locales/de.json' with { type: 'json' };
 import pl from '../src/i18n/locales/pl.json' with { type: 'json' };
-import { loginPage, shot, signInAs } from './support';
+import { loginPage, notice, shot, signInAs } from './support';
 
 const catalogues = { 'en-US': en, 'ca-ES': ca, 'es-ES': es, 'eu-ES': eu, 'fr-FR': fr, 'de-DE': de, 'pl-PL': pl } as const;
 
@@ -36,7 +36,7 @@ test.describe('languages', () => {
     await page.getByTestId('language-menu').click();
     await page.getByTestId('language-es-ES').click();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(es.desktops.heading);
-    await expect(page.getByText(es.session.language_saved)).toBeVisible();
+    await expect(notice(page, es.session.language_saved)).toBeVisible();
     await shot(page, 'desktops-es-ES');
     await page.reload();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(es.desktops.heading);
@@ -107,7 +107,7 @@ test.describe('languages', () => {
     }).toPass({ timeout: 30_000 });
     expect((await saved).status()).toBe(200);
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(de.desktops.heading);
-    await expect(page.getByText(de.session.language_saved)).toBeVisible();
+    await expect(notice(page, de.session.language_saved)).toBeVisible();
 
     const other = await browser.newContext({ locale: 'en-US' });
     const p2 = await other.newPage();

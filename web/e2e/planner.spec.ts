@@ -3,7 +3,7 @@ import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import ca from '../src/i18n/locales/ca.json' with { type: 'json' };
 import enB from '../src/i18n/locales/bookings/en.json' with { type: 'json' };
 import caB from '../src/i18n/locales/bookings/ca.json' with { type: 'json' };
-import { signInAs, windowShot as shot } from './support';
+import { notice, signInAs, windowShot as shot } from './support';
 
 // The admin plans the demo GPU (NVIDIA A40 #1): the seed offers its 2Q profile for four weeks
 // from now, then 4Q for two; the admin adds a day of 4Q seven weeks ahead, is refused with the
@@ -117,7 +117,7 @@ test.describe.serial('planner', () => {
     await calendar.getByRole('tab', { name: 'Mes' }).click();
     await calendar.getByRole('button', { name: /avui/i }).click();
     await expect(calendar.locator('.plan-event').first()).toBeVisible();
-    await expect(page.getByText(ca.session.language_saved)).toBeHidden({ timeout: 10_000 });
+    await expect(notice(page, ca.session.language_saved)).toBeHidden({ timeout: 10_000 });
     await shot(page, 'planner-month-ca-ES');
     await page.getByTestId('language-menu').click();
     await page.getByTestId('language-en-US').click();

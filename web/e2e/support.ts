@@ -114,3 +114,6 @@ export async function seriousViolations(page: Page) {
     .filter((v) => v.impact === 'critical' || v.impact === 'serious')
     .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
+
+/** A notification on screen with this text (not the live region's copy of it, which screen readers hear). */
+export const notice = (page: Page, text: string) => page.locator('.mantine-Notification-root').getByText(text);

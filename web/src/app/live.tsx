@@ -11,6 +11,10 @@ type Said = { polite: string; assertive: string };
 let said: Said = { polite: '', assertive: '' };
 const listeners = new Set<() => void>();
 
+/** Words stay in a region this long: long enough to be read, not as a copy of a notice that has gone. */
+export const ANNOUNCED_MS = 5_000;
+const clearing: Partial<Record<keyof Said, ReturnType<typeof setTimeout>>> = {};
+
 export function announce(text: string, urgency: 'polite' | 'assertive' = 'polite') {
   // The same words twice are said twice: the region empties first.
   said = { ...said, [urgency]: '' };
@@ -18,6 +22,13 @@ export function announce(text: string, urgency: 'polite' | 'assertive' = 'polite
   queueMicrotask(() => {
     said = { ...said, [urgency]: text };
     listeners.forEach((l) => l());
+    // Emptying a region is not read out; the page no longer holds old words.
+    clearTimeout(clearing[urgency]);
+    clearing[urgency] = setTimeout(() => {
+      if (said[urgency] !== text) return;
+      said = { ...said, [urgency]: '' };
+      listeners.forEach((l) => l());
+    }, ANNOUNCED_MS);
   });
 }
 
