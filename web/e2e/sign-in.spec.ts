@@ -9,7 +9,8 @@ test.describe('sign-in', () => {
       await signInAs(page, role);
       await expect(page).toHaveTitle(`${en.app.title} · ${en.routes.desktops}`);
       // The role's sections, then Profile (Help only where a documentation address is set).
-      const expected = [...navFor(role).map((r) => `nav-${r.name}`), 'nav-profile'];
+      // The VPN download sits before the profile (the e2e server has the guest network and the VPN).
+      const expected = [...navFor(role).map((r) => `nav-${r.name}`), 'nav-vpn', 'nav-profile'];
       await expect(page.getByTestId('navbar').getByTestId(expected[0]!)).toBeVisible();
       const shown = await page.getByTestId('navbar').locator('[data-testid^="nav-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')));
       expect(shown).toEqual(expected);
