@@ -4,7 +4,7 @@ import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import account from '../src/i18n/locales/account/en.json' with { type: 'json' };
 import { E2E_SMTP_PORT } from '../playwright.config';
 import { startMailSink } from '../../server/test/helpers/mail-sink';
-import { adminCall, apiToken, freshUser, loginPage, PASSWORD, shot, signInAs, windowShot } from './support';
+import { adminCall, apiToken, freshUser, loginPage, notice, PASSWORD, shot, signInAs, windowShot } from './support';
 
 // Account self-service (issue 12): password and e-mail in the profile (mail through a real SMTP
 // server on loopback), migration between two accounts, the disclaimer, the message dialog of a
@@ -47,7 +47,7 @@ test.describe('account', () => {
     await windowShot(page, 'account-password-dialog-error');
     await page.getByTestId('password-current').fill(PASSWORD);
     await page.getByTestId('password-submit').click();
-    await expect(page.getByText(account.account.password.done)).toBeVisible();
+    await expect(notice(page, account.account.password.done)).toBeVisible();
     await expect(page).toHaveURL(/\/profile$/);
 
     await page.getByTestId('user-menu').click();

@@ -2,7 +2,7 @@ import { expect, test, type Locator, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/admin-system/en.json' with { type: 'json' };
 import ca from '../src/i18n/locales/admin-system/ca.json' with { type: 'json' };
 import core from '../src/i18n/locales/en.json' with { type: 'json' };
-import { adminCall, PASSWORD, shot, signInAs, windowShot } from './support';
+import { adminCall, notice, PASSWORD, shot, signInAs, windowShot } from './support';
 import { startMailSink } from '../../server/test/helpers/mail-sink';
 import { E2E_SMTP_PORT } from '../playwright.config';
 
@@ -237,7 +237,7 @@ test.describe('screens', () => {
     const sink = await startMailSink(E2E_SMTP_PORT);
     try {
       await page.getByTestId('mail-test-card-save').click();
-      await expect(page.getByText(T.mail.test_sent.replace('{{to}}', 'admin@example.org'))).toBeVisible();
+      await expect(notice(page, T.mail.test_sent.replace('{{to}}', 'admin@example.org'))).toBeVisible();
       await expect.poll(() => sink.mails.some((m) => m.to.includes('admin@example.org')), { timeout: 30_000 }).toBe(true);
     } finally {
       await sink.close();

@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import enDep from '../src/i18n/locales/deployments/en.json' with { type: 'json' };
 import enB from '../src/i18n/locales/bookings/en.json' with { type: 'json' };
-import { apiToken, signInAs, windowShot as shot } from './support';
+import { apiToken, notice, signInAs, windowShot as shot } from './support';
 
 // `advanced` (Teo) rolls Demo Linux out to Students 1A (Sara, Pau and a member by a second group) with the NVIDIA A40 2Q
 // profile and lets the students recreate their desktop; he books the deployment in its calendar
@@ -135,7 +135,7 @@ test.describe.serial('deployments with a GPU', () => {
     await expect(page.getByRole('dialog')).toContainText(fill(en.domain_edit.recreate_body, { name: DESKTOP }));
     await shot(page, 'desktop-recreate-confirm');
     await page.getByTestId('confirm-recreate').click();
-    await expect(page.getByText(fill(en.domain_edit.recreated, { name: DESKTOP }))).toBeVisible();
+    await expect(notice(page, fill(en.domain_edit.recreated, { name: DESKTOP }))).toBeVisible();
     await expect(card).toHaveAttribute('data-state', 'stopped');
   });
 });

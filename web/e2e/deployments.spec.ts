@@ -4,7 +4,7 @@ import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import enDep from '../src/i18n/locales/deployments/en.json' with { type: 'json' };
 import esDep from '../src/i18n/locales/deployments/es.json' with { type: 'json' };
 import esMain from '../src/i18n/locales/es.json' with { type: 'json' };
-import { apiToken, litPixels, signInAs, windowShot as shot } from './support';
+import { apiToken, litPixels, notice, signInAs, windowShot as shot } from './support';
 
 // `advanced` (Teo) rolls the Demo Linux template out to Students 1B (Nora, Iker, and Uma by her
 // secondary group: 3 desktops), starts them, watches them on the videowall, hides and shows the
@@ -176,7 +176,7 @@ test.describe.serial('deployments', () => {
     // Recreate, confirmed; the button comes back when the job ends.
     await page.getByTestId('deployment-recreate').click();
     await page.getByTestId('deployment-recreate-confirm').click();
-    await expect(page.getByText(t.recreate.started)).toBeVisible();
+    await expect(notice(page, t.recreate.started)).toBeVisible();
     await expect(page.getByTestId('deployment-recreate')).toBeEnabled({ timeout: 30_000 });
     await expect(users).toHaveCount(3);
 

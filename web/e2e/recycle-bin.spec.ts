@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
-import { shot, signInAs } from './support';
+import { notice, shot, signInAs } from './support';
 
 // Desktops no other journey uses: the manager's, student02's and the administrator's "Demo desktop".
 // The manager deletes hers and restores it; student02 deletes his for good; the administrator
@@ -15,7 +15,7 @@ async function deleteFromDesktops(page: Page, name: string) {
   await c.getByTestId('desktop-menu').click();
   await page.getByTestId('desktop-delete').click();
   await page.getByTestId('confirm-delete').click();
-  await expect(page.getByText(`“${name}” deleted`)).toBeVisible();
+  await expect(notice(page, `“${name}” deleted`)).toBeVisible();
   // What the server says now (the desktops screen's own cache is not what this journey checks).
   await page.reload();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(en.desktops.heading);
@@ -71,7 +71,7 @@ test.describe('recycle bin', () => {
     await expect(page.getByRole('dialog')).toContainText(en.recycle_bin.confirm.restore_title);
     await page.getByTestId('confirm-bin-restore').click();
     await expect(page).toHaveURL(/\/recycleBins$/);
-    await expect(page.getByText('“Demo desktop” restored')).toBeVisible();
+    await expect(notice(page, '“Demo desktop” restored')).toBeVisible();
     await expect(page.getByTestId('empty-state')).toContainText(en.recycle_bin.empty_title);
     await expect(page.getByTestId('navbar').getByTestId('bin-counter')).toHaveCount(0);
     await page.getByTestId('navbar').getByTestId('nav-desktops').click();
@@ -108,6 +108,6 @@ test.describe('recycle bin', () => {
     await shot(page, 'recycle-bin-empty-confirm');
     await page.getByTestId('confirm-bin-empty').click();
     await expect(page.getByTestId('empty-state')).toContainText(en.recycle_bin.empty_title);
-    await expect(page.getByText(en.recycle_bin.notify.emptied)).toBeVisible();
+    await expect(notice(page, en.recycle_bin.notify.emptied)).toBeVisible();
   });
 });

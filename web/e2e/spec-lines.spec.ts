@@ -4,7 +4,7 @@ import enDep from '../src/i18n/locales/deployments/en.json' with { type: 'json' 
 import fr from '../src/i18n/locales/fr.json' with { type: 'json' };
 import { join } from 'node:path';
 import { startMediaFileServer } from '../../server/src/modules/media/testing/file-server';
-import { adminCall, apiToken, freshUser, shot, signInAs, userId } from './support';
+import { adminCall, apiToken, freshUser, notice, shot, signInAs, userId } from './support';
 
 // The last lines of the spec (issue 17): the permission pickers' calls, delete for good with its
 // default, guard step 7's maximum recycle time, the temporary desktop's 25 s creation notice and
@@ -84,7 +84,7 @@ test.describe.serial('the last lines of the spec', () => {
       const saved = page.waitForResponse((r) => r.url().endsWith('/api/v3/admin/allowed/update/media') && r.request().method() === 'POST');
       await page.getByTestId('media-share-save').click();
       expect((await saved).status()).toBe(200);
-      await expect(page.getByText(en.media.share.saved.replace('{{name}}', isoName))).toBeVisible();
+      await expect(notice(page, en.media.share.saved.replace('{{name}}', isoName))).toBeVisible();
       // Saved: the media names her.
       const nora = await userId(request, 'student03');
       const [shared] = ((await (await api(request, 'advanced')).get('/media')) as { name: string; allowed: { users: string[] | false } }[]).filter((m) => m.name === isoName);
@@ -95,15 +95,16 @@ test.describe.serial('the last lines of the spec', () => {
   });
 
   test('deleting a desktop offers "delete for good", checked as the portal is set', async ({ page, request }) => {
-    // A person of the journey's own: the two desktops it makes count against nobody else's quota.
-    await freshUser(request, 'lines-deleter');
-    const student = await api(request, 'lines-deleter');
+    // A person of the journey's own (new on every attempt): the two desktops it makes count against nobody else's quota.
+    const deleter = `lines-deleter-${Date.now().toString(36)}`;
+    await freshUser(request, deleter);
+    const student = await api(request, deleter);
     const [demo] = (await student.get('/user/templates/allowed/all')) as { id: string }[];
     for (const name of ['Kept desktop', 'Gone desktop']) expect((await student.post('/persistent_desktop', { name, template_id: demo!.id })).status()).toBe(200);
 
     // Guard step 7 fetches the maximum recycle time on the way in.
     const cutoff = page.waitForRequest((r) => r.url().endsWith('/api/v3/recycle-bin/user/cutoff-time'));
-    await signInAs(page, 'lines-deleter');
+    await signInAs(page, deleter);
     await cutoff;
 
     // The default is off: this one goes to the recycle bin.
@@ -133,32 +134,36 @@ test.describe.serial('the last lines of the spec', () => {
       await adminCall(request, 'PUT', '/admin/settings/recycle_bin', { cutoff_hours: 1, default_delete: false });
     }
     // Only the first one waits in the bin.
-    const bin = (await (await api(request, 'lines-deleter')).get('/recycle_bin/item_count/user')) as { item_name: string }[];
+    const bin = (await (await api(request, deleter)).get('/recycle_bin/item_count/user')) as { item_name: string }[];
     expect(bin.map((e) => e.item_name)).toEqual(['Kept desktop']);
   });
 
-  test('a temporary desktop that takes more than 25 s says so, in the chosen language', async ({ browser }) => {
+  test('a temporary desktop that takes more than 25 s says so, in the chosen language', async ({ browser, request }) => {
     test.setTimeout(120_000);
+    // A person of the journey's own: the French it saves must not follow a demo user into later journeys.
+    const person = `lines-temporary-${Date.now().toString(36)}`;
+    await freshUser(request, person);
     const context = await browser.newContext({ locale: 'fr-FR' });
     const page = await context.newPage();
     try {
-      await signInAs(page, 'user');
+      await signInAs(page, person);
       // French, chosen as a person does (a language saved earlier for this user wins over the browser's).
       await page.getByTestId('language-menu').click();
       await page.getByTestId('language-fr-FR').click();
       // The server never answers the creation.
       await page.route('**/api/v3/nonpersistent', (route) => (route.request().method() === 'POST' ? undefined : route.fallback()));
-      await page.getByTestId('new-temporary').click();
+      // (A person with no desktops has the button twice: in the toolbar and in the empty list.)
+      await page.getByTestId('new-temporary').first().click();
       await page.getByTestId('temporary-template').filter({ hasText: 'Demo Linux' }).click();
       await page.getByTestId('temporary-create').click();
       const asked = Date.now();
-      await expect(page.getByText(fr.errors.desktop_create_timeout)).toBeVisible({ timeout: 60_000 });
+      await expect(notice(page, fr.errors.desktop_create_timeout)).toBeVisible({ timeout: 60_000 });
       expect(Date.now() - asked).toBeGreaterThanOrEqual(24_000);
       await shot(page, 'spec-lines-create-timeout-fr');
       await page.unrouteAll({ behavior: 'ignoreErrors' });
       await page.getByTestId('language-menu').click();
       await page.getByTestId('language-en-US').click();
-      await expect(page.getByTestId('new-temporary')).toContainText('New temporary desktop');
+      await expect(page.getByTestId('new-temporary').first()).toContainText('New temporary desktop');
     } finally {
       await context.close();
     }

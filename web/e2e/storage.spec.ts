@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
-import { loginPage, PASSWORD, shot, signInAs } from './support';
+import { loginPage, notice, PASSWORD, shot, signInAs } from './support';
 
 // `advanced` (Teo) sees the disks of his desktops with used/total and grows the Demo desktop's disk;
 // `user` may look but not grow; the researcher of the other category has no disks at all.
@@ -48,7 +48,7 @@ test.describe('storage', () => {
     if (await progress.isVisible().catch(() => false)) await shot(page, 'storage-increase-progress');
     await expect(demo.getByTestId('storage-size')).toHaveText(/\/ 2\.06 GB$/, { timeout: 20_000 });
     await expect(progress).toHaveCount(0);
-    await expect(page.getByText('The disk now has 2.06 GB')).toBeVisible();
+    await expect(notice(page, 'The disk now has 2.06 GB')).toBeVisible();
     await shot(page, 'storage-increased');
 
     // The desktop on it is back to stopped, ready to start.

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adminCall, apiToken, freshUser, signInAs, windowShot } from './support';
+import { adminCall, apiToken, freshUser, notice, signInAs, windowShot } from './support';
 
 // The user VPN (navbar download, the profile's dialog with its reset) and the bastion (the admin's
 // switch, the desktop menu's dialog with the keys and the addresses), as a person uses them.
@@ -69,7 +69,7 @@ test.describe('vpn and bastion', () => {
     await page.getByTestId('vpn-reset').click();
     await windowShot(page, 'vpn-profile-reset-confirm');
     await page.getByTestId('vpn-reset-confirm').click();
-    await expect(page.getByText('The VPN was reset: download the new file.')).toBeVisible();
+    await expect(notice(page, 'The VPN was reset: download the new file.')).toBeVisible();
     const [again] = await Promise.all([page.waitForEvent('download'), page.getByTestId('vpn-download').click()]);
     const renewed = readFileSync((await again.path())!, 'utf8');
     expect(renewed.match(/PrivateKey = (.*)/)![1]).not.toBe(text.match(/PrivateKey = (.*)/)![1]);
@@ -134,7 +134,7 @@ test.describe('vpn and bastion', () => {
     await page.getByTestId('bastion-keys').fill(`# my laptop\n${key}`);
     await page.getByTestId('bastion-http-enabled').check();
     await page.getByTestId('bastion-save').click();
-    await expect(page.getByText('Bastion settings saved')).toBeVisible();
+    await expect(notice(page, 'Bastion settings saved')).toBeVisible();
 
     await openBastion(page, desk.name);
     await expect(page.getByTestId('bastion-keys')).toHaveValue(key);
