@@ -1,9 +1,13 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // One runner for every suite: unit rules, API tests (real server, fresh PGlite),
 // engine tests (real QEMU) and web component tests. End-to-end lives in Playwright.
 export default defineConfig({
   test: {
+    // Two files at a time at least: most of an API or engine test's time is a guest booting or a
+    // timer running out (Vitest's default on a 2-core machine would be one).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         test: {

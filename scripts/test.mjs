@@ -3,9 +3,10 @@
 // tests (Vitest, PGlite), the database suite again on PostgreSQL when one can be started,
 // and the end-to-end journeys (Playwright driving Debian's Chromium). Ends with one line:
 // "N passed, N failed, N skipped".
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensurePostgres, ensureWebBuild, GUEST_NETWORK_PACKAGES, log, RDP_GUEST_PACKAGES, RDP_TEST_PACKAGES, root, VPN_PACKAGES } from './lib/setup.mjs';
 
 const reports = join(root, '.tmp', 'reports');
@@ -32,10 +33,31 @@ if (spawnSync('bash', [join(root, 'scripts', 'guest', 'build-demo-guest.sh'), te
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 
+const began = Date.now();
+const minutes = (ms) => `${(ms / 60_000).toFixed(1)} min`;
+
 function step(title, cmd, args, env = {}) {
   log(title);
+  const t0 = Date.now();
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  log(`${title}: ${r.status === 0 ? 'done' : 'failed'} in ${minutes(Date.now() - t0)}`);
   return r.status === 0;
+}
+
+/** A runner beside others: each line it prints goes out whole, after its tag. */
+function side(tag, cmd, args, env = {}) {
+  const t0 = Date.now();
+  log(`${tag}: started`);
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream }).on('line', (line) => process.stdout.write(`[${tag}] ${line}\n`));
+    }
+    child.on('close', (code) => {
+      log(`${tag}: ${code === 0 ? 'done' : 'failed'} in ${minutes(Date.now() - t0)}`);
+      resolve(code === 0);
+    });
+  });
 }
 
 function countVitest(file) {
@@ -63,8 +85,9 @@ function countPlaywright(file) {
 let broken = false;
 
 // Type checks: a failure counts as one failed test.
-for (const project of ['contracts', 'server', 'web']) {
-  if (step(`Type check: ${project}`, bin('tsc'), ['-p', project, '--noEmit'])) totals.passed++;
+// (side by side: each is one process on one core)
+for (const ok of await Promise.all(['contracts', 'server', 'web'].map((p) => side(`Type check: ${p}`, bin('tsc'), ['-p', p, '--noEmit'])))) {
+  if (ok) totals.passed++;
   else totals.failed++;
 }
 
@@ -81,15 +104,35 @@ if (postgresUrl) {
   dropPostgresRole(postgresUrl);
 }
 
-const pwJson = join(reports, 'playwright.json');
-step('End-to-end journeys (Playwright, Chromium)', bin('playwright'), ['test', '-c', 'web/playwright.config.ts'], {
-  PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson,
+// The journeys in shards side by side, each against a server, database and guest network of
+// its own (ports 20 apart): most of a journey's time is waiting on a guest or a timer, so two
+// shards take little more than half the time of one.
+const e2eFiles = readdirSync(join(root, 'web', 'e2e')).filter((f) => f.endsWith('.spec.ts')).sort();
+const shards = Math.max(1, Math.min(Number(process.env.E2E_SHARDS ?? 2), e2eFiles.length));
+const basePort = Number(process.env.E2E_PORT ?? 18731);
+const e2eRuns = Array.from({ length: shards }, (_, i) => {
+  const port = basePort + 20 * i;
+  const files = e2eFiles.filter((_, k) => k % shards === i).map((f) => `e2e/${f}`);
+  const tag = shards > 1 ? `e2e ${i + 1}/${shards}` : 'e2e';
+  return { port, files, tag, json: join(reports, `playwright-${i + 1}.json`) };
 });
-if (!countPlaywright(pwJson)) broken = true;
+log(`End-to-end journeys (Playwright, Chromium): ${e2eFiles.length} files in ${shards} shard(s)`);
+const e2eDone = await Promise.all(
+  e2eRuns.map((r) =>
+    side(r.tag, bin('playwright'), ['test', '-c', 'web/playwright.config.ts', ...r.files], {
+      PLAYWRIGHT_JSON_OUTPUT_NAME: r.json,
+      E2E_PORT: String(r.port),
+      E2E_DATA_DIR: join(root, '.tmp', `e2e-data-${r.port}`),
+    }),
+  ),
+);
+for (const r of e2eRuns) if (!countPlaywright(r.json)) broken = true;
+if (e2eDone.some((ok) => !ok)) log('End-to-end journeys: a shard failed (its list above)');
 
 if (broken) {
   log('A runner ended without a report: counted as a failure');
   totals.failed++;
 }
+log(`Everything in ${minutes(Date.now() - began)}`);
 process.stdout.write(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`);
 process.exit(totals.failed > 0 ? 1 : 0);

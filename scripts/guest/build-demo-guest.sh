@@ -169,7 +169,10 @@ ip link set lo up
 IF=$(ls /sys/class/net | grep -v '^lo$' | head -n1)
 IP=none
 if [ -n "$IF" ]; then
-  udhcpc -i "$IF" -s /etc/udhcpc.sh -t 5 -T 1 -A 1 -n -q >/dev/null 2>&1 && IP=$(ip -4 -o addr show "$IF" | awk '{print $4}')
+  # A few seconds in the foreground (the banner shows the address), then on in the background until a
+  # lease comes: a guest whose only NIC is the private one may ask before its server answers.
+  udhcpc -i "$IF" -s /etc/udhcpc.sh -t 5 -T 1 -A 2 -b -q >/dev/null 2>&1
+  IP=$(ip -4 -o addr show "$IF" | awk '{print $4}'); IP=${IP:-none}
 fi
 # --- guest network: the other NICs (the private `wireguard` one) ask for their lease in the
 # background, so that the boot does not wait for them; the portal reads the address from its DHCP server.

@@ -114,7 +114,8 @@ ip link set lo up
 # every NIC asks for an address (the private one's lease is what the portal reads)
 IP=none
 for N in $(ls /sys/class/net | grep -v '^lo$'); do
-  udhcpc -i "$N" -s /etc/udhcpc.sh -t 5 -T 1 -A 1 -n -q >/dev/null 2>&1
+  # (in the background after a few seconds without a lease: it keeps asking)
+  udhcpc -i "$N" -s /etc/udhcpc.sh -t 5 -T 1 -A 2 -b -q >/dev/null 2>&1
 done
 IP=$(ip -4 -o addr show scope global | awk '{print $4}' | tr '\n' ' ')
 

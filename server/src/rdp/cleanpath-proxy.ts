@@ -25,8 +25,8 @@ export type CleanPathOptions = {
   autologon: boolean;
   /** Bound of each step before the relay: the request, the TCP connection, the confirm, the TLS handshake. */
   stepTimeoutMs?: number;
-  /** Told once the relay runs (a viewer opened) and, in that case, when it ends. */
-  onRelay?(desktopId: string): () => void;
+  /** Told once the relay runs (a viewer opened) and, in that case, when and why it ends. */
+  onRelay?(desktopId: string): (why: string) => void;
   /** A failure, for the log (never the token or the address). */
   onFailure?(why: string, desktopId?: string): void;
 };
@@ -234,28 +234,31 @@ function decodeRequestOrRefuse(buf: Buffer) {
 }
 
 /** Both ways until either side ends, with backpressure on both. */
-function relay(ws: WebSocket, tls: TLSSocket, autologon: boolean, ended?: () => void): Promise<void> {
+function relay(ws: WebSocket, tls: TLSSocket, autologon: boolean, ended?: (why: string) => void): Promise<void> {
   return new Promise<void>((resolve) => {
     const rewriter = autologon ? autologonRewriter() : null;
     const fixer = serverOutputFixer();
     let outstanding = 0;
     let finished = false;
-    const finish = () => {
+    let fromClient = 0;
+    let fromServer = 0;
+    const finish = (why: string) => {
       if (finished) return;
       finished = true;
-      ended?.();
+      ended?.(`${why} (${fromClient} bytes from the viewer, ${fromServer} from the desktop)`);
       tls.destroy();
       if (ws.readyState === ws.OPEN) ws.close(1000);
       resolve();
     };
     ws.on('message', (data, isBinary) => {
-      if (!isBinary) return finish();
+      if (!isBinary) return finish('a text message from the viewer');
       let bytes = asBuffer(data);
+      fromClient += bytes.length;
       if (rewriter) {
         try {
           bytes = rewriter.push(bytes);
         } catch {
-          return finish();
+          return finish('a Client Info PDU that could not be read');
         }
         if (!bytes.length) return;
       }
@@ -265,6 +268,7 @@ function relay(ws: WebSocket, tls: TLSSocket, autologon: boolean, ended?: () => 
       }
     });
     tls.on('data', (data: Buffer) => {
+      fromServer += data.length;
       const chunk = fixer(data);
       if (!chunk.length) return;
       outstanding++;
@@ -274,10 +278,10 @@ function relay(ws: WebSocket, tls: TLSSocket, autologon: boolean, ended?: () => 
         if (outstanding <= 16 && tls.isPaused()) tls.resume();
       });
     });
-    ws.once('close', finish);
-    ws.once('error', finish);
-    tls.once('close', finish);
-    tls.once('error', finish);
-    tls.once('end', finish);
+    ws.once('close', (code: number) => finish(`the viewer closed (${code})`));
+    ws.once('error', (err: Error) => finish(`viewer error: ${err.message}`));
+    tls.once('end', () => finish('the desktop ended the connection'));
+    tls.once('close', () => finish('the connection to the desktop closed'));
+    tls.once('error', (err: NodeJS.ErrnoException) => finish(`desktop connection error: ${err.code ?? err.message}`));
   });
 }

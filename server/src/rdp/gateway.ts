@@ -20,7 +20,7 @@ export type GatewayOptions = {
   cert: string;
   key: string;
   authorize(token: string): Promise<Authorization>;
-  onRelay?(desktopId: string): () => void;
+  onRelay?(desktopId: string): (why: string) => void;
   /** A refusal or failure, for the log (never the token or the address). */
   onFailure?(why: string, desktopId?: string): void;
   /** Bound of the steps before the relay (the head, each packet, the TCP connection). */
@@ -139,7 +139,7 @@ async function serveConnection(socket: TLSSocket, opts: GatewayOptions, step: nu
   let desktopId: string | undefined;
   let state: 'handshake' | 'tunnel' | 'auth' | 'channel' | 'data' | 'closed' = 'handshake';
   let upstream: Socket | undefined;
-  let ended: (() => void) | undefined;
+  let ended: ((why: string) => void) | undefined;
   let fragments: Buffer[] = [];
 
   const sendPacket = (p: Buffer) => {
@@ -150,7 +150,7 @@ async function serveConnection(socket: TLSSocket, opts: GatewayOptions, step: nu
     if (why) opts.onFailure?.(why, desktopId);
     state = 'closed';
     clearTimeout(timer);
-    ended?.();
+    ended?.(why ?? 'the tunnel ended');
     upstream?.destroy();
     if (!socket.destroyed) socket.end(frame(OPCODE.close, Buffer.from([0x03, 0xe8])));
   };

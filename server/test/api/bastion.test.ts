@@ -10,10 +10,11 @@ import { eq } from 'drizzle-orm';
 import ssh2, { type Server as SshServer } from 'ssh2';
 import { bastionHostName, ZBastion, ZUserConfig } from '@vdi/contracts';
 import { schema } from '../../src/db';
+import { newHostKey } from '../../src/modules/bastion/service';
 import { call, startTestServer, type TestServer } from '../helpers/server';
 import { makeDesktop, tokenOf, userRow } from '../helpers/routes-fixtures';
 import { curlResolve, ssh, sshKey } from '../helpers/bastion-clients';
-const { Server: SshServerClass, utils } = ssh2;
+const { Server: SshServerClass } = ssh2;
 
 // The bastion with real clients (OpenSSH's ssh, curl) against stand-in guests on loopback: an SSH
 // server that checks the desktop's guest credentials and runs the command, a web server on HTTP
@@ -30,7 +31,7 @@ const port = (s: { address(): unknown }) => (s.address() as AddressInfo).port;
 const seen: { user?: string; password?: string } = {};
 
 function standInSshGuest(): Promise<SshServer> {
-  const s = new SshServerClass({ hostKeys: [utils.generateKeyPairSync('ed25519').private] }, (client) => {
+  const s = new SshServerClass({ hostKeys: [newHostKey()] }, (client) => {
     client.on('authentication', (ctx) => {
       if (ctx.method === 'password') {
         seen.user = ctx.username;

@@ -1,6 +1,6 @@
 // The bastion's listeners (SSH, HTTP, HTTPS), each on its configured port (off when not set), and
 // what `GET /user/config` says about it.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
@@ -11,11 +11,24 @@ import { createSshBastion } from './ssh';
 import { createNameProxy } from './proxy';
 const { utils } = ssh2;
 
-/** The host key, made once under DATA_DIR/bastion (0600). */
+/**
+ * An ed25519 key ssh2 can read back. Its generator drops a leading zero byte of the public key
+ * (about 1 key in 150: a 31-byte key, "Malformed OpenSSH private key" when read), so a key is
+ * kept only once it parses.
+ */
+export function newHostKey(): string {
+  for (;;) {
+    const key = utils.generateKeyPairSync('ed25519').private;
+    if (!(utils.parseKey(key) instanceof Error)) return key;
+  }
+}
+
+/** The host key, made once under DATA_DIR/bastion (0600); one that cannot be read (made by an earlier version) is made again. */
 function hostKey(dir: string): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, 'ssh_host_ed25519_key');
-  if (!existsSync(file)) writeFileSync(file, utils.generateKeyPairSync('ed25519').private, { mode: 0o600, flag: 'wx' });
+  if (existsSync(file) && utils.parseKey(readFileSync(file, 'utf8')) instanceof Error) rmSync(file);
+  if (!existsSync(file)) writeFileSync(file, newHostKey(), { mode: 0o600, flag: 'wx' });
   return readFileSync(file, 'utf8');
 }
 

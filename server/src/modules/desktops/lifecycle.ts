@@ -167,7 +167,8 @@ export function createDesktopLifecycle(ctx: AppContext) {
         clearShutdownTimer(row.id);
         shutdownTimers.set(
           row.id,
-          setTimeout(() => void forceStop(row.id), ctx.config.shutdownTimeoutSeconds * 1000).unref(),
+          // (A stop of the server may close the driver while this runs: logged, never an unhandled rejection.)
+          setTimeout(() => forceStop(row.id).catch((err) => log.warn({ err, desktop: row.id }, 'force stop after the shutdown timeout failed')), ctx.config.shutdownTimeoutSeconds * 1000).unref(),
         );
         return { status: 'Shutting-down' };
       }

@@ -32,9 +32,12 @@ export async function authorizeRdp(ctx: AppContext, token: string, protocol: str
   return { ok: true, desktopId: row.id, target: { host: row.guestIp, port: RDP_PORT } };
 }
 
-const relayCounted = (desktopId: string) => {
+const relayCounted = (ctx: AppContext, desktopId: string, what: string) => {
   viewerOpened(desktopId);
-  return () => viewerClosed(desktopId);
+  return (why: string) => {
+    viewerClosed(desktopId);
+    ctx.log.info({ desktop: desktopId, why }, `${what} closed`);
+  };
 };
 
 /** One browser viewer websocket, from its RDCleanPath request to its end. */
@@ -45,7 +48,7 @@ export function serveRdpWebSocket(ctx: AppContext, ws: WebSocket) {
     autologon: true,
     onRelay: (desktopId) => {
       ctx.log.info({ desktop: desktopId }, 'browser RDP viewer connected');
-      return relayCounted(desktopId);
+      return relayCounted(ctx, desktopId, 'browser RDP viewer');
     },
     onFailure: (why, desktopId) => ctx.log.warn({ desktop: desktopId, why }, 'browser RDP viewer refused'),
   });
@@ -74,7 +77,7 @@ export async function startRdpGateway(ctx: AppContext): Promise<() => Promise<vo
       authorize: (token) => authorizeRdp(ctx, token, RDP_TOKEN.gateway),
       onRelay: (desktopId) => {
         ctx.log.info({ desktop: desktopId }, 'RD Gateway connection opened');
-        return relayCounted(desktopId);
+        return relayCounted(ctx, desktopId, 'RD Gateway connection');
       },
       onFailure: (why, desktopId) => ctx.log.warn({ desktop: desktopId, why }, 'RD Gateway connection refused'),
     });
