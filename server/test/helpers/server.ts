@@ -38,7 +38,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; mail
     DATA_DIR: dataDir,
     PORT: '0',
     HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', // e.g. TEST_LOG_LEVEL=info to read a test server's log
     DEMO_PASSWORD,
     WEB_DIST: join(dataDir, 'no-web'),
     // The RD Gateway on a free port (tests run side by side).
