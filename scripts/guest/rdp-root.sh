@@ -68,7 +68,9 @@ cat > "$R/etc/xrdp/startwm.sh" <<'EOF'
 export LANG=C
 echo "SESSION started user=$(id -un)" >> /run/rdp-events
 xclock -geometry 160x160-20+20 &
-exec xterm -geometry 100x30+20+20 -title "Debian desktop" -e /usr/local/bin/rdp-shell
+# The session lasts as long as its terminal; how it ended is told on the serial console (RDP-SESSION ended).
+xterm -geometry 100x30+20+20 -title "Debian desktop" -e /usr/local/bin/rdp-shell 2>/tmp/xterm.err
+echo "SESSION ended status=$? $(head -c 200 /tmp/xterm.err | tr '\n' ' ')" >> /run/rdp-events
 EOF
 cp "$R/etc/xrdp/startwm.sh" "$R/etc/xrdp/reconnectwm.sh"
 printf '#!/bin/sh\nexit 0\n' > "$R/etc/xrdp/reconnectwm.sh"
@@ -110,6 +112,9 @@ chmod 1777 /tmp
 hostname -F /etc/hostname
 while read -r m; do insmod /lib/modules/$m 2>/dev/null; done < /etc/modules.order
 mdev -s 2>/dev/null
+# mdev leaves its nodes root-only (0660): the session's user needs /dev/ptmx (xterm's terminal:
+# "get_pty: not enough ptys" and the session ended at once) and the usual world-usable nodes.
+chmod 666 /dev/ptmx /dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty 2>/dev/null
 ip link set lo up
 # every NIC asks for an address (the private one's lease is what the portal reads)
 IP=none

@@ -64,6 +64,11 @@ test.describe('accessibility screenshots', () => {
     gpuDesktop = ((await call(request, 'user', 'GET', '/user/desktops')) as { id: string; name: string }[]).find((d) => d.name === 'GPU desktop')!.id;
   });
 
+  // Later journeys start from Teo's empty deployments and the students' quotas.
+  test.afterAll(async ({ request }) => {
+    if (deployment) await call(request, 'advanced', 'DELETE', `/deployments/${deployment}`).catch(() => undefined);
+  });
+
   for (const s of SHOTS) {
     test(s.name, async ({ page, request }) => {
       test.setTimeout(180_000);

@@ -3,11 +3,9 @@
 // (the IronRDP web client through the portal's RDCleanPath websocket) and xfreerdp opening the
 // downloaded .rdp file through the portal's RD Gateway. Each token opens its own desktop's port
 // 3389 once; a spent, expired or other desktop's token, and a destination the client picks, are refused.
-import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { chromium, type Browser } from 'playwright';
@@ -18,10 +16,9 @@ import { HRESULT, PKT, client, statusOf } from '../../src/rdp/tsgu';
 import { RDCLEANPATH_ERROR, WSA } from '../../src/rdp/rdcleanpath';
 import { call, loginToken, startTestServer, userIdOf, type TestServer } from '../helpers/server';
 import { startXrdpHost, xrdpAvailable, type XrdpHost } from '../helpers/xrdp-host';
-import { cleanPathRequest, gatewayTunnel } from '../helpers/rdp-clients';
+import { cleanPathRequest, countPixels, gatewayTunnel, xfreerdpScreen } from '../helpers/rdp-clients';
 import { until } from '../helpers/wait';
 
-const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..', '..');
 const webDist = join(root, 'web', 'dist');
 const shots = join(root, 'artifacts', 'screenshots');
@@ -273,54 +270,16 @@ describe.skipIf(!enabled)('RD Gateway and the .rdp file', () => {
     const answer = await viewer(userToken, desktopId, 'file-rdpgw');
     const file = join(work, `${answer.name}.rdp`);
     writeFileSync(file, answer.content!);
-    const shot = await xfreerdpScreenshot(file, 'rdp-gateway-xfreerdp');
+    const shot = await xfreerdpScreen(file, { work, png: join(shots, 'rdp-gateway-xfreerdp.png'), drawn: xtermBlue });
     // The session's xterm background fills most of the screen.
-    expect(shot.blue, shot.log).toBeGreaterThan(200_000);
+    expect(shot.drawn, shot.log).toBe(true);
 
     // The same file again: its token is spent, the gateway refuses, no session is drawn.
-    const again = await xfreerdpScreenshot(file, null, 8_000);
-    expect(again.blue).toBe(0);
+    const again = await xfreerdpScreen(file, { work, waitMs: 8_000, drawn: xtermBlue });
+    expect(again.drawn).toBe(false);
     expect(again.log).toMatch(/gateway|tunnel|denied|failed|0x800759F8/i);
   }, 180_000);
 });
 
-/** Runs xfreerdp on the file under Xvfb, waits until the screen shows the session (or `wait` ms), takes the root window as PPM. */
-async function xfreerdpScreenshot(file: string, name: string | null, wait = 60_000) {
-  const script = join(work, 'shot.sh');
-  const ppm = join(work, 'screen.ppm');
-  const log = join(work, 'xfreerdp.log');
-  rmSync(ppm, { force: true });
-  writeFileSync(
-    script,
-    `#!/bin/sh
-xfreerdp "$1" /cert:ignore /size:1024x700 > "${log}" 2>&1 &
-pid=$!
-end=$(( $(date +%s) + ${Math.ceil(wait / 1000)} ))
-while [ $(date +%s) -lt $end ]; do
-  sleep 2
-  xwd -root -silent | xwdtopnm > "${ppm}.tmp" 2>/dev/null && mv "${ppm}.tmp" "${ppm}"
-  [ -n "$(grep -l . "${ppm}.done" 2>/dev/null)" ] && break
-  kill -0 $pid 2>/dev/null || break
-  node -e 'const b=require("fs").readFileSync(process.argv[1]);let n=0;for(let i=b.length-1024*768*3;i<b.length;i+=3)if(Math.abs(b[i]-0x1d)<12&&Math.abs(b[i+1]-0x35)<12&&Math.abs(b[i+2]-0x57)<12)n++;process.exit(n>200000?0:1)' "${ppm}" && break
-done
-kill $pid 2>/dev/null
-wait $pid 2>/dev/null
-exit 0
-`,
-    { mode: 0o755 },
-  );
-  await new Promise<void>((resolve) => {
-    const p = spawn('xvfb-run', ['-a', '-s', '-screen 0 1024x768x24', script, file], { stdio: 'ignore' });
-    p.once('exit', () => resolve());
-  });
-  const data = existsSync(ppm) ? readFileSync(ppm) : Buffer.alloc(0);
-  let blue = 0;
-  for (let i = Math.max(0, data.length - 1024 * 768 * 3); i + 2 < data.length; i += 3) {
-    if (Math.abs(data[i]! - 0x1d) < 12 && Math.abs(data[i + 1]! - 0x35) < 12 && Math.abs(data[i + 2]! - 0x57) < 12) blue++;
-  }
-  if (name && data.length) {
-    mkdirSync(shots, { recursive: true });
-    await run('sh', ['-c', `pnmtopng < '${ppm}' > '${join(shots, `${name}.png`)}'`]).catch(() => undefined);
-  }
-  return { blue, log: existsSync(log) ? readFileSync(log, 'utf8').slice(-3000) : '' };
-}
+/** The host session's xterm background (#1d3557) over most of the screen. */
+const xtermBlue = (rgb: Buffer) => countPixels(rgb, (r, g, b) => Math.abs(r - 0x1d) < 12 && Math.abs(g - 0x35) < 12 && Math.abs(b - 0x57) < 12) > 200_000;

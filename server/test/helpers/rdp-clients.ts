@@ -1,7 +1,10 @@
 // Small protocol clients for the RDP doors' tests: an RDCleanPath request over the browser
 // viewer's websocket, and an MS-TSGU client over TLS + websocket (what FreeRDP sends, packet by
 // packet, so each refusal can be read exactly). Real clients (Chromium, xfreerdp) are in the tests.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import WebSocket from 'ws';
 import { decodeAnswer, encodeRequest } from '../../src/rdp/rdcleanpath';
@@ -109,4 +112,67 @@ export async function gatewayTunnel(port: number, token: string) {
   gw.send(client.tunnelCreate(token));
   const tunnel = await gw.next();
   return { gw, tunnelStatus: tunnel ? statusOf(tunnel) : -1 };
+}
+
+/** How many pixels of a 24-bit RGB buffer match. */
+export function countPixels(rgb: Buffer, match: (r: number, g: number, b: number) => boolean): number {
+  let n = 0;
+  for (let i = 0; i + 2 < rgb.length; i += 3) if (match(rgb[i]!, rgb[i + 1]!, rgb[i + 2]!)) n++;
+  return n;
+}
+
+/**
+ * FreeRDP (xfreerdp, a full session) on an .rdp file under Xvfb: the screen (1024×768) is read with
+ * xwd every second until `drawn` says the session shows, or `waitMs` passes, or xfreerdp ends; the
+ * last screen is kept as PNG (`png`, netpbm). Answers whether it was drawn and the end of the log.
+ */
+export async function xfreerdpScreen(file: string, opts: { work: string; drawn: (rgb: Buffer) => boolean; waitMs?: number; png?: string }) {
+  const tag = randomBytes(4).toString('hex');
+  const script = join(opts.work, `xfreerdp-${tag}.sh`);
+  const ppm = join(opts.work, `screen-${tag}.ppm`);
+  const done = `${ppm}.done`;
+  const log = join(opts.work, `xfreerdp-${tag}.log`);
+  const waitS = Math.ceil((opts.waitMs ?? 60_000) / 1000);
+  writeFileSync(
+    script,
+    `#!/bin/sh
+xfreerdp "$1" /cert:ignore /size:1024x700 > "${log}" 2>&1 &
+pid=$!
+end=$(( $(date +%s) + ${waitS} ))
+while [ $(date +%s) -lt $end ] && [ ! -e "${done}" ]; do
+  sleep 1
+  xwd -root -silent | xwdtopnm > "${ppm}.tmp" 2>/dev/null && mv "${ppm}.tmp" "${ppm}"
+  kill -0 $pid 2>/dev/null || break
+done
+kill $pid 2>/dev/null
+wait $pid 2>/dev/null
+exit 0
+`,
+    { mode: 0o755 },
+  );
+  const screen = () => {
+    const data = existsSync(ppm) ? readFileSync(ppm) : Buffer.alloc(0);
+    return data.subarray(Math.max(0, data.length - 1024 * 768 * 3));
+  };
+  let drawn = false;
+  await new Promise<void>((resolve) => {
+    const p = spawn('xvfb-run', ['-a', '-s', '-screen 0 1024x768x24', script, file], { stdio: 'ignore' });
+    const watch = setInterval(() => {
+      if (!drawn && opts.drawn(screen())) {
+        drawn = true;
+        writeFileSync(done, '1');
+      }
+    }, 500);
+    p.once('exit', () => {
+      clearInterval(watch);
+      resolve();
+    });
+  });
+  drawn ||= opts.drawn(screen());
+  if (opts.png && existsSync(ppm)) {
+    await new Promise<void>((resolve) => spawn('sh', ['-c', `pnmtopng < '${ppm}' > '${opts.png}'`], { stdio: 'ignore' }).once('exit', () => resolve()));
+  }
+  const tail = existsSync(log) ? readFileSync(log, 'utf8').slice(-3000) : '';
+  for (const f of [script, ppm, done, log]) rmSync(f, { force: true });
+  return { drawn, log: tail };
 }
