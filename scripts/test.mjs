@@ -110,11 +110,20 @@ if (postgresUrl) {
 const e2eFiles = readdirSync(join(root, 'web', 'e2e')).filter((f) => f.endsWith('.spec.ts')).sort();
 const shards = Math.max(1, Math.min(Number(process.env.E2E_SHARDS ?? 2), e2eFiles.length));
 const basePort = Number(process.env.E2E_PORT ?? 18731);
-const e2eRuns = Array.from({ length: shards }, (_, i) => {
+// Files go to the shard with the least work so far, longest first, by the seconds each took in a
+// measured run (web/e2e/durations.json: only the balance depends on it; a file not listed counts 60 s).
+const seconds = JSON.parse(readFileSync(join(root, 'web', 'e2e', 'durations.json'), 'utf8'));
+const bins = Array.from({ length: shards }, () => ({ load: 0, files: [] }));
+for (const f of [...e2eFiles].sort((a, b) => (seconds[b] ?? 60) - (seconds[a] ?? 60) || a.localeCompare(b))) {
+  const bin = bins.reduce((least, b) => (b.load < least.load ? b : least));
+  bin.load += seconds[f] ?? 60;
+  bin.files.push(f);
+}
+const e2eRuns = bins.map((bin, i) => {
   const port = basePort + 20 * i;
-  const files = e2eFiles.filter((_, k) => k % shards === i).map((f) => `e2e/${f}`);
   const tag = shards > 1 ? `e2e ${i + 1}/${shards}` : 'e2e';
-  return { port, files, tag, json: join(reports, `playwright-${i + 1}.json`) };
+  // Within a shard the files keep their usual (name) order.
+  return { port, files: bin.files.sort().map((f) => `e2e/${f}`), tag, json: join(reports, `playwright-${i + 1}.json`) };
 });
 log(`End-to-end journeys (Playwright, Chromium): ${e2eFiles.length} files in ${shards} shard(s)`);
 const e2eDone = await Promise.all(
