@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // `npm run bench`: the portal's hot paths beside raw baselines measured in the same run, on the
 // embedded database and on PostgreSQL (the local Debian cluster). Never a test; see the README.
-// Options (after `--`): --only user,desktops,create,deployment,fanout,web,vnc,admin-desktops  --mode pglite|postgres|both  --quick
+// Options (after `--`): --only user,desktops,create,deployment,fanout,web,vnc,rdp,admin-desktops  --mode pglite|postgres|both  --quick
 import { join } from 'node:path';
-import { dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensurePostgres, ensureWebBuild, root, run } from './lib/setup.mjs';
+import { dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensurePostgres, ensureWebBuild, GUEST_NETWORK_PACKAGES, RDP_TEST_PACKAGES, root, run } from './lib/setup.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name) => {
@@ -15,8 +15,9 @@ const mode = opt('--mode') ?? 'both';
 const only = opt('--only');
 
 ensureNpmPackages();
-ensureDebianPackages(['qemu-system-x86', 'qemu-utils', ...(!only || only.includes('web') ? ['chromium'] : [])]);
-if (!only || only.includes('web')) ensureWebBuild();
+const wants = (row) => !only || only.split(',').includes(row);
+ensureDebianPackages(['qemu-system-x86', 'qemu-utils', ...(wants('web') ? ['chromium'] : []), ...(wants('rdp') ? [...GUEST_NETWORK_PACKAGES, ...RDP_TEST_PACKAGES, 'xvfb'] : [])]);
+if (wants('web')) ensureWebBuild();
 const env = { ...process.env };
 if (mode !== 'pglite') {
   const url = ensurePostgres();

@@ -6,12 +6,12 @@
 // socket with real sign-ins. The data it needs (500 students, a user with 1,000 desktops) is
 // written by a seeding step (seed.ts) before the server starts.
 //
-//   node --import tsx server/bench/bench.ts [--only user,desktops,create,deployment,fanout,web,vnc,admin-desktops]
+//   node --import tsx server/bench/bench.ts [--only user,desktops,create,deployment,fanout,web,vnc,rdp,admin-desktops]
 //        [--mode pglite|postgres|both] [--quick]
 // PostgreSQL: BENCH_PG_ADMIN_URL (set by scripts/bench.mjs from the local Debian cluster) names a
 // role that may create databases; each run makes a fresh database and drops it afterwards.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir, cpus, loadavg } from 'node:os';
@@ -25,12 +25,14 @@ import { createScratchDatabase } from '../test/helpers/db';
 import { decideAccel } from '../src/engine/accel';
 import { ADMIN_DESKTOPS, BENCH_GROUP, BENCH_PASSWORD, BENCH_USERS, LIST_DESKTOPS, LIST_USER, benchUsername } from './people';
 import { firstFrameOverUnix, firstFrameOverWebSocket } from './rfb';
+import { countPixels, xfreerdpScreen } from '../test/helpers/rdp-clients';
+import { RDP_TEMPLATE_ID } from '../src/seed/rdp-template';
 import {
   cpuPerOp, threadTicks, fmtBytes, fmtLat, fmtLoad, fmtLoadResult, fmtMs, latencies, now, openLoop, pool, settle, watchLoad, countDatabaseProcesses, type Latencies, type Load,
 } from './measure';
 
 const root = join(import.meta.dirname, '..', '..');
-const ROWS = ['user', 'desktops', 'create', 'deployment', 'fanout', 'web', 'vnc', 'admin-desktops'] as const;
+const ROWS = ['user', 'desktops', 'create', 'deployment', 'fanout', 'web', 'vnc', 'rdp', 'admin-desktops'] as const;
 type RowKey = (typeof ROWS)[number];
 type Mode = 'pglite' | 'postgres';
 
@@ -688,6 +690,95 @@ async function rowVnc(c: Ctx) {
   });
 }
 
+// ---- start to the first RDP screen ----
+
+/** FreeRDP's screen shows the RDP guest's session: its terminal's white over a large part of it. */
+const rdpSessionDrawn = (rgb: Buffer) => countPixels(rgb, (r, g, b) => r > 240 && g > 240 && b > 240) > 150_000;
+
+/** FreeRDP until the session is drawn (a guest whose xrdp is not listening yet: tried again), in ms from `t0`. */
+async function firstRdpScreen(work: string, t0: number, connect: () => Promise<{ file: string | null; args: string[] }>): Promise<number> {
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    const { file, args } = await connect();
+    const shot = await xfreerdpScreen(file, { work, args, waitMs: 60_000, drawn: rdpSessionDrawn });
+    if (shot.drawn) return now() - t0;
+    if (Date.now() > deadline) throw new Error(`no RDP screen within 300 s: ${shot.log.slice(-300)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function rowRdp(c: Ctx) {
+  say(`${c.mode}: start to the first RDP screen, FreeRDP through the RD Gateway (and the same guest by hand, FreeRDP direct)`);
+  const skip = (why: string) => add({ mode: c.mode, row: 'start to the first RDP screen', portal: `skipped: ${why}`, raw: '—', target: '— (kept for reference)', met: null, load: '—' });
+  if (!['/usr/bin/xfreerdp', '/usr/bin/xvfb-run', '/usr/bin/xwd', '/usr/bin/xwdtopnm'].every((f) => existsSync(f))) return skip('FreeRDP, Xvfb, xwd or netpbm missing');
+  // The guest is the same in both modes: measured once.
+  if (c.mode !== 'pglite') return skip('measured in the pglite mode (no database on this path)');
+  const [token] = await tokensOf(c, ['manager']);
+  const allowed = await api<{ interfaces: { id: string }[] }>(c.portal.url, token!, 'GET', '/user/hardware/allowed');
+  if (!allowed.interfaces.some((i) => i.id === 'wireguard')) return skip('no guest network on this machine');
+  const { id } = await api<{ id: string }>(c.portal.url, token!, 'POST', '/persistent_desktop', { template_id: RDP_TEMPLATE_ID, name: `RDP bench ${Date.now()}` });
+  const stateOf = async () => (await api<{ id: string; state: string }[]>(c.portal.url, token!, 'GET', '/user/desktops')).find((d) => d.id === id)?.state;
+  const until = async (what: string, ok: () => Promise<boolean>) => {
+    const deadline = Date.now() + 300_000;
+    while (!(await ok())) {
+      if (Date.now() > deadline) throw new Error(`${what} not within 300 s`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  await until('the RDP desktop made', async () => (await stateOf()) === 'Stopped');
+  const runs = quick ? 1 : 3;
+  const portal: number[] = [];
+  const raw: number[] = [];
+  const accel = decideAccel('auto').accel;
+  const watch = watchLoad(c.portal.pid);
+  const rdpDisk = join(process.env.VDI_TEST_IMAGES ?? join(root, 'data', 'images'), 'rdp-disk.qcow2');
+  for (let i = 0; i < runs; i++) {
+    // Through the portal: started, its address learnt, its .rdp file (gateway, one-time token) opened by FreeRDP.
+    let t0 = now();
+    await api(c.portal.url, token!, 'GET', `/desktop/start/${id}`);
+    const file = join(c.work, `rdp-${i}.rdp`);
+    portal.push(
+      await firstRdpScreen(c.work, t0, async () => {
+        for (;;) {
+          const r = await fetch(`${c.portal.url}/api/v3/desktop/${id}/viewer/file-rdpgw`, { headers: { authorization: `Bearer ${token}` } });
+          if (r.status === 200) {
+            writeFileSync(file, ((await r.json()) as { content: string }).content);
+            return { file, args: [] };
+          }
+          await new Promise((res) => setTimeout(res, 100));
+        }
+      }),
+    );
+    for (let k = 0; k < 2; k++) await api(c.portal.url, token!, 'GET', `/desktop/stop/${id}`).catch(() => undefined);
+    await until('the RDP desktop stopped', async () => (await stateOf()) === 'Stopped');
+
+    // By hand: the same guest image, QEMU with a forwarded port, FreeRDP straight to its xrdp (the guest's default user).
+    const disk = join(c.work, `rdp-${i}.qcow2`);
+    await qemuImg(overlayArgs(rdpDisk, 'qcow2', disk));
+    const port = await freePort();
+    t0 = now();
+    const qemu = spawn('qemu-system-x86_64', ['-accel', accel, '-machine', 'q35', '-m', '512', '-nodefaults', '-display', 'none', '-vga', 'std',
+      '-drive', `file=${disk},format=qcow2,if=virtio`, '-netdev', `user,id=n0,hostfwd=tcp:127.0.0.1:${port}-:3389`, '-device', 'virtio-net-pci,netdev=n0'], { stdio: 'ignore' });
+    try {
+      raw.push(await firstRdpScreen(c.work, t0, async () => ({ file: null, args: [`/v:127.0.0.1:${port}`, '/u:isard', '/p:pirineus'] })));
+    } finally {
+      qemu.kill('SIGKILL');
+    }
+  }
+  await api(c.portal.url, token!, 'DELETE', `/desktop/${id}`).catch(() => undefined);
+  const p = latencies(portal).p50;
+  const r = latencies(raw).p50;
+  add({
+    mode: c.mode,
+    row: `start to the first RDP screen (median of ${runs})`,
+    portal: `${fmtMs(p)} ms through the RD Gateway; ${(p / r).toFixed(2)}× raw`,
+    raw: `QEMU by hand, FreeRDP direct: ${fmtMs(r)} ms`,
+    target: '— (kept for reference)',
+    met: null,
+    load: loadCell(watch.stop()),
+  });
+}
+
 // ---- a mode ----
 
 async function postgresDatabase() {
@@ -733,6 +824,7 @@ async function runMode(mode: Mode, raw: { url: string }) {
     await step('fanout', () => rowFanout(c));
     await step('web', () => rowWeb(c));
     await step('vnc', () => rowVnc(c));
+    await step('rdp', () => rowRdp(c));
     await step('user', () => rowUser(c));
     await step('desktops', () => rowDesktops(c));
     await step('admin-desktops', () => rowAdminDesktops(c));

@@ -122,11 +122,12 @@ export function countPixels(rgb: Buffer, match: (r: number, g: number, b: number
 }
 
 /**
- * FreeRDP (xfreerdp, a full session) on an .rdp file under Xvfb: the screen (1024×768) is read with
- * xwd every second until `drawn` says the session shows, or `waitMs` passes, or xfreerdp ends; the
- * last screen is kept as PNG (`png`, netpbm). Answers whether it was drawn and the end of the log.
+ * FreeRDP (xfreerdp, a full session) on an .rdp file (and/or `args`) under Xvfb: the screen (1024×768)
+ * is read with xwd four times a second until `drawn` says the session shows, or `waitMs` passes, or
+ * xfreerdp ends; the last screen is kept as PNG (`png`, netpbm). Answers whether it was drawn, how
+ * long after the start, and the end of the log.
  */
-export async function xfreerdpScreen(file: string, opts: { work: string; drawn: (rgb: Buffer) => boolean; waitMs?: number; png?: string }) {
+export async function xfreerdpScreen(file: string | null, opts: { work: string; drawn: (rgb: Buffer) => boolean; waitMs?: number; png?: string; args?: string[] }) {
   const tag = randomBytes(4).toString('hex');
   const script = join(opts.work, `xfreerdp-${tag}.sh`);
   const ppm = join(opts.work, `screen-${tag}.ppm`);
@@ -136,11 +137,11 @@ export async function xfreerdpScreen(file: string, opts: { work: string; drawn: 
   writeFileSync(
     script,
     `#!/bin/sh
-xfreerdp "$1" /cert:ignore /size:1024x700 > "${log}" 2>&1 &
+xfreerdp "$@" /cert:ignore /size:1024x700 > "${log}" 2>&1 &
 pid=$!
 end=$(( $(date +%s) + ${waitS} ))
 while [ $(date +%s) -lt $end ] && [ ! -e "${done}" ]; do
-  sleep 1
+  sleep 0.25
   xwd -root -silent | xwdtopnm > "${ppm}.tmp" 2>/dev/null && mv "${ppm}.tmp" "${ppm}"
   kill -0 $pid 2>/dev/null || break
 done
@@ -155,14 +156,17 @@ exit 0
     return data.subarray(Math.max(0, data.length - 1024 * 768 * 3));
   };
   let drawn = false;
+  const timing: { drawnAfterMs: number | null } = { drawnAfterMs: null };
+  const started = performance.now();
   await new Promise<void>((resolve) => {
-    const p = spawn('xvfb-run', ['-a', '-s', '-screen 0 1024x768x24', script, file], { stdio: 'ignore' });
+    const p = spawn('xvfb-run', ['-a', '-s', '-screen 0 1024x768x24', script, ...(file ? [file] : []), ...(opts.args ?? [])], { stdio: 'ignore' });
     const watch = setInterval(() => {
       if (!drawn && opts.drawn(screen())) {
         drawn = true;
+        timing.drawnAfterMs = performance.now() - started;
         writeFileSync(done, '1');
       }
-    }, 500);
+    }, 125);
     p.once('exit', () => {
       clearInterval(watch);
       resolve();
@@ -174,5 +178,5 @@ exit 0
   }
   const tail = existsSync(log) ? readFileSync(log, 'utf8').slice(-3000) : '';
   for (const f of [script, ppm, done, log]) rmSync(f, { force: true });
-  return { drawn, log: tail };
+  return { drawn, drawnAfterMs: timing.drawnAfterMs, log: tail };
 }
