@@ -48,7 +48,9 @@ export async function openDatabase(opts: { url?: string; dir?: string; eagerComp
   const server = embedded;
   // PGlite's own user and database (an empty user name in the startup message stalls it).
   const pool = new pg.Pool({ stream: server.stream, max: EMBEDDED_POOL_SIZE, user: 'postgres', database: 'postgres' });
-  return migrated(pool, 'pglite', async () => {
+  let analyzer: ReturnType<typeof setInterval> | undefined;
+  const database = await migrated(pool, 'pglite', async () => {
+    clearInterval(analyzer);
     try {
       await pool.end();
       await server.close();
@@ -56,7 +58,18 @@ export async function openDatabase(opts: { url?: string; dir?: string; eagerComp
       release();
     }
   });
+  // The embedded server has no autovacuum: nothing would refresh the planner's statistics, and a
+  // table that grew since (5,000 desktops counted as 31) gets whole-table sorts instead of its
+  // index. ANALYZE at the start and every EMBEDDED_ANALYZE_MS (milliseconds on a portal's tables).
+  const analyze = () => pool.query('ANALYZE').catch(() => undefined);
+  await analyze();
+  analyzer = setInterval(() => void analyze(), EMBEDDED_ANALYZE_MS);
+  analyzer.unref();
+  return database;
 }
+
+/** How often the embedded database refreshes its planner statistics (PostgreSQL's autovacuum does it there). */
+export const EMBEDDED_ANALYZE_MS = 10 * 60_000;
 
 async function migrated(pool: pg.Pool, kind: Database['kind'], close: () => Promise<void>): Promise<Database> {
   // A connection that fails while idle in the pool is dropped and replaced; it must not crash the process.
