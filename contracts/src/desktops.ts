@@ -167,6 +167,8 @@ export const ZDirectViewer = z.object({
   vmDescription: z.string(),
   vmState: z.string(),
   scheduled: z.object({ shutdown: z.union([z.string(), z.literal(false)]) }),
+  /** As the desktop's: while shutting down, when the server force-stops it; else null. */
+  force_stop_at: z.string().nullable(),
   viewers: z.record(z.string(), z.unknown()),
   needs_booking: z.boolean(),
   next_booking_start: z.string().nullable(),
