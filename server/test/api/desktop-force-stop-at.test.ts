@@ -75,6 +75,9 @@ describe('force_stop_at', () => {
     expect(adminList.items.find((x: { id: string }) => x.id === d.id)).toMatchObject({ status: 'Shutting-down', force_stop_at: shown.force_stop_at });
     const [row] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, d.id));
     expect(row!.forceStopAt?.toISOString()).toBe(shown.force_stop_at);
+    // The direct viewer (the public link) says it too.
+    const link: string = await (await call(server, `/api/v3/desktop/jumperurl_reset/${d.id}`, { token: uma, method: 'PUT', body: { disabled: false } })).json();
+    expect(await (await call(server, `/api/v3/direct/${link}`)).json()).toMatchObject({ vmState: 'Shutting-down', force_stop_at: shown.force_stop_at });
 
     // A restart of the server (the machine keeps running) keeps the same moment; a second window reads it too.
     await server.restart();
