@@ -9,6 +9,7 @@ export const secondsUntil = (at: string, now = Date.now()) => Math.max(0, Math.c
 /**
  * The time left before a shutting-down desktop becomes a forced stop (`force_stop_at`, the
  * server's moment), counting down each second. A timer, not a live region: it would talk every second.
+ * On its own background: on a card it sits over the desktop's screen.
  */
 export function ForceStopCountdown({ at, size = 'sm' }: { at: string; size?: 'xs' | 'sm' }) {
   const { t } = useTranslation();
@@ -19,7 +20,7 @@ export function ForceStopCountdown({ at, size = 'sm' }: { at: string; size?: 'xs
     return () => clearInterval(timer);
   }, [at]);
   return (
-    <Text component="span" role="timer" size={size} c="dimmed" data-testid="force-stop-countdown" data-seconds={left} style={{ whiteSpace: 'nowrap' }}>
+    <Text component="span" role="timer" size={size} c="dimmed" data-testid="force-stop-countdown" data-seconds={left} style={{ whiteSpace: 'nowrap', background: 'var(--mantine-color-body)', borderRadius: 'var(--mantine-radius-sm)', padding: '0 6px' }}>
       {left > 0 ? t('desktops.force_stop_in', { count: left }) : t('desktops.force_stop_now')}
     </Text>
   );
