@@ -35,6 +35,8 @@ export const ZAdminDesktop = z.object({
   name: z.string(),
   description: z.string(),
   status: z.string(),
+  /** While shutting down: when the server force-stops it (ISO 8601); else null. */
+  force_stop_at: z.string().nullable(),
   persistent: z.boolean(),
   user: z.string(),
   username: z.string(),

@@ -70,6 +70,8 @@ export const ZDesktop = z.object({
   progress: z.object({ percentage: z.number(), throughput_average: z.string(), time_left: z.string(), size: z.string() }).nullable(),
   editable: z.boolean(),
   scheduled: z.object({ shutdown: z.union([z.string(), z.literal(false)]) }),
+  /** While shutting down: when the server force-stops it (ISO 8601, UTC), the second stop of the reference's `forceStop`; else null. */
+  force_stop_at: z.string().nullable(),
   server: z.boolean(),
   accessed: z.number().nullable(),
   tag: z.union([z.string(), z.literal(false)]),
@@ -165,6 +167,8 @@ export const ZDirectViewer = z.object({
   vmDescription: z.string(),
   vmState: z.string(),
   scheduled: z.object({ shutdown: z.union([z.string(), z.literal(false)]) }),
+  /** As the desktop's: while shutting down, when the server force-stops it; else null. */
+  force_stop_at: z.string().nullable(),
   viewers: z.record(z.string(), z.unknown()),
   needs_booking: z.boolean(),
   next_booking_start: z.string().nullable(),

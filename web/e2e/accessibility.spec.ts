@@ -1,9 +1,9 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROUTES, mounted } from '../src/app/routes';
-import { apiToken } from './support';
+import { adminSections, apiToken } from './support';
 
 // The accessibility scan: every screen and dialog of the portal, light and dark, at desktop
 // (1280) and phone (390) width, through axe-core; 0 critical and 0 serious violations (WCAG 2.2
@@ -85,23 +85,6 @@ export const SCREENS: Screen[] = [
 ];
 /** Routes with no screen of their own to scan (the console: its sections are scanned one by one). */
 const NOT_SCANNED = new Set(['isard_admin']);
-
-/** Every section of the console, from the sections.ts of each area (admins see them all). */
-function adminSections(): string[] {
-  const root = join(import.meta.dirname, '..', 'src', 'features', 'admin');
-  const paths: string[] = [];
-  for (const area of readdirSync(root, { withFileTypes: true })) {
-    if (!area.isDirectory()) continue;
-    let text: string;
-    try {
-      text = readFileSync(join(root, area.name, 'sections.ts'), 'utf8');
-    } catch {
-      continue;
-    }
-    for (const m of text.matchAll(/\bpath:\s*'([^']+)'/g)) paths.push(m[1]!);
-  }
-  return paths;
-}
 
 const VARIANTS = [
   { scheme: 'light', width: 1280, height: 800 },

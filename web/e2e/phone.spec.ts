@@ -1,7 +1,8 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
+import enAdmin from '../src/i18n/locales/admin/en.json' with { type: 'json' };
 import enDep from '../src/i18n/locales/deployments/en.json' with { type: 'json' };
-import { apiToken, freshUser, seriousViolations, signInAs, windowShot as shot } from './support';
+import { adminSections, apiToken, freshUser, seriousViolations, signInAs, windowShot as shot } from './support';
 
 // Phones (360–430 px wide): a teacher runs a class from a phone (the navigation in a drawer,
 // start all, the videowall, hide), and the lists that were tables read as cards, whole names,
@@ -129,5 +130,42 @@ test.describe('phone', () => {
       await shot(page, `phone-${row}`);
     }
     await expect(page.locator(`[data-testid=bin-row][data-name="${longName}"]`)).toContainText(longName);
+  });
+
+  test('the admin console: its navigation in the drawer, every section within the screen', async ({ page }) => {
+    test.setTimeout(5 * 60_000);
+    await signInAs(page, 'admin');
+    await page.goto('/isard-admin/');
+    await expect(page.locator('h1').first()).toBeVisible({ timeout: 30_000 });
+    // No sidebar on a phone: the sections are behind the menu button, in the portal's drawer.
+    await expect(page.getByTestId('admin-navbar')).toHaveCount(0);
+    const burger = page.getByRole('button', { name: en.nav.open_menu });
+    await burger.tap();
+    const drawer = page.getByRole('dialog', { name: enAdmin.admin.shell.navigation });
+    await expect(drawer).toBeVisible();
+    await shot(page, 'phone-admin-navigation-drawer');
+    await page.keyboard.press('Escape');
+    await expect(drawer).toBeHidden();
+    await expect(burger).toBeFocused();
+    const sections = adminSections();
+    await burger.tap();
+    await drawer.getByTestId(`admin-nav-${sections[1]!.replaceAll('/', '-')}`).tap();
+    await expect(page).toHaveURL(new RegExp(`/isard-admin/${sections[1]}$`));
+    await expect(drawer).toBeHidden();
+
+    for (const path of sections) {
+      await page.goto(`/isard-admin/${path}`);
+      await expect(page.locator('h1').first()).toBeVisible({ timeout: 30_000 });
+      await expect(page.locator('.mantine-Loader-root, [data-testid$=-loading]')).toHaveCount(0, { timeout: 30_000 });
+      await fitsTheScreen(page);
+      // A table is a list of cards: its first row whole on the screen, its actions too.
+      const row = page.locator('table tbody tr').first();
+      if (await row.count()) {
+        await onScreen(page, row);
+        const last = row.locator('td').last();
+        if (await last.count()) await onScreen(page, last);
+      }
+      await shot(page, `phone-admin-${path.replaceAll('/', '-')}`);
+    }
   });
 });

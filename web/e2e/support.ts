@@ -1,5 +1,5 @@
 import { expect, type APIRequestContext, type Locator, type Page } from '@playwright/test';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { E2E_DEMO_PASSWORD } from '../playwright.config';
 
@@ -117,3 +117,20 @@ export async function seriousViolations(page: Page) {
 
 /** A notification on screen with this text (not the live region's copy of it, which screen readers hear). */
 export const notice = (page: Page, text: string) => page.locator('.mantine-Notification-root').getByText(text);
+
+/** Every section of the console, from the sections.ts of each area (admins see them all). */
+export function adminSections(): string[] {
+  const root = join(import.meta.dirname, '..', 'src', 'features', 'admin');
+  const paths: string[] = [];
+  for (const area of readdirSync(root, { withFileTypes: true })) {
+    if (!area.isDirectory()) continue;
+    let text: string;
+    try {
+      text = readFileSync(join(root, area.name, 'sections.ts'), 'utf8');
+    } catch {
+      continue;
+    }
+    for (const m of text.matchAll(/\bpath:\s*'([^']+)'/g)) paths.push(m[1]!);
+  }
+  return paths;
+}

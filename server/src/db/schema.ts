@@ -220,6 +220,8 @@ export const domains = pgTable('domains', {
   bookingId: text('booking_id'),
   /** When the scheduler will stop the desktop (booking end), shown as an automatic-shutdown notice. */
   scheduledShutdownAt: timestamp('scheduled_shutdown_at', { withTimezone: true }),
+  /** While `Shutting-down`: when the server force-stops it (the ACPI stop plus the shutdown timeout); null otherwise. */
+  forceStopAt: timestamp('force_stop_at', { withTimezone: true }),
   /** Last use; a new desktop or template starts at its creation time, as in the original. */
   accessedAt: timestamp('accessed_at', { withTimezone: true }).defaultNow(),
   createdAt: createdAt(),

@@ -64,7 +64,7 @@ afterAll(async () => server?.close());
 
 /** The keys of a desktop in the order the list carried them before it was made one query (zod wrote them in the schema's order). */
 const KEYS_BEFORE = [
-  'id', 'name', 'description', 'state', 'type', 'template', 'viewers', 'icon', 'image', 'ip', 'progress', 'editable', 'scheduled', 'server',
+  'id', 'name', 'description', 'state', 'type', 'template', 'viewers', 'icon', 'image', 'ip', 'progress', 'editable', 'scheduled', 'force_stop_at', 'server',
   'accessed', 'tag', 'visible', 'user', 'user_name', 'group', 'group_name', 'category', 'category_name', 'reservables', 'interfaces',
   'current_action', 'storage', 'permissions', 'needs_booking', 'next_booking_start', 'next_booking_end', 'booking_id', 'vcpus', 'memory',
 ];
@@ -90,7 +90,7 @@ describe('GET /user/desktops of a person with hundreds of desktops', () => {
     const expected: TDesktop = {
       id: model.id, name: 'Model desktop', description: model.description, state: 'Stopped', type: 'persistent', template: template.id,
       viewers: ['browser-vnc', 'file-spice'], icon: model.icon, image: { id: model.image.id, type: model.image.type, url: model.image.url }, ip: null, progress: null, editable: true,
-      scheduled: { shutdown: false }, server: false, accessed: Math.floor(model.accessedAt!.getTime() / 1000), tag: false, visible: true, user: owner.id, user_name: owner.name,
+      scheduled: { shutdown: false }, force_stop_at: null, server: false, accessed: Math.floor(model.accessedAt!.getTime() / 1000), tag: false, visible: true, user: owner.id, user_name: owner.name,
       group: owner.groupId, group_name: group!.name, category: owner.categoryId, category_name: category!.name,
       reservables: { vgpus: model.hardware.reservables.vgpus }, interfaces: model.hardware.interfaces.map((i) => ({ id: i.id, mac: i.mac })), current_action: null,
       storage: [disk!.storageId], permissions: [], needs_booking: false,

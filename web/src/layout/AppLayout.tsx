@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { NavLink as RouterLink, Outlet, useNavigation } from 'react-router';
-import { AppShell, Burger, Drawer, em, Group, Menu, NavLink, Progress, Stack, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
-import { useDisclosure, useMediaQuery } from '@mantine/hooks';
+import { AppShell, Burger, Group, Menu, NavLink, Progress, Stack, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import {
   IconCalendarCog,
@@ -27,6 +27,7 @@ import { rememberLanguage, toOfferedLanguage } from '../i18n';
 import { Brand } from './Brand';
 import { ColorSchemeToggle } from './ColorSchemeToggle';
 import { LanguageMenu } from './LanguageMenu';
+import { NavigationDrawer, usePhoneNavigation } from './PhoneNavigation';
 import classes from './AppLayout.module.css';
 import { RecycleBinCounter } from '../features/recycle-bin/RecycleBinCounter';
 import { useLiveMessages } from '../features/bookings/messages';
@@ -36,8 +37,6 @@ import { UserAvatar } from '../features/account/UserAvatar';
 import { StatusBar } from '../features/system/StatusBar';
 import { VpnNavLink } from '../features/vpn-bastion/VpnNavLink';
 
-/** Below Mantine's sm breakpoint the navigation is a drawer behind the menu button. */
-const PHONE_NAV_QUERY = `(max-width: ${em(767.98)})`;
 
 const ICONS = { desktops: IconDeviceDesktop, deployments: IconUsersGroup, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle, bookings: IconCalendarEvent, planning: IconCalendarCog, viewers: IconDeviceTv, admin: IconShieldLock } as const;
 
@@ -50,7 +49,7 @@ export function AppLayout() {
   useLiveUserData(Boolean(user));
   useSupportNotice(Boolean(user));
   const navigation = useNavigation();
-  const phone = useMediaQuery(PHONE_NAV_QUERY) ?? false;
+  const phone = usePhoneNavigation();
 
   // The language saved on the server is the stored preference of a signed-in user.
   useEffect(() => {
@@ -169,14 +168,9 @@ export function AppLayout() {
           {navigationLinks}
         </AppShell.Navbar>
       )}
-      {/* On a phone the navigation is a drawer: it holds the focus while open, Escape closes it and the focus goes back to the menu button. */}
-      <Drawer opened={phone && opened} onClose={close} size={290} padding="sm" title={t('nav.main')} data-testid="nav-drawer">
+      <NavigationDrawer opened={phone && opened} onClose={close} title={t('nav.main')}>
         {navigationLinks}
-        <Group mt="md" hiddenFrom="xs">
-          <LanguageMenu variant="default" testId="mobile-language-menu" />
-          <ColorSchemeToggle />
-        </Group>
-      </Drawer>
+      </NavigationDrawer>
       <AppShell.Main className={classes.main}>
         <div className={classes.content}>
           {user && <StatusBar />}

@@ -77,6 +77,8 @@ export function createDesktopLifecycle(ctx: AppContext) {
   }
 
   async function update(id: string, set: Partial<DomainRow>, onlyFrom?: string[]): Promise<DomainRow | undefined> {
+    // The forced-stop moment belongs to the shutting-down state: any other state clears it.
+    if (set.status !== undefined && set.status !== 'Shutting-down') set = { ...set, forceStopAt: null };
     const where = onlyFrom ? and(eq(schema.domains.id, id), inArray(schema.domains.status, onlyFrom)) : eq(schema.domains.id, id);
     const [row] = await db.update(schema.domains).set(set).where(where).returning();
     if (row) await publish(row);
@@ -86,6 +88,16 @@ export function createDesktopLifecycle(ctx: AppContext) {
   const clearShutdownTimer = (id: string) => {
     clearTimeout(shutdownTimers.get(id));
     shutdownTimers.delete(id);
+  };
+
+  /** The force stop at `at` (the stored `force_stop_at`, so a restart keeps the same moment). */
+  const armShutdownTimer = (id: string, at: Date) => {
+    clearShutdownTimer(id);
+    shutdownTimers.set(
+      id,
+      // (A stop of the server may close the driver while this runs: logged, never an unhandled rejection.)
+      setTimeout(() => forceStop(id).catch((err) => log.warn({ err, desktop: id }, 'force stop after the shutdown timeout failed')), Math.max(0, at.getTime() - Date.now())).unref(),
+    );
   };
 
   // Queue positions go to each waiting desktop's owner; a desktop that leaves the queue gets position 0.
@@ -162,14 +174,10 @@ export function createDesktopLifecycle(ctx: AppContext) {
       case 'Started':
       case 'WaitingIP':
       case 'Paused': {
-        await update(row.id, { status: 'Shutting-down' });
+        const forceStopAt = new Date(Date.now() + ctx.config.shutdownTimeoutSeconds * 1000);
+        await update(row.id, { status: 'Shutting-down', forceStopAt });
         await driver.shutdown(row.id).catch((err) => log.warn({ err, desktop: row.id }, 'ACPI shutdown failed'));
-        clearShutdownTimer(row.id);
-        shutdownTimers.set(
-          row.id,
-          // (A stop of the server may close the driver while this runs: logged, never an unhandled rejection.)
-          setTimeout(() => forceStop(row.id).catch((err) => log.warn({ err, desktop: row.id }, 'force stop after the shutdown timeout failed')), ctx.config.shutdownTimeoutSeconds * 1000).unref(),
-        );
+        armShutdownTimer(row.id, forceStopAt);
         return { status: 'Shutting-down' };
       }
       case 'Shutting-down':
@@ -274,7 +282,13 @@ export function createDesktopLifecycle(ctx: AppContext) {
         const mac = privateMacOf(row);
         const settled = ['Started', 'WaitingIP', 'Paused', 'Shutting-down'].includes(row.status);
         if (!settled) await update(row.id, { status: mac && !row.guestIp ? 'WaitingIP' : 'Started' });
-        if (row.status === 'Shutting-down') await driver.shutdown(row.id).catch(() => undefined);
+        if (row.status === 'Shutting-down') {
+          await driver.shutdown(row.id).catch(() => undefined);
+          // Its force stop keeps the moment stored before the restart (one from now if none was).
+          let at = row.forceStopAt;
+          if (!at) at = (await update(row.id, { forceStopAt: new Date(Date.now() + ctx.config.shutdownTimeoutSeconds * 1000) }, ['Shutting-down']))?.forceStopAt ?? null;
+          if (at) armShutdownTimer(row.id, at);
+        }
         // Still waiting for its address when the last run ended: wait on, within what is left of its time.
         if (mac && !row.guestIp && (row.status === 'WaitingIP' || !settled)) waitForIp(row.id, mac, row.startedAt?.getTime() ?? Date.now());
       } else if (row.persistent && row.status === CREATING_DESKTOP) {

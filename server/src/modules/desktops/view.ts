@@ -12,6 +12,10 @@ export type DomainRow = typeof schema.domains.$inferSelect;
 
 const epoch = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : null);
 
+/** When the server will force-stop a desktop that is shutting down (ISO 8601), else null. */
+export const forceStopAtOf = (row: { status: string; forceStopAt: Date | null }) =>
+  row.status === 'Shutting-down' && row.forceStopAt ? row.forceStopAt.toISOString() : null;
+
 /** guest_properties.viewers keys (browser_vnc…) → viewer names (browser-vnc…), in display order. */
 export function viewersOf(row: Pick<DomainRow, 'guestProperties' | 'guestIp'>): TViewer[] {
   const names = Object.keys(row.guestProperties.viewers).map((k) => k.replace('_', '-') as TViewer);
@@ -68,6 +72,7 @@ const VIEW_COLUMNS = {
   currentAction: schema.domains.currentAction,
   bookingId: schema.domains.bookingId,
   scheduledShutdownAt: schema.domains.scheduledShutdownAt,
+  forceStopAt: schema.domains.forceStopAt,
 } as const;
 export type DesktopViewRow = Pick<DomainRow, keyof typeof VIEW_COLUMNS>;
 
@@ -98,9 +103,10 @@ async function selectWithExtras(db: Db, where: SQL | undefined, paging?: { limit
     ${paging ? sql`limit ${paging.limit} offset ${paging.offset}` : sql``}`;
   const result = await db.execute(sql`select coalesce(json_agg(t.j order by t.name, t.id), '[]')::text as list, max(t.total) as total from (${inner}) t`);
   const [answer] = (result as unknown as { rows: { list: string; total: string | number | null }[] }).rows;
-  const rows = JSON.parse(answer!.list) as (Omit<RowWithExtras, 'accessedAt' | 'scheduledShutdownAt'> & { accessedAt: string | null; scheduledShutdownAt: string | null })[];
+  type Dated = 'accessedAt' | 'scheduledShutdownAt' | 'forceStopAt';
+  const rows = JSON.parse(answer!.list) as (Omit<RowWithExtras, Dated> & Record<Dated, string | null>)[];
   const date = (s: string | null) => (s === null ? null : new Date(s));
-  const out: RowWithExtras[] = rows.map((r) => ({ ...r, accessedAt: date(r.accessedAt), scheduledShutdownAt: date(r.scheduledShutdownAt) }));
+  const out: RowWithExtras[] = rows.map((r) => ({ ...r, accessedAt: date(r.accessedAt), scheduledShutdownAt: date(r.scheduledShutdownAt), forceStopAt: date(r.forceStopAt) }));
   return { rows: out, total: answer!.total === null ? null : Number(answer!.total) };
 }
 
@@ -122,6 +128,7 @@ export function desktopView(row: DesktopViewRow, x: DesktopExtras): TDesktop {
     progress: null,
     editable: row.tag === null,
     scheduled: booking.scheduled,
+    force_stop_at: forceStopAtOf(row),
     server: row.server,
     accessed: epoch(row.accessedAt),
     tag: row.tag ?? false,

@@ -13,7 +13,7 @@ import { publicBaseUrl } from '../../http/base-url';
 import { desktopRoom } from '../../socket/bus';
 import { desktopFor } from '../desktops/access';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
-import { ownerOf, viewersOf, type DomainRow } from '../desktops/view';
+import { forceStopAtOf, ownerOf, viewersOf, type DomainRow } from '../desktops/view';
 import { VIEWABLE, viewerFor } from '../viewers/service';
 import { spiceProxyOf } from '../viewers/routes';
 
@@ -42,7 +42,7 @@ export async function directRoutes(app: FastifyInstance, ctx: AppContext, lifecy
   function baseView(row: DomainRow, jwt: string, viewers: TDirectViewer['viewers']): TDirectViewer {
     return {
       desktopId: row.id, jwt, vmName: row.name, vmDescription: row.description, vmState: row.status,
-      scheduled: { shutdown: false }, viewers, needs_booking: false, next_booking_start: null, next_booking_end: null,
+      scheduled: { shutdown: false }, force_stop_at: forceStopAtOf(row), viewers, needs_booking: false, next_booking_start: null, next_booking_end: null,
     };
   }
 

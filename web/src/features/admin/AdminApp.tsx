@@ -9,6 +9,7 @@ import { userQuery } from '../../app/queries';
 import { Brand } from '../../layout/Brand';
 import { ColorSchemeToggle } from '../../layout/ColorSchemeToggle';
 import { LanguageMenu } from '../../layout/LanguageMenu';
+import { NavigationDrawer, usePhoneNavigation } from '../../layout/PhoneNavigation';
 import { EmptyState } from '../../components/EmptyState';
 import { adminSections, type AdminSection } from './sections';
 import classes from './AdminApp.module.css';
@@ -40,6 +41,7 @@ export default function AdminApp() {
   const [opened, { toggle, close }] = useDisclosure(false);
   const { data: user } = useQuery(userQuery);
   const sections = useMemo(() => sectionsFor(user?.role), [user?.role]);
+  const phone = usePhoneNavigation();
 
   const links = sections.map((s) => {
     const Icon = s.icon;
@@ -57,8 +59,26 @@ export default function AdminApp() {
     );
   });
 
+  const navigation = (
+    <nav aria-label={t('admin.shell.navigation')} data-testid="admin-navbar">
+      <Stack gap={2}>
+        {links}
+        <Divider my="sm" />
+        <NavLink
+          component={RouterLink}
+          to="/desktops"
+          label={t('admin.shell.back')}
+          leftSection={<IconArrowLeft size={18} stroke={1.8} />}
+          className={classes.link}
+          onClick={close}
+          data-testid="admin-back"
+        />
+      </Stack>
+    </nav>
+  );
+
   return (
-    <AppShell header={{ height: 60 }} navbar={{ width: 240, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="lg">
+    <AppShell header={{ height: 60 }} navbar={{ width: 240, breakpoint: 'sm', collapsed: { mobile: true } }} padding={{ base: 'sm', xs: 'lg' }}>
       <AppShell.Header className={classes.header}>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="md" wrap="nowrap">
@@ -74,27 +94,22 @@ export default function AdminApp() {
                 {user.name} · {t(`roles.${user.role}`)}
               </Text>
             )}
-            <LanguageMenu />
-            <ColorSchemeToggle />
+            {/* Below xs they are in the navigation drawer, as in the portal. */}
+            <Group gap="xs" visibleFrom="xs" wrap="nowrap">
+              <LanguageMenu />
+              <ColorSchemeToggle />
+            </Group>
           </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="sm" className={classes.sidebar}>
-        <nav aria-label={t('admin.shell.navigation')} data-testid="admin-navbar">
-          <Stack gap={2}>
-            {links}
-            <Divider my="sm" />
-            <NavLink
-              component={RouterLink}
-              to="/desktops"
-              label={t('admin.shell.back')}
-              leftSection={<IconArrowLeft size={18} stroke={1.8} />}
-              className={classes.link}
-              data-testid="admin-back"
-            />
-          </Stack>
-        </nav>
-      </AppShell.Navbar>
+      {!phone && (
+        <AppShell.Navbar p="sm" className={classes.sidebar}>
+          {navigation}
+        </AppShell.Navbar>
+      )}
+      <NavigationDrawer opened={phone && opened} onClose={close} title={t('admin.shell.navigation')}>
+        {navigation}
+      </NavigationDrawer>
       <AppShell.Main className={classes.main}>
         <div className={classes.content}>
           <Suspense fallback={<SectionLoader />}>

@@ -65,7 +65,7 @@ function DesktopLine({ d }: { d: TDeploymentDesktop }) {
         <Text size="sm" fw={500} lineClamp={1} title={d.name}>
           {d.name}
         </Text>
-        <StateBadge status={d.state} size="sm" />
+        <StateBadge status={d.state} size="sm" forceStopAt={d.force_stop_at} />
       </Group>
       <Group gap="sm" wrap="nowrap">
         <Tooltip label={t('deployments.detail.desktop_visible_hint')} withArrow>

@@ -117,7 +117,7 @@ export function DesktopCard({ d, queue, onDirectLink }: { d: TDesktop; queue?: n
       <div className={classes.thumbWrap}>
         <Thumbnail d={d} />
         <div className={classes.thumbBadge}>
-          <StateBadge status={d.state} />
+          <StateBadge status={d.state} forceStopAt={d.force_stop_at} />
         </div>
       </div>
       <Stack gap={8} p="md" className={classes.cardBody}>

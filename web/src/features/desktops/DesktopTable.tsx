@@ -33,7 +33,7 @@ function Row({ d, queue, onDirectLink }: { d: TDesktop; queue?: number; onDirect
         </Group>
       </Table.Td>
       <Table.Td style={{ whiteSpace: 'nowrap' }} data-label={t('desktops.columns.state')}>
-        <StateBadge status={d.state} size="sm" />
+        <StateBadge status={d.state} size="sm" forceStopAt={d.force_stop_at} />
       </Table.Td>
       <Table.Td data-label={t('desktops.columns.hardware')}>
         <Hardware d={d} />

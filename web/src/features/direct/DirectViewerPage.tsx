@@ -193,7 +193,7 @@ export default function DirectViewerPage() {
               <Title order={1} size="h3" data-testid="direct-name" style={{ wordBreak: 'break-word' }}>
                 {data.vmName}
               </Title>
-              <StateBadge status={data.vmState} />
+              <StateBadge status={data.vmState} forceStopAt={data.force_stop_at} />
             </Group>
             {data.vmDescription && (
               <Text size="sm" c="dimmed">

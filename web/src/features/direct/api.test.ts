@@ -8,7 +8,7 @@ describe('direct viewer helpers', () => {
     expect(codeFromPath(undefined)).toBe('');
   });
   it('picks a usable viewer answer only', () => {
-    const base = { desktopId: 'd', jwt: 'j', vmName: 'n', vmDescription: '', vmState: 'Started', scheduled: { shutdown: false as const }, needs_booking: false, next_booking_start: null, next_booking_end: null };
+    const base = { desktopId: 'd', jwt: 'j', vmName: 'n', vmDescription: '', vmState: 'Started', scheduled: { shutdown: false as const }, force_stop_at: null, needs_booking: false, next_booking_start: null, next_booking_end: null };
     const data = {
       ...base,
       viewers: {
@@ -22,7 +22,7 @@ describe('direct viewer helpers', () => {
   });
 
   it('merges live updates without losing the token or the viewers of a running desktop', () => {
-    const base = { desktopId: 'd', vmName: 'n', vmDescription: '', scheduled: { shutdown: false as const }, needs_booking: false, next_booking_start: null, next_booking_end: null };
+    const base = { desktopId: 'd', vmName: 'n', vmDescription: '', scheduled: { shutdown: false as const }, force_stop_at: null, needs_booking: false, next_booking_start: null, next_booking_end: null };
     const prev = { ...base, jwt: 'j', vmState: 'Started', viewers: { 'browser-vnc': { kind: 'browser' } } };
     expect(mergeDirectUpdate(prev, { ...base, jwt: '', vmState: 'WaitingIP', viewers: {} })).toMatchObject({ jwt: 'j', vmState: 'WaitingIP', viewers: prev.viewers });
     expect(mergeDirectUpdate(prev, { ...base, jwt: '', vmState: 'Shutting-down', viewers: {} })).toMatchObject({ jwt: 'j', viewers: {} });

@@ -4,7 +4,7 @@ import { LOCAL_HYPERVISOR, type TAdminDesktop, type ZAdminDesktopsQuery } from '
 import type { z } from 'zod';
 import { schema, type Db } from '../../../db';
 import { qualified } from '../../../db/qualified';
-import { viewersOf, type DomainRow } from '../../desktops/view';
+import { forceStopAtOf, viewersOf, type DomainRow } from '../../desktops/view';
 import { likeTerm, orderOf, searchLike } from '../people/scope';
 
 const d = schema.domains;
@@ -87,7 +87,7 @@ export async function adminDesktopViews(db: Db, ids: string[]): Promise<TAdminDe
     .select({
       // Only what the view shows: the wide JSON columns stay in the database (memory, vCPUs and the viewers are read out of them there).
       row: {
-        id: d.id, name: d.name, description: d.description, status: d.status, persistent: d.persistent, userId: d.userId,
+        id: d.id, name: d.name, description: d.description, status: d.status, forceStopAt: d.forceStopAt, persistent: d.persistent, userId: d.userId,
         categoryId: d.categoryId, groupId: d.groupId, templateId: d.templateId, tag: d.tag, guestIp: d.guestIp,
         startedAt: d.startedAt, accessedAt: d.accessedAt, createdAt: d.createdAt,
       },
@@ -122,6 +122,7 @@ export async function adminDesktopViews(db: Db, ids: string[]): Promise<TAdminDe
       name: x.name,
       description: x.description,
       status: x.status,
+      force_stop_at: forceStopAtOf(x),
       persistent: x.persistent,
       user: x.userId,
       username: r.username,

@@ -12,6 +12,7 @@ import { categoriesQuery } from '../people/api';
 import { ListFooter, SortHeader } from '../shared/desktops-list';
 import type { ListParams } from './api';
 import './texts';
+import { CardTable } from '../../../components/CardTable';
 
 export type Column<T> = { key: string; label: string; sort?: string; render: (row: T) => ReactNode; adminOnly?: boolean };
 type Filters = (params: ListParams, patch: (p: Partial<ListParams>) => void) => ReactNode;
@@ -106,41 +107,39 @@ export function ContentList<T extends { id: string; name: string }>({
         />
       ) : (
         <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
-          <Table.ScrollContainer minWidth={minWidth}>
-            <Table highlightOnHover verticalSpacing="xs" data-testid={`${area}-table`} data-total={total}>
-              <Table.Thead>
-                <Table.Tr>
-                  {shown.map((c) =>
-                    c.sort ? (
-                      <SortHeader key={c.key} testPrefix={area} label={c.label} field={c.sort} sort={params.sort} order={params.order} onSort={onSort} />
-                    ) : (
-                      <Table.Th key={c.key}>{c.label}</Table.Th>
-                    ),
-                  )}
-                  <Table.Th w={48} />
+          <CardTable minWidth={minWidth} highlightOnHover verticalSpacing="xs" data-testid={`${area}-table`} data-total={total}>
+            <Table.Thead>
+              <Table.Tr>
+                {shown.map((c) =>
+                  c.sort ? (
+                    <SortHeader key={c.key} testPrefix={area} label={c.label} field={c.sort} sort={params.sort} order={params.order} onSort={onSort} />
+                  ) : (
+                    <Table.Th key={c.key}>{c.label}</Table.Th>
+                  ),
+                )}
+                <Table.Th w={48} />
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {items.map((row) => (
+                <Table.Tr key={row.id} data-testid={`${area}-row`} data-name={row.name}>
+                  {shown.map((c) => (
+                    <Table.Td key={c.key}>{c.render(row)}</Table.Td>
+                  ))}
+                  <Table.Td>
+                    <Menu position="bottom-end" withinPortal>
+                      <Menu.Target>
+                        <ActionIcon variant="subtle" color="gray" aria-label={t('admin_desktops.common.actions', { name: row.name })} data-testid={`${area}-actions`}>
+                          <IconDots size={16} />
+                        </ActionIcon>
+                      </Menu.Target>
+                      <Menu.Dropdown>{actions(row)}</Menu.Dropdown>
+                    </Menu>
+                  </Table.Td>
                 </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {items.map((row) => (
-                  <Table.Tr key={row.id} data-testid={`${area}-row`} data-name={row.name}>
-                    {shown.map((c) => (
-                      <Table.Td key={c.key}>{c.render(row)}</Table.Td>
-                    ))}
-                    <Table.Td>
-                      <Menu position="bottom-end" withinPortal>
-                        <Menu.Target>
-                          <ActionIcon variant="subtle" color="gray" aria-label={t('admin_desktops.common.actions', { name: row.name })} data-testid={`${area}-actions`}>
-                            <IconDots size={16} />
-                          </ActionIcon>
-                        </Menu.Target>
-                        <Menu.Dropdown>{actions(row)}</Menu.Dropdown>
-                      </Menu>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+              ))}
+            </Table.Tbody>
+          </CardTable>
         </Paper>
       )}
       <ListFooter

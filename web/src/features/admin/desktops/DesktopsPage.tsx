@@ -127,7 +127,7 @@ function DesktopCard({ d, now, selected, onToggle, ask, onSupport, isAdmin }: {
         <DesktopMenu d={d} ask={ask} onSupport={onSupport} />
       </Group>
       <Group gap="xs" mt="xs" wrap="wrap">
-        <StateBadge status={d.status} size="sm" />
+        <StateBadge status={d.status} size="sm" forceStopAt={d.force_stop_at} />
         <Uptime started={d.started} now={now} />
         <Text size="xs" c="dimmed">
           {[d.hypervisor, formatBytes(d.memory_mb * 1024 * 1024, i18n.language), `${d.vcpus} ${t('admin_desktops.desktops.vcpus')}`, formatBytes(d.disk_size, i18n.language)].filter(Boolean).join(' · ')}
@@ -455,7 +455,7 @@ export default function DesktopsPage() {
                         )}
                       </Table.Td>
                       <Table.Td>
-                        <StateBadge status={d.status} size="sm" />
+                        <StateBadge status={d.status} size="sm" forceStopAt={d.force_stop_at} />
                         {d.guest_ip && (
                           <Text size="xs" c="dimmed" ff="monospace">
                             {d.guest_ip}

@@ -12,6 +12,7 @@ import { categoriesQuery, createCategory, deleteCategory, refreshPeople, updateC
 import { QuotaEditor } from './QuotaEditor';
 import { ConfirmDelete, fullBadge, RowAction, useListError } from './shared';
 import './texts';
+import { CardTable } from '../../../components/CardTable';
 
 type Draft = {
   name: string; description: string; custom_url_name: string; frontend: boolean; allowed_email_domains: string[]; maintenance: boolean;
@@ -149,62 +150,60 @@ export default function CategoriesPage() {
         <EmptyState icon={<IconBuilding size={28} />} title={t('admin.categories.empty')} />
       ) : (
         <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
-          <Table.ScrollContainer minWidth={820}>
-            <Table highlightOnHover verticalSpacing="sm" data-testid="categories-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('admin.categories.name')}</Table.Th>
-                  <Table.Th>{t('admin.categories.custom_url')}</Table.Th>
-                  <Table.Th>{t('admin.categories.domains')}</Table.Th>
-                  <Table.Th>{t('admin.categories.people')}</Table.Th>
-                  <Table.Th>{t('admin.categories.state')}</Table.Th>
-                  <Table.Th w={90} />
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {items.map((c) => (
-                  <Table.Tr key={c.id} data-testid="category-row" data-name={c.name}>
-                    <Table.Td>
-                      <Text size="sm" fw={600}>
-                        {c.name}
+          <CardTable minWidth={820} highlightOnHover verticalSpacing="sm" data-testid="categories-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('admin.categories.name')}</Table.Th>
+                <Table.Th>{t('admin.categories.custom_url')}</Table.Th>
+                <Table.Th>{t('admin.categories.domains')}</Table.Th>
+                <Table.Th>{t('admin.categories.people')}</Table.Th>
+                <Table.Th>{t('admin.categories.state')}</Table.Th>
+                <Table.Th w={90} />
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {items.map((c) => (
+                <Table.Tr key={c.id} data-testid="category-row" data-name={c.name}>
+                  <Table.Td>
+                    <Text size="sm" fw={600}>
+                      {c.name}
+                    </Text>
+                    {c.description && (
+                      <Text size="xs" c="dimmed" lineClamp={1}>
+                        {c.description}
                       </Text>
-                      {c.description && (
-                        <Text size="xs" c="dimmed" lineClamp={1}>
-                          {c.description}
-                        </Text>
-                      )}
-                    </Table.Td>
-                    <Table.Td>
-                      <Code>/login/form/{c.custom_url_name}</Code>
-                    </Table.Td>
-                    <Table.Td>
-                      <Text size="xs">{c.allowed_email_domains.length ? c.allowed_email_domains.join(', ') : t('admin.categories.any_domain')}</Text>
-                    </Table.Td>
-                    <Table.Td>
-                      <Text size="xs">{t('admin.categories.counts', { users: c.users, groups: c.groups })}</Text>
-                    </Table.Td>
-                    <Table.Td>
-                      {c.maintenance ? (
-                        <Badge styles={fullBadge} color="orange" variant="light">
-                          {t('admin.categories.in_maintenance')}
-                        </Badge>
-                      ) : (
-                        <Badge styles={fullBadge} color="teal" variant="light">
-                          {t('admin.categories.open')}
-                        </Badge>
-                      )}
-                    </Table.Td>
-                    <Table.Td>
-                      <Group gap={4} wrap="nowrap">
-                        <RowAction label={t('admin.common.edit')} icon={<IconEdit size={16} />} onClick={() => setEditing(c)} testId="category-edit" />
-                        <RowAction label={t('admin.common.delete')} icon={<IconTrash size={16} />} color="red" onClick={() => setDeleting(c)} testId="category-delete" />
-                      </Group>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <Code>/login/form/{c.custom_url_name}</Code>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="xs">{c.allowed_email_domains.length ? c.allowed_email_domains.join(', ') : t('admin.categories.any_domain')}</Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="xs">{t('admin.categories.counts', { users: c.users, groups: c.groups })}</Text>
+                  </Table.Td>
+                  <Table.Td>
+                    {c.maintenance ? (
+                      <Badge styles={fullBadge} color="orange" variant="light">
+                        {t('admin.categories.in_maintenance')}
+                      </Badge>
+                    ) : (
+                      <Badge styles={fullBadge} color="teal" variant="light">
+                        {t('admin.categories.open')}
+                      </Badge>
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap={4} wrap="nowrap">
+                      <RowAction label={t('admin.common.edit')} icon={<IconEdit size={16} />} onClick={() => setEditing(c)} testId="category-edit" />
+                      <RowAction label={t('admin.common.delete')} icon={<IconTrash size={16} />} color="red" onClick={() => setDeleting(c)} testId="category-delete" />
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </CardTable>
         </Paper>
       )}
       <CategoryForm opened={editing !== undefined} onClose={() => setEditing(undefined)} category={editing ?? null} />

@@ -12,6 +12,7 @@ import { useAction } from '../../../lib/use-action';
 import { codesQuery, createCode, deleteCode, groupsQuery, refreshPeople, resetCode } from './api';
 import { ConfirmDelete, fullBadge, RowAction, useListError } from './shared';
 import './texts';
+import { CardTable } from '../../../components/CardTable';
 
 function CodeForm({ opened, onClose, isAdmin }: { opened: boolean; onClose: () => void; isAdmin: boolean }) {
   const { t } = useTranslation();
@@ -117,63 +118,61 @@ export default function CodesPage() {
         <EmptyState icon={<IconKey size={28} />} title={t('admin.codes.empty')} body={t('admin.codes.empty_body')} />
       ) : (
         <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
-          <Table.ScrollContainer minWidth={720}>
-            <Table highlightOnHover verticalSpacing="sm" data-testid="codes-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('admin.codes.code')}</Table.Th>
-                  <Table.Th>{t('admin.users.group')}</Table.Th>
-                  <Table.Th>{t('admin.users.role')}</Table.Th>
-                  <Table.Th>{t('admin.codes.description')}</Table.Th>
-                  <Table.Th w={120} />
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {items.map((c) => (
-                  <Table.Tr key={c.code} data-testid="code-row" data-group={c.group_name}>
-                    <Table.Td>
-                      <Code fz="sm" data-testid="code-value">
-                        {c.code}
-                      </Code>
-                    </Table.Td>
-                    <Table.Td>
-                      <Text size="sm">{c.group_name}</Text>
-                      {isAdmin && (
-                        <Text size="xs" c="dimmed">
-                          {c.category_name}
-                        </Text>
-                      )}
-                    </Table.Td>
-                    <Table.Td>
-                      <Badge styles={fullBadge} variant="light" radius="sm">
-                        {t(`roles.${c.role}`)}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td>
-                      <Text size="sm" c="dimmed">
-                        {c.description}
+          <CardTable minWidth={720} highlightOnHover verticalSpacing="sm" data-testid="codes-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('admin.codes.code')}</Table.Th>
+                <Table.Th>{t('admin.users.group')}</Table.Th>
+                <Table.Th>{t('admin.users.role')}</Table.Th>
+                <Table.Th>{t('admin.codes.description')}</Table.Th>
+                <Table.Th w={120} />
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {items.map((c) => (
+                <Table.Tr key={c.code} data-testid="code-row" data-group={c.group_name}>
+                  <Table.Td>
+                    <Code fz="sm" data-testid="code-value">
+                      {c.code}
+                    </Code>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm">{c.group_name}</Text>
+                    {isAdmin && (
+                      <Text size="xs" c="dimmed">
+                        {c.category_name}
                       </Text>
-                    </Table.Td>
-                    <Table.Td>
-                      <Group gap={4} wrap="nowrap">
-                        <CopyButton value={c.code}>
-                          {({ copied, copy }) => (
-                            <Tooltip label={t(copied ? 'admin.codes.copied' : 'admin.codes.copy')}>
-                              <ActionIcon variant="subtle" color={copied ? 'teal' : undefined} onClick={copy} aria-label={t('admin.codes.copy')} data-testid="code-copy">
-                                {copied ? <IconCheck size={16} /> : <IconCopy size={16} />}
-                              </ActionIcon>
-                            </Tooltip>
-                          )}
-                        </CopyButton>
-                        <RowAction label={t('admin.codes.reset')} icon={<IconRefresh size={16} />} onClick={() => void reset(c)} testId="code-reset" />
-                        <RowAction label={t('admin.common.delete')} icon={<IconTrash size={16} />} color="red" onClick={() => setDeleting(c)} testId="code-delete" />
-                      </Group>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge styles={fullBadge} variant="light" radius="sm">
+                      {t(`roles.${c.role}`)}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm" c="dimmed">
+                      {c.description}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap={4} wrap="nowrap">
+                      <CopyButton value={c.code}>
+                        {({ copied, copy }) => (
+                          <Tooltip label={t(copied ? 'admin.codes.copied' : 'admin.codes.copy')}>
+                            <ActionIcon variant="subtle" color={copied ? 'teal' : undefined} onClick={copy} aria-label={t('admin.codes.copy')} data-testid="code-copy">
+                              {copied ? <IconCheck size={16} /> : <IconCopy size={16} />}
+                            </ActionIcon>
+                          </Tooltip>
+                        )}
+                      </CopyButton>
+                      <RowAction label={t('admin.codes.reset')} icon={<IconRefresh size={16} />} onClick={() => void reset(c)} testId="code-reset" />
+                      <RowAction label={t('admin.common.delete')} icon={<IconTrash size={16} />} color="red" onClick={() => setDeleting(c)} testId="code-delete" />
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </CardTable>
         </Paper>
       )}
       <CodeForm opened={creating} onClose={() => setCreating(false)} isAdmin={isAdmin} />

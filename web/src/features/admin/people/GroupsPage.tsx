@@ -14,6 +14,7 @@ import { categoriesQuery, createGroup, deleteGroup, groupsQuery, refreshPeople, 
 import { QuotaEditor } from './QuotaEditor';
 import { ConfirmDelete, fullBadge, RowAction, useListError } from './shared';
 import './texts';
+import { CardTable } from '../../../components/CardTable';
 
 type Draft = { name: string; description: string; category: string; quota: TQuota | null; limits: TLimits | null };
 
@@ -112,60 +113,58 @@ export default function GroupsPage() {
         <EmptyState icon={<IconUsersGroup size={28} />} title={t('admin.groups.empty')} body={t('admin.groups.empty_body')} />
       ) : (
         <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
-          <Table.ScrollContainer minWidth={720}>
-            <Table highlightOnHover verticalSpacing="sm" data-testid="groups-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('admin.groups.name')}</Table.Th>
-                  {isAdmin && <Table.Th>{t('admin.users.category')}</Table.Th>}
-                  <Table.Th>{t('admin.groups.users')}</Table.Th>
-                  <Table.Th>{t('admin.quota.title')}</Table.Th>
-                  <Table.Th>{t('admin.quota.limits_title')}</Table.Th>
-                  <Table.Th w={90} />
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {items.map((g) => (
-                  <Table.Tr key={g.id} data-testid="group-row" data-name={g.name}>
-                    <Table.Td>
-                      <Text size="sm" fw={600}>
-                        {g.name}
+          <CardTable minWidth={720} highlightOnHover verticalSpacing="sm" data-testid="groups-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('admin.groups.name')}</Table.Th>
+                {isAdmin && <Table.Th>{t('admin.users.category')}</Table.Th>}
+                <Table.Th>{t('admin.groups.users')}</Table.Th>
+                <Table.Th>{t('admin.quota.title')}</Table.Th>
+                <Table.Th>{t('admin.quota.limits_title')}</Table.Th>
+                <Table.Th w={90} />
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {items.map((g) => (
+                <Table.Tr key={g.id} data-testid="group-row" data-name={g.name}>
+                  <Table.Td>
+                    <Text size="sm" fw={600}>
+                      {g.name}
+                    </Text>
+                    {g.description && (
+                      <Text size="xs" c="dimmed" lineClamp={1}>
+                        {g.description}
                       </Text>
-                      {g.description && (
-                        <Text size="xs" c="dimmed" lineClamp={1}>
-                          {g.description}
-                        </Text>
-                      )}
-                    </Table.Td>
-                    {isAdmin && <Table.Td>{g.category_name}</Table.Td>}
-                    <Table.Td data-testid="group-users">{g.users}</Table.Td>
-                    <Table.Td>
-                      <Badge styles={fullBadge} variant="light" color={g.quota ? 'indigo' : 'gray'}>
-                        {g.quota ? t('admin.quota.own') : t('admin.quota.inherited_short')}
+                    )}
+                  </Table.Td>
+                  {isAdmin && <Table.Td>{g.category_name}</Table.Td>}
+                  <Table.Td data-testid="group-users">{g.users}</Table.Td>
+                  <Table.Td>
+                    <Badge styles={fullBadge} variant="light" color={g.quota ? 'indigo' : 'gray'}>
+                      {g.quota ? t('admin.quota.own') : t('admin.quota.inherited_short')}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>
+                    {g.limits ? (
+                      <Badge styles={fullBadge} variant="light" color="orange">
+                        {t('admin.quota.users_limit', { count: g.limits.users })}
                       </Badge>
-                    </Table.Td>
-                    <Table.Td>
-                      {g.limits ? (
-                        <Badge styles={fullBadge} variant="light" color="orange">
-                          {t('admin.quota.users_limit', { count: g.limits.users })}
-                        </Badge>
-                      ) : (
-                        <Badge styles={fullBadge} variant="light" color="gray">
-                          {t('admin.quota.no_limits')}
-                        </Badge>
-                      )}
-                    </Table.Td>
-                    <Table.Td>
-                      <Group gap={4} wrap="nowrap">
-                        <RowAction label={t('admin.common.edit')} icon={<IconEdit size={16} />} onClick={() => setEditing(g)} testId="group-edit" />
-                        <RowAction label={t('admin.common.delete')} icon={<IconTrash size={16} />} color="red" onClick={() => setDeleting(g)} testId="group-delete" />
-                      </Group>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+                    ) : (
+                      <Badge styles={fullBadge} variant="light" color="gray">
+                        {t('admin.quota.no_limits')}
+                      </Badge>
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap={4} wrap="nowrap">
+                      <RowAction label={t('admin.common.edit')} icon={<IconEdit size={16} />} onClick={() => setEditing(g)} testId="group-edit" />
+                      <RowAction label={t('admin.common.delete')} icon={<IconTrash size={16} />} color="red" onClick={() => setDeleting(g)} testId="group-delete" />
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </CardTable>
         </Paper>
       )}
       {total > 100 && (

@@ -12,6 +12,7 @@ import { categoriesQuery, groupsQuery } from '../people/api';
 import { ConfirmDelete, fullBadge, RowAction, useListError } from '../people/shared';
 import { bookingRulesQuery, createRule, deleteRule, refreshReserve, updateRule } from './api';
 import './texts';
+import { CardTable } from '../../../components/CardTable';
 
 type Num = number | string;
 type Draft = {
@@ -148,53 +149,51 @@ export default function BookingRulesPage() {
         <EmptyState icon={<IconCalendarCog size={28} />} title={t('admin_reserve.rules.empty')} body={t('admin_reserve.rules.empty_body')} />
       ) : (
         <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
-          <Table.ScrollContainer minWidth={820}>
-            <Table highlightOnHover verticalSpacing="sm" data-testid="rules-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('admin_reserve.rules.name')}</Table.Th>
-                  <Table.Th>{t('admin_reserve.rules.applies_to')}</Table.Th>
-                  <Table.Th>{t('admin_reserve.rules.priority')}</Table.Th>
-                  <Table.Th>{t('admin_reserve.rules.forbid_time_short')}</Table.Th>
-                  <Table.Th>{t('admin_reserve.rules.max_time_short')}</Table.Th>
-                  <Table.Th>{t('admin_reserve.rules.max_items_short')}</Table.Th>
-                  <Table.Th w={80} />
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {items.map((r) => (
-                  <Table.Tr key={r.id} data-testid="rule-row" data-name={r.name}>
-                    <Table.Td>
-                      <Text size="sm" fw={600}>
-                        {r.name}
+          <CardTable minWidth={820} highlightOnHover verticalSpacing="sm" data-testid="rules-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('admin_reserve.rules.name')}</Table.Th>
+                <Table.Th>{t('admin_reserve.rules.applies_to')}</Table.Th>
+                <Table.Th>{t('admin_reserve.rules.priority')}</Table.Th>
+                <Table.Th>{t('admin_reserve.rules.forbid_time_short')}</Table.Th>
+                <Table.Th>{t('admin_reserve.rules.max_time_short')}</Table.Th>
+                <Table.Th>{t('admin_reserve.rules.max_items_short')}</Table.Th>
+                <Table.Th w={80} />
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {items.map((r) => (
+                <Table.Tr key={r.id} data-testid="rule-row" data-name={r.name}>
+                  <Table.Td>
+                    <Text size="sm" fw={600}>
+                      {r.name}
+                    </Text>
+                    <Group gap={4} mt={2}>
+                      <Badge styles={fullBadge} size="xs" variant="light" color="gray">
+                        {r.rule_id}
+                      </Badge>
+                      <Text size="xs" c="dimmed">
+                        {t('admin_reserve.rules.n_profiles', { count: r.profiles.length })}
                       </Text>
-                      <Group gap={4} mt={2}>
-                        <Badge styles={fullBadge} size="xs" variant="light" color="gray">
-                          {r.rule_id}
-                        </Badge>
-                        <Text size="xs" c="dimmed">
-                          {t('admin_reserve.rules.n_profiles', { count: r.profiles.length })}
-                        </Text>
-                      </Group>
-                    </Table.Td>
-                    <Table.Td>
-                      <AppliesTo allowed={r.allowed} />
-                    </Table.Td>
-                    <Table.Td>{r.priority}</Table.Td>
-                    <Table.Td data-testid="rule-forbid">{`${r.forbid_time} ${t('admin_reserve.min')}`}</Table.Td>
-                    <Table.Td data-testid="rule-max-time">{limit(r.max_time, ` ${t('admin_reserve.min')}`)}</Table.Td>
-                    <Table.Td data-testid="rule-max-items">{limit(r.max_items, '')}</Table.Td>
-                    <Table.Td>
-                      <Group gap={4} wrap="nowrap">
-                        <RowAction label={t('admin_reserve.rules.edit')} icon={<IconEdit size={16} />} onClick={() => setEditing(r)} testId="rule-edit" />
-                        <RowAction label={t('admin_reserve.rules.delete')} icon={<IconTrash size={16} />} color="red" onClick={() => setDeleting(r)} testId="rule-delete" />
-                      </Group>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+                    </Group>
+                  </Table.Td>
+                  <Table.Td>
+                    <AppliesTo allowed={r.allowed} />
+                  </Table.Td>
+                  <Table.Td>{r.priority}</Table.Td>
+                  <Table.Td data-testid="rule-forbid">{`${r.forbid_time} ${t('admin_reserve.min')}`}</Table.Td>
+                  <Table.Td data-testid="rule-max-time">{limit(r.max_time, ` ${t('admin_reserve.min')}`)}</Table.Td>
+                  <Table.Td data-testid="rule-max-items">{limit(r.max_items, '')}</Table.Td>
+                  <Table.Td>
+                    <Group gap={4} wrap="nowrap">
+                      <RowAction label={t('admin_reserve.rules.edit')} icon={<IconEdit size={16} />} onClick={() => setEditing(r)} testId="rule-edit" />
+                      <RowAction label={t('admin_reserve.rules.delete')} icon={<IconTrash size={16} />} color="red" onClick={() => setDeleting(r)} testId="rule-delete" />
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </CardTable>
         </Paper>
       )}
       <Text size="xs" c="dimmed">

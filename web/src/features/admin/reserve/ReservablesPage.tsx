@@ -11,6 +11,7 @@ import { useAction } from '../../../lib/use-action';
 import { ConfirmDelete, fullBadge, RowAction, useListError } from '../people/shared';
 import { addProfile, bookingRulesQuery, cardsQuery, createCard, deleteCard, refreshReserve, removeProfile, updateCard, updateProfile } from './api';
 import './texts';
+import { CardTable } from '../../../components/CardTable';
 
 function FormError({ error, testId }: { error: string | null; testId: string }) {
   return error ? (
@@ -170,50 +171,48 @@ function CardPanel({ card, onEdit, onDelete, onAddProfile, onEditProfile, onRemo
           {t('admin_reserve.profiles.none')}
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={560}>
-          <Table verticalSpacing="xs" data-testid="profiles-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('admin_reserve.profiles.name')}</Table.Th>
-                <Table.Th>{t('admin_reserve.profiles.units')}</Table.Th>
-                <Table.Th>{t('admin_reserve.profiles.rule')}</Table.Th>
-                <Table.Th>{t('admin_reserve.profiles.desktops')}</Table.Th>
-                <Table.Th w={80} />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {card.subitems.map((p) => (
-                <Table.Tr key={p.id} data-testid="profile-row" data-id={p.id}>
-                  <Table.Td>
-                    <Group gap={6} wrap="nowrap">
-                      <Text size="sm" fw={600}>
-                        {p.name}
-                      </Text>
-                      {!p.enabled && (
-                        <Badge styles={fullBadge} size="xs" color="gray" variant="light">
-                          {t('admin_reserve.cards.disabled')}
-                        </Badge>
-                      )}
-                    </Group>
-                    <Text size="xs" c="dimmed">
-                      {p.id}
-                      {p.description ? ` · ${p.description}` : ''}
+        <CardTable minWidth={560} verticalSpacing="xs" data-testid="profiles-table">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t('admin_reserve.profiles.name')}</Table.Th>
+              <Table.Th>{t('admin_reserve.profiles.units')}</Table.Th>
+              <Table.Th>{t('admin_reserve.profiles.rule')}</Table.Th>
+              <Table.Th>{t('admin_reserve.profiles.desktops')}</Table.Th>
+              <Table.Th w={80} />
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {card.subitems.map((p) => (
+              <Table.Tr key={p.id} data-testid="profile-row" data-id={p.id}>
+                <Table.Td>
+                  <Group gap={6} wrap="nowrap">
+                    <Text size="sm" fw={600}>
+                      {p.name}
                     </Text>
-                  </Table.Td>
-                  <Table.Td>{p.units}</Table.Td>
-                  <Table.Td>{p.priority_id || 'default'}</Table.Td>
-                  <Table.Td>{p.desktops}</Table.Td>
-                  <Table.Td>
-                    <Group gap={4} wrap="nowrap">
-                      <RowAction label={t('admin_reserve.profiles.edit')} icon={<IconEdit size={16} />} onClick={() => onEditProfile(p)} testId="profile-edit" />
-                      <RowAction label={t('admin_reserve.profiles.remove')} icon={<IconTrash size={16} />} color="red" onClick={() => onRemoveProfile(p)} testId="profile-remove" />
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+                    {!p.enabled && (
+                      <Badge styles={fullBadge} size="xs" color="gray" variant="light">
+                        {t('admin_reserve.cards.disabled')}
+                      </Badge>
+                    )}
+                  </Group>
+                  <Text size="xs" c="dimmed">
+                    {p.id}
+                    {p.description ? ` · ${p.description}` : ''}
+                  </Text>
+                </Table.Td>
+                <Table.Td>{p.units}</Table.Td>
+                <Table.Td>{p.priority_id || 'default'}</Table.Td>
+                <Table.Td>{p.desktops}</Table.Td>
+                <Table.Td>
+                  <Group gap={4} wrap="nowrap">
+                    <RowAction label={t('admin_reserve.profiles.edit')} icon={<IconEdit size={16} />} onClick={() => onEditProfile(p)} testId="profile-edit" />
+                    <RowAction label={t('admin_reserve.profiles.remove')} icon={<IconTrash size={16} />} color="red" onClick={() => onRemoveProfile(p)} testId="profile-remove" />
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </CardTable>
       )}
       <Button variant="light" size="xs" leftSection={<IconPlus size={14} />} onClick={onAddProfile} data-testid="card-add-profile">
         {t('admin_reserve.profiles.new')}

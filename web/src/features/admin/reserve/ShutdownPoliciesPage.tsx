@@ -14,6 +14,7 @@ import { categoriesQuery, groupsQuery, usersQuery } from '../people/api';
 import { ConfirmDelete, fullBadge, RowAction, useListError } from '../people/shared';
 import { createPolicy, deletePolicy, policiesQuery, refreshReserve, updatePolicy } from './api';
 import './texts';
+import { CardTable } from '../../../components/CardTable';
 
 type Num = number | string;
 type Draft = { name: string; kind: TShutdownPolicyKind; target: string | null; max_time: Num; idle_time: Num; warnings: string; enabled: boolean };
@@ -153,60 +154,58 @@ export default function ShutdownPoliciesPage() {
         <EmptyState icon={<IconClockPause size={28} />} title={t('admin_reserve.policies.empty')} body={t('admin_reserve.policies.empty_body')} />
       ) : (
         <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
-          <Table.ScrollContainer minWidth={760}>
-            <Table highlightOnHover verticalSpacing="sm" data-testid="policies-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('admin_reserve.policies.name')}</Table.Th>
-                  <Table.Th>{t('admin_reserve.policies.applies_to')}</Table.Th>
-                  <Table.Th>{t('admin_reserve.policies.max_time_short')}</Table.Th>
-                  <Table.Th>{t('admin_reserve.policies.idle_time_short')}</Table.Th>
-                  <Table.Th>{t('admin_reserve.policies.warnings_short')}</Table.Th>
-                  <Table.Th w={80} />
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {items.map((p) => (
-                  <Table.Tr key={p.id} data-testid="policy-row" data-name={p.name}>
-                    <Table.Td>
-                      <Group gap={6} wrap="nowrap">
-                        <Text size="sm" fw={600}>
-                          {p.name}
-                        </Text>
-                        {!p.enabled && (
-                          <Badge styles={fullBadge} size="xs" color="gray" variant="light">
-                            {t('admin_reserve.policies.off')}
-                          </Badge>
-                        )}
-                      </Group>
-                    </Table.Td>
-                    <Table.Td>
-                      <Badge styles={fullBadge} variant="light" color={p.kind === 'role' ? 'grape' : p.kind === 'category' ? 'indigo' : p.kind === 'group' ? 'teal' : 'orange'}>
-                        {t(`admin_reserve.policies.kind_${p.kind}`)}
-                      </Badge>
-                      <Text size="sm" mt={2}>
-                        {p.kind === 'role' ? t(`roles.${p.target}`, { defaultValue: p.target_name }) : p.target_name}
-                        {isAdmin && p.category_name && p.kind !== 'category' ? ` · ${p.category_name}` : ''}
+          <CardTable minWidth={760} highlightOnHover verticalSpacing="sm" data-testid="policies-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('admin_reserve.policies.name')}</Table.Th>
+                <Table.Th>{t('admin_reserve.policies.applies_to')}</Table.Th>
+                <Table.Th>{t('admin_reserve.policies.max_time_short')}</Table.Th>
+                <Table.Th>{t('admin_reserve.policies.idle_time_short')}</Table.Th>
+                <Table.Th>{t('admin_reserve.policies.warnings_short')}</Table.Th>
+                <Table.Th w={80} />
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {items.map((p) => (
+                <Table.Tr key={p.id} data-testid="policy-row" data-name={p.name}>
+                  <Table.Td>
+                    <Group gap={6} wrap="nowrap">
+                      <Text size="sm" fw={600}>
+                        {p.name}
                       </Text>
-                    </Table.Td>
-                    <Table.Td data-testid="policy-max-time">{minutes(p.max_time)}</Table.Td>
-                    <Table.Td data-testid="policy-idle-time">{minutes(p.idle_time)}</Table.Td>
-                    <Table.Td>{p.warnings.length ? p.warnings.map((w) => t('admin_reserve.policies.minutes', { count: w })).join(', ') : '—'}</Table.Td>
-                    <Table.Td>
-                      {p.editable ? (
-                        <Group gap={4} wrap="nowrap">
-                          <RowAction label={t('admin_reserve.policies.edit')} icon={<IconEdit size={16} />} onClick={() => setEditing(p)} testId="policy-edit" />
-                          <RowAction label={t('admin_reserve.policies.delete')} icon={<IconTrash size={16} />} color="red" onClick={() => setDeleting(p)} testId="policy-delete" />
-                        </Group>
-                      ) : (
-                        <RowAction label={t('admin_reserve.policies.read_only')} icon={<IconLock size={16} />} color="gray" onClick={() => undefined} testId="policy-locked" />
+                      {!p.enabled && (
+                        <Badge styles={fullBadge} size="xs" color="gray" variant="light">
+                          {t('admin_reserve.policies.off')}
+                        </Badge>
                       )}
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+                    </Group>
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge styles={fullBadge} variant="light" color={p.kind === 'role' ? 'grape' : p.kind === 'category' ? 'indigo' : p.kind === 'group' ? 'teal' : 'orange'}>
+                      {t(`admin_reserve.policies.kind_${p.kind}`)}
+                    </Badge>
+                    <Text size="sm" mt={2}>
+                      {p.kind === 'role' ? t(`roles.${p.target}`, { defaultValue: p.target_name }) : p.target_name}
+                      {isAdmin && p.category_name && p.kind !== 'category' ? ` · ${p.category_name}` : ''}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td data-testid="policy-max-time">{minutes(p.max_time)}</Table.Td>
+                  <Table.Td data-testid="policy-idle-time">{minutes(p.idle_time)}</Table.Td>
+                  <Table.Td>{p.warnings.length ? p.warnings.map((w) => t('admin_reserve.policies.minutes', { count: w })).join(', ') : '—'}</Table.Td>
+                  <Table.Td>
+                    {p.editable ? (
+                      <Group gap={4} wrap="nowrap">
+                        <RowAction label={t('admin_reserve.policies.edit')} icon={<IconEdit size={16} />} onClick={() => setEditing(p)} testId="policy-edit" />
+                        <RowAction label={t('admin_reserve.policies.delete')} icon={<IconTrash size={16} />} color="red" onClick={() => setDeleting(p)} testId="policy-delete" />
+                      </Group>
+                    ) : (
+                      <RowAction label={t('admin_reserve.policies.read_only')} icon={<IconLock size={16} />} color="gray" onClick={() => undefined} testId="policy-locked" />
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </CardTable>
         </Paper>
       )}
       <Text size="xs" c="dimmed">

@@ -1,0 +1,1 @@
+ALTER TABLE "domains" ADD COLUMN "force_stop_at" timestamp with time zone;

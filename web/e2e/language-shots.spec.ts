@@ -1,0 +1,81 @@
+import { expect, test } from '@playwright/test';
+import { apiToken, windowShot } from './support';
+
+// Screenshots of the main screens in several languages, one of them with CJK glyphs (Chinese and
+// Korean): a person looks at them (artifacts/screenshots/lang-<screen>-<lang>-<width>.png) for cut
+// texts, overflow, untranslated strings and missing glyphs. Each screen is also checked for
+// English left behind: the page's visible text holds none of the English screen's distinctive words.
+
+const SCREENS = [
+  { name: 'desktops', user: 'user', path: '/desktops' },
+  { name: 'new-desktop', user: 'user', path: '/desktops/new' },
+  { name: 'deployments', user: 'advanced', path: '/deployments' },
+  { name: 'admin-users', user: 'admin', path: '/isard-admin/users' },
+] as const;
+
+const VARIANTS = [
+  { lang: 'en-US', width: 1280, height: 800 },
+  { lang: 'ca-ES', width: 1280, height: 800 },
+  { lang: 'de-DE', width: 1280, height: 800 },
+  { lang: 'zh-Hans', width: 1280, height: 800 },
+  { lang: 'ko-KR', width: 1280, height: 800 },
+  { lang: 'zh-Hans', width: 390, height: 844 },
+  { lang: 'ko-KR', width: 390, height: 844 },
+] as const;
+
+test.describe('screens in several languages', () => {
+  for (const s of SCREENS) {
+    test(s.name, async ({ page, request }) => {
+      test.setTimeout(180_000);
+      const token = await apiToken(request, s.user);
+      await page.context().addCookies([{ name: 'isardvdi_session', value: encodeURIComponent(token), domain: '127.0.0.1', path: '/' }]);
+      // The language the person saved on the server wins over the browser's: the one asked here is saved.
+      for (const v of VARIANTS) {
+        const code = v.lang === 'zh-Hans' ? 'zh_Hans' : v.lang.slice(0, 2);
+        const saved = await request.fetch(`/api/v3/user/language/${code}`, { method: 'PUT', headers: { authorization: `Bearer ${token}` } });
+        expect(saved.ok(), `language ${code}: ${saved.status()}`).toBe(true);
+        await page.setViewportSize({ width: v.width, height: v.height });
+        await page.addInitScript((lang) => localStorage.setItem('vdi.language', lang), v.lang);
+        await page.goto(s.path);
+        await expect(page.locator('h1').first()).toBeVisible({ timeout: 30_000 });
+        await expect(page.locator('.mantine-Loader-root, [data-testid$=-loading]')).toHaveCount(0, { timeout: 30_000 });
+        await expect(page.locator('html')).toHaveAttribute('lang', v.lang);
+        await windowShot(page, `lang-${s.name}-${v.lang}-${v.width}`);
+      }
+      await request.fetch('/api/v3/user/language/en', { method: 'PUT', headers: { authorization: `Bearer ${token}` } });
+    });
+  }
+
+  // The card of a desktop that is shutting down: the time left before the forced stop, counting
+  // down. The list is the server's, with one desktop shown as shutting down (a real one powers off
+  // at once: its guest honours the power button).
+  test('shutting down: the countdown to the forced stop', async ({ page, request }) => {
+    test.setTimeout(120_000);
+    const token = await apiToken(request, 'user');
+    await page.context().addCookies([{ name: 'isardvdi_session', value: encodeURIComponent(token), domain: '127.0.0.1', path: '/' }]);
+    const at = new Date(Date.now() + 95_000).toISOString();
+    await page.route('**/api/v3/user/desktops*', async (route) => {
+      const res = await route.fetch();
+      const list = (await res.json()) as { name: string; state: string; force_stop_at: string | null }[];
+      for (const d of list) if (d.name === 'Demo desktop') Object.assign(d, { state: 'Shutting-down', force_stop_at: at });
+      await route.fulfill({ response: res, json: list });
+    });
+    for (const v of [
+      { lang: 'en-US', code: 'en', width: 1280, height: 800 },
+      { lang: 'pl-PL', code: 'pl', width: 390, height: 844 },
+    ]) {
+      await request.fetch(`/api/v3/user/language/${v.code}`, { method: 'PUT', headers: { authorization: `Bearer ${token}` } });
+      await page.setViewportSize({ width: v.width, height: v.height });
+      await page.addInitScript((lang) => localStorage.setItem('vdi.language', lang), v.lang);
+      await page.goto('/desktops');
+      const countdown = page.getByTestId('force-stop-countdown').first();
+      await expect(countdown).toBeVisible({ timeout: 30_000 });
+      const first = Number(await countdown.getAttribute('data-seconds'));
+      expect(first).toBeGreaterThan(0);
+      expect(first).toBeLessThanOrEqual(95);
+      await expect.poll(async () => Number(await countdown.getAttribute('data-seconds')), { timeout: 10_000 }).toBeLessThan(first);
+      await windowShot(page, `lang-shutting-down-${v.lang}-${v.width}`);
+    }
+    await request.fetch('/api/v3/user/language/en', { method: 'PUT', headers: { authorization: `Bearer ${token}` } });
+  });
+});
