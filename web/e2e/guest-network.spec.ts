@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import ca from '../src/i18n/locales/ca.json' with { type: 'json' };
-import { countPixels, xfreerdpScreen } from '../../server/test/helpers/rdp-clients';
+import { countPixels, litPixels, xfreerdpScreen } from '../../server/test/helpers/rdp-clients';
 import { apiToken, freshUser, shot, signInAs } from './support';
 
 // A desktop on the guest network (the "Debian desktop (RDP)" template, seeded where the server
@@ -66,19 +66,6 @@ const hasFreerdp = existsSync('/usr/bin/xfreerdp') && existsSync('/usr/bin/xvfb-
 async function hasGuestNetwork(request: APIRequestContext, token: string) {
   const allowed = await (await request.get('/api/v3/user/hardware/allowed', { headers: { authorization: `Bearer ${token}` } })).json();
   return (allowed.interfaces as { id: string }[]).some((i) => i.id === 'wireguard');
-}
-
-/** The session drawn in the browser viewer's canvas: pixels that are not its empty black. */
-async function litPixels(viewer: Page): Promise<number> {
-  return viewer.evaluate(`(() => {
-    const c = document.querySelector('iron-remote-desktop')?.shadowRoot?.querySelector('canvas');
-    const g = c && c.getContext('2d');
-    if (!g || !c.width) return 0;
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4) if (d[i] + d[i + 1] + d[i + 2] > 60) n++;
-    return n;
-  })()`);
 }
 
 async function typeInto(viewer: Page, id: string, line: string) {

@@ -15,7 +15,7 @@ import { RDP_TEMPLATE_ID, seedRdpTemplate } from '../../src/seed/rdp-template';
 import { call, loginToken, startTestServer, testImagesDir, type TestServer } from '../helpers/server';
 import { canRunGuestNetwork } from '../helpers/guest-network';
 import { until } from '../helpers/wait';
-import { countPixels, xfreerdpScreen } from '../helpers/rdp-clients';
+import { countPixels, litPixels, xfreerdpScreen } from '../helpers/rdp-clients';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const webDist = join(root, 'web', 'dist');
@@ -125,15 +125,3 @@ const serialLog = () => readFileSync(join(server.config.dataDir, 'run', id, 'ser
 
 /** xfreerdp's screen shows the session: the terminal's white over a large part of it. */
 const sessionDrawn = (rgb: Buffer) => countPixels(rgb, (r, g, b) => r > 240 && g > 240 && b > 240) > 150_000;
-
-async function litPixels(page: import('playwright').Page): Promise<number> {
-  return page.evaluate(`(() => {
-    const c = document.querySelector('iron-remote-desktop')?.shadowRoot?.querySelector('canvas');
-    const g = c && c.getContext('2d');
-    if (!g || !c.width) return 0;
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4) if (d[i] + d[i + 1] + d[i + 2] > 60) n++;
-    return n;
-  })()`);
-}

@@ -180,3 +180,16 @@ exit 0
   for (const f of [script, ppm, done, log]) rmSync(f, { force: true });
   return { drawn, drawnAfterMs: timing.drawnAfterMs, log: tail };
 }
+
+/** The session drawn in a browser RDP viewer (IronRDP's canvas): its pixels that are not the empty black. */
+export function litPixels(page: { evaluate(expression: string): Promise<unknown> }): Promise<number> {
+  return page.evaluate(`(() => {
+    const c = document.querySelector('iron-remote-desktop')?.shadowRoot?.querySelector('canvas');
+    const g = c && c.getContext('2d');
+    if (!g || !c.width) return 0;
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] + d[i + 1] + d[i + 2] > 60) n++;
+    return n;
+  })()`) as Promise<number>;
+}
