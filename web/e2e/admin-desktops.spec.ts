@@ -72,6 +72,17 @@ const noDialog = (page: Page) => expect(page.getByRole('dialog')).toHaveCount(0)
 test.describe.configure({ mode: 'serial' });
 
 test.describe('administration: every desktop', () => {
+  // Desktops still running stop with these journeys: the later ones share the machine's two cores.
+  test.afterAll(async ({ request }) => {
+    const owner = await apiAs(request, LOPEZ.username, LOPEZ.category).catch(() => null);
+    if (!owner) return;
+    const mine = (await owner.get('/user/desktops').catch(() => [])) as { id: string; state: string }[];
+    for (const d of mine.filter((x) => x.state.toLowerCase() !== 'stopped')) {
+      // The second stop forces it (as the card's force stop does).
+      for (let i = 0; i < 2; i++) await owner.get(`/desktop/stop/${d.id}`).catch(() => undefined);
+    }
+  });
+
   test('an admin finds every Maria, force-stops one, opens another as support, deletes a third to its owner\'s bin', async ({ page, browser, request }) => {
     test.setTimeout(300_000);
     await seedMarias(request);
