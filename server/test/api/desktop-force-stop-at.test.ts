@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { io, type Socket } from 'socket.io-client';
 import { schema } from '../../src/db';
 import { QemuDriver } from '../../src/engine/qemu/qemu-driver';
 import { call, loginToken, startTestServer, type TestServer } from '../helpers/server';
+import { socketOf, until } from '../helpers/wait';
 
 /**
  * "Shutting down" tells when it becomes a forced stop: `force_stop_at`, computed by the server at
@@ -26,21 +26,8 @@ afterAll(async () => {
 
 type Desktop = { id: string; name: string; state: string; force_stop_at: string | null };
 const desktops = async (): Promise<Desktop[]> => (await call(server, '/api/v3/user/desktops', { token: uma })).json();
-async function waitFor(id: string, ok: (d: Desktop) => boolean, timeoutMs = 90_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const d = (await desktops()).find((x) => x.id === id);
-    if (d && ok(d)) return d;
-    if (Date.now() > until) throw new Error(`desktop ${id} is ${d?.state}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-const listen = (token: string): Promise<Socket> =>
-  new Promise((resolve, reject) => {
-    const s = io(`${server.url}/userspace`, { path: '/api/v3/socket.io', transports: ['websocket'], auth: { jwt: token }, reconnection: false });
-    s.on('connect', () => resolve(s));
-    s.on('connect_error', reject);
-  });
+const waitFor = (id: string, ok: (d: Desktop) => boolean, timeoutMs = 90_000) =>
+  until(`desktop ${id} as expected`, async () => (await desktops()).find((x) => x.id === id && ok(x)), timeoutMs);
 
 describe('force_stop_at', () => {
   it('is null unless shutting down; then the moment of the forced stop, live, in both lists, kept across a restart', async () => {
@@ -52,7 +39,7 @@ describe('force_stop_at', () => {
 
     // A guest that ignores the power button (as one at its login screen may): only the force stop ends it.
     vi.spyOn(QemuDriver.prototype, 'shutdown').mockResolvedValue(undefined);
-    const socket = await listen(uma);
+    const socket = await socketOf(server, uma);
     const live = new Promise<Desktop>((resolve) =>
       socket.on('desktop_update', (raw: string | Desktop) => {
         const x = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Desktop;

@@ -16,7 +16,7 @@ import { HRESULT, PKT, client, statusOf } from '../../src/rdp/tsgu';
 import { RDCLEANPATH_ERROR, WSA } from '../../src/rdp/rdcleanpath';
 import { call, loginToken, startTestServer, userIdOf, type TestServer } from '../helpers/server';
 import { startXrdpHost, xrdpAvailable, type XrdpHost } from '../helpers/xrdp-host';
-import { cleanPathRequest, countPixels, gatewayTunnel, xfreerdpScreen } from '../helpers/rdp-clients';
+import { canvasPixels, cleanPathRequest, countPixels, gatewayTunnel, xfreerdpScreen } from '../helpers/rdp-clients';
 import { until } from '../helpers/wait';
 
 const root = join(import.meta.dirname, '..', '..', '..');
@@ -194,18 +194,7 @@ describe.skipIf(!enabled)('browser RDP page states', () => {
 });
 
 /** Pixels of the session's xterm background (#1d3557) in the page's canvas. */
-async function bluePixels(page: import('playwright').Page): Promise<number> {
-  // A string: the server's TypeScript has no DOM types. The canvas is in the element's open shadow root.
-  return page.evaluate(`(() => {
-    const c = document.querySelector('iron-remote-desktop')?.shadowRoot?.querySelector('canvas');
-    const g = c && c.getContext('2d');
-    if (!g || !c.width) return 0;
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - 0x1d) < 12 && Math.abs(d[i + 1] - 0x35) < 12 && Math.abs(d[i + 2] - 0x57) < 12) n++;
-    return n;
-  })()`);
-}
+const bluePixels = (page: import('playwright').Page) => canvasPixels(page, 'Math.abs(r - 0x1d) < 12 && Math.abs(g - 0x35) < 12 && Math.abs(b - 0x57) < 12');
 
 describe.skipIf(!enabled)('RD Gateway and the .rdp file', () => {
   it('answers the reference .rdp file: gateway, short-lived token, guest address and credentials, screen options', async () => {

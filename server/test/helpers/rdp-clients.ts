@@ -181,15 +181,24 @@ exit 0
   return { drawn, drawnAfterMs: timing.drawnAfterMs, log: tail };
 }
 
-/** The session drawn in a browser RDP viewer (IronRDP's canvas): its pixels that are not the empty black. */
-export function litPixels(page: { evaluate(expression: string): Promise<unknown> }): Promise<number> {
+/**
+ * Pixels of a browser RDP viewer's canvas (IronRDP, in its element's open shadow root) for which the
+ * JavaScript expression `match` over r, g, b holds. A string: the server's TypeScript has no DOM types.
+ */
+export function canvasPixels(page: { evaluate(expression: string): Promise<unknown> }, match: string): Promise<number> {
   return page.evaluate(`(() => {
     const c = document.querySelector('iron-remote-desktop')?.shadowRoot?.querySelector('canvas');
-    const g = c && c.getContext('2d');
-    if (!g || !c.width) return 0;
-    const d = g.getImageData(0, 0, c.width, c.height).data;
+    const ctx = c && c.getContext('2d');
+    if (!ctx || !c.width) return 0;
+    const d = ctx.getImageData(0, 0, c.width, c.height).data;
     let n = 0;
-    for (let i = 0; i < d.length; i += 4) if (d[i] + d[i + 1] + d[i + 2] > 60) n++;
+    for (let i = 0; i < d.length; i += 4) {
+      const r = d[i], g = d[i + 1], b = d[i + 2];
+      if (${match}) n++;
+    }
     return n;
   })()`) as Promise<number>;
 }
+
+/** The session drawn in a browser RDP viewer: its pixels that are not the empty black. */
+export const litPixels = (page: { evaluate(expression: string): Promise<unknown> }) => canvasPixels(page, 'r + g + b > 60');
