@@ -98,7 +98,9 @@ export function ensurePostgres() {
     // never changes the password of the first's.
     const role = `vdi_test_${randomBytes(4).toString('hex')}`;
     const password = randomBytes(12).toString('hex');
-    const sql = `CREATE ROLE ${role} LOGIN CREATEDB PASSWORD '${password}';`;
+    // pg_signal_backend: the tests drop their scratch databases WITH (FORCE), which must also end an
+    // autovacuum worker that happens to be in one ("must be a member of … pg_signal_backend" otherwise).
+    const sql = `CREATE ROLE ${role} LOGIN CREATEDB PASSWORD '${password}'; GRANT pg_signal_backend TO ${role};`;
     execFileSync('su', ['postgres', '-c', `psql -q -p ${port} -c "${sql}"`], { stdio: 'ignore' });
     return `postgres://${role}:${password}@127.0.0.1:${port}/postgres`;
   } catch (err) {
