@@ -41,3 +41,31 @@ it('rolls back the transaction of a connection that goes away, and frees the ses
   client.release(true); // destroys the connection in the middle of its transaction
   expect((await pool.query('SELECT n FROM counter')).rows[0].n).toBe(30);
 });
+
+it('shares named prepared statements between its connections: parsed once, a name reused for another text replaced', async () => {
+  // Each connection remembers only what it parsed itself; without the worker's sharing the second
+  // connection's Parse of the same name fails ("prepared statement … already exists").
+  const clients = await Promise.all([pool.connect(), pool.connect(), pool.connect()]);
+  try {
+    const named = { name: 'counter_of', text: 'SELECT n + $1::int AS v FROM counter WHERE id = 1' };
+    for (const [i, c] of clients.entries()) {
+      for (let k = 0; k < 2; k++) expect((await c.query<{ v: number }>({ ...named, values: [i] })).rows[0]!.v).toBe(30 + i);
+    }
+    // The session holds it once.
+    const { rows } = await clients[0]!.query("SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = 'counter_of'");
+    expect(rows[0].n).toBe(1);
+    // A fresh connection (its own memory empty) that names another text gets that text.
+    const fresh = new pg.Client({ stream: server.stream(), user: 'postgres', database: 'postgres' });
+    await fresh.connect();
+    try {
+      expect((await fresh.query<{ v: number }>({ name: 'counter_of', text: 'SELECT 7 + $1::int AS v', values: [1] })).rows[0]!.v).toBe(8);
+    } finally {
+      await fresh.end();
+    }
+    // A failed Parse is not remembered: the next one of the name is parsed (and fails) again.
+    await expect(clients[1]!.query({ name: 'broken', text: 'SELECT nope FROM counter', values: [] })).rejects.toThrow(/nope/);
+    await expect(clients[2]!.query({ name: 'broken', text: 'SELECT nope FROM counter', values: [] })).rejects.toThrow(/nope/);
+  } finally {
+    for (const c of clients) c.release();
+  }
+});

@@ -51,7 +51,7 @@ export async function inMaintenance(ctx: AppContext, user: { roleId: string; cat
  * themselves through their primary keys. So the one query IS the version check: always current, nothing
  * to invalidate, no write path that could forget to bump a version.
  */
-const callerQuery = preparedQuery((db) =>
+const callerQuery = preparedQuery((db, name) =>
   db
     .select({
       session: schema.sessions,
@@ -69,7 +69,7 @@ const callerQuery = preparedQuery((db) =>
     .leftJoin(schema.users, eq(schema.users.id, schema.sessions.userId))
     .leftJoin(schema.categories, eq(schema.categories.id, schema.users.categoryId))
     .where(eq(schema.sessions.id, sql.placeholder('sessionId')))
-    .prepare(''),
+    .prepare(name),
 );
 
 async function loadCaller(ctx: AppContext, sessionId: string) {

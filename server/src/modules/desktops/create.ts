@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { and, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { preparedQuery } from '../../db/prepared';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { DomainHardware } from '../../db/schema';
@@ -68,15 +69,66 @@ export async function completeDesktop(db: Db, id: string, status: string, planne
         .returning({ id: schema.storage.id }),
     ),
   );
+  if (ready.length === 1 && ready[0]) {
+    const [{ id: diskId, disk }] = ready as [(typeof ready)[number]];
+    const [row] = await completeOneDisk(db).execute({ id, status, diskId, actualSize: disk.actualSize, virtualSize: disk.virtualSize });
+    return row ?? (await currentDomain(db, id));
+  }
   const [row] = await (marks.length ? db.with(...marks) : db)
     .update(schema.domains)
     .set({ status })
     .where(and(eq(schema.domains.id, id), eq(schema.domains.status, CREATING_DESKTOP)))
     .returning();
-  const current = row ?? (await findDomain(db, id));
+  return row ?? (await currentDomain(db, id));
+}
+
+async function currentDomain(db: Db, id: string) {
+  const current = await findDomain(db, id);
   if (!current) throw new Error(`desktop ${id} disappeared while it was created`);
   return current;
 }
+
+/** `completeDesktop` of a desktop with one disk (nearly all): the same statement, prepared. */
+const completeOneDisk = preparedQuery((db, name) => {
+  const ready = db.$with('ready_disk').as(
+    db
+      .update(schema.storage)
+      .set({ status: 'ready', actualSize: sql.placeholder('actualSize') as never, virtualSize: sql.placeholder('virtualSize') as never })
+      .where(and(eq(schema.storage.id, sql.placeholder('diskId')), eq(schema.storage.status, 'creating')))
+      .returning({ id: schema.storage.id }),
+  );
+  return db
+    .with(ready)
+    .update(schema.domains)
+    .set({ status: sql.placeholder('status') as never })
+    .where(and(eq(schema.domains.id, sql.placeholder('id')), eq(schema.domains.status, CREATING_DESKTOP)))
+    .returning()
+    .prepare(name);
+});
+
+/** The columns a desktop from a template is written with (`planDesktopFromTemplate`), and its disk's. */
+const PLANNED_DESKTOP_KEYS = ['id', 'name', 'description', 'userId', 'categoryId', 'groupId', 'persistent', 'templateId', 'hardware', 'guestProperties', 'image', 'icon', 'tag', 'tagVisible', 'kind', 'status'] as const;
+const PLANNED_DISK_KEYS = ['id', 'userId', 'kind', 'path', 'parentId', 'virtualSize', 'format', 'status', 'actualSize'] as const;
+const placeholders = (keys: readonly string[], prefix: string) => Object.fromEntries(keys.map((k) => [k, sql.placeholder(`${prefix}${k}`)]));
+const valuesOf = (row: Record<string, unknown>, keys: readonly string[], prefix: string) => Object.fromEntries(keys.map((k) => [`${prefix}${k}`, row[k]]));
+/** The row has a value (null included) for each of `keys` and nothing else but `extra`. */
+const hasExactly = (row: Record<string, unknown>, keys: readonly string[], extra: readonly string[] = []) =>
+  keys.every((k) => row[k] !== undefined) && Object.keys(row).every((k) => row[k] === undefined || keys.includes(k) || extra.includes(k));
+
+/** The records of one desktop with one disk, of the planned columns: the one-statement write below, prepared. */
+const insertPlanned = preparedQuery((db, name) => {
+  const storageRows = db.$with('planned_storage').as(
+    db.insert(schema.storage).values(placeholders(PLANNED_DISK_KEYS, 's_') as never).returning({ id: schema.storage.id }),
+  );
+  const desktopRow = db.$with('planned_desktop').as(
+    db.insert(schema.domains).values(placeholders(PLANNED_DESKTOP_KEYS, 'd_') as never).returning({ id: schema.domains.id }),
+  );
+  return db
+    .with(storageRows, desktopRow)
+    .insert(schema.domainDisks)
+    .values({ domainId: sql.placeholder('d_id') as never, storageId: sql.placeholder('s_id') as never, position: 0 })
+    .prepare(name);
+});
 
 /** Undoes a creation that failed while the server ran: the records and the files they planned. */
 async function undoCreation(db: Db, id: string) {
@@ -114,6 +166,9 @@ export async function createDesktopRecords(
       if (disks.length) await tx.insert(schema.domainDisks).values(links);
       await extra?.(tx);
     });
+  } else if (disks.length === 1 && typeof domainRow.tagVisible === 'boolean' && hasExactly(domainRow, PLANNED_DESKTOP_KEYS) && hasExactly(planned[0]!, PLANNED_DISK_KEYS, ['createdAt', 'lastUsedAt'])) {
+    // A desktop from a template: the statement below, prepared (parsed and planned once).
+    await insertPlanned(db).execute({ ...valuesOf(domainRow, PLANNED_DESKTOP_KEYS, 'd_'), ...valuesOf(planned[0]!, PLANNED_DISK_KEYS, 's_') });
   } else {
     // One statement, so one round trip and atomic without a transaction: the disks' rows, the desktop's, their links.
     const storageRows = db.$with('planned_storage').as(

@@ -29,14 +29,14 @@ export function privateMacOf(row: Pick<DomainRow, 'id' | 'hardware'>): string | 
 }
 
 /** The disks of a domain, in boot order. */
-const disksQuery = preparedQuery((db) =>
+const disksQuery = preparedQuery((db, name) =>
   db
     .select({ storage: schema.storage })
     .from(schema.domainDisks)
     .innerJoin(schema.storage, eq(schema.storage.id, schema.domainDisks.storageId))
     .where(eq(schema.domainDisks.domainId, sql.placeholder('domainId')))
     .orderBy(asc(schema.domainDisks.position))
-    .prepare(''),
+    .prepare(name),
 );
 
 export async function disksOf(db: Db, domainId: string) {

@@ -207,7 +207,7 @@ export function userDesktopsWhere(userId: string) {
   return and(eq(d.userId, userId), eq(d.kind, 'desktop'), or(isNull(d.tag), eq(d.tagVisible, true)));
 }
 
-const domainById = preparedQuery((db) => db.select().from(schema.domains).where(eq(schema.domains.id, sql.placeholder('id'))).prepare(''));
+const domainById = preparedQuery((db, name) => db.select().from(schema.domains).where(eq(schema.domains.id, sql.placeholder('id'))).prepare(name));
 
 export async function findDomain(db: Db, id: string) {
   return (await domainById(db).execute({ id }))[0];

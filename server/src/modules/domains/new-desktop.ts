@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { and, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ZNewDesktop } from '@vdi/contracts';
 import type { AppContext } from '../../context';
@@ -7,18 +8,23 @@ import { badRequest, forbidden, notFound, precondition } from '../../http/errors
 import { actorOf, isAllowed } from '../access/permissions';
 import { createDesktopFromTemplate, freshInterfaces } from '../desktops/create';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
-import { disksOf } from '../desktops/machine-spec';
-import { desktopView, findDomain } from '../desktops/view';
+import { desktopView, findDomain, type DomainRow } from '../desktops/view';
 import { quotaLevels } from '../quotas/levels';
 import { assertGpuOnlyViewers, assertGuestNetworkChoice, chooseGuest } from './guest';
 import { chooseHardware, GB, hardwareBounds, type HardwareRow } from './hardware';
 import { stockImage } from './images';
-import { assertNameFree } from './names';
-import { checkNewItemQuota } from '../storage/new-item-quota';
+import { nameTaken, nameTakenSql } from './names';
+import { checkNewItemQuota, quotaFieldsOf } from '../storage/new-item-quota';
+import { usageFrom, usageSql } from '../quotas/applied';
+import { preparedQuery } from '../../db/prepared';
+import { schema } from '../../db';
 
 /** A template the user may create desktops from: allowed to them, enabled, and ready. */
 export async function usableTemplate(ctx: AppContext, user: UserRow, templateId: string) {
-  const template = await findDomain(ctx.db, templateId);
+  return assertUsableTemplate(ctx, user, await findDomain(ctx.db, templateId));
+}
+
+async function assertUsableTemplate(ctx: AppContext, user: UserRow, template: DomainRow | undefined) {
   if (!template || template.kind !== 'template') throw notFound('template_not_found', 'Template not found');
   if (!template.enabled || template.status !== 'Stopped' || !isAllowed(await actorOf(ctx.db, user), template)) {
     throw forbidden('template_not_allowed', 'This template is not available to you');
@@ -26,12 +32,29 @@ export async function usableTemplate(ctx: AppContext, user: UserRow, templateId:
   return template;
 }
 
-/** All the promises' values; when some fail, the failure of the first of them in the list. */
-async function firstRefusal<T extends readonly unknown[]>(all: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
-  const settled = await Promise.allSettled(all);
-  for (const s of settled) if (s.status === 'rejected') throw s.reason;
-  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as unknown as T;
-}
+const DESKTOP_QUOTA_FIELDS = quotaFieldsOf('desktops');
+
+/**
+ * What the checks of a new desktop read, in one query (one round trip, one turn of the embedded
+ * database): the template and its first disk, whether the person has a desktop of that name, and
+ * their own desktop usage (for their quota; group and category limits are read only where set).
+ */
+const newDesktopReads = preparedQuery((db, name) => {
+  const { domains: d, domainDisks: dd, storage: s } = schema;
+  const userId = sql`${sql.placeholder('userId')}`;
+  return db
+    .select({
+      template: d,
+      disk: s,
+      nameTaken: nameTakenSql(userId, 'desktop', sql`${sql.placeholder('name')}`),
+      used: usageSql({ userId }, DESKTOP_QUOTA_FIELDS),
+    })
+    .from(d)
+    .leftJoin(dd, and(eq(dd.domainId, d.id), sql`${dd.position} = 0`))
+    .leftJoin(s, eq(s.id, dd.storageId))
+    .where(eq(d.id, sql.placeholder('templateId')))
+    .prepare(name);
+});
 
 /**
  * POST /persistent_desktop: a desktop of the user's own from a template, with hardware and
@@ -39,15 +62,12 @@ async function firstRefusal<T extends readonly unknown[]>(all: { [K in keyof T]:
  */
 export async function createPersistentDesktop(ctx: AppContext, lifecycle: DesktopLifecycle, user: UserRow, body: z.infer<typeof ZNewDesktop>) {
   const { db } = ctx;
-  // The checks read independently; a refusal is the first in this order (template, quota, name).
-  const [template, , , bounds, templateDisks] = await firstRefusal([
-    usableTemplate(ctx, user, body.template_id),
-    checkNewItemQuota(db, user, 'desktops'),
-    assertNameFree(db, user.id, 'desktop', body.name),
-    hardwareBounds(db, user),
-    disksOf(db, body.template_id),
-  ] as const);
-  const { quota } = bounds;
+  // One read for the checks; a refusal is the first in this order (template, quota, name).
+  const [read] = await newDesktopReads(db).execute({ userId: user.id, name: body.name, templateId: body.template_id });
+  const template = await assertUsableTemplate(ctx, user, read?.template);
+  await checkNewItemQuota(db, user, 'desktops', usageFrom(read!.used, DESKTOP_QUOTA_FIELDS));
+  if (read!.nameTaken) throw nameTaken('desktop', body.name);
+  const { quota } = await hardwareBounds(db, user);
   const base: HardwareRow = { ...(template.hardware as HardwareRow), interfaces: freshInterfaces(template.hardware) };
   const guest = chooseGuest(
     { guest: template.guestProperties, interfaces: base.interfaces.map((i) => i.id) },
@@ -57,7 +77,7 @@ export async function createPersistentDesktop(ctx: AppContext, lifecycle: Deskto
   assertGpuOnlyViewers(hardware.videos, guest.guest);
   assertGuestNetworkChoice(ctx.engine.network, null, guest.interfaces);
 
-  const [templateDisk] = templateDisks;
+  const templateDisk = read!.disk;
   if (!templateDisk) throw precondition('domain_has_no_disk', 'The template has no disk');
   let sizeBytes: number | undefined;
   const wantedGb = body.hardware?.disk_size;

@@ -98,11 +98,11 @@ export function usageFrom(raw: unknown, fields?: readonly QuotaField[]): TQuota 
 /** The usage query of a kind of scope and a set of fields, built once (per database, and per set of parts registered). */
 const usageQueries = new Map<string, ReturnType<typeof usageQuery>>();
 const usageQuery = (kind: 'userId' | 'groupId' | 'categoryId', fields?: readonly QuotaField[]) =>
-  preparedQuery((db) =>
+  preparedQuery((db, name) =>
     db
       .select({ used: usageSql({ [kind]: sql.placeholder('id') } as unknown as UsageScope, fields) })
       .from(ONE_ROW)
-      .prepare(''),
+      .prepare(name),
   );
 
 /** The usage of a scope in one query; with `fields`, only the parts that count them are read. */

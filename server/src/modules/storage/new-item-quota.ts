@@ -40,17 +40,21 @@ export const DEPLOYMENT_DESKTOPS_RULE: QuotaRule = {
 /** Counted items need room for `quantity` more; sizes (total_size) must not already be over. */
 const needsRoom = (key: QuotaField, used: number, cap: number, quantity: number) => (key === 'total_size' ? used >= cap : used + quantity > cap);
 
-export async function checkNewItemQuota(db: Db, user: UserRow, itemType: TCheckQuotaItemType): Promise<void> {
-  return checkQuotaRules(db, user, RULES[itemType], itemType);
+/** `used`: the user's own usage of the item's fields when the caller has read it already (`usageSql`, inside its own query). */
+export async function checkNewItemQuota(db: Db, user: UserRow, itemType: TCheckQuotaItemType, used?: TQuota): Promise<void> {
+  return checkQuotaRules(db, user, RULES[itemType], itemType, 1, used);
 }
 
+/** The quota fields a new item of a kind is checked on (what a caller reads ahead for `checkNewItemQuota`). */
+export const quotaFieldsOf = (itemType: TCheckQuotaItemType): QuotaField[] => RULES[itemType].map((r) => r.key);
+
 /** The same checks for any rules and a quantity (a deployment of N desktops needs room for N). */
-export async function checkQuotaRules(db: Db, user: UserRow, rules: QuotaRule[], itemType: string, quantity = 1): Promise<void> {
+export async function checkQuotaRules(db: Db, user: UserRow, rules: QuotaRule[], itemType: string, quantity = 1, userUsage?: TQuota): Promise<void> {
   // Only the areas that count the rules' fields are asked, by aggregate queries (a group or a category at once).
   const fields = rules.map((r) => r.key);
   const { quota } = await appliedQuota(db, user);
   if (quota) {
-    const used = await usageOf(db, user.id, fields);
+    const used = userUsage ?? (await usageOf(db, user.id, fields));
     for (const r of rules) {
       if (needsRoom(r.key, used[r.key], quota[r.key], quantity)) {
         throw precondition(r.user, `${user.username} quota exceeded for new ${itemType}`, { [r.key]: quota[r.key] });
