@@ -22,6 +22,7 @@ import { fetchRdpTicket } from './open';
 import { useRdp } from './use-rdp';
 import type { RdpState } from './rdp-state';
 import classes from './VncViewerPage.module.css';
+import { builtInText } from '../../lib/built-in-text';
 
 const DESKTOP_PARAM = 'desktop';
 
@@ -77,7 +78,7 @@ export default function RdpViewerPage() {
 
   const shown: RdpState = reopening ? { kind: 'connecting' } : state;
   const key = stateKey(shown);
-  const name = ticket?.name ?? '';
+  const name = builtInText(t, ticket?.name ?? '');
 
   useEffect(() => {
     document.title = name ? `${name} · ${t('app.title')}` : `${t('routes.rdp')} · ${t('app.title')}`;
