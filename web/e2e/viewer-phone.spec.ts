@@ -1,6 +1,6 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
-import { apiToken, freshUser, litPixels, shot, signInAs } from './support';
+import { apiToken, freshUser, litPixels, seriousViolations, shot, signInAs } from './support';
 
 // A phone opens a desktop's screen: the browser (noVNC) viewer scales the guest's screen to the
 // phone's, in portrait and in landscape, with its toolbar on screen and no sideways scrolling.
@@ -85,7 +85,11 @@ test.describe('phone viewer', () => {
     await expect.poll(() => litPixels(viewer.getByTestId('viewer-screen')), { timeout: 120_000, intervals: [500] }).toBeGreaterThan(3000);
     await expect(viewer.getByTestId('viewer-booting')).toBeHidden({ timeout: 20_000 });
     await fitsTheScreen(viewer);
+    // The state is a dot on a phone (its text for screen readers): the desktop's name is read whole.
+    await expect(viewer.getByTestId('viewer-name')).toHaveText(NAME);
+    expect(await viewer.getByTestId('viewer-name').evaluate((el) => el.scrollWidth <= el.clientWidth), 'the name is cut').toBe(true);
     await shot(viewer, 'phone-viewer');
+    expect(await seriousViolations(viewer)).toEqual([]);
 
     // Turned sideways.
     await viewer.setViewportSize({ width: 844, height: 390 });

@@ -148,7 +148,7 @@ export default function RdpViewerPage() {
             size="sm"
             leftSection={busy ? <Loader size={10} color="yellow" /> : null}
             data-testid="viewer-status"
-            style={{ flex: '0 0 auto' }}
+            classNames={{ root: classes.status, label: classes.statusText, section: classes.statusSection }}
           >
             {shown.kind === 'retrying' ? t('viewer.rdp.state.retrying', { n: shown.attempt, max: shown.max }) : t(`viewer.rdp.state.${key}`)}
           </Badge>

@@ -132,7 +132,7 @@ export default function VncViewerPage() {
             size="sm"
             leftSection={status === 'connecting' ? <Loader size={10} color="yellow" /> : null}
             data-testid="viewer-status"
-            style={{ flex: '0 0 auto' }}
+            classNames={{ root: classes.status, label: classes.statusText, section: classes.statusSection }}
           >
             {t(`viewer.status.${status}`)}
           </Badge>
