@@ -22,3 +22,4 @@ export * from './admin-infra';
 export * from './admin-reserve';
 export * from './admin-desktops';
 export * from './vpn-bastion';
+export * from './demo-names';

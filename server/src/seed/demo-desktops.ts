@@ -2,6 +2,7 @@ import { copyFile, chmod } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { and, eq, inArray } from 'drizzle-orm';
+import { BUILT_IN_TEXTS as N } from '@vdi/contracts';
 import { schema, type Db } from '../db';
 import type { DomainHardware, DomainImage, GuestProperties } from '../db/schema';
 import type { Engine } from '../engine';
@@ -23,8 +24,8 @@ export const DEMO_GUEST: GuestProperties = {
 };
 
 const DESKTOPS_BY_USER: Record<string, string[]> = {
-  admin: ['Demo desktop'], manager: ['Demo desktop'], advanced: ['Demo desktop'], user: ['Demo desktop', 'Lab desktop'],
-  student01: ['Demo desktop'], student02: ['Demo desktop'], student03: ['Demo desktop'], student04: ['Demo desktop'],
+  admin: [N.demo_desktop], manager: [N.demo_desktop], advanced: [N.demo_desktop], user: [N.demo_desktop, N.lab_desktop],
+  student01: [N.demo_desktop], student02: [N.demo_desktop], student03: [N.demo_desktop], student04: [N.demo_desktop],
 };
 
 type Owner = Pick<typeof schema.users.$inferSelect, 'id' | 'categoryId' | 'groupId'>;
@@ -71,14 +72,14 @@ export async function seedDemoDesktops(db: Db, engine: Engine, images: DemoGuest
   if (!admin) return false;
 
   const template = await seedTemplate(db, engine, admin, images.disk, {
-    name: 'Demo Linux', description: 'A tiny Linux with a console, a web server and SSH (user demo / demo)',
+    name: N.demo_template, description: N.demo_template_description,
     hardware: DEMO_HARDWARE, guestProperties: DEMO_GUEST, image: { id: '1.jpg', type: 'stock', url: '/assets/img/desktops/stock/1.jpg' }, icon: 'fa-linux',
   });
 
   const users = await db.select().from(schema.users).where(and(eq(schema.users.categoryId, 'default'), inArray(schema.users.username, Object.keys(DESKTOPS_BY_USER))));
   for (const user of users) {
     for (const name of DESKTOPS_BY_USER[user.username] ?? []) {
-      await createDesktopFromTemplate(db, engine, template, user, { name, persistent: true, status: 'Stopped', description: 'Created from Demo Linux' });
+      await createDesktopFromTemplate(db, engine, template, user, { name, persistent: true, status: 'Stopped', description: N.demo_desktop_description });
     }
   }
   await seedGpuDesktop(db, engine, template);

@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { DEFAULT_GUEST_CREDENTIALS } from '@vdi/contracts';
+import { BUILT_IN_TEXTS, DEFAULT_GUEST_CREDENTIALS } from '@vdi/contracts';
 import { schema, type Db } from '../db';
 import type { DomainHardware, GuestProperties } from '../db/schema';
 import type { Engine } from '../engine';
@@ -8,7 +8,7 @@ import { stockImage } from '../modules/domains/images';
 
 /** Its fixed id: seeding again finds it (also in the recycle bin), and never makes a second one. */
 export const RDP_TEMPLATE_ID = '7d1f6c2e-5b0a-4c3e-9a61-3f2b8e4d0c15';
-export const RDP_TEMPLATE_NAME = 'Debian desktop (RDP)';
+export const RDP_TEMPLATE_NAME = BUILT_IN_TEXTS.rdp_template;
 
 /** On the NAT network for the internet and on the guest network for RDP; 512 MB holds the
  *  in-memory system (about 80 MB) and an X session. */
@@ -36,7 +36,7 @@ export async function seedRdpTemplate(db: Db, engine: Engine, image: { disk: str
   await seedTemplate(db, engine, admin, image.disk, {
     id: RDP_TEMPLATE_ID,
     name: RDP_TEMPLATE_NAME,
-    description: 'A light Debian desktop (a terminal and a clock) to open by RDP; sign in with the desktop’s guest credentials',
+    description: BUILT_IN_TEXTS.rdp_template_description,
     hardware: RDP_HARDWARE,
     guestProperties: RDP_GUEST,
     image: stockImage('2.svg'), // "Terminal"

@@ -1,4 +1,5 @@
 import { and, eq } from 'drizzle-orm';
+import { BUILT_IN_TEXTS as N } from '@vdi/contracts';
 import { schema, type Db } from '../db';
 import type { DomainRow } from '../modules/desktops/view';
 import type { Engine } from '../engine';
@@ -10,8 +11,8 @@ const DAY = 24 * HOUR;
 
 export const DEMO_GPU_ID = 'demo-nvidia-a40';
 export const DEMO_PROFILES = [
-  { id: 'NVIDIA-A40-2Q', name: 'NVIDIA A40 · 2 GB', description: 'Office work and light 3D (24 per card)', profile: '2Q', units: 24 },
-  { id: 'NVIDIA-A40-4Q', name: 'NVIDIA A40 · 4 GB', description: '3D design and video (12 per card)', profile: '4Q', units: 12 },
+  { id: 'NVIDIA-A40-2Q', name: 'NVIDIA A40 · 2 GB', description: N.gpu_profile_2q_description, profile: '2Q', units: 24 },
+  { id: 'NVIDIA-A40-4Q', name: 'NVIDIA A40 · 4 GB', description: N.gpu_profile_4q_description, profile: '4Q', units: 12 },
 ];
 
 // The default booking rules (reference §6.2) are written once by migration 0010; the console edits them.
@@ -27,7 +28,7 @@ export async function seedReservables(db: Db, opts: { demo: boolean; adminId?: s
   ).onConflictDoNothing();
   await db.insert(schema.reservableItems).values({
     id: DEMO_GPU_ID, itemType: 'gpus', name: 'NVIDIA A40 #1', brand: 'NVIDIA', model: 'A40',
-    description: 'Demo card: bookings reserve its profiles (no GPU is attached on this machine)', subitemIds: DEMO_PROFILES.map((p) => p.id),
+    description: N.gpu_card_description, subitemIds: DEMO_PROFILES.map((p) => p.id),
   }).onConflictDoNothing();
   const now = opts.now ?? new Date();
   const start = new Date(Math.floor(now.getTime() / HOUR) * HOUR);
@@ -45,8 +46,8 @@ export async function seedGpuDesktop(db: Db, engine: Engine, template: DomainRow
   const [profile] = await db.select().from(schema.reservableSubitems).where(eq(schema.reservableSubitems.id, DEMO_PROFILES[0]!.id));
   if (!profile) return;
   await createDesktopFromTemplate(db, engine, template, user, {
-    name: 'GPU desktop',
-    description: 'Needs a booking of the NVIDIA A40 2Q profile',
+    name: N.gpu_desktop,
+    description: N.gpu_desktop_description,
     persistent: true,
     status: 'Stopped',
     hardware: { ...template.hardware, reservables: { vgpus: [profile.id] } },

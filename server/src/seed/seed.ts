@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
-import type { TQuota } from '@vdi/contracts';
+import { BUILT_IN_TEXTS as N, type TQuota } from '@vdi/contracts';
 import { schema, type Db } from '../db';
 import { hashPassword } from '../auth/passwords';
 import { seedReservables } from './reservables';
@@ -26,10 +26,10 @@ const quota = (q: Partial<TQuota>): TQuota => ({
 type DemoUser = { username: string; name: string; role: string; group: string; category?: string; secondary?: string[] };
 
 const DEMO_GROUPS = [
-  { id: 'default-default', uid: 'default', name: 'Default', description: 'Everyone of the default category' },
-  { id: 'default-teachers', uid: 'teachers', name: 'Teachers', description: 'Teaching staff' },
-  { id: 'default-students-1a', uid: 'students-1a', name: 'Students 1A', description: 'First year, class A', quota: quota({ running: 1, desktops: 4, memory: 2, vcpus: 2 }) },
-  { id: 'default-students-1b', uid: 'students-1b', name: 'Students 1B', description: 'First year, class B', quota: quota({ running: 1, desktops: 3, memory: 2, vcpus: 2 }) },
+  { id: 'default-default', uid: 'default', name: N.default_category, description: N.default_group_description },
+  { id: 'default-teachers', uid: 'teachers', name: N.teachers, description: N.teachers_description },
+  { id: 'default-students-1a', uid: 'students-1a', name: N.students_1a, description: N.students_1a_description, quota: quota({ running: 1, desktops: 4, memory: 2, vcpus: 2 }) },
+  { id: 'default-students-1b', uid: 'students-1b', name: N.students_1b, description: N.students_1b_description, quota: quota({ running: 1, desktops: 3, memory: 2, vcpus: 2 }) },
 ];
 
 const DEMO_USERS: DemoUser[] = [
@@ -66,15 +66,15 @@ export async function seed(db: Db, opts: { demo: boolean; demoPassword?: string 
   }
 
   await db.insert(schema.categories).values([
-    { id: 'default', name: 'Default', description: 'The default organisation', customUrlName: 'default' },
+    { id: 'default', name: N.default_category, description: N.default_category_description, customUrlName: 'default' },
     ...(opts.demo
-      ? [{ id: 'lab', name: 'Research Lab', description: 'A second organisation, with its own users', customUrlName: 'lab' }]
+      ? [{ id: 'lab', name: N.lab_category, description: N.lab_category_description, customUrlName: 'lab' }]
       : []),
   ]);
   const groups = opts.demo
     ? [
         ...DEMO_GROUPS.map((g) => ({ ...g, categoryId: 'default' })),
-        { id: 'lab-default', uid: 'default', name: 'Lab members', description: 'Everyone of the lab', categoryId: 'lab' },
+        { id: 'lab-default', uid: 'default', name: N.lab_group, description: N.lab_group_description, categoryId: 'lab' },
       ]
     : [{ ...DEMO_GROUPS[0]!, categoryId: 'default' }];
   await db.insert(schema.groups).values(groups);
@@ -112,7 +112,7 @@ export async function seed(db: Db, opts: { demo: boolean; demoPassword?: string 
       categoryId: 'default',
       groupId: 'default-students-1b',
       roleId: 'user',
-      description: 'Self sign-up for students of 1B',
+      description: N.registration_code_description,
     });
   }
   // With the demo, a GPU card, its profiles and a plan.

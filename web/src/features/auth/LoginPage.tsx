@@ -16,6 +16,7 @@ import { STEP_ROUTES } from '../../app/guard';
 import { queryClient } from '../../app/queries';
 import { AuthCard } from '../../layout/BareLayout';
 import { categoriesQuery, categoryByUrlQuery, login, loginConfigQuery, signInChoices, stepTokenOf } from './api';
+import { builtInText } from '../../lib/built-in-text';
 
 /** The spec's sign-in messages: 401, 429 with when to retry (a time today, else a date), 403 disabled, 500. */
 function loginError(t: ReturnType<typeof useTranslation>['t'], exists: (k: string) => boolean, err: unknown): string {
@@ -131,7 +132,7 @@ export default function LoginPage() {
                     <Avatar src={c.photo || null} radius="md" color="indigo">
                       <IconBuilding size={18} />
                     </Avatar>
-                    <Text fw={500}>{c.name}</Text>
+                    <Text fw={500}>{builtInText(t, c.name)}</Text>
                   </Group>
                   <IconChevronRight size={18} />
                 </Group>
@@ -154,7 +155,7 @@ export default function LoginPage() {
   }
 
   return (
-    <AuthCard title={t('login.heading')} subtitle={byUrl.data ? byUrl.data.name : t('login.subheading')}>
+    <AuthCard title={t('login.heading')} subtitle={byUrl.data ? builtInText(t, byUrl.data.name) : t('login.subheading')}>
       <form onSubmit={submit} noValidate>
         <Stack gap="md">
           {notice?.enabled && (notice.title || notice.description) && (
@@ -172,7 +173,7 @@ export default function LoginPage() {
           {showForm && multipleCategories && (
             <Select
               label={t('login.category')}
-              data={categories.data!.map((c) => ({ value: c.id, label: c.name }))}
+              data={categories.data!.map((c) => ({ value: c.id, label: builtInText(t, c.name) }))}
               allowDeselect={false}
               leftSection={<IconBuilding size={16} />}
               data-testid="login-category"

@@ -13,6 +13,7 @@ import { rules } from '../../lib/validation';
 import { queryClient } from '../../app/queries';
 import { AuthCard } from '../../layout/BareLayout';
 import { categoriesQuery, login, stepTokenOf } from './api';
+import { builtInText } from '../../lib/built-in-text';
 
 /** Register screen messages: 401 session ended, 403 e-mail domain, 404 code, 409 exists, 500. */
 function registerError(t: ReturnType<typeof useTranslation>['t'], exists: (k: string) => boolean, err: unknown) {
@@ -83,7 +84,7 @@ export default function RegisterPage() {
           <Stack gap="sm">
             {error && <Alert color="red" icon={<IconAlertCircle size={18} />} role="alert">{error}</Alert>}
             {(categories.data?.length ?? 0) > 1 && (
-              <Select label={t('login.category')} data={categories.data!.map((c) => ({ value: c.id, label: c.name }))} allowDeselect={false} {...identity.getInputProps('category')} data-testid="register-category" />
+              <Select label={t('login.category')} data={categories.data!.map((c) => ({ value: c.id, label: builtInText(t, c.name) }))} allowDeselect={false} {...identity.getInputProps('category')} data-testid="register-category" />
             )}
             <TextInput label={t('login.username')} autoComplete="username" {...identity.getInputProps('username')} data-testid="register-username" />
             <TextInput label={t('register.name')} autoComplete="name" {...identity.getInputProps('name')} data-testid="register-name" />

@@ -18,6 +18,7 @@ import { availabilityEvents, bookingEvents, dailyAvailabilityEvents, futureCount
 import { toDate } from './dates';
 import { hardwareAllowedQuery } from '../domains/api';
 import './texts';
+import { builtInText } from '../../lib/built-in-text';
 
 const HOUR_MS = 3600_000;
 const YEAR_MS = 366 * 24 * HOUR_MS;
@@ -70,7 +71,7 @@ export default function BookingPage() {
     if (item.error) handleError(item.error);
   }, [item.error]);
 
-  const events = useMemo(() => [...availabilityEvents(item.data?.availability ?? [], t), ...bookingEvents(item.data?.events ?? [])], [item.data, t]);
+  const events = useMemo(() => [...availabilityEvents(item.data?.availability ?? [], t), ...bookingEvents(item.data?.events ?? [], false, (s) => builtInText(t, s))], [item.data, t]);
   const monthEvents = useMemo(() => dailyAvailabilityEvents(item.data?.availability ?? [], t), [item.data, t]);
 
   if (!typeParsed.success || priority.isError)
@@ -126,7 +127,7 @@ export default function BookingPage() {
     setDraft({ id: b.id, title: b.title, start: toDate(b.start)!, end: toDate(b.end)! });
   };
 
-  const name = priority.data?.name ?? '';
+  const name = builtInText(t, priority.data?.name ?? '');
   // Without dragging: the next whole hour, for an hour (the modal checks the rules anyway).
   const newBooking = () => {
     const start = new Date(Math.ceil(Date.now() / HOUR_MS) * HOUR_MS);

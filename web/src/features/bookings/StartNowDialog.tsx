@@ -15,6 +15,7 @@ import { setReservables } from '../domains/api';
 import { BOOKINGS_KEY, createBooking, maxBookingDate, reservablesAvailable } from './api';
 import { formatLocalDate } from './dates';
 import './texts';
+import { builtInText } from '../../lib/built-in-text';
 
 /** Start refusals of a desktop that needs a booking (spec core §8): they open this dialog instead of a notice. */
 export const START_REFUSALS = [
@@ -87,7 +88,7 @@ export function StartNowDialog({ d, refusal, onClose, navigate }: { d: TDesktop;
       if (changing) await setReservables(d.id, [chosen.id]);
       await createBooking({ elementId: d.id, elementType: 'desktop', title: d.name, start: new Date(), end: new Date(Number(endValue)), now: true });
       await desktopCall('start', d.id);
-      notifySuccess(t('bookings.start_now.started', { name: d.name }));
+      notifySuccess(t('bookings.start_now.started', { name: builtInText(t, d.name) }));
       void qc.invalidateQueries({ queryKey: BOOKINGS_KEY });
       void qc.invalidateQueries({ queryKey: DESKTOPS_KEY });
       onClose();
@@ -108,7 +109,7 @@ export function StartNowDialog({ d, refusal, onClose, navigate }: { d: TDesktop;
       )}
       {!loading && choices.length > 0 && (
         <>
-          <Text size="sm">{t(canStartNow ? 'bookings.start_now.body' : 'bookings.start_now.change_body', { name: d.name })}</Text>
+          <Text size="sm">{t(canStartNow ? 'bookings.start_now.body' : 'bookings.start_now.change_body', { name: builtInText(t, d.name) })}</Text>
           <Select
             label={t('bookings.start_now.profile')}
             data={choices.map((c) => ({ value: c.id, label: c.name }))}
@@ -179,7 +180,7 @@ export function StartNowDialog({ d, refusal, onClose, navigate }: { d: TDesktop;
  */
 export function openStartDialog(d: TDesktop, refusal: HttpError, navigate: (to: string) => void) {
   const id = modals.open({
-    title: i18next.t('bookings.start_now.title', { name: d.name }),
+    title: i18next.t('bookings.start_now.title', { name: builtInText(i18next.t, d.name) }),
     centered: true,
     size: 'lg',
     children: <StartNowDialog d={d} refusal={refusal} navigate={navigate} onClose={() => modals.close(id)} />,

@@ -15,6 +15,7 @@ import { formatLocalDate, toDate } from './dates';
 import { useBookingsLive } from './live';
 import { bookingEvents } from './logic';
 import './texts';
+import { builtInText } from '../../lib/built-in-text';
 
 type Mode = 'list' | 'calendar';
 const MODE_KEY = 'vdi.bookings.summary';
@@ -62,7 +63,7 @@ function BookingsTable({ bookings }: { bookings: TBooking[] }) {
                   </Group>
                 </Table.Td>
                 <Table.Td data-label={t('bookings.modal.title')}>
-                  <Text size="sm">{b.title || '—'}</Text>
+                  <Text size="sm">{builtInText(t, b.title) || '—'}</Text>
                 </Table.Td>
                 <Table.Td data-label={t('bookings.modal.start')}>
                   <Text size="sm" ff="monospace">
@@ -106,7 +107,7 @@ export default function SummaryPage() {
     localStorage.setItem(MODE_KEY, m);
   };
   const sorted = useMemo(() => [...(data ?? [])].sort((a, b) => (toDate(a.start)?.getTime() ?? 0) - (toDate(b.start)?.getTime() ?? 0)), [data]);
-  const events = useMemo(() => bookingEvents(data ?? [], true), [data]);
+  const events = useMemo(() => bookingEvents(data ?? [], true, (s) => builtInText(t, s)), [data, t]);
 
   let content;
   if (mode === 'calendar')

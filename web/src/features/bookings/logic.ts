@@ -59,13 +59,13 @@ export function dailyAvailabilityEvents(availability: readonly TAvailability[], 
   }));
 }
 
-/** The user's bookings as events; the ones that already started are greyed. */
-export function bookingEvents(bookings: readonly TBooking[], withItemName = false): EventInput[] {
+/** The user's bookings as events; the ones that already started are greyed. Names are shown through `show` (`builtInText`). */
+export function bookingEvents(bookings: readonly TBooking[], withItemName = false, show: (text: string) => string = (s) => s): EventInput[] {
   return bookings.map((b) => {
-    const label = b.title || b.item_name;
+    const label = show(b.title || b.item_name);
     return {
       id: b.id,
-      title: withItemName && b.title && b.title !== b.item_name ? `${b.item_name} · ${b.title}` : label,
+      title: withItemName && b.title && b.title !== b.item_name ? `${show(b.item_name)} · ${show(b.title)}` : label,
       start: toDate(b.start) ?? undefined,
       end: toDate(b.end) ?? undefined,
       color: b.editable ? BOOKING_COLOR : PAST_BOOKING_COLOR,

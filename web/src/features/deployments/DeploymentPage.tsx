@@ -37,6 +37,7 @@ import { deploymentBookingPath, groupByUser, upsertDesktop, matchesFilter, type 
 import { CoOwnersModal, CsvModal, DeleteModal, HideModal, RecreateModal, UsersModal } from './modals';
 import classes from './Deployments.module.css';
 import './texts';
+import { builtInText, useBuiltInText } from '../../lib/built-in-text';
 
 function DesktopLine({ d }: { d: TDeploymentDesktop }) {
   const { t } = useTranslation();
@@ -62,8 +63,8 @@ function DesktopLine({ d }: { d: TDeploymentDesktop }) {
     <Group justify="space-between" gap="sm" wrap="wrap" className={classes.desktopLine} data-testid="deployment-desktop" data-desktop-id={d.id} data-state={c.state} data-user={d.user_name ?? d.user}>
       <Group gap="sm" wrap="nowrap" style={{ minWidth: 0, flex: '1 1 220px' }}>
         <IconDeviceDesktop size={18} color="var(--mantine-color-dimmed)" style={{ flex: '0 0 auto' }} />
-        <Text size="sm" fw={500} lineClamp={1} title={d.name}>
-          {d.name}
+        <Text size="sm" fw={500} lineClamp={1} title={builtInText(t, d.name)}>
+          {builtInText(t, d.name)}
         </Text>
         <StateBadge status={d.state} size="sm" forceStopAt={d.force_stop_at} />
       </Group>
@@ -85,6 +86,7 @@ function DesktopLine({ d }: { d: TDeploymentDesktop }) {
 }
 
 function UserBlock({ g }: { g: UserDesktops }) {
+  const bt = useBuiltInText();
   return (
     <Group className={classes.userRow} p="md" gap="md" wrap="wrap" align="flex-start" data-testid="deployment-user" data-user={g.userName}>
       <Group gap="sm" wrap="nowrap" w={{ base: '100%', sm: 240 }}>
@@ -96,7 +98,7 @@ function UserBlock({ g }: { g: UserDesktops }) {
             {g.userName}
           </Text>
           <Text size="xs" c="dimmed" lineClamp={1}>
-            {g.groupName}
+            {bt(g.groupName)}
           </Text>
         </div>
       </Group>
@@ -246,7 +248,7 @@ export default function DeploymentPage() {
                 </>
               )}
               <Text size="sm" c="dimmed">
-                {t('deployments.card.template', { name: d.template ?? t('deployments.card.template_gone') })} · {t('deployments.card.desktop_name', { name: d.desktop_name })} ·{' '}
+                {t('deployments.card.template', { name: builtInText(t, d.template) ?? t('deployments.card.template_gone') })} · {t('deployments.card.desktop_name', { name: builtInText(t, d.desktop_name) })} ·{' '}
                 {t('deployments.detail.owner_name', { name: d.user_name ?? d.user })}
               </Text>
             </Group>

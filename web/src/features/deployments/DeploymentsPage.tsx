@@ -14,6 +14,7 @@ import { useDeploymentsLive } from './live';
 import { creationPercent, deploymentBookingPath } from './logic';
 import classes from './Deployments.module.css';
 import './texts';
+import { builtInText } from '../../lib/built-in-text';
 
 /** Visible or not, as a badge. */
 export function VisibleBadge({ visible }: { visible: boolean }) {
@@ -117,7 +118,7 @@ function DeploymentCard({ d }: { d: TDeployment }) {
         <Group gap={6} wrap="nowrap">
           <IconTemplate size={14} color="var(--mantine-color-dimmed)" style={{ flex: '0 0 auto' }} />
           <Text size="xs" c="dimmed" lineClamp={1}>
-            {t('deployments.card.template', { name: d.template ?? t('deployments.card.template_gone') })}
+            {t('deployments.card.template', { name: builtInText(t, d.template) ?? t('deployments.card.template_gone') })}
           </Text>
         </Group>
         <Group gap={6} wrap="nowrap">
@@ -195,8 +196,8 @@ export default function DeploymentsPage() {
   const all = list.data ?? [];
   const shown = useMemo(() => {
     const q = term.trim().toLowerCase();
-    return q ? all.filter((d) => `${d.name} ${d.description} ${d.template ?? ''} ${d.desktop_name}`.toLowerCase().includes(q)) : all;
-  }, [all, term]);
+    return q ? all.filter((d) => `${d.name} ${d.description} ${d.template ?? ''} ${builtInText(t, d.template) ?? ''} ${d.desktop_name}`.toLowerCase().includes(q)) : all;
+  }, [all, term, t]);
 
   const newButton = (
     <Button component={Link} to="/deployments/new" leftSection={<IconPlus size={16} />} data-testid="deployment-new">

@@ -14,6 +14,7 @@ import { SharingPicker } from '../templates/SharingPicker';
 import { checkDeploymentQuota, countUsers, createDeployment, DEPLOYMENTS_KEY } from './api';
 import { DeploymentForm, hardwareOf, type DeploymentChoices, type DeploymentTexts } from './DeploymentForm';
 import './texts';
+import { builtInText } from '../../lib/built-in-text';
 
 const NOBODY: TTemplateAllowed = { roles: false, categories: false, groups: false, users: false };
 
@@ -125,7 +126,7 @@ export default function NewDeploymentPage() {
           <Select
             label={t('deployments.new.template')}
             placeholder={t('deployments.new.template_placeholder')}
-            data={list.map((x) => ({ value: x.id, label: x.name }))}
+            data={list.map((x) => ({ value: x.id, label: builtInText(t, x.name) }))}
             value={templateId}
             onChange={setTemplateId}
             searchable
@@ -140,10 +141,10 @@ export default function NewDeploymentPage() {
             <img src={template.image.url} alt="" style={{ width: 120, aspectRatio: '16 / 9', objectFit: 'cover', borderRadius: 8, flex: '0 0 auto' }} />
             <Stack gap={4} style={{ minWidth: 0 }}>
               <Text fw={600} size="sm" lineClamp={1}>
-                {template.name}
+                {builtInText(t, template.name)}
               </Text>
               <Text size="xs" c="dimmed" lineClamp={2}>
-                {template.description || t('deployments.no_description')}
+                {builtInText(t, template.description) || t('deployments.no_description')}
               </Text>
               <Badge variant="light" color="gray" size="xs" radius="sm" style={{ alignSelf: 'flex-start', textTransform: 'none' }}>
                 {t('deployments.new.by', { name: template.user_name })}
@@ -197,7 +198,7 @@ export default function NewDeploymentPage() {
         summary={
           <>
             <Text size="sm" fw={600} lineClamp={1} data-testid="deployment-summary">
-              {template ? template.name : t('deployments.new.pick_first')}
+              {template ? builtInText(t, template.name) : t('deployments.new.pick_first')}
             </Text>
             {template && (
               <Text size="xs" c="dimmed">
@@ -219,7 +220,7 @@ export default function NewDeploymentPage() {
                   {t('deployments.confirm.count', { count: pending.count })}
                 </Text>
                 <Text size="sm" c="dimmed">
-                  {t('deployments.confirm.body', { name: pending.texts.name, template: template?.name ?? '' })}
+                  {t('deployments.confirm.body', { name: pending.texts.name, template: builtInText(t, template?.name ?? '') })}
                 </Text>
               </div>
             </Group>

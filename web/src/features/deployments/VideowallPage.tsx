@@ -19,6 +19,7 @@ import { useDeploymentsLive } from './live';
 import { isStarted } from './logic';
 import classes from './Videowall.module.css';
 import './texts';
+import { builtInText } from '../../lib/built-in-text';
 
 const SIZES = { s: '220px', m: '300px', l: '440px' } as const;
 type Size = keyof typeof SIZES;
@@ -122,7 +123,7 @@ function Tile({ d, onEnlarge }: { d: TDeploymentDesktop; onEnlarge: (d: TDeploym
             {who}
           </Text>
           <Text size="xs" c="dimmed" lineClamp={1}>
-            {d.name}
+            {builtInText(t, d.name)}
           </Text>
         </div>
         {s.vnc.status === 'connected' && (
@@ -152,7 +153,7 @@ function Enlarged({ d, onClose }: { d: TDeploymentDesktop | null; onClose: () =>
           <Group gap="sm" wrap="nowrap">
             <Text fw={650}>{d.user_name ?? d.user}</Text>
             <Text size="sm" c="dimmed" lineClamp={1}>
-              {d.name}
+              {builtInText(t, d.name)}
             </Text>
           </Group>
         )

@@ -26,6 +26,7 @@ import { DesktopMenuItems } from '../domains/DesktopMenuItems';
 import { BookMenuItem } from '../bookings/BookLink';
 import { BastionMenuItem } from '../vpn-bastion/BastionMenuItem';
 import type { DesktopControls } from './controls';
+import { builtInText } from '../../lib/built-in-text';
 
 const ACTION_LOOK: Record<TDesktopAction, { icon: ReactNode; color: string; variant: 'filled' | 'light' }> = {
   start: { icon: <IconPlayerPlay size={16} />, color: 'teal', variant: 'filled' },
@@ -131,7 +132,7 @@ export function MoreMenu({ c, d, onDirectLink }: { c: DesktopControls; d: TDeskt
   return (
     <Menu position="bottom-end" shadow="md" width={220} withinPortal>
       <Menu.Target>
-        <ActionIcon variant="subtle" color="gray" size="lg" aria-label={t('desktops.more_actions', { name: d.name })} data-testid="desktop-menu">
+        <ActionIcon variant="subtle" color="gray" size="lg" aria-label={t('desktops.more_actions', { name: builtInText(t, d.name) })} data-testid="desktop-menu">
           <IconDots size={18} />
         </ActionIcon>
       </Menu.Target>

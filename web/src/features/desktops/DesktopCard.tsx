@@ -9,6 +9,7 @@ import { formatLocal, memoryLabel } from './logic';
 import { StateBadge } from './StateBadge';
 import { Thumbnail } from './Thumbnail';
 import classes from './DesktopsPage.module.css';
+import { builtInText } from '../../lib/built-in-text';
 
 /** Temporary, queue position, address on the guest network (or why there is none), automatic shutdown, next booking. */
 export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queue?: number; inline?: boolean }) {
@@ -122,13 +123,13 @@ export function DesktopCard({ d, queue, onDirectLink }: { d: TDesktop; queue?: n
       </div>
       <Stack gap={8} p="md" className={classes.cardBody}>
         <Group justify="space-between" wrap="nowrap" gap="xs" align="flex-start">
-          <Text fw={650} size="md" lineClamp={1} title={d.name} data-testid="desktop-name">
-            {d.name}
+          <Text fw={650} size="md" lineClamp={1} title={builtInText(t, d.name)} data-testid="desktop-name">
+            {builtInText(t, d.name)}
           </Text>
           <MoreMenu c={c} d={d} onDirectLink={onDirectLink} />
         </Group>
         <Text size="sm" c="dimmed" lineClamp={2} mih={40} mt={-8}>
-          {d.description || t('desktops.no_description')}
+          {builtInText(t, d.description) || t('desktops.no_description')}
         </Text>
         <DesktopNotices d={d} queue={queue} />
         <Hardware d={d} />

@@ -8,6 +8,7 @@ import { DesktopNotices, Hardware } from './DesktopCard';
 import { useDesktopControls } from './controls';
 import type { QueueMap } from './logic';
 import { StateBadge } from './StateBadge';
+import { builtInText } from '../../lib/built-in-text';
 
 function Row({ d, queue, onDirectLink }: { d: TDesktop; queue?: number; onDirectLink: (d: TDesktop) => void }) {
   const { t } = useTranslation();
@@ -22,10 +23,10 @@ function Row({ d, queue, onDirectLink }: { d: TDesktop; queue?: number; onDirect
           <Stack gap={4} style={{ minWidth: 0 }}>
             <div>
               <Text fw={600} size="sm" lineClamp={1} data-testid="desktop-name">
-                {d.name}
+                {builtInText(t, d.name)}
               </Text>
               <Text size="xs" c="dimmed" lineClamp={1}>
-                {d.description || t('desktops.no_description')}
+                {builtInText(t, d.description) || t('desktops.no_description')}
               </Text>
             </div>
             <DesktopNotices d={d} queue={queue} inline />

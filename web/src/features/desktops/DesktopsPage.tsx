@@ -17,6 +17,7 @@ import { filterDesktops, loadViewMode, saveViewMode, type ViewMode } from './log
 import { NewTemporaryModal } from './NewTemporaryModal';
 import { NewDesktopButton } from '../domains/DesktopMenuItems';
 import classes from './DesktopsPage.module.css';
+import { builtInText } from '../../lib/built-in-text';
 
 function GridSkeleton() {
   return (
@@ -77,7 +78,7 @@ export default function DesktopsPage() {
   const [directFor, setDirectFor] = useState<TDesktop | null>(null);
   const [newOpen, setNewOpen] = useState(false);
 
-  const shown = useMemo(() => filterDesktops(desktops ?? [], debounced, startedOnly), [desktops, debounced, startedOnly]);
+  const shown = useMemo(() => filterDesktops(desktops ?? [], debounced, startedOnly, (s) => builtInText(t, s)), [desktops, debounced, startedOnly, t]);
   // Keep the modal's desktop current with live updates.
   const direct = directFor ? (desktops?.find((d) => d.id === directFor.id) ?? directFor) : null;
   const changeView = (v: string) => {

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import type { TDesktop } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../app/error-handler';
 import { directLink, disableJumper, jumperQuery, resetJumper } from './api';
+import { builtInText } from '../../lib/built-in-text';
 
 function Body({ d }: { d: TDesktop }) {
   const { t } = useTranslation();
@@ -124,7 +125,7 @@ function Body({ d }: { d: TDesktop }) {
 export function DirectLinkModal({ desktop, onClose }: { desktop: TDesktop | null; onClose: () => void }) {
   const { t } = useTranslation();
   return (
-    <Modal opened={Boolean(desktop)} onClose={onClose} title={t('desktops.direct.title', { name: desktop?.name ?? '' })} centered size="lg" data-testid="direct-link-modal">
+    <Modal opened={Boolean(desktop)} onClose={onClose} title={t('desktops.direct.title', { name: builtInText(t, desktop?.name ?? '') })} centered size="lg" data-testid="direct-link-modal">
       {desktop && <Body d={desktop} />}
     </Modal>
   );

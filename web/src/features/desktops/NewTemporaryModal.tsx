@@ -7,6 +7,7 @@ import { handleError, notifySuccess } from '../../app/error-handler';
 import { RequestTimeout } from '../../lib/api';
 import { allowedTemplatesQuery, createTemporary, DESKTOPS_KEY } from './api';
 import classes from './DesktopsPage.module.css';
+import { builtInText } from '../../lib/built-in-text';
 
 /** Starts a temporary (non-persistent) desktop from a template the user may use. */
 export function NewTemporaryModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
@@ -18,7 +19,7 @@ export function NewTemporaryModal({ opened, onClose }: { opened: boolean; onClos
   const create = useMutation({
     mutationFn: (id: string) => createTemporary(id),
     onSuccess: () => {
-      const name = templates?.find((x) => x.id === selected)?.name ?? '';
+      const name = builtInText(t, templates?.find((x) => x.id === selected)?.name ?? '');
       notifySuccess(t('desktops.temporary_modal.created', { name }));
       void qc.invalidateQueries({ queryKey: DESKTOPS_KEY, exact: true });
       setChoice(null);
@@ -74,10 +75,10 @@ export function NewTemporaryModal({ opened, onClose }: { opened: boolean; onClos
                       <Radio.Indicator mt={2} />
                       <div style={{ minWidth: 0 }}>
                         <Text fw={600} size="sm">
-                          {tpl.name}
+                          {builtInText(t, tpl.name)}
                         </Text>
                         <Text size="xs" c="dimmed" lineClamp={2}>
-                          {tpl.description || t('desktops.no_description')}
+                          {builtInText(t, tpl.description) || t('desktops.no_description')}
                         </Text>
                       </div>
                     </Group>

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { desktopState, type TDesktop } from '@vdi/contracts';
 import { fetchScreenshot } from './api';
 import classes from './DesktopsPage.module.css';
+import { builtInText } from '../../lib/built-in-text';
 
 export const SCREENSHOT_REFRESH_MS = 10_000;
 
@@ -35,7 +36,7 @@ export function Thumbnail({ d }: { d: TDesktop }) {
   return (
     <Box className={classes.thumb} data-shot={url ? true : undefined} data-state={state}>
       {url ? (
-        <img src={url} alt={t('desktops.screenshot_alt', { name: d.name })} className={classes.shot} data-testid="desktop-thumbnail" />
+        <img src={url} alt={t('desktops.screenshot_alt', { name: builtInText(t, d.name) })} className={classes.shot} data-testid="desktop-thumbnail" />
       ) : (
         <div className={classes.placeholder}>
           {busy ? (

@@ -11,6 +11,7 @@ import { openViewer } from '../viewer/open';
 import { deleteDesktop, desktopCall, DESKTOPS_KEY, fetchViewer, runAction } from './api';
 import { isStartRefusal, openStartDialog } from '../bookings/StartNowDialog';
 import { availableViewers, canOpen, chosenViewer, rememberViewer, removeDesktop, withStatus } from './logic';
+import { builtInText } from '../../lib/built-in-text';
 
 /** Everything one desktop offers, for its card or its table row. */
 export function useDesktopControls(d: TDesktop) {
@@ -29,7 +30,7 @@ export function useDesktopControls(d: TDesktop) {
     onSuccess: (status, v) => {
       if (v.action === 'delete') {
         qc.setQueryData<TDesktop[]>(DESKTOPS_KEY, (l) => removeDesktop(l, d.id));
-        notifySuccess(t('desktops.notify.deleted', { name: d.name }));
+        notifySuccess(t('desktops.notify.deleted', { name: builtInText(t, d.name) }));
       } else if (status) qc.setQueryData<TDesktop[]>(DESKTOPS_KEY, (l) => withStatus(l, d.id, status, v.from));
     },
     // A desktop that needs a booking and has none now: the start-now or cannot-start dialog.
@@ -38,7 +39,7 @@ export function useDesktopControls(d: TDesktop) {
 
   const reset = useMutation({
     mutationFn: () => desktopCall('reset', d.id),
-    onSuccess: () => notifySuccess(t('desktops.notify.reset', { name: d.name })),
+    onSuccess: () => notifySuccess(t('desktops.notify.reset', { name: builtInText(t, d.name) })),
     onError: (err) => handleError(err),
   });
 
@@ -46,7 +47,7 @@ export function useDesktopControls(d: TDesktop) {
     mutationFn: (permanent: boolean) => deleteDesktop(d, permanent),
     onSuccess: () => {
       qc.setQueryData<TDesktop[]>(DESKTOPS_KEY, (l) => removeDesktop(l, d.id));
-      notifySuccess(t('desktops.notify.deleted', { name: d.name }));
+      notifySuccess(t('desktops.notify.deleted', { name: builtInText(t, d.name) }));
     },
     onError: (err) => handleError(err),
   });
@@ -79,7 +80,7 @@ export function useDesktopControls(d: TDesktop) {
       if (action === 'delete') {
         confirm({
           title: t('desktops.confirm.delete_temporary_title'),
-          body: t('desktops.confirm.delete_temporary_body', { name: d.name }),
+          body: t('desktops.confirm.delete_temporary_body', { name: builtInText(t, d.name) }),
           label: t('desktops.actions.delete'),
           testId: 'delete',
           onConfirm: () => main.mutate({ action: 'delete', from: d.state }),
@@ -90,7 +91,7 @@ export function useDesktopControls(d: TDesktop) {
     reset() {
       confirm({
         title: t('desktops.confirm.reset_title'),
-        body: t('desktops.confirm.reset_body', { name: d.name }),
+        body: t('desktops.confirm.reset_body', { name: builtInText(t, d.name) }),
         label: t('desktops.actions.reset'),
         testId: 'reset',
         onConfirm: () => reset.mutate(),
@@ -104,7 +105,7 @@ export function useDesktopControls(d: TDesktop) {
         modals.openConfirmModal({
           title: t('desktops.confirm.delete_title'),
           centered: true,
-          children: <DeleteDesktopBody name={d.name} onChange={(v) => (choice.permanent = v)} />,
+          children: <DeleteDesktopBody name={builtInText(t, d.name)} onChange={(v) => (choice.permanent = v)} />,
           labels: { confirm: t('desktops.actions.delete'), cancel: t('common.cancel') },
           confirmProps: { color: 'red', 'data-testid': 'confirm-delete' },
           cancelProps: { 'data-testid': 'cancel-delete' },
@@ -114,7 +115,7 @@ export function useDesktopControls(d: TDesktop) {
       }
       confirm({
         title: t('desktops.confirm.delete_title'),
-        body: t(d.type === 'persistent' ? 'desktops.confirm.delete_body' : 'desktops.confirm.delete_temporary_body', { name: d.name }),
+        body: t(d.type === 'persistent' ? 'desktops.confirm.delete_body' : 'desktops.confirm.delete_temporary_body', { name: builtInText(t, d.name) }),
         label: t('desktops.actions.delete'),
         testId: 'delete',
         onConfirm: () => remove.mutate(false),

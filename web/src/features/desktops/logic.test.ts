@@ -54,6 +54,13 @@ describe('filter', () => {
     expect(filterDesktops(list, 'lab course', false).map((d) => d.id)).toEqual(['a']);
     expect(filterDesktops(list, '', false)).toHaveLength(3);
   });
+  it('finds a seeded name by what the person reads too', () => {
+    const seeded = [desk({ id: 'd', name: 'Demo desktop', description: '', state: 'Stopped' }), ...list];
+    const german = (s: string) => (s === 'Demo desktop' ? 'Demo-Desktop' : s);
+    expect(filterDesktops(seeded, 'demo-desktop', false, german).map((d) => d.id)).toEqual(['d']);
+    expect(filterDesktops(seeded, 'demo desktop', false, german).map((d) => d.id)).toEqual(['d']);
+    expect(filterDesktops(seeded, 'demo-desktop', false).map((d) => d.id)).toEqual([]);
+  });
   it('keeps only desktops that are on with "started only"', () => {
     expect(filterDesktops(list, '', true).map((d) => d.id)).toEqual(['a', 'c']);
     expect(filterDesktops(list, 'windows', true)).toEqual([]);

@@ -60,12 +60,13 @@ export const canOpen = (state: TDesktopState) => state === 'started' || state ==
 
 /* ------------------------------------------------------------------ filter */
 
-export function filterDesktops(desktops: readonly TDesktop[], text: string, startedOnly: boolean): TDesktop[] {
+/** `shown` gives the name and description as the person reads them (`builtInText`): both are searched. */
+export function filterDesktops(desktops: readonly TDesktop[], text: string, startedOnly: boolean, shown: (text: string) => string = (s) => s): TDesktop[] {
   const words = text.trim().toLocaleLowerCase().split(/\s+/).filter(Boolean);
   return desktops.filter((d) => {
     if (startedOnly && !isOn(desktopState(d.state))) return false;
     if (!words.length) return true;
-    const hay = `${d.name} ${d.description}`.toLocaleLowerCase();
+    const hay = `${d.name} ${d.description} ${shown(d.name)} ${shown(d.description)}`.toLocaleLowerCase();
     return words.every((w) => hay.includes(w));
   });
 }

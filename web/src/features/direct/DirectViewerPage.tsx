@@ -25,6 +25,7 @@ import { canOpen, formatLocal } from '../desktops/logic';
 import { StateBadge } from '../desktops/StateBadge';
 import { openViewer } from '../viewer/open';
 import { codeFromPath, directAction, directDocsQuery, directViewer, fetchDirect, mergeDirectUpdate } from './api';
+import { builtInText } from '../../lib/built-in-text';
 
 const CARD_WIDTH = 560;
 
@@ -100,7 +101,7 @@ export default function DirectViewerPage() {
   const refused = !code || (query.error instanceof HttpError && (query.error.status === 404 || query.error.status === 403));
 
   useEffect(() => {
-    if (data) document.title = `${data.vmName} · ${t('app.title')}`;
+    if (data) document.title = `${builtInText(t, data.vmName)} · ${t('app.title')}`;
   }, [data, t]);
 
   /** The state an action leads to, unless a live update already told something newer. */
@@ -191,7 +192,7 @@ export default function DirectViewerPage() {
           <Stack gap={4} style={{ minWidth: 0, flex: 1 }}>
             <Group gap="sm" wrap="wrap">
               <Title order={1} size="h3" data-testid="direct-name" style={{ wordBreak: 'break-word' }}>
-                {data.vmName}
+                {builtInText(t, data.vmName)}
               </Title>
               <StateBadge status={data.vmState} forceStopAt={data.force_stop_at} />
             </Group>
@@ -301,7 +302,7 @@ export default function DirectViewerPage() {
                 modals.openConfirmModal({
                   title: t('desktops.confirm.reset_title'),
                   centered: true,
-                  children: <Text size="sm">{t('desktops.confirm.reset_body', { name: data.vmName })}</Text>,
+                  children: <Text size="sm">{t('desktops.confirm.reset_body', { name: builtInText(t, data.vmName) })}</Text>,
                   labels: { confirm: t('desktops.actions.reset'), cancel: t('common.cancel') },
                   confirmProps: { color: 'red', 'data-testid': 'confirm-reset' },
                   onConfirm: () => act.mutate({ action: 'reset', from: data.vmState }),

@@ -52,6 +52,7 @@ import { domainInfoQuery, fileToBase64, hardwareAllowedQuery, installsQuery, set
 import { diskLabel, effectiveVideo, GpuVideoFields, gpuVideoOk, guestNetOf, HardwareSteps, useItemLabel, ViewersField, type GuestNet } from './fields';
 import { useRecreateDisk } from './recreate';
 import classes from './Domains.module.css';
+import { builtInText } from '../../lib/built-in-text';
 
 type ImagePick = { choice: TImageChoice; url: string } | null;
 
@@ -182,7 +183,7 @@ function EditForm({ info }: { info: TDomainInfo }) {
   return (
     <form onSubmit={submit} noValidate>
       <PageHeader
-        title={t('domain_edit.heading', { name: info.name })}
+        title={t('domain_edit.heading', { name: builtInText(t, info.name) })}
         subtitle={t(info.kind === 'template' ? 'domain_edit.subheading_template' : 'domain_edit.subheading')}
       />
       {!info.editable && (
@@ -207,7 +208,7 @@ function EditForm({ info }: { info: TDomainInfo }) {
                 </Badge>
                 {info.template && (
                   <Badge variant="light" color="indigo" radius="sm" style={{ textTransform: 'none' }}>
-                    {t('domain_edit.from_template', { name: info.template.name })}
+                    {t('domain_edit.from_template', { name: builtInText(t, info.template.name) })}
                   </Badge>
                 )}
               </Group>

@@ -43,6 +43,7 @@ import { rules } from '../../lib/validation';
 import { checkNewDesktopQuota, createDesktop, domainInfoQuery, hardwareAllowedQuery, templatesForNewQuery } from './api';
 import { guestNetOf, HardwareSteps, useItemLabel, ViewersField, type GuestNet, type HardwareValue } from './fields';
 import classes from './Domains.module.css';
+import { builtInText } from '../../lib/built-in-text';
 
 /** The template's hardware, within what this user may choose. */
 function startingHardware(info: TDomainInfo, quota: { memory: number; vcpus: number; desktops_disk_size: number }): HardwareValue {
@@ -80,10 +81,10 @@ function TemplateTile({ tpl, checked, onPick }: { tpl: TAllowedTemplate; checked
       </div>
       <Stack gap={4} p="sm">
         <Text fw={600} size="sm" lineClamp={1}>
-          {tpl.name}
+          {builtInText(t, tpl.name)}
         </Text>
         <Text size="xs" c="dimmed" lineClamp={2} mih={32}>
-          {tpl.description || t('new_desktop.no_description')}
+          {builtInText(t, tpl.description) || t('new_desktop.no_description')}
         </Text>
         <Badge variant="light" color="gray" size="xs" radius="sm" style={{ alignSelf: 'flex-start', textTransform: 'none' }}>
           {t('new_desktop.by', { name: tpl.user_name })}
@@ -145,8 +146,8 @@ export default function NewDesktopPage() {
   const list = templates.data ?? [];
   const shown = useMemo(() => {
     const q = term.trim().toLowerCase();
-    return q ? list.filter((x) => `${x.name} ${x.description} ${x.user_name}`.toLowerCase().includes(q)) : list;
-  }, [list, term]);
+    return q ? list.filter((x) => `${x.name} ${x.description} ${builtInText(t, x.name)} ${builtInText(t, x.description)} ${x.user_name}`.toLowerCase().includes(q)) : list;
+  }, [list, term, t]);
   // Only one template: it is the choice.
   useEffect(() => {
     if (!picked && list.length === 1) setPicked(list[0]!.id);
@@ -364,7 +365,7 @@ export default function NewDesktopPage() {
           </ThemeIcon>
           <div style={{ minWidth: 0 }}>
             <Text size="sm" fw={600} lineClamp={1} data-testid="new-desktop-summary">
-              {template ? template.name : t('new_desktop.pick_first')}
+              {template ? builtInText(t, template.name) : t('new_desktop.pick_first')}
             </Text>
             {template && (
               <Text size="xs" c="dimmed">

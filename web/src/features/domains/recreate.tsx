@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { handleError, notifySuccess } from '../../app/error-handler';
 import { recreateDisk } from './api';
+import { builtInText } from '../../lib/built-in-text';
 
 /**
  * Recreating a stopped desktop's disk (POST /domain/{id}/recreate_disk) after a confirmation:
@@ -15,7 +16,7 @@ export function useRecreateDisk(d: { id: string; name: string }) {
   const recreate = useMutation({
     mutationFn: () => recreateDisk(d.id),
     onSuccess: () => {
-      notifySuccess(t('domain_edit.recreated', { name: d.name }));
+      notifySuccess(t('domain_edit.recreated', { name: builtInText(t, d.name) }));
       void qc.invalidateQueries({ queryKey: ['desktops'] });
     },
     onError: (err) => handleError(err),
@@ -24,7 +25,7 @@ export function useRecreateDisk(d: { id: string; name: string }) {
     modals.openConfirmModal({
       title: t('domain_edit.recreate_title'),
       centered: true,
-      children: <Text size="sm">{t('domain_edit.recreate_body', { name: d.name })}</Text>,
+      children: <Text size="sm">{t('domain_edit.recreate_body', { name: builtInText(t, d.name) })}</Text>,
       labels: { confirm: t('domain_edit.recreate'), cancel: t('common.cancel') },
       confirmProps: { color: 'red', 'data-testid': 'confirm-recreate' },
       onConfirm: () => recreate.mutate(),

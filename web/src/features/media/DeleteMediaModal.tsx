@@ -7,6 +7,7 @@ import { handleError, notifySuccess } from '../../app/error-handler';
 import { StateBadge } from '../desktops/StateBadge';
 import { deleteMedia, mediaDesktopsQuery, OWN_MEDIA_KEY, SHARED_MEDIA_KEY } from './api';
 import { removeMedia } from './logic';
+import { builtInText } from '../../lib/built-in-text';
 
 const RUNNING = (status: string) => !['Stopped', 'Failed'].includes(status);
 
@@ -70,7 +71,7 @@ export function DeleteMediaModal({ media, onClose }: { media: TMedia | null; onC
                         <Table.Td>
                           <Group gap={6} wrap="nowrap">
                             <Text size="sm" fw={500}>
-                              {d.name}
+                              {builtInText(t, d.name)}
                             </Text>
                             {d.kind === 'template' && (
                               <Badge size="xs" variant="outline">

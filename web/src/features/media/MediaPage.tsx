@@ -28,6 +28,7 @@ import { ShareMediaModal } from './ShareMediaModal';
 import { useMediaLive } from './live';
 import { filterMedia, formatGb, mediaActions, SEARCH_MIN, statusLook } from './logic';
 import { DownloadProgress, FailureDetail, MediaStatusBadge } from './MediaStatus';
+import { builtInText } from '../../lib/built-in-text';
 
 type Tab = 'own' | 'shared';
 
@@ -172,7 +173,7 @@ function MediaTable({ list, shared, onDelete, onShare }: { list: TMedia[]; share
                     <Table.Td data-label={t('media.columns.owner')}>
                       <Text size="sm">{m.user_name ?? m.user}</Text>
                       <Text size="xs" c="dimmed">
-                        {[m.group_name, m.category_name].filter(Boolean).join(' · ')}
+                        {[m.group_name, m.category_name].filter(Boolean).map((x) => builtInText(t, x)).join(' · ')}
                       </Text>
                     </Table.Td>
                   )}

@@ -15,6 +15,7 @@ import { ruleMessage } from '../bookings/logic';
 import { createPlan, deletePlan, PLANNER_KEY, plansQuery, reservableItemsQuery, updatePlan } from './api';
 import { PlanModal, type PlanDraft } from './PlanModal';
 import '../bookings/texts';
+import { builtInText } from '../../lib/built-in-text';
 
 /** One colour per profile, so that the plans of a card read at a glance. */
 const PROFILE_COLORS = ['#4c6ef5', '#12b886', '#f76707', '#be4bdb', '#1098ad', '#e64980'];
@@ -132,7 +133,7 @@ export default function PlanningPage() {
           </Group>
           {item?.description && (
             <Text size="sm" c="dimmed" mt="xs">
-              {item.description}
+              {builtInText(t, item.description)}
             </Text>
           )}
         </Card>

@@ -12,6 +12,7 @@ import { api } from '../../lib/api';
 import { ACCOUNT_ACTIONS, AccountDialog, type AccountAction } from '../account/AccountDialogs';
 import { UserAvatar } from '../account/UserAvatar';
 import '../account/texts';
+import { builtInText } from '../../lib/built-in-text';
 
 function Field({ label, value, testId }: { label: string; value: React.ReactNode; testId?: string }) {
   return (
@@ -146,9 +147,9 @@ export default function ProfilePage() {
                 }
               />
               <Field label={t('profile.role')} value={t(`roles.${user.role}`)} />
-              <Field label={t('profile.category')} value={user.category_name} />
-              <Field label={t('profile.group')} value={user.group_name} />
-              <Field label={t('profile.secondary_groups')} value={user.secondary_groups_names.join(', ')} />
+              <Field label={t('profile.category')} value={builtInText(t, user.category_name)} />
+              <Field label={t('profile.group')} value={builtInText(t, user.group_name)} />
+              <Field label={t('profile.secondary_groups')} value={user.secondary_groups_names.map((g) => builtInText(t, g)).join(', ')} />
               <Field label={t('profile.provider')} value={user.provider} />
               <Field label={t('account.total_disk_size')} value={`${round(user.total_disk_size)} GB`} testId="profile-disk-size" />
               <Field label={t('account.user_storage')} value={user.user_storage ? user.user_storage.token_web : t('account.user_storage_none')} />

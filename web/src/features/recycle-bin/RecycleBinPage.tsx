@@ -14,6 +14,7 @@ import { useBinActions } from './actions';
 import { entryQuery, useRecycleBinLive } from './api';
 import { itemTypeKey } from './logic';
 import { sizeText, TYPE_ICON } from './RecycleBinsPage';
+import { builtInText } from '../../lib/built-in-text';
 
 const STATUS_COLOR: Record<string, string> = { recycled: 'blue', restored: 'teal', deleting: 'orange', deleted: 'red' };
 
@@ -62,15 +63,15 @@ function DomainTable({ rows }: { rows: TRecycleBinDomain[] }) {
             <Table.Tr key={d.id} data-testid="bin-detail-domain">
               <Table.Td>
                 <Text size="sm" fw={600}>
-                  {d.name}
+                  {builtInText(t, d.name)}
                 </Text>
                 <Text size="xs" c="dimmed" lineClamp={1}>
-                  {d.description || t('desktops.no_description')}
+                  {builtInText(t, d.description) || t('desktops.no_description')}
                 </Text>
               </Table.Td>
               <Table.Td data-label={t('recycle_bin.detail.user')}>{d.username}</Table.Td>
-              <Table.Td data-label={t('recycle_bin.detail.group')}>{d.group.name}</Table.Td>
-              <Table.Td data-label={t('recycle_bin.detail.category')}>{d.category.name}</Table.Td>
+              <Table.Td data-label={t('recycle_bin.detail.group')}>{builtInText(t, d.group.name)}</Table.Td>
+              <Table.Td data-label={t('recycle_bin.detail.category')}>{builtInText(t, d.category.name)}</Table.Td>
               <Table.Td style={{ whiteSpace: 'nowrap' }} data-label={t('recycle_bin.detail.accessed')}>
                 {formatEpoch(d.accessed) ?? '—'}
               </Table.Td>
@@ -97,7 +98,7 @@ function Detail({ entry }: { entry: TRecycleBinDetail }) {
           <div>
             <Group gap="xs">
               <Title order={1} size="h2" data-testid="bin-detail-name">
-                {entry.item_name}
+                {builtInText(t, entry.item_name)}
               </Title>
               <Badge color={STATUS_COLOR[entry.status] ?? 'gray'} variant="light" data-testid="bin-detail-status">
                 {t(`recycle_bin.statuses.${entry.status}`, { defaultValue: entry.status })}
@@ -125,7 +126,7 @@ function Detail({ entry }: { entry: TRecycleBinDetail }) {
           <Field label={t('recycle_bin.detail.deleted_by')}>{entry.agent_name}</Field>
           <Field label={t('recycle_bin.detail.deleted_at')}>{formatEpoch(entry.accessed)}</Field>
           <Field label={t('recycle_bin.detail.owner')}>{entry.owner_name}</Field>
-          <Field label={t('recycle_bin.detail.group')}>{entry.owner_group_name}</Field>
+          <Field label={t('recycle_bin.detail.group')}>{builtInText(t, entry.owner_group_name)}</Field>
           <Field label={t('recycle_bin.detail.size')}>{t('storage.gb', { value: sizeText(entry.size, i18n.language) })}</Field>
           <Field label={t('recycle_bin.detail.expires')}>{entry.expires ? formatEpoch(entry.expires) : null}</Field>
         </SimpleGrid>
@@ -184,7 +185,7 @@ function Detail({ entry }: { entry: TRecycleBinDetail }) {
                         {s.directory_path}
                       </Text>
                     </Table.Td>
-                    <Table.Td data-label={t('recycle_bin.detail.used_by')}>{s.domains.map((d) => d.name).join(', ') || '—'}</Table.Td>
+                    <Table.Td data-label={t('recycle_bin.detail.used_by')}>{s.domains.map((d) => builtInText(t, d.name)).join(', ') || '—'}</Table.Td>
                     <Table.Td style={{ whiteSpace: 'nowrap' }} data-label={t('storage.columns.size')}>
                       {t('storage.used_of_total', { used: formatGb(s.actual_size, i18n.language), total: formatGb(s.virtual_size, i18n.language) })}
                     </Table.Td>

@@ -25,6 +25,7 @@ import { formatEpoch, formatGb } from '../storage/logic';
 import { useBinActions } from './actions';
 import { binQuery, cutoffQuery, useRecycleBinLive } from './api';
 import { humaniseHours, itemTypeKey } from './logic';
+import { builtInText } from '../../lib/built-in-text';
 
 export const TYPE_ICON: Record<string, typeof IconDeviceDesktop> = {
   desktop: IconDeviceDesktop,
@@ -82,7 +83,7 @@ function Row({ item, actions }: { item: TRecycleBinItem; actions: ReturnType<typ
           </ThemeIcon>
           <div style={{ minWidth: 0 }}>
             <Anchor component={Link} to={`/recyclebin/${item.id}`} fw={600} size="sm" lineClamp={1} data-testid="bin-name">
-              {item.item_name}
+              {builtInText(t, item.item_name)}
             </Anchor>
             <Text size="xs" c="dimmed">
               {t(itemTypeKey(item.item_type))}
@@ -129,7 +130,7 @@ function Row({ item, actions }: { item: TRecycleBinItem; actions: ReturnType<typ
               loading={actions.deleting(item.id)}
               disabled={actions.busy(item.id)}
               onClick={() => actions.remove(item)}
-              aria-label={t('recycle_bin.actions.delete_named', { name: item.item_name })}
+              aria-label={t('recycle_bin.actions.delete_named', { name: builtInText(t, item.item_name) })}
               data-testid="bin-delete"
             >
               <IconTrash size={16} />

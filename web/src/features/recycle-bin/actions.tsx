@@ -6,6 +6,7 @@ import type { TRecycleBinItem } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../app/error-handler';
 import { BIN_COUNT_KEY, BIN_KEY, deleteEntry, emptyBin, restoreEntry } from './api';
 import { applyStatus } from './logic';
+import { builtInText } from '../../lib/built-in-text';
 
 type Entry = Pick<TRecycleBinItem, 'id' | 'item_name'>;
 
@@ -25,7 +26,7 @@ export function useBinActions(opts: { afterRestore?: () => void; afterDelete?: (
       gone(e.id, 'restored');
       void qc.invalidateQueries({ queryKey: ['desktops'], exact: true });
       void qc.invalidateQueries({ queryKey: ['user'], exact: true });
-      notifySuccess(t('recycle_bin.notify.restored', { name: e.item_name }));
+      notifySuccess(t('recycle_bin.notify.restored', { name: builtInText(t, e.item_name) }));
       opts.afterRestore?.();
     },
     onError: (err) => handleError(err),
@@ -36,7 +37,7 @@ export function useBinActions(opts: { afterRestore?: () => void; afterDelete?: (
     onSuccess: (_r, e) => {
       gone(e.id, 'deleted');
       void qc.invalidateQueries({ queryKey: ['user'], exact: true });
-      notifySuccess(t('recycle_bin.notify.deleted', { name: e.item_name }));
+      notifySuccess(t('recycle_bin.notify.deleted', { name: builtInText(t, e.item_name) }));
       opts.afterDelete?.();
     },
     onError: (err) => handleError(err),
@@ -74,7 +75,7 @@ export function useBinActions(opts: { afterRestore?: () => void; afterDelete?: (
     restore: (e: Entry) =>
       confirm({
         title: t('recycle_bin.confirm.restore_title'),
-        body: t('recycle_bin.confirm.restore_body', { name: e.item_name }),
+        body: t('recycle_bin.confirm.restore_body', { name: builtInText(t, e.item_name) }),
         label: t('recycle_bin.actions.restore'),
         testId: 'bin-restore',
         color: 'teal',
@@ -83,7 +84,7 @@ export function useBinActions(opts: { afterRestore?: () => void; afterDelete?: (
     remove: (e: Entry) =>
       confirm({
         title: t('recycle_bin.confirm.delete_title'),
-        body: t('recycle_bin.confirm.delete_body', { name: e.item_name }),
+        body: t('recycle_bin.confirm.delete_body', { name: builtInText(t, e.item_name) }),
         label: t('recycle_bin.actions.delete'),
         testId: 'bin-delete',
         onConfirm: () => remove.mutate(e),

@@ -8,6 +8,7 @@ import { handleError, notifySuccess } from '../../app/error-handler';
 import { HttpError } from '../../lib/api';
 import { increaseStorage, STORAGE_KEY } from './api';
 import { formatGb, grownSize, incrementFor, minimumNewSizeGb } from './logic';
+import { builtInText } from '../../lib/built-in-text';
 
 /**
  * The storage increase modal (spec 001 §2): current size, new size, priority. Only admins choose
@@ -45,7 +46,7 @@ export function IncreaseModal({ disk, isAdmin, onClose }: { disk: TStorageDisk |
   });
 
   const lang = i18n.language;
-  const names = disk?.domains.map((d) => d.name).join(', ');
+  const names = disk?.domains.map((d) => builtInText(t, d.name)).join(', ');
   return (
     <Modal opened={Boolean(disk)} onClose={onClose} title={t('storage.increase.title')} centered size="md">
       {disk && (

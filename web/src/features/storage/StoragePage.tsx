@@ -14,6 +14,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { abortStorage, storageQuery, useStorageLive } from './api';
 import { IncreaseModal } from './IncreaseModal';
 import { formatEpoch, formatGb, formatGbValue, totals, usageColor, usagePercent } from './logic';
+import { builtInText } from '../../lib/built-in-text';
 
 function Summary({ disks }: { disks: TStorageDisk[] }) {
   const { t, i18n } = useTranslation();
@@ -126,7 +127,7 @@ function DiskRow({ d, me, canIncrease, onIncrease }: { d: TStorageDisk; me: stri
           <Group gap={4}>
             {d.domains.map((x) => (
               <Badge key={x.id} variant="default" radius="sm" leftSection={<IconDeviceDesktop size={12} />} style={{ textTransform: 'none' }} data-testid="storage-desktop">
-                {x.name}
+                {builtInText(t, x.name)}
               </Badge>
             ))}
           </Group>

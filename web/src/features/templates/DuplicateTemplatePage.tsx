@@ -11,6 +11,7 @@ import { HttpError } from '../../lib/api';
 import { domainInfoQuery } from '../domains/api';
 import { duplicateTemplate, OWN_TEMPLATES_KEY } from './api';
 import { TemplateForm, type TemplateFormValues } from './TemplateForm';
+import { builtInText } from '../../lib/built-in-text';
 
 /** /templates/duplicate?id=…: a template of one's own on the same disk as another (no copy is made). */
 export default function DuplicateTemplatePage() {
@@ -74,7 +75,7 @@ export default function DuplicateTemplatePage() {
                 <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
                   {t('templates.duplicate.source')}
                 </Text>
-                <Text fw={650}>{src.name}</Text>
+                <Text fw={650}>{builtInText(t, src.name)}</Text>
                 <Group gap={6}>
                   <Badge variant="light" color="gray" radius="sm" style={{ textTransform: 'none' }}>
                     {t('new_desktop.by', { name: src.user_name })}

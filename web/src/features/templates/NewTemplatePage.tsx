@@ -14,6 +14,7 @@ import { diskLabel } from '../domains/fields';
 import { checkNewTemplateQuota, createTemplate, OWN_TEMPLATES_KEY, templateQuery } from './api';
 import { useTemplatesLive } from './live';
 import { TemplateForm, type TemplateFormValues } from './TemplateForm';
+import { builtInText } from '../../lib/built-in-text';
 
 /** The job's steps as the server reports its percentage (reference §4.3). */
 const STEPS = [
@@ -146,7 +147,7 @@ export default function NewTemplatePage() {
         <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
           {t('templates.new.from_desktop')}
         </Text>
-        <Text fw={650}>{d.name}</Text>
+        <Text fw={650}>{builtInText(t, d.name)}</Text>
         <Group gap={6}>
           <Badge variant="light" radius="sm">
             {t('templates.card.vcpus', { count: d.hardware.vcpus })}

@@ -48,6 +48,7 @@ import { ChooseDesktopModal, DeleteTemplateModal, ShareModal, ToDesktopModal } f
 import { sharingSummary } from './SharingPicker';
 import { formatGb } from '../desktops/logic';
 import classes from './Templates.module.css';
+import { builtInText } from '../../lib/built-in-text';
 
 /** Sizes in GB, rounded (spec 001 §9), in the reader's language; small ones in MB so a fresh template does not read "0 GB". */
 export function sizeLabel(bytes: number, lang = 'en') {
@@ -87,7 +88,7 @@ function OwnCard({ tpl, onOpen }: { tpl: TTemplate; onOpen: Open }) {
     mutationFn: (enabled: boolean) => updateTemplate({ id: tpl.id, enabled }),
     onSuccess: (updated) => {
       qc.setQueryData<TTemplate[]>(OWN_TEMPLATES_KEY, (l) => (l ?? []).map((x) => (x.id === updated.id ? updated : x)));
-      notifySuccess(t(updated.enabled ? 'templates.notify.enabled' : 'templates.notify.disabled', { name: updated.name }));
+      notifySuccess(t(updated.enabled ? 'templates.notify.enabled' : 'templates.notify.disabled', { name: builtInText(t, updated.name) }));
     },
     onError: (err) => handleError(err),
   });
@@ -119,12 +120,12 @@ function OwnCard({ tpl, onOpen }: { tpl: TTemplate; onOpen: Open }) {
       </div>
       <Stack gap={8} p="md" className={classes.body}>
         <Group justify="space-between" wrap="nowrap" gap="xs" align="flex-start">
-          <Text fw={650} lineClamp={1} title={tpl.name} data-testid="template-name-label">
-            {tpl.name}
+          <Text fw={650} lineClamp={1} title={builtInText(t, tpl.name)} data-testid="template-name-label">
+            {builtInText(t, tpl.name)}
           </Text>
           <Menu position="bottom-end" shadow="md" width={230} withinPortal>
             <Menu.Target>
-              <ActionIcon variant="subtle" color="gray" size="lg" aria-label={t('templates.more_actions', { name: tpl.name })} disabled={creating} data-testid="template-menu">
+              <ActionIcon variant="subtle" color="gray" size="lg" aria-label={t('templates.more_actions', { name: builtInText(t, tpl.name) })} disabled={creating} data-testid="template-menu">
                 <IconDots size={18} />
               </ActionIcon>
             </Menu.Target>
@@ -152,7 +153,7 @@ function OwnCard({ tpl, onOpen }: { tpl: TTemplate; onOpen: Open }) {
           </Menu>
         </Group>
         <Text size="sm" c="dimmed" lineClamp={2} mih={40} mt={-8}>
-          {tpl.description || t('new_desktop.no_description')}
+          {builtInText(t, tpl.description) || t('new_desktop.no_description')}
         </Text>
         <Group gap={6} wrap="nowrap" c={share.kind === 'private' ? 'dimmed' : share.kind === 'everyone' ? 'teal' : 'indigo'} data-testid="template-sharing">
           {share.kind === 'private' ? <IconLock size={14} /> : share.kind === 'everyone' ? <IconWorld size={14} /> : <IconUsers size={14} />}
@@ -205,17 +206,17 @@ function SharedCard({ tpl }: { tpl: TAllowedTemplate }) {
       </div>
       <Stack gap={8} p="md" className={classes.body}>
         <Text fw={650} lineClamp={1}>
-          {tpl.name}
+          {builtInText(t, tpl.name)}
         </Text>
         <Text size="sm" c="dimmed" lineClamp={2} mih={40} mt={-8}>
-          {tpl.description || t('new_desktop.no_description')}
+          {builtInText(t, tpl.description) || t('new_desktop.no_description')}
         </Text>
         <Group gap={6}>
           <Badge variant="light" color="gray" radius="sm" style={{ textTransform: 'none' }}>
             {t('new_desktop.by', { name: tpl.user_name })}
           </Badge>
           <Badge variant="light" color="gray" radius="sm" style={{ textTransform: 'none' }}>
-            {tpl.group_name}
+            {builtInText(t, tpl.group_name)}
           </Badge>
         </Group>
       </Stack>
@@ -251,7 +252,7 @@ export default function TemplatesPage() {
   const [choosing, setChoosing] = useState(false);
   const open: Open = (kind, tpl) => setDialog({ kind, id: tpl.id });
   const current = dialog ? (own.data?.find((x) => x.id === dialog.id) ?? null) : null;
-  const match = (x: { name: string; description: string; user_name?: string | null }) => !term || `${x.name} ${x.description} ${x.user_name ?? ''}`.toLowerCase().includes(term);
+  const match = (x: { name: string; description: string; user_name?: string | null }) => !term || `${x.name} ${x.description} ${builtInText(t, x.name)} ${builtInText(t, x.description)} ${x.user_name ?? ''}`.toLowerCase().includes(term);
   const ownShown = useMemo(() => (own.data ?? []).filter(match), [own.data, term]); // eslint-disable-line react-hooks/exhaustive-deps
   const sharedShown = useMemo(() => (shared.data ?? []).filter(match), [shared.data, term]); // eslint-disable-line react-hooks/exhaustive-deps
 

@@ -12,6 +12,7 @@ import { desktopsQuery } from '../desktops/api';
 import { deleteTemplate, OWN_TEMPLATES_KEY, templateToDesktop, treeQuery, updateAllowed } from './api';
 import { SharingPicker } from './SharingPicker';
 import classes from './Templates.module.css';
+import { builtInText } from '../../lib/built-in-text';
 
 /** Sharing of one template. */
 export function ShareModal({ template, onClose }: { template: TTemplate | null; onClose: () => void }) {
@@ -27,13 +28,13 @@ export function ShareModal({ template, onClose }: { template: TTemplate | null; 
     },
     onSuccess: (updated) => {
       qc.setQueryData<TTemplate[]>(OWN_TEMPLATES_KEY, (l) => (l ?? []).map((x) => (x.id === updated.id ? { ...x, allowed: updated.allowed } : x)));
-      notifySuccess(t('templates.share.saved', { name: updated.name }));
+      notifySuccess(t('templates.share.saved', { name: builtInText(t, updated.name) }));
       onClose();
     },
     onError: (err) => handleError(err),
   });
   return (
-    <Modal opened={Boolean(template)} onClose={onClose} title={t('templates.share.title', { name: template?.name ?? '' })} centered size="lg">
+    <Modal opened={Boolean(template)} onClose={onClose} title={t('templates.share.title', { name: builtInText(t, template?.name ?? '') })} centered size="lg">
       <Stack gap="md">
         <Text size="sm" c="dimmed">
           {t('templates.form.sharing_hint')}
@@ -85,7 +86,7 @@ export function ToDesktopModal({ template, onClose }: { template: TTemplate | nu
             {t(template?.duplicate_of ? 'errors.template_is_duplicated' : 'errors.template_has_derivatives')}
           </Alert>
         ) : (
-          <Text size="sm">{t('templates.to_desktop.body', { name: template?.name ?? '' })}</Text>
+          <Text size="sm">{t('templates.to_desktop.body', { name: builtInText(t, template?.name ?? '') })}</Text>
         )}
         <TextInput
           label={t('new_desktop.name')}
@@ -131,7 +132,7 @@ function TreeNode({ node, depth }: { node: TTemplateTreeNode; depth: number }) {
           {template ? node.duplicate ? <IconCopy size={15} /> : <IconTemplate size={15} /> : <IconDeviceDesktop size={15} />}
         </ThemeIcon>
         <Text size="sm" fw={depth === 0 ? 700 : 500} lineClamp={1} style={{ flex: '1 1 auto', minWidth: 0 }}>
-          {node.name}
+          {builtInText(t, node.name)}
         </Text>
         {node.duplicate && (
           <Badge size="xs" variant="light" color="grape" radius="sm">
@@ -170,7 +171,7 @@ export function DeleteTemplateModal({ template, onClose }: { template: TTemplate
       qc.setQueryData<TTemplate[]>(OWN_TEMPLATES_KEY, (l) => (l ?? []).filter((x) => x.id !== template!.id));
       void qc.invalidateQueries({ queryKey: OWN_TEMPLATES_KEY });
       void qc.invalidateQueries({ queryKey: ['desktops'] });
-      notifySuccess(t('templates.delete.done', { name: template!.name }));
+      notifySuccess(t('templates.delete.done', { name: builtInText(t, template!.name) }));
       onClose();
     },
     onError: (err) => {
@@ -181,7 +182,7 @@ export function DeleteTemplateModal({ template, onClose }: { template: TTemplate
   const data = tree.data;
   const pending = data?.pending ?? [];
   return (
-    <Modal opened={Boolean(template)} onClose={onClose} title={t('templates.delete.title', { name: template?.name ?? '' })} centered size="lg">
+    <Modal opened={Boolean(template)} onClose={onClose} title={t('templates.delete.title', { name: builtInText(t, template?.name ?? '') })} centered size="lg">
       <Stack gap="md" data-testid="delete-template-modal">
         {!data ? (
           <Stack gap="xs">
@@ -210,7 +211,7 @@ export function DeleteTemplateModal({ template, onClose }: { template: TTemplate
             </ScrollArea.Autosize>
             {pending.length > 0 ? (
               <Alert color="red" icon={<IconLock size={18} />} title={t('templates.delete.pending_title')} data-testid="delete-pending">
-                {t('templates.delete.pending_body', { count: pending.length, names: pending.map((p) => `${p.name} (${p.user_name ?? '?'})`).join(', ') })}
+                {t('templates.delete.pending_body', { count: pending.length, names: pending.map((p) => `${builtInText(t, p.name)} (${p.user_name ?? '?'})`).join(', ') })}
               </Alert>
             ) : (
               <Alert color="orange" variant="light" icon={<IconAlertTriangle size={18} />}>
@@ -262,10 +263,10 @@ export function ChooseDesktopModal({ opened, onClose }: { opened: boolean; onClo
                       <Radio.Indicator disabled={!usable(d)} />
                       <div style={{ minWidth: 0, flex: 1 }}>
                         <Text size="sm" fw={600} lineClamp={1}>
-                          {d.name}
+                          {builtInText(t, d.name)}
                         </Text>
                         <Text size="xs" c="dimmed" lineClamp={1}>
-                          {usable(d) ? d.description || t('new_desktop.no_description') : t(d.server ? 'templates.choose.server' : 'templates.choose.running')}
+                          {usable(d) ? builtInText(t, d.description) || t('new_desktop.no_description') : t(d.server ? 'templates.choose.server' : 'templates.choose.running')}
                         </Text>
                       </div>
                     </Group>

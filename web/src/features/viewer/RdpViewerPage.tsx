@@ -22,6 +22,7 @@ import { fetchRdpTicket } from './open';
 import { useRdp } from './use-rdp';
 import type { RdpState } from './rdp-state';
 import classes from './VncViewerPage.module.css';
+import { builtInText } from '../../lib/built-in-text';
 
 const DESKTOP_PARAM = 'desktop';
 
@@ -77,7 +78,7 @@ export default function RdpViewerPage() {
 
   const shown: RdpState = reopening ? { kind: 'connecting' } : state;
   const key = stateKey(shown);
-  const name = ticket?.name ?? '';
+  const name = builtInText(t, ticket?.name ?? '');
 
   useEffect(() => {
     document.title = name ? `${name} · ${t('app.title')}` : `${t('routes.rdp')} · ${t('app.title')}`;
@@ -147,7 +148,7 @@ export default function RdpViewerPage() {
             size="sm"
             leftSection={busy ? <Loader size={10} color="yellow" /> : null}
             data-testid="viewer-status"
-            style={{ flex: '0 0 auto' }}
+            classNames={{ root: classes.status, label: classes.statusText, section: classes.statusSection }}
           >
             {shown.kind === 'retrying' ? t('viewer.rdp.state.retrying', { n: shown.attempt, max: shown.max }) : t(`viewer.rdp.state.${key}`)}
           </Badge>

@@ -20,6 +20,7 @@ import { useVnc } from './use-vnc';
 import { useBlankScreen } from './blank';
 import { fetchVncTicket } from './open';
 import classes from './VncViewerPage.module.css';
+import { builtInText } from '../../lib/built-in-text';
 
 type Status = 'connecting' | 'connected' | 'disconnected';
 type Ended = { reason: 'closed' | 'failed' | 'denied' };
@@ -54,7 +55,7 @@ export default function VncViewerPage() {
   const [closeTried, setCloseTried] = useState(false);
 
   useEffect(() => {
-    document.title = ticket ? `${ticket.name} · ${t('app.title')}` : `${t('routes.viewer')} · ${t('app.title')}`;
+    document.title = ticket ? `${builtInText(t, ticket.name)} · ${t('app.title')}` : `${t('routes.viewer')} · ${t('app.title')}`;
   }, [ticket, t, i18n.language]);
 
   useEffect(() => {
@@ -122,8 +123,8 @@ export default function VncViewerPage() {
           <ThemeIcon size={28} radius="md" variant="gradient" gradient={{ from: 'indigo', to: 'cyan', deg: 135 }}>
             <IconDeviceDesktop size={17} />
           </ThemeIcon>
-          <Text fw={600} size="sm" className={classes.name} data-testid="viewer-name" title={ticket.name}>
-            {ticket.name}
+          <Text fw={600} size="sm" className={classes.name} data-testid="viewer-name" title={builtInText(t, ticket.name)}>
+            {builtInText(t, ticket.name)}
           </Text>
           <Badge
             color={STATUS_COLOR[status]}
@@ -131,7 +132,7 @@ export default function VncViewerPage() {
             size="sm"
             leftSection={status === 'connecting' ? <Loader size={10} color="yellow" /> : null}
             data-testid="viewer-status"
-            style={{ flex: '0 0 auto' }}
+            classNames={{ root: classes.status, label: classes.statusText, section: classes.statusSection }}
           >
             {t(`viewer.status.${status}`)}
           </Badge>
@@ -170,7 +171,7 @@ export default function VncViewerPage() {
             <Stack align="center" gap="sm">
               <Loader color="indigo" />
               <Text size="sm" c="gray.4">
-                {t('viewer.connecting_to', { name: ticket.name })}
+                {t('viewer.connecting_to', { name: builtInText(t, ticket.name) })}
               </Text>
             </Stack>
           </div>
@@ -181,7 +182,7 @@ export default function VncViewerPage() {
             <Stack align="center" gap="sm" maw={420} px="md">
               <Loader color="indigo" type="dots" />
               <Text size="sm" c="gray.3" ta="center">
-                {t('viewer.booting', { name: ticket.name })}
+                {t('viewer.booting', { name: builtInText(t, ticket.name) })}
               </Text>
             </Stack>
           </div>

@@ -8,6 +8,7 @@ import { configQuery } from '../../app/queries';
 import { modals } from '../../lib/modals';
 import { BastionDialog } from './BastionDialog';
 import './texts';
+import { builtInText } from '../../lib/built-in-text';
 
 /** The desktop menu's "Bastion" (when the configuration allows it): its addresses and settings in a dialog. */
 export function BastionMenuItem({ d }: { d: TDesktop }) {
@@ -16,7 +17,7 @@ export function BastionMenuItem({ d }: { d: TDesktop }) {
   if (!config?.can_use_bastion) return null;
   const open = () => {
     const id = modals.open({
-      title: i18n.t('bastion.title', { name: d.name }),
+      title: i18n.t('bastion.title', { name: builtInText(i18n.t, d.name) }),
       size: 'lg',
       centered: true,
       children: <BastionDialog d={d} onClose={() => modals.close(id)} />,

@@ -13,6 +13,7 @@ import { ListFooter, SortHeader } from '../shared/desktops-list';
 import type { ListParams } from './api';
 import './texts';
 import { CardTable } from '../../../components/CardTable';
+import { builtInText } from '../../../lib/built-in-text';
 
 export type Column<T> = { key: string; label: string; sort?: string; render: (row: T) => ReactNode; adminOnly?: boolean };
 type Filters = (params: ListParams, patch: (p: Partial<ListParams>) => void) => ReactNode;
@@ -71,7 +72,7 @@ export function ContentList<T extends { id: string; name: string }>({
             <Select
               placeholder={t('admin_desktops.common.category')}
               aria-label={t('admin_desktops.common.category')}
-              data={(cats.data?.items ?? []).map((c) => ({ value: c.id, label: c.name }))}
+              data={(cats.data?.items ?? []).map((c) => ({ value: c.id, label: builtInText(t, c.name) }))}
               value={(params.category as string) ?? null}
               onChange={(v) => patch({ category: v })}
               clearable

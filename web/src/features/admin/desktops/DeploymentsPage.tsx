@@ -11,6 +11,7 @@ import { deleteDeployment, deploymentsQuery, refreshContent, updateDeployment } 
 import { ContentList, type Column } from './ContentList';
 import { ChangeOwnerModal, OwnerCell } from './owner';
 import './texts';
+import { builtInText } from '../../../lib/built-in-text';
 
 /** /isard-admin/deployments: every deployment across owners; show or hide, give to another owner, delete to the bin. */
 export default function DeploymentsPage() {
@@ -31,17 +32,17 @@ export default function DeploymentsPage() {
       render: (r) => (
         <>
           <Text size="sm" fw={600}>
-            {r.name}
+            {builtInText(t, r.name)}
           </Text>
           <Text size="xs" c="dimmed" lineClamp={1}>
-            {r.description}
+            {builtInText(t, r.description)}
           </Text>
         </>
       ),
     },
     { key: 'owner', label: t('admin_desktops.common.owner'), sort: 'owner', render: (r) => <OwnerCell row={r} /> },
-    { key: 'category', label: t('admin_desktops.common.category'), sort: 'category', adminOnly: true, render: (r) => <Text size="sm">{r.category_name}</Text> },
-    { key: 'template', label: t('admin_desktops.deployments.template'), render: (r) => <Text size="sm">{r.template_name ?? '—'}</Text> },
+    { key: 'category', label: t('admin_desktops.common.category'), sort: 'category', adminOnly: true, render: (r) => <Text size="sm">{builtInText(t, r.category_name)}</Text> },
+    { key: 'template', label: t('admin_desktops.deployments.template'), render: (r) => <Text size="sm">{builtInText(t, r.template_name) ?? '—'}</Text> },
     {
       key: 'visible', label: t('admin_desktops.common.status'), sort: 'visible',
       render: (r) => (
@@ -102,7 +103,7 @@ export default function DeploymentsPage() {
       <ConfirmModal
         opened={deleting !== null}
         onClose={() => setDeleting(null)}
-        title={deleting ? t('admin_desktops.deployments.delete_title', { name: deleting.name }) : ''}
+        title={deleting ? t('admin_desktops.deployments.delete_title', { name: builtInText(t, deleting.name) }) : ''}
         confirmLabel={t('admin_desktops.common.delete')}
         testId="deployments-delete"
         onConfirm={async () => {

@@ -23,6 +23,7 @@ import { useCodeText } from '../people/shared';
 import { ConfirmModal, ListFooter, SortHeader, UserPicker } from '../shared/desktops-list';
 import { deploymentsQuery, desktopAction, desktopsQuery, refreshContent, supportViewer, templatesQuery, type ListParams } from './api';
 import './texts';
+import { builtInText } from '../../../lib/built-in-text';
 
 /** States in which the screen can be opened. */
 const VIEWABLE = ['Started', 'WaitingIP', 'Paused', 'Shutting-down'];
@@ -62,7 +63,7 @@ function DesktopMenu({ d, ask, onSupport }: { d: TAdminDesktop; ask: (a: TAdminD
   return (
     <Menu position="bottom-end" withinPortal>
       <Menu.Target>
-        <ActionIcon variant="subtle" color="gray" aria-label={t('admin_desktops.common.actions', { name: d.name })} data-testid="desktop-actions">
+        <ActionIcon variant="subtle" color="gray" aria-label={t('admin_desktops.common.actions', { name: builtInText(t, d.name) })} data-testid="desktop-actions">
           <IconDots size={16} />
         </ActionIcon>
       </Menu.Target>
@@ -114,13 +115,13 @@ function DesktopCard({ d, now, selected, onToggle, ask, onSupport, isAdmin }: {
     <Paper withBorder radius="lg" p="sm" data-testid="desktop-row" data-name={d.name} data-owner={d.username} data-status={d.status} bg={selected ? 'var(--mantine-color-indigo-light)' : undefined}>
       <Group justify="space-between" wrap="nowrap" align="flex-start">
         <Group gap="sm" wrap="nowrap" align="flex-start" style={{ minWidth: 0 }}>
-          <Checkbox mt={2} aria-label={t('admin_desktops.common.select', { name: d.name })} checked={selected} onChange={onToggle} data-testid="desktop-select" />
+          <Checkbox mt={2} aria-label={t('admin_desktops.common.select', { name: builtInText(t, d.name) })} checked={selected} onChange={onToggle} data-testid="desktop-select" />
           <div style={{ minWidth: 0 }}>
             <Text size="sm" fw={600} truncate="end">
-              {d.name}
+              {builtInText(t, d.name)}
             </Text>
             <Text size="xs" c="dimmed" truncate="end">
-              {d.user_name} · {d.username} · {isAdmin ? d.category_name : d.group_name}
+              {d.user_name} · {d.username} · {builtInText(t, isAdmin ? d.category_name : d.group_name)}
             </Text>
           </div>
         </Group>
@@ -238,7 +239,7 @@ export default function DesktopsPage() {
               <Select
                 placeholder={t('admin_desktops.common.category')}
                 aria-label={t('admin_desktops.common.category')}
-                data={(cats.data?.items ?? []).map((c) => ({ value: c.id, label: c.name }))}
+                data={(cats.data?.items ?? []).map((c) => ({ value: c.id, label: builtInText(t, c.name) }))}
                 value={(params.category as string) ?? null}
                 onChange={(v) => patch({ category: v, group: null })}
                 clearable
@@ -272,7 +273,7 @@ export default function DesktopsPage() {
               <Select
                 placeholder={t('admin_desktops.common.group')}
                 aria-label={t('admin_desktops.common.group')}
-                data={(groups.data?.items ?? []).map((g) => ({ value: g.id, label: isAdmin && !params.category ? `${g.name} · ${g.category_name}` : g.name }))}
+                data={(groups.data?.items ?? []).map((g) => ({ value: g.id, label: isAdmin && !params.category ? `${builtInText(t, g.name)} · ${builtInText(t, g.category_name)}` : builtInText(t, g.name) }))}
                 value={(params.group as string) ?? null}
                 onChange={(v) => patch({ group: v })}
                 clearable
@@ -417,12 +418,12 @@ export default function DesktopsPage() {
                   return (
                     <Table.Tr key={d.id} data-testid="desktop-row" data-name={d.name} data-owner={d.username} data-status={d.status} bg={selected.has(d.id) ? 'var(--mantine-color-indigo-light)' : undefined}>
                       <Table.Td>
-                        <Checkbox aria-label={t('admin_desktops.common.select', { name: d.name })} checked={selected.has(d.id)} onChange={() => toggle(d.id)} data-testid="desktop-select" />
+                        <Checkbox aria-label={t('admin_desktops.common.select', { name: builtInText(t, d.name) })} checked={selected.has(d.id)} onChange={() => toggle(d.id)} data-testid="desktop-select" />
                       </Table.Td>
                       <Table.Td maw={260}>
                         <Group gap={6} wrap="nowrap">
                           <Text size="sm" fw={600} truncate="end">
-                            {d.name}
+                            {builtInText(t, d.name)}
                           </Text>
                           {!d.persistent && (
                             <Badge size="xs" variant="outline" color="gray" radius="sm" style={{ flexShrink: 0 }}>
@@ -434,8 +435,8 @@ export default function DesktopsPage() {
                           {d.deployment_name
                             ? t('admin_desktops.desktops.in_deployment', { name: d.deployment_name })
                             : d.template_name
-                              ? t('admin_desktops.desktops.from_template', { name: d.template_name })
-                              : d.description}
+                              ? t('admin_desktops.desktops.from_template', { name: builtInText(t, d.template_name) })
+                              : builtInText(t, d.description)}
                         </Text>
                       </Table.Td>
                       <Table.Td>
@@ -447,10 +448,10 @@ export default function DesktopsPage() {
                         </Text>
                       </Table.Td>
                       <Table.Td>
-                        <Text size="sm">{isAdmin ? d.category_name : d.group_name}</Text>
+                        <Text size="sm">{builtInText(t, isAdmin ? d.category_name : d.group_name)}</Text>
                         {isAdmin && (
                           <Text size="xs" c="dimmed">
-                            {d.group_name}
+                            {builtInText(t, d.group_name)}
                           </Text>
                         )}
                       </Table.Td>
@@ -533,7 +534,7 @@ export default function DesktopsPage() {
       <ConfirmModal
         opened={support !== null}
         onClose={() => setSupport(null)}
-        title={support ? t('admin_desktops.desktops.support_title', { name: support.name }) : ''}
+        title={support ? t('admin_desktops.desktops.support_title', { name: builtInText(t, support.name) }) : ''}
         confirmLabel={t('admin_desktops.desktops.support_open')}
         color="indigo"
         testId="desktops-support"

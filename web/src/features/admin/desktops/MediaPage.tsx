@@ -11,6 +11,7 @@ import { deleteMedia, mediaQuery, refreshContent, updateMedia } from './api';
 import { ContentList, type Column } from './ContentList';
 import { ChangeOwnerModal, OwnerCell } from './owner';
 import './texts';
+import { builtInText } from '../../../lib/built-in-text';
 
 const STATUS_COLOR: Record<string, string> = { Downloaded: 'teal', Downloading: 'blue', DownloadStarting: 'blue', ResetDownloading: 'blue', DownloadFailed: 'red', DownloadFailedInvalidFormat: 'red' };
 
@@ -26,16 +27,16 @@ export default function MediaPage() {
       render: (r) => (
         <>
           <Text size="sm" fw={600}>
-            {r.name}
+            {builtInText(t, r.name)}
           </Text>
           <Text size="xs" c="dimmed" lineClamp={1}>
-            {r.description}
+            {builtInText(t, r.description)}
           </Text>
         </>
       ),
     },
     { key: 'owner', label: t('admin_desktops.common.owner'), sort: 'owner', render: (r) => <OwnerCell row={r} /> },
-    { key: 'category', label: t('admin_desktops.common.category'), sort: 'category', adminOnly: true, render: (r) => <Text size="sm">{r.category_name}</Text> },
+    { key: 'category', label: t('admin_desktops.common.category'), sort: 'category', adminOnly: true, render: (r) => <Text size="sm">{builtInText(t, r.category_name)}</Text> },
     { key: 'kind', label: t('admin_desktops.media.kind'), sort: 'kind', render: (r) => <Text size="sm">{r.kind.toUpperCase()}</Text> },
     {
       key: 'status', label: t('admin_desktops.common.status'), sort: 'status',
@@ -85,7 +86,7 @@ export default function MediaPage() {
       <ConfirmModal
         opened={deleting !== null}
         onClose={() => setDeleting(null)}
-        title={deleting ? t('admin_desktops.media.delete_title', { name: deleting.name }) : ''}
+        title={deleting ? t('admin_desktops.media.delete_title', { name: builtInText(t, deleting.name) }) : ''}
         confirmLabel={t('admin_desktops.common.delete')}
         testId="media-delete"
         onConfirm={async () => {

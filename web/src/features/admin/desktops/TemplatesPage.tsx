@@ -13,6 +13,7 @@ import { deleteTemplate, refreshContent, templatesQuery, templateTreeQuery, upda
 import { ContentList, type Column } from './ContentList';
 import { ChangeOwnerModal, OwnerCell } from './owner';
 import './texts';
+import { builtInText } from '../../../lib/built-in-text';
 
 /** What deleting a template takes with it (the portal's tree), and who blocks it. */
 function DeleteTemplate({ row, onClose }: { row: TAdminTemplate | null; onClose: () => void }) {
@@ -23,7 +24,7 @@ function DeleteTemplate({ row, onClose }: { row: TAdminTemplate | null; onClose:
     <ConfirmModal
       opened={row !== null}
       onClose={onClose}
-      title={row ? t('admin_desktops.templates.delete_title', { name: row.name }) : ''}
+      title={row ? t('admin_desktops.templates.delete_title', { name: builtInText(t, row.name) }) : ''}
       confirmLabel={t('admin_desktops.common.delete')}
       disabled={!tree.data || pending.length > 0}
       testId="templates-delete"
@@ -68,16 +69,16 @@ export default function TemplatesPage() {
       render: (r) => (
         <>
           <Text size="sm" fw={600}>
-            {r.name}
+            {builtInText(t, r.name)}
           </Text>
           <Text size="xs" c="dimmed" lineClamp={1}>
-            {r.description}
+            {builtInText(t, r.description)}
           </Text>
         </>
       ),
     },
     { key: 'owner', label: t('admin_desktops.common.owner'), sort: 'owner', render: (r) => <OwnerCell row={r} /> },
-    { key: 'category', label: t('admin_desktops.common.category'), sort: 'category', adminOnly: true, render: (r) => <Text size="sm">{r.category_name}</Text> },
+    { key: 'category', label: t('admin_desktops.common.category'), sort: 'category', adminOnly: true, render: (r) => <Text size="sm">{builtInText(t, r.category_name)}</Text> },
     { key: 'status', label: t('admin_desktops.common.status'), sort: 'status', render: (r) => <StateBadge status={r.status} size="sm" /> },
     {
       key: 'enabled', label: t('admin_desktops.templates.enabled'), sort: 'enabled',

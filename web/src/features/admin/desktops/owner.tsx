@@ -5,11 +5,13 @@ import { notifySuccess } from '../../../app/error-handler';
 import { ConfirmModal, UserPicker } from '../shared/desktops-list';
 import { refreshContent } from './api';
 import './texts';
+import { builtInText } from '../../../lib/built-in-text';
 
 type Owned = { id: string; name: string; user_name: string; username: string; category_name: string; group_name: string };
 
 /** The owner's name, user name and category in a cell. */
 export function OwnerCell({ row, withCategory }: { row: Owned; withCategory?: boolean }) {
+  const { t } = useTranslation();
   return (
     <>
       <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
@@ -17,7 +19,7 @@ export function OwnerCell({ row, withCategory }: { row: Owned; withCategory?: bo
       </Text>
       <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
         {row.username}
-        {withCategory ? ` · ${row.category_name}` : ''}
+        {withCategory ? ` · ${builtInText(t, row.category_name)}` : ''}
       </Text>
     </>
   );
@@ -32,7 +34,7 @@ export function ChangeOwnerModal({ row, onClose, save, testId }: { row: Owned | 
     <ConfirmModal
       opened={row !== null}
       onClose={onClose}
-      title={row ? t('admin_desktops.common.change_owner_title', { name: row.name }) : ''}
+      title={row ? t('admin_desktops.common.change_owner_title', { name: builtInText(t, row.name) }) : ''}
       confirmLabel={t('admin_desktops.common.change_owner')}
       color="indigo"
       disabled={!owner}

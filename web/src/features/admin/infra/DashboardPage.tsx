@@ -11,6 +11,7 @@ import { dashboardQuery } from './api';
 import { formatMb, percent } from './format';
 import { loadArea } from '../../../i18n';
 import './texts';
+import { builtInText } from '../../../lib/built-in-text';
 
 // The audit entries' action names are the audit screen's texts.
 await loadArea('admin-system');
@@ -146,7 +147,7 @@ export default function DashboardPage() {
                   <Group key={e.id} gap="sm" wrap="nowrap" justify="space-between" data-testid="dash-audit-row">
                     <Text size="sm" style={{ minWidth: 0 }} truncate>
                       <b>{e.actor_name || t('admin_infra.dashboard.system')}</b> · {t(`admin_system.audit.actions.${e.action.replace(/\./g, '_')}`, { defaultValue: e.action })}
-                      {e.object_name ? ` · ${e.object_name}` : ''}
+                      {e.object_name ? ` · ${builtInText(t, e.object_name)}` : ''}
                     </Text>
                     <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
                       {dayjs(e.at).format('HH:mm:ss')}

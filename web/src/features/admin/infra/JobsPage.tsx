@@ -14,6 +14,7 @@ import { useAction } from '../../../lib/use-action';
 import { RowAction, fullBadge } from '../people/shared';
 import { cancelJob, jobsQuery } from './api';
 import './texts';
+import { builtInText } from '../../../lib/built-in-text';
 
 const PER_PAGE = 25;
 const STATUS_COLOR: Record<TAdminJob['status'], string> = { queued: 'gray', running: 'blue', done: 'teal', failed: 'red', aborted: 'orange' };
@@ -46,7 +47,7 @@ function CancelModal({ job, onClose }: { job: TAdminJob | null; onClose: () => v
     <Modal opened={job !== null} onClose={onClose} title={t('admin_infra.jobs.cancel_title')} centered>
       {job && (
         <Stack>
-          <Text size="sm">{t('admin_infra.jobs.cancel_body', { kind: texts.kind(job.kind), target: job.target_name ?? job.target_id })}</Text>
+          <Text size="sm">{t('admin_infra.jobs.cancel_body', { kind: texts.kind(job.kind), target: builtInText(t, job.target_name) ?? job.target_id })}</Text>
           {error && (
             <Alert color="red" icon={<IconAlertTriangle size={16} />} role="alert" data-testid="job-cancel-error">
               {error}
@@ -152,7 +153,7 @@ export default function JobsPage() {
                     {cancelButton(j)}
                   </Group>
                   <Text fw={600} size="sm" mt={6}>
-                    {texts.kind(j.kind)} · {j.target_name ?? j.target_id}
+                    {texts.kind(j.kind)} · {builtInText(t, j.target_name) ?? j.target_id}
                   </Text>
                   <Text size="xs" c="dimmed">
                     {j.user_name} · {dayjs(j.created).format('YYYY-MM-DD HH:mm')}
@@ -186,7 +187,7 @@ export default function JobsPage() {
                       <Table.Tr key={j.id} data-testid="job-row" data-kind={j.kind} data-status={j.status}>
                         <Table.Td>{texts.kind(j.kind)}</Table.Td>
                         <Table.Td>
-                          <Text size="sm">{j.target_name ?? '—'}</Text>
+                          <Text size="sm">{builtInText(t, j.target_name) ?? '—'}</Text>
                           {j.error && j.status === 'failed' && (
                             <Text size="xs" c="red">
                               {j.error}

@@ -18,6 +18,7 @@ import { fullBadge } from '../people/shared';
 import { poolsQuery, removeOrphans, runStorageCheck, storageQuery } from './api';
 import { formatBytes, percent } from './format';
 import './texts';
+import { builtInText } from '../../../lib/built-in-text';
 
 const PER_PAGE = 25;
 const STATUS_COLOR: Record<string, string> = { ready: 'teal', creating: 'blue', maintenance: 'yellow', recycled: 'gray', deleted: 'gray', failed: 'red' };
@@ -216,7 +217,7 @@ export default function StoragePage() {
   const pages = Math.max(1, Math.ceil((list.data?.total ?? 0) / PER_PAGE));
   const filtered = kind !== null || status !== null || debounced.trim() !== '';
   const size = (d: TAdminStorageItem) => t('admin_infra.storage.size_of', { actual: formatBytes(d.actual_size, i18n.language), virtual: formatBytes(d.virtual_size, i18n.language) });
-  const usedBy = (d: TAdminStorageItem) => (d.domains.length ? d.domains.map((x) => x.name).join(', ') : t('admin_infra.storage.unused'));
+  const usedBy = (d: TAdminStorageItem) => (d.domains.length ? d.domains.map((x) => builtInText(t, x.name)).join(', ') : t('admin_infra.storage.unused'));
   const statusBadge = (d: TAdminStorageItem) => (
     <Badge variant="light" color={STATUS_COLOR[d.status] ?? 'gray'} styles={fullBadge}>
       {t(`admin_infra.storage.statuses.${d.status}`, { defaultValue: d.status })}
@@ -260,7 +261,7 @@ export default function StoragePage() {
                   </Group>
                   <Chain d={d} />
                   <Text size="sm" mt={4}>
-                    {t(`admin_infra.storage.kinds.${d.kind}`, { defaultValue: d.kind })} · {d.user_name} · {d.category_name}
+                    {t(`admin_infra.storage.kinds.${d.kind}`, { defaultValue: d.kind })} · {d.user_name} · {builtInText(t, d.category_name)}
                   </Text>
                   <Text size="xs" c="dimmed">
                     {size(d)} · {usedBy(d)}
@@ -301,7 +302,7 @@ export default function StoragePage() {
                         <Table.Td>
                           <Text size="sm">{d.user_name}</Text>
                           <Text size="xs" c="dimmed">
-                            {d.category_name}
+                            {builtInText(t, d.category_name)}
                           </Text>
                         </Table.Td>
                         <Table.Td maw={220}>

@@ -13,6 +13,7 @@ import { QuotaEditor } from './QuotaEditor';
 import { ConfirmDelete, fullBadge, RowAction, useListError } from './shared';
 import './texts';
 import { CardTable } from '../../../components/CardTable';
+import { builtInText } from '../../../lib/built-in-text';
 
 type Draft = {
   name: string; description: string; custom_url_name: string; frontend: boolean; allowed_email_domains: string[]; maintenance: boolean;
@@ -166,11 +167,11 @@ export default function CategoriesPage() {
                 <Table.Tr key={c.id} data-testid="category-row" data-name={c.name}>
                   <Table.Td>
                     <Text size="sm" fw={600}>
-                      {c.name}
+                      {builtInText(t, c.name)}
                     </Text>
                     {c.description && (
                       <Text size="xs" c="dimmed" lineClamp={1}>
-                        {c.description}
+                        {builtInText(t, c.description)}
                       </Text>
                     )}
                   </Table.Td>
@@ -211,7 +212,7 @@ export default function CategoriesPage() {
         opened={deleting !== null}
         onClose={() => setDeleting(null)}
         title={t('admin.categories.delete_title')}
-        body={t('admin.categories.delete_body', { name: deleting?.name ?? '' })}
+        body={t('admin.categories.delete_body', { name: builtInText(t, deleting?.name ?? '') })}
         confirmLabel={t('admin.common.delete')}
         testId="category-delete"
         onConfirm={() => deleteCategory(deleting!.id)}

@@ -13,6 +13,7 @@ import { codesQuery, createCode, deleteCode, groupsQuery, refreshPeople, resetCo
 import { ConfirmDelete, fullBadge, RowAction, useListError } from './shared';
 import './texts';
 import { CardTable } from '../../../components/CardTable';
+import { builtInText } from '../../../lib/built-in-text';
 
 function CodeForm({ opened, onClose, isAdmin }: { opened: boolean; onClose: () => void; isAdmin: boolean }) {
   const { t } = useTranslation();
@@ -47,7 +48,7 @@ function CodeForm({ opened, onClose, isAdmin }: { opened: boolean; onClose: () =
         <Stack gap="sm">
           <Select
             label={t('admin.users.group')}
-            data={(groups.data?.items ?? []).map((g) => ({ value: g.id, label: isAdmin ? `${g.name} · ${g.category_name}` : g.name }))}
+            data={(groups.data?.items ?? []).map((g) => ({ value: g.id, label: isAdmin ? `${builtInText(t, g.name)} · ${builtInText(t, g.category_name)}` : builtInText(t, g.name) }))}
             value={group}
             onChange={setGroup}
             required
@@ -137,10 +138,10 @@ export default function CodesPage() {
                     </Code>
                   </Table.Td>
                   <Table.Td>
-                    <Text size="sm">{c.group_name}</Text>
+                    <Text size="sm">{builtInText(t, c.group_name)}</Text>
                     {isAdmin && (
                       <Text size="xs" c="dimmed">
-                        {c.category_name}
+                        {builtInText(t, c.category_name)}
                       </Text>
                     )}
                   </Table.Td>
@@ -151,7 +152,7 @@ export default function CodesPage() {
                   </Table.Td>
                   <Table.Td>
                     <Text size="sm" c="dimmed">
-                      {c.description}
+                      {builtInText(t, c.description)}
                     </Text>
                   </Table.Td>
                   <Table.Td>
@@ -180,7 +181,7 @@ export default function CodesPage() {
         opened={deleting !== null}
         onClose={() => setDeleting(null)}
         title={t('admin.codes.delete_title')}
-        body={t('admin.codes.delete_body', { group: deleting?.group_name ?? '' })}
+        body={t('admin.codes.delete_body', { group: builtInText(t, deleting?.group_name ?? '') })}
         confirmLabel={t('admin.common.delete')}
         testId="code-delete"
         onConfirm={() => deleteCode(deleting!.code)}

@@ -15,6 +15,7 @@ import { QuotaEditor } from './QuotaEditor';
 import { ConfirmDelete, fullBadge, RowAction, useListError } from './shared';
 import './texts';
 import { CardTable } from '../../../components/CardTable';
+import { builtInText } from '../../../lib/built-in-text';
 
 type Draft = { name: string; description: string; category: string; quota: TQuota | null; limits: TLimits | null };
 
@@ -49,7 +50,7 @@ function GroupForm({ opened, onClose, group, isAdmin, myCategory }: { opened: bo
           {isAdmin && !group && (
             <Select
               label={t('admin.users.category')}
-              data={(cats.data?.items ?? []).map((c) => ({ value: c.id, label: c.name }))}
+              data={(cats.data?.items ?? []).map((c) => ({ value: c.id, label: builtInText(t, c.name) }))}
               value={d.category}
               onChange={(v) => v && setD({ ...d, category: v })}
               allowDeselect={false}
@@ -129,15 +130,15 @@ export default function GroupsPage() {
                 <Table.Tr key={g.id} data-testid="group-row" data-name={g.name}>
                   <Table.Td>
                     <Text size="sm" fw={600}>
-                      {g.name}
+                      {builtInText(t, g.name)}
                     </Text>
                     {g.description && (
                       <Text size="xs" c="dimmed" lineClamp={1}>
-                        {g.description}
+                        {builtInText(t, g.description)}
                       </Text>
                     )}
                   </Table.Td>
-                  {isAdmin && <Table.Td>{g.category_name}</Table.Td>}
+                  {isAdmin && <Table.Td>{builtInText(t, g.category_name)}</Table.Td>}
                   <Table.Td data-testid="group-users">{g.users}</Table.Td>
                   <Table.Td>
                     <Badge styles={fullBadge} variant="light" color={g.quota ? 'indigo' : 'gray'}>
@@ -184,7 +185,7 @@ export default function GroupsPage() {
         opened={deleting !== null}
         onClose={() => setDeleting(null)}
         title={t('admin.groups.delete_title')}
-        body={t('admin.groups.delete_body', { name: deleting?.name ?? '' })}
+        body={t('admin.groups.delete_body', { name: builtInText(t, deleting?.name ?? '') })}
         confirmLabel={t('admin.common.delete')}
         testId="group-delete"
         onConfirm={() => deleteGroup(deleting!.id)}

@@ -9,6 +9,7 @@ import { useAction } from '../../../lib/use-action';
 import { categoriesQuery, createUser, groupsQuery, refreshPeople, sendResetMail, updateUser } from './api';
 import { QuotaEditor } from './QuotaEditor';
 import './texts';
+import { builtInText } from '../../../lib/built-in-text';
 
 type Draft = {
   username: string; name: string; email: string; role: TRole; category: string; group: string; secondary: string[];
@@ -35,7 +36,7 @@ export function UserForm({ opened, onClose, user, isAdmin, myCategory }: { opene
   }, [opened, user, myCategory, setError]);
   const cats = useQuery({ ...categoriesQuery(), enabled: opened && isAdmin });
   const groups = useQuery({ ...groupsQuery('', d.category), enabled: opened && Boolean(d.category) });
-  const groupOptions = (groups.data?.items ?? []).map((g) => ({ value: g.id, label: g.name }));
+  const groupOptions = (groups.data?.items ?? []).map((g) => ({ value: g.id, label: builtInText(t, g.name) }));
   const set = <K extends keyof Draft>(k: K, v: Draft[K]) => setD((x) => ({ ...x, [k]: v }));
   const roles = ROLES.filter((r) => isAdmin || r !== 'admin');
 
@@ -85,7 +86,7 @@ export function UserForm({ opened, onClose, user, isAdmin, myCategory }: { opene
             {isAdmin && (
               <Select
                 label={t('admin.users.category')}
-                data={(cats.data?.items ?? []).map((c) => ({ value: c.id, label: c.name }))}
+                data={(cats.data?.items ?? []).map((c) => ({ value: c.id, label: builtInText(t, c.name) }))}
                 value={d.category}
                 onChange={(v) => v && setD((x) => ({ ...x, category: v, group: '', secondary: [] }))}
                 allowDeselect={false}

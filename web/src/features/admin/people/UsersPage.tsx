@@ -22,6 +22,7 @@ import { ConfirmDelete, fullBadge, useListError } from './shared';
 import { SortHeader } from '../shared/desktops-list';
 import './texts';
 import { CardTable } from '../../../components/CardTable';
+import { builtInText } from '../../../lib/built-in-text';
 
 const PER_PAGE = ['25', '50', '100'];
 
@@ -61,7 +62,7 @@ export default function UsersPage() {
       else n.add(id);
       return n;
     });
-  const groupOptions = (groups.data?.items ?? []).map((g) => ({ value: g.id, label: isAdmin && !params.category ? `${g.name} · ${g.category_name}` : g.name }));
+  const groupOptions = (groups.data?.items ?? []).map((g) => ({ value: g.id, label: isAdmin && !params.category ? `${builtInText(t, g.name)} · ${builtInText(t, g.category_name)}` : builtInText(t, g.name) }));
   const dateFmt = useMemo(() => new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short' }), [i18n.language]);
 
   const bulk = async (action: 'enable' | 'disable' | 'change_group', group?: string) => {
@@ -124,7 +125,7 @@ export default function UsersPage() {
             <Select
               placeholder={t('admin.users.category')}
               aria-label={t('admin.users.category')}
-              data={(cats.data?.items ?? []).map((c) => ({ value: c.id, label: c.name }))}
+              data={(cats.data?.items ?? []).map((c) => ({ value: c.id, label: builtInText(t, c.name) }))}
               value={params.category ?? null}
               onChange={(v) => patch({ category: v, group: null })}
               clearable
@@ -234,7 +235,7 @@ export default function UsersPage() {
                     </Badge>
                   </Table.Td>
                   <Table.Td>
-                    <Text size="sm">{u.group_name}</Text>
+                    <Text size="sm">{builtInText(t, u.group_name)}</Text>
                     {u.secondary_groups.length > 0 && (
                       <Text size="xs" c="dimmed">
                         {t('admin.users.plus_groups', { count: u.secondary_groups.length })}
@@ -243,7 +244,7 @@ export default function UsersPage() {
                   </Table.Td>
                   {isAdmin && (
                     <Table.Td>
-                      <Text size="sm">{u.category_name}</Text>
+                      <Text size="sm">{builtInText(t, u.category_name)}</Text>
                     </Table.Td>
                   )}
                   <Table.Td>

@@ -13,6 +13,7 @@ import { ConfirmDelete, fullBadge, RowAction, useListError } from '../people/sha
 import { bookingRulesQuery, createRule, deleteRule, refreshReserve, updateRule } from './api';
 import './texts';
 import { CardTable } from '../../../components/CardTable';
+import { builtInText } from '../../../lib/built-in-text';
 
 type Num = number | string;
 type Draft = {
@@ -84,8 +85,8 @@ function RuleForm({ opened, onClose, rule }: { opened: boolean; onClose: () => v
             <MultiSelect label={t('admin_reserve.rules.roles')} data={roleData} value={d.roles} onChange={(roles) => setD({ ...d, roles })} clearable data-testid="rule-form-roles" />
           )}
           <Group grow align="flex-start">
-            <MultiSelect label={t('admin_reserve.rules.categories')} data={(cats.data?.items ?? []).map((c) => ({ value: c.id, label: c.name }))} value={d.categories} onChange={(categories) => setD({ ...d, categories })} searchable clearable />
-            <MultiSelect label={t('admin_reserve.rules.groups')} data={(groups.data?.items ?? []).map((g) => ({ value: g.id, label: `${g.name} · ${g.category_name}` }))} value={d.groups} onChange={(groups) => setD({ ...d, groups })} searchable clearable />
+            <MultiSelect label={t('admin_reserve.rules.categories')} data={(cats.data?.items ?? []).map((c) => ({ value: c.id, label: builtInText(t, c.name) }))} value={d.categories} onChange={(categories) => setD({ ...d, categories })} searchable clearable />
+            <MultiSelect label={t('admin_reserve.rules.groups')} data={(groups.data?.items ?? []).map((g) => ({ value: g.id, label: `${builtInText(t, g.name)} · ${builtInText(t, g.category_name)}` }))} value={d.groups} onChange={(groups) => setD({ ...d, groups })} searchable clearable />
           </Group>
           {d.users !== false && d.users.length > 0 && (
             <Text size="xs" c="dimmed">

@@ -12,6 +12,7 @@ import { ConfirmDelete, fullBadge, RowAction, useListError } from '../people/sha
 import { addProfile, bookingRulesQuery, cardsQuery, createCard, deleteCard, refreshReserve, removeProfile, updateCard, updateProfile } from './api';
 import './texts';
 import { CardTable } from '../../../components/CardTable';
+import { builtInText } from '../../../lib/built-in-text';
 
 function FormError({ error, testId }: { error: string | null; testId: string }) {
   return error ? (
@@ -150,7 +151,7 @@ function CardPanel({ card, onEdit, onDelete, onAddProfile, onEditProfile, onRemo
           </Group>
           <Text size="sm" c="dimmed">
             {[card.brand, card.model].filter(Boolean).join(' · ')}
-            {card.description ? ` — ${card.description}` : ''}
+            {card.description ? ` — ${builtInText(t, card.description)}` : ''}
           </Text>
           <Group gap={6}>
             <Badge styles={fullBadge} variant="light" color="indigo">
@@ -197,7 +198,7 @@ function CardPanel({ card, onEdit, onDelete, onAddProfile, onEditProfile, onRemo
                   </Group>
                   <Text size="xs" c="dimmed">
                     {p.id}
-                    {p.description ? ` · ${p.description}` : ''}
+                    {p.description ? ` · ${builtInText(t, p.description)}` : ''}
                   </Text>
                 </Table.Td>
                 <Table.Td>{p.units}</Table.Td>

@@ -15,6 +15,7 @@ import { ConfirmDelete, fullBadge, RowAction, useListError } from '../people/sha
 import { createPolicy, deletePolicy, policiesQuery, refreshReserve, updatePolicy } from './api';
 import './texts';
 import { CardTable } from '../../../components/CardTable';
+import { builtInText } from '../../../lib/built-in-text';
 
 type Num = number | string;
 type Draft = { name: string; kind: TShutdownPolicyKind; target: string | null; max_time: Num; idle_time: Num; warnings: string; enabled: boolean };
@@ -37,9 +38,9 @@ function TargetSelect({ kind, value, label, onChange, disabled, isAdmin }: {
     kind === 'role'
       ? ROLES.map((r) => ({ value: r, label: t(`roles.${r}`) }))
       : kind === 'category'
-        ? (cats.data?.items ?? []).map((c) => ({ value: c.id, label: c.name }))
+        ? (cats.data?.items ?? []).map((c) => ({ value: c.id, label: builtInText(t, c.name) }))
         : kind === 'group'
-          ? (groups.data?.items ?? []).map((g) => ({ value: g.id, label: isAdmin ? `${g.name} · ${g.category_name}` : g.name }))
+          ? (groups.data?.items ?? []).map((g) => ({ value: g.id, label: isAdmin ? `${builtInText(t, g.name)} · ${builtInText(t, g.category_name)}` : builtInText(t, g.name) }))
           : (users.data?.items ?? []).map((u) => ({ value: u.id, label: `${u.name} (${u.username})` }));
   // The chosen user keeps their name while the search (which then holds that name) finds others.
   const [chosen, setChosen] = useState<{ value: string; label: string } | null>(null);
@@ -185,8 +186,8 @@ export default function ShutdownPoliciesPage() {
                       {t(`admin_reserve.policies.kind_${p.kind}`)}
                     </Badge>
                     <Text size="sm" mt={2}>
-                      {p.kind === 'role' ? t(`roles.${p.target}`, { defaultValue: p.target_name }) : p.target_name}
-                      {isAdmin && p.category_name && p.kind !== 'category' ? ` · ${p.category_name}` : ''}
+                      {p.kind === 'role' ? t(`roles.${p.target}`, { defaultValue: p.target_name }) : builtInText(t, p.target_name)}
+                      {isAdmin && p.category_name && p.kind !== 'category' ? ` · ${builtInText(t, p.category_name)}` : ''}
                     </Text>
                   </Table.Td>
                   <Table.Td data-testid="policy-max-time">{minutes(p.max_time)}</Table.Td>

@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { PRIVILEGED_ROLES } from '@vdi/contracts';
 import { useAction } from '../../../lib/use-action';
 import { usersQuery } from '../people/api';
+import { builtInText } from '../../../lib/built-in-text';
 
 /**
  * Pieces the console's long lists share (users, desktops, templates, media, deployments): a
@@ -59,13 +60,14 @@ export function ListFooter({ total, page, perPage, onPage, onPerPage, testPrefix
 export function UserPicker({ label, value, onChange, privileged, testId, placeholder }: {
   label: string; value: string | null; onChange: (id: string | null) => void; privileged?: boolean; testId: string; placeholder?: string;
 }) {
+  const { t } = useTranslation();
   const [search, setSearch] = useState('');
   const [term] = useDebouncedValue(search.trim(), 250);
   const found = useQuery({ ...usersQuery({ page: 1, per_page: 30, sort: 'name', order: 'asc', search: term }), enabled: term.length >= 2 });
   const [chosen, setChosen] = useState<{ value: string; label: string } | null>(null);
   const options = (found.data?.items ?? [])
     .filter((u) => !privileged || (PRIVILEGED_ROLES as readonly string[]).includes(u.role))
-    .map((u) => ({ value: u.id, label: `${u.name} (${u.username} · ${u.category_name})` }));
+    .map((u) => ({ value: u.id, label: `${u.name} (${u.username} · ${builtInText(t, u.category_name)})` }));
   const data = chosen && !options.some((o) => o.value === chosen.value) ? [chosen, ...options] : options;
   return (
     <Select

@@ -13,6 +13,7 @@ import { useAction } from '../../../lib/use-action';
 import { auditQuery, downloadAuditCsv } from './api';
 import { useAuditLive } from './live';
 import './texts';
+import { builtInText } from '../../../lib/built-in-text';
 
 const PER_PAGE = 50;
 /** The actions the filter offers (a prefix ending in "." selects a family). */
@@ -163,7 +164,7 @@ export default function AuditPage() {
                   {(e.object_name || e.object_id) && (
                     <Text size="sm" c="dimmed">
                       {e.object_type ? `${e.object_type}: ` : ''}
-                      {e.object_name || e.object_id}
+                      {builtInText(t, e.object_name) || e.object_id}
                     </Text>
                   )}
                   <Detail e={e} />
@@ -210,7 +211,7 @@ export default function AuditPage() {
                         </Stack>
                       </Table.Td>
                       <Table.Td>
-                        <Text size="sm">{e.object_name || e.object_id || '—'}</Text>
+                        <Text size="sm">{builtInText(t, e.object_name) || e.object_id || '—'}</Text>
                         {e.object_type && (
                           <Text size="xs" c="dimmed">
                             {e.object_type}

@@ -15,6 +15,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { saveSetting, settingQuery } from './api';
 import { useSettingsLive } from './live';
 import './texts';
+import { builtInText } from '../../../lib/built-in-text';
 
 const ROLES = ['all', 'admin', 'manager', 'advanced', 'user'] as const;
 const NUMBERS = ['length', 'uppercase', 'lowercase', 'digits', 'special_characters', 'old_passwords', 'expire'] as const;
@@ -48,7 +49,7 @@ function RuleModal({ rule, taken, onClose, onSave }: { rule: TPasswordPolicyRule
         <SimpleGrid cols={{ base: 1, sm: 2 }} mb="md">
           <Select
             label={t('admin_system.passwords.category')}
-            data={[{ value: 'all', label: t('admin_system.passwords.all_categories') }, ...(categories.data ?? []).map((c) => ({ value: c.id, label: c.name }))]}
+            data={[{ value: 'all', label: t('admin_system.passwords.all_categories') }, ...(categories.data ?? []).map((c) => ({ value: c.id, label: builtInText(t, c.name) }))]}
             allowDeselect={false}
             disabled={general}
             data-testid="policy-category"
@@ -102,7 +103,7 @@ export default function PasswordPoliciesPage() {
   const [editing, setEditing] = useState<{ rule: TPasswordPolicyRule | null } | null>(null);
   const remove = useAction();
   const items = query.data?.items ?? [];
-  const categoryName = (id: string) => (id === 'all' ? t('admin_system.passwords.all_categories') : (categories.data?.find((c) => c.id === id)?.name ?? id));
+  const categoryName = (id: string) => (id === 'all' ? t('admin_system.passwords.all_categories') : builtInText(t, categories.data?.find((c) => c.id === id)?.name ?? id));
   const store = async (next: TPasswordPolicyRule[]) => {
     await saveSetting('password_policies', { items: next });
     notifySuccess(t('admin_system.saved'));
