@@ -55,7 +55,7 @@ it('shares named prepared statements between its connections: parsed once, a nam
     const { rows } = await clients[0]!.query("SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = 'counter_of'");
     expect(rows[0].n).toBe(1);
     // A fresh connection (its own memory empty) that names another text gets that text.
-    const fresh = new pg.Client({ stream: server.stream(), user: 'postgres', database: 'postgres' });
+    const fresh = new pg.Client({ stream: server.stream, user: 'postgres', database: 'postgres' });
     await fresh.connect();
     try {
       expect((await fresh.query<{ v: number }>({ name: 'counter_of', text: 'SELECT 7 + $1::int AS v', values: [1] })).rows[0]!.v).toBe(8);
