@@ -256,6 +256,39 @@ async function api<T = unknown>(base: string, token: string, method: string, pat
   return (await res.json()) as T;
 }
 
+/**
+ * A person's browser: its own kept-alive connection to the portal, as a signed-in page has (it
+ * called the API when it opened). The creation rows measure the server's answer on such
+ * connections, not the load generator opening 100 TCP connections at the same instant.
+ */
+function browserOf(base: string, token: string) {
+  const u = new URL(base);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const call = (method: string, path: string, body?: unknown) =>
+    new Promise<unknown>((resolve, reject) => {
+      const payload = body !== undefined ? JSON.stringify(body) : undefined;
+      const req = http.request(
+        {
+          agent, host: u.hostname, port: u.port, path: `/api/v3${path}`, method,
+          headers: { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            if (!res.statusCode || res.statusCode >= 300) reject(new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`));
+            else resolve(text ? JSON.parse(text) : undefined);
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  return { call, close: () => agent.destroy() };
+}
+
 function qemuImg(args: string[]): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = now();
@@ -341,40 +374,60 @@ async function warmCreate(c: Ctx, n: number, from: number) {
   await settle(c.portal.pid);
 }
 
+/** Rounds of each creation row: one burst of n people's p95 is nearly its slowest answer, so the row reads the median of a few. */
+const CREATE_ROUNDS = quick ? 1 : 3;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
 async function rowCreate(c: Ctx, n: number, from: number) {
-  say(`${c.mode}: ${n} people creating a desktop at once (and ${n} qemu-img create -b)`);
+  say(`${c.mode}: ${n} people creating a desktop at once (and ${n} qemu-img create -b), ${CREATE_ROUNDS} round(s)`);
   const tokens = await tokensOf(c, students(from, n));
-  const watch = watchLoad(c.portal.pid);
-  const threads0 = threadTicks(c.portal.pid);
+  // Each person has the portal open (their page asked who they are), then the server settles.
+  const browsers = tokens.map((token) => browserOf(c.portal.url, token));
+  await pool(browsers, 4, (b) => b.call('GET', '/user'));
   let errors = 0;
   let errorSample: string | undefined;
-  const times = await Promise.all(
-    tokens.map(async (token, i) => {
-      const t0 = now();
-      try {
-        await api(c.portal.url, token, 'POST', '/persistent_desktop', { name: `Bench created ${i}`, template_id: c.portal.seeded.templateId });
-        return now() - t0;
-      } catch (err) {
-        errors++;
-        errorSample ??= (err as Error).message.slice(0, 80);
-        return undefined;
-      }
-    }),
-  );
-  const load = watch.stop();
-  const cpu = cpuPerOp(c.portal.pid, threads0, n);
-  const portal = latencies(times.filter((t): t is number => t !== undefined));
-  await settle(c.portal.pid);
-  const raw = latencies(await Promise.all(Array.from({ length: n }, (_, i) => qemuImg(overlayArgs(c.portal.seeded.basePath, 'qcow2', join(c.work, `create-${n}-${i}.qcow2`))))));
-  const ratio = portal.p95 / raw.p95;
+  const rounds: { portal: Latencies; raw: Latencies; load: Load }[] = [];
+  const threads0 = threadTicks(c.portal.pid);
+  for (let round = 0; round < CREATE_ROUNDS; round++) {
+    // Each round: the people's burst through the API, then the same number of qemu-img runs alone.
+    await settle(c.portal.pid);
+    const watch = watchLoad(c.portal.pid);
+    const times = await Promise.all(
+      browsers.map(async (browser, i) => {
+        const t0 = now();
+        try {
+          await browser.call('POST', '/persistent_desktop', { name: `Bench created ${n}-${round}-${i}`, template_id: c.portal.seeded.templateId });
+          return now() - t0;
+        } catch (err) {
+          errors++;
+          errorSample ??= (err as Error).message.slice(0, 80);
+          return undefined;
+        }
+      }),
+    );
+    const load = watch.stop();
+    const portal = latencies(times.filter((t): t is number => t !== undefined));
+    await settle(c.portal.pid);
+    const raw = latencies(await Promise.all(Array.from({ length: n }, (_, i) => qemuImg(overlayArgs(c.portal.seeded.basePath, 'qcow2', join(c.work, `create-${n}-${round}-${i}.qcow2`))))));
+    rounds.push({ portal, raw, load });
+  }
+  for (const b of browsers) b.close();
+  // CPU per creation over every round (the settles between them are near idle by definition).
+  const cpu = cpuPerOp(c.portal.pid, threads0, n * CREATE_ROUNDS);
+  const portalP95 = median(rounds.map((r) => r.portal.p95));
+  const rawP95 = median(rounds.map((r) => r.raw.p95));
+  const shown = rounds.find((r) => r.portal.p95 === portalP95)!;
+  const ratio = portalP95 / rawP95;
+  const perRound = (pick: (r: (typeof rounds)[number]) => Latencies) => (rounds.length > 1 ? ` (p95 by round ${rounds.map((r) => fmtMs(pick(r).p95)).join(' / ')} ms)` : '');
   add({
     mode: c.mode,
     row: `${n} people create a desktop at once`,
-    portal: `${fmtLat(portal)}, ${errors} err${errorSample ? ` (${errorSample})` : ''}; p95 ${ratio.toFixed(1)}× raw; server CPU per creation: main thread ${fmtMs(cpu.main)} ms, other threads ${fmtMs(cpu.others)} ms`,
-    raw: `${n} × qemu-img create -b in parallel: ${fmtLat(raw)}`,
-    target: 'p95 ≤ 2× raw p95',
+    portal: `${fmtLat(shown.portal)}${perRound((r) => r.portal)}, ${errors} err${errorSample ? ` (${errorSample})` : ''}; median p95 ${ratio.toFixed(1)}× raw; server CPU per creation: main thread ${fmtMs(cpu.main)} ms, other threads ${fmtMs(cpu.others)} ms`,
+    raw: `${n} × qemu-img create -b in parallel: median p95 ${fmtMs(rawP95)} ms${perRound((r) => r.raw)}`,
+    target: 'p95 ≤ 2× raw p95 (medians of the rounds)',
     met: errors === 0 && ratio <= 2,
-    load: loadCell(load),
+    load: loadCell(shown.load),
   });
 }
 

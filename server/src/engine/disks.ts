@@ -3,6 +3,7 @@
 // Always execFile with an argument array: paths come from users' names and must never meet a shell.
 import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { setPriority } from 'node:os';
 import { link, readdir, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 
@@ -88,7 +89,11 @@ export type ProgramFailure = { code: number | null; stderr: string };
  * answers its stdout; rejects with a `ProgramFailure`. Used for qemu-img and for the guest
  * network's `ip` commands alike.
  */
-export function runProgram(file: string, args: readonly string[], opts: { timeoutMs?: number } = {}): Promise<string> {
+export function runProgram(file: string, args: readonly string[], opts: { timeoutMs?: number; background?: boolean } = {}): Promise<string> {
+  // Background work (a disk being made while people wait on the server) at a lower CPU priority:
+  // the server, its database and the viewers answer first, and the program takes the rest of the
+  // cores. Otherwise 25 qemu-img runs share the CPU evenly with the server that must answer 25 people.
+  const nice = opts.background ? BACKGROUND_NICENESS : 0;
   const helper = spawnerProcess();
   if (helper) {
     return new Promise((resolvePromise, reject) => {
@@ -101,7 +106,7 @@ export function runProgram(file: string, args: readonly string[], opts: { timeou
         reject({ code: err.code, stderr: stderr || err.message } satisfies ProgramFailure);
       });
       try {
-        helper.send({ id, file, args, timeoutMs: opts.timeoutMs ?? 0, maxBuffer: 16 * 1024 * 1024 });
+        helper.send({ id, file, args, timeoutMs: opts.timeoutMs ?? 0, maxBuffer: 16 * 1024 * 1024, nice });
       } catch (err) {
         waiting.delete(id);
         reject({ code: null, stderr: (err as Error).message } satisfies ProgramFailure);
@@ -109,15 +114,29 @@ export function runProgram(file: string, args: readonly string[], opts: { timeou
     });
   }
   return new Promise((resolvePromise, reject) => {
-    execFile(file, args, { maxBuffer: 16 * 1024 * 1024, timeout: opts.timeoutMs ?? 0, encoding: 'utf8' }, (err, stdout, stderr) => {
+    const child = execFile(file, args, { maxBuffer: 16 * 1024 * 1024, timeout: opts.timeoutMs ?? 0, encoding: 'utf8' }, (err, stdout, stderr) => {
       if (!err) return resolvePromise(stdout);
       reject({ code: typeof err.code === 'number' ? err.code : null, stderr: stderr || err.message } satisfies ProgramFailure);
     });
+    lowerPriority(child.pid, nice);
   });
 }
 
+/** A started program's CPU priority lowered to `nice` (0: left as it is; a program already gone is no matter). */
+function lowerPriority(pid: number | undefined, nice: number) {
+  if (!nice || !pid) return;
+  try {
+    setPriority(pid, nice);
+  } catch {
+    // It ended already, or this system refuses: it runs at the server's priority.
+  }
+}
+
+/** The niceness of background programs (qemu-img): below the server's, within what any user may set. */
+export const BACKGROUND_NICENESS = 10;
+
 export function runQemuImg(args: string[], opts: QemuImgOptions & { timeoutMs?: number } = {}): Promise<string> {
-  return runProgram(opts.bin ?? 'qemu-img', args, opts).catch((f: ProgramFailure) => {
+  return runProgram(opts.bin ?? 'qemu-img', args, { ...opts, background: true }).catch((f: ProgramFailure) => {
     throw new QemuImgError(args, f.code, f.stderr);
   });
 }

@@ -2,10 +2,12 @@
 // server itself costs time in proportion to the server's memory (the embedded database makes it
 // large: hundreds of ms per start on a loaded machine); from this small process it stays cheap.
 // Requests come over the IPC channel: { id, file, args, timeoutMs, maxBuffer }; answers { id, err?, stdout, stderr }.
+// `nice`: the program's CPU priority is lowered to it as it starts (background work such as qemu-img).
 import { execFile } from 'node:child_process';
+import { setPriority } from 'node:os';
 
 process.on('message', (m) => {
-  execFile(m.file, m.args, { maxBuffer: m.maxBuffer, timeout: m.timeoutMs, encoding: 'utf8' }, (err, stdout, stderr) => {
+  const child = execFile(m.file, m.args, { maxBuffer: m.maxBuffer, timeout: m.timeoutMs, encoding: 'utf8' }, (err, stdout, stderr) => {
     process.send?.({
       id: m.id,
       err: err ? { message: err.message, code: typeof err.code === 'number' ? err.code : null } : undefined,
@@ -13,6 +15,13 @@ process.on('message', (m) => {
       stderr,
     });
   });
+  if (m.nice && child.pid) {
+    try {
+      setPriority(child.pid, m.nice);
+    } catch {
+      // Gone already, or refused: it runs at this helper's priority.
+    }
+  }
 });
 // The server went away: so does this helper.
 process.on('disconnect', () => process.exit(0));

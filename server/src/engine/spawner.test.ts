@@ -21,4 +21,20 @@ describe('the program helper (spawner.mjs)', () => {
     child.disconnect();
     await exited;
   });
+
+  it('runs background programs at the niceness asked (qemu-img below the server), others at its own', async () => {
+    const child = fork(join(import.meta.dirname, 'spawner.mjs'), [], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    try {
+      const niceness = (id: number, nice: number) =>
+        new Promise<string>((resolve) => {
+          child.on('message', (m: { id: number; stdout: string }) => m.id === id && resolve(m.stdout.trim()));
+          // `nice` without a command prints the niceness it runs at (read after the priority is set).
+          child.send({ id, file: 'sh', args: ['-c', 'sleep 0.3; nice'], timeoutMs: 10_000, maxBuffer: 1024, nice });
+        });
+      expect(await niceness(1, 10)).toBe('10');
+      expect(await niceness(2, 0)).toBe('0');
+    } finally {
+      child.disconnect();
+    }
+  });
 });
