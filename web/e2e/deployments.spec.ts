@@ -329,7 +329,7 @@ test.describe.serial('deployments', () => {
 
     await page.goto('/deployments/new');
     await page.getByTestId('deployment-template').click();
-    await page.getByRole('option', { name: 'Demo Linux' }).click();
+    await page.getByRole('option', { name: esMain.built_in.demo_template }).click();
     await page.getByTestId('deployment-form-name').fill('Repaso');
     await page.getByTestId('deployment-form-desktop-name').fill('Escritorio repaso');
     await page.getByTestId('sharing-users').check();

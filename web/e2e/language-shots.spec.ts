@@ -54,37 +54,43 @@ test.describe('screens in several languages', () => {
     test.setTimeout(180_000);
     for (const who of ['user', 'admin']) {
       const token = await apiToken(request, who);
-      await page.context().addCookies([{ name: 'isardvdi_session', value: encodeURIComponent(token), domain: '127.0.0.1', path: '/' }]);
-      for (const v of [
-        { lang: 'de-DE', code: 'de', texts: de.built_in, width: 1280, height: 800 },
-        { lang: 'zh-Hans', code: 'zh_Hans', texts: zh.built_in, width: 1280, height: 800 },
-        { lang: 'zh-Hans', code: 'zh_Hans', texts: zh.built_in, width: 390, height: 844 },
-      ]) {
-        await request.fetch(`/api/v3/user/language/${v.code}`, { method: 'PUT', headers: { authorization: `Bearer ${token}` } });
-        await page.setViewportSize({ width: v.width, height: v.height });
-        await page.addInitScript((lang) => localStorage.setItem('vdi.language', lang), v.lang);
-        if (who === 'admin') {
-          await page.goto('/isard-admin/users');
-          await expect(page.locator('[data-testid=user-row][data-username=user]').first()).toContainText(v.texts.students_1a, { timeout: 30_000 });
-          continue;
+      try {
+        await page.context().addCookies([{ name: 'isardvdi_session', value: encodeURIComponent(token), domain: '127.0.0.1', path: '/' }]);
+        for (const v of [
+          { lang: 'de-DE', code: 'de', texts: de.built_in, width: 1280, height: 800 },
+          { lang: 'zh-Hans', code: 'zh_Hans', texts: zh.built_in, width: 1280, height: 800 },
+          { lang: 'zh-Hans', code: 'zh_Hans', texts: zh.built_in, width: 390, height: 844 },
+        ]) {
+          await request.fetch(`/api/v3/user/language/${v.code}`, { method: 'PUT', headers: { authorization: `Bearer ${token}` } });
+          await page.setViewportSize({ width: v.width, height: v.height });
+          await page.addInitScript((lang) => localStorage.setItem('vdi.language', lang), v.lang);
+          if (who === 'admin') {
+            await page.goto('/isard-admin/users');
+            // Other journeys add people: the demo's user is found by the list's search.
+            await page.getByTestId('users-search').fill('Uma');
+            await expect(page.locator('[data-testid=user-row][data-username=user]').first()).toContainText(v.texts.students_1a, { timeout: 30_000 });
+            continue;
+          }
+          await page.goto('/desktops');
+          const demo = page.locator('[data-testid=desktop-card][data-name="Demo desktop"]');
+          await expect(demo.getByTestId('desktop-name')).toHaveText(v.texts.demo_desktop, { timeout: 30_000 });
+          await expect(demo).toContainText(v.texts.demo_desktop_description);
+          await expect(page.locator('[data-testid=desktop-card][data-name="Lab desktop"]').getByTestId('desktop-name')).toHaveText(v.texts.lab_desktop);
+          await windowShot(page, `lang-demo-names-desktops-${v.lang}-${v.width}`);
+          await page.goto('/desktops/new');
+          const tile = page.locator('[data-testid=new-desktop-template][data-template-name="Demo Linux"]');
+          await expect(tile).toContainText(v.texts.demo_template, { timeout: 30_000 });
+          await expect(tile).toContainText(v.texts.demo_template_description);
+          await tile.click();
+          await expect(page.getByTestId('new-desktop-summary')).toHaveText(v.texts.demo_template);
+          // The name field is the person's to fill: nothing translated is put into it.
+          await expect(page.getByTestId('new-desktop-name')).toHaveValue('');
+          await windowShot(page, `lang-demo-names-new-desktop-${v.lang}-${v.width}`);
         }
-        await page.goto('/desktops');
-        const demo = page.locator('[data-testid=desktop-card][data-name="Demo desktop"]');
-        await expect(demo.getByTestId('desktop-name')).toHaveText(v.texts.demo_desktop, { timeout: 30_000 });
-        await expect(demo).toContainText(v.texts.demo_desktop_description);
-        await expect(page.locator('[data-testid=desktop-card][data-name="Lab desktop"]').getByTestId('desktop-name')).toHaveText(v.texts.lab_desktop);
-        await windowShot(page, `lang-demo-names-desktops-${v.lang}-${v.width}`);
-        await page.goto('/desktops/new');
-        const tile = page.locator('[data-testid=new-desktop-template][data-template-name="Demo Linux"]');
-        await expect(tile).toContainText(v.texts.demo_template, { timeout: 30_000 });
-        await expect(tile).toContainText(v.texts.demo_template_description);
-        await tile.click();
-        await expect(page.getByTestId('new-desktop-summary')).toHaveText(v.texts.demo_template);
-        // The name field is the person's to fill: nothing translated is put into it.
-        await expect(page.getByTestId('new-desktop-name')).toHaveValue('');
-        await windowShot(page, `lang-demo-names-new-desktop-${v.lang}-${v.width}`);
+      } finally {
+        // Whatever happened, the demo's people go on in English for the journeys after this one.
+        await request.fetch('/api/v3/user/language/en', { method: 'PUT', headers: { authorization: `Bearer ${token}` } });
       }
-      await request.fetch('/api/v3/user/language/en', { method: 'PUT', headers: { authorization: `Bearer ${token}` } });
     }
   });
 

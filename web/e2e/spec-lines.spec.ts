@@ -154,7 +154,7 @@ test.describe.serial('the last lines of the spec', () => {
       await page.route('**/api/v3/nonpersistent', (route) => (route.request().method() === 'POST' ? undefined : route.fallback()));
       // (A person with no desktops has the button twice: in the toolbar and in the empty list.)
       await page.getByTestId('new-temporary').first().click();
-      await page.getByTestId('temporary-template').filter({ hasText: 'Demo Linux' }).click();
+      await page.getByTestId('temporary-template').filter({ hasText: fr.built_in.demo_template }).click();
       await page.getByTestId('temporary-create').click();
       const asked = Date.now();
       await expect(notice(page, fr.errors.desktop_create_timeout)).toBeVisible({ timeout: 60_000 });
