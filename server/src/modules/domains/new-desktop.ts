@@ -15,7 +15,7 @@ import { chooseHardware, GB, hardwareBounds, type HardwareRow } from './hardware
 import { stockImage } from './images';
 import { nameTaken, nameTakenSql } from './names';
 import { checkNewItemQuota, quotaFieldsOf } from '../storage/new-item-quota';
-import { usageFrom, usageSql } from '../quotas/applied';
+import { appliedQuota, usageFrom, usageSql } from '../quotas/applied';
 import { preparedQuery } from '../../db/prepared';
 import { schema } from '../../db';
 
@@ -36,25 +36,28 @@ const DESKTOP_QUOTA_FIELDS = quotaFieldsOf('desktops');
 
 /**
  * What the checks of a new desktop read, in one query (one round trip, one turn of the embedded
- * database): the template and its first disk, whether the person has a desktop of that name, and
- * their own desktop usage (for their quota; group and category limits are read only where set).
+ * database): the template and its first disk, whether the person has a desktop of that name, and,
+ * when a quota applies to them, their own desktop usage (group and category limits are read only
+ * where set).
  */
-const newDesktopReads = preparedQuery((db, name) => {
-  const { domains: d, domainDisks: dd, storage: s } = schema;
-  const userId = sql`${sql.placeholder('userId')}`;
-  return db
-    .select({
-      template: d,
-      disk: s,
-      nameTaken: nameTakenSql(userId, 'desktop', sql`${sql.placeholder('name')}`),
-      used: usageSql({ userId }, DESKTOP_QUOTA_FIELDS),
-    })
-    .from(d)
-    .leftJoin(dd, and(eq(dd.domainId, d.id), sql`${dd.position} = 0`))
-    .leftJoin(s, eq(s.id, dd.storageId))
-    .where(eq(d.id, sql.placeholder('templateId')))
-    .prepare(name);
-});
+const newDesktopReadsOf = (withUsage: boolean) =>
+  preparedQuery((db, name) => {
+    const { domains: d, domainDisks: dd, storage: s } = schema;
+    const userId = sql`${sql.placeholder('userId')}`;
+    return db
+      .select({
+        template: d,
+        disk: s,
+        nameTaken: nameTakenSql(userId, 'desktop', sql`${sql.placeholder('name')}`),
+        used: withUsage ? usageSql({ userId }, DESKTOP_QUOTA_FIELDS) : sql<null>`null`,
+      })
+      .from(d)
+      .leftJoin(dd, and(eq(dd.domainId, d.id), sql`${dd.position} = 0`))
+      .leftJoin(s, eq(s.id, dd.storageId))
+      .where(eq(d.id, sql.placeholder('templateId')))
+      .prepare(name);
+  });
+const newDesktopReads = { withUsage: newDesktopReadsOf(true), withoutUsage: newDesktopReadsOf(false) };
 
 /**
  * POST /persistent_desktop: a desktop of the user's own from a template, with hardware and
@@ -63,9 +66,12 @@ const newDesktopReads = preparedQuery((db, name) => {
 export async function createPersistentDesktop(ctx: AppContext, lifecycle: DesktopLifecycle, user: UserRow, body: z.infer<typeof ZNewDesktop>) {
   const { db } = ctx;
   // One read for the checks; a refusal is the first in this order (template, quota, name).
-  const [read] = await newDesktopReads(db).execute({ userId: user.id, name: body.name, templateId: body.template_id });
+  // The applied quota is known without a query (the guard read the user's levels).
+  const { quota: applied } = await appliedQuota(db, user);
+  const reads = applied ? newDesktopReads.withUsage : newDesktopReads.withoutUsage;
+  const [read] = await reads(db).execute({ userId: user.id, name: body.name, templateId: body.template_id });
   const template = await assertUsableTemplate(ctx, user, read?.template);
-  await checkNewItemQuota(db, user, 'desktops', usageFrom(read!.used, DESKTOP_QUOTA_FIELDS));
+  await checkNewItemQuota(db, user, 'desktops', applied ? usageFrom(read!.used, DESKTOP_QUOTA_FIELDS) : undefined);
   if (read!.nameTaken) throw nameTaken('desktop', body.name);
   const { quota } = await hardwareBounds(db, user);
   const base: HardwareRow = { ...(template.hardware as HardwareRow), interfaces: freshInterfaces(template.hardware) };
