@@ -8,7 +8,7 @@ import { ensureDebianPackages, ensureNpmPackages, ensureWebBuild, GUEST_NETWORK_
 ensureNpmPackages();
 // Desktops are QEMU machines; disks are qcow2 files made with qemu-img.
 // openssl: the RD Gateway's self-signed certificate on first start.
-ensureDebianPackages(['qemu-system-x86', 'qemu-utils', 'openssl', ...GUEST_NETWORK_PACKAGES, ...VPN_PACKAGES]);
+ensureDebianPackages(['qemu-system-x86', 'qemu-utils', 'python3', 'openssl', ...GUEST_NETWORK_PACKAGES, ...VPN_PACKAGES]);
 ensureWebBuild();
 log('Starting the server');
 const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'server', 'src', 'main.ts')], {

@@ -1,7 +1,9 @@
 // qemu-img wrapper for the desktop disks: thin qcow2 overlays on template bases (the backing-chain
 // model of the original engine, isard-v3.md §4.3), growth, flattening into templates, repointing.
 // Always execFile with an argument array: paths come from users' names and must never meet a shell.
-import { execFile, fork, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { setPriority } from 'node:os';
 import { link, readdir, rm, stat, unlink } from 'node:fs/promises';
@@ -47,35 +49,57 @@ export class QemuImgError extends Error {
   }
 }
 
-type SpawnAnswer = { id: number; err?: { message: string; code: number | null }; stdout: string; stderr: string };
-let spawner: ChildProcess | undefined;
+type SpawnAnswer = { id: number; err?: { message: string; code: number | null } | null; stdout: string; stderr: string };
+/** The helper, its answers' pipe (a socket: referenced only while a request waits) and how to ask it. */
+type Helper = { child: ChildProcess; answers: Socket; send: (request: object) => void };
+let spawner: Helper | undefined;
 let nextId = 0;
 const waiting = new Map<number, (a: SpawnAnswer) => void>();
 
+/** The Python the program helper runs on: the system's (Debian's python3), else the first on PATH. */
+function findPython(): string | undefined {
+  const dirs = ['/usr/bin', ...(process.env.PATH ?? '').split(':').filter(Boolean)];
+  return dirs.map((dir) => join(dir, 'python3')).find((file) => existsSync(file));
+}
+
 /**
- * The helper process that starts qemu-img (spawner.mjs), started on first use: a child started
- * from the server costs time in proportion to the server's memory, from the small helper it
- * does not. It ends with the server (its IPC channel closes) and never keeps the server alive.
+ * The program helper (spawner.py), started on first use: it starts every program with posix_spawn,
+ * which costs this server nothing (Node's own child_process forks: a copy of the server's page
+ * tables and ~1 ms of JavaScript per child, measured). Requests and answers are JSON lines on its
+ * stdin and stdout. It ends with the server (its stdin closes) and never keeps the server alive.
+ * Without a python3 the server starts programs itself.
  */
-function spawnerProcess(): ChildProcess | undefined {
-  if (spawner?.connected) return spawner;
+function spawnerProcess(): Helper | undefined {
+  if (spawner && spawner.child.exitCode === null && spawner.child.signalCode === null && spawner.child.stdin?.writable) return spawner;
+  const python = findPython();
+  if (!python) return undefined;
   try {
-    const child = fork(join(import.meta.dirname, 'spawner.mjs'), [], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    child.on('message', (a: SpawnAnswer) => {
-      waiting.get(a.id)?.(a);
-      waiting.delete(a.id);
+    const child = spawn(python, ['-I', '-S', join(import.meta.dirname, 'spawner.py')], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let pending = '';
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
+      pending += chunk;
+      let end: number;
+      while ((end = pending.indexOf('\n')) >= 0) {
+        const a = JSON.parse(pending.slice(0, end)) as SpawnAnswer;
+        pending = pending.slice(end + 1);
+        waiting.get(a.id)?.(a);
+        waiting.delete(a.id);
+      }
     });
     const lost = () => {
-      if (spawner === child) spawner = undefined;
+      if (spawner?.child === child) spawner = undefined;
       for (const [id, answer] of waiting) answer({ id, err: { message: 'the helper process ended', code: null }, stdout: '', stderr: '' });
       waiting.clear();
     };
     child.on('exit', lost);
     child.on('error', lost);
+    child.stdin!.on('error', lost);
     child.unref();
-    (child.channel as { unref?: () => void } | undefined)?.unref?.();
-    spawner = child;
-    return child;
+    const answers = child.stdout as Socket;
+    answers.unref();
+    spawner = { child, answers, send: (request) => child.stdin!.write(`${JSON.stringify(request)}\n`) };
+    return spawner;
   } catch {
     return undefined;
   }
@@ -98,10 +122,10 @@ export function runProgram(file: string, args: readonly string[], opts: { timeou
   if (helper) {
     return new Promise((resolvePromise, reject) => {
       const id = nextId++;
-      // A request keeps the channel (and so the server's event loop) referenced while it is answered.
-      (helper.channel as { ref?: () => void } | undefined)?.ref?.();
+      // A request keeps the helper's answers (and so the server's event loop) referenced while it is answered.
+      helper.answers.ref();
       waiting.set(id, ({ err, stdout, stderr }) => {
-        if (waiting.size <= 1) (helper.channel as { unref?: () => void } | undefined)?.unref?.();
+        if (waiting.size <= 1) helper.answers.unref();
         if (!err) return resolvePromise(stdout);
         reject({ code: err.code, stderr: stderr || err.message } satisfies ProgramFailure);
       });
