@@ -71,7 +71,11 @@ export function attachSocketServer(httpServer: HttpServer, ctx: AppContext): Ser
   });
 
   const unsubscribe = ctx.bus.subscribe(({ room, event, payload, admin }) => {
-    (admin ? adminNsp : nsp).to(room).emit(event, JSON.stringify(payload));
+    const namespace = admin ? adminNsp : nsp;
+    // Nobody in the room (its people are not online): nothing to serialise and encode. Rooms are
+    // this process's own (no adapter shares them between processes).
+    if (!namespace.adapter.rooms.get(room)?.size) return;
+    namespace.to(room).emit(event, JSON.stringify(payload));
   });
   // Every new audit entry to the console: admins, and the managers of its category.
   const unaudit = onAuditEntry((row) => notifyAdmins(ctx, row.categoryId, 'audit_add', auditView(row)));
