@@ -504,9 +504,13 @@ async function fanOut(
   connect: (user: number) => Promise<Socket>,
   events: string[],
   trigger: () => Promise<void>,
+  serverPid?: number,
 ): Promise<{ lat: Latencies; missed: number; bytes: number }> {
   const sockets = await pool(Array.from({ length: BENCH_USERS * 2 }, (_, i) => i), 50, (i) => connect(Math.floor(i / 2)));
   try {
+    // The students have had their page open for a while when the teacher acts: the server has
+    // finished with their sign-ins and connections (and the garbage they left) before the change.
+    if (serverPid) await settle(serverPid);
     let t0 = 0;
     const got: number[] = [];
     let bytes = 0;
@@ -546,6 +550,7 @@ async function rowFanout(c: Ctx) {
     (u) => socketOf(c.portal.url, { jwt: tokens[u]! }),
     ['desktop_add', 'desktop_delete'],
     async () => void (await api(c.portal.url, admin!, 'PUT', `/deployments/visible/${c.deploymentId}`, { stop_started_domains: false })),
+    c.portal.pid,
   );
   const load = watch.stop();
   await settle(c.portal.pid);
@@ -555,6 +560,7 @@ async function rowFanout(c: Ctx) {
       (u) => socketOf(rawServer.url, { user: String(u) }),
       ['desktop_add'],
       async () => void (await fetch(`${rawServer.url}/emit?bytes=${portal.bytes}`, { method: 'POST' })),
+      rawServer.proc.pid,
     );
     add({
       mode: c.mode,

@@ -515,7 +515,7 @@ export const auditLog = pgTable('audit_log', {
 ]);
 
 /**
- * A counter per user, raised by triggers (migration 0007) on every write that changes what the
+ * A counter per user, raised by triggers (migration 0007; per statement since 0015) on every write that changes what the
  * user's desktop list shows: their desktops, those desktops' disks, their name, the names of the
  * desktops' group and category, their deployments' rights and the bookings of their desktops. A
  * server keeps a list answer while the counter stands (`desktops/list-cache.ts`): writes by any

@@ -6,7 +6,7 @@ import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { ApiError, badRequest, precondition } from '../../http/errors';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
-import { desktopViews, type DomainRow } from '../desktops/view';
+import { currentDesktopViews, type DomainRow } from '../desktops/view';
 import { hardwareBounds } from '../domains/hardware';
 import { dropItemBookings } from '../bookings/service';
 import { recycleDomains } from '../recycle-bin/recycle';
@@ -41,9 +41,9 @@ async function assertNotBooked(ctx: AppContext, d: DeploymentRow) {
   if (booking) throw precondition('cant_edit_booked_deployment', 'The deployment has bookings: delete them before changing its desktops or users');
 }
 
-/** A desktop shown to (or hidden from) its user: desktop_add or desktop_delete on their list, live. */
-async function showToUser(ctx: AppContext, rows: DomainRow[], visible: boolean) {
-  if (visible) for (const view of await desktopViews(ctx.db, rows)) ctx.bus.toUser(view.user, 'desktop_add', view);
+/** Desktops shown to (or hidden from) their users: desktop_add or desktop_delete on their lists, live. */
+async function showToUser(ctx: AppContext, rows: Pick<DomainRow, 'id' | 'userId'>[], visible: boolean) {
+  if (visible) for (const view of await currentDesktopViews(ctx.db, rows.map((r) => r.id))) ctx.bus.toUser(view.user, 'desktop_add', view);
   else for (const r of rows) ctx.bus.toUser(r.userId, 'desktop_delete', { id: r.id });
 }
 
@@ -66,7 +66,8 @@ export async function toggleVisible(ctx: AppContext, lifecycle: DesktopLifecycle
     .update(schema.domains)
     .set({ tagVisible: visible })
     .where(and(eq(schema.domains.tag, d.id), eq(schema.domains.tagVisible, !visible)))
-    .returning();
+    // Only who changed: the views are read whole after (one query), not parsed twice.
+    .returning({ id: schema.domains.id, userId: schema.domains.userId });
   await showToUser(ctx, changed, visible);
   if (!visible && stopStarted) await stopAll(lifecycle, await desktopsOf(ctx.db, [d.id]));
   await events.updated(row!);

@@ -153,6 +153,13 @@ export function desktopView(row: DesktopViewRow, x: DesktopExtras): TDesktop {
   };
 }
 
+/** The views of desktops as they stand now, by id: rows and extras in one query (in no particular order). */
+export async function currentDesktopViews(db: Db, ids: string[]): Promise<TDesktop[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await selectWithExtras(db, inArray(schema.domains.id, ids));
+  return rows.map((r) => desktopView(r, r.x));
+}
+
 /** The views of rows the caller holds (events: the row as just written), their extras in one query. */
 export async function desktopViews(db: Db, rows: DomainRow[]): Promise<TDesktop[]> {
   if (rows.length === 0) return [];
