@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { VNC_CLOSE, VNC_FIRST_BYTES_MS } from '@vdi/contracts';
 import { bridgeWebSocketToUnixSocket, bridgeWebSocketToVnc, VncUnavailableError } from './vnc-bridge';
+import type { VncEndpoint } from './driver';
 
 /** A stand-in VNC server on a unix socket: sends the RFB version, then echoes. */
 function fakeVnc(path: string): Promise<{ server: Server; conns: Socket[] }> {
@@ -118,6 +119,82 @@ describe('bridgeWebSocketToUnixSocket', () => {
     ws.close();
     expect(await bridges[0]).toBeUndefined();
     await new Promise((r) => slow.close(r));
+  });
+
+  /** A bridge of its own to `endpoint`, with a short bound for VNC's answers in the handshake. */
+  const bridged = async (endpoint: VncEndpoint, answerTimeoutMs: number) => {
+    const own = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    let bridge!: Promise<VncUnavailableError | undefined>;
+    own.on('connection', (ws) => (bridge = bridgeWebSocketToVnc(ws, endpoint, { answerTimeoutMs })));
+    await new Promise((r) => own.once('listening', r));
+    const ws = new WebSocket(`ws://127.0.0.1:${(own.address() as { port: number }).port}/`);
+    const frames: Buffer[] = [];
+    ws.on('message', (d) => frames.push(d as Buffer));
+    const closed = closeOf(ws);
+    await new Promise((r, j) => { ws.once('open', r); ws.once('error', j); });
+    return { ws, frames, closed, bridge: () => bridge, close: () => new Promise((r) => own.close(r)) };
+  };
+
+  it('closes with a reason when VNC greets and then leaves the handshake unanswered', async () => {
+    const mute = createServer((s) => {
+      s.write('RFB 003.008\n'); // and nothing more, whatever the browser says (a machine that froze)
+      s.resume();
+      s.on('error', () => {});
+    });
+    await new Promise<void>((r) => mute.listen(sockPath, () => r()));
+    const v = await bridged({ socket: sockPath }, 300);
+    await until(() => v.frames.length === 1);
+    const asked = performance.now();
+    v.ws.send(Buffer.from('RFB 003.008\n'));
+    const closed = await v.closed;
+    expect(closed).toMatchObject({ code: VNC_CLOSE.timeout.code, reason: 'viewer_display_timeout' });
+    expect(closed.at - asked).toBeGreaterThanOrEqual(250);
+    expect((await v.bridge())?.kind).toBe('timeout');
+    await v.close();
+    await new Promise((r) => mute.close(r));
+  });
+
+  it('does not wait for answers once the handshake is done (input is not answered)', async () => {
+    // Answers the browser's first four messages (version, security type, password, ClientInit),
+    // then answers nothing; it speaks once more by itself after three answer bounds.
+    const vnc = createServer((s) => {
+      let heard = 0;
+      s.write('RFB 003.008\n');
+      s.on('data', () => {
+        if (++heard <= 4) s.write(Buffer.from([heard]));
+        if (heard === 5) setTimeout(() => s.write('later'), 900);
+      });
+      s.on('error', () => {});
+    });
+    await new Promise<void>((r) => vnc.listen(sockPath, () => r()));
+    const v = await bridged({ socket: sockPath }, 300);
+    for (let i = 1; i <= 4; i++) {
+      v.ws.send(Buffer.from([i]));
+      await until(() => v.frames.length === i + 1);
+    }
+    v.ws.send(Buffer.from('a key'));
+    await until(() => v.frames.at(-1)?.toString() === 'later');
+    expect(v.ws.readyState).toBe(WebSocket.OPEN);
+    v.ws.close();
+    expect(await v.bridge()).toBeUndefined();
+    await v.close();
+    await new Promise((r) => vnc.close(r));
+  });
+
+  it('closes with a reason and reports it when the VNC connection fails later', async () => {
+    const tcp = createServer((c) => {
+      c.write('RFB 003.008\n');
+      c.once('data', () => c.resetAndDestroy());
+      c.on('error', () => {});
+    });
+    await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', () => r()));
+    const v = await bridged({ host: '127.0.0.1', port: (tcp.address() as { port: number }).port }, 5000);
+    await until(() => v.frames.length === 1);
+    v.ws.send(Buffer.from('RFB 003.008\n'));
+    expect(await v.closed).toMatchObject({ code: VNC_CLOSE.unreachable.code, reason: 'viewer_display_unreachable' });
+    expect((await v.bridge())?.message).toMatch(/ECONNRESET/);
+    await v.close();
+    await new Promise((r) => tcp.close(r));
   });
 
   it('also reaches a VNC server on host:port (a libvirt hypervisor)', async () => {

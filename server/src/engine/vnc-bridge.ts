@@ -4,7 +4,10 @@
 //
 // The browser is promised the screen's first bytes (the RFB version) within VNC_FIRST_BYTES_MS, or
 // a close with a reason it can show: the VNC connection is opened and its greeting awaited under
-// one deadline, before anything the browser sends is passed on.
+// one deadline, before anything the browser sends is passed on. Then, until the screen is set up
+// (RFB's handshake, a strict question and answer), every message of the browser is answered
+// within VNC_ANSWER_MS or the browser is told the same way: a machine that greets and then says
+// nothing more must not leave the page connecting forever.
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RawData, WebSocket } from 'ws';
@@ -16,6 +19,15 @@ const HIGH_WATER = 4 * 1024 * 1024;
 /** What the bridge may spend reaching VNC: the rest of the bound is for the token check before it
  *  and for the close frame to travel. */
 export const VNC_OPEN_TIMEOUT_MS = VNC_FIRST_BYTES_MS - 500;
+/** How long VNC may leave a message of the browser unanswered while the handshake is under way. */
+export const VNC_ANSWER_MS = 5000;
+/**
+ * The handshake's answers the bridge waits for: the security types (to the browser's version), the
+ * challenge or the result (to its security type), the result (to its password), the ServerInit (to
+ * its ClientInit). With no password the fourth is the first screen, which a full update request
+ * also gets at once. After that the browser sends input, which VNC does not answer.
+ */
+const HANDSHAKE_ANSWERS = 4;
 
 /**
  * Failures worth another try within the deadline. QEMU listens on its VNC socket with a backlog of
@@ -102,10 +114,16 @@ export function bridgeWebSocketToUnixSocket(ws: WebSocket, socketPath: string): 
 
 /**
  * Same for any driver's endpoint: a unix socket (QEMU driver) or host:port. Close codes: 1000 when
- * VNC ended the session, VNC_CLOSE.unreachable / .timeout (reason: a description_code) when the
- * screen could not be opened within the bound, 1011 when VNC failed later.
+ * VNC ended the session, VNC_CLOSE.timeout when VNC did not greet within the bound or left the
+ * handshake unanswered, VNC_CLOSE.unreachable when it could not be reached or its connection
+ * failed (the reason: a description_code the page shows). Resolves with the error on those closes,
+ * for the caller's log.
  */
-export async function bridgeWebSocketToVnc(ws: WebSocket, endpoint: VncEndpoint, opts: { timeoutMs?: number } = {}): Promise<VncUnavailableError | undefined> {
+export async function bridgeWebSocketToVnc(
+  ws: WebSocket,
+  endpoint: VncEndpoint,
+  opts: { timeoutMs?: number; answerTimeoutMs?: number } = {},
+): Promise<VncUnavailableError | undefined> {
   // What noVNC sends before VNC is there is kept, in order (an RFB client waits for the greeting,
   // but nothing here relies on that).
   const early: Buffer[] = [];
@@ -125,7 +143,7 @@ export async function bridgeWebSocketToVnc(ws: WebSocket, endpoint: VncEndpoint,
   } catch (err) {
     ws.removeListener('message', keep);
     const why = err instanceof VncUnavailableError ? err : new VncUnavailableError('unreachable', String(err));
-    if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(VNC_CLOSE[why.kind].code, VNC_CLOSE[why.kind].reason);
+    closeWith(ws, why);
     await wsClosed;
     return why;
   }
@@ -134,19 +152,43 @@ export async function bridgeWebSocketToVnc(ws: WebSocket, endpoint: VncEndpoint,
     vnc.socket.destroy();
     return undefined;
   }
-  await pipe(ws, vnc, early, wsClosed);
-  return undefined;
+  return pipe(ws, vnc, early, wsClosed, opts.answerTimeoutMs ?? VNC_ANSWER_MS);
 }
 
-function pipe(ws: WebSocket, { socket: vnc, greeting }: VncConnection, early: Buffer[], wsClosed: Promise<void>): Promise<void> {
+/** Closes the browser side with the reason the page shows for this failure. */
+function closeWith(ws: WebSocket, why: VncUnavailableError) {
+  if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(VNC_CLOSE[why.kind].code, VNC_CLOSE[why.kind].reason);
+}
+
+function pipe(ws: WebSocket, { socket: vnc, greeting }: VncConnection, early: Buffer[], wsClosed: Promise<void>, answerMs: number): Promise<VncUnavailableError | undefined> {
   return new Promise((resolve) => {
     let vncClosed = false;
     let wsDone = false;
+    let failure: VncUnavailableError | undefined;
     const maybeDone = () => {
-      if (wsDone && vncClosed) resolve();
+      if (wsDone && vncClosed) resolve(failure);
+    };
+
+    // The handshake's watch: armed when the browser has said something VNC has not answered yet.
+    let answers = 0;
+    let unanswered: NodeJS.Timeout | undefined;
+    const awaitAnswer = () => {
+      if (answers >= HANDSHAKE_ANSWERS || unanswered || vncClosed) return;
+      unanswered = setTimeout(() => {
+        failure = new VncUnavailableError('timeout', `VNC left step ${answers + 1} of the viewer's handshake unanswered for ${answerMs} ms`);
+        closeWith(ws, failure);
+        vnc.destroy();
+      }, answerMs);
+    };
+    const answered = () => {
+      if (!unanswered) return;
+      clearTimeout(unanswered);
+      unanswered = undefined;
+      answers++;
     };
 
     const forward = (chunk: Buffer) => {
+      answered();
       if (ws.readyState !== ws.OPEN) return;
       ws.send(chunk, { binary: true }, () => {
         if (vnc.isPaused() && ws.bufferedAmount < HIGH_WATER) vnc.resume();
@@ -155,28 +197,32 @@ function pipe(ws: WebSocket, { socket: vnc, greeting }: VncConnection, early: Bu
     };
     forward(greeting);
     for (const chunk of early) vnc.write(chunk);
+    if (early.length) awaitAnswer();
 
     ws.on('message', (data: RawData) => {
       if (!vnc.write(toBuffer(data))) ws.pause();
+      awaitAnswer();
     });
     vnc.on('drain', () => ws.resume());
     vnc.on('data', forward);
     vnc.resume();
 
-    let failed = false;
-    vnc.on('error', () => {
-      failed = true; // the close handler below does the rest; the reason is not shown to browsers
+    vnc.on('error', (err: NodeJS.ErrnoException) => {
+      // The close handler below tells the browser; the error's code is for the log (a browser that
+      // left first is no failure of the screen).
+      if (!wsDone) failure ??= new VncUnavailableError('unreachable', `the VNC connection failed: ${err.code ?? 'error'}`);
     });
     vnc.on('close', () => {
       vncClosed = true;
-      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) {
-        ws.close(failed ? 1011 : 1000, failed ? 'display unavailable' : 'display closed');
-      }
+      clearTimeout(unanswered);
+      if (failure) closeWith(ws, failure);
+      else if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(1000, 'display closed');
       maybeDone();
     });
 
     void wsClosed.then(() => {
       wsDone = true;
+      clearTimeout(unanswered);
       vnc.destroy();
       maybeDone();
     });
