@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ZDesktop, ZDesktopImage, ZListPaging, zFieldList } from './desktops';
-import { ZDomainDescription, ZDomainName, ZGuestChoice, ZGuestProperties, ZHardwareChoice } from './domains';
+import { ZDomainDescription, ZDomainName, ZGuestChoice, ZGuestProperties, ZHardwareChoice, ZVgpusChoice } from './domains';
 import { ZTemplateAllowed } from './templates';
 import { ZAllowed } from './allowed';
 
@@ -27,7 +27,7 @@ export type TDeploymentAllowed = z.input<typeof ZDeploymentAllowed>;
 /** Hardware the deployment's desktops get: what a new desktop may choose, plus a GPU profile. */
 export const ZDeploymentHardware = ZHardwareChoice.omit({ install: true, disk_size: true })
   .partial()
-  .extend({ reservables: z.object({ vgpus: z.array(z.string().max(64)).max(1).nullable() }).optional() });
+  .extend({ reservables: z.object({ vgpus: ZVgpusChoice }).optional() });
 export type TDeploymentHardware = z.input<typeof ZDeploymentHardware>;
 
 /** POST /deployments */

@@ -4,7 +4,7 @@ import { schema } from '../../src/db';
 import { adminSessionUser, ADMIN_SESSION_COOKIE } from '../../src/auth/admin-session';
 import { join } from 'node:path';
 import { startMediaFileServer, type MediaFileServer } from '../../src/modules/media/testing/file-server';
-import { call, loginToken, startTestServer, testImagesDir, type TestServer } from '../helpers/server';
+import { call, loginToken, startTestServer, testImagesDir, userIdOf, type TestServer } from '../helpers/server';
 import { until } from '../helpers/wait';
 
 // Clients written for the original system (its own portals were run against this server) must
@@ -200,4 +200,47 @@ describe('allowed with missing keys', () => {
     // Still checked: a wrong type is refused.
     expect(await codeOf(await call(server, '/api/v3/media', { token: teacher, body: { name: 'Bad', url: `${files.base}/demo.iso`, kind: 'iso', allowed: { users: 'all' } } }))).toEqual({ status: 400, code: 'validation_error' });
   });
+});
+
+describe('vgpus ["None"] (what the original portal sends for "no GPU")', () => {
+  // The portal's forms send the whole hardware block, the GPU in hardware.reservables.
+  const v3Hardware = (vgpus: string[]) => ({
+    boot_order: ['disk'], disk_bus: 'default', disks: [], floppies: [], interfaces: ['default'], isos: [], memory: 1, vcpus: 1, videos: ['default'],
+    reservables: { vgpus },
+  });
+  const vgpusOf = async (deploymentId: string) =>
+    (await server.ctx.db.select().from(schema.deployments).where(eq(schema.deployments.id, deploymentId)))[0]!.createDict.hardware.reservables.vgpus;
+  const ok = async (r: Response) => expect({ status: r.status, body: r.status === 200 ? {} : await r.clone().json() }).toEqual({ status: 200, body: {} });
+
+  it('is no GPU when a deployment is made or edited, a desktop made, or a desktop’s GPU set', async () => {
+    const made = await call(server, '/api/v3/deployments', {
+      token: teacher,
+      body: { name: 'No GPU lab', description: '', template_id: template, desktop_name: 'No GPU desktop', visible: false, allowed: { groups: false, users: [await userIdOf(server, 'user')] }, hardware: v3Hardware(['None']) },
+    });
+    await ok(made);
+    const { id } = (await made.json()) as { id: string };
+    expect(await vgpusOf(id)).toBeNull();
+    await until('the deployment\'s desktops', async () => {
+      const jobs = await server.ctx.db.select().from(schema.jobs).where(eq(schema.jobs.targetId, id));
+      return jobs.length > 0 && jobs.every((j) => j.status !== 'running') ? true : undefined;
+    }, 120_000);
+    // An edit gives it a GPU, and takes it away the portal's way.
+    await ok(await call(server, `/api/v3/deployment/${id}`, { token: teacher, method: 'PUT', body: { name: 'No GPU lab', hardware: v3Hardware(['NVIDIA-A40-2Q']) } }));
+    expect(await vgpusOf(id)).toEqual(['NVIDIA-A40-2Q']);
+    await ok(await call(server, `/api/v3/deployment/${id}`, { token: teacher, method: 'PUT', body: { name: 'No GPU lab', hardware: v3Hardware(['None']) } }));
+    expect(await vgpusOf(id)).toBeNull();
+
+    const desktop = await call(server, '/api/v3/persistent_desktop', { token: teacher, body: { name: 'No GPU desktop', template_id: template, hardware: v3Hardware(['None']) } });
+    await ok(desktop);
+    const desktopId = ((await desktop.json()) as { id: string }).id;
+    await until('the desktop stopped', async () => ((await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, desktopId)))[0]?.status === 'Stopped' ? true : undefined), 120_000);
+    const set = await call(server, `/api/v3/domain/reservables/${desktopId}`, { token: teacher, method: 'PUT', body: { vgpus: ['None'] } });
+    await ok(set);
+    expect(((await set.json()) as { reservables: unknown }).reservables).toEqual({ vgpus: null });
+    // A profile that does not exist is still refused.
+    expect(await codeOf(await call(server, '/api/v3/deployments', {
+      token: teacher,
+      body: { name: 'Bad GPU lab', template_id: template, desktop_name: 'Bad GPU desktop', allowed: { groups: ['default-students-1a'] }, hardware: v3Hardware(['NVIDIA-Z9-1Q']) },
+    }))).toEqual({ status: 400, code: 'reservable_not_found' });
+  }, 240_000);
 });
