@@ -231,10 +231,8 @@ export type TReservableItem = z.infer<typeof ZReservableItem>;
 
 export const RESERVABLE_ITEM_TYPES = ['gpus'] as const;
 export const ZReservableItemType = z.enum(RESERVABLE_ITEM_TYPES);
-/** GET /admin/reservables: the kinds of reservable items and how many of each exist. */
-export const ZReservableKind = z.object({ id: ZReservableItemType, name: z.string(), items: z.number() });
-export const ZReservableKinds = z.array(ZReservableKind);
-export type TReservableKind = z.infer<typeof ZReservableKind>;
+/** GET /admin/reservables: the kinds of reservable items, by name (`["gpus"]`, as the original answers). */
+export const ZReservableKinds = z.array(ZReservableItemType);
 
 /** A plan: card `item_id` offers profile `subitem_id` with `units` between start and end. */
 export const ZPlan = z.object({

@@ -244,3 +244,15 @@ describe('vgpus ["None"] (what the original portal sends for "no GPU")', () => {
     }))).toEqual({ status: 400, code: 'reservable_not_found' });
   }, 240_000);
 });
+
+describe('GET /admin/reservables', () => {
+  it('answers the kinds by name, which the planner page puts in its next call', async () => {
+    const r = await call(server, '/api/v3/admin/reservables', { token: admin });
+    expect(r.status).toBe(200);
+    const kinds = (await r.json()) as string[];
+    expect(kinds).toEqual(['gpus']);
+    const items = await call(server, `/api/v3/admin/reservables/${kinds[0]}`, { token: admin });
+    expect(items.status).toBe(200);
+    expect(((await items.json()) as unknown[]).length).toBeGreaterThan(0);
+  });
+});
