@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
+import { formatBookingDate } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import { adminSessionUser, ADMIN_SESSION_COOKIE } from '../../src/auth/admin-session';
 import { join } from 'node:path';
@@ -243,6 +244,40 @@ describe('vgpus ["None"] (what the original portal sends for "no GPU")', () => {
       body: { name: 'Bad GPU lab', template_id: template, desktop_name: 'Bad GPU desktop', allowed: { groups: ['default-students-1a'] }, hardware: v3Hardware(['NVIDIA-Z9-1Q']) },
     }))).toEqual({ status: 400, code: 'reservable_not_found' });
   }, 240_000);
+});
+
+describe('GET /bookings/user/{itemId}/{itemType}[/{returnType}]', () => {
+  it('answers one array: the bookings, then the availability (the portal’s booking calendar)', async () => {
+    const desktops = (await (await call(server, '/api/v3/user/desktops', { token: user })).json()) as { id: string; name: string }[];
+    const gpu = desktops.find((d) => d.name === 'GPU desktop')!.id;
+    const hour = 3_600_000;
+    const start = new Date(Math.ceil(Date.now() / hour) * hour + hour);
+    const fmt = (d: Date) => formatBookingDate(d);
+    const booked = await call(server, '/api/v3/booking/event', { token: user, body: { element_id: gpu, element_type: 'desktop', title: 'Rendering', start: fmt(start), end: fmt(new Date(start.getTime() + hour)) } });
+    expect(booked.status).toBe(200);
+    const { id: bookingId } = (await booked.json()) as { id: string };
+    try {
+      // As the portal asks: dates as moment sends them, returnType in the query ("all", or "events" in the month view).
+      const q = (returnType: string) => `startDate=${encodeURIComponent(fmt(new Date(start.getTime() - 24 * hour)).replace('+0000', '+00:00'))}&endDate=${encodeURIComponent(fmt(new Date(start.getTime() + 7 * 24 * hour)))}&returnType=${returnType}`;
+      for (const returnType of ['all', 'events']) {
+        const r = await call(server, `/api/v3/bookings/user/${gpu}/desktop?${q(returnType)}`, { token: user });
+        expect(r.status).toBe(200);
+        const list = (await r.json()) as { id: string; event_type: string; start: string; end: string; units: unknown }[];
+        expect(Array.isArray(list)).toBe(true);
+        expect(list[0]).toMatchObject({ id: bookingId, event_type: 'event', item_id: gpu, item_type: 'desktop', title: 'Rendering', start: fmt(start), units: 1 });
+        expect(list.length).toBeGreaterThan(1);
+        for (const a of list.slice(1)) expect(['available', 'unavailable', 'overridable']).toContain(a.event_type);
+      }
+      // returnType as a path segment.
+      const events = await (await call(server, `/api/v3/bookings/user/${gpu}/desktop/event?${q('all')}`, { token: user })).json();
+      expect(events.map((e: { id: string }) => e.id)).toEqual([bookingId]);
+      const availability = await (await call(server, `/api/v3/bookings/user/${gpu}/desktop/availability?${q('all')}`, { token: user })).json();
+      expect(availability.length).toBeGreaterThan(0);
+      expect(availability.every((a: { event_type: string }) => a.event_type !== 'event')).toBe(true);
+    } finally {
+      await call(server, `/api/v3/booking/event/${bookingId}`, { token: user, method: 'DELETE' });
+    }
+  });
 });
 
 describe('GET /admin/reservables', () => {
