@@ -291,3 +291,17 @@ describe('GET /admin/reservables', () => {
     expect(((await items.json()) as unknown[]).length).toBeGreaterThan(0);
   });
 });
+
+describe('GET /deployment/permissions/{id}', () => {
+  it('answers the students’ rights as a list, which the portal’s edit form reads with includes()', async () => {
+    const made = await call(server, '/api/v3/deployments', {
+      token: teacher,
+      body: { name: 'Rights lab', template_id: template, desktop_name: 'Rights desktop', allowed: { groups: false, users: [await userIdOf(server, 'user')] }, user_permissions: ['recreate'] },
+    });
+    expect(made.status).toBe(200);
+    const { id } = (await made.json()) as { id: string };
+    const r = await call(server, `/api/v3/deployment/permissions/${id}`, { token: teacher });
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual(['recreate']);
+  });
+});
