@@ -130,21 +130,19 @@ export type TAvailability = z.infer<typeof ZAvailability>;
 
 /** Query of the booking lists: the range shown by the calendar. */
 export const ZBookingRangeQuery = z.object({ startDate: ZBookingDateInput, endDate: ZBookingDateInput });
-export const BOOKING_RETURN_TYPES = ['all', 'event'] as const;
+/** all: bookings and availability; event: the bookings; availability: the availability. */
+export const BOOKING_RETURN_TYPES = ['all', 'event', 'availability'] as const;
+export type TBookingReturnType = (typeof BOOKING_RETURN_TYPES)[number];
 export const ZBookingItemParams = z.object({
   itemId: z.string().min(1).max(64),
   itemType: ZBookingItemType,
   returnType: z.enum(BOOKING_RETURN_TYPES).optional(),
 });
-/** GET /bookings/user/{itemId}/{itemType}[/{returnType}]: the item's bookings and (for `all`) its availability. */
-export const ZItemBookings = z.object({
-  events: z.array(ZBooking),
-  availability: z.array(ZAvailability),
-  /** Units one booking of this item needs (1 for a desktop, its desktops for a deployment). */
-  units: z.number(),
-  /** The item's profiles. */
-  reservables: z.object({ vgpus: z.array(z.string()) }),
-});
+/**
+ * GET /bookings/user/{itemId}/{itemType}[/{returnType}]: one array, as the original answers it —
+ * the item's bookings, then (for `all`) its availability; `event_type` tells them apart.
+ */
+export const ZItemBookings = z.array(z.discriminatedUnion('event_type', [ZBooking, ZAvailability]));
 export type TItemBookings = z.infer<typeof ZItemBookings>;
 /** GET /bookings/user: the user's desktop bookings and those of the deployments their desktops belong to. */
 export const ZUserBookings = z.array(ZBooking);
@@ -158,6 +156,13 @@ export const ZBookingPriority = z.object({
   name: z.string(),
 });
 export type TBookingPriority = z.infer<typeof ZBookingPriority>;
+/**
+ * GET /bookings/priority/{itemType}/{itemId}: the rule, and what one booking of the item takes —
+ * its units (1 for a desktop, one per desktop for a deployment) and its profiles (fields the
+ * original does not send; its clients read only the rule).
+ */
+export const ZItemPriority = ZBookingPriority.extend({ units: z.number(), reservables: z.object({ vgpus: z.array(z.string()) }) });
+export type TItemPriority = z.infer<typeof ZItemPriority>;
 export const ZBookingPriorityParams = z.object({ itemType: ZBookingItemType, itemId: z.string().min(1).max(64) });
 
 export const BOOKING_TITLE_MAX = 100;
@@ -231,10 +236,8 @@ export type TReservableItem = z.infer<typeof ZReservableItem>;
 
 export const RESERVABLE_ITEM_TYPES = ['gpus'] as const;
 export const ZReservableItemType = z.enum(RESERVABLE_ITEM_TYPES);
-/** GET /admin/reservables: the kinds of reservable items and how many of each exist. */
-export const ZReservableKind = z.object({ id: ZReservableItemType, name: z.string(), items: z.number() });
-export const ZReservableKinds = z.array(ZReservableKind);
-export type TReservableKind = z.infer<typeof ZReservableKind>;
+/** GET /admin/reservables: the kinds of reservable items, by name (`["gpus"]`, as the original answers). */
+export const ZReservableKinds = z.array(ZReservableItemType);
 
 /** A plan: card `item_id` offers profile `subitem_id` with `units` between start and end. */
 export const ZPlan = z.object({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ZDesktop, ZDesktopImage, ZListPaging, zFieldList } from './desktops';
-import { ZDomainDescription, ZDomainName, ZGuestChoice, ZGuestProperties, ZHardwareChoice } from './domains';
+import { ZDomainDescription, ZDomainName, ZGuestChoice, ZGuestProperties, ZHardwareChoice, ZVgpusChoice } from './domains';
 import { ZTemplateAllowed } from './templates';
 import { ZAllowed } from './allowed';
 
@@ -27,7 +27,7 @@ export type TDeploymentAllowed = z.input<typeof ZDeploymentAllowed>;
 /** Hardware the deployment's desktops get: what a new desktop may choose, plus a GPU profile. */
 export const ZDeploymentHardware = ZHardwareChoice.omit({ install: true, disk_size: true })
   .partial()
-  .extend({ reservables: z.object({ vgpus: z.array(z.string().max(64)).max(1).nullable() }).optional() });
+  .extend({ reservables: z.object({ vgpus: ZVgpusChoice }).optional() });
 export type TDeploymentHardware = z.input<typeof ZDeploymentHardware>;
 
 /** POST /deployments */
@@ -212,16 +212,11 @@ export type TDeploymentCoOwners = z.infer<typeof ZDeploymentCoOwners>;
 /** PUT /deployment/co-owners/{id} (the owner, an admin or the category's manager only) */
 export const ZDeploymentCoOwnersUpdate = z.object({ co_owners: z.array(z.string().min(1).max(64)).max(100) });
 
-/** GET /deployment/permissions/{id}: the caller's rights on the deployment, and the students' rights. */
-export const ZDeploymentPermissions = z.object({
-  is_owner: z.boolean(),
-  is_co_owner: z.boolean(),
-  can_edit: z.boolean(),
-  can_delete: z.boolean(),
-  can_change_owners: z.boolean(),
-  user_permissions: z.array(z.string()),
-});
-export type TDeploymentPermissions = z.infer<typeof ZDeploymentPermissions>;
+/**
+ * GET /deployment/permissions/{id}: the rights the students have on their desktops, as the
+ * original answers them (`["recreate"]`). The caller's own rights come with the deployment.
+ */
+export const ZDeploymentPermissions = z.array(z.string());
 
 /** Live events `creating_desktops` (progress) and `end_creating_desktops` (done) to the owner and co-owners. */
 export const ZCreatingDesktopsEvent = z.object({ deployment_id: z.string(), created: z.number(), failed: z.number(), total: z.number() });

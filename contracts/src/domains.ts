@@ -69,6 +69,22 @@ export const ZHardwareAllowed = z.object({
 });
 export type THardwareAllowed = z.infer<typeof ZHardwareAllowed>;
 
+/** What the original portal sends for "no GPU" (`vgpus: ["None"]`, reference §2.5). */
+export const NO_GPU = 'None';
+/**
+ * A GPU choice: one profile id, or none — null, [] or the original portal's ["None"]. Parsed to
+ * the chosen profile ids, or null when there is none (the one normalisation of every route that
+ * takes `reservables.vgpus`).
+ */
+export const ZVgpusChoice = z
+  .array(z.string().max(64))
+  .max(1)
+  .nullable()
+  .transform((v) => {
+    const ids = (v ?? []).filter((id) => id !== NO_GPU);
+    return ids.length > 0 ? ids : null;
+  });
+
 /** Hardware a person may choose (new desktop, edit). Memory in GB, disk size in whole GB. */
 export const ZHardwareChoice = z.object({
   vcpus: z.number().int().min(1).max(1024),
@@ -155,7 +171,7 @@ export const ZDomainUpdate = z.object({
 export type TDomainUpdate = z.input<typeof ZDomainUpdate>;
 
 /** PUT /domain/reservables/{id}: a GPU profile, or none. */
-export const ZReservablesUpdate = z.object({ vgpus: z.array(z.string().max(64)).max(1).nullable() });
+export const ZReservablesUpdate = z.object({ vgpus: ZVgpusChoice });
 
 /** GET /images/desktops: the stock covers (and the desktop's own upload, when asked with desktop_id). */
 export const ZDesktopImageChoice = ZDesktopImage.extend({ name: z.string() });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { formatBookingDate } from '@vdi/contracts';
+import { formatBookingDate, type TBookingItemType } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import { manualClock, type ManualClock } from '../../src/scheduler/clock';
 import { createDesktopFromTemplate } from '../../src/modules/desktops/create';
@@ -58,6 +58,13 @@ const start = (token: string, id: string) => call(server, `/api/v3/desktop/start
 const row = async (id: string) => (await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, id)))[0]!;
 /** The availability segment that covers an instant (dates in one format compare as strings). */
 const covering = (list: { start: string; end: string }[], t: string) => list.find((a) => a.start <= t && t < a.end);
+/** An item's calendar (one list on the wire, as the original answers), split into bookings and availability. */
+const calendar = async (token: string, type: TBookingItemType, id: string) => {
+  const r = await call(server, `/api/v3/bookings/user/${id}/${type}?${range()}`, { token });
+  expect(r.status).toBe(200);
+  const list = (await r.json()) as { id: string; start: string; end: string; event_type: string }[];
+  return { events: list.filter((e) => e.event_type === 'event'), availability: list.filter((e) => e.event_type !== 'event') };
+};
 const pendingJobs = async (bookingId: string) => (await server.app.bookings.scheduler.pending(`booking:${bookingId}`)).map((j) => j.kind);
 const tick = async (minutes: number) => {
   clock.advance(minutes * MIN);
@@ -76,12 +83,12 @@ describe('the calendar of an item', () => {
   it('answers the bookings and the availability of the desktop’s profile', async () => {
     const { status, body } = await json(await call(server, `/api/v3/bookings/user/${gpuDesktop}/desktop?${range()}`, { token: uma }));
     expect(status).toBe(200);
-    expect(body).toMatchObject({ events: [], units: 1, reservables: { vgpus: ['NVIDIA-A40-2Q'] } });
-    expect(body.availability.length).toBeGreaterThan(0);
-    expect(body.availability[0]).toMatchObject({ event_type: 'available', units: 24, subitem_id: 'NVIDIA-A40-2Q' });
+    // One list, as the original answers: no booking yet, only the availability.
+    expect(body.length).toBeGreaterThan(0);
+    expect(body[0]).toMatchObject({ event_type: 'available', units: 24, subitem_id: 'NVIDIA-A40-2Q' });
     // returnType as a path segment: only the events.
     const events = await (await call(server, `/api/v3/bookings/user/${gpuDesktop}/desktop/event?${range()}`, { token: uma })).json();
-    expect(events.availability).toEqual([]);
+    expect(events).toEqual([]);
   });
 
   it('is the owner’s: others get 403, bad dates 400', async () => {
@@ -92,6 +99,7 @@ describe('the calendar of an item', () => {
   it('gives the rule of the person: default for users, default admins for admins', async () => {
     expect(await (await call(server, `/api/v3/bookings/priority/desktop/${gpuDesktop}`, { token: uma })).json()).toEqual({
       priority: { 'NVIDIA-A40-2Q': 1 }, forbid_time: 0, max_time: 60, max_items: 1, name: 'GPU desktop',
+      units: 1, reservables: { vgpus: ['NVIDIA-A40-2Q'] },
     });
     expect(await (await call(server, `/api/v3/bookings/priority/desktop/${gpuDesktop}`, { token: admin })).json()).toMatchObject({
       priority: { 'NVIDIA-A40-2Q': 999 }, forbid_time: 1, max_time: 999999,
@@ -146,9 +154,9 @@ describe('booking rules on the server', () => {
     expect(await pendingJobs(body.id)).toEqual(['booking.start', 'booking.warn', 'booking.warn', 'booking.end']);
 
     // The calendar, the summary and the desktop show it.
-    const cal = await (await call(server, `/api/v3/bookings/user/${gpuDesktop}/desktop?${range()}`, { token: uma })).json();
-    expect(cal.events.map((e: { id: string }) => e.id)).toEqual([body.id]);
-    expect(cal.availability.find((a: { start: string }) => a.start === at(0))).toMatchObject({ units: 23, event_type: 'available' });
+    const cal = await calendar(uma, 'desktop', gpuDesktop);
+    expect(cal.events.map((e) => e.id)).toEqual([body.id]);
+    expect(cal.availability.find((a) => a.start === at(0))).toMatchObject({ units: 23, event_type: 'available' });
     const summary = await (await call(server, `/api/v3/bookings/user?${range()}`, { token: uma })).json();
     expect(summary.map((b: { id: string; item_name: string }) => [b.id, b.item_name])).toEqual([[body.id, 'GPU desktop']]);
     expect(await desktopView(uma, gpuDesktop)).toMatchObject({ needs_booking: true, booking_id: false, next_booking_start: at(0), next_booking_end: at(60) });
@@ -167,9 +175,9 @@ describe('booking rules on the server', () => {
       expect(ok.status).toBe(200);
       // A higher priority (the admins' rule) sees Sara's booking as overridable, and displaces it.
       const adminGpu = await gpuDesktopFor('admin', 'Admin GPU');
-      const adminCal = await (await call(server, `/api/v3/bookings/user/${adminGpu.id}/desktop?${range()}`, { token: admin })).json();
+      const adminCal = await calendar(admin, 'desktop', adminGpu.id);
       expect(covering(adminCal.availability, at(60))).toMatchObject({ event_type: 'overridable', units: 0 });
-      const saraCal = await (await call(server, `/api/v3/bookings/user/${saras.id}/desktop?${range()}`, { token: sara })).json();
+      const saraCal = await calendar(sara, 'desktop', saras.id);
       expect(covering(saraCal.availability, at(0))).toMatchObject({ event_type: 'unavailable' });
       const saraSocket = await socketOf(server, sara);
       const saraSeen = recordEvents(saraSocket, ['bookingitem_delete']);
@@ -248,9 +256,9 @@ describe('deployments book one unit per desktop', () => {
     const { status, body } = await json(await book(teo, { element_id: deployment, element_type: 'deployment', start: at(0), end: at(60) }));
     expect(status).toBe(200);
     expect(body).toMatchObject({ item_type: 'deployment', units: 2, item_name: 'GPU lab' });
-    const cal = await (await call(server, `/api/v3/bookings/user/${deployment}/deployment?${range()}`, { token: teo })).json();
-    expect(cal.units).toBe(2);
-    expect(cal.availability.find((a: { start: string }) => a.start === at(0))).toMatchObject({ units: 22 });
+    expect((await (await call(server, `/api/v3/bookings/priority/deployment/${deployment}`, { token: teo })).json()).units).toBe(2);
+    const cal = await calendar(teo, 'deployment', deployment);
+    expect(cal.availability.find((a) => a.start === at(0))).toMatchObject({ units: 22 });
     // The student sees it in their summary and on their desktop.
     const summary = await (await call(server, `/api/v3/bookings/user?${range()}`, { token: sara })).json();
     expect(summary.map((b: { id: string }) => b.id)).toContain(body.id);

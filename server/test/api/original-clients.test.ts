@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
+import { formatBookingDate } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import { adminSessionUser, ADMIN_SESSION_COOKIE } from '../../src/auth/admin-session';
 import { join } from 'node:path';
 import { startMediaFileServer, type MediaFileServer } from '../../src/modules/media/testing/file-server';
-import { call, loginToken, startTestServer, testImagesDir, type TestServer } from '../helpers/server';
+import { call, loginToken, startTestServer, testImagesDir, userIdOf, type TestServer } from '../helpers/server';
 import { until } from '../helpers/wait';
 
 // Clients written for the original system (its own portals were run against this server) must
@@ -199,5 +200,108 @@ describe('allowed with missing keys', () => {
     expect(row!.allowed).toEqual({ roles: false, categories: false, groups: [], users: false });
     // Still checked: a wrong type is refused.
     expect(await codeOf(await call(server, '/api/v3/media', { token: teacher, body: { name: 'Bad', url: `${files.base}/demo.iso`, kind: 'iso', allowed: { users: 'all' } } }))).toEqual({ status: 400, code: 'validation_error' });
+  });
+});
+
+describe('vgpus ["None"] (what the original portal sends for "no GPU")', () => {
+  // The portal's forms send the whole hardware block, the GPU in hardware.reservables.
+  const v3Hardware = (vgpus: string[]) => ({
+    boot_order: ['disk'], disk_bus: 'default', disks: [], floppies: [], interfaces: ['default'], isos: [], memory: 1, vcpus: 1, videos: ['default'],
+    reservables: { vgpus },
+  });
+  const vgpusOf = async (deploymentId: string) =>
+    (await server.ctx.db.select().from(schema.deployments).where(eq(schema.deployments.id, deploymentId)))[0]!.createDict.hardware.reservables.vgpus;
+  const ok = async (r: Response) => expect({ status: r.status, body: r.status === 200 ? {} : await r.clone().json() }).toEqual({ status: 200, body: {} });
+
+  it('is no GPU when a deployment is made or edited, a desktop made, or a desktop’s GPU set', async () => {
+    const made = await call(server, '/api/v3/deployments', {
+      token: teacher,
+      body: { name: 'No GPU lab', description: '', template_id: template, desktop_name: 'No GPU desktop', visible: false, allowed: { groups: false, users: [await userIdOf(server, 'user')] }, hardware: v3Hardware(['None']) },
+    });
+    await ok(made);
+    const { id } = (await made.json()) as { id: string };
+    expect(await vgpusOf(id)).toBeNull();
+    await until('the deployment\'s desktops', async () => {
+      const jobs = await server.ctx.db.select().from(schema.jobs).where(eq(schema.jobs.targetId, id));
+      return jobs.length > 0 && jobs.every((j) => j.status !== 'running') ? true : undefined;
+    }, 120_000);
+    // An edit gives it a GPU, and takes it away the portal's way.
+    await ok(await call(server, `/api/v3/deployment/${id}`, { token: teacher, method: 'PUT', body: { name: 'No GPU lab', hardware: v3Hardware(['NVIDIA-A40-2Q']) } }));
+    expect(await vgpusOf(id)).toEqual(['NVIDIA-A40-2Q']);
+    await ok(await call(server, `/api/v3/deployment/${id}`, { token: teacher, method: 'PUT', body: { name: 'No GPU lab', hardware: v3Hardware(['None']) } }));
+    expect(await vgpusOf(id)).toBeNull();
+
+    const desktop = await call(server, '/api/v3/persistent_desktop', { token: teacher, body: { name: 'No GPU desktop', template_id: template, hardware: v3Hardware(['None']) } });
+    await ok(desktop);
+    const desktopId = ((await desktop.json()) as { id: string }).id;
+    await until('the desktop stopped', async () => ((await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, desktopId)))[0]?.status === 'Stopped' ? true : undefined), 120_000);
+    const set = await call(server, `/api/v3/domain/reservables/${desktopId}`, { token: teacher, method: 'PUT', body: { vgpus: ['None'] } });
+    await ok(set);
+    expect(((await set.json()) as { reservables: unknown }).reservables).toEqual({ vgpus: null });
+    // A profile that does not exist is still refused.
+    expect(await codeOf(await call(server, '/api/v3/deployments', {
+      token: teacher,
+      body: { name: 'Bad GPU lab', template_id: template, desktop_name: 'Bad GPU desktop', allowed: { groups: ['default-students-1a'] }, hardware: v3Hardware(['NVIDIA-Z9-1Q']) },
+    }))).toEqual({ status: 400, code: 'reservable_not_found' });
+  }, 240_000);
+});
+
+describe('GET /bookings/user/{itemId}/{itemType}[/{returnType}]', () => {
+  it('answers one array: the bookings, then the availability (the portal’s booking calendar)', async () => {
+    const desktops = (await (await call(server, '/api/v3/user/desktops', { token: user })).json()) as { id: string; name: string }[];
+    const gpu = desktops.find((d) => d.name === 'GPU desktop')!.id;
+    const hour = 3_600_000;
+    const start = new Date(Math.ceil(Date.now() / hour) * hour + hour);
+    const fmt = (d: Date) => formatBookingDate(d);
+    const booked = await call(server, '/api/v3/booking/event', { token: user, body: { element_id: gpu, element_type: 'desktop', title: 'Rendering', start: fmt(start), end: fmt(new Date(start.getTime() + hour)) } });
+    expect(booked.status).toBe(200);
+    const { id: bookingId } = (await booked.json()) as { id: string };
+    try {
+      // As the portal asks: dates as moment sends them, returnType in the query ("all", or "events" in the month view).
+      const q = (returnType: string) => `startDate=${encodeURIComponent(fmt(new Date(start.getTime() - 24 * hour)).replace('+0000', '+00:00'))}&endDate=${encodeURIComponent(fmt(new Date(start.getTime() + 7 * 24 * hour)))}&returnType=${returnType}`;
+      for (const returnType of ['all', 'events']) {
+        const r = await call(server, `/api/v3/bookings/user/${gpu}/desktop?${q(returnType)}`, { token: user });
+        expect(r.status).toBe(200);
+        const list = (await r.json()) as { id: string; event_type: string; start: string; end: string; units: unknown }[];
+        expect(Array.isArray(list)).toBe(true);
+        expect(list[0]).toMatchObject({ id: bookingId, event_type: 'event', item_id: gpu, item_type: 'desktop', title: 'Rendering', start: fmt(start), units: 1 });
+        expect(list.length).toBeGreaterThan(1);
+        for (const a of list.slice(1)) expect(['available', 'unavailable', 'overridable']).toContain(a.event_type);
+      }
+      // returnType as a path segment.
+      const events = await (await call(server, `/api/v3/bookings/user/${gpu}/desktop/event?${q('all')}`, { token: user })).json();
+      expect(events.map((e: { id: string }) => e.id)).toEqual([bookingId]);
+      const availability = await (await call(server, `/api/v3/bookings/user/${gpu}/desktop/availability?${q('all')}`, { token: user })).json();
+      expect(availability.length).toBeGreaterThan(0);
+      expect(availability.every((a: { event_type: string }) => a.event_type !== 'event')).toBe(true);
+    } finally {
+      await call(server, `/api/v3/booking/event/${bookingId}`, { token: user, method: 'DELETE' });
+    }
+  });
+});
+
+describe('GET /admin/reservables', () => {
+  it('answers the kinds by name, which the planner page puts in its next call', async () => {
+    const r = await call(server, '/api/v3/admin/reservables', { token: admin });
+    expect(r.status).toBe(200);
+    const kinds = (await r.json()) as string[];
+    expect(kinds).toEqual(['gpus']);
+    const items = await call(server, `/api/v3/admin/reservables/${kinds[0]}`, { token: admin });
+    expect(items.status).toBe(200);
+    expect(((await items.json()) as unknown[]).length).toBeGreaterThan(0);
+  });
+});
+
+describe('GET /deployment/permissions/{id}', () => {
+  it('answers the students’ rights as a list, which the portal’s edit form reads with includes()', async () => {
+    const made = await call(server, '/api/v3/deployments', {
+      token: teacher,
+      body: { name: 'Rights lab', template_id: template, desktop_name: 'Rights desktop', allowed: { groups: false, users: [await userIdOf(server, 'user')] }, user_permissions: ['recreate'] },
+    });
+    expect(made.status).toBe(200);
+    const { id } = (await made.json()) as { id: string };
+    const r = await call(server, `/api/v3/deployment/permissions/${id}`, { token: teacher });
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual(['recreate']);
   });
 });

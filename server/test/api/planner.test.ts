@@ -64,7 +64,7 @@ describe('the planner is for admins', () => {
   });
 
   it('lists the kinds, the cards with their profiles, and the seeded plans', async () => {
-    expect(await (await call(server, '/api/v3/admin/reservables', { token: admin })).json()).toEqual([{ id: 'gpus', name: 'GPUs', items: 1 }]);
+    expect(await (await call(server, '/api/v3/admin/reservables', { token: admin })).json()).toEqual(['gpus']);
     const cards = await (await call(server, '/api/v3/admin/reservables/gpus', { token: admin })).json();
     expect(cards).toHaveLength(1);
     expect(cards[0]).toMatchObject({ id: CARD, brand: 'NVIDIA', model: 'A40', item_type: 'gpus' });

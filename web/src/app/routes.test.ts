@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allows, mounted, navFor, ROUTES } from './routes';
+import { allows, mounted, navFor, ROUTES, type AppRoute } from './routes';
 
 describe('route table', () => {
   it('has every path of both documents once', () => {
@@ -10,15 +10,26 @@ describe('route table', () => {
     }
   });
 
-  it('gives the navbar only built screens the role may open', () => {
-    for (const role of ['admin', 'manager', 'advanced', 'user'] as const) {
-      for (const r of navFor(role)) {
-        expect(r.load).toBeDefined();
-        expect(allows(r.access, role)).toBe(true);
-      }
-    }
-    expect(navFor('user').some((r) => r.name === 'deployments')).toBe(false);
-    expect(mounted().every((r) => typeof r.load === 'function')).toBe(true);
+  it('gives the navbar the built screens the role may open, in their order', () => {
+    const screen = async () => ({ default: () => null });
+    const table: AppRoute[] = [
+      { path: '/b', name: 'b', title: 'b', access: ['admin'], nav: { order: 2, icon: 'media' }, load: screen },
+      { path: '/unbuilt', name: 'unbuilt', title: 'unbuilt', access: ['admin', 'user'], nav: { order: 0, icon: 'media' } },
+      { path: '/a', name: 'a', title: 'a', access: ['admin', 'user'], nav: { order: 1, icon: 'media' }, load: screen },
+      { path: '/no-nav', name: 'no-nav', title: 'no-nav', access: ['admin', 'user'], load: screen },
+    ];
+    expect(mounted(table).map((r) => r.name)).toEqual(['b', 'a', 'no-nav']);
+    expect(navFor('admin', table).map((r) => r.name)).toEqual(['a', 'b']);
+    expect(navFor('user', table).map((r) => r.name)).toEqual(['a']);
+    expect(navFor('manager', table)).toEqual([]);
+  });
+
+  it('gives each role its navbar', () => {
+    const common = ['storage', 'recycleBins', 'viewers'];
+    expect(navFor('user').map((r) => r.name)).toEqual(['desktops', 'booking_summary', ...common]);
+    expect(navFor('advanced').map((r) => r.name)).toEqual(['desktops', 'deployments', 'templates', 'booking_summary', 'media', ...common]);
+    expect(navFor('manager').map((r) => r.name)).toEqual(['desktops', 'deployments', 'templates', 'booking_summary', 'media', ...common, 'isard_admin']);
+    expect(navFor('admin').map((r) => r.name)).toEqual(['desktops', 'deployments', 'templates', 'booking_summary', 'planning', 'media', ...common, 'isard_admin']);
   });
 
   it('keeps planning for admins and deployments for privileged roles', () => {

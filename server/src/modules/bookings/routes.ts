@@ -2,15 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  BOOKING_RETURN_TYPES,
   ZAllowedReservables,
   ZBooking,
   ZBookingItemParams,
-  ZBookingPriority,
   ZBookingPriorityParams,
   ZBookingRangeQuery,
   ZBookingUpdate,
   ZItemBookings,
+  ZItemPriority,
   ZMaxBookingDate,
   ZNewBooking,
   ZReservablesAvailable,
@@ -23,19 +22,18 @@ import { allowedProfiles } from '../reservables/profiles';
 import { parseRange, type Bookings } from './service';
 
 const ZId = z.object({ id: z.string().min(1).max(64) });
-const ZItemQuery = ZBookingRangeQuery.extend({ returnType: z.enum(BOOKING_RETURN_TYPES).optional() });
 
 /** Bookings (spec core §7 "Bookings", reference §2.9). */
 export async function bookingRoutes(app: FastifyInstance, ctx: AppContext, bookings: Bookings) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const auth = requireAuth(ctx);
 
-  // returnType is a path segment (the original server); a query parameter is accepted too.
+  // returnType is a path segment. The original portal also sends one in the query ("all" or
+  // "events"), which the original server ignores, and so does this one.
   for (const path of ['/bookings/user/:itemId/:itemType', '/bookings/user/:itemId/:itemType/:returnType']) {
-    r.get(path, { preHandler: auth, schema: { params: ZBookingItemParams, querystring: ZItemQuery, response: { 200: ZItemBookings } } }, async (request) => {
+    r.get(path, { preHandler: auth, schema: { params: ZBookingItemParams, querystring: ZBookingRangeQuery, response: { 200: ZItemBookings } } }, async (request) => {
       const { from, to } = parseRange(request.query.startDate, request.query.endDate);
-      const { itemId, itemType } = request.params;
-      const returnType = request.params.returnType ?? request.query.returnType ?? 'all';
+      const { itemId, itemType, returnType = 'all' } = request.params;
       return bookings.itemBookings(authOf(request).user, itemType, itemId, from, to, returnType);
     });
   }
@@ -45,7 +43,7 @@ export async function bookingRoutes(app: FastifyInstance, ctx: AppContext, booki
     return bookings.userBookings(authOf(request).user, from, to);
   });
 
-  r.get('/bookings/priority/:itemType/:itemId', { preHandler: auth, schema: { params: ZBookingPriorityParams, response: { 200: ZBookingPriority } } }, async (request) =>
+  r.get('/bookings/priority/:itemType/:itemId', { preHandler: auth, schema: { params: ZBookingPriorityParams, response: { 200: ZItemPriority } } }, async (request) =>
     bookings.priorityFor(authOf(request).user, request.params.itemType, request.params.itemId),
   );
 

@@ -12,7 +12,9 @@ import {
   type TAvailability,
   type TBooking,
   type TBookingItemType,
+  type TBookingReturnType,
   type TItemBookings,
+  type TItemPriority,
   type TRuleError,
   type TRuleEvent,
 } from '@vdi/contracts';
@@ -143,17 +145,13 @@ export function createBookings(ctx: AppContext, lifecycle: DesktopLifecycle) {
     return { needed, spans, segments, availability, own, ruleEvents };
   }
 
-  async function itemBookings(user: UserRow, type: TBookingItemType, id: string, from: Date, to: Date, returnType: 'all' | 'event'): Promise<TItemBookings> {
+  async function itemBookings(user: UserRow, type: TBookingItemType, id: string, from: Date, to: Date, returnType: TBookingReturnType): Promise<TItemBookings> {
     const actor = await actorOf(db, user);
     const item = await itemFor(db, actor, type, id);
     const cal = await calendarOf(item, from, to, (await priorityOf(db, actor, item.profiles, item.name)).priority);
     const now = clock.now();
-    return {
-      events: cal.own.map((b) => bookingView(b, item.name, now)),
-      availability: returnType === 'all' ? cal.availability : [],
-      units: cal.needed,
-      reservables: { vgpus: item.profiles },
-    };
+    const events = cal.own.map((b) => bookingView(b, item.name, now));
+    return [...(returnType === 'availability' ? [] : events), ...(returnType === 'event' ? [] : cal.availability)];
   }
 
   /** GET /bookings/user: bookings of the user's desktops, of the deployments those belong to or they (co-)own, and the user's own. */
@@ -188,10 +186,10 @@ export function createBookings(ctx: AppContext, lifecycle: DesktopLifecycle) {
     return rows.map((r) => bookingView(r, names.get(r.itemId) ?? '', now));
   }
 
-  async function priorityFor(user: UserRow, type: TBookingItemType, id: string) {
+  async function priorityFor(user: UserRow, type: TBookingItemType, id: string): Promise<TItemPriority> {
     const actor = await actorOf(db, user);
     const item = await itemFor(db, actor, type, id);
-    return priorityOf(db, actor, item.profiles, item.name);
+    return { ...(await priorityOf(db, actor, item.profiles, item.name)), units: unitsOf(item), reservables: { vgpus: item.profiles } };
   }
 
   const futureBookingsOf = async (userId: string, now: Date, exceptId?: string) => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { TDeploymentHardware, ZNewDeployment } from '@vdi/contracts';
+import type { ZDeploymentHardware, ZNewDeployment } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
@@ -53,7 +53,7 @@ async function pool<T>(items: T[], n: number, fn: (item: T) => Promise<void>) {
 }
 
 /** A GPU profile must be one the installation offers (the planner's subitems). */
-export async function assertKnownVgpus(ctx: AppContext, hw: TDeploymentHardware | undefined) {
+export async function assertKnownVgpus(ctx: AppContext, hw: z.infer<typeof ZDeploymentHardware> | undefined) {
   for (const id of hw?.reservables?.vgpus ?? []) {
     const [sub] = await ctx.db.select({ id: schema.reservableSubitems.id }).from(schema.reservableSubitems).where(eq(schema.reservableSubitems.id, id));
     if (!sub) throw badRequest('reservable_not_found', `No GPU profile ${id}`, { id });

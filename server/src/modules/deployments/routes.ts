@@ -229,15 +229,8 @@ export async function deploymentRoutes(app: FastifyInstance, ctx: AppContext, li
   });
 
   r.get('/deployment/permissions/:id', { preHandler: auth, schema: { params: ZId, response: { 200: ZDeploymentPermissions } } }, async (request) => {
-    const { row, rights } = await deploymentFor(ctx, userOf(request), request.params.id, 'read');
-    return {
-      is_owner: rights.owner,
-      is_co_owner: rights.coOwner,
-      can_edit: rights.edit,
-      can_delete: rights.delete,
-      can_change_owners: rights.changeOwners,
-      user_permissions: row.userPermissions,
-    };
+    const { row } = await deploymentFor(ctx, userOf(request), request.params.id, 'read');
+    return row.userPermissions;
   });
 
   async function coOwnersOf(row: { userId: string; coOwners: string[] }) {

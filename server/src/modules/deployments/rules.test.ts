@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deploymentHasUsers, videowallAvailable } from '@vdi/contracts';
+import { deploymentHasUsers, videowallAvailable, ZDeploymentHardware } from '@vdi/contracts';
 import type { DomainHardware, GuestProperties } from '../../db/schema';
 import { ApiError } from '../../http/errors';
 import { rightsOn } from './access';
@@ -61,7 +61,10 @@ describe('deployment rules', () => {
     const unGpu = makeCreateDict('t', ok, { hardware: { reservables: { vgpus: null } } }, quota, 'edit');
     expect(unGpu.hardware.reservables.vgpus).toBeNull();
     expect(unGpu.hardware.videos).toEqual(['default']);
-    expect(makeCreateDict('t', ok, { hardware: { reservables: { vgpus: [] } } }, quota, 'edit').hardware.reservables.vgpus).toBeNull();
+    // No GPU as forms send it ([], or the original portal's ["None"]), as the contract parses it.
+    for (const vgpus of [[], ['None']]) {
+      expect(makeCreateDict('t', ok, { hardware: ZDeploymentHardware.parse({ reservables: { vgpus } }) }, quota, 'edit').hardware.reservables.vgpus).toBeNull();
+    }
   });
 
   it('keeps hardware within the quota and in 0.5 GB steps', () => {

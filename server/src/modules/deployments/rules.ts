@@ -1,4 +1,5 @@
-import type { THardwareQuota, TDeploymentHardware, TGuestChoice } from '@vdi/contracts';
+import type { z } from 'zod';
+import type { THardwareQuota, TGuestChoice, ZDeploymentHardware } from '@vdi/contracts';
 import { deploymentHasUsers } from '@vdi/contracts';
 import type { DeploymentCreateDict, DomainHardware, DomainImage, GuestProperties } from '../../db/schema';
 import { badRequest } from '../../http/errors';
@@ -18,14 +19,15 @@ export function assertHasUsers(allowed: { groups?: string[] | false; users?: str
 }
 
 type Source = { hardware: DomainHardware; guestProperties: GuestProperties; image: DomainImage };
-export type MakeInput = { hardware?: TDeploymentHardware; guest_properties?: TGuestChoice; image?: { type: 'stock'; id: string } };
+export type MakeInput = { hardware?: z.infer<typeof ZDeploymentHardware>; guest_properties?: TGuestChoice; image?: { type: 'stock'; id: string } };
 
 /**
  * What each desktop is made of. `base` is the template (creation) or the current create_dict
  * (edit: values left as they were pass even beyond the quota, changed ones must fit).
  */
 export function makeCreateDict(templateId: string, base: Source, input: MakeInput, quota: THardwareQuota, mode: 'create' | 'edit'): DeploymentCreateDict {
-  const vgpus = input.hardware?.reservables !== undefined ? normaliseVgpus(input.hardware.reservables.vgpus) : base.hardware.reservables.vgpus;
+  // The contract has made "no GPU" (null, [], ["None"]) null.
+  const vgpus = input.hardware?.reservables !== undefined ? input.hardware.reservables.vgpus : base.hardware.reservables.vgpus;
   const start: HardwareRow = { ...base.hardware, reservables: { vgpus } };
   const guest = chooseGuest(
     { guest: base.guestProperties, interfaces: start.interfaces.map((i) => i.id) },
@@ -38,8 +40,6 @@ export function makeCreateDict(templateId: string, base: Source, input: MakeInpu
   hardware.interfaces = hardware.interfaces.map((i) => ({ id: i.id, mac: '' }));
   return { templateId, hardware, guestProperties: guest.guest, image: input.image ? stockImage(input.image.id) : base.image };
 }
-
-export const normaliseVgpus = (v: string[] | null | undefined) => (v && v.length > 0 ? [...v] : null);
 
 /** A desktop of the deployment after an edit: the new make, its own MAC addresses kept. */
 export function remadeHardware(current: DomainHardware, make: DomainHardware): DomainHardware {

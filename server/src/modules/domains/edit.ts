@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import type { z } from 'zod';
-import { videosFor, type ZDomainUpdate } from '@vdi/contracts';
+import { videosFor, type ZDomainUpdate, type ZVgpusChoice } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { DomainImage } from '../../db/schema';
@@ -78,8 +78,7 @@ export async function updateDomain(ctx: AppContext, lifecycle: DesktopLifecycle,
 }
 
 /** PUT /domain/reservables/{id}: a GPU profile or none; changing it needs the desktop stopped. */
-export async function setReservables(ctx: AppContext, lifecycle: DesktopLifecycle, row: DomainRow, vgpus: string[] | null) {
-  const wanted = vgpus && vgpus.length > 0 ? vgpus : null;
+export async function setReservables(ctx: AppContext, lifecycle: DesktopLifecycle, row: DomainRow, wanted: z.infer<typeof ZVgpusChoice>) {
   for (const id of wanted ?? []) if (!(await findProfile(ctx.db, id))?.enabled) throw badRequest('reservable_not_found', `No GPU profile ${id}`, { id });
   const current = row.hardware.reservables.vgpus ?? null;
   if (JSON.stringify(current) === JSON.stringify(wanted)) return row;

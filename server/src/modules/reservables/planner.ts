@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, count, eq, gt, inArray, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, lt, lte, sql } from 'drizzle-orm';
 import {
   BOOKING_END_WARNINGS,
   formatBookingDate,
   parseBookingDate,
   PLAN_END_MSG_CODE,
+  RESERVABLE_ITEM_TYPES,
   RUNNING_STATUSES,
   validatePlan,
   type TPlan,
   type TReservableItem,
-  type TReservableKind,
   type TReservableSubitem,
 } from '@vdi/contracts';
 import type { AppContext } from '../../context';
@@ -80,10 +80,8 @@ export function createPlanner(ctx: AppContext, lifecycle: DesktopLifecycle, sche
 
   /* ------------------------------------------------------------------------- reading */
 
-  async function kinds(): Promise<TReservableKind[]> {
-    const [row] = await db.select({ n: count() }).from(schema.reservableItems).where(eq(schema.reservableItems.itemType, 'gpus'));
-    return [{ id: 'gpus', name: 'GPUs', items: row?.n ?? 0 }];
-  }
+  /** The kinds of reservable items this server knows (GPU cards only). */
+  const kinds = () => [...RESERVABLE_ITEM_TYPES];
 
   async function itemViews(items: ItemRow[], onlyEnabled: boolean): Promise<TReservableItem[]> {
     const ids = [...new Set(items.flatMap((i) => i.subitemIds))];

@@ -97,7 +97,7 @@ export default function BookingPage() {
       priority: priority.data,
       futureBookings: futureCount(mine.data ?? [], current, editingId),
       events: ruleEvents(item.data?.events ?? [], item.data?.availability ?? []),
-      units: item.data?.units ?? 1,
+      units: priority.data.units,
       editingId,
     });
     return err ? ruleMessage(t, err) : null;
@@ -133,7 +133,7 @@ export default function BookingPage() {
     const start = new Date(Math.ceil(Date.now() / HOUR_MS) * HOUR_MS);
     setDraft({ title: name, start, end: new Date(start.getTime() + HOUR_MS) });
   };
-  const profiles = item.data?.reservables.vgpus ?? [];
+  const profiles = priority.data?.reservables.vgpus ?? [];
   // A profile by its name where the person may see it (the ids are for machines).
   const profileName = (id: string) => allowed.data?.reservables.vgpus.find((v) => v.id === id)?.name ?? id;
   return (

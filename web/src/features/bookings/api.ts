@@ -1,15 +1,16 @@
 import { z } from 'zod';
 import {
   ZBooking,
-  ZBookingPriority,
   ZItemBookings,
+  ZItemPriority,
   ZMaxBookingDate,
   ZReservablesAvailable,
   ZUserBookings,
+  type TAvailability,
   type TBooking,
   type TBookingItemType,
-  type TBookingPriority,
   type TItemBookings,
+  type TItemPriority,
 } from '@vdi/contracts';
 import { api } from '../../lib/api';
 import { toWire } from './dates';
@@ -21,13 +22,21 @@ export const BOOKINGS_KEY = ['bookings'] as const;
 export const itemBookingsKey = (type: string, id: string) => [...BOOKINGS_KEY, 'item', type, id] as const;
 export const USER_BOOKINGS_KEY = [...BOOKINGS_KEY, 'user'] as const;
 
+/** An item's calendar as the page shows it: its bookings, and the availability of its profiles. */
+export type ItemCalendar = { events: TBooking[]; availability: TAvailability[] };
+/** The server answers one list, as the original does; `event_type` tells bookings from availability. */
+export const splitCalendar = (list: TItemBookings): ItemCalendar => ({
+  events: list.filter((e): e is TBooking => e.event_type === 'event'),
+  availability: list.filter((e): e is TAvailability => e.event_type !== 'event'),
+});
+
 /** GET /bookings/user/{itemId}/{itemType}: the item's bookings and its availability in the loaded range. */
 export const itemBookingsQuery = (type: TBookingItemType, id: string, r: { start: Date; end: Date } | null) =>
   ({
     queryKey: [...itemBookingsKey(type, id), r?.start.getTime(), r?.end.getTime()],
-    queryFn: (): Promise<TItemBookings> => api.get(`/bookings/user/${enc(id)}/${type}`, ZItemBookings, { query: range(r!) }),
+    queryFn: async (): Promise<ItemCalendar> => splitCalendar(await api.get(`/bookings/user/${enc(id)}/${type}`, ZItemBookings, { query: range(r!) })),
     enabled: Boolean(r),
-    placeholderData: (prev: TItemBookings | undefined) => prev,
+    placeholderData: (prev: ItemCalendar | undefined) => prev,
   }) as const;
 
 /** GET /bookings/user: every booking of the user in the range. */
@@ -38,11 +47,11 @@ export const userBookingsQuery = (r: { start: Date; end: Date }) =>
     placeholderData: (prev: TBooking[] | undefined) => prev,
   }) as const;
 
-/** GET /bookings/priority/{itemType}/{itemId}: the limits that apply to this user and item. */
+/** GET /bookings/priority/{itemType}/{itemId}: the limits that apply to this user and item, and what a booking of it takes. */
 export const priorityQuery = (type: TBookingItemType, id: string) =>
   ({
     queryKey: [...BOOKINGS_KEY, 'priority', type, id],
-    queryFn: (): Promise<TBookingPriority> => api.get(`/bookings/priority/${type}/${enc(id)}`, ZBookingPriority),
+    queryFn: (): Promise<TItemPriority> => api.get(`/bookings/priority/${type}/${enc(id)}`, ZItemPriority),
   }) as const;
 
 export function createBooking(v: { elementId: string; elementType: TBookingItemType; title: string; start: Date; end: Date; now?: boolean }) {

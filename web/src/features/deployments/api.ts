@@ -5,7 +5,6 @@ import {
   ZDeploymentDetail,
   ZDeploymentIdAnswer,
   ZDeploymentInfo,
-  ZDeploymentPermissions,
   ZDeploymentVisibleAnswer,
   ZGroupsUsersCountAnswer,
   type TDeployment,
@@ -14,7 +13,6 @@ import {
   type TDeploymentDetail,
   type TDeploymentDetailQuery,
   type TDeploymentInfo,
-  type TDeploymentPermissions,
   type TDeploymentUpdate,
   type TNewDeployment,
 } from '@vdi/contracts';
@@ -68,13 +66,6 @@ export const coOwnersQuery = (deploymentId: string) =>
   ({
     queryKey: ['deployment', deploymentId, 'co-owners'],
     queryFn: (): Promise<TDeploymentCoOwners> => api.get(`/deployment/co-owners/${id(deploymentId)}`, ZDeploymentCoOwners),
-    staleTime: 0,
-  }) as const;
-
-export const permissionsQuery = (deploymentId: string) =>
-  ({
-    queryKey: ['deployment', deploymentId, 'permissions'],
-    queryFn: (): Promise<TDeploymentPermissions> => api.get(`/deployment/permissions/${id(deploymentId)}`, ZDeploymentPermissions),
     staleTime: 0,
   }) as const;
 
