@@ -16,7 +16,7 @@ export default function MigrationPage() {
   const result = useQuery({ queryKey: ['user', 'migration-result'], queryFn: () => api.get('/user_migration/result', ZMigrationResult) });
   const migration = result.data?.migration;
   return (
-    <AuthCard title={t(migration === null ? 'account.migration.none_heading' : 'account.migration.heading')}>
+    <AuthCard title={t(migration === null ? 'account.migration.none_heading' : migration ? 'account.migration.heading' : 'routes.migration')}>
       <Stack>
         {result.isPending && <Loader size="sm" mx="auto" />}
         {result.isError && (
