@@ -127,6 +127,28 @@ export const ZAdminImportAnswer = z.object({
   rows: z.array(ZAdminImportRow),
 });
 export type TAdminImportAnswer = z.infer<typeof ZAdminImportAnswer>;
+/** The job kind of a real import (a dry run answers at once). */
+export const USER_IMPORT_JOB = 'user_import';
+/**
+ * A real import runs as a job (POST /admin/users/import?dry_run=false answers 202 with it at once):
+ * its counts while it runs, and at the end the rows that were not created, with their reasons.
+ * GET /admin/users/import/{id} reads it; DELETE /admin/jobs/{id} cancels it (rows created stay).
+ */
+export const ZAdminImportJob = z.object({
+  id: z.string(),
+  status: z.enum(['queued', 'running', 'done', 'failed', 'aborted']),
+  progress: z.number(),
+  error: z.string().nullable(),
+  /** Rows of the file (without the header). */
+  total: z.number().int(),
+  /** Rows checked so far, then rows handled (created or failed). */
+  done: z.number().int(),
+  created: z.number().int(),
+  failed: z.number().int(),
+  /** The rows not created, with their reasons (filled in as the job ends). */
+  rows: z.array(ZAdminImportRow),
+});
+export type TAdminImportJob = z.infer<typeof ZAdminImportJob>;
 
 // ------------------------------------------------------------------ groups
 export const ZAdminGroupsQuery = ZAdminListQuery.extend({

@@ -1,4 +1,5 @@
 import type { TAdminHypervisor } from './admin-infra';
+import type { TAdminImportJob } from './admin-people';
 import { z } from 'zod';
 import { LIST_PER_PAGE_MAX } from './desktops';
 import type { TSettingKey } from './settings';
@@ -64,6 +65,8 @@ export type AdminServerEvents = {
   category_update: { id: string };
   category_delete: { id: string };
   registration_code_update: { code: string };
+  /** A CSV import's progress and end (its counts; the rows not created are read with GET /admin/users/import/{id}). */
+  user_import: Omit<TAdminImportJob, 'rows'>;
   /** A hypervisor's numbers and state (admins only; every few seconds while an admin is connected, and at each change). */
   hypervisor_update: TAdminHypervisor;
 };

@@ -77,6 +77,7 @@ export const DESCRIPTION_CODES = [
   'migration_not_enabled',
   'migration_not_found',
   'migration_code_used',
+  'multiple_migrations_found',
   'migration_no_items_available',
   'migration_same_user',
   'different_category_migration',

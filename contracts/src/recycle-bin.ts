@@ -77,7 +77,11 @@ export const ZRecycleBinDomain = z.object({
 });
 export type TRecycleBinDomain = z.infer<typeof ZRecycleBinDomain>;
 
-/** A disk kept in an entry; the sizes come from `qemu-img info` when the file is there. */
+/**
+ * A disk kept in an entry, shaped as the original answers it (reference §2.12): `user` is the owner's
+ * name, `domains` the names of the desktops and templates on it, and the sizes (bytes) are under
+ * `qemu-img-info`, read from the file when it is there.
+ */
 export const ZRecycleBinStorage = z.object({
   id: z.string(),
   directory_path: z.string(),
@@ -85,11 +89,11 @@ export const ZRecycleBinStorage = z.object({
   type: z.string(),
   format: z.string(),
   parent: z.string().nullable(),
-  user: ZNamed,
+  user: z.string(),
+  user_id: z.string(),
   category: ZNamed,
-  domains: z.array(ZNamed),
-  actual_size: z.number(),
-  virtual_size: z.number(),
+  domains: z.array(z.string()),
+  'qemu-img-info': z.object({ 'virtual-size': z.number(), 'actual-size': z.number() }),
 });
 export type TRecycleBinStorage = z.infer<typeof ZRecycleBinStorage>;
 

@@ -152,6 +152,23 @@ export type TUserUpdate = z.infer<typeof ZUserUpdate>;
 /** `POST /user_migration/export` answers the code; `/import` takes it. */
 export const ZMigrationExport = z.object({ token: z.string() });
 export const ZMigrationImportBody = z.object({ token: z.string().min(1).max(4096) });
+/**
+ * GET /user_migration/result (ours): the migration the signed-in account received — from which
+ * account, when (epoch seconds) and how many items moved — or null when it received none.
+ */
+export const ZMigrationResult = z.object({
+  migration: z
+    .object({
+      origin_username: z.string(),
+      migrated_at: z.number(),
+      desktops: z.number().int(),
+      templates: z.number().int(),
+      media: z.number().int(),
+      deployments: z.number().int(),
+    })
+    .nullable(),
+});
+export type TMigrationResult = z.infer<typeof ZMigrationResult>;
 
 /** `GET /message-template/{name}`: the message dialog's texts; `{{param}}` is filled from the live message's params. */
 export const ZMessageTemplateParams = z.object({ name: z.string().min(1).max(64) });

@@ -100,17 +100,19 @@ test.describe('account', () => {
       local: { export: true, import: true, force_migration: false },
       exceptions: { categories: [], groups: [], roles: [], users: [] },
     });
-    // Two accounts of the journey's own: the origin with a desktop of its own.
-    await freshUser(request, 'acct-origin');
-    await freshUser(request, 'acct-target');
-    const origin = await apiToken(request, 'acct-origin');
+    // Two accounts of this run's own (an account takes one migration, and the origin ends disabled): the origin with a desktop.
+    const run = Date.now().toString(36);
+    const [originName, targetName] = [`acct-origin-${run}`, `acct-target-${run}`];
+    await freshUser(request, originName);
+    await freshUser(request, targetName);
+    const origin = await apiToken(request, originName);
     const templates = (await (await api(request, origin, 'GET', '/user/templates/allowed/all')).json()) as { id: string; name: string }[];
     const template = templates.find((t) => t.name === 'Demo Linux') ?? templates[0]!;
     const made = await api(request, origin, 'POST', '/persistent_desktop', { name: 'Moving desktop', template_id: template.id });
     expect(made.ok()).toBe(true);
     const desk = (await made.json()) as { id: string };
 
-    await signInAs(page, 'acct-origin');
+    await signInAs(page, originName);
     await page.goto('/profile');
     await page.getByTestId('open-export').click();
     await expect(page).toHaveURL(/\/export-user$/);
@@ -124,7 +126,7 @@ test.describe('account', () => {
     // The sign-in page the sign-out led to, ready for typing.
     const login = loginPage(page);
     await login.open();
-    await login.signIn('acct-target');
+    await login.signIn(targetName);
     await expect(page).toHaveURL(/\/desktops$/);
     await page.goto('/profile');
     await page.getByTestId('open-import').click();
@@ -134,11 +136,13 @@ test.describe('account', () => {
     await page.getByTestId('import-code').fill(code);
     await page.getByTestId('import-submit').click();
     await expect(page).toHaveURL(/\/migration$/);
-    await expect(page.getByTestId('migration-done')).toBeVisible();
+    // The page tells this account's own import: from whom, and what moved.
+    await expect(page.getByTestId('migration-done')).toContainText(originName);
+    await expect(page.getByTestId('migration-done')).toContainText('1');
     await shot(page, 'account-migration-done');
     await page.getByTestId('migration-to-desktops').click();
     await expect(page).toHaveURL(/\/desktops$/);
-    const target = await apiToken(request, 'acct-target');
+    const target = await apiToken(request, targetName);
     const mine = (await (await api(request, target, 'GET', '/user/desktops')).json()) as { id: string }[];
     expect(mine.map((d) => d.id)).toContain(desk.id);
     // The code is spent.

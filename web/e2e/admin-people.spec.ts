@@ -133,8 +133,14 @@ test.describe('administration: people', () => {
     await expect(bad.nth(1)).toContainText(en.errors.group_not_found);
     await expect(bad.nth(2)).toContainText('username_exists');
     await windowShot(page, 'admin-import-preview');
+    // The import is a job: its progress shows (with a stop button) until it ends, then its result with the rows not created.
     await page.getByTestId('import-run').click();
-    await expect(page.getByTestId('import-result')).toHaveAttribute('data-created', '117', { timeout: 180_000 });
+    await expect(page.getByTestId('import-progress').or(page.getByTestId('import-result'))).toBeVisible();
+    await expect(page.getByTestId('import-result')).toHaveAttribute('data-status', 'done', { timeout: 180_000 });
+    await expect(page.getByTestId('import-result')).toHaveAttribute('data-created', '117');
+    await expect(page.getByTestId('import-result')).toHaveAttribute('data-failed', '3');
+    await expect(page.getByTestId('import-bad-row')).toHaveCount(3);
+    await expect(page.getByTestId('import-cancel')).toHaveCount(0);
     await windowShot(page, 'admin-import-result');
     await page.getByTestId('import-close').click();
     await noDialog(page);

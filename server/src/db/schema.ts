@@ -526,9 +526,14 @@ export const desktopListRevs = pgTable('desktop_list_revs', {
   rev: bigint('rev', { mode: 'number' }).notNull().default(0),
 });
 
+/** What an import moved (counts), and from whom: what the target's /migration page shows. */
+export type MigrationMoved = { originUsername: string; desktops: number; templates: number; media: number; deployments: number };
+
 /**
  * User migration codes (the original's `users_migrations`): one row per origin account; a new export
- * replaces the code (its hash), so the previous code stops working. An import marks it `migrated`.
+ * replaces the code (its hash), so the previous code stops working. An import marks it `migrated`,
+ * with when and what it moved. An account takes one migration only (spec 001 §5): the import
+ * checks for a `migrated` row of the target under a lock on the target's user row.
  */
 export const userMigrations = pgTable('user_migrations', {
   originUserId: text('origin_user_id').primaryKey().references(() => users.id, { onDelete: 'cascade' }),
@@ -536,8 +541,10 @@ export const userMigrations = pgTable('user_migrations', {
   status: text('status').$type<'exported' | 'migrated'>().notNull().default('exported'),
   targetUserId: text('target_user_id'),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  migratedAt: timestamp('migrated_at', { withTimezone: true }),
+  moved: jsonb('moved').$type<MigrationMoved>(),
   createdAt: createdAt(),
-}, (t) => [uniqueIndex('user_migrations_code_idx').on(t.codeHash)]);
+}, (t) => [uniqueIndex('user_migrations_code_idx').on(t.codeHash), index('user_migrations_target_idx').on(t.targetUserId)]);
 
 /**
  * The engine's hosts (the local one today; the model holds many): whether each takes new desktops.

@@ -11,6 +11,8 @@ export type JobContext = {
   job: JobRow;
   /** Aborted when someone cancels the job (or the server stops). */
   signal: AbortSignal;
+  /** What the starter handed over in memory (`enqueue`'s `input`: e.g. an uploaded file); undefined after a restart. */
+  input?: unknown;
   /** Reports progress (0–100) and any details; stored at most twice a second. */
   progress(percent: number, params?: Record<string, unknown>): Promise<void>;
 };
@@ -39,7 +41,7 @@ export function createJobRunner(db: Db, log: Logger) {
   const settling = new Map<string, Promise<JobOutcome | undefined>>();
   let stopping = false;
 
-  async function execute(row: JobRow) {
+  async function execute(row: JobRow, input?: unknown) {
     const handler = handlers.get(row.kind);
     if (!handler) throw new Error(`no handler for job kind ${row.kind}`);
     const controller = new AbortController();
@@ -49,6 +51,7 @@ export function createJobRunner(db: Db, log: Logger) {
     const ctx: JobContext = {
       job,
       signal: controller.signal,
+      input,
       async progress(percent, params) {
         const now = Date.now();
         if (now - last < PROGRESS_EVERY_MS && percent < 100) return;
@@ -152,13 +155,16 @@ export function createJobRunner(db: Db, log: Logger) {
       handlers.set(handler.kind, handler);
     },
 
-    /** Starts a job now; answers its row (the work goes on in the background). */
-    async enqueue(kind: string, opts: { userId: string; targetId: string; params?: Record<string, unknown> }) {
+    /**
+     * Starts a job now; answers its row (the work goes on in the background). `input` reaches the
+     * handler in memory only (not stored: a job that needs it should not be resumable).
+     */
+    async enqueue(kind: string, opts: { userId: string; targetId: string; params?: Record<string, unknown>; input?: unknown }) {
       const [row] = await db
         .insert(schema.jobs)
         .values({ id: randomUUID(), kind, status: 'running', userId: opts.userId, targetId: opts.targetId, params: opts.params ?? {} })
         .returning();
-      const done = track(row!.id, execute(row!));
+      const done = track(row!.id, execute(row!, opts.input));
       return { job: row!, done };
     },
 

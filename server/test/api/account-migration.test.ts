@@ -121,6 +121,23 @@ describe('user migration', () => {
     expect(await refusal(await exportAs('student01'))).toEqual({ status: 400, code: 'migration_no_items_available' });
   });
 
+  it('an account takes one migration only: a second import is refused (403 multiple_migrations_found) and moves nothing', async () => {
+    const from = await owned('student03');
+    expect(from.length).toBeGreaterThan(0);
+    const before = (await owned('student02')).length;
+    expect(await refusal(await importAs('student02', await codeOf('student03')))).toEqual({ status: 403, code: 'multiple_migrations_found' });
+    expect((await owned('student02')).length).toBe(before);
+    expect((await owned('student03')).length).toBe(from.length);
+  });
+
+  it("answers the signed-in account's own import (what moved, from whom, when), or nothing", async () => {
+    const mine = await (await call(server, '/api/v3/user_migration/result', { token: await tokenOf('student02') })).json();
+    expect(mine.migration).toMatchObject({ origin_username: 'student01', templates: 0, media: 0, deployments: 0 });
+    expect(mine.migration.desktops).toBeGreaterThan(0);
+    expect(Math.abs(mine.migration.migrated_at - Date.now() / 1000)).toBeLessThan(600);
+    expect(await (await call(server, '/api/v3/user_migration/result', { token: await tokenOf('student04') })).json()).toEqual({ migration: null });
+  });
+
   it('forced migration blocks everyone but the exceptions (migrations_block)', async () => {
     const config = async (u: string) => ZUserConfig.parse(await (await call(server, '/api/v3/user/config', { token: await tokenOf(u) })).json());
     await enable(true, true, { ...NO_EXCEPTIONS, roles: ['admin'], users: [await userIdOf(server, 'student04')] });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, count, eq, isNull, like } from 'drizzle-orm';
 import { io } from 'socket.io-client';
-import { QUOTA_FIELDS, type TLimits, ZAdminCategoryList, ZAdminCodeList, ZAdminGroupList, ZAdminImportAnswer, ZAdminUser, ZAdminUserList } from '@vdi/contracts';
+import { ADMIN_SOCKET_NAMESPACE, QUOTA_FIELDS, SOCKET_PATH, type TLimits, ZAdminCategoryList, ZAdminCodeList, ZAdminGroupList, ZAdminImportAnswer, ZAdminImportJob, ZAdminUser, ZAdminUserList } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import { call, login, startTestServer, type TestServer } from '../helpers/server';
 import { makeDesktop, tokenOf, userRow } from '../helpers/routes-fixtures';
@@ -26,6 +26,12 @@ const csv = (who: Who, text: string, dryRun: boolean) =>
     body: text,
   });
 const rnd = () => randomUUID().slice(0, 8);
+/** An import job once it has ended. */
+const finished = (who: Who, id: string) =>
+  until('the import job to end', async () => {
+    const job = ZAdminImportJob.parse(await (await send(who, `${A}/users/import/${id}`)).json());
+    return ['done', 'failed', 'aborted'].includes(job.status) ? job : undefined;
+  }, 200_000);
 
 /** A user straight in the database with the demo password (fast, as a seed would). */
 async function person(username: string, opts: { category?: string; group?: string; role?: string } = {}) {
@@ -287,6 +293,16 @@ describe('users', () => {
     expect(text).toContain('student01,');
     expect(text).not.toContain('researcher');
   });
+
+  it('export cells never start a formula, not even after a ; or , inside a cell (spreadsheets split on either)', async () => {
+    const u = await person(`csv${rnd()}`);
+    await server.ctx.db.update(schema.users).set({ name: 'Mallory;=HYPERLINK("http://x")', email: '-2+3@example.org' }).where(eq(schema.users.id, u.id));
+    const text = await (await send('admin', `${A}/users/export?search=${u.username}`)).text();
+    const line = text.split('\r\n').find((l) => l.startsWith(u.username))!;
+    expect(line).toContain(`"Mallory;'=HYPERLINK(""http://x"")"`);
+    expect(line).toContain(`'-2+3@example.org`);
+    for (const piece of line.split(/[,;]/)) expect(piece.replace(/^"/, '')).not.toMatch(/^[=+\-@\t\r]/);
+  });
 });
 
 describe('CSV import', () => {
@@ -312,8 +328,18 @@ describe('CSV import', () => {
     const none = ZAdminUserList.parse(await (await send('admin', `${A}/users?search=${p}`)).json());
     expect(none.total).toBe(0);
 
-    const real = ZAdminImportAnswer.parse(await (await csv('manager', text, false)).json());
-    expect(real).toMatchObject({ dry_run: false, total: 120, created: 117, invalid: 3 });
+    // The real import is a job: answered at once (202), its end read back.
+    const started = await csv('manager', text, false);
+    expect(started.status).toBe(202);
+    const job = ZAdminImportJob.parse(await started.json());
+    expect(job).toMatchObject({ total: 120, created: 0 });
+    const real = await finished('manager', job.id);
+    expect(real).toMatchObject({ status: 'done', progress: 100, total: 120, done: 120, created: 117, failed: 3 });
+    expect(real.rows.map((r) => [r.line, r.status, r.errors[0]!.code])).toEqual([
+      [12, 'error', 'invalid_email'],
+      [52, 'error', 'group_not_found'],
+      [92, 'error', 'username_exists'],
+    ]);
     const made = ZAdminUserList.parse(await (await send('admin', `${A}/users?search=${p}&per_page=500`)).json());
     expect(made.total).toBe(117);
     expect(made.items.every((u) => u.group === 'default-students-1b' && u.category === 'default')).toBe(true);
@@ -322,10 +348,54 @@ describe('CSV import', () => {
     expect(audited.filter((a) => a.objectName.startsWith(p))).toHaveLength(117);
   }, 240_000);
 
+  it('an import job reports its progress live and in the jobs list; a cancel stops it and the rows made before stay', async () => {
+    const p = `can${rnd()}-`;
+    const text = [header, ...students(p, 400, 'Students 1B')].join('\n');
+    const live = io(`${server.url}${ADMIN_SOCKET_NAMESPACE}`, { path: SOCKET_PATH, auth: { jwt: token.admin }, transports: ['websocket'], reconnection: false });
+    const heard: { id: string; status: string; created: number; progress: number }[] = [];
+    live.on('user_import', (raw: string) => heard.push(JSON.parse(raw)));
+    await new Promise<void>((r) => live.on('connect', () => r()));
+    try {
+      const t0 = Date.now();
+      const started = await csv('admin', text, false);
+      expect(started.status).toBe(202);
+      expect(Date.now() - t0).toBeLessThan(10_000); // at once: 400 rows take far longer
+      const job = ZAdminImportJob.parse(await started.json());
+      expect(job).toMatchObject({ status: 'running', total: 400 });
+      const read = async () => ZAdminImportJob.parse(await (await send('admin', `${A}/users/import/${job.id}`)).json());
+      await until('a few rows created', async () => (await read()).created >= 5, 120_000);
+      expect(heard.some((e) => e.id === job.id && e.status === 'running')).toBe(true);
+      const listed = await (await send('admin', `${A}/jobs?kind=user_import&state=active`)).json();
+      expect(listed.items.map((j: { id: string }) => j.id)).toContain(job.id);
+      // Another person cannot read it; a manager not even an admin's.
+      expect((await send('manager', `${A}/users/import/${job.id}`)).status).toBe(404);
+
+      const cancelled = await send('admin', `${A}/jobs/${job.id}`, { method: 'DELETE' });
+      expect(cancelled.status).toBe(200);
+      const end = await until('the job ended', async () => {
+        const j = await read();
+        return j.status === 'aborted' ? j : undefined;
+      });
+      expect(end.created).toBeGreaterThanOrEqual(5);
+      expect(end.created).toBeLessThan(400);
+      // The rows created before the cancel stay, and no more come.
+      const count = async () => ZAdminUserList.parse(await (await send('admin', `${A}/users?search=${p}&per_page=1`)).json()).total;
+      expect(await count()).toBe(end.created);
+      await until('the live end', async () => heard.some((e) => e.id === job.id && e.status === 'aborted'));
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(await count()).toBe(end.created);
+    } finally {
+      live.close();
+    }
+  }, 240_000);
+
   it('refuses a wrong header; a manager cannot import into another category', async () => {
     const wrong = await csv('admin', 'user,name\nx,y', true);
     expect(wrong.status).toBe(400);
     expect((await wrong.json()).description_code).toBe('csv_bad_header');
+    const wrongReal = await csv('admin', 'user,name\nx,y', false);
+    expect(wrongReal.status).toBe(400);
+    expect((await wrongReal.json()).description_code).toBe('csv_bad_header');
     const other = ZAdminImportAnswer.parse(await (await csv('manager', `${header}\nz${rnd()},Z,,user,Lab members,Good-pass-1`, true)).json());
     expect(other.rows[0]!.errors[0]!.code).toBe('group_not_found');
   });

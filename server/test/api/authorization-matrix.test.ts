@@ -163,6 +163,7 @@ const MATRIX: Record<string, Case> = {
   'PUT /api/v3/user': { expect: SIGNED_IN('reached'), req: () => ({ path: `${A}/user`, method: 'PUT', body: { current_password: 'not-the-password', password: 'Another-pass-9' } }) },
   'POST /api/v3/user_migration/export': { expect: SIGNED_IN('reached'), req: () => ({ path: `${A}/user_migration/export`, method: 'POST' }) },
   'POST /api/v3/user_migration/import': { expect: SIGNED_IN('reached'), req: () => ({ path: `${A}/user_migration/import`, method: 'POST', body: { token: 'not-a-code' } }) },
+  'GET /api/v3/user_migration/result': { expect: SIGNED_IN('reached'), req: () => ({ path: `${A}/user_migration/result` }) },
   'GET /api/v3/message-template/:name': { expect: SIGNED_IN(), req: get(`${A}/message-template/booking-end`) },
   'PUT /api/v3/user/language/:lang': { expect: SIGNED_IN(), req: () => ({ path: `${A}/user/language/en`, method: 'PUT' }) },
   'GET /api/v3/user/password-policy': { expect: SIGNED_IN(), req: get(`${A}/user/password-policy`) },
@@ -240,6 +241,15 @@ const MATRIX: Record<string, Case> = {
       const id = `job-${Math.random().toString(36).slice(2, 10)}`;
       await server.ctx.db.insert(schema.jobs).values({ id, kind: 'media_download', status: 'done', userId: ids.advanced, targetId: F.media, progress: 100 });
       return { path: `${A}/admin/jobs/${id}`, method: 'DELETE' };
+    },
+  },
+  // A finished CSV import of the caller's own: readable by its initiator (an admin: anyone's).
+  'GET /api/v3/admin/users/import/:id': {
+    expect: allow(['admin', 'manager']),
+    req: async (c) => {
+      const id = `job-${Math.random().toString(36).slice(2, 10)}`;
+      await server.ctx.db.insert(schema.jobs).values({ id, kind: 'user_import', status: 'done', userId: ids[c] ?? ids.manager, targetId: ids[c] ?? ids.manager, progress: 100 });
+      return { path: `${A}/admin/users/import/${id}` };
     },
   },
   'GET /api/v3/admin/hypervisors': { expect: allow(['admin']), req: get(`${A}/admin/hypervisors`) },

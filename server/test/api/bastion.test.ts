@@ -192,4 +192,25 @@ describe('the bastion', () => {
     expect((await curlResolve({ scheme: 'http', name, port: http! })).stdout).toBe('');
     await started(false);
   });
+
+  it('comes back with its desktop from the recycle bin: same target id, SSH and HTTP settings, keys; the saved ssh command works again', async () => {
+    const key = sshKey();
+    const put = await call(server, `/api/v3/desktop/bastion/${desktopId}`, {
+      token,
+      method: 'PUT',
+      body: { http: { enabled: true, http_port: port(guestHttp), https_port: port(guestHttps) }, ssh: { enabled: true, port: port(guestSsh), authorized_keys: [key.publicKey] } },
+    });
+    const before = ZBastion.parse(await put.json());
+    expect((await call(server, `/api/v3/desktop/${desktopId}`, { token, method: 'DELETE' })).status).toBe(200);
+    const [item] = await (await call(server, '/api/v3/recycle_bin/item_count/user', { token })).json();
+    expect(item).toMatchObject({ item_type: 'desktop', desktops: 1 });
+    expect((await call(server, `/api/v3/recycle_bin/restore/${item.id}`, { token, method: 'PUT' })).status).toBe(200);
+
+    const after = ZBastion.parse(await (await call(server, `/api/v3/desktop/bastion/${desktopId}`, { token })).json());
+    expect(after).toEqual(before);
+    await started(true);
+    const ok = await ssh({ key: key.file, port: server.app.bastion.ports.ssh!, user: before.id, command: 'echo back again' });
+    expect(ok.stdout).toBe('guest ran: echo back again\n');
+    await started(false);
+  });
 });

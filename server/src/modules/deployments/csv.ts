@@ -6,13 +6,7 @@ import { directLink, newJumperToken } from '../direct/routes';
 import { reachesDesktop, type DeploymentRow } from './access';
 import type { Actor } from '../access/permissions';
 import { desktopsOf } from './view';
-
-/** One CSV field: quoted when it holds a separator, a quote or a line break; formulas defused. */
-export function csvField(value: string): string {
-  const v = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v;
-}
-export const csvLine = (fields: string[]) => fields.map(csvField).join(',');
+import { csvFile } from '../../http/csv';
 
 /**
  * GET /deployments/directviewer_csv/{id}: each user of the deployment and the direct-viewer link
@@ -34,22 +28,20 @@ export async function directViewerCsv(ctx: AppContext, d: DeploymentRow, actor: 
   const users = desktops.length ? await db.select().from(schema.users).where(inArray(schema.users.id, desktops.map((r) => r.userId))) : [];
   const groups = await db.select({ id: schema.groups.id, name: schema.groups.name }).from(schema.groups);
   const cats = await db.select({ id: schema.categories.id, name: schema.categories.name }).from(schema.categories);
-  const lines = [csvLine([...DIRECT_VIEWER_CSV_COLUMNS])];
+  const lines: string[][] = [[...DIRECT_VIEWER_CSV_COLUMNS]];
   const rows = desktops
     .map((r) => ({ r, u: users.find((u) => u.id === r.userId) }))
     .sort((a, b) => (a.u?.name ?? '').localeCompare(b.u?.name ?? ''));
   for (const { r, u } of rows) {
-    lines.push(
-      csvLine([
-        u?.username ?? '',
-        u?.name ?? '',
-        u?.email ?? '',
-        groups.find((g) => g.id === r.groupId)?.name ?? r.groupId,
-        cats.find((c) => c.id === r.categoryId)?.name ?? r.categoryId,
-        r.name,
-        links.get(r.id)!,
-      ]),
-    );
+    lines.push([
+      u?.username ?? '',
+      u?.name ?? '',
+      u?.email ?? '',
+      groups.find((g) => g.id === r.groupId)?.name ?? r.groupId,
+      cats.find((c) => c.id === r.categoryId)?.name ?? r.categoryId,
+      r.name,
+      links.get(r.id)!,
+    ]);
   }
-  return `${lines.join('\r\n')}\r\n`;
+  return csvFile(lines);
 }

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { QuotaField, TRole } from '@vdi/contracts';
 import type { AppContext } from '../../context';
-import { schema } from '../../db';
-import { ApiError, badRequest, notFound, precondition } from '../../http/errors';
+import { schema, type Db } from '../../db';
+import { ApiError, badRequest, forbidden, notFound, precondition } from '../../http/errors';
 import type { UserRow } from '../../auth/sessions';
 import { tokenType } from '../../auth/tokens';
 import { audit, type AuditActor } from '../../audit/record';
@@ -66,6 +66,18 @@ const QUOTA_OF: [keyof Items, QuotaField, string][] = [
   ['deployments', 'deployments_total', 'migration_deployments_quota_error'],
 ];
 
+/** The original's 403 for a second migration into one account (spec 001 §5: multiple migrations are refused). */
+const multipleMigrations = () => forbidden('multiple_migrations_found', 'This account has already received a migration');
+
+/** The migration this account received, if any: from whom, when, and what moved. */
+export async function importedInto(db: Db, targetId: string) {
+  const [row] = await db
+    .select({ migratedAt: schema.userMigrations.migratedAt, moved: schema.userMigrations.moved })
+    .from(schema.userMigrations)
+    .where(and(eq(schema.userMigrations.targetUserId, targetId), eq(schema.userMigrations.status, 'migrated')));
+  return row ?? null;
+}
+
 /**
  * `POST /user_migration/import`: checks every rule of seed 001 §5 (and the reference's codes), then moves
  * the origin's desktops, templates, media and deployments, with their disks, to the caller in one transaction;
@@ -80,6 +92,7 @@ export async function importUser(ctx: AppContext, actor: AuditActor, target: Use
   if (row.status !== 'exported') throw badRequest('migration_code_used', 'This migration code was already used');
   if (row.expiresAt.getTime() <= Date.now()) throw badRequest('token_expired', 'The migration code has expired');
   if (originId === target.id) throw badRequest('migration_same_user', 'The code belongs to this same account');
+  if (await importedInto(ctx.db, target.id)) throw multipleMigrations();
   const [origin] = await ctx.db.select().from(schema.users).where(eq(schema.users.id, originId));
   if (!origin) throw notFound('migration_not_found', 'The account of this code no longer exists');
   if (origin.categoryId !== target.categoryId) throw precondition('different_category_migration', 'Both accounts must be in the same category');
@@ -104,10 +117,14 @@ export async function importUser(ctx: AppContext, actor: AuditActor, target: Use
     }
   }
   const owner = { userId: target.id, categoryId: target.categoryId, groupId: target.groupId };
+  const moved = { originUsername: origin.username, ...items };
   await ctx.db.transaction(async (tx) => {
+    // Imports into one account, one at a time: the second sees the first's row and is refused.
+    await tx.select({ id: schema.users.id }).from(schema.users).where(eq(schema.users.id, target.id)).for('update');
+    if (await importedInto(tx, target.id)) throw multipleMigrations();
     const claimed = await tx
       .update(schema.userMigrations)
-      .set({ status: 'migrated', targetUserId: target.id })
+      .set({ status: 'migrated', targetUserId: target.id, migratedAt: new Date(), moved })
       .where(and(eq(schema.userMigrations.originUserId, origin.id), eq(schema.userMigrations.status, 'exported'), eq(schema.userMigrations.codeHash, row.codeHash)))
       .returning();
     if (claimed.length === 0) throw badRequest('migration_code_used', 'This migration code was already used');

@@ -116,6 +116,8 @@ export async function detailView(ctx: AppContext, row: RecycleBinRow, cutoffHour
     storageRows.map(async (s) => {
       const disk = existsSync(s.path) ? await info(s.path).catch(() => null) : null;
       const categoryId = users.find((u) => u.id === s.userId)?.categoryId ?? row.ownerCategoryId;
+      const sizes = { 'virtual-size': disk?.virtualSize ?? s.virtualSize, 'actual-size': disk?.actualSize ?? s.actualSize };
+      // As the original answers (reference §2.12): the owner's name, the names of the domains on it, the sizes under `qemu-img-info`.
       return {
         id: s.id,
         directory_path: dirname(relative(ctx.engine.dirs.storage, s.path)),
@@ -123,13 +125,11 @@ export async function detailView(ctx: AppContext, row: RecycleBinRow, cutoffHour
         type: s.kind,
         format: s.format,
         parent: s.parentId,
-        user: { id: s.userId, name: userName.get(s.userId) ?? DELETED },
+        user: userName.get(s.userId) ?? DELETED,
+        user_id: s.userId,
         category: { id: categoryId, name: catName.get(categoryId) ?? DELETED },
-        domains: (items.domainDisks ?? [])
-          .filter((l) => l.storageId === s.id)
-          .map((l) => ({ id: l.domainId, name: domainName.get(l.domainId) ?? l.domainId })),
-        actual_size: disk?.actualSize ?? s.actualSize,
-        virtual_size: disk?.virtualSize ?? s.virtualSize,
+        domains: (items.domainDisks ?? []).filter((l) => l.storageId === s.id).map((l) => domainName.get(l.domainId) ?? l.domainId),
+        'qemu-img-info': sizes,
       };
     }),
   );

@@ -12,8 +12,9 @@
  *   goes with them: its row stays, with status 'recycled', and still counts against the owner's
  *   storage quota; the file is not touched. Shared disks (a duplicate template's) stay as they are.
  * - The entry's `items` keep full copies of the domain rows, the domain_disks links, the disk ids,
- *   the attached media links (`domainMedia`) and the names shown in the list (`meta`), so that a
- *   restore puts everything back as it was.
+ *   the attached media links (`domainMedia`), the desktops' bastion targets (`bastionTargets`: same
+ *   id, SSH/HTTP settings and keys, so a saved `ssh` command works again) and the names shown in the
+ *   list (`meta`), so that a restore puts everything back as it was.
  * - Permanent at once (no entry) when `permanent` is true or the owner's cutoff is 0 hours
  *   (category value, else the system `recycle_bin.cutoff_hours`): the domains, their own disk rows
  *   and files are deleted.
@@ -56,8 +57,9 @@ export type EntryMeta = {
   logs: TRecycleBinLog[];
 };
 export type DomainMediaLink = { domainId: string; mediaId: string; kind: 'iso' | 'floppy' };
-/** `items` as this module writes it: the schema's fields plus the media links and the names. */
-export type EntryItems = RecycledItems & { domainMedia?: DomainMediaLink[]; meta?: EntryMeta };
+export type BastionTargetCopy = typeof schema.bastionTargets.$inferSelect;
+/** `items` as this module writes it: the schema's fields plus the media links, the bastion targets and the names. */
+export type EntryItems = RecycledItems & { domainMedia?: DomainMediaLink[]; bastionTargets?: BastionTargetCopy[]; meta?: EntryMeta };
 
 export const itemsOf = (row: RecycleBinRow) => row.items as EntryItems;
 
@@ -162,6 +164,10 @@ export async function recycleDomains(
   const { links, storages } = await ownDisks(db, ids);
   const sized = await refreshSizes(db, storages);
   const media = ids.length ? await db.select().from(schema.domainMedia).where(inArray(schema.domainMedia.domainId, ids)) : [];
+  // The targets go with their desktops' rows (cascade): kept here, put back by a restore.
+  const targets = desktops.length
+    ? await db.select().from(schema.bastionTargets).where(inArray(schema.bastionTargets.desktopId, desktops.map((d) => d.id)))
+    : [];
   const agent = opts.agent;
   const meta: EntryMeta = {
     ownerName: opts.owner.name,
@@ -183,6 +189,7 @@ export async function recycleDomains(
     storages: sized.map((s) => s.id),
     domainDisks: links.map((l) => ({ domainId: l.domainId, storageId: l.storageId, position: l.position })),
     domainMedia: media.map((m) => ({ domainId: m.domainId, mediaId: m.mediaId, kind: m.kind })),
+    bastionTargets: targets,
     meta,
   };
   const id = randomUUID();

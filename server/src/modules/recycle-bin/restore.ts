@@ -127,6 +127,9 @@ export async function restoreEntry(ctx: AppContext, entry: RecycleBinRow, agent:
     if (links.length) await tx.insert(schema.domainDisks).values(links).onConflictDoNothing();
     const liveMedia = mediaLinks.filter((m) => media.some((x) => x.id === m.mediaId) && inEntry.has(m.domainId));
     if (liveMedia.length) await tx.insert(schema.domainMedia).values(liveMedia).onConflictDoNothing();
+    // The desktops' bastion targets, as they were (same id: a saved `ssh` command works again).
+    const targets = (items.bastionTargets ?? []).filter((b) => inEntry.has(b.desktopId)).map((b) => ({ ...b, createdAt: new Date(b.createdAt) }));
+    if (targets.length) await tx.insert(schema.bastionTargets).values(targets).onConflictDoNothing();
     // A deployment's row waited in the bin as 'recycled': it is back in the owner's list.
     const deploymentIds = (items.deployments ?? []).map((d) => String(d.id));
     if (deploymentIds.length) await tx.update(schema.deployments).set({ status: 'ready' }).where(inArray(schema.deployments.id, deploymentIds));

@@ -185,9 +185,9 @@ function Detail({ entry }: { entry: TRecycleBinDetail }) {
                         {s.directory_path}
                       </Text>
                     </Table.Td>
-                    <Table.Td data-label={t('recycle_bin.detail.used_by')}>{s.domains.map((d) => builtInText(t, d.name)).join(', ') || '—'}</Table.Td>
+                    <Table.Td data-label={t('recycle_bin.detail.used_by')}>{s.domains.map((name) => builtInText(t, name)).join(', ') || '—'}</Table.Td>
                     <Table.Td style={{ whiteSpace: 'nowrap' }} data-label={t('storage.columns.size')}>
-                      {t('storage.used_of_total', { used: formatGb(s.actual_size, i18n.language), total: formatGb(s.virtual_size, i18n.language) })}
+                      {t('storage.used_of_total', { used: formatGb(s['qemu-img-info']['actual-size'], i18n.language), total: formatGb(s['qemu-img-info']['virtual-size'], i18n.language) })}
                     </Table.Td>
                     <Table.Td data-label={t('recycle_bin.detail.status')}>
                       <Badge variant="light" color="gray" size="sm">

@@ -3,6 +3,7 @@ import type { TAuditEntry, TAuditQuery } from '@vdi/contracts';
 import type { AuthInfo } from '../../../http/guard';
 import { schema, type Db } from '../../../db';
 import type { AuditRow } from '../../../audit/record';
+import { csvFile } from '../../../http/csv';
 
 const t = schema.auditLog;
 
@@ -56,15 +57,4 @@ export async function listAudit(db: Db, me: AuthInfo, q: TAuditQuery & { page: n
 
 const CSV_COLUMNS = ['at', 'actor_name', 'actor_role', 'action', 'object_type', 'object_id', 'object_name', 'category_id', 'address', 'detail'] as const;
 
-/** A CSV field: quoted when needed, and a leading = + - @ made inert for spreadsheets. */
-function csvField(value: unknown): string {
-  let s = value === null || value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
-  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-export function auditCsv(entries: TAuditEntry[]): string {
-  const lines = [CSV_COLUMNS.join(',')];
-  for (const e of entries) lines.push(CSV_COLUMNS.map((c) => csvField(e[c])).join(','));
-  return `${lines.join('\r\n')}\r\n`;
-}
+export const auditCsv = (entries: TAuditEntry[]): string => csvFile([[...CSV_COLUMNS], ...entries.map((e) => CSV_COLUMNS.map((c) => e[c]))]);

@@ -38,11 +38,3 @@ export function parseCsv(text: string): { line: number; cells: string[] }[] {
   if (cells.some((x) => x.trim() !== '')) rows.push({ line: rowLine, cells });
   return rows;
 }
-
-/** One CSV field: quoted when it holds a separator, a quote or a line end; formulas defused for spreadsheets. */
-export function csvField(value: string): string {
-  const v = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v;
-}
-
-export const csvLine = (values: string[]) => `${values.map(csvField).join(',')}\r\n`;

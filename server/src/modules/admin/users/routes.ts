@@ -3,9 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { and, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import {
-  ROLES,
-  USER_CSV_HEADER,
   ZAdminImportAnswer,
+  ZAdminImportJob,
   ZAdminImportQuery,
   ZAdminUser,
   ZAdminUserCreate,
@@ -14,12 +13,9 @@ import {
   ZAdminUsersBulkAnswer,
   ZAdminUsersQuery,
   ZAdminUserUpdate,
-  ZUsername,
-  type TAdminImportRow,
-  type TRole,
 } from '@vdi/contracts';
 import type { AppContext } from '../../../context';
-import { schema, type Db } from '../../../db';
+import { schema } from '../../../db';
 import { actorOf, audit } from '../../../audit/record';
 import { ApiError, badRequest, forbidden, notFound, precondition } from '../../../http/errors';
 import { authOf } from '../../../http/guard';
@@ -29,7 +25,8 @@ import { findPolicy, hashPassword, policyViolations } from '../../../auth/passwo
 import type { UserRow } from '../../../auth/sessions';
 import { assertMayGiveRole, boundCategory, isAdmin, peopleGuards, targetCategory } from '../people/scope';
 import { recycleUser, setUserActive } from './actions';
-import { csvLine, parseCsv } from './csv';
+import { dryRunImport, importJob, registerImportJob, startImport } from './import';
+import { csvFile } from '../../../http/csv';
 import {
   allUsers,
   assertGroupsIn,
@@ -41,11 +38,9 @@ import {
   userLimitProblem,
   userViewById,
   type NewUser,
-  type RowProblem,
 } from './service';
 
 const idParams = z.object({ id: z.string().min(1).max(64) });
-const ZEmail = z.string().email();
 
 /** Managers leave admins alone: an admin of their category is out of their hands. */
 function assertMayTouch(request: FastifyRequest, user: UserRow) {
@@ -57,6 +52,7 @@ export async function adminUserRoutes(app: FastifyInstance, ctx: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { staff } = peopleGuards(ctx);
   const db = ctx.db;
+  registerImportJob(ctx);
 
   r.get('/admin/users', { preHandler: staff, schema: { querystring: ZAdminUsersQuery, response: { 200: ZAdminUserList } } }, async (request) =>
     listUsers(db, boundCategory(request), request.query),
@@ -64,12 +60,12 @@ export async function adminUserRoutes(app: FastifyInstance, ctx: AppContext) {
 
   r.get('/admin/users/export', { preHandler: staff, schema: { querystring: ZAdminUsersQuery.omit({ page: true, per_page: true }) } }, async (request, reply) => {
     const users = await allUsers(db, boundCategory(request), request.query);
-    const head = csvLine(['username', 'name', 'email', 'role', 'group', 'category', 'active', 'provider']);
-    const body = users.map((x) => csvLine([x.username, x.name, x.email, x.role, x.group_name, x.category_name, String(x.active), x.provider])).join('');
+    const head = ['username', 'name', 'email', 'role', 'group', 'category', 'active', 'provider'];
+    const body = csvFile([head, ...users.map((x) => [x.username, x.name, x.email, x.role, x.group_name, x.category_name, String(x.active), x.provider])]);
     return reply
       .header('content-type', 'text/csv; charset=utf-8')
       .header('content-disposition', 'attachment; filename="users.csv"')
-      .send(head + body);
+      .send(body);
   });
 
   r.get('/admin/users/:id', { preHandler: staff, schema: { params: idParams, response: { 200: ZAdminUser } } }, async (request) => {
@@ -211,111 +207,22 @@ export async function adminUserRoutes(app: FastifyInstance, ctx: AppContext) {
     return { done, failed };
   });
 
-  // CSV import: text/csv, header username,name,email,role,group,password; the category is the group's.
+  // CSV import (import.ts): a dry run answers at once; a real import answers 202 with its job.
   r.post(
     '/admin/users/import',
-    { preHandler: staff, bodyLimit: 5 * 1024 * 1024, schema: { querystring: ZAdminImportQuery, body: z.string().max(5_000_000), response: { 200: ZAdminImportAnswer } } },
-    async (request) => importUsers(ctx, request, request.body, request.query.dry_run),
+    {
+      preHandler: staff,
+      bodyLimit: 5 * 1024 * 1024,
+      schema: { querystring: ZAdminImportQuery, body: z.string().max(5_000_000), response: { 200: ZAdminImportAnswer, 202: ZAdminImportJob } },
+    },
+    async (request, reply) => {
+      if (request.query.dry_run) return dryRunImport(ctx, request, request.body);
+      return reply.code(202).send(await startImport(ctx, request, request.body));
+    },
   );
-}
-
-type Checked = { row: TAdminImportRow; user?: NewUser };
-
-/** Reads and checks every row; a dry run stops there, a real one creates each valid row in its own transaction. */
-async function importUsers(ctx: AppContext, request: FastifyRequest, text: string, dryRun: boolean) {
-  const db = ctx.db;
-  const rows = parseCsv(text);
-  const header = rows.shift();
-  const names = header?.cells.map((h) => h.trim().toLowerCase()) ?? [];
-  if (!header || USER_CSV_HEADER.some((h, i) => names[i] !== h)) {
-    throw badRequest('csv_bad_header', `The header row must be ${USER_CSV_HEADER.join(',')}`, { expected: USER_CSV_HEADER.join(',') });
-  }
-  if (rows.length > 10_000) throw badRequest('validation_error', 'At most 10,000 rows per import');
-  const bound = boundCategory(request);
-  const groups = await db
-    .select({ id: schema.groups.id, name: schema.groups.name, categoryId: schema.groups.categoryId })
-    .from(schema.groups)
-    .where(bound === null ? undefined : eq(schema.groups.categoryId, bound));
-  const seen = new Map<string, number>();
-  const checked: Checked[] = [];
-  // How many valid rows each group and category would get: the `users` limits count them.
-  const adding = new Map<string, number>();
-  for (const { line, cells } of rows) {
-    const [username = '', name = '', email = '', role = '', group = '', password = ''] = cells.map((x) => x.trim());
-    const errors: RowProblem[] = [];
-    const row: TAdminImportRow = { line, username, status: 'valid', errors: errors as TAdminImportRow['errors'] };
-    checked.push({ row });
-    if (cells.length !== USER_CSV_HEADER.length) errors.push({ code: 'validation_error', params: { columns: cells.length } });
-    if (!ZUsername.safeParse(username).success) errors.push({ code: username ? 'invalid_characters' : 'missing_required_data', params: { field: 'username' } });
-    if (!name) errors.push({ code: 'missing_required_data', params: { field: 'name' } });
-    if (email && !ZEmail.safeParse(email).success) errors.push({ code: 'invalid_email', params: { email } });
-    if (!(ROLES as readonly string[]).includes(role)) errors.push({ code: 'invalid_role', params: { role } });
-    else if (role === 'admin' && bound !== null) errors.push({ code: 'forbidden', params: { role } });
-    if (!password) errors.push({ code: 'missing_required_data', params: { field: 'password' } });
-    const byId = groups.find((x) => x.id === group);
-    const byName = groups.filter((x) => x.name.toLowerCase() === group.toLowerCase());
-    const target = byId ?? (byName.length === 1 ? byName[0] : undefined);
-    if (!target) errors.push({ code: 'group_not_found', params: { group, ...(byName.length > 1 ? { ambiguous: true } : {}) } });
-    const key = `${target?.categoryId ?? ''}/${username.toLowerCase()}`;
-    if (username && seen.has(key)) errors.push({ code: 'username_exists', params: { username, line: seen.get(key) } });
-    else if (username) seen.set(key, line);
-    if (errors.length || !target) continue;
-    const user: NewUser = {
-      username, name, email, role: role as TRole, categoryId: target.categoryId, groupId: target.id,
-      secondaryGroups: [], active: true, password, quota: null,
-    };
-    errors.push(...(await newUserProblems(db, user)));
-    if (!errors.length) {
-      const inGroup = (adding.get(`g:${target.id}`) ?? 0) + 1;
-      const inCategory = (adding.get(`c:${target.categoryId}`) ?? 0) + 1;
-      const limit = await userLimitProblem(db, target.id, target.categoryId, { group: inGroup, category: inCategory });
-      if (limit) errors.push(limit);
-      else {
-        adding.set(`g:${target.id}`, inGroup);
-        adding.set(`c:${target.categoryId}`, inCategory);
-      }
-    }
-    if (!errors.length) checked[checked.length - 1]!.user = user;
-  }
-  for (const c of checked) if (c.row.errors.length) c.row.status = 'error';
-  let created = 0;
-  if (!dryRun) {
-    for (const c of checked) {
-      if (!c.user) continue;
-      const n = c.user;
-      try {
-        const passwordHash = n.password === null ? null : await hashPassword(n.password);
-        await db.transaction(async (tx) => {
-          const again = await newUserProblems(tx, n);
-          const limit = again[0] ?? (await userLimitProblem(tx, n.groupId, n.categoryId));
-          if (limit) throwProblem(limit);
-          const row = await insertUser(tx, n, passwordHash);
-          await audit(tx, actorOf(request), {
-            action: 'user.create', objectType: 'user', objectId: row.id, objectName: row.username, categoryId: row.categoryId,
-            detail: { role: row.roleId, group: row.groupId, import: true },
-          });
-        });
-        c.row.status = 'created';
-        created++;
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
-        c.row.status = 'error';
-        c.row.errors.push({ code: err.code, params: err.params });
-      }
-    }
-    if (created) {
-      await audit(db, actorOf(request), { action: 'user.import', objectType: 'user', objectName: `${created} users`, detail: { created, rows: checked.length } });
-    }
-  }
-  const invalid = checked.filter((c) => c.row.status === 'error').length;
-  return {
-    dry_run: dryRun,
-    total: checked.length,
-    valid: checked.filter((c) => c.user).length,
-    invalid,
-    created,
-    rows: checked.map((c) => c.row),
-  };
+  r.get('/admin/users/import/:id', { preHandler: staff, schema: { params: idParams, response: { 200: ZAdminImportJob } } }, async (request) =>
+    importJob(ctx, request, request.params.id),
+  );
 }
 
 /** For the legacy call PUT /admin/user/{id}/active. */

@@ -1,45 +1,68 @@
 import { useEffect, useState } from 'react';
-import { Alert, Badge, Button, Code, FileButton, Group, Modal, ScrollArea, Stack, Table, Text, Textarea } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { Alert, Badge, Button, Code, FileButton, Group, Modal, Progress, ScrollArea, Stack, Table, Text, Textarea } from '@mantine/core';
 import { IconAlertTriangle, IconCircleCheck, IconFileUpload } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { USER_CSV_HEADER, type TAdminImportAnswer } from '@vdi/contracts';
+import { USER_CSV_HEADER, type TAdminImportAnswer, type TAdminImportJob } from '@vdi/contracts';
 import { useAction } from '../../../lib/use-action';
-import { importUsers, refreshPeople } from './api';
+import { queryClient } from '../../../app/queries';
+import { useAdminEvent } from '../system/live';
+import { cancelImport, checkImport, importJobQuery, refreshPeople, startImport } from './api';
 import { fullBadge, useCodeText } from './shared';
 import './texts';
 
+const ENDED: TAdminImportJob['status'][] = ['done', 'failed', 'aborted'];
+
 /**
  * CSV import in two steps: a dry run lists every bad row with its reasons and writes nothing; then
- * the import creates the valid rows (one transaction each) and reports each row.
+ * the import runs as a job (in the console's jobs too): its progress shows here, live, with a cancel
+ * (the users created before it stay), and at its end the rows that were not created, with reasons.
  */
 export function ImportModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const { t } = useTranslation();
   const codeText = useCodeText();
   const [csv, setCsv] = useState('');
   const [preview, setPreview] = useState<TAdminImportAnswer | null>(null);
-  const [result, setResult] = useState<TAdminImportAnswer | null>(null);
+  const [jobId, setJobId] = useState<string | null>(null);
   const { busy, error, setError, run } = useAction();
   useEffect(() => {
     if (opened) {
       setCsv('');
       setPreview(null);
-      setResult(null);
+      setJobId(null);
       setError(null);
     }
   }, [opened, setError]);
+  // The job's counts: read while it runs (live events make it sooner), then its rows once it ends.
+  const job = useQuery({
+    ...importJobQuery(jobId ?? ''),
+    enabled: jobId !== null,
+    refetchInterval: (q) => (q.state.data && ENDED.includes(q.state.data.status) ? false : 2000),
+  }).data;
+  useAdminEvent('user_import', (e) => {
+    if (e.id === jobId) void queryClient.invalidateQueries({ queryKey: importJobQuery(e.id).queryKey });
+  });
+  const ended = job !== undefined && ENDED.includes(job.status);
+  useEffect(() => {
+    if (ended) void refreshPeople();
+  }, [ended]);
 
   const check = () => run(async () => {
-    setResult(null);
-    setPreview(await importUsers(csv, true));
+    setPreview(await checkImport(csv));
   });
   const doImport = () => run(async () => {
-    const answer = await importUsers(csv, false);
-    setResult(answer);
+    const started = await startImport(csv);
+    queryClient.setQueryData(importJobQuery(started.id).queryKey, started);
+    setJobId(started.id);
     setPreview(null);
-    await refreshPeople();
   });
-  const shown = result ?? preview;
-  const bad = shown?.rows.filter((r) => r.status === 'error') ?? [];
+  const cancel = () => run(async () => {
+    if (jobId) await cancelImport(jobId);
+    await queryClient.invalidateQueries({ queryKey: importJobQuery(jobId ?? '').queryKey });
+  });
+  const result = ended ? job : undefined;
+  const bad = (result ? result.rows : preview?.rows.filter((r) => r.status === 'error')) ?? [];
+  const running = jobId !== null && !ended;
 
   return (
     <Modal opened={opened} onClose={onClose} title={t('admin.import.title')} size="xl" centered>
@@ -47,7 +70,7 @@ export function ImportModal({ opened, onClose }: { opened: boolean; onClose: () 
         <Text size="sm" c="dimmed">
           {t('admin.import.intro')} <Code>{USER_CSV_HEADER.join(',')}</Code>
         </Text>
-        {!result && (
+        {jobId === null && (
           <>
             <Group>
               <FileButton onChange={(f) => void f?.text().then((text) => { setCsv(text); setPreview(null); })} accept=".csv,text/csv">
@@ -78,18 +101,37 @@ export function ImportModal({ opened, onClose }: { opened: boolean; onClose: () 
             {error}
           </Alert>
         )}
-        {shown && (
+        {preview && (
           <Alert
-            color={result ? 'teal' : bad.length ? 'yellow' : 'teal'}
-            icon={result || !bad.length ? <IconCircleCheck size={16} /> : <IconAlertTriangle size={16} />}
-            data-testid={result ? 'import-result' : 'import-preview'}
-            data-valid={shown.valid}
-            data-invalid={shown.invalid}
-            data-created={shown.created}
+            color={preview.invalid ? 'yellow' : 'teal'}
+            icon={preview.invalid ? <IconAlertTriangle size={16} /> : <IconCircleCheck size={16} />}
+            data-testid="import-preview"
+            data-valid={preview.valid}
+            data-invalid={preview.invalid}
           >
-            {result
-              ? t('admin.import.created', { created: result.created, total: result.total, invalid: result.invalid })
-              : t('admin.import.checked', { valid: shown.valid, total: shown.total, invalid: shown.invalid })}
+            {t('admin.import.checked', { valid: preview.valid, total: preview.total, invalid: preview.invalid })}
+          </Alert>
+        )}
+        {running && job && (
+          <Stack gap={6} data-testid="import-progress" data-created={job.created} data-done={job.done}>
+            <Progress value={job.progress} animated aria-label={`${Math.round(job.progress)} %`} />
+            <Text size="sm">{t('admin.import.running', { done: job.done, total: job.total, created: job.created })}</Text>
+          </Stack>
+        )}
+        {result && (
+          <Alert
+            color={result.status === 'done' ? 'teal' : 'yellow'}
+            icon={result.status === 'done' ? <IconCircleCheck size={16} /> : <IconAlertTriangle size={16} />}
+            data-testid="import-result"
+            data-status={result.status}
+            data-created={result.created}
+            data-failed={result.failed}
+          >
+            {result.status === 'done'
+              ? t('admin.import.created', { created: result.created, total: result.total, invalid: result.failed })
+              : result.status === 'aborted'
+                ? t('admin.import.cancelled', { created: result.created, total: result.total })
+                : t('admin.import.stopped', { created: result.created, total: result.total })}
           </Alert>
         )}
         {bad.length > 0 && (
@@ -127,9 +169,9 @@ export function ImportModal({ opened, onClose }: { opened: boolean; onClose: () 
         )}
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose} data-testid="import-close">
-            {t(result ? 'common.close' : 'common.cancel')}
+            {t(result ? 'common.close' : running ? 'admin.import.hide' : 'common.cancel')}
           </Button>
-          {!result && (
+          {jobId === null && (
             <Button variant="light" onClick={() => void check()} loading={busy && !preview} disabled={!csv.trim()} data-testid="import-check">
               {t('admin.import.check')}
             </Button>
@@ -137,6 +179,11 @@ export function ImportModal({ opened, onClose }: { opened: boolean; onClose: () 
           {preview && preview.valid > 0 && (
             <Button onClick={() => void doImport()} loading={busy} data-testid="import-run">
               {t('admin.import.run', { count: preview.valid })}
+            </Button>
+          )}
+          {running && (
+            <Button color="red" variant="light" onClick={() => void cancel()} loading={busy} data-testid="import-cancel">
+              {t('admin.import.stop')}
             </Button>
           )}
         </Group>

@@ -6,6 +6,8 @@ import {
   ZAdminGroup,
   ZAdminGroupList,
   ZAdminImportAnswer,
+  ZAdminImportJob,
+  ZAdminJob,
   ZAdminRegistrationCode,
   ZAdminUser,
   ZAdminUserList,
@@ -67,8 +69,18 @@ export const deleteUser = (userId: string) => api.delete(`/admin/users/${id(user
 /** A one-time link to set a new password, by mail to the user's address. */
 export const sendResetMail = (userId: string) => api.post(`/admin/users/${id(userId)}/reset-mail`, {});
 export const bulkUsers = (b: TAdminUsersBulk) => api.post('/admin/users/bulk', b, ZAdminUsersBulkAnswer);
-export const importUsers = (csv: string, dryRun: boolean) =>
-  request(`${API}/admin/users/import`, { method: 'POST', raw: { body: csv, type: 'text/csv' }, query: { dry_run: String(dryRun) }, timeoutMs: 600_000 }, ZAdminImportAnswer);
+/** The CSV import's dry run: every row checked, nothing written. */
+export const checkImport = (csv: string) =>
+  request(`${API}/admin/users/import`, { method: 'POST', raw: { body: csv, type: 'text/csv' }, query: { dry_run: 'true' }, timeoutMs: 120_000 }, ZAdminImportAnswer);
+/** The real import: a job, answered at once; its progress is read with importJobQuery. */
+export const startImport = (csv: string) =>
+  request(`${API}/admin/users/import`, { method: 'POST', raw: { body: csv, type: 'text/csv' }, query: { dry_run: 'false' }, timeoutMs: 60_000 }, ZAdminImportJob);
+export const importJobQuery = (jobId: string) => ({
+  queryKey: [...PEOPLE_KEY, 'import', jobId],
+  queryFn: () => api.get(`/admin/users/import/${id(jobId)}`, ZAdminImportJob),
+});
+/** Stops an import between two rows (the console's job cancel); the users created stay. */
+export const cancelImport = (jobId: string) => api.delete(`/admin/jobs/${id(jobId)}`, ZAdminJob);
 export const exportUsers = (p: Partial<UserListParams>) =>
   request<string>(`${API}/admin/users/export`, { text: true, query: q({ ...p, page: undefined, per_page: undefined }) });
 
