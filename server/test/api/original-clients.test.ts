@@ -84,7 +84,9 @@ describe('GET /authentication/{export|import}/{provider}', () => {
     }
     expect(await enabled('export', 'local')).toEqual({ enabled: false });
     expect((await call(server, '/api/v3/authentication/export/local')).status).toBe(401);
-    expect(await codeOf(await call(server, '/api/v3/authentication/export/no%20such'))).toEqual({ status: 400, code: 'validation_error' });
+    expect(await codeOf(await call(server, '/api/v3/authentication/export/no%20such', { token: user }))).toEqual({ status: 400, code: 'validation_error' });
+    // Nobody signed in is asked for a session before the input is checked.
+    expect(await codeOf(await call(server, '/api/v3/authentication/export/no%20such'))).toEqual({ status: 401, code: 'missing_token' });
     expect(await codeOf(await call(server, '/api/v3/authentication/sideways/local', { token: user }))).toMatchObject({ status: 404 });
   });
 });
