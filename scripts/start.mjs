@@ -10,6 +10,9 @@ ensureNpmPackages();
 // openssl: the RD Gateway's self-signed certificate on first start.
 ensureDebianPackages(['qemu-system-x86', 'qemu-utils', 'python3', 'openssl', ...GUEST_NETWORK_PACKAGES, ...VPN_PACKAGES]);
 ensureWebBuild();
+// Links in mails and files come only from a configured public address: on one machine, this one.
+const publicUrl = process.env.PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? '8080'}`;
+if (!process.env.PUBLIC_URL) log(`PUBLIC_URL is not set: using ${publicUrl} for links in mails and files (set PUBLIC_URL to the address people use)`);
 log('Starting the server');
 const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'server', 'src', 'main.ts')], {
   cwd: root,
@@ -17,6 +20,7 @@ const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'server', '
   env: {
     ...process.env,
     DATA_DIR: process.env.DATA_DIR ?? join(root, 'data'),
+    PUBLIC_URL: publicUrl,
     // The bastion's listeners for the demo (the admin still turns the bastion on); `off` turns one off.
     BASTION_SSH_PORT: process.env.BASTION_SSH_PORT ?? '2222',
     BASTION_HTTP_PORT: process.env.BASTION_HTTP_PORT ?? '8081',

@@ -51,6 +51,8 @@ export const ZTokenClaims = z.object({
   current_email: z.string().optional(),
   name: z.string().optional(),
   desktop_id: z.string().optional(),
+  /** A password-reset link's stamp of the password it replaces: any password change since ends the link. */
+  password_stamp: z.string().optional(),
 });
 export type TTokenClaims = z.infer<typeof ZTokenClaims>;
 

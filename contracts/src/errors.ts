@@ -68,6 +68,7 @@ export const DESCRIPTION_CODES = [
   'password_wrong_current',
   'password_same_as_current',
   'email_not_configured',
+  'public_url_not_configured',
   'mail_send_failed',
   'email_already_in_use',
   'email_send_failed',

@@ -106,6 +106,18 @@ export const ZMailSetting = z
 export type TMailSetting = z.infer<typeof ZMailSetting>;
 export const ZMailSettingAnswer = ZMailSetting.unwrap().extend({ password_set: z.boolean() });
 
+/**
+ * The portal's public address (`https://vdi.example.org`): where links in mails (password reset, e-mail
+ * verification), the deployments' direct-viewer lists, the VPN file's endpoint and the bastion's names
+ * point. `PUBLIC_URL` wins when set; without either no such mail is sent and no such file is made
+ * (a request's own Host header is never trusted for them).
+ */
+export const ZPublicAddressSetting = z
+  .object({ url: z.union([z.literal(''), z.string().max(2000).url().regex(/^https?:\/\//, 'http:// or https://')]) })
+  .default({ url: '' });
+/** What GET answers: the stored `url`, and `PUBLIC_URL` when the server sets it (it then wins). */
+export const ZPublicAddressAnswer = ZPublicAddressSetting.unwrap().extend({ environment: z.string().nullable() });
+
 /** Session lifetimes in seconds; null keeps the server's configured value (SESSION_* variables). */
 export const ZSessionsSetting = z
   .object({
@@ -157,6 +169,7 @@ export const SETTING_SCHEMAS = {
   recycle_bin: ZRecycleBinSetting,
   login: ZLoginSetting,
   mail: ZMailSetting,
+  public_address: ZPublicAddressSetting,
   sessions: ZSessionsSetting,
   temporary_desktops: ZTemporaryDesktopsSetting,
   audit: ZAuditSetting,

@@ -87,10 +87,17 @@ export const ZCategoryPublic = z.object({
 });
 export type TCategoryPublic = z.infer<typeof ZCategoryPublic>;
 
+/**
+ * The sign-in page's configuration. `providers` as the original answers it: `all.display_providers` the
+ * sign-in choices offered (`form` the user/password form), `form.hide_forgot_password` true when no
+ * password-reset mail can be sent (no mail server, or no public address for its link).
+ */
 export const ZLoginConfig = z.object({
-  providers: z.array(z.string()),
+  providers: z.object({
+    all: z.object({ display_providers: z.array(z.string()) }),
+    form: z.object({ hide_forgot_password: z.boolean() }),
+  }),
   categories_select: z.boolean(),
-  forgot_password: z.boolean(),
   signup: z.boolean(),
   notification_cover: z.object({ enabled: z.boolean(), title: z.string(), description: z.string() }),
 });

@@ -20,6 +20,7 @@ import { createEventBus } from './socket/bus';
 import { createJobRunner } from './jobs/runner';
 import { attachSocketServer } from './socket/server';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './http/errors';
+import { authenticateFirst } from './http/guard';
 import { registerInputChecks } from './http/input';
 import { registerWeb } from './http/web';
 import { createLog } from './http/log';
@@ -69,6 +70,8 @@ export type RegisteredRoute = {
   method: string;
   url: string;
   schema?: { params?: unknown; querystring?: unknown; body?: unknown; response?: unknown };
+  /** A session is required (a `requireAuth` guard, run before anything reads the input). */
+  authenticated: boolean;
 };
 
 declare module 'fastify' {
@@ -126,9 +129,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const routes: RegisteredRoute[] = [];
   app.decorate('registeredRoutes', routes);
   app.addHook('onRoute', (route) => {
+    const authenticated = authenticateFirst(route);
     for (const method of [route.method].flat()) {
       if (method === 'HEAD') continue;
-      routes.push({ method, url: route.url, schema: route.schema as RegisteredRoute['schema'] });
+      routes.push({ method, url: route.url, schema: route.schema as RegisteredRoute['schema'], authenticated });
     }
   });
   await app.register(cookie);

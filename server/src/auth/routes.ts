@@ -11,13 +11,13 @@ import {
   ZSignupBody,
 } from '@vdi/contracts';
 import type { AppContext } from '../context';
-import { publicBaseUrl } from '../http/base-url';
 import { badRequest, unauthorized } from '../http/errors';
 import { continueLogin, passwordLogin, type LoginResult } from './login-flow';
 import { acknowledgeDisclaimer, forgotPassword, requestEmailVerification, resetPassword, verifyEmail } from './recovery';
 import { listedProviders } from './providers';
 import { signup } from './registration';
 import { bearerToken } from './tokens';
+import { requireToken } from '../http/guard';
 import { ApiError } from '../http/errors';
 import { actorOf, audit, type AuditActor } from '../audit/record';
 import { findUserById } from './passwords';
@@ -122,7 +122,10 @@ export async function authenticationRoutes(app: FastifyInstance, ctx: AppContext
     sendToken(reply, { type: 'register', token: await signup(ctx, request.body) }, request.protocol === 'https'),
   );
 
-  r.post('/acknowledge-disclaimer', async (request) => {
+  // Calls made with a step or link token: the token is checked before the body is (requireToken).
+  const token = requireToken(ctx);
+
+  r.post('/acknowledge-disclaimer', { preHandler: token }, async (request) => {
     await acknowledgeDisclaimer(ctx, requireBearer(request.headers.authorization));
     return {};
   });
@@ -131,28 +134,23 @@ export async function authenticationRoutes(app: FastifyInstance, ctx: AppContext
     '/forgot-password',
     { schema: { body: ZForgotPasswordBody } },
     async (request) => {
-      await forgotPassword(ctx, request.body.category_id, request.body.email, publicBaseUrl(ctx.config, request), request.ip);
+      await forgotPassword(ctx, request.body.category_id, request.body.email, request.ip);
       return {};
     },
   );
 
-  r.post('/reset-password', { schema: { body: ZResetPasswordBody } }, async (request) => {
+  r.post('/reset-password', { preHandler: token, schema: { body: ZResetPasswordBody } }, async (request) => {
     const { user, ended } = await resetPassword(ctx, requireBearer(request.headers.authorization), request.body.password);
     await audit(ctx.db, actorFor(user, request.ip), { action: 'auth.password_change', ...userObject(user), detail: { ended_sessions: ended } });
     return {};
   });
 
-  r.post('/request-email-verification', { schema: { body: ZRequestEmailVerificationBody } }, async (request) => {
-    await requestEmailVerification(
-      ctx,
-      requireBearer(request.headers.authorization),
-      request.body.email,
-      publicBaseUrl(ctx.config, request),
-    );
+  r.post('/request-email-verification', { preHandler: token, schema: { body: ZRequestEmailVerificationBody } }, async (request) => {
+    await requestEmailVerification(ctx, requireBearer(request.headers.authorization), request.body.email);
     return {};
   });
 
-  r.post('/verify-email', async (request) => {
+  r.post('/verify-email', { preHandler: token }, async (request) => {
     await verifyEmail(ctx, requireBearer(request.headers.authorization));
     return {};
   });

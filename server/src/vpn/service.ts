@@ -182,9 +182,10 @@ export function createVpnService(ctx: AppContext, network: VpnNetwork | null) {
     get ifname() {
       return endpoint?.ifname ?? null;
     },
-    /** The user's file (keys made on first use). `host`: VPN_HOST, else the portal's public host name. */
-    async configFile(userId: string, host: string): Promise<TVpnConfig> {
+    /** The user's file (keys made on first use). `hostOf`: VPN_HOST, else the configured public address's host name. */
+    async configFile(userId: string, hostOf: () => Promise<string>): Promise<TVpnConfig> {
       assertAvailable();
+      const host = await hostOf();
       const row = await userKeys(userId);
       return {
         kind: 'file',
@@ -195,7 +196,7 @@ export function createVpnService(ctx: AppContext, network: VpnNetwork | null) {
           address: row.address,
           privateKey: row.privateKey,
           serverPublicKey: keys!.publicKey,
-          endpoint: wgEndpoint(ctx.config.vpn.host ?? host, ctx.config.vpn.port!),
+          endpoint: wgEndpoint(host, ctx.config.vpn.port!),
           allowedIps: network!.guestCidr,
         }),
       };

@@ -87,14 +87,14 @@ describe('settings take effect at once', () => {
     expect(cfg.notification_cover).toEqual({ enabled: true, title: 'Welcome', description: 'Use your school account' });
     await call(server, `${A}/settings/login`, { token: tok.admin, method: 'PUT', body: { hidden_providers: ['form'] } });
     cfg = await (await call(server, '/api/v3/login_config')).json();
-    expect(cfg.providers).not.toContain('form');
+    expect(cfg.providers.all.display_providers).not.toContain('form');
     await call(server, `${A}/settings/login`, {
       token: tok.admin,
       method: 'PUT',
       body: { hidden_providers: [], hide_categories_select: false, notice: { enabled: false, title: '', text: '' } },
     });
     cfg = await (await call(server, '/api/v3/login_config')).json();
-    expect(cfg.providers).toContain('form');
+    expect(cfg.providers.all.display_providers).toContain('form');
     expect(cfg.categories_select).toBe(true);
   });
 
@@ -152,8 +152,11 @@ describe('settings take effect at once', () => {
     // Sending the answer back unchanged keeps the stored password.
     await call(server, `${A}/settings/mail`, { token: tok.admin, method: 'PUT', body: answered });
     expect((await server.ctx.settings.get('mail')).password).toBe('smtp-secret');
-    // Mail is on without a restart: the login page offers the forgotten-password link.
-    expect((await (await call(server, '/api/v3/login_config')).json()).forgot_password).toBe(true);
+    // Mail is on without a restart; its links need the public address too, then the login page offers the forgotten-password link.
+    const hideForgot = async () => (await (await call(server, '/api/v3/login_config')).json()).providers.form.hide_forgot_password;
+    expect(await hideForgot()).toBe(true);
+    expect((await call(server, `${A}/settings/public_address`, { token: tok.admin, method: 'PUT', body: { url: 'https://vdi.example.org' } })).status).toBe(200);
+    expect(await hideForgot()).toBe(false);
     const sent = await call(server, `${A}/settings/mail/test`, { token: tok.admin, method: 'POST', body: { to: 'admin@example.org' } });
     expect(sent.status).toBe(200);
     await until('the test mail', async () => mail.mails.some((m) => m.to.includes('admin@example.org')), 20_000);
@@ -163,7 +166,8 @@ describe('settings take effect at once', () => {
     expect(failed.status).toBe(428);
     expect((await failed.json()).description_code).toBe('mail_send_failed');
     await call(server, `${A}/settings/mail`, { token: tok.admin, method: 'PUT', body: { enabled: false } });
-    expect((await (await call(server, '/api/v3/login_config')).json()).forgot_password).toBe(false);
+    expect(await hideForgot()).toBe(true);
+    await call(server, `${A}/settings/public_address`, { token: tok.admin, method: 'PUT', body: { url: '' } });
   });
 
   it('session lifetimes apply to the next sign-in', async () => {

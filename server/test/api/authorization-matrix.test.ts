@@ -567,7 +567,7 @@ async function runCase(key: string) {
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ startConcurrency: 1, env: { DIRECT_VIEWER_DELAY_MS: '0', BASTION_SSH_PORT: '0', BASTION_HOST: '127.0.0.1' } });
+  server = await startTestServer({ startConcurrency: 1, env: { DIRECT_VIEWER_DELAY_MS: '0', BASTION_SSH_PORT: '0', BASTION_HOST: '127.0.0.1', PUBLIC_URL: 'http://portal.test' } });
   const { db } = server.ctx;
   await server.ctx.settings.set('bastion', { enabled: true });
   const coowner = await copyUser(server, { username: 'advanced' }, 'coowner');

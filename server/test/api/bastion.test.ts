@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import ssh2, { type Server as SshServer } from 'ssh2';
-import { bastionHostName, ZBastion, ZUserConfig } from '@vdi/contracts';
+import { bastionAddresses, bastionHostName, ZBastion, ZUserConfig } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import { newHostKey } from '../../src/modules/bastion/service';
 import { call, startTestServer, type TestServer } from '../helpers/server';
@@ -213,4 +213,42 @@ describe('the bastion', () => {
     expect(ok.stdout).toBe('guest ran: echo back again\n');
     await started(false);
   });
+});
+
+/**
+ * Issue 23, finding 5: the address shown is one the bastion serves. Without BASTION_DOMAIN and without a
+ * public address the portal showed `<target>.127.0.0.1` (the request's host) while the proxy matched names
+ * under `localhost`; one function now decides the domain for both.
+ */
+describe('the bastion domain by default', () => {
+  it('shows an address the HTTP listener serves: under localhost, then under the public address set by an admin', async () => {
+    const plain = await startTestServer({ env: { BASTION_HTTP_PORT: '0', BASTION_HOST: '127.0.0.1' } });
+    try {
+      await plain.ctx.settings.set('bastion', { enabled: true });
+      const owner = await tokenOf(plain, 'user');
+      const desktop = await makeDesktop(plain, await userRow(plain, 'user'));
+      const put = await call(plain, `/api/v3/desktop/bastion/${desktop.id}`, { token: owner, method: 'PUT', body: { http: { enabled: true, http_port: port(guestHttp) } } });
+      const target = ZBastion.parse(await put.json());
+      await plain.ctx.db.update(schema.domains).set({ status: 'Started', guestIp: '127.0.0.1' }).where(eq(schema.domains.id, desktop.id));
+      const shown = async () => {
+        const cfg = ZUserConfig.parse(await (await call(plain, '/api/v3/user/config', { token: owner })).json());
+        const url = new URL(bastionAddresses(target.id, cfg)!.http);
+        return { domain: cfg.bastion_domain, name: url.hostname, port: Number(url.port) };
+      };
+      const local = await shown();
+      expect(local.domain).toBe('localhost');
+      expect(local.port).toBe(plain.app.bastion.ports.http);
+      expect((await curlResolve({ scheme: 'http', name: local.name, port: local.port })).stdout).toBe('plain page of the guest');
+
+      const admin = await tokenOf(plain, 'admin');
+      expect((await call(plain, '/api/v3/admin/settings/public_address', { token: admin, method: 'PUT', body: { url: 'https://vdi.example.org' } })).status).toBe(200);
+      const pub = await shown();
+      expect(pub.domain).toBe('vdi.example.org');
+      expect((await curlResolve({ scheme: 'http', name: pub.name, port: pub.port })).stdout).toBe('plain page of the guest');
+      // The old default is no longer served.
+      expect((await curlResolve({ scheme: 'http', name: local.name, port: local.port })).stdout).toBe('');
+    } finally {
+      await plain.close();
+    }
+  }, 120_000);
 });

@@ -32,7 +32,7 @@ const creationDone = (id: string) =>
 const researcherDesktops = async () => (await desktopsOf(dep)).filter((d) => d.userId === researcherId);
 
 beforeAll(async () => {
-  server = await startTestServer({ startConcurrency: 1 });
+  server = await startTestServer({ startConcurrency: 1, env: { PUBLIC_URL: 'http://portal.test' } });
   [admin, teo, boss] = await Promise.all(['admin', 'advanced', 'manager'].map((u) => loginToken(server, u)));
   researcher = (await login(server, 'researcher', DEMO_PASSWORD, 'lab')).token!;
   researcherId = await userIdOf(server, 'researcher');

@@ -22,7 +22,7 @@ let teoId: string;
 let anaId: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ startConcurrency: 1 });
+  server = await startTestServer({ startConcurrency: 1, env: { PUBLIC_URL: 'http://portal.test' } });
   const db = server.ctx.db;
   // Ana: another teacher of the default category (Teo's copy: same password).
   const [teoRow] = await db.select().from(schema.users).where(eq(schema.users.username, 'advanced'));
@@ -342,7 +342,8 @@ describe('running it', () => {
     expect(first).toHaveLength(STUDENTS_1A + 1);
     expect(first.slice(1).map((l) => l.split(',')[0]).sort()).toEqual(['student01', 'student02', 'user']);
     const links = first.slice(1).map((l) => l.split(',').at(-1)!);
-    for (const l of links) expect(l).toMatch(/\/vw\/[A-Za-z0-9_-]{43}$/);
+    // Handed on to the students: the configured public address, never the request's host.
+    for (const l of links) expect(l).toMatch(/^http:\/\/portal\.test\/vw\/[A-Za-z0-9_-]{43}$/);
     expect(await csv()).toEqual(first);
     const reset = await csv('?reset=true');
     const newLinks = reset.slice(1).map((l) => l.split(',').at(-1)!);

@@ -37,8 +37,8 @@ const setting = (key: string, body: unknown) => call(server, `/api/v3/admin/sett
 describe('GET /authentication/providers', () => {
   it('lists "form" while the user/password sign-in is on (local and LDAP themselves are never listed)', async () => {
     expect(await (await fetch(`${server.url}/authentication/providers`)).json()).toEqual({ providers: ['form'] });
-    // The portal's own sign-in page reads the same list from the login configuration.
-    expect((await (await call(server, '/api/v3/login_config')).json()).providers).toEqual(['form']);
+    // The portal's own sign-in page reads the same list from the login configuration (where the original has it).
+    expect((await (await call(server, '/api/v3/login_config')).json()).providers.all.display_providers).toEqual(['form']);
   });
 });
 
@@ -85,7 +85,9 @@ describe('GET /authentication/{export|import}/{provider}', () => {
     }
     expect(await enabled('export', 'local')).toEqual({ enabled: false });
     expect((await call(server, '/api/v3/authentication/export/local')).status).toBe(401);
-    expect(await codeOf(await call(server, '/api/v3/authentication/export/no%20such'))).toEqual({ status: 400, code: 'validation_error' });
+    expect(await codeOf(await call(server, '/api/v3/authentication/export/no%20such', { token: user }))).toEqual({ status: 400, code: 'validation_error' });
+    // Nobody signed in is asked for a session before the input is checked.
+    expect(await codeOf(await call(server, '/api/v3/authentication/export/no%20such'))).toEqual({ status: 401, code: 'missing_token' });
     expect(await codeOf(await call(server, '/api/v3/authentication/sideways/local', { token: user }))).toMatchObject({ status: 404 });
   });
 });

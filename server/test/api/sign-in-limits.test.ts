@@ -19,7 +19,7 @@ describe('behind a trusted proxy (TRUST_PROXY=127.0.0.1)', () => {
   let sink: Awaited<ReturnType<typeof startMailSink>>;
   beforeAll(async () => {
     sink = await startMailSink();
-    server = await startTestServer({ env: { TRUST_PROXY: '127.0.0.1', SMTP_HOST: '127.0.0.1', SMTP_PORT: String(sink.port) } });
+    server = await startTestServer({ env: { TRUST_PROXY: '127.0.0.1', SMTP_HOST: '127.0.0.1', SMTP_PORT: String(sink.port), PUBLIC_URL: 'http://portal.test' } });
   });
   afterAll(async () => {
     await server?.close();

@@ -200,7 +200,7 @@ describe('without SMTP', () => {
       });
       expect(res.status).toBe(428);
       expect((await res.json()).description_code).toBe('email_not_configured');
-      expect((await (await call(plain, '/api/v3/login_config')).json()).forgot_password).toBe(false);
+      expect((await (await call(plain, '/api/v3/login_config')).json()).providers.form.hide_forgot_password).toBe(true);
     } finally {
       await plain.close();
     }

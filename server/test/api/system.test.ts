@@ -95,7 +95,11 @@ describe('public calls', () => {
   });
 
   it('answers the login configuration, status bar and disclaimer', async () => {
-    expect(await (await call(server, '/api/v3/login_config')).json()).toMatchObject({ categories_select: true, signup: true, forgot_password: false, providers: ['form'] });
+    expect(await (await call(server, '/api/v3/login_config')).json()).toMatchObject({
+      categories_select: true,
+      signup: true,
+      providers: { all: { display_providers: ['form'] }, form: { hide_forgot_password: true } },
+    });
     expect(await (await call(server, '/api/v3/notifications/status_bar', { token: admin })).json()).toBeNull();
     expect(await (await call(server, '/api/v3/disclaimer')).json()).toEqual({ title: '', body: '' });
   });

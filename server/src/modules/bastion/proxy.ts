@@ -15,7 +15,7 @@ const MAX_HEAD = 16_384 + 5;
 export function createNameProxy(
   ctx: AppContext,
   kind: 'http' | 'https',
-  opts: { domain: () => string; isAllowedAddress: (ip: string) => boolean },
+  opts: { domain: () => Promise<string>; isAllowedAddress: (ip: string) => boolean },
 ): { server: Server; close(): void } {
   const sockets = new Set<Socket>();
   const refuse = (socket: Socket) => {
@@ -42,7 +42,7 @@ export function createNameProxy(
   });
 
   async function route(socket: Socket, name: string, head: Buffer) {
-    const targetId = bastionTargetOf(name, opts.domain());
+    const targetId = bastionTargetOf(name, await opts.domain().catch(() => ''));
     const r = targetId ? await routeOf(ctx, targetId, kind).catch(() => null) : null;
     if (!r || !opts.isAllowedAddress(r.host)) return refuse(socket);
     const upstream = connect({ host: r.host, port: r.port });

@@ -25,13 +25,13 @@ export async function bastionRoutes(app: FastifyInstance, ctx: AppContext, basti
     return desktop;
   };
 
-  const assertAllowed = async (request: Parameters<Bastion['userConfig']>[0]) => {
-    if (!(await bastion.userConfig(request)).can_use_bastion) throw forbidden('bastion_not_allowed', 'The bastion is not enabled');
+  const assertAllowed = async () => {
+    if (!(await bastion.userConfig()).can_use_bastion) throw forbidden('bastion_not_allowed', 'The bastion is not enabled');
   };
 
   // The caller's own desktops' targets.
   r.get('/bastions', { preHandler: auth, schema: { response: { 200: ZBastionList } } }, async (request) => {
-    await assertAllowed(request);
+    await assertAllowed();
     const rows = await ctx.db
       .select({ t: schema.bastionTargets, userId: schema.domains.userId })
       .from(schema.bastionTargets)
@@ -42,13 +42,13 @@ export async function bastionRoutes(app: FastifyInstance, ctx: AppContext, basti
   });
 
   r.get('/desktop/bastion/:id', { preHandler: auth, schema: { params, response: { 200: ZBastion } } }, async (request) => {
-    await assertAllowed(request);
+    await assertAllowed();
     const desktop = await desktopOf(request);
     return bastionView(await targetOf(ctx, desktop), desktop.userId);
   });
 
   r.put('/desktop/bastion/:id', { preHandler: auth, schema: { params, body: ZBastionUpdate, response: { 200: ZBastion } } }, async (request) => {
-    await assertAllowed(request);
+    await assertAllowed();
     const desktop = await desktopOf(request);
     const row = await updateTarget(ctx, desktop, request.body);
     if (desktop.userId !== authOf(request).user.id) {

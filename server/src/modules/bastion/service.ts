@@ -4,9 +4,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import type { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
-import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context';
-import { publicBaseUrl } from '../../http/base-url';
+import { configuredPublicUrl } from '../../http/base-url';
 import { createSshBastion } from './ssh';
 import { createNameProxy } from './proxy';
 const { utils } = ssh2;
@@ -48,7 +47,16 @@ export function createBastion(ctx: AppContext, opts: { isAllowedAddress?: (ip: s
   const ports: { ssh: number | null; http: number | null; https: number | null } = { ssh: null, http: null, https: null };
   const closers: (() => void)[] = [];
   const isAllowedAddress = opts.isAllowedAddress ?? (() => true);
-  const fallbackDomain = () => cfg.domain ?? (ctx.config.publicUrl ? new URL(ctx.config.publicUrl).hostname : 'localhost');
+  /**
+   * The one bastion domain, for the proxy's matching and for the addresses shown alike: BASTION_DOMAIN,
+   * else the configured public address's host, else `localhost` (names under it reach loopback on
+   * every system, so the default shown address is one that is served).
+   */
+  const domain = async () => {
+    if (cfg.domain) return cfg.domain;
+    const url = await configuredPublicUrl(ctx);
+    return url ? new URL(url).hostname : 'localhost';
+  };
 
   async function start() {
     const tries: [keyof typeof ports, number | null, () => { server: Server; close(): void }][] = [
@@ -56,8 +64,8 @@ export function createBastion(ctx: AppContext, opts: { isAllowedAddress?: (ip: s
         const s = createSshBastion(ctx, { hostKey: hostKey(join(ctx.config.dataDir, 'bastion')), refusalDelayMs: opts.refusalDelayMs ?? 1500, isAllowedAddress });
         return { server: s.server as unknown as Server, close: s.close };
       }],
-      ['http', cfg.httpPort, () => createNameProxy(ctx, 'http', { domain: fallbackDomain, isAllowedAddress })],
-      ['https', cfg.httpsPort, () => createNameProxy(ctx, 'https', { domain: fallbackDomain, isAllowedAddress })],
+      ['http', cfg.httpPort, () => createNameProxy(ctx, 'http', { domain, isAllowedAddress })],
+      ['https', cfg.httpsPort, () => createNameProxy(ctx, 'https', { domain, isAllowedAddress })],
     ];
     for (const [name, port, make] of tries) {
       if (port === null) continue;
@@ -75,17 +83,16 @@ export function createBastion(ctx: AppContext, opts: { isAllowedAddress?: (ip: s
   return {
     start,
     ports,
-    domain: fallbackDomain,
+    domain,
     /** The `GET /user/config` fields (reference §2.4): ports as strings, the SSH port only when the bastion may be used. */
-    async userConfig(request: FastifyRequest) {
+    async userConfig() {
       const enabled = (await ctx.settings.get('bastion')).enabled;
       const listening = ports.ssh !== null || ports.http !== null || ports.https !== null;
       const can = enabled && listening;
-      const domain = cfg.domain ?? new URL(publicBaseUrl(ctx.config, request)).hostname;
       return {
         http_port: String(cfg.publicHttpPort ?? ports.http ?? 80),
         https_port: String(cfg.publicHttpsPort ?? ports.https ?? 443),
-        bastion_domain: can ? domain : null,
+        bastion_domain: can ? await domain() : null,
         bastion_ssh_port: can && ports.ssh !== null ? String(ports.ssh) : null,
         can_use_bastion: can,
       };

@@ -28,7 +28,7 @@ import { schema } from '../../db';
 import { authOf, requireAuth } from '../../http/guard';
 import { forbidden, notFound } from '../../http/errors';
 import { listAnswer, plainJsonAnswer } from '../../http/lists';
-import { publicBaseUrl } from '../../http/base-url';
+import { requirePublicUrl } from '../../http/base-url';
 import { actorOf, chooserOf } from '../access/permissions';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { findDomain } from '../desktops/view';
@@ -209,7 +209,8 @@ export async function deploymentRoutes(app: FastifyInstance, ctx: AppContext, li
 
   r.get('/deployments/directviewer_csv/:id', { preHandler: auth, schema: { params: ZId, querystring: ZDirectViewerCsvQuery } }, async (request, reply) => {
     const { row, actor } = await deploymentFor(ctx, userOf(request), request.params.id, 'edit');
-    const csv = await directViewerCsv(ctx, row, actor, publicBaseUrl(ctx.config, request), request.query.reset);
+    // The links are handed on to the students: the configured public address only, never the request's Host.
+    const csv = await directViewerCsv(ctx, row, actor, await requirePublicUrl(ctx), request.query.reset);
     const file = `${row.name.replace(/[^\p{L}\p{N}._-]+/gu, '_')}-direct-viewers.csv`;
     return reply
       .header('content-type', 'text/csv; charset=utf-8')

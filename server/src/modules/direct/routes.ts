@@ -9,7 +9,7 @@ import { schema } from '../../db';
 import { requireAuth } from '../../http/guard';
 import { ApiError, notFound, sendError } from '../../http/errors';
 import { clientKey, createRateLimiter } from '../../http/rate-limit';
-import { publicBaseUrl } from '../../http/base-url';
+import { requestBaseUrl } from '../../http/base-url';
 import { desktopRoom } from '../../socket/bus';
 import { desktopFor } from '../desktops/access';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
@@ -91,7 +91,8 @@ export async function directRoutes(app: FastifyInstance, ctx: AppContext, lifecy
       }
       const viewers: TDirectViewer['viewers'] = {};
       if (VIEWABLE.includes(row.status)) {
-        const proxy = spiceProxyOf(publicBaseUrl(ctx.config, request));
+        // Live viewer files for this visitor's own request, used at once: the address they reached may do (requestBaseUrl).
+        const proxy = spiceProxyOf(requestBaseUrl(ctx.config, request));
         for (const v of viewersOf(row)) {
           viewers[v] = await viewerFor(ctx, row, v, { userId: null, proxy }).catch(() => ({ kind: v.split('-')[0], protocol: v.split('-')[1] }));
         }

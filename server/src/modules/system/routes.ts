@@ -8,7 +8,7 @@ import { schema } from '../../db';
 import { ApiError, notFound } from '../../http/errors';
 import { authOf, inMaintenance, requireAuth } from '../../http/guard';
 import { migrationOf } from '../migration/settings';
-import { mailEnabled } from '../../mail/mailer';
+import { linkMailsPossible } from '../../auth/recovery';
 import { bearerToken } from '../../auth/tokens';
 import { findUserById } from '../../auth/passwords';
 import { listedProviders } from '../../auth/providers';
@@ -98,10 +98,13 @@ export async function systemRoutes(app: FastifyInstance, ctx: AppContext) {
       ctx.settings.get('login'),
     ]);
     // The admin's sign-in page options (setting `login`): providers hidden, no categories select, a notice.
+    // "Forgot password?" only where a reset link can be mailed (a mail server and a public address).
     return {
-      providers: listedProviders().filter((p) => !login.hidden_providers.includes(p)),
+      providers: {
+        all: { display_providers: listedProviders().filter((p) => !login.hidden_providers.includes(p)) },
+        form: { hide_forgot_password: !(await linkMailsPossible(ctx)) },
+      },
       categories_select: cats.length > 1 && !login.hide_categories_select,
-      forgot_password: await mailEnabled(ctx),
       signup: codes.length > 0,
       notification_cover: { enabled: login.notice.enabled, title: login.notice.title, description: login.notice.text },
     };

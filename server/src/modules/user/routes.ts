@@ -14,7 +14,7 @@ import {
 } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
-import { authOf, requireAuth } from '../../http/guard';
+import { authOf, requireAuth, requireToken } from '../../http/guard';
 import { badRequest, unauthorized } from '../../http/errors';
 import { findPolicy, findUserById } from '../../auth/passwords';
 import { registerWithCode } from '../../auth/registration';
@@ -25,7 +25,6 @@ import { updateUser } from './update';
 import { mailEnabled } from '../../mail/mailer';
 import { migrationsBlock } from '../migration/settings';
 import { actorOf } from '../../audit/record';
-import { publicBaseUrl } from '../../http/base-url';
 import type { Bastion } from '../bastion/service';
 
 export async function userRoutes(app: FastifyInstance, ctx: AppContext, bastion: Bastion) {
@@ -37,7 +36,7 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext, bastion:
   );
 
   r.put('/user', { preHandler: auth, schema: { body: ZUserUpdate } }, async (request) =>
-    updateUser(ctx, actorOf(request), authOf(request).user, authOf(request).session.id, request.body, publicBaseUrl(ctx.config, request)),
+    updateUser(ctx, actorOf(request), authOf(request).user, authOf(request).session.id, request.body),
   );
 
   r.get('/user/config', { preHandler: auth, schema: { response: { 200: ZUserConfig } } }, async (request) => {
@@ -49,7 +48,7 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext, bastion:
       viewers_documentation_url: frontend.viewers_documentation_url,
       show_change_email_button: await mailEnabled(ctx),
       show_temporal_tab: frontend.show_temporal_tab,
-      ...(await bastion.userConfig(request)),
+      ...(await bastion.userConfig()),
       can_use_bastion_individual_domains: false,
       migrations_block: await migrationsBlock(ctx, user),
       session: { id: session.id, max_renew_time: ctx.sessions.maxRenewTime(session), max_time: ctx.sessions.maxTime(session) },
@@ -93,7 +92,7 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext, bastion:
     return (await findPolicy(ctx.db, user.categoryId, user.roleId)) ?? false;
   });
 
-  r.post('/user/register', { schema: { body: ZRegisterBody } }, async (request) => {
+  r.post('/user/register', { preHandler: requireToken(ctx, { missing: 'session_expired' }), schema: { body: ZRegisterBody } }, async (request) => {
     const token = bearerToken(request.headers.authorization);
     if (!token) throw unauthorized('session_expired', 'Registration session ended');
     return registerWithCode(ctx, token, request.body.code);

@@ -1,14 +1,14 @@
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { TUserUpdate } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
-import { badRequest, conflict, forbidden, precondition } from '../../http/errors';
+import { badRequest, forbidden } from '../../http/errors';
 import { setPassword } from '../../auth/password-change';
 import { verifyPassword } from '../../auth/passwords';
-import { emailDomainAllowed } from '../../auth/registration';
+import { mailVerificationLink } from '../../auth/recovery';
 import type { UserRow } from '../../auth/sessions';
-import { mailEnabled, sendMail } from '../../mail/mailer';
-import { emailChangeNotice, verificationMail } from '../../mail/templates';
+import { sendMail } from '../../mail/mailer';
+import { emailChangeNotice } from '../../mail/templates';
 import { audit, type AuditActor as Actor } from '../../audit/record';
 
 /**
@@ -17,7 +17,7 @@ import { audit, type AuditActor as Actor } from '../../audit/record';
  * mailed to it is followed (`verifyEmail`); the mail goes out before anything is stored, so an SMTP
  * failure changes nothing.
  */
-export async function updateUser(ctx: AppContext, actor: Actor, user: UserRow, sessionId: string, body: TUserUpdate, baseUrl: string) {
+export async function updateUser(ctx: AppContext, actor: Actor, user: UserRow, sessionId: string, body: TUserUpdate) {
   if ('password' in body) {
     if (user.provider !== 'local') throw forbidden('forbidden', 'Only local accounts have a password here');
     if (!(await verifyPassword(user.passwordHash, body.current_password))) {
@@ -32,7 +32,7 @@ export async function updateUser(ctx: AppContext, actor: Actor, user: UserRow, s
     await audit(ctx.db, actor, { action: 'user.password', objectType: 'user', objectId: user.id, objectName: user.username, categoryId: user.categoryId });
     return {};
   }
-  if (body.email !== undefined) await requestEmailChange(ctx, user, body.email, baseUrl);
+  if (body.email !== undefined) await requestEmailChange(ctx, user, body.email);
   if (body.name !== undefined && body.name !== user.name) {
     await ctx.db.update(schema.users).set({ name: body.name }).where(eq(schema.users.id, user.id));
   }
@@ -51,23 +51,11 @@ export const usersData = (u: UserRow) => ({
   name: u.name,
 });
 
-async function requestEmailChange(ctx: AppContext, user: UserRow, email: string, baseUrl: string) {
-  if (!(await mailEnabled(ctx))) throw precondition('email_not_configured', 'E-mail is not configured on this server');
+async function requestEmailChange(ctx: AppContext, user: UserRow, email: string) {
   if (email.toLowerCase() === user.email.toLowerCase() && user.emailVerifiedAt) {
     throw badRequest('email_unchanged', 'That is already your verified address');
   }
-  const [category] = await ctx.db.select().from(schema.categories).where(eq(schema.categories.id, user.categoryId));
-  if (category && !emailDomainAllowed(category.allowedEmailDomains, email)) {
-    throw forbidden('email_domain_not_allowed', 'E-mail domain not allowed in this category');
-  }
-  const [other] = await ctx.db
-    .select({ id: schema.users.id })
-    .from(schema.users)
-    .where(and(eq(schema.users.categoryId, user.categoryId), ne(schema.users.id, user.id), sql`lower(${schema.users.email}) = ${email.toLowerCase()}`));
-  if (other) throw conflict('email_already_in_use', 'That e-mail address is already in use');
-  const token = await ctx.tokens.signSpecial('email-verification', { user_id: user.id, email });
-  await sendMail(ctx, verificationMail(user, email, `${baseUrl}/verify-email?token=${token}`));
-  await ctx.db.update(schema.users).set({ emailPending: email }).where(eq(schema.users.id, user.id));
+  await mailVerificationLink(ctx, user, email);
   // The notice to the old address is informative: its failure must not undo the request.
   if (user.email && user.email.toLowerCase() !== email.toLowerCase()) {
     await sendMail(ctx, emailChangeNotice(user, user.email, email)).catch(() => undefined);

@@ -4,7 +4,7 @@ import type { TViewer, TViewerAnswer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { authOf } from '../../http/guard';
-import { publicBaseUrl } from '../../http/base-url';
+import { requestBaseUrl } from '../../http/base-url';
 import { actorOf, audit } from '../../audit/record';
 import type { DomainRow } from '../desktops/view';
 import { viewerFor } from './service';
@@ -27,7 +27,8 @@ export function spiceProxyOf(base: string) {
  */
 export async function openViewer(ctx: AppContext, request: FastifyRequest, row: DomainRow, viewer: TViewer, opts: { support?: boolean } = {}): Promise<TViewerAnswer> {
   const me = authOf(request).user;
-  const answer = await viewerFor(ctx, row, viewer, { userId: me.id, proxy: spiceProxyOf(publicBaseUrl(ctx.config, request)) });
+  // A live connection for this person's own request, used at once: the address they reached may do (requestBaseUrl).
+  const answer = await viewerFor(ctx, row, viewer, { userId: me.id, proxy: spiceProxyOf(requestBaseUrl(ctx.config, request)) });
   await ctx.db.update(schema.domains).set({ accessedAt: new Date() }).where(eq(schema.domains.id, row.id));
   if (row.userId !== me.id) {
     await audit(ctx.db, actorOf(request), {

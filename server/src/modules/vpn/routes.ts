@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ZVpnConfig } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { authOf, requireAuth } from '../../http/guard';
-import { publicBaseUrl } from '../../http/base-url';
+import { requirePublicUrl } from '../../http/base-url';
 import { actorOf, audit } from '../../audit/record';
 import type { VpnService } from '../../vpn/service';
 
@@ -12,8 +12,9 @@ export async function vpnRoutes(app: FastifyInstance, ctx: AppContext, vpn: VpnS
   const r = app.withTypeProvider<ZodTypeProvider>();
   const auth = requireAuth(ctx);
 
+  // The file is kept: its endpoint is VPN_HOST, else the configured public address's host (never the request's Host).
   r.get('/user/vpn/config', { preHandler: auth, schema: { response: { 200: ZVpnConfig } } }, async (request) =>
-    vpn.configFile(authOf(request).user.id, new URL(publicBaseUrl(ctx.config, request)).hostname),
+    vpn.configFile(authOf(request).user.id, async () => ctx.config.vpn.host ?? new URL(await requirePublicUrl(ctx)).hostname),
   );
 
   r.put('/user/reset-vpn', { preHandler: auth }, async (request) => {

@@ -14,8 +14,8 @@ import { categoriesQuery, loginConfigQuery } from './api';
 export default function ForgotPasswordPage() {
   const { t } = useTranslation();
   const categories = useQuery(categoriesQuery);
-  // Said before the form is filled: without mail no link can be sent.
-  const mailOff = useQuery(loginConfigQuery).data?.forgot_password === false;
+  // Said before the form is filled: without mail (or the public address its link needs) no link can be sent.
+  const mailOff = useQuery(loginConfigQuery).data?.providers.form.hide_forgot_password === true;
   const [sent, setSent] = useState(false);
   const { busy, error, run } = useAction();
   const r = rules(t);

@@ -69,7 +69,7 @@ export default function LoginPage() {
   }, [byUrl.data]);
   const multipleCategories = (categories.data?.length ?? 0) > 1 && !byUrl.data && config.data?.categories_select !== false;
   const notice = config.data?.notification_cover;
-  const { form: showForm, external: externalProviders } = signInChoices(config.data?.providers);
+  const { form: showForm, external: externalProviders } = signInChoices(config.data?.providers.all.display_providers);
   useEffect(() => {
     const first = categories.data?.[0];
     if (customUrl) return;
@@ -184,7 +184,7 @@ export default function LoginPage() {
             <>
               <TextInput label={t('login.username')} autoComplete="username" autoFocus data-testid="login-username" {...form.getInputProps('username')} />
               <PasswordInput label={t('login.password')} autoComplete="current-password" data-testid="login-password" {...form.getInputProps('password')} />
-              {config.data?.forgot_password && (
+              {config.data && !config.data.providers.form.hide_forgot_password && (
                 <Anchor component={Link} to="/forgot-password" size="sm" ta="right" mt={-8}>
                   {t('login.forgot')}
                 </Anchor>

@@ -15,8 +15,12 @@ import { applySettings } from './apply';
 
 const ZKeyParams = z.object({ key: z.string().max(32) });
 
-/** What GET answers for a setting: the mail password never leaves the server. */
-function answerOf<K extends TSettingKey>(key: K, value: SettingValue<K>): unknown {
+/**
+ * What GET answers for a setting: the mail password never leaves the server; the public address
+ * comes with `PUBLIC_URL` when the server sets it (it then wins over the stored one).
+ */
+function answerOf<K extends TSettingKey>(ctx: AppContext, key: K, value: SettingValue<K>): unknown {
+  if (key === 'public_address') return { ...(value as SettingValue<'public_address'>), environment: ctx.config.publicUrl ?? null };
   if (key !== 'mail') return value;
   const mail = value as SettingValue<'mail'>;
   return { ...mail, password: '', password_set: mail.password !== '' };
@@ -52,7 +56,7 @@ export async function adminSettingsRoutes(app: FastifyInstance, ctx: AppContext)
   r.get('/admin/settings/:key', { preHandler: adminOnly, schema: { params: ZKeyParams } }, async (request) => {
     const key = request.params.key;
     if (!isSettingKey(key)) throw notFound('not_found', 'No such setting');
-    return answerOf(key, await ctx.settings.get(key));
+    return answerOf(ctx, key, await ctx.settings.get(key));
   });
 
   r.put(
@@ -84,7 +88,7 @@ export async function adminSettingsRoutes(app: FastifyInstance, ctx: AppContext)
       });
       await applySettings(ctx, key);
       notifyAdmins(ctx, null, 'settings_update', { key });
-      return answerOf(key, parsed.data as never);
+      return answerOf(ctx, key, parsed.data as never);
     },
   );
 

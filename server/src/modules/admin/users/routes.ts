@@ -19,7 +19,6 @@ import { schema } from '../../../db';
 import { actorOf, audit } from '../../../audit/record';
 import { ApiError, badRequest, forbidden, notFound, precondition } from '../../../http/errors';
 import { authOf } from '../../../http/guard';
-import { publicBaseUrl } from '../../../http/base-url';
 import { mailResetLink } from '../../../auth/recovery';
 import { findPolicy, hashPassword, policyViolations } from '../../../auth/passwords';
 import type { UserRow } from '../../../auth/sessions';
@@ -153,7 +152,7 @@ export async function adminUserRoutes(app: FastifyInstance, ctx: AppContext) {
     const user = await reachableUser(db, boundCategory(request), request.params.id);
     assertMayTouch(request, user);
     if (!user.email) throw precondition('user_has_no_email', 'The user has no e-mail address');
-    await mailResetLink(ctx, user, publicBaseUrl(ctx.config, request));
+    await mailResetLink(ctx, user);
     await audit(db, actorOf(request), { action: 'user.reset_mail', objectType: 'user', objectId: user.id, objectName: user.username, categoryId: user.categoryId });
     return { sent: true };
   });

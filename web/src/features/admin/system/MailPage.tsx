@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { Group, NumberInput, PasswordInput, SimpleGrid, Switch, TextInput } from '@mantine/core';
-import { IconSend } from '@tabler/icons-react';
+import { Alert, Group, NumberInput, PasswordInput, SimpleGrid, Switch, TextInput } from '@mantine/core';
+import { IconAlertTriangle, IconSend } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { notifySuccess } from '../../../app/error-handler';
 import { useAction } from '../../../lib/use-action';
@@ -13,10 +13,26 @@ import { sendTestMail } from './api';
 import { useSettingsLive } from './live';
 import './texts';
 
-/** SMTP for password resets and e-mail verification, and a test mail (`/isard-admin/settings/mail`). */
+/** An address people open: http(s)://host[:port][/path], no query. */
+const isPublicAddress = (value: string) => {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The portal's public address (links in mails are made from it), SMTP for password resets and e-mail
+ * verification, and a test mail (`/isard-admin/settings/mail`).
+ */
 export default function MailPage() {
   const { t, i18n } = useTranslation();
   useSettingsLive();
+  const address = useSettingForm('public_address', (v) => ({ url: v.url }), (v) => ({ url: v.url.trim().replace(/\/+$/, '') }));
+  const fromEnvironment = address.query.data?.environment ?? null;
+  const publicUrl = fromEnvironment ?? address.query.data?.url ?? '';
   const s = useSettingForm(
     'mail',
     (v) => ({ enabled: v.enabled, host: v.host, port: v.port, secure: v.secure, user: v.user, password: '', from: v.from }),
@@ -33,7 +49,39 @@ export default function MailPage() {
     <>
       <PageHeader title={t('admin_system.mail.heading')} subtitle={t('admin_system.mail.subheading')} />
       <SettingsBody>
+        <SettingCard
+          title={t('admin_system.mail.public_title')}
+          description={t('admin_system.mail.public_description')}
+          testId="public-address-card"
+          onSave={() => {
+            const url = address.form.getValues().url.trim();
+            if (url && !isPublicAddress(url)) return address.form.setFieldError('url', t('admin_system.mail.public_invalid'));
+            address.save();
+          }}
+          busy={address.busy}
+          dirty={address.dirty}
+          error={address.error}
+          query={address.query}
+        >
+          {fromEnvironment ? (
+            <TextInput label={t('admin_system.mail.public_url')} value={fromEnvironment} description={t('admin_system.mail.public_environment')} readOnly data-testid="public-address-url" />
+          ) : (
+            <TextInput
+              label={t('admin_system.mail.public_url')}
+              placeholder="https://vdi.example.org"
+              type="url"
+              maxLength={2000}
+              data-testid="public-address-url"
+              {...address.form.getInputProps('url')}
+            />
+          )}
+        </SettingCard>
         <SettingCard title={t('admin_system.mail.title')} description={t('admin_system.mail.description')} testId="mail-card" onSave={s.save} busy={s.busy} dirty={s.dirty} error={s.error} query={s.query}>
+          {!address.query.isPending && !publicUrl && (
+            <Alert color="orange" icon={<IconAlertTriangle size={18} />} data-testid="mail-needs-public-address">
+              {t('admin_system.mail.public_missing')}
+            </Alert>
+          )}
           <Switch label={t('admin_system.mail.enabled')} data-testid="mail-enabled" {...s.form.getInputProps('enabled', { type: 'checkbox' })} />
           <SimpleGrid cols={{ base: 1, sm: 2 }}>
             <TextInput label={t('admin_system.mail.host')} placeholder="smtp.example.org" maxLength={255} data-testid="mail-host" {...s.form.getInputProps('host')} />

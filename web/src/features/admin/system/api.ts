@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   ZAuditList,
   ZMailSettingAnswer,
+  ZPublicAddressAnswer,
   SETTING_SCHEMAS,
   type TAuditList,
   type TAuditQuery,
@@ -15,9 +16,17 @@ import { queryClient } from '../../../app/queries';
 export const settingKey = (key: TSettingKey) => ['admin', 'setting', key] as const;
 export const AUDIT_KEY = ['admin', 'audit'] as const;
 
-/** What GET answers for each setting (the mail password is never answered; `password_set` says whether one is stored). */
-export type SettingAnswer<K extends TSettingKey> = K extends 'mail' ? z.infer<typeof ZMailSettingAnswer> : TSettingValue<K>;
-const answerSchema = (key: TSettingKey): z.ZodType => (key === 'mail' ? ZMailSettingAnswer : SETTING_SCHEMAS[key]);
+/**
+ * What GET answers for each setting (the mail password is never answered; `password_set` says whether one is
+ * stored; the public address comes with the server's `PUBLIC_URL`, `environment`, which wins when set).
+ */
+export type SettingAnswer<K extends TSettingKey> = K extends 'mail'
+  ? z.infer<typeof ZMailSettingAnswer>
+  : K extends 'public_address'
+    ? z.infer<typeof ZPublicAddressAnswer>
+    : TSettingValue<K>;
+const ANSWERS: Partial<Record<TSettingKey, z.ZodType>> = { mail: ZMailSettingAnswer, public_address: ZPublicAddressAnswer };
+const answerSchema = (key: TSettingKey): z.ZodType => ANSWERS[key] ?? SETTING_SCHEMAS[key];
 
 export const settingQuery = <K extends TSettingKey>(key: K) =>
   ({
