@@ -55,6 +55,22 @@ test.describe('keyboard only', () => {
     }
   });
 
+  // Whatever happened, Uma's new desktop goes (stopped first): a card left shutting down keeps a loader on her list in later journeys.
+  test.afterAll(async ({ request }) => {
+    const headers = { authorization: `Bearer ${await apiToken(request, 'user')}` };
+    const list = async () => ((await (await request.get('/api/v3/user/desktops', { headers })).json()) as { id: string; name: string; state: string }[]).filter((d) => d.name === DESKTOP);
+    for (const d of await list()) {
+      if (d.state.toLowerCase() !== 'stopped') {
+        await request.get(`/api/v3/desktop/stop/${d.id}`, { headers });
+        await expect
+          .poll(async () => (await list()).find((x) => x.id === d.id)?.state.toLowerCase() ?? 'stopped', { timeout: scaled(60_000) })
+          .toBe('stopped')
+          .catch(() => request.get(`/api/v3/desktop/stop/${d.id}`, { headers }));
+      }
+      await request.delete(`/api/v3/desktop/${d.id}`, { headers });
+    }
+  });
+
   test('sign in, create and start a desktop, open its viewer, book a GPU slot, read the recycle bin', async ({ page, context }) => {
     test.setTimeout(scaled(6 * 60_000));
     await page.goto('/login');
