@@ -48,9 +48,10 @@ test.describe('screens in several languages', () => {
 
   // The demo's names are data, stored in English; while a name is still as seeded it reads in the
   // person's language (the desktop list, the new desktop's template picker, the console's group column).
-  test('seeded demo names in German and Chinese', async ({ page, request }) => {
-    test.setTimeout(scaled(180_000));
-    for (const who of ['user', 'admin']) {
+  // One journey per person (each a few screens in three languages: over 3 minutes together on a busy machine).
+  for (const who of ['user', 'admin']) {
+    test(`seeded demo names in German and Chinese (${who})`, async ({ page, request }) => {
+      test.setTimeout(scaled(180_000));
       const token = await apiToken(request, who);
       await page.context().addCookies([{ name: 'isardvdi_session', value: encodeURIComponent(token), domain: '127.0.0.1', path: '/' }]);
       for (const v of [
@@ -84,8 +85,8 @@ test.describe('screens in several languages', () => {
         await expect(page.getByTestId('new-desktop-name')).toHaveValue('');
         await windowShot(page, `lang-demo-names-new-desktop-${v.lang}-${v.width}`);
       }
-    }
-  });
+    });
+  }
 
   // The card of a desktop that is shutting down: the time left before the forced stop, counting
   // down. The list is the server's, with one desktop shown as shutting down (a real one powers off
