@@ -7,6 +7,8 @@ const port = Number(process.env.E2E_PORT ?? 18731);
 const dataDir = process.env.E2E_DATA_DIR ?? join(root, '.tmp', 'e2e-data');
 const serverLog = join(dataDir, '..', `e2e-server-${port}.log`);
 export const E2E_DEMO_PASSWORD = 'e2e-demo-pass';
+/** How much slower this machine is than a quiet one, measured by `npm test` when it starts (1 when unset): the time limits below stretch by it. */
+const slowdown = Math.max(1, Number(process.env.TEST_SLOWDOWN ?? 1) || 1);
 /** Mail goes to a loopback SMTP server the account journeys start on this port (nothing listens otherwise: sends fail). */
 export const E2E_SMTP_PORT = port + 1;
 
@@ -21,9 +23,10 @@ export default defineConfig({
   fullyParallel: false,
   retries: process.env.CI ? 1 : 0,
   // Bounds for a busy machine (two suites side by side and more: a sign-in took over 10 s at a
-  // load of 20); every step waits on a condition, so a passing run is no slower.
-  timeout: 180_000,
-  expect: { timeout: 30_000 },
+  // load of 20), stretched by the slowdown measured at the start; every step waits on a condition,
+  // so a passing run is no slower.
+  timeout: Math.round(180_000 * slowdown),
+  expect: { timeout: Math.round(30_000 * slowdown) },
   reporter: [['list'], ['json']],
   use: {
     baseURL: `http://127.0.0.1:${port}`,
@@ -42,7 +45,7 @@ export default defineConfig({
     reuseExistingServer: false,
     // A stop as in production (SIGTERM): the server removes its guest network when no guest uses it.
     gracefulShutdown: { signal: 'SIGTERM', timeout: 12_000 },
-    timeout: 120_000,
+    timeout: Math.round(120_000 * slowdown),
     stdout: 'ignore',
     stderr: 'pipe',
     env: {

@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { apiToken, windowShot } from './support';
+import { apiToken, scaled, showAsSaved, windowShot } from './support';
 
 // Screenshots a person looks at, of the screens the accessibility work changed: English and
 // Catalan, light at desktop width and dark at phone width (artifacts/screenshots/a11y-*.png).
@@ -47,7 +47,7 @@ async function call(request: APIRequestContext, user: string, method: string, pa
 
 test.describe('accessibility screenshots', () => {
   test.beforeAll(async ({ request }) => {
-    test.setTimeout(120_000);
+    test.setTimeout(scaled(120_000));
     const templates = (await call(request, 'advanced', 'GET', '/user/templates/allowed/all')) as { id: string; name: string }[];
     const template = templates.find((x) => x.name === 'Demo Linux')!.id;
     deployment = ((await call(request, 'advanced', 'POST', '/deployments', {
@@ -71,13 +71,15 @@ test.describe('accessibility screenshots', () => {
 
   for (const s of SHOTS) {
     test(s.name, async ({ page, request }) => {
-      test.setTimeout(180_000);
+      test.setTimeout(scaled(180_000));
       if (s.user) {
         const token = await apiToken(request, s.user);
         await page.context().addCookies([{ name: 'isardvdi_session', value: encodeURIComponent(token), domain: '127.0.0.1', path: '/' }]);
       }
       for (const v of VARIANTS) {
         await page.setViewportSize({ width: v.width, height: v.height });
+        // A signed-in person sees the language they saved: this one as saved (the demo account keeps its own).
+        if (s.user) await showAsSaved(page, v.lang.slice(0, 2));
         await page.addInitScript(
           ([scheme, lang]) => {
             localStorage.setItem('mantine-color-scheme-value', scheme);
@@ -86,8 +88,8 @@ test.describe('accessibility screenshots', () => {
           [v.scheme, v.lang] as const,
         );
         await page.goto(typeof s.path === 'string' ? s.path : s.path());
-        await expect(page.locator('h1').first()).toBeVisible({ timeout: 30_000 });
-        await expect(page.locator('.mantine-Loader-root, [data-testid$=-loading]')).toHaveCount(0, { timeout: 30_000 });
+        await expect(page.locator('h1').first()).toBeVisible({ timeout: scaled(30_000) });
+        await expect(page.locator('.mantine-Loader-root, [data-testid$=-loading]')).toHaveCount(0, { timeout: scaled(30_000) });
         if (s.open) await s.open(page);
         await windowShot(page, `a11y-${s.name}-${v.lang.slice(0, 2)}-${v.scheme}-${v.width}`);
       }

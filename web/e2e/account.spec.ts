@@ -4,7 +4,7 @@ import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import account from '../src/i18n/locales/account/en.json' with { type: 'json' };
 import { E2E_SMTP_PORT } from '../playwright.config';
 import { startMailSink } from '../../server/test/helpers/mail-sink';
-import { adminCall, apiToken, freshUser, loginPage, notice, PASSWORD, shot, signInAs, windowShot } from './support';
+import { adminCall, apiToken, chooseProfileLanguage, freshUser, loginPage, notice, PASSWORD, scaled, shot, signInAs, windowShot } from './support';
 
 // Account self-service (issue 12): password and e-mail in the profile (mail through a real SMTP
 // server on loopback), migration between two accounts, the disclaimer, the message dialog of a
@@ -20,11 +20,6 @@ test.afterAll(async () => {
 
 const api = async (request: APIRequestContext, token: string, method: string, path: string, data?: unknown) =>
   request.fetch(`/api/v3${path}`, { method, data, headers: { authorization: `Bearer ${token}` } });
-
-async function setLanguage(page: Page, lang: string) {
-  await page.getByTestId('profile-language').click();
-  await page.getByRole('option', { name: lang }).click();
-}
 
 test.describe('account', () => {
   test('password change: the policy checklist follows the typing, a wrong current password is refused, the new one signs in', async ({ page, request }) => {
@@ -77,14 +72,14 @@ test.describe('account', () => {
     await expect(other.getByTestId('profile-email-pending')).toBeVisible();
 
     let link: string | undefined;
-    await expect.poll(() => (link = sink.linkTo('sara.new@example.org')), { timeout: 30_000 }).toBeTruthy();
+    await expect.poll(() => (link = sink.linkTo('sara.new@example.org')), { timeout: scaled(30_000) }).toBeTruthy();
     expect(link).toContain('/verify-email?token=');
     // The old address was told.
     expect(sink.mails.some((m) => m.to.includes('student01@example.org') && m.raw.includes('sara.new@example.org'))).toBe(true);
 
     const mailTab = await context.newPage();
     await mailTab.goto(link!);
-    await expect(mailTab.getByTestId('redirect-countdown')).toBeVisible({ timeout: 30_000 });
+    await expect(mailTab.getByTestId('redirect-countdown')).toBeVisible({ timeout: scaled(30_000) });
     await mailTab.close();
 
     for (const p of [page, other]) {
@@ -223,10 +218,12 @@ test.describe('account', () => {
     }
   });
 
-  test('screens in another language and at phone width', async ({ page }) => {
-    await signInAs(page, 'user');
+  test('screens in another language and at phone width', async ({ page, request }) => {
+    // A person of the journey's own: the Spanish chosen is saved for them.
+    await freshUser(request, 'acct-spanish');
+    await signInAs(page, 'acct-spanish');
     await page.goto('/profile');
-    await setLanguage(page, 'Español');
+    await chooseProfileLanguage(page, 'Español');
     await expect(page.getByTestId('open-password')).toHaveText('Cambiar contraseña');
     await shot(page, 'account-profile-es');
     await page.goto('/profile/password');
@@ -240,12 +237,10 @@ test.describe('account', () => {
     await shot(page, 'account-profile-phone');
     await page.goto('/viewers');
     await shot(page, 'account-viewers-phone');
-    await page.goto('/profile');
-    await setLanguage(page, 'English');
   });
 
   test('a booking about to end raises a message dialog that stays until closed', async ({ page, request }) => {
-    test.setTimeout(6 * 60_000);
+    test.setTimeout(scaled(6 * 60_000));
     const token = await apiToken(request, 'user');
     const desktops = (await (await api(request, token, 'GET', '/user/desktops')).json()) as { id: string; name: string }[];
     const gpu = desktops.find((d) => d.name === 'GPU desktop')!;
@@ -262,9 +257,9 @@ test.describe('account', () => {
     try {
       await signInAs(page, 'user');
       session = (await page.context().cookies()).find((c) => c.name === 'isardvdi_session')!.value;
-      await expect.poll(async () => (await api(request, session, 'GET', `/desktop/start/${gpu.id}`)).status(), { timeout: 3 * 60_000, intervals: [5_000] }).toBe(200);
+      await expect.poll(async () => (await api(request, session, 'GET', `/desktop/start/${gpu.id}`)).status(), { timeout: scaled(3 * 60_000), intervals: [5_000] }).toBe(200);
       const dialog = page.getByTestId('message-dialog');
-      await expect(dialog).toBeVisible({ timeout: 3 * 60_000 });
+      await expect(dialog).toBeVisible({ timeout: scaled(3 * 60_000) });
       await expect(dialog).toContainText('GPU desktop');
       await windowShot(page, 'account-message-dialog');
       // Still there after the time a notification would have gone.
@@ -282,7 +277,7 @@ test.describe('account', () => {
       await api(request, session, 'GET', `/desktop/stop/${gpu.id}`);
       // A booking in progress is deleted once its desktop has stopped: wait for that, then it is gone for the specs after.
       await expect
-        .poll(async () => (await api(request, session, 'DELETE', `/booking/event/${bookingId}`)).status(), { timeout: 60_000, intervals: [1_000] })
+        .poll(async () => (await api(request, session, 'DELETE', `/booking/event/${bookingId}`)).status(), { timeout: scaled(60_000), intervals: [1_000] })
         .toBe(200);
     }
   });

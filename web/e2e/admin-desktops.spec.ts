@@ -2,7 +2,7 @@ import { expect, test, type APIRequestContext, type Browser, type Page } from '@
 import adminDesktopsEn from '../src/i18n/locales/admin-desktops/en.json' with { type: 'json' };
 import adminDesktopsCa from '../src/i18n/locales/admin-desktops/ca.json' with { type: 'json' };
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
-import { apiToken, freshUser, loginPage, PASSWORD, shot, signInAs, windowShot } from './support';
+import { apiToken, chooseLanguage, freshUser, loginPage, PASSWORD, scaled, shot, signInAs, windowShot } from './support';
 
 // Issue 13, desktops part: an admin searches "maria" and finds every Maria's desktops across
 // categories, sees which run (state, uptime, hypervisor, memory), force-stops one, opens another's
@@ -45,11 +45,11 @@ async function seedMarias(request: APIRequestContext) {
     const template = templates.find((t) => t.name === 'Demo Linux') ?? templates[0];
     for (const name of names) made[name] = ((await owner.post('/persistent_desktop', { name, template_id: template!.id })) as { id: string }).id;
     for (const name of names) {
-      await expect.poll(async () => ((await owner.get('/user/desktops')) as { id: string; state: string }[]).find((d) => d.id === made[name])?.state.toLowerCase(), { timeout: 60_000 }).toBe('stopped');
+      await expect.poll(async () => ((await owner.get('/user/desktops')) as { id: string; state: string }[]).find((d) => d.id === made[name])?.state.toLowerCase(), { timeout: scaled(60_000) }).toBe('stopped');
     }
     for (const name of names.filter((n) => n !== DESKS.old)) {
       await owner.get(`/desktop/start/${made[name]}`);
-      await expect.poll(async () => ((await owner.get('/user/desktops')) as { id: string; state: string }[]).find((d) => d.id === made[name])?.state.toLowerCase(), { timeout: 90_000 }).toMatch(/started|waitingip/);
+      await expect.poll(async () => ((await owner.get('/user/desktops')) as { id: string; state: string }[]).find((d) => d.id === made[name])?.state.toLowerCase(), { timeout: scaled(90_000) }).toMatch(/started|waitingip/);
     }
   }
   return made;
@@ -62,7 +62,7 @@ async function ownerSignsIn(browser: Browser, who: typeof FERRER) {
   const login = loginPage(page);
   await login.open();
   await login.signIn(who.username, PASSWORD, who.category === 'default' ? undefined : who.categoryName);
-  await expect(page).toHaveURL(/\/desktops$/, { timeout: 20_000 });
+  await expect(page).toHaveURL(/\/desktops$/, { timeout: scaled(20_000) });
   return { page, context };
 }
 
@@ -84,7 +84,7 @@ test.describe('administration: every desktop', () => {
   });
 
   test('an admin finds every Maria, force-stops one, opens another as support, deletes a third to its owner\'s bin', async ({ page, browser, request }) => {
-    test.setTimeout(300_000);
+    test.setTimeout(scaled(300_000));
     await seedMarias(request);
 
     await signInAs(page, 'admin');
@@ -114,7 +114,7 @@ test.describe('administration: every desktop', () => {
     await windowShot(page, 'admin-desktops-force-stop-confirm');
     await page.getByTestId('desktops-confirm-confirm').click();
     await noDialog(page);
-    await expect(row(page, DESKS.running).getByTestId('desktop-state')).toHaveAttribute('data-state', 'stopped', { timeout: 60_000 });
+    await expect(row(page, DESKS.running).getByTestId('desktop-state')).toHaveAttribute('data-state', 'stopped', { timeout: scaled(60_000) });
 
     // Open another's screen as support: its owner, signed in elsewhere, sees the notice at once.
     const lopez = await ownerSignsIn(browser, LOPEZ);
@@ -124,9 +124,9 @@ test.describe('administration: every desktop', () => {
     const viewer = page.context().waitForEvent('page');
     await page.getByTestId('desktops-support-confirm').click();
     const screen = await viewer;
-    await expect(screen).toHaveURL(/\/viewer\/vnc/, { timeout: 20_000 });
+    await expect(screen).toHaveURL(/\/viewer\/vnc/, { timeout: scaled(20_000) });
     const notice = lopez.page.getByTestId('support-notice');
-    await expect(notice).toBeVisible({ timeout: 20_000 });
+    await expect(notice).toBeVisible({ timeout: scaled(20_000) });
     await expect(notice).toContainText(en.support_notice.title);
     await expect(notice).toContainText(DESKS.thesis);
     await shot(lopez.page, 'admin-desktops-owner-notice');
@@ -134,7 +134,7 @@ test.describe('administration: every desktop', () => {
     // The audit log records it, as someone else's screen opened by support.
     await page.goto('/isard-admin/audit');
     const entry = page.getByRole('row').filter({ hasText: DESKS.thesis }).first();
-    await expect(entry).toBeVisible({ timeout: 20_000 });
+    await expect(entry).toBeVisible({ timeout: scaled(20_000) });
     await expect(entry).toContainText('support: true');
     await shot(page, 'admin-desktops-audit');
 
@@ -181,11 +181,10 @@ test.describe('administration: every desktop', () => {
   });
 
   test('a manager sees only their category\'s Marias, in Catalan; the templates, media and deployments screens', async ({ page }) => {
-    test.setTimeout(120_000);
+    test.setTimeout(scaled(120_000));
     await signInAs(page, 'manager');
     await page.goto('/isard-admin/desktops');
-    await page.getByTestId('language-menu').click();
-    await page.getByTestId('language-ca-ES').click();
+    await chooseLanguage(page, 'ca-ES');
     await expect(page.getByTestId('desktops-search')).toHaveAttribute('placeholder', DCa.common.search);
     await page.getByTestId('desktops-search').fill('maria');
     await expect(page.locator('[data-testid="desktop-row"][data-name="Demo desktop"]')).toHaveCount(0);
@@ -200,8 +199,7 @@ test.describe('administration: every desktop', () => {
       await shot(page, `admin-${area}-ca`);
     }
     // Back to English for the other journeys.
-    await page.getByTestId('language-menu').click();
-    await page.getByTestId('language-en-US').click();
+    await chooseLanguage(page, 'en-US');
     await page.getByTestId('admin-nav-templates').click();
     await page.getByTestId('templates-actions').first().click();
     await page.getByTestId('template-delete').click();

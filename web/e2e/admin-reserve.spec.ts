@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/admin-reserve/en.json' with { type: 'json' };
 import ca from '../src/i18n/locales/admin-reserve/ca.json' with { type: 'json' };
 import core from '../src/i18n/locales/en.json' with { type: 'json' };
-import { apiToken, freshUser, shot, signInAs, windowShot } from './support';
+import { apiToken, chooseLanguage, freshUser, scaled, shot, signInAs, windowShot } from './support';
 
 // The console's GPU cards, booking rules and auto-shutdown policies (issue 13): the admin adds a
 // card with two profiles and the planner offers them at once; the admin changes the booking rules
@@ -14,12 +14,12 @@ const run = Math.random().toString(36).slice(2, 7);
 
 async function openScreen(page: Page, path: string, heading: string) {
   await page.goto(`/isard-admin/${path}`);
-  await expect(page.getByRole('heading', { name: heading, level: 1 })).toBeVisible({ timeout: 20_000 });
-  await expect(page.locator('.mantine-Skeleton-root')).toHaveCount(0, { timeout: 20_000 });
+  await expect(page.getByRole('heading', { name: heading, level: 1 })).toBeVisible({ timeout: scaled(20_000) });
+  await expect(page.locator('.mantine-Skeleton-root')).toHaveCount(0, { timeout: scaled(20_000) });
 }
 
 /** The "saved" notices have gone (they would cover the screen's top in a screenshot). */
-const noticesGone = (page: Page) => expect(page.locator('.mantine-Notification-root')).toHaveCount(0, { timeout: 15_000 });
+const noticesGone = (page: Page) => expect(page.locator('.mantine-Notification-root')).toHaveCount(0, { timeout: scaled(15_000) });
 
 async function pick(page: Page, testId: string, option: string | RegExp) {
   await page.getByTestId(testId).click();
@@ -28,7 +28,7 @@ async function pick(page: Page, testId: string, option: string | RegExp) {
 
 test.describe.serial('reservations in the console', () => {
   test('the admin adds a GPU card with two profiles; the planner offers them at once', async ({ page }) => {
-    test.setTimeout(120_000);
+    test.setTimeout(scaled(120_000));
     const name = `NVIDIA L4 ${run}`;
     await signInAs(page, 'admin');
     await openScreen(page, 'reservables', T.nav.reservables);
@@ -79,7 +79,7 @@ test.describe.serial('reservations in the console', () => {
   });
 
   test("the admin changes the booking rules of the user role; the user's next booking follows", async ({ page, request }) => {
-    test.setTimeout(120_000);
+    test.setTimeout(scaled(120_000));
     const user = await apiToken(request, 'user');
     const headers = { authorization: `Bearer ${user}` };
     const desktops = (await (await request.get('/api/v3/user/desktops', { headers })).json()) as { id: string; name: string }[];
@@ -131,7 +131,7 @@ test.describe.serial('reservations in the console', () => {
   });
 
   test("an auto-shutdown policy: the owner's desktop card shows when it stops", async ({ page, browser, request }) => {
-    test.setTimeout(240_000);
+    test.setTimeout(scaled(240_000));
     const username = `shutdown-${run}`;
     await freshUser(request, username);
     const token = await apiToken(request, username);
@@ -164,9 +164,9 @@ test.describe.serial('reservations in the console', () => {
     const card = ownerPage.getByTestId('desktop-card').filter({ hasText: 'Report desktop' });
     const before = Date.now();
     await card.getByTestId('desktop-action-start').click();
-    await expect(card).toHaveAttribute('data-state', 'started', { timeout: 120_000 });
+    await expect(card).toHaveAttribute('data-state', 'started', { timeout: scaled(120_000) });
     const notice = card.getByTestId('desktop-shutdown');
-    await expect(notice).toBeVisible({ timeout: 20_000 });
+    await expect(notice).toBeVisible({ timeout: scaled(20_000) });
     const expected = new Date(before + 240 * 60_000);
     const hhmm = (d: Date) => d.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
     const shown = (await notice.innerText()).trim();
@@ -175,7 +175,7 @@ test.describe.serial('reservations in the console', () => {
     // At phone width, loaded as a phone would (no sidebar sliding away mid-shot).
     await ownerPage.setViewportSize({ width: 390, height: 844 });
     await ownerPage.reload();
-    await expect(notice).toBeVisible({ timeout: 20_000 });
+    await expect(notice).toBeVisible({ timeout: scaled(20_000) });
     await shot(ownerPage, 'admin-reserve-desktop-card-shutdown-phone');
     await ownerPage.setViewportSize({ width: 1280, height: 800 });
 
@@ -183,19 +183,19 @@ test.describe.serial('reservations in the console', () => {
     await row.getByTestId('policy-delete').click();
     await page.getByTestId('policy-delete-confirm').click();
     await expect(row).toHaveCount(0);
-    await expect(notice).toHaveCount(0, { timeout: 20_000 });
+    await expect(notice).toHaveCount(0, { timeout: scaled(20_000) });
     await card.getByTestId('desktop-action-stop').click();
-    await expect(card).toHaveAttribute('data-state', /stopped|shutting-down|stopping/, { timeout: 60_000 });
+    await expect(card).toHaveAttribute('data-state', /stopped|shutting-down|stopping/, { timeout: scaled(60_000) });
     await owner.close();
   });
 
-  test('managers reach only the policies of their category; screens in Catalan, at phone width, empty and failing', async ({ page, browser }) => {
-    test.setTimeout(180_000);
+  test('managers reach only the policies of their category; screens in Catalan, at phone width, empty and failing', async ({ page, browser, request }) => {
+    test.setTimeout(scaled(180_000));
     const managerContext = await browser.newContext();
     const manager = await managerContext.newPage();
     await signInAs(manager, 'manager');
     await manager.goto('/isard-admin/shutdown_policies');
-    await expect(manager.getByRole('heading', { name: T.nav.shutdown_policies, level: 1 })).toBeVisible({ timeout: 20_000 });
+    await expect(manager.getByRole('heading', { name: T.nav.shutdown_policies, level: 1 })).toBeVisible({ timeout: scaled(20_000) });
     const nav = manager.locator('nav');
     await expect(nav.getByText(T.nav.shutdown_policies)).toBeVisible();
     await expect(nav.getByText(T.nav.reservables)).toHaveCount(0);
@@ -204,23 +204,23 @@ test.describe.serial('reservations in the console', () => {
     await shot(manager, 'admin-reserve-policies-empty-manager');
     await managerContext.close();
 
-    await signInAs(page, 'admin');
+    // An administrator of the journey's own: the Catalan chosen is saved for them.
+    await freshUser(request, 'reserve-ca-admin', 'admin');
+    await signInAs(page, 'reserve-ca-admin');
     const screens = [
       { path: 'reservables', en: T.nav.reservables, ca: ca.admin_reserve.nav.reservables, name: 'cards' },
       { path: 'booking_rules', en: T.nav.booking_rules, ca: ca.admin_reserve.nav.booking_rules, name: 'rules' },
       { path: 'shutdown_policies', en: T.nav.shutdown_policies, ca: ca.admin_reserve.nav.shutdown_policies, name: 'policies' },
     ];
     await openScreen(page, 'reservables', T.nav.reservables);
-    await page.getByTestId('language-menu').click();
-    await page.getByTestId('language-ca-ES').click();
+    await chooseLanguage(page, 'ca-ES');
     try {
       for (const s of screens) {
         await openScreen(page, s.path, s.ca);
         await shot(page, `admin-reserve-${s.name}-ca`);
       }
     } finally {
-      await page.getByTestId('language-menu').click();
-      await page.getByTestId('language-en-US').click();
+      await chooseLanguage(page, 'en-US');
       await expect(page.getByRole('heading', { level: 1 })).toHaveText(T.nav.shutdown_policies);
     }
     await page.setViewportSize({ width: 390, height: 844 });
@@ -232,7 +232,7 @@ test.describe.serial('reservations in the console', () => {
     // A list that cannot be read says so.
     await page.route('**/api/v3/admin/reservables/gpus', (r) => r.abort());
     await page.goto('/isard-admin/reservables');
-    await expect(page.getByTestId('cards-error')).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByTestId('cards-error')).toBeVisible({ timeout: scaled(20_000) });
     await shot(page, 'admin-reserve-cards-error');
   });
 });

@@ -3,7 +3,7 @@ import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import ca from '../src/i18n/locales/ca.json' with { type: 'json' };
 import enB from '../src/i18n/locales/bookings/en.json' with { type: 'json' };
 import caB from '../src/i18n/locales/bookings/ca.json' with { type: 'json' };
-import { apiToken, notice, signInAs, windowShot as shot } from './support';
+import { apiToken, chooseLanguage, notice, scaled, signInAs, windowShot as shot } from './support';
 
 // The demo `user` (Uma) has "GPU desktop", which needs the NVIDIA A40 2Q profile; the seed plans
 // 2Q on the demo card for the next four weeks (4Q for two more). Default booking rules: bookings
@@ -40,10 +40,10 @@ async function stopDesktop(page: Page, id: string) {
   await asUser(page, 'GET', `/desktop/stop/${id}`);
   const stopped = async () => ((await asUser(page, 'GET', '/user/desktops')) as { id: string; state: string }[]).find((d) => d.id === id)?.state.toLowerCase() === 'stopped';
   try {
-    await expect.poll(stopped, { timeout: 10_000 }).toBe(true);
+    await expect.poll(stopped, { timeout: scaled(10_000) }).toBe(true);
   } catch {
     await asUser(page, 'GET', `/desktop/stop/${id}`);
-    await expect.poll(stopped, { timeout: 30_000 }).toBe(true);
+    await expect.poll(stopped, { timeout: scaled(30_000) }).toBe(true);
   }
 }
 
@@ -160,20 +160,18 @@ test.describe.serial('bookings', () => {
     await expect(page).toHaveURL(new RegExp(`/booking/desktop/${desktopId}$`));
 
     // The calendar in Catalan.
-    await page.getByTestId('language-menu').click();
-    await page.getByTestId('language-ca-ES').click();
+    await chooseLanguage(page, 'ca-ES');
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(fill(caB.bookings.item_heading, { name: ca.built_in.gpu_desktop }));
     await expect(page.getByTestId('booking-calendar').getByRole('tab', { name: 'Setmana' })).toBeVisible();
-    await expect(notice(page, ca.session.language_saved)).toBeHidden({ timeout: 10_000 });
+    await expect(notice(page, ca.session.language_saved)).toBeHidden({ timeout: scaled(10_000) });
     await shot(page, 'booking-week-ca-ES');
-    await page.getByTestId('language-menu').click();
-    await page.getByTestId('language-en-US').click();
+    await chooseLanguage(page, 'en-US');
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(fill(enB.bookings.item_heading, { name: GPU_DESKTOP }));
 
     // And in the dark colour scheme.
     // (each language change says it was saved; wait until every such notice has gone)
-    await expect(notice(page, ca.session.language_saved)).toHaveCount(0, { timeout: 10_000 });
-    await expect(notice(page, en.session.language_saved)).toHaveCount(0, { timeout: 10_000 });
+    await expect(notice(page, ca.session.language_saved)).toHaveCount(0, { timeout: scaled(10_000) });
+    await expect(notice(page, en.session.language_saved)).toHaveCount(0, { timeout: scaled(10_000) });
     await page.getByRole('button', { name: en.nav.dark_mode }).first().click();
     await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', 'dark');
     await shot(page, 'booking-week-dark');
@@ -181,7 +179,7 @@ test.describe.serial('bookings', () => {
   });
 
   test('outside a booking the desktop does not start: the cannot-start dialog, then start now with an end time', async ({ page }) => {
-    test.setTimeout(180_000);
+    test.setTimeout(scaled(180_000));
     await signInAs(page, 'user');
     const gpu = card(page, GPU_DESKTOP);
     const dialog = page.getByRole('dialog');
@@ -227,8 +225,8 @@ test.describe.serial('bookings', () => {
     await shot(page, 'start-now-dialog');
     await page.getByTestId('start-now-confirm').click();
     await expect(dialog).toBeHidden();
-    await expect(gpu).toHaveAttribute('data-state', /starting|started|waitingip/, { timeout: 30_000 });
-    await expect(gpu).toHaveAttribute('data-state', /started|waitingip/, { timeout: 90_000 });
+    await expect(gpu).toHaveAttribute('data-state', /starting|started|waitingip/, { timeout: scaled(30_000) });
+    await expect(gpu).toHaveAttribute('data-state', /started|waitingip/, { timeout: scaled(90_000) });
     // The card tells until when it is booked.
     await expect(gpu.getByTestId('desktop-booking')).toContainText(firstEnd);
     await shot(page, 'start-now-started');

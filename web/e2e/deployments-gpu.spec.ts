@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import enDep from '../src/i18n/locales/deployments/en.json' with { type: 'json' };
 import enB from '../src/i18n/locales/bookings/en.json' with { type: 'json' };
-import { apiToken, notice, signInAs, windowShot as shot } from './support';
+import { apiToken, notice, scaled, signInAs, windowShot as shot } from './support';
 
 // `advanced` (Teo) rolls Demo Linux out to Students 1A (Sara, Pau and a member by a second group) with the NVIDIA A40 2Q
 // profile and lets the students recreate their desktop; he books the deployment in its calendar
@@ -77,7 +77,7 @@ test.describe.serial('deployments with a GPU', () => {
     await page.getByTestId('deployment-confirm-create').click();
     await expect(page).toHaveURL(/\/deployment\/[^/]+$/);
     deploymentId = page.url().split('/').pop()!;
-    await expect(page.getByTestId('deployment-user')).toHaveCount(3, { timeout: 30_000 });
+    await expect(page.getByTestId('deployment-user')).toHaveCount(3, { timeout: scaled(30_000) });
     await expect(page.getByTestId('deployment-needs-booking')).toHaveText(t.needs_booking);
     await expect(page.getByTestId('deployment-next-booking')).toHaveText(t.no_booking);
 

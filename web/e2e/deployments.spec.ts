@@ -4,7 +4,7 @@ import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import enDep from '../src/i18n/locales/deployments/en.json' with { type: 'json' };
 import esDep from '../src/i18n/locales/deployments/es.json' with { type: 'json' };
 import esMain from '../src/i18n/locales/es.json' with { type: 'json' };
-import { apiToken, litPixels, notice, signInAs, windowShot as shot } from './support';
+import { apiToken, litPixels, notice, scaled, signInAs, windowShot as shot } from './support';
 
 // `advanced` (Teo) rolls the Demo Linux template out to Students 1B (Nora, Iker, and Uma by her
 // secondary group: 3 desktops), starts them, watches them on the videowall, hides and shows the
@@ -50,7 +50,7 @@ async function pick(page: Page, testId: string, typed: string, option: string, t
 
 test.describe.serial('deployments', () => {
   test('a teacher rolls a template out to a group and runs the class with it', async ({ page, request }) => {
-    test.setTimeout(8 * 60_000);
+    test.setTimeout(scaled(8 * 60_000));
     // Seen creation progress, recorded as it happens (three desktops are made in well under a second).
     await page.addInitScript(() => {
       const w = window as unknown as { __creating: number[] };
@@ -107,8 +107,8 @@ test.describe.serial('deployments', () => {
     await expect(page).toHaveURL(/\/deployment\/[^/]+$/);
     const deploymentId = page.url().split('/').pop()!;
     const users = page.getByTestId('deployment-user');
-    await expect(users).toHaveCount(3, { timeout: 30_000 });
-    await expect(page.getByTestId('deployment-creating')).toBeHidden({ timeout: 30_000 });
+    await expect(users).toHaveCount(3, { timeout: scaled(30_000) });
+    await expect(page.getByTestId('deployment-creating')).toBeHidden({ timeout: scaled(30_000) });
     await expect(page.getByTestId('deployment-recreate')).toBeEnabled();
     const seen = await page.evaluate(() => (window as unknown as { __creating: number[] }).__creating);
     console.log(`creation progress seen in the page: ${JSON.stringify(seen)}`);
@@ -120,7 +120,7 @@ test.describe.serial('deployments', () => {
     // Start all: every desktop comes up live (one at a time under TCG).
     await page.getByTestId('deployment-start-all').click();
     const desktops = page.getByTestId('deployment-desktop');
-    for (let i = 0; i < 3; i++) await expect(desktops.nth(i)).toHaveAttribute('data-state', /started|waitingip/, { timeout: 120_000 });
+    for (let i = 0; i < 3; i++) await expect(desktops.nth(i)).toHaveAttribute('data-state', /started|waitingip/, { timeout: scaled(120_000) });
     await expect(page.getByTestId('deployment-count-started')).toHaveAttribute('data-value', '3');
 
     // The videowall: one live screen per student, view-only; one can be enlarged.
@@ -129,17 +129,17 @@ test.describe.serial('deployments', () => {
     const tiles = page.getByTestId('videowall-tile');
     await expect(tiles).toHaveCount(3);
     for (let i = 0; i < 3; i++) {
-      await expect(tiles.nth(i)).toHaveAttribute('data-status', 'connected', { timeout: 30_000 });
-      await expect.poll(() => litPixels(tiles.nth(i)), { timeout: 60_000, intervals: [1000] }).toBeGreaterThan(3000);
+      await expect(tiles.nth(i)).toHaveAttribute('data-status', 'connected', { timeout: scaled(30_000) });
+      await expect.poll(() => litPixels(tiles.nth(i)), { timeout: scaled(60_000), intervals: [1000] }).toBeGreaterThan(3000);
     }
     // Then each guest's own banner (about 8,300 lit pixels of 720×400, the firmware's text about 5,600).
-    for (let i = 0; i < 3; i++) await expect.poll(() => litPixels(tiles.nth(i)), { timeout: 120_000, intervals: [1000] }).toBeGreaterThan(7000);
+    for (let i = 0; i < 3; i++) await expect.poll(() => litPixels(tiles.nth(i)), { timeout: scaled(120_000), intervals: [1000] }).toBeGreaterThan(7000);
     await expect(page.getByTestId('videowall-name')).toHaveText(['Iker Student', 'Nora Student', 'Uma User']);
     await shot(page, 'deployments-videowall');
     await tiles.nth(1).getByTestId('videowall-enlarge').click();
     const big = page.getByTestId('videowall-enlarged-screen');
-    await expect(big).toHaveAttribute('data-status', 'connected', { timeout: 30_000 });
-    await expect.poll(() => litPixels(big), { timeout: 30_000, intervals: [1000] }).toBeGreaterThan(3000);
+    await expect(big).toHaveAttribute('data-status', 'connected', { timeout: scaled(30_000) });
+    await expect.poll(() => litPixels(big), { timeout: scaled(30_000), intervals: [1000] }).toBeGreaterThan(3000);
     await page.getByTestId('videowall-control').click();
     await expect(page.getByTestId('videowall-control')).toHaveText(t.videowall.release);
     await shot(page, 'deployments-videowall-enlarged');
@@ -152,7 +152,7 @@ test.describe.serial('deployments', () => {
     await shot(page, 'deployment-hide');
     await page.getByTestId('deployment-hide-stop').click();
     await expect(page.getByTestId('deployment-detail').getByTestId('deployment-visible')).toHaveAttribute('data-visible', 'false');
-    for (let i = 0; i < 3; i++) await expect(desktops.nth(i)).toHaveAttribute('data-state', 'stopped', { timeout: 60_000 });
+    for (let i = 0; i < 3; i++) await expect(desktops.nth(i)).toHaveAttribute('data-state', 'stopped', { timeout: scaled(60_000) });
     // The videowall has nothing to show now.
     await page.getByTestId('deployment-videowall').click();
     await expect(page.getByTestId('empty-state')).toContainText(t.videowall.empty_title);
@@ -177,7 +177,7 @@ test.describe.serial('deployments', () => {
     await page.getByTestId('deployment-recreate').click();
     await page.getByTestId('deployment-recreate-confirm').click();
     await expect(notice(page, t.recreate.started)).toBeVisible();
-    await expect(page.getByTestId('deployment-recreate')).toBeEnabled({ timeout: 30_000 });
+    await expect(page.getByTestId('deployment-recreate')).toBeEnabled({ timeout: scaled(30_000) });
     await expect(users).toHaveCount(3);
 
     // The direct-viewer CSV, then with new links: every desktop has a line, the links change.
@@ -245,7 +245,7 @@ test.describe.serial('deployments', () => {
   });
 
   test('a student sees the deployment desktop while the deployment is visible, live', async ({ page, request }) => {
-    test.setTimeout(3 * 60_000);
+    test.setTimeout(scaled(3 * 60_000));
     const teacher = await api(request, 'advanced');
     const student = await api(request, 'student01');
     const sara = ((await student.get('/user')) as { id: string }).id;
@@ -256,7 +256,7 @@ test.describe.serial('deployments', () => {
       visible: true,
       allowed: { groups: false, users: [sara] },
     })) as { id: string };
-    await expect.poll(async () => ((await teacher.get(`/deployment/${id}`)) as { totalDesktops: number; creation: unknown }).creation, { timeout: 30_000 }).toBeNull();
+    await expect.poll(async () => ((await teacher.get(`/deployment/${id}`)) as { totalDesktops: number; creation: unknown }).creation, { timeout: scaled(30_000) }).toBeNull();
 
     await signInAs(page, 'student01');
     const mine = desktopCard(page, 'Practice desktop');
@@ -280,7 +280,7 @@ test.describe.serial('deployments', () => {
   });
 
   test('every deployment screen speaks Spanish', async ({ page, request }) => {
-    test.setTimeout(3 * 60_000);
+    test.setTimeout(scaled(3 * 60_000));
     const teacher = await api(request, 'advanced');
     const { id } = (await teacher.send('POST', '/deployments', {
       name: 'Laboratorio redes',
@@ -290,7 +290,7 @@ test.describe.serial('deployments', () => {
       visible: false,
       allowed: { groups: ['default-students-1a'], users: false },
     })) as { id: string };
-    await expect.poll(async () => ((await teacher.get(`/deployment/${id}`)) as { creation: unknown }).creation, { timeout: 30_000 }).toBeNull();
+    await expect.poll(async () => ((await teacher.get(`/deployment/${id}`)) as { creation: unknown }).creation, { timeout: scaled(30_000) }).toBeNull();
 
     // Spanish as this browser's stored choice (not saved on the server: the other journeys stay in English).
     await page.addInitScript(() => localStorage.setItem('vdi.language', 'es-ES'));

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
-import { shot, signInAs } from './support';
+import { scaled, shot, signInAs } from './support';
 
 test.describe('access guard', () => {
   test('without a session every guarded page goes to sign in', async ({ page }) => {
@@ -20,7 +20,7 @@ test.describe('access guard', () => {
   test('a removed session cookie signs out within a second or two', async ({ page, context }) => {
     await signInAs(page, 'manager');
     await context.clearCookies();
-    await expect(page).toHaveURL(/\/login$/, { timeout: 5_000 });
+    await expect(page).toHaveURL(/\/login$/, { timeout: scaled(5_000) });
   });
 
   test('reset-password without a token or session asks for the link', async ({ page }) => {

@@ -5,16 +5,19 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import ca from '../src/i18n/locales/ca.json' with { type: 'json' };
 import { countPixels, litPixels, xfreerdpScreen } from '../../server/test/helpers/rdp-clients';
-import { apiToken, freshUser, shot, signInAs } from './support';
+import { apiToken, chooseLanguage, freshUser, scaled, shot, signInAs } from './support';
 
 // A desktop on the guest network (the "Debian desktop (RDP)" template, seeded where the server
 // has the network): started, it waits for its address, then its card shows it.
 const RDP_TEMPLATE_ID = '7d1f6c2e-5b0a-4c3e-9a61-3f2b8e4d0c15';
 const NAME = 'RDP journey desktop';
+const ADMIN = 'net-card-admin';
 
 test('a desktop on the guest network shows its address on its card', async ({ page, request }) => {
-  test.setTimeout(300_000);
-  const token = await apiToken(request, 'admin');
+  test.setTimeout(scaled(300_000));
+  // An administrator of the journey's own: the Catalan chosen on the way is saved for them.
+  await freshUser(request, ADMIN, 'admin');
+  const token = await apiToken(request, ADMIN);
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   const allowed = await (await request.get('/api/v3/user/hardware/allowed', { headers })).json();
   test.skip(!allowed.interfaces.some((i: { id: string }) => i.id === 'wireguard'), 'this server has no guest network');
@@ -22,31 +25,29 @@ test('a desktop on the guest network shows its address on its card', async ({ pa
   expect(made.ok()).toBe(true);
   const { id } = (await made.json()) as { id: string };
   try {
-    await signInAs(page, 'admin');
+    await signInAs(page, ADMIN);
     const card = page.locator(`[data-testid=desktop-card][data-desktop-id="${id}"]`);
-    await expect(card).toHaveAttribute('data-state', 'stopped', { timeout: 30_000 });
+    await expect(card).toHaveAttribute('data-state', 'stopped', { timeout: scaled(30_000) });
     await card.getByTestId('desktop-action-start').click();
-    await expect(card.getByTestId('desktop-ip')).toBeVisible({ timeout: 240_000 });
+    await expect(card.getByTestId('desktop-ip')).toBeVisible({ timeout: scaled(240_000) });
     await expect(card).toHaveAttribute('data-state', 'started');
     await expect(card.getByTestId('desktop-ip')).toContainText(en.desktops.address.replace(' {{ip}}', ''));
     await card.scrollIntoViewIfNeeded();
     await shot(page, 'guest-network-card');
     // In Catalan, then back (the choice is saved for the user).
-    await page.getByTestId('language-menu').click();
-    await page.getByTestId('language-ca-ES').click();
+    await chooseLanguage(page, 'ca-ES');
     await expect(card.getByTestId('desktop-ip')).toContainText(ca.desktops.address.replace(' {{ip}}', ''));
     await shot(page, 'guest-network-card-ca');
-    await page.getByTestId('language-menu').click();
-    await page.getByTestId('language-en-US').click();
+    await chooseLanguage(page, 'en-US');
     await expect(card.getByTestId('desktop-ip')).toContainText(en.desktops.address.replace(' {{ip}}', ''));
     await page.setViewportSize({ width: 390, height: 844 });
     await card.scrollIntoViewIfNeeded();
     await shot(page, 'guest-network-card-phone');
   } finally {
     // The page's sign-in ended the API session (one session per user): a fresh one, which ends the page's.
-    headers.authorization = `Bearer ${await apiToken(request, 'admin')}`;
+    headers.authorization = `Bearer ${await apiToken(request, ADMIN)}`;
     for (let i = 0; i < 2; i++) await request.get(`/api/v3/desktop/stop/${id}`, { headers });
-    await expect.poll(async () => ((await (await request.get('/api/v3/user/desktops', { headers })).json()) as { id: string; state: string }[]).find((d) => d.id === id)?.state, { timeout: 60_000 }).toBe('Stopped');
+    await expect.poll(async () => ((await (await request.get('/api/v3/user/desktops', { headers })).json()) as { id: string; state: string }[]).find((d) => d.id === id)?.state, { timeout: scaled(60_000) }).toBe('Stopped');
     await request.delete(`/api/v3/desktop/${id}`, { headers });
   }
 });
@@ -69,16 +70,16 @@ async function hasGuestNetwork(request: APIRequestContext, token: string) {
 }
 
 async function typeInto(viewer: Page, id: string, line: string) {
-  await expect(viewer.getByTestId('rdp-viewer')).toHaveAttribute('data-state', 'connected', { timeout: 120_000 });
-  await expect.poll(() => litPixels(viewer), { timeout: 60_000 }).toBeGreaterThan(2_000);
+  await expect(viewer.getByTestId('rdp-viewer')).toHaveAttribute('data-state', 'connected', { timeout: scaled(120_000) });
+  await expect.poll(() => litPixels(viewer), { timeout: scaled(60_000) }).toBeGreaterThan(2_000);
   await viewer.locator('iron-remote-desktop canvas').click({ position: { x: 300, y: 300 } });
   await viewer.keyboard.type(line, { delay: 50 });
   await viewer.keyboard.press('Enter');
-  await expect.poll(() => serial(id), { timeout: 60_000 }).toContain(`RDP-TYPED ${line}`);
+  await expect.poll(() => serial(id), { timeout: scaled(60_000) }).toContain(`RDP-TYPED ${line}`);
 }
 
 test('a user opens the Debian desktop (RDP) in the browser, again after closing it, and with FreeRDP through the gateway', async ({ page, context, request }) => {
-  test.setTimeout(12 * 60_000);
+  test.setTimeout(scaled(12 * 60_000));
   const person = `rdp-user-${Date.now().toString(36)}`;
   await freshUser(request, person);
   test.skip(!(await hasGuestNetwork(request, await apiToken(request, person))), 'this server has no guest network');
@@ -95,16 +96,16 @@ test('a user opens the Debian desktop (RDP) in the browser, again after closing 
     await page.getByTestId('new-desktop-create').click();
     await expect(page).toHaveURL(/\/desktops$/);
     const card = page.locator('[data-testid=desktop-card][data-name="Remote lab"]');
-    await expect(card).toHaveAttribute('data-state', 'stopped', { timeout: 60_000 });
+    await expect(card).toHaveAttribute('data-state', 'stopped', { timeout: scaled(60_000) });
     id = (await card.getAttribute('data-desktop-id'))!;
 
     // Started, it waits for its address (the RDP viewers not offered yet), then shows it.
     await card.getByTestId('desktop-action-start').click();
-    await expect(card).toHaveAttribute('data-state', 'waitingip', { timeout: 120_000 });
+    await expect(card).toHaveAttribute('data-state', 'waitingip', { timeout: scaled(120_000) });
     await shot(page, 'rdp-journey-waiting-ip');
-    await expect(card.getByTestId('desktop-ip')).toBeVisible({ timeout: 300_000 });
+    await expect(card.getByTestId('desktop-ip')).toBeVisible({ timeout: scaled(300_000) });
     await expect(card).toHaveAttribute('data-state', 'started');
-    await expect.poll(() => serial(id), { timeout: 180_000 }).toContain('RDP-DESKTOP READY');
+    await expect.poll(() => serial(id), { timeout: scaled(180_000) }).toContain('RDP-DESKTOP READY');
 
     // Open with → RDP in the browser: the session, signed in with the desktop's guest credentials.
     await card.getByTestId('desktop-viewers').click();
@@ -147,7 +148,7 @@ test('a user opens the Debian desktop (RDP) in the browser, again after closing 
       const headers = { authorization: `Bearer ${await apiToken(request, person)}` };
       for (let i = 0; i < 2; i++) await request.get(`/api/v3/desktop/stop/${id}`, { headers });
       await expect
-        .poll(async () => ((await (await request.get('/api/v3/user/desktops', { headers })).json()) as { id: string; state: string }[]).find((d) => d.id === id)?.state, { timeout: 60_000 })
+        .poll(async () => ((await (await request.get('/api/v3/user/desktops', { headers })).json()) as { id: string; state: string }[]).find((d) => d.id === id)?.state, { timeout: scaled(60_000) })
         .toBe('Stopped');
       await request.delete(`/api/v3/desktop/${id}`, { headers });
     }

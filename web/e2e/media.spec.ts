@@ -4,7 +4,7 @@ import { expect, test, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import { startMediaFileServer, type MediaFileServer } from '../../server/src/modules/media/testing/file-server';
 import { formatGb } from '../src/features/media/logic';
-import { apiToken, shot, signInAs } from './support';
+import { apiToken, scaled, shot, signInAs, stillScreen } from './support';
 
 // `advanced` downloads installation media from a loopback web server started here (the e2e server
 // runs with MEDIA_ALLOW_PRIVATE_URLS=1), follows the progress, cancels one, installs a desktop
@@ -81,7 +81,7 @@ test.describe('media', () => {
     await expect(demo).toHaveAttribute('data-status', 'Downloading');
     // The bar moves with the socket's progress events.
     const progress = demo.getByTestId('media-progress');
-    await expect.poll(async () => Number(await progress.getAttribute('data-percent')), { timeout: 15_000 }).toBeGreaterThan(15);
+    await expect.poll(async () => Number(await progress.getAttribute('data-percent')), { timeout: scaled(15_000) }).toBeGreaterThan(15);
     await expect(demo.getByTestId('media-throughput')).toContainText('/s');
     await expect(demo.getByTestId('media-throughput')).toContainText('left');
     await shot(page, 'media-downloading');
@@ -98,12 +98,12 @@ test.describe('media', () => {
     await shot(page, 'media-failed');
 
     files.rate.bytesPerSecond = 32 * 1024 * 1024;
-    await expect(demo).toHaveAttribute('data-status', 'Downloaded', { timeout: 30_000 });
+    await expect(demo).toHaveAttribute('data-status', 'Downloaded', { timeout: scaled(30_000) });
     await expect(demo.getByTestId('media-status')).toHaveText(en.media.status.Downloaded);
     // The size of the file served, as the portal writes it (the demo ISO is some 13 to 16 MB).
     await expect(demo.getByTestId('media-size')).toHaveText(`${formatGb(statSync(isoPath).size)} GB`);
     await cancelled.getByTestId('media-retry').click();
-    await expect(cancelled).toHaveAttribute('data-status', 'Downloaded', { timeout: 30_000 });
+    await expect(cancelled).toHaveAttribute('data-status', 'Downloaded', { timeout: scaled(30_000) });
 
     // Deleting a media no desktop uses.
     await cancelled.getByTestId('media-delete').click();
@@ -164,8 +164,8 @@ test.describe('media', () => {
     await expect(modal.getByTestId('media-delete-desktop')).toContainText('Teo Teacher');
     await expect(modal).toContainText(en.media.delete.detach);
     // Once the modal has faded in and the notice of the creation is gone.
-    await expect(page.locator('.mantine-Notification-root')).toHaveCount(0, { timeout: 5_000 });
-    await page.waitForTimeout(400);
+    await expect(page.locator('.mantine-Notification-root')).toHaveCount(0, { timeout: scaled(5_000) });
+    await stillScreen(page);
     await shot(page, 'media-delete-modal');
     await modal.getByTestId('media-delete-confirm').click();
     await expect(modal).toBeHidden();

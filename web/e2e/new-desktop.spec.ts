@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
-import { apiToken, shot as fullShot, signInAs } from './support';
+import { apiToken, scaled, shot as fullShot, signInAs, stillScreen } from './support';
 
 /** The whole page in one window-sized shot: the fixed header, modals and their overlay sit where a person sees them. */
 const shot = async (page: Page, name: string) => {
@@ -8,7 +8,7 @@ const shot = async (page: Page, name: string) => {
   const height = await page.evaluate(() => Math.max(document.documentElement.scrollHeight, window.innerHeight));
   await page.setViewportSize({ width: size.width, height });
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.waitForTimeout(450); // modal and progress transitions end
+  await stillScreen(page);
   await fullShot(page, name);
   await page.setViewportSize(size);
 };
@@ -93,7 +93,7 @@ test.describe('new desktop and editing', () => {
     await page.getByTestId('edit-username').fill('teo');
     await page.getByTestId('edit-password').fill('routing-42');
     await page.waitForFunction(() => [...document.images].every((i) => i.complete));
-    await expect(page.locator('.mantine-Notification-root')).toHaveCount(0, { timeout: 5_000 });
+    await expect(page.locator('.mantine-Notification-root')).toHaveCount(0, { timeout: scaled(5_000) });
     await shot(page, 'domain-edit');
     await page.getByTestId('edit-save').click();
     await expect(page).toHaveURL(/\/desktops$/);

@@ -2,7 +2,7 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import enAdmin from '../src/i18n/locales/admin/en.json' with { type: 'json' };
 import enDep from '../src/i18n/locales/deployments/en.json' with { type: 'json' };
-import { adminSections, apiToken, freshUser, seriousViolations, signInAs, windowShot as shot } from './support';
+import { adminSections, apiToken, freshUser, scaled, seriousViolations, signInAs, windowShot as shot } from './support';
 
 // Phones (360–430 px wide): a teacher runs a class from a phone (the navigation in a drawer,
 // start all, the videowall, hide), and the lists that were tables read as cards, whole names,
@@ -33,7 +33,7 @@ async function onScreen(page: Page, el: ReturnType<Page['locator']>) {
 
 test.describe('phone', () => {
   test('a teacher on a phone runs a deployment: start all, videowall, hide', async ({ page, request }) => {
-    test.setTimeout(5 * 60_000);
+    test.setTimeout(scaled(5 * 60_000));
     const templates = (await call(request, 'advanced', 'GET', '/user/templates/allowed/all')) as { id: string; name: string }[];
     const pau = ((await call(request, 'student02', 'GET', '/user')) as { id: string }).id;
     const name = `Phone class ${Date.now()}`;
@@ -44,7 +44,7 @@ test.describe('phone', () => {
       visible: true,
       allowed: { groups: false, users: [pau] },
     })) as { id: string };
-    await expect.poll(async () => ((await call(request, 'advanced', 'GET', `/deployment/${id}`)) as { creation: unknown }).creation, { timeout: 30_000 }).toBeNull();
+    await expect.poll(async () => ((await call(request, 'advanced', 'GET', `/deployment/${id}`)) as { creation: unknown }).creation, { timeout: scaled(30_000) }).toBeNull();
 
     try {
       await signInAs(page, 'advanced');
@@ -70,7 +70,7 @@ test.describe('phone', () => {
       const startAll = page.getByTestId('deployment-start-all');
       await onScreen(page, startAll);
       await startAll.tap();
-      await expect(page.getByTestId('deployment-desktop').first()).toHaveAttribute('data-state', /started|waitingip/, { timeout: 120_000 });
+      await expect(page.getByTestId('deployment-desktop').first()).toHaveAttribute('data-state', /started|waitingip/, { timeout: scaled(120_000) });
       await fitsTheScreen(page);
       await shot(page, 'phone-deployment-started');
 
@@ -78,7 +78,7 @@ test.describe('phone', () => {
       await page.getByTestId('deployment-videowall').tap();
       await expect(page).toHaveURL(/\/videowall$/);
       const tile = page.getByTestId('videowall-tile').first();
-      await expect(tile).toHaveAttribute('data-status', 'connected', { timeout: 60_000 });
+      await expect(tile).toHaveAttribute('data-status', 'connected', { timeout: scaled(60_000) });
       await onScreen(page, tile);
       await fitsTheScreen(page);
       await shot(page, 'phone-videowall');
@@ -99,7 +99,7 @@ test.describe('phone', () => {
   });
 
   test('the storage and recycle-bin lists are cards: whole names, actions on screen', async ({ page, request }) => {
-    test.setTimeout(3 * 60_000);
+    test.setTimeout(scaled(3 * 60_000));
     // A user of this journey's own: the bin of the demo users is other journeys' to count.
     const who = 'phone-cards';
     await freshUser(request, who);
@@ -133,10 +133,10 @@ test.describe('phone', () => {
   });
 
   test('the admin console: its navigation in the drawer, every section within the screen', async ({ page }) => {
-    test.setTimeout(5 * 60_000);
+    test.setTimeout(scaled(5 * 60_000));
     await signInAs(page, 'admin');
     await page.goto('/isard-admin/');
-    await expect(page.locator('h1').first()).toBeVisible({ timeout: 30_000 });
+    await expect(page.locator('h1').first()).toBeVisible({ timeout: scaled(30_000) });
     // No sidebar on a phone: the sections are behind the menu button, in the portal's drawer.
     await expect(page.getByTestId('admin-navbar')).toHaveCount(0);
     const burger = page.getByRole('button', { name: en.nav.open_menu });
@@ -155,8 +155,8 @@ test.describe('phone', () => {
 
     for (const path of sections) {
       await page.goto(`/isard-admin/${path}`);
-      await expect(page.locator('h1').first()).toBeVisible({ timeout: 30_000 });
-      await expect(page.locator('.mantine-Loader-root, [data-testid$=-loading]')).toHaveCount(0, { timeout: 30_000 });
+      await expect(page.locator('h1').first()).toBeVisible({ timeout: scaled(30_000) });
+      await expect(page.locator('.mantine-Loader-root, [data-testid$=-loading]')).toHaveCount(0, { timeout: scaled(30_000) });
       await fitsTheScreen(page);
       // A table is a list of cards: its first row whole on the screen, its actions too.
       const row = page.locator('table tbody tr').first();

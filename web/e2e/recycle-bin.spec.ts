@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
-import { notice, shot, signInAs } from './support';
+import { notice, shot, signInAs, stillScreen } from './support';
 
 // Desktops no other journey uses: the manager's, student02's and the administrator's "Demo desktop".
 // The manager deletes hers and restores it; student02 deletes his for good; the administrator
@@ -88,7 +88,7 @@ test.describe('recycle bin', () => {
     const dialog = page.getByRole('dialog');
     await expect(dialog).toContainText(en.recycle_bin.confirm.delete_title);
     await expect(dialog).toContainText('“Demo desktop” and its disks will be deleted for good.');
-    await page.waitForTimeout(400); // the modal's fade-in
+    await stillScreen(page);
     await shot(page, 'recycle-bin-delete-confirm');
     await page.getByTestId('confirm-bin-delete').click();
     await expect(demo).toHaveCount(0);
@@ -104,7 +104,7 @@ test.describe('recycle bin', () => {
     await expect(entry(page, 'Demo desktop')).toBeVisible();
     await page.getByTestId('bin-empty').click();
     await expect(page.getByRole('dialog')).toContainText(en.recycle_bin.confirm.empty_title);
-    await page.waitForTimeout(400); // the modal's fade-in
+    await stillScreen(page);
     await shot(page, 'recycle-bin-empty-confirm');
     await page.getByTestId('confirm-bin-empty').click();
     await expect(page.getByTestId('empty-state')).toContainText(en.recycle_bin.empty_title);

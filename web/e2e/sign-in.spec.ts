@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { navFor } from '../src/app/routes';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
-import { adminCall, apiToken, loginPage, PASSWORD, shot, signInAs, userId } from './support';
+import { adminCall, apiToken, loginPage, PASSWORD, scaled, shot, signInAs, userId } from './support';
 
 test.describe('sign-in', () => {
   for (const role of ['admin', 'manager', 'advanced', 'user'] as const) {
@@ -75,6 +75,6 @@ test.describe('sign-in', () => {
     await signInAs(page, 'student02');
     await apiToken(request, 'student02');
     // The socket is told at once; the next call would be refused anyway.
-    await expect(page).toHaveURL(/\/login$/, { timeout: 10_000 });
+    await expect(page).toHaveURL(/\/login$/, { timeout: scaled(10_000) });
   });
 });

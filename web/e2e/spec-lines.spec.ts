@@ -4,7 +4,7 @@ import enDep from '../src/i18n/locales/deployments/en.json' with { type: 'json' 
 import fr from '../src/i18n/locales/fr.json' with { type: 'json' };
 import { join } from 'node:path';
 import { startMediaFileServer } from '../../server/src/modules/media/testing/file-server';
-import { adminCall, apiToken, freshUser, notice, shot, signInAs, userId } from './support';
+import { adminCall, apiToken, chooseLanguage, freshUser, notice, scaled, shot, signInAs, userId } from './support';
 
 // The last lines of the spec (issue 17): the permission pickers' calls, delete for good with its
 // default, guard step 7's maximum recycle time, the temporary desktop's 25 s creation notice and
@@ -139,7 +139,7 @@ test.describe.serial('the last lines of the spec', () => {
   });
 
   test('a temporary desktop that takes more than 25 s says so, in the chosen language', async ({ browser, request }) => {
-    test.setTimeout(120_000);
+    test.setTimeout(scaled(120_000));
     // A person of the journey's own: the French it saves must not follow a demo user into later journeys.
     const person = `lines-temporary-${Date.now().toString(36)}`;
     await freshUser(request, person);
@@ -148,8 +148,7 @@ test.describe.serial('the last lines of the spec', () => {
     try {
       await signInAs(page, person);
       // French, chosen as a person does (a language saved earlier for this user wins over the browser's).
-      await page.getByTestId('language-menu').click();
-      await page.getByTestId('language-fr-FR').click();
+      await chooseLanguage(page, 'fr-FR');
       // The server never answers the creation.
       await page.route('**/api/v3/nonpersistent', (route) => (route.request().method() === 'POST' ? undefined : route.fallback()));
       // (A person with no desktops has the button twice: in the toolbar and in the empty list.)
@@ -157,12 +156,11 @@ test.describe.serial('the last lines of the spec', () => {
       await page.getByTestId('temporary-template').filter({ hasText: fr.built_in.demo_template }).click();
       await page.getByTestId('temporary-create').click();
       const asked = Date.now();
-      await expect(notice(page, fr.errors.desktop_create_timeout)).toBeVisible({ timeout: 60_000 });
+      await expect(notice(page, fr.errors.desktop_create_timeout)).toBeVisible({ timeout: scaled(60_000) });
       expect(Date.now() - asked).toBeGreaterThanOrEqual(24_000);
       await shot(page, 'spec-lines-create-timeout-fr');
       await page.unrouteAll({ behavior: 'ignoreErrors' });
-      await page.getByTestId('language-menu').click();
-      await page.getByTestId('language-en-US').click();
+      await chooseLanguage(page, 'en-US');
       await expect(page.getByTestId('new-temporary').first()).toContainText('New temporary desktop');
     } finally {
       await context.close();

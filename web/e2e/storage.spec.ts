@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
-import { loginPage, notice, PASSWORD, shot, signInAs } from './support';
+import { loginPage, notice, PASSWORD, scaled, shot, signInAs, stillScreen } from './support';
 
 // `advanced` (Teo) sees the disks of his desktops with used/total and grows the Demo desktop's disk;
 // `user` may look but not grow; the researcher of the other category has no disks at all.
@@ -32,7 +32,7 @@ test.describe('storage', () => {
     await demo.getByTestId('storage-increase').click();
     const modal = page.getByRole('dialog');
     await expect(modal).toContainText(en.storage.increase.title);
-    await page.waitForTimeout(400); // the modal's fade-in
+    await stillScreen(page);
     await expect(modal.getByTestId('increase-current')).toHaveText('0.06 GB');
     // Only administrators choose the priority.
     await expect(modal.getByTestId('increase-priority').locator('input').first()).toBeDisabled();
@@ -46,7 +46,7 @@ test.describe('storage', () => {
     // The row follows the job live: its progress (when caught), then the new size.
     const progress = demo.getByTestId('storage-operation');
     if (await progress.isVisible().catch(() => false)) await shot(page, 'storage-increase-progress');
-    await expect(demo.getByTestId('storage-size')).toHaveText(/\/ 2\.06 GB$/, { timeout: 20_000 });
+    await expect(demo.getByTestId('storage-size')).toHaveText(/\/ 2\.06 GB$/, { timeout: scaled(20_000) });
     await expect(progress).toHaveCount(0);
     await expect(notice(page, 'The disk now has 2.06 GB')).toBeVisible();
     await shot(page, 'storage-increased');

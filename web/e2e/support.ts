@@ -4,6 +4,11 @@ import { join } from 'node:path';
 import { E2E_DEMO_PASSWORD } from '../playwright.config';
 
 export const PASSWORD = E2E_DEMO_PASSWORD;
+
+/** How much slower this machine is than a quiet one, measured when the suite starts (`npm test` sets it; 1 when unset). */
+export const SLOWDOWN = Math.max(1, Number(process.env.TEST_SLOWDOWN ?? 1) || 1);
+/** A time limit (ms) for a quiet machine, stretched by the measured slowdown. */
+export const scaled = (ms: number) => Math.round(ms * SLOWDOWN);
 const shots = join(import.meta.dirname, '..', '..', 'artifacts', 'screenshots');
 
 /** Screenshots a person looks at: artifacts/screenshots/<name>.png */
@@ -62,9 +67,24 @@ export async function windowShot(page: Page, name: string) {
   const height = await page.evaluate(() => Math.max(document.documentElement.scrollHeight, window.innerHeight));
   await page.setViewportSize({ width: size.width, height });
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.waitForTimeout(450); // modal and progress transitions end
+  await stillScreen(page);
   await shot(page, name);
   await page.setViewportSize(size);
+}
+
+/**
+ * Waits until nothing on the page moves: every transition and finite animation has ended, menus and
+ * dialogs have fully faded in (colours mid-fade are not what a person sees), and a frame was drawn after.
+ */
+export async function stillScreen(page: Page) {
+  await page.waitForFunction(
+    () =>
+      document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity) &&
+      [...document.querySelectorAll('[role=menu], [role=dialog], [role=listbox]')].every((e) => getComputedStyle(e).opacity === '1'),
+    null,
+    { timeout: scaled(10_000), polling: 'raf' },
+  );
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
 }
 
 /** How many pixels of the first canvas in `scope` are lit (a desktop's screen drawn by noVNC, not an empty canvas). */
@@ -84,11 +104,12 @@ export async function litPixels(scope: Locator) {
 const E2E_GROUP = 'E2E accounts';
 
 /**
- * A user of the journey's own, in the group "E2E accounts" of the default organisation, made through the
- * console's API: specs that change a person's password, account or items use one of these, never a demo
- * user other specs count on.
+ * A person of the journey's own (a user, or another role), in the group "E2E accounts" of the default
+ * organisation, made through the console's API: specs that change a person's language, password, account
+ * or items use one of these, never a demo user other specs count on (the language a person saves is
+ * theirs on every later sign-in, and wins over the browser's).
  */
-export async function freshUser(request: APIRequestContext, username: string) {
+export async function freshUser(request: APIRequestContext, username: string, role: 'user' | 'advanced' | 'manager' | 'admin' = 'user') {
   const token = await apiToken(request, 'admin');
   const headers = { authorization: `Bearer ${token}` };
   const groups = (await (await request.get(`/api/v3/admin/groups?search=${encodeURIComponent(E2E_GROUP)}`, { headers })).json()) as { items: { id: string; name: string }[] };
@@ -100,17 +121,70 @@ export async function freshUser(request: APIRequestContext, username: string) {
   }
   const res = await request.post('/api/v3/admin/users', {
     headers,
-    data: { username, name: `${username} (e2e)`, email: `${username}@example.org`, role: 'user', category: 'default', group, password: PASSWORD },
+    data: { username, name: `${username} (e2e)`, email: `${username}@example.org`, role, category: 'default', group, password: PASSWORD },
   });
   // Made by an earlier run of the same spec on this data directory: fine.
   if (!res.ok()) expect((await res.json()).description_code).toBe('username_exists');
 }
 
+/**
+ * This page takes the signed-in person as having saved `code` (`ca`, `zh_Hans`) as their language: the
+ * server's answer to /user is changed for this page only. Screenshots of a demo person's screens in a
+ * language use it instead of saving the language on a demo account that other journeys sign in as.
+ */
+export async function showAsSaved(page: Page, code: string) {
+  await page.unroute('**/api/v3/user');
+  await page.route('**/api/v3/user', async (route) => {
+    const res = await route.fetch();
+    await route.fulfill({ response: res, json: { ...((await res.json()) as object), lang: code } });
+  });
+}
+
+/** Waits for the signed-in person's language choice to be saved on the server (a page loaded before that would read the old one). */
+function languageSaved(page: Page) {
+  return page.waitForResponse((r) => /\/api\/v3\/user\/language\/[^/]+$/.test(r.url()) && r.request().method() === 'PUT');
+}
+
+/** A signed-in person chooses a language in the header's menu (`ca-ES`); answers once it is saved. */
+export async function chooseLanguage(page: Page, tag: string) {
+  const saved = languageSaved(page);
+  // The header may render again while the first screen settles (the menu then closes): open it until the choice is made.
+  await expect(async () => {
+    if (!(await page.getByTestId(`language-${tag}`).isVisible())) await page.getByTestId('language-menu').click();
+    await page.getByTestId(`language-${tag}`).click({ timeout: scaled(2_000) });
+  }).toPass({ timeout: scaled(30_000) });
+  expect((await saved).ok(), `language ${tag} saved`).toBe(true);
+}
+
+/** A signed-in person chooses a language in the profile's select (by its name, `Català`); answers once it is saved. */
+export async function chooseProfileLanguage(page: Page, name: string) {
+  const saved = languageSaved(page);
+  await page.getByTestId('profile-language').click();
+  await page.getByRole('option', { name }).click();
+  expect((await saved).ok(), `language ${name} saved`).toBe(true);
+}
+
+/** The WCAG 2.2 A/AA rules the scans check. */
+export const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+type Axe = { run(context: Document, options: object): Promise<{ violations: AxeViolation[] }> };
+export type AxeViolation = { id: string; impact?: string | null; help: string; nodes: { target: string[]; failureSummary?: string }[] };
+
+/**
+ * The WCAG 2.2 A/AA violations axe-core finds on the page as it is now. axe is put into the page once
+ * per document and run there (the portal has no frames): @axe-core/playwright puts it in again and
+ * opens a second page for every scan, several seconds each on a busy machine.
+ */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate((await import('axe-core')).default.source);
+  return page.evaluate(
+    (tags) => (window as unknown as { axe: Axe }).axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] }).then((r) => r.violations),
+    WCAG_TAGS,
+  );
+}
+
 /** The critical and serious WCAG 2.2 A/AA failures axe-core finds on the page as it is now (accessibility.spec.ts scans every screen). */
 export async function seriousViolations(page: Page) {
-  const { default: AxeBuilder } = await import('@axe-core/playwright');
-  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
-  return result.violations
+  return (await axeViolations(page))
     .filter((v) => v.impact === 'critical' || v.impact === 'serious')
     .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }

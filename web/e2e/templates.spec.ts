@@ -1,6 +1,6 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
-import { apiToken, shot as fullShot, signInAs } from './support';
+import { apiToken, scaled, shot as fullShot, signInAs, stillScreen } from './support';
 
 /** The whole page in one window-sized shot: the fixed header, modals and their overlay sit where a person sees them. */
 const shot = async (page: Page, name: string) => {
@@ -8,7 +8,7 @@ const shot = async (page: Page, name: string) => {
   const height = await page.evaluate(() => Math.max(document.documentElement.scrollHeight, window.innerHeight));
   await page.setViewportSize({ width: size.width, height });
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.waitForTimeout(450); // modal and progress transitions end
+  await stillScreen(page);
   await fullShot(page, name);
   await page.setViewportSize(size);
 };
@@ -26,10 +26,10 @@ const imagesLoaded = (page: Page) => page.waitForFunction(() => [...document.ima
 async function stopAndWait(scope: Locator) {
   await scope.getByTestId('desktop-action-stop').click();
   try {
-    await expect(scope).toHaveAttribute('data-state', 'stopped', { timeout: 10_000 });
+    await expect(scope).toHaveAttribute('data-state', 'stopped', { timeout: scaled(10_000) });
   } catch {
     await scope.getByTestId('desktop-action-forceStop').click();
-    await expect(scope).toHaveAttribute('data-state', 'stopped', { timeout: 30_000 });
+    await expect(scope).toHaveAttribute('data-state', 'stopped', { timeout: scaled(30_000) });
   }
 }
 
@@ -68,11 +68,11 @@ test.describe.serial('templates', () => {
     await page.getByTestId('template-submit').click();
     const progress = page.getByTestId('template-progress');
     await expect(progress).toBeVisible();
-    await expect(progress).toHaveAttribute('data-done', 'true', { timeout: 30_000 });
+    await expect(progress).toHaveAttribute('data-done', 'true', { timeout: scaled(30_000) });
     await expect(page.getByTestId('template-progress-value')).toHaveText('100%');
     await shot(page, 'template-progress');
     // Then to the desktops, where the desktop is back, stopped, on its new disk.
-    await expect(page).toHaveURL(/\/desktops$/, { timeout: 10_000 });
+    await expect(page).toHaveURL(/\/desktops$/, { timeout: scaled(10_000) });
     await expect(desktopCard(page, 'Course machine')).toHaveAttribute('data-state', 'stopped');
 
     // The own tab: enabled, shared with one group.
@@ -115,7 +115,7 @@ test.describe.serial('templates', () => {
     const mine = desktopCard(page, 'Nora course');
     await expect(mine).toBeVisible();
     await mine.getByTestId('desktop-action-start').click();
-    await expect(mine).toHaveAttribute('data-state', 'started', { timeout: 60_000 });
+    await expect(mine).toHaveAttribute('data-state', 'started', { timeout: scaled(60_000) });
     await shot(page, 'template-student-desktop-started');
     await stopAndWait(mine);
   });

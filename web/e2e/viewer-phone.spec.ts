@@ -1,6 +1,6 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
-import { apiToken, freshUser, litPixels, seriousViolations, shot, signInAs } from './support';
+import { apiToken, freshUser, litPixels, scaled, seriousViolations, shot, signInAs } from './support';
 
 // A phone opens a desktop's screen: the browser (noVNC) viewer scales the guest's screen to the
 // phone's, in portrait and in landscape, with its toolbar on screen and no sideways scrolling.
@@ -24,7 +24,7 @@ async function fitsTheScreen(viewer: Page) {
     .poll(async () => {
       const b = await canvas.boundingBox();
       return Boolean(b && b.width > 0 && b.height > 0 && b.x >= 0 && b.y >= 0 && b.x + b.width <= width + 0.5 && b.y + b.height <= height + 0.5);
-    }, { timeout: 20_000 })
+    }, { timeout: scaled(20_000) })
     .toBe(true);
   const box = (await canvas.boundingBox())!;
   // Scaled to fit, it uses the room it has (one side fills the screen's area but for rounding).
@@ -55,13 +55,13 @@ test.describe('phone viewer', () => {
       .poll(async () => {
         const list = (await (await call(request, 'GET', '/user/desktops')).json().catch(() => [])) as { id: string; state: string }[];
         return list.find((d) => d.id === desktopId)?.state.toLowerCase() ?? 'gone';
-      }, { timeout: 60_000 })
+      }, { timeout: scaled(60_000) })
       .toMatch(/stopped|gone/);
     await call(request, 'DELETE', `/desktop/${desktopId}/permanent`).catch(() => undefined);
   });
 
   test('a desktop’s screen fits a phone, upright and sideways, with the toolbar on screen', async ({ page, context, request }) => {
-    test.setTimeout(5 * 60_000);
+    test.setTimeout(scaled(5 * 60_000));
     await freshUser(request, person);
     await signInAs(page, person);
 
@@ -71,19 +71,19 @@ test.describe('phone viewer', () => {
     await page.getByTestId('new-desktop-create').tap();
     await expect(page).toHaveURL(/\/desktops$/);
     const card = page.locator(`[data-testid=desktop-card][data-name="${NAME}"]`);
-    await expect(card).toHaveAttribute('data-state', 'stopped', { timeout: 60_000 });
+    await expect(card).toHaveAttribute('data-state', 'stopped', { timeout: scaled(60_000) });
     desktopId = (await card.getAttribute('data-desktop-id'))!;
     await card.getByTestId('desktop-action-start').tap();
-    await expect(card).toHaveAttribute('data-state', /started|waitingip/, { timeout: 120_000 });
+    await expect(card).toHaveAttribute('data-state', /started|waitingip/, { timeout: scaled(120_000) });
 
     await expect(card.getByTestId('desktop-open')).toHaveAttribute('data-viewer', 'browser-vnc');
     const [viewer] = await Promise.all([context.waitForEvent('page'), card.getByTestId('desktop-open').tap()]);
     await expect(viewer).toHaveURL(/\/viewer\/vnc$/);
     expect(viewer.viewportSize()).toEqual({ width: 390, height: 844 });
-    await expect(viewer.getByTestId('viewer-status')).toHaveText(en.viewer.status.connected, { timeout: 30_000 });
+    await expect(viewer.getByTestId('viewer-status')).toHaveText(en.viewer.status.connected, { timeout: scaled(30_000) });
     // The guest has drawn its screen (firmware text or its banner), not just an empty canvas.
-    await expect.poll(() => litPixels(viewer.getByTestId('viewer-screen')), { timeout: 120_000, intervals: [500] }).toBeGreaterThan(3000);
-    await expect(viewer.getByTestId('viewer-booting')).toBeHidden({ timeout: 20_000 });
+    await expect.poll(() => litPixels(viewer.getByTestId('viewer-screen')), { timeout: scaled(120_000), intervals: [500] }).toBeGreaterThan(3000);
+    await expect(viewer.getByTestId('viewer-booting')).toBeHidden({ timeout: scaled(20_000) });
     await fitsTheScreen(viewer);
     // The state is a dot on a phone (its text for screen readers): the desktop's name is read whole.
     await expect(viewer.getByTestId('viewer-name')).toHaveText(NAME);

@@ -2,17 +2,17 @@ import { expect, test, type Locator, type Page } from '@playwright/test';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
-import { shot, signInAs } from './support';
+import { scaled, shot, signInAs } from './support';
 
 const card = (page: Page, name: string) => page.locator(`[data-testid=desktop-card][data-name="${name}"]`);
 
 async function stopAndWait(scope: Locator) {
   await scope.getByTestId('desktop-action-stop').click();
   try {
-    await expect(scope).toHaveAttribute('data-state', 'stopped', { timeout: 10_000 });
+    await expect(scope).toHaveAttribute('data-state', 'stopped', { timeout: scaled(10_000) });
   } catch {
     await scope.getByTestId('desktop-action-forceStop').click();
-    await expect(scope).toHaveAttribute('data-state', 'stopped', { timeout: 30_000 });
+    await expect(scope).toHaveAttribute('data-state', 'stopped', { timeout: scaled(30_000) });
   }
 }
 
@@ -43,25 +43,25 @@ async function waitForGuestScreen(viewer: Page) {
         steady = bright > 7000 || (sawBlank && bright > 3000) ? steady + 1 : 0;
         return steady;
       },
-      { timeout: 60_000, intervals: [500] },
+      { timeout: scaled(60_000), intervals: [500] },
     )
     .toBeGreaterThanOrEqual(4);
 }
 
 test.describe('viewers', () => {
   test('opens a started desktop in the browser (noVNC) and as a SPICE file', async ({ page, context }) => {
-    test.setTimeout(150_000);
+    test.setTimeout(scaled(150_000));
     await signInAs(page, 'user');
     const demo = card(page, 'Demo desktop');
     await demo.getByTestId('desktop-action-start').click();
-    await expect(demo).toHaveAttribute('data-state', 'started', { timeout: 60_000 });
+    await expect(demo).toHaveAttribute('data-state', 'started', { timeout: scaled(60_000) });
 
     // The browser viewer opens in a new tab; its ticket travels in the fragment and is then removed.
     await expect(demo.getByTestId('desktop-open')).toHaveAttribute('data-viewer', 'browser-vnc');
     const [viewer] = await Promise.all([context.waitForEvent('page'), demo.getByTestId('desktop-open').click()]);
     await expect(viewer).toHaveURL(/\/viewer\/vnc$/);
-    await expect(viewer.locator('canvas')).toBeVisible({ timeout: 20_000 });
-    await expect(viewer.getByTestId('viewer-status')).toHaveText(en.viewer.status.connected, { timeout: 20_000 });
+    await expect(viewer.locator('canvas')).toBeVisible({ timeout: scaled(20_000) });
+    await expect(viewer.getByTestId('viewer-status')).toHaveText(en.viewer.status.connected, { timeout: scaled(20_000) });
     await expect(viewer.getByTestId('viewer-name')).toHaveText('Demo desktop');
     await expect(viewer).toHaveTitle(/^Demo desktop/);
     await expect(viewer.getByTestId('viewer-ctrl-alt-del')).toBeEnabled();
@@ -74,13 +74,13 @@ test.describe('viewers', () => {
     const serialLog = join(process.env.E2E_DATA_DIR ?? join(import.meta.dirname, '..', '..', '.tmp', 'e2e-data'), 'run', desktopId, 'serial.log');
     await viewer.locator('canvas').click();
     await viewer.keyboard.type('root\n', { delay: 60 });
-    await viewer.waitForTimeout(1500);
+    await viewer.waitForTimeout(scaled(1500)); // the guest's password prompt
     await viewer.keyboard.type('demo\n', { delay: 60 });
-    await viewer.waitForTimeout(2000);
+    await viewer.waitForTimeout(scaled(2000)); // the guest's shell
     // Only unshifted keys: Playwright's type() sends "$", ">" or "S" without a Shift press;
     // /dev/console is the serial port (the last console= of the guest's kernel line).
     await viewer.keyboard.type('hostname typedin42; dd if=/proc/sys/kernel/hostname of=/dev/console\n', { delay: 40 });
-    await expect.poll(() => (existsSync(serialLog) ? readFileSync(serialLog, 'utf8') : ''), { timeout: 20_000 }).toContain('typedin42');
+    await expect.poll(() => (existsSync(serialLog) ? readFileSync(serialLog, 'utf8') : ''), { timeout: scaled(20_000) }).toContain('typedin42');
     await shot(viewer, 'viewer-vnc-typed');
 
     // SPICE from the viewer menu: a .vv file; the choice becomes the card's main button, also after a reload.
@@ -98,13 +98,13 @@ test.describe('viewers', () => {
     // Back to the browser as the remembered choice.
     await demo.getByTestId('desktop-viewers').click();
     const [again] = await Promise.all([context.waitForEvent('page'), page.getByTestId('viewer-option-browser-vnc').click()]);
-    await expect(again.getByTestId('viewer-status')).toHaveText(en.viewer.status.connected, { timeout: 20_000 });
+    await expect(again.getByTestId('viewer-status')).toHaveText(en.viewer.status.connected, { timeout: scaled(20_000) });
     await again.close();
     await expect(demo.getByTestId('desktop-open')).toHaveAttribute('data-viewer', 'browser-vnc');
 
     // Stopping the desktop ends the viewer's connection, which says so and offers to close the tab.
     await stopAndWait(demo);
-    await expect(viewer.getByTestId('viewer-disconnected')).toBeVisible({ timeout: 20_000 });
+    await expect(viewer.getByTestId('viewer-disconnected')).toBeVisible({ timeout: scaled(20_000) });
     await expect(viewer.getByTestId('viewer-status')).toHaveText(en.viewer.status.disconnected);
     await expect(viewer.getByTestId('viewer-close-tab')).toBeVisible();
     await shot(viewer, 'viewer-disconnected');

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adminCall, apiToken, freshUser, notice, signInAs, windowShot } from './support';
+import { adminCall, apiToken, chooseProfileLanguage, freshUser, notice, signInAs, windowShot } from './support';
 
 // The user VPN (navbar download, the profile's dialog with its reset) and the bastion (the admin's
 // switch, the desktop menu's dialog with the keys and the addresses), as a person uses them.
@@ -27,11 +27,6 @@ async function desktopOf(request: APIRequestContext, username: string) {
   const made = await api(request, token, 'POST', '/persistent_desktop', { name: 'Bastion desktop', template_id: template.id });
   expect(made.ok()).toBe(true);
   return { id: ((await made.json()) as { id: string }).id, name: 'Bastion desktop' };
-}
-
-async function setLanguage(page: Page, lang: string) {
-  await page.getByTestId('profile-language').click();
-  await page.getByRole('option', { name: lang }).click();
 }
 
 async function openBastion(page: Page, name: string) {
@@ -77,7 +72,7 @@ test.describe('vpn and bastion', () => {
     // The same dialog in Catalan, on a phone.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto('/profile');
-    await setLanguage(page, 'Català');
+    await chooseProfileLanguage(page, 'Català');
     await page.goto('/profile/vpn');
     await expect(page.getByTestId('vpn-panel')).toBeVisible();
     await expect(page.getByTestId('vpn-download')).toHaveText('Descarrega el fitxer VPN');
@@ -146,14 +141,14 @@ test.describe('vpn and bastion', () => {
     // French, on a phone.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto('/profile');
-    await setLanguage(page, 'Français');
+    await chooseProfileLanguage(page, 'Français');
     await page.goto('/desktops');
     await openBastion(page, desk.name);
     await expect(page.getByText('Autoriser SSH à travers le bastion')).toBeVisible();
     await windowShot(page, 'bastion-dialog-fr-phone');
     await page.keyboard.press('Escape');
     await page.goto('/profile');
-    await setLanguage(page, 'English');
+    await chooseProfileLanguage(page, 'English');
     await adminCall(request, 'PUT', '/admin/settings/bastion', { enabled: false });
   });
 });

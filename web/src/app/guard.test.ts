@@ -25,6 +25,7 @@ function deps(over: Partial<GuardDeps> & { role?: TUser['role']; migrationsBlock
     renew: async () => void calls.push('renew'),
     logout: async () => void calls.push('logout'),
     fetchUser: async () => ({ role: over.role ?? 'user' }) as TUser,
+    applySavedLanguage: async () => undefined,
     openSocket: () => void calls.push('socket'),
     ensureConfig: async () => ({ migrations_block: over.migrationsBlock ?? false }) as TUserConfig,
     ensureRecycleCutoff: async () => void calls.push('cutoff'),
@@ -95,6 +96,24 @@ describe('access guard', () => {
     expect(await runGuard(route('desktops'), url('/desktops'), failing)).toBeNull();
     expect(await runGuard(route('desktops'), url('/desktops'), deps({ sessionToken: () => t, migrationsBlock: true }))).toBe('/export-user');
     expect(await runGuard(route('desktops'), url('/desktops'), deps({ sessionToken: () => t, migrationsBlock: true, isMounted: () => false }))).toBeNull();
+  });
+
+  it('7. the screen waits for the language the user saved on the server', async () => {
+    const t = await token(DATA);
+    let applied = '';
+    let release!: () => void;
+    const d = deps({
+      sessionToken: () => t,
+      fetchUser: async () => ({ role: 'user', lang: 'ca' }) as TUser,
+      applySavedLanguage: (code) => new Promise<void>((resolve) => (release = () => ((applied = code ?? ''), resolve()))),
+    });
+    let done = false;
+    const guarded = runGuard(route('desktops'), url('/desktops'), d).then((to) => ((done = true), to));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(done).toBe(false);
+    release();
+    expect(await guarded).toBeNull();
+    expect(applied).toBe('ca');
   });
 
   it('8. unfinished steps go to their page and may stay there', async () => {

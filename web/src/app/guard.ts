@@ -22,6 +22,8 @@ export type GuardDeps = {
   renew(): Promise<void>;
   logout(): Promise<void>;
   fetchUser(): Promise<TUser>;
+  /** Applies the user's language saved on the server (the screen is shown in it). */
+  applySavedLanguage(code: string | null | undefined): Promise<void>;
   /** Opens the live socket; the screen is shown once it is there (its subscriptions need it). */
   openSocket(): void | Promise<void>;
   ensureConfig(): Promise<TUserConfig>;
@@ -83,7 +85,13 @@ export async function runGuard(route: AppRoute, url: URL, deps: GuardDeps): Prom
 
   // 7. The live socket, the configuration and the maximum recycle time (a failure of the last one
   // blocks nothing); blocked migrations force the export page.
-  const [, config] = await Promise.all([deps.openSocket(), deps.ensureConfig(), deps.ensureRecycleCutoff().catch(() => undefined)]);
+  // The saved language too, so the screen shows in it from its first frame.
+  const [, config] = await Promise.all([
+    deps.openSocket(),
+    deps.ensureConfig(),
+    deps.ensureRecycleCutoff().catch(() => undefined),
+    deps.applySavedLanguage(user.lang).catch(() => undefined),
+  ]);
   if (config.migrations_block && route.name !== 'export-user' && deps.isMounted('/export-user')) return '/export-user';
   return null;
 }

@@ -1,7 +1,7 @@
 import type { ComponentType } from 'react';
 import { createBrowserRouter, Navigate, Outlet, redirect, type RouteObject } from 'react-router';
 import { Center, Loader } from '@mantine/core';
-import i18n from '../i18n';
+import i18n, { applySavedLanguage } from '../i18n';
 import { session } from '../lib/session';
 import { openSocket } from '../lib/socket';
 import { BareLayout } from '../layout/BareLayout';
@@ -32,6 +32,7 @@ const guardDeps: GuardDeps = {
     queryClient.clear();
   },
   fetchUser: () => queryClient.fetchQuery(userQuery),
+  applySavedLanguage,
   openSocket: () =>
     openSocket(() => void logout({ callServer: false })).then(
       () => undefined,

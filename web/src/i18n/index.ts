@@ -118,6 +118,38 @@ export function rememberLanguage(lang: TLanguage) {
   localStorage.setItem(STORED_KEY, lang);
 }
 
+/** The signed-in user's language as last read from the server (its code), and how many choices are being saved. */
+let serverLanguage: string | null | undefined;
+let savingChoices = 0;
+
+/**
+ * The language saved on the server is the stored preference of a signed-in user: applied when the
+ * server's value is new to this page (a sign-in, a first load, a change in another browser), before
+ * the screen that follows shows (the access guard awaits it). A value read while a choice of this
+ * page is being saved is older than that choice, and one already applied is not applied again, so
+ * a choice made here is never undone by a late read.
+ */
+export async function applySavedLanguage(code: string | null | undefined): Promise<void> {
+  if (savingChoices > 0 || code === serverLanguage) return;
+  serverLanguage = code;
+  const saved = toOfferedLanguage(code);
+  if (saved && saved !== i18n.language) {
+    rememberLanguage(saved);
+    await i18n.changeLanguage(saved);
+  }
+}
+
+/** Saves a choice of this page on the server (`save`), as the code the server then holds. */
+export async function saveLanguageChoice(code: string, save: () => Promise<unknown>): Promise<void> {
+  savingChoices++;
+  try {
+    await save();
+    serverLanguage = code;
+  } finally {
+    savingChoices--;
+  }
+}
+
 /**
  * Numbers in texts (`{{count}} desktops`, `{{memory}} GB`, `{{minutes}}`) are written the way the
  * active language writes them (`1,5`, `1 000`, `1.000`), with `Intl.NumberFormat`; everything else

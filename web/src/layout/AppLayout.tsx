@@ -23,7 +23,7 @@ import { useTranslation } from 'react-i18next';
 import { linkOf, navFor, type AppRoute } from '../app/routes';
 import { configQuery, userQuery } from '../app/queries';
 import { logout } from '../app/session-actions';
-import { rememberLanguage, toOfferedLanguage } from '../i18n';
+import { applySavedLanguage } from '../i18n';
 import { Brand } from './Brand';
 import { ColorSchemeToggle } from './ColorSchemeToggle';
 import { LanguageMenu } from './LanguageMenu';
@@ -41,7 +41,7 @@ import { VpnNavLink } from '../features/vpn-bastion/VpnNavLink';
 const ICONS = { desktops: IconDeviceDesktop, deployments: IconUsersGroup, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle, bookings: IconCalendarEvent, planning: IconCalendarCog, viewers: IconDeviceTv, admin: IconShieldLock } as const;
 
 export function AppLayout() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const [opened, { toggle, close }] = useDisclosure(false);
   const { data: user } = useQuery(userQuery);
   const { data: config } = useQuery({ ...configQuery, enabled: Boolean(user) });
@@ -51,14 +51,10 @@ export function AppLayout() {
   const navigation = useNavigation();
   const phone = usePhoneNavigation();
 
-  // The language saved on the server is the stored preference of a signed-in user.
+  // A language saved in another browser while this one is open (the guard applies it on every screen change).
   useEffect(() => {
-    const saved = toOfferedLanguage(user?.lang);
-    if (saved && saved !== i18n.language) {
-      rememberLanguage(saved);
-      void i18n.changeLanguage(saved);
-    }
-  }, [user?.lang, i18n]);
+    if (user) void applySavedLanguage(user.lang);
+  }, [user]);
 
   // The bookings entry follows the show_bookings_button setting (spec core §3 config).
   const items = user ? navFor(user.role).filter((r) => r.name !== 'booking_summary' || config?.show_bookings_button) : [];

@@ -2,7 +2,7 @@ import { Button, Menu, VisuallyHidden } from '@mantine/core';
 import { IconCheck, IconLanguage } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { languageCode, languageName, type TLanguage } from '@vdi/contracts';
-import i18n, { isAdditionalLanguage, OFFERED_LANGUAGES, rememberLanguage, toOfferedLanguage } from '../i18n';
+import i18n, { isAdditionalLanguage, OFFERED_LANGUAGES, rememberLanguage, saveLanguageChoice, toOfferedLanguage } from '../i18n';
 import { api } from '../lib/api';
 import { session } from '../lib/session';
 import { handleError, notifySuccess } from '../app/error-handler';
@@ -17,7 +17,8 @@ export async function changeLanguage(lang: TLanguage) {
   if (!session.token()) return;
   try {
     // Saved by its code, as the original names its catalogues (`de`, `zh_Hans`).
-    await api.put(`/user/language/${languageCode(lang)}`, {}, undefined, { timeoutMs: LANGUAGE_SAVE_TIMEOUT_MS });
+    const code = languageCode(lang);
+    await saveLanguageChoice(code, () => api.put(`/user/language/${code}`, {}, undefined, { timeoutMs: LANGUAGE_SAVE_TIMEOUT_MS }));
     void queryClient.invalidateQueries({ queryKey: ['user'], exact: true });
     // In the language just chosen.
     notifySuccess(i18n.t('session.language_saved'));
