@@ -139,8 +139,9 @@ test.describe('keyboard only', () => {
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog');
     await expect(dialog).toContainText(enB.bookings.modal.new_title);
+    // A week ahead: outside the week the calendar loaded, so the dialog's rules read that week's availability.
     const day = new Date();
-    day.setDate(day.getDate() + 2);
+    day.setDate(day.getDate() + 7);
     await tabTo(page, page.getByTestId('booking-title'));
     await page.keyboard.press('ControlOrMeta+a');
     await page.keyboard.type('Keyboard booking');
@@ -156,6 +157,9 @@ test.describe('keyboard only', () => {
     await expect(dialog).toBeHidden();
     // The dialog gave the focus back to the button that opened it.
     await expect(page.getByTestId('booking-new')).toBeFocused();
+    // The next week, by the calendar's own button, shows it.
+    await tabTo(page, page.getByTestId('booking-calendar').getByRole('button', { name: /next/i }));
+    await page.keyboard.press('Enter');
     await expect(page.getByTestId('booking-calendar').locator('.booking-event', { hasText: 'Keyboard booking' })).toHaveCount(1);
 
     // Back to the desktops through the navigation; delete the new desktop from its menu.

@@ -88,15 +88,20 @@ export default function BookingPage() {
       />
     );
 
-  const validate = (start: Date, end: Date, editingId?: string) => {
+  // The rules that read the calendar need it for the typed range: the loaded one when it covers
+  // the booking, else the item's calendar of that range (a booking next week, seen from this one).
+  const calendarOf = async (start: Date, end: Date) =>
+    range && item.data && range.start <= start && end <= range.end ? item.data : qc.fetchQuery(itemBookingsQuery(type, id, { start, end }));
+  const validate = async (start: Date, end: Date, editingId?: string) => {
     if (!priority.data) return null;
+    const calendar = await calendarOf(start, end);
     const current = new Date();
     const err = validateBooking({
       range: { start, end },
       now: current,
       priority: priority.data,
       futureBookings: futureCount(mine.data ?? [], current, editingId),
-      events: ruleEvents(item.data?.events ?? [], item.data?.availability ?? []),
+      events: ruleEvents(calendar.events, calendar.availability),
       units: priority.data.units,
       editingId,
     });

@@ -93,7 +93,7 @@ export function EventModal({
 }: {
   draft: EventDraft | null;
   onClose: () => void;
-  validate: (start: Date, end: Date, id?: string) => string | null;
+  validate: (start: Date, end: Date, id?: string) => Promise<string | null>;
   onSave: (d: EventDraft) => Promise<unknown>;
   onDelete?: (id: string) => Promise<unknown>;
 }) {
@@ -109,10 +109,11 @@ export function EventModal({
   const editing = Boolean(draft?.id);
   const submit = () => {
     if (!f.start || !f.end) return;
-    const problem = validate(f.start, f.end, draft?.id);
-    if (problem) return action.setError(problem);
+    const [start, end] = [f.start, f.end];
     void action.run(async () => {
-      await onSave({ id: draft?.id, title: title.trim(), start: f.start!, end: f.end! });
+      const problem = await validate(start, end, draft?.id);
+      if (problem) return action.setError(problem);
+      await onSave({ id: draft?.id, title: title.trim(), start, end });
       onClose();
     });
   };
