@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, ne } from 'drizzle-orm';
 import { schema } from '../../src/db';
@@ -601,7 +602,7 @@ beforeAll(async () => {
   await makeMedia(server, researcher);
   await makeBinEntry(server, researcher, tokens.researcher!);
   F.labDep = await makeDeployment(server, tokens.researcher!, [researcher.id]);
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => server?.close());
 
 describe('the table covers the app', () => {

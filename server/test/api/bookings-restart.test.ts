@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,12 +44,12 @@ beforeAll(async () => {
   const [uma] = await database.db.select().from(schema.users).where(eq(schema.users.username, 'user'));
   const [gpu] = await database.db.select().from(schema.domains).where(and(eq(schema.domains.userId, uma!.id), eq(schema.domains.name, 'GPU desktop')));
   setup.gpuId = gpu!.id;
-}, 240_000);
+}, scaled(240_000));
 
 afterAll(async () => {
   await setup?.engine.driver.close();
   await setup?.database.close();
-}, 240_000);
+}, scaled(240_000));
 
 describe('bookings across a restart', () => {
   it('runs the start that fell due while the server was down, then the end when due', async () => {
@@ -88,5 +89,5 @@ describe('bookings across a restart', () => {
     } finally {
       await app2.close();
     }
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +42,7 @@ describe('server restart', () => {
     };
     const stateOf = async (id: string) => (await database.db.select().from(schema.domains).where(eq(schema.domains.id, id)))[0]!.status;
     const waitFor = async (id: string, state: string) => {
-      const until = Date.now() + 20_000;
+      const until = Date.now() + scaled(20_000);
       while ((await stateOf(id)) !== state) {
         if (Date.now() > until) throw new Error(`${id} stayed ${await stateOf(id)}`);
         await new Promise((r) => setTimeout(r, 200));
@@ -77,5 +78,5 @@ describe('server restart', () => {
     await waitFor(a.id, 'Stopped');
     await app2.close();
     await database.close();
-  }, 120_000);
+  }, scaled(120_000));
 });
