@@ -76,7 +76,11 @@ function countVitest(file) {
   totals.passed += r.passed;
   totals.failed += r.failed;
   for (const t of r.skipped) {
-    if (t.reason && !t.todo) {
+    if (t.reason?.includes('(not installed)')) {
+      // Installed above: such a skip here means the set-up is broken.
+      totals.failed++;
+      listed.unexplained.push(`${t.file} › ${t.name}: ${t.reason}, though npm test installs it`);
+    } else if (t.reason && !t.todo) {
       totals.skipped++;
       listed.skipped.push(`${t.file} › ${t.name}: ${t.reason}`);
     } else {
@@ -224,7 +228,7 @@ const section = (title, lines) => {
   process.stdout.write(`\n${title} (${lines.length}):\n${lines.map((l) => `  ${l}\n`).join('')}`);
 };
 section('Skipped: cannot run on this machine', listed.skipped);
-section('FAILED: skipped without a reason', listed.unexplained);
+section('FAILED: skipped without a reason (or for a program npm test installs)', listed.unexplained);
 section('FAILED: did not run, their set-up failed or timed out', listed.notRun);
 section('Failed outside a test', listed.fileErrors);
 section('FAILED: left running after the tests (ended now)', leftovers);

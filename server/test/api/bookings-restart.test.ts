@@ -14,7 +14,7 @@ import { manualClock } from '../../src/scheduler/clock';
 import { seed } from '../../src/seed/seed';
 import { seedDemoDesktops } from '../../src/seed/demo-desktops';
 import { openTestDatabase } from '../helpers/db';
-import { DEMO_PASSWORD, testImagesDir } from '../helpers/server';
+import { DEMO_PASSWORD, endEngine, testImagesDir } from '../helpers/server';
 import { until } from '../helpers/wait';
 
 // The scheduler's jobs live in the database: a booking made before a restart gets its desktop at
@@ -47,7 +47,8 @@ beforeAll(async () => {
 }, scaled(240_000));
 
 afterAll(async () => {
-  await setup?.engine.driver.close();
+  // The booking started the GPU desktop: its machine goes too (it would outlive the engine).
+  if (setup) await endEngine(setup.engine);
   await setup?.database.close();
 }, scaled(240_000));
 

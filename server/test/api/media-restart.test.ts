@@ -11,12 +11,12 @@ import { createLocalEngine, type Engine } from '../../src/engine';
 import { seed } from '../../src/seed/seed';
 import { startMediaFileServer } from '../../src/modules/media/testing/file-server';
 import { openTestDatabase } from '../helpers/db';
-import { DEMO_PASSWORD, testImagesDir } from '../helpers/server';
+import { DEMO_PASSWORD, endEngine, testImagesDir } from '../helpers/server';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'vm-'));
 const engines: Engine[] = [];
 afterAll(async () => {
-  for (const e of engines) await e.driver.close().catch(() => undefined);
+  for (const e of engines) await endEngine(e);
   rmSync(dataDir, { recursive: true, force: true });
 });
 

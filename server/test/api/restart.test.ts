@@ -12,15 +12,12 @@ import { ensureDemoGuest } from '../../src/engine/guest-image';
 import { seed } from '../../src/seed/seed';
 import { seedDemoDesktops } from '../../src/seed/demo-desktops';
 import { openTestDatabase } from '../helpers/db';
-import { DEMO_PASSWORD, testImagesDir } from '../helpers/server';
+import { DEMO_PASSWORD, endEngine, testImagesDir } from '../helpers/server';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'vr-'));
 const engines: Engine[] = [];
 afterAll(async () => {
-  for (const e of engines) {
-    for (const m of await e.driver.list().catch(() => [])) await e.driver.destroy(m.id).catch(() => undefined);
-    await e.driver.close().catch(() => undefined);
-  }
+  for (const e of engines) await endEngine(e);
   rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -66,7 +66,7 @@ describeIf(missing)('SPICE viewer file', () => {
     }
     const good = join(dir, 'good.vv');
     writeFileSync(good, answer.content);
-    const log = await openWithRemoteViewer(good, 15_000);
+    const log = await openWithRemoteViewer(good, scaled(15_000));
     expect(log).toContain('main channel: opened');
     expect(log).toContain('creating spice display');
     expect(existsSync(good)).toBe(false); // delete-this-file=1 is honoured

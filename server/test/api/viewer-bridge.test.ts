@@ -19,7 +19,7 @@ import { ensureDemoGuest } from '../../src/engine/guest-image';
 import { seed } from '../../src/seed/seed';
 import { seedDemoDesktops } from '../../src/seed/demo-desktops';
 import { openTestDatabase } from '../helpers/db';
-import { DEMO_PASSWORD, testImagesDir, type TestServer } from '../helpers/server';
+import { DEMO_PASSWORD, endEngine, testImagesDir, type TestServer } from '../helpers/server';
 import { until } from '../helpers/wait';
 import { median, openViewerSession, vncTicket, type ViewerSession } from '../helpers/viewer-session';
 
@@ -66,10 +66,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
-  for (const e of engines) {
-    for (const m of await e.driver.list().catch(() => [])) await e.driver.destroy(m.id).catch(() => undefined);
-    await e.driver.close().catch(() => undefined);
-  }
+  for (const e of engines) await endEngine(e);
   await database?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });

@@ -29,6 +29,13 @@ export type TestServer = {
   close(): Promise<void>;
 };
 
+/** Ends an engine of a test: its machines destroyed (a machine outlives its engine by design, and a
+ *  test must leave none running), then the engine closed. */
+export async function endEngine(engine: Engine) {
+  for (const m of await engine.driver.list().catch(() => [])) await engine.driver.destroy(m.id).catch(() => undefined);
+  await engine.driver.close().catch(() => undefined);
+}
+
 /** The real server on a free loopback port, with a fresh database seeded with the demo organisation. */
 /** `network`: a guest network of its own (true: a fresh namespace and free range; see helpers/guest-network.ts). */
 export async function startTestServer(opts: { env?: Record<string, string>; mailer?: Mailer; startConcurrency?: number; clock?: Clock; network?: boolean | EngineNetworkOptions } = {}): Promise<TestServer> {
@@ -72,9 +79,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; mail
     async close() {
       const { app, ctx } = server;
       await app.close();
-      // Tests leave no machine behind.
-      for (const m of await ctx.engine.driver.list()) await ctx.engine.driver.destroy(m.id).catch(() => undefined);
-      await ctx.engine.driver.close();
+      await endEngine(ctx.engine);
       await ctx.engine.network.close({ teardown: true });
       await database.close();
       rmSync(dataDir, { recursive: true, force: true });
