@@ -8,7 +8,7 @@ const REFERENCE_ROUND_MS = 25;
 const ROUND = 1e7;
 const ROUNDS = 7;
 /** Beyond this a machine is too busy to say anything more useful; bounds stay finite. */
-export const MAX_SLOWDOWN = 8;
+export const MAX_SLOWDOWN = 12;
 
 function work(n) {
   let x = 0x2545f491;

@@ -49,8 +49,18 @@ export function describeDriverSuite(
     let diskRuntime: MachineRuntime;
     let isoRuntime: MachineRuntime;
 
+    // Starts still under way: a test that ran out of time goes on in the background, and a start
+    // that ends after the clean-up would leave its machine running with nobody to end it.
+    const starting = new Set<Promise<unknown>>();
     const open = async () => {
       const d = await makeDriver();
+      const start = d.start.bind(d);
+      d.start = (spec) => {
+        const p = start(spec);
+        starting.add(p);
+        void p.then(() => starting.delete(p), () => starting.delete(p));
+        return p;
+      };
       drivers.push(d);
       d.onEvent((e) => events.push(e));
       return d;
@@ -95,14 +105,17 @@ export function describeDriverSuite(
     }, scaled(120_000));
 
     afterAll(async () => {
-      // Leave nothing running, whatever failed above: the last driver destroys both machines and
-      // whatever else its run dir lists (a test that ended on its time limit may have started one).
-      const last = drivers.at(-1);
-      if (last) {
-        for (const id of [diskId, isoId]) await last.destroy(id).catch(() => {});
-        for (const m of await last.list().catch(() => [])) await last.destroy(m.id).catch(() => {});
-      }
+      // Leave nothing running, whatever failed above: once the starts under way have ended, the
+      // drivers close, and a fresh one (as after a restart: the last may be closed, by a test that
+      // ran out of time) destroys both machines and whatever else it finds.
+      await Promise.allSettled([...starting]);
       for (const d of drivers) await d.close().catch(() => {});
+      if (drivers.length > 0) {
+        const sweeper = await makeDriver();
+        for (const id of [diskId, isoId]) await sweeper.destroy(id).catch(() => {});
+        for (const m of await sweeper.list().catch(() => [])) await sweeper.destroy(m.id).catch(() => {});
+        await sweeper.close().catch(() => {});
+      }
       if (ownDiskDir && diskDir) rmSync(diskDir, { recursive: true, force: true });
     }, scaled(60_000));
 

@@ -666,7 +666,7 @@ describe('route × caller', () => {
   const order = Object.keys(MATRIX).sort((a, b) => Number(MATRIX[a]!.late ?? false) - Number(MATRIX[b]!.late ?? false));
   // Logging out ends every session: last of all.
   order.push(...order.splice(order.indexOf('POST /authentication/logout'), 1));
-  it.each(order)('%s', async (key) => runCase(key), 60_000);
+  it.each(order)('%s', async (key) => runCase(key), scaled(60_000));
   it('counted its cases', () => {
     expect(cases).toBeGreaterThanOrEqual(Object.keys(MATRIX).length * CALLERS.length);
     console.log(`authorisation matrix: ${Object.keys(MATRIX).length} routes, ${cases} route×caller cases`);

@@ -12,6 +12,7 @@ import { createLocalEngine, type Engine, type EngineNetworkOptions } from '../..
 import { testNetworkOptions } from './guest-network';
 import { ensureDemoGuest } from '../../src/engine/guest-image';
 import { openTestDatabase } from './db';
+import { scaled } from './slowdown';
 import type { Clock } from '../../src/scheduler/clock';
 
 export const DEMO_PASSWORD = 'demo-pass-123';
@@ -50,6 +51,9 @@ export async function startTestServer(opts: { env?: Record<string, string>; mail
     WEB_DIST: join(dataDir, 'no-web'),
     // The RD Gateway on a free port (tests run side by side).
     RDP_GATEWAY_PORT: '0',
+    // Tests sign in once and call for minutes: the default 5-minute sessions, times the measured
+    // slowdown (at a load of 30 the authorisation matrix outlasted its callers' sessions).
+    SESSION_TOKEN_SECONDS: String(scaled(300)),
     ...opts.env,
   });
   const database = await openTestDatabase();
