@@ -1,10 +1,19 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { scaled, testSlowdown } from './scripts/lib/slowdown.mjs';
+import { ensureTestRun } from './scripts/lib/test-run.mjs';
+
+// Started by hand (not by `npm test`): this run's mark and the machine's slowdown factor are set
+// here, before any worker starts (the workers and what they start inherit them).
+ensureTestRun(import.meta.dirname);
+testSlowdown();
 
 // One runner for every suite: unit rules, API tests (real server, fresh PGlite),
 // engine tests (real QEMU) and web component tests. End-to-end lives in Playwright.
 export default defineConfig({
   test: {
+    // Started by hand, ends and names what the run left running (npm test does that itself).
+    globalSetup: ['./scripts/lib/vitest-global.mjs'],
     // Two files at a time at least: most of an API or engine test's time is a guest booting or a
     // timer running out (Vitest's default on a 2-core machine would be one).
     maxWorkers: Math.max(2, availableParallelism() - 1),
@@ -23,12 +32,14 @@ export default defineConfig({
           root: 'server',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           environment: 'node',
-          // Bounds for a machine that is busy (two suites side by side on two cores and more: a
-          // server's start or a seed of hashed passwords took over a minute at a load of 20);
-          // the tests wait on conditions, so a passing run is no slower.
-          testTimeout: 120_000,
-          hookTimeout: 240_000,
+          // Bounds of a quiet machine times the measured slowdown (a server's start or a seed of
+          // hashed passwords took over a minute at a load of 20); the tests wait on conditions,
+          // so a passing run is no slower.
+          testTimeout: scaled(120_000),
+          hookTimeout: scaled(240_000),
           pool: 'forks',
+          // What each file starts carries its mark; what it leaves running fails it (test/setup.ts).
+          setupFiles: ['./test/setup.ts'],
         },
       },
       'web/vitest.config.ts',

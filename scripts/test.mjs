@@ -2,12 +2,18 @@
 // `npm test`: installs what is missing, then runs every suite — type checks, unit and API
 // tests (Vitest, PGlite), the database suite again on PostgreSQL when one can be started,
 // and the end-to-end journeys (Playwright driving Debian's Chromium). Ends with one line:
-// "N passed, N failed, N skipped".
+// "N passed, N failed, N skipped", after the list of what was skipped and why, what did not run
+// (counted as failed) and what the tests left running (ended, and counted as failed).
+//
+// The runners inherit TEST_SLOWDOWN (how slow this machine is now, measured here: the tests'
+// time limits scale with it) and VDI_TEST_RUN (the mark by which this run finds its processes).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensurePostgres, ensureWebBuild, GUEST_NETWORK_PACKAGES, log, RDP_GUEST_PACKAGES, RDP_TEST_PACKAGES, root, VPN_PACKAGES } from './lib/setup.mjs';
+import { describeSlowdown, measureSlowdown } from './lib/slowdown.mjs';
+import { endTestRun, ensureTestRun, registerNamespace, sweepLeftovers } from './lib/test-run.mjs';
 
 const reports = join(root, '.tmp', 'reports');
 rmSync(reports, { recursive: true, force: true });
@@ -60,29 +66,92 @@ function side(tag, cmd, args, env = {}) {
   });
 }
 
+/** What the summary lists before the closing line. */
+const listed = { skipped: [], unexplained: [], notRun: [], fileErrors: [] };
+
+/** Counts a Vitest run from its outcomes (scripts/lib/vitest-outcomes.mjs). */
 function countVitest(file) {
   if (!existsSync(file)) return false;
   const r = JSON.parse(readFileSync(file, 'utf8'));
-  totals.passed += r.numPassedTests;
-  totals.failed += r.numFailedTests;
-  // A file that fails before its tests run (an error in set-up or import) has no failed test: count it.
-  totals.failed += r.testResults.filter((f) => f.status === 'failed' && !f.assertionResults.some((a) => a.status === 'failed')).length;
-  totals.skipped += r.numPendingTests + (r.numTodoTests ?? 0);
+  totals.passed += r.passed;
+  totals.failed += r.failed;
+  for (const t of r.skipped) {
+    if (t.reason?.includes('(not installed)')) {
+      // Installed above: such a skip here means the set-up is broken.
+      totals.failed++;
+      listed.unexplained.push(`${t.file} › ${t.name}: ${t.reason}, though npm test installs it`);
+    } else if (t.reason && !t.todo) {
+      totals.skipped++;
+      listed.skipped.push(`${t.file} › ${t.name}: ${t.reason}`);
+    } else {
+      // A skip must say why (server/test/helpers/can-run.ts); a todo is not a test.
+      totals.failed++;
+      listed.unexplained.push(`${t.file} › ${t.name}${t.todo ? ' (todo)' : ''}`);
+    }
+  }
+  // Taken down by a set-up of their file that failed or timed out: failures, not skips.
+  for (const t of r.notRun) {
+    totals.failed++;
+    listed.notRun.push(`${t.file} › ${t.name}: ${t.error}`);
+  }
+  // A file that failed outside its tests (an import, an afterAll): one failure unless its tests already count.
+  for (const e of r.fileErrors) {
+    if (e.failedTests === 0) totals.failed++;
+    listed.fileErrors.push(`${e.file}: ${e.error}`);
+  }
+  totals.failed += r.unhandled.length;
+  for (const e of r.unhandled) listed.fileErrors.push(`(unhandled) ${e}`);
   return true;
 }
 
-function countPlaywright(file) {
+function countPlaywright(file, tag) {
   if (!existsSync(file)) return false;
   const r = JSON.parse(readFileSync(file, 'utf8'));
-  const s = r.stats;
-  totals.passed += s.expected + (s.flaky ?? 0);
+  const walk = (suite, outer) => {
+    // A file's own suite is named after the file, which each name starts with already.
+    const path = suite.title && suite.title !== suite.file ? [...outer, suite.title] : outer;
+    for (const spec of suite.specs ?? []) {
+      for (const t of spec.tests ?? []) {
+        const name = `${tag} ${spec.file} › ${[...path, spec.title].join(' › ')}`;
+        if (t.status === 'expected' || t.status === 'flaky') totals.passed++;
+        else if (t.status === 'unexpected') totals.failed++;
+        else if (t.status === 'skipped') {
+          // test.skip(condition, 'reason') and test.fixme carry their reason; a test skipped
+          // without one did not run because something before it failed (a hook, a serial group).
+          const mark = (t.annotations ?? []).find((a) => a.type === 'skip' || a.type === 'fixme');
+          if (mark?.description) {
+            totals.skipped++;
+            listed.skipped.push(`${name}: ${mark.description}`);
+          } else if (mark) {
+            totals.failed++;
+            listed.unexplained.push(name);
+          } else {
+            totals.failed++;
+            listed.notRun.push(`${name}: did not run (a hook or an earlier test of its group failed)`);
+          }
+        }
+      }
+    }
+    for (const child of suite.suites ?? []) walk(child, path);
+  };
+  for (const suite of r.suites ?? []) walk(suite, []);
   // Errors outside any test (the web server did not start, a spec did not load) count as failures.
-  totals.failed += s.unexpected + (r.errors?.length ?? 0);
-  totals.skipped += s.skipped;
+  for (const e of r.errors ?? []) {
+    totals.failed++;
+    listed.fileErrors.push(`${tag}: ${(e.message ?? String(e)).split('\n')[0]}`);
+  }
   return true;
 }
 
 let broken = false;
+
+// This run's mark (its processes, and their children, carry it) and the machine's slowdown now.
+ensureTestRun(root);
+if (!(Number(process.env.TEST_SLOWDOWN) >= 1)) {
+  const slowdown = measureSlowdown();
+  process.env.TEST_SLOWDOWN = String(slowdown.factor);
+  log(describeSlowdown(slowdown));
+} else log(`TEST_SLOWDOWN=${process.env.TEST_SLOWDOWN} (given)`);
 
 // Type checks: a failure counts as one failed test.
 // (side by side: each is one process on one core)
@@ -91,14 +160,16 @@ for (const ok of await Promise.all(['contracts', 'server', 'web'].map((p) => sid
   else totals.failed++;
 }
 
+const outcomesReporter = join(root, 'scripts', 'lib', 'vitest-outcomes.mjs');
 const vitestJson = join(reports, 'vitest.json');
-step('Unit, API and engine tests (Vitest, embedded PGlite)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]);
+step('Unit, API and engine tests (Vitest, embedded PGlite)', bin('vitest'), ['run', '--reporter=default', `--reporter=${outcomesReporter}`], { VITEST_OUTCOMES: vitestJson });
 if (!countVitest(vitestJson)) broken = true;
 
 if (postgresUrl) {
   const pgJson = join(reports, 'vitest-postgres.json');
-  step('Database suite on PostgreSQL', bin('vitest'), ['run', '--project', 'server', 'test/db', '--reporter=default', '--reporter=json', `--outputFile.json=${pgJson}`], {
+  step('Database suite on PostgreSQL', bin('vitest'), ['run', '--project', 'server', 'test/db', '--reporter=default', `--reporter=${outcomesReporter}`], {
     TEST_DATABASE_URL: postgresUrl,
+    VITEST_OUTCOMES: pgJson,
   });
   if (!countVitest(pgJson)) broken = true;
   dropPostgresRole(postgresUrl);
@@ -126,22 +197,41 @@ const e2eRuns = bins.map((bin, i) => {
   return { port, files: bin.files.sort().map((f) => `e2e/${f}`), tag, json: join(reports, `playwright-${i + 1}.json`) };
 });
 log(`End-to-end journeys (Playwright, Chromium): ${e2eFiles.length} files in ${shards} shard(s)`);
+// Each shard's server names its guest network after its data directory: noted, for the final check.
+const dataDirOf = (port) => join(root, '.tmp', `e2e-data-${port}`);
+const names = spawnSync(process.execPath, ['--import', 'tsx', '-e', `import('./server/src/network/plan.ts').then((m) => { for (const d of ${JSON.stringify(e2eRuns.map((r) => dataDirOf(r.port)))}) console.log(m.networkNames(d).namespace); })`], { cwd: root, encoding: 'utf8' });
+for (const ns of names.stdout?.split('\n').filter(Boolean) ?? []) registerNamespace(ns);
 const e2eDone = await Promise.all(
   e2eRuns.map((r) =>
     side(r.tag, bin('playwright'), ['test', '-c', 'web/playwright.config.ts', ...r.files], {
       PLAYWRIGHT_JSON_OUTPUT_NAME: r.json,
       E2E_PORT: String(r.port),
-      E2E_DATA_DIR: join(root, '.tmp', `e2e-data-${r.port}`),
+      E2E_DATA_DIR: dataDirOf(r.port),
     }),
   ),
 );
-for (const r of e2eRuns) if (!countPlaywright(r.json)) broken = true;
+for (const r of e2eRuns) if (!countPlaywright(r.json, `[${r.tag}]`)) broken = true;
 if (e2eDone.some((ok) => !ok)) log('End-to-end journeys: a shard failed (its list above)');
 
 if (broken) {
   log('A runner ended without a report: counted as a failure');
   totals.failed++;
 }
-log(`Everything in ${minutes(Date.now() - began)}`);
+
+// Nothing of the tests may outlive them: what carries this run's mark now is a leftover.
+const leftovers = sweepLeftovers();
+endTestRun();
+totals.failed += leftovers.length;
+
+const section = (title, lines) => {
+  if (lines.length === 0) return;
+  process.stdout.write(`\n${title} (${lines.length}):\n${lines.map((l) => `  ${l}\n`).join('')}`);
+};
+section('Skipped: cannot run on this machine', listed.skipped);
+section('FAILED: skipped without a reason (or for a program npm test installs)', listed.unexplained);
+section('FAILED: did not run, their set-up failed or timed out', listed.notRun);
+section('Failed outside a test', listed.fileErrors);
+section('FAILED: left running after the tests (ended now)', leftovers);
+log(`Everything in ${minutes(Date.now() - began)} (TEST_SLOWDOWN=${process.env.TEST_SLOWDOWN})`);
 process.stdout.write(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`);
 process.exit(totals.failed > 0 ? 1 : 0);

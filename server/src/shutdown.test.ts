@@ -1,3 +1,4 @@
+import { scaled } from '../test/helpers/slowdown';
 import { describe, expect, it } from 'vitest';
 import { createStopper } from './shutdown';
 
@@ -30,7 +31,7 @@ describe('the server stop', () => {
     });
     const started = Date.now();
     expect(await exited).toBe(1);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Date.now() - started).toBeLessThan(scaled(5_000));
     expect(lines.find((l) => l.level === 'error')?.args).toEqual([{ step: 'the web server' }, expect.stringContaining('exiting anyway')]);
   });
 

@@ -1,3 +1,4 @@
+import { scaled } from '../../test/helpers/slowdown';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,5 +25,5 @@ describe('embedded database statistics', () => {
     } finally {
       await again.close();
     }
-  }, 120_000);
+  }, scaled(120_000));
 });

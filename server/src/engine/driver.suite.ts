@@ -12,6 +12,7 @@ import { createEmpty, createOverlay } from './disks';
 import { EngineError, waitForStopped, type HypervisorDriver, type MachineEvent, type MachineRuntime, type MachineSpec } from './driver';
 import type { DemoGuestImages } from './guest-image';
 import { probeVnc } from './testing/vnc-probe';
+import { scaled } from '../../test/helpers/slowdown';
 
 export type DriverSuiteOptions = {
   /** the demo guest (built once and cached by the caller) */
@@ -20,8 +21,9 @@ export type DriverSuiteOptions = {
   diskDir?: string;
 };
 
-/** Boot + READY under TCG takes ~10 s with one guest, more when two share the 2 cores. */
-const BOOT_MS = 45_000;
+/** Boot + READY under TCG takes ~10 s with one guest, more when two share the 2 cores (a
+ *  backstop: the wait ends at the marker), times the machine's measured slowdown. */
+const BOOT_MS = scaled(45_000);
 const READY = /DEMO-DESKTOP READY ip=(\S+) boot=(\d+|no disk)/;
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -47,8 +49,18 @@ export function describeDriverSuite(
     let diskRuntime: MachineRuntime;
     let isoRuntime: MachineRuntime;
 
+    // Starts still under way: a test that ran out of time goes on in the background, and a start
+    // that ends after the clean-up would leave its machine running with nobody to end it.
+    const starting = new Set<Promise<unknown>>();
     const open = async () => {
       const d = await makeDriver();
+      const start = d.start.bind(d);
+      d.start = (spec) => {
+        const p = start(spec);
+        starting.add(p);
+        void p.then(() => starting.delete(p), () => starting.delete(p));
+        return p;
+      };
       drivers.push(d);
       d.onEvent((e) => events.push(e));
       return d;
@@ -90,17 +102,22 @@ export function describeDriverSuite(
       driver = await open();
       // Both boots overlap: the tests below look at them one after the other.
       [diskRuntime, isoRuntime] = await Promise.all([driver.start(diskSpec), driver.start(isoSpec)]);
-    }, 120_000);
+    }, scaled(120_000));
 
     afterAll(async () => {
-      // Leave nothing running, whatever failed above.
-      const last = drivers.at(-1);
-      if (last) {
-        for (const id of [diskId, isoId]) await last.destroy(id).catch(() => {});
-      }
+      // Leave nothing running, whatever failed above: once the starts under way have ended, the
+      // drivers close, and a fresh one (as after a restart: the last may be closed, by a test that
+      // ran out of time) destroys both machines and whatever else it finds.
+      await Promise.allSettled([...starting]);
       for (const d of drivers) await d.close().catch(() => {});
+      if (drivers.length > 0) {
+        const sweeper = await makeDriver();
+        for (const id of [diskId, isoId]) await sweeper.destroy(id).catch(() => {});
+        for (const m of await sweeper.list().catch(() => [])) await sweeper.destroy(m.id).catch(() => {});
+        await sweeper.close().catch(() => {});
+      }
       if (ownDiskDir && diskDir) rmSync(diskDir, { recursive: true, force: true });
-    }, 60_000);
+    }, scaled(60_000));
 
     it('reports host capabilities', async () => {
       const caps = await driver.capabilities();
@@ -130,7 +147,7 @@ export function describeDriverSuite(
       const m = await driver.waitForSerial(diskId, READY, BOOT_MS);
       expect(m[1]).toMatch(/^\d+\.\d+\.\d+\.\d+\/\d+$/); // DHCP worked: the NIC is there
       expect(m[2]).toBe('1'); // first boot of this overlay
-    }, BOOT_MS + 5000);
+    }, BOOT_MS + scaled(5000));
 
     it('lets a viewer in with the password set through the driver, and only with it', async () => {
       const endpoint = diskRuntime.vnc!;
@@ -171,7 +188,7 @@ export function describeDriverSuite(
       await driver.setViewerPassword(isoId, 'spice', 'a-long-spice-password', 30);
       await driver.setViewerPassword(isoId, 'vnc', 'isopw');
       expect((await probeVnc(isoRuntime.vnc!, 'isopw')).ok).toBe(true);
-    }, BOOT_MS + 5000);
+    }, BOOT_MS + scaled(5000));
 
     it('destroys a machine: gone at once, one stopped event', async () => {
       await driver.destroy(isoId);
@@ -188,17 +205,17 @@ export function describeDriverSuite(
       // QMP's reset, then SeaBIOS on q35 resets once more itself (reason guest-reset)
       expect(eventsOf(diskId, 'reset')[0]).toEqual({ id: diskId, type: 'reset', reason: 'host-qmp-system-reset' });
       expect(await driver.status(diskId)).toBe('running');
-    }, BOOT_MS + 5000);
+    }, BOOT_MS + scaled(5000));
 
     it('shuts down through ACPI: the machine exits and stops exactly once', async () => {
       await driver.shutdown(diskId);
-      const reason = await waitForStopped(driver, diskId, 20_000);
+      const reason = await waitForStopped(driver, diskId, scaled(20_000));
       expect(reason).toBe('guest-shutdown');
       expect(await driver.status(diskId)).toBe('absent');
       await sleep(1500); // longer than a poll interval: a second detection must not emit again
       expect(eventsOf(diskId, 'stopped')).toHaveLength(1);
       expect(eventsOf(diskId, 'crashed')).toHaveLength(0);
-    }, 30_000);
+    }, scaled(30_000));
 
     it('starts again, and a new driver instance (after a restart) adopts and destroys it', async () => {
       const again = await driver.start(diskSpec);
@@ -215,12 +232,12 @@ export function describeDriverSuite(
       await restarted.setViewerPassword(diskId, 'vnc', 'again');
       expect((await probeVnc(again.vnc!, 'again')).ok).toBe(true);
 
-      const stopped = waitForStopped(restarted, diskId, 15_000);
+      const stopped = waitForStopped(restarted, diskId, scaled(15_000));
       await restarted.destroy(diskId);
       expect(await stopped).toBe('destroyed');
       expect(await restarted.status(diskId)).toBe('absent');
       expect(await restarted.list()).toEqual([]);
       driver = restarted;
-    }, 30_000);
+    }, scaled(30_000));
   });
 }

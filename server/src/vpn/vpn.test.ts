@@ -1,3 +1,4 @@
+import { firstMissing, itIf, missingPrograms, missingRoot } from '../../test/helpers/can-run';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { freeAddress, rangesOverlap, usersRange } from './addresses';
@@ -5,14 +6,7 @@ import { wgEndpoint, wgServerConfig, wgUserConfig } from './config-file';
 import { vpnRuleset } from './firewall';
 import { generateWgKeyPair, isWgKey, wgPublicKeyOf } from './keys';
 
-const hasWg = (() => {
-  try {
-    execFileSync('wg', ['--version']);
-    return true;
-  } catch {
-    return false;
-  }
-})();
+// wg and nft: installed by npm test (VPN_PACKAGES).
 
 describe('WireGuard keys', () => {
   it('are 32-byte x25519 keys in base64, the public one derived from the private one', () => {
@@ -25,7 +19,7 @@ describe('WireGuard keys', () => {
     expect(() => wgPublicKeyOf('short')).toThrow();
   });
 
-  it.runIf(hasWg)('agree with `wg pubkey`', () => {
+  itIf(missingPrograms('wg'))('agree with `wg pubkey`', () => {
     const a = generateWgKeyPair();
     expect(execFileSync('wg', ['pubkey'], { input: a.privateKey }).toString().trim()).toBe(a.publicKey);
   });
@@ -81,7 +75,7 @@ describe('the firewall', () => {
     expect(() => vpnRuleset('bad name"', [])).toThrow();
   });
 
-  it.runIf(hasWg && process.getuid?.() === 0)('is a ruleset nft accepts', () => {
+  itIf(firstMissing(missingRoot(), missingPrograms('nft')))('is a ruleset nft accepts', () => {
     const rules = vpnRuleset('vabcdwg', [{ user: '10.0.0.2', guest: '10.2.0.20' }]);
     execFileSync('nft', ['-c', '-f', '-'], { input: rules });
   });

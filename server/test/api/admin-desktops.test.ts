@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
@@ -53,7 +54,7 @@ beforeAll(async () => {
   for (const w of WHO) token[w] = await tokenOf(server, names[w][0], names[w][1]);
   mariaA = await person('mgarcia', { name: 'Maria Garcia' });
   mariaB = await person('mlopez', { name: 'María López', category: 'lab', group: 'lab-default' });
-}, 120_000);
+}, scaled(120_000));
 afterAll(async () => server?.close());
 
 describe('every call × admin, manager, manager of another category, advanced, user', () => {
@@ -90,7 +91,7 @@ describe('every call × admin, manager, manager of another category, advanced, u
         const res = await send(who, path, { method, body });
         expect(`${who} ${res.status}`).toBe(`${who} ${row.expect[who]}`);
       }
-    }, 120_000);
+    }, scaled(120_000));
   }
 
   it('a manager of another category acts on none of this category\'s desktops (not found, per id)', async () => {
@@ -202,7 +203,7 @@ describe('desktops', () => {
     expect(bin).toEqual(expect.arrayContaining([expect.objectContaining({ item_name: 'Needs help', item_type: 'desktop' })]));
     const actions = ZAuditList.parse(await (await send('admin', `${A}/audit?action=desktop.&per_page=100`)).json()).items.filter((e) => e.object_id === desk.id).map((e) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['desktop.start', 'desktop.force_stop', 'desktop.delete']));
-  }, 180_000);
+  }, scaled(180_000));
 
   it('deletes for good, without an entry in the bin', async () => {
     const owner = await person(`perm-${rnd()}`);
@@ -292,5 +293,5 @@ describe('templates, media, deployments', () => {
     const bin = (await (await call(server, '/api/v3/recycle_bin/item_count/user', { token: token.manager })).json()) as { item_name: string; item_type: string }[];
     expect(bin).toEqual(expect.arrayContaining([expect.objectContaining({ item_name: name, item_type: 'deployment' })]));
     expect(await server.ctx.db.select().from(schema.domains).where(and(eq(schema.domains.tag, id)))).toEqual([]);
-  }, 120_000);
+  }, scaled(120_000));
 });

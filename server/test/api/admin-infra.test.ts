@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { existsSync, writeFileSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -39,7 +40,7 @@ beforeAll(async () => {
   const lab = await copyUser(server, { username: 'manager' }, 'labmanager');
   await server.ctx.db.update(schema.users).set({ categoryId: 'lab', groupId: (await userRow(server, 'researcher', 'lab')).groupId }).where(eq(schema.users.id, lab.id));
   for (const c of CALLERS) tok[c] = await tokenOf(server, c, c === 'labmanager' ? 'lab' : 'default');
-}, 120_000);
+}, scaled(120_000));
 afterAll(async () => server?.close());
 
 const json = async (path: string, token: string, opts: { method?: string; body?: unknown } = {}) => {
@@ -286,7 +287,7 @@ describe('hypervisors', () => {
       manager.close();
       await server.ctx.db.update(schema.hypervisors).set({ enabled: true, onlyForced: false }).where(eq(schema.hypervisors.id, 'local'));
     }
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe('dashboard', () => {

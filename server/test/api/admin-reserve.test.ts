@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { formatBookingDate } from '@vdi/contracts';
@@ -32,7 +33,7 @@ beforeAll(async () => {
   const list = await (await call(server, '/api/v3/user/desktops', { token: T.user })).json();
   gpuDesktop = list.find((d: { name: string }) => d.name === 'GPU desktop').id;
   plainDesktop = list.find((d: { name: string }) => d.name === 'Demo desktop').id;
-}, 120_000);
+}, scaled(120_000));
 afterAll(async () => server?.close());
 
 const A = '/api/v3/admin';
@@ -240,7 +241,7 @@ describe('auto-shutdown policies', () => {
     expect(audit.map((a) => [a.objectId, (a.detail as { reason: string }).reason])).toEqual([[plainDesktop, 'max_time']]);
     socket.close();
     await req(T.admin, `/shutdown_policies/${p.id}`, 'DELETE');
-  }, 180_000);
+  }, scaled(180_000));
 
   it('a policy of 2 minutes idle (no viewer open) stops a real desktop after warning its owner', async () => {
     const { body: p } = await json(await policy(T.admin, { name: 'Students 1A idle', kind: 'group', target: 'default-students-1a', idle_time: 2, warnings: [1] }));
@@ -264,7 +265,7 @@ describe('auto-shutdown policies', () => {
     expect(await server.app.bookings.scheduler.pending(`autoidle:${plainDesktop}`)).toEqual([]);
     socket.close();
     await req(T.admin, `/shutdown_policies/${p.id}`, 'DELETE');
-  }, 180_000);
+  }, scaled(180_000));
 
   it('a viewer open puts the idle stop off; once it closes, the idle time counts from then', async () => {
     const { body: p } = await json(await policy(T.admin, { name: 'Students 1A idle', kind: 'group', target: 'default-students-1a', idle_time: 2, warnings: [1] }));
@@ -295,5 +296,5 @@ describe('auto-shutdown policies', () => {
     await until('stopped when idle', async () => (await row(plainDesktop)).status === 'Stopped', 90_000);
     socket.close();
     await req(T.admin, `/shutdown_policies/${p.id}`, 'DELETE');
-  }, 180_000);
+  }, scaled(180_000));
 });

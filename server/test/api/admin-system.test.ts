@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { io, type Socket } from 'socket.io-client';
@@ -30,7 +31,7 @@ beforeAll(async () => {
   const lab = await copyUser(server, { username: 'manager' }, 'labmanager');
   await server.ctx.db.update(schema.users).set({ categoryId: 'lab', groupId: (await userRow(server, 'researcher', 'lab')).groupId }).where(eq(schema.users.id, lab.id));
   for (const c of CALLERS) tok[c] = await tokenOf(server, c, c === 'labmanager' ? 'lab' : 'default');
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => {
   await mail?.close();
   await server?.close();
@@ -305,7 +306,7 @@ describe('audit log: security events', () => {
     } finally {
       await call(server, `/api/v3/desktop/stop/${d!.id}`, { token: tok.admin });
     }
-  }, 180_000);
+  }, scaled(180_000));
 
   it('recycle-bin restore and deletion', async () => {
     const owner = await userRow(server, 'user');

@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, ne } from 'drizzle-orm';
 import { schema } from '../../src/db';
@@ -611,7 +612,7 @@ beforeAll(async () => {
   await makeMedia(server, researcher);
   await makeBinEntry(server, researcher, tokens.researcher!);
   F.labDep = await makeDeployment(server, tokens.researcher!, [researcher.id]);
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => server?.close());
 
 describe('the table covers the app', () => {
@@ -675,7 +676,7 @@ describe('route × caller', () => {
   const order = Object.keys(MATRIX).sort((a, b) => Number(MATRIX[a]!.late ?? false) - Number(MATRIX[b]!.late ?? false));
   // Logging out ends every session: last of all.
   order.push(...order.splice(order.indexOf('POST /authentication/logout'), 1));
-  it.each(order)('%s', async (key) => runCase(key), 60_000);
+  it.each(order)('%s', async (key) => runCase(key), scaled(60_000));
   it('counted its cases', () => {
     expect(cases).toBeGreaterThanOrEqual(Object.keys(MATRIX).length * CALLERS.length);
     console.log(`authorisation matrix: ${Object.keys(MATRIX).length} routes, ${cases} route×caller cases`);

@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
@@ -264,7 +265,7 @@ describe('every registered route refuses bad input with a catalogue code', () =>
     // The admin's session survived the garbage (or the signed-in half would have tested nothing).
     expect(reachedAsAdmin).toBeGreaterThan(work.length / 4);
     expect((await send('/api/v3/user', { token: admin })).status).toBe(200);
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 /**

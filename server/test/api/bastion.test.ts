@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { execFileSync } from 'node:child_process';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -71,7 +72,7 @@ beforeAll(async () => {
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=guest', '-keyout', join(dir, 'k'), '-out', join(dir, 'c')], { stdio: 'ignore' });
   guestHttps = createHttpsServer({ key: readFileSync(join(dir, 'k')), cert: readFileSync(join(dir, 'c')) }, (_q, r) => r.end('tls page of the guest')).listen(0, '127.0.0.1');
   await new Promise((r) => guestHttps.once('listening', r));
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   guestSsh?.close();

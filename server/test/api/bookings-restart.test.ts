@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import { manualClock } from '../../src/scheduler/clock';
 import { seed } from '../../src/seed/seed';
 import { seedDemoDesktops } from '../../src/seed/demo-desktops';
 import { openTestDatabase } from '../helpers/db';
-import { DEMO_PASSWORD, testImagesDir } from '../helpers/server';
+import { DEMO_PASSWORD, endEngine, testImagesDir } from '../helpers/server';
 import { until } from '../helpers/wait';
 
 // The scheduler's jobs live in the database: a booking made before a restart gets its desktop at
@@ -43,12 +44,13 @@ beforeAll(async () => {
   const [uma] = await database.db.select().from(schema.users).where(eq(schema.users.username, 'user'));
   const [gpu] = await database.db.select().from(schema.domains).where(and(eq(schema.domains.userId, uma!.id), eq(schema.domains.name, 'GPU desktop')));
   setup.gpuId = gpu!.id;
-}, 240_000);
+}, scaled(240_000));
 
 afterAll(async () => {
-  await setup?.engine.driver.close();
+  // The booking started the GPU desktop: its machine goes too (it would outlive the engine).
+  if (setup) await endEngine(setup.engine);
   await setup?.database.close();
-}, 240_000);
+}, scaled(240_000));
 
 describe('bookings across a restart', () => {
   it('runs the start that fell due while the server was down, then the end when due', async () => {
@@ -88,5 +90,5 @@ describe('bookings across a restart', () => {
     } finally {
       await app2.close();
     }
-  }, 120_000);
+  }, scaled(120_000));
 });

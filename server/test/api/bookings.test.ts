@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { formatBookingDate, type TBookingItemType } from '@vdi/contracts';
@@ -37,7 +38,7 @@ beforeAll(async () => {
   const [t] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.kind, 'template'));
   templateId = t!.id;
   T0 = new Date(Math.ceil(clock.now().getTime() / (60 * MIN)) * 60 * MIN + 60 * MIN);
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => server?.close());
 
 const at = (minutes: number) => formatBookingDate(new Date(T0.getTime() + minutes * MIN));

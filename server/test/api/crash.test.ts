@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -25,7 +26,7 @@ afterAll(async () => {
   }
   killMachines(dataDir);
   rmSync(dataDir, { recursive: true, force: true });
-}, 240_000);
+}, scaled(240_000));
 
 type Desktop = { id: string; name: string; state: string };
 type Deployment = { id: string; totalDesktops: number; creatingDesktops: number };
@@ -127,7 +128,7 @@ describe('a server killed and stopped', () => {
     expect(state.rows.filter((r) => r.status !== 'ready'), 'disks not ready').toEqual([]);
     // Nothing had to be put aside either: the crash left no disk that no record planned.
     expect(() => readdirSync(join(dataDir, 'quarantine'))).toThrow();
-  }, 240_000);
+  }, scaled(240_000));
 
   it('stopped with SIGTERM while a desktop runs and a socket is open: ends within 10 s, the desktop is adopted', async () => {
     const third = await start();
@@ -144,7 +145,7 @@ describe('a server killed and stopped', () => {
     const ended = await third.exited;
     const took = Date.now() - asked;
     expect(ended).toEqual({ code: 0, signal: null });
-    expect(took).toBeLessThan(10_000);
+    expect(took).toBeLessThan(scaled(10_000)); // 10 s on a quiet machine
     expect(third.output()).toContain('SIGTERM: stopping');
     expect(['io server disconnect', 'transport close']).toContain(await disconnected);
     for (const pid of machinePids(dataDir)) expect(isAlive(pid)).toBe(true);
@@ -163,5 +164,5 @@ describe('a server killed and stopped', () => {
     await until('machines stopped', async () => machinePids(dataDir).every((pid) => !isAlive(pid)), 60_000);
     fourth.child.kill('SIGTERM');
     expect((await fourth.exited).code).toBe(0);
-  }, 240_000);
+  }, scaled(240_000));
 });

@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq, inArray } from 'drizzle-orm';
 import { QUOTA_FIELDS } from '@vdi/contracts';
@@ -22,7 +23,7 @@ beforeAll(async () => {
   advanced = await loginToken(server, 'advanced');
   const [t] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.kind, 'template'));
   template = t!.id;
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => server?.close());
 
 describe('a deployment’s creation job', () => {
@@ -67,7 +68,7 @@ describe('a deployment’s creation job', () => {
       owner.close();
       for (const s of students) s.socket.close();
     }
-  }, 180_000);
+  }, scaled(180_000));
 });
 
 describe('quota usage by aggregates', () => {

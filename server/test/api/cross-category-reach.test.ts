@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { schema } from '../../src/db';
@@ -49,7 +50,7 @@ beforeAll(async () => {
   dep = (await res.json()).id;
   await creationDone(dep);
   expect((await api(admin, `/deployment/co-owners/${dep}`, 'PUT', { co_owners: [await userIdOf(server, 'advanced')] })).status).toBe(200);
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => server?.close());
 
 describe('a co-owner names only users and groups they may pick themselves', () => {
@@ -95,7 +96,7 @@ describe('when the admin owner names a user of another category', () => {
     const rows = await researcherDesktops();
     expect(rows).toHaveLength(1);
     theirs = rows[0]!.id;
-  }, 120_000);
+  }, scaled(120_000));
 
   it('the co-owner can neither start it, open its viewer nor get its direct link', async () => {
     expect(await codeOf(await api(teo, `/desktop/start/${theirs}`))).toEqual({ status: 403, code: 'forbidden' });

@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { and, eq, inArray } from 'drizzle-orm';
@@ -33,7 +34,7 @@ beforeAll(async () => {
   template = t!.id;
   teoId = await userIdOf(server, 'advanced');
   anaId = 'ana-teacher';
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => server?.close());
 
 const json = async (r: Response) => ({ status: r.status, body: await r.json() });
@@ -295,7 +296,7 @@ describe('running it', () => {
     await put(teo, `/deployments/visible/${lab}`, { stop_started_domains: false });
     // Stop all on stopped desktops does nothing wrong.
     expect((await put(teo, `/deployments/stop/${lab}`)).status).toBe(200);
-  }, 120_000);
+  }, scaled(120_000));
 
   it('recreates the desktops that are missing', async () => {
     const saraId = await userIdOf(server, 'student01');

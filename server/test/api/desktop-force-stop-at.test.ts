@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { schema } from '../../src/db';
@@ -18,7 +19,7 @@ let admin: string;
 beforeAll(async () => {
   server = await startTestServer({ startConcurrency: 1, env: { SHUTDOWN_TIMEOUT_SECONDS: String(TIMEOUT_S) } });
   [uma, admin] = [await loginToken(server, 'user'), await loginToken(server, 'admin')];
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => {
   vi.restoreAllMocks();
   await server?.close();
@@ -77,5 +78,5 @@ describe('force_stop_at', () => {
     expect(stopped.force_stop_at).toBeNull();
     const [done] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, d.id));
     expect(done!.forceStopAt).toBeNull();
-  }, 240_000);
+  }, scaled(240_000));
 });

@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -18,7 +19,7 @@ let clock: ManualClock;
 beforeAll(async () => {
   clock = manualClock(new Date());
   server = await startTestServer({ clock });
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => server?.close());
 
 const db = () => server.ctx.db;

@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
@@ -59,7 +60,7 @@ beforeAll(async () => {
     booking(new Date(bookingStart.getTime() + 3 * hour), new Date(bookingStart.getTime() + 4 * hour)),
     booking(bookingStart, new Date(bookingStart.getTime() + hour)),
   ]);
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => server?.close());
 
 /** The keys of a desktop in the order the list carried them before it was made one query (zod wrote them in the schema's order). */
@@ -120,7 +121,7 @@ describe('GET /user/desktops of a person with hundreds of desktops', () => {
     const beyond = await countQueries(() => userDesktops(db, owner.id, { page: 99, per_page: 20 }));
     expect(beyond.result).toEqual({ items: [], total: desktops.length });
     expect(beyond.queries.length).toBeLessThanOrEqual(2);
-  }, 120_000);
+  }, scaled(120_000));
 
   it('answers a page and its total, and only the fields asked', async () => {
     const all = z.array(ZDesktop).parse((await list()).body);
@@ -142,7 +143,7 @@ describe('GET /user/desktops of a person with hundreds of desktops', () => {
     expect(both.body).toEqual(all.slice(0, 10).map((d) => ({ storage: d.storage, id: d.id })));
     // Every field may be asked: all of them is the whole desktop.
     expect((await list(`?fields=${DESKTOP_FIELDS.join(',')}`)).body).toEqual(all);
-  }, 120_000);
+  }, scaled(120_000));
 
   it('refuses bad paging and unknown fields with a catalogue code', async () => {
     for (const q of ['?page=0', '?page=-1', '?page=abc', '?page=1.5', '?per_page=0', '?per_page=100000', '?page=', '?fields=', '?fields=id,nope', '?fields=password', '?fields=,,']) {
@@ -150,7 +151,7 @@ describe('GET /user/desktops of a person with hundreds of desktops', () => {
       expect(res.status, q).toBe(400);
       expect((body as { description_code: string }).description_code, q).toBe('validation_error');
     }
-  }, 120_000);
+  }, scaled(120_000));
 
   it('answers the deployment\'s desktops as its events carry them, paged and with the fields asked, in two queries', async () => {
     const advanced = await tokenOf(server, 'advanced');
@@ -182,7 +183,7 @@ describe('GET /user/desktops of a person with hundreds of desktops', () => {
     const counted = await countQueries(() => deploymentDesktopList(server.ctx, row!, actor));
     expect(counted.result.items).toEqual(whole.body.desktops);
     expect(counted.queries).toHaveLength(2);
-  }, 120_000);
+  }, scaled(120_000));
 
   it('leaves other people\'s desktops out', async () => {
     const other = await server.ctx.db.select({ id: schema.domains.id }).from(schema.domains)

@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import WebSocket from 'ws';
@@ -14,7 +15,7 @@ let admin: string;
 beforeAll(async () => {
   server = await startTestServer({ startConcurrency: 1 });
   [uma, sara, admin] = [await loginToken(server, 'user'), await loginToken(server, 'student01'), await loginToken(server, 'admin')];
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => server?.close());
 
 type Desktop = { id: string; name: string; state: string; type: string; viewers: string[]; storage: string[] };
@@ -134,7 +135,7 @@ describe('desktops', () => {
     expect(await server.ctx.engine.driver.status(d!.id)).toBe('absent');
     expect(states).toContain('Shutting-down');
     socket.close();
-  }, 120_000);
+  }, scaled(120_000));
 
   it('refuses a start over the running quota with 428 and the spec code', async () => {
     // Students 1A may run one desktop at a time (the GPU desktop would need a booking).
@@ -147,7 +148,7 @@ describe('desktops', () => {
     await act(uma, 'stop', first!.id);
     await act(uma, 'stop', first!.id);
     await waitState(uma, first!.id, 'Stopped');
-  }, 120_000);
+  }, scaled(120_000));
 
   it('makes a temporary desktop from a template, and it disappears when stopped', async () => {
     const templates = await (await call(server, '/api/v3/user/templates/allowed/all', { token: sara })).json();
@@ -161,14 +162,14 @@ describe('desktops', () => {
     expect(volatile!.kind).toBe('volatile');
     await act(sara, 'stop', id);
     await act(sara, 'stop', id);
-    const until = Date.now() + 20_000;
+    const until = Date.now() + scaled(20_000);
     while ((await desktops(sara)).some((x) => x.id === id) && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
     expect((await desktops(sara)).some((x) => x.id === id)).toBe(false);
     expect(await server.ctx.db.select().from(schema.storage).where(eq(schema.storage.id, volatile!.id))).toEqual([]);
     const bad = await call(server, '/api/v3/nonpersistent', { token: sara, body: { template: 'nope' } });
     expect(bad.status).toBe(404);
     expect((await bad.json()).description_code).toBe('template_not_found');
-  }, 120_000);
+  }, scaled(120_000));
 
   it('deletes a stopped desktop with its disk, and refuses a running one', async () => {
     const list = await desktops(admin);
@@ -187,7 +188,7 @@ describe('desktops', () => {
     await act(uma, 'stop', running!.id);
     await act(uma, 'stop', running!.id);
     await waitState(uma, running!.id, 'Stopped');
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 describe('start queue and hypervisor room', () => {
@@ -222,7 +223,7 @@ describe('start queue and hypervisor room', () => {
       }
       for (const socket of sockets) socket.close();
     }
-  }, 120_000);
+  }, scaled(120_000));
 
   it('refuses to start when no hypervisor has room', async () => {
     const manager = await loginToken(server, 'manager');
@@ -267,5 +268,5 @@ describe('direct viewer', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(2400);
     // The original's body, within the catalogue body every failure has.
     expect(await gone.json()).toMatchObject({ error: 'not_found', msg: 'Not found', description_code: 'not_found' });
-  }, 120_000);
+  }, scaled(120_000));
 });

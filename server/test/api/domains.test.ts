@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { and, eq } from 'drizzle-orm';
@@ -24,7 +25,7 @@ beforeAll(async () => {
   [advanced, nora, iker, sara, manager] = await Promise.all(['advanced', 'student03', 'student04', 'student01', 'manager'].map((u) => loginToken(server, u)));
   const [t] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.kind, 'template'));
   demoTemplate = t!.id;
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => server?.close());
 
 const json = async (r: Response) => ({ status: r.status, body: await r.json() });

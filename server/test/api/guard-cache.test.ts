@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { schema } from '../../src/db';
@@ -15,7 +16,7 @@ let admin: string;
 beforeAll(async () => {
   server = await startTestServer();
   admin = await loginToken(server, 'admin');
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => server?.close());
 
 const status = async (path: string, token: string) => (await call(server, path, { token })).status;

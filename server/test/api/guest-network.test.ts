@@ -2,6 +2,7 @@
 // its DHCP lease (WaitingIP), then is Started with its address, which the server reaches; a guest
 // that never asks times out with a code; a restart keeps the network of running desktops; a host
 // without the network refuses the interface and the RDP viewers.
+import { scaled } from '../helpers/slowdown';
 import { connect } from 'node:net';
 import { existsSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -15,7 +16,8 @@ import { ensureRdpGuest } from '../../src/engine/guest-image';
 import { RDP_TEMPLATE_ID, seedRdpTemplate } from '../../src/seed/rdp-template';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { canRunGuestNetwork, testNetworkOptions } from '../helpers/guest-network';
+import { guestNetworkMissing, testNetworkOptions } from '../helpers/guest-network';
+import { describeIf } from '../helpers/can-run';
 import { GuestNetwork } from '../../src/network/guest-network';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,7 +41,7 @@ const tcpOpen = (host: string, port: number, ms = 3000) =>
 const links = () => execFileSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' });
 const namespaces = () => execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' });
 
-describe.skipIf(!canRunGuestNetwork())('guest network with real guests', () => {
+describeIf(guestNetworkMissing())('guest network with real guests', () => {
   let server: TestServer;
   let user: string;
   let template: string;
@@ -49,7 +51,7 @@ describe.skipIf(!canRunGuestNetwork())('guest network with real guests', () => {
     user = await loginToken(server, 'advanced');
     const [t] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.kind, 'template'));
     template = t!.id;
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     const ns = server?.ctx.engine.network.namespace;
     await server?.close();
@@ -94,7 +96,7 @@ describe.skipIf(!canRunGuestNetwork())('guest network with real guests', () => {
     const tap = server.ctx.engine.network.tapName(running, 1);
     expect(await server.ctx.engine.network.exec('ip', ['-o', 'link', 'show', 'master', 'br0'])).toContain(tap);
     expect(links()).not.toContain(tap);
-  }, 180_000);
+  }, scaled(180_000));
 
   it('keeps the network of a running desktop across a restart of the server', async () => {
     const before = (await desktop(running))!;
@@ -105,7 +107,7 @@ describe.skipIf(!canRunGuestNetwork())('guest network with real guests', () => {
     expect(after.ip).toBe(before.ip);
     expect(server.ctx.engine.network.available).toBe(true);
     expect(await until('port 80 after the restart', () => tcpOpen(after.ip!, 80), 30_000)).toBe(true);
-  }, 120_000);
+  }, scaled(120_000));
 
   it('clears the address when stopped and removes the TAP', async () => {
     const tap = server.ctx.engine.network.tapName(running, 1);
@@ -113,7 +115,7 @@ describe.skipIf(!canRunGuestNetwork())('guest network with real guests', () => {
     const stopped = await waitState(running, 'Stopped', 60_000);
     expect(stopped!.ip).toBeNull();
     await until('the TAP gone', async () => !(await server.ctx.engine.network.exec('ip', ['-o', 'link', 'show'])).includes(tap), 10_000);
-  }, 90_000);
+  }, scaled(90_000));
 
   const hasFreerdp = (() => {
     try {
@@ -138,13 +140,13 @@ describe.skipIf(!canRunGuestNetwork())('guest network with real guests', () => {
     const d = (await waitState(id, 'Started', 180_000))!;
     expect(d.ip).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     expect(d.viewers).toEqual(expect.arrayContaining(['browser-rdp', 'file-rdpgw']));
-    await server.ctx.engine.driver.waitForSerial(id, /RDP-DESKTOP READY/, 120_000);
+    await server.ctx.engine.driver.waitForSerial(id, /RDP-DESKTOP READY/, scaled(120_000));
     expect(await tcpOpen(d.ip!, 3389)).toBe(true);
     if (hasFreerdp) {
       // A real RDP client signs in with the desktop's credentials: the guest reports the session on its serial console.
       const client = spawn('xvfb-run', ['-a', 'xfreerdp', `/v:${d.ip}`, '/u:alice', `/p:${password}`, '/cert:ignore', '/size:800x600'], { stdio: 'ignore', detached: true });
       try {
-        await server.ctx.engine.driver.waitForSerial(id, /RDP-SESSION started user=alice/, 90_000);
+        await server.ctx.engine.driver.waitForSerial(id, /RDP-SESSION started user=alice/, scaled(90_000));
       } finally {
         try {
           process.kill(-client.pid!, 'SIGTERM');
@@ -155,7 +157,7 @@ describe.skipIf(!canRunGuestNetwork())('guest network with real guests', () => {
     }
     for (let i = 0; i < 2; i++) await call(server, `/api/v3/desktop/stop/${id}`, { token: user });
     await waitState(id, 'Stopped', 60_000);
-  }, 420_000);
+  }, scaled(420_000));
 
   it('leaves WaitingIP after the timeout with a code when the guest never asks for an address', async () => {
     const id = await create('Never asks', ['wireguard']);
@@ -181,10 +183,10 @@ describe.skipIf(!canRunGuestNetwork())('guest network with real guests', () => {
     }
     for (let i = 0; i < 2; i++) await call(server, `/api/v3/desktop/stop/${id}`, { token: user });
     await waitState(id, 'Stopped', 60_000);
-  }, 120_000);
+  }, scaled(120_000));
 });
 
-describe.skipIf(!canRunGuestNetwork())('the guest network of a run that crashed', () => {
+describeIf(guestNetworkMissing())('the guest network of a run that crashed', () => {
   it('is cleaned and made again at the next start of the same data directory; a range in use is refused', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'guest-net-'));
     const opts = { ...testNetworkOptions(), dataDir, stateDir: join(dataDir, 'network') };
@@ -213,7 +215,7 @@ describe.skipIf(!canRunGuestNetwork())('the guest network of a run that crashed'
       await other.close({ teardown: true });
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe('a server without the guest network', () => {
@@ -225,7 +227,7 @@ describe('a server without the guest network', () => {
     user = await loginToken(server, 'advanced');
     const [t] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.kind, 'template'));
     template = t!.id;
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => server?.close());
 
   const code = async (r: Response) => ({ status: r.status, code: ((await r.json()) as { description_code: string }).description_code });

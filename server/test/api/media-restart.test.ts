@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,12 +11,12 @@ import { createLocalEngine, type Engine } from '../../src/engine';
 import { seed } from '../../src/seed/seed';
 import { startMediaFileServer } from '../../src/modules/media/testing/file-server';
 import { openTestDatabase } from '../helpers/db';
-import { DEMO_PASSWORD, testImagesDir } from '../helpers/server';
+import { DEMO_PASSWORD, endEngine, testImagesDir } from '../helpers/server';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'vm-'));
 const engines: Engine[] = [];
 afterAll(async () => {
-  for (const e of engines) await e.driver.close().catch(() => undefined);
+  for (const e of engines) await endEngine(e);
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -45,7 +46,7 @@ describe('media downloads across a server restart', () => {
       expect(created.statusCode, created.body).toBe(200);
       const { id } = created.json() as { id: string };
       const row = async () => (await database.db.select().from(schema.media).where(eq(schema.media.id, id)))[0]!;
-      const until = Date.now() + 10_000;
+      const until = Date.now() + scaled(10_000);
       while (((await row()).progress?.received_bytes ?? 0) === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
 
       // The server stops mid-download: the job stays "running" to be resumed.
@@ -58,7 +59,7 @@ describe('media downloads across a server restart', () => {
       const gets = files.requests.filter((r) => r === 'GET /throttled.iso').length;
       const app2 = await buildApp(createContext(config, database, engine));
       try {
-        const done = Date.now() + 20_000;
+        const done = Date.now() + scaled(20_000);
         while ((await row()).status !== 'Downloaded' && Date.now() < done) await new Promise((r) => setTimeout(r, 100));
         expect(await row()).toMatchObject({ status: 'Downloaded', size: files.iso.length });
         expect(files.requests.filter((r) => r === 'GET /throttled.iso').length).toBe(gets + 1);
@@ -72,5 +73,5 @@ describe('media downloads across a server restart', () => {
       await database.close();
       await files.close();
     }
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,7 +29,7 @@ beforeAll(async () => {
   uma = await loginToken(server, 'user');
   const r = await login(server, 'researcher', DEMO_PASSWORD, 'lab');
   researcher = r.token!;
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => {
   await server?.close();
   await files?.close();
@@ -38,7 +39,7 @@ const mediaList = async (token: string, path = '/api/v3/media'): Promise<TMedia[
 const create = (token: string, body: Record<string, unknown>) => call(server, '/api/v3/media', { token, body: { kind: 'iso', description: '', ...body } });
 const mediaRow = async (id: string) => (await server.ctx.db.select().from(schema.media).where(eq(schema.media.id, id)))[0]!;
 async function waitStatus(id: string, statuses: string[], timeoutMs = 30_000) {
-  const until = Date.now() + timeoutMs;
+  const until = Date.now() + scaled(timeoutMs);
   for (;;) {
     const row = await mediaRow(id);
     if (statuses.includes(row.status)) return row;
@@ -171,7 +172,7 @@ describe('media', () => {
     files.rate.bytesPerSecond = 256 * 1024;
     const id = await createOk(teo, { name: 'Slow ISO', url: `${files.base}/throttled.iso` });
     await waitStatus(id, ['Downloading']);
-    const until = Date.now() + 10_000;
+    const until = Date.now() + scaled(10_000);
     while (((await mediaRow(id)).progress?.received_bytes ?? 0) === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
     // Only the owner (or a manager of the category, or an admin) may abort.
     const foreign = await call(server, `/api/v3/media/abort/${id}`, { token: researcher, body: {} });
@@ -352,7 +353,7 @@ describe('media', () => {
     const start = await call(server, `/api/v3/desktop/start/${desktopId}`, { token: teo });
     expect(start.status, await start.clone().text()).toBe(200);
     const { driver } = server.ctx.engine;
-    const until = Date.now() + 30_000;
+    const until = Date.now() + scaled(30_000);
     while ((await driver.status(desktopId)) !== 'running' && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
     const machine = (await driver.list()).find((m) => m.id === desktopId)!;
     const argv = readFileSync(`/proc/${machine.pid}/cmdline`, 'latin1').split('\0');
@@ -361,21 +362,21 @@ describe('media', () => {
     expect(argv.find((a) => a.startsWith('ide-cd,drive=cd0'))).toMatch(/bootindex=1$/);
     expect(argv.find((a) => a.startsWith('virtio-blk-pci,drive=disk0'))).toMatch(/bootindex=2$/);
     // The demo ISO boots to the same marker as the demo disk.
-    const m = await driver.waitForSerial(desktopId, READY, 90_000);
+    const m = await driver.waitForSerial(desktopId, READY, scaled(90_000));
     expect(m[1]).toBeTruthy();
 
     const refused = await call(server, `/api/v3/media/${isoId}`, { token: teo, method: 'DELETE' });
     expect(refused.status).toBe(409);
     expect(await codeOf(refused)).toBe('media_in_use');
     await driver.destroy(desktopId);
-    const stopped = Date.now() + 20_000;
+    const stopped = Date.now() + scaled(20_000);
     for (;;) {
       const [row] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, desktopId));
       if (row!.status === 'Stopped') break;
       if (Date.now() > stopped) throw new Error(`desktop stayed ${row!.status}`);
       await new Promise((r) => setTimeout(r, 200));
     }
-  }, 150_000);
+  }, scaled(150_000));
 
   it('deletes a media: lists the desktops first, detaches it from them, removes the file, tells the owner', async () => {
     const file = join(mediaDir(), `${isoId}.iso`);

@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { formatBookingDate } from '@vdi/contracts';
@@ -25,7 +26,7 @@ beforeAll(async () => {
   [admin, manager, teacher, user] = await Promise.all(['admin', 'manager', 'advanced', 'user'].map((u) => loginToken(server, u)));
   const [t] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.kind, 'template'));
   template = t!.id;
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => {
   await server?.close();
   await files?.close();
@@ -187,7 +188,7 @@ describe('accessed of new desktops', () => {
     expect(made.status).toBe(200);
     const [fresh] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, ((await made.json()) as { id: string }).id));
     expect(fresh!.accessedAt?.getTime()).toBeGreaterThan(0);
-  }, 180_000);
+  }, scaled(180_000));
 });
 
 describe('allowed with missing keys', () => {

@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { formatBookingDate } from '@vdi/contracts';
@@ -30,7 +31,7 @@ beforeAll(async () => {
   gpuDesktop = list.find((d: { name: string }) => d.name === 'GPU desktop').id;
   const plans = await server.ctx.db.select().from(schema.reservablePlans);
   seedEnd = new Date(Math.max(...plans.map((p) => p.end.getTime())));
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => server?.close());
 
 const fmt = (d: Date | number) => formatBookingDate(new Date(d));

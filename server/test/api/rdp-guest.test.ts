@@ -2,6 +2,7 @@
 // desktop is created from the template with its own guest credentials and started; the .rdp
 // file's gateway lets xfreerdp into the guest's session (the guest reports it on its serial
 // console), and Chromium on /rdp shows the session, where a typed line reaches the guest.
+import { scaled } from '../helpers/slowdown';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,15 +14,15 @@ import { schema } from '../../src/db';
 import { ensureRdpGuest } from '../../src/engine/guest-image';
 import { RDP_TEMPLATE_ID, seedRdpTemplate } from '../../src/seed/rdp-template';
 import { call, loginToken, startTestServer, testImagesDir, type TestServer } from '../helpers/server';
-import { canRunGuestNetwork } from '../helpers/guest-network';
+import { guestNetworkMissing } from '../helpers/guest-network';
+import { describeIf, firstMissing, missingFile, missingPrograms } from '../helpers/can-run';
 import { until } from '../helpers/wait';
 import { countPixels, litPixels, xfreerdpScreen } from '../helpers/rdp-clients';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const webDist = join(root, 'web', 'dist');
 const shots = join(root, 'artifacts', 'screenshots');
-const hasClients = existsSync('/usr/bin/xfreerdp') && existsSync('/usr/bin/xvfb-run') && existsSync(join(webDist, 'index.html'));
-const enabled = canRunGuestNetwork() && hasClients;
+const missing = firstMissing(guestNetworkMissing(), missingPrograms('xfreerdp', 'xvfb-run'), missingFile(join(webDist, 'index.html'), 'the web build'));
 const work = mkdtempSync(join(tmpdir(), 'rdp-guest-'));
 
 let server: TestServer;
@@ -30,7 +31,7 @@ let id: string;
 let ip: string;
 
 beforeAll(async () => {
-  if (!enabled) return;
+  if (missing) return;
   server = await startTestServer({ network: true, env: { WEB_DIST: webDist } });
   token = await loginToken(server, 'user');
   await seedRdpTemplate(server.ctx.db, server.ctx.engine, await ensureRdpGuest(testImagesDir()));
@@ -46,8 +47,8 @@ beforeAll(async () => {
     const d = await row();
     return d?.status === 'Started' && d.guestIp ? d.guestIp : undefined;
   }, 240_000))!;
-  await server.ctx.engine.driver.waitForSerial(id, /RDP-DESKTOP READY/, 180_000);
-}, 600_000);
+  await server.ctx.engine.driver.waitForSerial(id, /RDP-DESKTOP READY/, scaled(180_000));
+}, scaled(600_000));
 
 afterAll(async () => {
   await server?.close();
@@ -56,7 +57,7 @@ afterAll(async () => {
 
 const row = async () => (await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, id)))[0];
 
-describe.skipIf(!enabled)('the "Debian desktop (RDP)" guest through the portal', () => {
+describeIf(missing)('the "Debian desktop (RDP)" guest through the portal', () => {
   it('xfreerdp opens the downloaded .rdp file through the RD Gateway into the guest’s session, which stays', async () => {
     const res = await call(server, `/api/v3/desktop/${id}/viewer/file-rdpgw`, { token });
     expect(res.status).toBe(200);
@@ -68,10 +69,10 @@ describe.skipIf(!enabled)('the "Debian desktop (RDP)" guest through the portal',
     // A full session: the terminal (white) and the clock are drawn on xfreerdp's screen.
     const shot = await xfreerdpScreen(file, { work, png: join(shots, 'rdp-guest-xfreerdp.png'), waitMs: 120_000, drawn: sessionDrawn });
     expect(shot.drawn, shot.log).toBe(true);
-    await server.ctx.engine.driver.waitForSerial(id, /RDP-SESSION started user=alice/, 10_000);
+    await server.ctx.engine.driver.waitForSerial(id, /RDP-SESSION started user=alice/, scaled(10_000));
     // The session did not end on its own (it did once: the user could not open a terminal).
     expect(serialLog()).not.toMatch(/RDP-SESSION ended/);
-  }, 240_000);
+  }, scaled(240_000));
 
   it('Chromium on /rdp shows the session (not blank), a typed line reaches the guest, and a second viewer reconnects to it', async () => {
     const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
@@ -85,7 +86,7 @@ describe.skipIf(!enabled)('the "Debian desktop (RDP)" guest through the portal',
       expect(res.status).toBe(200);
       const answer = (await res.json()) as { urlp: string };
       await page.goto(`${server.url}${answer.urlp}`);
-      await page.locator('[data-testid="rdp-viewer"][data-state="connected"]').waitFor({ timeout: 120_000 });
+      await page.locator('[data-testid="rdp-viewer"][data-state="connected"]').waitFor({ timeout: scaled(120_000) });
       mkdirSync(shots, { recursive: true });
       // Drawn: pixels that are not the empty canvas's black (the session's clock and terminal).
       await until('the session to be drawn', async () => (await litPixels(page)) > 2_000, 60_000).finally(async () => {
@@ -100,7 +101,7 @@ describe.skipIf(!enabled)('the "Debian desktop (RDP)" guest through the portal',
       const again = await context.newPage();
       const second = (await (await call(server, `/api/v3/desktop/${id}/viewer/browser-rdp`, { token })).json()) as { urlp: string };
       await again.goto(`${server.url}${second.urlp}`);
-      await again.locator('[data-testid="rdp-viewer"][data-state="connected"]').waitFor({ timeout: 120_000 });
+      await again.locator('[data-testid="rdp-viewer"][data-state="connected"]').waitFor({ timeout: scaled(120_000) });
       await until('the session to be drawn again', async () => (await litPixels(again)) > 2_000, 60_000);
       await typeLine(again, `echo again${Date.now()}`, 'rdp-guest-reopened');
       expect(serialLog().match(/RDP-SESSION started/g)?.length).toBe(sessions);
@@ -108,7 +109,7 @@ describe.skipIf(!enabled)('the "Debian desktop (RDP)" guest through the portal',
     } finally {
       await browser.close();
     }
-  }, 240_000);
+  }, scaled(240_000));
 });
 
 /** Clicks into the session, types a line and waits until the guest reports it (RDP-TYPED on its serial console). */
@@ -117,7 +118,7 @@ async function typeLine(page: import('playwright').Page, line: string, shot: str
   await page.keyboard.type(line, { delay: 50 });
   await page.keyboard.press('Enter');
   await server.ctx.engine.driver
-    .waitForSerial(id, new RegExp(`RDP-TYPED ${line}`), 60_000)
+    .waitForSerial(id, new RegExp(`RDP-TYPED ${line}`), scaled(60_000))
     .finally(() => page.screenshot({ path: join(shots, `${shot}.png`) }));
 }
 

@@ -3,6 +3,7 @@
 // (the IronRDP web client through the portal's RDCleanPath websocket) and xfreerdp opening the
 // downloaded .rdp file through the portal's RD Gateway. Each token opens its own desktop's port
 // 3389 once; a spent, expired or other desktop's token, and a destination the client picks, are refused.
+import { scaled } from '../helpers/slowdown';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,16 +16,16 @@ import { rdpGatewayPort } from '../../src/modules/viewers/rdp';
 import { HRESULT, PKT, client, statusOf } from '../../src/rdp/tsgu';
 import { RDCLEANPATH_ERROR, WSA } from '../../src/rdp/rdcleanpath';
 import { call, loginToken, startTestServer, userIdOf, type TestServer } from '../helpers/server';
-import { startXrdpHost, xrdpAvailable, type XrdpHost } from '../helpers/xrdp-host';
+import { startXrdpHost, xrdpMissing, type XrdpHost } from '../helpers/xrdp-host';
+import { describeIf, itIf, missingPrograms } from '../helpers/can-run';
 import { canvasPixels, cleanPathRequest, countPixels, gatewayTunnel, xfreerdpScreen } from '../helpers/rdp-clients';
 import { until } from '../helpers/wait';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const webDist = join(root, 'web', 'dist');
 const shots = join(root, 'artifacts', 'screenshots');
-const haveXfreerdp = existsSync('/usr/bin/xfreerdp') && existsSync('/usr/bin/xvfb-run');
 
-const enabled = xrdpAvailable();
+const missing = xrdpMissing();
 let server: TestServer;
 let xrdp: XrdpHost;
 let userToken: string;
@@ -61,7 +62,7 @@ const gatewayTokenOf = (content: string) => /^gatewayaccesstoken:s:(.+)$/m.exec(
 const wsUrl = () => `${server.url.replace(/^http/, 'ws')}${RDP_WEBSOCKET_PATH}`;
 
 beforeAll(async () => {
-  if (!enabled) return;
+  if (missing) return;
   xrdp = await startXrdpHost();
   server = await startTestServer({ network: true, env: existsSync(join(webDist, 'index.html')) ? { WEB_DIST: webDist } : {} });
   userToken = await loginToken(server, 'user');
@@ -71,7 +72,7 @@ beforeAll(async () => {
   await asRunningRdpDesktop(desktopId, xrdp.address, { username: xrdp.username, password: xrdp.password });
   // Another desktop, "running" at an address where no RDP service listens (the host's end of the veth).
   await asRunningRdpDesktop(otherDesktopId, xrdp.address.replace(/\.2$/, '.1'), { username: 'x', password: 'y' });
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   await server?.close();
@@ -79,7 +80,7 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-describe.skipIf(!enabled)('browser RDP viewer', () => {
+describeIf(missing)('browser RDP viewer', () => {
   it('answers the reference shape: kind browser, protocol rdp, /rdp, a cookie holding a one-time ticket', async () => {
     const answer = await viewer(userToken, desktopId, 'browser-rdp');
     expect(Object.keys(answer).sort()).toEqual(['cookie', 'kind', 'protocol', 'urlp', 'values', 'viewer']);
@@ -130,7 +131,7 @@ describe.skipIf(!enabled)('browser RDP viewer', () => {
       const page = await context.newPage();
       const answer = await viewer(userToken, desktopId, 'browser-rdp');
       await page.goto(`${server.url}${answer.urlp}`);
-      await page.locator('[data-testid="rdp-viewer"][data-state="connected"]').waitFor({ timeout: 90_000 });
+      await page.locator('[data-testid="rdp-viewer"][data-state="connected"]').waitFor({ timeout: scaled(90_000) });
       // The address bar keeps only the desktop (the ticket is spent and holds a password).
       expect(page.url()).toBe(`${server.url}/rdp?desktop=${desktopId}`);
       const canvas = page.locator('iron-remote-desktop canvas');
@@ -148,18 +149,18 @@ describe.skipIf(!enabled)('browser RDP viewer', () => {
 
       // Reopening the tab: only ?desktop= is left; a signed-in person gets a new ticket and is back.
       await page.reload();
-      await page.locator('[data-testid="rdp-viewer"][data-state="connected"]').waitFor({ timeout: 90_000 });
+      await page.locator('[data-testid="rdp-viewer"][data-state="connected"]').waitFor({ timeout: scaled(90_000) });
 
       // A page without a ticket or a desktop says the link is missing.
       await page.goto(`${server.url}/rdp`);
-      await page.locator('[data-testid="rdp-viewer"][data-state="cookie_missing"]').waitFor({ timeout: 30_000 });
+      await page.locator('[data-testid="rdp-viewer"][data-state="cookie_missing"]').waitFor({ timeout: scaled(30_000) });
     } finally {
       await browser.close();
     }
-  }, 240_000);
+  }, scaled(240_000));
 });
 
-describe.skipIf(!enabled)('browser RDP page states', () => {
+describeIf(missing)('browser RDP page states', () => {
   it('shows rdp-not-running after its retries, cookie expired for a spent link, cookie missing without one (English, French, phone)', async () => {
     if (!existsSync(join(webDist, 'index.html'))) throw new Error('build the web first (npm run build -w @vdi/web)');
     const browser: Browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
@@ -171,32 +172,32 @@ describe.skipIf(!enabled)('browser RDP page states', () => {
       // A desktop whose RDP service does not listen: retried with new tickets, then rdp-not-running.
       const answer = await viewer(otherToken, otherDesktopId, 'browser-rdp');
       await page.goto(`${server.url}${answer.urlp}`);
-      await page.locator('[data-testid="rdp-viewer"][data-state="retrying"]').waitFor({ timeout: 60_000 });
+      await page.locator('[data-testid="rdp-viewer"][data-state="retrying"]').waitFor({ timeout: scaled(60_000) });
       await page.screenshot({ path: join(shots, 'rdp-retrying.png') });
-      await page.locator('[data-testid="rdp-viewer"][data-state="rdp_not_running"]').waitFor({ timeout: 90_000 });
+      await page.locator('[data-testid="rdp-viewer"][data-state="rdp_not_running"]').waitFor({ timeout: scaled(90_000) });
       await page.screenshot({ path: join(shots, 'rdp-not-running.png') });
       // The same link again: its token is spent.
       await page.goto('about:blank');
       await page.goto(`${server.url}${answer.urlp}`);
-      await page.locator('[data-testid="rdp-viewer"][data-state="cookie_expired"]').waitFor({ timeout: 60_000 });
+      await page.locator('[data-testid="rdp-viewer"][data-state="cookie_expired"]').waitFor({ timeout: scaled(60_000) });
       await page.screenshot({ path: join(shots, 'rdp-cookie-expired.png') });
 
       const fr = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'fr-FR' });
       await fr.addCookies([{ name: 'isardvdi_session', value: otherToken, url: server.url }]);
       const phone = await fr.newPage();
       await phone.goto(`${server.url}/rdp`);
-      await phone.locator('[data-testid="rdp-viewer"][data-state="cookie_missing"]').waitFor({ timeout: 30_000 });
+      await phone.locator('[data-testid="rdp-viewer"][data-state="cookie_missing"]').waitFor({ timeout: scaled(30_000) });
       await phone.screenshot({ path: join(shots, 'rdp-cookie-missing-fr-phone.png') });
     } finally {
       await browser.close();
     }
-  }, 240_000);
+  }, scaled(240_000));
 });
 
 /** Pixels of the session's xterm background (#1d3557) in the page's canvas. */
 const bluePixels = (page: import('playwright').Page) => canvasPixels(page, 'Math.abs(r - 0x1d) < 12 && Math.abs(g - 0x35) < 12 && Math.abs(b - 0x57) < 12');
 
-describe.skipIf(!enabled)('RD Gateway and the .rdp file', () => {
+describeIf(missing)('RD Gateway and the .rdp file', () => {
   it('answers the reference .rdp file: gateway, short-lived token, guest address and credentials, screen options', async () => {
     const answer = await viewer(userToken, desktopId, 'file-rdpgw');
     expect(answer).toMatchObject({ kind: 'file', protocol: 'rdpgw', ext: 'rdp', mime: 'application/x-rdp' });
@@ -255,7 +256,7 @@ describe.skipIf(!enabled)('RD Gateway and the .rdp file', () => {
     crossed.gw.close();
   });
 
-  it.skipIf(!haveXfreerdp)('xfreerdp opens the downloaded .rdp file through the gateway into the guest session; a reused file is refused', async () => {
+  itIf(missingPrograms('xfreerdp', 'xvfb-run'))('xfreerdp opens the downloaded .rdp file through the gateway into the guest session; a reused file is refused', async () => {
     const answer = await viewer(userToken, desktopId, 'file-rdpgw');
     const file = join(work, `${answer.name}.rdp`);
     writeFileSync(file, answer.content!);
@@ -267,7 +268,7 @@ describe.skipIf(!enabled)('RD Gateway and the .rdp file', () => {
     const again = await xfreerdpScreen(file, { work, waitMs: 8_000, drawn: xtermBlue });
     expect(again.drawn).toBe(false);
     expect(again.log).toMatch(/gateway|tunnel|denied|failed|0x800759F8/i);
-  }, 180_000);
+  }, scaled(180_000));
 });
 
 /** The host session's xterm background (#1d3557) over most of the screen. */

@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -26,7 +27,7 @@ beforeAll(async () => {
   [uma, sara, pau, nora, marta, ada, teo] = await Promise.all(
     ['user', 'student01', 'student02', 'student03', 'manager', 'admin', 'advanced'].map((u) => loginToken(server, u)),
   );
-}, 240_000);
+}, scaled(240_000));
 // Sockets a failed test left open would hold the server's close.
 const sockets: Socket[] = [];
 afterAll(async () => {
@@ -59,7 +60,7 @@ function collect(socket: Socket, events: string[]) {
   return seen;
 }
 async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
+  const end = Date.now() + scaled(ms);
   for (;;) {
     const v = await fn();
     if (ok(v)) return v;
@@ -200,13 +201,13 @@ describe('deleting a desktop puts it in the recycle bin', () => {
     expect((await call(server, `/api/v3/desktop/start/${lab.id}`, { token: uma })).status).toBe(200);
     await until(() => desktops(uma), (l) => l.find((d) => d.id === lab.id)?.state === 'Started', 30_000);
     expect(await server.ctx.engine.driver.status(lab.id)).toBe('running');
-    const ready = await server.ctx.engine.driver.waitForSerial(lab.id, /DEMO-DESKTOP READY ip=(\S+) boot=(\d+)/, 60_000);
+    const ready = await server.ctx.engine.driver.waitForSerial(lab.id, /DEMO-DESKTOP READY ip=(\S+) boot=(\d+)/, scaled(60_000));
     expect(Number(ready[2])).toBeGreaterThanOrEqual(1);
     await call(server, `/api/v3/desktop/stop/${lab.id}`, { token: uma });
     await call(server, `/api/v3/desktop/stop/${lab.id}`, { token: uma });
     await until(() => desktops(uma), (l) => l.find((d) => d.id === lab.id)?.state === 'Stopped', 30_000);
     socket.close();
-  }, 120_000);
+  }, scaled(120_000));
 
   it('deletes an entry for good: its disk file and row go, the storage quota frees', async () => {
     const disk = (await storageRow(lab.storage[0]!))!;

@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,15 +12,12 @@ import { ensureDemoGuest } from '../../src/engine/guest-image';
 import { seed } from '../../src/seed/seed';
 import { seedDemoDesktops } from '../../src/seed/demo-desktops';
 import { openTestDatabase } from '../helpers/db';
-import { DEMO_PASSWORD, testImagesDir } from '../helpers/server';
+import { DEMO_PASSWORD, endEngine, testImagesDir } from '../helpers/server';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'vr-'));
 const engines: Engine[] = [];
 afterAll(async () => {
-  for (const e of engines) {
-    for (const m of await e.driver.list().catch(() => [])) await e.driver.destroy(m.id).catch(() => undefined);
-    await e.driver.close().catch(() => undefined);
-  }
+  for (const e of engines) await endEngine(e);
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -41,7 +39,7 @@ describe('server restart', () => {
     };
     const stateOf = async (id: string) => (await database.db.select().from(schema.domains).where(eq(schema.domains.id, id)))[0]!.status;
     const waitFor = async (id: string, state: string) => {
-      const until = Date.now() + 20_000;
+      const until = Date.now() + scaled(20_000);
       while ((await stateOf(id)) !== state) {
         if (Date.now() > until) throw new Error(`${id} stayed ${await stateOf(id)}`);
         await new Promise((r) => setTimeout(r, 200));
@@ -77,5 +75,5 @@ describe('server restart', () => {
     await waitFor(a.id, 'Stopped');
     await app2.close();
     await database.close();
-  }, 120_000);
+  }, scaled(120_000));
 });

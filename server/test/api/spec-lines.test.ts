@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
@@ -18,7 +19,7 @@ beforeAll(async () => {
   server = await startTestServer();
   for (const u of ['admin', 'manager', 'advanced', 'user', 'student01']) tokens[u] = await tokenOf(server, u);
   tokens.researcher = await tokenOf(server, 'researcher', 'lab');
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => server?.close());
 
 const post = (who: string, path: string, body: unknown) => call(server, `${A}${path}`, { token: tokens[who], body });

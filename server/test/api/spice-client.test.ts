@@ -1,3 +1,5 @@
+import { describeIf, missingPrograms } from '../helpers/can-run';
+import { scaled } from '../helpers/slowdown';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, loginToken, startTestServer, type TestServer } from '../helpers/server';
 
 // A real SPICE client opens the .vv file the portal hands out: remote-viewer, on a virtual X screen.
-const haveTools = existsSync('/usr/bin/remote-viewer') && existsSync('/usr/bin/Xvfb');
+const missing = missingPrograms('remote-viewer', 'Xvfb');
 
 let server: TestServer;
 let xvfb: ChildProcess | undefined;
@@ -14,11 +16,11 @@ const dir = mkdtempSync(join(tmpdir(), 'vs-'));
 const display = `:${90 + (process.pid % 50)}`;
 
 beforeAll(async () => {
-  if (!haveTools) return;
+  if (missing) return;
   server = await startTestServer();
   xvfb = spawn('Xvfb', [display, '-screen', '0', '1024x768x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
   await new Promise((r) => setTimeout(r, 500));
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => {
   xvfb?.kill();
   await server?.close();
@@ -46,7 +48,7 @@ function openWithRemoteViewer(file: string, timeoutMs: number): Promise<string> 
   });
 }
 
-describe.skipIf(!haveTools)('SPICE viewer file', () => {
+describeIf(missing)('SPICE viewer file', () => {
   it('opens in remote-viewer through the portal, and only with its password', async () => {
     const token = await loginToken(server, 'advanced');
     const [d] = await (await call(server, '/api/v3/user/desktops', { token })).json();
@@ -64,7 +66,7 @@ describe.skipIf(!haveTools)('SPICE viewer file', () => {
     }
     const good = join(dir, 'good.vv');
     writeFileSync(good, answer.content);
-    const log = await openWithRemoteViewer(good, 15_000);
+    const log = await openWithRemoteViewer(good, scaled(15_000));
     expect(log).toContain('main channel: opened');
     expect(log).toContain('creating spice display');
     expect(existsSync(good)).toBe(false); // delete-this-file=1 is honoured
@@ -74,5 +76,5 @@ describe.skipIf(!haveTools)('SPICE viewer file', () => {
     expect(await openWithRemoteViewer(bad, 8_000)).not.toContain('creating spice display');
     await call(server, `/api/v3/desktop/stop/${d.id}`, { token });
     await call(server, `/api/v3/desktop/stop/${d.id}`, { token });
-  }, 120_000);
+  }, scaled(120_000));
 });

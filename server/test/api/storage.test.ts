@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
@@ -19,7 +20,7 @@ beforeAll(async () => {
   [teo, uma, marta, ada] = await Promise.all(['advanced', 'user', 'manager', 'admin'].map((u) => loginToken(server, u)));
   const { token } = await login(server, 'researcher', DEMO_PASSWORD, 'lab');
   rui = token!;
-}, 240_000);
+}, scaled(240_000));
 // Sockets a failed test left open would hold the server's close.
 const sockets: Socket[] = [];
 afterAll(async () => {
@@ -60,7 +61,7 @@ function collect(socket: Socket, event: string) {
   return seen;
 }
 async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
+  const end = Date.now() + scaled(ms);
   for (;;) {
     const v = await fn();
     if (ok(v)) return v;
@@ -174,7 +175,7 @@ describe('disk increase refusals', () => {
       await call(server, `/api/v3/desktop/stop/${desktopId}`, { token: teo });
       await until(() => domainRow(desktopId), (row) => row.status === 'Stopped', 30_000);
     }
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 describe('disk increase', () => {

@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +27,7 @@ beforeAll(async () => {
   server = await startTestServer();
   uma = await loginToken(server, 'user');
   umaId = await userIdOf(server, 'user');
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => server?.close());
 
 const storageDir = () => server.ctx.engine.dirs.storage;

@@ -1,3 +1,4 @@
+import { scaled } from '../helpers/slowdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, statSync } from 'node:fs';
 import { and, eq } from 'drizzle-orm';
@@ -26,7 +27,7 @@ beforeAll(async () => {
   researcher = (await login(server, 'researcher', DEMO_PASSWORD, 'lab')).token!;
   const [t] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.kind, 'template'));
   demoTemplate = t!.id;
-}, 240_000);
+}, scaled(240_000));
 afterAll(async () => server?.close());
 
 const json = async (r: Response) => ({ status: r.status, body: await r.json() });
@@ -63,7 +64,7 @@ const listen = (token: string): Promise<Socket> =>
 async function bootCount(token: string, id: string): Promise<number> {
   expect((await act(token, 'start', id)).status).toBe(200);
   await until('Started', async () => (await state(id)) === 'Started', 30_000);
-  const m = await server.ctx.engine.driver.waitForSerial(id, /DEMO-DESKTOP READY .*boot=(\d+)/, 90_000);
+  const m = await server.ctx.engine.driver.waitForSerial(id, /DEMO-DESKTOP READY .*boot=(\d+)/, scaled(90_000));
   return Number(m[1]);
 }
 async function stop(token: string, id: string) {
@@ -136,7 +137,7 @@ describe('a template from a desktop (reference §4.3)', () => {
     // The first desktop still boots, and sees what it wrote before: its second boot.
     expect(await bootCount(advanced, course)).toBe(2);
     await stop(advanced, course);
-  }, 240_000);
+  }, scaled(240_000));
 });
 
 describe('template rules', () => {

@@ -2,6 +2,7 @@
 // wireguard-go in a namespace playing the user's computer (with the file the portal gave), curl and
 // OpenSSH's ssh. Run with the demo guest of this branch (HTTPS on 443): VDI_TEST_IMAGES pointing to
 // a cache built from scripts/guest/build-demo-guest.sh as it is now.
+import { scaled } from '../helpers/slowdown';
 import { createServer, type Server } from 'node:net';
 import { createSocket } from 'node:dgram';
 import { existsSync, readFileSync } from 'node:fs';
@@ -16,13 +17,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatCidr } from '../../src/network/plan';
 import { call, loginToken, startTestServer, testImagesDir, type TestServer } from '../helpers/server';
-import { canRunGuestNetwork, freeGuestSubnet } from '../helpers/guest-network';
+import { freeGuestSubnet, guestNetworkMissing } from '../helpers/guest-network';
+import { describeIf, firstMissing, missingPrograms } from '../helpers/can-run';
 import { until } from '../helpers/wait';
 import { curlResolve, runClient, ssh, sshKey } from '../helpers/bastion-clients';
 import { parseWgQuick, userComputer, type UserComputer } from '../helpers/vpn-client';
 
-const onPath = (p: string) => ['/usr/bin', '/usr/sbin', '/bin', '/sbin'].some((d) => existsSync(`${d}/${p}`));
-const canRun = canRunGuestNetwork() && ['wireguard-go', 'wg', 'nft', 'ssh', 'curl', 'xfreerdp', 'xvfb-run'].every(onPath);
+const missing = firstMissing(guestNetworkMissing(), missingPrograms('wireguard-go', 'wg', 'nft', 'ssh', 'curl', 'xfreerdp', 'xvfb-run'));
 
 const freeUdpPort = () =>
   new Promise<number>((resolve) => {
@@ -35,7 +36,7 @@ const freeUdpPort = () =>
 
 const DOMAIN = 'bastion.test';
 
-describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
+describeIf(missing)('user VPN and bastion with a real guest', () => {
   let server: TestServer;
   let pc: UserComputer;
   let desktopId: string;
@@ -91,7 +92,7 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
     rdpIp = await addressOf(rdpId);
     // Something listening on the server's own address on the guest network: no tunnel may reach it.
     hostProbe = createServer((s) => s.end('host\n')).listen(0, '0.0.0.0');
-  }, 900_000);
+  }, scaled(900_000));
 
   afterAll(async () => {
     hostProbe?.close();
@@ -150,7 +151,7 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
     expect((await pc.curl(`http://${guestIp}/`, 8)).stdout).toContain(page);
     await server.app.vpn.sync(true);
     expect((await pc.curl(`http://${guestIp}/`, 5)).code).not.toBe(0);
-  }, 240_000);
+  }, scaled(240_000));
 
   it("an admin's tunnel reaches others' desktops only when the `vpn` setting says so", async () => {
     await pc.use((await config('admin')).content);
@@ -165,7 +166,7 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
     await server.ctx.settings.set('vpn', { admins_reach_all: false });
     await server.app.vpn.sync();
     expect((await pc.curl(`http://${guestIp}/`, 4)).code).not.toBe(0);
-  }, 120_000);
+  }, scaled(120_000));
 
   const rdpAuth = async (file: string) => {
     const dir = mkdtempSync(join(tmpdir(), 'vpnb-rdp-'));
@@ -180,7 +181,7 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
     expect(v).toMatchObject({ kind: 'file', protocol: 'rdpvpn', ext: 'rdp' });
     expect(v.content).toContain(`full address:s:${rdpIp}\r\n`);
     expect(v.content).toContain('username:s:alice\r\n');
-    await server.ctx.engine.driver.waitForSerial(rdpId, /RDP-DESKTOP READY/, 180_000);
+    await server.ctx.engine.driver.waitForSerial(rdpId, /RDP-DESKTOP READY/, scaled(180_000));
 
     await pc.use((await config('advanced')).content);
     await until('the owner tunnel', async () => ((await pc.curl(`http://${guestIp}/`, 4)).code === 0 ? true : undefined), 60_000);
@@ -190,7 +191,7 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
     await pc.use((await config('user')).content);
     const refused = await rdpAuth(v.content);
     expect(refused.code).not.toBe(0);
-  }, 400_000);
+  }, scaled(400_000));
 
   it('a reset makes the old file stop working at once; the new one works', async () => {
     const old = await config('advanced');
@@ -202,7 +203,7 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
     expect(fresh.content).not.toBe(old.content);
     await pc.use(fresh.content);
     expect(await until('the new file working', async () => ((await pc.curl(`http://${guestIp}/`, 4)).code === 0 ? true : undefined), 60_000)).toBe(true);
-  }, 180_000);
+  }, scaled(180_000));
 
   it('keeps the tunnel and the bastion across a restart of the server', async () => {
     const pidBefore = readFileSync(`${server.config.dataDir}/vpn/wireguard-go.pid`, 'utf8');
@@ -210,7 +211,7 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
     expect(server.app.vpn.available).toBe(true);
     expect(readFileSync(`${server.config.dataDir}/vpn/wireguard-go.pid`, 'utf8')).toBe(pidBefore); // adopted
     expect(await until('the tunnel after the restart', async () => ((await pc.curl(`http://${guestIp}/`, 4)).code === 0 ? true : undefined), 60_000)).toBe(true);
-  }, 180_000);
+  }, scaled(180_000));
 
   it("reaches the guest's shell and web server through the bastion", async () => {
     await server.ctx.settings.set('bastion', { enabled: true });
@@ -243,5 +244,5 @@ describe.skipIf(!canRun)('user VPN and bastion with a real guest', () => {
     expect((await curlResolve({ scheme: 'http', name, port: http! })).stdout).toBe('');
     // and the tunnel reaches nothing any more
     expect((await pc.curl(`http://${guestIp}/`, 4)).code).not.toBe(0);
-  }, 240_000);
+  }, scaled(240_000));
 });

@@ -1,4 +1,5 @@
 // The real clients of the bastion tests: OpenSSH's ssh with a key made by ssh-keygen, and curl.
+import { scaled } from './slowdown';
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,7 @@ export type RunResult = { code: number; stdout: string; stderr: string };
 
 export function runClient(cmd: string, args: string[], timeoutMs = 60_000): Promise<RunResult> {
   return new Promise((resolve) => {
-    execFile(cmd, args, { timeout: timeoutMs }, (err, stdout, stderr) => {
+    execFile(cmd, args, { timeout: scaled(timeoutMs) }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
       resolve({ code, stdout: String(stdout), stderr: String(stderr) });
     });

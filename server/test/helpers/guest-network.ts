@@ -3,20 +3,12 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import type { EngineNetworkOptions } from '../../src/engine';
-import { hasNetAdmin } from '../../src/network/guest-network';
 import { overlaps, parseCidr, routeDestinations } from '../../src/network/plan';
+import { registerNamespace } from '../../../scripts/lib/test-run.mjs';
+import { firstMissing, missingNetAdmin, missingPrograms, type Missing } from './can-run';
 
-/** Can this machine run the guest-network tests (root or CAP_NET_ADMIN, ip, dnsmasq)? */
-export function canRunGuestNetwork(): boolean {
-  if (process.platform !== 'linux' || !hasNetAdmin()) return false;
-  try {
-    execFileSync('ip', ['-V'], { stdio: 'ignore' });
-    execFileSync('dnsmasq', ['--version'], { stdio: 'ignore', env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/sbin` } });
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** What this machine lacks for the guest-network tests (root or CAP_NET_ADMIN, ip, dnsmasq), if anything. */
+export const guestNetworkMissing = (): Missing => firstMissing(missingNetAdmin(), missingPrograms('ip', 'dnsmasq'));
 
 /** A /24 under 10.0.0.0/8 that no route of this machine overlaps (random: parallel suites do not meet). */
 export function freeGuestSubnet(): string {
@@ -35,6 +27,9 @@ export function testNetworkOptions(): EngineNetworkOptions {
   for (;;) {
     const tag = randomBytes(2).toString('hex').slice(0, 2);
     const linkPrefix = `gnet${tag}`;
-    if (!links.includes(`: ${linkPrefix}`)) return { cidr: freeGuestSubnet(), namespace: `guest-net-${randomBytes(4).toString('hex')}`, linkPrefix };
+    if (links.includes(`: ${linkPrefix}`)) continue;
+    const namespace = `guest-net-${randomBytes(4).toString('hex')}`;
+    registerNamespace(namespace); // removed by the server's close; else by the run's final check
+    return { cidr: freeGuestSubnet(), namespace, linkPrefix };
   }
 }

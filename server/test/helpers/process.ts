@@ -3,6 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEMO_PASSWORD, testImagesDir } from './server';
 import { until } from './wait';
+import { networkNames } from '../../src/network/plan';
+import { registerNamespace } from '../../../scripts/lib/test-run.mjs';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 
@@ -17,6 +19,8 @@ export type ServerProcess = {
 };
 
 export async function startServerProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  // Its guest network's namespace (named after the data directory), should it make one.
+  registerNamespace(networkNames(dataDir, { namespace: env.GUEST_NETWORK_NAMESPACE }).namespace);
   const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'server', 'src', 'main.ts')], {
     cwd: root,
     env: {

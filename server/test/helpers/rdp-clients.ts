@@ -1,6 +1,7 @@
 // Small protocol clients for the RDP doors' tests: an RDCleanPath request over the browser
 // viewer's websocket, and an MS-TSGU client over TLS + websocket (what FreeRDP sends, packet by
 // packet, so each refusal can be read exactly). Real clients (Chromium, xfreerdp) are in the tests.
+import { scaled } from './slowdown';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,7 +28,7 @@ export function x224Request(user = 'test'): Buffer {
 export function cleanPathRequest(url: string, req: { token?: string; destination?: string }, timeoutMs = 20_000) {
   return new Promise<{ answer?: ReturnType<typeof decodeAnswer>; close?: number; ws: WebSocket }>((resolve) => {
     const ws = new WebSocket(url);
-    const timer = setTimeout(() => resolve({ ws }), timeoutMs);
+    const timer = setTimeout(() => resolve({ ws }), scaled(timeoutMs));
     ws.once('open', () => ws.send(encodeRequest({ proxyAuth: req.token, destination: req.destination, x224: x224Request() })));
     ws.once('message', (data: Buffer) => {
       clearTimeout(timer);
@@ -88,7 +89,7 @@ export async function gatewayClient(port: number, host = '127.0.0.1') {
     send: (p: Buffer) => socket.write(frame(OPCODE.binary, p, mask())),
     /** The next packet, or null once the gateway closed without one. */
     async next(timeoutMs = 15_000): Promise<Packet | null> {
-      const end = Date.now() + timeoutMs;
+      const end = Date.now() + scaled(timeoutMs);
       while (!inbox.length) {
         if (closed || Date.now() > end) return null;
         await new Promise<void>((r) => {
@@ -133,7 +134,7 @@ export async function xfreerdpScreen(file: string | null, opts: { work: string; 
   const ppm = join(opts.work, `screen-${tag}.ppm`);
   const done = `${ppm}.done`;
   const log = join(opts.work, `xfreerdp-${tag}.log`);
-  const waitS = Math.ceil((opts.waitMs ?? 60_000) / 1000);
+  const waitS = Math.ceil(scaled(opts.waitMs ?? 60_000) / 1000);
   writeFileSync(
     script,
     `#!/bin/sh

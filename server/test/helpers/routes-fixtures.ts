@@ -1,3 +1,4 @@
+import { scaled } from './slowdown';
 import { copyFile, chmod } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -126,7 +127,7 @@ export async function makeDeployment(server: TestServer, token: string, users: s
 
 /** Waits until no creation job of the target runs. */
 export async function creationEnded(server: TestServer, targetId: string, ms = 60_000) {
-  const end = Date.now() + ms;
+  const end = Date.now() + scaled(ms);
   for (;;) {
     const jobs = await server.ctx.db.select().from(schema.jobs).where(eq(schema.jobs.targetId, targetId));
     if (jobs.every((j) => j.status !== 'running' && j.status !== 'queued')) return;

@@ -12,6 +12,7 @@ import { createLocalEngine, type Engine, type EngineNetworkOptions } from '../..
 import { testNetworkOptions } from './guest-network';
 import { ensureDemoGuest } from '../../src/engine/guest-image';
 import { openTestDatabase } from './db';
+import { scaled } from './slowdown';
 import type { Clock } from '../../src/scheduler/clock';
 
 export const DEMO_PASSWORD = 'demo-pass-123';
@@ -29,6 +30,13 @@ export type TestServer = {
   close(): Promise<void>;
 };
 
+/** Ends an engine of a test: its machines destroyed (a machine outlives its engine by design, and a
+ *  test must leave none running), then the engine closed. */
+export async function endEngine(engine: Engine) {
+  for (const m of await engine.driver.list().catch(() => [])) await engine.driver.destroy(m.id).catch(() => undefined);
+  await engine.driver.close().catch(() => undefined);
+}
+
 /** The real server on a free loopback port, with a fresh database seeded with the demo organisation. */
 /** `network`: a guest network of its own (true: a fresh namespace and free range; see helpers/guest-network.ts). */
 export async function startTestServer(opts: { env?: Record<string, string>; mailer?: Mailer; startConcurrency?: number; clock?: Clock; network?: boolean | EngineNetworkOptions } = {}): Promise<TestServer> {
@@ -43,6 +51,9 @@ export async function startTestServer(opts: { env?: Record<string, string>; mail
     WEB_DIST: join(dataDir, 'no-web'),
     // The RD Gateway on a free port (tests run side by side).
     RDP_GATEWAY_PORT: '0',
+    // Tests sign in once and call for minutes: the default 5-minute sessions, times the measured
+    // slowdown (at a load of 30 the authorisation matrix outlasted its callers' sessions).
+    SESSION_TOKEN_SECONDS: String(scaled(300)),
     ...opts.env,
   });
   const database = await openTestDatabase();
@@ -72,9 +83,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; mail
     async close() {
       const { app, ctx } = server;
       await app.close();
-      // Tests leave no machine behind.
-      for (const m of await ctx.engine.driver.list()) await ctx.engine.driver.destroy(m.id).catch(() => undefined);
-      await ctx.engine.driver.close();
+      await endEngine(ctx.engine);
       await ctx.engine.network.close({ teardown: true });
       await database.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { vncAuthResponse } from '../../src/engine/testing/vnc-probe';
 import type { TestServer } from './server';
 import { call } from './server';
+import { scaled } from './slowdown';
 
 export type ViewerSession = {
   /** from opening the websocket to its first message, or to its close when none came */
@@ -37,7 +38,7 @@ export function openViewerSession(baseUrl: string, ticket: { token: string; pass
       resolve(r);
       if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.terminate();
     };
-    const timer = setTimeout(() => done(result ?? { ms: performance.now() - t0 }), opts.timeoutMs ?? 15_000);
+    const timer = setTimeout(() => done(result ?? { ms: performance.now() - t0 }), opts.timeoutMs ?? scaled(15_000));
     const read = async (n: number) => {
       while (buf.length < n) {
         if (ended) throw new Error('closed');

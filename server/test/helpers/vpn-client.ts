@@ -1,5 +1,6 @@
 // The user's computer in the VPN tests: a network namespace of the test (`vpnb` in its names) linked
 // to the root namespace by a veth, running wireguard-go with the file the portal gave.
+import { registerNamespace } from '../../../scripts/lib/test-run.mjs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -32,6 +33,7 @@ export async function userComputer(subnet: string) {
   const hostAddress = `${base}.1`;
   const dir = mkdtempSync(join(tmpdir(), 'vpnb-client-'));
   let wg: ChildProcess | null = null;
+  registerNamespace(ns);
   await sh('ip', ['netns', 'add', ns]);
   await sh('ip', ['-n', ns, 'link', 'set', 'lo', 'up']);
   await sh('ip', ['link', 'add', hostLink, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns]);

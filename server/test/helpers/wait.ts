@@ -1,9 +1,11 @@
 import { io, type Socket } from 'socket.io-client';
 import type { TestServer } from './server';
+import { scaled } from './slowdown';
 
-/** Polls `fn` until it answers something truthy (every 100 ms), or fails after `ms`. */
+/** Polls `fn` until it answers something truthy (every 100 ms), or fails after `ms` (what a quiet
+ *  machine needs at most: times the measured slowdown). */
 export async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
+  const end = Date.now() + scaled(ms);
   for (;;) {
     const v = await fn();
     if (v) return v;

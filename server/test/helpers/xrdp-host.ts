@@ -2,7 +2,9 @@
 // namespace of its own, reached from the host over a veth pair, so it never occupies the host's
 // port 3389 and its address is like a guest's (not loopback). A throwaway user whose X session is
 // an xterm: what is typed into it runs in a shell (`touch MARK` in its home proves keys arrived).
-// Needs root (namespaces, useradd); `xrdpAvailable()` says whether this host can run it.
+// Needs root (namespaces, useradd); `xrdpMissing()` says what this host lacks to run it.
+import { firstMissing, missingPrograms, missingRoot, type Missing } from './can-run';
+import { registerNamespace } from '../../../scripts/lib/test-run.mjs';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,18 +25,8 @@ export type XrdpHost = {
   stop(): Promise<void>;
 };
 
-const have = (cmd: string) => {
-  try {
-    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-export function xrdpAvailable(): boolean {
-  return process.getuid?.() === 0 && have('xrdp') && have('xrdp-sesman') && have('Xvnc') && have('xterm') && have('ip');
-}
+/** What this host lacks to run an xrdp stand-in, if anything. */
+export const xrdpMissing = (): Missing => firstMissing(missingRoot(), missingPrograms('xrdp', 'xrdp-sesman', 'Xvnc', 'xterm', 'ip'));
 
 const ip = (...args: string[]) => execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 
@@ -82,6 +74,7 @@ export async function startXrdpHost(opts: { xsession?: string } = {}): Promise<X
   };
 
   try {
+    registerNamespace(ns);
     ip('netns', 'add', ns);
     ip('-n', ns, 'link', 'set', 'lo', 'up');
     ip('link', 'add', hostLink, 'type', 'veth', 'peer', 'name', nsLink, 'netns', ns);

@@ -7,6 +7,7 @@ import { waitForStopped, type MachineEvent, type MachineSpec } from '../driver';
 import { describeDriverSuite } from '../driver.suite';
 import { ensureDemoGuest } from '../guest-image';
 import { QemuDriver } from './qemu-driver';
+import { scaled } from '../../../test/helpers/slowdown';
 
 // Built once (~12 s) and reused by later runs; VDI_TEST_IMAGES points elsewhere if wanted.
 const IMAGES = process.env.VDI_TEST_IMAGES ?? fileURLToPath(new URL('../../../../data/test-cache/images', import.meta.url));
@@ -21,7 +22,13 @@ describeDriverSuite('qemu (TCG)', () => new QemuDriver({ runDir, accel: 'tcg' })
 
 describe('QemuDriver specifics', () => {
   const ownRunDir = mkdtempSync(join(tmpdir(), 'qd-x-'));
-  afterAll(() => rmSync(ownRunDir, { recursive: true, force: true }));
+  afterAll(async () => {
+    // A test that failed half-way leaves its machine running (they outlive a driver by design).
+    const d = new QemuDriver({ runDir: ownRunDir, accel: 'tcg' });
+    for (const m of await d.list()) await d.destroy(m.id);
+    await d.close();
+    rmSync(ownRunDir, { recursive: true, force: true });
+  });
 
   it('reports a failed start with QEMU\'s own message and leaves no run dir behind', async () => {
     const d = new QemuDriver({ runDir: ownRunDir, accel: 'tcg' });
@@ -65,7 +72,7 @@ describe('QemuDriver specifics', () => {
     d.onEvent((e) => events.push(e));
     const rt = await d.start(idle('killed'));
     process.kill(rt.pid!, 'SIGKILL');
-    expect(await waitForStopped(d, 'killed', 5000)).toMatch(/^signal-SIGKILL/);
+    expect(await waitForStopped(d, 'killed', scaled(5000))).toMatch(/^signal-SIGKILL/);
     await new Promise((r) => setTimeout(r, 1200));
     expect(events.map((e) => e.type)).toEqual(['started', 'crashed', 'stopped']);
     expect(existsSync(join(ownRunDir, 'killed'))).toBe(false);
@@ -78,7 +85,7 @@ describe('QemuDriver specifics', () => {
     await first.close();
     const second = new QemuDriver({ runDir: ownRunDir, accel: 'tcg', pollMs: 200 });
     expect((await second.list()).map((m) => m.pid)).toEqual([rt.pid]);
-    const stopped = waitForStopped(second, 'adopted', 5000);
+    const stopped = waitForStopped(second, 'adopted', scaled(5000));
     process.kill(rt.pid!, 'SIGTERM'); // QEMU reports SIGTERM as a host-signal shutdown
     expect(await stopped).toBe('host-signal');
     expect(await second.list()).toEqual([]);

@@ -1,3 +1,4 @@
+import { scaled } from '../../test/slowdown';
 import { describe, expect, it } from 'vitest';
 import type { AdminSection } from './section';
 
@@ -17,7 +18,7 @@ describe('admin console sections', () => {
     expect(sectionsFor('advanced', SECTIONS)).toEqual([]);
     expect(sectionsFor(undefined, SECTIONS)).toEqual([]);
     // The console's first import transforms its whole shell: seconds on a loaded machine.
-  }, 60_000);
+  }, scaled(60_000));
 
   it('the people sections are in order and categories are for admins only', async () => {
     const { peopleSections } = await import('./people/sections');
@@ -35,12 +36,12 @@ describe('admin console sections', () => {
   it('GPU cards and booking rules are for admins only; managers get the auto-shutdown policies', async () => {
     const { reserveSections } = await import('./reserve/sections');
     expect(reserveSections.map((s) => [s.path, s.roles])).toEqual([['reservables', []], ['booking_rules', []], ['shutdown_policies', ['manager']]]);
-  }, 30_000);
+  }, scaled(30_000));
   it('the desktops, templates, media and deployments sections come after the people, for admins and managers', async () => {
     const { adminSections } = await import('./sections');
     const paths = adminSections.map((s) => s.path);
     expect(paths.slice(paths.indexOf('registration_codes') + 1, paths.indexOf('registration_codes') + 5)).toEqual(['desktops', 'templates', 'media', 'deployments']);
     const { sectionsFor } = await import('./AdminApp');
     expect(sectionsFor('manager').map((s) => s.path)).toEqual(expect.arrayContaining(['desktops', 'templates', 'media', 'deployments']));
-  }, 60_000);
+  }, scaled(60_000));
 });

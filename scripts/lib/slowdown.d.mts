@@ -1,0 +1,7 @@
+export const MAX_SLOWDOWN: number;
+export type Slowdown = { factor: number; probe: number; load: number; cores: number };
+export function measureSlowdown(): Slowdown;
+export function describeSlowdown(m: Slowdown): string;
+export function testSlowdown(): number;
+export function scaled(ms: number): number;
+export function slowdown(): number;
