@@ -5,6 +5,7 @@ import { schema } from '../../src/db';
 import { call, DEMO_PASSWORD, login, loginToken, startTestServer, userIdOf, type TestServer } from '../helpers/server';
 import { startMailSink } from '../helpers/mail-sink';
 import { socketOf, until } from '../helpers/wait';
+import { scaled } from '../helpers/slowdown';
 
 let server: TestServer;
 let sink: Awaited<ReturnType<typeof startMailSink>>;
@@ -162,7 +163,7 @@ describe('SMTP from the settings', () => {
         const token = await loginToken(server, 'manager');
         const res = await put(token, { email: `manager-${Date.now()}@example.org` });
         return res.status === 200 && other.mails.length > 0;
-      }, 20_000);
+      }, scaled(20_000));
       expect(other.mails[0]!.raw).toContain('portal@example.org');
     } finally {
       await server.ctx.db.delete(schema.config).where(eq(schema.config.key, 'mail'));

@@ -32,7 +32,7 @@ const finished = (who: Who, id: string) =>
   until('the import job to end', async () => {
     const job = ZAdminImportJob.parse(await (await send(who, `${A}/users/import/${id}`)).json());
     return ['done', 'failed', 'aborted'].includes(job.status) ? job : undefined;
-  }, 200_000);
+  }, scaled(200_000));
 
 /** A user straight in the database with the demo password (fast, as a seed would). */
 async function person(username: string, opts: { category?: string; group?: string; role?: string } = {}) {
@@ -388,7 +388,7 @@ describe('CSV import', () => {
     } finally {
       live.close();
     }
-  }, 240_000);
+  }, scaled(240_000));
 
   it('refuses a wrong header; a manager cannot import into another category', async () => {
     const wrong = await csv('admin', 'user,name\nx,y', true);

@@ -296,7 +296,7 @@ describe('audit log: security events', () => {
       await until('the desktop started', async () => {
         const [row] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, d!.id));
         return row?.status === 'Started';
-      }, 120_000);
+      }, scaled(120_000));
       expect((await call(server, `/api/v3/desktop/${d!.id}/viewer/browser-vnc`, { token: tok.user })).status).toBe(200);
       expect((await call(server, `/api/v3/desktop/${d!.id}/viewer/browser-vnc`, { token: tok.admin })).status).toBe(200);
       const { items } = await auditOf(`action=viewer.open_other&object=${d!.id}`);

@@ -318,5 +318,5 @@ describe('every route but the public ones authenticates before it reads the inpu
         }),
     );
     expect(wrong).toEqual([]);
-  }, 120_000);
+  }, scaled(120_000));
 });

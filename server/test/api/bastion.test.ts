@@ -251,5 +251,5 @@ describe('the bastion domain by default', () => {
     } finally {
       await plain.close();
     }
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -29,7 +29,7 @@ const creationDone = (id: string) =>
   until('creation job done', async () => {
     const jobs = await server.ctx.db.select().from(schema.jobs).where(eq(schema.jobs.targetId, id));
     return jobs.length > 0 && jobs.every((j) => j.status !== 'running' && j.status !== 'queued');
-  }, 120_000);
+  }, scaled(120_000));
 const researcherDesktops = async () => (await desktopsOf(dep)).filter((d) => d.userId === researcherId);
 
 beforeAll(async () => {

@@ -85,7 +85,7 @@ describeIf(guestNetworkMissing())('guest network with real guests', () => {
       const d = await desktop(running);
       if (d) seen.add(d.state);
       return d?.state === 'Started' ? d : undefined;
-    }, 120_000);
+    }, scaled(120_000));
     expect(seen).toContain('WaitingIP');
     expect(started.ip).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     expect(overlaps(parseCidr(`${started.ip}/32`)!, server.ctx.engine.network.plan!.subnet)).toBe(true);

@@ -5,6 +5,7 @@ import { ZLoginConfig } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import { call, login, loginToken, startTestServer, userIdOf, type TestServer } from '../helpers/server';
 import { startMailSink } from '../helpers/mail-sink';
+import { scaled } from '../helpers/slowdown';
 
 // Issue 23, findings 1, 2, 3 and 14: links in mails come only from the configured public address (never
 // from the request's Host); a password change ends every reset link; only the pending address verifies;
@@ -20,7 +21,7 @@ beforeAll(async () => {
   sink = await startMailSink();
   server = await startTestServer({ env: { SMTP_HOST: '127.0.0.1', SMTP_PORT: String(sink.port) } });
   admin = await loginToken(server, 'admin');
-}, 120_000);
+}, scaled(120_000));
 afterAll(async () => {
   await server?.close();
   await sink?.close();
@@ -161,5 +162,5 @@ describe('"Forgot password?" on the sign-in page', () => {
     } finally {
       await plain.close();
     }
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -177,7 +177,7 @@ describe('accessed of new desktops', () => {
       const jobs = await server.ctx.db.select().from(schema.jobs).where(eq(schema.jobs.targetId, id));
       if (jobs.length === 0 || jobs.some((j) => j.status === 'running')) return undefined;
       return server.ctx.db.select().from(schema.domains).where(eq(schema.domains.tag, id));
-    }, 120_000);
+    }, scaled(120_000));
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(row.accessedAt?.getTime()).toBeGreaterThan(0);
     const desktops = (await (await call(server, `/api/v3/deployment/${id}`, { token: teacher })).json()).desktops as { accessed: number | null }[];
@@ -227,7 +227,7 @@ describe('vgpus ["None"] (what the original portal sends for "no GPU")', () => {
     await until('the deployment\'s desktops', async () => {
       const jobs = await server.ctx.db.select().from(schema.jobs).where(eq(schema.jobs.targetId, id));
       return jobs.length > 0 && jobs.every((j) => j.status !== 'running') ? true : undefined;
-    }, 120_000);
+    }, scaled(120_000));
     // An edit gives it a GPU, and takes it away the portal's way.
     await ok(await call(server, `/api/v3/deployment/${id}`, { token: teacher, method: 'PUT', body: { name: 'No GPU lab', hardware: v3Hardware(['NVIDIA-A40-2Q']) } }));
     expect(await vgpusOf(id)).toEqual(['NVIDIA-A40-2Q']);
@@ -246,7 +246,7 @@ describe('vgpus ["None"] (what the original portal sends for "no GPU")', () => {
       token: teacher,
       body: { name: 'Bad GPU lab', template_id: template, desktop_name: 'Bad GPU desktop', allowed: { groups: ['default-students-1a'] }, hardware: v3Hardware(['NVIDIA-Z9-1Q']) },
     }))).toEqual({ status: 400, code: 'reservable_not_found' });
-  }, 240_000);
+  }, scaled(240_000));
 });
 
 describe('GET /bookings/user/{itemId}/{itemType}[/{returnType}]', () => {

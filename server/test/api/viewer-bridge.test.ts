@@ -61,7 +61,7 @@ beforeAll(async () => {
   await until('the desktop to run', async () => {
     const [row] = await database.db.select().from(schema.domains).where(eq(schema.domains.id, desktopId));
     return row?.status === 'Started';
-  }, 120_000);
+  }, scaled(120_000));
 }, scaled(240_000));
 
 afterAll(async () => {

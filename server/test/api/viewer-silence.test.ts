@@ -12,12 +12,12 @@ import { VNC_ANSWER_MS } from '../../src/engine/vnc-bridge';
 import { call, loginToken, startTestServer, type TestServer } from '../helpers/server';
 import { until } from '../helpers/wait';
 import { vncTicket } from '../helpers/viewer-session';
+import { scaled } from '../helpers/slowdown';
 
-const SLOWDOWN = Number(process.env.TEST_SLOWDOWN ?? 1);
 /** How long a session may stay silent after its 101: the product's bound, with room for timers on
  *  a loaded host. A session neither greeted nor closed is given three times this before it counts
  *  as silent (a close without a reason fails the test too). */
-const SILENCE_MS = (VNC_FIRST_BYTES_MS + 3000) * SLOWDOWN;
+const SILENCE_MS = scaled(VNC_FIRST_BYTES_MS + 3000);
 const REASONS = Object.values(VNC_CLOSE).map((c) => `${c.code} ${c.reason}`);
 
 type Probe = {
@@ -76,7 +76,7 @@ beforeAll(async () => {
   token = await loginToken(server, 'admin');
   const [admin] = await server.ctx.db.select().from(schema.users).where(eq(schema.users.username, 'admin'));
   desktopId = (await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.userId, admin!.id))).find((d) => d.kind === 'desktop')!.id;
-}, 240_000);
+}, scaled(240_000));
 
 afterAll(async () => {
   await server?.close();
@@ -85,12 +85,12 @@ afterAll(async () => {
 async function startAndWait() {
   const res = await call(server, `/api/v3/desktop/start/${desktopId}`, { token });
   expect(res.status).toBe(200);
-  await until('the desktop to run', async () => (await stateOf()) === 'Started', 120_000 * SLOWDOWN);
+  await until('the desktop to run', async () => (await stateOf()) === 'Started', 120_000);
 }
 
 async function stopAndWait() {
   for (let i = 0; i < 2; i++) await call(server, `/api/v3/desktop/stop/${desktopId}`, { token });
-  await until('the desktop to stop', async () => (await stateOf()) === 'Stopped', 60_000 * SLOWDOWN);
+  await until('the desktop to stop', async () => (await stateOf()) === 'Stopped', 60_000);
 }
 
 describe('the browser viewer websocket after its 101', () => {
@@ -103,7 +103,7 @@ describe('the browser viewer websocket after its 101', () => {
       await stopAndWait();
     }
     expectNoSilence('fresh starts', probes);
-  }, 600_000);
+  }, scaled(600_000));
 
   it('is greeted or closed with a reason right after a restart adopted the machine', async () => {
     await startAndWait();
@@ -116,7 +116,7 @@ describe('the browser viewer websocket after its 101', () => {
       probes.push(...(await Promise.all(tickets.map((t) => probe(server, t)))));
     }
     expectNoSilence('adopted', probes);
-  }, 600_000);
+  }, scaled(600_000));
 
   it('is closed with a reason, and logged, when the machine stops answering after its greeting', async () => {
     if ((await stateOf()) !== 'Started') await startAndWait();
@@ -134,11 +134,11 @@ describe('the browser viewer websocket after its 101', () => {
       const cap = new Promise<{ code: number; reason: string; at: number }>((r) => setTimeout(() => r({ code: 0, reason: 'still open', at: performance.now() }), SILENCE_MS * 4));
       const end = await Promise.race([closed, cap]);
       expect(end).toMatchObject({ code: VNC_CLOSE.timeout.code, reason: 'viewer_display_timeout' });
-      expect(end.at - asked).toBeLessThan((VNC_ANSWER_MS + 3000) * SLOWDOWN);
+      expect(end.at - asked).toBeLessThan(scaled(VNC_ANSWER_MS + 3000));
     } finally {
       process.kill(pid, 'SIGCONT');
     }
-    await until('the close to be logged', async () => warn.mock.calls.find((c) => JSON.stringify(c).includes('unanswered')), 10_000 * SLOWDOWN);
+    await until('the close to be logged', async () => warn.mock.calls.find((c) => JSON.stringify(c).includes('unanswered')), 10_000);
     const logged = JSON.stringify(warn.mock.calls);
     expect(logged).toContain('"why":"timeout"');
     expect(logged).not.toContain(ticket.token);
@@ -146,5 +146,5 @@ describe('the browser viewer websocket after its 101', () => {
     warn.mockRestore();
     // The machine answers again: so does the next viewer.
     expectNoSilence('after the freeze', [await probe(server, await vncTicket(server, token, desktopId))]);
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -126,7 +126,7 @@ describeIf(missing)('user VPN and bastion with a real guest', () => {
     const got = await until('the guest page through the tunnel', async () => {
       const r = await pc.curl(`http://${guestIp}/`);
       return r.code === 0 ? r.stdout : undefined;
-    }, 90_000);
+    }, scaled(90_000));
     expect(got).toContain(page);
     // The guest's SSH server through the tunnel too.
     expect((await pc.banner(guestIp, 22)).stdout).toMatch(/^SSH-2\.0-dropbear/);
@@ -144,7 +144,7 @@ describeIf(missing)('user VPN and bastion with a real guest', () => {
     await until('their handshake', async () => {
       await pc.curl(`http://${guestIp}/`, 2);
       return (await pc.lastHandshake()) !== null;
-    }, 30_000);
+    }, scaled(30_000));
     expect((await pc.curl(`http://${guestIp}/`, 5)).code).not.toBe(0);
     // ...and it is the firewall that stops it: without the VPN's table the same tunnel gets through.
     await server.ctx.engine.network.exec('nft', ['delete', 'table', 'inet', 'vdi_vpn']);
@@ -158,7 +158,7 @@ describeIf(missing)('user VPN and bastion with a real guest', () => {
     await until('the admin handshake', async () => {
       await pc.curl(`http://${guestIp}/`, 2);
       return (await pc.lastHandshake()) !== null;
-    }, 30_000);
+    }, scaled(30_000));
     expect((await pc.curl(`http://${guestIp}/`, 4)).code).not.toBe(0);
     await server.ctx.settings.set('vpn', { admins_reach_all: true });
     await server.app.vpn.sync();
@@ -234,7 +234,7 @@ describeIf(missing)('user VPN and bastion with a real guest', () => {
     const tls = await until('the guest HTTPS server (openssl s_server, key made at boot)', async () => {
       const r = await runClient('curl', ['-sS', '-k', '--max-time', '10', '--resolve', `${name}:${https}:127.0.0.1`, `https://${name}:${https}/index.html`]);
       return r.code === 0 ? r.stdout : undefined;
-    }, 60_000);
+    }, scaled(60_000));
     expect(tls, 'the demo guest must serve HTTPS on 443: rebuild its cache from the current script').toContain(page);
 
     // stopped: refused
