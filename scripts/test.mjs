@@ -145,6 +145,12 @@ function countPlaywright(file, tag) {
 
 let broken = false;
 
+// `TEST_ONLY=vitest,e2e` (any of types, vitest, postgres, e2e) runs only those suites: for a
+// person working on one part. The closing line then counts only what ran.
+const only = new Set((process.env.TEST_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+const runs = (suite) => only.size === 0 || only.has(suite);
+if (only.size > 0) log(`Only: ${[...only].join(', ')} (TEST_ONLY)`);
+
 // This run's mark (its processes, and their children, carry it) and the machine's slowdown now.
 ensureTestRun(root);
 if (!(Number(process.env.TEST_SLOWDOWN) >= 1)) {
@@ -155,17 +161,19 @@ if (!(Number(process.env.TEST_SLOWDOWN) >= 1)) {
 
 // Type checks: a failure counts as one failed test.
 // (side by side: each is one process on one core)
-for (const ok of await Promise.all(['contracts', 'server', 'web'].map((p) => side(`Type check: ${p}`, bin('tsc'), ['-p', p, '--noEmit'])))) {
+for (const ok of runs('types') ? await Promise.all(['contracts', 'server', 'web'].map((p) => side(`Type check: ${p}`, bin('tsc'), ['-p', p, '--noEmit']))) : []) {
   if (ok) totals.passed++;
   else totals.failed++;
 }
 
 const outcomesReporter = join(root, 'scripts', 'lib', 'vitest-outcomes.mjs');
 const vitestJson = join(reports, 'vitest.json');
-step('Unit, API and engine tests (Vitest, embedded PGlite)', bin('vitest'), ['run', '--reporter=default', `--reporter=${outcomesReporter}`], { VITEST_OUTCOMES: vitestJson });
-if (!countVitest(vitestJson)) broken = true;
+if (runs('vitest')) {
+  step('Unit, API and engine tests (Vitest, embedded PGlite)', bin('vitest'), ['run', '--reporter=default', `--reporter=${outcomesReporter}`], { VITEST_OUTCOMES: vitestJson });
+  if (!countVitest(vitestJson)) broken = true;
+}
 
-if (postgresUrl) {
+if (postgresUrl && runs('postgres')) {
   const pgJson = join(reports, 'vitest-postgres.json');
   step('Database suite on PostgreSQL', bin('vitest'), ['run', '--project', 'server', 'test/db', '--reporter=default', `--reporter=${outcomesReporter}`], {
     TEST_DATABASE_URL: postgresUrl,
@@ -178,7 +186,7 @@ if (postgresUrl) {
 // The journeys in shards side by side, each against a server, database and guest network of
 // its own (ports 20 apart): most of a journey's time is waiting on a guest or a timer, so two
 // shards take little more than half the time of one.
-const e2eFiles = readdirSync(join(root, 'web', 'e2e')).filter((f) => f.endsWith('.spec.ts')).sort();
+const e2eFiles = runs('e2e') ? readdirSync(join(root, 'web', 'e2e')).filter((f) => f.endsWith('.spec.ts')).sort() : [];
 const shards = Math.max(1, Math.min(Number(process.env.E2E_SHARDS ?? 2), e2eFiles.length));
 const basePort = Number(process.env.E2E_PORT ?? 18731);
 // Files go to the shard with the least work so far, longest first, by the seconds each took in a
@@ -190,13 +198,13 @@ for (const f of [...e2eFiles].sort((a, b) => (seconds[b] ?? 60) - (seconds[a] ??
   bin.load += seconds[f] ?? 60;
   bin.files.push(f);
 }
-const e2eRuns = bins.map((bin, i) => {
+const e2eRuns = bins.filter((bin) => bin.files.length > 0).map((bin, i) => {
   const port = basePort + 20 * i;
   const tag = shards > 1 ? `e2e ${i + 1}/${shards}` : 'e2e';
   // Within a shard the files keep their usual (name) order.
   return { port, files: bin.files.sort().map((f) => `e2e/${f}`), tag, json: join(reports, `playwright-${i + 1}.json`) };
 });
-log(`End-to-end journeys (Playwright, Chromium): ${e2eFiles.length} files in ${shards} shard(s)`);
+if (e2eRuns.length > 0) log(`End-to-end journeys (Playwright, Chromium): ${e2eFiles.length} files in ${e2eRuns.length} shard(s)`);
 // Each shard's server names its guest network after its data directory: noted, for the final check.
 const dataDirOf = (port) => join(root, '.tmp', `e2e-data-${port}`);
 const names = spawnSync(process.execPath, ['--import', 'tsx', '-e', `import('./server/src/network/plan.ts').then((m) => { for (const d of ${JSON.stringify(e2eRuns.map((r) => dataDirOf(r.port)))}) console.log(m.networkNames(d).namespace); })`], { cwd: root, encoding: 'utf8' });

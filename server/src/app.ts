@@ -29,7 +29,7 @@ import { publicCategoryRoutes, systemRoutes } from './modules/system/routes';
 import { adminRoutes } from './modules/admin/routes';
 import { adminDesktopRoutes } from './modules/admin/desktops/routes';
 import { adminContentRoutes } from './modules/admin/content/routes';
-import { createDesktopLifecycle } from './modules/desktops/lifecycle';
+import { createDesktopLifecycle, type DesktopLifecycle } from './modules/desktops/lifecycle';
 import { desktopRoutes } from './modules/desktops/routes';
 import { viewerRoutes } from './modules/viewers/routes';
 import { attachViewerGateways } from './modules/viewers/gateways';
@@ -77,6 +77,7 @@ export type RegisteredRoute = {
 declare module 'fastify' {
   interface FastifyInstance {
     registeredRoutes: RegisteredRoute[];
+    lifecycle: DesktopLifecycle;
     vpn: VpnService;
     bastion: Bastion;
   }
@@ -155,6 +156,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await applySettings(ctx);
   const lifecycle = createDesktopLifecycle(ctx);
   await lifecycle.reconcile();
+  app.decorate('lifecycle', lifecycle);
   const media = createMediaService(ctx);
   // Bookings and their scheduler (booking starts and ends, warnings, plan boundaries).
   const bookings = createBookings(ctx, lifecycle);

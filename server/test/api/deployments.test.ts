@@ -209,6 +209,22 @@ describe('a deployment for a group', () => {
     await put(teo, `/deployments/domain/visible/${mine.id}`, { visible: true });
     socket.close();
   });
+
+  it("a change of the engine begun before the visibility switch cannot undo it on the teacher's screen", async () => {
+    const saraId = await userIdOf(server, 'student01');
+    const [before] = await server.ctx.db.select().from(schema.domains).where(and(eq(schema.domains.tag, lab), eq(schema.domains.userId, saraId)));
+    expect(before!.tagVisible).toBe(true);
+    const socket = await listen(teo);
+    const events = record(socket, ['deploymentdesktop_update']);
+    expect(await (await put(teo, `/deployments/domain/visible/${before!.id}`, { visible: false })).json()).toEqual({ id: before!.id, visible: false });
+    // A state change the engine read before the switch, announced after it (a busy machine).
+    server.app.lifecycle.changes.emit('changed', before!);
+    await until('both updates', async () => events.filter((e) => e.event === 'deploymentdesktop_update' && e.payload.id === before!.id).length >= 2);
+    const last = events.filter((e) => e.event === 'deploymentdesktop_update' && e.payload.id === before!.id).at(-1)!;
+    expect(last.payload.visible).toBe(false);
+    await put(teo, `/deployments/domain/visible/${before!.id}`, { visible: true });
+    socket.close();
+  });
 });
 
 describe('co-owners', () => {

@@ -1,4 +1,4 @@
-import { inArray } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { ServerToClientEvents, TCreatingDesktopsEvent } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
@@ -72,7 +72,28 @@ export function createDeploymentEvents(ctx: AppContext, lifecycle: DesktopLifecy
     }
   }
 
-  async function desktop(row: DomainRow, event: 'deploymentdesktop_add' | 'deploymentdesktop_update') {
+  /**
+   * A desktop's changes go out one after another, each built from the desktop as it is when its
+   * turn comes (not from the row that was changed): an event begun before a later change (a state
+   * of the engine's, then the teacher's visibility switch) can then never arrive after it and
+   * undo it on the screens.
+   */
+  const desktopTurns = new Map<string, Promise<void>>();
+  function desktop(changed: DomainRow, event: 'deploymentdesktop_add' | 'deploymentdesktop_update') {
+    if (!changed.tag) return Promise.resolve();
+    const turn = (desktopTurns.get(changed.id) ?? Promise.resolve()).then(async () => {
+      const [row] = await db.select().from(schema.domains).where(eq(schema.domains.id, changed.id));
+      if (row) await desktopNow(row, event);
+    });
+    const settled = turn.catch(() => undefined);
+    desktopTurns.set(changed.id, settled);
+    void settled.then(() => {
+      if (desktopTurns.get(changed.id) === settled) desktopTurns.delete(changed.id);
+    });
+    return turn;
+  }
+
+  async function desktopNow(row: DomainRow, event: 'deploymentdesktop_add' | 'deploymentdesktop_update') {
     if (!row.tag) return;
     const d = await findDeployment(db, row.tag);
     if (!d || d.status !== 'ready') return;
