@@ -244,9 +244,10 @@ test.describe('account', () => {
     const token = await apiToken(request, 'user');
     const desktops = (await (await api(request, token, 'GET', '/user/desktops')).json()) as { id: string; name: string }[];
     const gpu = desktops.find((d) => d.name === 'GPU desktop')!;
-    // Starts at the next minute but one, ends 6 minutes later: the 5-minute warning comes a minute after the start.
-    const start = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 2 * 60_000);
-    const end = new Date(start.getTime() + 6 * 60_000);
+    // Begins in the current minute (a booking may: it starts at once) and ends so that the 5-minute
+    // warning comes 30 to 90 s from now, time enough to start the desktop first.
+    const start = new Date(Math.floor(Date.now() / 60_000) * 60_000);
+    const end = new Date(start.getTime() + (Date.now() - start.getTime() <= 30_000 ? 6 : 7) * 60_000);
     const booked = await api(request, token, 'POST', '/booking/event', {
       element_id: gpu.id, element_type: 'desktop', start: formatBookingDate(start), end: formatBookingDate(end), title: 'Lab',
     });
