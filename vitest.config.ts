@@ -38,6 +38,8 @@ export default defineConfig({
           testTimeout: scaled(120_000),
           hookTimeout: scaled(240_000),
           pool: 'forks',
+          // The embedded database migrated once for the run; each test's starts from it.
+          globalSetup: ['./test/global-db.ts'],
           // What each file starts carries its mark; what it leaves running fails it (test/setup.ts).
           setupFiles: ['./test/setup.ts'],
         },

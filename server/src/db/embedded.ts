@@ -17,8 +17,9 @@ export type EmbeddedServer = {
 
 type WorkerMessage = { type: 'ready' | 'closed' } | { type: 'failed' | 'error'; message: string };
 
-export async function startEmbedded(dir: string | undefined, opts: { eagerCompile?: boolean } = {}): Promise<EmbeddedServer> {
-  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dir, eagerCompile: opts.eagerCompile ?? false } });
+/** `template`: in memory, from an archive of a data directory (PGlite's `dumpDataDir`: the tests' migrated database) instead of a new cluster. */
+export async function startEmbedded(dir: string | undefined, opts: { eagerCompile?: boolean; template?: string } = {}): Promise<EmbeddedServer> {
+  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dir, eagerCompile: opts.eagerCompile ?? false, template: opts.template } });
   const streams = new Set<PortStream>();
   let failure: Error | null = null;
   const fail = (err: Error) => {

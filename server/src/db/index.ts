@@ -13,7 +13,7 @@ export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Database = { db: Db; kind: 'pglite' | 'postgres'; close: () => Promise<void> };
 export { schema };
 
-const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+export const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 /**
  * Connections to the embedded database. PGlite is one session, but with several connections the
@@ -27,8 +27,9 @@ const EMBEDDED_POOL_SIZE = 4;
  * either); migrated either way. Both go through one driver: drizzle's node-postgres on a
  * `pg.Pool`. The embedded PGlite runs in a worker thread, never on the caller's event loop;
  * `eagerCompile` (the product's start) compiles its WebAssembly fully at once (see pglite-worker.mjs).
+ * `template` (in memory only): starts from an archive of a migrated data directory (the tests', made once per run).
  */
-export async function openDatabase(opts: { url?: string; dir?: string; eagerCompile?: boolean }): Promise<Database> {
+export async function openDatabase(opts: { url?: string; dir?: string; eagerCompile?: boolean; template?: string }): Promise<Database> {
   if (opts.url) {
     const pool = new pg.Pool({ connectionString: opts.url, max: 10 });
     return migrated(pool, 'postgres', () => pool.end());
@@ -40,7 +41,7 @@ export async function openDatabase(opts: { url?: string; dir?: string; eagerComp
   }
   let embedded;
   try {
-    embedded = await startEmbedded(opts.dir, { eagerCompile: opts.eagerCompile });
+    embedded = await startEmbedded(opts.dir, { eagerCompile: opts.eagerCompile, template: opts.dir ? undefined : opts.template });
   } catch (err) {
     release();
     throw err;

@@ -7,11 +7,12 @@
 // idle (outside a transaction): a transaction, or a Parse/Bind/Execute/Sync cycle, of one
 // connection never interleaves with another's. Connections that send while another owns the
 // session wait their turn, in order.
+import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 
-const { dir, eagerCompile } = workerData;
+const { dir, eagerCompile, template } = workerData;
 // PostgreSQL's WebAssembly compiled by the optimising compiler at start (about a second of CPU
 // more) instead of tiering up while the first rush of requests runs: measured with the bench's
 // creation row, the threads other than the main one spent about half the CPU per creation.
@@ -24,7 +25,13 @@ const PARSE_COMPLETE = Buffer.from([0x31, 0, 0, 0, 4]); // '1'
 
 let db;
 try {
-  db = dir ? await PGlite.create(dir, { relaxedDurability: false }) : await PGlite.create();
+  // In memory from an archive of a data directory (`template`: the tests' migrated database, made
+  // once per run by server/test/global-db.ts): PGlite's own initdb is most of an in-memory start's CPU (about 7 s of 8).
+  db = dir
+    ? await PGlite.create(dir, { relaxedDurability: false })
+    : template
+      ? await PGlite.create({ loadDataDir: new Blob([readFileSync(template)]) })
+      : await PGlite.create();
 } catch (err) {
   parentPort.postMessage({ type: 'failed', message: err instanceof Error ? err.stack ?? err.message : String(err) });
   process.exit(1);

@@ -1,13 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { openDatabase, type Database } from '../../src/db';
 
+/** The run's migrated embedded database (test/global-db.ts), when there is one. */
+async function template(): Promise<string | undefined> {
+  if (!process.env.VITEST) return undefined; // (the bench's scripts)
+  const { inject } = await import('vitest');
+  return inject('dbTemplate') || undefined;
+}
+
 /**
  * A fresh database for one test file: in-memory PGlite by default, or a new database on the
  * PostgreSQL server named by TEST_DATABASE_URL (created here, dropped by close()).
  */
 export async function openTestDatabase(): Promise<Database & { label: string }> {
   const admin = process.env.TEST_DATABASE_URL;
-  if (!admin) return { ...(await openDatabase({})), label: 'pglite' };
+  if (!admin) return { ...(await openDatabase({ template: await template() })), label: 'pglite' };
   const scratch = await createScratchDatabase(admin, 'vdi_test');
   const database = await openDatabase({ url: scratch.url });
   return {

@@ -1,0 +1,10 @@
+import { openDatabase } from './src/db';
+const t0 = Date.now();
+const d = await openDatabase({});
+console.log('opened', Date.now() - t0);
+await d.dump!('/tmp/runs/t.tar');
+console.log('dumped', Date.now() - t0);
+await d.close();
+const e = await openDatabase({ template: '/tmp/runs/t.tar' });
+console.log('from template', Date.now() - t0, (await e.db.execute('select count(*) from users' as never)).rows ?? '');
+await e.close();
