@@ -1,13 +1,10 @@
 // qemu-img wrapper for the desktop disks: thin qcow2 overlays on template bases (the backing-chain
 // model of the original engine, isard-v3.md §4.3), growth, flattening into templates, repointing.
-// Always execFile with an argument array: paths come from users' names and must never meet a shell.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import type { Socket } from 'node:net';
+// Always an argument array (host/programs.ts): paths come from users' names and must never meet a shell.
 import { randomBytes } from 'node:crypto';
-import { setPriority } from 'node:os';
 import { link, readdir, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { runProgram, type ProgramFailure } from '../host/programs';
 
 export type DiskFormat = 'qcow2' | 'raw';
 
@@ -48,116 +45,6 @@ export class QemuImgError extends Error {
     this.name = 'QemuImgError';
   }
 }
-
-type SpawnAnswer = { id: number; err?: { message: string; code: number | null } | null; stdout: string; stderr: string };
-/** The helper, its answers' pipe (a socket: referenced only while a request waits) and how to ask it. */
-type Helper = { child: ChildProcess; answers: Socket; send: (request: object) => void };
-let spawner: Helper | undefined;
-let nextId = 0;
-const waiting = new Map<number, (a: SpawnAnswer) => void>();
-
-/** The Python the program helper runs on: the system's (Debian's python3), else the first on PATH. */
-function findPython(): string | undefined {
-  const dirs = ['/usr/bin', ...(process.env.PATH ?? '').split(':').filter(Boolean)];
-  return dirs.map((dir) => join(dir, 'python3')).find((file) => existsSync(file));
-}
-
-/**
- * The program helper (spawner.py), started on first use: it starts every program with posix_spawn,
- * which costs this server nothing (Node's own child_process forks: a copy of the server's page
- * tables and ~1 ms of JavaScript per child, measured). Requests and answers are JSON lines on its
- * stdin and stdout. It ends with the server (its stdin closes) and never keeps the server alive.
- * Without a python3 the server starts programs itself.
- */
-function spawnerProcess(): Helper | undefined {
-  if (spawner && spawner.child.exitCode === null && spawner.child.signalCode === null && spawner.child.stdin?.writable) return spawner;
-  const python = findPython();
-  if (!python) return undefined;
-  try {
-    const child = spawn(python, ['-I', '-S', join(import.meta.dirname, 'spawner.py')], { stdio: ['pipe', 'pipe', 'inherit'] });
-    let pending = '';
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => {
-      pending += chunk;
-      let end: number;
-      while ((end = pending.indexOf('\n')) >= 0) {
-        const a = JSON.parse(pending.slice(0, end)) as SpawnAnswer;
-        pending = pending.slice(end + 1);
-        waiting.get(a.id)?.(a);
-        waiting.delete(a.id);
-      }
-    });
-    const lost = () => {
-      if (spawner?.child === child) spawner = undefined;
-      for (const [id, answer] of waiting) answer({ id, err: { message: 'the helper process ended', code: null }, stdout: '', stderr: '' });
-      waiting.clear();
-    };
-    child.on('exit', lost);
-    child.on('error', lost);
-    child.stdin!.on('error', lost);
-    child.unref();
-    const answers = child.stdout as Socket;
-    answers.unref();
-    spawner = { child, answers, send: (request) => child.stdin!.write(`${JSON.stringify(request)}\n`) };
-    return spawner;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A program run through the helper process failed: its exit code (null: it did not run or was killed) and its stderr. */
-export type ProgramFailure = { code: number | null; stderr: string };
-
-/**
- * Runs a program (argument array, never a shell) through the helper process when it is there, and
- * answers its stdout; rejects with a `ProgramFailure`. Used for qemu-img and for the guest
- * network's `ip` commands alike.
- */
-export function runProgram(file: string, args: readonly string[], opts: { timeoutMs?: number; background?: boolean } = {}): Promise<string> {
-  // Background work (a disk being made while people wait on the server) at a lower CPU priority:
-  // the server, its database and the viewers answer first, and the program takes the rest of the
-  // cores. Otherwise 25 qemu-img runs share the CPU evenly with the server that must answer 25 people.
-  const nice = opts.background ? BACKGROUND_NICENESS : 0;
-  const helper = spawnerProcess();
-  if (helper) {
-    return new Promise((resolvePromise, reject) => {
-      const id = nextId++;
-      // A request keeps the helper's answers (and so the server's event loop) referenced while it is answered.
-      helper.answers.ref();
-      waiting.set(id, ({ err, stdout, stderr }) => {
-        if (waiting.size <= 1) helper.answers.unref();
-        if (!err) return resolvePromise(stdout);
-        reject({ code: err.code, stderr: stderr || err.message } satisfies ProgramFailure);
-      });
-      try {
-        helper.send({ id, file, args, timeoutMs: opts.timeoutMs ?? 0, maxBuffer: 16 * 1024 * 1024, nice });
-      } catch (err) {
-        waiting.delete(id);
-        reject({ code: null, stderr: (err as Error).message } satisfies ProgramFailure);
-      }
-    });
-  }
-  return new Promise((resolvePromise, reject) => {
-    const child = execFile(file, args, { maxBuffer: 16 * 1024 * 1024, timeout: opts.timeoutMs ?? 0, encoding: 'utf8' }, (err, stdout, stderr) => {
-      if (!err) return resolvePromise(stdout);
-      reject({ code: typeof err.code === 'number' ? err.code : null, stderr: stderr || err.message } satisfies ProgramFailure);
-    });
-    lowerPriority(child.pid, nice);
-  });
-}
-
-/** A started program's CPU priority lowered to `nice` (0: left as it is; a program already gone is no matter). */
-function lowerPriority(pid: number | undefined, nice: number) {
-  if (!nice || !pid) return;
-  try {
-    setPriority(pid, nice);
-  } catch {
-    // It ended already, or this system refuses: it runs at the server's priority.
-  }
-}
-
-/** The niceness of background programs (qemu-img): below the server's, within what any user may set. */
-export const BACKGROUND_NICENESS = 10;
 
 export function runQemuImg(args: string[], opts: QemuImgOptions & { timeoutMs?: number } = {}): Promise<string> {
   return runProgram(opts.bin ?? 'qemu-img', args, { ...opts, background: true }).catch((f: ProgramFailure) => {
@@ -302,6 +189,12 @@ export async function removePartials(target: string): Promise<string[]> {
   const partials = names.filter((n) => n.startsWith(prefix) && n.endsWith('.tmp')).map((n) => join(dirname(target), n));
   for (const p of partials) await rm(p, { force: true });
   return partials;
+}
+
+/** The disk a partial file (`.<name>.<hex>.tmp`, see createNoClobber) was being made for, or null. */
+export function partialTarget(file: string): string | null {
+  const m = /^\.(.+)\.[0-9a-f]+\.tmp$/.exec(basename(file));
+  return m ? join(dirname(file), m[1]!) : null;
 }
 
 /** Runs `make(tmp)` and then publishes tmp as `target` with link(2), which fails if `target`

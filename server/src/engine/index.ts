@@ -4,12 +4,15 @@ import type { HypervisorDriver, MachineRuntime } from './driver';
 import type { AccelSetting } from './accel';
 import { QemuDriver } from './qemu/qemu-driver';
 import { StartQueue } from './start-queue';
+import { LocalDiskStore, type DiskStore } from './storage';
 import { GuestNetwork, type GuestNetworkOptions } from '../network/guest-network';
 
-/** What the modules use of the engine: one driver, one start queue, the storage folders. */
+/** What the modules use of the engine: one driver, one start queue, the disks, the storage folders. */
 export type Engine = {
   driver: HypervisorDriver;
   queue: StartQueue<MachineRuntime>;
+  /** Every disk operation (modules never run qemu-img nor build a disk's path themselves). */
+  disks: DiskStore;
   /** `quarantine`: where the startup sweep moves files under `storage` that no record owns. */
   dirs: { storage: string; images: string; quarantine: string };
   /** the guests' private network (the `wireguard` interface); `available` false on hosts that cannot */
@@ -46,5 +49,6 @@ export async function createLocalEngine(opts: {
     : GuestNetwork.unavailable(opts.dataDir, 'no guest network configured');
   const driver = new QemuDriver({ runDir: dirs.run, accel: opts.accel, network });
   await driver.ready();
-  return { driver, queue: new StartQueue<MachineRuntime>({ concurrency: opts.concurrency }), dirs, network };
+  const disks = new LocalDiskStore(dirs.storage, dirs.quarantine);
+  return { driver, queue: new StartQueue<MachineRuntime>({ concurrency: opts.concurrency }), disks, dirs, network };
 }

@@ -6,12 +6,11 @@
 // Everything it makes is named from DATA_DIR (see plan.ts): a later run of the same directory
 // finds it again. A network with guests on it outlives the server (their machines do too) and is
 // adopted at the next start; one without is torn down on stop and rebuilt at start.
-import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, watch, type FSWatcher } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { runProgram, type ProgramFailure } from '../engine/disks';
+import { runProgram, startDaemon, type ProgramFailure } from '../host/programs';
 import { leasedAddress, parseLeases, type Lease } from './leases';
 import { formatCidr, networkNames, overlaps, planNetwork, routeDestinations, tapName, type NetworkNames, type NetworkPlan } from './plan';
 
@@ -319,10 +318,7 @@ export class GuestNetwork extends EventEmitter<{ lease: [{ mac: string }] }> imp
       `--log-facility=${join(this.#stateDir, 'dnsmasq.log')}`,
     ];
     // Detached: it keeps serving the guests while the server restarts.
-    const logFd = openSync(join(this.#stateDir, 'dnsmasq.out'), 'a', 0o600);
-    const child = spawn(IP, args, { detached: true, stdio: ['ignore', logFd, logFd] });
-    closeSync(logFd);
-    child.unref();
+    const child = startDaemon(IP, args, { logFile: join(this.#stateDir, 'dnsmasq.out') });
     const exited = new Promise<string>((res) => {
       child.once('exit', (code, sig) => res(code !== null ? `exit code ${code}` : `signal ${sig}`));
       child.once('error', (err) => res(err.message));

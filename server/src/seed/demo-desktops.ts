@@ -1,12 +1,9 @@
-import { copyFile, chmod } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { and, eq, inArray } from 'drizzle-orm';
 import { BUILT_IN_TEXTS as N } from '@vdi/contracts';
 import { schema, type Db } from '../db';
 import type { DomainHardware, DomainImage, GuestProperties } from '../db/schema';
 import type { Engine } from '../engine';
-import { info } from '../engine/disks';
 import type { DemoGuestImages } from '../engine/guest-image';
 import { createDesktopFromTemplate, randomMac } from '../modules/desktops/create';
 import { SHARED_WITH_EVERYONE } from '../modules/access/permissions';
@@ -43,10 +40,8 @@ export async function seedTemplate(
 ) {
   const templateId = t.id ?? randomUUID();
   const storageId = randomUUID();
-  const path = join(engine.dirs.storage, 'templates', `${storageId}.qcow2`);
-  await copyFile(disk, path);
-  await chmod(path, 0o444); // a template base is never written again
-  const info_ = await info(path);
+  const path = engine.disks.pathFor('template', storageId);
+  const info_ = await engine.disks.importTemplate(disk, path); // copied, read-only: a template base is never written again
   await db.insert(schema.storage).values({ id: storageId, userId: owner.id, kind: 'template', path, actualSize: info_.actualSize, virtualSize: info_.virtualSize });
   const [template] = await db
     .insert(schema.domains)

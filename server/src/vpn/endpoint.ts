@@ -6,10 +6,9 @@
 //
 // The process is detached: like the guest network's dnsmasq it outlives a server restart, and the
 // next start adopts it (its peers and firewall are made again from the database).
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runProgram, type ProgramFailure } from '../engine/disks';
+import { runProgram, startDaemon, type ProgramFailure } from '../host/programs';
 import { wgServerConfig } from './config-file';
 import { vpnRuleset, VPN_TABLE, type ReachPair } from './firewall';
 
@@ -30,7 +29,7 @@ export type VpnPeer = { publicKey: string; address: string };
 
 const SOCKET_DIR = '/var/run/wireguard';
 
-/** `ip`, `wg` and `nft` through the engine's helper (as the guest network's own commands). */
+/** `ip`, `wg` and `nft` through the host's program runner (as the guest network's own commands). */
 function run(cmd: string, args: readonly string[]): Promise<string> {
   return runProgram(cmd, args, { timeoutMs: 15_000 }).catch((f: ProgramFailure) => {
     throw new Error(`${cmd} ${args[0] ?? ''}: ${String(f.stderr).trim()}`);
@@ -114,11 +113,8 @@ export class VpnEndpoint {
   }
 
   async #startProcess(): Promise<void> {
-    const out = openSync(join(this.#o.stateDir, 'wireguard-go.log'), 'a', 0o600);
     // Silent: its log would name the peers' addresses.
-    const child = spawn('wireguard-go', ['-f', this.#o.ifname], { detached: true, stdio: ['ignore', out, out], env: { ...process.env, LOG_LEVEL: 'silent' } });
-    closeSync(out);
-    child.unref();
+    const child = startDaemon('wireguard-go', ['-f', this.#o.ifname], { logFile: join(this.#o.stateDir, 'wireguard-go.log'), env: { ...process.env, LOG_LEVEL: 'silent' } });
     let exited: string | null = null;
     child.once('exit', (code, sig) => (exited = code !== null ? `exit code ${code}` : `signal ${sig}`));
     child.once('error', (err) => (exited = err.message));

@@ -190,7 +190,7 @@ export function deploymentJobHandler(ctx: AppContext, events: DeploymentEvents):
         }
       });
       // Users in chunks: one transaction of records per chunk, its files CREATE_CONCURRENCY at a
-      // time (qemu-img runs as child processes), then one update marks the chunk's desktops ready.
+      // time (the engine's programs run as child processes), then one update marks the chunk's desktops ready.
       const todo: UserRow[] = [];
       for (const userId of params.userIds) {
         const student = users.get(userId);
@@ -214,7 +214,7 @@ export function deploymentJobHandler(ctx: AppContext, events: DeploymentEvents):
             tagVisible: sql`(select ${schema.deployments.visible} from ${schema.deployments} where ${schema.deployments.id} = ${d.id})`,
           }),
         );
-        const result = await createPlannedDesktops(db, plans, 'Stopped', base, (each) =>
+        const result = await createPlannedDesktops(db, ctx.engine.disks, plans, 'Stopped', base, (each) =>
           pool(plans, CREATE_CONCURRENCY, async (plan) => {
             // Optional pause before each desktop (demos and tests, to watch the progress).
             if (ctx.config.diskOperationDelayMs > 0) await sleep(ctx.config.diskOperationDelayMs, undefined, { signal: jc.signal }).catch(() => undefined);

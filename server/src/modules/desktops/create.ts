@@ -1,13 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { preparedQuery } from '../../db/prepared';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { DomainHardware } from '../../db/schema';
 import type { Engine } from '../../engine';
-import { createEmpty, createKnownOverlay, createOverlay, info, remove as removeDiskFile, type DiskInfo } from '../../engine/disks';
+import type { DiskSizes, DiskStore } from '../../engine/storage';
 import type { UserRow } from '../../auth/sessions';
 import { disksOf } from './machine-spec';
 import { findDomain, type DomainRow } from './view';
@@ -27,19 +25,19 @@ type NewDomain = typeof schema.domains.$inferInsert;
 /**
  * Makes the file of a storage row that is being created, at the path the row planned: a thin
  * overlay on its parent, or an empty disk of its planned virtual size. A file already there is
- * complete (qemu-img writes a temporary name and links it into place) and is kept: an
+ * complete (the engine writes a temporary name and links it into place) and is kept: an
  * interrupted creation resumes with the same file instead of making a second one.
  */
-export async function materializeDisk(db: Db, s: StorageRow, knownParent?: ParentDisk): Promise<Pick<DiskInfo, 'virtualSize' | 'actualSize'>> {
-  if (existsSync(s.path)) return info(s.path);
+export async function materializeDisk(db: Db, disks: DiskStore, s: StorageRow, knownParent?: ParentDisk): Promise<DiskSizes> {
+  if (await disks.exists(s.path)) return disks.info(s.path);
   if (s.parentId) {
     const parent = knownParent?.id === s.parentId ? knownParent : (await db.select().from(schema.storage).where(eq(schema.storage.id, s.parentId)))[0];
     if (!parent) throw new Error(`the base disk ${s.parentId} of ${s.id} is gone`);
-    // One qemu-img run when the base's row says what it is; the sizes follow from it.
-    if (parent.virtualSize > 0) return createKnownOverlay(parent, s.path, { sizeBytes: s.virtualSize });
-    return createOverlay(parent.path, s.path);
+    // One program run when the base's row says what it is; the sizes follow from it.
+    if (parent.virtualSize > 0) return disks.createKnownOverlay(parent, s.path, { sizeBytes: s.virtualSize });
+    return disks.createOverlay(parent.path, s.path);
   }
-  return createEmpty(s.path, s.virtualSize);
+  return disks.createEmpty(s.path, s.virtualSize);
 }
 
 /** The base disk a new overlay is made on, as its storage row says. */
@@ -53,11 +51,11 @@ type Planned = { disks: StorageRow[]; parent?: ParentDisk };
  * at their planned paths, marked ready, and the desktop takes its final status. Used by every
  * creation and, after a crash, by the startup sweep for the ones that were interrupted.
  */
-export async function completeDesktop(db: Db, id: string, status: string, planned?: Planned): Promise<DomainRow> {
-  const ready: { id: string; disk: Pick<DiskInfo, 'virtualSize' | 'actualSize'> }[] = [];
+export async function completeDesktop(db: Db, store: DiskStore, id: string, status: string, planned?: Planned): Promise<DomainRow> {
+  const ready: { id: string; disk: DiskSizes }[] = [];
   for (const d of planned?.disks ?? (await disksOf(db, id))) {
     if (d.status !== 'creating') continue;
-    ready.push({ id: d.id, disk: await materializeDisk(db, d, planned?.parent) });
+    ready.push({ id: d.id, disk: await materializeDisk(db, store, d, planned?.parent) });
   }
   // The disks ready and the desktop's final status in one statement.
   const marks = ready.map(({ id: diskId, disk }, i) =>
@@ -131,12 +129,12 @@ const insertPlanned = preparedQuery((db, name) => {
 });
 
 /** Undoes a creation that failed while the server ran: the records and the files they planned. */
-async function undoCreation(db: Db, id: string) {
+async function undoCreation(db: Db, store: DiskStore, id: string) {
   const disks = await disksOf(db, id);
   await db.delete(schema.domains).where(eq(schema.domains.id, id));
   for (const d of disks) {
     await db.delete(schema.storage).where(eq(schema.storage.id, d.id));
-    await removeDiskFile(d.path);
+    await store.remove(d.path);
   }
 }
 
@@ -148,6 +146,7 @@ async function undoCreation(db: Db, id: string) {
  */
 export async function createDesktopRecords(
   db: Db,
+  store: DiskStore,
   domain: Omit<NewDomain, 'status' | 'kind' | 'tagVisible'> & { id: string; tagVisible?: boolean | SQL },
   disks: Omit<typeof schema.storage.$inferInsert, 'status'>[],
   status: string,
@@ -178,16 +177,16 @@ export async function createDesktopRecords(
     await db.with(storageRows, desktopRow).insert(schema.domainDisks).values(links);
   }
   try {
-    return await completeDesktop(db, domain.id, status, { disks: planned, parent });
+    return await completeDesktop(db, store, domain.id, status, { disks: planned, parent });
   } catch (err) {
-    await undoCreation(db, domain.id).catch(() => undefined);
+    await undoCreation(db, store, domain.id).catch(() => undefined);
     throw err;
   }
 }
 
-/** Where a new desktop disk lives: DATA_DIR/storage/{desktops|volatile}/<storage id>.qcow2. */
+/** Where a new desktop disk lives (the engine's store says: DATA_DIR/storage/{desktops|volatile}/<storage id>.qcow2 on this host). */
 export const desktopDiskPath = (engine: Engine, storageId: string, persistent = true) =>
-  join(engine.dirs.storage, persistent ? 'desktops' : 'volatile', `${storageId}.qcow2`);
+  engine.disks.pathFor(persistent ? 'desktop' : 'volatile', storageId);
 
 type TemplateDesktopOptions = {
   name: string;
@@ -254,6 +253,7 @@ export type PlannedDesktop = ReturnType<typeof planDesktopFromTemplate>;
  */
 export async function createPlannedDesktops(
   db: Db,
+  store: DiskStore,
   plans: PlannedDesktop[],
   status: string,
   parent: ParentDisk,
@@ -265,24 +265,24 @@ export async function createPlannedDesktops(
     await tx.insert(schema.domains).values(plans.map((p) => ({ ...p.domain, kind: 'desktop', status: CREATING_DESKTOP })) as NewDomain[]);
     await tx.insert(schema.domainDisks).values(plans.map((p) => ({ domainId: p.domain.id, storageId: p.disk.id, position: 0 })));
   });
-  const made = new Map<string, { plan: PlannedDesktop; sizes: Pick<DiskInfo, 'virtualSize' | 'actualSize'> }>();
+  const made = new Map<string, { plan: PlannedDesktop; sizes: DiskSizes }>();
   const failed: { plan: PlannedDesktop; err: unknown }[] = [];
   try {
     await make(async (plan) => {
       try {
-        const sizes = await materializeDisk(db, { ...plan.disk, format: 'qcow2', status: 'creating' } as StorageRow, parent);
+        const sizes = await materializeDisk(db, store, { ...plan.disk, format: 'qcow2', status: 'creating' } as StorageRow, parent);
         made.set(plan.domain.id, { plan, sizes });
         return true;
       } catch (err) {
         failed.push({ plan, err });
-        await undoCreation(db, plan.domain.id).catch(() => undefined);
+        await undoCreation(db, store, plan.domain.id).catch(() => undefined);
         return false;
       }
     });
   } catch (err) {
     // Stopped part-way (the job was cancelled or the server stops): nothing of the chunk stays
     // half-made — its records and the files already made go (a resumed job makes them again).
-    for (const p of plans) await undoCreation(db, p.domain.id).catch(() => undefined);
+    for (const p of plans) await undoCreation(db, store, p.domain.id).catch(() => undefined);
     throw err;
   }
   // The ready ones: one storage update per distinct size (fresh overlays of one base share it), one for the desktops.
@@ -311,7 +311,7 @@ export async function createPlannedDesktops(
 /**
  * A desktop from a template: a thin qcow2 overlay on the template's disk, tracked as storage,
  * and the desktop record (hardware and viewers copied from the template, or as chosen),
- * written once: one transaction of records, one qemu-img run, one update to ready.
+ * written once: one transaction of records, one disk made by the engine, one update to ready.
  */
 export async function createDesktopFromTemplate(
   db: Db,
@@ -323,5 +323,5 @@ export async function createDesktopFromTemplate(
   const base = opts.base ?? (await disksOf(db, template.id))[0];
   if (!base) throw new Error(`template ${template.id} has no disk`);
   const { domain, disk } = planDesktopFromTemplate(engine, template, owner, base, opts);
-  return createDesktopRecords(db, domain, [disk], opts.status, undefined, base);
+  return createDesktopRecords(db, engine.disks, domain, [disk], opts.status, undefined, base);
 }

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { EventEmitter } from 'node:events';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { TQueueEvent } from '@vdi/contracts';
@@ -6,7 +5,6 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { MachineEvent } from '../../engine/driver';
 import { StartCancelledError, type QueuePositions } from '../../engine/start-queue';
-import { remove as removeDiskFile } from '../../engine/disks';
 import { ApiError, conflict, precondition } from '../../http/errors';
 import type { UserRow } from '../../auth/sessions';
 import { checkStartQuota } from '../quotas/start-check';
@@ -121,10 +119,11 @@ export function createDesktopLifecycle(ctx: AppContext) {
   async function assertDisksReady(row: DomainRow) {
     const disks = await disksOf(db, row.id);
     // A file lost while the server was down (the startup sweep marked it failed) says so.
-    if (disks.some((d) => d.status === 'failed' || (d.status === 'ready' && !existsSync(d.path)))) {
+    const present = await Promise.all(disks.map((d) => ctx.engine.disks.exists(d.path)));
+    if (disks.some((d, i) => d.status === 'failed' || (d.status === 'ready' && !present[i]))) {
       throw precondition('storage_file_missing', 'The file of the desktop disk is missing');
     }
-    if (disks.length === 0 || disks.some((d) => d.status !== 'ready' || !existsSync(d.path))) {
+    if (disks.length === 0 || disks.some((d, i) => d.status !== 'ready' || !present[i])) {
       throw precondition('desktop_storage_not_ready', 'The desktop disk is not ready');
     }
   }
@@ -236,7 +235,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
         const stillUsed = await db.select().from(schema.domainDisks).where(eq(schema.domainDisks.storageId, d.id));
         if (stillUsed.length > 0) continue;
         await db.delete(schema.storage).where(eq(schema.storage.id, d.id));
-        await removeDiskFile(d.path).catch((err) => log.warn({ err, path: d.path }, 'could not remove disk file'));
+        await ctx.engine.disks.remove(d.path).catch((err) => log.warn({ err, path: d.path }, 'could not remove disk file'));
       }
       bus.toUser(row.userId, 'desktop_delete', { id: row.id });
       changes.emit('deleted', row);

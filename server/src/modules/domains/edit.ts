@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import { videosFor, type ZDomainUpdate, type ZVgpusChoice } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { DomainImage } from '../../db/schema';
-import { remove as removeDiskFile, type DiskInfo } from '../../engine/disks';
+import type { DiskSizes } from '../../engine/storage';
 import { materializeDisk } from '../desktops/create';
 import { badRequest, conflict } from '../../http/errors';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
@@ -123,20 +122,20 @@ export async function recreateDisk(ctx: AppContext, lifecycle: DesktopLifecycle,
 
   // Crash-consistent: the new disks are recorded ("creating", at their planned paths) before their
   // files exist; a kill in between leaves records the startup sweep clears, never a stray file.
-  const made: { old: (typeof disks)[number]; row: StorageRow; info?: Pick<DiskInfo, 'virtualSize' | 'actualSize'> }[] = [];
+  const made: { old: (typeof disks)[number]; row: StorageRow; info?: DiskSizes }[] = [];
   try {
     for (const old of disks) {
       const id = randomUUID();
       const [row] = await db
         .insert(schema.storage)
         .values({
-          id, userId: old.userId, kind: old.kind, path: join(ctx.engine.dirs.storage, 'desktops', `${id}.qcow2`), parentId: old.parentId,
+          id, userId: old.userId, kind: old.kind, path: ctx.engine.disks.pathFor('desktop', id), parentId: old.parentId,
           status: 'creating', virtualSize: old.virtualSize,
         })
         .returning();
       made.push({ old, row: row! });
     }
-    for (const m of made) m.info = await materializeDisk(db, m.row);
+    for (const m of made) m.info = await materializeDisk(db, ctx.engine.disks, m.row);
     await db.transaction(async (tx) => {
       for (const [position, m] of made.entries()) {
         await tx
@@ -150,14 +149,14 @@ export async function recreateDisk(ctx: AppContext, lifecycle: DesktopLifecycle,
     });
   } catch (err) {
     for (const m of made) {
-      await removeDiskFile(m.row.path).catch(() => undefined);
+      await ctx.engine.disks.remove(m.row.path).catch(() => undefined);
       await db.delete(schema.storage).where(eq(schema.storage.id, m.row.id)).catch(() => undefined);
     }
     const [back] = await db.update(schema.domains).set({ status: 'Stopped' }).where(eq(schema.domains.id, row.id)).returning();
     if (back) await lifecycle.publish(back);
     throw err;
   }
-  for (const m of made) await removeDiskFile(m.old.path).catch((err) => ctx.log.warn({ err, path: m.old.path }, 'could not remove the old disk'));
+  for (const m of made) await ctx.engine.disks.remove(m.old.path).catch((err) => ctx.log.warn({ err, path: m.old.path }, 'could not remove the old disk'));
   const [done] = await db.update(schema.domains).set({ status: 'Stopped', currentAction: null }).where(eq(schema.domains.id, row.id)).returning();
   if (done) await lifecycle.publish(done);
   return { id: row.id };

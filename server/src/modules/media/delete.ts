@@ -1,4 +1,3 @@
-import { rm } from 'node:fs/promises';
 import { and, eq } from 'drizzle-orm';
 import { MEDIA_DOWNLOADING_STATUSES, type TMediaStatus } from '@vdi/contracts';
 import type { AppContext } from '../../context';
@@ -37,6 +36,6 @@ export async function deleteMedia(ctx: AppContext, media: MediaService, row: Med
       });
     }
     const path = row.path ?? media.finalPath(row);
-    await rm(path, { force: true }).catch((err) => ctx.log.warn({ err, path }, 'could not remove a media file'));
+    await ctx.engine.disks.remove(path).catch((err) => ctx.log.warn({ err, path }, 'could not remove a media file'));
     await media.update(row.id, { status: 'deleted', path: null, progress: null });
 }

@@ -74,6 +74,7 @@ export async function createDesktopFromMedia(ctx: AppContext, user: UserRow, bod
   // The records first (the disk planned at its path), then the empty disk: crash-consistent.
   const row = await createDesktopRecords(
     db,
+    ctx.engine.disks,
     {
       id,
       name: body.name,

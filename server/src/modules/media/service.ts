@@ -1,6 +1,6 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { IncomingMessage } from 'node:http';
@@ -50,24 +50,18 @@ const contentLength = (res: IncomingMessage) => {
   return Number.isSafeInteger(v) && v > 0 ? v : 0;
 };
 
-/** Where a media's file lives (DATA_DIR/storage/media), and where its download is written first. */
-export const mediaFinalPath = (dir: string, row: Pick<MediaRow, 'id' | 'kind'>) => join(dir, `${row.id}.${row.kind === 'iso' ? 'iso' : 'img'}`);
-export const mediaPartPath = (dir: string, row: Pick<MediaRow, 'id' | 'kind'>) => `${mediaFinalPath(dir, row)}.part`;
-/** The media folder under the storage folder. */
-export const mediaDir = (storageDir: string) => join(storageDir, 'media');
-
 /**
  * Media records, their live events, and the download job: streamed to a temporary file under
  * DATA_DIR/storage/media, checked (ISO 9660 or floppy), then renamed into place.
  */
 export function createMediaService(ctx: AppContext) {
   const { db, bus, log } = ctx;
-  const dir = mediaDir(ctx.engine.dirs.storage);
   // Read at each use: the operator's setting (tests switch it).
   const policy = (): FetchPolicy => mediaFetchPolicy(ctx.config.mediaAllowPrivateUrls);
 
-  const finalPath = (row: Pick<MediaRow, 'id' | 'kind'>) => mediaFinalPath(dir, row);
-  const partPath = (row: Pick<MediaRow, 'id' | 'kind'>) => mediaPartPath(dir, row);
+  // Where a media's file lives, and where its download is written first: the engine's store says.
+  const finalPath = (row: Pick<MediaRow, 'id' | 'kind'>) => ctx.engine.disks.mediaTarget(row).file;
+  const partPath = (row: Pick<MediaRow, 'id' | 'kind'>) => ctx.engine.disks.mediaTarget(row).part;
 
   /** Tells the owner: media_delete once deleted, media_add when new, media_update otherwise. */
   async function publish(row: MediaRow, event: 'media_add' | 'media_update' = 'media_update') {
@@ -90,8 +84,8 @@ export function createMediaService(ctx: AppContext) {
     if (!row || !MEDIA_DOWNLOADING_STATUSES.includes(row.status as TMediaStatus) && row.status !== 'Downloading') {
       throw new Error(`media ${id} is not waiting for a download (${row?.status ?? 'gone'})`);
     }
-    await mkdir(dir, { recursive: true });
     const part = partPath(row);
+    await mkdir(dirname(part), { recursive: true });
     const startedAt = Date.now();
     const { res } = await safeRequest(row.url, policy(), { method: 'GET', signal: job.signal, idleTimeoutMs: IDLE_TIMEOUT_MS });
     if (res.statusCode !== 200) {
@@ -138,7 +132,7 @@ export function createMediaService(ctx: AppContext) {
     if (total > 0 && received !== total) throw new DownloadFailure('DownloadFailed', 'download_incomplete');
     if (!(await hasMediaFormat(part, row.kind))) throw new DownloadFailure('DownloadFailedInvalidFormat', 'media_invalid_format');
     const target = finalPath(row);
-    await rename(part, target);
+    await ctx.engine.disks.move(part, target);
     const done = await update(
       id,
       { status: 'Downloaded', path: target, size: received, detail: '', progress: { ...progressOf(received, received, startedAt), total_percent: 100, time_left_seconds: 0 } },
@@ -146,7 +140,7 @@ export function createMediaService(ctx: AppContext) {
     );
     if (!done) {
       // Deleted (or aborted) at the last moment: the file must not stay behind.
-      await rm(target, { force: true });
+      await ctx.engine.disks.remove(target);
       throw new Error('the media changed while it was downloading');
     }
   }
@@ -154,7 +148,7 @@ export function createMediaService(ctx: AppContext) {
   async function finished(jobRow: JobRow, outcome: JobOutcome, error?: unknown) {
     const row = await findMedia(db, jobRow.targetId);
     if (!row) return;
-    await rm(partPath(row), { force: true }).catch(() => undefined);
+    await ctx.engine.disks.remove(partPath(row)).catch(() => undefined);
     if (outcome === 'done' || row.status === 'Deleting' || row.status === 'deleted' || row.status === 'Downloaded') return;
     if (outcome === 'aborted' || row.status === 'DownloadAborting') {
       await update(row.id, { status: 'DownloadFailed', detail: 'download_aborted' });
@@ -180,7 +174,6 @@ export function createMediaService(ctx: AppContext) {
 
   return {
     policy,
-    dir,
     handler,
     publish,
     update,
@@ -199,7 +192,7 @@ export function createMediaService(ctx: AppContext) {
       await abortDownload(row.id);
       const done = downloads.get(row.id);
       if (done) await Promise.race([done, new Promise((r) => setTimeout(r, 10_000).unref())]);
-      await rm(partPath(row), { force: true }).catch(() => undefined);
+      await ctx.engine.disks.remove(partPath(row)).catch(() => undefined);
     },
   };
 }

@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs';
-import { dirname, relative } from 'node:path';
+import { dirname } from 'node:path';
 import { inArray } from 'drizzle-orm';
 import type { TRecycleBinDetail, TRecycleBinDomain, TRecycleBinItem, TRecycleBinLog } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
-import { info } from '../../engine/disks';
 import type { DomainRow } from '../desktops/view';
 import type { EntryItems, EntryMeta, RecycleBinRow } from './recycle';
 
@@ -114,13 +112,13 @@ export async function detailView(ctx: AppContext, row: RecycleBinRow, cutoffHour
 
   const storages = await Promise.all(
     storageRows.map(async (s) => {
-      const disk = existsSync(s.path) ? await info(s.path).catch(() => null) : null;
+      const disk = (await ctx.engine.disks.exists(s.path)) ? await ctx.engine.disks.info(s.path).catch(() => null) : null;
       const categoryId = users.find((u) => u.id === s.userId)?.categoryId ?? row.ownerCategoryId;
       const sizes = { 'virtual-size': disk?.virtualSize ?? s.virtualSize, 'actual-size': disk?.actualSize ?? s.actualSize };
       // As the original answers (reference §2.12): the owner's name, the names of the domains on it, the sizes under `qemu-img-info`.
       return {
         id: s.id,
-        directory_path: dirname(relative(ctx.engine.dirs.storage, s.path)),
+        directory_path: dirname(ctx.engine.disks.shown(s.path)),
         status: s.status,
         type: s.kind,
         format: s.format,

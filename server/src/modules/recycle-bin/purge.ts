@@ -1,7 +1,6 @@
 import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
-import { remove as removeDiskFile } from '../../engine/disks';
 import { conflict } from '../../http/errors';
 import { cutoffHoursFor, itemsOf, withLog, type RecycleAgent, type RecycleBinRow } from './recycle';
 
@@ -31,7 +30,7 @@ export async function deleteEntry(ctx: AppContext, entry: RecycleBinRow, agent: 
       await db.update(schema.storage).set({ status: 'deleted' }).where(eq(schema.storage.id, s.id));
       continue;
     }
-    await removeDiskFile(s.path).catch((err) => log.warn({ err, path: s.path }, 'could not remove disk file'));
+    await ctx.engine.disks.remove(s.path).catch((err) => log.warn({ err, path: s.path }, 'could not remove disk file'));
   }
   // A deployment's row, kept 'recycled' for a restore, goes with its entry.
   const deploymentIds = (items.deployments ?? []).map((d) => String(d.id));

@@ -30,7 +30,6 @@ import type { TRecycleBinLog } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema, type Db } from '../../db';
 import type { RecycledItems } from '../../db/schema';
-import { remove as removeDiskFile } from '../../engine/disks';
 import type { UserRow } from '../../auth/sessions';
 import type { DomainRow } from '../desktops/view';
 import { refreshSizes } from '../storage/view';
@@ -127,7 +126,7 @@ export async function deleteDomainsForGood(ctx: AppContext, desktops: DomainRow[
   await db.delete(schema.domains).where(inArray(schema.domains.id, all.map((d) => d.id)));
   for (const s of storages) {
     await db.delete(schema.storage).where(eq(schema.storage.id, s.id));
-    await removeDiskFile(s.path).catch((err) => log.warn({ err, path: s.path }, 'could not remove disk file'));
+    await ctx.engine.disks.remove(s.path).catch((err) => log.warn({ err, path: s.path }, 'could not remove disk file'));
   }
   for (const d of desktops) bus.toUser(d.userId, 'desktop_delete', { id: d.id });
 }
@@ -162,7 +161,7 @@ export async function recycleDomains(
 
   await ensureNoMachine(ctx, desktops);
   const { links, storages } = await ownDisks(db, ids);
-  const sized = await refreshSizes(db, storages);
+  const sized = await refreshSizes(db, ctx.engine.disks, storages);
   const media = ids.length ? await db.select().from(schema.domainMedia).where(inArray(schema.domainMedia.domainId, ids)) : [];
   // The targets go with their desktops' rows (cascade): kept here, put back by a restore.
   const targets = desktops.length

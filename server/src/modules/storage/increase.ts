@@ -1,9 +1,7 @@
-import { statfs } from 'node:fs/promises';
 import { and, eq, inArray, ne } from 'drizzle-orm';
 import { GB, type TStorageEvent, type TStoragePriority } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
-import { resize } from '../../engine/disks';
 import type { JobRow } from '../../jobs/runner';
 import type { UserRow } from '../../auth/sessions';
 import { badRequest, conflict, forbidden, notFound, precondition } from '../../http/errors';
@@ -39,8 +37,8 @@ const sleep = (ms: number, signal: AbortSignal) =>
 /** The storage folder's file system; a pool that cannot be read is unavailable. */
 export async function poolAvailability(ctx: AppContext) {
   try {
-    const s = await statfs(ctx.engine.dirs.storage);
-    return { id: 'default', available: true, free: s.bavail * s.bsize, total: s.blocks * s.bsize, used: (s.blocks - s.bfree) * s.bsize };
+    const s = await ctx.engine.disks.space();
+    return { id: 'default', available: true, free: s.free, total: s.total, used: s.used };
   } catch {
     return { id: 'default', available: false, free: 0, total: 0, used: 0 };
   }
@@ -58,7 +56,7 @@ export async function storageFor(ctx: AppContext, user: UserRow, id: string): Pr
 }
 
 /**
- * Disk growth (PUT /storage/{id}/priority/{priority}/increase/{increment}): `qemu-img resize` as a
+ * Disk growth (PUT /storage/{id}/priority/{priority}/increase/{increment}): the engine's `grow` as a
  * persisted job. While it runs the disk is in `maintenance` and its desktops in `Maintenance`
  * (their cards offer "cancel operation"); progress and outcome go out as the `storage` event.
  */
@@ -109,7 +107,7 @@ export function createStorageOperations(ctx: AppContext, lifecycle: DesktopLifec
       await jc.progress(30);
       const storage = await findStorage(db, p.storageId);
       if (!storage) throw new Error('storage disappeared');
-      const grown = await resize(storage.path, p.newSize);
+      const grown = await ctx.engine.disks.grow(storage.path, p.newSize);
       await db.update(schema.storage).set({ actualSize: grown.actualSize, virtualSize: grown.virtualSize, lastUsedAt: new Date() }).where(eq(schema.storage.id, storage.id));
       await jc.progress(100);
     },
@@ -127,7 +125,7 @@ export function createStorageOperations(ctx: AppContext, lifecycle: DesktopLifec
         .set({ status: 'ready' })
         .where(and(eq(schema.storage.id, p.storageId), eq(schema.storage.status, 'maintenance')))
         .returning();
-      const storage = current ? (await refreshSizes(db, [current]))[0]! : await findStorage(db, p.storageId);
+      const storage = current ? (await refreshSizes(db, ctx.engine.disks, [current]))[0]! : await findStorage(db, p.storageId);
       await setDesktops(p.desktops, (d) => ({ status: d.status, currentAction: d.currentAction }), ['Maintenance']);
       if (storage) publish(job, storage, outcome, outcome === 'failed' ? 'storage_increase_failed' : null);
     },
@@ -149,7 +147,7 @@ export function createStorageOperations(ctx: AppContext, lifecycle: DesktopLifec
     if (children.length > 0) throw precondition('storage_has_derivatives', 'Other disks are built on this one', { derivatives: children.length });
     if (storage.status !== 'ready') throw precondition('storage_not_ready', `The disk is ${storage.status}`, { status: storage.status });
 
-    const [fresh] = await refreshSizes(db, [storage]);
+    const [fresh] = await refreshSizes(db, ctx.engine.disks, [storage]);
     if (!Number.isInteger(increment) || increment < 1) {
       throw badRequest('storage_size_too_small', 'The new size must be larger than the current size', { current: fresh!.virtualSize });
     }

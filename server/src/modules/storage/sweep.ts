@@ -1,14 +1,10 @@
-import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { MEDIA_DOWNLOADING_STATUSES } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
-import { remove as removeDiskFile, removePartials } from '../../engine/disks';
 import { completeDesktop, CREATING_DESKTOP } from '../desktops/create';
 import { disksOf } from '../desktops/machine-spec';
-import { mediaDir, mediaFinalPath, mediaPartPath } from '../media/service';
 import { TEMPLATE_JOB } from '../templates/create';
 
 /** Why a desktop, template, disk or media was marked failed by the sweep (a catalogue code). */
@@ -31,29 +27,6 @@ export type SweepReport = {
   failedMedia: string[];
 };
 
-async function filesUnder(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  const out: string[] = [];
-  for (const e of entries) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await filesUnder(p)));
-    else out.push(p);
-  }
-  return out;
-}
-
-/** Moves a file keeping its place under the storage folder; across file systems, copies then removes. */
-async function moveFile(from: string, to: string) {
-  await mkdir(dirname(to), { recursive: true });
-  try {
-    await rename(from, to);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
-    await copyFile(from, to);
-    await rm(from);
-  }
-}
-
 type StorageRow = typeof schema.storage.$inferSelect;
 type MediaRow = typeof schema.media.$inferSelect;
 
@@ -69,12 +42,6 @@ export type StorageCheck = {
   mediaWithoutFile: MediaRow[];
 };
 
-/** `qemu-img`'s partial file of `target` while it is made (see engine/disks.ts createNoClobber). */
-const partialOf = (file: string) => {
-  const m = /^\.(.+)\.[0-9a-f]+\.tmp$/.exec(basename(file));
-  return m ? join(dirname(file), m[1]!) : null;
-};
-
 /**
  * The one rule of which files the records own and which records miss their file, used by the
  * startup sweep and by the console's storage check. Every storage row owns its path whatever its
@@ -84,7 +51,7 @@ const partialOf = (file: string) => {
  */
 export async function checkStorage(ctx: Pick<AppContext, 'db' | 'engine'>): Promise<StorageCheck> {
   const { db } = ctx;
-  const root = ctx.engine.dirs.storage;
+  const store = ctx.engine.disks;
   const [storage, media, templateJobs] = await Promise.all([
     db.select().from(schema.storage),
     db.select().from(schema.media),
@@ -101,23 +68,26 @@ export async function checkStorage(ctx: Pick<AppContext, 'db' | 'engine'>): Prom
     if (m.path) owned.add(resolve(m.path));
     if ((MEDIA_DOWNLOADING_STATUSES as readonly string[]).includes(m.status) || m.status === 'Downloading') {
       // The resumed download writes both again (a kill may fall between its rename and its record).
-      owned.add(resolve(mediaPartPath(mediaDir(root), m)));
-      owned.add(resolve(mediaFinalPath(mediaDir(root), m)));
+      const target = store.mediaTarget(m);
+      owned.add(resolve(target.part));
+      owned.add(resolve(target.file));
     }
   }
+  const present = async (path: string | null) => !!path && (await store.exists(path));
+  const [storageFound, mediaFound] = await Promise.all([Promise.all(storage.map((s) => present(s.path))), Promise.all(media.map((m) => present(m.path)))]);
   const filesWithoutRecord: string[] = [];
-  for (const file of await filesUnder(root)) {
+  for (const file of await store.files()) {
     const path = resolve(file);
     if (owned.has(path)) continue;
-    const target = partialOf(path);
+    const target = store.partialTarget(path);
     if (target && inProgress.has(target)) continue;
     filesWithoutRecord.push(file);
   }
   return {
     filesWithoutRecord,
-    storageWithoutFile: storage.filter((s) => (FILE_EXPECTED as readonly string[]).includes(s.status) && !existsSync(s.path)),
+    storageWithoutFile: storage.filter((s, i) => (FILE_EXPECTED as readonly string[]).includes(s.status) && !storageFound[i]),
     mediaWithoutFile: media.filter(
-      (m) => (m.status === 'Downloaded' || (m.status === 'DownloadFailed' && m.detail === FILE_MISSING)) && (!m.path || !existsSync(m.path)),
+      (m, i) => (m.status === 'Downloaded' || (m.status === 'DownloadFailed' && m.detail === FILE_MISSING)) && !mediaFound[i],
     ),
   };
 }
@@ -134,6 +104,7 @@ export async function checkStorage(ctx: Pick<AppContext, 'db' | 'engine'>): Prom
  */
 export async function sweepStorage(ctx: AppContext, now = new Date()): Promise<SweepReport> {
   const { db, log } = ctx;
+  const store = ctx.engine.disks;
   const report: SweepReport = { completed: [], abandoned: [], quarantined: [], failedStorage: [], failedDomains: [], failedMedia: [] };
 
   const failDomains = async (ids: string[]) => {
@@ -160,12 +131,12 @@ export async function sweepStorage(ctx: AppContext, now = new Date()): Promise<S
     .where(and(eq(schema.domains.kind, 'desktop'), eq(schema.domains.status, CREATING_DESKTOP)));
   for (const { id } of creating) {
     try {
-      // What a killed qemu-img left of a planned disk is that disk's own partial file.
+      // What a killed creation left of a planned disk is that disk's own partial file.
       for (const d of await disksOf(db, id)) {
         if (d.status !== 'creating') continue;
-        for (const partial of await removePartials(d.path)) log.info({ storage: d.id, partial }, 'partial disk file of an interrupted creation removed');
+        for (const partial of await store.removePartials(d.path)) log.info({ storage: d.id, partial }, 'partial disk file of an interrupted creation removed');
       }
-      await completeDesktop(db, id, 'Stopped');
+      await completeDesktop(db, store, id, 'Stopped');
       report.completed.push(id);
       log.info({ desktop: id }, 'interrupted desktop creation finished');
     } catch (err) {
@@ -175,7 +146,7 @@ export async function sweepStorage(ctx: AppContext, now = new Date()): Promise<S
         .from(schema.domainDisks)
         .innerJoin(schema.storage, eq(schema.storage.id, schema.domainDisks.storageId))
         .where(eq(schema.domainDisks.domainId, id));
-      for (const d of disks) if (d.status === 'creating' || !existsSync(d.path)) await failStorage(d.id, d.path);
+      for (const d of disks) if (d.status === 'creating' || !(await store.exists(d.path))) await failStorage(d.id, d.path);
       await failDomains([id]);
     }
   }
@@ -188,8 +159,8 @@ export async function sweepStorage(ctx: AppContext, now = new Date()): Promise<S
     .leftJoin(schema.domainDisks, eq(schema.domainDisks.storageId, schema.storage.id))
     .where(and(eq(schema.storage.status, 'creating'), isNull(schema.domainDisks.storageId)));
   for (const s of lone) {
-    await removePartials(s.path);
-    await removeDiskFile(s.path);
+    await store.removePartials(s.path);
+    await store.remove(s.path);
     await db.delete(schema.storage).where(eq(schema.storage.id, s.id));
     report.abandoned.push(s.id);
     log.info({ storage: s.id, path: s.path }, 'disk of an interrupted creation that no desktop uses removed');
@@ -207,12 +178,10 @@ export async function sweepStorage(ctx: AppContext, now = new Date()): Promise<S
     log.warn({ media: m.id, path: m.path }, 'media file missing: media marked failed');
   }
 
-  const root = ctx.engine.dirs.storage;
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   for (const file of check.filesWithoutRecord) {
-    const to = join(ctx.engine.dirs.quarantine, stamp, relative(root, file));
     try {
-      await moveFile(file, to);
+      const to = await store.quarantine(file, stamp);
       report.quarantined.push({ from: file, to });
       log.warn({ file, to }, 'file that no record owns moved to quarantine');
     } catch (err) {

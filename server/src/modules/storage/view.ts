@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs';
-import { relative } from 'node:path';
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { TStorageDisk, TStorageOperation, TStoragePriority } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema, type Db } from '../../db';
-import { info } from '../../engine/disks';
+import type { DiskStore } from '../../engine/storage';
 
 export type StorageRow = typeof schema.storage.$inferSelect;
 
@@ -41,20 +39,20 @@ export async function domainsOfStorages(db: Db, storageIds: string[]) {
 }
 
 /**
- * Reads each disk's sizes again with `qemu-img info -U` (works while a machine holds the image)
+ * Reads each disk's sizes again with the engine's `info` (works while a machine holds the image)
  * and stores what changed. A missing file keeps the last known sizes.
  */
-export async function refreshSizes(db: Db, rows: StorageRow[]): Promise<StorageRow[]> {
+export async function refreshSizes(db: Db, disks: DiskStore, rows: StorageRow[]): Promise<StorageRow[]> {
   const out: StorageRow[] = [];
   const queue = [...rows];
   const worker = async () => {
     for (let row = queue.shift(); row; row = queue.shift()) {
-      if (!existsSync(row.path)) {
+      if (!(await disks.exists(row.path))) {
         out.push(row);
         continue;
       }
       try {
-        const disk = await info(row.path);
+        const disk = await disks.info(row.path);
         if (disk.actualSize !== row.actualSize || disk.virtualSize !== row.virtualSize) {
           await db.update(schema.storage).set({ actualSize: disk.actualSize, virtualSize: disk.virtualSize }).where(eq(schema.storage.id, row.id));
         }
@@ -97,7 +95,7 @@ export async function userDisks(ctx: AppContext, userId: string): Promise<TStora
     .from(schema.storage)
     .where(and(eq(schema.storage.userId, userId), inArray(schema.storage.kind, [...LISTED_KINDS]), inArray(schema.storage.status, [...LISTED_STATUSES])))
     .orderBy(asc(schema.storage.createdAt));
-  return diskViews(ctx, await refreshSizes(db, rows));
+  return diskViews(ctx, await refreshSizes(db, ctx.engine.disks, rows));
 }
 
 export async function diskViews(ctx: AppContext, rows: StorageRow[]): Promise<TStorageDisk[]> {
@@ -129,7 +127,7 @@ export async function diskViews(ctx: AppContext, rows: StorageRow[]): Promise<TS
       status: r.status,
       parent: r.parentId,
       format: r.format,
-      path: relative(ctx.engine.dirs.storage, r.path),
+      path: ctx.engine.disks.shown(r.path),
       operation: ops.get(r.id) ?? null,
     };
   });

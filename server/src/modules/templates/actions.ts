@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { chmod, rename } from 'node:fs/promises';
-import { join } from 'node:path';
 import { and, eq, or } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ZDuplicateTemplate, ZTemplateUpdate } from '@vdi/contracts';
@@ -142,6 +139,7 @@ export async function deleteTemplate(ctx: AppContext, lifecycle: DesktopLifecycl
 /** POST /template/to/desktop: a template nothing depends on, and that shares no disk, becomes a desktop again. */
 export async function templateToDesktop(ctx: AppContext, user: UserRow, templateId: string, name: string) {
   const { db, bus } = ctx;
+  const store = ctx.engine.disks;
   const row = await manageableTemplate(ctx, user, templateId);
   if (row.status !== 'Stopped') throw notReady(row);
   const dependants = await db
@@ -160,12 +158,12 @@ export async function templateToDesktop(ctx: AppContext, user: UserRow, template
   const moved: { id: string; from: string; to: string }[] = [];
   try {
     for (const d of disks) {
-      const to = join(ctx.engine.dirs.storage, 'desktops', `${d.id}.qcow2`);
-      if (d.path !== to && existsSync(d.path) && !existsSync(to)) {
-        await rename(d.path, to);
+      const to = store.pathFor('desktop', d.id);
+      if (d.path !== to && (await store.exists(d.path)) && !(await store.exists(to))) {
+        await store.move(d.path, to);
         moved.push({ id: d.id, from: d.path, to });
       }
-      await chmod(existsSync(to) ? to : d.path, 0o644); // the desktop writes to it again
+      await store.setReadOnly((await store.exists(to)) ? to : d.path, false); // the desktop writes to it again
     }
     const [desktop] = await db.transaction(async (tx) => {
       for (const m of moved) await tx.update(schema.storage).set({ path: m.to }).where(eq(schema.storage.id, m.id));
@@ -181,8 +179,8 @@ export async function templateToDesktop(ctx: AppContext, user: UserRow, template
     bus.toUser(row.userId, 'desktop_add', view!);
     return { id: row.id };
   } catch (err) {
-    for (const m of moved.reverse()) await rename(m.to, m.from).catch(() => undefined);
-    for (const d of disks) await chmod(d.path, 0o444).catch(() => undefined);
+    for (const m of moved.reverse()) await store.move(m.to, m.from).catch(() => undefined);
+    for (const d of disks) await store.setReadOnly(d.path, true).catch(() => undefined);
     throw err;
   }
 }

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { chmod, rename } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ZNewTemplate } from '@vdi/contracts';
@@ -9,7 +7,7 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { assertChoosable, chooserOf } from '../access/permissions';
-import { createOverlay, info, remove as removeDiskFile } from '../../engine/disks';
+import type { DiskInfo } from '../../engine/storage';
 import type { JobHandler, JobRow } from '../../jobs/runner';
 import { badRequest, precondition } from '../../http/errors';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
@@ -47,7 +45,8 @@ export async function startTemplateCreation(
   await assertNameFree(db, user.id, 'template', body.name);
   const disks = await disksOf(db, desktop.id);
   if (disks.length === 0) throw badRequest('domain_has_no_disk', 'The desktop has no disk');
-  if (disks.some((d) => d.status !== 'ready' || !existsSync(d.path))) throw precondition('desktop_storage_not_ready', 'The desktop disk is not ready');
+  const present = await Promise.all(disks.map((d) => ctx.engine.disks.exists(d.path)));
+  if (disks.some((d, i) => d.status !== 'ready' || !present[i])) throw precondition('desktop_storage_not_ready', 'The desktop disk is not ready');
 
   const templateId = randomUUID();
   const parents = await db.select().from(schema.storage).where(inArray(schema.storage.id, disks.map((d) => d.parentId ?? '')));
@@ -61,9 +60,9 @@ export async function startTemplateCreation(
         storageId: d.id,
         position,
         from: d.path,
-        to: join(ctx.engine.dirs.storage, 'templates', `${d.id}.qcow2`),
+        to: ctx.engine.disks.pathFor('template', d.id),
         overlayId,
-        overlay: join(ctx.engine.dirs.storage, 'desktops', `${overlayId}.qcow2`),
+        overlay: ctx.engine.disks.pathFor('desktop', overlayId),
         parentPath: parents.find((p) => p.id === d.parentId)?.path ?? null,
       };
     }),
@@ -114,10 +113,11 @@ export async function startTemplateCreation(
  * The disks, exactly as the original engine does it (reference §4.3): the desktop's qcow2 is
  * moved into the templates folder and made read-only — it IS the template now, with the
  * desktop's earlier parents behind it — and the desktop continues on a new, empty overlay
- * backed by it. Both chains are verified with qemu-img info before the records switch.
+ * backed by it. Both chains are verified (the engine's `info`) before the records switch.
  */
 export function templateJobHandler(ctx: AppContext, lifecycle: DesktopLifecycle): JobHandler {
   const { db, bus } = ctx;
+  const store = ctx.engine.disks;
 
   async function publishProgress(job: JobRow) {
     const plan = job.params as Plan;
@@ -142,10 +142,10 @@ export function templateJobHandler(ctx: AppContext, lifecycle: DesktopLifecycle)
   /** Puts the files back where they were; idempotent, also after a restart. */
   async function undoFiles(plan: Plan) {
     for (const d of plan.disks) {
-      await removeDiskFile(d.overlay).catch(() => undefined);
-      if (existsSync(d.to) && !existsSync(d.from)) {
-        await chmod(d.to, 0o644);
-        await rename(d.to, d.from);
+      await store.remove(d.overlay).catch(() => undefined);
+      if ((await store.exists(d.to)) && !(await store.exists(d.from))) {
+        await store.setReadOnly(d.to, false);
+        await store.move(d.to, d.from);
       }
     }
   }
@@ -157,20 +157,20 @@ export function templateJobHandler(ctx: AppContext, lifecycle: DesktopLifecycle)
       const plan = job.params as Plan;
       await progress(5, { step: 'moving' });
       for (const d of plan.disks) {
-        if (!existsSync(d.to)) {
-          if (!existsSync(d.from)) throw new Error(`the desktop disk ${d.from} is missing`);
-          await rename(d.from, d.to); // same filesystem: the file moves, nothing is copied
+        if (!(await store.exists(d.to))) {
+          if (!(await store.exists(d.from))) throw new Error(`the desktop disk ${d.from} is missing`);
+          await store.move(d.from, d.to); // the file moves, nothing is copied
         }
-        await chmod(d.to, 0o444); // a template base is never written again
+        await store.setReadOnly(d.to, true); // a template base is never written again
       }
       signal.throwIfAborted();
       await progress(35, { step: 'overlay' });
-      for (const d of plan.disks) if (!existsSync(d.overlay)) await createOverlay(d.to, d.overlay);
+      for (const d of plan.disks) if (!(await store.exists(d.overlay))) await store.createOverlay(d.to, d.overlay);
       signal.throwIfAborted();
       await progress(65, { step: 'verifying' });
-      const infos = new Map<string, Awaited<ReturnType<typeof info>>>();
+      const infos = new Map<string, DiskInfo>();
       for (const d of plan.disks) {
-        const chain = (await info(d.overlay, { chain: true })).chain ?? [];
+        const chain = (await store.info(d.overlay, { chain: true })).chain ?? [];
         if (chain[1]?.path !== resolve(d.to)) throw new Error(`the new overlay of ${d.storageId} is not backed by the template disk`);
         if ((chain[1]?.backingFile ?? null) !== (d.parentPath ? resolve(d.parentPath) : null)) {
           throw new Error(`the template disk ${d.storageId} lost its own base`);

@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
-import { rm, stat, statfs } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { and, count, eq, ilike, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
@@ -16,10 +14,10 @@ import {
 } from '@vdi/contracts';
 import type { AppContext } from '../../../context';
 import { schema, type Db } from '../../../db';
+import type { DiskStore } from '../../../engine/storage';
 import { actorOf, audit } from '../../../audit/record';
 import { boundCategory, likeTerm, orderOf, peopleGuards } from '../people/scope';
 import { checkStorage } from '../../storage/sweep';
-import { mediaDir } from '../../media/service';
 
 const s = schema.storage;
 const u = schema.users;
@@ -27,13 +25,13 @@ const c = schema.categories;
 const derivatives = sql<number>`(select count(*) from ${s} as child where child.parent_id = ${s.id} and child.status <> 'deleted')`.mapWith(Number);
 
 /** A path as the console shows it: relative to the storage folder (absolute when outside it). */
-const shown = (root: string, path: string) => {
-  const rel = relative(root, path);
+const shown = (store: DiskStore, path: string) => {
+  const rel = store.shown(path);
   return rel.startsWith('..') || isAbsolute(rel) ? path : rel;
 };
 
 /** The bases of each disk, nearest first (at most 16 levels), in one query per level. */
-async function chains(db: Db, root: string, rows: { id: string; parentId: string | null }[]) {
+async function chains(db: Db, store: DiskStore, rows: { id: string; parentId: string | null }[]) {
   const known = new Map<string, { id: string; path: string; kind: string; status: string; parentId: string | null }>();
   let wanted = [...new Set(rows.map((r) => r.parentId).filter((p): p is string => !!p))];
   for (let level = 0; level < 16 && wanted.length; level++) {
@@ -47,7 +45,7 @@ async function chains(db: Db, root: string, rows: { id: string; parentId: string
     for (let at = parentId; at && !seen.has(at); at = known.get(at)?.parentId ?? null) {
       seen.add(at);
       const link = known.get(at);
-      out.push(link ? { id: link.id, path: shown(root, link.path), kind: link.kind, status: link.status } : { id: at, path: '', kind: '', status: 'missing' });
+      out.push(link ? { id: link.id, path: shown(store, link.path), kind: link.kind, status: link.status } : { id: at, path: '', kind: '', status: 'missing' });
     }
     return out;
   };
@@ -61,7 +59,7 @@ async function chains(db: Db, root: string, rows: { id: string; parentId: string
 export async function adminStorageRoutes(app: FastifyInstance, ctx: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { staff, adminOnly } = peopleGuards(ctx);
-  const root = () => ctx.engine.dirs.storage;
+  const store = ctx.engine.disks;
 
   r.get('/admin/storage', { preHandler: staff, schema: { querystring: ZAdminStorageQuery, response: { 200: ZAdminStorageList } } }, async (request) => {
     const q = request.query;
@@ -104,13 +102,13 @@ export async function adminStorageRoutes(app: FastifyInstance, ctx: AppContext) 
           .innerJoin(schema.domains, eq(schema.domains.id, schema.domainDisks.domainId))
           .where(inArray(schema.domainDisks.storageId, ids))
       : [];
-    const chainOf = await chains(ctx.db, root(), rows.map((x) => x.s));
+    const chainOf = await chains(ctx.db, store, rows.map((x) => x.s));
     const items: TAdminStorageItem[] = rows.map((x) => ({
       id: x.s.id,
       kind: x.s.kind,
       status: x.s.status,
       format: x.s.format,
-      path: shown(root(), x.s.path),
+      path: shown(store, x.s.path),
       parent: x.s.parentId,
       chain: chainOf(x.s.parentId),
       derivatives: x.derivatives,
@@ -137,8 +135,8 @@ export async function adminStorageRoutes(app: FastifyInstance, ctx: AppContext) 
       ]))).map((o) => [o.id, o]),
     );
     const rows = [
-      ...check.storageWithoutFile.map((x) => ({ type: 'storage' as const, id: x.id, name: x.id, status: x.status, path: shown(root(), x.path), userId: x.userId })),
-      ...check.mediaWithoutFile.map((m) => ({ type: 'media' as const, id: m.id, name: m.name, status: m.status, path: m.path ? shown(root(), m.path) : '', userId: m.userId })),
+      ...check.storageWithoutFile.map((x) => ({ type: 'storage' as const, id: x.id, name: x.id, status: x.status, path: shown(store, x.path), userId: x.userId })),
+      ...check.mediaWithoutFile.map((m) => ({ type: 'media' as const, id: m.id, name: m.name, status: m.status, path: m.path ? shown(store, m.path) : '', userId: m.userId })),
     ]
       .map(({ userId, ...x }) => ({ ...x, user_name: owners.get(userId)?.username ?? '', category: owners.get(userId)?.categoryId ?? '' }))
       .filter((x) => bound === null || x.category === bound);
@@ -146,8 +144,8 @@ export async function adminStorageRoutes(app: FastifyInstance, ctx: AppContext) 
     const files = bound === null
       ? await Promise.all(
           check.filesWithoutRecord.map(async (f) => {
-            const st = await stat(f).catch(() => null);
-            return { path: shown(root(), f), size: st?.size ?? 0, modified: (st?.mtime ?? new Date(0)).toISOString() };
+            const facts = await store.fileFacts(f);
+            return { path: shown(store, f), size: facts?.size ?? 0, modified: (facts?.modified ?? new Date(0)).toISOString() };
           }),
         )
       : [];
@@ -163,13 +161,14 @@ export async function adminStorageRoutes(app: FastifyInstance, ctx: AppContext) 
       const removed: string[] = [];
       const skipped: string[] = [];
       for (const asked of [...new Set(request.body.paths)]) {
-        const path = resolve(root(), asked);
-        if (!orphans.has(path) || !(path.startsWith(root() + sep))) {
+        const path = store.fromShown(asked);
+        // Gone since the check (a missing file is no removal): skipped, as before.
+        if (!path || !orphans.has(path) || !(await store.exists(path))) {
           skipped.push(asked);
           continue;
         }
         try {
-          await rm(path);
+          await store.remove(path);
           removed.push(asked);
         } catch (err) {
           ctx.log.warn({ err, file: path }, 'could not remove a file that no record owns');
@@ -191,13 +190,7 @@ export async function adminStorageRoutes(app: FastifyInstance, ctx: AppContext) 
   );
 
   r.get('/admin/storage/pools', { preHandler: adminOnly, schema: { response: { 200: ZAdminStoragePools } } }, async () => {
-    const base = root();
-    const pools: { id: string; kind: string; dir: string }[] = [
-      { id: 'templates', kind: 'templates', dir: join(base, 'templates') },
-      { id: 'desktops', kind: 'desktops', dir: join(base, 'desktops') },
-      { id: 'volatile', kind: 'volatile', dir: join(base, 'volatile') },
-      { id: 'media', kind: 'media', dir: mediaDir(base) },
-    ];
+    const pools = ctx.engine.disks.pools;
     const items: TAdminStoragePool[] = [];
     for (const p of pools) {
       const like = `${p.dir.replace(/[\\%_]/g, (ch) => `\\${ch}`)}/%`;
@@ -205,16 +198,15 @@ export async function adminStorageRoutes(app: FastifyInstance, ctx: AppContext) 
         p.kind === 'media'
           ? await ctx.db.select({ n: count(), size: sql<number>`coalesce(sum(${schema.media.size}), 0)`.mapWith(Number) }).from(schema.media).where(and(sql`${schema.media.path} like ${like}`, ne(schema.media.status, 'deleted')))
           : await ctx.db.select({ n: count(), size: sql<number>`coalesce(sum(${s.actualSize}), 0)`.mapWith(Number) }).from(s).where(and(sql`${s.path} like ${like}`, ne(s.status, 'deleted')));
-      // A folder made on first use (media) is on the storage folder's file system until then.
-      const fs = await statfs(existsSync(p.dir) ? p.dir : base).catch(() => null);
+      const fs = await ctx.engine.disks.space(p.dir).catch(() => null);
       items.push({
         id: p.id,
         path: relative(ctx.config.dataDir, p.dir) || p.dir,
         kind: p.kind,
         available: fs !== null,
-        total: fs ? fs.blocks * fs.bsize : 0,
-        free: fs ? fs.bavail * fs.bsize : 0,
-        used: fs ? (fs.blocks - fs.bfree) * fs.bsize : 0,
+        total: fs?.total ?? 0,
+        free: fs?.free ?? 0,
+        used: fs?.used ?? 0,
         items: Number(used?.n ?? 0),
         items_size: used?.size ?? 0,
       });

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { runProgram, type ProgramFailure } from './disks';
+import { runProgram, type ProgramFailure } from './programs';
 
 type Answer = { id: number; err: { message: string; code: number | null } | null; stdout: string; stderr: string };
 
