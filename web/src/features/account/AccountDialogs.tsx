@@ -10,7 +10,7 @@ import { ZPasswordPolicy, type TUser } from '@vdi/contracts';
 import { api } from '../../lib/api';
 import { useAction } from '../../lib/use-action';
 import { rules } from '../../lib/validation';
-import { notifySuccess } from '../../app/error-handler';
+import { notifySuccess } from '../../lib/error-handler';
 import { policyChecks } from './policy';
 import './texts';
 import { VpnPanel } from '../vpn-bastion/VpnPanel';

@@ -9,9 +9,9 @@ import { api } from '../../lib/api';
 import { session } from '../../lib/session';
 import { readToken } from '../../lib/token';
 import { useAction } from '../../lib/use-action';
-import { AuthCard } from '../../layout/BareLayout';
-import { configQuery, userQuery } from '../../app/queries';
-import { logout } from '../../app/session-actions';
+import { AuthCard } from '../../components/AuthCard';
+import { configQuery, userQuery } from '../../lib/queries';
+import { logout } from '../../lib/session-actions';
 import './texts';
 
 /** Generates a migration code (valid 1 hour; a new one invalidates the previous), copy, sign out (spec 001 §2). */

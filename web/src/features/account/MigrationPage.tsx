@@ -7,7 +7,7 @@ import dayjs from 'dayjs';
 import { ZMigrationResult } from '@vdi/contracts';
 import { api } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
-import { AuthCard } from '../../layout/BareLayout';
+import { AuthCard } from '../../components/AuthCard';
 import './texts';
 
 /** The migration this account received (what moved, from whom, when), or a note that it received none. */

@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { IconBrandAndroid, IconBrandApple, IconBrandUbuntu, IconBrandWindows, IconDeviceMobile, IconExternalLink, IconInfoCircle, IconWorld } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { PageHeader } from '../../components/PageHeader';
-import { configQuery } from '../../app/queries';
+import { configQuery } from '../../lib/queries';
 import './texts';
 
 export const VIEWER_OSES = ['linux', 'windows', 'android', 'ios', 'macos'] as const;

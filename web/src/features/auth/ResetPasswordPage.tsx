@@ -11,7 +11,7 @@ import { api, AUTH, request } from '../../lib/api';
 import { useAction } from '../../lib/use-action';
 import { session } from '../../lib/session';
 import { rules } from '../../lib/validation';
-import { AuthCard } from '../../layout/BareLayout';
+import { AuthCard } from '../../components/AuthCard';
 import { stepTokenOf } from './api';
 import { RedirectCountdown } from './RedirectCountdown';
 

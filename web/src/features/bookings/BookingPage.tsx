@@ -6,7 +6,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconCalendarEvent, IconList, IconPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { validateBooking, ZBookingItemType, type TBookingItemType } from '@vdi/contracts';
-import { handleError, notifySuccess, NOTIFY_MS } from '../../app/error-handler';
+import { handleError, notifySuccess, NOTIFY_MS } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { BOOKINGS_KEY, createBooking, deleteBooking, itemBookingsQuery, priorityQuery, updateBooking, userBookingsQuery } from './api';

@@ -5,7 +5,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconCalendarEvent, IconPlayerPlay } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { parseBookingDate, startNowEndOptions, type TDesktop } from '@vdi/contracts';
-import { notifySuccess } from '../../app/error-handler';
+import { notifySuccess } from '../../lib/error-handler';
 import i18next from '../../i18n';
 import { HttpError } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';

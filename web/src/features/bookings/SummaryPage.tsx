@@ -6,7 +6,7 @@ import { useQuery } from '@tanstack/react-query';
 import { IconCalendar, IconCalendarOff, IconDeviceDesktop, IconLayoutList, IconServer2 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TBooking } from '@vdi/contracts';
-import { handleError } from '../../app/error-handler';
+import { handleError } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { userBookingsQuery } from './api';

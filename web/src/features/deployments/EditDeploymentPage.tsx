@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconDeviceFloppy, IconInfoCircle, IconUsersGroup } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TDeploymentInfo } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { PageHeader } from '../../components/PageHeader';
 import { hardwareAllowedQuery } from '../domains/api';
 import { deploymentInfoQuery, deploymentKey, deploymentQuery, DEPLOYMENTS_KEY, updateDeployment } from './api';

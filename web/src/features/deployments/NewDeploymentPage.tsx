@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconDeviceDesktop, IconTemplate, IconUsersGroup, IconUsersPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { DEFAULT_VIDEO, deploymentHasUsers, MEMORY_STEP_GB, type TDomainInfo, type TTemplateAllowed } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { domainInfoQuery, hardwareAllowedQuery, templatesForNewQuery } from '../domains/api';

@@ -18,7 +18,7 @@ import {
 } from '@vdi/contracts';
 import { api, API, request } from '../../lib/api';
 import { downloadText } from '../viewer/open';
-import { queryClient } from '../../app/queries';
+import { queryClient } from '../../lib/queries';
 import { readPaged } from './logic';
 
 const id = (s: string) => encodeURIComponent(s);

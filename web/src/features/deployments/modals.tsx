@@ -5,7 +5,7 @@ import { IconAlertTriangle, IconDownload, IconEyeOff, IconPlayerStop, IconRefres
 import { useTranslation } from 'react-i18next';
 import { DeleteForGood } from '../../components/DeleteForGood';
 import { deploymentHasUsers, type TDeployment, type TTemplateAllowed } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { AllowedSearch, SharingPicker } from '../templates/SharingPicker';
 import {
   coOwnersQuery,

@@ -5,7 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { IconAlertTriangle, IconDeviceDesktop, IconFilterOff, IconHourglassHigh, IconLayoutGrid, IconList, IconSearch } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TDesktop } from '@vdi/contracts';
-import { handleError } from '../../app/error-handler';
+import { handleError } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { desktopsQuery } from './api';

@@ -14,7 +14,7 @@ import {
 import { api, API, HttpError } from '../../lib/api';
 import { session } from '../../lib/session';
 import { mergeFetched } from './logic';
-import { queryClient } from '../../app/queries';
+import { queryClient } from '../../lib/queries';
 
 /** Non-persistent desktop creation may take a while (spec core §9). */
 export const NONPERSISTENT_TIMEOUT_MS = 25_000;

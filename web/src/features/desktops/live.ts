@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { TDesktop } from '@vdi/contracts';
 import { currentSocket, onEvent } from '../../lib/socket';
 import i18n from '../../i18n';
-import { announce } from '../../app/live';
+import { announce } from '../../lib/live';
 import { DESKTOPS_KEY, QUEUE_KEY } from './api';
 import { applyQueue, liveStamps, pruneQueue, removeDesktop, stateView, upsertDesktop, type QueueMap } from './logic';
 

@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { IconDeviceDesktopPlus, IconEdit, IconTemplate } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { desktopState, type TDesktop } from '@vdi/contracts';
-import { userQuery } from '../../app/queries';
+import { userQuery } from '../../lib/queries';
 
 const TEMPLATE_ROLES = ['admin', 'manager', 'advanced'];
 

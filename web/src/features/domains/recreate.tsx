@@ -2,7 +2,7 @@ import { Text } from '@mantine/core';
 import { modals } from '../../lib/modals';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { recreateDisk } from './api';
 import { builtInText } from '../../lib/built-in-text';
 

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconCircleCheck, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TMedia } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { StateBadge } from '../desktops/StateBadge';
 import { deleteMedia, mediaDesktopsQuery, OWN_MEDIA_KEY, SHARED_MEDIA_KEY } from './api';
 import { removeMedia } from './logic';

@@ -6,7 +6,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconCpu, IconDeviceDesktopPlus, IconDeviceSdCard, IconDisc, IconServer2 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { FALLBACK_HARDWARE_QUOTA, MEDIA_DESKTOP_DEFAULTS, MEDIA_DESKTOP_NAME_MAX, MEDIA_DESKTOP_NAME_MIN, type TMedia } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { rules } from '../../lib/validation';

@@ -1,11 +1,11 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Badge, Button, Card, Group, Loader, Select, Skeleton, Stack, Text, useComputedColorScheme } from '@mantine/core';
-import { readableText } from '../../app/theme';
+import { readableText } from '../../lib/theme';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconCpu, IconPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { validatePlan, type TPlan } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { Calendar } from '../bookings/Calendar';

@@ -6,7 +6,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { IconArrowBackUp, IconArrowLeft, IconDatabase, IconDeviceDesktop, IconRecycle, IconSearch, IconTemplate, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TRecycleBinDetail, TRecycleBinDomain } from '@vdi/contracts';
-import { handleError } from '../../app/error-handler';
+import { handleError } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { HttpError } from '../../lib/api';
 import { formatEpoch, formatGb } from '../storage/logic';

@@ -18,7 +18,7 @@ import {
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TRecycleBinItem } from '@vdi/contracts';
-import { handleError } from '../../app/error-handler';
+import { handleError } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { formatEpoch, formatGb } from '../storage/logic';

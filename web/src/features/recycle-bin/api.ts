@@ -27,7 +27,7 @@ export const binCountQuery = {
   staleTime: 60_000,
 } as const;
 
-export { cutoffQuery } from '../../app/queries';
+export { cutoffQuery } from '../../lib/queries';
 
 export const entryQuery = (id: string) =>
   ({

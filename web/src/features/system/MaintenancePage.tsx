@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { z } from 'zod';
 import { ZMaintenanceText } from '@vdi/contracts';
 import { api } from '../../lib/api';
-import { AuthCard } from '../../layout/BareLayout';
+import { AuthCard } from '../../components/AuthCard';
 
 export default function MaintenancePage() {
   const { t } = useTranslation();

@@ -4,7 +4,7 @@ import { Badge, Button, Card, Group, Skeleton, Stack, Text } from '@mantine/core
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconCopy } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { HttpError } from '../../lib/api';

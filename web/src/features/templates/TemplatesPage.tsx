@@ -39,7 +39,7 @@ import {
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TAllowedTemplate, TTemplate } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { OWN_TEMPLATES_KEY, ownTemplatesQuery, sharedTemplatesQuery, updateTemplate } from './api';

@@ -18,7 +18,7 @@ import {
   type TTemplateUpdate,
 } from '@vdi/contracts';
 import { api } from '../../lib/api';
-import { queryClient, userQuery } from '../../app/queries';
+import { queryClient, userQuery } from '../../lib/queries';
 
 const id = (s: string) => encodeURIComponent(s);
 const ZId = z.object({ id: z.string() });

@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconCopy, IconDeviceDesktop, IconLock, IconTemplate, IconTrash, IconTransform } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { DOMAIN_NAME_MAX, DOMAIN_NAME_MIN, desktopState, type TDesktop, type TTemplate, type TTemplateAllowed, type TTemplateTreeNode } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { HttpError } from '../../lib/api';
 import { rules } from '../../lib/validation';
 import { desktopsQuery } from '../desktops/api';

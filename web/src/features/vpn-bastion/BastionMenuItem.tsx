@@ -4,7 +4,7 @@ import { IconTerminal2 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TDesktop } from '@vdi/contracts';
 import i18n from '../../i18n';
-import { configQuery } from '../../app/queries';
+import { configQuery } from '../../lib/queries';
 import { modals } from '../../lib/modals';
 import { BastionDialog } from './BastionDialog';
 import './texts';

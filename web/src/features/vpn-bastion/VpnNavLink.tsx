@@ -3,7 +3,7 @@ import { NavLink } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconShieldLock } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { handleError, NOTIFY_MS } from '../../app/error-handler';
+import { handleError, NOTIFY_MS } from '../../lib/error-handler';
 import { HttpError } from '../../lib/api';
 import { downloadVpnFile } from './api';
 

@@ -3,7 +3,7 @@ import { Alert, Button, Group, List, Stack, Text } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { IconAlertTriangle, IconDownload, IconRefresh } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { HttpError } from '../../lib/api';
 import { downloadVpnFile, resetVpn } from './api';
 import './texts';

@@ -3,7 +3,7 @@ import { Badge, Menu, Select, Text } from '@mantine/core';
 import { IconEye, IconEyeOff, IconTrash, IconUserShare, IconUsersGroup } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TAdminDeployment } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../../app/error-handler';
+import { handleError, notifySuccess } from '../../../lib/error-handler';
 import { formatBytes } from '../../media/logic';
 import { fullBadge } from '../people/shared';
 import { ConfirmModal } from '../shared/desktops-list';

@@ -11,8 +11,8 @@ import {
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { DOMAIN_STATUSES, LOCAL_HYPERVISOR, type TAdminActionAnswer, type TAdminDesktop, type TAdminDesktopAction } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../../app/error-handler';
-import { userQuery } from '../../../app/queries';
+import { handleError, notifySuccess } from '../../../lib/error-handler';
+import { userQuery } from '../../../lib/queries';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
 import { StateBadge } from '../../desktops/StateBadge';

@@ -3,7 +3,7 @@ import { Badge, Menu, Select, Text } from '@mantine/core';
 import { IconDisc, IconTrash, IconUserShare } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TAdminMedia } from '@vdi/contracts';
-import { notifySuccess } from '../../../app/error-handler';
+import { notifySuccess } from '../../../lib/error-handler';
 import { formatBytes } from '../../media/logic';
 import { fullBadge } from '../people/shared';
 import { ConfirmModal } from '../shared/desktops-list';

@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { IconTemplate, IconToggleLeft, IconToggleRight, IconTrash, IconUserShare } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TAdminTemplate } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../../app/error-handler';
+import { handleError, notifySuccess } from '../../../lib/error-handler';
 import { StateBadge } from '../../desktops/StateBadge';
 import { formatBytes } from '../../media/logic';
 import { fullBadge } from '../people/shared';

@@ -17,7 +17,7 @@ import {
   type TViewer,
 } from '@vdi/contracts';
 import { api } from '../../../lib/api';
-import { queryClient } from '../../../app/queries';
+import { queryClient } from '../../../lib/queries';
 
 const id = (s: string) => encodeURIComponent(s);
 /** Query values as strings, leaving out the empty ones. */

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { notifySuccess } from '../../../app/error-handler';
+import { notifySuccess } from '../../../lib/error-handler';
 import { ConfirmModal, UserPicker } from '../shared/desktops-list';
 import { refreshContent } from './api';
 import './texts';

@@ -8,7 +8,7 @@ import { ADMIN_JOB_KINDS, type TAdminJob } from '@vdi/contracts';
 import { useTranslation } from 'react-i18next';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
-import { notifySuccess } from '../../../app/error-handler';
+import { notifySuccess } from '../../../lib/error-handler';
 import { errorMessage } from '../../../lib/errors';
 import { useAction } from '../../../lib/use-action';
 import { RowAction, fullBadge } from '../people/shared';

@@ -8,8 +8,8 @@ import { IconAlertCircle, IconAlertTriangle, IconCircleCheck, IconDatabase, Icon
 import dayjs from 'dayjs';
 import { ADMIN_STORAGE_KINDS, STORAGE_STATUSES, type TAdminStorageCheck, type TAdminStorageItem } from '@vdi/contracts';
 import { useTranslation } from 'react-i18next';
-import { userQuery } from '../../../app/queries';
-import { notifySuccess } from '../../../app/error-handler';
+import { userQuery } from '../../../lib/queries';
+import { notifySuccess } from '../../../lib/error-handler';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
 import { errorMessage } from '../../../lib/errors';

@@ -14,7 +14,7 @@ import {
   type TAdminHypervisorUpdate,
 } from '@vdi/contracts';
 import { api } from '../../../lib/api';
-import { queryClient } from '../../../app/queries';
+import { queryClient } from '../../../lib/queries';
 
 export const INFRA_KEY = ['admin', 'infra'] as const;
 /** Query values as strings, leaving out the empty ones. */

@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { ROLES, type TAdminUser, type TQuota, type TRole } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../../app/error-handler';
+import { handleError, notifySuccess } from '../../../lib/error-handler';
 import { useAction } from '../../../lib/use-action';
 import { categoriesQuery, createUser, groupsQuery, refreshPeople, sendResetMail, updateUser } from './api';
 import { QuotaEditor } from './QuotaEditor';

@@ -10,8 +10,8 @@ import {
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { ROLES, type TAdminUser } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../../app/error-handler';
-import { userQuery } from '../../../app/queries';
+import { handleError, notifySuccess } from '../../../lib/error-handler';
+import { userQuery } from '../../../lib/queries';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
 import { downloadText } from '../../viewer/open';

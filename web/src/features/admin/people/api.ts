@@ -22,7 +22,7 @@ import {
   type TAdminUserUpdate,
 } from '@vdi/contracts';
 import { api, API, request } from '../../../lib/api';
-import { queryClient } from '../../../app/queries';
+import { queryClient } from '../../../lib/queries';
 
 const id = (s: string) => encodeURIComponent(s);
 /** Query values as strings, leaving out the empty ones. */

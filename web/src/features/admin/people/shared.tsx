@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 import { ActionIcon, Alert, Button, Group, Modal, Stack, Text, Tooltip } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { IconAlertTriangle } from '@tabler/icons-react';
-import { handleError, notifySuccess } from '../../../app/error-handler';
+import { handleError, notifySuccess } from '../../../lib/error-handler';
 import { useAction } from '../../../lib/use-action';
 import { refreshPeople } from './api';
 import './texts';

@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { IconAlertTriangle, IconCpu, IconEdit, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TAdminCard, TAdminProfile } from '@vdi/contracts';
-import { notifySuccess } from '../../../app/error-handler';
+import { notifySuccess } from '../../../lib/error-handler';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
 import { useAction } from '../../../lib/use-action';

@@ -16,7 +16,7 @@ import {
   type TShutdownPolicyUpdate,
 } from '@vdi/contracts';
 import { api } from '../../../lib/api';
-import { queryClient } from '../../../app/queries';
+import { queryClient } from '../../../lib/queries';
 import { PLANNER_KEY } from '../../planner/api';
 
 const id = (s: string) => encodeURIComponent(s);

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Alert, Group, NumberInput, PasswordInput, SimpleGrid, Switch, TextInput } from '@mantine/core';
 import { IconAlertTriangle, IconSend } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { notifySuccess } from '../../../app/error-handler';
+import { notifySuccess } from '../../../lib/error-handler';
 import { useAction } from '../../../lib/use-action';
 import { HttpError } from '../../../lib/api';
 import { errorMessage } from '../../../lib/errors';

@@ -10,7 +10,7 @@ import { ZCategoryPublic, type TPasswordPolicyRule } from '@vdi/contracts';
 import { api } from '../../../lib/api';
 import { errorMessage } from '../../../lib/errors';
 import { useAction } from '../../../lib/use-action';
-import { notifySuccess } from '../../../app/error-handler';
+import { notifySuccess } from '../../../lib/error-handler';
 import { PageHeader } from '../../../components/PageHeader';
 import { saveSetting, settingQuery } from './api';
 import { useSettingsLive } from './live';

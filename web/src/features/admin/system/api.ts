@@ -11,7 +11,7 @@ import {
 } from '@vdi/contracts';
 import { api, API, request } from '../../../lib/api';
 import { session } from '../../../lib/session';
-import { queryClient } from '../../../app/queries';
+import { queryClient } from '../../../lib/queries';
 
 export const settingKey = (key: TSettingKey) => ['admin', 'setting', key] as const;
 export const AUDIT_KEY = ['admin', 'audit'] as const;

@@ -1,8 +1,8 @@
 import { ZRenewAnswer } from '@vdi/contracts';
-import { AUTH, request } from '../lib/api';
-import { session } from '../lib/session';
-import { closeSocket } from '../lib/socket';
-import { needsRenewal } from '../lib/token';
+import { AUTH, request } from './api';
+import { session } from './session';
+import { closeSocket } from './socket';
+import { needsRenewal } from './token';
 import { queryClient } from './queries';
 
 let renewing: Promise<void> | null = null;

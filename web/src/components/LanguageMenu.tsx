@@ -5,8 +5,8 @@ import { languageCode, languageName, type TLanguage } from '@vdi/contracts';
 import i18n, { isAdditionalLanguage, OFFERED_LANGUAGES, rememberLanguage, saveLanguageChoice, toOfferedLanguage } from '../i18n';
 import { api } from '../lib/api';
 import { session } from '../lib/session';
-import { handleError, notifySuccess } from '../app/error-handler';
-import { queryClient } from '../app/queries';
+import { handleError, notifySuccess } from '../lib/error-handler';
+import { queryClient } from '../lib/queries';
 
 export const LANGUAGE_SAVE_TIMEOUT_MS = 25_000;
 

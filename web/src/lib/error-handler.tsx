@@ -1,9 +1,9 @@
-import { modals } from '../lib/modals';
+import { modals } from './modals';
 import { notifications } from '@mantine/notifications';
 import { Text } from '@mantine/core';
 import i18n from '../i18n';
-import { RequestTimeout } from '../lib/api';
-import { classifyError, errorMessage } from '../lib/errors';
+import { RequestTimeout } from './api';
+import { classifyError, errorMessage } from './errors';
 import { logout } from './session-actions';
 
 let navigate: (to: string) => void = (to) => location.assign(to);

@@ -20,14 +20,14 @@ import {
   IconUsersGroup,
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { linkOf, navFor, type AppRoute } from '../app/routes';
-import { configQuery, userQuery } from '../app/queries';
-import { logout } from '../app/session-actions';
+import { linkOf, navFor, type AppRoute } from './routes';
+import { configQuery, userQuery } from '../lib/queries';
+import { logout } from '../lib/session-actions';
 import { applySavedLanguage } from '../i18n';
-import { Brand } from './Brand';
-import { ColorSchemeToggle } from './ColorSchemeToggle';
-import { LanguageMenu } from './LanguageMenu';
-import { NavigationDrawer, usePhoneNavigation } from './PhoneNavigation';
+import { Brand } from '../components/Brand';
+import { ColorSchemeToggle } from '../components/ColorSchemeToggle';
+import { LanguageMenu } from '../components/LanguageMenu';
+import { NavigationDrawer, usePhoneNavigation } from '../components/PhoneNavigation';
 import classes from './AppLayout.module.css';
 import { RecycleBinCounter } from '../features/recycle-bin/RecycleBinCounter';
 import { useLiveMessages } from '../features/bookings/messages';

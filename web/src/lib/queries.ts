@@ -1,7 +1,7 @@
 import { QueryClient } from '@tanstack/react-query';
 import { ZRecycleBinCutoff, ZUser, ZUserConfig, type TUser, type TUserConfig } from '@vdi/contracts';
 import { z } from 'zod';
-import { api } from '../lib/api';
+import { api } from './api';
 
 const ZBoolean = z.boolean();
 
