@@ -33,9 +33,9 @@ import { RecycleBinCounter } from '../features/recycle-bin/RecycleBinCounter';
 import { useLiveMessages } from '../features/bookings/messages';
 import { useLiveUserData } from '../features/account/live';
 import { useSupportNotice } from '../features/desktops/support-notice';
-import { UserAvatar } from '../features/account/UserAvatar';
+import { UserAvatar } from '../entities/user/UserAvatar';
 import { StatusBar } from '../features/system/StatusBar';
-import { VpnNavLink } from '../features/vpn-bastion/VpnNavLink';
+import { VpnNavLink } from '../entities/vpn-bastion/VpnNavLink';
 
 
 const ICONS = { desktops: IconDeviceDesktop, deployments: IconUsersGroup, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle, bookings: IconCalendarEvent, planning: IconCalendarCog, viewers: IconDeviceTv, admin: IconShieldLock } as const;

@@ -100,7 +100,7 @@ export const theme = createTheme({
 /**
  * The theme with the words Mantine's own controls need in the interface language: every close
  * button (dialogs, drawers, notifications, alerts) and every pager arrow is named. Notifications are said by the live
- * regions (app/live.tsx), not a second time by their own role.
+ * regions (lib/live.tsx), not a second time by their own role.
  */
 export type ThemeLabels = { close: string; page: Record<'first' | 'previous' | 'next' | 'last', string> };
 

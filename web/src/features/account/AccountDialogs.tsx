@@ -12,8 +12,8 @@ import { useAction } from '../../lib/use-action';
 import { rules } from '../../lib/validation';
 import { notifySuccess } from '../../lib/error-handler';
 import { policyChecks } from './policy';
-import './texts';
-import { VpnPanel } from '../vpn-bastion/VpnPanel';
+import '../../i18n/areas/account';
+import { VpnPanel } from '../../entities/vpn-bastion/VpnPanel';
 
 export type AccountAction = 'password' | 'email' | 'import' | 'vpn';
 export const ACCOUNT_ACTIONS: readonly AccountAction[] = ['password', 'email', 'import', 'vpn'];

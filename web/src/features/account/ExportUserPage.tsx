@@ -12,7 +12,7 @@ import { useAction } from '../../lib/use-action';
 import { AuthCard } from '../../components/AuthCard';
 import { configQuery, userQuery } from '../../lib/queries';
 import { logout } from '../../lib/session-actions';
-import './texts';
+import '../../i18n/areas/account';
 
 /** Generates a migration code (valid 1 hour; a new one invalidates the previous), copy, sign out (spec 001 §2). */
 export default function ExportUserPage() {

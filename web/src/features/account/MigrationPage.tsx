@@ -8,7 +8,7 @@ import { ZMigrationResult } from '@vdi/contracts';
 import { api } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
 import { AuthCard } from '../../components/AuthCard';
-import './texts';
+import '../../i18n/areas/account';
 
 /** The migration this account received (what moved, from whom, when), or a note that it received none. */
 export default function MigrationPage() {

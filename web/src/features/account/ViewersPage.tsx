@@ -5,7 +5,7 @@ import { IconBrandAndroid, IconBrandApple, IconBrandUbuntu, IconBrandWindows, Ic
 import { useTranslation } from 'react-i18next';
 import { PageHeader } from '../../components/PageHeader';
 import { configQuery } from '../../lib/queries';
-import './texts';
+import '../../i18n/areas/account';
 
 export const VIEWER_OSES = ['linux', 'windows', 'android', 'ios', 'macos'] as const;
 type Os = (typeof VIEWER_OSES)[number];

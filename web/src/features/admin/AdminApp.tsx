@@ -13,7 +13,7 @@ import { NavigationDrawer, usePhoneNavigation } from '../../components/PhoneNavi
 import { EmptyState } from '../../components/EmptyState';
 import { adminSections, type AdminSection } from './sections';
 import classes from './AdminApp.module.css';
-import './texts';
+import '../../i18n/areas/admin';
 
 
 /** Each section's screen, made lazy once: it downloads when first opened. */

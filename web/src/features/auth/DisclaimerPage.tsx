@@ -12,7 +12,7 @@ import { queryClient } from '../../lib/queries';
 import { AuthCard } from '../../components/AuthCard';
 import { login, stepTokenOf } from './api';
 import { REDIRECT_SECONDS } from './RedirectCountdown';
-import '../account/texts';
+import '../../i18n/areas/account';
 
 /** After accepting: a countdown to the desktops, or go at once (spec 001 §9). */
 function AcceptedCountdown({ to }: { to: string }) {

@@ -9,15 +9,15 @@ import { validateBooking, ZBookingItemType, type TBookingItemType } from '@vdi/c
 import { handleError, notifySuccess, NOTIFY_MS } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
-import { BOOKINGS_KEY, createBooking, deleteBooking, itemBookingsQuery, priorityQuery, updateBooking, userBookingsQuery } from './api';
-import { Calendar } from './Calendar';
-import { EventModal, type EventDraft } from './EventModal';
+import { BOOKINGS_KEY, createBooking, deleteBooking, itemBookingsQuery, priorityQuery, updateBooking, userBookingsQuery } from '../../entities/booking/api';
+import { Calendar } from '../../entities/booking/Calendar';
+import { EventModal, type EventDraft } from '../../entities/booking/EventModal';
 import { Legend } from './Legend';
-import { useBookingsLive } from './live';
-import { availabilityEvents, bookingEvents, dailyAvailabilityEvents, futureCount, ruleEvents, ruleMessage } from './logic';
-import { toDate } from './dates';
-import { hardwareAllowedQuery } from '../domains/api';
-import './texts';
+import { useBookingsLive } from '../../entities/booking/live';
+import { availabilityEvents, bookingEvents, dailyAvailabilityEvents, futureCount, ruleEvents, ruleMessage } from '../../entities/booking/logic';
+import { toDate } from '../../entities/booking/dates';
+import { hardwareAllowedQuery } from '../../entities/domain/api';
+import '../../i18n/areas/bookings';
 import { builtInText } from '../../lib/built-in-text';
 
 const HOUR_MS = 3600_000;

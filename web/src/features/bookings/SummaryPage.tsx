@@ -9,12 +9,12 @@ import type { TBooking } from '@vdi/contracts';
 import { handleError } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
-import { userBookingsQuery } from './api';
-import { Calendar } from './Calendar';
-import { formatLocalDate, toDate } from './dates';
-import { useBookingsLive } from './live';
-import { bookingEvents } from './logic';
-import './texts';
+import { userBookingsQuery } from '../../entities/booking/api';
+import { Calendar } from '../../entities/booking/Calendar';
+import { formatLocalDate, toDate } from '../../entities/booking/dates';
+import { useBookingsLive } from '../../entities/booking/live';
+import { bookingEvents } from '../../entities/booking/logic';
+import '../../i18n/areas/bookings';
 import { builtInText } from '../../lib/built-in-text';
 
 type Mode = 'list' | 'calendar';

@@ -25,10 +25,10 @@ import type { TDeploymentDesktop, TDeploymentDetail } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../lib/error-handler';
 import { PageHeader } from '../../components/PageHeader';
 import { HttpError } from '../../lib/api';
-import { MainActionButton, OpenButton } from '../desktops/DesktopActions';
-import { useDesktopControls } from '../desktops/controls';
-import { StateBadge } from '../desktops/StateBadge';
-import { formatLocalDate } from '../bookings/dates';
+import { MainActionButton, OpenButton } from '../../entities/desktop/DesktopActions';
+import { useDesktopControls } from '../../entities/desktop/controls';
+import { StateBadge } from '../../entities/desktop/StateBadge';
+import { formatLocalDate } from '../../entities/booking/dates';
 import { deploymentKey, deploymentQuery, setDesktopVisible, startAll, stopAll, toggleVisible } from './api';
 import { Counts, CreationBar, VisibleBadge } from './DeploymentsPage';
 import { DeploymentNotFound } from './NotFound';
@@ -36,7 +36,7 @@ import { useDeploymentsLive } from './live';
 import { deploymentBookingPath, groupByUser, upsertDesktop, matchesFilter, type UserDesktops } from './logic';
 import { CoOwnersModal, CsvModal, DeleteModal, HideModal, RecreateModal, UsersModal } from './modals';
 import classes from './Deployments.module.css';
-import './texts';
+import '../../i18n/areas/deployments';
 import { builtInText, useBuiltInText } from '../../lib/built-in-text';
 
 function DesktopLine({ d }: { d: TDeploymentDesktop }) {

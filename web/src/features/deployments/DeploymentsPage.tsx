@@ -13,7 +13,7 @@ import { deploymentsQuery } from './api';
 import { useDeploymentsLive } from './live';
 import { creationPercent, deploymentBookingPath } from './logic';
 import classes from './Deployments.module.css';
-import './texts';
+import '../../i18n/areas/deployments';
 import { builtInText } from '../../lib/built-in-text';
 
 /** Visible or not, as a badge. */

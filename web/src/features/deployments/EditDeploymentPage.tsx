@@ -7,13 +7,13 @@ import { useTranslation } from 'react-i18next';
 import type { TDeploymentInfo } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../lib/error-handler';
 import { PageHeader } from '../../components/PageHeader';
-import { hardwareAllowedQuery } from '../domains/api';
+import { hardwareAllowedQuery } from '../../entities/domain/api';
 import { deploymentInfoQuery, deploymentKey, deploymentQuery, DEPLOYMENTS_KEY, updateDeployment } from './api';
 import { DeploymentForm, hardwareOf, type DeploymentChoices, type DeploymentTexts } from './DeploymentForm';
 import { UsersModal } from './modals';
 import { DeploymentNotFound } from './NotFound';
 import { choicesFrom } from './NewDeploymentPage';
-import './texts';
+import '../../i18n/areas/deployments';
 
 /** The chosen groups and users by name (an empty list is everyone), a few then "+N". */
 function whoList(a: TDeploymentInfo['allowed'], everyone: string) {

@@ -8,12 +8,12 @@ import { DEFAULT_VIDEO, deploymentHasUsers, MEMORY_STEP_GB, type TDomainInfo, ty
 import { handleError, notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
-import { domainInfoQuery, hardwareAllowedQuery, templatesForNewQuery } from '../domains/api';
-import { guestNetOf } from '../domains/fields';
-import { SharingPicker } from '../templates/SharingPicker';
+import { domainInfoQuery, hardwareAllowedQuery, templatesForNewQuery } from '../../entities/domain/api';
+import { guestNetOf } from '../../entities/domain/fields';
+import { SharingPicker } from '../../entities/sharing/SharingPicker';
 import { checkDeploymentQuota, countUsers, createDeployment, DEPLOYMENTS_KEY } from './api';
 import { DeploymentForm, hardwareOf, type DeploymentChoices, type DeploymentTexts } from './DeploymentForm';
-import './texts';
+import '../../i18n/areas/deployments';
 import { builtInText } from '../../lib/built-in-text';
 
 const NOBODY: TTemplateAllowed = { roles: false, categories: false, groups: false, users: false };

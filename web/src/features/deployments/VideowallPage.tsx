@@ -11,14 +11,14 @@ import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { HttpError } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
-import { fetchVncTicket } from '../viewer/open';
-import { useVnc } from '../viewer/use-vnc';
+import { fetchVncTicket } from '../../entities/viewer/open';
+import { useVnc } from '../../entities/viewer/use-vnc';
 import { deploymentQuery, startAll } from './api';
 import { DeploymentNotFound } from './NotFound';
 import { useDeploymentsLive } from './live';
 import { isStarted } from './logic';
 import classes from './Videowall.module.css';
-import './texts';
+import '../../i18n/areas/deployments';
 import { builtInText } from '../../lib/built-in-text';
 
 const SIZES = { s: '220px', m: '300px', l: '440px' } as const;

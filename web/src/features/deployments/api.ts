@@ -17,7 +17,7 @@ import {
   type TNewDeployment,
 } from '@vdi/contracts';
 import { api, API, request } from '../../lib/api';
-import { downloadText } from '../viewer/open';
+import { downloadText } from '../../entities/viewer/open';
 import { queryClient } from '../../lib/queries';
 import { readPaged } from './logic';
 

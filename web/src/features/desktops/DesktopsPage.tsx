@@ -8,14 +8,14 @@ import type { TDesktop } from '@vdi/contracts';
 import { handleError } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
-import { desktopsQuery } from './api';
+import { desktopsQuery } from '../../entities/desktop/api';
 import { DesktopCard } from './DesktopCard';
 import { DesktopTable } from './DesktopTable';
 import { DirectLinkModal } from './DirectLinkModal';
 import { useDesktopsLive, useQueuePositions } from './live';
-import { filterDesktops, loadViewMode, saveViewMode, type ViewMode } from './logic';
+import { filterDesktops, loadViewMode, saveViewMode, type ViewMode } from '../../entities/desktop/logic';
 import { NewTemporaryModal } from './NewTemporaryModal';
-import { NewDesktopButton } from '../domains/DesktopMenuItems';
+import { NewDesktopButton } from '../../entities/domain/DesktopMenuItems';
 import classes from './DesktopsPage.module.css';
 import { builtInText } from '../../lib/built-in-text';
 

@@ -5,7 +5,7 @@ import { IconAlertTriangle, IconCheck, IconCopy, IconExternalLink, IconRefresh }
 import { useTranslation } from 'react-i18next';
 import type { TDesktop } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../lib/error-handler';
-import { directLink, disableJumper, jumperQuery, resetJumper } from './api';
+import { directLink, disableJumper, jumperQuery, resetJumper } from '../../entities/desktop/api';
 import { builtInText } from '../../lib/built-in-text';
 
 function Body({ d }: { d: TDesktop }) {

@@ -21,9 +21,9 @@ import { io } from 'socket.io-client';
 import { desktopState, SOCKET_NAMESPACE, SOCKET_OPTIONS, SOCKET_PATH, ZDirectViewer, type TDirectViewer } from '@vdi/contracts';
 import { HttpError } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
-import { canOpen, formatLocal } from '../desktops/logic';
-import { StateBadge } from '../desktops/StateBadge';
-import { openViewer } from '../viewer/open';
+import { canOpen, formatLocal } from '../../entities/desktop/logic';
+import { StateBadge } from '../../entities/desktop/StateBadge';
+import { openViewer } from '../../entities/viewer/open';
 import { codeFromPath, directAction, directDocsQuery, directViewer, fetchDirect, mergeDirectUpdate } from './api';
 import { builtInText } from '../../lib/built-in-text';
 

@@ -48,10 +48,10 @@ import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { HttpError } from '../../lib/api';
 import { rules } from '../../lib/validation';
-import { domainInfoQuery, fileToBase64, hardwareAllowedQuery, installsQuery, setReservables, stockImagesQuery, updateDomain } from './api';
-import { diskLabel, effectiveVideo, GpuVideoFields, gpuVideoOk, guestNetOf, HardwareSteps, useItemLabel, ViewersField, type GuestNet } from './fields';
-import { useRecreateDisk } from './recreate';
-import classes from './Domains.module.css';
+import { domainInfoQuery, fileToBase64, hardwareAllowedQuery, installsQuery, setReservables, stockImagesQuery, updateDomain } from '../../entities/domain/api';
+import { diskLabel, effectiveVideo, GpuVideoFields, gpuVideoOk, guestNetOf, HardwareSteps, useItemLabel, ViewersField, type GuestNet } from '../../entities/domain/fields';
+import { useRecreateDisk } from '../../entities/domain/recreate';
+import classes from '../../entities/domain/Domains.module.css';
 import { builtInText } from '../../lib/built-in-text';
 
 type ImagePick = { choice: TImageChoice; url: string } | null;

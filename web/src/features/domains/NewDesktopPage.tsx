@@ -40,9 +40,9 @@ import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { HttpError } from '../../lib/api';
 import { rules } from '../../lib/validation';
-import { checkNewDesktopQuota, createDesktop, domainInfoQuery, hardwareAllowedQuery, templatesForNewQuery } from './api';
-import { guestNetOf, HardwareSteps, useItemLabel, ViewersField, type GuestNet, type HardwareValue } from './fields';
-import classes from './Domains.module.css';
+import { checkNewDesktopQuota, createDesktop, domainInfoQuery, hardwareAllowedQuery, templatesForNewQuery } from '../../entities/domain/api';
+import { guestNetOf, HardwareSteps, useItemLabel, ViewersField, type GuestNet, type HardwareValue } from '../../entities/domain/fields';
+import classes from '../../entities/domain/Domains.module.css';
 import { builtInText } from '../../lib/built-in-text';
 
 /** The template's hardware, within what this user may choose. */

@@ -4,7 +4,7 @@ import { IconAlertTriangle, IconCircleCheck, IconTrash } from '@tabler/icons-rea
 import { useTranslation } from 'react-i18next';
 import type { TMedia } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../lib/error-handler';
-import { StateBadge } from '../desktops/StateBadge';
+import { StateBadge } from '../../entities/desktop/StateBadge';
 import { deleteMedia, mediaDesktopsQuery, OWN_MEDIA_KEY, SHARED_MEDIA_KEY } from './api';
 import { removeMedia } from './logic';
 import { builtInText } from '../../lib/built-in-text';

@@ -10,7 +10,7 @@ import { handleError, notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { rules } from '../../lib/validation';
-import { DESKTOPS_KEY } from '../desktops/api';
+import { DESKTOPS_KEY } from '../../entities/desktop/api';
 import { appliedQuotaQuery, createDesktopFromMedia, ownMediaQuery, sharedMediaQuery } from './api';
 import { bootable, clampStep, formatGb, SEARCH_MIN } from './logic';
 

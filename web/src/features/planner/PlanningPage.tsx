@@ -8,13 +8,13 @@ import { validatePlan, type TPlan } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
-import { Calendar } from '../bookings/Calendar';
-import { toDate } from '../bookings/dates';
-import { useBookingsLive } from '../bookings/live';
-import { ruleMessage } from '../bookings/logic';
-import { createPlan, deletePlan, PLANNER_KEY, plansQuery, reservableItemsQuery, updatePlan } from './api';
+import { Calendar } from '../../entities/booking/Calendar';
+import { toDate } from '../../entities/booking/dates';
+import { useBookingsLive } from '../../entities/booking/live';
+import { ruleMessage } from '../../entities/booking/logic';
+import { createPlan, deletePlan, PLANNER_KEY, plansQuery, reservableItemsQuery, updatePlan } from '../../entities/booking/planner-api';
 import { PlanModal, type PlanDraft } from './PlanModal';
-import '../bookings/texts';
+import '../../i18n/areas/bookings';
 import { builtInText } from '../../lib/built-in-text';
 
 /** One colour per profile, so that the plans of a card read at a glance. */

@@ -9,7 +9,7 @@ import type { TRecycleBinDetail, TRecycleBinDomain } from '@vdi/contracts';
 import { handleError } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { HttpError } from '../../lib/api';
-import { formatEpoch, formatGb } from '../storage/logic';
+import { formatEpoch, formatGb } from '../../entities/format';
 import { useBinActions } from './actions';
 import { entryQuery, useRecycleBinLive } from './api';
 import { itemTypeKey } from './logic';

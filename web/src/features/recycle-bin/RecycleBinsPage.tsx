@@ -21,7 +21,7 @@ import type { TRecycleBinItem } from '@vdi/contracts';
 import { handleError } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
-import { formatEpoch, formatGb } from '../storage/logic';
+import { formatEpoch, formatGb } from '../../entities/format';
 import { useBinActions } from './actions';
 import { binQuery, cutoffQuery, useRecycleBinLive } from './api';
 import { humaniseHours, itemTypeKey } from './logic';

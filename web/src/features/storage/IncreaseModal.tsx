@@ -7,7 +7,8 @@ import { STORAGE_PRIORITIES, type TStorageDisk, type TStoragePriority } from '@v
 import { handleError, notifySuccess } from '../../lib/error-handler';
 import { HttpError } from '../../lib/api';
 import { increaseStorage, STORAGE_KEY } from './api';
-import { formatGb, grownSize, incrementFor, minimumNewSizeGb } from './logic';
+import { grownSize, incrementFor, minimumNewSizeGb } from './logic';
+import { formatGb } from '../../entities/format';
 import { builtInText } from '../../lib/built-in-text';
 
 /**

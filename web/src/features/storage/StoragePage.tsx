@@ -13,7 +13,8 @@ import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { abortStorage, storageQuery, useStorageLive } from './api';
 import { IncreaseModal } from './IncreaseModal';
-import { formatEpoch, formatGb, formatGbValue, totals, usageColor, usagePercent } from './logic';
+import { totals, usageColor, usagePercent } from './logic';
+import { formatEpoch, formatGb, formatGbValue } from '../../entities/format';
 import { builtInText } from '../../lib/built-in-text';
 
 function Summary({ disks }: { disks: TStorageDisk[] }) {

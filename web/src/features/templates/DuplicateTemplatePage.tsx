@@ -8,7 +8,7 @@ import { handleError, notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { HttpError } from '../../lib/api';
-import { domainInfoQuery } from '../domains/api';
+import { domainInfoQuery } from '../../entities/domain/api';
 import { duplicateTemplate, OWN_TEMPLATES_KEY } from './api';
 import { TemplateForm, type TemplateFormValues } from './TemplateForm';
 import { builtInText } from '../../lib/built-in-text';

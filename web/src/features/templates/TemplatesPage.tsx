@@ -45,8 +45,8 @@ import { PageHeader } from '../../components/PageHeader';
 import { OWN_TEMPLATES_KEY, ownTemplatesQuery, sharedTemplatesQuery, updateTemplate } from './api';
 import { useTemplatesLive } from './live';
 import { ChooseDesktopModal, DeleteTemplateModal, ShareModal, ToDesktopModal } from './modals';
-import { sharingSummary } from './SharingPicker';
-import { formatGb } from '../desktops/logic';
+import { sharingSummary } from '../../entities/sharing/SharingPicker';
+import { formatGb } from '../../entities/desktop/logic';
 import classes from './Templates.module.css';
 import { builtInText } from '../../lib/built-in-text';
 

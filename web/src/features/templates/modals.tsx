@@ -8,9 +8,10 @@ import { DOMAIN_NAME_MAX, DOMAIN_NAME_MIN, desktopState, type TDesktop, type TTe
 import { handleError, notifySuccess } from '../../lib/error-handler';
 import { HttpError } from '../../lib/api';
 import { rules } from '../../lib/validation';
-import { desktopsQuery } from '../desktops/api';
-import { deleteTemplate, OWN_TEMPLATES_KEY, templateToDesktop, treeQuery, updateAllowed } from './api';
-import { SharingPicker } from './SharingPicker';
+import { desktopsQuery } from '../../entities/desktop/api';
+import { deleteTemplate, OWN_TEMPLATES_KEY, templateToDesktop, treeQuery } from './api';
+import { updateAllowed } from '../../entities/sharing/api';
+import { SharingPicker } from '../../entities/sharing/SharingPicker';
 import classes from './Templates.module.css';
 import { builtInText } from '../../lib/built-in-text';
 

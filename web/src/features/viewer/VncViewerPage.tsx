@@ -15,10 +15,10 @@ import { useTranslation } from 'react-i18next';
 import type { TBrowserViewerTicket } from '@vdi/contracts';
 import { errorMessage } from '../../lib/errors';
 import { session } from '../../lib/session';
-import { browserViewerCookie, forgetBrowserViewerCookie, ticketFromPage } from './ticket';
-import { useVnc } from './use-vnc';
+import { browserViewerCookie, forgetBrowserViewerCookie, ticketFromPage } from '../../entities/viewer/ticket';
+import { useVnc } from '../../entities/viewer/use-vnc';
 import { useBlankScreen } from './blank';
-import { fetchVncTicket } from './open';
+import { fetchVncTicket } from '../../entities/viewer/open';
 import classes from './VncViewerPage.module.css';
 import { builtInText } from '../../lib/built-in-text';
 

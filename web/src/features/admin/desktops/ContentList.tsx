@@ -11,7 +11,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { categoriesQuery } from '../people/api';
 import { ListFooter, SortHeader } from '../shared/desktops-list';
 import type { ListParams } from './api';
-import './texts';
+import '../../../i18n/areas/admin-desktops';
 import { CardTable } from '../../../components/CardTable';
 import { builtInText } from '../../../lib/built-in-text';
 

@@ -4,13 +4,13 @@ import { IconEye, IconEyeOff, IconTrash, IconUserShare, IconUsersGroup } from '@
 import { useTranslation } from 'react-i18next';
 import type { TAdminDeployment } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../../lib/error-handler';
-import { formatBytes } from '../../media/logic';
+import { formatBytes } from '../../../entities/format';
 import { fullBadge } from '../people/shared';
 import { ConfirmModal } from '../shared/desktops-list';
 import { deleteDeployment, deploymentsQuery, refreshContent, updateDeployment } from './api';
 import { ContentList, type Column } from './ContentList';
 import { ChangeOwnerModal, OwnerCell } from './owner';
-import './texts';
+import '../../../i18n/areas/admin-desktops';
 import { builtInText } from '../../../lib/built-in-text';
 
 /** /isard-admin/deployments: every deployment across owners; show or hide, give to another owner, delete to the bin. */

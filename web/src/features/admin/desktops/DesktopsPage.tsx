@@ -15,14 +15,14 @@ import { handleError, notifySuccess } from '../../../lib/error-handler';
 import { userQuery } from '../../../lib/queries';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
-import { StateBadge } from '../../desktops/StateBadge';
-import { formatBytes, formatDuration } from '../../media/logic';
-import { openViewer } from '../../viewer/open';
+import { StateBadge } from '../../../entities/desktop/StateBadge';
+import { formatBytes, formatDuration } from '../../../entities/format';
+import { openViewer } from '../../../entities/viewer/open';
 import { categoriesQuery, groupsQuery } from '../people/api';
 import { useCodeText } from '../people/shared';
 import { ConfirmModal, ListFooter, SortHeader, UserPicker } from '../shared/desktops-list';
 import { deploymentsQuery, desktopAction, desktopsQuery, refreshContent, supportViewer, templatesQuery, type ListParams } from './api';
-import './texts';
+import '../../../i18n/areas/admin-desktops';
 import { builtInText } from '../../../lib/built-in-text';
 
 /** States in which the screen can be opened. */

@@ -4,13 +4,13 @@ import { IconDisc, IconTrash, IconUserShare } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TAdminMedia } from '@vdi/contracts';
 import { notifySuccess } from '../../../lib/error-handler';
-import { formatBytes } from '../../media/logic';
+import { formatBytes } from '../../../entities/format';
 import { fullBadge } from '../people/shared';
 import { ConfirmModal } from '../shared/desktops-list';
 import { deleteMedia, mediaQuery, refreshContent, updateMedia } from './api';
 import { ContentList, type Column } from './ContentList';
 import { ChangeOwnerModal, OwnerCell } from './owner';
-import './texts';
+import '../../../i18n/areas/admin-desktops';
 import { builtInText } from '../../../lib/built-in-text';
 
 const STATUS_COLOR: Record<string, string> = { Downloaded: 'teal', Downloading: 'blue', DownloadStarting: 'blue', ResetDownloading: 'blue', DownloadFailed: 'red', DownloadFailedInvalidFormat: 'red' };

@@ -5,14 +5,14 @@ import { IconTemplate, IconToggleLeft, IconToggleRight, IconTrash, IconUserShare
 import { useTranslation } from 'react-i18next';
 import type { TAdminTemplate } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../../lib/error-handler';
-import { StateBadge } from '../../desktops/StateBadge';
-import { formatBytes } from '../../media/logic';
+import { StateBadge } from '../../../entities/desktop/StateBadge';
+import { formatBytes } from '../../../entities/format';
 import { fullBadge } from '../people/shared';
 import { ConfirmModal } from '../shared/desktops-list';
 import { deleteTemplate, refreshContent, templatesQuery, templateTreeQuery, updateTemplate } from './api';
 import { ContentList, type Column } from './ContentList';
 import { ChangeOwnerModal, OwnerCell } from './owner';
-import './texts';
+import '../../../i18n/areas/admin-desktops';
 import { builtInText } from '../../../lib/built-in-text';
 
 /** What deleting a template takes with it (the portal's tree), and who blocks it. */

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { notifySuccess } from '../../../lib/error-handler';
 import { ConfirmModal, UserPicker } from '../shared/desktops-list';
 import { refreshContent } from './api';
-import './texts';
+import '../../../i18n/areas/admin-desktops';
 import { builtInText } from '../../../lib/built-in-text';
 
 type Owned = { id: string; name: string; user_name: string; username: string; category_name: string; group_name: string };

@@ -13,7 +13,7 @@ import { errorMessage } from '../../../lib/errors';
 import { useAction } from '../../../lib/use-action';
 import { RowAction, fullBadge } from '../people/shared';
 import { cancelJob, jobsQuery } from './api';
-import './texts';
+import '../../../i18n/areas/admin-infra';
 import { builtInText } from '../../../lib/built-in-text';
 
 const PER_PAGE = 25;

@@ -17,7 +17,7 @@ import { useAction } from '../../../lib/use-action';
 import { fullBadge } from '../people/shared';
 import { poolsQuery, removeOrphans, runStorageCheck, storageQuery } from './api';
 import { formatBytes, percent } from './format';
-import './texts';
+import '../../../i18n/areas/admin-infra';
 import { builtInText } from '../../../lib/built-in-text';
 
 const PER_PAGE = 25;

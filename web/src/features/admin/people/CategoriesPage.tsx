@@ -11,7 +11,7 @@ import { useAction } from '../../../lib/use-action';
 import { categoriesQuery, createCategory, deleteCategory, refreshPeople, updateCategory } from './api';
 import { QuotaEditor } from './QuotaEditor';
 import { ConfirmDelete, fullBadge, RowAction, useListError } from './shared';
-import './texts';
+import '../../../i18n/areas/admin';
 import { CardTable } from '../../../components/CardTable';
 import { builtInText } from '../../../lib/built-in-text';
 

@@ -11,7 +11,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { useAction } from '../../../lib/use-action';
 import { codesQuery, createCode, deleteCode, groupsQuery, refreshPeople, resetCode } from './api';
 import { ConfirmDelete, fullBadge, RowAction, useListError } from './shared';
-import './texts';
+import '../../../i18n/areas/admin';
 import { CardTable } from '../../../components/CardTable';
 import { builtInText } from '../../../lib/built-in-text';
 

@@ -13,7 +13,7 @@ import { useAction } from '../../../lib/use-action';
 import { categoriesQuery, createGroup, deleteGroup, groupsQuery, refreshPeople, updateGroup } from './api';
 import { QuotaEditor } from './QuotaEditor';
 import { ConfirmDelete, fullBadge, RowAction, useListError } from './shared';
-import './texts';
+import '../../../i18n/areas/admin';
 import { CardTable } from '../../../components/CardTable';
 import { builtInText } from '../../../lib/built-in-text';
 

@@ -9,7 +9,7 @@ import { queryClient } from '../../../lib/queries';
 import { useAdminEvent } from '../system/live';
 import { cancelImport, checkImport, importJobQuery, refreshPeople, startImport } from './api';
 import { fullBadge, useCodeText } from './shared';
-import './texts';
+import '../../../i18n/areas/admin';
 
 const ENDED: TAdminImportJob['status'][] = ['done', 'failed', 'aborted'];
 

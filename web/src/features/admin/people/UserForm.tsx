@@ -8,7 +8,7 @@ import { handleError, notifySuccess } from '../../../lib/error-handler';
 import { useAction } from '../../../lib/use-action';
 import { categoriesQuery, createUser, groupsQuery, refreshPeople, sendResetMail, updateUser } from './api';
 import { QuotaEditor } from './QuotaEditor';
-import './texts';
+import '../../../i18n/areas/admin';
 import { builtInText } from '../../../lib/built-in-text';
 
 type Draft = {

@@ -14,13 +14,13 @@ import { handleError, notifySuccess } from '../../../lib/error-handler';
 import { userQuery } from '../../../lib/queries';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
-import { downloadText } from '../../viewer/open';
+import { downloadText } from '../../../entities/viewer/open';
 import { bulkUsers, categoriesQuery, deleteUser, exportUsers, groupsQuery, refreshPeople, sendResetMail, usersQuery, type UserListParams } from './api';
 import { ImportModal } from './ImportModal';
 import { UserForm } from './UserForm';
 import { ConfirmDelete, fullBadge, useListError } from './shared';
 import { SortHeader } from '../shared/desktops-list';
-import './texts';
+import '../../../i18n/areas/admin';
 import { CardTable } from '../../../components/CardTable';
 import { builtInText } from '../../../lib/built-in-text';
 

@@ -6,7 +6,7 @@ import { IconAlertTriangle } from '@tabler/icons-react';
 import { handleError, notifySuccess } from '../../../lib/error-handler';
 import { useAction } from '../../../lib/use-action';
 import { refreshPeople } from './api';
-import './texts';
+import '../../../i18n/areas/admin';
 
 /** The text of an answer's code (errors.<code> with its params), for per-row results. */
 export function useCodeText() {

@@ -11,7 +11,7 @@ import { useAction } from '../../../lib/use-action';
 import { categoriesQuery, groupsQuery } from '../people/api';
 import { ConfirmDelete, fullBadge, RowAction, useListError } from '../people/shared';
 import { bookingRulesQuery, createRule, deleteRule, refreshReserve, updateRule } from './api';
-import './texts';
+import '../../../i18n/areas/admin-reserve';
 import { CardTable } from '../../../components/CardTable';
 import { builtInText } from '../../../lib/built-in-text';
 

@@ -10,7 +10,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { useAction } from '../../../lib/use-action';
 import { ConfirmDelete, fullBadge, RowAction, useListError } from '../people/shared';
 import { addProfile, bookingRulesQuery, cardsQuery, createCard, deleteCard, refreshReserve, removeProfile, updateCard, updateProfile } from './api';
-import './texts';
+import '../../../i18n/areas/admin-reserve';
 import { CardTable } from '../../../components/CardTable';
 import { builtInText } from '../../../lib/built-in-text';
 

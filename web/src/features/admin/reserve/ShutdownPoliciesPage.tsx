@@ -13,7 +13,7 @@ import { useAction } from '../../../lib/use-action';
 import { categoriesQuery, groupsQuery, usersQuery } from '../people/api';
 import { ConfirmDelete, fullBadge, RowAction, useListError } from '../people/shared';
 import { createPolicy, deletePolicy, policiesQuery, refreshReserve, updatePolicy } from './api';
-import './texts';
+import '../../../i18n/areas/admin-reserve';
 import { CardTable } from '../../../components/CardTable';
 import { builtInText } from '../../../lib/built-in-text';
 

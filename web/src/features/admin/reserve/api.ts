@@ -17,7 +17,7 @@ import {
 } from '@vdi/contracts';
 import { api } from '../../../lib/api';
 import { queryClient } from '../../../lib/queries';
-import { PLANNER_KEY } from '../../planner/api';
+import { PLANNER_KEY } from '../../../entities/booking/planner-api';
 
 const id = (s: string) => encodeURIComponent(s);
 

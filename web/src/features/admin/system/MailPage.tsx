@@ -11,7 +11,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { SettingCard, SettingsBody, useSettingForm } from './SettingCard';
 import { sendTestMail } from './api';
 import { useSettingsLive } from './live';
-import './texts';
+import '../../../i18n/areas/admin-system';
 
 /** An address people open: http(s)://host[:port][/path], no query. */
 const isPublicAddress = (value: string) => {

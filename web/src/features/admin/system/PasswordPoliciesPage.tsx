@@ -14,7 +14,7 @@ import { notifySuccess } from '../../../lib/error-handler';
 import { PageHeader } from '../../../components/PageHeader';
 import { saveSetting, settingQuery } from './api';
 import { useSettingsLive } from './live';
-import './texts';
+import '../../../i18n/areas/admin-system';
 import { builtInText } from '../../../lib/built-in-text';
 
 const ROLES = ['all', 'admin', 'manager', 'advanced', 'user'] as const;

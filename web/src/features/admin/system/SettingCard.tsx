@@ -9,7 +9,7 @@ import { notifySuccess } from '../../../lib/error-handler';
 import { errorMessage } from '../../../lib/errors';
 import { useAction } from '../../../lib/use-action';
 import { saveSetting, settingQuery, type SettingAnswer } from './api';
-import './texts';
+import '../../../i18n/areas/admin-system';
 
 /** A titled card of one group of fields, with its own save button and error. */
 export function SettingCard(props: {

@@ -3,7 +3,7 @@ import { Anchor, Menu } from '@mantine/core';
 import { IconCalendarPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TDesktop } from '@vdi/contracts';
-import './texts';
+import '../../i18n/areas/bookings';
 
 export const bookingPath = (d: Pick<TDesktop, 'id'>) => `/booking/desktop/${encodeURIComponent(d.id)}`;
 

@@ -1,7 +1,7 @@
 import { Switch } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { SettingCard, useSettingForm } from '../admin/system/SettingCard';
-import './texts';
+import { SettingCard, useSettingForm } from './SettingCard';
+import '../../../i18n/areas/vpn-bastion';
 
 /** The admin's switch of the bastion (setting `bastion`): off until turned on. */
 export function BastionSettingCard() {

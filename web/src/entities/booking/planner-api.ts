@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ZPlan, ZReservableItem, type TPlan, type TReservableItem } from '@vdi/contracts';
 import { api } from '../../lib/api';
-import { toWire } from '../bookings/dates';
+import { toWire } from './dates';
 
 const enc = encodeURIComponent;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TAvailability, TBooking } from '@vdi/contracts';
 import { formatLocalDate, loadRange, parseLocal, toWire } from './dates';
 import { availabilityEvents, bookingEvents, dailyAvailabilityEvents, futureCount, ruleEvents } from './logic';
-import { messageKey } from './messages';
+import { messageKey } from '../../features/bookings/messages';
 
 const t = ((k: string) => k) as never;
 
@@ -117,7 +117,7 @@ describe('live messages', () => {
 
 describe('message templates', () => {
   it('fills {{params}} and leaves unknown ones', async () => {
-    const { fillTemplate } = await import('./messages');
+    const { fillTemplate } = await import('../../features/bookings/messages');
     expect(fillTemplate('{{name}} ends in {{ minutes }} min {{other}}', { name: 'GPU desktop', minutes: 5 })).toBe('GPU desktop ends in 5 min {{other}}');
   });
 });

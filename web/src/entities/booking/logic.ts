@@ -2,7 +2,7 @@ import type { EventInput } from '@fullcalendar/react';
 import type { TFunction } from 'i18next';
 import type { TAvailability, TBooking, TRuleError, TRuleEvent } from '@vdi/contracts';
 import { toDate } from './dates';
-import './texts';
+import '../../i18n/areas/bookings';
 
 /** Colours of the availability backgrounds and of the bookings (also used by the legend). */
 export const AVAILABILITY_COLORS: Record<TAvailability['event_type'], string> = {

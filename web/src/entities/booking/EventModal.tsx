@@ -4,7 +4,7 @@ import { IconAlertTriangle, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { useAction } from '../../lib/use-action';
 import { formatLocalDate, LOCAL_FORMAT, parseLocal } from './dates';
-import './texts';
+import '../../i18n/areas/bookings';
 
 export type EventDraft = { id?: string; title: string; start: Date; end: Date };
 

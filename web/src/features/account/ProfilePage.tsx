@@ -9,9 +9,9 @@ import { changeLanguage, languageChoices } from '../../components/LanguageMenu';
 import { toOfferedLanguage } from '../../i18n';
 import { configQuery, userQuery } from '../../lib/queries';
 import { api } from '../../lib/api';
-import { ACCOUNT_ACTIONS, AccountDialog, type AccountAction } from '../account/AccountDialogs';
-import { UserAvatar } from '../account/UserAvatar';
-import '../account/texts';
+import { ACCOUNT_ACTIONS, AccountDialog, type AccountAction } from './AccountDialogs';
+import { UserAvatar } from '../../entities/user/UserAvatar';
+import '../../i18n/areas/account';
 import { builtInText } from '../../lib/built-in-text';
 
 function Field({ label, value, testId }: { label: string; value: React.ReactNode; testId?: string }) {

@@ -20,10 +20,10 @@ import {
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { desktopState, type TDesktop, type TDesktopAction, type TViewer } from '@vdi/contracts';
-import { useRecreateDisk } from '../domains/recreate';
+import { useRecreateDisk } from '../domain/recreate';
 import { isBrowserViewer } from '../viewer/open';
-import { DesktopMenuItems } from '../domains/DesktopMenuItems';
-import { BookMenuItem } from '../bookings/BookLink';
+import { DesktopMenuItems } from '../domain/DesktopMenuItems';
+import { BookMenuItem } from '../booking/BookLink';
 import { BastionMenuItem } from '../vpn-bastion/BastionMenuItem';
 import type { DesktopControls } from './controls';
 import { builtInText } from '../../lib/built-in-text';

@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { handleError, notifySuccess } from '../../lib/error-handler';
 import { HttpError } from '../../lib/api';
 import { downloadVpnFile, resetVpn } from './api';
-import './texts';
+import '../../i18n/areas/vpn-bastion';
 
 const unavailable = (err: unknown) => err instanceof HttpError && err.code === 'no_wireguard_keys';
 

@@ -10,11 +10,11 @@ import i18next from '../../i18n';
 import { HttpError } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
 import { useAction } from '../../lib/use-action';
-import { desktopCall, DESKTOPS_KEY } from '../desktops/api';
-import { setReservables } from '../domains/api';
-import { BOOKINGS_KEY, createBooking, maxBookingDate, reservablesAvailable } from './api';
-import { formatLocalDate } from './dates';
-import './texts';
+import { desktopCall, DESKTOPS_KEY } from './api';
+import { setReservables } from '../domain/api';
+import { BOOKINGS_KEY, createBooking, maxBookingDate, reservablesAvailable } from '../booking/api';
+import { formatLocalDate } from '../booking/dates';
+import '../../i18n/areas/bookings';
 import { builtInText } from '../../lib/built-in-text';
 
 /** Start refusals of a desktop that needs a booking (spec core §8): they open this dialog instead of a notice. */

@@ -7,7 +7,7 @@ import i18n from '../../i18n';
 import { configQuery } from '../../lib/queries';
 import { modals } from '../../lib/modals';
 import { BastionDialog } from './BastionDialog';
-import './texts';
+import '../../i18n/areas/vpn-bastion';
 import { builtInText } from '../../lib/built-in-text';
 
 /** The desktop menu's "Bastion" (when the configuration allows it): its addresses and settings in a dialog. */

@@ -10,7 +10,7 @@ import { handleError, notifySuccess } from '../../lib/error-handler';
 import { HttpError } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
 import { bastionQuery, saveBastion } from './api';
-import './texts';
+import '../../i18n/areas/vpn-bastion';
 
 const KEY_CODES = ['bastion_authorized_key_invalid', 'bastion_authorized_keys_too_many'];
 

@@ -9,7 +9,7 @@ import { handleError, notifySuccess } from '../../lib/error-handler';
 import { DeleteForGood } from '../../components/DeleteForGood';
 import { openViewer } from '../viewer/open';
 import { deleteDesktop, desktopCall, DESKTOPS_KEY, fetchViewer, runAction } from './api';
-import { isStartRefusal, openStartDialog } from '../bookings/StartNowDialog';
+import { isStartRefusal, openStartDialog } from './StartNowDialog';
 import { availableViewers, canOpen, chosenViewer, rememberViewer, removeDesktop, withStatus } from './logic';
 import { builtInText } from '../../lib/built-in-text';
 
