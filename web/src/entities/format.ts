@@ -1,21 +1,21 @@
 import dayjs from 'dayjs';
-import { bytesToGb } from '@vdi/contracts';
 
-/** GB with the reader's separators: "1.06", "12". */
-export const formatGb = (bytes: number, lang: string): string => formatGbValue(bytes / 1024 ** 3, lang);
+export const GB = 1024 ** 3;
 
-/** A size already in GB (quota and used values), rounded the same way. */
-export function formatGbValue(gb: number, lang: string): string {
+/**
+ * Sizes in GB (bytes / 1024³, spec 001 §9) with the reader's separators, at most two decimals
+ * ("1.06", "12.5", "1,5"); a few KB read "< 0.01", not "0". Every size and memory shown in GB.
+ */
+export function formatGb(bytes: number, lang = 'en'): string {
   const fmt = new Intl.NumberFormat(lang, { maximumFractionDigits: 2 });
-  const rounded = bytesToGb(gb * 1024 ** 3);
-  // A few KB would read "0": say it is under the smallest step instead.
-  return rounded === 0 && gb > 0 ? `< ${fmt.format(0.01)}` : fmt.format(rounded);
+  const gb = Math.max(0, bytes) / GB;
+  return gb > 0 && gb < 0.005 ? `< ${fmt.format(0.01)}` : fmt.format(gb);
 }
 
-/** Bytes in the closest unit (KB, MB, GB), for progress and throughput. */
+/** Bytes in the closest unit (B, KB, MB, GB…) with the reader's separators: one decimal under 10 of a unit ("6.5 MB"), whole from 10 ("300 KB"). */
 export function formatBytes(bytes: number, lang = 'en'): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let v = bytes;
+  const units = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
+  let v = Math.max(0, bytes);
   let i = 0;
   while (v >= 1024 && i < units.length - 1) {
     v /= 1024;

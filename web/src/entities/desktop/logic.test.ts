@@ -5,7 +5,6 @@ import {
   availableViewers,
   chosenViewer,
   filterDesktops,
-  formatGb,
   formatLocal,
   loadViewMode,
   mergeFetched,
@@ -104,13 +103,9 @@ describe('dates', () => {
     expect(formatLocal(null)).toBeNull();
   });
   it('writes memory without useless decimals', () => {
-    expect(formatGb(2)).toBe('2');
-    expect(formatGb(1.5)).toBe('1.5');
-    expect(formatGb(0.25)).toBe('0.3');
     expect(memoryLabel(0.25)).toEqual({ key: 'memory_mb', value: '256' });
     expect(memoryLabel(2)).toEqual({ key: 'memory_gb', value: '2' });
     // In the reader's language.
-    expect(formatGb(1.5, 'de-DE')).toBe('1,5');
     expect(memoryLabel(1.5, 'pl-PL')).toEqual({ key: 'memory_gb', value: '1,5' });
     expect(memoryLabel(0.5, 'fr-FR')).toEqual({ key: 'memory_mb', value: '512' });
   });

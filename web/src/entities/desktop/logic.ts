@@ -1,4 +1,5 @@
 import dayjs from 'dayjs';
+import { formatGb, GB } from '../format';
 import {
   desktopState,
   sortViewers,
@@ -185,12 +186,9 @@ export function pruneQueue(prev: QueueMap, d: Pick<TDesktop, 'id' | 'state'>): Q
   return next;
 }
 
-/** Memory in GB as the cards show it, in the reader's language (0.5 steps stay, whole numbers without decimals: "1.5", "1,5"). */
-export const formatGb = (gb: number, lang = 'en') => new Intl.NumberFormat(lang, { maximumFractionDigits: 1 }).format(gb);
-
 /** Memory for people: MB under 1 GB, else GB. */
 export const memoryLabel = (gb: number, lang = 'en'): { key: 'memory_mb' | 'memory_gb'; value: string } =>
-  gb > 0 && gb < 1 ? { key: 'memory_mb', value: new Intl.NumberFormat(lang).format(Math.round(gb * 1024)) } : { key: 'memory_gb', value: formatGb(gb, lang) };
+  gb > 0 && gb < 1 ? { key: 'memory_mb', value: new Intl.NumberFormat(lang).format(Math.round(gb * 1024)) } : { key: 'memory_gb', value: formatGb(gb * GB, lang) };
 
 /**
  * When each desktop last changed by a live event (ms). A list fetched before that moment is

@@ -26,7 +26,8 @@ import { abortMedia, ownMediaQuery, retryMedia, sharedMediaQuery } from './api';
 import { DeleteMediaModal } from './DeleteMediaModal';
 import { ShareMediaModal } from './ShareMediaModal';
 import { useMediaLive } from './live';
-import { filterMedia, formatGb, mediaActions, SEARCH_MIN, statusLook } from './logic';
+import { filterMedia, mediaActions, SEARCH_MIN, statusLook } from './logic';
+import { formatGb } from '../../entities/format';
 import { DownloadProgress, FailureDetail, MediaStatusBadge } from './MediaStatus';
 import { builtInText } from '../../lib/built-in-text';
 

@@ -12,7 +12,8 @@ import { PageHeader } from '../../components/PageHeader';
 import { rules } from '../../lib/validation';
 import { DESKTOPS_KEY } from '../../entities/desktop/api';
 import { appliedQuotaQuery, createDesktopFromMedia, ownMediaQuery, sharedMediaQuery } from './api';
-import { bootable, clampStep, formatGb, SEARCH_MIN } from './logic';
+import { bootable, clampStep, SEARCH_MIN } from './logic';
+import { formatGb } from '../../entities/format';
 
 /** The media picker's search starts at two typed letters (spec 000 §5). */
 const searchFrom2: OptionsFilter = (input) => (input.search.trim().length < SEARCH_MIN ? input.options : (defaultOptionsFilter(input) as ReturnType<OptionsFilter>));

@@ -1,13 +1,5 @@
 import { MEDIA_DOWNLOADING_STATUSES, MEDIA_RETRYABLE_STATUSES, type TMedia, type TMediaStatus } from '@vdi/contracts';
 
-export const GB = 1024 ** 3;
-
-/** Sizes in GB (bytes / 1024³), rounded to two decimals (spec 001 §9). */
-export function formatGb(bytes: number, lang = 'en'): string {
-  const gb = bytes / GB;
-  return new Intl.NumberFormat(lang, { maximumFractionDigits: gb === 0 || gb >= 0.1 ? 2 : 3 }).format(gb);
-}
-
 export type StatusLook = { color: string; busy: boolean; tone: 'ok' | 'working' | 'failed' | 'other' };
 
 const LOOK: Partial<Record<TMediaStatus, StatusLook>> = {

@@ -14,7 +14,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { abortStorage, storageQuery, useStorageLive } from './api';
 import { IncreaseModal } from './IncreaseModal';
 import { totals, usageColor, usagePercent } from './logic';
-import { formatEpoch, formatGb, formatGbValue } from '../../entities/format';
+import { formatEpoch, formatGb, GB } from '../../entities/format';
 import { builtInText } from '../../lib/built-in-text';
 
 function Summary({ disks }: { disks: TStorageDisk[] }) {
@@ -24,7 +24,7 @@ function Summary({ disks }: { disks: TStorageDisk[] }) {
   const quota = user?.quota ? user.quota.total_size : 0;
   const usedGb = user?.used.total_size ?? 0;
   const quotaPercent = quota > 0 ? Math.min(100, Math.round((usedGb / quota) * 100)) : 0;
-  const fmt = (n: number) => formatGbValue(n, i18n.language);
+  const fmt = (n: number) => formatGb(n * GB, i18n.language);
   return (
     <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="lg" mb="lg" data-testid="storage-summary">
       <Card withBorder radius="lg" padding="lg">

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TStorageDisk, TStorageEvent } from '@vdi/contracts';
-import { applyStorageEvent, bytesToGb, incrementFor, minimumNewSizeGb, usagePercent } from './logic';
+import { applyStorageEvent, incrementFor, minimumNewSizeGb, usagePercent } from './logic';
 
 const GiB = 1024 ** 3;
 const disk = (over: Partial<TStorageDisk> = {}): TStorageDisk => ({
@@ -9,11 +9,6 @@ const disk = (over: Partial<TStorageDisk> = {}): TStorageDisk => ({
 });
 
 describe('storage sizes', () => {
-  it('shows GB rounded (bytes / 1024³): whole from 10 GB, two decimals below', () => {
-    expect(bytesToGb(20 * GiB + 300 * 1024 ** 2)).toBe(20);
-    expect(bytesToGb(64 * 1024 ** 2)).toBe(0.06);
-  });
-
   it('computes the quota percent as actual divided by virtual', () => {
     expect(usagePercent(GiB, 4 * GiB)).toBe(25);
     expect(usagePercent(5, 0)).toBe(0);

@@ -1,6 +1,4 @@
-import { bytesToGb, type TStorageDisk, type TStorageEvent } from '@vdi/contracts';
-
-export { bytesToGb };
+import type { TStorageDisk, TStorageEvent } from '@vdi/contracts';
 
 /** Used of total, as a whole percent (spec 001: quota percent is actual divided by virtual). */
 export function usagePercent(actual: number, virtual: number): number {

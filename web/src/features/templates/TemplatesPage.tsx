@@ -46,7 +46,7 @@ import { OWN_TEMPLATES_KEY, ownTemplatesQuery, sharedTemplatesQuery, updateTempl
 import { useTemplatesLive } from './live';
 import { ChooseDesktopModal, DeleteTemplateModal, ShareModal, ToDesktopModal } from './modals';
 import { sharingSummary } from '../../entities/sharing/SharingPicker';
-import { formatGb } from '../../entities/desktop/logic';
+import { formatGb, GB } from '../../entities/format';
 import classes from './Templates.module.css';
 import { builtInText } from '../../lib/built-in-text';
 
@@ -166,7 +166,7 @@ function OwnCard({ tpl, onOpen }: { tpl: TTemplate; onOpen: Open }) {
             {t('templates.card.vcpus', { count: tpl.vcpus })}
           </Badge>
           <Badge variant="light" color="gray" radius="sm">
-            {t('templates.card.memory', { value: formatGb(tpl.memory, i18n.language) })}
+            {t('templates.card.memory', { value: formatGb(tpl.memory * GB, i18n.language) })}
           </Badge>
           <Tooltip label={t('templates.card.size_hint')} withArrow>
             <Badge variant="light" color="gray" radius="sm">

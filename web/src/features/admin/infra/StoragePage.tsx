@@ -16,7 +16,8 @@ import { errorMessage } from '../../../lib/errors';
 import { useAction } from '../../../lib/use-action';
 import { fullBadge } from '../people/shared';
 import { poolsQuery, removeOrphans, runStorageCheck, storageQuery } from './api';
-import { formatBytes, percent } from './format';
+import { percent } from './format';
+import { formatBytes } from '../../../entities/format';
 import '../../../i18n/areas/admin-infra';
 import { builtInText } from '../../../lib/built-in-text';
 
