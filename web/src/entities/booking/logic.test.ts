@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import type { TAvailability, TBooking } from '@vdi/contracts';
 import { formatLocalDate, loadRange, parseLocal, toWire } from './dates';
 import { availabilityEvents, bookingEvents, dailyAvailabilityEvents, futureCount, ruleEvents } from './logic';
-import { messageKey } from '../../features/bookings/messages';
 
 const t = ((k: string) => k) as never;
 
@@ -102,22 +101,5 @@ describe('calendar events', () => {
     const list = [booking(), booking({ id: 'b2', end: '2030-01-07T10:00+0000' }), booking({ id: 'b3', start: '2030-01-08T10:00+0000', end: '2030-01-08T11:00+0000' })];
     expect(futureCount(list, now)).toBe(2);
     expect(futureCount(list, now, 'b3')).toBe(1);
-  });
-});
-
-describe('live messages', () => {
-  it('looks the text up in the bookings messages, then in the errors, else none', () => {
-    const known = new Set(['bookings.messages.booking-end', 'errors.template_creation_failed']);
-    const exists = (k: string) => known.has(k);
-    expect(messageKey('booking-end', exists)).toBe('bookings.messages.booking-end');
-    expect(messageKey('template_creation_failed', exists)).toBe('errors.template_creation_failed');
-    expect(messageKey('unknown', exists)).toBeNull();
-  });
-});
-
-describe('message templates', () => {
-  it('fills {{params}} and leaves unknown ones', async () => {
-    const { fillTemplate } = await import('../../features/bookings/messages');
-    expect(fillTemplate('{{name}} ends in {{ minutes }} min {{other}}', { name: 'GPU desktop', minutes: 5 })).toBe('GPU desktop ends in 5 min {{other}}');
   });
 });

@@ -16,6 +16,7 @@ import { BOOKINGS_KEY, createBooking, maxBookingDate, reservablesAvailable } fro
 import { formatLocalDate } from '../booking/dates';
 import '../../i18n/areas/bookings';
 import { builtInText } from '../../lib/built-in-text';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 /** Start refusals of a desktop that needs a booking (spec core §8): they open this dialog instead of a notice. */
 export const START_REFUSALS = [
@@ -44,8 +45,8 @@ export function StartNowDialog({ d, refusal, onClose, navigate }: { d: TDesktop;
   const { t, i18n } = useTranslation();
   const qc = useQueryClient();
   const current = d.reservables.vgpus?.[0] ?? null;
-  const max = useQuery({ queryKey: [...BOOKINGS_KEY, 'max', d.id], queryFn: () => maxBookingDate(d.id), staleTime: 0, gcTime: 0 });
-  const others = useQuery({ queryKey: [...BOOKINGS_KEY, 'available_now'], queryFn: reservablesAvailable, staleTime: 0, gcTime: 0 });
+  const max = useQuery({ queryKey: [...BOOKINGS_KEY, 'max', d.id], queryFn: () => maxBookingDate(d.id), staleTime: 0, gcTime: 0, meta: HANDLES_ERROR });
+  const others = useQuery({ queryKey: [...BOOKINGS_KEY, 'available_now'], queryFn: reservablesAvailable, staleTime: 0, gcTime: 0, meta: HANDLES_ERROR });
   const deploymentOnly = refusal.code === 'needs_deployment_booking' || codeOf(max.error) === 'needs_deployment_booking';
   const canStartNow = max.isSuccess && !deploymentOnly;
 

@@ -14,7 +14,7 @@ import {
 import { api, API, HttpError } from '../../lib/api';
 import { session } from '../../lib/session';
 import { mergeFetched } from './logic';
-import { queryClient } from '../../lib/queries';
+import { queryClient, HANDLES_ERROR } from '../../lib/queries';
 
 /** Non-persistent desktop creation may take a while (spec core §9). */
 export const NONPERSISTENT_TIMEOUT_MS = 25_000;
@@ -36,6 +36,7 @@ export const desktopsQuery = {
 export const allowedTemplatesQuery = {
   queryKey: ['user', 'templates', 'allowed', 'all'],
   queryFn: (): Promise<TAllowedTemplate[]> => api.get('/user/templates/allowed/all', z.array(ZAllowedTemplate)),
+  meta: HANDLES_ERROR,
 } as const;
 
 const id = (s: string) => encodeURIComponent(s);
@@ -87,6 +88,7 @@ export const jumperQuery = (desktopId: string) =>
     queryKey: ['desktops', desktopId, 'jumperurl'],
     queryFn: async (): Promise<string | false> => (await api.get(`/desktop/jumperurl/${id(desktopId)}`, ZJumperUrl)).jumperurl,
     staleTime: 0,
+    meta: HANDLES_ERROR,
   }) as const;
 
 /** Enables the direct link with a new token (the old one stops working) and answers it. */

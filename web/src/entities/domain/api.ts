@@ -15,12 +15,15 @@ import {
   type TNewDesktop,
 } from '@vdi/contracts';
 import { api } from '../../lib/api';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 const id = (s: string) => encodeURIComponent(s);
 
 export const hardwareAllowedQuery = {
   queryKey: ['user', 'hardware', 'allowed'],
   queryFn: (): Promise<THardwareAllowed> => api.get('/user/hardware/allowed', ZHardwareAllowed),
+  // The forms go on with what they have (the server checks the hardware again).
+  meta: HANDLES_ERROR,
 } as const;
 
 export const templatesForNewQuery = {
@@ -41,12 +44,14 @@ export const stockImagesQuery = (domainId?: string) =>
     queryKey: ['images', 'desktops', domainId ?? null],
     queryFn: (): Promise<TDesktopImageChoice[]> => api.get('/images/desktops', z.array(ZDesktopImageChoice), { query: { desktop_id: domainId } }),
     staleTime: 5 * 60_000,
+    meta: HANDLES_ERROR,
   }) as const;
 
 export const installsQuery = {
   queryKey: ['media', 'installs'],
   queryFn: (): Promise<TInstallType[]> => api.get('/media/installs', z.array(ZInstallType)),
   staleTime: 5 * 60_000,
+  meta: HANDLES_ERROR,
 } as const;
 
 /** {} when one more desktop fits; a 428 quota error otherwise. */

@@ -6,6 +6,7 @@ import { IconLock, IconUsers, IconUsersGroup, IconWorld } from '@tabler/icons-re
 import { useTranslation } from 'react-i18next';
 import { ALLOWED_SEARCH_MIN, type TAllowedTableItem, type TTemplateAllowed } from '@vdi/contracts';
 import { searchAllowed } from './api';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 /** Search-as-you-type (2 letters at least) over the groups or users the caller may share with. */
 export function AllowedSearch({ table, value, onChange, disabled, ns = 'templates.sharing', testId }: { table: 'groups' | 'users'; value: string[]; onChange: (v: string[]) => void; disabled?: boolean; ns?: string; testId?: string }) {
@@ -23,12 +24,14 @@ export function AllowedSearch({ table, value, onChange, disabled, ns = 'template
     },
     enabled: value.length > 0 && value.some((id) => !known[id]),
     staleTime: 60_000,
+    meta: HANDLES_ERROR,
   });
   const results = useQuery({
     queryKey: ['allowed', table, 'term', term],
     queryFn: () => searchAllowed(table, { term }),
     enabled: term.length >= ALLOWED_SEARCH_MIN,
     staleTime: 30_000,
+    meta: HANDLES_ERROR,
   });
   const data = useMemo(() => {
     const all = new Map<string, TAllowedTableItem>();

@@ -14,6 +14,7 @@ import { notifySuccess } from '../../lib/error-handler';
 import { policyChecks } from './policy';
 import '../../i18n/areas/account';
 import { VpnPanel } from '../../entities/vpn-bastion/VpnPanel';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 export type AccountAction = 'password' | 'email' | 'import' | 'vpn';
 export const ACCOUNT_ACTIONS: readonly AccountAction[] = ['password', 'email', 'import', 'vpn'];
@@ -21,6 +22,7 @@ export const ACCOUNT_ACTIONS: readonly AccountAction[] = ['password', 'email', '
 const policyQuery = {
   queryKey: ['user', 'password-policy'],
   queryFn: () => api.get('/user/password-policy', z.union([ZPasswordPolicy, z.literal(false)])),
+  meta: HANDLES_ERROR,
 } as const;
 
 function ErrorAlert({ message, testId }: { message: string | null; testId: string }) {

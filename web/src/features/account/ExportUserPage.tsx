@@ -10,7 +10,7 @@ import { session } from '../../lib/session';
 import { readToken } from '../../lib/token';
 import { useAction } from '../../lib/use-action';
 import { AuthCard } from '../../components/AuthCard';
-import { configQuery, userQuery } from '../../lib/queries';
+import { configQuery, userQuery, HANDLES_ERROR } from '../../lib/queries';
 import { logout } from '../../lib/session-actions';
 import '../../i18n/areas/account';
 
@@ -25,6 +25,7 @@ export default function ExportUserPage() {
     queryKey: ['migration', 'export', user.data?.provider],
     enabled: Boolean(user.data),
     queryFn: () => api.get(`/authentication/export/${encodeURIComponent(user.data!.provider)}`, ZMigrationEnabled),
+    meta: HANDLES_ERROR,
   });
   const [code, setCode] = useState<string | null>(null);
   const { busy, error, run } = useAction();

@@ -9,11 +9,12 @@ import { api } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
 import { AuthCard } from '../../components/AuthCard';
 import '../../i18n/areas/account';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 /** The migration this account received (what moved, from whom, when), or a note that it received none. */
 export default function MigrationPage() {
   const { t, i18n } = useTranslation();
-  const result = useQuery({ queryKey: ['user', 'migration-result'], queryFn: () => api.get('/user_migration/result', ZMigrationResult) });
+  const result = useQuery({ queryKey: ['user', 'migration-result'], queryFn: () => api.get('/user_migration/result', ZMigrationResult), meta: HANDLES_ERROR });
   const migration = result.data?.migration;
   return (
     <AuthCard title={t(migration === null ? 'account.migration.none_heading' : migration ? 'account.migration.heading' : 'routes.migration')}>

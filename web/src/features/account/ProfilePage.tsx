@@ -7,7 +7,7 @@ import { QUOTA_FIELDS, ZMigrationEnabled, type TLanguage, type TQuota, type TUse
 import { PageHeader } from '../../components/PageHeader';
 import { changeLanguage, languageChoices } from '../../components/LanguageMenu';
 import { toOfferedLanguage } from '../../i18n';
-import { configQuery, userQuery } from '../../lib/queries';
+import { configQuery, userQuery, HANDLES_ERROR } from '../../lib/queries';
 import { api } from '../../lib/api';
 import { ACCOUNT_ACTIONS, AccountDialog, type AccountAction } from './AccountDialogs';
 import { UserAvatar } from '../../entities/user/UserAvatar';
@@ -31,6 +31,8 @@ const migrationQuery = (way: 'export' | 'import', provider: string) => ({
   queryKey: ['migration', way, provider],
   queryFn: () => api.get(`/authentication/${way}/${encodeURIComponent(provider)}`, ZMigrationEnabled),
   staleTime: 60_000,
+  // Without an answer the page offers neither.
+  meta: HANDLES_ERROR,
 });
 
 /** Sizes in GB are shown rounded (spec 001 §9); counts are whole already. */

@@ -14,6 +14,7 @@ import { UsersModal } from './modals';
 import { DeploymentNotFound } from './NotFound';
 import { choicesFrom } from './NewDeploymentPage';
 import '../../i18n/areas/deployments';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 /** The chosen groups and users by name (an empty list is everyone), a few then "+N". */
 function whoList(a: TDeploymentInfo['allowed'], everyone: string) {
@@ -29,7 +30,7 @@ export default function EditDeploymentPage() {
   const qc = useQueryClient();
   const { id = '' } = useParams();
   const info = useQuery({ ...deploymentInfoQuery(id), retry: false });
-  const detail = useQuery({ ...deploymentQuery(id), retry: false });
+  const detail = useQuery({ ...deploymentQuery(id), retry: false, meta: HANDLES_ERROR });
   const allowedHw = useQuery(hardwareAllowedQuery);
   const [choices, setChoices] = useState<DeploymentChoices | null>(null);
   const [viewerError, setViewerError] = useState<string | null>(null);

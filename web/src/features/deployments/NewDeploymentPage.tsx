@@ -51,12 +51,6 @@ export default function NewDeploymentPage() {
   const [pending, setPending] = useState<Pending | null>(null);
   const [counting, setCounting] = useState(false);
 
-  useEffect(() => {
-    if (templates.error) handleError(templates.error);
-  }, [templates.error]);
-  useEffect(() => {
-    if (info.error) handleError(info.error);
-  }, [info.error]);
   const quota = allowedHw.data?.quota;
   useEffect(() => {
     if (!info.data || !quota) return;

@@ -197,14 +197,12 @@ function EnlargedScreen({ d, control, onControl }: { d: TDeploymentDesktop; cont
 export default function VideowallPage() {
   const { t } = useTranslation();
   const { id = '' } = useParams();
-  const q = useQuery({ ...deploymentQuery(id), retry: (n, err) => !(err instanceof HttpError && err.status < 500) && n < 2 });
+  // A refusal (4xx) the page shows itself; other failures go to the central handler.
+  const q = useQuery({ ...deploymentQuery(id), retry: (n, err) => !(err instanceof HttpError && err.status < 500) && n < 2, meta: { handlesError: (err) => err instanceof HttpError && err.status < 500 } });
   useDeploymentsLive(id);
   const [size, setSize] = useState<Size>(() => (localStorage.getItem(SIZE_KEY) as Size | null) ?? 'm');
   const [enlarged, setEnlarged] = useState<string | null>(null);
   const start = useMutation({ mutationFn: () => startAll(id), onSuccess: () => notifySuccess(t('deployments.detail.starting_all')), onError: (err) => handleError(err) });
-  useEffect(() => {
-    if (q.error && !(q.error instanceof HttpError && q.error.status < 500)) handleError(q.error);
-  }, [q.error]);
   const d = q.data;
   const running = (d?.desktops ?? []).filter(isStarted).sort((a, b) => (a.user_name ?? a.user).localeCompare(b.user_name ?? b.user, undefined, { sensitivity: 'base' }));
   const big = running.find((x) => x.id === enlarged) ?? null;

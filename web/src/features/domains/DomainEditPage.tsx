@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import {
   Alert,
@@ -399,9 +399,6 @@ export default function DomainEditPage() {
   const [params] = useSearchParams();
   const id = params.get('id') ?? '';
   const info = useQuery({ ...domainInfoQuery(id), enabled: Boolean(id) });
-  useEffect(() => {
-    if (info.error) handleError(info.error);
-  }, [info.error]);
   if (!id || info.isError)
     return (
       <EmptyState

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ActionIcon, Badge, Button, CloseButton, Group, Paper, Skeleton, Stack, Table, Tabs, Text, TextInput, ThemeIcon, Tooltip } from '@mantine/core';
 import { CardTable } from '../../components/CardTable';
@@ -201,12 +201,6 @@ export default function MediaPage() {
   const { t } = useTranslation();
   const own = useQuery(ownMediaQuery);
   const shared = useQuery(sharedMediaQuery);
-  useEffect(() => {
-    if (own.error) handleError(own.error);
-  }, [own.error]);
-  useEffect(() => {
-    if (shared.error) handleError(shared.error);
-  }, [shared.error]);
   useMediaLive();
   const [tab, setTab] = useState<Tab>('own');
   const [text, setText] = useState('');

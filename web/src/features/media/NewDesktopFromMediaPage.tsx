@@ -29,10 +29,6 @@ export default function NewDesktopFromMediaPage() {
   const shared = useQuery(sharedMediaQuery);
   const applied = useQuery(appliedQuotaQuery);
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
-    const err = own.error ?? shared.error ?? applied.error;
-    if (err) handleError(err);
-  }, [own.error, shared.error, applied.error]);
 
   const choices: TMedia[] = useMemo(() => bootable([...(own.data ?? []), ...(shared.data ?? [])]), [own.data, shared.data]);
   const quota = applied.data?.quota || FALLBACK_HARDWARE_QUOTA;

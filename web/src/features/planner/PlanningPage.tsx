@@ -5,7 +5,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconCpu, IconPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { validatePlan, type TPlan } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../lib/error-handler';
+import { notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { Calendar } from '../../entities/booking/Calendar';
@@ -35,12 +35,6 @@ export default function PlanningPage() {
   const item = items.data?.find((i) => i.id === itemId) ?? null;
   const plans = useQuery(plansQuery(itemId, range));
   useBookingsLive([PLANNER_KEY]);
-  useEffect(() => {
-    if (items.error) handleError(items.error);
-  }, [items.error]);
-  useEffect(() => {
-    if (plans.error) handleError(plans.error);
-  }, [plans.error]);
 
   const scheme = useComputedColorScheme('light');
   const colorOf = useMemo(() => {

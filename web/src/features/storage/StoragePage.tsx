@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useState } from 'react';
 import { Badge, Button, Card, Group, Paper, Progress, SimpleGrid, Skeleton, Stack, Table, Text, ThemeIcon, Tooltip } from '@mantine/core';
 import { CardTable } from '../../components/CardTable';
 import { modals } from '../../lib/modals';
@@ -193,9 +193,6 @@ export default function StoragePage() {
   const { data: user } = useQuery(userQuery);
   const { data: disks, isLoading, isError, error, refetch, isRefetching } = useQuery(storageQuery);
   const [increasing, setIncreasing] = useState<TStorageDisk | null>(null);
-  useEffect(() => {
-    if (error) handleError(error);
-  }, [error]);
   const onOutcome = useCallback(
     (e: TStorageEvent) => {
       const size = t('storage.gb', { value: formatGb(e.virtual_size, i18n.language) });

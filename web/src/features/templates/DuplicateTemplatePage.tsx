@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { Badge, Button, Card, Group, Skeleton, Stack, Text } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -22,9 +22,6 @@ export default function DuplicateTemplatePage() {
   const id = params.get('id') ?? '';
   const info = useQuery({ ...domainInfoQuery(id), enabled: Boolean(id) });
   const [nameError, setNameError] = useState<string | null>(null);
-  useEffect(() => {
-    if (info.error) handleError(info.error);
-  }, [info.error]);
 
   const duplicate = useMutation({
     mutationFn: (v: TemplateFormValues) => duplicateTemplate(id, v),

@@ -15,6 +15,7 @@ import { checkNewTemplateQuota, createTemplate, OWN_TEMPLATES_KEY, templateQuery
 import { useTemplatesLive } from './live';
 import { TemplateForm, type TemplateFormValues } from './TemplateForm';
 import { builtInText } from '../../lib/built-in-text';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 /** The job's steps as the server reports its percentage (reference §4.3). */
 const STEPS = [
@@ -80,12 +81,6 @@ export default function NewTemplatePage() {
   const [nameError, setNameError] = useState<string | null>(null);
   const redirected = useRef(false);
 
-  useEffect(() => {
-    if (info.error) handleError(info.error);
-  }, [info.error]);
-  useEffect(() => {
-    if (quota.error) handleError(quota.error);
-  }, [quota.error]);
 
   // The job's progress arrives live (template_update); a poll covers a lost event.
   const created = useQuery({
@@ -93,6 +88,7 @@ export default function NewTemplatePage() {
     enabled: Boolean(createdId) && !failed,
     refetchInterval: (q) => (q.state.data?.status === 'Stopped' ? false : 1000),
     retry: false,
+    meta: HANDLES_ERROR,
   });
   const onEvent = useCallback(
     (event: 'add' | 'update' | 'delete', id: string) => {

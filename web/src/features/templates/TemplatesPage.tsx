@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import {
   ActionIcon,
@@ -240,12 +240,6 @@ export default function TemplatesPage() {
   const own = useQuery(ownTemplatesQuery);
   const shared = useQuery({ ...sharedTemplatesQuery, enabled: tab === 'shared' || own.isSuccess });
   useTemplatesLive();
-  useEffect(() => {
-    if (own.error) handleError(own.error);
-  }, [own.error]);
-  useEffect(() => {
-    if (shared.error) handleError(shared.error);
-  }, [shared.error]);
   const [search, setSearch] = useState('');
   const [term] = useDebouncedValue(search.trim().toLowerCase(), 150);
   const [dialog, setDialog] = useState<{ kind: 'share' | 'delete' | 'to_desktop'; id: string } | null>(null);

@@ -14,6 +14,7 @@ import { updateAllowed } from '../../entities/sharing/api';
 import { SharingPicker } from '../../entities/sharing/SharingPicker';
 import classes from './Templates.module.css';
 import { builtInText } from '../../lib/built-in-text';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 /** Sharing of one template. */
 export function ShareModal({ template, onClose }: { template: TTemplate | null; onClose: () => void }) {
@@ -163,9 +164,6 @@ export function DeleteTemplateModal({ template, onClose }: { template: TTemplate
   const { t } = useTranslation();
   const qc = useQueryClient();
   const tree = useQuery({ ...treeQuery(template?.id ?? ''), enabled: Boolean(template) });
-  useEffect(() => {
-    if (tree.error) handleError(tree.error);
-  }, [tree.error]);
   const remove = useMutation({
     mutationFn: () => deleteTemplate(template!.id),
     onSuccess: () => {
@@ -238,7 +236,7 @@ export function DeleteTemplateModal({ template, onClose }: { template: TTemplate
 export function ChooseDesktopModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const desktops = useQuery({ ...desktopsQuery, enabled: opened });
+  const desktops = useQuery({ ...desktopsQuery, enabled: opened, meta: HANDLES_ERROR });
   const [choice, setChoice] = useState<string | null>(null);
   const usable = (d: TDesktop) => desktopState(d.state) === 'stopped' && !d.server && d.type === 'persistent';
   const list = (desktops.data ?? []).filter((d) => d.type === 'persistent');

@@ -14,7 +14,7 @@ import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
 import { errorMessage } from '../../../lib/errors';
 import { useAction } from '../../../lib/use-action';
-import { fullBadge } from '../people/shared';
+import { fullBadge } from '../shared/console';
 import { poolsQuery, removeOrphans, runStorageCheck, storageQuery } from './api';
 import { percent } from './format';
 import { formatBytes } from '../../../entities/format';

@@ -8,7 +8,7 @@ import { useAction } from '../../../lib/use-action';
 import { queryClient } from '../../../lib/queries';
 import { useAdminEvent } from '../system/live';
 import { cancelImport, checkImport, importJobQuery, refreshPeople, startImport } from './api';
-import { fullBadge, useCodeText } from './shared';
+import { fullBadge, useCodeText } from '../shared/console';
 import '../../../i18n/areas/admin';
 
 const ENDED: TAdminImportJob['status'][] = ['done', 'failed', 'aborted'];

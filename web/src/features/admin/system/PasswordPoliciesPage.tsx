@@ -16,6 +16,7 @@ import { saveSetting, settingQuery } from './api';
 import { useSettingsLive } from './live';
 import '../../../i18n/areas/admin-system';
 import { builtInText } from '../../../lib/built-in-text';
+import { HANDLES_ERROR } from '../../../lib/queries';
 
 const ROLES = ['all', 'admin', 'manager', 'advanced', 'user'] as const;
 const NUMBERS = ['length', 'uppercase', 'lowercase', 'digits', 'special_characters', 'old_passwords', 'expire'] as const;
@@ -32,7 +33,7 @@ const NEW_RULE: TPasswordPolicyRule = {
   expire: 0,
 };
 const isGeneral = (r: TPasswordPolicyRule) => r.category === 'all' && r.role === 'all';
-const categoriesQuery = { queryKey: ['categories'], queryFn: () => api.get('/categories', z.array(ZCategoryPublic)) } as const;
+const categoriesQuery = { queryKey: ['categories'], queryFn: () => api.get('/categories', z.array(ZCategoryPublic)), meta: HANDLES_ERROR } as const;
 
 function RuleModal({ rule, taken, onClose, onSave }: { rule: TPasswordPolicyRule | null; taken: (r: TPasswordPolicyRule) => boolean; onClose: () => void; onSave: (r: TPasswordPolicyRule) => Promise<void> }) {
   const { t } = useTranslation();
