@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import { startMediaFileServer, type MediaFileServer } from '../../server/src/modules/media/testing/file-server';
-import { formatGb } from '../src/features/media/logic';
+import { formatGb } from '../src/entities/format';
 import { apiToken, scaled, shot, signInAs, stillScreen } from './support';
 
 // `advanced` downloads installation media from a loopback web server started here (the e2e server

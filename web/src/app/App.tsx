@@ -5,14 +5,15 @@ import { MantineProvider } from '@mantine/core';
 import { useNotifications } from '@mantine/notifications';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { useModalsWanted } from '../lib/modals';
-import { queryClient } from './queries';
+import { queryClient, setQueryErrorHandler } from '../lib/queries';
 import { appRouter } from './router';
-import { accessibleColors, themeIn } from './theme';
-import { setErrorNavigator } from './error-handler';
-import { LiveRegions } from './live';
-import { setLoginNavigator, startSessionKeeper } from './session-actions';
+import { accessibleColors, themeIn } from '../lib/theme';
+import { handleError, setErrorNavigator } from '../lib/error-handler';
+import { LiveRegions } from '../lib/live';
+import { setLoginNavigator, startSessionKeeper } from '../lib/session-actions';
 
 setErrorNavigator((to) => void appRouter().navigate(to));
+setQueryErrorHandler(handleError);
 setLoginNavigator(() => void appRouter().navigate('/login'));
 
 const NotificationsHost = lazy(() => import('./NotificationsHost'));

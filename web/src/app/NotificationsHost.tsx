@@ -1,5 +1,5 @@
 import { Notifications } from '@mantine/notifications';
-import { NOTIFY_MS } from './error-handler';
+import { NOTIFY_MS } from '../lib/error-handler';
 
 /** Mantine's notification container, loaded with the first notification (see App). */
 export default function NotificationsHost() {

@@ -1,17 +1,7 @@
-import type { TRole, TTokenClaims, TTokenType, TUser, TUserConfig } from '@vdi/contracts';
+import type { TRole, TTokenClaims, TUser, TUserConfig } from '@vdi/contracts';
 import { needsRenewal, readToken, typeOf } from '../lib/token';
+import { STEP_ROUTES } from '../lib/sign-in-steps';
 import type { AppRoute } from './routes';
-
-/** Where each unfinished sign-in step continues (step 8 of the guard). */
-export const STEP_ROUTES: Partial<Record<TTokenType, string>> = {
-  register: '/register',
-  'category-select': '/login',
-  'disclaimer-acknowledgement-required': '/disclaimer',
-  'email-verification-required': '/verify-email',
-  'email-verification': '/verify-email',
-  'password-reset-required': '/reset-password',
-  'password-reset': '/reset-password',
-};
 
 export type GuardDeps = {
   setTitle(titleKey: string): void;

@@ -4,14 +4,14 @@ import { Center, Loader } from '@mantine/core';
 import i18n, { applySavedLanguage } from '../i18n';
 import { session } from '../lib/session';
 import { openSocket } from '../lib/socket';
-import { BareLayout } from '../layout/BareLayout';
+import { BareLayout } from './BareLayout';
 import NotFoundPage from '../features/system/NotFoundPage';
 import { withinChunkTime } from './chunk-timeout';
 import { runGuard, type GuardDeps } from './guard';
 import { RouteLoadError } from './RouteLoadError';
-import { configQuery, cutoffQuery, queryClient, userQuery } from './queries';
+import { configQuery, cutoffQuery, queryClient, userQuery } from '../lib/queries';
 import { mounted, type AppRoute } from './routes';
-import { logout, renewSession } from './session-actions';
+import { logout, renewSession } from '../lib/session-actions';
 
 let titleKey = 'routes.desktops';
 export const setTitle = (key: string) => {
@@ -86,7 +86,7 @@ export function buildRoutes(routes: AppRoute[] = mounted()): RouteObject[] {
     { path: '/', element: <Navigate to="/desktops" replace /> },
     // The shell of signed-in screens loads with the first of them, not with the sign-in page.
     {
-      lazy: () => screenOrError(async () => (await Promise.all([import('../layout/AppLayout'), import('../styles/all')]))[0].AppLayout),
+      lazy: () => screenOrError(async () => (await Promise.all([import('./AppLayout'), import('../styles/all')]))[0].AppLayout),
       hydrateFallbackElement: <PageLoader />,
       children: routes.filter((r) => !r.bare).map(toRouteObject),
     },

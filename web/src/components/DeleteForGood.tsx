@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Checkbox, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { cutoffQuery, defaultDeleteQuery } from '../app/queries';
+import { cutoffQuery, defaultDeleteQuery } from '../lib/queries';
 
 /**
  * The "delete for good" choice of a delete dialog (spec 001 §7): checked by default as the portal

@@ -87,7 +87,7 @@ const activeLanguages = (): TLanguage[] => {
 
 /**
  * Makes an area's texts available in the active and fallback languages (and in any language
- * loaded later). Modules that show them import the area's `texts.ts`, which awaits this, so
+ * loaded later). Modules that show them import the area's `areas/<area>.ts`, which awaits this, so
  * the screen that contains them is not shown before its texts.
  */
 export async function loadArea(area: TArea): Promise<void> {

@@ -20,6 +20,9 @@ export class HttpError extends Error {
   }
 }
 
+/** A 404 or a 403: the thing is gone or out of reach, which the pages that open one say themselves. */
+export const isGone = (err: unknown): boolean => err instanceof HttpError && (err.status === 404 || err.status === 403);
+
 /**
  * A call that got no answer in its time (spec core §9: 25 s). `code` names its notice in the
  * error catalogue (e.g. `desktop_create_timeout`); without one the generic error is shown.

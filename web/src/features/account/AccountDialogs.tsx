@@ -10,10 +10,11 @@ import { ZPasswordPolicy, type TUser } from '@vdi/contracts';
 import { api } from '../../lib/api';
 import { useAction } from '../../lib/use-action';
 import { rules } from '../../lib/validation';
-import { notifySuccess } from '../../app/error-handler';
+import { notifySuccess } from '../../lib/error-handler';
 import { policyChecks } from './policy';
-import './texts';
-import { VpnPanel } from '../vpn-bastion/VpnPanel';
+import '../../i18n/areas/account';
+import { VpnPanel } from '../../entities/vpn-bastion/VpnPanel';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 export type AccountAction = 'password' | 'email' | 'import' | 'vpn';
 export const ACCOUNT_ACTIONS: readonly AccountAction[] = ['password', 'email', 'import', 'vpn'];
@@ -21,6 +22,7 @@ export const ACCOUNT_ACTIONS: readonly AccountAction[] = ['password', 'email', '
 const policyQuery = {
   queryKey: ['user', 'password-policy'],
   queryFn: () => api.get('/user/password-policy', z.union([ZPasswordPolicy, z.literal(false)])),
+  meta: HANDLES_ERROR,
 } as const;
 
 function ErrorAlert({ message, testId }: { message: string | null; testId: string }) {

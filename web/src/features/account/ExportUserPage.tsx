@@ -9,10 +9,10 @@ import { api } from '../../lib/api';
 import { session } from '../../lib/session';
 import { readToken } from '../../lib/token';
 import { useAction } from '../../lib/use-action';
-import { AuthCard } from '../../layout/BareLayout';
-import { configQuery, userQuery } from '../../app/queries';
-import { logout } from '../../app/session-actions';
-import './texts';
+import { AuthCard } from '../../components/AuthCard';
+import { configQuery, userQuery, HANDLES_ERROR } from '../../lib/queries';
+import { logout } from '../../lib/session-actions';
+import '../../i18n/areas/account';
 
 /** Generates a migration code (valid 1 hour; a new one invalidates the previous), copy, sign out (spec 001 §2). */
 export default function ExportUserPage() {
@@ -25,6 +25,7 @@ export default function ExportUserPage() {
     queryKey: ['migration', 'export', user.data?.provider],
     enabled: Boolean(user.data),
     queryFn: () => api.get(`/authentication/export/${encodeURIComponent(user.data!.provider)}`, ZMigrationEnabled),
+    meta: HANDLES_ERROR,
   });
   const [code, setCode] = useState<string | null>(null);
   const { busy, error, run } = useAction();

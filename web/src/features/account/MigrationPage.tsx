@@ -7,13 +7,14 @@ import dayjs from 'dayjs';
 import { ZMigrationResult } from '@vdi/contracts';
 import { api } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
-import { AuthCard } from '../../layout/BareLayout';
-import './texts';
+import { AuthCard } from '../../components/AuthCard';
+import '../../i18n/areas/account';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 /** The migration this account received (what moved, from whom, when), or a note that it received none. */
 export default function MigrationPage() {
   const { t, i18n } = useTranslation();
-  const result = useQuery({ queryKey: ['user', 'migration-result'], queryFn: () => api.get('/user_migration/result', ZMigrationResult) });
+  const result = useQuery({ queryKey: ['user', 'migration-result'], queryFn: () => api.get('/user_migration/result', ZMigrationResult), meta: HANDLES_ERROR });
   const migration = result.data?.migration;
   return (
     <AuthCard title={t(migration === null ? 'account.migration.none_heading' : migration ? 'account.migration.heading' : 'routes.migration')}>

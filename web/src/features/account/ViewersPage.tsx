@@ -4,8 +4,8 @@ import { useQuery } from '@tanstack/react-query';
 import { IconBrandAndroid, IconBrandApple, IconBrandUbuntu, IconBrandWindows, IconDeviceMobile, IconExternalLink, IconInfoCircle, IconWorld } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { PageHeader } from '../../components/PageHeader';
-import { configQuery } from '../../app/queries';
-import './texts';
+import { configQuery } from '../../lib/queries';
+import '../../i18n/areas/account';
 
 export const VIEWER_OSES = ['linux', 'windows', 'android', 'ios', 'macos'] as const;
 type Os = (typeof VIEWER_OSES)[number];

@@ -5,15 +5,15 @@ import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { IconArrowLeft, IconSettings, IconShieldLock } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { userQuery } from '../../app/queries';
-import { Brand } from '../../layout/Brand';
-import { ColorSchemeToggle } from '../../layout/ColorSchemeToggle';
-import { LanguageMenu } from '../../layout/LanguageMenu';
-import { NavigationDrawer, usePhoneNavigation } from '../../layout/PhoneNavigation';
+import { userQuery } from '../../lib/queries';
+import { Brand } from '../../components/Brand';
+import { ColorSchemeToggle } from '../../components/ColorSchemeToggle';
+import { LanguageMenu } from '../../components/LanguageMenu';
+import { NavigationDrawer, usePhoneNavigation } from '../../components/PhoneNavigation';
 import { EmptyState } from '../../components/EmptyState';
 import { adminSections, type AdminSection } from './sections';
 import classes from './AdminApp.module.css';
-import './texts';
+import '../../i18n/areas/admin';
 
 
 /** Each section's screen, made lazy once: it downloads when first opened. */

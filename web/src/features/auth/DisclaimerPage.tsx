@@ -8,11 +8,11 @@ import { ZDisclaimer } from '@vdi/contracts';
 import { api, AUTH, request } from '../../lib/api';
 import { useAction } from '../../lib/use-action';
 import { session } from '../../lib/session';
-import { queryClient } from '../../app/queries';
-import { AuthCard } from '../../layout/BareLayout';
+import { queryClient, HANDLES_ERROR } from '../../lib/queries';
+import { AuthCard } from '../../components/AuthCard';
 import { login, stepTokenOf } from './api';
 import { REDIRECT_SECONDS } from './RedirectCountdown';
-import '../account/texts';
+import '../../i18n/areas/account';
 
 /** After accepting: a countdown to the desktops, or go at once (spec 001 §9). */
 function AcceptedCountdown({ to }: { to: string }) {
@@ -45,6 +45,7 @@ export default function DisclaimerPage() {
   const disclaimer = useQuery({
     queryKey: ['disclaimer', i18n.language],
     queryFn: () => api.get(`/disclaimer?lang=${encodeURIComponent(i18n.language)}`, ZDisclaimer, { bearer: null }),
+    meta: HANDLES_ERROR,
   });
   const { busy, error, run } = useAction();
 

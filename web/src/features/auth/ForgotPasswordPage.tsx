@@ -8,7 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { AUTH, request } from '../../lib/api';
 import { useAction } from '../../lib/use-action';
 import { rules } from '../../lib/validation';
-import { AuthCard } from '../../layout/BareLayout';
+import { AuthCard } from '../../components/AuthCard';
 import { categoriesQuery, loginConfigQuery } from './api';
 
 export default function ForgotPasswordPage() {

@@ -12,9 +12,9 @@ import { errorMessage } from '../../lib/errors';
 import { session } from '../../lib/session';
 import { readToken, typeOf } from '../../lib/token';
 import { rules, LOCAL_DATE_TIME } from '../../lib/validation';
-import { STEP_ROUTES } from '../../app/guard';
-import { queryClient } from '../../app/queries';
-import { AuthCard } from '../../layout/BareLayout';
+import { STEP_ROUTES } from '../../lib/sign-in-steps';
+import { queryClient } from '../../lib/queries';
+import { AuthCard } from '../../components/AuthCard';
 import { categoriesQuery, categoryByUrlQuery, login, loginConfigQuery, signInChoices, stepTokenOf } from './api';
 import { builtInText } from '../../lib/built-in-text';
 

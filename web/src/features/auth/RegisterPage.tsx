@@ -10,8 +10,8 @@ import { errorMessage } from '../../lib/errors';
 import { session } from '../../lib/session';
 import { readToken } from '../../lib/token';
 import { rules } from '../../lib/validation';
-import { queryClient } from '../../app/queries';
-import { AuthCard } from '../../layout/BareLayout';
+import { queryClient } from '../../lib/queries';
+import { AuthCard } from '../../components/AuthCard';
 import { categoriesQuery, login, stepTokenOf } from './api';
 import { builtInText } from '../../lib/built-in-text';
 

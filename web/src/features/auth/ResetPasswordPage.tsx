@@ -11,9 +11,10 @@ import { api, AUTH, request } from '../../lib/api';
 import { useAction } from '../../lib/use-action';
 import { session } from '../../lib/session';
 import { rules } from '../../lib/validation';
-import { AuthCard } from '../../layout/BareLayout';
+import { AuthCard } from '../../components/AuthCard';
 import { stepTokenOf } from './api';
 import { RedirectCountdown } from './RedirectCountdown';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 function PolicyList({ policy }: { policy: TPasswordPolicy }) {
   const { t } = useTranslation();
@@ -54,6 +55,7 @@ export default function ResetPasswordPage() {
     queryKey: ['password-policy', token],
     enabled: Boolean(token),
     queryFn: () => api.get('/user/expired/password-policy', z.union([ZPasswordPolicy, z.literal(false)]), { bearer: token }),
+    meta: HANDLES_ERROR,
   });
   const form = useForm({
     initialValues: { password: '', confirm: '' },

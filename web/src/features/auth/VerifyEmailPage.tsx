@@ -9,7 +9,7 @@ import { errorMessage } from '../../lib/errors';
 import { readToken } from '../../lib/token';
 import { rules } from '../../lib/validation';
 import { useAction } from '../../lib/use-action';
-import { AuthCard } from '../../layout/BareLayout';
+import { AuthCard } from '../../components/AuthCard';
 import { stepTokenOf } from './api';
 import { RedirectCountdown } from './RedirectCountdown';
 

@@ -3,10 +3,12 @@ import { z } from 'zod';
 import { api, AUTH, request } from '../../lib/api';
 import { session } from '../../lib/session';
 import { readToken, typeOf } from '../../lib/token';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 export const LOGIN_TIMEOUT_MS = 25_000;
 
-export const categoriesQuery = { queryKey: ['categories'], queryFn: () => api.get('/categories', z.array(ZCategoryPublic), { bearer: null }) } as const;
+// The sign-in pages go on without these (no session yet: the central handler would sign out).
+export const categoriesQuery = { queryKey: ['categories'], queryFn: () => api.get('/categories', z.array(ZCategoryPublic), { bearer: null }), meta: HANDLES_ERROR } as const;
 /** A category by its login address (/login/{provider}/{custom_url}); null when there is none. */
 export const categoryByUrlQuery = (customUrl: string | undefined) =>
   ({
@@ -14,8 +16,9 @@ export const categoryByUrlQuery = (customUrl: string | undefined) =>
     queryFn: () => api.get(`/category/${encodeURIComponent(customUrl!)}`, ZCategoryPublic, { bearer: null }),
     enabled: Boolean(customUrl),
     retry: false,
+    meta: HANDLES_ERROR,
   }) as const;
-export const loginConfigQuery = { queryKey: ['login_config'], queryFn: () => api.get('/login_config', ZLoginConfig, { bearer: null }) } as const;
+export const loginConfigQuery = { queryKey: ['login_config'], queryFn: () => api.get('/login_config', ZLoginConfig, { bearer: null }), meta: HANDLES_ERROR } as const;
 
 /**
  * What the sign-in page offers, from the server's provider list: the user/password form while

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { Alert, Badge, Button, Card, Group, Loader, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
@@ -6,19 +6,20 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconCalendarEvent, IconList, IconPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { validateBooking, ZBookingItemType, type TBookingItemType } from '@vdi/contracts';
-import { handleError, notifySuccess, NOTIFY_MS } from '../../app/error-handler';
+import { notifySuccess, NOTIFY_MS } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
-import { BOOKINGS_KEY, createBooking, deleteBooking, itemBookingsQuery, priorityQuery, updateBooking, userBookingsQuery } from './api';
-import { Calendar } from './Calendar';
-import { EventModal, type EventDraft } from './EventModal';
+import { BOOKINGS_KEY, createBooking, deleteBooking, itemBookingsQuery, priorityQuery, updateBooking, userBookingsQuery } from '../../entities/booking/api';
+import { Calendar } from '../../entities/booking/Calendar';
+import { EventModal, type EventDraft } from '../../entities/booking/EventModal';
 import { Legend } from './Legend';
-import { useBookingsLive } from './live';
-import { availabilityEvents, bookingEvents, dailyAvailabilityEvents, futureCount, ruleEvents, ruleMessage } from './logic';
-import { toDate } from './dates';
-import { hardwareAllowedQuery } from '../domains/api';
-import './texts';
+import { useBookingsLive } from '../../entities/booking/live';
+import { availabilityEvents, bookingEvents, dailyAvailabilityEvents, futureCount, ruleEvents, ruleMessage } from '../../entities/booking/logic';
+import { toDate } from '../../entities/booking/dates';
+import { hardwareAllowedQuery } from '../../entities/domain/api';
+import '../../i18n/areas/bookings';
 import { builtInText } from '../../lib/built-in-text';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 const HOUR_MS = 3600_000;
 const YEAR_MS = 366 * 24 * HOUR_MS;
@@ -61,15 +62,9 @@ export default function BookingPage() {
 
   const priority = useQuery({ ...priorityQuery(type, id), enabled: typeParsed.success && Boolean(id) });
   const item = useQuery({ ...itemBookingsQuery(type, id, range), enabled: typeParsed.success && Boolean(range) });
-  const mine = useQuery(userBookingsQuery(upcoming));
+  const mine = useQuery({ ...userBookingsQuery(upcoming), meta: HANDLES_ERROR });
   const allowed = useQuery(hardwareAllowedQuery);
   useBookingsLive();
-  useEffect(() => {
-    if (priority.error) handleError(priority.error);
-  }, [priority.error]);
-  useEffect(() => {
-    if (item.error) handleError(item.error);
-  }, [item.error]);
 
   const events = useMemo(() => [...availabilityEvents(item.data?.availability ?? [], t), ...bookingEvents(item.data?.events ?? [], false, (s) => builtInText(t, s))], [item.data, t]);
   const monthEvents = useMemo(() => dailyAvailabilityEvents(item.data?.availability ?? [], t), [item.data, t]);
@@ -91,7 +86,7 @@ export default function BookingPage() {
   // The rules that read the calendar need it for the typed range: the loaded one when it covers
   // the booking, else the item's calendar of that range (a booking next week, seen from this one).
   const calendarOf = async (start: Date, end: Date) =>
-    range && item.data && range.start <= start && end <= range.end ? item.data : qc.fetchQuery(itemBookingsQuery(type, id, { start, end }));
+    range && item.data && range.start <= start && end <= range.end ? item.data : qc.fetchQuery({ ...itemBookingsQuery(type, id, { start, end }), meta: HANDLES_ERROR });
   const validate = async (start: Date, end: Date, editingId?: string) => {
     if (!priority.data) return null;
     const calendar = await calendarOf(start, end);

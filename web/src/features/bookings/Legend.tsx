@@ -1,8 +1,8 @@
 import { Group, Text, type GroupProps } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { AVAILABILITY_COLORS, BOOKING_COLOR, PAST_BOOKING_COLOR } from './logic';
-import classes from './Calendar.module.css';
-import './texts';
+import { AVAILABILITY_COLORS, BOOKING_COLOR, PAST_BOOKING_COLOR } from '../../entities/booking/logic';
+import classes from '../../entities/booking/Calendar.module.css';
+import '../../i18n/areas/bookings';
 
 const Swatch = ({ color, faint = false }: { color: string; faint?: boolean }) => (
   <span className={classes.legend} style={{ background: color, opacity: faint ? 0.45 : 1 }} />

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { Anchor, Badge, Button, Card, Group, SegmentedControl, Skeleton, Stack, Table, Text, Tooltip, VisuallyHidden } from '@mantine/core';
 import { CardTable } from '../../components/CardTable';
@@ -6,15 +6,14 @@ import { useQuery } from '@tanstack/react-query';
 import { IconCalendar, IconCalendarOff, IconDeviceDesktop, IconLayoutList, IconServer2 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TBooking } from '@vdi/contracts';
-import { handleError } from '../../app/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
-import { userBookingsQuery } from './api';
-import { Calendar } from './Calendar';
-import { formatLocalDate, toDate } from './dates';
-import { useBookingsLive } from './live';
-import { bookingEvents } from './logic';
-import './texts';
+import { userBookingsQuery } from '../../entities/booking/api';
+import { Calendar } from '../../entities/booking/Calendar';
+import { formatLocalDate, toDate } from '../../entities/booking/dates';
+import { useBookingsLive } from '../../entities/booking/live';
+import { bookingEvents } from '../../entities/booking/logic';
+import '../../i18n/areas/bookings';
 import { builtInText } from '../../lib/built-in-text';
 
 type Mode = 'list' | 'calendar';
@@ -98,9 +97,6 @@ export default function SummaryPage() {
   const range = mode === 'list' ? listRange : (calRange ?? listRange);
   const { data, isLoading, error } = useQuery(userBookingsQuery(range));
   useBookingsLive();
-  useEffect(() => {
-    if (error) handleError(error);
-  }, [error]);
   const change = (v: string) => {
     const m: Mode = v === 'calendar' ? 'calendar' : 'list';
     setMode(m);

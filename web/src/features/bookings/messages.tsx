@@ -6,7 +6,7 @@ import { loadArea } from '../../i18n';
 import { api } from '../../lib/api';
 import { modals } from '../../lib/modals';
 import { onEvent } from '../../lib/socket';
-import { formatLocalDate } from './dates';
+import { formatLocalDate } from '../../entities/booking/dates';
 
 const COLORS: Record<TSocketMessage['type'], string> = { info: 'blue', warning: 'orange', danger: 'red' };
 

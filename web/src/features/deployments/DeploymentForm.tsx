@@ -5,9 +5,9 @@ import { IconAlertTriangle, IconUsersGroup } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { DOMAIN_DESCRIPTION_MAX, DOMAIN_NAME_MAX, DOMAIN_NAME_MIN, videowallAvailable, type TDeploymentHardware, type THardwareAllowed } from '@vdi/contracts';
 import { rules } from '../../lib/validation';
-import { effectiveVideo, GpuVideoFields, gpuVideoOk, HardwareSteps, ViewersField, type GpuVideo, type GuestNet } from '../domains/fields';
-import classes from '../domains/Domains.module.css';
-import './texts';
+import { effectiveVideo, GpuVideoFields, gpuVideoOk, HardwareSteps, ViewersField, type GpuVideo, type GuestNet } from '../../entities/domain/fields';
+import classes from '../../entities/domain/Domains.module.css';
+import '../../i18n/areas/deployments';
 
 export type DeploymentTexts = { name: string; description: string; desktop_name: string };
 export type DeploymentChoices = { guest: GuestNet; hw: { vcpus: number; memory: number }; gpuVideo: GpuVideo; recreate: boolean; visible: boolean };

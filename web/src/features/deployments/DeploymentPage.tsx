@@ -22,13 +22,13 @@ import {
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TDeploymentDesktop, TDeploymentDetail } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { PageHeader } from '../../components/PageHeader';
-import { HttpError } from '../../lib/api';
-import { MainActionButton, OpenButton } from '../desktops/DesktopActions';
-import { useDesktopControls } from '../desktops/controls';
-import { StateBadge } from '../desktops/StateBadge';
-import { formatLocalDate } from '../bookings/dates';
+import { HttpError, isGone } from '../../lib/api';
+import { MainActionButton, OpenButton } from '../../entities/desktop/DesktopActions';
+import { useDesktopControls } from '../../entities/desktop/controls';
+import { StateBadge } from '../../entities/desktop/StateBadge';
+import { formatLocalDate } from '../../entities/booking/dates';
 import { deploymentKey, deploymentQuery, setDesktopVisible, startAll, stopAll, toggleVisible } from './api';
 import { Counts, CreationBar, VisibleBadge } from './DeploymentsPage';
 import { DeploymentNotFound } from './NotFound';
@@ -36,7 +36,7 @@ import { useDeploymentsLive } from './live';
 import { deploymentBookingPath, groupByUser, upsertDesktop, matchesFilter, type UserDesktops } from './logic';
 import { CoOwnersModal, CsvModal, DeleteModal, HideModal, RecreateModal, UsersModal } from './modals';
 import classes from './Deployments.module.css';
-import './texts';
+import '../../i18n/areas/deployments';
 import { builtInText, useBuiltInText } from '../../lib/built-in-text';
 
 function DesktopLine({ d }: { d: TDeploymentDesktop }) {
@@ -190,13 +190,11 @@ export default function DeploymentPage() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const { id = '' } = useParams();
-  const q = useQuery({ ...deploymentQuery(id), retry: (n, err) => !(err instanceof HttpError && err.status < 500) && n < 2 });
+  // Gone or out of reach: the page says so; other failures go to the central handler.
+  const q = useQuery({ ...deploymentQuery(id), retry: (n, err) => !(err instanceof HttpError && err.status < 500) && n < 2, meta: { handlesError: isGone } });
   useDeploymentsLive(id);
   const [open, setOpen] = useState<Open>(null);
   const [filter, setFilter] = useState('');
-  useEffect(() => {
-    if (q.error && !(q.error instanceof HttpError && (q.error.status === 404 || q.error.status === 403))) handleError(q.error);
-  }, [q.error]);
   const d = q.data;
   const groups = useMemo(() => groupByUser(d?.desktops ?? []), [d?.desktops]);
   const shown = groups.filter((g) => matchesFilter(g, filter));

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { Anchor, Badge, Button, Card, CloseButton, Group, Progress, SimpleGrid, Skeleton, Stack, Text, TextInput, Tooltip } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
@@ -6,14 +6,13 @@ import { useQuery } from '@tanstack/react-query';
 import { IconCalendarEvent, IconEye, IconEyeOff, IconPlus, IconSearch, IconTemplate, IconUser, IconUsersGroup, IconDeviceDesktop } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TDeployment } from '@vdi/contracts';
-import { handleError } from '../../app/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { deploymentsQuery } from './api';
 import { useDeploymentsLive } from './live';
 import { creationPercent, deploymentBookingPath } from './logic';
 import classes from './Deployments.module.css';
-import './texts';
+import '../../i18n/areas/deployments';
 import { builtInText } from '../../lib/built-in-text';
 
 /** Visible or not, as a badge. */
@@ -190,9 +189,6 @@ export default function DeploymentsPage() {
   useDeploymentsLive();
   const [search, setSearch] = useState('');
   const [term] = useDebouncedValue(search, 150);
-  useEffect(() => {
-    if (list.error) handleError(list.error);
-  }, [list.error]);
   const all = list.data ?? [];
   const shown = useMemo(() => {
     const q = term.trim().toLowerCase();

@@ -5,15 +5,16 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconDeviceFloppy, IconInfoCircle, IconUsersGroup } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TDeploymentInfo } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { PageHeader } from '../../components/PageHeader';
-import { hardwareAllowedQuery } from '../domains/api';
+import { hardwareAllowedQuery } from '../../entities/domain/api';
 import { deploymentInfoQuery, deploymentKey, deploymentQuery, DEPLOYMENTS_KEY, updateDeployment } from './api';
 import { DeploymentForm, hardwareOf, type DeploymentChoices, type DeploymentTexts } from './DeploymentForm';
 import { UsersModal } from './modals';
 import { DeploymentNotFound } from './NotFound';
 import { choicesFrom } from './NewDeploymentPage';
-import './texts';
+import '../../i18n/areas/deployments';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 /** The chosen groups and users by name (an empty list is everyone), a few then "+N". */
 function whoList(a: TDeploymentInfo['allowed'], everyone: string) {
@@ -29,7 +30,7 @@ export default function EditDeploymentPage() {
   const qc = useQueryClient();
   const { id = '' } = useParams();
   const info = useQuery({ ...deploymentInfoQuery(id), retry: false });
-  const detail = useQuery({ ...deploymentQuery(id), retry: false });
+  const detail = useQuery({ ...deploymentQuery(id), retry: false, meta: HANDLES_ERROR });
   const allowedHw = useQuery(hardwareAllowedQuery);
   const [choices, setChoices] = useState<DeploymentChoices | null>(null);
   const [viewerError, setViewerError] = useState<string | null>(null);

@@ -5,15 +5,15 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconDeviceDesktop, IconTemplate, IconUsersGroup, IconUsersPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { DEFAULT_VIDEO, deploymentHasUsers, MEMORY_STEP_GB, type TDomainInfo, type TTemplateAllowed } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
-import { domainInfoQuery, hardwareAllowedQuery, templatesForNewQuery } from '../domains/api';
-import { guestNetOf } from '../domains/fields';
-import { SharingPicker } from '../templates/SharingPicker';
+import { domainInfoQuery, hardwareAllowedQuery, templatesForNewQuery } from '../../entities/domain/api';
+import { guestNetOf } from '../../entities/domain/fields';
+import { SharingPicker } from '../../entities/sharing/SharingPicker';
 import { checkDeploymentQuota, countUsers, createDeployment, DEPLOYMENTS_KEY } from './api';
 import { DeploymentForm, hardwareOf, type DeploymentChoices, type DeploymentTexts } from './DeploymentForm';
-import './texts';
+import '../../i18n/areas/deployments';
 import { builtInText } from '../../lib/built-in-text';
 
 const NOBODY: TTemplateAllowed = { roles: false, categories: false, groups: false, users: false };
@@ -51,12 +51,6 @@ export default function NewDeploymentPage() {
   const [pending, setPending] = useState<Pending | null>(null);
   const [counting, setCounting] = useState(false);
 
-  useEffect(() => {
-    if (templates.error) handleError(templates.error);
-  }, [templates.error]);
-  useEffect(() => {
-    if (info.error) handleError(info.error);
-  }, [info.error]);
   const quota = allowedHw.data?.quota;
   useEffect(() => {
     if (!info.data || !quota) return;

@@ -3,7 +3,7 @@ import { Button } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { EmptyState } from '../../components/EmptyState';
-import './texts';
+import '../../i18n/areas/deployments';
 
 /** A deployment that is gone, or not the caller's (any of its screens). */
 export function DeploymentNotFound() {

@@ -6,19 +6,19 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { IconArrowsMaximize, IconEye, IconHandClick, IconLayoutGrid, IconPlayerPlay, IconPlugConnectedX, IconRefresh } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { videowallAvailable, type TBrowserViewerTicket, type TDeploymentDesktop } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { HttpError } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
-import { fetchVncTicket } from '../viewer/open';
-import { useVnc } from '../viewer/use-vnc';
+import { fetchVncTicket } from '../../entities/viewer/open';
+import { useVnc } from '../../entities/viewer/use-vnc';
 import { deploymentQuery, startAll } from './api';
 import { DeploymentNotFound } from './NotFound';
 import { useDeploymentsLive } from './live';
 import { isStarted } from './logic';
 import classes from './Videowall.module.css';
-import './texts';
+import '../../i18n/areas/deployments';
 import { builtInText } from '../../lib/built-in-text';
 
 const SIZES = { s: '220px', m: '300px', l: '440px' } as const;
@@ -197,14 +197,12 @@ function EnlargedScreen({ d, control, onControl }: { d: TDeploymentDesktop; cont
 export default function VideowallPage() {
   const { t } = useTranslation();
   const { id = '' } = useParams();
-  const q = useQuery({ ...deploymentQuery(id), retry: (n, err) => !(err instanceof HttpError && err.status < 500) && n < 2 });
+  // A refusal (4xx) the page shows itself; other failures go to the central handler.
+  const q = useQuery({ ...deploymentQuery(id), retry: (n, err) => !(err instanceof HttpError && err.status < 500) && n < 2, meta: { handlesError: (err) => err instanceof HttpError && err.status < 500 } });
   useDeploymentsLive(id);
   const [size, setSize] = useState<Size>(() => (localStorage.getItem(SIZE_KEY) as Size | null) ?? 'm');
   const [enlarged, setEnlarged] = useState<string | null>(null);
   const start = useMutation({ mutationFn: () => startAll(id), onSuccess: () => notifySuccess(t('deployments.detail.starting_all')), onError: (err) => handleError(err) });
-  useEffect(() => {
-    if (q.error && !(q.error instanceof HttpError && q.error.status < 500)) handleError(q.error);
-  }, [q.error]);
   const d = q.data;
   const running = (d?.desktops ?? []).filter(isStarted).sort((a, b) => (a.user_name ?? a.user).localeCompare(b.user_name ?? b.user, undefined, { sensitivity: 'base' }));
   const big = running.find((x) => x.id === enlarged) ?? null;

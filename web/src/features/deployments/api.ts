@@ -17,8 +17,8 @@ import {
   type TNewDeployment,
 } from '@vdi/contracts';
 import { api, API, request } from '../../lib/api';
-import { downloadText } from '../viewer/open';
-import { queryClient } from '../../app/queries';
+import { downloadText } from '../../entities/viewer/open';
+import { queryClient, HANDLES_ERROR } from '../../lib/queries';
 import { readPaged } from './logic';
 
 const id = (s: string) => encodeURIComponent(s);
@@ -60,6 +60,7 @@ export const deploymentInfoQuery = (deploymentId: string) =>
     queryKey: ['deployment', deploymentId, 'info'],
     queryFn: (): Promise<TDeploymentInfo> => api.get(`/deployment/info/${id(deploymentId)}`, ZDeploymentInfo),
     staleTime: 0,
+    meta: HANDLES_ERROR,
   }) as const;
 
 export const coOwnersQuery = (deploymentId: string) =>
@@ -67,6 +68,7 @@ export const coOwnersQuery = (deploymentId: string) =>
     queryKey: ['deployment', deploymentId, 'co-owners'],
     queryFn: (): Promise<TDeploymentCoOwners> => api.get(`/deployment/co-owners/${id(deploymentId)}`, ZDeploymentCoOwners),
     staleTime: 0,
+    meta: HANDLES_ERROR,
   }) as const;
 
 /**

@@ -5,8 +5,8 @@ import { IconAlertTriangle, IconDownload, IconEyeOff, IconPlayerStop, IconRefres
 import { useTranslation } from 'react-i18next';
 import { DeleteForGood } from '../../components/DeleteForGood';
 import { deploymentHasUsers, type TDeployment, type TTemplateAllowed } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
-import { AllowedSearch, SharingPicker } from '../templates/SharingPicker';
+import { handleError, notifySuccess } from '../../lib/error-handler';
+import { AllowedSearch, SharingPicker } from '../../entities/sharing/SharingPicker';
 import {
   coOwnersQuery,
   deleteDeployment,
@@ -19,7 +19,7 @@ import {
   toggleVisible,
   updateDeploymentUsers,
 } from './api';
-import './texts';
+import '../../i18n/areas/deployments';
 
 type ModalProps = { d: TDeployment; opened: boolean; onClose: () => void };
 

@@ -3,11 +3,11 @@ import { CardTable } from '../../components/CardTable';
 import { IconDeviceDesktop } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TDesktop } from '@vdi/contracts';
-import { ActionsRow } from './DesktopActions';
+import { ActionsRow } from '../../entities/desktop/DesktopActions';
 import { DesktopNotices, Hardware } from './DesktopCard';
-import { useDesktopControls } from './controls';
-import type { QueueMap } from './logic';
-import { StateBadge } from './StateBadge';
+import { useDesktopControls } from '../../entities/desktop/controls';
+import type { QueueMap } from '../../entities/desktop/logic';
+import { StateBadge } from '../../entities/desktop/StateBadge';
 import { builtInText } from '../../lib/built-in-text';
 
 function Row({ d, queue, onDirectLink }: { d: TDesktop; queue?: number; onDirectLink: (d: TDesktop) => void }) {

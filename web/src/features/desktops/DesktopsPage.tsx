@@ -1,21 +1,20 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Button, Card, Checkbox, CloseButton, Group, SegmentedControl, SimpleGrid, Skeleton, Stack, Text, TextInput, Tooltip, VisuallyHidden } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { IconAlertTriangle, IconDeviceDesktop, IconFilterOff, IconHourglassHigh, IconLayoutGrid, IconList, IconSearch } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TDesktop } from '@vdi/contracts';
-import { handleError } from '../../app/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
-import { desktopsQuery } from './api';
+import { desktopsQuery } from '../../entities/desktop/api';
 import { DesktopCard } from './DesktopCard';
 import { DesktopTable } from './DesktopTable';
 import { DirectLinkModal } from './DirectLinkModal';
 import { useDesktopsLive, useQueuePositions } from './live';
-import { filterDesktops, loadViewMode, saveViewMode, type ViewMode } from './logic';
+import { filterDesktops, loadViewMode, saveViewMode, type ViewMode } from '../../entities/desktop/logic';
 import { NewTemporaryModal } from './NewTemporaryModal';
-import { NewDesktopButton } from '../domains/DesktopMenuItems';
+import { NewDesktopButton } from '../../entities/domain/DesktopMenuItems';
 import classes from './DesktopsPage.module.css';
 import { builtInText } from '../../lib/built-in-text';
 
@@ -65,10 +64,6 @@ function TableSkeleton() {
 export default function DesktopsPage() {
   const { t } = useTranslation();
   const { data: desktops, isLoading, isError, error, refetch, isRefetching } = useQuery(desktopsQuery);
-  // Failures go through the one handler (maintenance, sign-out, error page or a notice); the page shows a retry.
-  useEffect(() => {
-    if (error) handleError(error);
-  }, [error]);
   useDesktopsLive();
   const queue = useQueuePositions();
   const [view, setView] = useState<ViewMode>(loadViewMode);

@@ -4,8 +4,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconCheck, IconCopy, IconExternalLink, IconRefresh } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TDesktop } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
-import { directLink, disableJumper, jumperQuery, resetJumper } from './api';
+import { handleError, notifySuccess } from '../../lib/error-handler';
+import { directLink, disableJumper, jumperQuery, resetJumper } from '../../entities/desktop/api';
 import { builtInText } from '../../lib/built-in-text';
 
 function Body({ d }: { d: TDesktop }) {

@@ -3,9 +3,9 @@ import { Button, Group, Modal, Radio, ScrollArea, Skeleton, Stack, Text, ThemeIc
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconHourglassHigh, IconTemplate } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { RequestTimeout } from '../../lib/api';
-import { allowedTemplatesQuery, createTemporary, DESKTOPS_KEY } from './api';
+import { allowedTemplatesQuery, createTemporary, DESKTOPS_KEY } from '../../entities/desktop/api';
 import classes from './DesktopsPage.module.css';
 import { builtInText } from '../../lib/built-in-text';
 

@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { IconDeviceDesktop, IconDeviceDesktopOff } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { desktopState, type TDesktop } from '@vdi/contracts';
-import { fetchScreenshot } from './api';
+import { fetchScreenshot } from '../../entities/desktop/api';
 import classes from './DesktopsPage.module.css';
 import { builtInText } from '../../lib/built-in-text';
 

@@ -3,9 +3,9 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { TDesktop } from '@vdi/contracts';
 import { currentSocket, onEvent } from '../../lib/socket';
 import i18n from '../../i18n';
-import { announce } from '../../app/live';
-import { DESKTOPS_KEY, QUEUE_KEY } from './api';
-import { applyQueue, liveStamps, pruneQueue, removeDesktop, stateView, upsertDesktop, type QueueMap } from './logic';
+import { announce } from '../../lib/live';
+import { DESKTOPS_KEY, QUEUE_KEY } from '../../entities/desktop/api';
+import { applyQueue, liveStamps, pruneQueue, removeDesktop, stateView, upsertDesktop, type QueueMap } from '../../entities/desktop/logic';
 
 /** Keeps the desktops cache in step with the live socket: cards change without reloading. */
 export function useDesktopsLive() {

@@ -19,13 +19,14 @@ import {
 import { useTranslation } from 'react-i18next';
 import { io } from 'socket.io-client';
 import { desktopState, SOCKET_NAMESPACE, SOCKET_OPTIONS, SOCKET_PATH, ZDirectViewer, type TDirectViewer } from '@vdi/contracts';
-import { HttpError } from '../../lib/api';
+import { HttpError, isGone } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
-import { canOpen, formatLocal } from '../desktops/logic';
-import { StateBadge } from '../desktops/StateBadge';
-import { openViewer } from '../viewer/open';
+import { canOpen, formatLocal } from '../../entities/desktop/logic';
+import { StateBadge } from '../../entities/desktop/StateBadge';
+import { openViewer } from '../../entities/viewer/open';
 import { codeFromPath, directAction, directDocsQuery, directViewer, fetchDirect, mergeDirectUpdate } from './api';
 import { builtInText } from '../../lib/built-in-text';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 const CARD_WIDTH = 560;
 
@@ -92,13 +93,15 @@ export default function DirectViewerPage() {
     staleTime: Infinity,
     refetchOnWindowFocus: false,
     retry: false,
+    // A public page: it shows a refusal or a failure itself.
+    meta: HANDLES_ERROR,
   });
   const docs = useQuery({ ...directDocsQuery, retry: false });
   const data = query.data;
   useDirectLive(code, data);
   const [failure, setFailure] = useState<string | null>(null);
   const message = (err: unknown) => errorMessage(i18n.t.bind(i18n), err, (k) => i18n.exists(k));
-  const refused = !code || (query.error instanceof HttpError && (query.error.status === 404 || query.error.status === 403));
+  const refused = !code || isGone(query.error);
 
   useEffect(() => {
     if (data) document.title = `${builtInText(t, data.vmName)} · ${t('app.title')}`;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ZDirectViewer, ZViewerAnswer, type TDirectViewer, type TViewerAnswer } from '@vdi/contracts';
 import { api } from '../../lib/api';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 /** Opening a direct link may start the desktop first (the server waits up to a minute). */
 export const DIRECT_TIMEOUT_MS = 90_000;
@@ -17,6 +18,7 @@ export const directDocsQuery = {
   queryKey: ['direct', 'docs'],
   queryFn: () => api.get('/direct/docs', z.object({ viewers_documentation_url: z.string().nullable().optional() }), { bearer: null }),
   staleTime: Infinity,
+  meta: HANDLES_ERROR,
 } as const;
 
 /** One viewer of a direct answer, when it is a usable one. */

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import {
   Alert,
@@ -43,15 +43,15 @@ import {
   type TDomainInfo,
   type TImageChoice,
 } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { HttpError } from '../../lib/api';
 import { rules } from '../../lib/validation';
-import { domainInfoQuery, fileToBase64, hardwareAllowedQuery, installsQuery, setReservables, stockImagesQuery, updateDomain } from './api';
-import { diskLabel, effectiveVideo, GpuVideoFields, gpuVideoOk, guestNetOf, HardwareSteps, useItemLabel, ViewersField, type GuestNet } from './fields';
-import { useRecreateDisk } from './recreate';
-import classes from './Domains.module.css';
+import { domainInfoQuery, fileToBase64, hardwareAllowedQuery, installsQuery, setReservables, stockImagesQuery, updateDomain } from '../../entities/domain/api';
+import { diskLabel, effectiveVideo, GpuVideoFields, gpuVideoOk, guestNetOf, HardwareSteps, useItemLabel, ViewersField, type GuestNet } from '../../entities/domain/fields';
+import { useRecreateDisk } from '../../entities/domain/recreate';
+import classes from '../../entities/domain/Domains.module.css';
 import { builtInText } from '../../lib/built-in-text';
 
 type ImagePick = { choice: TImageChoice; url: string } | null;
@@ -399,9 +399,6 @@ export default function DomainEditPage() {
   const [params] = useSearchParams();
   const id = params.get('id') ?? '';
   const info = useQuery({ ...domainInfoQuery(id), enabled: Boolean(id) });
-  useEffect(() => {
-    if (info.error) handleError(info.error);
-  }, [info.error]);
   if (!id || info.isError)
     return (
       <EmptyState

@@ -35,15 +35,16 @@ import {
   type TAllowedTemplate,
   type TDomainInfo,
 } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { HttpError } from '../../lib/api';
 import { rules } from '../../lib/validation';
-import { checkNewDesktopQuota, createDesktop, domainInfoQuery, hardwareAllowedQuery, templatesForNewQuery } from './api';
-import { guestNetOf, HardwareSteps, useItemLabel, ViewersField, type GuestNet, type HardwareValue } from './fields';
-import classes from './Domains.module.css';
+import { checkNewDesktopQuota, createDesktop, domainInfoQuery, hardwareAllowedQuery, templatesForNewQuery } from '../../entities/domain/api';
+import { guestNetOf, HardwareSteps, useItemLabel, ViewersField, type GuestNet, type HardwareValue } from '../../entities/domain/fields';
+import classes from '../../entities/domain/Domains.module.css';
 import { builtInText } from '../../lib/built-in-text';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 /** The template's hardware, within what this user may choose. */
 function startingHardware(info: TDomainInfo, quota: { memory: number; vcpus: number; desktops_disk_size: number }): HardwareValue {
@@ -105,7 +106,7 @@ export default function NewDesktopPage() {
   const [search, setSearch] = useState('');
   const [term] = useDebouncedValue(search, 150);
   const [picked, setPicked] = useState<string | null>(params.get('template'));
-  const info = useQuery({ ...domainInfoQuery(picked ?? ''), enabled: Boolean(picked) });
+  const info = useQuery({ ...domainInfoQuery(picked ?? ''), enabled: Boolean(picked), meta: HANDLES_ERROR });
   const [hw, setHw] = useState<HardwareValue>({ ...DEFAULT_HARDWARE });
   const [diskBus, setDiskBus] = useState<string>('default');
   const [boot, setBoot] = useState<string>('disk');
@@ -124,12 +125,6 @@ export default function NewDesktopPage() {
     },
   });
 
-  useEffect(() => {
-    if (quotaCheck.error) handleError(quotaCheck.error);
-  }, [quotaCheck.error]);
-  useEffect(() => {
-    if (templates.error) handleError(templates.error);
-  }, [templates.error]);
 
   // A template was picked: start from its hardware and viewers.
   const quota = allowed.data?.quota;

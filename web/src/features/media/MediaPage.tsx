@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ActionIcon, Badge, Button, CloseButton, Group, Paper, Skeleton, Stack, Table, Tabs, Text, TextInput, ThemeIcon, Tooltip } from '@mantine/core';
 import { CardTable } from '../../components/CardTable';
@@ -19,14 +19,15 @@ import {
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TMedia } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { abortMedia, ownMediaQuery, retryMedia, sharedMediaQuery } from './api';
 import { DeleteMediaModal } from './DeleteMediaModal';
 import { ShareMediaModal } from './ShareMediaModal';
 import { useMediaLive } from './live';
-import { filterMedia, formatGb, mediaActions, SEARCH_MIN, statusLook } from './logic';
+import { filterMedia, mediaActions, SEARCH_MIN, statusLook } from './logic';
+import { formatGb } from '../../entities/format';
 import { DownloadProgress, FailureDetail, MediaStatusBadge } from './MediaStatus';
 import { builtInText } from '../../lib/built-in-text';
 
@@ -200,12 +201,6 @@ export default function MediaPage() {
   const { t } = useTranslation();
   const own = useQuery(ownMediaQuery);
   const shared = useQuery(sharedMediaQuery);
-  useEffect(() => {
-    if (own.error) handleError(own.error);
-  }, [own.error]);
-  useEffect(() => {
-    if (shared.error) handleError(shared.error);
-  }, [shared.error]);
   useMediaLive();
   const [tab, setTab] = useState<Tab>('own');
   const [text, setText] = useState('');

@@ -1,7 +1,8 @@
 import { Badge, Group, Loader, Progress, Stack, Text, Tooltip } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import type { TMedia } from '@vdi/contracts';
-import { formatBytes, formatDuration, statusLook } from './logic';
+import { statusLook } from './logic';
+import { formatBytes, formatDuration } from '../../entities/format';
 
 /** The media's status, coloured; a spinner while something happens to it. */
 export function MediaStatusBadge({ status, size = 'md' }: { status: string; size?: 'sm' | 'md' }) {

@@ -6,13 +6,14 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconCpu, IconDeviceDesktopPlus, IconDeviceSdCard, IconDisc, IconServer2 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { FALLBACK_HARDWARE_QUOTA, MEDIA_DESKTOP_DEFAULTS, MEDIA_DESKTOP_NAME_MAX, MEDIA_DESKTOP_NAME_MIN, type TMedia } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { rules } from '../../lib/validation';
-import { DESKTOPS_KEY } from '../desktops/api';
+import { DESKTOPS_KEY } from '../../entities/desktop/api';
 import { appliedQuotaQuery, createDesktopFromMedia, ownMediaQuery, sharedMediaQuery } from './api';
-import { bootable, clampStep, formatGb, SEARCH_MIN } from './logic';
+import { bootable, clampStep, SEARCH_MIN } from './logic';
+import { formatGb } from '../../entities/format';
 
 /** The media picker's search starts at two typed letters (spec 000 §5). */
 const searchFrom2: OptionsFilter = (input) => (input.search.trim().length < SEARCH_MIN ? input.options : (defaultOptionsFilter(input) as ReturnType<OptionsFilter>));
@@ -28,10 +29,6 @@ export default function NewDesktopFromMediaPage() {
   const shared = useQuery(sharedMediaQuery);
   const applied = useQuery(appliedQuotaQuery);
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
-    const err = own.error ?? shared.error ?? applied.error;
-    if (err) handleError(err);
-  }, [own.error, shared.error, applied.error]);
 
   const choices: TMedia[] = useMemo(() => bootable([...(own.data ?? []), ...(shared.data ?? [])]), [own.data, shared.data]);
   const quota = applied.data?.quota || FALLBACK_HARDWARE_QUOTA;

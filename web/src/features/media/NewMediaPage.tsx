@@ -6,7 +6,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { IconDisc, IconDeviceFloppy, IconInfoCircle, IconLink, IconLock, IconUsers } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { MEDIA_DESCRIPTION_MAX, MEDIA_NAME_MAX, MEDIA_NOT_SHARED, MEDIA_SHARED_WITH_CATEGORY, type TMediaKind } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { PageHeader } from '../../components/PageHeader';
 import { HttpError } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';

@@ -3,9 +3,9 @@ import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import type { TMedia, TMediaAllowed } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
-import { updateAllowed } from '../templates/api';
-import { SharingPicker } from '../templates/SharingPicker';
+import { handleError, notifySuccess } from '../../lib/error-handler';
+import { updateAllowed } from '../../entities/sharing/api';
+import { SharingPicker } from '../../entities/sharing/SharingPicker';
 import { ownMediaQuery } from './api';
 
 /** Whom one's media is shared with: the permission picker, saved by POST /admin/allowed/update/media. */

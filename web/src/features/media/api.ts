@@ -11,6 +11,7 @@ import {
   type TNewMedia,
 } from '@vdi/contracts';
 import { api } from '../../lib/api';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 export const OWN_MEDIA_KEY = ['media', 'own'] as const;
 export const SHARED_MEDIA_KEY = ['media', 'shared'] as const;
@@ -38,6 +39,7 @@ export const mediaDesktopsQuery = (mediaId: string) =>
     queryKey: ['media', mediaId, 'desktops'],
     queryFn: (): Promise<TMediaDesktop[]> => api.get(`/media/desktops/${id(mediaId)}`, z.array(ZMediaDesktop)),
     staleTime: 0,
+    meta: HANDLES_ERROR,
   }) as const;
 
 export const appliedQuotaQuery = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TMedia } from '@vdi/contracts';
-import { bootable, clampStep, filterMedia, formatBytes, formatDuration, formatGb, mediaActions, statusLook, upsertMedia } from './logic';
+import { bootable, clampStep, filterMedia, mediaActions, statusLook, upsertMedia } from './logic';
 
 const media = (over: Partial<TMedia>): TMedia => ({
   id: 'm1', name: 'Ubuntu', description: '', url: 'https://example.org/u.iso', kind: 'iso', type: 'iso', status: 'Downloaded', icon: '',
@@ -10,22 +10,6 @@ const media = (over: Partial<TMedia>): TMedia => ({
 });
 
 describe('media logic', () => {
-  it('shows sizes in GB, rounded', () => {
-    expect(formatGb(6114770944)).toBe('5.69');
-    expect(formatGb(0)).toBe('0');
-    expect(formatGb(13631488)).toBe('0.013');
-    expect(formatGb(2 * 1024 ** 3)).toBe('2');
-  });
-
-  it('formats bytes, throughput and time left', () => {
-    expect(formatBytes(512)).toBe('512 B');
-    expect(formatBytes(6.5 * 1024 * 1024)).toBe('6.5 MB');
-    expect(formatBytes(300 * 1024)).toBe('300 KB');
-    expect(formatDuration(5)).toBe('0:05');
-    expect(formatDuration(125)).toBe('2:05');
-    expect(formatDuration(3725)).toBe('1:02:05');
-  });
-
   it('offers the actions of each status', () => {
     expect(mediaActions(media({ status: 'Downloading' }))).toEqual(['abort', 'delete']);
     expect(mediaActions(media({ status: 'DownloadFailed' }))).toEqual(['retry', 'delete']);

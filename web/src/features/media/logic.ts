@@ -1,34 +1,5 @@
 import { MEDIA_DOWNLOADING_STATUSES, MEDIA_RETRYABLE_STATUSES, type TMedia, type TMediaStatus } from '@vdi/contracts';
 
-export const GB = 1024 ** 3;
-
-/** Sizes in GB (bytes / 1024³), rounded to two decimals (spec 001 §9). */
-export function formatGb(bytes: number, lang = 'en'): string {
-  const gb = bytes / GB;
-  return new Intl.NumberFormat(lang, { maximumFractionDigits: gb === 0 || gb >= 0.1 ? 2 : 3 }).format(gb);
-}
-
-/** Bytes in the closest unit (KB, MB, GB), for progress and throughput. */
-export function formatBytes(bytes: number, lang = 'en'): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let v = bytes;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${new Intl.NumberFormat(lang, { maximumFractionDigits: v < 10 && i > 0 ? 1 : 0 }).format(v)} ${units[i]}`;
-}
-
-/** Seconds as h:mm:ss or m:ss. */
-export function formatDuration(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const ss = String(s % 60).padStart(2, '0');
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
-}
-
 export type StatusLook = { color: string; busy: boolean; tone: 'ok' | 'working' | 'failed' | 'other' };
 
 const LOOK: Partial<Record<TMediaStatus, StatusLook>> = {

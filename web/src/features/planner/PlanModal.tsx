@@ -3,9 +3,9 @@ import { Group, Modal, Select, SimpleGrid, Stack, TextInput } from '@mantine/cor
 import { useTranslation } from 'react-i18next';
 import type { TReservableItem } from '@vdi/contracts';
 import { useAction } from '../../lib/use-action';
-import { formatLocalDate, parseLocal } from '../bookings/dates';
-import { ModalError, ModalFooter } from '../bookings/EventModal';
-import '../bookings/texts';
+import { formatLocalDate, parseLocal } from '../../entities/booking/dates';
+import { ModalError, ModalFooter } from '../../entities/booking/EventModal';
+import '../../i18n/areas/bookings';
 
 export type PlanDraft = { id?: string; itemId: string; subitemId: string; start: Date; end: Date; startUnchanged?: boolean };
 

@@ -1,20 +1,20 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Badge, Button, Card, Group, Loader, Select, Skeleton, Stack, Text, useComputedColorScheme } from '@mantine/core';
-import { readableText } from '../../app/theme';
+import { readableText } from '../../lib/theme';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconCpu, IconPlus } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { validatePlan, type TPlan } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
-import { Calendar } from '../bookings/Calendar';
-import { toDate } from '../bookings/dates';
-import { useBookingsLive } from '../bookings/live';
-import { ruleMessage } from '../bookings/logic';
-import { createPlan, deletePlan, PLANNER_KEY, plansQuery, reservableItemsQuery, updatePlan } from './api';
+import { Calendar } from '../../entities/booking/Calendar';
+import { toDate } from '../../entities/booking/dates';
+import { useBookingsLive } from '../../entities/booking/live';
+import { ruleMessage } from '../../entities/booking/logic';
+import { createPlan, deletePlan, PLANNER_KEY, plansQuery, reservableItemsQuery, updatePlan } from '../../entities/booking/planner-api';
 import { PlanModal, type PlanDraft } from './PlanModal';
-import '../bookings/texts';
+import '../../i18n/areas/bookings';
 import { builtInText } from '../../lib/built-in-text';
 
 /** One colour per profile, so that the plans of a card read at a glance. */
@@ -35,12 +35,6 @@ export default function PlanningPage() {
   const item = items.data?.find((i) => i.id === itemId) ?? null;
   const plans = useQuery(plansQuery(itemId, range));
   useBookingsLive([PLANNER_KEY]);
-  useEffect(() => {
-    if (items.error) handleError(items.error);
-  }, [items.error]);
-  useEffect(() => {
-    if (plans.error) handleError(plans.error);
-  }, [plans.error]);
 
   const scheme = useComputedColorScheme('light');
   const colorOf = useMemo(() => {

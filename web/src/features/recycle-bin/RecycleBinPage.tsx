@@ -1,4 +1,4 @@
-import { useEffect, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { Anchor, Badge, Button, Card, Group, Paper, SimpleGrid, Skeleton, Stack, Table, Text, ThemeIcon, Title } from '@mantine/core';
 import { CardTable } from '../../components/CardTable';
 import { useQuery } from '@tanstack/react-query';
@@ -6,10 +6,9 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { IconArrowBackUp, IconArrowLeft, IconDatabase, IconDeviceDesktop, IconRecycle, IconSearch, IconTemplate, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TRecycleBinDetail, TRecycleBinDomain } from '@vdi/contracts';
-import { handleError } from '../../app/error-handler';
 import { EmptyState } from '../../components/EmptyState';
-import { HttpError } from '../../lib/api';
-import { formatEpoch, formatGb } from '../storage/logic';
+import { isGone } from '../../lib/api';
+import { formatEpoch, formatGb } from '../../entities/format';
 import { useBinActions } from './actions';
 import { entryQuery, useRecycleBinLive } from './api';
 import { itemTypeKey } from './logic';
@@ -207,12 +206,10 @@ function Detail({ entry }: { entry: TRecycleBinDetail }) {
 export default function RecycleBinPage() {
   const { t } = useTranslation();
   const { id = '' } = useParams();
-  const { data: entry, isLoading, error } = useQuery(entryQuery(id));
+  // Gone or not reachable: the page says so itself; other failures go to the central handler.
+  const { data: entry, isLoading, error } = useQuery({ ...entryQuery(id), meta: { handlesError: isGone } });
   useRecycleBinLive();
-  const notFound = error instanceof HttpError && (error.status === 404 || error.status === 403);
-  useEffect(() => {
-    if (error && !notFound) handleError(error);
-  }, [error, notFound]);
+  const notFound = isGone(error);
 
   return (
     <>

@@ -1,4 +1,3 @@
-import { useEffect } from 'react';
 import { ActionIcon, Alert, Anchor, Badge, Button, Card, Group, Paper, Skeleton, Stack, Table, Text, ThemeIcon, Tooltip } from '@mantine/core';
 import { CardTable } from '../../components/CardTable';
 import { useQuery } from '@tanstack/react-query';
@@ -18,10 +17,9 @@ import {
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TRecycleBinItem } from '@vdi/contracts';
-import { handleError } from '../../app/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
-import { formatEpoch, formatGb } from '../storage/logic';
+import { formatEpoch, formatGb } from '../../entities/format';
 import { useBinActions } from './actions';
 import { binQuery, cutoffQuery, useRecycleBinLive } from './api';
 import { humaniseHours, itemTypeKey } from './logic';
@@ -150,9 +148,6 @@ function Row({ item, actions }: { item: TRecycleBinItem; actions: ReturnType<typ
 export default function RecycleBinsPage() {
   const { t } = useTranslation();
   const { data: items, isLoading, isError, error, refetch, isRefetching } = useQuery(binQuery);
-  useEffect(() => {
-    if (error) handleError(error);
-  }, [error]);
   useRecycleBinLive();
   const actions = useBinActions();
 

@@ -3,7 +3,7 @@ import { modals } from '../../lib/modals';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import type { TRecycleBinItem } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { BIN_COUNT_KEY, BIN_KEY, deleteEntry, emptyBin, restoreEntry } from './api';
 import { applyStatus } from './logic';
 import { builtInText } from '../../lib/built-in-text';

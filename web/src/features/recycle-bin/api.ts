@@ -11,6 +11,7 @@ import {
 import { api } from '../../lib/api';
 import { currentSocket, onEvent } from '../../lib/socket';
 import { addItem, applyStatus } from './logic';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 export const BIN_KEY = ['recycle_bin', 'user'] as const;
 export const BIN_COUNT_KEY = ['recycle_bin', 'count'] as const;
@@ -25,9 +26,11 @@ export const binCountQuery = {
   queryKey: BIN_COUNT_KEY,
   queryFn: (): Promise<number> => api.get('/recycle_bin/count', z.number()),
   staleTime: 60_000,
+  // A badge in the navigation: without a count it is not shown.
+  meta: HANDLES_ERROR,
 } as const;
 
-export { cutoffQuery } from '../../app/queries';
+export { cutoffQuery } from '../../lib/queries';
 
 export const entryQuery = (id: string) =>
   ({

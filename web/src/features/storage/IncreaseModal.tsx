@@ -4,10 +4,11 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconArrowsMaximize } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { STORAGE_PRIORITIES, type TStorageDisk, type TStoragePriority } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { HttpError } from '../../lib/api';
 import { increaseStorage, STORAGE_KEY } from './api';
-import { formatGb, grownSize, incrementFor, minimumNewSizeGb } from './logic';
+import { grownSize, incrementFor, minimumNewSizeGb } from './logic';
+import { formatGb } from '../../entities/format';
 import { builtInText } from '../../lib/built-in-text';
 
 /**

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useState } from 'react';
 import { Badge, Button, Card, Group, Paper, Progress, SimpleGrid, Skeleton, Stack, Table, Text, ThemeIcon, Tooltip } from '@mantine/core';
 import { CardTable } from '../../components/CardTable';
 import { modals } from '../../lib/modals';
@@ -7,13 +7,14 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { IconAlertTriangle, IconArrowsMaximize, IconDatabase, IconDeviceDesktop, IconTemplate, IconX } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TStorageDisk, TStorageEvent } from '@vdi/contracts';
-import { handleError, NOTIFY_MS, notifySuccess } from '../../app/error-handler';
-import { userQuery } from '../../app/queries';
+import { handleError, NOTIFY_MS, notifySuccess } from '../../lib/error-handler';
+import { userQuery } from '../../lib/queries';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { abortStorage, storageQuery, useStorageLive } from './api';
 import { IncreaseModal } from './IncreaseModal';
-import { formatEpoch, formatGb, formatGbValue, totals, usageColor, usagePercent } from './logic';
+import { totals, usageColor, usagePercent } from './logic';
+import { formatEpoch, formatGb, GB } from '../../entities/format';
 import { builtInText } from '../../lib/built-in-text';
 
 function Summary({ disks }: { disks: TStorageDisk[] }) {
@@ -23,7 +24,7 @@ function Summary({ disks }: { disks: TStorageDisk[] }) {
   const quota = user?.quota ? user.quota.total_size : 0;
   const usedGb = user?.used.total_size ?? 0;
   const quotaPercent = quota > 0 ? Math.min(100, Math.round((usedGb / quota) * 100)) : 0;
-  const fmt = (n: number) => formatGbValue(n, i18n.language);
+  const fmt = (n: number) => formatGb(n * GB, i18n.language);
   return (
     <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="lg" mb="lg" data-testid="storage-summary">
       <Card withBorder radius="lg" padding="lg">
@@ -192,9 +193,6 @@ export default function StoragePage() {
   const { data: user } = useQuery(userQuery);
   const { data: disks, isLoading, isError, error, refetch, isRefetching } = useQuery(storageQuery);
   const [increasing, setIncreasing] = useState<TStorageDisk | null>(null);
-  useEffect(() => {
-    if (error) handleError(error);
-  }, [error]);
   const onOutcome = useCallback(
     (e: TStorageEvent) => {
       const size = t('storage.gb', { value: formatGb(e.virtual_size, i18n.language) });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TStorageDisk, TStorageEvent } from '@vdi/contracts';
-import { applyStorageEvent, bytesToGb, formatGb, incrementFor, minimumNewSizeGb, usagePercent } from './logic';
+import { applyStorageEvent, incrementFor, minimumNewSizeGb, usagePercent } from './logic';
 
 const GiB = 1024 ** 3;
 const disk = (over: Partial<TStorageDisk> = {}): TStorageDisk => ({
@@ -9,14 +9,6 @@ const disk = (over: Partial<TStorageDisk> = {}): TStorageDisk => ({
 });
 
 describe('storage sizes', () => {
-  it('shows GB rounded (bytes / 1024³): whole from 10 GB, two decimals below', () => {
-    expect(bytesToGb(20 * GiB + 300 * 1024 ** 2)).toBe(20);
-    expect(bytesToGb(64 * 1024 ** 2)).toBe(0.06);
-    expect(formatGb(1.5 * GiB, 'fr-FR')).toBe('1,5');
-    expect(formatGb(200 * 1024, 'en-US')).toBe('< 0.01');
-    expect(formatGb(0, 'en-US')).toBe('0');
-  });
-
   it('computes the quota percent as actual divided by virtual', () => {
     expect(usagePercent(GiB, 4 * GiB)).toBe(25);
     expect(usagePercent(5, 0)).toBe(0);

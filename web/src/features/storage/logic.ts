@@ -1,7 +1,4 @@
-import dayjs from 'dayjs';
-import { bytesToGb, type TStorageDisk, type TStorageEvent } from '@vdi/contracts';
-
-export { bytesToGb };
+import type { TStorageDisk, TStorageEvent } from '@vdi/contracts';
 
 /** Used of total, as a whole percent (spec 001: quota percent is actual divided by virtual). */
 export function usagePercent(actual: number, virtual: number): number {
@@ -10,20 +7,6 @@ export function usagePercent(actual: number, virtual: number): number {
 }
 
 export const usageColor = (percent: number) => (percent >= 90 ? 'red' : percent >= 70 ? 'yellow' : 'teal');
-
-/** GB with the reader's separators: "1.06", "12". */
-export const formatGb = (bytes: number, lang: string): string => formatGbValue(bytes / 1024 ** 3, lang);
-
-/** A size already in GB (quota and used values), rounded the same way. */
-export function formatGbValue(gb: number, lang: string): string {
-  const fmt = new Intl.NumberFormat(lang, { maximumFractionDigits: 2 });
-  const rounded = bytesToGb(gb * 1024 ** 3);
-  // A few KB would read "0": say it is under the smallest step instead.
-  return rounded === 0 && gb > 0 ? `< ${fmt.format(0.01)}` : fmt.format(rounded);
-}
-
-/** Local form of the spec: YYYY-MM-DD HH:mm. */
-export const formatEpoch = (epoch: number | null | undefined) => (epoch ? dayjs(epoch * 1000).format('YYYY-MM-DD HH:mm') : null);
 
 /** The size in bytes after adding `increment` whole GB. */
 export const grownSize = (virtualBytes: number, increment: number) => virtualBytes + increment * 1024 ** 3;

@@ -2,7 +2,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { Button, Group, Stack, Text, ThemeIcon } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { AuthCard } from '../../layout/BareLayout';
+import { AuthCard } from '../../components/AuthCard';
 
 const KNOWN = ['401', '403', '404', '500'];
 

@@ -6,14 +6,15 @@ import { useTranslation } from 'react-i18next';
 import { z } from 'zod';
 import { ZMaintenanceText } from '@vdi/contracts';
 import { api } from '../../lib/api';
-import { AuthCard } from '../../layout/BareLayout';
+import { AuthCard } from '../../components/AuthCard';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 export default function MaintenancePage() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   // 204 (null) when maintenance is off; the page then offers to go back in.
-  const text = useQuery({ queryKey: ['maintenance', 'text'], queryFn: () => api.get('/maintenance/text/frontend', ZMaintenanceText.nullable()) });
-  const check = useQuery({ queryKey: ['maintenance'], queryFn: () => api.get('/maintenance', z.boolean()), enabled: false });
+  const text = useQuery({ queryKey: ['maintenance', 'text'], queryFn: () => api.get('/maintenance/text/frontend', ZMaintenanceText.nullable()), meta: HANDLES_ERROR });
+  const check = useQuery({ queryKey: ['maintenance'], queryFn: () => api.get('/maintenance', z.boolean()), enabled: false, meta: HANDLES_ERROR });
 
   const retry = async () => {
     const { data } = await check.refetch();

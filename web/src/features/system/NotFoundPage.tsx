@@ -1,7 +1,7 @@
 import { Link, useLocation, useNavigate } from 'react-router';
 import { Anchor, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { AuthCard } from '../../layout/BareLayout';
+import { AuthCard } from '../../components/AuthCard';
 
 export default function NotFoundPage() {
   const { t } = useTranslation();

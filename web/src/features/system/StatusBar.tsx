@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { IconAlertTriangle, IconInfoCircle } from '@tabler/icons-react';
 import { ZStatusBarAnswer } from '@vdi/contracts';
 import { api } from '../../lib/api';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 const COLORS = { info: 'blue', warning: 'yellow', danger: 'red' } as const;
 
@@ -14,6 +15,7 @@ export function StatusBar() {
     refetchInterval: 60_000,
     refetchOnWindowFocus: true,
     retry: false,
+    meta: HANDLES_ERROR,
   });
   if (!data || !data.text) return null;
   const Icon = data.level === 'info' ? IconInfoCircle : IconAlertTriangle;

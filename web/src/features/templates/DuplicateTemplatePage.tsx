@@ -1,14 +1,14 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { Badge, Button, Card, Group, Skeleton, Stack, Text } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconCopy } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { HttpError } from '../../lib/api';
-import { domainInfoQuery } from '../domains/api';
+import { domainInfoQuery } from '../../entities/domain/api';
 import { duplicateTemplate, OWN_TEMPLATES_KEY } from './api';
 import { TemplateForm, type TemplateFormValues } from './TemplateForm';
 import { builtInText } from '../../lib/built-in-text';
@@ -22,9 +22,6 @@ export default function DuplicateTemplatePage() {
   const id = params.get('id') ?? '';
   const info = useQuery({ ...domainInfoQuery(id), enabled: Boolean(id) });
   const [nameError, setNameError] = useState<string | null>(null);
-  useEffect(() => {
-    if (info.error) handleError(info.error);
-  }, [info.error]);
 
   const duplicate = useMutation({
     mutationFn: (v: TemplateFormValues) => duplicateTemplate(id, v),

@@ -5,16 +5,17 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconCheck, IconCopy, IconDatabase, IconLock, IconShieldCheck, IconTemplate } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TTemplate } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { HttpError } from '../../lib/api';
-import { domainInfoQuery } from '../domains/api';
-import { diskLabel } from '../domains/fields';
+import { domainInfoQuery } from '../../entities/domain/api';
+import { diskLabel } from '../../entities/domain/fields';
 import { checkNewTemplateQuota, createTemplate, OWN_TEMPLATES_KEY, templateQuery } from './api';
 import { useTemplatesLive } from './live';
 import { TemplateForm, type TemplateFormValues } from './TemplateForm';
 import { builtInText } from '../../lib/built-in-text';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 /** The job's steps as the server reports its percentage (reference §4.3). */
 const STEPS = [
@@ -80,12 +81,6 @@ export default function NewTemplatePage() {
   const [nameError, setNameError] = useState<string | null>(null);
   const redirected = useRef(false);
 
-  useEffect(() => {
-    if (info.error) handleError(info.error);
-  }, [info.error]);
-  useEffect(() => {
-    if (quota.error) handleError(quota.error);
-  }, [quota.error]);
 
   // The job's progress arrives live (template_update); a poll covers a lost event.
   const created = useQuery({
@@ -93,6 +88,7 @@ export default function NewTemplatePage() {
     enabled: Boolean(createdId) && !failed,
     refetchInterval: (q) => (q.state.data?.status === 'Stopped' ? false : 1000),
     retry: false,
+    meta: HANDLES_ERROR,
   });
   const onEvent = useCallback(
     (event: 'add' | 'update' | 'delete', id: string) => {

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import {
   ActionIcon,
@@ -39,14 +39,14 @@ import {
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TAllowedTemplate, TTemplate } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { OWN_TEMPLATES_KEY, ownTemplatesQuery, sharedTemplatesQuery, updateTemplate } from './api';
 import { useTemplatesLive } from './live';
 import { ChooseDesktopModal, DeleteTemplateModal, ShareModal, ToDesktopModal } from './modals';
-import { sharingSummary } from './SharingPicker';
-import { formatGb } from '../desktops/logic';
+import { sharingSummary } from '../../entities/sharing/SharingPicker';
+import { formatGb, GB } from '../../entities/format';
 import classes from './Templates.module.css';
 import { builtInText } from '../../lib/built-in-text';
 
@@ -166,7 +166,7 @@ function OwnCard({ tpl, onOpen }: { tpl: TTemplate; onOpen: Open }) {
             {t('templates.card.vcpus', { count: tpl.vcpus })}
           </Badge>
           <Badge variant="light" color="gray" radius="sm">
-            {t('templates.card.memory', { value: formatGb(tpl.memory, i18n.language) })}
+            {t('templates.card.memory', { value: formatGb(tpl.memory * GB, i18n.language) })}
           </Badge>
           <Tooltip label={t('templates.card.size_hint')} withArrow>
             <Badge variant="light" color="gray" radius="sm">
@@ -240,12 +240,6 @@ export default function TemplatesPage() {
   const own = useQuery(ownTemplatesQuery);
   const shared = useQuery({ ...sharedTemplatesQuery, enabled: tab === 'shared' || own.isSuccess });
   useTemplatesLive();
-  useEffect(() => {
-    if (own.error) handleError(own.error);
-  }, [own.error]);
-  useEffect(() => {
-    if (shared.error) handleError(shared.error);
-  }, [shared.error]);
   const [search, setSearch] = useState('');
   const [term] = useDebouncedValue(search.trim().toLowerCase(), 150);
   const [dialog, setDialog] = useState<{ kind: 'share' | 'delete' | 'to_desktop'; id: string } | null>(null);

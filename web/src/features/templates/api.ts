@@ -1,15 +1,8 @@
 import { z } from 'zod';
 import {
-  ZAllowedTableItem,
-  ZAllowedTermGroup,
-  ZAllowedTermUser,
-  type TAllowed,
-  type TAllowedUpdateTable,
-  type TUser,
   ZAllowedTemplate,
   ZTemplate,
   ZTemplateTree,
-  type TAllowedTableItem,
   type TAllowedTemplate,
   type TDuplicateTemplate,
   type TNewTemplate,
@@ -18,7 +11,6 @@ import {
   type TTemplateUpdate,
 } from '@vdi/contracts';
 import { api } from '../../lib/api';
-import { queryClient, userQuery } from '../../app/queries';
 
 const id = (s: string) => encodeURIComponent(s);
 const ZId = z.object({ id: z.string() });
@@ -52,22 +44,3 @@ export const deleteTemplate = (templateId: string) => api.delete(`/template/${id
 export const templateToDesktop = (templateId: string, name: string) => api.post('/template/to/desktop', { template_id: templateId, name }, ZId);
 /** 428 with a template_new_* code when one more does not fit. */
 export const checkNewTemplateQuota = () => api.get('/templates/new/check_quota');
-
-/**
- * The sharing picker's search (at least 2 letters: POST /admin/allowed/term/{table}, within whom
- * the caller may pick), or the names of ids already chosen (POST /allowed/table/{table}).
- */
-export async function searchAllowed(table: 'groups' | 'users', query: { term: string } | { ids: string[] }): Promise<TAllowedTableItem[]> {
-  if (!('term' in query)) return api.post(`/allowed/table/${table}`, query, z.array(ZAllowedTableItem));
-  // Admins pick in every category: their results say which.
-  const admin = queryClient.getQueryData<TUser>(userQuery.queryKey)?.role === 'admin';
-  if (table === 'groups') {
-    const groups = await api.post(`/admin/allowed/term/groups`, query, z.array(ZAllowedTermGroup));
-    return groups.map((g) => ({ id: g.id, name: g.name, detail: admin ? g.category_name : null }));
-  }
-  const users = await api.post(`/admin/allowed/term/users`, query, z.array(ZAllowedTermUser));
-  return users.map((u) => ({ id: u.id, name: u.name, detail: admin ? `${u.uid} · ${u.category_name}` : u.uid }));
-}
-
-/** Saves whom a template (`domains`) or a media is shared with: POST /admin/allowed/update/{table}. */
-export const updateAllowed = (table: TAllowedUpdateTable, itemId: string, allowed: TAllowed) => api.post(`/admin/allowed/update/${table}`, { id: itemId, allowed });

@@ -5,14 +5,16 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconCopy, IconDeviceDesktop, IconLock, IconTemplate, IconTrash, IconTransform } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { DOMAIN_NAME_MAX, DOMAIN_NAME_MIN, desktopState, type TDesktop, type TTemplate, type TTemplateAllowed, type TTemplateTreeNode } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../app/error-handler';
+import { handleError, notifySuccess } from '../../lib/error-handler';
 import { HttpError } from '../../lib/api';
 import { rules } from '../../lib/validation';
-import { desktopsQuery } from '../desktops/api';
-import { deleteTemplate, OWN_TEMPLATES_KEY, templateToDesktop, treeQuery, updateAllowed } from './api';
-import { SharingPicker } from './SharingPicker';
+import { desktopsQuery } from '../../entities/desktop/api';
+import { deleteTemplate, OWN_TEMPLATES_KEY, templateToDesktop, treeQuery } from './api';
+import { updateAllowed } from '../../entities/sharing/api';
+import { SharingPicker } from '../../entities/sharing/SharingPicker';
 import classes from './Templates.module.css';
 import { builtInText } from '../../lib/built-in-text';
+import { HANDLES_ERROR } from '../../lib/queries';
 
 /** Sharing of one template. */
 export function ShareModal({ template, onClose }: { template: TTemplate | null; onClose: () => void }) {
@@ -162,9 +164,6 @@ export function DeleteTemplateModal({ template, onClose }: { template: TTemplate
   const { t } = useTranslation();
   const qc = useQueryClient();
   const tree = useQuery({ ...treeQuery(template?.id ?? ''), enabled: Boolean(template) });
-  useEffect(() => {
-    if (tree.error) handleError(tree.error);
-  }, [tree.error]);
   const remove = useMutation({
     mutationFn: () => deleteTemplate(template!.id),
     onSuccess: () => {
@@ -237,7 +236,7 @@ export function DeleteTemplateModal({ template, onClose }: { template: TTemplate
 export function ChooseDesktopModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const desktops = useQuery({ ...desktopsQuery, enabled: opened });
+  const desktops = useQuery({ ...desktopsQuery, enabled: opened, meta: HANDLES_ERROR });
   const [choice, setChoice] = useState<string | null>(null);
   const usable = (d: TDesktop) => desktopState(d.state) === 'stopped' && !d.server && d.type === 'persistent';
   const list = (desktops.data ?? []).filter((d) => d.type === 'persistent');

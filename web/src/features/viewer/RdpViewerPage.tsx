@@ -1,25 +1,14 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
-import { ActionIcon, Badge, Button, Group, Loader, Paper, Stack, Text, ThemeIcon, Title, Tooltip } from '@mantine/core';
-import {
-  IconAlertTriangle,
-  IconArrowsMaximize,
-  IconArrowsMinimize,
-  IconClockExclamation,
-  IconDeviceDesktop,
-  IconKeyboard,
-  IconPlugConnectedX,
-  IconRefresh,
-  IconServerOff,
-  IconX,
-} from '@tabler/icons-react';
+import { Button, Loader, Stack, Text } from '@mantine/core';
+import { IconAlertTriangle, IconClockExclamation, IconPlugConnectedX, IconServerOff, IconX } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import type { TRdpViewerTicket } from '@vdi/contracts';
 import { errorMessage } from '../../lib/errors';
 import { session } from '../../lib/session';
-import { browserViewerCookie, forgetBrowserViewerCookie, rdpTicketFromPage } from './ticket';
-import { fetchRdpTicket } from './open';
+import { browserViewerCookie, forgetBrowserViewerCookie, rdpTicketFromPage } from '../../entities/viewer/ticket';
+import { fetchRdpTicket } from '../../entities/viewer/open';
 import { useRdp } from './use-rdp';
+import { useCloseTab, useReconnect, ViewerEnded, ViewerToolbar } from './ViewerFrame';
 import type { RdpState } from './rdp-state';
 import classes from './VncViewerPage.module.css';
 import { builtInText } from '../../lib/built-in-text';
@@ -71,10 +60,6 @@ export default function RdpViewerPage() {
   const signedIn = Boolean(session.token());
   const renew = useCallback(() => fetchRdpTicket(desktopId!), [desktopId]);
   const { state, ui } = useRdp(screenRef, ticket, desktopId && signedIn ? renew : null);
-  const [fullscreen, setFullscreen] = useState(Boolean(document.fullscreenElement));
-  const [reconnecting, setReconnecting] = useState(false);
-  const [reconnectError, setReconnectError] = useState<string | null>(null);
-  const [closeTried, setCloseTried] = useState(false);
 
   const shown: RdpState = reopening ? { kind: 'connecting' } : state;
   const key = stateKey(shown);
@@ -84,40 +69,17 @@ export default function RdpViewerPage() {
     document.title = name ? `${name} · ${t('app.title')}` : `${t('routes.rdp')} · ${t('app.title')}`;
   }, [name, t, i18n.language]);
 
-  useEffect(() => {
-    const onChange = () => setFullscreen(Boolean(document.fullscreenElement));
-    document.addEventListener('fullscreenchange', onChange);
-    return () => document.removeEventListener('fullscreenchange', onChange);
-  }, []);
-
-  const toggleFullscreen = useCallback(() => {
-    if (document.fullscreenElement) void document.exitFullscreen();
-    else void document.documentElement.requestFullscreen?.().catch(() => undefined);
-  }, []);
-
-  const close = useCallback(() => {
+  const shutdown = useCallback(() => {
     try {
       ui.current?.shutdown();
     } catch {
       /* not connected */
     }
-    window.close();
-    setTimeout(() => setCloseTried(true), 300);
   }, [ui]);
+  const { close, tried: closeTried } = useCloseTab(shutdown);
 
   const canReconnect = Boolean(desktopId && signedIn);
-  const reconnect = useCallback(async () => {
-    if (!desktopId) return;
-    setReconnecting(true);
-    setReconnectError(null);
-    try {
-      setTicket(await fetchRdpTicket(desktopId));
-    } catch (err) {
-      setReconnectError(errorMessage(i18n.t.bind(i18n), err, (k) => i18n.exists(k)));
-    } finally {
-      setReconnecting(false);
-    }
-  }, [desktopId, setTicket, i18n]);
+  const reconnection = useReconnect(desktopId ? renew : null, setTicket);
 
   const connected = shown.kind === 'connected';
   const busy = shown.kind === 'connecting' || shown.kind === 'retrying';
@@ -132,54 +94,13 @@ export default function RdpViewerPage() {
 
   return (
     <div className={classes.page} data-testid="rdp-viewer" data-state={key}>
-      <header className={classes.bar}>
-        <Group gap="sm" wrap="nowrap" style={{ minWidth: 0 }}>
-          <ThemeIcon size={28} radius="md" variant="gradient" gradient={{ from: 'indigo', to: 'cyan', deg: 135 }}>
-            <IconDeviceDesktop size={17} />
-          </ThemeIcon>
-          {name && (
-            <Text fw={600} size="sm" className={classes.name} data-testid="viewer-name" title={name}>
-              {name}
-            </Text>
-          )}
-          <Badge
-            color={COLOR[key] ?? 'gray'}
-            variant="light"
-            size="sm"
-            leftSection={busy ? <Loader size={10} color="yellow" /> : null}
-            data-testid="viewer-status"
-            classNames={{ root: classes.status, label: classes.statusText, section: classes.statusSection }}
-          >
-            {shown.kind === 'retrying' ? t('viewer.rdp.state.retrying', { n: shown.attempt, max: shown.max }) : t(`viewer.rdp.state.${key}`)}
-          </Badge>
-        </Group>
-        <Group gap={6} wrap="nowrap">
-          <Tooltip label={t('viewer.ctrl_alt_del_hint')}>
-            <Button
-              size="compact-sm"
-              variant="subtle"
-              className={classes.tool}
-              leftSection={<IconKeyboard size={16} />}
-              disabled={!connected}
-              onClick={() => ui.current?.ctrlAltDel()}
-              data-testid="viewer-ctrl-alt-del"
-              aria-label={t('viewer.ctrl_alt_del')}
-            >
-              <span className={classes.label}>{t('viewer.ctrl_alt_del')}</span>
-            </Button>
-          </Tooltip>
-          <Tooltip label={t(fullscreen ? 'viewer.exit_fullscreen' : 'viewer.fullscreen')}>
-            <ActionIcon variant="subtle" size="lg" className={classes.tool} onClick={toggleFullscreen} aria-label={t(fullscreen ? 'viewer.exit_fullscreen' : 'viewer.fullscreen')} data-testid="viewer-fullscreen">
-              {fullscreen ? <IconArrowsMinimize size={18} /> : <IconArrowsMaximize size={18} />}
-            </ActionIcon>
-          </Tooltip>
-          <Tooltip label={t('viewer.close')}>
-            <ActionIcon variant="subtle" size="lg" className={classes.tool} onClick={close} aria-label={t('viewer.close')} data-testid="viewer-close">
-              <IconX size={18} />
-            </ActionIcon>
-          </Tooltip>
-        </Group>
-      </header>
+      <ViewerToolbar
+        name={name}
+        status={{ color: COLOR[key] ?? 'gray', busy, label: shown.kind === 'retrying' ? t('viewer.rdp.state.retrying', { n: shown.attempt, max: shown.max }) : t(`viewer.rdp.state.${key}`) }}
+        connected={connected}
+        onCtrlAltDel={() => ui.current?.ctrlAltDel()}
+        onClose={close}
+      />
       <main className={classes.screen}>
         <div ref={screenRef} className={classes.display} data-testid="viewer-screen" />
         {busy && (
@@ -197,47 +118,32 @@ export default function RdpViewerPage() {
           </div>
         )}
         {ended && (
-          <div className={classes.overlay}>
-            <Paper withBorder radius="lg" p="xl" maw={460} w="100%" className={classes.card} data-testid="rdp-ended">
-              <Stack align="center" gap="md">
-                <ThemeIcon size={56} radius="xl" variant="light" color={COLOR[key] ?? 'gray'}>
-                  <EndIcon size={30} />
-                </ThemeIcon>
-                <Title order={1} size="h4" ta="center">
-                  {t(`viewer.rdp.title.${key}`)}
-                </Title>
-                <Text size="sm" c="dimmed" ta="center" data-testid="rdp-ended-body">
-                  {body}
-                </Text>
-                {reconnectError && (
-                  <Text size="sm" c="red" ta="center" data-testid="viewer-reconnect-error">
-                    {reconnectError}
-                  </Text>
-                )}
-                <Group justify="center">
-                  {canReconnect && (
-                    <Button variant="default" leftSection={<IconRefresh size={16} />} loading={reconnecting} onClick={() => void reconnect()} data-testid="viewer-reconnect">
-                      {t('viewer.reconnect')}
-                    </Button>
-                  )}
-                  {!canReconnect && shown.kind === 'cookie-missing' ? (
-                    <Button component={Link} to="/desktops" data-testid="viewer-go-desktops">
-                      {t('viewer.go_desktops')}
-                    </Button>
-                  ) : (
-                    <Button leftSection={<IconX size={16} />} onClick={close} data-testid="viewer-close-tab">
-                      {t('viewer.close_tab')}
-                    </Button>
-                  )}
-                </Group>
-                {closeTried && (
-                  <Text size="xs" c="dimmed" ta="center">
-                    {t('viewer.close_manually')}
-                  </Text>
-                )}
-              </Stack>
-            </Paper>
-          </div>
+          <ViewerEnded
+            testId="rdp-ended"
+            width={460}
+            icon={<EndIcon size={30} />}
+            color={COLOR[key] ?? 'gray'}
+            title={t(`viewer.rdp.title.${key}`)}
+            body={
+              <Text size="sm" c="dimmed" ta="center" data-testid="rdp-ended-body">
+                {body}
+              </Text>
+            }
+            canReconnect={canReconnect}
+            reconnect={reconnection}
+            closeTried={closeTried}
+            action={
+              !canReconnect && shown.kind === 'cookie-missing' ? (
+                <Button component={Link} to="/desktops" data-testid="viewer-go-desktops">
+                  {t('viewer.go_desktops')}
+                </Button>
+              ) : (
+                <Button leftSection={<IconX size={16} />} onClick={close} data-testid="viewer-close-tab">
+                  {t('viewer.close_tab')}
+                </Button>
+              )
+            }
+          />
         )}
       </main>
     </div>

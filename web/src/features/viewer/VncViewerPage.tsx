@@ -1,24 +1,15 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
-import { ActionIcon, Badge, Button, Group, Loader, Paper, Stack, Text, ThemeIcon, Title, Tooltip } from '@mantine/core';
-import {
-  IconAlertTriangle,
-  IconArrowsMaximize,
-  IconArrowsMinimize,
-  IconDeviceDesktop,
-  IconKeyboard,
-  IconPlugConnectedX,
-  IconRefresh,
-  IconX,
-} from '@tabler/icons-react';
+import { Button, Loader, Paper, Stack, Text, ThemeIcon, Title } from '@mantine/core';
+import { IconAlertTriangle, IconPlugConnectedX, IconX } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TBrowserViewerTicket } from '@vdi/contracts';
-import { errorMessage } from '../../lib/errors';
 import { session } from '../../lib/session';
-import { browserViewerCookie, forgetBrowserViewerCookie, ticketFromPage } from './ticket';
-import { useVnc } from './use-vnc';
+import { browserViewerCookie, forgetBrowserViewerCookie, ticketFromPage } from '../../entities/viewer/ticket';
+import { useVnc } from '../../entities/viewer/use-vnc';
 import { useBlankScreen } from './blank';
-import { fetchVncTicket } from './open';
+import { useCloseTab, useReconnect, ViewerEnded, ViewerToolbar } from './ViewerFrame';
+import { fetchVncTicket } from '../../entities/viewer/open';
 import classes from './VncViewerPage.module.css';
 import { builtInText } from '../../lib/built-in-text';
 
@@ -49,47 +40,19 @@ export default function VncViewerPage() {
   const status: Status = vncStatus === 'idle' ? 'connecting' : vncStatus;
   const booting = useBlankScreen(screenRef, status === 'connected');
   const ended: Ended | null = endReason ? { reason: endReason } : null;
-  const [fullscreen, setFullscreen] = useState(Boolean(document.fullscreenElement));
-  const [reconnecting, setReconnecting] = useState(false);
-  const [reconnectError, setReconnectError] = useState<string | null>(null);
-  const [closeTried, setCloseTried] = useState(false);
 
   useEffect(() => {
     document.title = ticket ? `${builtInText(t, ticket.name)} · ${t('app.title')}` : `${t('routes.viewer')} · ${t('app.title')}`;
   }, [ticket, t, i18n.language]);
 
-  useEffect(() => {
-    const onChange = () => setFullscreen(Boolean(document.fullscreenElement));
-    document.addEventListener('fullscreenchange', onChange);
-    return () => document.removeEventListener('fullscreenchange', onChange);
-  }, []);
-
-  const toggleFullscreen = useCallback(() => {
-    if (document.fullscreenElement) void document.exitFullscreen();
-    else void document.documentElement.requestFullscreen?.().catch(() => undefined);
-  }, []);
-
-  const close = useCallback(() => {
-    rfbRef.current?.disconnect();
-    window.close();
-    // A tab the portal did not open cannot be closed by the page: say so.
-    setTimeout(() => setCloseTried(true), 300);
-  }, []);
+  const disconnect = useCallback(() => rfbRef.current?.disconnect(), [rfbRef]);
+  const { close, tried: closeTried } = useCloseTab(disconnect);
 
   /** A signed-in person can get a fresh ticket for the same desktop. */
   const canReconnect = Boolean(ticket && session.token());
-  const reconnect = useCallback(async () => {
-    if (!ticket) return;
-    setReconnecting(true);
-    setReconnectError(null);
-    try {
-      setTicket(await fetchVncTicket(ticket.desktopId));
-    } catch (err) {
-      setReconnectError(errorMessage(i18n.t.bind(i18n), err, (k) => i18n.exists(k)));
-    } finally {
-      setReconnecting(false);
-    }
-  }, [ticket, setTicket, i18n]);
+  const desktopId = ticket?.desktopId;
+  const renew = useCallback(() => fetchVncTicket(desktopId!), [desktopId]);
+  const reconnection = useReconnect(desktopId ? renew : null, setTicket);
 
   if (!ticket) {
     return (
@@ -118,52 +81,13 @@ export default function VncViewerPage() {
 
   return (
     <div className={classes.page} data-testid="vnc-viewer" data-status={status}>
-      <header className={classes.bar}>
-        <Group gap="sm" wrap="nowrap" style={{ minWidth: 0 }}>
-          <ThemeIcon size={28} radius="md" variant="gradient" gradient={{ from: 'indigo', to: 'cyan', deg: 135 }}>
-            <IconDeviceDesktop size={17} />
-          </ThemeIcon>
-          <Text fw={600} size="sm" className={classes.name} data-testid="viewer-name" title={builtInText(t, ticket.name)}>
-            {builtInText(t, ticket.name)}
-          </Text>
-          <Badge
-            color={STATUS_COLOR[status]}
-            variant="light"
-            size="sm"
-            leftSection={status === 'connecting' ? <Loader size={10} color="yellow" /> : null}
-            data-testid="viewer-status"
-            classNames={{ root: classes.status, label: classes.statusText, section: classes.statusSection }}
-          >
-            {t(`viewer.status.${status}`)}
-          </Badge>
-        </Group>
-        <Group gap={6} wrap="nowrap">
-          <Tooltip label={t('viewer.ctrl_alt_del_hint')}>
-            <Button
-              size="compact-sm"
-              variant="subtle"
-              className={classes.tool}
-              leftSection={<IconKeyboard size={16} />}
-              disabled={status !== 'connected'}
-              onClick={() => rfbRef.current?.sendCtrlAltDel()}
-              data-testid="viewer-ctrl-alt-del"
-              aria-label={t('viewer.ctrl_alt_del')}
-            >
-              <span className={classes.label}>{t('viewer.ctrl_alt_del')}</span>
-            </Button>
-          </Tooltip>
-          <Tooltip label={t(fullscreen ? 'viewer.exit_fullscreen' : 'viewer.fullscreen')}>
-            <ActionIcon variant="subtle" size="lg" className={classes.tool} onClick={toggleFullscreen} aria-label={t(fullscreen ? 'viewer.exit_fullscreen' : 'viewer.fullscreen')} data-testid="viewer-fullscreen">
-              {fullscreen ? <IconArrowsMinimize size={18} /> : <IconArrowsMaximize size={18} />}
-            </ActionIcon>
-          </Tooltip>
-          <Tooltip label={t('viewer.close')}>
-            <ActionIcon variant="subtle" size="lg" className={classes.tool} onClick={close} aria-label={t('viewer.close')} data-testid="viewer-close">
-              <IconX size={18} />
-            </ActionIcon>
-          </Tooltip>
-        </Group>
-      </header>
+      <ViewerToolbar
+        name={builtInText(t, ticket.name)}
+        status={{ color: STATUS_COLOR[status], busy: status === 'connecting', label: t(`viewer.status.${status}`) }}
+        connected={status === 'connected'}
+        onCtrlAltDel={() => rfbRef.current?.sendCtrlAltDel()}
+        onClose={close}
+      />
       <main className={classes.screen}>
         <div ref={screenRef} className={classes.display} data-testid="viewer-screen" />
         {status === 'connecting' && (
@@ -188,41 +112,26 @@ export default function VncViewerPage() {
           </div>
         )}
         {status === 'disconnected' && (
-          <div className={classes.overlay}>
-            <Paper withBorder radius="lg" p="xl" maw={440} w="100%" className={classes.card} data-testid="viewer-disconnected">
-              <Stack align="center" gap="md">
-                <ThemeIcon size={56} radius="xl" variant="light" color={ended?.reason === 'closed' ? 'gray' : 'red'}>
-                  <IconPlugConnectedX size={30} />
-                </ThemeIcon>
-                <Title order={1} size="h4" ta="center">
-                  {t('viewer.disconnected_title')}
-                </Title>
-                <Text size="sm" c="dimmed" ta="center" data-testid="viewer-ended" data-reason={closeReason ?? ended?.reason ?? 'closed'}>
-                  {closeReason && i18n.exists(`errors.${closeReason}`) ? t(`errors.${closeReason}`) : t(`viewer.ended.${ended?.reason ?? 'closed'}`)}
-                </Text>
-                {reconnectError && (
-                  <Text size="sm" c="red" ta="center" data-testid="viewer-reconnect-error">
-                    {reconnectError}
-                  </Text>
-                )}
-                <Group justify="center">
-                  {canReconnect && (
-                    <Button variant="default" leftSection={<IconRefresh size={16} />} loading={reconnecting} onClick={() => void reconnect()} data-testid="viewer-reconnect">
-                      {t('viewer.reconnect')}
-                    </Button>
-                  )}
-                  <Button leftSection={<IconX size={16} />} onClick={close} data-testid="viewer-close-tab">
-                    {t('viewer.close_tab')}
-                  </Button>
-                </Group>
-                {closeTried && (
-                  <Text size="xs" c="dimmed" ta="center">
-                    {t('viewer.close_manually')}
-                  </Text>
-                )}
-              </Stack>
-            </Paper>
-          </div>
+          <ViewerEnded
+            testId="viewer-disconnected"
+            width={440}
+            icon={<IconPlugConnectedX size={30} />}
+            color={ended?.reason === 'closed' ? 'gray' : 'red'}
+            title={t('viewer.disconnected_title')}
+            body={
+              <Text size="sm" c="dimmed" ta="center" data-testid="viewer-ended" data-reason={closeReason ?? ended?.reason ?? 'closed'}>
+                {closeReason && i18n.exists(`errors.${closeReason}`) ? t(`errors.${closeReason}`) : t(`viewer.ended.${ended?.reason ?? 'closed'}`)}
+              </Text>
+            }
+            canReconnect={canReconnect}
+            reconnect={reconnection}
+            closeTried={closeTried}
+            action={
+              <Button leftSection={<IconX size={16} />} onClick={close} data-testid="viewer-close-tab">
+                {t('viewer.close_tab')}
+              </Button>
+            }
+          />
         )}
       </main>
     </div>

@@ -3,7 +3,7 @@ import type { UserInteraction } from '@devolutions/iron-remote-desktop';
 import type { TRdpViewerTicket } from '@vdi/contracts';
 import type { IronElement, IronReadyEvent } from './iron';
 import { desktopSizeFor, failureOf, type RdpState } from './rdp-state';
-import { rdpSocketUrl } from './ticket';
+import { rdpSocketUrl } from '../../entities/viewer/ticket';
 
 /** Attempts after a lost or failed connection, each with a new ticket. */
 export const RDP_MAX_RETRIES = 3;

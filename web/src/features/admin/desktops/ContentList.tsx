@@ -1,21 +1,53 @@
-import { useEffect, useState, type ReactNode } from 'react';
-import { ActionIcon, Button, Group, Menu, Paper, Select, Skeleton, Stack, Table, TextInput } from '@mantine/core';
+import { useState, type ReactNode } from 'react';
+import { ActionIcon, Button, Group, Menu, Paper, Select, Skeleton, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useQuery, type UseQueryOptions } from '@tanstack/react-query';
 import { IconDots, IconSearch } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { handleError } from '../../../app/error-handler';
-import { userQuery } from '../../../app/queries';
+import { userQuery, HANDLES_ERROR } from '../../../lib/queries';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
-import { categoriesQuery } from '../people/api';
 import { ListFooter, SortHeader } from '../shared/desktops-list';
 import type { ListParams } from './api';
-import './texts';
-import { CardTable } from '../../../components/CardTable';
+import { OwnerCell, type Owned } from './owner';
+import { formatBytes } from '../../../entities/format';
+import { ListTable } from '../shared/console';
+import '../../../i18n/areas/admin-desktops';
 import { builtInText } from '../../../lib/built-in-text';
+import { categoriesQuery } from '../people/api';
 
 export type Column<T> = { key: string; label: string; sort?: string; render: (row: T) => ReactNode; adminOnly?: boolean };
+
+/** The columns the content lists share (name and description, owner, category, size, creation), in the same words and looks. */
+export function useContentColumns() {
+  const { t, i18n } = useTranslation();
+  const dateFmt = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium' });
+  return {
+    name: <T extends { name: string; description: string }>(label: string): Column<T> => ({
+      key: 'name', label, sort: 'name',
+      render: (r) => (
+        <>
+          <Text size="sm" fw={600}>
+            {builtInText(t, r.name)}
+          </Text>
+          <Text size="xs" c="dimmed" lineClamp={1}>
+            {builtInText(t, r.description)}
+          </Text>
+        </>
+      ),
+    }),
+    owner: <T extends Owned>(): Column<T> => ({ key: 'owner', label: t('admin_desktops.common.owner'), sort: 'owner', render: (r) => <OwnerCell row={r} /> }),
+    category: <T extends { category_name: string }>(): Column<T> => ({ key: 'category', label: t('admin_desktops.common.category'), sort: 'category', adminOnly: true, render: (r) => <Text size="sm">{builtInText(t, r.category_name)}</Text> }),
+    size: <T extends { size: number }>(sortable = true): Column<T> => ({
+      key: 'size', label: t('admin_desktops.common.size'), ...(sortable ? { sort: 'size' } : {}),
+      render: (r) => <Text size="sm" style={{ whiteSpace: 'nowrap' }}>{formatBytes(r.size, i18n.language)}</Text>,
+    }),
+    created: <T extends { created: string | number }>(): Column<T> => ({
+      key: 'created', label: t('admin_desktops.common.created'), sort: 'created',
+      render: (r) => <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>{dateFmt.format(new Date(r.created))}</Text>,
+    }),
+  };
+}
 type Filters = (params: ListParams, patch: (p: Partial<ListParams>) => void) => ReactNode;
 
 /**
@@ -40,10 +72,7 @@ export function ContentList<T extends { id: string; name: string }>({
   const [search, setSearch] = useState('');
   const [term] = useDebouncedValue(search.trim(), 250);
   const list = useQuery(query({ ...params, search: term.length >= 2 ? term : '' }));
-  useEffect(() => {
-    if (list.error) handleError(list.error);
-  }, [list.error]);
-  const cats = useQuery({ ...categoriesQuery(), enabled: isAdmin });
+  const cats = useQuery({ ...categoriesQuery(), enabled: isAdmin, meta: HANDLES_ERROR });
   const patch = (p: Partial<ListParams>) => setParams((x) => ({ ...x, page: 1, ...p }));
   const onSort = (field: string) => patch({ sort: field, order: params.sort === field && params.order === 'asc' ? 'desc' : 'asc' });
   const items = list.data?.items ?? [];
@@ -84,65 +113,69 @@ export function ContentList<T extends { id: string; name: string }>({
           {filters?.(params, patch)}
         </Group>
       </Paper>
-      {list.isPending ? (
-        <Stack gap="xs" data-testid={`${area}-loading`}>
-          {[0, 1, 2].map((i) => (
-            <Skeleton key={i} h={40} radius="md" />
-          ))}
-        </Stack>
-      ) : list.isError && !list.data ? (
-        <EmptyState
-          icon={icon}
-          title={t('admin_desktops.common.load_failed')}
-          action={
-            <Button variant="light" onClick={() => void list.refetch()} data-testid={`${area}-retry`}>
-              {t('admin_desktops.common.retry')}
-            </Button>
-          }
-        />
-      ) : items.length === 0 ? (
-        <EmptyState
-          icon={icon}
-          title={t(`admin_desktops.${area}.${filtered ? 'none_found' : 'empty'}`)}
-          body={t(`admin_desktops.${area}.${filtered ? 'none_found_body' : 'empty_body'}`)}
-        />
-      ) : (
-        <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
-          <CardTable minWidth={minWidth} highlightOnHover verticalSpacing="xs" data-testid={`${area}-table`} data-total={total}>
-            <Table.Thead>
-              <Table.Tr>
-                {shown.map((c) =>
-                  c.sort ? (
-                    <SortHeader key={c.key} testPrefix={area} label={c.label} field={c.sort} sort={params.sort} order={params.order} onSort={onSort} />
-                  ) : (
-                    <Table.Th key={c.key}>{c.label}</Table.Th>
-                  ),
-                )}
-                <Table.Th w={48} />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {items.map((row) => (
-                <Table.Tr key={row.id} data-testid={`${area}-row`} data-name={row.name}>
-                  {shown.map((c) => (
-                    <Table.Td key={c.key}>{c.render(row)}</Table.Td>
-                  ))}
-                  <Table.Td>
-                    <Menu position="bottom-end" withinPortal>
-                      <Menu.Target>
-                        <ActionIcon variant="subtle" color="gray" aria-label={t('admin_desktops.common.actions', { name: row.name })} data-testid={`${area}-actions`}>
-                          <IconDots size={16} />
-                        </ActionIcon>
-                      </Menu.Target>
-                      <Menu.Dropdown>{actions(row)}</Menu.Dropdown>
-                    </Menu>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </CardTable>
-        </Paper>
-      )}
+      <ListTable
+        pending={list.isPending}
+        loading={
+          <Stack gap="xs" data-testid={`${area}-loading`}>
+            {[0, 1, 2].map((i) => (
+              <Skeleton key={i} h={40} radius="md" />
+            ))}
+          </Stack>
+        }
+        failed={list.isError && !list.data && (
+          <EmptyState
+            icon={icon}
+            title={t('admin_desktops.common.load_failed')}
+            action={
+              <Button variant="light" onClick={() => void list.refetch()} data-testid={`${area}-retry`}>
+                {t('admin_desktops.common.retry')}
+              </Button>
+            }
+          />
+        )}
+        empty={items.length === 0 && (
+          <EmptyState
+            icon={icon}
+            title={t(`admin_desktops.${area}.${filtered ? 'none_found' : 'empty'}`)}
+            body={t(`admin_desktops.${area}.${filtered ? 'none_found_body' : 'empty_body'}`)}
+          />
+        )}
+        minWidth={minWidth}
+        highlightOnHover
+        verticalSpacing="xs"
+        data-testid={`${area}-table`}
+        data-total={total}
+        head={
+          <Table.Tr>
+            {shown.map((c) =>
+              c.sort ? (
+                <SortHeader key={c.key} testPrefix={area} label={c.label} field={c.sort} sort={params.sort} order={params.order} onSort={onSort} />
+              ) : (
+                <Table.Th key={c.key}>{c.label}</Table.Th>
+              ),
+            )}
+            <Table.Th w={48} />
+          </Table.Tr>
+        }
+      >
+        {items.map((row) => (
+          <Table.Tr key={row.id} data-testid={`${area}-row`} data-name={row.name}>
+            {shown.map((c) => (
+              <Table.Td key={c.key}>{c.render(row)}</Table.Td>
+            ))}
+            <Table.Td>
+              <Menu position="bottom-end" withinPortal>
+                <Menu.Target>
+                  <ActionIcon variant="subtle" color="gray" aria-label={t('admin_desktops.common.actions', { name: row.name })} data-testid={`${area}-actions`}>
+                    <IconDots size={16} />
+                  </ActionIcon>
+                </Menu.Target>
+                <Menu.Dropdown>{actions(row)}</Menu.Dropdown>
+              </Menu>
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </ListTable>
       <ListFooter
         testPrefix={area}
         total={total}

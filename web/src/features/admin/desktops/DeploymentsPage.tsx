@@ -3,22 +3,20 @@ import { Badge, Menu, Select, Text } from '@mantine/core';
 import { IconEye, IconEyeOff, IconTrash, IconUserShare, IconUsersGroup } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TAdminDeployment } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../../app/error-handler';
-import { formatBytes } from '../../media/logic';
-import { fullBadge } from '../people/shared';
-import { ConfirmModal } from '../shared/desktops-list';
+import { handleError, notifySuccess } from '../../../lib/error-handler';
+import { fullBadge, ConfirmModal } from '../shared/console';
 import { deleteDeployment, deploymentsQuery, refreshContent, updateDeployment } from './api';
-import { ContentList, type Column } from './ContentList';
-import { ChangeOwnerModal, OwnerCell } from './owner';
-import './texts';
+import { ContentList, useContentColumns, type Column } from './ContentList';
+import { ChangeOwnerModal } from './owner';
+import '../../../i18n/areas/admin-desktops';
 import { builtInText } from '../../../lib/built-in-text';
 
 /** /isard-admin/deployments: every deployment across owners; show or hide, give to another owner, delete to the bin. */
 export default function DeploymentsPage() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const [owning, setOwning] = useState<TAdminDeployment | null>(null);
   const [deleting, setDeleting] = useState<TAdminDeployment | null>(null);
-  const dateFmt = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium' });
+  const cols = useContentColumns();
   const setVisible = (row: TAdminDeployment) =>
     void updateDeployment(row.id, { visible: !row.visible })
       .then(async () => {
@@ -27,21 +25,9 @@ export default function DeploymentsPage() {
       })
       .catch(handleError);
   const columns: Column<TAdminDeployment>[] = [
-    {
-      key: 'name', label: t('admin_desktops.deployments.name'), sort: 'name',
-      render: (r) => (
-        <>
-          <Text size="sm" fw={600}>
-            {builtInText(t, r.name)}
-          </Text>
-          <Text size="xs" c="dimmed" lineClamp={1}>
-            {builtInText(t, r.description)}
-          </Text>
-        </>
-      ),
-    },
-    { key: 'owner', label: t('admin_desktops.common.owner'), sort: 'owner', render: (r) => <OwnerCell row={r} /> },
-    { key: 'category', label: t('admin_desktops.common.category'), sort: 'category', adminOnly: true, render: (r) => <Text size="sm">{builtInText(t, r.category_name)}</Text> },
+    cols.name(t('admin_desktops.deployments.name')),
+    cols.owner(),
+    cols.category(),
     { key: 'template', label: t('admin_desktops.deployments.template'), render: (r) => <Text size="sm">{builtInText(t, r.template_name) ?? '—'}</Text> },
     {
       key: 'visible', label: t('admin_desktops.common.status'), sort: 'visible',
@@ -62,8 +48,8 @@ export default function DeploymentsPage() {
         </>
       ),
     },
-    { key: 'size', label: t('admin_desktops.common.size'), render: (r) => <Text size="sm" style={{ whiteSpace: 'nowrap' }}>{formatBytes(r.size, i18n.language)}</Text> },
-    { key: 'created', label: t('admin_desktops.common.created'), sort: 'created', render: (r) => <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>{dateFmt.format(new Date(r.created))}</Text> },
+    cols.size(false),
+    cols.created(),
   ];
   return (
     <>

@@ -11,19 +11,19 @@ import {
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { DOMAIN_STATUSES, LOCAL_HYPERVISOR, type TAdminActionAnswer, type TAdminDesktop, type TAdminDesktopAction } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../../app/error-handler';
-import { userQuery } from '../../../app/queries';
+import { handleError, notifySuccess } from '../../../lib/error-handler';
+import { userQuery, HANDLES_ERROR } from '../../../lib/queries';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
-import { StateBadge } from '../../desktops/StateBadge';
-import { formatBytes, formatDuration } from '../../media/logic';
-import { openViewer } from '../../viewer/open';
-import { categoriesQuery, groupsQuery } from '../people/api';
-import { useCodeText } from '../people/shared';
-import { ConfirmModal, ListFooter, SortHeader, UserPicker } from '../shared/desktops-list';
-import { deploymentsQuery, desktopAction, desktopsQuery, refreshContent, supportViewer, templatesQuery, type ListParams } from './api';
-import './texts';
+import { StateBadge } from '../../../entities/desktop/StateBadge';
+import { formatBytes, formatDuration } from '../../../entities/format';
+import { openViewer } from '../../../entities/viewer/open';
+import { useCodeText, ConfirmModal } from '../shared/console';
+import { ListFooter, SortHeader, UserPicker } from '../shared/desktops-list';
+import { desktopAction, desktopsQuery, refreshContent, supportViewer, type ListParams, deploymentsQuery, templatesQuery } from './api';
+import '../../../i18n/areas/admin-desktops';
 import { builtInText } from '../../../lib/built-in-text';
+import { categoriesQuery, groupsQuery } from '../people/api';
 
 /** States in which the screen can be opened. */
 const VIEWABLE = ['Started', 'WaitingIP', 'Paused', 'Shutting-down'];
@@ -153,13 +153,10 @@ export default function DesktopsPage() {
   const [more, setMore] = useState(false);
   const query = { ...params, search: term.length >= 2 ? term : '' };
   const list = useQuery(desktopsQuery(query));
-  useEffect(() => {
-    if (list.error) handleError(list.error);
-  }, [list.error]);
-  const cats = useQuery({ ...categoriesQuery(), enabled: isAdmin });
-  const groups = useQuery(groupsQuery('', (params.category as string) ?? null));
-  const templates = useQuery({ ...templatesQuery({ page: 1, per_page: 500, sort: 'name', order: 'asc', search: '' }), enabled: more });
-  const deployments = useQuery({ ...deploymentsQuery({ page: 1, per_page: 500, sort: 'name', order: 'asc', search: '' }), enabled: more });
+  const cats = useQuery({ ...categoriesQuery(), enabled: isAdmin, meta: HANDLES_ERROR });
+  const groups = useQuery({ ...groupsQuery('', (params.category as string) ?? null), meta: HANDLES_ERROR });
+  const templates = useQuery({ ...templatesQuery({ page: 1, per_page: 500, sort: 'name', order: 'asc', search: '' }), enabled: more, meta: HANDLES_ERROR });
+  const deployments = useQuery({ ...deploymentsQuery({ page: 1, per_page: 500, sort: 'name', order: 'asc', search: '' }), enabled: more, meta: HANDLES_ERROR });
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [confirm, setConfirm] = useState<{ action: TAdminDesktopAction; rows: TAdminDesktop[] } | null>(null);
   const [support, setSupport] = useState<TAdminDesktop | null>(null);

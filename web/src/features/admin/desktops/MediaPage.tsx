@@ -3,40 +3,26 @@ import { Badge, Menu, Select, Text } from '@mantine/core';
 import { IconDisc, IconTrash, IconUserShare } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TAdminMedia } from '@vdi/contracts';
-import { notifySuccess } from '../../../app/error-handler';
-import { formatBytes } from '../../media/logic';
-import { fullBadge } from '../people/shared';
-import { ConfirmModal } from '../shared/desktops-list';
+import { notifySuccess } from '../../../lib/error-handler';
+import { fullBadge, ConfirmModal } from '../shared/console';
 import { deleteMedia, mediaQuery, refreshContent, updateMedia } from './api';
-import { ContentList, type Column } from './ContentList';
-import { ChangeOwnerModal, OwnerCell } from './owner';
-import './texts';
+import { ContentList, useContentColumns, type Column } from './ContentList';
+import { ChangeOwnerModal } from './owner';
+import '../../../i18n/areas/admin-desktops';
 import { builtInText } from '../../../lib/built-in-text';
 
 const STATUS_COLOR: Record<string, string> = { Downloaded: 'teal', Downloading: 'blue', DownloadStarting: 'blue', ResetDownloading: 'blue', DownloadFailed: 'red', DownloadFailedInvalidFormat: 'red' };
 
 /** /isard-admin/media: every installation image across owners; give to another owner, delete. */
 export default function MediaPage() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const [owning, setOwning] = useState<TAdminMedia | null>(null);
   const [deleting, setDeleting] = useState<TAdminMedia | null>(null);
-  const dateFmt = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium' });
+  const cols = useContentColumns();
   const columns: Column<TAdminMedia>[] = [
-    {
-      key: 'name', label: t('admin_desktops.media.name'), sort: 'name',
-      render: (r) => (
-        <>
-          <Text size="sm" fw={600}>
-            {builtInText(t, r.name)}
-          </Text>
-          <Text size="xs" c="dimmed" lineClamp={1}>
-            {builtInText(t, r.description)}
-          </Text>
-        </>
-      ),
-    },
-    { key: 'owner', label: t('admin_desktops.common.owner'), sort: 'owner', render: (r) => <OwnerCell row={r} /> },
-    { key: 'category', label: t('admin_desktops.common.category'), sort: 'category', adminOnly: true, render: (r) => <Text size="sm">{builtInText(t, r.category_name)}</Text> },
+    cols.name(t('admin_desktops.media.name')),
+    cols.owner(),
+    cols.category(),
     { key: 'kind', label: t('admin_desktops.media.kind'), sort: 'kind', render: (r) => <Text size="sm">{r.kind.toUpperCase()}</Text> },
     {
       key: 'status', label: t('admin_desktops.common.status'), sort: 'status',
@@ -47,9 +33,9 @@ export default function MediaPage() {
       ),
     },
     { key: 'shared', label: t('admin_desktops.common.shared'), render: (r) => <Text size="sm">{t(r.shared ? 'admin_desktops.common.yes' : 'admin_desktops.common.no')}</Text> },
-    { key: 'size', label: t('admin_desktops.common.size'), sort: 'size', render: (r) => <Text size="sm" style={{ whiteSpace: 'nowrap' }}>{formatBytes(r.size, i18n.language)}</Text> },
+    cols.size(),
     { key: 'desktops', label: t('admin_desktops.media.desktops'), render: (r) => <Text size="sm">{r.desktops}</Text> },
-    { key: 'created', label: t('admin_desktops.common.created'), sort: 'created', render: (r) => <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>{dateFmt.format(new Date(r.created))}</Text> },
+    cols.created(),
   ];
   return (
     <>

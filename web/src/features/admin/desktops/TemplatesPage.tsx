@@ -4,15 +4,13 @@ import { useQuery } from '@tanstack/react-query';
 import { IconTemplate, IconToggleLeft, IconToggleRight, IconTrash, IconUserShare } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TAdminTemplate } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../../app/error-handler';
-import { StateBadge } from '../../desktops/StateBadge';
-import { formatBytes } from '../../media/logic';
-import { fullBadge } from '../people/shared';
-import { ConfirmModal } from '../shared/desktops-list';
-import { deleteTemplate, refreshContent, templatesQuery, templateTreeQuery, updateTemplate } from './api';
-import { ContentList, type Column } from './ContentList';
-import { ChangeOwnerModal, OwnerCell } from './owner';
-import './texts';
+import { handleError, notifySuccess } from '../../../lib/error-handler';
+import { StateBadge } from '../../../entities/desktop/StateBadge';
+import { fullBadge, ConfirmModal } from '../shared/console';
+import { deleteTemplate, refreshContent, templatesQuery, updateTemplate, templateTreeQuery } from './api';
+import { ContentList, useContentColumns, type Column } from './ContentList';
+import { ChangeOwnerModal } from './owner';
+import '../../../i18n/areas/admin-desktops';
 import { builtInText } from '../../../lib/built-in-text';
 
 /** What deleting a template takes with it (the portal's tree), and who blocks it. */
@@ -52,10 +50,10 @@ function DeleteTemplate({ row, onClose }: { row: TAdminTemplate | null; onClose:
 
 /** /isard-admin/templates: every template across owners; enable or disable, give to another owner, delete with its tree. */
 export default function TemplatesPage() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const [owning, setOwning] = useState<TAdminTemplate | null>(null);
   const [deleting, setDeleting] = useState<TAdminTemplate | null>(null);
-  const dateFmt = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium' });
+  const cols = useContentColumns();
   const toggle = (row: TAdminTemplate) =>
     void updateTemplate(row.id, { enabled: !row.enabled })
       .then(async () => {
@@ -64,21 +62,9 @@ export default function TemplatesPage() {
       })
       .catch(handleError);
   const columns: Column<TAdminTemplate>[] = [
-    {
-      key: 'name', label: t('admin_desktops.templates.name'), sort: 'name',
-      render: (r) => (
-        <>
-          <Text size="sm" fw={600}>
-            {builtInText(t, r.name)}
-          </Text>
-          <Text size="xs" c="dimmed" lineClamp={1}>
-            {builtInText(t, r.description)}
-          </Text>
-        </>
-      ),
-    },
-    { key: 'owner', label: t('admin_desktops.common.owner'), sort: 'owner', render: (r) => <OwnerCell row={r} /> },
-    { key: 'category', label: t('admin_desktops.common.category'), sort: 'category', adminOnly: true, render: (r) => <Text size="sm">{builtInText(t, r.category_name)}</Text> },
+    cols.name(t('admin_desktops.templates.name')),
+    cols.owner(),
+    cols.category(),
     { key: 'status', label: t('admin_desktops.common.status'), sort: 'status', render: (r) => <StateBadge status={r.status} size="sm" /> },
     {
       key: 'enabled', label: t('admin_desktops.templates.enabled'), sort: 'enabled',
@@ -92,9 +78,9 @@ export default function TemplatesPage() {
       key: 'shared', label: t('admin_desktops.common.shared'),
       render: (r) => <Text size="sm">{t(r.shared ? 'admin_desktops.common.yes' : 'admin_desktops.common.no')}</Text>,
     },
-    { key: 'size', label: t('admin_desktops.common.size'), sort: 'size', render: (r) => <Text size="sm" style={{ whiteSpace: 'nowrap' }}>{formatBytes(r.size, i18n.language)}</Text> },
+    cols.size(),
     { key: 'derivatives', label: t('admin_desktops.templates.derivatives'), render: (r) => <Text size="sm">{r.derivatives}</Text> },
-    { key: 'created', label: t('admin_desktops.common.created'), sort: 'created', render: (r) => <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>{dateFmt.format(new Date(r.created))}</Text> },
+    cols.created(),
   ];
   return (
     <>

@@ -17,7 +17,7 @@ import {
   type TViewer,
 } from '@vdi/contracts';
 import { api } from '../../../lib/api';
-import { queryClient } from '../../../app/queries';
+import { queryClient, HANDLES_ERROR } from '../../../lib/queries';
 
 const id = (s: string) => encodeURIComponent(s);
 /** Query values as strings, leaving out the empty ones. */
@@ -45,7 +45,7 @@ export const mediaQuery = (p: ListParams) =>
 export const deploymentsQuery = (p: ListParams) =>
   ({ queryKey: [...CONTENT_KEY, 'deployments', p], queryFn: () => api.get('/admin/deployments', ZAdminDeploymentList, { query: q(p) }), placeholderData: keepPreviousData }) as const;
 export const templateTreeQuery = (templateId: string) =>
-  ({ queryKey: [...CONTENT_KEY, 'tree', templateId], queryFn: () => api.get(`/template/tree/${id(templateId)}`, ZTemplateTree) }) as const;
+  ({ queryKey: [...CONTENT_KEY, 'tree', templateId], queryFn: () => api.get(`/template/tree/${id(templateId)}`, ZTemplateTree), meta: HANDLES_ERROR }) as const;
 
 export const refreshContent = () => queryClient.invalidateQueries({ queryKey: CONTENT_KEY });
 

@@ -1,13 +1,14 @@
 import { useEffect, useState } from 'react';
 import { Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { notifySuccess } from '../../../app/error-handler';
-import { ConfirmModal, UserPicker } from '../shared/desktops-list';
+import { notifySuccess } from '../../../lib/error-handler';
+import { ConfirmModal } from '../shared/console';
+import { UserPicker } from '../shared/desktops-list';
 import { refreshContent } from './api';
-import './texts';
+import '../../../i18n/areas/admin-desktops';
 import { builtInText } from '../../../lib/built-in-text';
 
-type Owned = { id: string; name: string; user_name: string; username: string; category_name: string; group_name: string };
+export type Owned = { id: string; name: string; user_name: string; username: string; category_name: string; group_name: string };
 
 /** The owner's name, user name and category in a cell. */
 export function OwnerCell({ row, withCategory }: { row: Owned; withCategory?: boolean }) {

@@ -10,7 +10,7 @@ import { errorMessage } from '../../../lib/errors';
 import { dashboardQuery } from './api';
 import { formatMb, percent } from './format';
 import { loadArea } from '../../../i18n';
-import './texts';
+import '../../../i18n/areas/admin-infra';
 import { builtInText } from '../../../lib/built-in-text';
 
 // The audit entries' action names are the audit screen's texts.

@@ -12,7 +12,7 @@ import { useAction } from '../../../lib/use-action';
 import { useAdminEvent } from '../system/live';
 import { applyHypervisor, hypervisorsQuery, updateHypervisor } from './api';
 import { formatMb, percent } from './format';
-import './texts';
+import '../../../i18n/areas/admin-infra';
 
 type Mode = 'all' | 'only_forced' | 'disabled';
 const modeOf = (h: TAdminHypervisor): Mode => (!h.enabled ? 'disabled' : h.only_forced ? 'only_forced' : 'all');

@@ -1,19 +1,18 @@
 import { useState } from 'react';
-import { Alert, Badge, Button, Group, Modal, Pagination, Paper, Progress, ScrollArea, Select, SimpleGrid, Skeleton, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Alert, Badge, Group, Pagination, Paper, Progress, ScrollArea, Select, SimpleGrid, Skeleton, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
-import { IconAlertCircle, IconAlertTriangle, IconLoader, IconSearch, IconX } from '@tabler/icons-react';
+import { IconAlertCircle, IconLoader, IconSearch, IconX } from '@tabler/icons-react';
 import dayjs from 'dayjs';
 import { ADMIN_JOB_KINDS, type TAdminJob } from '@vdi/contracts';
 import { useTranslation } from 'react-i18next';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
-import { notifySuccess } from '../../../app/error-handler';
+import { notifySuccess } from '../../../lib/error-handler';
 import { errorMessage } from '../../../lib/errors';
-import { useAction } from '../../../lib/use-action';
-import { RowAction, fullBadge } from '../people/shared';
+import { ConfirmModal, RowAction, fullBadge } from '../shared/console';
 import { cancelJob, jobsQuery } from './api';
-import './texts';
+import '../../../i18n/areas/admin-infra';
 import { builtInText } from '../../../lib/built-in-text';
 
 const PER_PAGE = 25;
@@ -42,39 +41,23 @@ function JobProgress({ j }: { j: TAdminJob }) {
 function CancelModal({ job, onClose }: { job: TAdminJob | null; onClose: () => void }) {
   const { t } = useTranslation();
   const texts = useJobTexts();
-  const { busy, error, run } = useAction();
+  const cancel = async () => {
+    await cancelJob(job!.id);
+    notifySuccess(t('admin_infra.jobs.cancelled'));
+  };
   return (
-    <Modal opened={job !== null} onClose={onClose} title={t('admin_infra.jobs.cancel_title')} centered>
-      {job && (
-        <Stack>
-          <Text size="sm">{t('admin_infra.jobs.cancel_body', { kind: texts.kind(job.kind), target: builtInText(t, job.target_name) ?? job.target_id })}</Text>
-          {error && (
-            <Alert color="red" icon={<IconAlertTriangle size={16} />} role="alert" data-testid="job-cancel-error">
-              {error}
-            </Alert>
-          )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              {t('admin_infra.keep_going')}
-            </Button>
-            <Button
-              color="red"
-              loading={busy}
-              data-testid="job-cancel-confirm"
-              onClick={() =>
-                void run(async () => {
-                  await cancelJob(job.id);
-                  notifySuccess(t('admin_infra.jobs.cancelled'));
-                  onClose();
-                })
-              }
-            >
-              {t('admin_infra.jobs.cancel')}
-            </Button>
-          </Group>
-        </Stack>
-      )}
-    </Modal>
+    <ConfirmModal
+      opened={job !== null}
+      onClose={onClose}
+      title={t('admin_infra.jobs.cancel_title')}
+      cancelLabel={t('admin_infra.keep_going')}
+      confirmLabel={t('admin_infra.jobs.cancel')}
+      onConfirm={cancel}
+      testId="job-cancel"
+      modalTestId={null}
+    >
+      {job && <Text size="sm">{t('admin_infra.jobs.cancel_body', { kind: texts.kind(job.kind), target: builtInText(t, job.target_name) ?? job.target_id })}</Text>}
+    </ConfirmModal>
   );
 }
 

@@ -8,16 +8,17 @@ import { IconAlertCircle, IconAlertTriangle, IconCircleCheck, IconDatabase, Icon
 import dayjs from 'dayjs';
 import { ADMIN_STORAGE_KINDS, STORAGE_STATUSES, type TAdminStorageCheck, type TAdminStorageItem } from '@vdi/contracts';
 import { useTranslation } from 'react-i18next';
-import { userQuery } from '../../../app/queries';
-import { notifySuccess } from '../../../app/error-handler';
+import { userQuery } from '../../../lib/queries';
+import { notifySuccess } from '../../../lib/error-handler';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
 import { errorMessage } from '../../../lib/errors';
 import { useAction } from '../../../lib/use-action';
-import { fullBadge } from '../people/shared';
+import { fullBadge } from '../shared/console';
 import { poolsQuery, removeOrphans, runStorageCheck, storageQuery } from './api';
-import { formatBytes, percent } from './format';
-import './texts';
+import { percent } from './format';
+import { formatBytes } from '../../../entities/format';
+import '../../../i18n/areas/admin-infra';
 import { builtInText } from '../../../lib/built-in-text';
 
 const PER_PAGE = 25;

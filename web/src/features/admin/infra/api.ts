@@ -14,7 +14,7 @@ import {
   type TAdminHypervisorUpdate,
 } from '@vdi/contracts';
 import { api } from '../../../lib/api';
-import { queryClient } from '../../../app/queries';
+import { queryClient, HANDLES_ERROR } from '../../../lib/queries';
 
 export const INFRA_KEY = ['admin', 'infra'] as const;
 /** Query values as strings, leaving out the empty ones. */
@@ -28,6 +28,7 @@ export const dashboardQuery = {
   queryKey: [...INFRA_KEY, 'dashboard'],
   queryFn: () => api.get('/admin/dashboard', ZAdminDashboard),
   refetchInterval: LIVE_REFRESH_MS,
+  meta: HANDLES_ERROR,
 } as const;
 
 export type StorageParams = { page: number; per_page: number; sort: string; order: 'asc' | 'desc'; search: string; status?: string | null; kind?: string | null };
@@ -36,8 +37,9 @@ export const storageQuery = (p: StorageParams) =>
     queryKey: [...INFRA_KEY, 'storage', p],
     queryFn: () => api.get('/admin/storage', ZAdminStorageList, { query: q(p) }),
     placeholderData: keepPreviousData,
+    meta: HANDLES_ERROR,
   }) as const;
-export const poolsQuery = { queryKey: [...INFRA_KEY, 'pools'], queryFn: () => api.get('/admin/storage/pools', ZAdminStoragePools) } as const;
+export const poolsQuery = { queryKey: [...INFRA_KEY, 'pools'], queryFn: () => api.get('/admin/storage/pools', ZAdminStoragePools), meta: HANDLES_ERROR } as const;
 /** The check walks the whole storage folder: run when asked, not on every visit. */
 export const runStorageCheck = () => api.get('/admin/storage/check', ZAdminStorageCheck);
 export async function removeOrphans(paths: string[]) {
@@ -53,6 +55,7 @@ export const jobsQuery = (p: JobParams) =>
     queryFn: () => api.get('/admin/jobs', ZAdminJobList, { query: q({ ...p, sort: 'created', order: 'desc' }) }),
     placeholderData: keepPreviousData,
     refetchInterval: LIVE_REFRESH_MS,
+    meta: HANDLES_ERROR,
   }) as const;
 export async function cancelJob(id: string) {
   const job = await api.delete(`/admin/jobs/${encodeURIComponent(id)}`, ZAdminJob);
@@ -61,7 +64,7 @@ export async function cancelJob(id: string) {
 }
 
 export const HYPERVISORS_KEY = [...INFRA_KEY, 'hypervisors'] as const;
-export const hypervisorsQuery = { queryKey: HYPERVISORS_KEY, queryFn: () => api.get('/admin/hypervisors', ZAdminHypervisorList) } as const;
+export const hypervisorsQuery = { queryKey: HYPERVISORS_KEY, queryFn: () => api.get('/admin/hypervisors', ZAdminHypervisorList), meta: HANDLES_ERROR } as const;
 export async function updateHypervisor(id: string, body: TAdminHypervisorUpdate) {
   const h = await api.put(`/admin/hypervisors/${encodeURIComponent(id)}`, body, ZAdminHypervisor);
   applyHypervisor(h);

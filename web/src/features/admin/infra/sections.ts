@@ -1,7 +1,7 @@
 import { IconCpu, IconDatabase, IconGauge, IconLoader } from '@tabler/icons-react';
 import type { AdminSection } from '../section';
 // Its labels are this area's texts (the console loads them before it shows the navigation).
-import './texts';
+import '../../../i18n/areas/admin-infra';
 
 /** The dashboard (first screen, order 1) and the infrastructure: storage, jobs, hypervisors (orders 110–130). */
 export const infraSections: AdminSection[] = [

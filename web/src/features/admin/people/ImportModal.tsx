@@ -5,11 +5,11 @@ import { IconAlertTriangle, IconCircleCheck, IconFileUpload } from '@tabler/icon
 import { useTranslation } from 'react-i18next';
 import { USER_CSV_HEADER, type TAdminImportAnswer, type TAdminImportJob } from '@vdi/contracts';
 import { useAction } from '../../../lib/use-action';
-import { queryClient } from '../../../app/queries';
+import { queryClient } from '../../../lib/queries';
 import { useAdminEvent } from '../system/live';
 import { cancelImport, checkImport, importJobQuery, refreshPeople, startImport } from './api';
-import { fullBadge, useCodeText } from './shared';
-import './texts';
+import { fullBadge, useCodeText } from '../shared/console';
+import '../../../i18n/areas/admin';
 
 const ENDED: TAdminImportJob['status'][] = ['done', 'failed', 'aborted'];
 

@@ -1,7 +1,7 @@
 import { NumberInput, SimpleGrid, Stack, Switch, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { QUOTA_FIELDS, type TLimits, type TQuota } from '@vdi/contracts';
-import './texts';
+import '../../../i18n/areas/admin';
 
 type Kind = 'quota' | 'limits';
 const FIELDS = (kind: Kind) => (kind === 'limits' ? (['users', ...QUOTA_FIELDS] as const) : QUOTA_FIELDS);

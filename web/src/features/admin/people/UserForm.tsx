@@ -1,15 +1,16 @@
 import { useEffect, useState } from 'react';
-import { Alert, Button, Divider, Group, Modal, MultiSelect, PasswordInput, Select, SimpleGrid, Stack, Switch, TextInput } from '@mantine/core';
+import { Divider, MultiSelect, PasswordInput, Select, SimpleGrid, Switch, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { IconAlertTriangle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { ROLES, type TAdminUser, type TQuota, type TRole } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../../app/error-handler';
+import { handleError, notifySuccess } from '../../../lib/error-handler';
 import { useAction } from '../../../lib/use-action';
-import { categoriesQuery, createUser, groupsQuery, refreshPeople, sendResetMail, updateUser } from './api';
+import { createUser, refreshPeople, sendResetMail, updateUser, categoriesQuery, groupsQuery } from './api';
 import { QuotaEditor } from './QuotaEditor';
-import './texts';
+import { FormModal } from '../shared/console';
+import '../../../i18n/areas/admin';
 import { builtInText } from '../../../lib/built-in-text';
+import { HANDLES_ERROR } from '../../../lib/queries';
 
 type Draft = {
   username: string; name: string; email: string; role: TRole; category: string; group: string; secondary: string[];
@@ -34,8 +35,8 @@ export function UserForm({ opened, onClose, user, isAdmin, myCategory }: { opene
       setError(null);
     }
   }, [opened, user, myCategory, setError]);
-  const cats = useQuery({ ...categoriesQuery(), enabled: opened && isAdmin });
-  const groups = useQuery({ ...groupsQuery('', d.category), enabled: opened && Boolean(d.category) });
+  const cats = useQuery({ ...categoriesQuery(), enabled: opened && isAdmin, meta: HANDLES_ERROR });
+  const groups = useQuery({ ...groupsQuery('', d.category), enabled: opened && Boolean(d.category), meta: HANDLES_ERROR });
   const groupOptions = (groups.data?.items ?? []).map((g) => ({ value: g.id, label: builtInText(t, g.name) }));
   const set = <K extends keyof Draft>(k: K, v: Draft[K]) => setD((x) => ({ ...x, [k]: v }));
   const roles = ROLES.filter((r) => isAdmin || r !== 'admin');
@@ -70,77 +71,55 @@ export function UserForm({ opened, onClose, user, isAdmin, myCategory }: { opene
     });
 
   return (
-    <Modal opened={opened} onClose={onClose} title={t(user ? 'admin.users.edit_title' : 'admin.users.new_title')} size="lg" centered>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save();
-        }}
-      >
-        <Stack gap="sm">
-          <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
-            <TextInput label={t('admin.users.username')} value={d.username} onChange={(e) => set('username', e.currentTarget.value)} required disabled={Boolean(user)} maxLength={64} data-testid="user-form-username" />
-            <TextInput label={t('admin.users.name')} value={d.name} onChange={(e) => set('name', e.currentTarget.value)} required maxLength={128} data-testid="user-form-name" />
-            <TextInput label={t('admin.users.email')} type="email" value={d.email} onChange={(e) => set('email', e.currentTarget.value)} maxLength={254} data-testid="user-form-email" />
-            <Select label={t('admin.users.role')} data={roles.map((r) => ({ value: r, label: t(`roles.${r}`) }))} value={d.role} onChange={(v) => v && set('role', v as TRole)} allowDeselect={false} data-testid="user-form-role" />
-            {isAdmin && (
-              <Select
-                label={t('admin.users.category')}
-                data={(cats.data?.items ?? []).map((c) => ({ value: c.id, label: builtInText(t, c.name) }))}
-                value={d.category}
-                onChange={(v) => v && setD((x) => ({ ...x, category: v, group: '', secondary: [] }))}
-                allowDeselect={false}
-                searchable
-                data-testid="user-form-category"
-              />
-            )}
-            <Select label={t('admin.users.group')} data={groupOptions} value={d.group || null} onChange={(v) => set('group', v ?? '')} required searchable data-testid="user-form-group" />
-          </SimpleGrid>
-          <MultiSelect label={t('admin.users.secondary_groups')} data={groupOptions.filter((g) => g.value !== d.group)} value={d.secondary} onChange={(v) => set('secondary', v)} searchable clearable data-testid="user-form-secondary" />
-          <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
-            {!user && (
-              <Switch
-                mt="xs"
-                label={t('admin.users.send_link')}
-                description={t('admin.users.send_link_hint')}
-                checked={d.sendLink}
-                onChange={(e) => set('sendLink', e.currentTarget.checked)}
-                disabled={!d.email.trim()}
-                data-testid="user-form-send-link"
-              />
-            )}
-          </SimpleGrid>
-          <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
-            {!d.sendLink && (
-            <PasswordInput
-              label={t(user ? 'admin.users.new_password' : 'admin.users.password')}
-              description={t(user ? 'admin.users.new_password_hint' : 'admin.users.password_hint')}
-              value={d.password}
-              onChange={(e) => set('password', e.currentTarget.value)}
-              required={!user}
-              autoComplete="new-password"
-              data-testid="user-form-password"
-            />
-            )}
-            <Switch mt="lg" label={t('admin.users.active')} checked={d.active} onChange={(e) => set('active', e.currentTarget.checked)} data-testid="user-form-active" />
-          </SimpleGrid>
-          <Divider label={t('admin.quota.title')} labelPosition="left" />
-          <QuotaEditor kind="quota" value={d.quota} onChange={(q) => set('quota', q)} testId="user-form-quota" />
-          {error && (
-            <Alert color="red" icon={<IconAlertTriangle size={16} />} role="alert" data-testid="user-form-error">
-              {error}
-            </Alert>
-          )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              {t('common.cancel')}
-            </Button>
-            <Button type="submit" loading={busy} data-testid="user-form-save">
-              {t(user ? 'common.save' : 'admin.users.create')}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal opened={opened} onClose={onClose} title={t(user ? 'admin.users.edit_title' : 'admin.users.new_title')} size="lg" onSubmit={save} busy={busy} error={error} testId="user-form" saveLabel={t(user ? 'common.save' : 'admin.users.create')}>
+      <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+        <TextInput label={t('admin.users.username')} value={d.username} onChange={(e) => set('username', e.currentTarget.value)} required disabled={Boolean(user)} maxLength={64} data-testid="user-form-username" />
+        <TextInput label={t('admin.users.name')} value={d.name} onChange={(e) => set('name', e.currentTarget.value)} required maxLength={128} data-testid="user-form-name" />
+        <TextInput label={t('admin.users.email')} type="email" value={d.email} onChange={(e) => set('email', e.currentTarget.value)} maxLength={254} data-testid="user-form-email" />
+        <Select label={t('admin.users.role')} data={roles.map((r) => ({ value: r, label: t(`roles.${r}`) }))} value={d.role} onChange={(v) => v && set('role', v as TRole)} allowDeselect={false} data-testid="user-form-role" />
+        {isAdmin && (
+          <Select
+            label={t('admin.users.category')}
+            data={(cats.data?.items ?? []).map((c) => ({ value: c.id, label: builtInText(t, c.name) }))}
+            value={d.category}
+            onChange={(v) => v && setD((x) => ({ ...x, category: v, group: '', secondary: [] }))}
+            allowDeselect={false}
+            searchable
+            data-testid="user-form-category"
+          />
+        )}
+        <Select label={t('admin.users.group')} data={groupOptions} value={d.group || null} onChange={(v) => set('group', v ?? '')} required searchable data-testid="user-form-group" />
+      </SimpleGrid>
+      <MultiSelect label={t('admin.users.secondary_groups')} data={groupOptions.filter((g) => g.value !== d.group)} value={d.secondary} onChange={(v) => set('secondary', v)} searchable clearable data-testid="user-form-secondary" />
+      <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+        {!user && (
+          <Switch
+            mt="xs"
+            label={t('admin.users.send_link')}
+            description={t('admin.users.send_link_hint')}
+            checked={d.sendLink}
+            onChange={(e) => set('sendLink', e.currentTarget.checked)}
+            disabled={!d.email.trim()}
+            data-testid="user-form-send-link"
+          />
+        )}
+      </SimpleGrid>
+      <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+        {!d.sendLink && (
+        <PasswordInput
+          label={t(user ? 'admin.users.new_password' : 'admin.users.password')}
+          description={t(user ? 'admin.users.new_password_hint' : 'admin.users.password_hint')}
+          value={d.password}
+          onChange={(e) => set('password', e.currentTarget.value)}
+          required={!user}
+          autoComplete="new-password"
+          data-testid="user-form-password"
+        />
+        )}
+        <Switch mt="lg" label={t('admin.users.active')} checked={d.active} onChange={(e) => set('active', e.currentTarget.checked)} data-testid="user-form-active" />
+      </SimpleGrid>
+      <Divider label={t('admin.quota.title')} labelPosition="left" />
+      <QuotaEditor kind="quota" value={d.quota} onChange={(q) => set('quota', q)} testId="user-form-quota" />
+    </FormModal>
   );
 }

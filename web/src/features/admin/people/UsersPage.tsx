@@ -10,18 +10,17 @@ import {
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { ROLES, type TAdminUser } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../../app/error-handler';
-import { userQuery } from '../../../app/queries';
+import { handleError, notifySuccess } from '../../../lib/error-handler';
+import { userQuery, HANDLES_ERROR } from '../../../lib/queries';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
-import { downloadText } from '../../viewer/open';
-import { bulkUsers, categoriesQuery, deleteUser, exportUsers, groupsQuery, refreshPeople, sendResetMail, usersQuery, type UserListParams } from './api';
+import { downloadText } from '../../../entities/viewer/open';
+import { bulkUsers, deleteUser, exportUsers, refreshPeople, sendResetMail, usersQuery, type UserListParams, categoriesQuery, groupsQuery } from './api';
 import { ImportModal } from './ImportModal';
 import { UserForm } from './UserForm';
-import { ConfirmDelete, fullBadge, useListError } from './shared';
+import { ConfirmDelete, fullBadge, ListTable } from '../shared/console';
 import { SortHeader } from '../shared/desktops-list';
-import './texts';
-import { CardTable } from '../../../components/CardTable';
+import '../../../i18n/areas/admin';
 import { builtInText } from '../../../lib/built-in-text';
 
 const PER_PAGE = ['25', '50', '100'];
@@ -36,9 +35,8 @@ export default function UsersPage() {
   const [term] = useDebouncedValue(search, 250);
   const query = { ...params, search: term.trim().length >= 2 ? term.trim() : '' };
   const list = useQuery(usersQuery(query));
-  useListError(list.error);
-  const cats = useQuery({ ...categoriesQuery(), enabled: isAdmin });
-  const groups = useQuery(groupsQuery('', params.category));
+  const cats = useQuery({ ...categoriesQuery(), enabled: isAdmin, meta: HANDLES_ERROR });
+  const groups = useQuery({ ...groupsQuery('', params.category), meta: HANDLES_ERROR });
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [editing, setEditing] = useState<TAdminUser | null | undefined>(undefined);
   const [importing, setImporting] = useState(false);
@@ -174,140 +172,143 @@ export default function UsersPage() {
         </Paper>
       )}
 
-      {list.isPending ? (
-        <Stack gap="xs" data-testid="users-loading">
-          {[0, 1, 2, 3].map((i) => (
-            <Skeleton key={i} h={36} radius="md" />
-          ))}
-        </Stack>
-      ) : items.length === 0 ? (
-        <EmptyState
-          icon={<IconUsers size={28} />}
-          title={t(filtered ? 'admin.users.none_found' : 'admin.users.empty')}
-          body={t(filtered ? 'admin.users.none_found_body' : 'admin.users.empty_body')}
-        />
-      ) : (
-        <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
-          <CardTable minWidth={900} highlightOnHover verticalSpacing="xs" data-testid="users-table" data-total={total}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th w={40}>
-                  <Checkbox
-                    aria-label={t('admin.users.select_page')}
-                    checked={allOnPage}
-                    indeterminate={!allOnPage && items.some((u) => selected.has(u.id))}
-                    onChange={() => setSelected((s) => (allOnPage ? new Set([...s].filter((id) => !items.some((u) => u.id === id))) : new Set([...s, ...items.map((u) => u.id)])))}
-                    data-testid="users-select-page"
-                  />
-                </Table.Th>
-                <SortHeader testPrefix="users" label={t('admin.users.username')} field="username" sort={params.sort} order={params.order} onSort={onSort} />
-                <SortHeader testPrefix="users" label={t('admin.users.name')} field="name" sort={params.sort} order={params.order} onSort={onSort} />
-                <SortHeader testPrefix="users" label={t('admin.users.role')} field="role" sort={params.sort} order={params.order} onSort={onSort} />
-                <SortHeader testPrefix="users" label={t('admin.users.group')} field="group" sort={params.sort} order={params.order} onSort={onSort} />
-                {isAdmin && <SortHeader testPrefix="users" label={t('admin.users.category')} field="category" sort={params.sort} order={params.order} onSort={onSort} />}
-                <SortHeader testPrefix="users" label={t('admin.users.status')} field="active" sort={params.sort} order={params.order} onSort={onSort} />
-                <SortHeader testPrefix="users" label={t('admin.users.accessed')} field="accessed" sort={params.sort} order={params.order} onSort={onSort} />
-                <Table.Th w={48} />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {items.map((u) => (
-                <Table.Tr key={u.id} data-testid="user-row" data-username={u.username} bg={selected.has(u.id) ? 'var(--mantine-color-indigo-light)' : undefined}>
-                  <Table.Td>
-                    <Checkbox aria-label={t('admin.users.select', { name: u.username })} checked={selected.has(u.id)} onChange={() => toggle(u.id)} data-testid="user-select" />
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm" fw={600}>
-                      {u.username}
-                    </Text>
-                    {u.email && (
-                      <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
-                        {u.email}
-                      </Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm">{u.name}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge styles={fullBadge} variant="light" color={u.role === 'admin' ? 'grape' : u.role === 'manager' ? 'indigo' : u.role === 'advanced' ? 'cyan' : 'gray'} radius="sm">
-                      {t(`roles.${u.role}`)}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm">{builtInText(t, u.group_name)}</Text>
-                    {u.secondary_groups.length > 0 && (
-                      <Text size="xs" c="dimmed">
-                        {t('admin.users.plus_groups', { count: u.secondary_groups.length })}
-                      </Text>
-                    )}
-                  </Table.Td>
-                  {isAdmin && (
-                    <Table.Td>
-                      <Text size="sm">{builtInText(t, u.category_name)}</Text>
-                    </Table.Td>
+      <ListTable
+        pending={list.isPending}
+        loading={
+          <Stack gap="xs" data-testid="users-loading">
+            {[0, 1, 2, 3].map((i) => (
+              <Skeleton key={i} h={36} radius="md" />
+            ))}
+          </Stack>
+        }
+        empty={items.length === 0 && (
+          <EmptyState
+            icon={<IconUsers size={28} />}
+            title={t(filtered ? 'admin.users.none_found' : 'admin.users.empty')}
+            body={t(filtered ? 'admin.users.none_found_body' : 'admin.users.empty_body')}
+          />
+        )}
+        minWidth={900}
+        highlightOnHover
+        verticalSpacing="xs"
+        data-testid="users-table"
+        data-total={total}
+        head={
+          <Table.Tr>
+            <Table.Th w={40}>
+              <Checkbox
+                aria-label={t('admin.users.select_page')}
+                checked={allOnPage}
+                indeterminate={!allOnPage && items.some((u) => selected.has(u.id))}
+                onChange={() => setSelected((s) => (allOnPage ? new Set([...s].filter((id) => !items.some((u) => u.id === id))) : new Set([...s, ...items.map((u) => u.id)])))}
+                data-testid="users-select-page"
+              />
+            </Table.Th>
+            <SortHeader testPrefix="users" label={t('admin.users.username')} field="username" sort={params.sort} order={params.order} onSort={onSort} />
+            <SortHeader testPrefix="users" label={t('admin.users.name')} field="name" sort={params.sort} order={params.order} onSort={onSort} />
+            <SortHeader testPrefix="users" label={t('admin.users.role')} field="role" sort={params.sort} order={params.order} onSort={onSort} />
+            <SortHeader testPrefix="users" label={t('admin.users.group')} field="group" sort={params.sort} order={params.order} onSort={onSort} />
+            {isAdmin && <SortHeader testPrefix="users" label={t('admin.users.category')} field="category" sort={params.sort} order={params.order} onSort={onSort} />}
+            <SortHeader testPrefix="users" label={t('admin.users.status')} field="active" sort={params.sort} order={params.order} onSort={onSort} />
+            <SortHeader testPrefix="users" label={t('admin.users.accessed')} field="accessed" sort={params.sort} order={params.order} onSort={onSort} />
+            <Table.Th w={48} />
+          </Table.Tr>
+        }
+      >
+        {items.map((u) => (
+          <Table.Tr key={u.id} data-testid="user-row" data-username={u.username} bg={selected.has(u.id) ? 'var(--mantine-color-indigo-light)' : undefined}>
+            <Table.Td>
+              <Checkbox aria-label={t('admin.users.select', { name: u.username })} checked={selected.has(u.id)} onChange={() => toggle(u.id)} data-testid="user-select" />
+            </Table.Td>
+            <Table.Td>
+              <Text size="sm" fw={600}>
+                {u.username}
+              </Text>
+              {u.email && (
+                <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
+                  {u.email}
+                </Text>
+              )}
+            </Table.Td>
+            <Table.Td>
+              <Text size="sm">{u.name}</Text>
+            </Table.Td>
+            <Table.Td>
+              <Badge styles={fullBadge} variant="light" color={u.role === 'admin' ? 'grape' : u.role === 'manager' ? 'indigo' : u.role === 'advanced' ? 'cyan' : 'gray'} radius="sm">
+                {t(`roles.${u.role}`)}
+              </Badge>
+            </Table.Td>
+            <Table.Td>
+              <Text size="sm">{builtInText(t, u.group_name)}</Text>
+              {u.secondary_groups.length > 0 && (
+                <Text size="xs" c="dimmed">
+                  {t('admin.users.plus_groups', { count: u.secondary_groups.length })}
+                </Text>
+              )}
+            </Table.Td>
+            {isAdmin && (
+              <Table.Td>
+                <Text size="sm">{builtInText(t, u.category_name)}</Text>
+              </Table.Td>
+            )}
+            <Table.Td>
+              <Badge styles={fullBadge} variant="dot" color={u.active ? 'teal' : 'red'} data-testid="user-status" data-active={u.active}>
+                {t(u.active ? 'admin.users.enabled' : 'admin.users.disabled')}
+              </Badge>
+            </Table.Td>
+            <Table.Td>
+              <Text size="xs" c="dimmed">
+                {u.accessed ? dateFmt.format(new Date(u.accessed)) : t('admin.users.never')}
+              </Text>
+            </Table.Td>
+            <Table.Td>
+              <Menu position="bottom-end" withinPortal>
+                <Menu.Target>
+                  <ActionIcon variant="subtle" color="gray" aria-label={t('admin.users.actions', { name: u.username })} data-testid="user-actions">
+                    <IconDots size={16} />
+                  </ActionIcon>
+                </Menu.Target>
+                <Menu.Dropdown>
+                  <Menu.Item leftSection={<IconEdit size={14} />} onClick={() => setEditing(u)} data-testid="user-edit">
+                    {t('admin.common.edit')}
+                  </Menu.Item>
+                  <Menu.Item
+                    leftSection={u.active ? <IconUserOff size={14} /> : <IconUserCheck size={14} />}
+                    data-testid="user-toggle-active"
+                    onClick={() => {
+                      void bulkUsers({ ids: [u.id], action: u.active ? 'disable' : 'enable' })
+                        .then(async (a) => {
+                          await refreshPeople();
+                          notifySuccess(t('admin.users.bulk_done', { count: a.done }));
+                        })
+                        .catch(handleError);
+                    }}
+                  >
+                    {t(u.active ? 'admin.users.disable' : 'admin.users.enable')}
+                  </Menu.Item>
+                  {u.email && (
+                    <Menu.Item
+                      leftSection={<IconMailForward size={14} />}
+                      data-testid="user-reset-mail"
+                      onClick={() => {
+                        void sendResetMail(u.id)
+                          .then(() => notifySuccess(t('admin.users.reset_mail_sent', { email: u.email })))
+                          .catch(handleError);
+                      }}
+                    >
+                      {t('admin.users.reset_mail')}
+                    </Menu.Item>
                   )}
-                  <Table.Td>
-                    <Badge styles={fullBadge} variant="dot" color={u.active ? 'teal' : 'red'} data-testid="user-status" data-active={u.active}>
-                      {t(u.active ? 'admin.users.enabled' : 'admin.users.disabled')}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="xs" c="dimmed">
-                      {u.accessed ? dateFmt.format(new Date(u.accessed)) : t('admin.users.never')}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Menu position="bottom-end" withinPortal>
-                      <Menu.Target>
-                        <ActionIcon variant="subtle" color="gray" aria-label={t('admin.users.actions', { name: u.username })} data-testid="user-actions">
-                          <IconDots size={16} />
-                        </ActionIcon>
-                      </Menu.Target>
-                      <Menu.Dropdown>
-                        <Menu.Item leftSection={<IconEdit size={14} />} onClick={() => setEditing(u)} data-testid="user-edit">
-                          {t('admin.common.edit')}
-                        </Menu.Item>
-                        <Menu.Item
-                          leftSection={u.active ? <IconUserOff size={14} /> : <IconUserCheck size={14} />}
-                          data-testid="user-toggle-active"
-                          onClick={() => {
-                            void bulkUsers({ ids: [u.id], action: u.active ? 'disable' : 'enable' })
-                              .then(async (a) => {
-                                await refreshPeople();
-                                notifySuccess(t('admin.users.bulk_done', { count: a.done }));
-                              })
-                              .catch(handleError);
-                          }}
-                        >
-                          {t(u.active ? 'admin.users.disable' : 'admin.users.enable')}
-                        </Menu.Item>
-                        {u.email && (
-                          <Menu.Item
-                            leftSection={<IconMailForward size={14} />}
-                            data-testid="user-reset-mail"
-                            onClick={() => {
-                              void sendResetMail(u.id)
-                                .then(() => notifySuccess(t('admin.users.reset_mail_sent', { email: u.email })))
-                                .catch(handleError);
-                            }}
-                          >
-                            {t('admin.users.reset_mail')}
-                          </Menu.Item>
-                        )}
-                        <Menu.Divider />
-                        <Menu.Item color="red" leftSection={<IconTrash size={14} />} onClick={() => setDeleting([u])} data-testid="user-delete">
-                          {t('admin.users.delete')}
-                        </Menu.Item>
-                      </Menu.Dropdown>
-                    </Menu>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </CardTable>
-        </Paper>
-      )}
+                  <Menu.Divider />
+                  <Menu.Item color="red" leftSection={<IconTrash size={14} />} onClick={() => setDeleting([u])} data-testid="user-delete">
+                    {t('admin.users.delete')}
+                  </Menu.Item>
+                </Menu.Dropdown>
+              </Menu>
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </ListTable>
       {total > 0 && (
         <Group justify="space-between" wrap="wrap">
           <Group gap="xs">
@@ -335,6 +336,7 @@ export default function UsersPage() {
           if (deleting.length === 1) await deleteUser(deleting[0]!.id);
           else await bulkUsers({ ids: deleting.map((u) => u.id), action: 'delete' });
           setSelected(new Set());
+          await refreshPeople();
         }}
       />
     </Stack>

@@ -22,7 +22,7 @@ import {
   type TAdminUserUpdate,
 } from '@vdi/contracts';
 import { api, API, request } from '../../../lib/api';
-import { queryClient } from '../../../app/queries';
+import { queryClient, HANDLES_ERROR } from '../../../lib/queries';
 
 const id = (s: string) => encodeURIComponent(s);
 /** Query values as strings, leaving out the empty ones. */
@@ -78,6 +78,7 @@ export const startImport = (csv: string) =>
 export const importJobQuery = (jobId: string) => ({
   queryKey: [...PEOPLE_KEY, 'import', jobId],
   queryFn: () => api.get(`/admin/users/import/${id(jobId)}`, ZAdminImportJob),
+  meta: HANDLES_ERROR,
 });
 /** Stops an import between two rows (the console's job cancel); the users created stay. */
 export const cancelImport = (jobId: string) => api.delete(`/admin/jobs/${id(jobId)}`, ZAdminJob);

@@ -1,7 +1,7 @@
 import { IconBuilding, IconKey, IconUsers, IconUsersGroup } from '@tabler/icons-react';
 import type { AdminSection } from '../section';
 // Its labels are admin texts (the console loads them before it shows the navigation).
-import './texts';
+import '../../../i18n/areas/admin';
 
 /** Users, groups, categories, registration codes, quotas (orders 10–49). */
 export const peopleSections: AdminSection[] = [

@@ -1,19 +1,19 @@
 import { useEffect, useState } from 'react';
-import { Alert, Badge, Button, Group, Modal, MultiSelect, NumberInput, Paper, Skeleton, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
+import { Alert, Badge, Button, Group, MultiSelect, NumberInput, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { IconAlertTriangle, IconCalendarCog, IconEdit, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { NOT_SHARED, ROLES, type TAllowed, type TBookingRule } from '@vdi/contracts';
-import { notifySuccess } from '../../../app/error-handler';
+import { ROLES, type TAllowed, type TBookingRule, NOT_SHARED } from '@vdi/contracts';
+import { notifySuccess } from '../../../lib/error-handler';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
 import { useAction } from '../../../lib/use-action';
-import { categoriesQuery, groupsQuery } from '../people/api';
-import { ConfirmDelete, fullBadge, RowAction, useListError } from '../people/shared';
+import { ConfirmDelete, fullBadge, RowAction, FormModal, ListTable } from '../shared/console';
 import { bookingRulesQuery, createRule, deleteRule, refreshReserve, updateRule } from './api';
-import './texts';
-import { CardTable } from '../../../components/CardTable';
+import '../../../i18n/areas/admin-reserve';
 import { builtInText } from '../../../lib/built-in-text';
+import { HANDLES_ERROR } from '../../../lib/queries';
+import { categoriesQuery, groupsQuery } from '../people/api';
 
 type Num = number | string;
 type Draft = {
@@ -39,8 +39,8 @@ function RuleForm({ opened, onClose, rule }: { opened: boolean; onClose: () => v
   const empty: Draft = { name: '', rule_id: 'default', priority: 10, forbid_time: 0, max_time: 60, max_items: 1, everyone: false, roles: [], categories: [], groups: [], users: false };
   const [d, setD] = useState<Draft>(empty);
   const { busy, error, setError, run } = useAction();
-  const cats = useQuery({ ...categoriesQuery(), enabled: opened });
-  const groups = useQuery({ ...groupsQuery(), enabled: opened });
+  const cats = useQuery({ ...categoriesQuery(), enabled: opened, meta: HANDLES_ERROR });
+  const groups = useQuery({ ...groupsQuery(), enabled: opened, meta: HANDLES_ERROR });
   useEffect(() => {
     if (!opened) return;
     setError(null);
@@ -73,50 +73,33 @@ function RuleForm({ opened, onClose, rule }: { opened: boolean; onClose: () => v
     });
   const roleData = ROLES.map((r) => ({ value: r, label: t(`roles.${r}`) }));
   return (
-    <Modal opened={opened} onClose={onClose} title={t(rule ? 'admin_reserve.rules.edit_title' : 'admin_reserve.rules.new_title')} size="lg" centered>
-      <form onSubmit={(e) => (e.preventDefault(), void save())}>
-        <Stack gap="sm">
-          <Group grow align="flex-start">
-            <TextInput label={t('admin_reserve.rules.name')} value={d.name} onChange={(e) => setD({ ...d, name: e.currentTarget.value })} required maxLength={100} data-testid="rule-form-name" />
-            <TextInput label={t('admin_reserve.rules.rule_id')} description={t('admin_reserve.rules.rule_id_hint')} value={d.rule_id} onChange={(e) => setD({ ...d, rule_id: e.currentTarget.value })} maxLength={64} data-testid="rule-form-rule-id" />
-          </Group>
-          <Switch label={t('admin_reserve.rules.everyone')} checked={d.everyone} onChange={(e) => setD({ ...d, everyone: e.currentTarget.checked })} data-testid="rule-form-everyone" />
-          {!d.everyone && (
-            <MultiSelect label={t('admin_reserve.rules.roles')} data={roleData} value={d.roles} onChange={(roles) => setD({ ...d, roles })} clearable data-testid="rule-form-roles" />
-          )}
-          <Group grow align="flex-start">
-            <MultiSelect label={t('admin_reserve.rules.categories')} data={(cats.data?.items ?? []).map((c) => ({ value: c.id, label: builtInText(t, c.name) }))} value={d.categories} onChange={(categories) => setD({ ...d, categories })} searchable clearable />
-            <MultiSelect label={t('admin_reserve.rules.groups')} data={(groups.data?.items ?? []).map((g) => ({ value: g.id, label: `${builtInText(t, g.name)} · ${builtInText(t, g.category_name)}` }))} value={d.groups} onChange={(groups) => setD({ ...d, groups })} searchable clearable />
-          </Group>
-          {d.users !== false && d.users.length > 0 && (
-            <Text size="xs" c="dimmed">
-              {t('admin_reserve.rules.users_kept', { count: d.users.length })}
-            </Text>
-          )}
-          <Group grow align="flex-start">
-            <NumberInput label={t('admin_reserve.rules.priority')} description={t('admin_reserve.rules.priority_hint')} min={0} max={100000} value={d.priority} onChange={(v) => setD({ ...d, priority: v })} required data-testid="rule-form-priority" />
-            <NumberInput label={t('admin_reserve.rules.forbid_time')} description={t('admin_reserve.rules.forbid_time_hint')} min={0} value={d.forbid_time} onChange={(v) => setD({ ...d, forbid_time: v })} data-testid="rule-form-forbid" />
-          </Group>
-          <Group grow align="flex-start">
-            <NumberInput label={t('admin_reserve.rules.max_time')} description={t('admin_reserve.rules.no_limit_hint')} min={0} value={d.max_time} onChange={(v) => setD({ ...d, max_time: v })} data-testid="rule-form-max-time" />
-            <NumberInput label={t('admin_reserve.rules.max_items')} description={t('admin_reserve.rules.no_limit_hint')} min={0} value={d.max_items} onChange={(v) => setD({ ...d, max_items: v })} data-testid="rule-form-max-items" />
-          </Group>
-          {error && (
-            <Alert color="red" icon={<IconAlertTriangle size={16} />} role="alert" data-testid="rule-form-error">
-              {error}
-            </Alert>
-          )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              {t('common.cancel')}
-            </Button>
-            <Button type="submit" loading={busy} data-testid="rule-form-save">
-              {t('common.save')}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal opened={opened} onClose={onClose} title={t(rule ? 'admin_reserve.rules.edit_title' : 'admin_reserve.rules.new_title')} size="lg" onSubmit={save} busy={busy} error={error} testId="rule-form">
+      <Group grow align="flex-start">
+        <TextInput label={t('admin_reserve.rules.name')} value={d.name} onChange={(e) => setD({ ...d, name: e.currentTarget.value })} required maxLength={100} data-testid="rule-form-name" />
+        <TextInput label={t('admin_reserve.rules.rule_id')} description={t('admin_reserve.rules.rule_id_hint')} value={d.rule_id} onChange={(e) => setD({ ...d, rule_id: e.currentTarget.value })} maxLength={64} data-testid="rule-form-rule-id" />
+      </Group>
+      <Switch label={t('admin_reserve.rules.everyone')} checked={d.everyone} onChange={(e) => setD({ ...d, everyone: e.currentTarget.checked })} data-testid="rule-form-everyone" />
+      {!d.everyone && (
+        <MultiSelect label={t('admin_reserve.rules.roles')} data={roleData} value={d.roles} onChange={(roles) => setD({ ...d, roles })} clearable data-testid="rule-form-roles" />
+      )}
+      <Group grow align="flex-start">
+        <MultiSelect label={t('admin_reserve.rules.categories')} data={(cats.data?.items ?? []).map((c) => ({ value: c.id, label: builtInText(t, c.name) }))} value={d.categories} onChange={(categories) => setD({ ...d, categories })} searchable clearable />
+        <MultiSelect label={t('admin_reserve.rules.groups')} data={(groups.data?.items ?? []).map((g) => ({ value: g.id, label: `${builtInText(t, g.name)} · ${builtInText(t, g.category_name)}` }))} value={d.groups} onChange={(groups) => setD({ ...d, groups })} searchable clearable />
+      </Group>
+      {d.users !== false && d.users.length > 0 && (
+        <Text size="xs" c="dimmed">
+          {t('admin_reserve.rules.users_kept', { count: d.users.length })}
+        </Text>
+      )}
+      <Group grow align="flex-start">
+        <NumberInput label={t('admin_reserve.rules.priority')} description={t('admin_reserve.rules.priority_hint')} min={0} max={100000} value={d.priority} onChange={(v) => setD({ ...d, priority: v })} required data-testid="rule-form-priority" />
+        <NumberInput label={t('admin_reserve.rules.forbid_time')} description={t('admin_reserve.rules.forbid_time_hint')} min={0} value={d.forbid_time} onChange={(v) => setD({ ...d, forbid_time: v })} data-testid="rule-form-forbid" />
+      </Group>
+      <Group grow align="flex-start">
+        <NumberInput label={t('admin_reserve.rules.max_time')} description={t('admin_reserve.rules.no_limit_hint')} min={0} value={d.max_time} onChange={(v) => setD({ ...d, max_time: v })} data-testid="rule-form-max-time" />
+        <NumberInput label={t('admin_reserve.rules.max_items')} description={t('admin_reserve.rules.no_limit_hint')} min={0} value={d.max_items} onChange={(v) => setD({ ...d, max_items: v })} data-testid="rule-form-max-items" />
+      </Group>
+    </FormModal>
   );
 }
 
@@ -124,7 +107,6 @@ function RuleForm({ opened, onClose, rule }: { opened: boolean; onClose: () => v
 export default function BookingRulesPage() {
   const { t } = useTranslation();
   const rules = useQuery(bookingRulesQuery());
-  useListError(rules.error);
   const [editing, setEditing] = useState<TBookingRule | null | undefined>(undefined);
   const [deleting, setDeleting] = useState<TBookingRule | null>(null);
   const items = rules.data?.items ?? [];
@@ -140,63 +122,63 @@ export default function BookingRulesPage() {
           </Button>
         }
       />
-      {rules.isPending ? (
-        <Skeleton h={120} radius="lg" />
-      ) : rules.isError ? (
-        <Alert color="red" icon={<IconAlertTriangle size={16} />} data-testid="rules-error">
-          {t('admin_reserve.load_failed')}
-        </Alert>
-      ) : items.length === 0 ? (
-        <EmptyState icon={<IconCalendarCog size={28} />} title={t('admin_reserve.rules.empty')} body={t('admin_reserve.rules.empty_body')} />
-      ) : (
-        <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
-          <CardTable minWidth={820} highlightOnHover verticalSpacing="sm" data-testid="rules-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('admin_reserve.rules.name')}</Table.Th>
-                <Table.Th>{t('admin_reserve.rules.applies_to')}</Table.Th>
-                <Table.Th>{t('admin_reserve.rules.priority')}</Table.Th>
-                <Table.Th>{t('admin_reserve.rules.forbid_time_short')}</Table.Th>
-                <Table.Th>{t('admin_reserve.rules.max_time_short')}</Table.Th>
-                <Table.Th>{t('admin_reserve.rules.max_items_short')}</Table.Th>
-                <Table.Th w={80} />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {items.map((r) => (
-                <Table.Tr key={r.id} data-testid="rule-row" data-name={r.name}>
-                  <Table.Td>
-                    <Text size="sm" fw={600}>
-                      {r.name}
-                    </Text>
-                    <Group gap={4} mt={2}>
-                      <Badge styles={fullBadge} size="xs" variant="light" color="gray">
-                        {r.rule_id}
-                      </Badge>
-                      <Text size="xs" c="dimmed">
-                        {t('admin_reserve.rules.n_profiles', { count: r.profiles.length })}
-                      </Text>
-                    </Group>
-                  </Table.Td>
-                  <Table.Td>
-                    <AppliesTo allowed={r.allowed} />
-                  </Table.Td>
-                  <Table.Td>{r.priority}</Table.Td>
-                  <Table.Td data-testid="rule-forbid">{`${r.forbid_time} ${t('admin_reserve.min')}`}</Table.Td>
-                  <Table.Td data-testid="rule-max-time">{limit(r.max_time, ` ${t('admin_reserve.min')}`)}</Table.Td>
-                  <Table.Td data-testid="rule-max-items">{limit(r.max_items, '')}</Table.Td>
-                  <Table.Td>
-                    <Group gap={4} wrap="nowrap">
-                      <RowAction label={t('admin_reserve.rules.edit')} icon={<IconEdit size={16} />} onClick={() => setEditing(r)} testId="rule-edit" />
-                      <RowAction label={t('admin_reserve.rules.delete')} icon={<IconTrash size={16} />} color="red" onClick={() => setDeleting(r)} testId="rule-delete" />
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </CardTable>
-        </Paper>
-      )}
+      <ListTable
+        pending={rules.isPending}
+        failed={rules.isError && (
+          <Alert color="red" icon={<IconAlertTriangle size={16} />} data-testid="rules-error">
+            {t('admin_reserve.load_failed')}
+          </Alert>
+        )}
+        empty={items.length === 0 && (
+          <EmptyState icon={<IconCalendarCog size={28} />} title={t('admin_reserve.rules.empty')} body={t('admin_reserve.rules.empty_body')} />
+        )}
+        minWidth={820}
+        highlightOnHover
+        verticalSpacing="sm"
+        data-testid="rules-table"
+        head={
+          <Table.Tr>
+            <Table.Th>{t('admin_reserve.rules.name')}</Table.Th>
+            <Table.Th>{t('admin_reserve.rules.applies_to')}</Table.Th>
+            <Table.Th>{t('admin_reserve.rules.priority')}</Table.Th>
+            <Table.Th>{t('admin_reserve.rules.forbid_time_short')}</Table.Th>
+            <Table.Th>{t('admin_reserve.rules.max_time_short')}</Table.Th>
+            <Table.Th>{t('admin_reserve.rules.max_items_short')}</Table.Th>
+            <Table.Th w={80} />
+          </Table.Tr>
+        }
+      >
+        {items.map((r) => (
+          <Table.Tr key={r.id} data-testid="rule-row" data-name={r.name}>
+            <Table.Td>
+              <Text size="sm" fw={600}>
+                {r.name}
+              </Text>
+              <Group gap={4} mt={2}>
+                <Badge styles={fullBadge} size="xs" variant="light" color="gray">
+                  {r.rule_id}
+                </Badge>
+                <Text size="xs" c="dimmed">
+                  {t('admin_reserve.rules.n_profiles', { count: r.profiles.length })}
+                </Text>
+              </Group>
+            </Table.Td>
+            <Table.Td>
+              <AppliesTo allowed={r.allowed} />
+            </Table.Td>
+            <Table.Td>{r.priority}</Table.Td>
+            <Table.Td data-testid="rule-forbid">{`${r.forbid_time} ${t('admin_reserve.min')}`}</Table.Td>
+            <Table.Td data-testid="rule-max-time">{limit(r.max_time, ` ${t('admin_reserve.min')}`)}</Table.Td>
+            <Table.Td data-testid="rule-max-items">{limit(r.max_items, '')}</Table.Td>
+            <Table.Td>
+              <Group gap={4} wrap="nowrap">
+                <RowAction label={t('admin_reserve.rules.edit')} icon={<IconEdit size={16} />} onClick={() => setEditing(r)} testId="rule-edit" />
+                <RowAction label={t('admin_reserve.rules.delete')} icon={<IconTrash size={16} />} color="red" onClick={() => setDeleting(r)} testId="rule-delete" />
+              </Group>
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </ListTable>
       <Text size="xs" c="dimmed">
         {t('admin_reserve.rules.how')}
       </Text>

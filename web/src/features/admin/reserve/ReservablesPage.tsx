@@ -1,26 +1,19 @@
 import { useEffect, useState } from 'react';
-import { Alert, Badge, Button, Group, Modal, NumberInput, Paper, Select, Skeleton, Stack, Switch, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, NumberInput, Paper, Select, Skeleton, Stack, Switch, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { IconAlertTriangle, IconCpu, IconEdit, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TAdminCard, TAdminProfile } from '@vdi/contracts';
-import { notifySuccess } from '../../../app/error-handler';
+import { notifySuccess } from '../../../lib/error-handler';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
 import { useAction } from '../../../lib/use-action';
-import { ConfirmDelete, fullBadge, RowAction, useListError } from '../people/shared';
-import { addProfile, bookingRulesQuery, cardsQuery, createCard, deleteCard, refreshReserve, removeProfile, updateCard, updateProfile } from './api';
-import './texts';
+import { ConfirmDelete, fullBadge, RowAction, FormModal } from '../shared/console';
+import { addProfile, cardsQuery, createCard, deleteCard, refreshReserve, removeProfile, updateCard, updateProfile, bookingRulesQuery } from './api';
+import '../../../i18n/areas/admin-reserve';
 import { CardTable } from '../../../components/CardTable';
 import { builtInText } from '../../../lib/built-in-text';
-
-function FormError({ error, testId }: { error: string | null; testId: string }) {
-  return error ? (
-    <Alert color="red" icon={<IconAlertTriangle size={16} />} role="alert" data-testid={testId}>
-      {error}
-    </Alert>
-  ) : null;
-}
+import { HANDLES_ERROR } from '../../../lib/queries';
 
 type CardDraft = { name: string; brand: string; model: string; description: string; enabled: boolean };
 
@@ -42,28 +35,15 @@ function CardForm({ opened, onClose, card }: { opened: boolean; onClose: () => v
       onClose();
     });
   return (
-    <Modal opened={opened} onClose={onClose} title={t(card ? 'admin_reserve.cards.edit_title' : 'admin_reserve.cards.new_title')} centered>
-      <form onSubmit={(e) => (e.preventDefault(), void save())}>
-        <Stack gap="sm">
-          <TextInput label={t('admin_reserve.cards.name')} placeholder="NVIDIA A40 #2" value={d.name} onChange={(e) => setD({ ...d, name: e.currentTarget.value })} required maxLength={100} data-testid="card-form-name" />
-          <Group grow>
-            <TextInput label={t('admin_reserve.cards.brand')} placeholder="NVIDIA" value={d.brand} onChange={(e) => setD({ ...d, brand: e.currentTarget.value })} maxLength={50} disabled={Boolean(card)} data-testid="card-form-brand" />
-            <TextInput label={t('admin_reserve.cards.model')} placeholder="A40" value={d.model} onChange={(e) => setD({ ...d, model: e.currentTarget.value })} maxLength={50} disabled={Boolean(card)} data-testid="card-form-model" />
-          </Group>
-          <Textarea label={t('admin_reserve.cards.description')} value={d.description} onChange={(e) => setD({ ...d, description: e.currentTarget.value })} autosize minRows={2} maxLength={255} />
-          {card && <Switch label={t('admin_reserve.cards.enabled')} checked={d.enabled} onChange={(e) => setD({ ...d, enabled: e.currentTarget.checked })} />}
-          <FormError error={error} testId="card-form-error" />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              {t('common.cancel')}
-            </Button>
-            <Button type="submit" loading={busy} data-testid="card-form-save">
-              {t('common.save')}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal opened={opened} onClose={onClose} title={t(card ? 'admin_reserve.cards.edit_title' : 'admin_reserve.cards.new_title')} onSubmit={save} busy={busy} error={error} testId="card-form">
+      <TextInput label={t('admin_reserve.cards.name')} placeholder="NVIDIA A40 #2" value={d.name} onChange={(e) => setD({ ...d, name: e.currentTarget.value })} required maxLength={100} data-testid="card-form-name" />
+      <Group grow>
+        <TextInput label={t('admin_reserve.cards.brand')} placeholder="NVIDIA" value={d.brand} onChange={(e) => setD({ ...d, brand: e.currentTarget.value })} maxLength={50} disabled={Boolean(card)} data-testid="card-form-brand" />
+        <TextInput label={t('admin_reserve.cards.model')} placeholder="A40" value={d.model} onChange={(e) => setD({ ...d, model: e.currentTarget.value })} maxLength={50} disabled={Boolean(card)} data-testid="card-form-model" />
+      </Group>
+      <Textarea label={t('admin_reserve.cards.description')} value={d.description} onChange={(e) => setD({ ...d, description: e.currentTarget.value })} autosize minRows={2} maxLength={255} />
+      {card && <Switch label={t('admin_reserve.cards.enabled')} checked={d.enabled} onChange={(e) => setD({ ...d, enabled: e.currentTarget.checked })} />}
+    </FormModal>
   );
 }
 
@@ -73,7 +53,7 @@ function ProfileForm({ opened, onClose, card, profile }: { opened: boolean; onCl
   const { t } = useTranslation();
   const [d, setD] = useState<ProfileDraft>({ profile: '', name: '', description: '', units: 1, priority_id: '', enabled: true });
   const { busy, error, setError, run } = useAction();
-  const rules = useQuery({ ...bookingRulesQuery(), enabled: opened });
+  const rules = useQuery({ ...bookingRulesQuery(), enabled: opened, meta: HANDLES_ERROR });
   const ruleIds = [...new Set(['default', ...(rules.data?.items ?? []).map((r) => r.rule_id)])];
   useEffect(() => {
     if (!opened) return;
@@ -95,39 +75,26 @@ function ProfileForm({ opened, onClose, card, profile }: { opened: boolean; onCl
       onClose();
     });
   return (
-    <Modal opened={opened} onClose={onClose} title={t(profile ? 'admin_reserve.profiles.edit_title' : 'admin_reserve.profiles.new_title', { card: card?.name ?? '' })} centered>
-      <form onSubmit={(e) => (e.preventDefault(), void save())}>
-        <Stack gap="sm">
-          <TextInput
-            label={t('admin_reserve.profiles.profile')}
-            description={t('admin_reserve.profiles.profile_hint')}
-            placeholder="2Q"
-            value={d.profile}
-            onChange={(e) => setD({ ...d, profile: e.currentTarget.value })}
-            required
-            maxLength={32}
-            disabled={Boolean(profile)}
-            data-testid="profile-form-profile"
-          />
-          <TextInput label={t('admin_reserve.profiles.name')} placeholder="NVIDIA A40 · 2 GB" value={d.name} onChange={(e) => setD({ ...d, name: e.currentTarget.value })} required maxLength={100} data-testid="profile-form-name" />
-          <Textarea label={t('admin_reserve.profiles.description')} value={d.description} onChange={(e) => setD({ ...d, description: e.currentTarget.value })} autosize minRows={2} maxLength={255} />
-          <Group grow align="flex-start">
-            <NumberInput label={t('admin_reserve.profiles.units')} description={t('admin_reserve.profiles.units_hint')} min={1} max={1000} value={d.units} onChange={(v) => setD({ ...d, units: v })} required data-testid="profile-form-units" />
-            <Select label={t('admin_reserve.profiles.rule')} description={t('admin_reserve.profiles.rule_hint')} data={ruleIds} value={d.priority_id} onChange={(v) => v && setD({ ...d, priority_id: v })} allowDeselect={false} data-testid="profile-form-rule" />
-          </Group>
-          {profile && <Switch label={t('admin_reserve.profiles.enabled')} checked={d.enabled} onChange={(e) => setD({ ...d, enabled: e.currentTarget.checked })} />}
-          <FormError error={error} testId="profile-form-error" />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              {t('common.cancel')}
-            </Button>
-            <Button type="submit" loading={busy} data-testid="profile-form-save">
-              {t('common.save')}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal opened={opened} onClose={onClose} title={t(profile ? 'admin_reserve.profiles.edit_title' : 'admin_reserve.profiles.new_title', { card: card?.name ?? '' })} onSubmit={save} busy={busy} error={error} testId="profile-form">
+      <TextInput
+        label={t('admin_reserve.profiles.profile')}
+        description={t('admin_reserve.profiles.profile_hint')}
+        placeholder="2Q"
+        value={d.profile}
+        onChange={(e) => setD({ ...d, profile: e.currentTarget.value })}
+        required
+        maxLength={32}
+        disabled={Boolean(profile)}
+        data-testid="profile-form-profile"
+      />
+      <TextInput label={t('admin_reserve.profiles.name')} placeholder="NVIDIA A40 · 2 GB" value={d.name} onChange={(e) => setD({ ...d, name: e.currentTarget.value })} required maxLength={100} data-testid="profile-form-name" />
+      <Textarea label={t('admin_reserve.profiles.description')} value={d.description} onChange={(e) => setD({ ...d, description: e.currentTarget.value })} autosize minRows={2} maxLength={255} />
+      <Group grow align="flex-start">
+        <NumberInput label={t('admin_reserve.profiles.units')} description={t('admin_reserve.profiles.units_hint')} min={1} max={1000} value={d.units} onChange={(v) => setD({ ...d, units: v })} required data-testid="profile-form-units" />
+        <Select label={t('admin_reserve.profiles.rule')} description={t('admin_reserve.profiles.rule_hint')} data={ruleIds} value={d.priority_id} onChange={(v) => v && setD({ ...d, priority_id: v })} allowDeselect={false} data-testid="profile-form-rule" />
+      </Group>
+      {profile && <Switch label={t('admin_reserve.profiles.enabled')} checked={d.enabled} onChange={(e) => setD({ ...d, enabled: e.currentTarget.checked })} />}
+    </FormModal>
   );
 }
 
@@ -226,7 +193,6 @@ function CardPanel({ card, onEdit, onDelete, onAddProfile, onEditProfile, onRemo
 export default function ReservablesPage() {
   const { t } = useTranslation();
   const list = useQuery(cardsQuery);
-  useListError(list.error);
   const [editing, setEditing] = useState<TAdminCard | null | undefined>(undefined);
   const [deleting, setDeleting] = useState<TAdminCard | null>(null);
   const [profileOf, setProfileOf] = useState<{ card: TAdminCard; profile: TAdminProfile | null } | null>(null);

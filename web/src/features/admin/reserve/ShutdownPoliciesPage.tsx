@@ -1,21 +1,20 @@
 import { useEffect, useState } from 'react';
-import { Alert, Badge, Button, Group, Modal, NumberInput, Paper, Select, Skeleton, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
+import { Alert, Badge, Button, Group, NumberInput, Select, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { IconAlertTriangle, IconClockPause, IconEdit, IconLock, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { DEFAULT_SHUTDOWN_WARNINGS, ROLES, SHUTDOWN_POLICY_KINDS, type TShutdownPolicy, type TShutdownPolicyKind } from '@vdi/contracts';
-import { notifySuccess } from '../../../app/error-handler';
-import { userQuery } from '../../../app/queries';
+import { notifySuccess } from '../../../lib/error-handler';
+import { userQuery, HANDLES_ERROR } from '../../../lib/queries';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
 import { useAction } from '../../../lib/use-action';
-import { categoriesQuery, groupsQuery, usersQuery } from '../people/api';
-import { ConfirmDelete, fullBadge, RowAction, useListError } from '../people/shared';
+import { ConfirmDelete, fullBadge, RowAction, FormModal, ListTable } from '../shared/console';
 import { createPolicy, deletePolicy, policiesQuery, refreshReserve, updatePolicy } from './api';
-import './texts';
-import { CardTable } from '../../../components/CardTable';
+import '../../../i18n/areas/admin-reserve';
 import { builtInText } from '../../../lib/built-in-text';
+import { categoriesQuery, groupsQuery, usersQuery } from '../people/api';
 
 type Num = number | string;
 type Draft = { name: string; kind: TShutdownPolicyKind; target: string | null; max_time: Num; idle_time: Num; warnings: string; enabled: boolean };
@@ -31,9 +30,9 @@ function TargetSelect({ kind, value, label, onChange, disabled, isAdmin }: {
   const { t } = useTranslation();
   const [search, setSearch] = useState('');
   const [term] = useDebouncedValue(search, 250);
-  const cats = useQuery({ ...categoriesQuery(), enabled: kind === 'category' });
-  const groups = useQuery({ ...groupsQuery(), enabled: kind === 'group' });
-  const users = useQuery({ ...usersQuery({ page: 1, per_page: 30, sort: 'username', order: 'asc', search: term.trim() }), enabled: kind === 'user' && !disabled });
+  const cats = useQuery({ ...categoriesQuery(), enabled: kind === 'category', meta: HANDLES_ERROR });
+  const groups = useQuery({ ...groupsQuery(), enabled: kind === 'group', meta: HANDLES_ERROR });
+  const users = useQuery({ ...usersQuery({ page: 1, per_page: 30, sort: 'username', order: 'asc', search: term.trim() }), enabled: kind === 'user' && !disabled, meta: HANDLES_ERROR });
   const data =
     kind === 'role'
       ? ROLES.map((r) => ({ value: r, label: t(`roles.${r}`) }))
@@ -90,36 +89,19 @@ function PolicyForm({ opened, onClose, policy, isAdmin }: { opened: boolean; onC
     });
   const kinds = SHUTDOWN_POLICY_KINDS.filter((k) => isAdmin || k !== 'role').map((k) => ({ value: k, label: t(`admin_reserve.policies.kind_${k}`) }));
   return (
-    <Modal opened={opened} onClose={onClose} title={t(policy ? 'admin_reserve.policies.edit_title' : 'admin_reserve.policies.new_title')} size="lg" centered>
-      <form onSubmit={(e) => (e.preventDefault(), void save())}>
-        <Stack gap="sm">
-          <TextInput label={t('admin_reserve.policies.name')} value={d.name} onChange={(e) => setD({ ...d, name: e.currentTarget.value })} required maxLength={100} data-testid="policy-form-name" />
-          <Group grow align="flex-start">
-            <Select label={t('admin_reserve.policies.kind')} data={kinds} value={d.kind} onChange={(v) => v && setD({ ...d, kind: v as TShutdownPolicyKind, target: null })} allowDeselect={false} disabled={Boolean(policy)} data-testid="policy-form-kind" />
-            <TargetSelect kind={d.kind} value={d.target} label={policy?.target_name} onChange={(target) => setD({ ...d, target })} disabled={Boolean(policy)} isAdmin={isAdmin} />
-          </Group>
-          <Group grow align="flex-start">
-            <NumberInput label={t('admin_reserve.policies.max_time')} description={t('admin_reserve.policies.max_time_hint')} min={1} value={d.max_time} onChange={(v) => setD({ ...d, max_time: v })} data-testid="policy-form-max-time" />
-            <NumberInput label={t('admin_reserve.policies.idle_time')} description={t('admin_reserve.policies.idle_time_hint')} min={1} value={d.idle_time} onChange={(v) => setD({ ...d, idle_time: v })} data-testid="policy-form-idle-time" />
-          </Group>
-          <TextInput label={t('admin_reserve.policies.warnings')} description={t('admin_reserve.policies.warnings_hint')} value={d.warnings} onChange={(e) => setD({ ...d, warnings: e.currentTarget.value })} data-testid="policy-form-warnings" />
-          <Switch label={t('admin_reserve.policies.enabled')} checked={d.enabled} onChange={(e) => setD({ ...d, enabled: e.currentTarget.checked })} />
-          {error && (
-            <Alert color="red" icon={<IconAlertTriangle size={16} />} role="alert" data-testid="policy-form-error">
-              {error}
-            </Alert>
-          )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              {t('common.cancel')}
-            </Button>
-            <Button type="submit" loading={busy} data-testid="policy-form-save">
-              {t('common.save')}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal opened={opened} onClose={onClose} title={t(policy ? 'admin_reserve.policies.edit_title' : 'admin_reserve.policies.new_title')} size="lg" onSubmit={save} busy={busy} error={error} testId="policy-form">
+      <TextInput label={t('admin_reserve.policies.name')} value={d.name} onChange={(e) => setD({ ...d, name: e.currentTarget.value })} required maxLength={100} data-testid="policy-form-name" />
+      <Group grow align="flex-start">
+        <Select label={t('admin_reserve.policies.kind')} data={kinds} value={d.kind} onChange={(v) => v && setD({ ...d, kind: v as TShutdownPolicyKind, target: null })} allowDeselect={false} disabled={Boolean(policy)} data-testid="policy-form-kind" />
+        <TargetSelect kind={d.kind} value={d.target} label={policy?.target_name} onChange={(target) => setD({ ...d, target })} disabled={Boolean(policy)} isAdmin={isAdmin} />
+      </Group>
+      <Group grow align="flex-start">
+        <NumberInput label={t('admin_reserve.policies.max_time')} description={t('admin_reserve.policies.max_time_hint')} min={1} value={d.max_time} onChange={(v) => setD({ ...d, max_time: v })} data-testid="policy-form-max-time" />
+        <NumberInput label={t('admin_reserve.policies.idle_time')} description={t('admin_reserve.policies.idle_time_hint')} min={1} value={d.idle_time} onChange={(v) => setD({ ...d, idle_time: v })} data-testid="policy-form-idle-time" />
+      </Group>
+      <TextInput label={t('admin_reserve.policies.warnings')} description={t('admin_reserve.policies.warnings_hint')} value={d.warnings} onChange={(e) => setD({ ...d, warnings: e.currentTarget.value })} data-testid="policy-form-warnings" />
+      <Switch label={t('admin_reserve.policies.enabled')} checked={d.enabled} onChange={(e) => setD({ ...d, enabled: e.currentTarget.checked })} />
+    </FormModal>
   );
 }
 
@@ -129,7 +111,6 @@ export default function ShutdownPoliciesPage() {
   const { data: me } = useQuery(userQuery);
   const isAdmin = me?.role === 'admin';
   const policies = useQuery(policiesQuery());
-  useListError(policies.error);
   const [editing, setEditing] = useState<TShutdownPolicy | null | undefined>(undefined);
   const [deleting, setDeleting] = useState<TShutdownPolicy | null>(null);
   const items = policies.data?.items ?? [];
@@ -145,70 +126,70 @@ export default function ShutdownPoliciesPage() {
           </Button>
         }
       />
-      {policies.isPending ? (
-        <Skeleton h={120} radius="lg" />
-      ) : policies.isError ? (
-        <Alert color="red" icon={<IconAlertTriangle size={16} />} data-testid="policies-error">
-          {t('admin_reserve.load_failed')}
-        </Alert>
-      ) : items.length === 0 ? (
-        <EmptyState icon={<IconClockPause size={28} />} title={t('admin_reserve.policies.empty')} body={t('admin_reserve.policies.empty_body')} />
-      ) : (
-        <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
-          <CardTable minWidth={760} highlightOnHover verticalSpacing="sm" data-testid="policies-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('admin_reserve.policies.name')}</Table.Th>
-                <Table.Th>{t('admin_reserve.policies.applies_to')}</Table.Th>
-                <Table.Th>{t('admin_reserve.policies.max_time_short')}</Table.Th>
-                <Table.Th>{t('admin_reserve.policies.idle_time_short')}</Table.Th>
-                <Table.Th>{t('admin_reserve.policies.warnings_short')}</Table.Th>
-                <Table.Th w={80} />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {items.map((p) => (
-                <Table.Tr key={p.id} data-testid="policy-row" data-name={p.name}>
-                  <Table.Td>
-                    <Group gap={6} wrap="nowrap">
-                      <Text size="sm" fw={600}>
-                        {p.name}
-                      </Text>
-                      {!p.enabled && (
-                        <Badge styles={fullBadge} size="xs" color="gray" variant="light">
-                          {t('admin_reserve.policies.off')}
-                        </Badge>
-                      )}
-                    </Group>
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge styles={fullBadge} variant="light" color={p.kind === 'role' ? 'grape' : p.kind === 'category' ? 'indigo' : p.kind === 'group' ? 'teal' : 'orange'}>
-                      {t(`admin_reserve.policies.kind_${p.kind}`)}
-                    </Badge>
-                    <Text size="sm" mt={2}>
-                      {p.kind === 'role' ? t(`roles.${p.target}`, { defaultValue: p.target_name }) : builtInText(t, p.target_name)}
-                      {isAdmin && p.category_name && p.kind !== 'category' ? ` · ${builtInText(t, p.category_name)}` : ''}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td data-testid="policy-max-time">{minutes(p.max_time)}</Table.Td>
-                  <Table.Td data-testid="policy-idle-time">{minutes(p.idle_time)}</Table.Td>
-                  <Table.Td>{p.warnings.length ? p.warnings.map((w) => t('admin_reserve.policies.minutes', { count: w })).join(', ') : '—'}</Table.Td>
-                  <Table.Td>
-                    {p.editable ? (
-                      <Group gap={4} wrap="nowrap">
-                        <RowAction label={t('admin_reserve.policies.edit')} icon={<IconEdit size={16} />} onClick={() => setEditing(p)} testId="policy-edit" />
-                        <RowAction label={t('admin_reserve.policies.delete')} icon={<IconTrash size={16} />} color="red" onClick={() => setDeleting(p)} testId="policy-delete" />
-                      </Group>
-                    ) : (
-                      <RowAction label={t('admin_reserve.policies.read_only')} icon={<IconLock size={16} />} color="gray" onClick={() => undefined} testId="policy-locked" />
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </CardTable>
-        </Paper>
-      )}
+      <ListTable
+        pending={policies.isPending}
+        failed={policies.isError && (
+          <Alert color="red" icon={<IconAlertTriangle size={16} />} data-testid="policies-error">
+            {t('admin_reserve.load_failed')}
+          </Alert>
+        )}
+        empty={items.length === 0 && (
+          <EmptyState icon={<IconClockPause size={28} />} title={t('admin_reserve.policies.empty')} body={t('admin_reserve.policies.empty_body')} />
+        )}
+        minWidth={760}
+        highlightOnHover
+        verticalSpacing="sm"
+        data-testid="policies-table"
+        head={
+          <Table.Tr>
+            <Table.Th>{t('admin_reserve.policies.name')}</Table.Th>
+            <Table.Th>{t('admin_reserve.policies.applies_to')}</Table.Th>
+            <Table.Th>{t('admin_reserve.policies.max_time_short')}</Table.Th>
+            <Table.Th>{t('admin_reserve.policies.idle_time_short')}</Table.Th>
+            <Table.Th>{t('admin_reserve.policies.warnings_short')}</Table.Th>
+            <Table.Th w={80} />
+          </Table.Tr>
+        }
+      >
+        {items.map((p) => (
+          <Table.Tr key={p.id} data-testid="policy-row" data-name={p.name}>
+            <Table.Td>
+              <Group gap={6} wrap="nowrap">
+                <Text size="sm" fw={600}>
+                  {p.name}
+                </Text>
+                {!p.enabled && (
+                  <Badge styles={fullBadge} size="xs" color="gray" variant="light">
+                    {t('admin_reserve.policies.off')}
+                  </Badge>
+                )}
+              </Group>
+            </Table.Td>
+            <Table.Td>
+              <Badge styles={fullBadge} variant="light" color={p.kind === 'role' ? 'grape' : p.kind === 'category' ? 'indigo' : p.kind === 'group' ? 'teal' : 'orange'}>
+                {t(`admin_reserve.policies.kind_${p.kind}`)}
+              </Badge>
+              <Text size="sm" mt={2}>
+                {p.kind === 'role' ? t(`roles.${p.target}`, { defaultValue: p.target_name }) : builtInText(t, p.target_name)}
+                {isAdmin && p.category_name && p.kind !== 'category' ? ` · ${builtInText(t, p.category_name)}` : ''}
+              </Text>
+            </Table.Td>
+            <Table.Td data-testid="policy-max-time">{minutes(p.max_time)}</Table.Td>
+            <Table.Td data-testid="policy-idle-time">{minutes(p.idle_time)}</Table.Td>
+            <Table.Td>{p.warnings.length ? p.warnings.map((w) => t('admin_reserve.policies.minutes', { count: w })).join(', ') : '—'}</Table.Td>
+            <Table.Td>
+              {p.editable ? (
+                <Group gap={4} wrap="nowrap">
+                  <RowAction label={t('admin_reserve.policies.edit')} icon={<IconEdit size={16} />} onClick={() => setEditing(p)} testId="policy-edit" />
+                  <RowAction label={t('admin_reserve.policies.delete')} icon={<IconTrash size={16} />} color="red" onClick={() => setDeleting(p)} testId="policy-delete" />
+                </Group>
+              ) : (
+                <RowAction label={t('admin_reserve.policies.read_only')} icon={<IconLock size={16} />} color="gray" onClick={() => undefined} testId="policy-locked" />
+              )}
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </ListTable>
       <Text size="xs" c="dimmed">
         {t('admin_reserve.policies.how')}
       </Text>

@@ -16,8 +16,8 @@ import {
   type TShutdownPolicyUpdate,
 } from '@vdi/contracts';
 import { api } from '../../../lib/api';
-import { queryClient } from '../../../app/queries';
-import { PLANNER_KEY } from '../../planner/api';
+import { queryClient } from '../../../lib/queries';
+import { PLANNER_KEY } from '../../../entities/booking/planner-api';
 
 const id = (s: string) => encodeURIComponent(s);
 

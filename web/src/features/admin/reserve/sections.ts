@@ -1,7 +1,7 @@
 import { IconCalendarCog, IconClockPause, IconCpu } from '@tabler/icons-react';
 import type { AdminSection } from '../section';
 // Its labels are admin_reserve texts (the console loads them before it shows the navigation).
-import './texts';
+import '../../../i18n/areas/admin-reserve';
 
 /**
  * GPU cards and profiles, booking rules (admins only, as the planner) and auto-shutdown policies

@@ -1,13 +1,13 @@
-import { useEffect, useState, type ReactNode } from 'react';
-import { Alert, Button, Group, Modal, Pagination, Select, Stack, Table, Text, UnstyledButton } from '@mantine/core';
+import { useState } from 'react';
+import { Group, Pagination, Select, Table, Text, UnstyledButton } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
-import { IconAlertTriangle, IconChevronDown, IconChevronUp, IconSelector } from '@tabler/icons-react';
+import { IconChevronDown, IconChevronUp, IconSelector } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { PRIVILEGED_ROLES } from '@vdi/contracts';
-import { useAction } from '../../../lib/use-action';
 import { usersQuery } from '../people/api';
 import { builtInText } from '../../../lib/built-in-text';
+import { HANDLES_ERROR } from '../../../lib/queries';
 
 /**
  * Pieces the console's long lists share (users, desktops, templates, media, deployments): a
@@ -63,7 +63,7 @@ export function UserPicker({ label, value, onChange, privileged, testId, placeho
   const { t } = useTranslation();
   const [search, setSearch] = useState('');
   const [term] = useDebouncedValue(search.trim(), 250);
-  const found = useQuery({ ...usersQuery({ page: 1, per_page: 30, sort: 'name', order: 'asc', search: term }), enabled: term.length >= 2 });
+  const found = useQuery({ ...usersQuery({ page: 1, per_page: 30, sort: 'name', order: 'asc', search: term }), enabled: term.length >= 2, meta: HANDLES_ERROR });
   const [chosen, setChosen] = useState<{ value: string; label: string } | null>(null);
   const options = (found.data?.items ?? [])
     .filter((u) => !privileged || (PRIVILEGED_ROLES as readonly string[]).includes(u.role))
@@ -92,43 +92,3 @@ export function UserPicker({ label, value, onChange, privileged, testId, placeho
   );
 }
 
-/** Asks before an action; its failure is shown inside, a success closes it. */
-export function ConfirmModal({ opened, onClose, title, children, confirmLabel, color = 'red', onConfirm, testId, disabled }: {
-  opened: boolean; onClose: () => void; title: string; children: ReactNode; confirmLabel: string; color?: string;
-  onConfirm: () => Promise<unknown>; testId: string; disabled?: boolean;
-}) {
-  const { t } = useTranslation();
-  const { busy, error, setError, run } = useAction();
-  useEffect(() => setError(null), [opened, setError]);
-  return (
-    <Modal opened={opened} onClose={onClose} title={title} centered data-testid={testId}>
-      <Stack>
-        {children}
-        {error && (
-          <Alert color="red" icon={<IconAlertTriangle size={16} />} role="alert" data-testid={`${testId}-error`}>
-            {error}
-          </Alert>
-        )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            {t('common.cancel')}
-          </Button>
-          <Button
-            color={color}
-            loading={busy}
-            disabled={disabled}
-            data-testid={`${testId}-confirm`}
-            onClick={() =>
-              void run(async () => {
-                await onConfirm();
-                onClose();
-              })
-            }
-          >
-            {confirmLabel}
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
-  );
-}

@@ -12,7 +12,7 @@ import { errorMessage } from '../../../lib/errors';
 import { useAction } from '../../../lib/use-action';
 import { auditQuery, downloadAuditCsv } from './api';
 import { useAuditLive } from './live';
-import './texts';
+import '../../../i18n/areas/admin-system';
 import { builtInText } from '../../../lib/built-in-text';
 
 const PER_PAGE = 50;

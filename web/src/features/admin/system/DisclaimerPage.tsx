@@ -5,7 +5,7 @@ import { OFFERED_LANGUAGES } from '../../../i18n';
 import { PageHeader } from '../../../components/PageHeader';
 import { SettingCard, SettingsBody, useSettingForm } from './SettingCard';
 import { useSettingsLive } from './live';
-import './texts';
+import '../../../i18n/areas/admin-system';
 
 /** A text for every language the interface offers (the five of the spec and the complete catalogues). */
 const LANGS: TLanguageCode[] = OFFERED_LANGUAGES.map(languageCode);

@@ -3,8 +3,8 @@ import { useTranslation } from 'react-i18next';
 import { PageHeader } from '../../../components/PageHeader';
 import { SettingCard, SettingsBody, useSettingForm } from './SettingCard';
 import { useSettingsLive } from './live';
-import './texts';
-import { BastionSettingCard, VpnSettingCard } from '../../vpn-bastion/BastionSettingCard';
+import '../../../i18n/areas/admin-system';
+import { BastionSettingCard, VpnSettingCard } from './BastionSettingCard';
 
 /** Providers the sign-in page may offer (`form`: user name and password). */
 const PROVIDERS = ['form'] as const;

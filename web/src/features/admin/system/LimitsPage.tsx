@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { PageHeader } from '../../../components/PageHeader';
 import { SettingCard, SettingsBody, useSettingForm } from './SettingCard';
 import { useSettingsLive } from './live';
-import './texts';
+import '../../../i18n/areas/admin-system';
 
 /** Minutes in the form, seconds on the server; an empty field keeps the server's configured value. */
 const toMinutes = (s: number | null) => (s === null ? '' : Math.round(s / 60));

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Alert, Group, NumberInput, PasswordInput, SimpleGrid, Switch, TextInput } from '@mantine/core';
 import { IconAlertTriangle, IconSend } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { notifySuccess } from '../../../app/error-handler';
+import { notifySuccess } from '../../../lib/error-handler';
 import { useAction } from '../../../lib/use-action';
 import { HttpError } from '../../../lib/api';
 import { errorMessage } from '../../../lib/errors';
@@ -11,7 +11,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { SettingCard, SettingsBody, useSettingForm } from './SettingCard';
 import { sendTestMail } from './api';
 import { useSettingsLive } from './live';
-import './texts';
+import '../../../i18n/areas/admin-system';
 
 /** An address people open: http(s)://host[:port][/path], no query. */
 const isPublicAddress = (value: string) => {

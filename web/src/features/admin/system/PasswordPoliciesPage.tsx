@@ -10,12 +10,13 @@ import { ZCategoryPublic, type TPasswordPolicyRule } from '@vdi/contracts';
 import { api } from '../../../lib/api';
 import { errorMessage } from '../../../lib/errors';
 import { useAction } from '../../../lib/use-action';
-import { notifySuccess } from '../../../app/error-handler';
+import { notifySuccess } from '../../../lib/error-handler';
 import { PageHeader } from '../../../components/PageHeader';
 import { saveSetting, settingQuery } from './api';
 import { useSettingsLive } from './live';
-import './texts';
+import '../../../i18n/areas/admin-system';
 import { builtInText } from '../../../lib/built-in-text';
+import { HANDLES_ERROR } from '../../../lib/queries';
 
 const ROLES = ['all', 'admin', 'manager', 'advanced', 'user'] as const;
 const NUMBERS = ['length', 'uppercase', 'lowercase', 'digits', 'special_characters', 'old_passwords', 'expire'] as const;
@@ -32,7 +33,7 @@ const NEW_RULE: TPasswordPolicyRule = {
   expire: 0,
 };
 const isGeneral = (r: TPasswordPolicyRule) => r.category === 'all' && r.role === 'all';
-const categoriesQuery = { queryKey: ['categories'], queryFn: () => api.get('/categories', z.array(ZCategoryPublic)) } as const;
+const categoriesQuery = { queryKey: ['categories'], queryFn: () => api.get('/categories', z.array(ZCategoryPublic)), meta: HANDLES_ERROR } as const;
 
 function RuleModal({ rule, taken, onClose, onSave }: { rule: TPasswordPolicyRule | null; taken: (r: TPasswordPolicyRule) => boolean; onClose: () => void; onSave: (r: TPasswordPolicyRule) => Promise<void> }) {
   const { t } = useTranslation();

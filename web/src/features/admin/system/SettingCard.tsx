@@ -5,11 +5,11 @@ import { useQuery } from '@tanstack/react-query';
 import { IconAlertCircle, IconDeviceFloppy } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TSettingKey, TSettingValue } from '@vdi/contracts';
-import { notifySuccess } from '../../../app/error-handler';
+import { notifySuccess } from '../../../lib/error-handler';
 import { errorMessage } from '../../../lib/errors';
 import { useAction } from '../../../lib/use-action';
 import { saveSetting, settingQuery, type SettingAnswer } from './api';
-import './texts';
+import '../../../i18n/areas/admin-system';
 
 /** A titled card of one group of fields, with its own save button and error. */
 export function SettingCard(props: {

@@ -11,7 +11,7 @@ import {
 } from '@vdi/contracts';
 import { api, API, request } from '../../../lib/api';
 import { session } from '../../../lib/session';
-import { queryClient } from '../../../app/queries';
+import { queryClient, HANDLES_ERROR } from '../../../lib/queries';
 
 export const settingKey = (key: TSettingKey) => ['admin', 'setting', key] as const;
 export const AUDIT_KEY = ['admin', 'audit'] as const;
@@ -33,6 +33,7 @@ export const settingQuery = <K extends TSettingKey>(key: K) =>
     queryKey: settingKey(key),
     queryFn: () => api.get(`/admin/settings/${key}`, answerSchema(key)) as Promise<SettingAnswer<K>>,
     staleTime: 0,
+    meta: HANDLES_ERROR,
   }) as const;
 
 /** Stores the given fields of a setting (the server merges them) and refreshes it. */
@@ -54,6 +55,7 @@ export const auditQuery = (q: TAuditQuery) =>
     queryFn: (): Promise<TAuditList> => api.get('/admin/audit', ZAuditList, { query: paramsOf(q) }),
     staleTime: 0,
     placeholderData: (previous: TAuditList | undefined) => previous,
+    meta: HANDLES_ERROR,
   }) as const;
 
 /** Downloads the CSV of the filtered log (the call needs the session's Bearer token, so not a plain link). */

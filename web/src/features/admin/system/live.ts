@@ -2,7 +2,7 @@ import { useEffect } from 'react';
 import type { Socket } from 'socket.io-client';
 import { ADMIN_SOCKET_NAMESPACE, SOCKET_OPTIONS, SOCKET_PATH, type AdminEventName, type AdminServerEvents } from '@vdi/contracts';
 import { session } from '../../../lib/session';
-import { queryClient } from '../../../app/queries';
+import { queryClient } from '../../../lib/queries';
 import { AUDIT_KEY, settingKey } from './api';
 
 /**

@@ -1,5 +1,0 @@
-// The admin console's infrastructure screens' texts (`admin_infra.*`, locales/admin-infra/): every
-// module that shows them imports this one, so the screen waits for them (a top-level await).
-import { loadArea } from '../../../i18n';
-
-await loadArea('admin-infra');

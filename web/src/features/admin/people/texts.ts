@@ -1,2 +1,0 @@
-// The console's texts for the people screens (locales/admin/).
-import '../texts';

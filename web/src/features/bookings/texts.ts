@@ -1,5 +1,0 @@
-// The bookings area's texts (`bookings.*`, `planner.*`, locales/bookings/): every module that shows
-// them imports this one, so the screen containing it waits for them (a top-level await).
-import { loadArea } from '../../i18n';
-
-await loadArea('bookings');

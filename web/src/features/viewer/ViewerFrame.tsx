@@ -1,0 +1,179 @@
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { ActionIcon, Badge, Button, Group, Loader, Paper, Stack, Text, ThemeIcon, Title, Tooltip } from '@mantine/core';
+import { IconArrowsMaximize, IconArrowsMinimize, IconDeviceDesktop, IconKeyboard, IconRefresh, IconX } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import { errorMessage } from '../../lib/errors';
+import classes from './VncViewerPage.module.css';
+
+// What the VNC and RDP viewer pages share around the screen: the toolbar, the card shown when the
+// connection ended, closing the tab and asking for a new ticket.
+
+/** Whether the page is full screen, kept in step with the browser (Esc leaves it too). */
+function useFullscreen() {
+  const [fullscreen, setFullscreen] = useState(Boolean(document.fullscreenElement));
+  useEffect(() => {
+    const onChange = () => setFullscreen(Boolean(document.fullscreenElement));
+    document.addEventListener('fullscreenchange', onChange);
+    return () => document.removeEventListener('fullscreenchange', onChange);
+  }, []);
+  const toggle = useCallback(() => {
+    if (document.fullscreenElement) void document.exitFullscreen();
+    else void document.documentElement.requestFullscreen?.().catch(() => undefined);
+  }, []);
+  return { fullscreen, toggle };
+}
+
+/** Closes the viewer's tab; a tab the portal did not open cannot be closed by the page, which `tried` then says. */
+export function useCloseTab(disconnect: () => void) {
+  const [tried, setTried] = useState(false);
+  const close = useCallback(() => {
+    disconnect();
+    window.close();
+    setTimeout(() => setTried(true), 300);
+  }, [disconnect]);
+  return { close, tried };
+}
+
+/**
+ * The bar above a browser viewer (VNC and RDP): the desktop's name, the connection's state, and
+ * Ctrl+Alt+Del (while connected), full screen and close.
+ */
+export function ViewerToolbar({
+  name, status, connected, onCtrlAltDel, onClose,
+}: {
+  name: string;
+  /** The state's badge: its colour, text, and a spinner while it is on its way. */
+  status: { color: string; label: string; busy: boolean };
+  connected: boolean;
+  onCtrlAltDel: () => void;
+  onClose: () => void;
+}) {
+  const { t } = useTranslation();
+  const { fullscreen, toggle } = useFullscreen();
+  const fullscreenLabel = t(fullscreen ? 'viewer.exit_fullscreen' : 'viewer.fullscreen');
+  return (
+    <header className={classes.bar}>
+      <Group gap="sm" wrap="nowrap" style={{ minWidth: 0 }}>
+        <ThemeIcon size={28} radius="md" variant="gradient" gradient={{ from: 'indigo', to: 'cyan', deg: 135 }}>
+          <IconDeviceDesktop size={17} />
+        </ThemeIcon>
+        {name && (
+          <Text fw={600} size="sm" className={classes.name} data-testid="viewer-name" title={name}>
+            {name}
+          </Text>
+        )}
+        <Badge
+          color={status.color}
+          variant="light"
+          size="sm"
+          leftSection={status.busy ? <Loader size={10} color="yellow" /> : null}
+          data-testid="viewer-status"
+          classNames={{ root: classes.status, label: classes.statusText, section: classes.statusSection }}
+        >
+          {status.label}
+        </Badge>
+      </Group>
+      <Group gap={6} wrap="nowrap">
+        <Tooltip label={t('viewer.ctrl_alt_del_hint')}>
+          <Button
+            size="compact-sm"
+            variant="subtle"
+            className={classes.tool}
+            leftSection={<IconKeyboard size={16} />}
+            disabled={!connected}
+            onClick={onCtrlAltDel}
+            data-testid="viewer-ctrl-alt-del"
+            aria-label={t('viewer.ctrl_alt_del')}
+          >
+            <span className={classes.label}>{t('viewer.ctrl_alt_del')}</span>
+          </Button>
+        </Tooltip>
+        <Tooltip label={fullscreenLabel}>
+          <ActionIcon variant="subtle" size="lg" className={classes.tool} onClick={toggle} aria-label={fullscreenLabel} data-testid="viewer-fullscreen">
+            {fullscreen ? <IconArrowsMinimize size={18} /> : <IconArrowsMaximize size={18} />}
+          </ActionIcon>
+        </Tooltip>
+        <Tooltip label={t('viewer.close')}>
+          <ActionIcon variant="subtle" size="lg" className={classes.tool} onClick={onClose} aria-label={t('viewer.close')} data-testid="viewer-close">
+            <IconX size={18} />
+          </ActionIcon>
+        </Tooltip>
+      </Group>
+    </header>
+  );
+}
+
+/** A fresh ticket for the same desktop (a signed-in person may ask again); a refusal is shown as text. */
+export function useReconnect<T>(fetchTicket: (() => Promise<T>) | null, setTicket: (ticket: T) => void) {
+  const { i18n } = useTranslation();
+  const [reconnecting, setReconnecting] = useState(false);
+  const [reconnectError, setReconnectError] = useState<string | null>(null);
+  const reconnect = useCallback(async () => {
+    if (!fetchTicket) return;
+    setReconnecting(true);
+    setReconnectError(null);
+    try {
+      setTicket(await fetchTicket());
+    } catch (err) {
+      setReconnectError(errorMessage(i18n.t.bind(i18n), err, (k) => i18n.exists(k)));
+    } finally {
+      setReconnecting(false);
+    }
+  }, [fetchTicket, setTicket, i18n]);
+  return { reconnect, reconnecting, reconnectError };
+}
+
+/**
+ * The card over a viewer whose connection ended: what happened, then Reconnect (when the person
+ * may ask for a new ticket) and the page's last action (close the tab, or go to the desktops).
+ */
+export function ViewerEnded({
+  testId, width, icon, color, title, body, canReconnect, reconnect, closeTried, action,
+}: {
+  testId: string;
+  width: number;
+  icon: ReactNode;
+  color: string;
+  title: string;
+  /** The explanation (its own Text, with its own testid). */
+  body: ReactNode;
+  canReconnect: boolean;
+  reconnect: ReturnType<typeof useReconnect>;
+  closeTried: boolean;
+  action: ReactNode;
+}) {
+  const { t } = useTranslation();
+  return (
+    <div className={classes.overlay}>
+      <Paper withBorder radius="lg" p="xl" maw={width} w="100%" className={classes.card} data-testid={testId}>
+        <Stack align="center" gap="md">
+          <ThemeIcon size={56} radius="xl" variant="light" color={color}>
+            {icon}
+          </ThemeIcon>
+          <Title order={1} size="h4" ta="center">
+            {title}
+          </Title>
+          {body}
+          {reconnect.reconnectError && (
+            <Text size="sm" c="red" ta="center" data-testid="viewer-reconnect-error">
+              {reconnect.reconnectError}
+            </Text>
+          )}
+          <Group justify="center">
+            {canReconnect && (
+              <Button variant="default" leftSection={<IconRefresh size={16} />} loading={reconnect.reconnecting} onClick={() => void reconnect.reconnect()} data-testid="viewer-reconnect">
+                {t('viewer.reconnect')}
+              </Button>
+            )}
+            {action}
+          </Group>
+          {closeTried && (
+            <Text size="xs" c="dimmed" ta="center">
+              {t('viewer.close_manually')}
+            </Text>
+          )}
+        </Stack>
+      </Paper>
+    </div>
+  );
+}
