@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench`: the portal's hot paths beside raw baselines measured in the same run, on the
-// embedded database and on PostgreSQL (the local Debian cluster). Never a test; see the README.
+// embedded database and on PostgreSQL (the local Debian cluster). Never a test; see docs/development.md.
 // Options (after `--`): --only user,desktops,create,deployment,fanout,web,vnc,rdp,admin-desktops  --mode pglite|postgres|both  --quick
 import { join } from 'node:path';
 import { dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensurePostgres, ensureWebBuild, GUEST_NETWORK_PACKAGES, RDP_TEST_PACKAGES, root, run } from './lib/setup.mjs';

@@ -145,7 +145,7 @@ function countPlaywright(file, tag) {
 
 let broken = false;
 
-// `TEST_ONLY=vitest,e2e` (any of types, vitest, postgres, e2e) runs only those suites: for a
+// `TEST_ONLY=vitest,e2e` (any of types, lint, vitest, postgres, e2e) runs only those suites: for a
 // person working on one part. The closing line then counts only what ran.
 const only = new Set((process.env.TEST_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 const runs = (suite) => only.size === 0 || only.has(suite);
@@ -159,9 +159,13 @@ if (!(Number(process.env.TEST_SLOWDOWN) >= 1)) {
   log(describeSlowdown(slowdown));
 } else log(`TEST_SLOWDOWN=${process.env.TEST_SLOWDOWN} (given)`);
 
-// Type checks: a failure counts as one failed test.
+// Type checks and the lint (`npm run lint`: layers, cycles): a failure counts as one failed test.
 // (side by side: each is one process on one core)
-for (const ok of runs('types') ? await Promise.all(['contracts', 'server', 'web'].map((p) => side(`Type check: ${p}`, bin('tsc'), ['-p', p, '--noEmit']))) : []) {
+const checks = [
+  ...(runs('types') ? ['contracts', 'server', 'web'].map((p) => side(`Type check: ${p}`, bin('tsc'), ['-p', p, '--noEmit'])) : []),
+  ...(runs('lint') ? [side('Lint', 'npm', ['run', 'lint', '--silent'])] : []),
+];
+for (const ok of await Promise.all(checks)) {
   if (ok) totals.passed++;
   else totals.failed++;
 }

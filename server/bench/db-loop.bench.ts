@@ -1,7 +1,7 @@
 // The embedded database's options side by side (not a test, not part of `npm run bench`):
 //   node --import tsx server/bench/db-loop.bench.ts            every candidate, each in a fresh process
 //   node --import tsx server/bench/db-loop.bench.ts worker 1   one candidate (inproc | worker <pool> | postgres)
-// PostgreSQL is measured when TEST_DATABASE_URL (an admin URL) is set. Figures: ARCHITECTURE.md.
+// PostgreSQL is measured when TEST_DATABASE_URL (an admin URL) is set. Figures: docs/decisions/0001-embedded-database-in-a-worker-thread.md.
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';

@@ -18,7 +18,7 @@ export const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'm
 /**
  * Connections to the embedded database. PGlite is one session, but with several connections the
  * worker finds the next query waiting when one ends, instead of a round trip through this thread
- * for each (ARCHITECTURE.md: 25 creations at once 1.7–2× faster on a busy machine).
+ * for each (docs/decisions/0002-embedded-pool-and-prepared-statements.md: 25 creations at once 1.7–2× faster on a busy machine).
  */
 const EMBEDDED_POOL_SIZE = 4;
 

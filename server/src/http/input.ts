@@ -19,7 +19,9 @@ export function registerInputChecks(app: FastifyInstance) {
   });
 }
 
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
 const ID_FORBIDDEN = /[\u0000-\u001f\u007f]/;
+// eslint-disable-next-line no-control-regex -- NUL is exactly what is refused
 const TEXT_FORBIDDEN = /\u0000/;
 /** A key safe to repeat in a message (the key itself is client input). */
 const PRINTABLE_KEY = /^[\w.-]{1,64}$/;

@@ -14,6 +14,7 @@ const KEY_TYPES = new Set([
 
 /** A public key line → `type base64 [comment]` normalised; null when it is not one. */
 export function parsePublicKeyLine(line: string): string | null {
+  // eslint-disable-next-line no-control-regex -- a key line with control characters is refused
   if (line.length > BASTION_MAX_KEY_LENGTH || /[\u0000-\u001f\u007f]/.test(line)) return null;
   const [type, data, ...comment] = line.trim().split(/\s+/);
   if (!type || !data || !KEY_TYPES.has(type) || !/^[A-Za-z0-9+/]+={0,2}$/.test(data)) return null;

@@ -22,7 +22,7 @@ export function spiceFile(opts: { proxy: string; host: string; port: number; pas
 
 /** A downloaded viewer file is named after its desktop (characters no file system takes become "_"). */
 export function viewerFileName(desktopName: string): string {
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced
   const name = desktopName.replace(/[\\/:*?"<>|\u0000-\u001f\u007f]/g, '_').replace(/^[.\s]+|[.\s]+$/g, '').slice(0, 100);
   return name || 'desktop';
 }

@@ -104,7 +104,7 @@ export function EventModal({
   useEffect(() => {
     setTitle(draft?.title ?? '');
     action.setError(null);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- reset when another booking is opened; the action object is new every render
   }, [draft]);
   const editing = Boolean(draft?.id);
   const submit = () => {

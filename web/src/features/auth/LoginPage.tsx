@@ -65,7 +65,7 @@ export default function LoginPage() {
   const byUrl = useQuery(categoryByUrlQuery(customUrl));
   useEffect(() => {
     if (byUrl.data) form.setFieldValue('category', byUrl.data.id);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- set once per category found by its address; the form object is new every render
   }, [byUrl.data]);
   const multipleCategories = (categories.data?.length ?? 0) > 1 && !byUrl.data && config.data?.categories_select !== false;
   const notice = config.data?.notification_cover;
@@ -74,7 +74,7 @@ export default function LoginPage() {
     const first = categories.data?.[0];
     if (customUrl) return;
     if (first && !categories.data!.some((c) => c.id === form.values.category)) form.setFieldValue('category', first.id);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- a default when the categories arrive, not again as the person chooses one
   }, [categories.data]);
 
   const after = async (type: Awaited<ReturnType<typeof login>>) => {

@@ -60,7 +60,7 @@ export default function NewDesktopFromMediaPage() {
   // A media that is not (or no longer) bootable is not preselected.
   useEffect(() => {
     if (own.isSuccess && shared.isSuccess && form.values.media && !choices.some((m) => m.id === form.values.media)) form.setFieldValue('media', '');
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- checks the choice when the lists arrive or change, not on every keystroke of the form
   }, [own.isSuccess, shared.isSuccess, choices]);
   // Defaults never above the quota.
   useEffect(() => {
@@ -70,7 +70,7 @@ export default function NewDesktopFromMediaPage() {
       vcpus: typeof v.vcpus === 'number' ? Math.min(v.vcpus, caps.vcpus) : v.vcpus,
       memory: typeof v.memory === 'number' ? Math.min(v.memory, caps.memory) : v.memory,
     }));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- clamps the defaults when the quota arrives or changes, not on every keystroke of the form
   }, [applied.isSuccess, caps.disk, caps.vcpus, caps.memory]);
 
   const submit = form.onSubmit(async (v) => {

@@ -59,7 +59,7 @@ export function PlanModal({
   useEffect(() => {
     setSubitemId(draft?.subitemId || item?.subitems[0]?.id || null);
     action.setError(null);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- reset when another plan or item is opened; the action object is new every render
   }, [draft, item]);
   const editing = Boolean(draft?.id);
   const ready = Boolean(draft && subitemId && start.value && end.value);

@@ -247,8 +247,8 @@ export default function TemplatesPage() {
   const open: Open = (kind, tpl) => setDialog({ kind, id: tpl.id });
   const current = dialog ? (own.data?.find((x) => x.id === dialog.id) ?? null) : null;
   const match = (x: { name: string; description: string; user_name?: string | null }) => !term || `${x.name} ${x.description} ${builtInText(t, x.name)} ${builtInText(t, x.description)} ${x.user_name ?? ''}`.toLowerCase().includes(term);
-  const ownShown = useMemo(() => (own.data ?? []).filter(match), [own.data, term]); // eslint-disable-line react-hooks/exhaustive-deps
-  const sharedShown = useMemo(() => (shared.data ?? []).filter(match), [shared.data, term]); // eslint-disable-line react-hooks/exhaustive-deps
+  const ownShown = useMemo(() => (own.data ?? []).filter(match), [own.data, term]); // eslint-disable-line react-hooks/exhaustive-deps -- `match` reads only `term` and the translations, new every render
+  const sharedShown = useMemo(() => (shared.data ?? []).filter(match), [shared.data, term]); // eslint-disable-line react-hooks/exhaustive-deps -- as above
 
   const retry = (q: { refetch: () => unknown; isRefetching: boolean }) => (
     <EmptyState

@@ -48,7 +48,7 @@ function useRdpTicket() {
     else if (window.location.hash) history.replaceState(history.state, '', window.location.pathname);
     // Reopened: no ticket in the page, but the desktop is known and the person is signed in.
     if (!ticket && desktopId && session.token()) fetchRdpTicket(desktopId).then(setTicket, setLoadError);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the page opens: it reads and tidies the address bar and asks for a ticket a single time
   }, []);
   return { ticket, setTicket, desktopId, loadError, reopening: !ticket && Boolean(desktopId && session.token()) && !loadError };
 }

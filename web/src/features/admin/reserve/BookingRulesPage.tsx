@@ -53,7 +53,7 @@ function RuleForm({ opened, onClose, rule }: { opened: boolean; onClose: () => v
           }
         : empty,
     );
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- filled when the dialog opens or its rule changes; `empty` is a new object every render
   }, [opened, rule, setError]);
   const save = () =>
     run(async () => {

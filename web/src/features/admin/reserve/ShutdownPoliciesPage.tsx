@@ -76,7 +76,7 @@ function PolicyForm({ opened, onClose, policy, isAdmin }: { opened: boolean; onC
         ? { name: policy.name, kind: policy.kind, target: policy.target, max_time: policy.max_time ?? '', idle_time: policy.idle_time ?? '', warnings: policy.warnings.join(', '), enabled: policy.enabled }
         : empty,
     );
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- filled when the dialog opens or its policy changes; `empty` is a new object every render
   }, [opened, policy, setError]);
   const save = () =>
     run(async () => {

@@ -93,7 +93,7 @@ export function useSettingForm<K extends TSettingKey, V extends Record<string, u
     const values = toForm(query.data);
     form.setInitialValues(values);
     form.setValues(values);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the form is filled from each new answer only; the form object and toForm are new every render
   }, [query.data]);
   const save = () =>
     action.run(async () => {

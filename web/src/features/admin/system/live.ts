@@ -57,7 +57,7 @@ export function useAdminEvent<E extends AdminEventName>(event: E, handler: (payl
       users -= 1;
       if (users === 0) close();
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the subscription is per event; the handler of the first render is kept (callers pass a fresh arrow each render, which would reconnect the socket every time)
   }, [event]);
 }
 

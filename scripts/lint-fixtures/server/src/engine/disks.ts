@@ -1,0 +1,4 @@
+// An adapter importing a module.
+import { rule } from '../modules/desktops/rule';
+
+export const grow = () => rule;

@@ -1,0 +1,1 @@
+export type Disk = { path: string };

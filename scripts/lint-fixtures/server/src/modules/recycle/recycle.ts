@@ -1,0 +1,3 @@
+import { entries } from './entries';
+
+export const recycle = () => entries;
