@@ -1,6 +1,6 @@
 import { and, eq, gt, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { ZDeploymentUpdate } from '@vdi/contracts';
+import { AT_REST, ON_HYPERVISOR, STARTABLE, statusIn, type ZDeploymentUpdate } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
@@ -22,12 +22,9 @@ import { assertChoosable, chooserOf, mayChoose } from '../access/permissions';
 import { hasDeploymentRole } from './roles';
 import { desktopsOf } from './view';
 
-const STOPPED = ['Stopped', 'Failed'];
-const RUNNING = ['Started', 'WaitingIP', 'Paused', 'Shutting-down', 'Stopping'];
-
 /** Deleting or remaking desktops needs them off (error `deployment_stop`, 428). */
 function assertAllStopped(desktops: DomainRow[], action: string) {
-  const on = desktops.filter((r) => !STOPPED.includes(r.status));
+  const on = desktops.filter((r) => !statusIn(AT_REST, r.status));
   if (on.length > 0) throw precondition('deployment_stop', `Stop all the desktops before you ${action}`, { running: on.length });
 }
 
@@ -51,7 +48,7 @@ async function showToUser(ctx: AppContext, rows: Pick<DomainRow, 'id' | 'userId'
 async function stopAll(lifecycle: DesktopLifecycle, rows: DomainRow[]) {
   for (const r of rows) {
     if (r.status === 'Starting') await lifecycle.stop(r).catch(() => undefined);
-    else if (RUNNING.includes(r.status)) await lifecycle.forceStop(r.id);
+    else if (statusIn(ON_HYPERVISOR, r.status)) await lifecycle.forceStop(r.id);
   }
 }
 
@@ -87,7 +84,7 @@ export async function setDesktopVisible(ctx: AppContext, events: DeploymentEvent
 export async function startDeployment(ctx: AppContext, lifecycle: DesktopLifecycle, d: DeploymentRow, agent: UserRow, actor: Actor) {
   const owner = await ownerRowOf(ctx, d);
   let left = await startAllowance(ctx.db, owner);
-  const rows = (await desktopsOf(ctx.db, [d.id])).filter((r) => r.status === 'Stopped' && reachesDesktop(actor, d, r));
+  const rows = (await desktopsOf(ctx.db, [d.id])).filter((r) => statusIn(STARTABLE, r.status) && reachesDesktop(actor, d, r));
   const users = rows.length ? await ctx.db.select().from(schema.users).where(inArray(schema.users.id, rows.map((r) => r.userId))) : [];
   let started = 0;
   let refusal: unknown;

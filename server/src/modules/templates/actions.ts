@@ -4,7 +4,7 @@ import { chmod, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { and, eq, or } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { ZDuplicateTemplate, ZTemplateUpdate } from '@vdi/contracts';
+import { AT_REST, statusIn, type ZDuplicateTemplate, type ZTemplateUpdate } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
@@ -119,7 +119,7 @@ export async function deleteTemplate(ctx: AppContext, lifecycle: DesktopLifecycl
     });
   }
   const temporary = tree.rows.filter((r) => r.kind === 'desktop' && !r.persistent);
-  const running = tree.rows.filter((r) => r.kind === 'desktop' && r.persistent && !['Stopped', 'Failed'].includes(r.status));
+  const running = tree.rows.filter((r) => r.kind === 'desktop' && r.persistent && !statusIn(AT_REST, r.status));
   if (running.length > 0) {
     throw conflict('desktops_not_stopped', 'Stop the desktops built on it first', { names: running.map((r) => r.name).slice(0, 10).join(', ') });
   }

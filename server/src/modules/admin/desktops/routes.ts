@@ -9,6 +9,8 @@ import {
   ZAdminIds,
   ZViewer,
   ZViewerAnswer,
+  ON_HYPERVISOR,
+  statusIn,
   type TAdminActionResult,
   type TAdminDesktopAction,
 } from '@vdi/contracts';
@@ -22,7 +24,7 @@ import { findDomain, ownerOf, type DomainRow } from '../../desktops/view';
 import { deleteDesktop } from '../../recycle-bin/desktop-delete';
 import { openViewer } from '../../viewers/open';
 import { boundCategory, peopleGuards } from '../people/scope';
-import { listAdminDesktops, ON_HYPERVISOR } from './list';
+import { listAdminDesktops } from './list';
 
 const idParams = z.object({ id: z.string().min(1).max(64) });
 
@@ -55,7 +57,7 @@ export async function adminDesktopRoutes(app: FastifyInstance, ctx: AppContext, 
       case 'force_stop':
         // A start still waiting in the queue is cancelled; a machine on the hypervisor is destroyed.
         if (row.status === 'Starting') return lifecycle.stop(row);
-        if (!ON_HYPERVISOR.includes(row.status)) {
+        if (!statusIn(ON_HYPERVISOR, row.status)) {
           throw conflict('desktop_action_not_available', `Cannot force stop a desktop that is ${row.status}`, { status: row.status, action: 'force_stop' });
         }
         return lifecycle.forceStop(row.id);
