@@ -15,7 +15,7 @@ import {
   type TAdminDesktopAction,
 } from '@vdi/contracts';
 import type { AppContext } from '../../../context';
-import { actorOf, audit } from '../../../audit/record';
+import { auditActorOf, audit } from '../../../audit/record';
 import { ApiError, conflict, notFound } from '../../../http/errors';
 import { plainJsonAnswer } from '../../../http/lists';
 import { authOf } from '../../../http/guard';
@@ -23,16 +23,17 @@ import type { DesktopLifecycle } from '../../desktops/lifecycle';
 import { findDomain, ownerOf, type DomainRow } from '../../desktops/view';
 import { deleteDesktop } from '../../recycle-bin/desktop-delete';
 import { openViewer } from '../../viewers/open';
-import { boundCategory, peopleGuards } from '../people/scope';
+import { assertReach, boundCategory, peopleGuards } from '../people/scope';
 import { listAdminDesktops } from './list';
 
 const idParams = z.object({ id: z.string().min(1).max(64) });
 
 /** A desktop the caller reaches in the console: admins any, managers their category's (another one's is not found). */
 export async function reachableDesktop(ctx: AppContext, request: FastifyRequest, id: string): Promise<DomainRow> {
+  const missing = () => notFound('desktop_not_found', 'Desktop not found');
   const row = await findDomain(ctx.db, id);
-  const bound = boundCategory(request);
-  if (!row || row.kind !== 'desktop' || (bound !== null && row.categoryId !== bound)) throw notFound('desktop_not_found', 'Desktop not found');
+  if (!row || row.kind !== 'desktop') throw missing();
+  assertReach(request, row.categoryId, missing);
   return row;
 }
 
@@ -80,7 +81,7 @@ export async function adminDesktopRoutes(app: FastifyInstance, ctx: AppContext, 
         try {
           const row = await reachableDesktop(ctx, request, id);
           const { status } = await act(request, action, row);
-          await audit(ctx.db, actorOf(request), {
+          await audit(ctx.db, auditActorOf(request), {
             action: `desktop.${action}`, objectType: 'desktop', objectId: row.id, objectName: row.name, categoryId: row.categoryId,
             detail: { owner_id: row.userId, from: row.status },
           });
