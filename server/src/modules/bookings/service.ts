@@ -37,7 +37,7 @@ import { allowedProfiles } from '../reservables/profiles';
 import { createPlanner } from '../reservables/planner';
 import { audienceOf, findItem, itemFor, itemNames, mayBook, unitsOf, type BookingItem } from './items';
 import { activeBooking, planOffersNow } from './start-check';
-import { bookingView, setViewClock, type BookingRow } from './view';
+import { bookingView, type BookingRow } from './view';
 
 const MINUTE = 60_000;
 const floorMinute = (d: Date) => new Date(Math.floor(d.getTime() / MINUTE) * MINUTE);
@@ -96,7 +96,6 @@ export async function dropItemBookings(ctx: AppContext, itemType: TBookingItemTy
 export function createBookings(ctx: AppContext, lifecycle: DesktopLifecycle) {
   const { db, bus, clock, log } = ctx;
   const scheduler = createScheduler(db, clock, log);
-  setViewClock(clock);
 
   // One booking or plan change at a time: the rules read the calendar, then write to it.
   let lock: Promise<unknown> = Promise.resolve();

@@ -2,16 +2,8 @@ import { sql } from 'drizzle-orm';
 import { formatBookingDate, type TBooking } from '@vdi/contracts';
 import { schema } from '../../db';
 import { qualified } from '../../db/qualified';
-import { realClock, type Clock } from '../../scheduler/clock';
 
 export type BookingRow = typeof schema.bookings.$inferSelect;
-
-/** The clock the views read "now" from (the bookings service sets the context's clock). */
-let viewClock: Clock = realClock();
-export const setViewClock = (clock: Clock) => {
-  viewClock = clock;
-};
-export const nowForViews = () => viewClock.now();
 
 /** A booking as the calls and the booking_* / bookingitem_* events carry it (reference §2.9). */
 export function bookingView(row: BookingRow, itemName: string, now: Date): TBooking {

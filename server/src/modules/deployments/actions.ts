@@ -40,7 +40,7 @@ async function assertNotBooked(ctx: AppContext, d: DeploymentRow) {
 
 /** Desktops shown to (or hidden from) their users: desktop_add or desktop_delete on their lists, live. */
 async function showToUser(ctx: AppContext, rows: Pick<DomainRow, 'id' | 'userId'>[], visible: boolean) {
-  if (visible) for (const view of await currentDesktopViews(ctx.db, rows.map((r) => r.id))) ctx.bus.toUser(view.user, 'desktop_add', view);
+  if (visible) for (const view of await currentDesktopViews(ctx, rows.map((r) => r.id))) ctx.bus.toUser(view.user, 'desktop_add', view);
   else for (const r of rows) ctx.bus.toUser(r.userId, 'desktop_delete', { id: r.id });
 }
 

@@ -150,7 +150,7 @@ function deploymentDesktopView(row: DesktopViewRow, view: TDesktop, photos: Phot
 
 /** A deployment's desktops as the deploymentdesktop_* events carry them, each with its user's photo and the videowall handle. */
 export async function deploymentDesktopViews(ctx: AppContext, rows: DomainRow[]): Promise<TDeploymentDesktop[]> {
-  const [views, photos] = await Promise.all([desktopViews(ctx.db, rows), photosOf(ctx.db, rows.map((r) => r.userId))]);
+  const [views, photos] = await Promise.all([desktopViews(ctx, rows), photosOf(ctx.db, rows.map((r) => r.userId))]);
   return views.map((view, i) => deploymentDesktopView(rows[i]!, view, photos));
 }
 
@@ -168,7 +168,7 @@ export async function deploymentDesktopList(
   if (!rightsOn(actor, d).edit) return { items: [], total: paged ? 0 : null };
   const domains = schema.domains;
   const reach = d.userId === actor.id ? undefined : choosableWhere([actor], domains.categoryId);
-  const { items, total } = await listDesktops(ctx.db, and(eq(domains.kind, 'desktop'), eq(domains.tag, d.id), reach), opts);
+  const { items, total } = await listDesktops(ctx, and(eq(domains.kind, 'desktop'), eq(domains.tag, d.id), reach), opts);
   const photos = await photosOf(ctx.db, items.map((i) => i.row.userId));
   const views = items.map(({ row, view }) => deploymentDesktopView(row, view, photos));
   return { items: opts.fields ? views.map((v) => pick(v, opts.fields!)) : views, total };

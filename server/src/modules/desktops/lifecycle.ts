@@ -62,7 +62,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
 
   async function publish(row: DomainRow) {
     if (row.kind === 'desktop' && (row.tag === null || row.tagVisible)) {
-      const [view] = await desktopViews(db, [row]);
+      const [view] = await desktopViews(ctx, [row]);
       bus.toUser(row.userId, 'desktop_update', view!);
     }
     changes.emit('changed', row);
@@ -71,7 +71,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
   /** A new desktop: desktop_add to its owner (later changes are desktop_update). */
   async function announce(row: DomainRow) {
     if (row.kind !== 'desktop' || (row.tag !== null && !row.tagVisible)) return;
-    const [view] = await desktopViews(db, [row]);
+    const [view] = await desktopViews(ctx, [row]);
     bus.toUser(row.userId, 'desktop_add', view!);
   }
 

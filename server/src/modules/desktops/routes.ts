@@ -27,7 +27,7 @@ const ZId = z.object({ id: z.string().min(1).max(64) });
 export async function desktopRoutes(app: FastifyInstance, ctx: AppContext, lifecycle: DesktopLifecycle) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const auth = requireAuth(ctx);
-  const listCache = createDesktopListCache(ctx.db);
+  const listCache = createDesktopListCache(ctx);
 
   r.get(
     '/user/desktops',

@@ -6,7 +6,8 @@ import type { Db } from '../../db';
 import { schema } from '../../db';
 import { preparedQuery } from '../../db/prepared';
 import { qualified } from '../../db/qualified';
-import { desktopBookingFields, nextDesktopBookingSql, nowForViews, type NextBooking } from '../bookings/view';
+import { desktopBookingFields, nextDesktopBookingSql, type NextBooking } from '../bookings/view';
+import type { Clock } from '../../scheduler/clock';
 
 export type DomainRow = typeof schema.domains.$inferSelect;
 
@@ -77,6 +78,8 @@ const VIEW_COLUMNS = {
 export type DesktopViewRow = Pick<DomainRow, keyof typeof VIEW_COLUMNS>;
 
 type RowWithExtras = DesktopViewRow & { x: DesktopExtras };
+/** What a view is read with: the database, and the context's clock (a desktop's next booking is the one after its "now"). */
+export type ViewSource = { db: Db; clock: Pick<Clock, 'now'> };
 const jsonObject = (fields: Record<string, SQL>) =>
   sql`json_build_object(${sql.join(Object.entries(fields).map(([k, v]) => sql`${sql.raw(`'${k}'`)}, ${v}`), sql`, `)})`;
 
@@ -85,11 +88,11 @@ const jsonObject = (fields: Record<string, SQL>) =>
  * all), each with what its view needs. The database packs the list as one JSON text (reading a
  * thousand rows column by column costs the embedded database ten times more), parsed here at once.
  */
-async function selectWithExtras(db: Db, where: SQL | undefined, paging?: { limit: number; offset: number }) {
+async function selectWithExtras({ db, clock }: ViewSource, where: SQL | undefined, paging?: { limit: number; offset: number }) {
   const d = schema.domains;
   const row = jsonObject({
     ...Object.fromEntries(Object.entries(VIEW_COLUMNS).map(([k, c]) => [k, qualified(c)])),
-    x: jsonObject(desktopExtras(nowForViews())),
+    x: jsonObject(desktopExtras(clock.now())),
   });
   const total = paging ? sql`(select count(*) from ${d} where ${where ?? sql`true`})` : sql`null`;
   const join = (t: typeof schema.users | typeof schema.groups | typeof schema.categories | typeof schema.deployments, id: SQL) =>
@@ -154,16 +157,16 @@ export function desktopView(row: DesktopViewRow, x: DesktopExtras): TDesktop {
 }
 
 /** The views of desktops as they stand now, by id: rows and extras in one query (in no particular order). */
-export async function currentDesktopViews(db: Db, ids: string[]): Promise<TDesktop[]> {
+export async function currentDesktopViews(src: ViewSource, ids: string[]): Promise<TDesktop[]> {
   if (ids.length === 0) return [];
-  const { rows } = await selectWithExtras(db, inArray(schema.domains.id, ids));
+  const { rows } = await selectWithExtras(src, inArray(schema.domains.id, ids));
   return rows.map((r) => desktopView(r, r.x));
 }
 
 /** The views of rows the caller holds (events: the row as just written), their extras in one query. */
-export async function desktopViews(db: Db, rows: DomainRow[]): Promise<TDesktop[]> {
+export async function desktopViews(src: ViewSource, rows: DomainRow[]): Promise<TDesktop[]> {
   if (rows.length === 0) return [];
-  const { rows: found } = await selectWithExtras(db, inArray(schema.domains.id, rows.map((r) => r.id)));
+  const { rows: found } = await selectWithExtras(src, inArray(schema.domains.id, rows.map((r) => r.id)));
   const extras = new Map(found.map((f) => [f.id, f.x]));
   const none: DesktopExtras = { userName: null, groupName: null, categoryName: null, storage: [], permissions: null, next: null };
   return rows.map((row) => desktopView(row, extras.get(row.id) ?? none));
@@ -177,19 +180,19 @@ export type ListOf<T> = { items: T[]; total: number | null };
  * Desktops and their views in one query (rows, owners' names, disks, deployment rights and next
  * booking; with paging also the whole list's length), by name: the whole list, or the page asked.
  */
-export async function listDesktops(db: Db, where: SQL | undefined, paging: TListPaging = {}): Promise<ListOf<{ row: DesktopViewRow; view: TDesktop }>> {
+export async function listDesktops(src: ViewSource, where: SQL | undefined, paging: TListPaging = {}): Promise<ListOf<{ row: DesktopViewRow; view: TDesktop }>> {
   const paged = paging.page !== undefined || paging.per_page !== undefined;
   const perPage = paging.per_page ?? LIST_PER_PAGE_DEFAULT;
-  const found = await selectWithExtras(db, where, paged ? { limit: perPage, offset: ((paging.page ?? 1) - 1) * perPage } : undefined);
+  const found = await selectWithExtras(src, where, paged ? { limit: perPage, offset: ((paging.page ?? 1) - 1) * perPage } : undefined);
   const { rows } = found;
   // A page past the end has no row to carry the count: then it is asked alone.
-  const total = paged ? (found.total ?? (await db.$count(schema.domains, where))) : null;
+  const total = paged ? (found.total ?? (await src.db.$count(schema.domains, where))) : null;
   return { items: rows.map((r) => ({ row: r, view: desktopView(r, r.x) })), total };
 }
 
 /** The list's views, whole or with only the `fields` asked. */
-export async function listDesktopViews(db: Db, where: SQL | undefined, opts: DesktopListOptions = {}): Promise<ListOf<Partial<TDesktop>>> {
-  const { items, total } = await listDesktops(db, where, opts);
+export async function listDesktopViews(src: ViewSource, where: SQL | undefined, opts: DesktopListOptions = {}): Promise<ListOf<Partial<TDesktop>>> {
+  const { items, total } = await listDesktops(src, where, opts);
   return { items: items.map(({ view }) => (opts.fields ? pick(view, opts.fields) : view)), total };
 }
 
@@ -205,8 +208,8 @@ export async function findDomains(db: Db, where: SQL | undefined) {
 }
 
 /** The desktops a user sees on their screen: their own, deployment ones only while visible. */
-export async function userDesktops(db: Db, userId: string, opts: DesktopListOptions = {}) {
-  return listDesktopViews(db, userDesktopsWhere(userId), opts);
+export async function userDesktops(src: ViewSource, userId: string, opts: DesktopListOptions = {}) {
+  return listDesktopViews(src, userDesktopsWhere(userId), opts);
 }
 
 export function userDesktopsWhere(userId: string) {

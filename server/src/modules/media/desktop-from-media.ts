@@ -95,7 +95,7 @@ export async function createDesktopFromMedia(ctx: AppContext, user: UserRow, bod
     },
   );
   await db.update(schema.media).set({ accessedAt: new Date() }).where(eq(schema.media.id, media.id));
-  const [view] = await desktopViews(db, [row]);
+  const [view] = await desktopViews(ctx, [row]);
   ctx.bus.toUser(user.id, 'desktop_add', view!);
   return { id };
 }

@@ -138,7 +138,7 @@ export async function restoreEntry(ctx: AppContext, entry: RecycleBinRow, agent:
 
   bus.toUser(entry.ownerId, 'update_recycle_bin', { id: entry.id, status: 'restored' });
   const back = restored.filter((d) => d.kind === 'desktop' && (d.tag === null || d.tagVisible));
-  for (const view of await desktopViews(db, back)) bus.toUser(view.user, 'desktop_add', view);
+  for (const view of await desktopViews(ctx, back)) bus.toUser(view.user, 'desktop_add', view);
   for (const id of (items.deployments ?? []).map((d) => String(d.id))) {
     const row = await findDeployment(db, id);
     if (row) await publishDeployment(ctx, row, ['deployments_add']);

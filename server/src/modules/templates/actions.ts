@@ -177,7 +177,7 @@ export async function templateToDesktop(ctx: AppContext, user: UserRow, template
         .returning();
     });
     bus.toUser(row.userId, 'template_delete', { id: row.id });
-    const [view] = await desktopViews(db, [desktop!]);
+    const [view] = await desktopViews(ctx, [desktop!]);
     bus.toUser(row.userId, 'desktop_add', view!);
     return { id: row.id };
   } catch (err) {

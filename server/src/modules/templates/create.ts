@@ -125,7 +125,7 @@ export function templateJobHandler(ctx: AppContext, lifecycle: DesktopLifecycle)
     if (template) await publishTemplate(ctx, template, 'template_update', job.progress);
     const desktop = await findDomain(db, plan.desktopId);
     if (desktop) {
-      const [view] = await desktopViews(db, [desktop]);
+      const [view] = await desktopViews(ctx, [desktop]);
       if (view) bus.toUser(desktop.userId, 'desktop_update', { ...view, progress: { percentage: job.progress, throughput_average: '', time_left: '', size: '' } });
     }
   }
