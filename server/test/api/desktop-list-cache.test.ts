@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { schema } from '../../src/db';
 import { manualClock, type ManualClock } from '../../src/scheduler/clock';
-import { userDesktops } from '../../src/modules/desktops/view';
+import { userDesktops } from '../../src/modules/shared/desktop-view';
 import { call, startTestServer, type TestServer } from '../helpers/server';
 import { copyUser, makeDeployment, makeDesktop, tokenOf, userRow } from '../helpers/routes-fixtures';
 import { recordQueries } from '../helpers/query-count';

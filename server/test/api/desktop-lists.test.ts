@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { DESKTOP_FIELDS, formatBookingDate, LIST_TOTAL_HEADER, ZDeploymentDetail, ZDesktop, type TDesktop } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import type { UserRow } from '../../src/auth/sessions';
-import { userDesktops } from '../../src/modules/desktops/view';
+import { userDesktops } from '../../src/modules/shared/desktop-view';
 import { deploymentDesktopList, deploymentDesktopViews, desktopsOf } from '../../src/modules/deployments/view';
 import { actorOf } from '../../src/modules/access/permissions';
 import { call, startTestServer, type TestServer } from '../helpers/server';

@@ -30,7 +30,7 @@ import { createScheduler } from '../../scheduler/scheduler';
 import { desktopRoom } from '../../socket/bus';
 import { actorOf, type Actor } from '../access/permissions';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
-import type { DomainRow } from '../desktops/view';
+import type { DomainRow } from '../shared/domains';
 import { availabilityOf, bookingsOverlapping, freeUntil, loadSpans, segmentsOf, victimsFor } from '../reservables/availability';
 import { isBookingExempt, priorityOf } from '../reservables/priorities';
 import { allowedProfiles } from '../reservables/profiles';

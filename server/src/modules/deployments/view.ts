@@ -5,7 +5,8 @@ import {
 import type { AppContext } from '../../context';
 import type { Db } from '../../db';
 import { schema } from '../../db';
-import { desktopViews, listDesktops, pick, type DesktopViewRow, type DomainRow, type ListOf } from '../desktops/view';
+import type { DomainRow } from '../shared/domains';
+import { desktopViews, listDesktops, pick, type DesktopViewRow, type ListOf } from '../shared/desktop-view';
 import { rightsOn, type DeploymentRow } from './access';
 import { choosableWhere, type Actor } from '../access/permissions';
 

@@ -7,7 +7,7 @@ import type { Scheduler } from '../../scheduler/scheduler';
 import { desktopRoom } from '../../socket/bus';
 import { lastViewerClosed, viewersOpen } from '../viewers/activity';
 import type { DesktopLifecycle } from './lifecycle';
-import type { DomainRow } from './view';
+import type { DomainRow } from '../shared/domains';
 
 const MINUTE = 60_000;
 type PolicyRow = typeof schema.shutdownPolicies.$inferSelect;

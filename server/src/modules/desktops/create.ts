@@ -10,7 +10,7 @@ import type { Engine } from '../../engine';
 import { createEmpty, createKnownOverlay, createOverlay, info, remove as removeDiskFile, type DiskInfo } from '../../engine/disks';
 import type { UserRow } from '../../auth/sessions';
 import { disksOf } from './machine-spec';
-import { findDomain, type DomainRow } from './view';
+import { findDomain, type DomainRow } from '../shared/domains';
 
 /** A locally administered, unicast MAC in QEMU's 52:54:00 range. */
 export const randomMac = () =>

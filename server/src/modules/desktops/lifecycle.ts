@@ -11,10 +11,11 @@ import { ApiError, conflict, precondition } from '../../http/errors';
 import type { UserRow } from '../../auth/sessions';
 import { checkStartQuota } from '../quotas/start-check';
 import { checkBookingToStart } from '../bookings/start-check';
-import { assertHypervisorAcceptsStarts } from '../admin/hypervisors/state';
+import { assertHypervisorAcceptsStarts } from '../shared/hypervisor-state';
 import { CREATING_DESKTOP } from './create';
 import { disksOf, machineSpecOf, privateMacOf } from './machine-spec';
-import { desktopViews, findDomain, type DomainRow } from './view';
+import { findDomain, type DomainRow } from '../shared/domains';
+import { desktopViews } from '../shared/desktop-view';
 
 const notAvailable = (row: DomainRow, action: string) =>
   conflict('desktop_action_not_available', `Cannot ${action} a desktop that is ${row.status}`, { status: row.status, action });

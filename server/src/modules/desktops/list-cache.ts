@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { schema } from '../../db';
 import { parseBookingDate } from '@vdi/contracts';
-import { listDesktops, pick, userDesktopsWhere, type DesktopListOptions, type ViewSource } from './view';
+import { listDesktops, pick, userDesktopsWhere, type DesktopListOptions, type ViewSource } from '../shared/desktop-view';
 
 /** A user's list answer as sent, with what it was built from. */
 type Entry = { rev: number; validUntil: number; body: string; total: number | null; bytes: number };

@@ -16,7 +16,7 @@ import { allowedTemplates } from '../templates/allowed';
 import { desktopFor } from './access';
 import { createDesktopFromTemplate } from './create';
 import type { DesktopLifecycle } from './lifecycle';
-import { findDomain, ownerOf } from './view';
+import { findDomain, ownerOf } from '../shared/domains';
 import { createDesktopListCache } from './list-cache';
 import { deleteDesktop as deleteOrRecycleDesktop } from '../recycle-bin/desktop-delete';
 

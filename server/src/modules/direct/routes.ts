@@ -13,7 +13,8 @@ import { requestBaseUrl } from '../../http/base-url';
 import { desktopRoom } from '../../socket/bus';
 import { desktopFor } from '../desktops/access';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
-import { forceStopAtOf, ownerOf, viewersOf, type DomainRow } from '../desktops/view';
+import { ownerOf, type DomainRow } from '../shared/domains';
+import { forceStopAtOf, viewersOf } from '../shared/desktop-view';
 import { viewerFor } from '../viewers/service';
 import { spiceProxyOf } from '../viewers/routes';
 

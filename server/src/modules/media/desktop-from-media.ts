@@ -11,7 +11,7 @@ import { actorOf, isAllowed } from '../access/permissions';
 import { appliedQuota } from '../quotas/applied';
 import { checkNewDesktopQuota } from '../quotas/create-check';
 import { createDesktopRecords, desktopDiskPath, randomMac } from '../desktops/create';
-import { desktopViews } from '../desktops/view';
+import { desktopViews } from '../shared/desktop-view';
 import { findMedia } from './view';
 import { GB } from './quota';
 

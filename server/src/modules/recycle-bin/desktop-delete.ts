@@ -2,7 +2,7 @@ import { AT_REST, statusIn } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import type { UserRow } from '../../auth/sessions';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
-import { ownerOf, type DomainRow } from '../desktops/view';
+import { ownerOf, type DomainRow } from '../shared/domains';
 import { cutoffHoursFor, recycleDomains } from './recycle';
 import { dropItemBookings } from '../bookings/service';
 import { conflict } from '../../http/errors';

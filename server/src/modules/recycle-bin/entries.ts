@@ -5,7 +5,7 @@ import type { TRecycleBinDetail, TRecycleBinDomain, TRecycleBinItem, TRecycleBin
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { info } from '../../engine/disks';
-import type { DomainRow } from '../desktops/view';
+import type { DomainRow } from '../shared/domains';
 import type { EntryItems, EntryMeta, RecycleBinRow } from './recycle';
 
 const epoch = (d: Date | string | null | undefined) => (d ? Math.floor(new Date(d).getTime() / 1000) : null);

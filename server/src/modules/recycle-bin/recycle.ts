@@ -32,7 +32,7 @@ import { schema, type Db } from '../../db';
 import type { RecycledItems } from '../../db/schema';
 import { remove as removeDiskFile } from '../../engine/disks';
 import type { UserRow } from '../../auth/sessions';
-import type { DomainRow } from '../desktops/view';
+import type { DomainRow } from '../shared/domains';
 import { refreshSizes } from '../storage/view';
 import { itemView } from './entries';
 

@@ -6,7 +6,8 @@ import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { conflict, precondition } from '../../http/errors';
 import { appliedQuota, usageOf } from '../quotas/applied';
-import { desktopViews, type DomainRow } from '../desktops/view';
+import type { DomainRow } from '../shared/domains';
+import { desktopViews } from '../shared/desktop-view';
 import { itemsOf, withLog, type RecycleBinRow } from './recycle';
 
 const DOMAIN_COLUMNS = getTableColumns(schema.domains);

@@ -6,7 +6,7 @@ import { WebSocketServer } from 'ws';
 import { RDP_WEBSOCKET_PATH, statusIn, VIEWABLE, VNC_FIRST_BYTES_MS, VNC_WEBSOCKET_PATH } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { bridgeWebSocketToVnc, VNC_OPEN_TIMEOUT_MS } from '../../engine/vnc-bridge';
-import { findDomain } from '../desktops/view';
+import { findDomain } from '../shared/domains';
 import { consumeViewerToken } from './tokens';
 import { serveRdpWebSocket } from './rdp';
 

@@ -6,7 +6,7 @@ import { schema } from '../../db';
 import { authOf } from '../../http/guard';
 import { requestBaseUrl } from '../../http/base-url';
 import { auditActorOf, audit } from '../../audit/record';
-import type { DomainRow } from '../desktops/view';
+import type { DomainRow } from '../shared/domains';
 import { viewerFor } from './service';
 
 /**

@@ -12,7 +12,7 @@ import type { Authorization } from '../../rdp/cleanpath-proxy';
 import { serveCleanPath } from '../../rdp/cleanpath-proxy';
 import { createRdpGateway } from '../../rdp/gateway';
 import { gatewayCertificate } from '../../rdp/tls-cert';
-import { findDomain } from '../desktops/view';
+import { findDomain } from '../shared/domains';
 import { viewerClosed, viewerOpened } from './activity';
 import { consumeViewerToken } from './tokens';
 

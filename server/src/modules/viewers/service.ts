@@ -2,8 +2,8 @@ import { RDP_PORT, statusIn, VIEWABLE, VIEWERS_NEEDING_IP, type TBrowserViewerTi
 import type { AppContext } from '../../context';
 import type { MachineRuntime } from '../../engine/driver';
 import { ApiError, notFound, precondition } from '../../http/errors';
-import type { DomainRow } from '../desktops/view';
-import { viewersOf } from '../desktops/view';
+import type { DomainRow } from '../shared/domains';
+import { viewersOf } from '../shared/desktop-view';
 import { rdpGatewayFile, spiceFile, viewerFileName } from './files';
 import { RDP_GATEWAY_TOKEN_SECONDS, RDP_TOKEN, rdpGatewayPort } from './rdp';
 import { rdpVpnViewer } from './rdpvpn';

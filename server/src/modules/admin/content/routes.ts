@@ -24,7 +24,7 @@ import { badRequest, notFound } from '../../../http/errors';
 import { authOf } from '../../../http/guard';
 import type { UserRow } from '../../../auth/sessions';
 import type { DesktopLifecycle } from '../../desktops/lifecycle';
-import { findDomain } from '../../desktops/view';
+import { findDomain } from '../../shared/domains';
 import { assertNameFree } from '../../domains/names';
 import { checkNewItemQuota } from '../../storage/new-item-quota';
 import { deleteTemplate, updateTemplate } from '../../templates/actions';

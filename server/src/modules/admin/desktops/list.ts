@@ -4,7 +4,8 @@ import { LOCAL_HYPERVISOR, ON_HYPERVISOR, statusIn, type TAdminDesktop, type ZAd
 import type { z } from 'zod';
 import { schema, type Db } from '../../../db';
 import { qualified } from '../../../db/qualified';
-import { forceStopAtOf, viewersOf, type DomainRow } from '../../desktops/view';
+import type { DomainRow } from '../../shared/domains';
+import { forceStopAtOf, viewersOf } from '../../shared/desktop-view';
 import { likeTerm, orderOf, searchLike } from '../people/scope';
 
 const d = schema.domains;

@@ -20,7 +20,7 @@ import { ApiError, conflict, notFound } from '../../../http/errors';
 import { plainJsonAnswer } from '../../../http/lists';
 import { authOf } from '../../../http/guard';
 import type { DesktopLifecycle } from '../../desktops/lifecycle';
-import { findDomain, ownerOf, type DomainRow } from '../../desktops/view';
+import { findDomain, ownerOf, type DomainRow } from '../../shared/domains';
 import { deleteDesktop } from '../../recycle-bin/desktop-delete';
 import { openViewer } from '../../viewers/open';
 import { assertReach, boundCategory, peopleGuards } from '../people/scope';

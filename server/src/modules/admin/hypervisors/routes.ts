@@ -9,7 +9,7 @@ import { requireAuth } from '../../../http/guard';
 import { notFound } from '../../../http/errors';
 import { auditActorOf, audit } from '../../../audit/record';
 import { adminSocketCount, notifyAdmins } from '../../../socket/admins';
-import { acceptsStarts } from './state';
+import { acceptsStarts } from '../../shared/hypervisor-state';
 import { hypervisorViews } from './view';
 
 /** How often the console hears the hypervisors' numbers while an admin is connected. */

@@ -1,15 +1,62 @@
-import { and, asc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+/**
+ * The desktop as the portal shows it (GET /user/desktops, desktop_* events, deployments, bookings,
+ * media and templates that hand back a desktop), built in one query. It lives below the areas
+ * (modules/shared) so that every area can show a desktop without importing the desktops area.
+ */
+import { and, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import {
-  LIST_PER_PAGE_DEFAULT, sortViewers, VIEWERS_NEEDING_IP, type TDesktop, type TDesktopField, type TListPaging, type TViewer,
+  formatBookingDate, LIST_PER_PAGE_DEFAULT, sortViewers, VIEWERS_NEEDING_IP, type TDesktop, type TDesktopField, type TListPaging, type TViewer,
 } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
-import { preparedQuery } from '../../db/prepared';
 import { qualified } from '../../db/qualified';
-import { desktopBookingFields, nextDesktopBookingSql, type NextBooking } from '../bookings/view';
+import type { DomainRow } from './domains';
 import type { Clock } from '../../scheduler/clock';
 
-export type DomainRow = typeof schema.domains.$inferSelect;
+/* A desktop's booking fields (the bookings module writes bookings; the view reads the next one). */
+
+type DesktopRef = { bookingId: string | null; scheduledShutdownAt: Date | null };
+export type DesktopBookingFields = {
+  booking_id: string | false;
+  next_booking_start: string | null;
+  next_booking_end: string | null;
+  scheduled: { shutdown: string | false };
+};
+/** A desktop's next (or current) booking, as `nextDesktopBookingSql` reads it: epoch seconds. */
+export type NextBooking = { start: number; end: number } | null;
+
+/**
+ * The next (or current) booking of a desktop or of its deployment: a subquery correlated with the
+ * `domains` row of the query it is selected in (one index probe of `bookings_item_idx` per row).
+ */
+export function nextDesktopBookingSql(now: Date) {
+  const b = schema.bookings;
+  const [start, end, itemType, itemId] = [b.start, b.end, b.itemType, b.itemId].map(qualified);
+  const upcoming = sql`${end} > ${now.toISOString()}::timestamptz`;
+  // Asked once whether any booking is to come (most of the time none): only then per row.
+  return sql<NextBooking>`case when exists (select 1 from ${b} where ${upcoming}) then
+    (select json_build_object('start', extract(epoch from ${start}), 'end', extract(epoch from ${end}))
+      from ${b}
+      where ${upcoming}
+        and ((${itemType} = 'desktop' and ${itemId} = ${qualified(schema.domains.id)})
+          or (${itemType} = 'deployment' and ${itemId} = ${qualified(schema.domains.tag)}))
+      order by ${start} limit 1)
+    end`;
+}
+
+/**
+ * The booking fields of the desktop view: the booking in progress, the next (or current) booking
+ * of the desktop or of its deployment, and when the scheduler will stop it.
+ */
+export function desktopBookingFields(row: DesktopRef, next: NextBooking): DesktopBookingFields {
+  const date = (epoch: number) => formatBookingDate(new Date(Number(epoch) * 1000));
+  return {
+    booking_id: row.bookingId ?? false,
+    next_booking_start: next ? date(next.start) : null,
+    next_booking_end: next ? date(next.end) : null,
+    scheduled: { shutdown: row.scheduledShutdownAt ? formatBookingDate(row.scheduledShutdownAt) : false },
+  };
+}
 
 const epoch = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : null);
 
@@ -203,10 +250,6 @@ export function pick<T extends object, K extends keyof T>(item: T, fields: reado
   return out;
 }
 
-export async function findDomains(db: Db, where: SQL | undefined) {
-  return db.select().from(schema.domains).where(where).orderBy(asc(schema.domains.name));
-}
-
 /** The desktops a user sees on their screen: their own, deployment ones only while visible. */
 export async function userDesktops(src: ViewSource, userId: string, opts: DesktopListOptions = {}) {
   return listDesktopViews(src, userDesktopsWhere(userId), opts);
@@ -215,17 +258,4 @@ export async function userDesktops(src: ViewSource, userId: string, opts: Deskto
 export function userDesktopsWhere(userId: string) {
   const d = schema.domains;
   return and(eq(d.userId, userId), eq(d.kind, 'desktop'), or(isNull(d.tag), eq(d.tagVisible, true)));
-}
-
-const domainById = preparedQuery((db, name) => db.select().from(schema.domains).where(eq(schema.domains.id, sql.placeholder('id'))).prepare(name));
-
-export async function findDomain(db: Db, id: string) {
-  return (await domainById(db).execute({ id }))[0];
-}
-
-/** The owner of a desktop (quotas and limits are theirs, whoever presses start). */
-export async function ownerOf(db: Db, row: DomainRow) {
-  const [owner] = await db.select().from(schema.users).where(eq(schema.users.id, row.userId));
-  if (!owner) throw new Error(`desktop ${row.id} has no owner`);
-  return owner;
 }
