@@ -6,7 +6,7 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { info } from '../../engine/disks';
 import type { DomainRow } from '../shared/domains';
-import type { EntryItems, EntryMeta, RecycleBinRow } from './recycle';
+import type { EntryItems, EntryMeta, RecycleBinRow } from './items';
 
 const epoch = (d: Date | string | null | undefined) => (d ? Math.floor(new Date(d).getTime() / 1000) : null);
 const DELETED = '[Deleted]';

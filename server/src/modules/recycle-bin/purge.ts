@@ -3,7 +3,8 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { remove as removeDiskFile } from '../../engine/disks';
 import { conflict } from '../../http/errors';
-import { cutoffHoursFor, itemsOf, withLog, type RecycleAgent, type RecycleBinRow } from './recycle';
+import { cutoffHoursFor } from './recycle';
+import { itemsOf, withLog, type RecycleAgent, type RecycleBinRow } from './items';
 
 /**
  * Deletes an entry for good: its kept disks (rows and files) go, the entry stays as history with

@@ -8,7 +8,7 @@ import { conflict, precondition } from '../../http/errors';
 import { appliedQuota, usageOf } from '../quotas/applied';
 import type { DomainRow } from '../shared/domains';
 import { desktopViews } from '../shared/desktop-view';
-import { itemsOf, withLog, type RecycleBinRow } from './recycle';
+import { itemsOf, withLog, type RecycleBinRow } from './items';
 
 const DOMAIN_COLUMNS = getTableColumns(schema.domains);
 const LIVE_STORAGE = ['ready', 'maintenance', 'creating'];

@@ -11,7 +11,8 @@ import { forbidden, notFound } from '../../http/errors';
 import { actorOf, canManage } from '../access/permissions';
 import { detailView, itemView } from './entries';
 import { deleteEntry } from './purge';
-import { cutoffHoursFor, type RecycleBinRow } from './recycle';
+import { cutoffHoursFor } from './recycle';
+import type { RecycleBinRow } from './items';
 import { restoreEntry } from './restore';
 import { auditActorOf, audit } from '../../audit/record';
 
