@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ZAdminListQuery, adminList } from './admin-people';
 import { STORAGE_STATUSES } from './storage';
-import { ZAuditEntry } from './admin-system';
+import { ZAuditEntry } from './audit';
 
 /**
  * The administration console's infrastructure calls (/api/v3/admin): storage (disks, the check of

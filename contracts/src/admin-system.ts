@@ -3,23 +3,7 @@ import type { TAdminImportJob } from './admin-people';
 import { z } from 'zod';
 import { LIST_PER_PAGE_MAX } from './desktops';
 import type { TSettingKey } from './settings';
-
-/** One audit log entry as the API answers it (`GET /api/v3/admin/audit`). */
-export const ZAuditEntry = z.object({
-  id: z.number(),
-  at: z.string(),
-  actor_id: z.string().nullable(),
-  actor_name: z.string(),
-  actor_role: z.string().nullable(),
-  action: z.string(),
-  object_type: z.string(),
-  object_id: z.string(),
-  object_name: z.string(),
-  category_id: z.string().nullable(),
-  address: z.string().nullable(),
-  detail: z.record(z.string(), z.unknown()),
-});
-export type TAuditEntry = z.infer<typeof ZAuditEntry>;
+import { ZAuditEntry, type TAuditEntry } from './audit';
 
 const dateParam = z.iso.datetime({ offset: true }).or(z.iso.date());
 

@@ -42,8 +42,41 @@ export function offeredAction(state: TDesktopState, persistent: boolean): TDeskt
   return STATE_ACTION[state] ?? null;
 }
 
-/** States in which a desktop holds resources (quota "running"). */
-export const RUNNING_STATUSES: readonly TDomainStatus[] = ['Starting', 'Started', 'WaitingIP', 'Shutting-down', 'CreatingAndStarting'];
+/*
+ * The sets of statuses the server's checks use, read off the table above (a status is in a set
+ * through its web state), so that the checks, the cards and the table never disagree.
+ */
+const statusesWhere = (inState: (state: TDesktopState) => boolean): readonly TDomainStatus[] =>
+  DOMAIN_STATUSES.filter((s) => inState(desktopState(s)));
+const offering = (action: TDesktopAction) => statusesWhere((state) => STATE_ACTION[state] === action);
+
+/** A start is accepted (the table's `start`): Stopped. */
+export const STARTABLE = offering('start');
+/** A stop shuts the guest down (the table's `stop`): Started, WaitingIP, Paused. */
+export const STOPPABLE = offering('stop');
+/** A stop forces the machine off (the table's `forceStop`): Shutting-down. */
+export const FORCE_STOPPABLE = offering('forceStop');
+/** A retry is offered (the table's `retry`): Failed. */
+export const RETRYABLE = offering('retry');
+/** Nothing runs and nothing is under way: to start or to retry (disks may change, the desktop may go). */
+export const AT_REST: readonly TDomainStatus[] = [...STARTABLE, ...RETRYABLE];
+/** The machine runs and shows a display (a stop or force stop is offered): viewers open. */
+export const VIEWABLE: readonly TDomainStatus[] = [...STOPPABLE, ...FORCE_STOPPABLE];
+/** The machine exists on a hypervisor (it shows there, its uptime runs): running, or being stopped. */
+export const ON_HYPERVISOR: readonly TDomainStatus[] = [...VIEWABLE, ...statusesWhere((state) => state === 'stopping')];
+/** Being created (before the first start). */
+export const CREATING: readonly TDomainStatus[] = statusesWhere((state) => state === 'creating');
+/** On the way up: queued or booting, not yet running. */
+export const GOING_UP: readonly TDomainStatus[] = ['Starting', 'CreatingAndStarting'];
+/** The guest is up and not paused (it can be reset, the videowall shows it): Started, WaitingIP. */
+export const GUEST_UP: readonly TDomainStatus[] = STOPPABLE.filter((s) => desktopState(s) !== 'paused');
+/** The guest is up and past waiting for its address (bastion and VPN connect to it, when it has one): Started. */
+export const REACHABLE: readonly TDomainStatus[] = statusesWhere((state) => state === 'started');
+/** States in which a desktop holds resources (quota "running"): on the way up, up, shutting down (not paused). */
+export const RUNNING_STATUSES: readonly TDomainStatus[] = [...GOING_UP, ...GUEST_UP, ...FORCE_STOPPABLE];
+
+/** Whether `status` is one of `set` (statuses are plain strings in rows). */
+export const statusIn = (set: readonly TDomainStatus[], status: string): boolean => (set as readonly string[]).includes(status);
 
 export const VIEWERS = ['browser-vnc', 'file-spice', 'browser-rdp', 'file-rdpgw', 'file-rdpvpn'] as const;
 export const ZViewer = z.enum(VIEWERS);

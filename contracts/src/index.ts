@@ -17,6 +17,7 @@ export * from './booking-rules';
 export * from './deployments';
 export * from './admin-people';
 export * from './settings';
+export * from './audit';
 export * from './admin-system';
 export * from './admin-infra';
 export * from './admin-reserve';

@@ -5,7 +5,7 @@ import { SESSION_COOKIE } from '@vdi/contracts';
 import en from '../src/i18n/locales/admin-infra/en.json' with { type: 'json' };
 import ca from '../src/i18n/locales/admin-infra/ca.json' with { type: 'json' };
 import core from '../src/i18n/locales/en.json' with { type: 'json' };
-import { startMediaFileServer } from '../../server/src/modules/media/testing/file-server';
+import { startMediaFileServer } from '../../server/test/helpers/media-file-server';
 import { adminCall, apiToken, chooseLanguage, freshUser, scaled, shot, signInAs } from './support';
 
 // The administration console's infrastructure (issue 13): the dashboard, hypervisors with the

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
-import { startMediaFileServer, type MediaFileServer } from '../../server/src/modules/media/testing/file-server';
+import { startMediaFileServer, type MediaFileServer } from '../../server/test/helpers/media-file-server';
 import { formatGb } from '../src/entities/format';
 import { apiToken, scaled, shot, signInAs, stillScreen } from './support';
 

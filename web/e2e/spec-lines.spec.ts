@@ -3,7 +3,7 @@ import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import enDep from '../src/i18n/locales/deployments/en.json' with { type: 'json' };
 import fr from '../src/i18n/locales/fr.json' with { type: 'json' };
 import { join } from 'node:path';
-import { startMediaFileServer } from '../../server/src/modules/media/testing/file-server';
+import { startMediaFileServer } from '../../server/test/helpers/media-file-server';
 import { adminCall, apiToken, chooseLanguage, freshUser, notice, scaled, shot, signInAs, userId } from './support';
 
 // The last lines of the spec (issue 17): the permission pickers' calls, delete for good with its

@@ -28,7 +28,7 @@ export type AuditEntry = {
 };
 
 /** The actor of a request that passed the guard (or an anonymous one, e.g. a failed sign-in). */
-export function actorOf(request: FastifyRequest, anonymous?: { name?: string; categoryId?: string | null }): AuditActor {
+export function auditActorOf(request: FastifyRequest, anonymous?: { name?: string; categoryId?: string | null }): AuditActor {
   const auth = request.auth;
   if (auth) {
     return {

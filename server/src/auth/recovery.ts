@@ -2,17 +2,16 @@ import { createHash } from 'node:crypto';
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { AppContext } from '../context';
 import { schema } from '../db';
-import { conflict, forbidden, precondition, unauthorized } from '../http/errors';
+import { badRequest, conflict, forbidden, precondition, unauthorized } from '../http/errors';
 import { setPassword } from './password-change';
 import { findUserById } from './passwords';
 import { spendToken } from './one-time';
-import { emailDomainAllowed } from './registration';
+import { assertEmailDomainAllowed } from './registration';
 import { tokenType } from './tokens';
 import { safeError } from '../http/log';
 import { configuredPublicUrl, requirePublicUrl } from '../http/base-url';
 import { mailEnabled, sendMail } from '../mail/mailer';
-import { resetMail, verificationMail } from '../mail/templates';
-import { usersData } from '../modules/user/update';
+import { emailChangeNotice, resetMail, verificationMail } from '../mail/templates';
 import type { UserRow } from './sessions';
 
 /**
@@ -122,9 +121,7 @@ export async function requestEmailVerification(ctx: AppContext, bearer: string, 
 export async function mailVerificationLink(ctx: AppContext, user: UserRow, email: string, baseUrl?: string) {
   const base = baseUrl ?? (await linkMailBase(ctx));
   const [category] = await ctx.db.select().from(schema.categories).where(eq(schema.categories.id, user.categoryId));
-  if (category && !emailDomainAllowed(category.allowedEmailDomains, email)) {
-    throw forbidden('email_domain_not_allowed', 'E-mail domain not allowed in this category');
-  }
+  assertEmailDomainAllowed(category, email);
   const [other] = await ctx.db
     .select({ id: schema.users.id })
     .from(schema.users)
@@ -140,6 +137,29 @@ export async function mailVerificationLink(ctx: AppContext, user: UserRow, email
   await sendMail(ctx, verificationMail(user, email, `${base}/verify-email?token=${token}`));
   await ctx.db.update(schema.users).set({ emailPending: email }).where(eq(schema.users.id, user.id));
 }
+
+/**
+ * A signed-in person's change of address (PUT /user): the checks of mailVerificationLink, and not
+ * the address already verified; the old address is told (informative: its failure undoes nothing).
+ */
+export async function requestEmailChange(ctx: AppContext, user: UserRow, email: string) {
+  if (email.toLowerCase() === user.email.toLowerCase() && user.emailVerifiedAt) {
+    throw badRequest('email_unchanged', 'That is already your verified address');
+  }
+  await mailVerificationLink(ctx, user, email);
+  if (user.email && user.email.toLowerCase() !== email.toLowerCase()) {
+    await sendMail(ctx, emailChangeNotice(user, user.email, email)).catch(() => undefined);
+  }
+}
+
+/** The `users_data` event: a person's own name and addresses, live. */
+export const usersData = (u: UserRow) => ({
+  id: u.id,
+  email: u.email,
+  email_verified: u.emailVerifiedAt ? Math.floor(u.emailVerifiedAt.getTime() / 1000) : null,
+  email_pending: u.emailPending,
+  name: u.name,
+});
 
 export async function verifyEmail(ctx: AppContext, bearer: string) {
   const { claims, user } = await userFromToken(ctx, bearer, ['email-verification']);

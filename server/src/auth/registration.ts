@@ -12,6 +12,13 @@ import { TOKEN_LIFETIME, tokenType } from './tokens';
 export const emailDomainAllowed = (allowed: string[], email: string) =>
   allowed.length === 0 || allowed.some((d) => email.toLowerCase().endsWith(`@${d.toLowerCase().replace(/^@/, '')}`));
 
+/** An address a user of the category may have (sign-up, the code step, a change of address), else 403. */
+export function assertEmailDomainAllowed(category: { allowedEmailDomains: string[] } | undefined, email: string) {
+  if (category && !emailDomainAllowed(category.allowedEmailDomains, email)) {
+    throw forbidden('email_domain_not_allowed', 'E-mail domain not allowed in this category');
+  }
+}
+
 /** Self sign-up: checks the identity, keeps it aside and answers a `register` token for the code step. */
 export async function signup(ctx: AppContext, body: z.infer<typeof ZSignupBody>) {
   const [category] = await ctx.db.select().from(schema.categories).where(eq(schema.categories.id, body.category_id));
@@ -21,9 +28,7 @@ export async function signup(ctx: AppContext, body: z.infer<typeof ZSignupBody>)
     .from(schema.users)
     .where(and(eq(schema.users.categoryId, category.id), eq(schema.users.username, body.username)));
   if (existing) throw conflict('username_exists', 'That username is taken in this category');
-  if (!emailDomainAllowed(category.allowedEmailDomains, body.email)) {
-    throw forbidden('email_domain_not_allowed', 'E-mail domain not allowed in this category');
-  }
+  assertEmailDomainAllowed(category, body.email);
   const policy = await findPolicy(ctx.db, category.id, 'user');
   const violations = await policyViolations(policy, body.password, body.username, []);
   if (violations[0]) throw badRequest(violations[0].code, 'The password does not meet the password policy', violations[0].params);
@@ -62,9 +67,7 @@ export async function registerWithCode(ctx: AppContext, bearer: string, code: st
   const [reg] = await ctx.db.select().from(schema.registrationCodes).where(eq(schema.registrationCodes.code, code));
   if (!reg || reg.categoryId !== pending.categoryId) throw notFound('code_not_found', 'Registration code not found');
   const [category] = await ctx.db.select().from(schema.categories).where(eq(schema.categories.id, pending.categoryId));
-  if (category && !emailDomainAllowed(category.allowedEmailDomains, pending.email)) {
-    throw forbidden('email_domain_not_allowed', 'E-mail domain not allowed in this category');
-  }
+  assertEmailDomainAllowed(category, pending.email);
   try {
     await ctx.db.transaction(async (tx) => {
       const [taken] = await tx

@@ -19,7 +19,7 @@ import { signup } from './registration';
 import { bearerToken } from './tokens';
 import { requireToken } from '../http/guard';
 import { ApiError } from '../http/errors';
-import { actorOf, audit, type AuditActor } from '../audit/record';
+import { auditActorOf, audit, type AuditActor } from '../audit/record';
 import { findUserById } from './passwords';
 import type { UserRow } from './sessions';
 
@@ -79,7 +79,7 @@ export async function authenticationRoutes(app: FastifyInstance, ctx: AppContext
         // hold back (429) are not written: they cost no password check and would let one client
         // fill the log at its request rate.
         if (err instanceof ApiError && err.status === 401) {
-          await audit(ctx.db, actorOf(request, { name: username.slice(0, 128), categoryId: categoryId ?? null }), {
+          await audit(ctx.db, auditActorOf(request, { name: username.slice(0, 128), categoryId: categoryId ?? null }), {
             action: 'auth.sign_in_failed',
             objectType: 'user',
             objectName: username.slice(0, 128),

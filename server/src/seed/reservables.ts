@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { BUILT_IN_TEXTS as N } from '@vdi/contracts';
 import { schema, type Db } from '../db';
-import type { DomainRow } from '../modules/desktops/view';
+import type { DomainRow } from '../modules/shared/domains';
 import type { Engine } from '../engine';
 import { createDesktopFromTemplate } from '../modules/desktops/create';
 import { SHARED_WITH_EVERYONE } from '../modules/access/permissions';

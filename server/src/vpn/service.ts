@@ -3,8 +3,8 @@
 // keys) and its firewall (each user's address → the addresses of that user's started desktops).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { and, eq, isNotNull, isNull } from 'drizzle-orm';
-import type { TVpnConfig } from '@vdi/contracts';
+import { and, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
+import { REACHABLE, type TVpnConfig } from '@vdi/contracts';
 import type { AppContext } from '../context';
 import { schema } from '../db';
 import { precondition } from '../http/errors';
@@ -56,7 +56,7 @@ export function createVpnService(ctx: AppContext, network: VpnNetwork | null) {
           eq(schema.users.active, true),
           isNull(schema.users.deletedAt),
           eq(schema.domains.kind, 'desktop'),
-          eq(schema.domains.status, 'Started'),
+          inArray(schema.domains.status, [...REACHABLE]),
           isNotNull(schema.domains.guestIp),
         ),
       );
@@ -72,7 +72,7 @@ export function createVpnService(ctx: AppContext, network: VpnNetwork | null) {
         const guests = await ctx.db
           .select({ ip: schema.domains.guestIp })
           .from(schema.domains)
-          .where(and(eq(schema.domains.kind, 'desktop'), eq(schema.domains.status, 'Started'), isNotNull(schema.domains.guestIp)));
+          .where(and(eq(schema.domains.kind, 'desktop'), inArray(schema.domains.status, [...REACHABLE]), isNotNull(schema.domains.guestIp)));
         for (const a of admins) for (const g of guests) pairs.push({ user: a.address, guest: g.ip ?? '' });
       }
     }

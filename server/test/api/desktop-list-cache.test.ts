@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { schema } from '../../src/db';
 import { manualClock, type ManualClock } from '../../src/scheduler/clock';
-import { userDesktops } from '../../src/modules/desktops/view';
+import { userDesktops } from '../../src/modules/shared/desktop-view';
 import { call, startTestServer, type TestServer } from '../helpers/server';
 import { copyUser, makeDeployment, makeDesktop, tokenOf, userRow } from '../helpers/routes-fixtures';
 import { recordQueries } from '../helpers/query-count';
@@ -37,7 +37,7 @@ async function answerAndFresh(userId: string, token: string, query = '') {
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   const sent = await res.json();
   const params = Object.fromEntries(new URLSearchParams(query.slice(1)));
-  const fresh = await userDesktops(db(), userId, {
+  const fresh = await userDesktops(server.ctx, userId, {
     page: params.page ? Number(params.page) : undefined,
     per_page: params.per_page ? Number(params.per_page) : undefined,
     fields: params.fields ? (params.fields.split(',') as never) : undefined,

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { DESKTOP_FIELDS, formatBookingDate, LIST_TOTAL_HEADER, ZDeploymentDetail, ZDesktop, type TDesktop } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import type { UserRow } from '../../src/auth/sessions';
-import { userDesktops } from '../../src/modules/desktops/view';
+import { userDesktops } from '../../src/modules/shared/desktop-view';
 import { deploymentDesktopList, deploymentDesktopViews, desktopsOf } from '../../src/modules/deployments/view';
 import { actorOf } from '../../src/modules/access/permissions';
 import { call, startTestServer, type TestServer } from '../helpers/server';
@@ -111,14 +111,14 @@ describe('GET /user/desktops of a person with hundreds of desktops', () => {
     expect(desktops.filter((d) => d.id !== model.id).every((d) => d.next_booking_start === null)).toBe(true);
 
     // The list is one query, whatever its length; a page with its count too.
-    const whole = await countQueries(() => userDesktops(db, owner.id));
+    const whole = await countQueries(() => userDesktops(server.ctx, owner.id));
     expect(whole.result.items).toEqual(desktops);
     expect(whole.queries).toHaveLength(1);
-    const paged = await countQueries(() => userDesktops(db, owner.id, { page: 2, per_page: 20 }));
+    const paged = await countQueries(() => userDesktops(server.ctx, owner.id, { page: 2, per_page: 20 }));
     expect(paged.result).toEqual({ items: desktops.slice(20, 40), total: desktops.length });
     expect(paged.queries).toHaveLength(1);
     // A page past the end asks the count alone.
-    const beyond = await countQueries(() => userDesktops(db, owner.id, { page: 99, per_page: 20 }));
+    const beyond = await countQueries(() => userDesktops(server.ctx, owner.id, { page: 99, per_page: 20 }));
     expect(beyond.result).toEqual({ items: [], total: desktops.length });
     expect(beyond.queries.length).toBeLessThanOrEqual(2);
   }, scaled(120_000));

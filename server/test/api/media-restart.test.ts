@@ -9,7 +9,7 @@ import { buildApp, createContext } from '../../src/app';
 import { schema } from '../../src/db';
 import { createLocalEngine, type Engine } from '../../src/engine';
 import { seed } from '../../src/seed/seed';
-import { startMediaFileServer } from '../../src/modules/media/testing/file-server';
+import { startMediaFileServer } from '../helpers/media-file-server';
 import { openTestDatabase } from '../helpers/db';
 import { DEMO_PASSWORD, endEngine, testImagesDir } from '../helpers/server';
 

@@ -8,7 +8,7 @@ import { io, type Socket } from 'socket.io-client';
 import type { TMedia, TQuota } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import { info } from '../../src/engine/disks';
-import { startMediaFileServer, type MediaFileServer } from '../../src/modules/media/testing/file-server';
+import { startMediaFileServer, type MediaFileServer } from '../helpers/media-file-server';
 import { call, login, loginToken, DEMO_PASSWORD, startTestServer, testImagesDir, userIdOf, type TestServer } from '../helpers/server';
 
 let server: TestServer;

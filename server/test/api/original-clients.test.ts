@@ -5,7 +5,7 @@ import { formatBookingDate } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import { adminSessionUser, ADMIN_SESSION_COOKIE } from '../../src/auth/admin-session';
 import { join } from 'node:path';
-import { startMediaFileServer, type MediaFileServer } from '../../src/modules/media/testing/file-server';
+import { startMediaFileServer, type MediaFileServer } from '../helpers/media-file-server';
 import { call, loginToken, startTestServer, testImagesDir, userIdOf, type TestServer } from '../helpers/server';
 import { until } from '../helpers/wait';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canManage, isAllowed, NOT_SHARED, type Actor } from './permissions';
+import { canManage, isAllowed, NOT_SHARED, reachesCategory, type Actor } from './permissions';
 
 const actor = (over: Partial<Actor> = {}): Actor => ({ id: 'u1', role: 'user', categoryId: 'c1', groupIds: ['g1'], ...over });
 const item = (over: Partial<{ userId: string; categoryId: string; allowed: typeof NOT_SHARED }> = {}) => ({
@@ -14,6 +14,14 @@ describe('permissions', () => {
     expect(canManage(actor({ role: 'manager', categoryId: 'c2' }), item())).toBe(false);
     expect(canManage(actor({ role: 'advanced' }), item())).toBe(false);
     expect(canManage(actor(), item())).toBe(false);
+  });
+
+  it('reaches a category beyond its own items: admins every one, managers their own, nobody else', () => {
+    expect(reachesCategory(actor({ role: 'admin', categoryId: 'c2' }), 'c1')).toBe(true);
+    expect(reachesCategory(actor({ role: 'manager' }), 'c1')).toBe(true);
+    expect(reachesCategory(actor({ role: 'manager' }), 'c2')).toBe(false);
+    expect(reachesCategory(actor({ role: 'advanced' }), 'c1')).toBe(false);
+    expect(reachesCategory(actor(), 'c1')).toBe(false);
   });
 
   it('denies by default and reads each allowed criterion: false unused, [] everyone, list of ids', () => {

@@ -40,11 +40,18 @@ export const mayChoose = (chooser: Chooser, target: { categoryId: string }) => c
 export const choosableWhere = (choosers: Chooser[], categoryColumn: PgColumn): SQL | undefined =>
   and(...choosers.filter((c) => c.role !== 'admin').map((c) => eq(categoryColumn, c.categoryId)));
 
+/**
+ * The one rule of what a role reaches beyond one's own: an admin every category, a manager their
+ * own category, nobody else any. The portal's checks (canManage) and the console's (assertReach,
+ * the console's lists bound by boundCategory) all decide with it.
+ */
+export function reachesCategory(who: Pick<Actor, 'role' | 'categoryId'>, categoryId: string): boolean {
+  return who.role === 'admin' || (who.role === 'manager' && who.categoryId === categoryId);
+}
+
 /** Owner, admin, or a manager of the owner's category: may act on the item. Nobody else. */
 export function canManage(actor: Actor, item: Owned): boolean {
-  if (actor.role === 'admin') return true;
-  if (item.userId === actor.id) return true;
-  return actor.role === 'manager' && item.categoryId === actor.categoryId;
+  return item.userId === actor.id || reachesCategory(actor, item.categoryId);
 }
 
 /**

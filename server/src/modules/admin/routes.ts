@@ -6,7 +6,7 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { requireAuth } from '../../http/guard';
 import { notFound } from '../../http/errors';
-import { actorOf, audit } from '../../audit/record';
+import { auditActorOf, audit } from '../../audit/record';
 import { notifyAdmins } from '../../socket/admins';
 import { adminSettingsRoutes } from './settings/routes';
 import { adminAuditRoutes } from './audit/routes';
@@ -47,7 +47,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext) {
           .where(eq(schema.categories.id, request.params.id))
           .returning({ id: schema.categories.id, name: schema.categories.name });
         if (rows[0]) {
-          await audit(tx, actorOf(request), {
+          await audit(tx, auditActorOf(request), {
             action: request.body.enabled ? 'category.maintenance_on' : 'category.maintenance_off',
             objectType: 'category',
             objectId: rows[0].id,

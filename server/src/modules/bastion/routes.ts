@@ -7,9 +7,9 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { authOf, requireAuth } from '../../http/guard';
 import { forbidden } from '../../http/errors';
-import { actorOf, audit } from '../../audit/record';
+import { auditActorOf, audit } from '../../audit/record';
 import { desktopFor } from '../desktops/access';
-import { actorOf as accessActorOf, canManage } from '../access/permissions';
+import { actorOf, canManage } from '../access/permissions';
 import { bastionView, targetOf, updateTarget } from './targets';
 import type { Bastion } from './service';
 
@@ -21,7 +21,7 @@ export async function bastionRoutes(app: FastifyInstance, ctx: AppContext, basti
   /** The desktop, when the caller may change it: its owner, an admin, a manager of its category (not a deployment's teachers). */
   const desktopOf = async (request: FastifyRequest<{ Params: { id: string } }>) => {
     const desktop = await desktopFor(ctx, request, request.params.id);
-    if (!canManage(await accessActorOf(ctx.db, authOf(request).user), desktop)) throw forbidden('forbidden', 'Not enough rights on this desktop');
+    if (!canManage(await actorOf(ctx.db, authOf(request).user), desktop)) throw forbidden('forbidden', 'Not enough rights on this desktop');
     return desktop;
   };
 
@@ -52,7 +52,7 @@ export async function bastionRoutes(app: FastifyInstance, ctx: AppContext, basti
     const desktop = await desktopOf(request);
     const row = await updateTarget(ctx, desktop, request.body);
     if (desktop.userId !== authOf(request).user.id) {
-      await audit(ctx.db, actorOf(request), {
+      await audit(ctx.db, auditActorOf(request), {
         action: 'bastion.update_other',
         objectType: 'desktop',
         objectId: desktop.id,

@@ -1,7 +1,7 @@
 // Bastion targets: one per desktop, made on its first read (reference §2.15).
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import type { TBastion, TBastionUpdate } from '@vdi/contracts';
+import { REACHABLE, statusIn, type TBastion, type TBastionUpdate } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { checkAuthorizedKeys } from './keys';
@@ -55,7 +55,7 @@ export async function routeOf(ctx: AppContext, targetId: string, kind: 'ssh' | '
     .innerJoin(schema.domains, eq(schema.domains.id, schema.bastionTargets.desktopId))
     .innerJoin(schema.users, and(eq(schema.users.id, schema.domains.userId), eq(schema.users.active, true)))
     .where(eq(schema.bastionTargets.id, targetId));
-  if (!row || row.status !== 'Started' || !row.guestIp) return null;
+  if (!row || !statusIn(REACHABLE, row.status) || !row.guestIp) return null;
   const t = row.target;
   if (kind === 'ssh') {
     if (!t.sshEnabled) return null;

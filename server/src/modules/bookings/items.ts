@@ -4,7 +4,7 @@ import { schema, type Db } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { forbidden, notFound } from '../../http/errors';
 import { canManage, type Actor } from '../access/permissions';
-import type { DomainRow } from '../desktops/view';
+import type { DomainRow } from '../shared/domains';
 
 /** What a booking is for: one desktop, or a whole deployment (one unit per desktop). */
 export type BookingItem = {

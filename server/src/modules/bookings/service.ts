@@ -5,7 +5,10 @@ import {
   maxBookingDate,
   MAX_BOOKING_MINUTES,
   parseBookingDate,
+  AT_REST,
+  GOING_UP,
   RUNNING_STATUSES,
+  statusIn,
   validateBooking,
   BOOKING_END_MSG_CODE,
   BOOKING_END_WARNINGS,
@@ -27,14 +30,14 @@ import { createScheduler } from '../../scheduler/scheduler';
 import { desktopRoom } from '../../socket/bus';
 import { actorOf, type Actor } from '../access/permissions';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
-import type { DomainRow } from '../desktops/view';
+import type { DomainRow } from '../shared/domains';
 import { availabilityOf, bookingsOverlapping, freeUntil, loadSpans, segmentsOf, victimsFor } from '../reservables/availability';
 import { isBookingExempt, priorityOf } from '../reservables/priorities';
 import { allowedProfiles } from '../reservables/profiles';
 import { createPlanner } from '../reservables/planner';
 import { audienceOf, findItem, itemFor, itemNames, mayBook, unitsOf, type BookingItem } from './items';
 import { activeBooking, planOffersNow } from './start-check';
-import { bookingView, setViewClock, type BookingRow } from './view';
+import { bookingView, type BookingRow } from './view';
 
 const MINUTE = 60_000;
 const floorMinute = (d: Date) => new Date(Math.floor(d.getTime() / MINUTE) * MINUTE);
@@ -93,7 +96,6 @@ export async function dropItemBookings(ctx: AppContext, itemType: TBookingItemTy
 export function createBookings(ctx: AppContext, lifecycle: DesktopLifecycle) {
   const { db, bus, clock, log } = ctx;
   const scheduler = createScheduler(db, clock, log);
-  setViewClock(clock);
 
   // One booking or plan change at a time: the rules read the calendar, then write to it.
   let lock: Promise<unknown> = Promise.resolve();
@@ -266,7 +268,7 @@ export function createBookings(ctx: AppContext, lifecycle: DesktopLifecycle) {
     log.info({ booking: row.id, item: row.itemId }, 'booking started');
   }
 
-  const isRunning = (d: DomainRow) => (RUNNING_STATUSES as readonly string[]).includes(d.status);
+  const isRunning = (d: DomainRow) => statusIn(RUNNING_STATUSES, d.status);
 
   /** Warn the users of the item's running desktops that the booking ends soon (live `msg`). */
   async function warnBookingEnd(row: BookingRow, minutes: number, type: 'warning' | 'danger') {
@@ -292,7 +294,7 @@ export function createBookings(ctx: AppContext, lifecycle: DesktopLifecycle) {
     const item = await findItem(db, row.itemType, row.itemId);
     for (const d of item?.desktops ?? []) {
       if (following && following.id !== row.id) continue;
-      if (isRunning(d) && !['Starting', 'CreatingAndStarting'].includes(d.status)) {
+      if (isRunning(d) && !statusIn(GOING_UP, d.status)) {
         await lifecycle.stop(d).catch((err) => log.warn({ err, desktop: d.id }, 'stop at booking end failed'));
       } else if (d.status === 'Starting') {
         await lifecycle.stop(d).catch(() => undefined);
@@ -401,7 +403,7 @@ export function createBookings(ctx: AppContext, lifecycle: DesktopLifecycle) {
     return exclusive(async () => {
       const { row, item } = await bookingFor(user, id);
       const now = clock.now();
-      if (row.start <= now && row.end > now && item?.desktops.some((d) => !['Stopped', 'Failed'].includes(d.status))) {
+      if (row.start <= now && row.end > now && item?.desktops.some((d) => !statusIn(AT_REST, d.status))) {
         throw conflict(
           item.type === 'desktop' ? 'booking_desktop_delete_stop' : 'booking_deployment_delete_stop',
           'Stop the desktops before deleting a booking in progress',

@@ -2,7 +2,7 @@ import { and, asc, eq, gt, inArray, lte } from 'drizzle-orm';
 import { formatBookingDate } from '@vdi/contracts';
 import { schema, type Db } from '../../db';
 import { precondition } from '../../http/errors';
-import type { DomainRow } from '../desktops/view';
+import type { DomainRow } from '../shared/domains';
 import { isBookingExempt } from '../reservables/priorities';
 
 /** Is one of the profiles offered by a plan at `now`? */

@@ -1,12 +1,13 @@
 import { and, eq, gt, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { ZDeploymentUpdate } from '@vdi/contracts';
+import { AT_REST, ON_HYPERVISOR, STARTABLE, statusIn, type ZDeploymentUpdate } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { ApiError, badRequest, precondition } from '../../http/errors';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
-import { currentDesktopViews, type DomainRow } from '../desktops/view';
+import type { DomainRow } from '../shared/domains';
+import { currentDesktopViews } from '../shared/desktop-view';
 import { hardwareBounds } from '../domains/hardware';
 import { dropItemBookings } from '../bookings/service';
 import { recycleDomains } from '../recycle-bin/recycle';
@@ -22,12 +23,9 @@ import { assertChoosable, chooserOf, mayChoose } from '../access/permissions';
 import { hasDeploymentRole } from './roles';
 import { desktopsOf } from './view';
 
-const STOPPED = ['Stopped', 'Failed'];
-const RUNNING = ['Started', 'WaitingIP', 'Paused', 'Shutting-down', 'Stopping'];
-
 /** Deleting or remaking desktops needs them off (error `deployment_stop`, 428). */
 function assertAllStopped(desktops: DomainRow[], action: string) {
-  const on = desktops.filter((r) => !STOPPED.includes(r.status));
+  const on = desktops.filter((r) => !statusIn(AT_REST, r.status));
   if (on.length > 0) throw precondition('deployment_stop', `Stop all the desktops before you ${action}`, { running: on.length });
 }
 
@@ -43,7 +41,7 @@ async function assertNotBooked(ctx: AppContext, d: DeploymentRow) {
 
 /** Desktops shown to (or hidden from) their users: desktop_add or desktop_delete on their lists, live. */
 async function showToUser(ctx: AppContext, rows: Pick<DomainRow, 'id' | 'userId'>[], visible: boolean) {
-  if (visible) for (const view of await currentDesktopViews(ctx.db, rows.map((r) => r.id))) ctx.bus.toUser(view.user, 'desktop_add', view);
+  if (visible) for (const view of await currentDesktopViews(ctx, rows.map((r) => r.id))) ctx.bus.toUser(view.user, 'desktop_add', view);
   else for (const r of rows) ctx.bus.toUser(r.userId, 'desktop_delete', { id: r.id });
 }
 
@@ -51,7 +49,7 @@ async function showToUser(ctx: AppContext, rows: Pick<DomainRow, 'id' | 'userId'
 async function stopAll(lifecycle: DesktopLifecycle, rows: DomainRow[]) {
   for (const r of rows) {
     if (r.status === 'Starting') await lifecycle.stop(r).catch(() => undefined);
-    else if (RUNNING.includes(r.status)) await lifecycle.forceStop(r.id);
+    else if (statusIn(ON_HYPERVISOR, r.status)) await lifecycle.forceStop(r.id);
   }
 }
 
@@ -87,7 +85,7 @@ export async function setDesktopVisible(ctx: AppContext, events: DeploymentEvent
 export async function startDeployment(ctx: AppContext, lifecycle: DesktopLifecycle, d: DeploymentRow, agent: UserRow, actor: Actor) {
   const owner = await ownerRowOf(ctx, d);
   let left = await startAllowance(ctx.db, owner);
-  const rows = (await desktopsOf(ctx.db, [d.id])).filter((r) => r.status === 'Stopped' && reachesDesktop(actor, d, r));
+  const rows = (await desktopsOf(ctx.db, [d.id])).filter((r) => statusIn(STARTABLE, r.status) && reachesDesktop(actor, d, r));
   const users = rows.length ? await ctx.db.select().from(schema.users).where(inArray(schema.users.id, rows.map((r) => r.userId))) : [];
   let started = 0;
   let refusal: unknown;

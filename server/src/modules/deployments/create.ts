@@ -10,7 +10,7 @@ import type { JobHandler } from '../../jobs/runner';
 import { badRequest, conflict, notFound } from '../../http/errors';
 import { createPlannedDesktops, planDesktopFromTemplate } from '../desktops/create';
 import { disksOf } from '../desktops/machine-spec';
-import { findDomain, type DomainRow } from '../desktops/view';
+import { findDomain, type DomainRow } from '../shared/domains';
 import { hardwareBounds } from '../domains/hardware';
 import { usableTemplate } from '../domains/new-desktop';
 import { findDeployment, type DeploymentRow } from './access';

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { actorOf } from '../access/permissions';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
-import type { DomainRow } from '../desktops/view';
+import type { DomainRow } from '../shared/domains';
 import { findDeployment, reachesDesktop, rightsOn, type DeploymentRow } from './access';
 import { deploymentDesktopViews, deploymentViews } from './view';
 

@@ -31,7 +31,7 @@ import { listAnswer, plainJsonAnswer } from '../../http/lists';
 import { requirePublicUrl } from '../../http/base-url';
 import { actorOf, chooserOf } from '../access/permissions';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
-import { findDomain } from '../desktops/view';
+import { findDomain } from '../shared/domains';
 import { registerUsagePart } from '../quotas/applied';
 import { deploymentFor, reachesDesktop } from './access';
 import {

@@ -1,20 +1,18 @@
 import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import {
-  RUNNING_STATUSES, type TDeployment, type TDeploymentCreation, type TDeploymentDesktop, type TDesktop, type TListPaging,
+  CREATING, GUEST_UP, RUNNING_STATUSES, statusIn, type TDeployment, type TDeploymentCreation, type TDeploymentDesktop, type TDesktop, type TListPaging,
 } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import type { Db } from '../../db';
 import { schema } from '../../db';
-import { desktopViews, listDesktops, pick, type DesktopViewRow, type DomainRow, type ListOf } from '../desktops/view';
+import type { DomainRow } from '../shared/domains';
+import { desktopViews, listDesktops, pick, type DesktopViewRow, type ListOf } from '../shared/desktop-view';
 import { rightsOn, type DeploymentRow } from './access';
 import { choosableWhere, type Actor } from '../access/permissions';
 
 type TDeploymentDesktopField = keyof TDeploymentDesktop;
 
 export const DEPLOYMENT_JOB = 'deployment_create';
-const CREATING = ['Creating', 'CreatingAndStarting'];
-/** Statuses in which the videowall shows a desktop's screen (reference §2.8 `viewer`). */
-const WALL_STATUSES = ['Started', 'WaitingIP'];
 
 const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
 
@@ -116,9 +114,9 @@ export async function deploymentViews(ctx: AppContext, rows: DeploymentRow[], ac
       desktop_name: row.desktopName,
       totalDesktops: mine.length,
       visibleDesktops: mine.filter((d) => d.visible).length,
-      startedDesktops: mine.filter((d) => (RUNNING_STATUSES as readonly string[]).includes(d.status)).length,
+      startedDesktops: mine.filter((d) => statusIn(RUNNING_STATUSES, d.status)).length,
       // A running job counts what it has left (desktops it is making are "Creating" meanwhile).
-      creatingDesktops: creation ? creation.total - creation.created - creation.failed : mine.filter((d) => CREATING.includes(d.status)).length,
+      creatingDesktops: creation ? creation.total - creation.created - creation.failed : mine.filter((d) => statusIn(CREATING, d.status)).length,
       needs_booking: Boolean(row.createDict.hardware.reservables.vgpus?.length),
       next_booking_start: booking ? booking.start.toISOString() : null,
       next_booking_end: booking ? booking.end.toISOString() : null,
@@ -143,7 +141,8 @@ async function photosOf(db: Db, userIds: string[]): Promise<Photos> {
 
 /** A deployment desktop's view: its desktop view, its user's photo and the videowall handle. */
 function deploymentDesktopView(row: DesktopViewRow, view: TDesktop, photos: Photos): TDeploymentDesktop {
-  const onWall = WALL_STATUSES.includes(row.status) && view.viewers.includes('browser-vnc');
+  // The videowall shows a desktop's screen while its guest is up (reference §2.8 `viewer`).
+  const onWall = statusIn(GUEST_UP, row.status) && view.viewers.includes('browser-vnc');
   const viewer: TDeploymentDesktop['viewer'] = onWall
     ? { kind: 'browser', protocol: 'vnc', viewer: '/viewer/vnc', ticket_url: `/desktop/${row.id}/viewer/browser-vnc` }
     : false;
@@ -152,7 +151,7 @@ function deploymentDesktopView(row: DesktopViewRow, view: TDesktop, photos: Phot
 
 /** A deployment's desktops as the deploymentdesktop_* events carry them, each with its user's photo and the videowall handle. */
 export async function deploymentDesktopViews(ctx: AppContext, rows: DomainRow[]): Promise<TDeploymentDesktop[]> {
-  const [views, photos] = await Promise.all([desktopViews(ctx.db, rows), photosOf(ctx.db, rows.map((r) => r.userId))]);
+  const [views, photos] = await Promise.all([desktopViews(ctx, rows), photosOf(ctx.db, rows.map((r) => r.userId))]);
   return views.map((view, i) => deploymentDesktopView(rows[i]!, view, photos));
 }
 
@@ -170,7 +169,7 @@ export async function deploymentDesktopList(
   if (!rightsOn(actor, d).edit) return { items: [], total: paged ? 0 : null };
   const domains = schema.domains;
   const reach = d.userId === actor.id ? undefined : choosableWhere([actor], domains.categoryId);
-  const { items, total } = await listDesktops(ctx.db, and(eq(domains.kind, 'desktop'), eq(domains.tag, d.id), reach), opts);
+  const { items, total } = await listDesktops(ctx, and(eq(domains.kind, 'desktop'), eq(domains.tag, d.id), reach), opts);
   const photos = await photosOf(ctx.db, items.map((i) => i.row.userId));
   const views = items.map(({ row, view }) => deploymentDesktopView(row, view, photos));
   return { items: opts.fields ? views.map((v) => pick(v, opts.fields!)) : views, total };

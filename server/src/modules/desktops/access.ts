@@ -4,7 +4,7 @@ import { authOf } from '../../http/guard';
 import { forbidden, notFound } from '../../http/errors';
 import { actorOf, canManage } from '../access/permissions';
 import { assertVisibleToItsUser, managesDeploymentOf } from '../deployments/access';
-import { findDomain } from './view';
+import { findDomain } from '../shared/domains';
 
 /**
  * The desktop named in the request, when the caller may act on it: 404 when missing, 403 when not

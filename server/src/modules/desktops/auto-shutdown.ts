@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, type SQL } from 'drizzle-orm';
-import { AUTO_SHUTDOWN_MSG_CODE, formatBookingDate, IDLE_SHUTDOWN_MSG_CODE, type TSocketMessage } from '@vdi/contracts';
+import { AT_REST, AUTO_SHUTDOWN_MSG_CODE, FORCE_STOPPABLE, formatBookingDate, IDLE_SHUTDOWN_MSG_CODE, statusIn, STOPPABLE, type TSocketMessage } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema, type Db } from '../../db';
 import { audit } from '../../audit/record';
@@ -7,7 +7,7 @@ import type { Scheduler } from '../../scheduler/scheduler';
 import { desktopRoom } from '../../socket/bus';
 import { lastViewerClosed, viewersOpen } from '../viewers/activity';
 import type { DesktopLifecycle } from './lifecycle';
-import type { DomainRow } from './view';
+import type { DomainRow } from '../shared/domains';
 
 const MINUTE = 60_000;
 type PolicyRow = typeof schema.shutdownPolicies.$inferSelect;
@@ -46,7 +46,8 @@ export const AUTO_SHUTDOWN_JOBS = { start: 'autoshutdown.start', warn: 'autoshut
 export const IDLE_CHECK_JOB = 'autoshutdown.idle';
 const maxKey = (id: string) => `autoshutdown:${id}`;
 const idleKey = (id: string) => `autoidle:${id}`;
-const RUNNING = ['Started', 'WaitingIP', 'Paused'];
+/** Running and not yet being stopped (the statuses a stop is offered in). */
+const isRunning = (row: DomainRow) => statusIn(STOPPABLE, row.status);
 
 /**
  * Auto-shutdown of running desktops by policy (admin/shutdown-policies, the original's
@@ -120,7 +121,7 @@ export function createAutoShutdown(ctx: AppContext, lifecycle: DesktopLifecycle,
   async function planNow(row: DomainRow) {
     await scheduler.cancel(maxKey(row.id));
     await scheduler.cancel(idleKey(row.id));
-    if (row.kind !== 'desktop' || !RUNNING.includes(row.status) || row.bookingId) return;
+    if (row.kind !== 'desktop' || !isRunning(row) || row.bookingId) return;
     const rule = await ruleFor(row.userId);
     const deadline = maxDeadline(row, rule);
     if (rule && deadline) {
@@ -137,7 +138,7 @@ export function createAutoShutdown(ctx: AppContext, lifecycle: DesktopLifecycle,
   const running = async (id: unknown) => {
     if (typeof id !== 'string') return null;
     const [row] = await db.select().from(schema.domains).where(eq(schema.domains.id, id));
-    return row && RUNNING.includes(row.status) && !row.bookingId ? row : null;
+    return row && isRunning(row) && !row.bookingId ? row : null;
   };
 
   async function stopNow(row: DomainRow, reason: 'max_time' | 'idle', rule: ShutdownRule | null) {
@@ -210,12 +211,12 @@ export function createAutoShutdown(ctx: AppContext, lifecycle: DesktopLifecycle,
   const planned = new Set<string>();
   const onChanged = (row: DomainRow) => {
     if (row.kind !== 'desktop') return;
-    if (RUNNING.includes(row.status)) {
+    if (isRunning(row)) {
       if (planned.has(row.id)) return;
       planned.add(row.id);
       if (!bases.has(row.id)) bases.set(row.id, clock.now().getTime());
       void plan(row).catch((err) => log.error({ err, desktop: row.id }, 'auto-shutdown planning failed'));
-    } else if (row.status !== 'Shutting-down') {
+    } else if (!statusIn(FORCE_STOPPABLE, row.status)) {
       void forget(row).catch((err) => log.error({ err, desktop: row.id }, 'auto-shutdown cleanup failed'));
     }
   };
@@ -226,7 +227,7 @@ export function createAutoShutdown(ctx: AppContext, lifecycle: DesktopLifecycle,
       await scheduler.cancel(maxKey(row.id));
       await scheduler.cancel(idleKey(row.id));
     }
-    if (!row.bookingId && row.scheduledShutdownAt && (row.status === 'Stopped' || row.status === 'Failed')) await showDeadline(row, null);
+    if (!row.bookingId && row.scheduledShutdownAt && statusIn(AT_REST, row.status)) await showDeadline(row, null);
   }
   lifecycle.changes.on('changed', onChanged);
   lifecycle.changes.on('deleted', (row) => void forget(row).catch(() => undefined));
@@ -236,7 +237,7 @@ export function createAutoShutdown(ctx: AppContext, lifecycle: DesktopLifecycle,
     const rows = await db
       .select()
       .from(schema.domains)
-      .where(and(eq(schema.domains.kind, 'desktop'), inArray(schema.domains.status, RUNNING), isNull(schema.domains.bookingId), which));
+      .where(and(eq(schema.domains.kind, 'desktop'), inArray(schema.domains.status, [...STOPPABLE]), isNull(schema.domains.bookingId), which));
     for (const row of rows) {
       planned.add(row.id);
       await plan(row);

@@ -8,7 +8,7 @@ import type { Engine } from '../../engine';
 import type { DiskSizes, DiskStore } from '../../engine/storage';
 import type { UserRow } from '../../auth/sessions';
 import { disksOf } from './machine-spec';
-import { findDomain, type DomainRow } from './view';
+import { findDomain, type DomainRow } from '../shared/domains';
 
 /** A locally administered, unicast MAC in QEMU's 52:54:00 range. */
 export const randomMac = () =>

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { and, eq, inArray } from 'drizzle-orm';
-import type { TQueueEvent } from '@vdi/contracts';
+import { AT_REST, FORCE_STOPPABLE, GUEST_UP, RETRYABLE, STARTABLE, statusIn, STOPPABLE, VIEWABLE, type TQueueEvent } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { MachineEvent } from '../../engine/driver';
@@ -9,12 +9,12 @@ import { ApiError, conflict, precondition } from '../../http/errors';
 import type { UserRow } from '../../auth/sessions';
 import { checkStartQuota } from '../quotas/start-check';
 import { checkBookingToStart } from '../bookings/start-check';
-import { assertHypervisorAcceptsStarts } from '../admin/hypervisors/state';
+import { assertHypervisorAcceptsStarts } from '../shared/hypervisor-state';
 import { CREATING_DESKTOP } from './create';
 import { disksOf, machineSpecOf, privateMacOf } from './machine-spec';
-import { desktopViews, findDomain, type DomainRow } from './view';
+import { findDomain, type DomainRow } from '../shared/domains';
+import { desktopViews } from '../shared/desktop-view';
 
-const STOPPED_STATES = ['Stopped', 'Failed'];
 const notAvailable = (row: DomainRow, action: string) =>
   conflict('desktop_action_not_available', `Cannot ${action} a desktop that is ${row.status}`, { status: row.status, action });
 
@@ -52,16 +52,16 @@ export function createDesktopLifecycle(ctx: AppContext) {
       .then(async (ip) => {
         if (abort.signal.aborted) return;
         ipWaits.delete(id);
-        if (ip) return void (await update(id, { status: 'Started', guestIp: ip, currentAction: null }, ['WaitingIP']));
+        if (ip) return void (await update(id, { status: 'Started', guestIp: ip, currentAction: null }, 'WaitingIP'));
         log.warn({ desktop: id, seconds: ctx.config.guestIpTimeoutSeconds }, 'desktop got no address on the guest network');
-        await update(id, { status: 'Started', guestIp: null, currentAction: 'guest_ip_timeout' }, ['WaitingIP']);
+        await update(id, { status: 'Started', guestIp: null, currentAction: 'guest_ip_timeout' }, 'WaitingIP');
       })
       .catch((err) => log.error({ err, desktop: id }, 'waiting for the guest address failed'));
   }
 
   async function publish(row: DomainRow) {
     if (row.kind === 'desktop' && (row.tag === null || row.tagVisible)) {
-      const [view] = await desktopViews(db, [row]);
+      const [view] = await desktopViews(ctx, [row]);
       bus.toUser(row.userId, 'desktop_update', view!);
     }
     changes.emit('changed', row);
@@ -70,14 +70,16 @@ export function createDesktopLifecycle(ctx: AppContext) {
   /** A new desktop: desktop_add to its owner (later changes are desktop_update). */
   async function announce(row: DomainRow) {
     if (row.kind !== 'desktop' || (row.tag !== null && !row.tagVisible)) return;
-    const [view] = await desktopViews(db, [row]);
+    const [view] = await desktopViews(ctx, [row]);
     bus.toUser(row.userId, 'desktop_add', view!);
   }
 
-  async function update(id: string, set: Partial<DomainRow>, onlyFrom?: string[]): Promise<DomainRow | undefined> {
+  /** `onlyFrom`: the status, or statuses, the row must still have (a claim). */
+  async function update(id: string, set: Partial<DomainRow>, onlyFrom?: string | readonly string[]): Promise<DomainRow | undefined> {
     // The forced-stop moment belongs to the shutting-down state: any other state clears it.
     if (set.status !== undefined && set.status !== 'Shutting-down') set = { ...set, forceStopAt: null };
-    const where = onlyFrom ? and(eq(schema.domains.id, id), inArray(schema.domains.status, onlyFrom)) : eq(schema.domains.id, id);
+    const from = typeof onlyFrom === 'string' ? [onlyFrom] : onlyFrom && [...onlyFrom];
+    const where = from ? and(eq(schema.domains.id, id), inArray(schema.domains.status, from)) : eq(schema.domains.id, id);
     const [row] = await db.update(schema.domains).set(set).where(where).returning();
     if (row) await publish(row);
     return row;
@@ -130,7 +132,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
 
   /** `starter` is who pressed start (admins and managers need no booking); quotas are the owner's. */
   async function start(row: DomainRow, owner: UserRow, starter: Pick<UserRow, 'roleId'> = owner): Promise<{ status: string }> {
-    if (row.status !== 'Stopped') throw notAvailable(row, 'start');
+    if (!statusIn(STARTABLE, row.status)) throw notAvailable(row, 'start');
     await checkBookingToStart(db, ctx.clock.now(), row, starter.roleId);
     await checkStartQuota(db, owner, { memoryGb: row.hardware.memoryMb / 1024, vcpus: row.hardware.vcpus });
     await assertHypervisorAcceptsStarts(db);
@@ -145,7 +147,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
     }
     const spec = await machineSpecOf(db, row);
     // Claimed atomically: two clicks, or two tabs, start it once.
-    const claimed = await update(row.id, { status: 'Starting', currentAction: null }, ['Stopped']);
+    const claimed = await update(row.id, { status: 'Starting', currentAction: null }, STARTABLE);
     if (!claimed) throw notAvailable(row, 'start');
     queuedOwners.set(row.id, row.userId);
     log.info({ desktop: row.id, position: queue.positions().waiting.length + 1 }, 'desktop start queued');
@@ -155,7 +157,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
         async (runtime) => {
           log.info({ desktop: row.id }, 'desktop started');
           const status = mac ? 'WaitingIP' : 'Started';
-          const started = await update(row.id, { status, startedAt: runtime.startedAt, accessedAt: new Date(), guestIp: null }, ['Starting']);
+          const started = await update(row.id, { status, startedAt: runtime.startedAt, accessedAt: new Date(), guestIp: null }, 'Starting');
           if (started && mac) waitForIp(row.id, mac, new Date(runtime.startedAt).getTime());
         },
         async (err) => {
@@ -169,28 +171,21 @@ export function createDesktopLifecycle(ctx: AppContext) {
   }
 
   async function stop(row: DomainRow): Promise<{ status: string }> {
-    switch (row.status) {
-      case 'Started':
-      case 'WaitingIP':
-      case 'Paused': {
-        const forceStopAt = new Date(Date.now() + ctx.config.shutdownTimeoutSeconds * 1000);
-        await update(row.id, { status: 'Shutting-down', forceStopAt });
-        await driver.shutdown(row.id).catch((err) => log.warn({ err, desktop: row.id }, 'ACPI shutdown failed'));
-        armShutdownTimer(row.id, forceStopAt);
-        return { status: 'Shutting-down' };
-      }
-      case 'Shutting-down':
-        // A second stop while shutting down is the force stop.
-        return forceStop(row.id);
-      case 'Starting':
-        if (queue.cancel(row.id)) {
-          await update(row.id, { status: 'Stopped' });
-          return { status: 'Stopped' };
-        }
-        throw notAvailable(row, 'stop');
-      default:
-        throw notAvailable(row, 'stop');
+    if (statusIn(STOPPABLE, row.status)) {
+      const forceStopAt = new Date(Date.now() + ctx.config.shutdownTimeoutSeconds * 1000);
+      await update(row.id, { status: 'Shutting-down', forceStopAt });
+      await driver.shutdown(row.id).catch((err) => log.warn({ err, desktop: row.id }, 'ACPI shutdown failed'));
+      armShutdownTimer(row.id, forceStopAt);
+      return { status: 'Shutting-down' };
     }
+    // A second stop while shutting down is the force stop.
+    if (statusIn(FORCE_STOPPABLE, row.status)) return forceStop(row.id);
+    // A start still in the queue is called off.
+    if (row.status === 'Starting' && queue.cancel(row.id)) {
+      await update(row.id, { status: 'Stopped' });
+      return { status: 'Stopped' };
+    }
+    throw notAvailable(row, 'stop');
   }
 
   async function forceStop(id: string): Promise<{ status: string }> {
@@ -203,13 +198,13 @@ export function createDesktopLifecycle(ctx: AppContext) {
   }
 
   async function reset(row: DomainRow) {
-    if (row.status !== 'Started' && row.status !== 'WaitingIP') throw notAvailable(row, 'reset');
+    if (!statusIn(GUEST_UP, row.status)) throw notAvailable(row, 'reset');
     await driver.reset(row.id);
     return { status: row.status };
   }
 
   async function retry(row: DomainRow) {
-    if (row.status !== 'Failed') throw notAvailable(row, 'retry');
+    if (!statusIn(RETRYABLE, row.status)) throw notAvailable(row, 'retry');
     try {
       await assertDisksReady(row);
     } catch (err) {
@@ -264,9 +259,9 @@ export function createDesktopLifecycle(ctx: AppContext) {
         log.warn({ desktop: e.id, reason: e.reason }, 'machine crashed');
         return void (await driver.destroy(e.id).catch(() => undefined));
       case 'paused':
-        return void (await update(e.id, { status: 'Paused' }, ['Started', 'WaitingIP']));
+        return void (await update(e.id, { status: 'Paused' }, GUEST_UP));
       case 'resumed':
-        return void (await update(e.id, { status: 'Started' }, ['Paused']));
+        return void (await update(e.id, { status: 'Started' }, 'Paused'));
       default:
         return;
     }
@@ -279,13 +274,13 @@ export function createDesktopLifecycle(ctx: AppContext) {
     for (const row of rows) {
       if (running.has(row.id)) {
         const mac = privateMacOf(row);
-        const settled = ['Started', 'WaitingIP', 'Paused', 'Shutting-down'].includes(row.status);
+        const settled = statusIn(VIEWABLE, row.status);
         if (!settled) await update(row.id, { status: mac && !row.guestIp ? 'WaitingIP' : 'Started' });
         if (row.status === 'Shutting-down') {
           await driver.shutdown(row.id).catch(() => undefined);
           // Its force stop keeps the moment stored before the restart (one from now if none was).
           let at = row.forceStopAt;
-          if (!at) at = (await update(row.id, { forceStopAt: new Date(Date.now() + ctx.config.shutdownTimeoutSeconds * 1000) }, ['Shutting-down']))?.forceStopAt ?? null;
+          if (!at) at = (await update(row.id, { forceStopAt: new Date(Date.now() + ctx.config.shutdownTimeoutSeconds * 1000) }, 'Shutting-down'))?.forceStopAt ?? null;
           if (at) armShutdownTimer(row.id, at);
         }
         // Still waiting for its address when the last run ended: wait on, within what is left of its time.
@@ -293,7 +288,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
       } else if (row.persistent && row.status === CREATING_DESKTOP) {
         // Its creation was interrupted: the startup sweep finishes it (storage/sweep.ts).
         continue;
-      } else if (!STOPPED_STATES.includes(row.status)) {
+      } else if (!statusIn(AT_REST, row.status)) {
         if (!row.persistent) await destroyDesktop(row);
         else await update(row.id, { status: 'Stopped', startedAt: null, guestIp: null });
       }

@@ -1,8 +1,7 @@
 import { eq } from 'drizzle-orm';
-import { schema, type Db } from '../../db';
-import { nowForViews } from '../bookings/view';
+import { schema } from '../../db';
 import { parseBookingDate } from '@vdi/contracts';
-import { listDesktops, pick, userDesktopsWhere, type DesktopListOptions } from './view';
+import { listDesktops, pick, userDesktopsWhere, type DesktopListOptions, type ViewSource } from '../shared/desktop-view';
 
 /** A user's list answer as sent, with what it was built from. */
 type Entry = { rev: number; validUntil: number; body: string; total: number | null; bytes: number };
@@ -19,7 +18,8 @@ const MAX_BYTES = 64 * 1024 * 1024;
  * by each answer's `validUntil`: the earliest end of a booking it shows, after which the
  * desktop's next booking is another one.
  */
-export function createDesktopListCache(db: Db) {
+export function createDesktopListCache(src: ViewSource) {
+  const { db, clock } = src;
   const entries = new Map<string, Entry>();
   let bytes = 0;
 
@@ -50,7 +50,7 @@ export function createDesktopListCache(db: Db) {
 
   const building = new Map<string, Promise<Omit<Entry, 'rev' | 'bytes'>>>();
   const build = async (userId: string, opts: DesktopListOptions, now: number) => {
-    const list = await listDesktops(db, userDesktopsWhere(userId), opts);
+    const list = await listDesktops(src, userDesktopsWhere(userId), opts);
     let validUntil = Number.POSITIVE_INFINITY;
     for (const { view } of list.items) {
       // Shown to the minute, earlier than or at the booking's end: never kept too long.
@@ -67,7 +67,7 @@ export function createDesktopListCache(db: Db) {
       const key = `${userId}\u0000${opts.page ?? ''}\u0000${opts.per_page ?? ''}\u0000${opts.fields?.join(',') ?? ''}`;
       // Read before the list: a write between the two leaves a newer counter, so the next call rebuilds.
       const rev = await revOf(userId);
-      const now = nowForViews().getTime();
+      const now = clock.now().getTime();
       const kept = entries.get(key);
       if (kept && kept.rev === rev && now < kept.validUntil) {
         entries.delete(key);

@@ -3,7 +3,7 @@ import type { MachineSpec } from '../../engine/driver';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import { preparedQuery } from '../../db/prepared';
-import type { DomainRow } from './view';
+import type { DomainRow } from '../shared/domains';
 import { attachedIsos } from '../media/attached';
 import { DEFAULT_INTERFACE, WIREGUARD_INTERFACE } from '@vdi/contracts';
 import { stableMac } from '../../network/plan';

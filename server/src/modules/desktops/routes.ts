@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { ZAllowedTemplate, ZDesktopActionParam, ZDesktopList, ZDesktopListQuery, ZStatusAnswer } from '@vdi/contracts';
+import { RETRYABLE, STARTABLE, statusIn, VIEWABLE, ZAllowedTemplate, ZDesktopActionParam, ZDesktopList, ZDesktopListQuery, ZStatusAnswer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { authOf, requireAuth } from '../../http/guard';
@@ -16,7 +16,7 @@ import { allowedTemplates } from '../templates/allowed';
 import { desktopFor } from './access';
 import { createDesktopFromTemplate } from './create';
 import type { DesktopLifecycle } from './lifecycle';
-import { findDomain, ownerOf } from './view';
+import { findDomain, ownerOf } from '../shared/domains';
 import { createDesktopListCache } from './list-cache';
 import { deleteDesktop as deleteOrRecycleDesktop } from '../recycle-bin/desktop-delete';
 
@@ -27,7 +27,7 @@ const ZId = z.object({ id: z.string().min(1).max(64) });
 export async function desktopRoutes(app: FastifyInstance, ctx: AppContext, lifecycle: DesktopLifecycle) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const auth = requireAuth(ctx);
-  const listCache = createDesktopListCache(ctx.db);
+  const listCache = createDesktopListCache(ctx);
 
   r.get(
     '/user/desktops',
@@ -85,9 +85,9 @@ export async function desktopRoutes(app: FastifyInstance, ctx: AppContext, lifec
       .select()
       .from(schema.domains)
       .where(and(eq(schema.domains.userId, user.id), eq(schema.domains.templateId, template.id), eq(schema.domains.persistent, false)));
-    const reusable = existing.find((d) => d.status !== 'Failed');
+    const reusable = existing.find((d) => !statusIn(RETRYABLE, d.status));
     if (reusable) {
-      if (reusable.status === 'Stopped') await lifecycle.start(reusable, user);
+      if (statusIn(STARTABLE, reusable.status)) await lifecycle.start(reusable, user);
       return { id: reusable.id };
     }
     for (const old of existing) await lifecycle.destroyDesktop(old);
@@ -112,7 +112,7 @@ export async function desktopRoutes(app: FastifyInstance, ctx: AppContext, lifec
 
   r.get('/desktop/:id/screenshot', { preHandler: auth, schema: { params: ZId } }, async (request, reply) => {
     const row = await desktopFor(ctx, request, request.params.id);
-    if (!['Started', 'WaitingIP', 'Paused', 'Shutting-down'].includes(row.status)) throw notFound('desktop_not_found', 'The desktop is not running');
+    if (!statusIn(VIEWABLE, row.status)) throw notFound('desktop_not_found', 'The desktop is not running');
     const png = await ctx.engine.driver.screenshot(row.id).catch(() => null);
     if (!png) throw notFound('desktop_not_found', 'No screen to show yet');
     return reply.type('image/png').header('cache-control', 'private, max-age=5').send(png);

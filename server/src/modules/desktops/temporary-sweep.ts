@@ -1,8 +1,8 @@
 import { and, eq, inArray } from 'drizzle-orm';
+import { VIEWABLE } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { audit } from '../../audit/record';
-import { VIEWABLE } from '../viewers/service';
 import { forgetViewers, lastViewerClosed, viewersOpen } from '../viewers/activity';
 import type { DesktopLifecycle } from './lifecycle';
 
@@ -19,7 +19,7 @@ export async function sweepIdleTemporaryDesktops(ctx: AppContext, lifecycle: Des
   const rows = await ctx.db
     .select()
     .from(d)
-    .where(and(eq(d.kind, 'desktop'), eq(d.persistent, false), inArray(d.status, VIEWABLE)));
+    .where(and(eq(d.kind, 'desktop'), eq(d.persistent, false), inArray(d.status, [...VIEWABLE])));
   let stopped = 0;
   for (const row of rows) {
     if (viewersOpen(row.id) > 0) continue;

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { ZDirectViewer, ZJumperReset, ZJumperUrl, type TDirectViewer } from '@vdi/contracts';
+import { STARTABLE, statusIn, VIEWABLE, ZDirectViewer, ZJumperReset, ZJumperUrl, type TDirectViewer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { requireAuth } from '../../http/guard';
@@ -13,8 +13,9 @@ import { requestBaseUrl } from '../../http/base-url';
 import { desktopRoom } from '../../socket/bus';
 import { desktopFor } from '../desktops/access';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
-import { forceStopAtOf, ownerOf, viewersOf, type DomainRow } from '../desktops/view';
-import { VIEWABLE, viewerFor } from '../viewers/service';
+import { ownerOf, type DomainRow } from '../shared/domains';
+import { forceStopAtOf, viewersOf } from '../shared/desktop-view';
+import { viewerFor } from '../viewers/service';
 import { spiceProxyOf } from '../viewers/routes';
 
 /** 30 requests a minute per client address (reference DIRECT_VIEWER_RATE_LIMIT / _WINDOW); at most 10 000 addresses held. */
@@ -81,16 +82,16 @@ export async function directRoutes(app: FastifyInstance, ctx: AppContext, lifecy
   r.get('/direct/:token', { schema: { params: ZToken, response: { 200: ZDirectViewer } } }, (request, reply) =>
     withLinked(request, reply, request.params.token, async (found) => {
       let row = found;
-      if (row.status === 'Stopped') {
+      if (statusIn(STARTABLE, row.status)) {
         await lifecycle.start(row, await ownerOf(ctx.db, row));
       }
       const deadline = Date.now() + START_WAIT_MS;
-      while (!VIEWABLE.includes(row.status) && ['Starting', 'Stopped'].includes(row.status) && Date.now() < deadline) {
+      while (!statusIn(VIEWABLE, row.status) && (row.status === 'Starting' || statusIn(STARTABLE, row.status)) && Date.now() < deadline) {
         await sleep(250);
         row = (await ctx.db.select().from(schema.domains).where(eq(schema.domains.id, row.id)))[0]!;
       }
       const viewers: TDirectViewer['viewers'] = {};
-      if (VIEWABLE.includes(row.status)) {
+      if (statusIn(VIEWABLE, row.status)) {
         // Live viewer files for this visitor's own request, used at once: the address they reached may do (requestBaseUrl).
         const proxy = spiceProxyOf(requestBaseUrl(ctx.config, request));
         for (const v of viewersOf(row)) {

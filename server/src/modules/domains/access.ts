@@ -4,7 +4,7 @@ import { authOf } from '../../http/guard';
 import { forbidden, notFound } from '../../http/errors';
 import { actorOf, canManage, isAllowed } from '../access/permissions';
 import { assertVisibleToItsUser } from '../deployments/access';
-import { findDomain } from '../desktops/view';
+import { findDomain } from '../shared/domains';
 
 /** A desktop or template the caller may change (owner, admin, manager of its category): 404 / 403 otherwise. */
 export async function domainFor(ctx: AppContext, request: FastifyRequest, id: string) {

@@ -10,7 +10,7 @@ import { materializeDisk } from '../desktops/create';
 import { badRequest, conflict } from '../../http/errors';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { disksOf } from '../desktops/machine-spec';
-import { ownerOf, type DomainRow } from '../desktops/view';
+import { ownerOf, type DomainRow } from '../shared/domains';
 import { publishTemplate } from '../templates/view';
 import { findProfile } from '../reservables/profiles';
 import { dropItemBookings } from '../bookings/service';

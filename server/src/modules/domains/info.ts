@@ -5,7 +5,7 @@ import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { actorOf, canManage } from '../access/permissions';
 import { disksOf } from '../desktops/machine-spec';
-import { findDomain, type DomainRow } from '../desktops/view';
+import { findDomain, type DomainRow } from '../shared/domains';
 import { beyondBounds, GB, hardwareBounds, memoryGbOf, type HardwareRow } from './hardware';
 
 const gb = (bytes: number) => Math.round((bytes / GB) * 100) / 100;

@@ -8,7 +8,8 @@ import { badRequest, forbidden, notFound, precondition } from '../../http/errors
 import { actorOf, isAllowed } from '../access/permissions';
 import { createDesktopFromTemplate, freshInterfaces } from '../desktops/create';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
-import { desktopView, findDomain, type DomainRow } from '../desktops/view';
+import { findDomain, type DomainRow } from '../shared/domains';
+import { desktopView } from '../shared/desktop-view';
 import { quotaLevels } from '../quotas/levels';
 import { assertGpuOnlyViewers, assertGuestNetworkChoice, chooseGuest } from './guest';
 import { chooseHardware, GB, hardwareBounds, type HardwareRow } from './hardware';

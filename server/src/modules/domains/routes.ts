@@ -15,7 +15,7 @@ import {
 import type { AppContext } from '../../context';
 import { authOf, requireAuth } from '../../http/guard';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
-import { findDomain } from '../desktops/view';
+import { findDomain } from '../shared/domains';
 import { domainFor, readableDomain } from './access';
 import { assertStudentMay } from '../deployments/access';
 import { actorOf } from '../access/permissions';

@@ -11,7 +11,7 @@ import { actorOf, isAllowed } from '../access/permissions';
 import { appliedQuota } from '../quotas/applied';
 import { checkNewDesktopQuota } from '../quotas/create-check';
 import { createDesktopRecords, desktopDiskPath, randomMac } from '../desktops/create';
-import { desktopViews } from '../desktops/view';
+import { desktopViews } from '../shared/desktop-view';
 import { findMedia } from './view';
 import { GB } from './quota';
 
@@ -96,7 +96,7 @@ export async function createDesktopFromMedia(ctx: AppContext, user: UserRow, bod
     },
   );
   await db.update(schema.media).set({ accessedAt: new Date() }).where(eq(schema.media.id, media.id));
-  const [view] = await desktopViews(db, [row]);
+  const [view] = await desktopViews(ctx, [row]);
   ctx.bus.toUser(user.id, 'desktop_add', view!);
   return { id };
 }

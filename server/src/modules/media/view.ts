@@ -1,5 +1,5 @@
 import { and, asc, eq, ne } from 'drizzle-orm';
-import type { TMedia, TMediaDesktop, TMediaKind } from '@vdi/contracts';
+import { AT_REST, statusIn, type TMedia, type TMediaDesktop, type TMediaKind } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import { canManage, type Actor } from '../access/permissions';
@@ -68,6 +68,6 @@ export async function desktopsUsing(db: Db, mediaId: string): Promise<(TMediaDes
     status: d.status,
     user: d.userId,
     user_name: userName,
-    running: !['Stopped', 'Failed'].includes(d.status),
+    running: !statusIn(AT_REST, d.status),
   }));
 }

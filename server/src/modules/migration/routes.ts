@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ZMigrationEnabled, ZMigrationExport, ZMigrationImportBody, ZMigrationProviderParams, ZMigrationResult } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { authOf, requireAuth } from '../../http/guard';
-import { actorOf } from '../../audit/record';
+import { auditActorOf } from '../../audit/record';
 import { migrationOf } from './settings';
 import { exportUser, importedInto, importUser } from './migrate';
 
@@ -15,10 +15,10 @@ export async function migrationRoutes(app: FastifyInstance, ctx: AppContext) {
     r.get(`/authentication/${way}/:provider`, opts, async (request) => ({ enabled: (await migrationOf(ctx, request.params.provider))[way] }));
   }
   r.post('/user_migration/export', { preHandler: requireAuth(ctx), schema: { response: { 200: ZMigrationExport } } }, async (request) =>
-    exportUser(ctx, actorOf(request), authOf(request).user),
+    exportUser(ctx, auditActorOf(request), authOf(request).user),
   );
   r.post('/user_migration/import', { preHandler: requireAuth(ctx), schema: { body: ZMigrationImportBody } }, async (request) =>
-    importUser(ctx, actorOf(request), authOf(request).user, request.body.token),
+    importUser(ctx, auditActorOf(request), authOf(request).user, request.body.token),
   );
   // What the /migration page shows: the caller's own import, or nothing.
   r.get('/user_migration/result', { preHandler: requireAuth(ctx), schema: { response: { 200: ZMigrationResult } } }, async (request) => {

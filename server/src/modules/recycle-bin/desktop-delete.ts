@@ -1,7 +1,8 @@
+import { AT_REST, statusIn } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import type { UserRow } from '../../auth/sessions';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
-import { ownerOf, type DomainRow } from '../desktops/view';
+import { ownerOf, type DomainRow } from '../shared/domains';
 import { cutoffHoursFor, recycleDomains } from './recycle';
 import { dropItemBookings } from '../bookings/service';
 import { conflict } from '../../http/errors';
@@ -13,7 +14,7 @@ import { conflict } from '../../http/errors';
  * The portal's DELETE /desktop/{id} and the console's bulk delete both come here.
  */
 export async function deleteDesktop(ctx: AppContext, lifecycle: DesktopLifecycle, row: DomainRow, agent: UserRow, opts: { permanent?: boolean } = {}) {
-  if (!['Stopped', 'Failed'].includes(row.status)) {
+  if (!statusIn(AT_REST, row.status)) {
     throw conflict('desktop_action_not_available', 'Stop the desktop before deleting it', { status: row.status, action: 'delete' });
   }
   const owner = await ownerOf(ctx.db, row);

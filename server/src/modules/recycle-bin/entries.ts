@@ -3,8 +3,8 @@ import { inArray } from 'drizzle-orm';
 import type { TRecycleBinDetail, TRecycleBinDomain, TRecycleBinItem, TRecycleBinLog } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
-import type { DomainRow } from '../desktops/view';
-import type { EntryItems, EntryMeta, RecycleBinRow } from './recycle';
+import type { DomainRow } from '../shared/domains';
+import type { EntryItems, EntryMeta, RecycleBinRow } from './items';
 
 const epoch = (d: Date | string | null | undefined) => (d ? Math.floor(new Date(d).getTime() / 1000) : null);
 const DELETED = '[Deleted]';

@@ -2,7 +2,8 @@ import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { conflict } from '../../http/errors';
-import { cutoffHoursFor, itemsOf, withLog, type RecycleAgent, type RecycleBinRow } from './recycle';
+import { cutoffHoursFor } from './recycle';
+import { itemsOf, withLog, type RecycleAgent, type RecycleBinRow } from './items';
 
 /**
  * Deletes an entry for good: its kept disks (rows and files) go, the entry stays as history with

@@ -26,58 +26,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, notInArray } from 'drizzle-orm';
-import type { TRecycleBinLog } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema, type Db } from '../../db';
-import type { RecycledItems } from '../../db/schema';
 import type { UserRow } from '../../auth/sessions';
-import type { DomainRow } from '../desktops/view';
+import type { DomainRow } from '../shared/domains';
 import { refreshSizes } from '../storage/view';
 import { itemView } from './entries';
-
-export type RecycleBinRow = typeof schema.recycleBin.$inferSelect;
-export type RecycleItemType = RecycleBinRow['itemType'];
-
-/** Who acts: a person, or the system (the retention purge). */
-export type RecycleAgent = Pick<UserRow, 'id' | 'name' | 'roleId' | 'categoryId' | 'groupId'> | 'system';
-
-/** Names shown in the list, kept because owner, group or category may be gone later; and the history. */
-export type EntryMeta = {
-  ownerName: string;
-  ownerRole: string | null;
-  ownerCategoryName: string;
-  ownerGroupName: string;
-  agentType: 'user' | 'system';
-  agentRole: string | null;
-  agentCategoryId: string | null;
-  agentCategoryName: string | null;
-  agentGroupId: string | null;
-  agentGroupName: string | null;
-  logs: TRecycleBinLog[];
-};
-export type DomainMediaLink = { domainId: string; mediaId: string; kind: 'iso' | 'floppy' };
-export type BastionTargetCopy = typeof schema.bastionTargets.$inferSelect;
-/** `items` as this module writes it: the schema's fields plus the media links, the bastion targets and the names. */
-export type EntryItems = RecycledItems & { domainMedia?: DomainMediaLink[]; bastionTargets?: BastionTargetCopy[]; meta?: EntryMeta };
-
-export const itemsOf = (row: RecycleBinRow) => row.items as EntryItems;
+import { logEntry, type EntryItems, type EntryMeta, type RecycleAgent, type RecycleItemType } from './items';
 
 async function nameOf(db: Db, table: 'groups' | 'categories', id: string | null | undefined): Promise<string | null> {
   if (!id) return null;
   const t = table === 'groups' ? schema.groups : schema.categories;
   const [row] = await db.select({ name: t.name }).from(t).where(eq(t.id, id));
   return row?.name ?? null;
-}
-
-export function logEntry(agent: RecycleAgent, action: string): TRecycleBinLog {
-  return agent === 'system'
-    ? { time: Math.floor(Date.now() / 1000), action, agent_type: 'system', agent_id: null, agent_name: 'system' }
-    : { time: Math.floor(Date.now() / 1000), action, agent_type: 'user', agent_id: agent.id, agent_name: agent.name };
-}
-
-/** The items with one more line of history. */
-export function withLog(items: EntryItems, agent: RecycleAgent, action: string): EntryItems {
-  return items.meta ? { ...items, meta: { ...items.meta, logs: [...items.meta.logs, logEntry(agent, action)] } } : items;
 }
 
 /** Hours an item stays in the bin for an owner of this category: the category's value, else the system's. */

@@ -6,8 +6,9 @@ import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { conflict, precondition } from '../../http/errors';
 import { appliedQuota, usageOf } from '../quotas/applied';
-import { desktopViews, type DomainRow } from '../desktops/view';
-import { itemsOf, withLog, type RecycleBinRow } from './recycle';
+import type { DomainRow } from '../shared/domains';
+import { desktopViews } from '../shared/desktop-view';
+import { itemsOf, withLog, type RecycleBinRow } from './items';
 
 const DOMAIN_COLUMNS = getTableColumns(schema.domains);
 const LIVE_STORAGE = ['ready', 'maintenance', 'creating'];
@@ -138,7 +139,7 @@ export async function restoreEntry(ctx: AppContext, entry: RecycleBinRow, agent:
 
   bus.toUser(entry.ownerId, 'update_recycle_bin', { id: entry.id, status: 'restored' });
   const back = restored.filter((d) => d.kind === 'desktop' && (d.tag === null || d.tagVisible));
-  for (const view of await desktopViews(db, back)) bus.toUser(view.user, 'desktop_add', view);
+  for (const view of await desktopViews(ctx, back)) bus.toUser(view.user, 'desktop_add', view);
   for (const id of (items.deployments ?? []).map((d) => String(d.id))) {
     const row = await findDeployment(db, id);
     if (row) await publishDeployment(ctx, row, ['deployments_add']);

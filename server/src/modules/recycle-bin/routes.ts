@@ -11,9 +11,10 @@ import { forbidden, notFound } from '../../http/errors';
 import { actorOf, canManage } from '../access/permissions';
 import { detailView, itemView } from './entries';
 import { deleteEntry } from './purge';
-import { cutoffHoursFor, type RecycleBinRow } from './recycle';
+import { cutoffHoursFor } from './recycle';
+import type { RecycleBinRow } from './items';
 import { restoreEntry } from './restore';
-import { actorOf as auditActorOf, audit } from '../../audit/record';
+import { auditActorOf, audit } from '../../audit/record';
 
 /** Restores and deletions for good are security events (the audit log keeps who did them). */
 const binAudit = (action: string, row: RecycleBinRow) => ({

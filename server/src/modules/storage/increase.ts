@@ -1,5 +1,5 @@
 import { and, eq, inArray, ne } from 'drizzle-orm';
-import { GB, type TStorageEvent, type TStoragePriority } from '@vdi/contracts';
+import { AT_REST, GB, type TStorageEvent, type TStoragePriority } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { JobRow } from '../../jobs/runner';
@@ -20,9 +20,6 @@ type ResizeParams = {
   /** the desktops put in Maintenance, with the state to give back */
   desktops: { id: string; status: string; currentAction: string | null }[];
 };
-
-/** Desktops may be grown only when stopped (or failed: not running either). */
-const STOPPED = ['Stopped', 'Failed'];
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
@@ -81,13 +78,13 @@ export function createStorageOperations(ctx: AppContext, lifecycle: DesktopLifec
     for (const userId of rooms) bus.toUser(userId, 'storage', event);
   }
 
-  async function setDesktops(list: ResizeParams['desktops'], to: (d: ResizeParams['desktops'][number]) => { status: string; currentAction: string | null }, onlyFrom: string[]) {
+  /** The desktops still in Maintenance get back the state they had before. */
+  async function giveBack(list: ResizeParams['desktops']) {
     for (const d of list) {
-      const next = to(d);
       const [row] = await db
         .update(schema.domains)
-        .set({ status: next.status, currentAction: next.currentAction })
-        .where(and(eq(schema.domains.id, d.id), inArray(schema.domains.status, onlyFrom)))
+        .set({ status: d.status, currentAction: d.currentAction })
+        .where(and(eq(schema.domains.id, d.id), eq(schema.domains.status, 'Maintenance')))
         .returning();
       if (row) await lifecycle.publish(row);
     }
@@ -126,7 +123,7 @@ export function createStorageOperations(ctx: AppContext, lifecycle: DesktopLifec
         .where(and(eq(schema.storage.id, p.storageId), eq(schema.storage.status, 'maintenance')))
         .returning();
       const storage = current ? (await refreshSizes(db, ctx.engine.disks, [current]))[0]! : await findStorage(db, p.storageId);
-      await setDesktops(p.desktops, (d) => ({ status: d.status, currentAction: d.currentAction }), ['Maintenance']);
+      await giveBack(p.desktops);
       if (storage) publish(job, storage, outcome, outcome === 'failed' ? 'storage_increase_failed' : null);
     },
   });
@@ -166,7 +163,7 @@ export function createStorageOperations(ctx: AppContext, lifecycle: DesktopLifec
       .where(and(eq(schema.storage.id, storage.id), eq(schema.storage.status, 'ready')))
       .returning();
     if (!claimed) throw precondition('storage_not_ready', 'Another operation runs on this disk');
-    // ...and each desktop on it moves Stopped → Maintenance only if it is still stopped.
+    // ...and each desktop on it moves Stopped → Maintenance only if it is still at rest (stopped, or failed: not running either).
     const desktops = users.filter((d) => d.kind === 'desktop');
     const marked: ResizeParams['desktops'] = [];
     for (const d of desktops) {
@@ -177,10 +174,10 @@ export function createStorageOperations(ctx: AppContext, lifecycle: DesktopLifec
       const [moved] = await db
         .update(schema.domains)
         .set({ status: 'Maintenance', currentAction: 'increase' })
-        .where(and(eq(schema.domains.id, d.id), inArray(schema.domains.status, STOPPED)))
+        .where(and(eq(schema.domains.id, d.id), inArray(schema.domains.status, [...AT_REST])))
         .returning();
       if (!moved) {
-        await setDesktops(marked, (m) => ({ status: m.status, currentAction: m.currentAction }), ['Maintenance']);
+        await giveBack(marked);
         await db.update(schema.storage).set({ status: 'ready' }).where(eq(schema.storage.id, storage.id));
         throw precondition('desktops_not_stopped', 'Every desktop on this disk must be stopped', { desktop: d.name, status: row?.status ?? d.status });
       }

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { and, eq, inArray, isNull } from 'drizzle-orm';
-import { MEDIA_DOWNLOADING_STATUSES } from '@vdi/contracts';
+import { AT_REST, MEDIA_DOWNLOADING_STATUSES } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { completeDesktop, CREATING_DESKTOP } from '../desktops/create';
@@ -12,7 +12,7 @@ export const FILE_MISSING = 'storage_file_missing';
 /** Records whose file may be missing and that can still be marked failed. */
 const CHECKED_STORAGE = ['ready', 'maintenance'] as const;
 /** Domains that are not running: safe to mark Failed when their disk is gone. */
-const IDLE_DOMAIN = ['Stopped', 'Failed', CREATING_DESKTOP];
+const IDLE_DOMAIN = [...AT_REST, CREATING_DESKTOP];
 
 export type SweepReport = {
   /** Desktops whose interrupted creation was finished. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, or } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { ZDuplicateTemplate, ZTemplateUpdate } from '@vdi/contracts';
+import { AT_REST, statusIn, type ZDuplicateTemplate, type ZTemplateUpdate } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
@@ -9,7 +9,8 @@ import { conflict, forbidden, notFound } from '../../http/errors';
 import { actorOf, assertChoosable, canManage, chooserOf, isAllowed, NOT_SHARED } from '../access/permissions';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { disksOf } from '../desktops/machine-spec';
-import { desktopViews, findDomain, ownerOf, type DomainRow } from '../desktops/view';
+import { findDomain, ownerOf, type DomainRow } from '../shared/domains';
+import { desktopViews } from '../shared/desktop-view';
 import { assertNameFree } from '../domains/names';
 import { recycleDomains } from '../recycle-bin/recycle';
 import { checkNewItemQuota } from '../storage/new-item-quota';
@@ -116,7 +117,7 @@ export async function deleteTemplate(ctx: AppContext, lifecycle: DesktopLifecycl
     });
   }
   const temporary = tree.rows.filter((r) => r.kind === 'desktop' && !r.persistent);
-  const running = tree.rows.filter((r) => r.kind === 'desktop' && r.persistent && !['Stopped', 'Failed'].includes(r.status));
+  const running = tree.rows.filter((r) => r.kind === 'desktop' && r.persistent && !statusIn(AT_REST, r.status));
   if (running.length > 0) {
     throw conflict('desktops_not_stopped', 'Stop the desktops built on it first', { names: running.map((r) => r.name).slice(0, 10).join(', ') });
   }
@@ -175,7 +176,7 @@ export async function templateToDesktop(ctx: AppContext, user: UserRow, template
         .returning();
     });
     bus.toUser(row.userId, 'template_delete', { id: row.id });
-    const [view] = await desktopViews(db, [desktop!]);
+    const [view] = await desktopViews(ctx, [desktop!]);
     bus.toUser(row.userId, 'desktop_add', view!);
     return { id: row.id };
   } catch (err) {

@@ -12,7 +12,8 @@ import type { JobHandler, JobRow } from '../../jobs/runner';
 import { badRequest, precondition } from '../../http/errors';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { disksOf } from '../desktops/machine-spec';
-import { desktopViews, findDomain, type DomainRow } from '../desktops/view';
+import { findDomain, type DomainRow } from '../shared/domains';
+import { desktopViews } from '../shared/desktop-view';
 import { assertEditable, notStopped } from '../domains/edit';
 import { assertNameFree } from '../domains/names';
 import { checkNewItemQuota } from '../storage/new-item-quota';
@@ -125,7 +126,7 @@ export function templateJobHandler(ctx: AppContext, lifecycle: DesktopLifecycle)
     if (template) await publishTemplate(ctx, template, 'template_update', job.progress);
     const desktop = await findDomain(db, plan.desktopId);
     if (desktop) {
-      const [view] = await desktopViews(db, [desktop]);
+      const [view] = await desktopViews(ctx, [desktop]);
       if (view) bus.toUser(desktop.userId, 'desktop_update', { ...view, progress: { percentage: job.progress, throughput_average: '', time_left: '', size: '' } });
     }
   }

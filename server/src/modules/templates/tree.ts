@@ -3,7 +3,7 @@ import type { TTemplateTree, TTemplateTreeNode } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import { canManage, type Actor } from '../access/permissions';
-import type { DomainRow } from '../desktops/view';
+import type { DomainRow } from '../shared/domains';
 
 /**
  * What depends on a template, recursively: desktops and templates made from it (templateId),

@@ -5,7 +5,7 @@ import type { Db } from '../../db';
 import { schema } from '../../db';
 import { ownerNamesOf } from '../access/owner-names';
 import { canManage, type Actor } from '../access/permissions';
-import type { DomainRow } from '../desktops/view';
+import type { DomainRow } from '../shared/domains';
 
 const epoch = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : 0);
 

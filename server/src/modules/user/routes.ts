@@ -24,7 +24,7 @@ import { userView } from './user-view';
 import { updateUser } from './update';
 import { mailEnabled } from '../../mail/mailer';
 import { migrationsBlock } from '../migration/settings';
-import { actorOf } from '../../audit/record';
+import { auditActorOf } from '../../audit/record';
 import type { Bastion } from '../bastion/service';
 
 export async function userRoutes(app: FastifyInstance, ctx: AppContext, bastion: Bastion) {
@@ -36,7 +36,7 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext, bastion:
   );
 
   r.put('/user', { preHandler: auth, schema: { body: ZUserUpdate } }, async (request) =>
-    updateUser(ctx, actorOf(request), authOf(request).user, authOf(request).session.id, request.body),
+    updateUser(ctx, auditActorOf(request), authOf(request).user, authOf(request).session.id, request.body),
   );
 
   r.get('/user/config', { preHandler: auth, schema: { response: { 200: ZUserConfig } } }, async (request) => {

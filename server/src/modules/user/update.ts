@@ -5,10 +5,8 @@ import { schema } from '../../db';
 import { badRequest, forbidden } from '../../http/errors';
 import { setPassword } from '../../auth/password-change';
 import { verifyPassword } from '../../auth/passwords';
-import { mailVerificationLink } from '../../auth/recovery';
+import { requestEmailChange, usersData } from '../../auth/recovery';
 import type { UserRow } from '../../auth/sessions';
-import { sendMail } from '../../mail/mailer';
-import { emailChangeNotice } from '../../mail/templates';
 import { audit, type AuditActor as Actor } from '../../audit/record';
 
 /**
@@ -43,21 +41,3 @@ export async function updateUser(ctx: AppContext, actor: Actor, user: UserRow, s
   return {};
 }
 
-export const usersData = (u: UserRow) => ({
-  id: u.id,
-  email: u.email,
-  email_verified: u.emailVerifiedAt ? Math.floor(u.emailVerifiedAt.getTime() / 1000) : null,
-  email_pending: u.emailPending,
-  name: u.name,
-});
-
-async function requestEmailChange(ctx: AppContext, user: UserRow, email: string) {
-  if (email.toLowerCase() === user.email.toLowerCase() && user.emailVerifiedAt) {
-    throw badRequest('email_unchanged', 'That is already your verified address');
-  }
-  await mailVerificationLink(ctx, user, email);
-  // The notice to the old address is informative: its failure must not undo the request.
-  if (user.email && user.email.toLowerCase() !== email.toLowerCase()) {
-    await sendMail(ctx, emailChangeNotice(user, user.email, email)).catch(() => undefined);
-  }
-}

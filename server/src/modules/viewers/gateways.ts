@@ -3,12 +3,11 @@ import type { IncomingMessage, Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { RDP_WEBSOCKET_PATH, VNC_FIRST_BYTES_MS, VNC_WEBSOCKET_PATH } from '@vdi/contracts';
+import { RDP_WEBSOCKET_PATH, statusIn, VIEWABLE, VNC_FIRST_BYTES_MS, VNC_WEBSOCKET_PATH } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { bridgeWebSocketToVnc, VNC_OPEN_TIMEOUT_MS } from '../../engine/vnc-bridge';
-import { findDomain } from '../desktops/view';
+import { findDomain } from '../shared/domains';
 import { consumeViewerToken } from './tokens';
-import { VIEWABLE } from './service';
 import { serveRdpWebSocket } from './rdp';
 
 const refuse = (socket: Duplex, status: string) => {
@@ -38,7 +37,7 @@ export function attachViewerGateways(server: Server, ctx: AppContext) {
       const token = url.searchParams.get('token');
       const grant = token ? await consumeViewerToken(ctx.db, token, 'vnc') : undefined;
       const row = grant ? await findDomain(ctx.db, grant.desktopId) : undefined;
-      const runtime = row && VIEWABLE.includes(row.status) ? (await ctx.engine.driver.list()).find((m) => m.id === row.id) : undefined;
+      const runtime = row && statusIn(VIEWABLE, row.status) ? (await ctx.engine.driver.list()).find((m) => m.id === row.id) : undefined;
       if (!runtime?.vnc) return refuse(socket, '401 Unauthorized');
       wss.handleUpgrade(req, socket, head, (ws) => {
         ctx.log.info({ desktop: row!.id }, 'browser viewer connected');

@@ -5,8 +5,8 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { authOf } from '../../http/guard';
 import { requestBaseUrl } from '../../http/base-url';
-import { actorOf, audit } from '../../audit/record';
-import type { DomainRow } from '../desktops/view';
+import { auditActorOf, audit } from '../../audit/record';
+import type { DomainRow } from '../shared/domains';
 import { viewerFor } from './service';
 
 /**
@@ -31,7 +31,7 @@ export async function openViewer(ctx: AppContext, request: FastifyRequest, row: 
   const answer = await viewerFor(ctx, row, viewer, { userId: me.id, proxy: spiceProxyOf(requestBaseUrl(ctx.config, request)) });
   await ctx.db.update(schema.domains).set({ accessedAt: new Date() }).where(eq(schema.domains.id, row.id));
   if (row.userId !== me.id) {
-    await audit(ctx.db, actorOf(request), {
+    await audit(ctx.db, auditActorOf(request), {
       action: 'viewer.open_other',
       objectType: 'desktop',
       objectId: row.id,

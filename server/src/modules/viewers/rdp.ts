@@ -6,16 +6,15 @@
  * - the RD Gateway for .rdp files on its own TLS port (RDP_GATEWAY_PORT).
  */
 import type { WebSocket } from 'ws';
-import { RDP_PORT } from '@vdi/contracts';
+import { RDP_PORT, statusIn, VIEWABLE } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import type { Authorization } from '../../rdp/cleanpath-proxy';
 import { serveCleanPath } from '../../rdp/cleanpath-proxy';
 import { createRdpGateway } from '../../rdp/gateway';
 import { gatewayCertificate } from '../../rdp/tls-cert';
-import { findDomain } from '../desktops/view';
+import { findDomain } from '../shared/domains';
 import { viewerClosed, viewerOpened } from './activity';
 import { consumeViewerToken } from './tokens';
-import { VIEWABLE } from './service';
 
 /** Token protocols: one for the browser page, one for the gateway (a token opens only its own door). */
 export const RDP_TOKEN = { browser: 'rdp', gateway: 'rdpgw' } as const;
@@ -28,7 +27,7 @@ export async function authorizeRdp(ctx: AppContext, token: string, protocol: str
   const grant = await consumeViewerToken(ctx.db, token, protocol);
   if (!grant) return { ok: false, status: 401 };
   const row = await findDomain(ctx.db, grant.desktopId);
-  if (!row || !VIEWABLE.includes(row.status) || !row.guestIp) return { ok: false, status: 409 };
+  if (!row || !statusIn(VIEWABLE, row.status) || !row.guestIp) return { ok: false, status: 409 };
   return { ok: true, desktopId: row.id, target: { host: row.guestIp, port: RDP_PORT } };
 }
 

@@ -2,7 +2,7 @@
 // network and the guest credentials; it opens through the user's WireGuard VPN.
 import type { TViewerAnswer } from '@vdi/contracts';
 import { notFound } from '../../http/errors';
-import type { DomainRow } from '../desktops/view';
+import type { DomainRow } from '../shared/domains';
 import { viewerFileName } from './files';
 
 /** A value of an .rdp line: no line breaks. */

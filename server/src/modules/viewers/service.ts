@@ -1,15 +1,14 @@
-import { RDP_PORT, VIEWERS_NEEDING_IP, type TBrowserViewerTicket, type TRdpViewerTicket, type TViewer, type TViewerAnswer } from '@vdi/contracts';
+import { RDP_PORT, statusIn, VIEWABLE, VIEWERS_NEEDING_IP, type TBrowserViewerTicket, type TRdpViewerTicket, type TViewer, type TViewerAnswer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import type { MachineRuntime } from '../../engine/driver';
 import { ApiError, notFound, precondition } from '../../http/errors';
-import type { DomainRow } from '../desktops/view';
-import { viewersOf } from '../desktops/view';
+import type { DomainRow } from '../shared/domains';
+import { viewersOf } from '../shared/desktop-view';
 import { rdpGatewayFile, spiceFile, viewerFileName } from './files';
 import { RDP_GATEWAY_TOKEN_SECONDS, RDP_TOKEN, rdpGatewayPort } from './rdp';
 import { rdpVpnViewer } from './rdpvpn';
 import { issueViewerToken, VIEWER_TOKEN_SECONDS, viewerPassword } from './tokens';
 
-export const VIEWABLE = ['Started', 'WaitingIP', 'Shutting-down', 'Paused'];
 const PASSWORD_SECONDS = 120;
 /** A VNC password lives this long and is shared by the tickets issued while it has at least
  *  two token lives left: every ticket it went into has expired before it is replaced. */
@@ -49,7 +48,7 @@ async function sharedVncPassword(ctx: AppContext, runtime: MachineRuntime): Prom
  * file (one-time password that expires), never the session cookie alone.
  */
 export async function viewerFor(ctx: AppContext, row: DomainRow, viewer: TViewer, opts: { userId: string | null; proxy: string }): Promise<TViewerAnswer> {
-  if (!VIEWABLE.includes(row.status)) throw precondition('viewer_not_started', 'Start the desktop before opening a viewer');
+  if (!statusIn(VIEWABLE, row.status)) throw precondition('viewer_not_started', 'Start the desktop before opening a viewer');
   if (VIEWERS_NEEDING_IP.includes(viewer) && !ctx.engine.network.available) {
     throw precondition('guest_network_unavailable', 'The RDP viewers need the private network, which this server does not have');
   }

@@ -4,7 +4,7 @@ import { ZVpnConfig } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { authOf, requireAuth } from '../../http/guard';
 import { requirePublicUrl } from '../../http/base-url';
-import { actorOf, audit } from '../../audit/record';
+import { auditActorOf, audit } from '../../audit/record';
 import type { VpnService } from '../../vpn/service';
 
 /** The user's WireGuard file and its reset (seed 001: profile and navbar "VPN"). */
@@ -20,7 +20,7 @@ export async function vpnRoutes(app: FastifyInstance, ctx: AppContext, vpn: VpnS
   r.put('/user/reset-vpn', { preHandler: auth }, async (request) => {
     const { user } = authOf(request);
     await vpn.reset(user.id);
-    await audit(ctx.db, actorOf(request), { action: 'vpn.reset', objectType: 'user', objectId: user.id, objectName: user.username, categoryId: user.categoryId });
+    await audit(ctx.db, auditActorOf(request), { action: 'vpn.reset', objectType: 'user', objectId: user.id, objectName: user.username, categoryId: user.categoryId });
     return {};
   });
 }

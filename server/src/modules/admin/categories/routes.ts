@@ -6,9 +6,9 @@ import { z } from 'zod';
 import { ZAdminCategoriesQuery, ZAdminCategory, ZAdminCategoryCreate, ZAdminCategoryList, ZAdminCategoryUpdate, type TAdminCategory } from '@vdi/contracts';
 import type { AppContext } from '../../../context';
 import { schema, type Db } from '../../../db';
-import { actorOf, audit } from '../../../audit/record';
+import { auditActorOf, audit } from '../../../audit/record';
 import { conflict, notFound } from '../../../http/errors';
-import { boundCategory, likeTerm, orderOf, peopleGuards } from '../people/scope';
+import { boundCategory, inReach, likeTerm, orderOf, peopleGuards } from '../people/scope';
 
 const c = schema.categories;
 const idParams = z.object({ id: z.string().min(1).max(64) });
@@ -75,8 +75,7 @@ export async function adminCategoryRoutes(app: FastifyInstance, ctx: AppContext)
   });
 
   r.get('/admin/categories/:id', { preHandler: staff, schema: { params: idParams, response: { 200: ZAdminCategory } } }, async (request) => {
-    const bound = boundCategory(request);
-    const found = bound === null || bound === request.params.id ? await categoryView(db, request.params.id) : null;
+    const found = inReach(request, request.params.id) ? await categoryView(db, request.params.id) : null;
     if (!found) throw notFound('category_not_found', 'Category not found');
     return found;
   });
@@ -91,7 +90,7 @@ export async function adminCategoryRoutes(app: FastifyInstance, ctx: AppContext)
         allowedEmailDomains: domains(b.allowed_email_domains), maintenance: b.maintenance, recycleBinCutoffHours: b.recycle_bin_cutoff_hours,
         quota: b.quota, limits: b.limits,
       });
-      await audit(tx, actorOf(request), { action: 'category.create', objectType: 'category', objectId: id, objectName: b.name, categoryId: id });
+      await audit(tx, auditActorOf(request), { action: 'category.create', objectType: 'category', objectId: id, objectName: b.name, categoryId: id });
     });
     return (await categoryView(db, id))!;
   });
@@ -113,7 +112,7 @@ export async function adminCategoryRoutes(app: FastifyInstance, ctx: AppContext)
     if (b.limits !== undefined) set.limits = b.limits;
     await db.transaction(async (tx) => {
       if (Object.keys(set).length) await tx.update(c).set(set).where(eq(c.id, cat.id));
-      await audit(tx, actorOf(request), {
+      await audit(tx, auditActorOf(request), {
         action: 'category.update', objectType: 'category', objectId: cat.id, objectName: b.name ?? cat.name, categoryId: cat.id,
         detail: { fields: Object.keys(b) },
       });
@@ -132,7 +131,7 @@ export async function adminCategoryRoutes(app: FastifyInstance, ctx: AppContext)
       }
       await tx.delete(schema.registrationCodes).where(eq(schema.registrationCodes.categoryId, cat.id));
       await tx.delete(c).where(eq(c.id, cat.id));
-      await audit(tx, actorOf(request), { action: 'category.delete', objectType: 'category', objectId: cat.id, objectName: cat.name, categoryId: null });
+      await audit(tx, auditActorOf(request), { action: 'category.delete', objectType: 'category', objectId: cat.id, objectName: cat.name, categoryId: null });
     });
     return { id: cat.id };
   });

@@ -19,12 +19,12 @@ import {
 } from '@vdi/contracts';
 import type { AppContext } from '../../../context';
 import { schema } from '../../../db';
-import { actorOf as auditActorOf, audit } from '../../../audit/record';
+import { auditActorOf, audit } from '../../../audit/record';
 import { badRequest, notFound } from '../../../http/errors';
 import { authOf } from '../../../http/guard';
 import type { UserRow } from '../../../auth/sessions';
 import type { DesktopLifecycle } from '../../desktops/lifecycle';
-import { findDomain } from '../../desktops/view';
+import { findDomain } from '../../shared/domains';
 import { assertNameFree } from '../../domains/names';
 import { checkNewItemQuota } from '../../storage/new-item-quota';
 import { deleteTemplate, updateTemplate } from '../../templates/actions';
@@ -37,7 +37,7 @@ import { deleteDeployment, toggleVisible } from '../../deployments/actions';
 import { findDeployment } from '../../deployments/access';
 import type { DeploymentEvents } from '../../deployments/events';
 import { checkNewDeploymentQuota } from '../../deployments/quota';
-import { boundCategory, peopleGuards } from '../people/scope';
+import { boundCategory, inReach, peopleGuards } from '../people/scope';
 import {
   adminDeploymentView, adminMediaView, adminTemplateView, listAdminDeployments, listAdminMedia, listAdminTemplates,
 } from './list';
@@ -55,10 +55,6 @@ export async function adminContentRoutes(app: FastifyInstance, ctx: AppContext, 
   const { staff } = peopleGuards(ctx);
   const { db } = ctx;
   const me = (request: FastifyRequest) => authOf(request).user;
-  const inReach = (request: FastifyRequest, categoryId: string) => {
-    const bound = boundCategory(request);
-    return bound === null || bound === categoryId;
-  };
 
   /** The new owner: a user the caller reaches (not in the bin) with a role that owns templates, media and deployments. */
   async function newOwner(request: FastifyRequest, id: string): Promise<UserRow> {

@@ -1,10 +1,11 @@
 import { and, count, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { LOCAL_HYPERVISOR, type TAdminDesktop, type ZAdminDesktopsQuery } from '@vdi/contracts';
+import { LOCAL_HYPERVISOR, ON_HYPERVISOR, statusIn, type TAdminDesktop, type ZAdminDesktopsQuery } from '@vdi/contracts';
 import type { z } from 'zod';
 import { schema, type Db } from '../../../db';
 import { qualified } from '../../../db/qualified';
-import { forceStopAtOf, viewersOf, type DomainRow } from '../../desktops/view';
+import type { DomainRow } from '../../shared/domains';
+import { forceStopAtOf, viewersOf } from '../../shared/desktop-view';
 import { likeTerm, orderOf, searchLike } from '../people/scope';
 
 const d = schema.domains;
@@ -13,9 +14,6 @@ const c = schema.categories;
 const g = schema.groups;
 const dep = schema.deployments;
 const tpl = alias(schema.domains, 'tpl');
-
-/** Statuses in which the machine exists on a hypervisor (it shows there, its uptime runs). */
-export const ON_HYPERVISOR = ['Started', 'WaitingIP', 'Paused', 'Shutting-down', 'Stopping'];
 
 const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
 
@@ -33,7 +31,7 @@ function desktopWhere(bound: string | null, f: Filters): SQL {
   if (f.deployment) parts.push(eq(d.tag, f.deployment));
   if (f.state) parts.push(eq(d.status, f.state));
   if (f.persistent !== undefined) parts.push(eq(d.persistent, f.persistent));
-  if (f.hypervisor) parts.push(f.hypervisor === LOCAL_HYPERVISOR ? inArray(d.status, ON_HYPERVISOR) : sql`false`);
+  if (f.hypervisor) parts.push(f.hypervisor === LOCAL_HYPERVISOR ? inArray(d.status, [...ON_HYPERVISOR]) : sql`false`);
   if (f.search) {
     const q = f.search;
     parts.push(or(searchLike(d.name, q), searchLike(d.description, q), searchLike(u.name, q), searchLike(u.username, q), ilike(d.guestIp, likeTerm(q))));
@@ -116,7 +114,7 @@ export async function adminDesktopViews(db: Db, ids: string[]): Promise<TAdminDe
     if (!r) return [];
     const x = r.row;
     const disk = typeof r.disk === 'string' ? (JSON.parse(r.disk) as { size: number; used: number }) : r.disk;
-    const running = ON_HYPERVISOR.includes(x.status);
+    const running = statusIn(ON_HYPERVISOR, x.status);
     return [{
       id: x.id,
       name: x.name,

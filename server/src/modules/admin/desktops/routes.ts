@@ -9,28 +9,31 @@ import {
   ZAdminIds,
   ZViewer,
   ZViewerAnswer,
+  ON_HYPERVISOR,
+  statusIn,
   type TAdminActionResult,
   type TAdminDesktopAction,
 } from '@vdi/contracts';
 import type { AppContext } from '../../../context';
-import { actorOf, audit } from '../../../audit/record';
+import { auditActorOf, audit } from '../../../audit/record';
 import { ApiError, conflict, notFound } from '../../../http/errors';
 import { plainJsonAnswer } from '../../../http/lists';
 import { authOf } from '../../../http/guard';
 import type { DesktopLifecycle } from '../../desktops/lifecycle';
-import { findDomain, ownerOf, type DomainRow } from '../../desktops/view';
+import { findDomain, ownerOf, type DomainRow } from '../../shared/domains';
 import { deleteDesktop } from '../../recycle-bin/desktop-delete';
 import { openViewer } from '../../viewers/open';
-import { boundCategory, peopleGuards } from '../people/scope';
-import { listAdminDesktops, ON_HYPERVISOR } from './list';
+import { assertReach, boundCategory, peopleGuards } from '../people/scope';
+import { listAdminDesktops } from './list';
 
 const idParams = z.object({ id: z.string().min(1).max(64) });
 
 /** A desktop the caller reaches in the console: admins any, managers their category's (another one's is not found). */
 export async function reachableDesktop(ctx: AppContext, request: FastifyRequest, id: string): Promise<DomainRow> {
+  const missing = () => notFound('desktop_not_found', 'Desktop not found');
   const row = await findDomain(ctx.db, id);
-  const bound = boundCategory(request);
-  if (!row || row.kind !== 'desktop' || (bound !== null && row.categoryId !== bound)) throw notFound('desktop_not_found', 'Desktop not found');
+  if (!row || row.kind !== 'desktop') throw missing();
+  assertReach(request, row.categoryId, missing);
   return row;
 }
 
@@ -55,7 +58,7 @@ export async function adminDesktopRoutes(app: FastifyInstance, ctx: AppContext, 
       case 'force_stop':
         // A start still waiting in the queue is cancelled; a machine on the hypervisor is destroyed.
         if (row.status === 'Starting') return lifecycle.stop(row);
-        if (!ON_HYPERVISOR.includes(row.status)) {
+        if (!statusIn(ON_HYPERVISOR, row.status)) {
           throw conflict('desktop_action_not_available', `Cannot force stop a desktop that is ${row.status}`, { status: row.status, action: 'force_stop' });
         }
         return lifecycle.forceStop(row.id);
@@ -78,7 +81,7 @@ export async function adminDesktopRoutes(app: FastifyInstance, ctx: AppContext, 
         try {
           const row = await reachableDesktop(ctx, request, id);
           const { status } = await act(request, action, row);
-          await audit(ctx.db, actorOf(request), {
+          await audit(ctx.db, auditActorOf(request), {
             action: `desktop.${action}`, objectType: 'desktop', objectId: row.id, objectName: row.name, categoryId: row.categoryId,
             detail: { owner_id: row.userId, from: row.status },
           });

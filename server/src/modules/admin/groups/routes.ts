@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { and, count, eq, ilike, isNull, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { ZAdminGroup, ZAdminGroupCreate, ZAdminGroupList, ZAdminGroupsQuery, ZAdminGroupUpdate, type TAdminGroup } from '@vdi/contracts';
 import type { AppContext } from '../../../context';
 import { schema, type Db } from '../../../db';
-import { actorOf, audit } from '../../../audit/record';
+import { auditActorOf, audit } from '../../../audit/record';
 import { conflict, notFound } from '../../../http/errors';
-import { boundCategory, likeTerm, orderOf, peopleGuards, targetCategory } from '../people/scope';
+import { assertReach, boundCategory, likeTerm, orderOf, peopleGuards, targetCategory } from '../people/scope';
 
 const g = schema.groups;
 const c = schema.categories;
@@ -38,9 +38,11 @@ async function groupView(db: Db, id: string) {
 }
 
 /** A group the caller reaches, else 404 group_not_found. */
-async function reachableGroup(db: Db, bound: string | null, id: string) {
+async function reachableGroup(db: Db, request: FastifyRequest, id: string) {
+  const missing = () => notFound('group_not_found', 'Group not found');
   const [row] = await db.select().from(g).where(eq(g.id, id));
-  if (!row || (bound !== null && row.categoryId !== bound)) throw notFound('group_not_found', 'Group not found');
+  if (!row) throw missing();
+  assertReach(request, row.categoryId, missing);
   return row;
 }
 
@@ -73,7 +75,7 @@ export async function adminGroupRoutes(app: FastifyInstance, ctx: AppContext) {
   });
 
   r.get('/admin/groups/:id', { preHandler: staff, schema: { params: idParams, response: { 200: ZAdminGroup } } }, async (request) => {
-    await reachableGroup(db, boundCategory(request), request.params.id);
+    await reachableGroup(db, request, request.params.id);
     return (await groupView(db, request.params.id))!;
   });
 
@@ -85,17 +87,17 @@ export async function adminGroupRoutes(app: FastifyInstance, ctx: AppContext) {
     const id = randomUUID();
     await db.transaction(async (tx) => {
       await tx.insert(g).values({ id, uid: id, name: b.name, description: b.description, categoryId, quota: b.quota, limits: b.limits });
-      await audit(tx, actorOf(request), { action: 'group.create', objectType: 'group', objectId: id, objectName: b.name, categoryId });
+      await audit(tx, auditActorOf(request), { action: 'group.create', objectType: 'group', objectId: id, objectName: b.name, categoryId });
     });
     return (await groupView(db, id))!;
   });
 
   r.put('/admin/groups/:id', { preHandler: staff, schema: { params: idParams, body: ZAdminGroupUpdate, response: { 200: ZAdminGroup } } }, async (request) => {
-    const group = await reachableGroup(db, boundCategory(request), request.params.id);
+    const group = await reachableGroup(db, request, request.params.id);
     const b = request.body;
     await db.transaction(async (tx) => {
       if (Object.keys(b).length) await tx.update(g).set(b).where(eq(g.id, group.id));
-      await audit(tx, actorOf(request), {
+      await audit(tx, auditActorOf(request), {
         action: 'group.update', objectType: 'group', objectId: group.id, objectName: b.name ?? group.name, categoryId: group.categoryId,
         detail: { fields: Object.keys(b) },
       });
@@ -104,7 +106,7 @@ export async function adminGroupRoutes(app: FastifyInstance, ctx: AppContext) {
   });
 
   r.delete('/admin/groups/:id', { preHandler: staff, schema: { params: idParams } }, async (request) => {
-    const group = await reachableGroup(db, boundCategory(request), request.params.id);
+    const group = await reachableGroup(db, request, request.params.id);
     await db.transaction(async (tx) => {
       // Users in the bin count too: a restore needs their group.
       const [members] = await tx.select({ n: count() }).from(u).where(eq(u.groupId, group.id));
@@ -115,7 +117,7 @@ export async function adminGroupRoutes(app: FastifyInstance, ctx: AppContext) {
       if (used.length) throw conflict('group_has_users', 'Desktops or templates still belong to the group', { count: 0 });
       await tx.delete(schema.registrationCodes).where(eq(schema.registrationCodes.groupId, group.id));
       await tx.delete(g).where(eq(g.id, group.id));
-      await audit(tx, actorOf(request), { action: 'group.delete', objectType: 'group', objectId: group.id, objectName: group.name, categoryId: group.categoryId });
+      await audit(tx, auditActorOf(request), { action: 'group.delete', objectType: 'group', objectId: group.id, objectName: group.name, categoryId: group.categoryId });
     });
     return { id: group.id };
   });

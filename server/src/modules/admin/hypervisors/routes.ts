@@ -7,9 +7,9 @@ import type { AppContext } from '../../../context';
 import { schema } from '../../../db';
 import { requireAuth } from '../../../http/guard';
 import { notFound } from '../../../http/errors';
-import { actorOf, audit } from '../../../audit/record';
+import { auditActorOf, audit } from '../../../audit/record';
 import { adminSocketCount, notifyAdmins } from '../../../socket/admins';
-import { acceptsStarts } from './state';
+import { acceptsStarts } from '../../shared/hypervisor-state';
 import { hypervisorViews } from './view';
 
 /** How often the console hears the hypervisors' numbers while an admin is connected. */
@@ -66,7 +66,7 @@ export async function adminHypervisorRoutes(app: FastifyInstance, ctx: AppContex
         const now = acceptsStarts(after!);
         // Asking for the state it already has changes nothing and records nothing.
         if (before.enabled === after!.enabled && before.onlyForced === after!.onlyForced) return after!;
-        await audit(tx, actorOf(request), {
+        await audit(tx, auditActorOf(request), {
           action: was === now ? 'hypervisor.update' : now ? 'hypervisor.starts_on' : 'hypervisor.starts_off',
           objectType: 'hypervisor',
           objectId: after!.id,

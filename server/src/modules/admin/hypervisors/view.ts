@@ -6,7 +6,7 @@ import type { TAdminHypervisor } from '@vdi/contracts';
 import type { AppContext } from '../../../context';
 import { schema } from '../../../db';
 import { runningOf } from '../../quotas/usage';
-import { acceptsStarts, LOCAL_HYPERVISOR } from './state';
+import { acceptsStarts, LOCAL_HYPERVISOR } from '../../shared/hypervisor-state';
 
 type HypervisorRow = typeof schema.hypervisors.$inferSelect;
 type Gpu = TAdminHypervisor['gpus'][number];

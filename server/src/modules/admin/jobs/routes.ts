@@ -7,7 +7,7 @@ import { ZAdminJob, ZAdminJobList, ZAdminJobsQuery, type TAdminJob } from '@vdi/
 import type { AppContext } from '../../../context';
 import { schema, type Db } from '../../../db';
 import { conflict, notFound } from '../../../http/errors';
-import { actorOf, audit } from '../../../audit/record';
+import { auditActorOf, audit } from '../../../audit/record';
 import { boundCategory, likeTerm, orderOf, peopleGuards } from '../people/scope';
 
 const j = schema.jobs;
@@ -126,7 +126,7 @@ export async function adminJobRoutes(app: FastifyInstance, ctx: AppContext) {
         throw conflict('job_not_active', 'The job is no longer running', { status: row.job.status });
       }
       if (!(await ctx.jobs.cancel(row.job.id))) throw conflict('job_not_active', 'The job is no longer running');
-      await audit(ctx.db, actorOf(request), {
+      await audit(ctx.db, auditActorOf(request), {
         action: 'job.cancel',
         objectType: 'job',
         objectId: row.job.id,

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context';
 import { forbidden, notFound } from '../../../http/errors';
 import { authOf, requireAuth, type AuthInfo } from '../../../http/guard';
+import { reachesCategory } from '../../access/permissions';
 
 /**
  * Who reaches which people in the console: admins everything; managers exactly their own category
@@ -21,10 +22,15 @@ export const boundCategory = (request: FastifyRequest): string | null => {
   return isAdmin(me) ? null : me.user.categoryId;
 };
 
+/** Whether the caller reaches a row of this category (reachesCategory). */
+export function inReach(request: FastifyRequest, categoryId: string): boolean {
+  const me = authOf(request);
+  return reachesCategory({ role: me.role, categoryId: me.user.categoryId }, categoryId);
+}
+
 /** A row's category the caller may see, else the given not-found error. */
 export function assertReach(request: FastifyRequest, categoryId: string, missing: () => Error = () => notFound()) {
-  const bound = boundCategory(request);
-  if (bound !== null && bound !== categoryId) throw missing();
+  if (!inReach(request, categoryId)) throw missing();
 }
 
 /** The category a new row goes to: managers only their own (another one is refused), admins the one named. */

@@ -1,14 +1,14 @@
 import { randomInt } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { and, count, eq, ilike, or, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { ZAdminCodeCreate, ZAdminCodeList, ZAdminCodesQuery, ZAdminRegistrationCode, type TAdminRegistrationCode, type TRole } from '@vdi/contracts';
 import type { AppContext } from '../../../context';
 import { schema, type Db } from '../../../db';
-import { actorOf, audit } from '../../../audit/record';
+import { auditActorOf, audit } from '../../../audit/record';
 import { notFound } from '../../../http/errors';
-import { assertMayGiveRole, boundCategory, likeTerm, orderOf, peopleGuards } from '../people/scope';
+import { assertMayGiveRole, assertReach, boundCategory, likeTerm, orderOf, peopleGuards } from '../people/scope';
 
 const rc = schema.registrationCodes;
 const g = schema.groups;
@@ -37,9 +37,11 @@ async function codeView(db: Db, code: string) {
   return row ? view(row as Row) : null;
 }
 
-async function reachableCode(db: Db, bound: string | null, code: string) {
+async function reachableCode(db: Db, request: FastifyRequest, code: string) {
+  const missing = () => notFound('code_not_found', 'Registration code not found');
   const [row] = await db.select().from(rc).where(eq(rc.code, code));
-  if (!row || (bound !== null && row.categoryId !== bound)) throw notFound('code_not_found', 'Registration code not found');
+  if (!row) throw missing();
+  assertReach(request, row.categoryId, missing);
   return row;
 }
 
@@ -75,13 +77,14 @@ export async function adminRegistrationCodeRoutes(app: FastifyInstance, ctx: App
   r.post('/admin/registration_codes', { preHandler: staff, schema: { body: ZAdminCodeCreate, response: { 200: ZAdminRegistrationCode } } }, async (request) => {
     const b = request.body;
     assertMayGiveRole(request, b.role);
-    const bound = boundCategory(request);
+    const groupMissing = () => notFound('group_not_found', 'Group not found');
     const [group] = await db.select().from(g).where(eq(g.id, b.group));
-    if (!group || (bound !== null && group.categoryId !== bound)) throw notFound('group_not_found', 'Group not found');
+    if (!group) throw groupMissing();
+    assertReach(request, group.categoryId, groupMissing);
     const code = newCode();
     await db.transaction(async (tx) => {
       await tx.insert(rc).values({ code, categoryId: group.categoryId, groupId: group.id, roleId: b.role, description: b.description });
-      await audit(tx, actorOf(request), {
+      await audit(tx, auditActorOf(request), {
         action: 'registration_code.create', objectType: 'group', objectId: group.id, objectName: group.name, categoryId: group.categoryId,
         detail: { role: b.role },
       });
@@ -90,11 +93,11 @@ export async function adminRegistrationCodeRoutes(app: FastifyInstance, ctx: App
   });
 
   r.put('/admin/registration_codes/:code/reset', { preHandler: staff, schema: { params: codeParams, response: { 200: ZAdminRegistrationCode } } }, async (request) => {
-    const row = await reachableCode(db, boundCategory(request), request.params.code);
+    const row = await reachableCode(db, request, request.params.code);
     const code = newCode();
     await db.transaction(async (tx) => {
       await tx.update(rc).set({ code }).where(eq(rc.code, row.code));
-      await audit(tx, actorOf(request), {
+      await audit(tx, auditActorOf(request), {
         action: 'registration_code.reset', objectType: 'group', objectId: row.groupId, objectName: row.groupId, categoryId: row.categoryId,
         detail: { role: row.roleId },
       });
@@ -103,10 +106,10 @@ export async function adminRegistrationCodeRoutes(app: FastifyInstance, ctx: App
   });
 
   r.delete('/admin/registration_codes/:code', { preHandler: staff, schema: { params: codeParams } }, async (request) => {
-    const row = await reachableCode(db, boundCategory(request), request.params.code);
+    const row = await reachableCode(db, request, request.params.code);
     await db.transaction(async (tx) => {
       await tx.delete(rc).where(eq(rc.code, row.code));
-      await audit(tx, actorOf(request), {
+      await audit(tx, auditActorOf(request), {
         action: 'registration_code.delete', objectType: 'group', objectId: row.groupId, objectName: row.groupId, categoryId: row.categoryId,
         detail: { role: row.roleId },
       });

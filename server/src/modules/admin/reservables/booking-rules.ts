@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { NOT_SHARED, type TBookingRule, type ZBookingRuleCreate, type TBookingRuleUpdate } from '@vdi/contracts';
 import type { AppContext } from '../../../context';
 import { schema, type Db } from '../../../db';
-import { actorOf, audit } from '../../../audit/record';
+import { auditActorOf, audit } from '../../../audit/record';
 import { conflict, notFound } from '../../../http/errors';
 import { likeTerm, orderOf } from '../people/scope';
 import { DEFAULT_RULE_ID } from '../../reservables/priorities';
@@ -70,7 +70,7 @@ export function createBookingRuleAdmin(ctx: AppContext) {
         id, ruleId: b.rule_id ?? DEFAULT_RULE_ID, name: b.name, allowed: { ...NOT_SHARED, ...b.allowed }, priority: b.priority,
         forbidTime: b.forbid_time ?? 0, maxTime: b.max_time ?? null, maxItems: b.max_items ?? null,
       });
-      await audit(tx, actorOf(request), { action: 'booking_rule.create', objectType: 'booking_rule', objectId: id, objectName: b.name, categoryId: null });
+      await audit(tx, auditActorOf(request), { action: 'booking_rule.create', objectType: 'booking_rule', objectId: id, objectName: b.name, categoryId: null });
     });
     return one(id);
   }
@@ -96,7 +96,7 @@ export function createBookingRuleAdmin(ctx: AppContext) {
       if (b.max_time !== undefined) set.maxTime = b.max_time;
       if (b.max_items !== undefined) set.maxItems = b.max_items;
       if (Object.keys(set).length) await tx.update(bp).set(set).where(eq(bp.id, id));
-      await audit(tx, actorOf(request), {
+      await audit(tx, auditActorOf(request), {
         action: 'booking_rule.update', objectType: 'booking_rule', objectId: id, objectName: b.name ?? row.name, categoryId: null,
         detail: { fields: Object.keys(b) },
       });
@@ -109,7 +109,7 @@ export function createBookingRuleAdmin(ctx: AppContext) {
       const row = await byId(id, tx);
       await assertNotLastInUse(tx, row);
       await tx.delete(bp).where(eq(bp.id, id));
-      await audit(tx, actorOf(request), { action: 'booking_rule.delete', objectType: 'booking_rule', objectId: id, objectName: row.name, categoryId: null });
+      await audit(tx, auditActorOf(request), { action: 'booking_rule.delete', objectType: 'booking_rule', objectId: id, objectName: row.name, categoryId: null });
     });
     return { id };
   }

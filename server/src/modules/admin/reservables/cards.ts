@@ -13,7 +13,7 @@ import {
 } from '@vdi/contracts';
 import type { AppContext } from '../../../context';
 import { schema, type Db } from '../../../db';
-import { actorOf, audit } from '../../../audit/record';
+import { auditActorOf, audit } from '../../../audit/record';
 import { conflict, notFound } from '../../../http/errors';
 import { SHARED_WITH_EVERYONE } from '../../access/permissions';
 import type { Bookings } from '../../bookings/service';
@@ -107,7 +107,7 @@ export function createCardAdmin(ctx: AppContext, bookings: Bookings) {
         id, itemType: 'gpus', name: body.name, brand: body.brand ?? '', model: body.model ?? '', description: body.description ?? '',
         enabled: body.enabled ?? true, subitemIds: [],
       });
-      await audit(tx, actorOf(request), { action: 'reservable.create', objectType: 'gpu', objectId: id, objectName: body.name, categoryId: null });
+      await audit(tx, auditActorOf(request), { action: 'reservable.create', objectType: 'gpu', objectId: id, objectName: body.name, categoryId: null });
     });
     return view(id);
   }
@@ -116,7 +116,7 @@ export function createCardAdmin(ctx: AppContext, bookings: Bookings) {
     const card = await cardById(id);
     await db.transaction(async (tx) => {
       if (Object.keys(body).length) await tx.update(items).set(body).where(eq(items.id, id));
-      await audit(tx, actorOf(request), {
+      await audit(tx, auditActorOf(request), {
         action: 'reservable.update', objectType: 'gpu', objectId: id, objectName: body.name ?? card.name, categoryId: null, detail: { fields: Object.keys(body) },
       });
     });
@@ -158,7 +158,7 @@ export function createCardAdmin(ctx: AppContext, bookings: Bookings) {
         const plans = (await plansOf(tx, id)).map((p) => p.id);
         await tx.delete(items).where(eq(items.id, id)); // its plans go with it (on delete cascade)
         await dropOrphans(tx, card.subitemIds);
-        await audit(tx, actorOf(request), {
+        await audit(tx, auditActorOf(request), {
           action: 'reservable.delete', objectType: 'gpu', objectId: id, objectName: card.name, categoryId: null, detail: { plans: plans.length },
         });
         return plans;
@@ -182,7 +182,7 @@ export function createCardAdmin(ctx: AppContext, bookings: Bookings) {
           });
         }
         if (!card.subitemIds.includes(pid)) await tx.update(items).set({ subitemIds: [...card.subitemIds, pid] }).where(eq(items.id, itemId));
-        await audit(tx, actorOf(request), {
+        await audit(tx, auditActorOf(request), {
           action: 'reservable.profile_add', objectType: 'gpu', objectId: itemId, objectName: card.name, categoryId: null,
           detail: { profile: pid, linked: Boolean(existing) },
         });
@@ -210,7 +210,7 @@ export function createCardAdmin(ctx: AppContext, bookings: Bookings) {
     if (body.allowed !== undefined) set.allowed = { ...NOT_SHARED, ...body.allowed };
     await db.transaction(async (tx) => {
       if (Object.keys(set).length) await tx.update(subs).set(set).where(eq(subs.id, subitemId));
-      await audit(tx, actorOf(request), {
+      await audit(tx, auditActorOf(request), {
         action: 'reservable.profile_update', objectType: 'gpu', objectId: itemId, objectName: card.name, categoryId: null,
         detail: { profile: subitemId, fields: Object.keys(body) },
       });
@@ -234,7 +234,7 @@ export function createCardAdmin(ctx: AppContext, bookings: Bookings) {
         if (plans.length) await tx.delete(schema.reservablePlans).where(inArray(schema.reservablePlans.id, plans));
         await tx.update(items).set({ subitemIds: card.subitemIds.filter((s) => s !== subitemId) }).where(eq(items.id, itemId));
         await dropOrphans(tx, [subitemId]);
-        await audit(tx, actorOf(request), {
+        await audit(tx, auditActorOf(request), {
           action: 'reservable.profile_remove', objectType: 'gpu', objectId: itemId, objectName: card.name, categoryId: null,
           detail: { profile: subitemId, plans: plans.length },
         });

@@ -8,7 +8,7 @@ import { schema } from '../../../db';
 import { requireAuth } from '../../../http/guard';
 import { badRequest, notFound, precondition } from '../../../http/errors';
 import { isSettingKey, SETTINGS, type SettingValue } from '../../../settings';
-import { actorOf, audit } from '../../../audit/record';
+import { auditActorOf, audit } from '../../../audit/record';
 import { mailEnabled, sendMail } from '../../../mail/mailer';
 import { notifyAdmins } from '../../../socket/admins';
 import { applySettings } from './apply';
@@ -76,7 +76,7 @@ export async function adminSettingsRoutes(app: FastifyInstance, ctx: AppContext)
       await checkValue(ctx, key, parsed.data);
       await ctx.db.transaction(async (tx) => {
         await ctx.settings.set(key, parsed.data as never, tx);
-        await audit(tx, actorOf(request), {
+        await audit(tx, auditActorOf(request), {
           action: 'settings.update',
           objectType: 'setting',
           objectId: key,
@@ -104,7 +104,7 @@ export async function adminSettingsRoutes(app: FastifyInstance, ctx: AppContext)
       const reason = err instanceof Error ? err.message.slice(0, 200) : 'unknown error';
       throw precondition('mail_send_failed', 'The test mail could not be sent', { reason });
     }
-    await audit(ctx.db, actorOf(request), { action: 'settings.mail_test', objectType: 'setting', objectId: 'mail', objectName: 'mail', categoryId: null });
+    await audit(ctx.db, auditActorOf(request), { action: 'settings.mail_test', objectType: 'setting', objectId: 'mail', objectName: 'mail', categoryId: null });
     return { sent: true };
   });
 }

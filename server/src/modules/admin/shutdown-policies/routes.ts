@@ -14,9 +14,9 @@ import {
 } from '@vdi/contracts';
 import type { AppContext } from '../../../context';
 import { schema, type Db } from '../../../db';
-import { actorOf, audit } from '../../../audit/record';
+import { auditActorOf, audit } from '../../../audit/record';
 import { conflict, forbidden, notFound } from '../../../http/errors';
-import { boundCategory, likeTerm, orderOf, peopleGuards } from '../people/scope';
+import { boundCategory, inReach, likeTerm, orderOf, peopleGuards } from '../people/scope';
 import type { AutoShutdown } from '../../desktops/auto-shutdown';
 
 const sp = schema.shutdownPolicies;
@@ -88,9 +88,8 @@ export async function adminShutdownPolicyRoutes(app: FastifyInstance, ctx: AppCo
   /** A policy the caller sees (404 otherwise); `write`: one they may change (a role's is 403 for managers). */
   async function reachable(request: FastifyRequest, id: string, write: boolean) {
     const [row] = await db.select().from(sp).where(eq(sp.id, id));
-    const bound = boundCategory(request);
-    if (!row || (bound !== null && row.kind !== 'role' && row.categoryId !== bound)) throw missing();
-    if (write && bound !== null && row.kind === 'role') throw forbidden('forbidden', "Only admins change a role's policy");
+    if (!row || (row.kind !== 'role' && !inReach(request, row.categoryId ?? ''))) throw missing();
+    if (write && boundCategory(request) !== null && row.kind === 'role') throw forbidden('forbidden', "Only admins change a role's policy");
     return row;
   }
 
@@ -147,7 +146,7 @@ export async function adminShutdownPolicyRoutes(app: FastifyInstance, ctx: AppCo
       await tx.insert(sp).values({
         id, name: b.name, kind: b.kind, targetId: b.target, categoryId: where.category, maxTime: b.max_time, idleTime: b.idle_time, warnings: b.warnings, enabled: b.enabled,
       });
-      await audit(tx, actorOf(request), {
+      await audit(tx, auditActorOf(request), {
         action: 'shutdown_policy.create', objectType: 'shutdown_policy', objectId: id, objectName: b.name, categoryId: where.category,
         detail: { kind: b.kind, target: b.target, max_time: b.max_time, idle_time: b.idle_time },
       });
@@ -167,7 +166,7 @@ export async function adminShutdownPolicyRoutes(app: FastifyInstance, ctx: AppCo
     if (b.enabled !== undefined) set.enabled = b.enabled;
     await db.transaction(async (tx) => {
       if (Object.keys(set).length) await tx.update(sp).set(set).where(eq(sp.id, row.id));
-      await audit(tx, actorOf(request), {
+      await audit(tx, auditActorOf(request), {
         action: 'shutdown_policy.update', objectType: 'shutdown_policy', objectId: row.id, objectName: b.name ?? row.name, categoryId: row.categoryId,
         detail: { fields: Object.keys(b) },
       });
@@ -180,7 +179,7 @@ export async function adminShutdownPolicyRoutes(app: FastifyInstance, ctx: AppCo
     const row = await reachable(request, request.params.id, true);
     await db.transaction(async (tx) => {
       await tx.delete(sp).where(eq(sp.id, row.id));
-      await audit(tx, actorOf(request), { action: 'shutdown_policy.delete', objectType: 'shutdown_policy', objectId: row.id, objectName: row.name, categoryId: row.categoryId });
+      await audit(tx, auditActorOf(request), { action: 'shutdown_policy.delete', objectType: 'shutdown_policy', objectId: row.id, objectName: row.name, categoryId: row.categoryId });
     });
     await replan(row.kind, row.targetId);
     return { id: row.id };

@@ -15,7 +15,7 @@ import {
 import type { AppContext } from '../../../context';
 import { schema, type Db } from '../../../db';
 import type { DiskStore } from '../../../engine/storage';
-import { actorOf, audit } from '../../../audit/record';
+import { auditActorOf, audit } from '../../../audit/record';
 import { boundCategory, likeTerm, orderOf, peopleGuards } from '../people/scope';
 import { checkStorage } from '../../storage/sweep';
 
@@ -177,7 +177,7 @@ export async function adminStorageRoutes(app: FastifyInstance, ctx: AppContext) 
       }
       if (removed.length > 0) {
         ctx.log.warn({ files: removed.length }, 'files that no record owns removed by an admin');
-        await audit(ctx.db, actorOf(request), {
+        await audit(ctx.db, auditActorOf(request), {
           action: 'storage.orphans_remove',
           objectType: 'storage',
           objectName: removed.length === 1 ? removed[0]! : `${removed.length} files`,

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context';
 import { schema } from '../../../db';
-import { actorOf, audit } from '../../../audit/record';
+import { auditActorOf, audit } from '../../../audit/record';
 import { notifyAdmins } from '../../../socket/admins';
 import { authOf } from '../../../http/guard';
 import type { UserRow } from '../../../auth/sessions';
@@ -16,7 +16,7 @@ import { deleteUserRow } from '../../recycle-bin/purge';
 export async function setUserActive(ctx: AppContext, request: FastifyRequest, user: UserRow, active: boolean) {
   await ctx.db.transaction(async (tx) => {
     await tx.update(schema.users).set({ active }).where(eq(schema.users.id, user.id));
-    await audit(tx, actorOf(request), {
+    await audit(tx, auditActorOf(request), {
       action: active ? 'user.enable' : 'user.disable',
       objectType: 'user',
       objectId: user.id,
@@ -33,7 +33,7 @@ export async function setUserActive(ctx: AppContext, request: FastifyRequest, us
 async function endSessions(ctx: AppContext, request: FastifyRequest, user: UserRow, reason: string) {
   const ended = await ctx.sessions.revokeAllOf(user.id);
   if (ended.length === 0) return;
-  await audit(ctx.db, actorOf(request), {
+  await audit(ctx.db, auditActorOf(request), {
     action: 'auth.session_revoked',
     objectType: 'user',
     objectId: user.id,
@@ -53,7 +53,7 @@ export async function recycleUser(ctx: AppContext, request: FastifyRequest, user
   await ctx.db.transaction(async (tx) => {
     // Disabled too: every list that picks people by `active` (deployment targets…) leaves them out.
     await tx.update(schema.users).set({ deletedAt: new Date(), active: false }).where(eq(schema.users.id, user.id));
-    await audit(tx, actorOf(request), {
+    await audit(tx, auditActorOf(request), {
       action: 'user.delete',
       objectType: 'user',
       objectId: user.id,

@@ -16,7 +16,7 @@ import { ROLES, USER_CSV_HEADER, USER_IMPORT_JOB, ZUsername, type TAdminImportAn
 import { z } from 'zod';
 import type { AppContext } from '../../../context';
 import { schema, type Db } from '../../../db';
-import { actorOf, audit, type AuditActor } from '../../../audit/record';
+import { auditActorOf, audit, type AuditActor } from '../../../audit/record';
 import { ApiError, badRequest, notFound } from '../../../http/errors';
 import { authOf } from '../../../http/guard';
 import { hashPassword } from '../../../auth/passwords';
@@ -209,7 +209,7 @@ export function registerImportJob(ctx: AppContext) {
 export async function startImport(ctx: AppContext, request: FastifyRequest, text: string): Promise<TAdminImportJob> {
   const rows = readRows(text);
   const me = authOf(request).user;
-  const input: ImportInput = { rows, bound: boundCategory(request), actor: actorOf(request) };
+  const input: ImportInput = { rows, bound: boundCategory(request), actor: auditActorOf(request) };
   const params: ImportParams = { total: rows.length, done: 0, created: 0, failed: 0 };
   const { job } = await ctx.jobs.enqueue(USER_IMPORT_JOB, { userId: me.id, targetId: me.id, params, input });
   return jobView(job);

@@ -16,7 +16,7 @@ import {
 } from '@vdi/contracts';
 import type { AppContext } from '../../../context';
 import { schema } from '../../../db';
-import { actorOf, audit } from '../../../audit/record';
+import { auditActorOf, audit } from '../../../audit/record';
 import { ApiError, badRequest, forbidden, notFound, precondition } from '../../../http/errors';
 import { authOf } from '../../../http/guard';
 import { mailResetLink } from '../../../auth/recovery';
@@ -68,7 +68,7 @@ export async function adminUserRoutes(app: FastifyInstance, ctx: AppContext) {
   });
 
   r.get('/admin/users/:id', { preHandler: staff, schema: { params: idParams, response: { 200: ZAdminUser } } }, async (request) => {
-    await reachableUser(db, boundCategory(request), request.params.id);
+    await reachableUser(db, request, request.params.id);
     return (await userViewById(db, request.params.id))!;
   });
 
@@ -86,7 +86,7 @@ export async function adminUserRoutes(app: FastifyInstance, ctx: AppContext) {
       const limit = await userLimitProblem(tx, n.groupId, n.categoryId);
       if (limit) throwProblem(limit);
       const created = await insertUser(tx, n, passwordHash);
-      await audit(tx, actorOf(request), {
+      await audit(tx, auditActorOf(request), {
         action: 'user.create', objectType: 'user', objectId: created.id, objectName: created.username, categoryId: created.categoryId,
         detail: { role: created.roleId, group: created.groupId },
       });
@@ -96,7 +96,7 @@ export async function adminUserRoutes(app: FastifyInstance, ctx: AppContext) {
   });
 
   r.put('/admin/users/:id', { preHandler: staff, schema: { params: idParams, body: ZAdminUserUpdate, response: { 200: ZAdminUser } } }, async (request) => {
-    const user = await reachableUser(db, boundCategory(request), request.params.id);
+    const user = await reachableUser(db, request, request.params.id);
     assertMayTouch(request, user);
     const b = request.body;
     if (b.role) assertMayGiveRole(request, b.role);
@@ -136,7 +136,7 @@ export async function adminUserRoutes(app: FastifyInstance, ctx: AppContext) {
         if (secondary.length) await tx.insert(schema.userSecondaryGroups).values(secondary.map((g) => ({ userId: user.id, groupId: g })));
       }
       const changed = Object.keys(b).filter((k) => k !== 'password');
-      await audit(tx, actorOf(request), {
+      await audit(tx, auditActorOf(request), {
         action: b.password !== undefined ? 'user.password_set' : b.role !== undefined && b.role !== user.roleId ? 'user.role_change' : 'user.update',
         objectType: 'user', objectId: user.id, objectName: user.username, categoryId,
         detail: { fields: b.password !== undefined ? [...changed, 'password'] : changed, ...(b.role ? { role: b.role } : {}) },
@@ -149,16 +149,16 @@ export async function adminUserRoutes(app: FastifyInstance, ctx: AppContext) {
 
   // A password-reset link by mail (a user made without a password sets one this way; anyone who forgot theirs too).
   r.post('/admin/users/:id/reset-mail', { preHandler: staff, schema: { params: idParams } }, async (request) => {
-    const user = await reachableUser(db, boundCategory(request), request.params.id);
+    const user = await reachableUser(db, request, request.params.id);
     assertMayTouch(request, user);
     if (!user.email) throw precondition('user_has_no_email', 'The user has no e-mail address');
     await mailResetLink(ctx, user);
-    await audit(db, actorOf(request), { action: 'user.reset_mail', objectType: 'user', objectId: user.id, objectName: user.username, categoryId: user.categoryId });
+    await audit(db, auditActorOf(request), { action: 'user.reset_mail', objectType: 'user', objectId: user.id, objectName: user.username, categoryId: user.categoryId });
     return { sent: true };
   });
 
   r.delete('/admin/users/:id', { preHandler: staff, schema: { params: idParams } }, async (request) => {
-    const user = await reachableUser(db, boundCategory(request), request.params.id);
+    const user = await reachableUser(db, request, request.params.id);
     assertMayTouch(request, user);
     if (user.id === authOf(request).user.id) throw forbidden('forbidden', 'You cannot delete yourself');
     const entry = await recycleUser(ctx, request, user);
@@ -168,13 +168,12 @@ export async function adminUserRoutes(app: FastifyInstance, ctx: AppContext) {
   r.post('/admin/users/bulk', { preHandler: staff, schema: { body: ZAdminUsersBulk, response: { 200: ZAdminUsersBulkAnswer } } }, async (request) => {
     const { ids, action, group } = request.body;
     if (action === 'change_group' && !group) throw badRequest('missing_required_data', 'change_group needs a group');
-    const bound = boundCategory(request);
     const me = authOf(request).user.id;
     let done = 0;
     const failed: { id: string; description_code: string }[] = [];
     for (const id of [...new Set(ids)]) {
       try {
-        const user = await reachableUser(db, bound, id);
+        const user = await reachableUser(db, request, id);
         assertMayTouch(request, user);
         if (action === 'enable' || action === 'disable') {
           if (user.id === me && action === 'disable') throw forbidden('forbidden', 'You cannot disable yourself');
@@ -191,7 +190,7 @@ export async function adminUserRoutes(app: FastifyInstance, ctx: AppContext) {
             }
             await tx.update(schema.users).set({ groupId: group! }).where(eq(schema.users.id, user.id));
             await tx.delete(schema.userSecondaryGroups).where(and(eq(schema.userSecondaryGroups.userId, user.id), eq(schema.userSecondaryGroups.groupId, group!)));
-            await audit(tx, actorOf(request), {
+            await audit(tx, auditActorOf(request), {
               action: 'user.update', objectType: 'user', objectId: user.id, objectName: user.username, categoryId: user.categoryId,
               detail: { fields: ['group'], group },
             });

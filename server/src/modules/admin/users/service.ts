@@ -5,7 +5,8 @@ import { schema, type Db } from '../../../db';
 import { badRequest, conflict, notFound, precondition } from '../../../http/errors';
 import { findPolicy, hashPassword, policyViolations } from '../../../auth/passwords';
 import type { UserRow } from '../../../auth/sessions';
-import { orderOf, searchLike } from '../people/scope';
+import type { FastifyRequest } from 'fastify';
+import { assertReach, orderOf, searchLike } from '../people/scope';
 export { userLimitProblem } from '../../quotas/users';
 
 export type RowProblem = { code: DescriptionCode | (string & {}); params: Record<string, unknown> | null };
@@ -130,9 +131,11 @@ export async function userViewById(db: Db, id: string): Promise<TAdminUser | nul
 }
 
 /** A live (not recycled) user the caller reaches, else 404 user_not_found. */
-export async function reachableUser(db: Db, bound: string | null, id: string): Promise<UserRow> {
+export async function reachableUser(db: Db, request: FastifyRequest, id: string): Promise<UserRow> {
+  const missing = () => notFound('user_not_found', 'User not found');
   const [row] = await db.select().from(u).where(and(eq(u.id, id), isNull(u.deletedAt)));
-  if (!row || (bound !== null && row.categoryId !== bound)) throw notFound('user_not_found', 'User not found');
+  if (!row) throw missing();
+  assertReach(request, row.categoryId, missing);
   return row;
 }
 

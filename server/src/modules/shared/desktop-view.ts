@@ -1,14 +1,62 @@
-import { and, asc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+/**
+ * The desktop as the portal shows it (GET /user/desktops, desktop_* events, deployments, bookings,
+ * media and templates that hand back a desktop), built in one query. It lives below the areas
+ * (modules/shared) so that every area can show a desktop without importing the desktops area.
+ */
+import { and, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import {
-  LIST_PER_PAGE_DEFAULT, sortViewers, VIEWERS_NEEDING_IP, type TDesktop, type TDesktopField, type TListPaging, type TViewer,
+  formatBookingDate, LIST_PER_PAGE_DEFAULT, sortViewers, VIEWERS_NEEDING_IP, type TDesktop, type TDesktopField, type TListPaging, type TViewer,
 } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
-import { preparedQuery } from '../../db/prepared';
 import { qualified } from '../../db/qualified';
-import { desktopBookingFields, nextDesktopBookingSql, nowForViews, type NextBooking } from '../bookings/view';
+import type { DomainRow } from './domains';
+import type { Clock } from '../../scheduler/clock';
 
-export type DomainRow = typeof schema.domains.$inferSelect;
+/* A desktop's booking fields (the bookings module writes bookings; the view reads the next one). */
+
+type DesktopRef = { bookingId: string | null; scheduledShutdownAt: Date | null };
+export type DesktopBookingFields = {
+  booking_id: string | false;
+  next_booking_start: string | null;
+  next_booking_end: string | null;
+  scheduled: { shutdown: string | false };
+};
+/** A desktop's next (or current) booking, as `nextDesktopBookingSql` reads it: epoch seconds. */
+export type NextBooking = { start: number; end: number } | null;
+
+/**
+ * The next (or current) booking of a desktop or of its deployment: a subquery correlated with the
+ * `domains` row of the query it is selected in (one index probe of `bookings_item_idx` per row).
+ */
+export function nextDesktopBookingSql(now: Date) {
+  const b = schema.bookings;
+  const [start, end, itemType, itemId] = [b.start, b.end, b.itemType, b.itemId].map(qualified);
+  const upcoming = sql`${end} > ${now.toISOString()}::timestamptz`;
+  // Asked once whether any booking is to come (most of the time none): only then per row.
+  return sql<NextBooking>`case when exists (select 1 from ${b} where ${upcoming}) then
+    (select json_build_object('start', extract(epoch from ${start}), 'end', extract(epoch from ${end}))
+      from ${b}
+      where ${upcoming}
+        and ((${itemType} = 'desktop' and ${itemId} = ${qualified(schema.domains.id)})
+          or (${itemType} = 'deployment' and ${itemId} = ${qualified(schema.domains.tag)}))
+      order by ${start} limit 1)
+    end`;
+}
+
+/**
+ * The booking fields of the desktop view: the booking in progress, the next (or current) booking
+ * of the desktop or of its deployment, and when the scheduler will stop it.
+ */
+export function desktopBookingFields(row: DesktopRef, next: NextBooking): DesktopBookingFields {
+  const date = (epoch: number) => formatBookingDate(new Date(Number(epoch) * 1000));
+  return {
+    booking_id: row.bookingId ?? false,
+    next_booking_start: next ? date(next.start) : null,
+    next_booking_end: next ? date(next.end) : null,
+    scheduled: { shutdown: row.scheduledShutdownAt ? formatBookingDate(row.scheduledShutdownAt) : false },
+  };
+}
 
 const epoch = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : null);
 
@@ -77,6 +125,8 @@ const VIEW_COLUMNS = {
 export type DesktopViewRow = Pick<DomainRow, keyof typeof VIEW_COLUMNS>;
 
 type RowWithExtras = DesktopViewRow & { x: DesktopExtras };
+/** What a view is read with: the database, and the context's clock (a desktop's next booking is the one after its "now"). */
+export type ViewSource = { db: Db; clock: Pick<Clock, 'now'> };
 const jsonObject = (fields: Record<string, SQL>) =>
   sql`json_build_object(${sql.join(Object.entries(fields).map(([k, v]) => sql`${sql.raw(`'${k}'`)}, ${v}`), sql`, `)})`;
 
@@ -85,11 +135,11 @@ const jsonObject = (fields: Record<string, SQL>) =>
  * all), each with what its view needs. The database packs the list as one JSON text (reading a
  * thousand rows column by column costs the embedded database ten times more), parsed here at once.
  */
-async function selectWithExtras(db: Db, where: SQL | undefined, paging?: { limit: number; offset: number }) {
+async function selectWithExtras({ db, clock }: ViewSource, where: SQL | undefined, paging?: { limit: number; offset: number }) {
   const d = schema.domains;
   const row = jsonObject({
     ...Object.fromEntries(Object.entries(VIEW_COLUMNS).map(([k, c]) => [k, qualified(c)])),
-    x: jsonObject(desktopExtras(nowForViews())),
+    x: jsonObject(desktopExtras(clock.now())),
   });
   const total = paging ? sql`(select count(*) from ${d} where ${where ?? sql`true`})` : sql`null`;
   const join = (t: typeof schema.users | typeof schema.groups | typeof schema.categories | typeof schema.deployments, id: SQL) =>
@@ -154,16 +204,16 @@ export function desktopView(row: DesktopViewRow, x: DesktopExtras): TDesktop {
 }
 
 /** The views of desktops as they stand now, by id: rows and extras in one query (in no particular order). */
-export async function currentDesktopViews(db: Db, ids: string[]): Promise<TDesktop[]> {
+export async function currentDesktopViews(src: ViewSource, ids: string[]): Promise<TDesktop[]> {
   if (ids.length === 0) return [];
-  const { rows } = await selectWithExtras(db, inArray(schema.domains.id, ids));
+  const { rows } = await selectWithExtras(src, inArray(schema.domains.id, ids));
   return rows.map((r) => desktopView(r, r.x));
 }
 
 /** The views of rows the caller holds (events: the row as just written), their extras in one query. */
-export async function desktopViews(db: Db, rows: DomainRow[]): Promise<TDesktop[]> {
+export async function desktopViews(src: ViewSource, rows: DomainRow[]): Promise<TDesktop[]> {
   if (rows.length === 0) return [];
-  const { rows: found } = await selectWithExtras(db, inArray(schema.domains.id, rows.map((r) => r.id)));
+  const { rows: found } = await selectWithExtras(src, inArray(schema.domains.id, rows.map((r) => r.id)));
   const extras = new Map(found.map((f) => [f.id, f.x]));
   const none: DesktopExtras = { userName: null, groupName: null, categoryName: null, storage: [], permissions: null, next: null };
   return rows.map((row) => desktopView(row, extras.get(row.id) ?? none));
@@ -177,19 +227,19 @@ export type ListOf<T> = { items: T[]; total: number | null };
  * Desktops and their views in one query (rows, owners' names, disks, deployment rights and next
  * booking; with paging also the whole list's length), by name: the whole list, or the page asked.
  */
-export async function listDesktops(db: Db, where: SQL | undefined, paging: TListPaging = {}): Promise<ListOf<{ row: DesktopViewRow; view: TDesktop }>> {
+export async function listDesktops(src: ViewSource, where: SQL | undefined, paging: TListPaging = {}): Promise<ListOf<{ row: DesktopViewRow; view: TDesktop }>> {
   const paged = paging.page !== undefined || paging.per_page !== undefined;
   const perPage = paging.per_page ?? LIST_PER_PAGE_DEFAULT;
-  const found = await selectWithExtras(db, where, paged ? { limit: perPage, offset: ((paging.page ?? 1) - 1) * perPage } : undefined);
+  const found = await selectWithExtras(src, where, paged ? { limit: perPage, offset: ((paging.page ?? 1) - 1) * perPage } : undefined);
   const { rows } = found;
   // A page past the end has no row to carry the count: then it is asked alone.
-  const total = paged ? (found.total ?? (await db.$count(schema.domains, where))) : null;
+  const total = paged ? (found.total ?? (await src.db.$count(schema.domains, where))) : null;
   return { items: rows.map((r) => ({ row: r, view: desktopView(r, r.x) })), total };
 }
 
 /** The list's views, whole or with only the `fields` asked. */
-export async function listDesktopViews(db: Db, where: SQL | undefined, opts: DesktopListOptions = {}): Promise<ListOf<Partial<TDesktop>>> {
-  const { items, total } = await listDesktops(db, where, opts);
+export async function listDesktopViews(src: ViewSource, where: SQL | undefined, opts: DesktopListOptions = {}): Promise<ListOf<Partial<TDesktop>>> {
+  const { items, total } = await listDesktops(src, where, opts);
   return { items: items.map(({ view }) => (opts.fields ? pick(view, opts.fields) : view)), total };
 }
 
@@ -200,29 +250,12 @@ export function pick<T extends object, K extends keyof T>(item: T, fields: reado
   return out;
 }
 
-export async function findDomains(db: Db, where: SQL | undefined) {
-  return db.select().from(schema.domains).where(where).orderBy(asc(schema.domains.name));
-}
-
 /** The desktops a user sees on their screen: their own, deployment ones only while visible. */
-export async function userDesktops(db: Db, userId: string, opts: DesktopListOptions = {}) {
-  return listDesktopViews(db, userDesktopsWhere(userId), opts);
+export async function userDesktops(src: ViewSource, userId: string, opts: DesktopListOptions = {}) {
+  return listDesktopViews(src, userDesktopsWhere(userId), opts);
 }
 
 export function userDesktopsWhere(userId: string) {
   const d = schema.domains;
   return and(eq(d.userId, userId), eq(d.kind, 'desktop'), or(isNull(d.tag), eq(d.tagVisible, true)));
-}
-
-const domainById = preparedQuery((db, name) => db.select().from(schema.domains).where(eq(schema.domains.id, sql.placeholder('id'))).prepare(name));
-
-export async function findDomain(db: Db, id: string) {
-  return (await domainById(db).execute({ id }))[0];
-}
-
-/** The owner of a desktop (quotas and limits are theirs, whoever presses start). */
-export async function ownerOf(db: Db, row: DomainRow) {
-  const [owner] = await db.select().from(schema.users).where(eq(schema.users.id, row.userId));
-  if (!owner) throw new Error(`desktop ${row.id} has no owner`);
-  return owner;
 }

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
-import { schema, type Db } from '../../../db';
-import { precondition } from '../../../http/errors';
+import { schema, type Db } from '../../db';
+import { precondition } from '../../http/errors';
 
 /** The engine of this server: its host is the hypervisor row `local` (seeded by migration 0010). */
 export { LOCAL_HYPERVISOR } from '@vdi/contracts';
