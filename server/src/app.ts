@@ -19,6 +19,7 @@ import { createSettings } from './settings';
 import { createEventBus } from './socket/bus';
 import { createJobRunner } from './jobs/runner';
 import { attachSocketServer } from './socket/server';
+import { feedAuditToConsole } from './modules/admin/audit/live';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './http/errors';
 import { authenticateFirst } from './http/guard';
 import { registerInputChecks } from './http/input';
@@ -221,6 +222,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await autoShutdown.replanAll();
 
   const io = attachSocketServer(app.server, ctx);
+  const stopAuditFeed = feedAuditToConsole(ctx);
   const closeGateways = attachViewerGateways(app.server, ctx);
   // The RD Gateway for .rdp files, on its own TLS port (RDP_GATEWAY_PORT).
   const stopRdpGateway = await startRdpGateway(ctx);
@@ -268,6 +270,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     app.server.once('close', () => clearTimeout(late));
   });
   app.addHook('onClose', async () => {
+    stopAuditFeed();
     await io.close();
   });
   return app;

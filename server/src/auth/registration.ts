@@ -4,10 +4,9 @@ import type { z } from 'zod';
 import type { ZSignupBody } from '@vdi/contracts';
 import type { AppContext } from '../context';
 import { schema } from '../db';
-import { ApiError, badRequest, conflict, forbidden, notFound, precondition, unauthorized } from '../http/errors';
-import { userLimitProblem } from '../modules/quotas/users';
+import { badRequest, conflict, forbidden, notFound } from '../http/errors';
 import { findPolicy, hashPassword, policyViolations } from './passwords';
-import { TOKEN_LIFETIME, tokenType } from './tokens';
+import { TOKEN_LIFETIME } from './tokens';
 
 export const emailDomainAllowed = (allowed: string[], email: string) =>
   allowed.length === 0 || allowed.some((d) => email.toLowerCase().endsWith(`@${d.toLowerCase().replace(/^@/, '')}`));
@@ -53,49 +52,4 @@ export async function signup(ctx: AppContext, body: z.infer<typeof ZSignupBody>)
     name: body.name,
     email: body.email,
   });
-}
-
-/** The code step: the code gives the group and role; the pending identity becomes a user. */
-export async function registerWithCode(ctx: AppContext, bearer: string, code: string) {
-  const claims = await ctx.tokens.verify(bearer);
-  if (tokenType(claims) !== 'register' || !claims.user_id) throw unauthorized('invalid_token', 'Not a registration token');
-  const [pending] = await ctx.db
-    .select()
-    .from(schema.pendingRegistrations)
-    .where(eq(schema.pendingRegistrations.id, claims.user_id));
-  if (!pending || pending.expiresAt < new Date()) throw unauthorized('session_expired', 'Registration session ended');
-  const [reg] = await ctx.db.select().from(schema.registrationCodes).where(eq(schema.registrationCodes.code, code));
-  if (!reg || reg.categoryId !== pending.categoryId) throw notFound('code_not_found', 'Registration code not found');
-  const [category] = await ctx.db.select().from(schema.categories).where(eq(schema.categories.id, pending.categoryId));
-  assertEmailDomainAllowed(category, pending.email);
-  try {
-    await ctx.db.transaction(async (tx) => {
-      const [taken] = await tx
-        .select({ id: schema.users.id })
-        .from(schema.users)
-        .where(and(eq(schema.users.categoryId, pending.categoryId), eq(schema.users.username, pending.username)));
-      if (taken) throw conflict('user_exists', 'The user already exists');
-      // Signing up creates a user: the group's and the category's `users` limits hold.
-      const limit = await userLimitProblem(tx, reg.groupId, pending.categoryId);
-      if (limit) throw precondition(limit.code, 'User limit reached', limit.params);
-      await tx.insert(schema.users).values({
-        id: pending.id,
-        uid: pending.username,
-        username: pending.username,
-        provider: pending.provider,
-        categoryId: pending.categoryId,
-        groupId: reg.groupId,
-        roleId: reg.roleId,
-        name: pending.name,
-        email: pending.email,
-        passwordHash: pending.passwordHash,
-        passwordLastUpdated: new Date(),
-      });
-      await tx.delete(schema.pendingRegistrations).where(eq(schema.pendingRegistrations.id, pending.id));
-    });
-  } catch (err) {
-    if (err instanceof ApiError) throw err;
-    throw conflict('user_exists', 'The user already exists');
-  }
-  return { id: pending.id };
 }

@@ -6,8 +6,8 @@ import { schema } from '../db';
 import { preparedQuery } from '../db/prepared';
 import { liveSession, sessionIdOf, type SessionRow, type UserRow } from '../auth/sessions';
 import { parseSetting, settingValueSql } from '../settings';
-import { actorOf, actorWith } from '../modules/access/permissions';
-import { levelSql, parseLevel, quotaLevels } from '../modules/quotas/levels';
+import { actorOf, actorWith } from '../auth/caller';
+import { levelSql, parseLevel, quotaLevels } from '../auth/caller';
 import { bearerToken } from '../auth/tokens';
 import { ApiError, forbidden, unauthorized } from './errors';
 

@@ -3,9 +3,7 @@ import { Server } from 'socket.io';
 import { ADMIN_SOCKET_NAMESPACE, SOCKET_NAMESPACE, SOCKET_PATH, SOCKET_REJECTED } from '@vdi/contracts';
 import { eq } from 'drizzle-orm';
 import { schema } from '../db';
-import { adminCategoryRoom, adminSocketCount, ADMINS_ROOM, notifyAdmins } from './admins';
-import { onAuditEntry } from '../audit/record';
-import { auditView } from '../modules/admin/audit/list';
+import { adminCategoryRoom, adminSocketCount, ADMINS_ROOM } from './admins';
 import type { AppContext } from '../context';
 import { desktopRoom, userRoom } from './bus';
 
@@ -77,8 +75,6 @@ export function attachSocketServer(httpServer: HttpServer, ctx: AppContext): Ser
     if (!namespace.adapter.rooms.get(room)?.size) return;
     namespace.to(room).emit(event, JSON.stringify(payload));
   });
-  // Every new audit entry to the console: admins, and the managers of its category.
-  const unaudit = onAuditEntry((row) => notifyAdmins(ctx, row.categoryId, 'audit_add', auditView(row)));
   // A session that ends (logout, a sign-in elsewhere, a disabled user) loses its sockets at once.
   const unlisten = ctx.sessions.onEnded((ids) => {
     for (const id of ids) {
@@ -90,7 +86,6 @@ export function attachSocketServer(httpServer: HttpServer, ctx: AppContext): Ser
   io.on('close', () => {
     unsubscribe();
     unlisten();
-    unaudit();
   });
   return io;
 }

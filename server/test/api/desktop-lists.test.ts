@@ -8,7 +8,7 @@ import { schema } from '../../src/db';
 import type { UserRow } from '../../src/auth/sessions';
 import { userDesktops } from '../../src/modules/shared/desktop-view';
 import { deploymentDesktopList, deploymentDesktopViews, desktopsOf } from '../../src/modules/deployments/view';
-import { actorOf } from '../../src/modules/access/permissions';
+import { actorOf } from '../../src/auth/caller';
 import { call, startTestServer, type TestServer } from '../helpers/server';
 import { copyUser, demoTemplate, makeDeployment, makeDesktop, tokenOf, userRow } from '../helpers/routes-fixtures';
 import { countQueries as countDbQueries } from '../helpers/query-count';

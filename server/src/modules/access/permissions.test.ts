@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canManage, isAllowed, NOT_SHARED, reachesCategory, type Actor } from './permissions';
+import type { Actor } from '../../auth/caller';
+import { canManage, isAllowed, NOT_SHARED, reachesCategory } from './permissions';
 
 const actor = (over: Partial<Actor> = {}): Actor => ({ id: 'u1', role: 'user', categoryId: 'c1', groupIds: ['g1'], ...over });
 const item = (over: Partial<{ userId: string; categoryId: string; allowed: typeof NOT_SHARED }> = {}) => ({

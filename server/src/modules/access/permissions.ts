@@ -1,27 +1,11 @@
 import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db';
-import { readOnce, type ReadOnce } from '../../db/read-once';
 import { schema } from '../../db';
 import type { Allowed } from '../../db/schema';
 import type { UserRow } from '../../auth/sessions';
+import type { Actor } from '../../auth/caller';
 import { badRequest } from '../../http/errors';
-
-/** Who is asking: what every permission decision needs to know. */
-export type Actor = { id: string; role: string; categoryId: string; groupIds: string[] };
-
-export const actorOf: ReadOnce<UserRow, Actor> = readOnce(async (db: Db, user: UserRow) => {
-  const secondary = await db
-    .select({ id: schema.userSecondaryGroups.groupId })
-    .from(schema.userSecondaryGroups)
-    .where(eq(schema.userSecondaryGroups.userId, user.id));
-  return actorWith(user, secondary.map((g) => g.id));
-});
-
-/** The actor of a user whose secondary groups are known. */
-export const actorWith = (user: UserRow, secondaryGroupIds: string[]): Actor => ({
-  id: user.id, role: user.roleId, categoryId: user.categoryId, groupIds: [user.groupId, ...secondaryGroupIds],
-});
 
 type Owned = { userId: string; categoryId: string };
 

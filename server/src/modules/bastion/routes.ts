@@ -9,7 +9,8 @@ import { authOf, requireAuth } from '../../http/guard';
 import { forbidden } from '../../http/errors';
 import { auditActorOf, audit } from '../../audit/record';
 import { desktopFor } from '../desktops/access';
-import { actorOf, canManage } from '../access/permissions';
+import { canManage } from '../access/permissions';
+import { actorOf } from '../../auth/caller';
 import { bastionView, targetOf, updateTarget } from './targets';
 import type { Bastion } from './service';
 

@@ -3,7 +3,8 @@ import type { TBookingItemType } from '@vdi/contracts';
 import { schema, type Db } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { forbidden, notFound } from '../../http/errors';
-import { canManage, type Actor } from '../access/permissions';
+import { canManage } from '../access/permissions';
+import { type Actor } from '../../auth/caller';
 import type { DomainRow } from '../shared/domains';
 
 /** What a booking is for: one desktop, or a whole deployment (one unit per desktop). */

@@ -17,7 +17,7 @@ import {
 } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { authOf, requireAuth } from '../../http/guard';
-import { actorOf } from '../access/permissions';
+import { actorOf } from '../../auth/caller';
 import { allowedProfiles } from '../reservables/profiles';
 import { parseRange, type Bookings } from './service';
 

@@ -28,7 +28,7 @@ import type { UserRow } from '../../auth/sessions';
 import { ApiError, badRequest, conflict, forbidden, notFound, precondition } from '../../http/errors';
 import { createScheduler } from '../../scheduler/scheduler';
 import { desktopRoom } from '../../socket/bus';
-import { actorOf, type Actor } from '../access/permissions';
+import { actorOf, type Actor } from '../../auth/caller';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import type { DomainRow } from '../shared/domains';
 import { availabilityOf, bookingsOverlapping, freeUntil, loadSpans, segmentsOf, victimsFor } from '../reservables/availability';

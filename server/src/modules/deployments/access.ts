@@ -4,7 +4,8 @@ import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { forbidden, notFound } from '../../http/errors';
-import { actorOf, canManage, mayChoose, type Actor } from '../access/permissions';
+import { canManage, mayChoose } from '../access/permissions';
+import { actorOf, type Actor } from '../../auth/caller';
 
 export type DeploymentRow = typeof schema.deployments.$inferSelect;
 

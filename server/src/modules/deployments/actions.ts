@@ -12,7 +12,7 @@ import { hardwareBounds } from '../domains/hardware';
 import { dropItemBookings } from '../bookings/service';
 import { recycleDomains } from '../recycle-bin/recycle';
 import { reachesDesktop, type DeploymentRow } from './access';
-import type { Actor } from '../access/permissions';
+import type { Actor } from '../../auth/caller';
 import { assertKnownVgpus, assertNotCreating, enqueueCreation, ownerRowOf } from './create';
 import type { DeploymentEvents } from './events';
 import { checkMoreDeploymentDesktops, startAllowance } from './quota';

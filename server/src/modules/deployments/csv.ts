@@ -4,7 +4,7 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { directLink, newJumperToken } from '../direct/routes';
 import { reachesDesktop, type DeploymentRow } from './access';
-import type { Actor } from '../access/permissions';
+import type { Actor } from '../../auth/caller';
 import { desktopsOf } from './view';
 import { csvFile } from '../../http/csv';
 

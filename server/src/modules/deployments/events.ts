@@ -2,7 +2,7 @@ import { eq, inArray } from 'drizzle-orm';
 import type { ServerToClientEvents, TCreatingDesktopsEvent } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
-import { actorOf } from '../access/permissions';
+import { actorOf } from '../../auth/caller';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import type { DomainRow } from '../shared/domains';
 import { findDeployment, reachesDesktop, rightsOn, type DeploymentRow } from './access';

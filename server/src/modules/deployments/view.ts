@@ -8,7 +8,8 @@ import { schema } from '../../db';
 import type { DomainRow } from '../shared/domains';
 import { desktopViews, listDesktops, pick, type DesktopViewRow, type ListOf } from '../shared/desktop-view';
 import { rightsOn, type DeploymentRow } from './access';
-import { choosableWhere, type Actor } from '../access/permissions';
+import { choosableWhere } from '../access/permissions';
+import { type Actor } from '../../auth/caller';
 
 type TDeploymentDesktopField = keyof TDeploymentDesktop;
 

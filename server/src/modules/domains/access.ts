@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context';
 import { authOf } from '../../http/guard';
 import { forbidden, notFound } from '../../http/errors';
-import { actorOf, canManage, isAllowed } from '../access/permissions';
+import { canManage, isAllowed } from '../access/permissions';
+import { actorOf } from '../../auth/caller';
 import { assertVisibleToItsUser } from '../deployments/access';
 import { findDomain } from '../shared/domains';
 

@@ -19,7 +19,7 @@ import { appliedQuota } from '../quotas/applied';
 import { randomMac } from '../desktops/create';
 import { BOOT_ORDER, DISK_BUS, GRAPHICS, has, INSTALL_TYPES, INTERFACES, VIDEOS } from './catalog';
 import { profileChoices } from '../reservables/profiles';
-import { actorOf } from '../access/permissions';
+import { actorOf } from '../../auth/caller';
 
 /** The stored hardware, plus the install type the edit form keeps beside it. */
 export type HardwareRow = DomainHardware & { install?: string };

@@ -18,7 +18,7 @@ import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { findDomain } from '../shared/domains';
 import { domainFor, readableDomain } from './access';
 import { assertStudentMay } from '../deployments/access';
-import { actorOf } from '../access/permissions';
+import { actorOf } from '../../auth/caller';
 import { INSTALL_TYPES } from './catalog';
 import { recreateDisk, setReservables, updateDomain } from './edit';
 import { allowedHardware } from './hardware';

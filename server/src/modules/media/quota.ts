@@ -4,7 +4,7 @@ import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { precondition } from '../../http/errors';
 import { appliedQuota, constantList, usageIn, usageOf, usagePart } from '../quotas/applied';
-import { quotaLevels } from '../quotas/levels';
+import { quotaLevels } from '../../auth/caller';
 
 export const GB = 1024 ** 3;
 const round3 = (n: number) => Math.round(n * 1000) / 1000;

@@ -2,7 +2,8 @@ import { and, asc, eq, ne } from 'drizzle-orm';
 import { AT_REST, statusIn, type TMedia, type TMediaDesktop, type TMediaKind } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
-import { canManage, type Actor } from '../access/permissions';
+import { canManage } from '../access/permissions';
+import { type Actor } from '../../auth/caller';
 import { ownerNamesOf } from '../access/owner-names';
 
 export type MediaRow = typeof schema.media.$inferSelect;

@@ -4,7 +4,7 @@ import type { Db } from '../../db';
 import { schema } from '../../db';
 import { preparedQuery } from '../../db/prepared';
 import type { UserRow } from '../../auth/sessions';
-import { quotaLevels } from './levels';
+import { quotaLevels } from '../../auth/caller';
 
 /** The FROM of a query made only of scalar subqueries. */
 export const ONE_ROW = sql`(select 1) as one`;

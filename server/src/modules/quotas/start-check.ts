@@ -2,7 +2,7 @@ import type { TLimits } from '@vdi/contracts';
 import type { Db } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { precondition } from '../../http/errors';
-import { quotaLevels } from './levels';
+import { quotaLevels } from '../../auth/caller';
 import { appliedQuota } from './applied';
 import { runningOf } from './usage';
 

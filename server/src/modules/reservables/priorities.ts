@@ -2,7 +2,7 @@ import { inArray } from 'drizzle-orm';
 import type { TBookingPriority } from '@vdi/contracts';
 import { schema, type Db } from '../../db';
 import type { Allowed } from '../../db/schema';
-import type { Actor } from '../access/permissions';
+import type { Actor } from '../../auth/caller';
 
 export type PriorityRuleRow = typeof schema.bookingPriorities.$inferSelect;
 export type SubitemRow = typeof schema.reservableSubitems.$inferSelect;

@@ -1,7 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { THardwareItem } from '@vdi/contracts';
 import { schema, type Db } from '../../db';
-import type { Actor } from '../access/permissions';
+import type { Actor } from '../../auth/caller';
 import { allowedMatches } from './priorities';
 
 /** The GPU profiles (enabled subitems) a person may pick for a desktop: all for admins, else those shared with them. */

@@ -3,7 +3,7 @@ import type { Db } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { precondition } from '../../http/errors';
 import { appliedQuota, usageIn, usageOf } from '../quotas/applied';
-import { quotaLevels } from '../quotas/levels';
+import { quotaLevels } from '../../auth/caller';
 
 /**
  * "May I create one more?" for GET /{desktops|templates|media|deployments}/new/check_quota

@@ -4,7 +4,8 @@ import type { Db } from '../../db';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { ownerNamesOf } from '../access/owner-names';
-import { actorOf, isAllowed } from '../access/permissions';
+import { isAllowed } from '../access/permissions';
+import { actorOf } from '../../auth/caller';
 
 /** Enabled templates the user may use: `all` includes their own, `shared` only other people's. */
 export async function allowedTemplates(db: Db, user: UserRow, kind: 'all' | 'shared'): Promise<TAllowedTemplate[]> {

@@ -16,7 +16,7 @@ import {
 import type { AppContext } from '../../context';
 import { authOf, requireAuth } from '../../http/guard';
 import { notFound } from '../../http/errors';
-import { actorOf } from '../access/permissions';
+import { actorOf } from '../../auth/caller';
 import { registerUsagePart } from '../quotas/applied';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { domainFor } from '../domains/access';

@@ -2,7 +2,8 @@ import { inArray, or } from 'drizzle-orm';
 import type { TTemplateTree, TTemplateTreeNode } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
-import { canManage, type Actor } from '../access/permissions';
+import { canManage } from '../access/permissions';
+import { type Actor } from '../../auth/caller';
 import type { DomainRow } from '../shared/domains';
 
 /**

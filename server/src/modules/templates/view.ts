@@ -4,7 +4,8 @@ import type { AppContext } from '../../context';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import { ownerNamesOf } from '../access/owner-names';
-import { canManage, type Actor } from '../access/permissions';
+import { canManage } from '../access/permissions';
+import { type Actor } from '../../auth/caller';
 import type { DomainRow } from '../shared/domains';
 
 const epoch = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : 0);

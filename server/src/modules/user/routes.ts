@@ -17,7 +17,7 @@ import { schema } from '../../db';
 import { authOf, requireAuth, requireToken } from '../../http/guard';
 import { badRequest, unauthorized } from '../../http/errors';
 import { findPolicy, findUserById } from '../../auth/passwords';
-import { registerWithCode } from '../../auth/registration';
+import { registerWithCode } from './registration';
 import { bearerToken, tokenType } from '../../auth/tokens';
 import { appliedQuota } from '../quotas/applied';
 import { userView } from './user-view';

@@ -35,7 +35,7 @@ export default function VerifyEmailPage() {
         setError(errorMessage(t, err, (k) => i18n.exists(k)));
         setState('idle');
       });
-  }, [linkToken, t, i18n]);
+  }, [linkToken, t, i18n, setError]);
 
   return (
     <AuthCard title={t('verify_email.heading')} subtitle={state === 'idle' && stepToken ? t('verify_email.subheading') : undefined}>

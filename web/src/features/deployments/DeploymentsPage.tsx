@@ -189,7 +189,7 @@ export default function DeploymentsPage() {
   useDeploymentsLive();
   const [search, setSearch] = useState('');
   const [term] = useDebouncedValue(search, 150);
-  const all = list.data ?? [];
+  const all = useMemo(() => list.data ?? [], [list.data]);
   const shown = useMemo(() => {
     const q = term.trim().toLowerCase();
     return q ? all.filter((d) => `${d.name} ${d.description} ${d.template ?? ''} ${builtInText(t, d.template) ?? ''} ${d.desktop_name}`.toLowerCase().includes(q)) : all;

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { Alert, Badge, Button, Card, Group, Modal, Select, SimpleGrid, Skeleton, Stack, Text, ThemeIcon, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -57,7 +57,7 @@ export default function NewDeploymentPage() {
     setChoices((c) => choicesFrom(info.data, quota, c));
     setViewerError(null);
   }, [info.data, quota]);
-  const list = templates.data ?? [];
+  const list = useMemo(() => templates.data ?? [], [templates.data]);
   useEffect(() => {
     if (!templateId && list.length === 1) setTemplateId(list[0]!.id);
   }, [templateId, list]);

@@ -138,7 +138,7 @@ export default function NewDesktopPage() {
     setViewerError(null);
   }, [info.data, quota]);
 
-  const list = templates.data ?? [];
+  const list = useMemo(() => templates.data ?? [], [templates.data]);
   const shown = useMemo(() => {
     const q = term.trim().toLowerCase();
     return q ? list.filter((x) => `${x.name} ${x.description} ${builtInText(t, x.name)} ${builtInText(t, x.description)} ${x.user_name}`.toLowerCase().includes(q)) : list;

@@ -208,7 +208,7 @@ export default function MediaPage() {
   const [toShare, setToShare] = useState<TMedia | null>(null);
 
   const query = tab === 'own' ? own : shared;
-  const all = query.data ?? [];
+  const all = useMemo(() => query.data ?? [], [query.data]);
   const shown = useMemo(() => filterMedia(all, text), [all, text]);
   const searching = text.trim().length >= SEARCH_MIN;
 
