@@ -120,7 +120,11 @@ export function runNamespaces(processes, file) {
  * thing found (empty: nothing was left). `file`: only what one test file (VDI_TEST_FILE) left.
  */
 export function sweepLeftovers({ file, except = [], children = true } = {}) {
-  const processes = file ? markedProcesses('VDI_TEST_FILE', file, { except, children }) : markedProcesses(MARK, process.env[MARK], { except, children });
+  const find = () => (file ? markedProcesses('VDI_TEST_FILE', file, { except, children }) : markedProcesses(MARK, process.env[MARK], { except, children }));
+  // A helper whose parent has just ended (a runner's worker and its program helper) ends on its
+  // own when it sees its pipe close: what is still there after a short grace is a leftover.
+  let processes = find();
+  for (const until = Date.now() + 2000; processes.length > 0 && Date.now() < until; processes = find()) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
   const nss = runNamespaces(processes, file);
   for (const p of processes) {
     try {
