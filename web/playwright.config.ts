@@ -32,6 +32,9 @@ export default defineConfig({
     baseURL: `http://127.0.0.1:${port}`,
     viewport: { width: 1280, height: 800 },
     screenshot: 'only-on-failure',
+    // A click or fill whose element went away (a menu that closed under it) fails within this and the
+    // journey is retried, instead of waiting out the whole test's limit.
+    actionTimeout: Math.round(60_000 * slowdown),
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],

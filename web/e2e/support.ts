@@ -40,6 +40,10 @@ export async function signInAs(page: Page, username: string) {
   await login.open();
   await login.signIn(username);
   await expect(page).toHaveURL(/\/desktops$/);
+  // The URL changes before the portal's shell replaces the sign-in page (its chunk may still be
+  // loading): until the sign-in page is gone, a click on the header (the language menu) may land on
+  // the sign-in page's own menu, which then vanishes under it.
+  await expect(page.getByTestId('login-submit')).toHaveCount(0);
 }
 
 /** A session token through the API, for set-up steps a person would do elsewhere. */
