@@ -2,7 +2,7 @@
 // portal's viewer path) or straight over QEMU's unix socket (the raw baseline).
 import { connect } from 'node:net';
 import WebSocket from 'ws';
-import { vncAuthResponse } from '../src/engine/testing/vnc-probe';
+import { vncAuthResponse } from '../test/helpers/vnc-probe';
 
 type Transport = { write(b: Buffer): void; close(): void; onData(cb: (b: Buffer) => void): void; onEnd(cb: (e: Error) => void): void };
 

@@ -1,7 +1,7 @@
 // Opens a browser viewer's websocket the way noVNC does, measures when the screen's first bytes
 // arrive, and optionally logs in to VNC with the ticket's password (RFB 3.8, VNC authentication).
 import WebSocket from 'ws';
-import { vncAuthResponse } from '../../src/engine/testing/vnc-probe';
+import { vncAuthResponse } from './vnc-probe';
 import type { TestServer } from './server';
 import { call } from './server';
 import { scaled } from './slowdown';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitForStopped, type MachineEvent, type MachineSpec } from '../driver';
-import { describeDriverSuite } from '../driver.suite';
+import { describeDriverSuite } from '../../../test/helpers/driver-suite';
 import { ensureDemoGuest } from '../guest-image';
 import { QemuDriver } from './qemu-driver';
 import { scaled } from '../../../test/helpers/slowdown';

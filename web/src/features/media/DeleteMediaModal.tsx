@@ -2,14 +2,15 @@ import { Alert, Badge, Button, Group, Modal, Paper, ScrollArea, Skeleton, Stack,
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconCircleCheck, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import type { TMedia } from '@vdi/contracts';
+import { AT_REST, statusIn, type TMedia } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../lib/error-handler';
 import { StateBadge } from '../../entities/desktop/StateBadge';
 import { deleteMedia, mediaDesktopsQuery, OWN_MEDIA_KEY, SHARED_MEDIA_KEY } from './api';
 import { removeMedia } from './logic';
 import { builtInText } from '../../lib/built-in-text';
 
-const RUNNING = (status: string) => !['Stopped', 'Failed'].includes(status);
+/** Not at rest: running or under way (its disk is in use). */
+const RUNNING = (status: string) => !statusIn(AT_REST, status);
 
 /** Confirms a media deletion, listing the desktops that use it (they lose it; running ones block it). */
 export function DeleteMediaModal({ media, onClose }: { media: TMedia | null; onClose: () => void }) {

@@ -10,7 +10,7 @@ import {
   IconTrash, IconTrashX,
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { DOMAIN_STATUSES, LOCAL_HYPERVISOR, type TAdminActionAnswer, type TAdminDesktop, type TAdminDesktopAction } from '@vdi/contracts';
+import { DOMAIN_STATUSES, GUEST_UP, LOCAL_HYPERVISOR, ON_HYPERVISOR, statusIn, VIEWABLE, type TAdminActionAnswer, type TAdminDesktop, type TAdminDesktopAction } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../../lib/error-handler';
 import { userQuery, HANDLES_ERROR } from '../../../lib/queries';
 import { EmptyState } from '../../../components/EmptyState';
@@ -26,8 +26,6 @@ import { builtInText } from '../../../lib/built-in-text';
 import { categoriesQuery, groupsQuery } from '../people/api';
 
 /** States in which the screen can be opened. */
-const VIEWABLE = ['Started', 'WaitingIP', 'Paused', 'Shutting-down'];
-const RUNNING = ['Started', 'WaitingIP', 'Paused', 'Shutting-down', 'Stopping'];
 /** Actions that ask first (they lose unsaved work or delete). */
 const CONFIRMED: TAdminDesktopAction[] = ['force_stop', 'reset', 'delete', 'delete_permanent'];
 /** The row menu stays at the right edge while the wide table scrolls. */
@@ -59,7 +57,7 @@ function Uptime({ started, now }: { started: string | null; now: number }) {
 /** The actions a desktop offers in its state (start, stop, force stop, reset, the screen as support, delete). */
 function DesktopMenu({ d, ask, onSupport }: { d: TAdminDesktop; ask: (a: TAdminDesktopAction, rows: TAdminDesktop[]) => void; onSupport: (d: TAdminDesktop) => void }) {
   const { t } = useTranslation();
-  const running = RUNNING.includes(d.status);
+  const running = statusIn(ON_HYPERVISOR, d.status);
   return (
     <Menu position="bottom-end" withinPortal>
       <Menu.Target>
@@ -83,12 +81,12 @@ function DesktopMenu({ d, ask, onSupport }: { d: TAdminDesktop; ask: (a: TAdminD
             {t('admin_desktops.desktops.force_stop')}
           </Menu.Item>
         )}
-        {['Started', 'WaitingIP'].includes(d.status) && (
+        {statusIn(GUEST_UP, d.status) && (
           <Menu.Item leftSection={<IconRefresh size={14} />} onClick={() => ask('reset', [d])} data-testid="desktop-reset">
             {t('admin_desktops.desktops.reset')}
           </Menu.Item>
         )}
-        {VIEWABLE.includes(d.status) && d.viewers.includes('browser-vnc') && (
+        {statusIn(VIEWABLE, d.status) && d.viewers.includes('browser-vnc') && (
           <Menu.Item leftSection={<IconHeadset size={14} />} onClick={() => onSupport(d)} data-testid="desktop-support">
             {t('admin_desktops.desktops.support')}
           </Menu.Item>

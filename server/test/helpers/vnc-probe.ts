@@ -2,7 +2,7 @@
 // the password set through the driver is the one it accepts (VNC authentication, type 2).
 import { createCipheriv } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
-import type { VncEndpoint } from '../driver';
+import type { VncEndpoint } from '../../src/engine/driver';
 
 export type VncProbeResult =
   | { ok: true; securityTypes: number[]; width: number; height: number; name: string }

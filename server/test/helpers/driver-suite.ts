@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmpty, createOverlay } from './disks';
-import { EngineError, waitForStopped, type HypervisorDriver, type MachineEvent, type MachineRuntime, type MachineSpec } from './driver';
-import type { DemoGuestImages } from './guest-image';
-import { probeVnc } from './testing/vnc-probe';
-import { scaled } from '../../test/helpers/slowdown';
+import { createEmpty, createOverlay } from '../../src/engine/disks';
+import { EngineError, waitForStopped, type HypervisorDriver, type MachineEvent, type MachineRuntime, type MachineSpec } from '../../src/engine/driver';
+import type { DemoGuestImages } from '../../src/engine/guest-image';
+import { probeVnc } from './vnc-probe';
+import { scaled } from './slowdown';
 
 export type DriverSuiteOptions = {
   /** the demo guest (built once and cached by the caller) */
