@@ -10,9 +10,9 @@ import reactHooks from 'eslint-plugin-react-hooks';
 // no longer has: it comes with a TypeScript 6 of its own from the tools/lint workspace.
 import { tseslint } from '@vdi/lint';
 
-const SOURCES = ['contracts/src/**/*.{ts,tsx}', 'server/{src,test,bench}/**/*.{ts,tsx}', 'web/{src,e2e}/**/*.{ts,tsx}'];
+const SOURCES = ['contracts/src/**/*.{ts,tsx}', 'server/{src,test,bench}/**/*.{ts,tsx}', 'web/{src,e2e,tours}/**/*.{ts,tsx}'];
 /** Tests and their helpers may import any layer: they stand above all of them. */
-const TESTS = ['**/*.test.{ts,tsx}', '**/*.spec.ts', '**/*.suite.ts', 'server/test/**', 'server/bench/**', 'web/e2e/**', 'web/src/test/**'];
+const TESTS = ['**/*.test.{ts,tsx}', '**/*.spec.ts', '**/*.suite.ts', 'server/test/**', 'server/bench/**', 'web/e2e/**', 'web/tours/**', 'web/src/test/**'];
 
 const entries = (base, dir, wantDirs) =>
   existsSync(join(base, dir))

@@ -17,7 +17,8 @@ export const E2E_SMTP_PORT = port + 1;
  * Debian's Chromium; nothing downloads a browser.
  */
 export default defineConfig({
-  testDir: 'e2e',
+  // The journeys (`npm test`), or with E2E_TOURS=1 the screenshot tours a person looks at (`npm run screenshots`).
+  testDir: process.env.E2E_TOURS ? 'tours' : 'e2e',
   outputDir: join(root, '.tmp', `playwright-${port}`),
   workers: 1,
   fullyParallel: false,

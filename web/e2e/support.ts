@@ -11,8 +11,15 @@ export const SLOWDOWN = Math.max(1, Number(process.env.TEST_SLOWDOWN ?? 1) || 1)
 export const scaled = (ms: number) => Math.round(ms * SLOWDOWN);
 const shots = join(import.meta.dirname, '..', '..', 'artifacts', 'screenshots');
 
+/**
+ * Whether the journeys write their screenshots. Off on CI, where nobody looks at them and they were
+ * about a tenth of the journeys' CPU; `E2E_SHOTS=1` forces them, `E2E_SHOTS=0` skips them elsewhere.
+ */
+export const SHOTS = process.env.E2E_SHOTS ? process.env.E2E_SHOTS !== '0' : !process.env.CI;
+
 /** Screenshots a person looks at: artifacts/screenshots/<name>.png */
 export async function shot(page: Page, name: string) {
+  if (!SHOTS) return;
   mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 }
@@ -67,6 +74,7 @@ export async function userId(request: APIRequestContext, username: string) {
 
 /** The whole page in one window-sized shot: the fixed header, modals and their overlay sit where a person sees them. */
 export async function windowShot(page: Page, name: string) {
+  if (!SHOTS) return;
   const size = page.viewportSize()!;
   const height = await page.evaluate(() => Math.max(document.documentElement.scrollHeight, window.innerHeight));
   await page.setViewportSize({ width: size.width, height });
@@ -178,11 +186,15 @@ export type AxeViolation = { id: string; impact?: string | null; help: string; n
  * per document and run there (the portal has no frames): @axe-core/playwright puts it in again and
  * opens a second page for every scan, several seconds each on a busy machine.
  */
-export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+/** The WCAG A/AA rules whose outcome depends on colours alone (the rest read the DOM, which a colour scheme does not change). */
+export const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
+
+/** axe-core's WCAG 2.2 A/AA violations on the page as it is now; `rules`: only those rules. */
+export async function axeViolations(page: Page, rules?: string[]): Promise<AxeViolation[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate((await import('axe-core')).default.source);
   return page.evaluate(
-    (tags) => (window as unknown as { axe: Axe }).axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] }).then((r) => r.violations),
-    WCAG_TAGS,
+    (runOnly) => (window as unknown as { axe: Axe }).axe.run(document, { runOnly, resultTypes: ['violations'] }).then((r) => r.violations),
+    rules ? { type: 'rule', values: rules } : { type: 'tag', values: WCAG_TAGS },
   );
 }
 

@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { apiToken, scaled, showAsSaved, windowShot } from './support';
+import { apiToken, scaled, showAsSaved, windowShot } from '../e2e/support';
 
 // Screenshots a person looks at, of the screens the accessibility work changed: English and
 // Catalan, light at desktop width and dark at phone width (artifacts/screenshots/a11y-*.png).
