@@ -2,10 +2,10 @@ import { useMemo, useState } from 'react';
 import { Button, Card, Checkbox, CloseButton, Group, SegmentedControl, SimpleGrid, Skeleton, Stack, Text, TextInput, Tooltip, VisuallyHidden } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
-import { IconAlertTriangle, IconDeviceDesktop, IconFilterOff, IconHourglassHigh, IconLayoutGrid, IconList, IconSearch } from '@tabler/icons-react';
+import { IconDeviceDesktop, IconFilterOff, IconHourglassHigh, IconLayoutGrid, IconList, IconSearch } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TDesktop } from '@vdi/contracts';
-import { EmptyState } from '../../components/EmptyState';
+import { EmptyState, LoadError } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { desktopsQuery } from '../../entities/desktop/api';
 import { DesktopCard } from './DesktopCard';
@@ -63,7 +63,7 @@ function TableSkeleton() {
 
 export default function DesktopsPage() {
   const { t } = useTranslation();
-  const { data: desktops, isLoading, isError, error, refetch, isRefetching } = useQuery(desktopsQuery);
+  const { data: desktops, isLoading, isError, refetch, isRefetching } = useQuery(desktopsQuery);
   useDesktopsLive();
   const queue = useQueuePositions();
   const [view, setView] = useState<ViewMode>(loadViewMode);
@@ -97,16 +97,7 @@ export default function DesktopsPage() {
   if (isLoading) content = view === 'grid' ? <GridSkeleton /> : <TableSkeleton />;
   else if (isError)
     content = (
-      <EmptyState
-        icon={<IconAlertTriangle size={30} />}
-        title={t('desktops.load_error_title')}
-        body={t('desktops.load_error_body')}
-        action={
-          <Button variant="default" loading={isRefetching} onClick={() => void refetch()} data-testid="desktops-retry">
-            {t('common.retry')}
-          </Button>
-        }
-      />
+      <LoadError title={t('desktops.load_error_title')} body={t('desktops.load_error_body')} retrying={isRefetching} onRetry={() => void refetch()} testId="desktops-retry" />
     );
   else if (!desktops?.length)
     content = <EmptyState icon={<IconDeviceDesktop size={30} />} title={t('desktops.empty_title')} body={t('desktops.empty_body')} action={newButton} />;

@@ -5,7 +5,6 @@ import { CardTable } from '../../components/CardTable';
 import { ListTabs } from '../../components/ListTabs';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import {
-  IconAlertTriangle,
   IconDeviceDesktopPlus,
   IconDisc,
   IconFilterOff,
@@ -20,7 +19,7 @@ import {
 import { useTranslation } from 'react-i18next';
 import type { TMedia } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../lib/error-handler';
-import { EmptyState } from '../../components/EmptyState';
+import { EmptyState, LoadError } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { abortMedia, ownMediaQuery, retryMedia, sharedMediaQuery } from './api';
 import { DeleteMediaModal } from './DeleteMediaModal';
@@ -222,16 +221,7 @@ export default function MediaPage() {
   if (query.isLoading) content = <TableSkeleton />;
   else if (query.isError)
     content = (
-      <EmptyState
-        icon={<IconAlertTriangle size={30} />}
-        title={t('media.load_error_title')}
-        body={t('media.load_error_body')}
-        action={
-          <Button variant="default" loading={query.isRefetching} onClick={() => void query.refetch()}>
-            {t('common.retry')}
-          </Button>
-        }
-      />
+      <LoadError title={t('media.load_error_title')} body={t('media.load_error_body')} retrying={query.isRefetching} onRetry={() => void query.refetch()} />
     );
   else if (all.length === 0)
     content =

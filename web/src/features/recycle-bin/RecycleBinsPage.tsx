@@ -1,9 +1,8 @@
-import { ActionIcon, Alert, Anchor, Badge, Button, Card, Group, Paper, Skeleton, Stack, Table, Text, ThemeIcon, Tooltip } from '@mantine/core';
+import { ActionIcon, Alert, Anchor, Badge, Button, Group, Paper, Table, Text, ThemeIcon, Tooltip } from '@mantine/core';
 import { CardTable } from '../../components/CardTable';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import {
-  IconAlertTriangle,
   IconArrowBackUp,
   IconClockHour4,
   IconDatabase,
@@ -17,7 +16,7 @@ import {
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TRecycleBinItem } from '@vdi/contracts';
-import { EmptyState } from '../../components/EmptyState';
+import { EmptyState, LoadError, ListSkeleton } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { formatEpoch, formatGb } from '../../entities/format';
 import { useBinActions } from './actions';
@@ -147,37 +146,18 @@ function Row({ item, actions }: { item: TRecycleBinItem; actions: ReturnType<typ
 
 export default function RecycleBinsPage() {
   const { t } = useTranslation();
-  const { data: items, isLoading, isError, error, refetch, isRefetching } = useQuery(binQuery);
+  const { data: items, isLoading, isError, refetch, isRefetching } = useQuery(binQuery);
   useRecycleBinLive();
   const actions = useBinActions();
 
   let content;
   if (isLoading)
     content = (
-      <Card withBorder radius="lg" data-testid="bin-loading">
-        <Stack gap="md">
-          {[0, 1, 2].map((i) => (
-            <Group key={i} justify="space-between" wrap="nowrap">
-              <Skeleton h={36} w={36} />
-              <Skeleton h={12} style={{ flex: 1 }} />
-              <Skeleton h={24} w={160} />
-            </Group>
-          ))}
-        </Stack>
-      </Card>
+      <ListSkeleton testId="bin-loading" columns={[{ w: 36, h: 36 }, { w: 'flex', h: 12 }, { w: 160, h: 24 }]} />
     );
   else if (isError)
     content = (
-      <EmptyState
-        icon={<IconAlertTriangle size={30} />}
-        title={t('recycle_bin.load_error_title')}
-        body={t('recycle_bin.load_error_body')}
-        action={
-          <Button variant="default" loading={isRefetching} onClick={() => void refetch()}>
-            {t('common.retry')}
-          </Button>
-        }
-      />
+      <LoadError title={t('recycle_bin.load_error_title')} body={t('recycle_bin.load_error_body')} retrying={isRefetching} onRetry={() => void refetch()} />
     );
   else if (!items?.length) content = <EmptyState icon={<IconRecycle size={30} />} title={t('recycle_bin.empty_title')} body={t('recycle_bin.empty_body')} />;
   else

@@ -1,15 +1,15 @@
 import { useCallback, useState } from 'react';
-import { Badge, Button, Card, Group, Paper, Progress, SimpleGrid, Skeleton, Stack, Table, Text, ThemeIcon, Tooltip } from '@mantine/core';
+import { Badge, Button, Card, Group, Paper, Progress, SimpleGrid, Stack, Table, Text, ThemeIcon, Tooltip } from '@mantine/core';
 import { CardTable } from '../../components/CardTable';
 import { modals } from '../../lib/modals';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { IconAlertTriangle, IconArrowsMaximize, IconDatabase, IconDeviceDesktop, IconTemplate, IconX } from '@tabler/icons-react';
+import { IconArrowsMaximize, IconDatabase, IconDeviceDesktop, IconTemplate, IconX } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TStorageDisk, TStorageEvent } from '@vdi/contracts';
 import { handleError, NOTIFY_MS, notifySuccess } from '../../lib/error-handler';
 import { userQuery } from '../../lib/queries';
-import { EmptyState } from '../../components/EmptyState';
+import { EmptyState, LoadError, ListSkeleton } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { abortStorage, storageQuery, useStorageLive } from './api';
 import { IncreaseModal } from './IncreaseModal';
@@ -191,7 +191,7 @@ function DiskRow({ d, me, canIncrease, onIncrease }: { d: TStorageDisk; me: stri
 export default function StoragePage() {
   const { t, i18n } = useTranslation();
   const { data: user } = useQuery(userQuery);
-  const { data: disks, isLoading, isError, error, refetch, isRefetching } = useQuery(storageQuery);
+  const { data: disks, isLoading, isError, refetch, isRefetching } = useQuery(storageQuery);
   const [increasing, setIncreasing] = useState<TStorageDisk | null>(null);
   const onOutcome = useCallback(
     (e: TStorageEvent) => {
@@ -208,31 +208,11 @@ export default function StoragePage() {
   let content;
   if (isLoading)
     content = (
-      <Card withBorder radius="lg" data-testid="storage-loading">
-        <Stack gap="md">
-          {[0, 1, 2].map((i) => (
-            <Group key={i} justify="space-between" wrap="nowrap">
-              <Skeleton h={36} w={36} />
-              <Skeleton h={12} style={{ flex: 1 }} />
-              <Skeleton h={12} w={120} />
-              <Skeleton h={24} w={90} />
-            </Group>
-          ))}
-        </Stack>
-      </Card>
+      <ListSkeleton testId="storage-loading" columns={[{ w: 36, h: 36 }, { w: 'flex', h: 12 }, { w: 120, h: 12 }, { w: 90, h: 24 }]} />
     );
   else if (isError)
     content = (
-      <EmptyState
-        icon={<IconAlertTriangle size={30} />}
-        title={t('storage.load_error_title')}
-        body={t('storage.load_error_body')}
-        action={
-          <Button variant="default" loading={isRefetching} onClick={() => void refetch()}>
-            {t('common.retry')}
-          </Button>
-        }
-      />
+      <LoadError title={t('storage.load_error_title')} body={t('storage.load_error_body')} retrying={isRefetching} onRetry={() => void refetch()} />
     );
   else if (!disks?.length) content = <EmptyState icon={<IconDatabase size={30} />} title={t('storage.empty_title')} body={t('storage.empty_body')} />;
   else

@@ -22,7 +22,6 @@ import { ListTabs } from '../../components/ListTabs';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
-  IconAlertTriangle,
   IconCopy,
   IconDeviceDesktopPlus,
   IconDots,
@@ -40,7 +39,7 @@ import {
 import { useTranslation } from 'react-i18next';
 import type { TAllowedTemplate, TTemplate } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../lib/error-handler';
-import { EmptyState } from '../../components/EmptyState';
+import { EmptyState, LoadError } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { OWN_TEMPLATES_KEY, ownTemplatesQuery, sharedTemplatesQuery, updateTemplate } from './api';
 import { useTemplatesLive } from './live';
@@ -251,15 +250,7 @@ export default function TemplatesPage() {
   const sharedShown = useMemo(() => (shared.data ?? []).filter(match), [shared.data, term]); // eslint-disable-line react-hooks/exhaustive-deps -- as above
 
   const retry = (q: { refetch: () => unknown; isRefetching: boolean }) => (
-    <EmptyState
-      icon={<IconAlertTriangle size={30} />}
-      title={t('templates.load_error')}
-      action={
-        <Button variant="default" loading={q.isRefetching} onClick={() => void q.refetch()}>
-          {t('common.retry')}
-        </Button>
-      }
-    />
+    <LoadError title={t('templates.load_error')} retrying={q.isRefetching} onRetry={() => void q.refetch()} />
   );
 
   let ownContent;

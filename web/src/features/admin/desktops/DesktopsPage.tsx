@@ -18,7 +18,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { StateBadge } from '../../../entities/desktop/StateBadge';
 import { formatBytes, formatDuration } from '../../../entities/format';
 import { openViewer } from '../../../entities/viewer/open';
-import { useCodeText, ConfirmModal } from '../shared/console';
+import { useCodeText, ConfirmModal, BulkBar } from '../shared/console';
 import { ListFooter, SortHeader, UserPicker } from '../shared/desktops-list';
 import { desktopAction, desktopsQuery, refreshContent, supportViewer, type ListParams, deploymentsQuery, templatesQuery } from './api';
 import '../../../i18n/areas/admin-desktops';
@@ -317,31 +317,26 @@ export default function DesktopsPage() {
       </Paper>
 
       {selected.size > 0 && (
-        <Paper withBorder radius="lg" p="sm" bg="var(--mantine-color-indigo-light)" data-testid="desktops-bulk-bar">
-          <Group gap="xs" wrap="wrap">
-            <Text size="sm" fw={600} data-testid="desktops-selected-count">
-              {t('admin_desktops.common.selected', { count: selected.size })}
-            </Text>
-            <Button size="xs" variant="default" leftSection={<IconPlayerPlay size={14} />} loading={busy} onClick={() => ask('start', chosen)} data-testid="desktops-bulk-start">
-              {t('admin_desktops.desktops.start')}
-            </Button>
-            <Button size="xs" variant="default" leftSection={<IconPlayerStop size={14} />} loading={busy} onClick={() => ask('stop', chosen)} data-testid="desktops-bulk-stop">
-              {t('admin_desktops.desktops.stop')}
-            </Button>
-            <Button size="xs" variant="default" color="orange" leftSection={<IconPower size={14} />} onClick={() => ask('force_stop', chosen)} data-testid="desktops-bulk-force_stop">
-              {t('admin_desktops.desktops.force_stop')}
-            </Button>
-            <Button size="xs" variant="default" leftSection={<IconRefresh size={14} />} onClick={() => ask('reset', chosen)} data-testid="desktops-bulk-reset">
-              {t('admin_desktops.desktops.reset')}
-            </Button>
-            <Button size="xs" color="red" variant="light" leftSection={<IconTrash size={14} />} onClick={() => ask('delete', chosen)} data-testid="desktops-bulk-delete">
-              {t('admin_desktops.desktops.delete')}
-            </Button>
-            <Button size="xs" color="red" variant="subtle" leftSection={<IconTrashX size={14} />} onClick={() => ask('delete_permanent', chosen)} data-testid="desktops-bulk-delete_permanent">
-              {t('admin_desktops.desktops.delete_permanent')}
-            </Button>
-          </Group>
-        </Paper>
+        <BulkBar testId="desktops" label={t('admin_desktops.common.selected', { count: selected.size })}>
+          <Button size="xs" variant="default" leftSection={<IconPlayerPlay size={14} />} loading={busy} onClick={() => ask('start', chosen)} data-testid="desktops-bulk-start">
+            {t('admin_desktops.desktops.start')}
+          </Button>
+          <Button size="xs" variant="default" leftSection={<IconPlayerStop size={14} />} loading={busy} onClick={() => ask('stop', chosen)} data-testid="desktops-bulk-stop">
+            {t('admin_desktops.desktops.stop')}
+          </Button>
+          <Button size="xs" variant="default" color="orange" leftSection={<IconPower size={14} />} onClick={() => ask('force_stop', chosen)} data-testid="desktops-bulk-force_stop">
+            {t('admin_desktops.desktops.force_stop')}
+          </Button>
+          <Button size="xs" variant="default" leftSection={<IconRefresh size={14} />} onClick={() => ask('reset', chosen)} data-testid="desktops-bulk-reset">
+            {t('admin_desktops.desktops.reset')}
+          </Button>
+          <Button size="xs" color="red" variant="light" leftSection={<IconTrash size={14} />} onClick={() => ask('delete', chosen)} data-testid="desktops-bulk-delete">
+            {t('admin_desktops.desktops.delete')}
+          </Button>
+          <Button size="xs" color="red" variant="subtle" leftSection={<IconTrashX size={14} />} onClick={() => ask('delete_permanent', chosen)} data-testid="desktops-bulk-delete_permanent">
+            {t('admin_desktops.desktops.delete_permanent')}
+          </Button>
+        </BulkBar>
       )}
 
       {list.isPending ? (

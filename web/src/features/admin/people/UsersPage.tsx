@@ -18,7 +18,7 @@ import { downloadText } from '../../../entities/viewer/open';
 import { bulkUsers, deleteUser, exportUsers, refreshPeople, sendResetMail, usersQuery, type UserListParams, categoriesQuery, groupsQuery } from './api';
 import { ImportModal } from './ImportModal';
 import { UserForm } from './UserForm';
-import { ConfirmDelete, fullBadge, ListTable } from '../shared/console';
+import { ConfirmDelete, fullBadge, ListTable, BulkBar } from '../shared/console';
 import { SortHeader } from '../shared/desktops-list';
 import '../../../i18n/areas/admin';
 import { builtInText } from '../../../lib/built-in-text';
@@ -148,28 +148,23 @@ export default function UsersPage() {
       </Paper>
 
       {selected.size > 0 && (
-        <Paper withBorder radius="lg" p="sm" bg="var(--mantine-color-indigo-light)" data-testid="users-bulk-bar">
-          <Group gap="sm" wrap="wrap">
-            <Text size="sm" fw={600} data-testid="users-selected-count">
-              {t('admin.users.selected', { count: selected.size })}
-            </Text>
-            <Button size="xs" variant="default" leftSection={<IconUserCheck size={14} />} loading={bulkBusy} onClick={() => void bulk('enable')} data-testid="users-bulk-enable">
-              {t('admin.users.enable')}
-            </Button>
-            <Button size="xs" variant="default" leftSection={<IconUserOff size={14} />} loading={bulkBusy} onClick={() => void bulk('disable')} data-testid="users-bulk-disable">
-              {t('admin.users.disable')}
-            </Button>
-            <Group gap={4} wrap="nowrap">
-              <Select size="xs" placeholder={t('admin.users.move_to')} data={groupOptions} value={moveTo} onChange={setMoveTo} searchable w={180} data-testid="users-bulk-group" />
-              <Button size="xs" variant="default" leftSection={<IconUsersGroup size={14} />} disabled={!moveTo} loading={bulkBusy} onClick={() => moveTo && void bulk('change_group', moveTo)} data-testid="users-bulk-move">
-                {t('admin.users.change_group')}
-              </Button>
-            </Group>
-            <Button size="xs" color="red" variant="light" leftSection={<IconTrash size={14} />} onClick={() => setDeleting(items.filter((u) => selected.has(u.id)))} data-testid="users-bulk-delete">
-              {t('admin.users.delete')}
+        <BulkBar testId="users" label={t('admin.users.selected', { count: selected.size })}>
+          <Button size="xs" variant="default" leftSection={<IconUserCheck size={14} />} loading={bulkBusy} onClick={() => void bulk('enable')} data-testid="users-bulk-enable">
+            {t('admin.users.enable')}
+          </Button>
+          <Button size="xs" variant="default" leftSection={<IconUserOff size={14} />} loading={bulkBusy} onClick={() => void bulk('disable')} data-testid="users-bulk-disable">
+            {t('admin.users.disable')}
+          </Button>
+          <Group gap={4} wrap="nowrap">
+            <Select size="xs" placeholder={t('admin.users.move_to')} data={groupOptions} value={moveTo} onChange={setMoveTo} searchable w={180} data-testid="users-bulk-group" />
+            <Button size="xs" variant="default" leftSection={<IconUsersGroup size={14} />} disabled={!moveTo} loading={bulkBusy} onClick={() => moveTo && void bulk('change_group', moveTo)} data-testid="users-bulk-move">
+              {t('admin.users.change_group')}
             </Button>
           </Group>
-        </Paper>
+          <Button size="xs" color="red" variant="light" leftSection={<IconTrash size={14} />} onClick={() => setDeleting(items.filter((u) => selected.has(u.id)))} data-testid="users-bulk-delete">
+            {t('admin.users.delete')}
+          </Button>
+        </BulkBar>
       )}
 
       <ListTable

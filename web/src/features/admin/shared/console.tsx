@@ -175,3 +175,17 @@ export function ListTable({
     </Paper>
   );
 }
+
+/** The bar over a list while rows are chosen: how many, and what can be done to all of them. `testId`: the list's prefix. */
+export function BulkBar({ testId, label, children }: { testId: string; label: string; children: ReactNode }) {
+  return (
+    <Paper withBorder radius="lg" p="sm" bg="var(--mantine-color-indigo-light)" data-testid={`${testId}-bulk-bar`}>
+      <Group gap="xs" wrap="wrap">
+        <Text size="sm" fw={600} data-testid={`${testId}-selected-count`}>
+          {label}
+        </Text>
+        {children}
+      </Group>
+    </Paper>
+  );
+}
