@@ -166,6 +166,8 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
         return { name: h.name, address, uri: `qemu+ssh://root@${address}/system`, hostKey, pools, socket };
       }),
     );
+    // Every host's key, for a person trying the lab by hand (`known_hosts=` in a URI).
+    await writeFile(join(opts.dir, 'known_hosts'), hosts.map((h) => `${h.address} ${h.hostKey}\n`).join(''));
     return { dir: opts.dir, hosts, stop: () => stopLab(opts.dir) };
   } catch (err) {
     await stopLab(opts.dir);
