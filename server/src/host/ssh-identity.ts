@@ -42,7 +42,7 @@ export async function publicKey(dataDir: string): Promise<string> {
 }
 
 /** A host key as known_hosts holds it: its type and base64 body (a comment dropped). */
-const HOST_KEY = /^(ssh-ed25519|ecdsa-sha2-nistp(?:256|384|521)|ssh-rsa|sk-ssh-ed25519@openssh\.com) ([A-Za-z0-9+/]+={0,2})(?:\s.*)?$/;
+const HOST_KEY = /^(ssh-ed25519|ecdsa-sha2-nistp(?:256|384|521)|ssh-rsa|sk-ssh-ed25519@openssh\.com) ([A-Za-z0-9+/]+={0,2})(?:[ \t][^\r\n]*)?$/;
 /** A hypervisor's id as a file name. */
 const HYPERVISOR_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
