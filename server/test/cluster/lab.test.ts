@@ -55,6 +55,15 @@ describeIf(missing)('the lab: three hosts, each its own libvirtd and sshd', () =
     }
   });
 
+  it("routes nothing further than the lab's /24, and listens only with sshd (libvirtd on its unix socket)", () => {
+    for (let i = 1; i <= 3; i++) {
+      const ns = `vdilab-${tag}-${i}`;
+      expect(execFileSync('ip', ['-n', ns, 'route', 'show'], { encoding: 'utf8' }).trim()).toMatch(/^10\.231\.1\.0\/24 dev eth0 [^\n]*$/);
+      const listening = execFileSync('ip', ['netns', 'exec', ns, 'ss', '-Hltn'], { encoding: 'utf8' }).trim().split('\n');
+      expect(listening.map((l) => l.split(/\s+/)[3])).toEqual([`${lab.hosts[i - 1]!.address}:22`]);
+    }
+  });
+
   it('refuses a host whose key is not the confirmed one (never accepts it unseen)', async () => {
     // host 1's key written down for host 0's address: the connection fails.
     const wrong = join(dir, 'wrong_known_hosts');
