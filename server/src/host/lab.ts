@@ -116,6 +116,8 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
     bridge: `vdilab${opts.tag}`,
     hosts: Array.from({ length: count }, (_, i) => ({ name: `${opts.tag}-host${i + 1}`, namespace: `vdilab-${opts.tag}-${i + 1}`, veth: `vdilab${opts.tag}v${i + 1}` })),
   };
+  // Names of the lab's range (vdilab…) that a lab of the same tag in another folder left: ended too.
+  await endHosts(state);
   const shared = join(opts.dir, 'shared');
   await mkdir(shared, { recursive: true });
   await writeFile(join(opts.dir, STATE), JSON.stringify(state));
@@ -206,6 +208,12 @@ export async function stopLab(dir: string): Promise<void> {
   } catch {
     return;
   }
+  await endHosts(state);
+  await rm(join(dir, STATE), { force: true });
+}
+
+/** Ends the hosts and removes the network pieces of a lab's names (those that exist). */
+async function endHosts(state: LabState): Promise<void> {
   for (const h of state.hosts) {
     // Each host's processes all live in its PID namespace: killing them ends them at once (guests too).
     const deadline = Date.now() + 10_000;
@@ -224,5 +232,4 @@ export async function stopLab(dir: string): Promise<void> {
     await runProgram('ip', ['netns', 'del', h.namespace]).catch(() => undefined);
   }
   await runProgram('ip', ['link', 'del', state.bridge]).catch(() => undefined);
-  await rm(join(dir, STATE), { force: true });
 }
