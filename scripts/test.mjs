@@ -11,7 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensurePostgres, ensureWebBuild, GUEST_NETWORK_PACKAGES, log, RDP_GUEST_PACKAGES, RDP_TEST_PACKAGES, root, VPN_PACKAGES } from './lib/setup.mjs';
+import { CLUSTER_PACKAGES, dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensurePostgres, ensureWebBuild, GUEST_NETWORK_PACKAGES, log, RDP_GUEST_PACKAGES, RDP_TEST_PACKAGES, root, VPN_PACKAGES } from './lib/setup.mjs';
 import { describeSlowdown, measureSlowdown } from './lib/slowdown.mjs';
 import { endTestRun, ensureTestRun, registerNamespace, sweepLeftovers } from './lib/test-run.mjs';
 
@@ -21,7 +21,7 @@ mkdirSync(reports, { recursive: true });
 
 ensureNpmPackages();
 // virt-viewer and xvfb: a real SPICE client opens the .vv files in a test.
-ensureDebianPackages(['chromium', 'fonts-noto-cjk', 'qemu-system-x86', 'qemu-utils', 'python3', 'virt-viewer', 'xvfb', 'openssh-client', 'curl', ...GUEST_NETWORK_PACKAGES, ...RDP_GUEST_PACKAGES, ...RDP_TEST_PACKAGES, ...VPN_PACKAGES]);
+ensureDebianPackages(['chromium', 'fonts-noto-cjk', 'qemu-system-x86', 'qemu-utils', 'python3', 'virt-viewer', 'xvfb', 'openssh-client', 'curl', ...GUEST_NETWORK_PACKAGES, ...RDP_GUEST_PACKAGES, ...RDP_TEST_PACKAGES, ...VPN_PACKAGES, ...CLUSTER_PACKAGES]);
 ensureWebBuild();
 const postgresUrl = ensurePostgres();
 // The demo guest that test desktops boot, built once here rather than by parallel suites.

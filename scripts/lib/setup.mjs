@@ -1,7 +1,7 @@
 // Set-up shared by `npm start` and `npm test`: plain Node, no dependencies, so it runs on a
 // fresh clone. Installs what is missing (npm packages, Debian packages) and builds the web.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
@@ -31,6 +31,12 @@ export const RDP_TEST_PACKAGES = ['xrdp', 'tigervnc-standalone-server', 'xterm',
 /** The user VPN (server/src/vpn): the WireGuard endpoint (wireguard-go, `wg`) and its firewall (nft). */
 export const VPN_PACKAGES = ['wireguard-go', 'wireguard-tools', 'nftables'];
 
+/** The simulated hypervisors (server/src/host/lab.ts, `npm run cluster`): per host its own libvirtd and sshd
+ *  in namespaces (`ip`, `unshare`); the server reaches them with libvirt's clients over SSH. */
+export const CLUSTER_PACKAGES = ['libvirt-daemon-system', 'libvirt-clients', 'python3-libvirt', 'openssh-server', 'openssh-client', 'iproute2', 'util-linux'];
+/** The system services of those packages: the product starts every libvirtd and sshd it uses itself. */
+const SYSTEM_SERVICES = { 'libvirt-daemon-system': ['libvirtd', 'virtlogd', 'virtlockd'], 'openssh-server': ['ssh'] };
+
 export function ensureDebianPackages(packages) {
   const missing = packages.filter((p) => !isInstalled(p));
   if (missing.length === 0) return;
@@ -41,7 +47,29 @@ export function ensureDebianPackages(packages) {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const lock = ['-o', 'DPkg::Lock::Timeout=600'];
   run('apt-get', [...lock, 'update', '-q'], { env });
-  run('apt-get', [...lock, 'install', '-y', '-q', '--no-install-recommends', ...missing], { env });
+  // A package's own service (the system libvirtd with its default network virbr0, a system sshd on
+  // port 22) is not started by the install: Debian's policy-rc.d answers "not now" (101) meanwhile,
+  // unless the machine has its own policy. Afterwards they are disabled for the next boot too.
+  const policy = '/usr/sbin/policy-rc.d';
+  const ownPolicy = !existsSync(policy) && missing.some((p) => CLUSTER_PACKAGES.includes(p));
+  if (ownPolicy) writeFileSync(policy, '#!/bin/sh\n# vdi-portal: no service starts while it installs packages\nexit 101\n', { mode: 0o755 });
+  try {
+    run('apt-get', [...lock, 'install', '-y', '-q', '--no-install-recommends', ...missing], { env });
+  } finally {
+    if (ownPolicy) rmSync(policy, { force: true });
+  }
+  disableSystemServices(missing.flatMap((p) => SYSTEM_SERVICES[p] ?? []));
+}
+
+/** Services this install brought (a system libvirtd, sshd) left off at boot: with systemd, or SysV links without it. */
+function disableSystemServices(services) {
+  if (services.length === 0) return;
+  const systemd = existsSync('/run/systemd/system');
+  for (const service of services) {
+    if (systemd) for (const unit of ['service', 'socket']) spawnSync('systemctl', ['disable', '--now', '--quiet', `${service}.${unit}`], { stdio: 'ignore' });
+    else if (existsSync(`/etc/init.d/${service}`)) spawnSync('update-rc.d', [service, 'disable'], { stdio: 'ignore' });
+  }
+  log(`Disabled the system services just installed (${services.join(', ')}): every libvirtd and sshd the product uses is one it starts itself (README, cluster mode)`);
 }
 
 const newestMtime = (dir) => {
