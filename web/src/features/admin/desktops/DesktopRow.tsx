@@ -7,6 +7,7 @@ import { GUEST_UP, ON_HYPERVISOR, statusIn, VIEWABLE, type TAdminDesktop, type T
 import { StateBadge } from '../../../entities/desktop/StateBadge';
 import { formatBytes, formatDuration } from '../../../entities/format';
 import { builtInText } from '../../../lib/built-in-text';
+import '../../../i18n/areas/admin-desktops';
 
 /** The clock, ticking every second while the page is open (uptimes). */
 export function useNow() {
