@@ -355,7 +355,8 @@ export default function HypervisorsPage() {
           </Button>
         }
       />
-      <AddHypervisor opened={adding} onClose={() => setAdding(false)} />
+      {/* Mounted while open: each opening starts empty (no address, key or error of the last one). */}
+      {adding && <AddHypervisor opened onClose={() => setAdding(false)} />}
       {error && !data ? (
         <Alert color="red" icon={<IconAlertCircle size={18} />} title={t('admin_infra.load_failed')} data-testid="hypervisors-error">
           {errorMessage(t, error, (k) => i18n.exists(k))}
