@@ -5,7 +5,7 @@ import { ZAdminHypervisor, ZAdminHypervisorDrained, ZAdminHypervisorHostKey, ZAd
 import { schema } from '../../src/db';
 import { HostError, type HostDirectory, type HostStatus } from '../../src/engine/hosts';
 import { call, startTestServer, type TestServer } from '../helpers/server';
-import { makeDesktop, tokenOf, userRow } from '../helpers/routes-fixtures';
+import { demoTemplate, makeDesktop, tokenOf, userRow } from '../helpers/routes-fixtures';
 
 // Hypervisors in the console (issue 25): add by libvirt URI with the host key confirmed, drain,
 // remove once empty. The local engine reaches no other host: a double directory stands in for
@@ -168,6 +168,29 @@ describe('hypervisors', () => {
       expect(still).toMatchObject({ status: 'Stopped', hypervisorId: null });
     } finally {
       await json('/hypervisors/local/drain', tok.admin, { method: 'PUT', body: { draining: false } });
+    }
+  });
+
+  it('preferred hypervisors: ids must exist; a template forced onto a host that is offline refuses starts with the reason', async () => {
+    const template = await demoTemplate(server);
+    const path = `/hypervisors/preferred/template/${template.id}`;
+    const unknown = await json(path, tok.admin, { method: 'PUT', body: { forced_hyp: ['nope'], favourite_hyp: [] } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.params).toEqual({ unknown: ['nope'] });
+    expect((await json('/hypervisors/preferred/template/nope', tok.admin, { method: 'PUT', body: { forced_hyp: [], favourite_hyp: [] } })).status).toBe(404);
+    expect((await json(path, tok.manager, { method: 'PUT', body: { forced_hyp: [], favourite_hyp: [] } })).status).toBe(403);
+
+    await server.ctx.db.insert(schema.hypervisors).values({ id: 'ghost', name: 'Ghost', uri: 'qemu+ssh://vdi@ghost.test/system' });
+    const desktop = await makeDesktop(server, await userRow(server, 'user'));
+    try {
+      const set = await json(path, tok.admin, { method: 'PUT', body: { forced_hyp: ['ghost', 'ghost'], favourite_hyp: [] } });
+      expect(set).toEqual({ status: 200, body: { forced_hyp: ['ghost'], favourite_hyp: [] } });
+      const refused = await call(server, `/api/v3/desktop/start/${desktop.id}`, { token: tok.user });
+      expect(refused.status).toBe(428);
+      expect(await refused.json()).toMatchObject({ description_code: 'hypervisors_not_available', params: { reason: 'no_hypervisor_available' } });
+    } finally {
+      await json(path, tok.admin, { method: 'PUT', body: { forced_hyp: [], favourite_hyp: [] } });
+      await server.ctx.db.delete(schema.hypervisors).where(eq(schema.hypervisors.id, 'ghost'));
     }
   });
 });

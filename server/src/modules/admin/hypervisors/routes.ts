@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import {
   LOCAL_HYPERVISOR,
@@ -14,6 +14,7 @@ import {
   ZAdminHypervisorList,
   ZAdminHypervisorSshKey,
   ZAdminHypervisorUpdate,
+  ZPreferredHypervisors,
 } from '@vdi/contracts';
 import type { AppContext } from '../../../context';
 import { schema } from '../../../db';
@@ -189,4 +190,28 @@ export async function adminHypervisorRoutes(app: FastifyInstance, ctx: AppContex
     await ctx.engine.hosts.disconnect(removed.id).catch((err) => request.log.warn({ err }, 'hypervisor connection not closed'));
     return reply.code(204).send();
   });
+
+  /**
+   * Preferred hypervisors of a template or a deployment (the original's `forced_hyp` / `favourite_hyp`):
+   * forced, its desktops start only there; favourite, there first. Every id must name a hypervisor.
+   */
+  r.put(
+    '/admin/hypervisors/preferred/:kind/:id',
+    { preHandler: adminOnly, schema: { params: z.object({ kind: z.enum(['template', 'deployment']), id: z.string().min(1).max(64) }), body: ZPreferredHypervisors, response: { 200: ZPreferredHypervisors } } },
+    async (request) => {
+      const { kind, id } = request.params;
+      const wanted = { forced: [...new Set(request.body.forced_hyp)], favourite: [...new Set(request.body.favourite_hyp)] };
+      const named = [...new Set([...wanted.forced, ...wanted.favourite])];
+      const known = named.length === 0 ? [] : await ctx.db.select({ id: schema.hypervisors.id }).from(schema.hypervisors).where(inArray(schema.hypervisors.id, named));
+      const unknown = named.filter((n) => !known.some((k) => k.id === n));
+      if (unknown.length > 0) throw badRequest('validation_error', `No hypervisor has the id ${unknown.join(', ')}`, { unknown });
+      const updated =
+        kind === 'template'
+          ? await ctx.db.update(schema.domains).set({ preferredHypervisors: wanted }).where(and(eq(schema.domains.id, id), eq(schema.domains.kind, 'template'))).returning({ id: schema.domains.id })
+          : await ctx.db.update(schema.deployments).set({ preferredHypervisors: wanted }).where(eq(schema.deployments.id, id)).returning({ id: schema.deployments.id });
+      if (updated.length === 0) throw notFound(kind === 'template' ? 'template_not_found' : 'deployment_not_found', `${kind} not found`);
+      await audit(ctx.db, auditActorOf(request), { action: 'hypervisor.preferred', objectType: kind, objectId: id, objectName: id, categoryId: null, detail: wanted });
+      return { forced_hyp: wanted.forced, favourite_hyp: wanted.favourite };
+    },
+  );
 }

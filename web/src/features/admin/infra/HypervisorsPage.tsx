@@ -154,7 +154,7 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
           data-testid="hypervisor-mode"
         />
         <Text size="xs" c="dimmed">
-          {t(`admin_infra.hypervisors.mode_hints.${modeOf(h)}`)}
+          {h.draining ? t('admin_infra.hypervisors.draining_hint') : t(`admin_infra.hypervisors.mode_hints.${modeOf(h)}`)}
         </Text>
         <Group gap="xs" mt={4}>
           <Button
