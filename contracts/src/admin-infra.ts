@@ -152,16 +152,92 @@ export const ZAdminHypervisor = z.object({
   desktops_memory_mb: z.number(),
   desktops_vcpus: z.number(),
   desktops_running: z.number().int(),
+  /** Being emptied: no new starts; removable once `desktops_running` is 0. */
+  draining: z.boolean(),
+  /** How the engine reaches it (normalised, no credentials); null for this server's own host. */
+  uri: z.string().nullable(),
+  cpu_model: z.string(),
+  memory_free_mb: z.number(),
+  starts_in_flight: z.number().int(),
+  pools: z.array(z.object({ name: z.string(), path: z.string(), capacity_bytes: z.number(), free_bytes: z.number() })),
+  /** Why it is offline (the engine's words, never a credential), or null. */
+  last_error: z.string().nullable(),
   updated: z.string(),
 });
 export type TAdminHypervisor = z.infer<typeof ZAdminHypervisor>;
 export const ZAdminHypervisorList = z.object({ items: z.array(ZAdminHypervisor), total: z.number().int() });
 export type TAdminHypervisorList = z.infer<typeof ZAdminHypervisorList>;
+/** Drain: no new starts there (true), or take starts again (false). */
+export const ZAdminHypervisorDrain = z.object({ draining: z.boolean() }).strict();
+export type TAdminHypervisorDrain = z.infer<typeof ZAdminHypervisorDrain>;
+/**
+ * The drained host and the desktops still running there: "ask them all to shut down" is the
+ * console's bulk stop (`POST /admin/desktops/stop` with these ids), with its usual warnings.
+ */
+export const ZAdminHypervisorDrained = z.object({ hypervisor: ZAdminHypervisor, running_desktop_ids: z.array(z.string()) });
+export type TAdminHypervisorDrained = z.infer<typeof ZAdminHypervisorDrained>;
 export const ZAdminHypervisorUpdate = z
   .object({ enabled: z.boolean().optional(), only_forced: z.boolean().optional() })
   .strict()
   .refine((b) => b.enabled !== undefined || b.only_forced !== undefined, { message: 'enabled or only_forced' });
 export type TAdminHypervisorUpdate = z.infer<typeof ZAdminHypervisorUpdate>;
+
+/** libvirt transports a remote hypervisor is reached by (an SSH key, or TLS certificates). */
+export const HYPERVISOR_URI_SCHEMES = ['qemu+ssh', 'qemu+tls'] as const;
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const IPV6 = /^\[[0-9a-f:.]+\]$/;
+const SSH_USER = /^[a-z_][a-z0-9_.-]{0,31}$/i;
+
+/**
+ * A libvirt URI a hypervisor is added by, normalised (`qemu+ssh://user@host[:port]/system`,
+ * `qemu+tls://host[:port]/system`: lower-case scheme and host, no default port, no password, no
+ * query), or null when it is not one. One rule for the console's form and the server.
+ */
+export function normaliseHypervisorUri(raw: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    return null;
+  }
+  const scheme = u.protocol.replace(/:$/, '').toLowerCase();
+  if (!(HYPERVISOR_URI_SCHEMES as readonly string[]).includes(scheme)) return null;
+  // Passwords, query options (keyfile, no_verify, socket…) and fragments are refused, not dropped:
+  // the engine decides how it connects (the installation's key), and a URI is shown to admins.
+  if (u.password || u.search || u.hash || u.pathname !== '/system') return null;
+  const host = u.hostname.toLowerCase();
+  if (!HOST_NAME.test(host) && !IPV6.test(host) && !/^\d{1,3}(\.\d{1,3}){3}$/.test(host)) return null;
+  const user = decodeURIComponent(u.username);
+  if (scheme === 'qemu+tls' ? user !== '' : user !== '' && !SSH_USER.test(user)) return null;
+  const defaultPort = scheme === 'qemu+ssh' ? '22' : '16514';
+  const port = u.port && u.port !== defaultPort ? `:${u.port}` : '';
+  return `${scheme}://${user ? `${user}@` : ''}${host}${port}/system`;
+}
+
+/**
+ * Add a hypervisor: the first call (no fingerprint) answers the host key to confirm; the second,
+ * with that fingerprint, connects and stores it. Nothing is stored before the second call succeeds.
+ */
+export const ZAdminHypervisorAdd = z
+  .object({
+    uri: z.string().trim().min(1).max(512),
+    name: z.string().trim().min(1).max(64).optional(),
+    /** `SHA256:…` as the first call answered it */
+    host_key_fingerprint: z.string().trim().min(1).max(128).optional(),
+  })
+  .strict();
+export type TAdminHypervisorAdd = z.infer<typeof ZAdminHypervisorAdd>;
+/** The first call's answer: the host key the host presents, to compare with `ssh-keygen -lf` on the host. */
+export const ZAdminHypervisorHostKey = z.object({ uri: z.string(), algorithm: z.string(), fingerprint: z.string() });
+export type TAdminHypervisorHostKey = z.infer<typeof ZAdminHypervisorHostKey>;
+/** The installation's public SSH key, for the hosts' `authorized_keys`; null until one exists. */
+export const ZAdminHypervisorSshKey = z.object({ public_key: z.string().nullable() });
+export type TAdminHypervisorSshKey = z.infer<typeof ZAdminHypervisorSshKey>;
+/** Preferred hypervisors of a template or deployment (the original's `forced_hyp` / `favourite_hyp`). */
+export const ZPreferredHypervisors = z
+  .object({ forced_hyp: z.array(z.string().min(1).max(64)).max(64), favourite_hyp: z.array(z.string().min(1).max(64)).max(64) })
+  .strict();
+export type TPreferredHypervisors = z.infer<typeof ZPreferredHypervisors>;
 
 // ------------------------------------------------------------------ dashboard
 export const ZAdminDashboard = z.object({

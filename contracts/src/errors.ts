@@ -101,6 +101,12 @@ export const DESCRIPTION_CODES = [
   'desktop_start_failed',
   'desktop_storage_not_ready',
   'hypervisors_not_available',
+  // hypervisors (the console's Hypervisors screen)
+  'hypervisor_uri_invalid',
+  'hypervisor_unreachable',
+  'hypervisor_host_key_changed',
+  'hypervisor_not_empty',
+  'hypervisor_exists',
   'viewer_not_started',
   'unable_to_get_viewer',
   'viewer_protocol_not_implemented',

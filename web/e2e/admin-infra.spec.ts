@@ -6,7 +6,7 @@ import en from '../src/i18n/locales/admin-infra/en.json' with { type: 'json' };
 import ca from '../src/i18n/locales/admin-infra/ca.json' with { type: 'json' };
 import core from '../src/i18n/locales/en.json' with { type: 'json' };
 import { startMediaFileServer } from '../../server/test/helpers/media-file-server';
-import { adminCall, apiToken, chooseLanguage, freshUser, scaled, shot, signInAs } from './support';
+import { adminCall, apiToken, chooseLanguage, freshUser, scaled, shot, signInAs, stillScreen } from './support';
 
 // The administration console's infrastructure (issue 13): the dashboard, hypervisors with the
 // "no new starts" switch, storage with its check of files against records, and jobs.
@@ -102,6 +102,52 @@ test.describe('hypervisors', () => {
           }, { timeout: scaled(60_000), intervals: [1000] })
           .toMatch(/Stopped|Failed/);
       }
+    }
+  });
+
+  test('add by URI: a bad address and an unreachable host are told clearly; drain tells the running count; the local host is never removable', async ({ page, request }) => {
+    test.setTimeout(scaled(180_000));
+    await signInAs(page, 'admin');
+    await openScreen(page, 'hypervisors', T.hypervisors.heading);
+    await page.getByTestId('hypervisor-add').click();
+    const dialog = page.getByTestId('hypervisor-add-dialog');
+    await expect(dialog).toBeVisible();
+    await expect(dialog.getByTestId('hypervisor-install-key').or(dialog.getByTestId('hypervisor-install-key-none'))).toBeVisible();
+    await dialog.getByTestId('hypervisor-uri').fill('http://not-a-hypervisor/system');
+    await dialog.getByTestId('hypervisor-add-submit').click();
+    await expect(dialog.getByTestId('hypervisor-add-error')).toHaveText(core.errors.hypervisor_uri_invalid);
+    // An address that does not connect (TEST-NET-1): the error path, nothing added.
+    await dialog.getByTestId('hypervisor-uri').fill('qemu+ssh://vdi@192.0.2.1/system');
+    await dialog.getByTestId('hypervisor-add-submit').click();
+    await expect(dialog.getByTestId('hypervisor-add-error')).toHaveText(core.errors.hypervisor_unreachable);
+    await stillScreen(page);
+    await shot(page, 'admin-infra-hypervisors-add-error');
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId('hypervisor-card')).toHaveCount(1);
+
+    const host = page.locator('[data-testid=hypervisor-card][data-id=local]');
+    await expect(host.getByTestId('hypervisor-pools')).toContainText('default');
+    await expect(host.getByTestId('hypervisor-remove')).toHaveCount(0);
+    try {
+      await host.getByTestId('hypervisor-drain').click();
+      const drain = page.getByTestId('hypervisor-drain-dialog');
+      await expect(drain).toContainText(/\d/);
+      await expect(host.getByTestId('hypervisor-draining')).toBeVisible();
+      await stillScreen(page);
+    await shot(page, 'admin-infra-hypervisors-drain');
+      await page.keyboard.press('Escape');
+      await host.getByTestId('hypervisor-drain').click();
+      await expect(host.getByTestId('hypervisor-draining')).toHaveCount(0);
+      await chooseLanguage(page, 'ca-ES');
+      await expect(page.getByRole('heading', { name: ca.admin_infra.hypervisors.heading, level: 1 })).toBeVisible();
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.getByTestId('hypervisor-add').click();
+      await expect(page.getByTestId('hypervisor-add-dialog')).toBeVisible();
+      await stillScreen(page);
+    await shot(page, 'admin-infra-hypervisors-add-ca-phone');
+    } finally {
+      await adminCall(request, 'PUT', '/user/language/en-US');
+      await adminCall(request, 'PUT', '/admin/hypervisors/local/drain', { draining: false });
     }
   });
 });

@@ -214,6 +214,10 @@ export const domains = pgTable('domains', {
   jumperUrl: text('jumper_url'),
   /** What the engine last reported: guest address, when it started. */
   guestIp: text('guest_ip'),
+  /** The host it runs on (placement's choice at its start); null while it is stopped. */
+  hypervisorId: text('hypervisor_id'),
+  /** Templates: the hosts their desktops start on (forced: only those; favourite: those first). */
+  preferredHypervisors: jsonb('preferred_hypervisors').$type<PreferredHypervisors>().notNull().default(sql`'{"forced":[],"favourite":[]}'::jsonb`),
   startedAt: timestamp('started_at', { withTimezone: true }),
   currentAction: text('current_action'),
   /** Booking in progress for this desktop (set at its start, cleared at its end by the scheduler). */
@@ -376,6 +380,8 @@ export const deployments = pgTable('deployments', {
   /** Booking that is in progress for the whole deployment, if any. */
   bookingId: text('booking_id'),
   status: text('status').$type<'ready' | 'recycled'>().notNull().default('ready'),
+  /** The hosts its desktops start on; overrides the template's when it names any. */
+  preferredHypervisors: jsonb('preferred_hypervisors').$type<PreferredHypervisors>().notNull().default(sql`'{"forced":[],"favourite":[]}'::jsonb`),
   createdAt: createdAt(),
 }, (t) => [index('deployments_user_idx').on(t.userId)]);
 
@@ -556,9 +562,18 @@ export const hypervisors = pgTable('hypervisors', {
   name: text('name').notNull(),
   enabled: boolean('enabled').notNull().default(true),
   onlyForced: boolean('only_forced').notNull().default(false),
+  /** Being emptied before removal: no new starts, running desktops go on until they stop. */
+  draining: boolean('draining').notNull().default(false),
+  /** How the engine reaches it (`qemu+ssh://user@host/system`, normalised); null for this server's own host. */
+  uri: text('uri'),
+  /** The SSH host key an admin confirmed on first connection (`SHA256:…`); another key is refused. */
+  hostKeyFingerprint: text('host_key_fingerprint'),
   createdAt: createdAt(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-});
+}, (t) => [uniqueIndex('hypervisors_uri_idx').on(t.uri)]);
+
+/** A template's or deployment's pinning to hosts (the original's `forced_hyp` / `favourite_hyp`): hypervisor ids. */
+export type PreferredHypervisors = { forced: string[]; favourite: string[] };
 
 /**
  * A user's WireGuard keys and address in the users' VPN range (`GET /user/vpn/config`). The private

@@ -6,6 +6,7 @@ import { QemuDriver } from './qemu/qemu-driver';
 import { StartQueue } from './start-queue';
 import { LocalDiskStore, type DiskStore } from './storage';
 import { GuestNetwork, type GuestNetworkOptions } from '../network/guest-network';
+import { LocalHostDirectory, type HostDirectory } from './hosts';
 
 /** What the modules use of the engine: one driver, one start queue, the disks, the storage folders. */
 export type Engine = {
@@ -17,6 +18,8 @@ export type Engine = {
   dirs: { storage: string; images: string; quarantine: string };
   /** the guests' private network (the `wireguard` interface); `available` false on hosts that cannot */
   network: GuestNetwork;
+  /** the hosts' live status (CPU, memory, running, starts in flight, pools) for the console and placement */
+  hosts: HostDirectory;
 };
 
 export function storageDirs(dataDir: string) {
@@ -50,5 +53,7 @@ export async function createLocalEngine(opts: {
   const driver = new QemuDriver({ runDir: dirs.run, accel: opts.accel, network });
   await driver.ready();
   const disks = new LocalDiskStore(dirs.storage, dirs.quarantine);
-  return { driver, queue: new StartQueue<MachineRuntime>({ concurrency: opts.concurrency }), disks, dirs, network };
+  const queue = new StartQueue<MachineRuntime>({ concurrency: opts.concurrency });
+  const hosts = new LocalHostDirectory({ driver, queue, disks, storageDir: dirs.storage });
+  return { driver, queue, disks, dirs, network, hosts };
 }

@@ -9,7 +9,7 @@ import { ApiError, conflict, precondition } from '../../http/errors';
 import type { UserRow } from '../../auth/sessions';
 import { checkStartQuota } from '../quotas/start-check';
 import { checkBookingToStart } from '../bookings/start-check';
-import { assertHypervisorAcceptsStarts } from '../shared/hypervisor-state';
+import { createPlacement } from '../placement';
 import { CREATING_DESKTOP } from './create';
 import { disksOf, machineSpecOf, privateMacOf } from './machine-spec';
 import { findDomain, type DomainRow } from '../shared/domains';
@@ -27,6 +27,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
   const { driver, queue } = ctx.engine;
   const changes = new EventEmitter<{ changed: [DomainRow]; deleted: [DomainRow] }>();
   const queuedOwners = new Map<string, string>();
+  const placement = createPlacement(ctx);
   const shutdownTimers = new Map<string, NodeJS.Timeout>();
   const deleting = new Set<string>();
   const ipWaits = new Map<string, AbortController>();
@@ -78,6 +79,8 @@ export function createDesktopLifecycle(ctx: AppContext) {
   async function update(id: string, set: Partial<DomainRow>, onlyFrom?: string | readonly string[]): Promise<DomainRow | undefined> {
     // The forced-stop moment belongs to the shutting-down state: any other state clears it.
     if (set.status !== undefined && set.status !== 'Shutting-down') set = { ...set, forceStopAt: null };
+    // A desktop at rest runs nowhere.
+    if (set.status !== undefined && statusIn(AT_REST, set.status)) set = { ...set, hypervisorId: null };
     const from = typeof onlyFrom === 'string' ? [onlyFrom] : onlyFrom && [...onlyFrom];
     const where = from ? and(eq(schema.domains.id, id), inArray(schema.domains.status, from)) : eq(schema.domains.id, id);
     const [row] = await db.update(schema.domains).set(set).where(where).returning();
@@ -135,20 +138,23 @@ export function createDesktopLifecycle(ctx: AppContext) {
     if (!statusIn(STARTABLE, row.status)) throw notAvailable(row, 'start');
     await checkBookingToStart(db, ctx.clock.now(), row, starter.roleId);
     await checkStartQuota(db, owner, { memoryGb: row.hardware.memoryMb / 1024, vcpus: row.hardware.vcpus });
-    await assertHypervisorAcceptsStarts(db);
-    const caps = await driver.capabilities().catch(() => null);
-    if (!caps || caps.freeMemoryMb < row.hardware.memoryMb) {
-      throw precondition('hypervisors_not_available', 'No hypervisor has room for this desktop');
+    const hypervisorId = await placement.hostFor(row);
+    let spec: Awaited<ReturnType<typeof machineSpecOf>>;
+    let mac: ReturnType<typeof privateMacOf>;
+    try {
+      await assertDisksReady(row);
+      mac = privateMacOf(row);
+      if (mac && !network.available) {
+        throw precondition('guest_network_unavailable', 'The private network (wireguard, RDP viewers) is not available on this server');
+      }
+      spec = await machineSpecOf(db, row);
+      // Claimed atomically: two clicks, or two tabs, start it once.
+      const claimed = await update(row.id, { status: 'Starting', currentAction: null, hypervisorId }, STARTABLE);
+      if (!claimed) throw notAvailable(row, 'start');
+    } catch (err) {
+      placement.forget(hypervisorId);
+      throw err;
     }
-    await assertDisksReady(row);
-    const mac = privateMacOf(row);
-    if (mac && !network.available) {
-      throw precondition('guest_network_unavailable', 'The private network (wireguard, RDP viewers) is not available on this server');
-    }
-    const spec = await machineSpecOf(db, row);
-    // Claimed atomically: two clicks, or two tabs, start it once.
-    const claimed = await update(row.id, { status: 'Starting', currentAction: null }, STARTABLE);
-    if (!claimed) throw notAvailable(row, 'start');
     queuedOwners.set(row.id, row.userId);
     log.info({ desktop: row.id, position: queue.positions().waiting.length + 1 }, 'desktop start queued');
     queue

@@ -1,12 +1,27 @@
-import type { FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
-import { ZAdminHypervisor, ZAdminHypervisorList, ZAdminHypervisorUpdate } from '@vdi/contracts';
+import {
+  LOCAL_HYPERVISOR,
+  normaliseHypervisorUri,
+  ZAdminHypervisor,
+  ZAdminHypervisorAdd,
+  ZAdminHypervisorDrain,
+  ZAdminHypervisorDrained,
+  ZAdminHypervisorHostKey,
+  ZAdminHypervisorList,
+  ZAdminHypervisorSshKey,
+  ZAdminHypervisorUpdate,
+  ZPreferredHypervisors,
+} from '@vdi/contracts';
 import type { AppContext } from '../../../context';
 import { schema } from '../../../db';
 import { requireAuth } from '../../../http/guard';
-import { notFound } from '../../../http/errors';
+import { ApiError, badRequest, conflict, notFound, precondition } from '../../../http/errors';
+import { HostError } from '../../../engine/hosts';
+import { desktopsOn } from '../../placement';
 import { auditActorOf, audit } from '../../../audit/record';
 import { adminSocketCount, notifyAdmins } from '../../../socket/admins';
 import { acceptsStarts } from '../../shared/hypervisor-state';
@@ -79,6 +94,124 @@ export async function adminHypervisorRoutes(app: FastifyInstance, ctx: AppContex
       const [view] = await hypervisorViews(ctx, [row]);
       notifyAdmins(ctx, null, 'hypervisor_update', view!);
       return view!;
+    },
+  );
+
+  r.get('/admin/hypervisors/ssh-key', { preHandler: adminOnly, schema: { response: { 200: ZAdminHypervisorSshKey } } }, async () => ({
+    public_key: await ctx.engine.hosts.installationPublicKey(),
+  }));
+
+  /** A host's refusal as a catalogue code: the engine's words stay in the log (never the URI). */
+  const hostRefusal = (request: FastifyRequest, err: unknown): ApiError => {
+    if (err instanceof ApiError) return err;
+    if (err instanceof HostError && err.code === 'host_key_changed') {
+      return conflict('hypervisor_host_key_changed', 'The host presented another host key than the one confirmed');
+    }
+    request.log.warn({ reason: err instanceof HostError ? err.code : 'error' }, 'hypervisor not reached');
+    return precondition('hypervisor_unreachable', 'The hypervisor could not be reached', { reason: err instanceof HostError ? err.code : 'unreachable' });
+  };
+
+  r.post(
+    '/admin/hypervisors',
+    { preHandler: adminOnly, schema: { body: ZAdminHypervisorAdd, response: { 200: ZAdminHypervisorHostKey, 201: ZAdminHypervisor } } },
+    async (request, reply) => {
+      const uri = normaliseHypervisorUri(request.body.uri);
+      if (!uri) throw badRequest('hypervisor_uri_invalid', 'The address is not qemu+ssh://user@host/system or qemu+tls://host/system');
+      const taken = async () => (await ctx.db.select({ id: schema.hypervisors.id }).from(schema.hypervisors).where(eq(schema.hypervisors.uri, uri))).length > 0;
+      if (await taken()) throw conflict('hypervisor_exists', 'A hypervisor with this address is already added');
+      const key = await ctx.engine.hosts.hostKey(uri).catch((err) => {
+        throw hostRefusal(request, err);
+      });
+      // First call: the key to confirm. Nothing is stored or kept open.
+      if (!request.body.host_key_fingerprint) return reply.code(200).send({ uri, algorithm: key.algorithm, fingerprint: key.fingerprint });
+      if (request.body.host_key_fingerprint !== key.fingerprint) throw conflict('hypervisor_host_key_changed', 'The host presented another host key than the one confirmed');
+      const id = randomUUID();
+      await ctx.engine.hosts.connect(id, uri, { hostKeyFingerprint: key.fingerprint }).catch((err) => {
+        throw hostRefusal(request, err);
+      });
+      try {
+        const row = await ctx.db.transaction(async (tx) => {
+          const [row] = await tx
+            .insert(schema.hypervisors)
+            .values({ id, name: request.body.name ?? new URL(uri).hostname, uri, hostKeyFingerprint: key.fingerprint })
+            .onConflictDoNothing()
+            .returning();
+          if (!row) throw conflict('hypervisor_exists', 'A hypervisor with this address is already added');
+          await audit(tx, auditActorOf(request), { action: 'hypervisor.add', objectType: 'hypervisor', objectId: row.id, objectName: row.name, categoryId: null, detail: {} });
+          return row;
+        });
+        const [view] = await hypervisorViews(ctx, [row]);
+        notifyAdmins(ctx, null, 'hypervisor_update', view!);
+        return reply.code(201).send(view!);
+      } catch (err) {
+        // Nothing half-registered: the connection goes with the refused row.
+        await ctx.engine.hosts.disconnect(id).catch(() => undefined);
+        throw err;
+      }
+    },
+  );
+
+  r.put(
+    '/admin/hypervisors/:id/drain',
+    { preHandler: adminOnly, schema: { params, body: ZAdminHypervisorDrain, response: { 200: ZAdminHypervisorDrained } } },
+    async (request) => {
+      const row = await ctx.db.transaction(async (tx) => {
+        const [before] = await tx.select().from(schema.hypervisors).where(eq(schema.hypervisors.id, request.params.id)).for('update');
+        if (!before) throw notFound('not_found', 'Hypervisor not found');
+        if (before.draining === request.body.draining) return before;
+        const [after] = await tx.update(schema.hypervisors).set({ draining: request.body.draining, updatedAt: new Date() }).where(eq(schema.hypervisors.id, before.id)).returning();
+        await audit(tx, auditActorOf(request), {
+          action: request.body.draining ? 'hypervisor.drain' : 'hypervisor.undrain',
+          objectType: 'hypervisor',
+          objectId: after!.id,
+          objectName: after!.name,
+          categoryId: null,
+          detail: { draining: after!.draining },
+        });
+        return after!;
+      });
+      const [view] = await hypervisorViews(ctx, [row]);
+      notifyAdmins(ctx, null, 'hypervisor_update', view!);
+      return { hypervisor: view!, running_desktop_ids: await desktopsOn(ctx.db, row.id) };
+    },
+  );
+
+  r.delete('/admin/hypervisors/:id', { preHandler: adminOnly, schema: { params } }, async (request, reply) => {
+    const removed = await ctx.db.transaction(async (tx) => {
+      const [row] = await tx.select().from(schema.hypervisors).where(eq(schema.hypervisors.id, request.params.id)).for('update');
+      if (!row) throw notFound('not_found', 'Hypervisor not found');
+      if (row.id === LOCAL_HYPERVISOR) throw badRequest('validation_error', "This server's own host cannot be removed: disable it instead");
+      const running = await desktopsOn(tx, row.id);
+      if (running.length > 0) throw conflict('hypervisor_not_empty', 'Desktops still run on this hypervisor', { running: running.length });
+      await tx.delete(schema.hypervisors).where(eq(schema.hypervisors.id, row.id));
+      await audit(tx, auditActorOf(request), { action: 'hypervisor.remove', objectType: 'hypervisor', objectId: row.id, objectName: row.name, categoryId: null, detail: {} });
+      return row;
+    });
+    await ctx.engine.hosts.disconnect(removed.id).catch((err) => request.log.warn({ err }, 'hypervisor connection not closed'));
+    return reply.code(204).send();
+  });
+
+  /**
+   * Preferred hypervisors of a template or a deployment (the original's `forced_hyp` / `favourite_hyp`):
+   * forced, its desktops start only there; favourite, there first. Every id must name a hypervisor.
+   */
+  r.put(
+    '/admin/hypervisors/preferred/:kind/:id',
+    { preHandler: adminOnly, schema: { params: z.object({ kind: z.enum(['template', 'deployment']), id: z.string().min(1).max(64) }), body: ZPreferredHypervisors, response: { 200: ZPreferredHypervisors } } },
+    async (request) => {
+      const { kind, id } = request.params;
+      const wanted = { forced: [...new Set(request.body.forced_hyp)], favourite: [...new Set(request.body.favourite_hyp)] };
+      const named = [...new Set([...wanted.forced, ...wanted.favourite])];
+      const known = named.length === 0 ? [] : await ctx.db.select({ id: schema.hypervisors.id }).from(schema.hypervisors).where(inArray(schema.hypervisors.id, named));
+      const unknown = named.filter((n) => !known.some((k) => k.id === n));
+      if (unknown.length > 0) throw badRequest('validation_error', `No hypervisor has the id ${unknown.join(', ')}`, { unknown });
+      const updated =
+        kind === 'template'
+          ? await ctx.db.update(schema.domains).set({ preferredHypervisors: wanted }).where(and(eq(schema.domains.id, id), eq(schema.domains.kind, 'template'))).returning({ id: schema.domains.id })
+          : await ctx.db.update(schema.deployments).set({ preferredHypervisors: wanted }).where(eq(schema.deployments.id, id)).returning({ id: schema.deployments.id });
+      if (updated.length === 0) throw notFound(kind === 'template' ? 'template_not_found' : 'deployment_not_found', `${kind} not found`);
+      await audit(ctx.db, auditActorOf(request), { action: 'hypervisor.preferred', objectType: kind, objectId: id, objectName: id, categoryId: null, detail: wanted });
+      return { forced_hyp: wanted.forced, favourite_hyp: wanted.favourite };
     },
   );
 }

@@ -58,16 +58,29 @@ export async function hypervisorViews(ctx: AppContext, rows?: HypervisorRow[]): 
   const local = list.some((r) => r.id === LOCAL_HYPERVISOR)
     ? await Promise.all([ctx.engine.driver.capabilities().catch(() => null), gpus(), runningOf(ctx.db, {})])
     : null;
-  return list.map((r) => {
+  const statuses = await Promise.all(list.map((r) => ctx.engine.hosts.status(r.id).catch(() => null)));
+  return list.map((r, i) => {
+    const host = statuses[i];
     const base = {
       id: r.id,
       name: r.name,
       enabled: r.enabled,
       only_forced: r.onlyForced,
       accepts_starts: acceptsStarts(r),
+      draining: r.draining,
+      uri: r.uri,
+      cpu_model: host?.cpuModel ?? '',
+      memory_free_mb: host?.online ? host.freeMemoryMb : 0,
+      starts_in_flight: host?.startsInFlight ?? 0,
+      pools: (host?.pools ?? []).map((p) => ({ name: p.name, path: p.path, capacity_bytes: p.capacityBytes, free_bytes: p.freeBytes })),
+      last_error: host?.lastError ?? null,
       updated: now,
     };
     const [caps, cards, running] = local ?? [null, [], null];
+    if (r.id !== LOCAL_HYPERVISOR && host?.online) {
+      // Another host: what its engine connection reports (load, GPUs and desktops' sums come with the libvirt engine).
+      return { ...base, state: 'Online' as const, accel: null, gpus: [], cpus: host.cpus, cpu_used_percent: 0, load: [0, 0, 0], memory_total_mb: host.memoryMb, memory_used_mb: host.memoryMb - host.freeMemoryMb, desktops_memory_mb: 0, desktops_vcpus: 0, desktops_running: host.running };
+    }
     if (r.id !== LOCAL_HYPERVISOR || !caps || !running) {
       return { ...base, state: 'Offline' as const, accel: null, gpus: [], cpus: 0, cpu_used_percent: 0, load: [0, 0, 0], memory_total_mb: 0, memory_used_mb: 0, desktops_memory_mb: 0, desktops_vcpus: 0, desktops_running: 0 };
     }

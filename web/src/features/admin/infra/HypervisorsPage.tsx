@@ -1,16 +1,18 @@
-import { Alert, Badge, Group, Paper, Progress, SegmentedControl, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
+import { useState } from 'react';
+import { Alert, Badge, Button, Code, CopyButton, Group, Modal, Paper, Progress, SegmentedControl, SimpleGrid, Skeleton, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
-import { IconAlertCircle, IconCpu, IconPlayerPause, IconServer } from '@tabler/icons-react';
+import { IconAlertCircle, IconCpu, IconPlayerPause, IconPlus, IconServer, IconTrash } from '@tabler/icons-react';
 import dayjs from 'dayjs';
-import type { TAdminHypervisor } from '@vdi/contracts';
+import type { TAdminHypervisor, TAdminHypervisorHostKey } from '@vdi/contracts';
 import { useTranslation } from 'react-i18next';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
 import { errorMessage } from '../../../lib/errors';
 import { useAction } from '../../../lib/use-action';
 import { useAdminEvent } from '../system/live';
-import { applyHypervisor, hypervisorsQuery, updateHypervisor } from './api';
+import { addHypervisor, applyHypervisor, drainHypervisor, hypervisorsQuery, removeHypervisor, shutDownDesktops, sshKeyQuery, updateHypervisor } from './api';
+import { formatBytes } from '../../../entities/format';
 import { formatMb, percent } from './format';
 import '../../../i18n/areas/admin-infra';
 
@@ -43,6 +45,8 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
   const num = (v: number, digits = 0) => new Intl.NumberFormat(lang, { maximumFractionDigits: digits }).format(v);
   const online = h.state === 'Online';
   const memory = percent(h.memory_used_mb, h.memory_total_mb);
+  const [running, setRunning] = useState<string[] | null>(null);
+  const [removing, setRemoving] = useState(false);
 
   return (
     <Paper withBorder radius="md" p="lg" data-testid="hypervisor-card" data-id={h.id} data-accepts={String(h.accepts_starts)}>
@@ -65,6 +69,11 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
           {h.accel && (
             <Badge color={h.accel === 'kvm' ? 'blue' : 'yellow'} variant="light" data-testid="hypervisor-accel">
               {t(`admin_infra.hypervisors.accel.${h.accel}`)}
+            </Badge>
+          )}
+          {h.draining && (
+            <Badge color="orange" variant="light" data-testid="hypervisor-draining">
+              {t('admin_infra.hypervisors.draining')}
             </Badge>
           )}
           {!h.accepts_starts && (
@@ -95,6 +104,24 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
               ? t('admin_infra.hypervisors.no_desktops')
               : t('admin_infra.hypervisors.desktops_given', { count: h.desktops_running, memory: formatMb(h.desktops_memory_mb, lang), vcpus: num(h.desktops_vcpus) })}
           </Text>
+          <Text size="sm" c="dimmed" data-testid="hypervisor-cpu-model">
+            {t('admin_infra.hypervisors.cpu_model', { model: h.cpu_model || '—' })} · {t('admin_infra.hypervisors.starts_in_flight', { n: h.starts_in_flight })}
+          </Text>
+          <Stack gap={2} data-testid="hypervisor-pools">
+            <Text size="sm" fw={500}>
+              {t('admin_infra.hypervisors.pools')}
+            </Text>
+            {h.pools.length === 0 && (
+              <Text size="sm" c="dimmed">
+                {t('admin_infra.hypervisors.no_pools')}
+              </Text>
+            )}
+            {h.pools.map((p) => (
+              <Text key={p.name} size="sm" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+                {t('admin_infra.hypervisors.pool_line', { name: p.name, path: p.path, free: formatBytes(p.free_bytes, lang), total: formatBytes(p.capacity_bytes, lang) })}
+              </Text>
+            ))}
+          </Stack>
           <Text size="sm" c="dimmed" data-testid="hypervisor-gpus">
             {h.gpus.length === 0
               ? t('admin_infra.hypervisors.no_gpus')
@@ -105,6 +132,11 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
         <Text size="sm" c="dimmed">
           {t('admin_infra.hypervisors.offline_body')}
         </Text>
+      )}
+      {h.last_error && (
+        <Alert color="red" mt="md" icon={<IconAlertCircle size={16} />} title={t('admin_infra.hypervisors.last_error')} data-testid="hypervisor-last-error">
+          {h.last_error}
+        </Alert>
       )}
 
       <Stack gap={6} mt="lg">
@@ -122,14 +154,84 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
           data-testid="hypervisor-mode"
         />
         <Text size="xs" c="dimmed">
-          {t(`admin_infra.hypervisors.mode_hints.${modeOf(h)}`)}
+          {h.draining ? t('admin_infra.hypervisors.draining_hint') : t(`admin_infra.hypervisors.mode_hints.${modeOf(h)}`)}
         </Text>
+        <Group gap="xs" mt={4}>
+          <Button
+            variant="light"
+            color={h.draining ? 'teal' : 'orange'}
+            size="xs"
+            loading={busy}
+            data-testid="hypervisor-drain"
+            onClick={() =>
+              void run(async () => {
+                const answer = await drainHypervisor(h.id, !h.draining);
+                if (answer.hypervisor.draining) setRunning(answer.running_desktop_ids);
+              })
+            }
+          >
+            {t(h.draining ? 'admin_infra.hypervisors.undrain' : 'admin_infra.hypervisors.drain')}
+          </Button>
+          {h.uri !== null && (
+            <Button
+              variant="subtle"
+              color="red"
+              size="xs"
+              leftSection={<IconTrash size={14} />}
+              disabled={busy || h.desktops_running > 0}
+              title={h.desktops_running > 0 ? t('admin_infra.hypervisors.remove_busy') : undefined}
+              data-testid="hypervisor-remove"
+              onClick={() => setRemoving(true)}
+            >
+              {t('admin_infra.hypervisors.remove')}
+            </Button>
+          )}
+        </Group>
         {error && (
           <Alert color="red" icon={<IconAlertCircle size={16} />} role="alert">
             {error}
           </Alert>
         )}
       </Stack>
+      <Modal opened={running !== null} onClose={() => setRunning(null)} title={t('admin_infra.hypervisors.drain_title', { name: h.name })} centered>
+        <Stack data-testid="hypervisor-drain-dialog">
+          <Text size="sm">{t('admin_infra.hypervisors.drain_body', { n: running?.length ?? 0 })}</Text>
+          {(running?.length ?? 0) > 0 && (
+            <Alert color="orange" icon={<IconAlertCircle size={16} />}>
+              {t('admin_infra.hypervisors.shutdown_warning')}
+            </Alert>
+          )}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setRunning(null)}>
+              {t('admin_infra.hypervisors.close')}
+            </Button>
+            {(running?.length ?? 0) > 0 && (
+              <Button color="orange" loading={busy} data-testid="hypervisor-shutdown-all" onClick={() => void run(async () => {
+                await shutDownDesktops(running ?? []);
+                setRunning(null);
+              })}>
+                {t('admin_infra.hypervisors.shutdown_all')}
+              </Button>
+            )}
+          </Group>
+        </Stack>
+      </Modal>
+      <Modal opened={removing} onClose={() => setRemoving(false)} title={t('admin_infra.hypervisors.remove_title', { name: h.name })} centered>
+        <Stack>
+          <Text size="sm">{t('admin_infra.hypervisors.remove_body')}</Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setRemoving(false)}>
+              {t('admin_infra.hypervisors.close')}
+            </Button>
+            <Button color="red" loading={busy} data-testid="hypervisor-remove-confirm" onClick={() => void run(async () => {
+              setRemoving(false);
+              await removeHypervisor(h.id);
+            })}>
+              {t('admin_infra.hypervisors.remove')}
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
       <Text size="xs" c="dimmed" mt="sm" ta="right">
         {t('admin_infra.hypervisors.updated', { time: dayjs(h.updated).format('HH:mm:ss') })}
       </Text>
@@ -150,15 +252,111 @@ function Figure({ label, value, testId, hint }: { label: string; value: string; 
   );
 }
 
+/** Add a host by its libvirt URI: the installation's key to copy, then the host key to confirm. */
+function AddHypervisor({ opened, onClose }: { opened: boolean; onClose: () => void }) {
+  const { t } = useTranslation();
+  const { busy, error, run } = useAction();
+  const key = useQuery({ ...sshKeyQuery, enabled: opened });
+  const [uri, setUri] = useState('');
+  const [name, setName] = useState('');
+  const [hostKey, setHostKey] = useState<TAdminHypervisorHostKey | null>(null);
+  const close = () => {
+    setHostKey(null);
+    setUri('');
+    setName('');
+    onClose();
+  };
+  const submit = () =>
+    void run(async () => {
+      const answer = await addHypervisor({ uri, ...(name.trim() && { name: name.trim() }), ...(hostKey && { host_key_fingerprint: hostKey.fingerprint }) });
+      if ('fingerprint' in answer) setHostKey(answer);
+      else close();
+    });
+  return (
+    <Modal opened={opened} onClose={close} title={t('admin_infra.hypervisors.add_title')} centered size="lg">
+      <Stack data-testid="hypervisor-add-dialog">
+        <Stack gap={4}>
+          <Text size="sm" fw={500}>
+            {t('admin_infra.hypervisors.install_key')}
+          </Text>
+          <Text size="xs" c="dimmed">
+            {t('admin_infra.hypervisors.install_key_hint')}
+          </Text>
+          {key.data?.public_key ? (
+            <Group gap="xs" wrap="nowrap" align="flex-start">
+              <Code block style={{ flex: 1, overflowWrap: 'anywhere', whiteSpace: 'pre-wrap' }} data-testid="hypervisor-install-key">
+                {key.data.public_key}
+              </Code>
+              <CopyButton value={key.data.public_key}>
+                {({ copied, copy }) => (
+                  <Button size="xs" variant="light" onClick={copy}>
+                    {t(copied ? 'admin_infra.hypervisors.copied' : 'admin_infra.hypervisors.copy')}
+                  </Button>
+                )}
+              </CopyButton>
+            </Group>
+          ) : (
+            <Text size="sm" c="dimmed" data-testid="hypervisor-install-key-none">
+              {t('admin_infra.hypervisors.install_key_none')}
+            </Text>
+          )}
+        </Stack>
+        <TextInput
+          label={t('admin_infra.hypervisors.uri')}
+          description={t('admin_infra.hypervisors.uri_hint')}
+          placeholder="qemu+ssh://vdi@host/system"
+          value={uri}
+          disabled={hostKey !== null}
+          onChange={(e) => setUri(e.currentTarget.value)}
+          data-testid="hypervisor-uri"
+        />
+        <TextInput label={t('admin_infra.hypervisors.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} maxLength={64} />
+        {hostKey && (
+          <Alert color="blue" title={t('admin_infra.hypervisors.host_key_title')} data-testid="hypervisor-host-key">
+            <Text size="sm">{t('admin_infra.hypervisors.host_key_body')}</Text>
+            <Code block mt="xs" style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-wrap' }}>
+              {hostKey.algorithm} {hostKey.fingerprint}
+            </Code>
+          </Alert>
+        )}
+        {error && (
+          <Alert color="red" icon={<IconAlertCircle size={16} />} role="alert" data-testid="hypervisor-add-error">
+            {error}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={close}>
+            {t('admin_infra.hypervisors.close')}
+          </Button>
+          <Button loading={busy} disabled={uri.trim() === ''} onClick={submit} data-testid="hypervisor-add-submit">
+            {t(hostKey ? 'admin_infra.hypervisors.confirm_add' : 'admin_infra.hypervisors.connect')}
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
 /** Hypervisors (admins): each host's state and numbers, live, and whether it takes new desktops. */
 export default function HypervisorsPage() {
   const { t, i18n } = useTranslation();
   const { data, error, isPending } = useQuery(hypervisorsQuery);
   useAdminEvent('hypervisor_update', applyHypervisor);
+  const [adding, setAdding] = useState(false);
 
   return (
     <>
-      <PageHeader title={t('admin_infra.hypervisors.heading')} subtitle={t('admin_infra.hypervisors.subheading')} />
+      <PageHeader
+        title={t('admin_infra.hypervisors.heading')}
+        subtitle={t('admin_infra.hypervisors.subheading')}
+        actions={
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)} data-testid="hypervisor-add">
+            {t('admin_infra.hypervisors.add')}
+          </Button>
+        }
+      />
+      {/* Mounted while open: each opening starts empty (no address, key or error of the last one). */}
+      {adding && <AddHypervisor opened onClose={() => setAdding(false)} />}
       {error && !data ? (
         <Alert color="red" icon={<IconAlertCircle size={18} />} title={t('admin_infra.load_failed')} data-testid="hypervisors-error">
           {errorMessage(t, error, (k) => i18n.exists(k))}

@@ -1,8 +1,12 @@
 import { keepPreviousData } from '@tanstack/react-query';
 import {
   ZAdminDashboard,
+  ZAdminActionAnswer,
   ZAdminHypervisor,
+  ZAdminHypervisorDrained,
+  ZAdminHypervisorHostKey,
   ZAdminHypervisorList,
+  ZAdminHypervisorSshKey,
   ZAdminJob,
   ZAdminJobList,
   ZAdminStorageCheck,
@@ -11,8 +15,11 @@ import {
   ZAdminStorageRemoved,
   type TAdminHypervisor,
   type TAdminHypervisorList,
+  type TAdminHypervisorAdd,
+  type TAdminHypervisorHostKey,
   type TAdminHypervisorUpdate,
 } from '@vdi/contracts';
+import { z } from 'zod';
 import { api } from '../../../lib/api';
 import { queryClient, HANDLES_ERROR } from '../../../lib/queries';
 
@@ -79,3 +86,23 @@ export function applyHypervisor(h: TAdminHypervisor) {
     return { items, total: items.length };
   });
 }
+
+/** The installation's public SSH key, for the hosts' `authorized_keys`. */
+export const sshKeyQuery = { queryKey: [...HYPERVISORS_KEY, 'ssh-key'], queryFn: () => api.get('/admin/hypervisors/ssh-key', ZAdminHypervisorSshKey) } as const;
+/** Add: without a fingerprint the host key to confirm; with it, the added host. */
+export async function addHypervisor(body: TAdminHypervisorAdd): Promise<TAdminHypervisorHostKey | TAdminHypervisor> {
+  const answer = await api.post('/admin/hypervisors', body, z.union([ZAdminHypervisorHostKey, ZAdminHypervisor]));
+  if ('id' in answer) applyHypervisor(answer);
+  return answer;
+}
+export async function drainHypervisor(id: string, draining: boolean) {
+  const answer = await api.put(`/admin/hypervisors/${encodeURIComponent(id)}/drain`, { draining }, ZAdminHypervisorDrained);
+  applyHypervisor(answer.hypervisor);
+  return answer;
+}
+export async function removeHypervisor(id: string) {
+  await api.delete(`/admin/hypervisors/${encodeURIComponent(id)}`);
+  queryClient.setQueryData<TAdminHypervisorList>(HYPERVISORS_KEY, (list) => list && { items: list.items.filter((x) => x.id !== id), total: list.total - 1 });
+}
+/** "Ask them all to shut down": the console's bulk stop of desktops (the same call as the Desktops page's). */
+export const shutDownDesktops = (ids: string[]) => api.post('/admin/desktops/stop', { ids }, ZAdminActionAnswer);

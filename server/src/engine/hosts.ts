@@ -1,0 +1,120 @@
+import { cpus, freemem, totalmem } from 'node:os';
+import { LOCAL_HYPERVISOR } from '@vdi/contracts';
+import type { HypervisorDriver, MachineRuntime } from './driver';
+import type { StartQueue } from './start-queue';
+import type { DiskStore } from './storage';
+
+/**
+ * The engine's hosts as the console and placement read them. One seam: the local host answers from
+ * this machine today (`LocalHostDirectory`); the libvirt engine answers the same shape for every
+ * host it holds a connection to (one connection per host), so nothing above changes.
+ */
+
+/** A storage pool as a host sees it: a directory it reaches (a libvirt `dir` pool there). */
+export type HostPool = { name: string; path: string; capacityBytes: number; freeBytes: number };
+
+/** What is known of a host now. `online` false: the numbers are the last known ones (or zero) and `lastError` says why. */
+export type HostStatus = {
+  online: boolean;
+  cpuModel: string;
+  cpus: number;
+  memoryMb: number;
+  freeMemoryMb: number;
+  /** machines the host runs now */
+  running: number;
+  /** starts asked of this host and not yet answered (placement counts them against it) */
+  startsInFlight: number;
+  pools: HostPool[];
+  /** the last connection or sampling error, in words an admin may read (never a URI's credentials) */
+  lastError: string | null;
+  checkedAt: string;
+};
+
+/** How a host is reached the first time: the host key it must present (confirmed by an admin). */
+export type HostConnectOptions = {
+  /** `SHA256:…` as `ssh-keygen -lf` prints it; the connection is refused when the host presents another */
+  hostKeyFingerprint?: string;
+};
+
+/** A host's SSH host key, read before anything is stored, for the admin to confirm. */
+export type HostKey = { algorithm: string; fingerprint: string };
+
+export class HostError extends Error {
+  constructor(
+    /** `uri_invalid` | `unreachable` | `host_key_changed` | `unsupported`: the module maps it to a catalogue code */
+    readonly code: 'uri_invalid' | 'unreachable' | 'host_key_changed' | 'unsupported',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface HostDirectory {
+  /** The host's status, or null when the directory holds no host of that id. */
+  status(id: string): Promise<HostStatus | null>;
+  /** Opens (and keeps) the connection to `uri` as host `id`; rejects with a HostError, holding nothing. */
+  connect(id: string, uri: string, opts: HostConnectOptions): Promise<HostStatus>;
+  /** The host key `uri`'s host presents now (first-connection confirmation); rejects with a HostError. */
+  hostKey(uri: string): Promise<HostKey>;
+  /** Closes the connection to host `id` (removal); its status is null afterwards. */
+  disconnect(id: string): Promise<void>;
+  /**
+   * The installation's public SSH key (one line for a host's `authorized_keys`), or null when it has
+   * none. The local directory has none: the SSH identity (`host/ssh-identity.ts`) fills it.
+   */
+  installationPublicKey(): Promise<string | null>;
+}
+
+/**
+ * This machine as the only host: CPUs and memory from the OS, the running machines from the driver,
+ * the starts in flight from the start queue, the storage folder as its one pool (`default`). It
+ * connects to no other host: `connect`/`hostKey` answer `unsupported` until the libvirt engine exists.
+ */
+export class LocalHostDirectory implements HostDirectory {
+  constructor(
+    private readonly parts: {
+      driver: Pick<HypervisorDriver, 'list'>;
+      queue: Pick<StartQueue<MachineRuntime>, 'positions'>;
+      disks: Pick<DiskStore, 'space'>;
+      storageDir: string;
+      now?: () => Date;
+    },
+  ) {}
+
+  async status(id: string): Promise<HostStatus | null> {
+    if (id !== LOCAL_HYPERVISOR) return null;
+    const checkedAt = (this.parts.now?.() ?? new Date()).toISOString();
+    const cores = cpus();
+    const base = { cpuModel: cores[0]?.model.trim() ?? '', cpus: cores.length, memoryMb: Math.floor(totalmem() / 1048576), freeMemoryMb: Math.floor(freemem() / 1048576) };
+    try {
+      const [machines, space] = await Promise.all([this.parts.driver.list(), this.parts.disks.space()]);
+      const queue = this.parts.queue.positions();
+      return {
+        online: true,
+        ...base,
+        running: machines.length,
+        startsInFlight: queue.running.length + queue.waiting.length,
+        pools: [{ name: 'default', path: this.parts.storageDir, capacityBytes: space.total, freeBytes: space.free }],
+        lastError: null,
+        checkedAt,
+      };
+    } catch (err) {
+      return { online: false, ...base, running: 0, startsInFlight: 0, pools: [], lastError: err instanceof Error ? err.message : String(err), checkedAt };
+    }
+  }
+
+  async connect(): Promise<HostStatus> {
+    throw new HostError('unsupported', 'This engine runs desktops on this machine only: other hosts need the libvirt engine');
+  }
+
+  async hostKey(): Promise<HostKey> {
+    throw new HostError('unsupported', 'This engine runs desktops on this machine only: other hosts need the libvirt engine');
+  }
+
+  async disconnect(): Promise<void> {}
+
+  // STUB until the installation's SSH identity exists (host/ssh-identity.ts): the lead wires it here.
+  async installationPublicKey(): Promise<string | null> {
+    return null;
+  }
+}

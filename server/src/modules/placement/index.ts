@@ -1,0 +1,104 @@
+import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { LOCAL_HYPERVISOR, RUNNING_STATUSES } from '@vdi/contracts';
+import type { AppContext } from '../../context';
+import { schema, type Db } from '../../db';
+import type { PreferredHypervisors } from '../../db/schema';
+import { precondition } from '../../http/errors';
+import type { DomainRow } from '../shared/domains';
+import { place, START_IN_FLIGHT_MS, type NoHostReason, type PlacementHost, type StartInFlight } from './rules';
+
+export { place, type NoHostReason } from './rules';
+
+/** The pool every disk is in until pools are mapped to categories: the storage folder (`engine.hosts` names it so). */
+export const DEFAULT_POOL = 'default';
+
+const NO_HOST_TEXT: Record<NoHostReason, string> = {
+  no_hypervisor_available: 'No hypervisor is online to start this desktop',
+  no_new_starts: 'No hypervisor takes new desktops now: an administrator has stopped new starts',
+  pool_unreachable: 'No hypervisor that takes new desktops reaches the storage of this desktop',
+  gpu_not_offered: 'No hypervisor that takes new desktops offers the GPU profile of this desktop',
+  no_memory: 'No hypervisor has room for this desktop',
+};
+
+const d = schema.domains;
+
+/** vCPUs of the desktops running on each host (a desktop started before hosts were recorded is on `local`). */
+async function vcpusByHost(db: Db): Promise<Map<string, number>> {
+  const rows = await db
+    .select({ host: d.hypervisorId, vcpus: sql<number>`coalesce(sum((${d.hardware}->>'vcpus')::float8), 0)`.mapWith(Number) })
+    .from(d)
+    .where(inArray(d.status, [...RUNNING_STATUSES]))
+    .groupBy(d.hypervisorId);
+  const out = new Map<string, number>();
+  for (const r of rows) out.set(r.host ?? LOCAL_HYPERVISOR, (out.get(r.host ?? LOCAL_HYPERVISOR) ?? 0) + r.vcpus);
+  return out;
+}
+
+/** The desktops running on host `hostId` (ids), e.g. to drain it or to refuse its removal. */
+export async function desktopsOn(db: Db, hostId: string): Promise<string[]> {
+  const onHost = hostId === LOCAL_HYPERVISOR ? or(isNull(d.hypervisorId), eq(d.hypervisorId, hostId)) : eq(d.hypervisorId, hostId);
+  const rows = await db.select({ id: d.id }).from(d).where(and(eq(d.kind, 'desktop'), inArray(d.status, [...RUNNING_STATUSES]), onHost));
+  return rows.map((r) => r.id);
+}
+
+/** A desktop's pinning: its deployment's when that names any host, else its template's. */
+async function preferenceOf(db: Db, row: DomainRow): Promise<PreferredHypervisors> {
+  const none = { forced: [], favourite: [] };
+  if (row.tag) {
+    const [dep] = await db.select({ p: schema.deployments.preferredHypervisors }).from(schema.deployments).where(eq(schema.deployments.id, row.tag));
+    if (dep && (dep.p.forced.length > 0 || dep.p.favourite.length > 0)) return dep.p;
+  }
+  if (!row.templateId) return none;
+  const [tpl] = await db.select({ p: d.preferredHypervisors }).from(d).where(eq(d.id, row.templateId));
+  return tpl?.p ?? none;
+}
+
+/**
+ * Where desktops start: gathers the facts (the hosts' stored state, their live status from the
+ * engine, what runs where, the desktop's pinning) and lets the rules decide. The starts it placed in
+ * the last 30 s count against their host (this server process's; each process places its own).
+ */
+export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine'>) {
+  const { db } = ctx;
+  let inFlight: StartInFlight[] = [];
+
+  /** The host for `row`'s start, recorded as in flight there; or a 428 `hypervisors_not_available` with the reason. */
+  async function hostFor(row: DomainRow): Promise<string> {
+    const [rows, vcpus, pref] = await Promise.all([db.select().from(schema.hypervisors), vcpusByHost(db), preferenceOf(db, row)]);
+    const hosts: PlacementHost[] = await Promise.all(
+      rows.map(async (h) => {
+        const s = await ctx.engine.hosts.status(h.id).catch(() => null);
+        return {
+          id: h.id,
+          enabled: h.enabled,
+          onlyForced: h.onlyForced,
+          draining: h.draining,
+          online: s?.online ?? false,
+          cpus: s?.cpus ?? 0,
+          freeMemoryMb: s?.freeMemoryMb ?? 0,
+          vcpusInUse: vcpus.get(h.id) ?? 0,
+          pools: s?.pools.map((p) => p.name) ?? [],
+          // GPU profiles per host come with the libvirt engine; the local host offers the ones booked here.
+          gpuProfiles: [],
+        };
+      }),
+    );
+    // Real time, not the bookings' clock: starts in flight are about the host's own numbers catching up.
+    const now = Date.now();
+    inFlight = inFlight.filter((s) => now - s.at < START_IN_FLIGHT_MS);
+    const demand = { memoryMb: row.hardware.memoryMb, vcpus: row.hardware.vcpus, pool: DEFAULT_POOL, gpuProfile: null };
+    const chosen = place(hosts, demand, pref, inFlight, now);
+    // The original's code stays on the wire (its clients branch on it); the reason says which rule refused.
+    if (!chosen.ok) throw precondition('hypervisors_not_available', NO_HOST_TEXT[chosen.reason], { reason: chosen.reason });
+    inFlight.push({ hostId: chosen.hostId, at: now, memoryMb: demand.memoryMb, vcpus: demand.vcpus });
+    return chosen.hostId;
+  }
+
+  /** A start that did not happen (refused after placement, or failed) no longer counts against its host. */
+  function forget(hostId: string) {
+    const i = inFlight.findLastIndex((s) => s.hostId === hostId);
+    if (i >= 0) inFlight.splice(i, 1);
+  }
+
+  return { hostFor, forget };
+}

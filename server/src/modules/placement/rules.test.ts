@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { place, inFlightOn, START_IN_FLIGHT_MS, VCPU_OVERCOMMIT, type PlacementHost, type PlacementDemand } from './rules';
+
+const NOW = 1_000_000;
+const host = (id: string, over: Partial<PlacementHost> = {}): PlacementHost => ({
+  id,
+  enabled: true,
+  onlyForced: false,
+  draining: false,
+  online: true,
+  cpus: 4,
+  freeMemoryMb: 8192,
+  vcpusInUse: 0,
+  pools: ['default'],
+  gpuProfiles: [],
+  ...over,
+});
+const demand: PlacementDemand = { memoryMb: 1024, vcpus: 2, pool: 'default', gpuProfile: null };
+const none = { forced: [], favourite: [] };
+
+describe('placement', () => {
+  it('ranks the candidates by free memory', () => {
+    expect(place([host('a', { freeMemoryMb: 2048 }), host('b', { freeMemoryMb: 6000 }), host('c', { freeMemoryMb: 4000 })], demand, none, [], NOW)).toEqual({ ok: true, hostId: 'b' });
+  });
+
+  it('breaks a tie by id, so the choice is the same every time', () => {
+    expect(place([host('b'), host('a')], demand, none, [], NOW)).toEqual({ ok: true, hostId: 'a' });
+  });
+
+  it('skips a disabled, a draining, an offline and an "only forced" host', () => {
+    const hosts = [host('off', { enabled: false, freeMemoryMb: 9e6 }), host('drain', { draining: true, freeMemoryMb: 9e6 }), host('down', { online: false, freeMemoryMb: 9e6 }), host('forced', { onlyForced: true, freeMemoryMb: 9e6 }), host('ok', { freeMemoryMb: 2048 })];
+    expect(place(hosts, demand, none, [], NOW)).toEqual({ ok: true, hostId: 'ok' });
+  });
+
+  it('answers no_hypervisor_available when no host is online (or there is none)', () => {
+    expect(place([], demand, none, [], NOW)).toEqual({ ok: false, reason: 'no_hypervisor_available' });
+    expect(place([host('a', { online: false })], demand, none, [], NOW)).toEqual({ ok: false, reason: 'no_hypervisor_available' });
+  });
+
+  it('answers no_new_starts when the online hosts take none (disabled, draining, only forced)', () => {
+    expect(place([host('a', { enabled: false }), host('b', { draining: true }), host('c', { onlyForced: true })], demand, none, [], NOW)).toEqual({ ok: false, reason: 'no_new_starts' });
+  });
+
+  it('needs the desktop storage pool on the host', () => {
+    expect(place([host('a', { pools: ['other'], freeMemoryMb: 9e6 }), host('b', { pools: ['default', 'other'] })], demand, none, [], NOW)).toEqual({ ok: true, hostId: 'b' });
+    expect(place([host('a', { pools: ['other'] })], demand, none, [], NOW)).toEqual({ ok: false, reason: 'pool_unreachable' });
+  });
+
+  it('needs the GPU profile offered on the host', () => {
+    const gpu = { ...demand, gpuProfile: 'nvidia-a16-2q' };
+    expect(place([host('a', { freeMemoryMb: 9e6 }), host('b', { gpuProfiles: ['nvidia-a16-2q'] })], gpu, none, [], NOW)).toEqual({ ok: true, hostId: 'b' });
+    expect(place([host('a')], gpu, none, [], NOW)).toEqual({ ok: false, reason: 'gpu_not_offered' });
+  });
+
+  it('needs enough free memory', () => {
+    expect(place([host('a', { freeMemoryMb: 1023 })], demand, none, [], NOW)).toEqual({ ok: false, reason: 'no_memory' });
+    expect(place([host('a', { freeMemoryMb: 1024 })], demand, none, [], NOW)).toEqual({ ok: true, hostId: 'a' });
+  });
+
+  it('needs vCPUs within the overcommit of the host CPUs', () => {
+    const full = host('a', { cpus: 1, vcpusInUse: VCPU_OVERCOMMIT - 1 });
+    expect(place([full], demand, none, [], NOW)).toEqual({ ok: false, reason: 'no_memory' });
+    expect(place([{ ...full, vcpusInUse: VCPU_OVERCOMMIT - 2 }], demand, none, [], NOW)).toEqual({ ok: true, hostId: 'a' });
+  });
+
+  it('counts starts of the last 30 s against their host, and forgets older ones', () => {
+    const hosts = [host('a', { freeMemoryMb: 6000 }), host('b', { freeMemoryMb: 5000 })];
+    const recent = [{ hostId: 'a', at: NOW - 1000, memoryMb: 2000, vcpus: 2 }];
+    expect(place(hosts, demand, none, recent, NOW)).toEqual({ ok: true, hostId: 'b' });
+    const old = [{ hostId: 'a', at: NOW - START_IN_FLIGHT_MS, memoryMb: 2000, vcpus: 2 }];
+    expect(place(hosts, demand, none, old, NOW)).toEqual({ ok: true, hostId: 'a' });
+    expect(inFlightOn('a', [...recent, ...old, { hostId: 'b', at: NOW, memoryMb: 7, vcpus: 1 }], NOW)).toEqual({ memoryMb: 2000, vcpus: 2 });
+  });
+
+  it('spreads a storm: each start placed counts, so the next goes to the emptier host', () => {
+    const hosts = [host('a', { freeMemoryMb: 4096 }), host('b', { freeMemoryMb: 4096 }), host('c', { freeMemoryMb: 4096 })];
+    const starts: { hostId: string; at: number; memoryMb: number; vcpus: number }[] = [];
+    for (let i = 0; i < 9; i++) {
+      const p = place(hosts, { ...demand, vcpus: 1 }, none, starts, NOW);
+      if (!p.ok) throw new Error(p.reason);
+      starts.push({ hostId: p.hostId, at: NOW, memoryMb: demand.memoryMb, vcpus: 1 });
+    }
+    const per = ['a', 'b', 'c'].map((id) => starts.filter((s) => s.hostId === id).length);
+    expect(per).toEqual([3, 3, 3]);
+  });
+
+  it('forced hosts: only those, even when they are "only forced", never another', () => {
+    const hosts = [host('a', { freeMemoryMb: 9e6 }), host('b', { onlyForced: true })];
+    expect(place(hosts, demand, { forced: ['b'], favourite: [] }, [], NOW)).toEqual({ ok: true, hostId: 'b' });
+    expect(place([host('a'), host('b', { online: false })], demand, { forced: ['b'], favourite: [] }, [], NOW)).toEqual({ ok: false, reason: 'no_hypervisor_available' });
+    expect(place([host('a'), host('b', { enabled: false })], demand, { forced: ['b'], favourite: [] }, [], NOW)).toEqual({ ok: false, reason: 'no_new_starts' });
+  });
+
+  it('favourite hosts first when they can take it, else the others', () => {
+    const hosts = [host('a', { freeMemoryMb: 9000 }), host('b', { freeMemoryMb: 2048 })];
+    expect(place(hosts, demand, { forced: [], favourite: ['b'] }, [], NOW)).toEqual({ ok: true, hostId: 'b' });
+    expect(place([host('a'), host('b', { freeMemoryMb: 10 })], demand, { forced: [], favourite: ['b'] }, [], NOW)).toEqual({ ok: true, hostId: 'a' });
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * Placement: which host starts a desktop. Pure rules, written once (the original's engine:
+ * enabled and online hosts that can serve the desktop, starts still in flight counted against a
+ * host for 30 s, ranked by free memory; `forced_hyp` keeps only those hosts, `favourite_hyp` puts
+ * them first). The start path gathers the facts; this decides.
+ */
+
+/** How long a start counts against its host (its memory and vCPUs) before the host's numbers show it. */
+export const START_IN_FLIGHT_MS = 30_000;
+
+/** Why no host takes the desktop: carried in the refusal's `params.reason`. */
+export type NoHostReason =
+  /** no host at all is enabled, online and not draining (or none of the forced ones is) */
+  | 'no_hypervisor_available'
+  /** hosts exist but an administrator stopped new starts on every one (disabled, draining, only forced) */
+  | 'no_new_starts'
+  /** the desktop's storage pool is reachable on no candidate */
+  | 'pool_unreachable'
+  /** its GPU profile is offered on no candidate */
+  | 'gpu_not_offered'
+  /** no candidate has the free memory (or vCPUs) it needs, counting starts in flight */
+  | 'no_memory';
+
+export type PlacementHost = {
+  id: string;
+  enabled: boolean;
+  /** only starts that force this host (the original's `only_forced`) */
+  onlyForced: boolean;
+  draining: boolean;
+  online: boolean;
+  cpus: number;
+  freeMemoryMb: number;
+  /** vCPUs of the machines it runs now */
+  vcpusInUse: number;
+  /** storage pools it reaches (names) */
+  pools: string[];
+  /** GPU profiles it offers */
+  gpuProfiles: string[];
+};
+
+/** A start asked of a host less than START_IN_FLIGHT_MS ago. */
+export type StartInFlight = { hostId: string; at: number; memoryMb: number; vcpus: number };
+
+export type PlacementDemand = {
+  memoryMb: number;
+  vcpus: number;
+  /** the pool of its disk(s) */
+  pool: string;
+  /** its GPU profile, or null */
+  gpuProfile: string | null;
+};
+
+/** The template's or deployment's pinning (the original's `forced_hyp` / `favourite_hyp`): host ids. */
+export type PlacementPreference = { forced: string[]; favourite: string[] };
+
+export type Placement = { ok: true; hostId: string } | { ok: false; reason: NoHostReason };
+
+/** How many vCPUs a host may hand out per physical CPU (TCG and KVM both overcommit; the original does not cap). */
+export const VCPU_OVERCOMMIT = 8;
+
+/** Starts of the last 30 s on `hostId` (older ones are already in the host's numbers). */
+export function inFlightOn(hostId: string, starts: StartInFlight[], now: number) {
+  let memoryMb = 0;
+  let vcpus = 0;
+  for (const s of starts) {
+    if (s.hostId !== hostId || now - s.at >= START_IN_FLIGHT_MS || s.at > now) continue;
+    memoryMb += s.memoryMb;
+    vcpus += s.vcpus;
+  }
+  return { memoryMb, vcpus };
+}
+
+/** Free memory left on a host once its starts in flight are counted. */
+export const freeAfterInFlight = (h: PlacementHost, starts: StartInFlight[], now: number) => h.freeMemoryMb - inFlightOn(h.id, starts, now).memoryMb;
+
+/**
+ * Picks the host for one start, or says why none can take it. The order of the filters is the
+ * order of the reasons an admin reads: availability, then what the desktop needs, then room.
+ */
+export function place(hosts: PlacementHost[], demand: PlacementDemand, pref: PlacementPreference, starts: StartInFlight[], now: number): Placement {
+  const forced = new Set(pref.forced);
+  // Forced: only those hosts, and they take it even when "only forced".
+  const pinned = forced.size > 0 ? hosts.filter((h) => forced.has(h.id)) : hosts;
+  const up = pinned.filter((h) => h.online);
+  if (up.length === 0) return { ok: false, reason: 'no_hypervisor_available' };
+  const taking = up.filter((h) => h.enabled && !h.draining && (!h.onlyForced || forced.has(h.id)));
+  if (taking.length === 0) return { ok: false, reason: 'no_new_starts' };
+  const withPool = taking.filter((h) => h.pools.includes(demand.pool));
+  if (withPool.length === 0) return { ok: false, reason: 'pool_unreachable' };
+  const withGpu = demand.gpuProfile === null ? withPool : withPool.filter((h) => h.gpuProfiles.includes(demand.gpuProfile!));
+  if (withGpu.length === 0) return { ok: false, reason: 'gpu_not_offered' };
+  const roomy = withGpu
+    .map((h) => {
+      const flight = inFlightOn(h.id, starts, now);
+      return { h, free: h.freeMemoryMb - flight.memoryMb, vcpus: h.vcpusInUse + flight.vcpus };
+    })
+    .filter((c) => c.free >= demand.memoryMb && c.vcpus + demand.vcpus <= c.h.cpus * VCPU_OVERCOMMIT);
+  if (roomy.length === 0) return { ok: false, reason: 'no_memory' };
+  const favourite = new Set(pref.favourite);
+  roomy.sort((a, b) => Number(favourite.has(b.h.id)) - Number(favourite.has(a.h.id)) || b.free - a.free || a.h.id.localeCompare(b.h.id));
+  return { ok: true, hostId: roomy[0]!.h.id };
+}

@@ -1,0 +1,196 @@
+import { scaled } from '../helpers/slowdown';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { ZAdminHypervisor, ZAdminHypervisorDrained, ZAdminHypervisorHostKey, ZAdminHypervisorList } from '@vdi/contracts';
+import { schema } from '../../src/db';
+import { HostError, type HostDirectory, type HostStatus } from '../../src/engine/hosts';
+import { call, startTestServer, type TestServer } from '../helpers/server';
+import { demoTemplate, makeDesktop, tokenOf, userRow } from '../helpers/routes-fixtures';
+
+// Hypervisors in the console (issue 25): add by libvirt URI with the host key confirmed, drain,
+// remove once empty. The local engine reaches no other host: a double directory stands in for
+// the libvirt one for `host-a.test` (the unit here is the console's rules, not the connection).
+
+const A = '/api/v3/admin';
+const REMOTE = 'qemu+ssh://vdi@host-a.test/system';
+const KEY = { algorithm: 'ssh-ed25519', fingerprint: 'SHA256:Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFy' };
+
+let server: TestServer;
+const tok = {} as Record<'admin' | 'manager' | 'user', string>;
+let local: HostDirectory;
+const connected = new Set<string>();
+
+const remoteStatus = (): HostStatus => ({
+  online: true, cpuModel: 'Test CPU', cpus: 8, memoryMb: 32768, freeMemoryMb: 30000, running: 0, startsInFlight: 0,
+  pools: [{ name: 'default', path: '/var/lib/vdi/storage', capacityBytes: 1e12, freeBytes: 5e11 }], lastError: null, checkedAt: new Date().toISOString(),
+});
+
+beforeAll(async () => {
+  server = await startTestServer();
+  for (const c of ['admin', 'manager', 'user'] as const) tok[c] = await tokenOf(server, c, 'default');
+  local = server.ctx.engine.hosts;
+  server.ctx.engine.hosts = {
+    status: async (id) => (connected.has(id) ? remoteStatus() : local.status(id)),
+    hostKey: async (uri) => {
+      if (uri === REMOTE) return KEY;
+      throw new HostError('unreachable', 'ssh: connect to host: Connection refused');
+    },
+    connect: async (id) => {
+      connected.add(id);
+      return remoteStatus();
+    },
+    disconnect: async (id) => void connected.delete(id),
+    installationPublicKey: async () => 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAITestKey vdi@installation',
+  };
+}, scaled(120_000));
+afterAll(async () => {
+  if (server && local) server.ctx.engine.hosts = local;
+  await server?.close();
+});
+
+const json = async (path: string, token: string, opts: { method?: string; body?: unknown } = {}) => {
+  const r = await call(server, `${A}${path}`, { token, ...opts });
+  return { status: r.status, body: await r.json().catch(() => null) };
+};
+const stored = () => server.ctx.db.select().from(schema.hypervisors);
+
+describe('hypervisors', () => {
+  it('managers and users get 403, before their input is looked at', async () => {
+    for (const c of ['manager', 'user'] as const) {
+      expect((await json('/hypervisors', tok[c], { method: 'POST', body: { uri: 42 } })).status).toBe(403);
+      expect((await json('/hypervisors/ssh-key', tok[c])).status).toBe(403);
+      expect((await json('/hypervisors/local/drain', tok[c], { method: 'PUT', body: {} })).status).toBe(403);
+      expect((await json('/hypervisors/local', tok[c], { method: 'DELETE' })).status).toBe(403);
+    }
+  });
+
+  it('a URI that is not a libvirt qemu+ssh or qemu+tls one is a 400 hypervisor_uri_invalid; a bad body a 400 validation_error', async () => {
+    for (const uri of ['host-a', 'qemu:///system', 'http://host/system', 'qemu+ssh://u:secret@host/system', 'qemu+ssh://host/session', 'qemu+ssh://host/system?keyfile=/etc/x', 'qemu+tls://user@host/system', 'qemu+ssh://bad_host!/system']) {
+      const r = await json('/hypervisors', tok.admin, { method: 'POST', body: { uri } });
+      expect(r.status, uri).toBe(400);
+      expect(r.body.description_code, uri).toBe('hypervisor_uri_invalid');
+      // The refusal never repeats the URI (it may hold a password).
+      expect(JSON.stringify(r.body)).not.toContain('secret');
+    }
+    for (const body of [{}, { uri: '' }, { uri: REMOTE, extra: 1 }, { uri: 'x'.repeat(600) }]) {
+      const r = await json('/hypervisors', tok.admin, { method: 'POST', body });
+      expect(r.status, JSON.stringify(body).slice(0, 40)).toBe(400);
+      expect(r.body.description_code).toBe('validation_error');
+    }
+    expect((await json('/hypervisors/local/drain', tok.admin, { method: 'PUT', body: { draining: 'yes' } })).status).toBe(400);
+    expect(await stored()).toHaveLength(1);
+  });
+
+  it('a host that cannot be reached is a 428 hypervisor_unreachable, and nothing is stored', async () => {
+    const r = await json('/hypervisors', tok.admin, { method: 'POST', body: { uri: 'qemu+ssh://vdi@192.0.2.1/system' } });
+    expect(r.status).toBe(428);
+    expect(r.body.description_code).toBe('hypervisor_unreachable');
+    expect(JSON.stringify(r.body)).not.toContain('192.0.2.1');
+    expect(await stored()).toHaveLength(1);
+  });
+
+  it('shows the installation key to copy', async () => {
+    const r = await json('/hypervisors/ssh-key', tok.admin);
+    expect(r).toEqual({ status: 200, body: { public_key: expect.stringMatching(/^ssh-ed25519 /) } });
+  });
+
+  it('add → the host key to confirm → a wrong key refused → confirmed → listed live → drain → not removable while a desktop runs → removed', async () => {
+    // First call: the key, nothing stored; the URI comes back normalised.
+    const first = await json('/hypervisors', tok.admin, { method: 'POST', body: { uri: ' QEMU+SSH://vdi@HOST-A.test:22/system ' } });
+    expect(first.status).toBe(200);
+    expect(ZAdminHypervisorHostKey.parse(first.body)).toEqual({ uri: REMOTE, ...KEY });
+    expect(await stored()).toHaveLength(1);
+
+    const wrong = await json('/hypervisors', tok.admin, { method: 'POST', body: { uri: REMOTE, host_key_fingerprint: 'SHA256:other' } });
+    expect(wrong.status).toBe(409);
+    expect(wrong.body.description_code).toBe('hypervisor_host_key_changed');
+    expect(await stored()).toHaveLength(1);
+    expect(connected.size).toBe(0);
+
+    const added = await json('/hypervisors', tok.admin, { method: 'POST', body: { uri: REMOTE, name: 'Host A', host_key_fingerprint: KEY.fingerprint } });
+    expect(added.status).toBe(201);
+    const host = ZAdminHypervisor.parse(added.body);
+    expect(host).toMatchObject({ name: 'Host A', uri: REMOTE, state: 'Online', draining: false, accepts_starts: true, cpu_model: 'Test CPU', memory_free_mb: 30000 });
+    expect(host.pools).toEqual([{ name: 'default', path: '/var/lib/vdi/storage', capacity_bytes: 1e12, free_bytes: 5e11 }]);
+    const [row] = await server.ctx.db.select().from(schema.hypervisors).where(eq(schema.hypervisors.id, host.id));
+    expect(row).toMatchObject({ uri: REMOTE, hostKeyFingerprint: KEY.fingerprint });
+
+    const again = await json('/hypervisors', tok.admin, { method: 'POST', body: { uri: 'qemu+ssh://vdi@host-a.test/system' } });
+    expect(again.status).toBe(409);
+    expect(again.body.description_code).toBe('hypervisor_exists');
+
+    const list = ZAdminHypervisorList.parse((await json('/hypervisors', tok.admin)).body);
+    expect(list.items.map((h) => h.id).sort()).toEqual([host.id, 'local'].sort());
+    expect(list.items.find((h) => h.id === 'local')).toMatchObject({ uri: null, state: 'Online', last_error: null });
+    expect(list.items.find((h) => h.id === 'local')!.pools[0]!.free_bytes).toBeGreaterThan(0);
+
+    // A desktop runs there: drain answers it (for the console's bulk shutdown), removal is refused.
+    const desktop = await makeDesktop(server, await userRow(server, 'user'), { status: 'Started' });
+    await server.ctx.db.update(schema.domains).set({ hypervisorId: host.id }).where(eq(schema.domains.id, desktop.id));
+    try {
+      const drained = await json(`/hypervisors/${host.id}/drain`, tok.admin, { method: 'PUT', body: { draining: true } });
+      expect(drained.status).toBe(200);
+      const d = ZAdminHypervisorDrained.parse(drained.body);
+      expect(d.hypervisor).toMatchObject({ draining: true, accepts_starts: false });
+      expect(d.running_desktop_ids).toEqual([desktop.id]);
+
+      const busy = await json(`/hypervisors/${host.id}`, tok.admin, { method: 'DELETE' });
+      expect(busy.status).toBe(409);
+      expect(busy.body).toMatchObject({ description_code: 'hypervisor_not_empty', params: { running: 1 } });
+      expect(await stored()).toHaveLength(2);
+
+      await server.ctx.db.update(schema.domains).set({ status: 'Stopped', hypervisorId: null }).where(eq(schema.domains.id, desktop.id));
+      const removed = await call(server, `${A}/hypervisors/${host.id}`, { token: tok.admin, method: 'DELETE' });
+      expect(removed.status).toBe(204);
+      expect(await stored()).toHaveLength(1);
+      expect(connected.has(host.id)).toBe(false);
+      const actions = (await server.ctx.db.select().from(schema.auditLog).where(eq(schema.auditLog.objectId, host.id))).map((e) => e.action);
+      expect(actions).toEqual(expect.arrayContaining(['hypervisor.add', 'hypervisor.drain', 'hypervisor.remove']));
+    } finally {
+      await server.ctx.db.delete(schema.domains).where(eq(schema.domains.id, desktop.id)).catch(() => undefined);
+    }
+  });
+
+  it('the local host: never removed; drained, it refuses starts with the original code and the reason', async () => {
+    const r = await json('/hypervisors/local', tok.admin, { method: 'DELETE' });
+    expect(r.status).toBe(400);
+    expect((await json('/hypervisors/nope', tok.admin, { method: 'DELETE' })).status).toBe(404);
+    expect((await json('/hypervisors/nope/drain', tok.admin, { method: 'PUT', body: { draining: true } })).status).toBe(404);
+
+    const desktop = await makeDesktop(server, await userRow(server, 'user'));
+    const drained = await json('/hypervisors/local/drain', tok.admin, { method: 'PUT', body: { draining: true } });
+    expect(drained.body.hypervisor).toMatchObject({ id: 'local', draining: true, accepts_starts: false });
+    try {
+      const refused = await call(server, `/api/v3/desktop/start/${desktop.id}`, { token: tok.user });
+      expect(refused.status).toBe(428);
+      expect(await refused.json()).toMatchObject({ description_code: 'hypervisors_not_available', params: { reason: 'no_new_starts' } });
+      const [still] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, desktop.id));
+      expect(still).toMatchObject({ status: 'Stopped', hypervisorId: null });
+    } finally {
+      await json('/hypervisors/local/drain', tok.admin, { method: 'PUT', body: { draining: false } });
+    }
+  });
+
+  it('preferred hypervisors: ids must exist; a template forced onto a host that is offline refuses starts with the reason', async () => {
+    const template = await demoTemplate(server);
+    const path = `/hypervisors/preferred/template/${template.id}`;
+    const unknown = await json(path, tok.admin, { method: 'PUT', body: { forced_hyp: ['nope'], favourite_hyp: [] } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.params).toEqual({ unknown: ['nope'] });
+    expect((await json('/hypervisors/preferred/template/nope', tok.admin, { method: 'PUT', body: { forced_hyp: [], favourite_hyp: [] } })).status).toBe(404);
+    expect((await json(path, tok.manager, { method: 'PUT', body: { forced_hyp: [], favourite_hyp: [] } })).status).toBe(403);
+
+    await server.ctx.db.insert(schema.hypervisors).values({ id: 'ghost', name: 'Ghost', uri: 'qemu+ssh://vdi@ghost.test/system' });
+    const desktop = await makeDesktop(server, await userRow(server, 'user'));
+    try {
+      const set = await json(path, tok.admin, { method: 'PUT', body: { forced_hyp: ['ghost', 'ghost'], favourite_hyp: [] } });
+      expect(set).toEqual({ status: 200, body: { forced_hyp: ['ghost'], favourite_hyp: [] } });
+      const refused = await call(server, `/api/v3/desktop/start/${desktop.id}`, { token: tok.user });
+      expect(refused.status).toBe(428);
+      expect(await refused.json()).toMatchObject({ description_code: 'hypervisors_not_available', params: { reason: 'no_hypervisor_available' } });
+    } finally {
+      await json(path, tok.admin, { method: 'PUT', body: { forced_hyp: [], favourite_hyp: [] } });
+      await server.ctx.db.delete(schema.hypervisors).where(eq(schema.hypervisors.id, 'ghost'));
+    }
+  });
+});
