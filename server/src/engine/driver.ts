@@ -90,7 +90,13 @@ export type EngineErrorCode =
   | 'start-failed'
   | 'unsupported'
   | 'timeout'
-  | 'closed';
+  | 'closed'
+  /** a remote hypervisor cannot be reached, or its connection was lost (libvirt keepalive) */
+  | 'host-unreachable'
+  /** the SSH host key of a remote hypervisor is unknown or changed */
+  | 'host-key-unknown'
+  /** a remote hypervisor refused or failed an operation (its message, without credentials, in detail) */
+  | 'hypervisor-error';
 
 /** A driver refused or failed an operation; `code` is stable for callers to branch on. */
 export class EngineError extends Error {

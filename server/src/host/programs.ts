@@ -33,17 +33,10 @@ function spawnerProcess(): Helper | undefined {
   if (!python) return undefined;
   try {
     const child = spawn(python, ['-I', '-S', join(import.meta.dirname, 'spawner.py')], { stdio: ['pipe', 'pipe', 'inherit'] });
-    let pending = '';
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => {
-      pending += chunk;
-      let end: number;
-      while ((end = pending.indexOf('\n')) >= 0) {
-        const a = JSON.parse(pending.slice(0, end)) as SpawnAnswer;
-        pending = pending.slice(end + 1);
-        waiting.get(a.id)?.(a);
-        waiting.delete(a.id);
-      }
+    readJsonLines(child, (message) => {
+      const a = message as SpawnAnswer;
+      waiting.get(a.id)?.(a);
+      waiting.delete(a.id);
     });
     const lost = () => {
       if (spawner?.child === child) spawner = undefined;
@@ -61,6 +54,21 @@ function spawnerProcess(): Helper | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Each JSON line a helper writes on its stdout, parsed, in order. */
+function readJsonLines(child: ChildProcess, onMessage: (message: unknown) => void) {
+  let pending = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => {
+    pending += chunk;
+    let end: number;
+    while ((end = pending.indexOf('\n')) >= 0) {
+      const line = pending.slice(0, end);
+      pending = pending.slice(end + 1);
+      onMessage(JSON.parse(line));
+    }
+  });
 }
 
 /** A program run through the helper process failed: its exit code (null: it did not run or was killed) and its stderr. */
@@ -131,4 +139,50 @@ export function startDaemon(file: string, args: readonly string[], opts: { logFi
   } finally {
     closeSync(logFd);
   }
+}
+
+/** A long-lived helper program that speaks JSON lines (one per message) on its stdin and stdout. */
+export type JsonLinesHelper = {
+  send: (message: object) => void;
+  /** ends it: its stdin closes and it exits by itself */
+  end: () => void;
+  /** the process's id (to end it on purpose in a test) */
+  pid: number | undefined;
+  /** keeps the server's event loop referenced while answers are awaited (true) or not */
+  hold: (on: boolean) => void;
+};
+
+/**
+ * Starts a Python helper (e.g. the libvirt driver's) with the system's python3 (its binding lives
+ * in Debian's dist-packages), JSON lines both ways, as the program helper. It ends with the server
+ * (its stdin closes) and never keeps the server alive; its stderr goes to the server's.
+ */
+export function startJsonLinesHelper(
+  script: string,
+  onMessage: (message: unknown) => void,
+  onExit: (reason: string) => void,
+): JsonLinesHelper {
+  const python = findPython();
+  if (!python) throw new Error('python3 is not installed');
+  const child = spawn(python, ['-I', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  readJsonLines(child, onMessage);
+  let ended = false;
+  const exit = (reason: string) => {
+    if (ended) return;
+    ended = true;
+    onExit(reason);
+  };
+  child.on('exit', (code, signal) => exit(signal ? `signal-${signal}` : `exit-code-${code}`));
+  child.on('error', (err) => exit(err.message));
+  child.stdin!.on('error', () => {});
+  child.unref();
+  (child.stdout as Socket).unref();
+  return {
+    pid: child.pid,
+    send: (message) => {
+      if (!ended) child.stdin!.write(`${JSON.stringify(message)}\n`);
+    },
+    end: () => child.stdin!.end(),
+    hold: (on) => (on ? (child.stdout as Socket).ref() : (child.stdout as Socket).unref()),
+  };
 }

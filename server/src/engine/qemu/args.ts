@@ -54,7 +54,7 @@ export function videoModel(spec: MachineSpec): 'std' | 'qxl' | 'virtio' | 'none'
 }
 
 /** bootindex for each device kind, in bootOrder; devices of unlisted kinds get none. */
-function bootIndexes(spec: MachineSpec): { disk: number[]; iso: number[]; network: number[] } {
+export function bootIndexes(spec: MachineSpec): { disk: number[]; iso: number[]; network: number[] } {
   const out = { disk: [] as number[], iso: [] as number[], network: [] as number[] };
   let next = 1;
   for (const kind of spec.bootOrder) {

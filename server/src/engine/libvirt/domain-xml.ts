@@ -1,0 +1,114 @@
+// MachineSpec → libvirt domain XML, and the parts of a live domain's XML the driver reads back.
+// Pure: no I/O, unit-tested. The mapping follows ../README.md ("A libvirt driver maps onto the
+// same interface") and the QEMU driver's measured choices (q35, virtio by default, AHCI for sata/ide).
+import { EngineError, type MachineSpec } from '../driver';
+import { bootIndexes, validateSpec, videoModel } from '../qemu/args';
+
+/** Our metadata element's namespace: `list()` only returns domains that carry it. */
+export const METADATA_NS = 'https://vdi-portal.org/ns/machine/1';
+
+export type DomainXmlContext = {
+  /** `kvm` or `qemu` (TCG), from the host's domain capabilities */
+  domainType: 'kvm' | 'qemu';
+  /** the host's address its VNC and SPICE servers listen on (what the proxies connect to) */
+  listen: string;
+  /** initial graphics passwords (random): nobody gets in until setViewerPassword */
+  vncPassword: string;
+  spicePassword: string;
+  startedAt: Date;
+};
+
+export const xmlEscape = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+
+const VIDEO: Record<ReturnType<typeof videoModel>, string> = { std: 'vga', qxl: 'qxl', virtio: 'virtio', none: 'none' };
+
+export function buildDomainXml(spec: MachineSpec, ctx: DomainXmlContext): string {
+  validateSpec(spec);
+  if (spec.nics.some((n) => n.network === 'private')) {
+    throw new EngineError('unsupported', `machine ${spec.id}: the guest network is not available on libvirt hosts yet`);
+  }
+  if (spec.guestCredentials) {
+    throw new EngineError('unsupported', `machine ${spec.id}: guest credentials are not handed over on libvirt hosts yet`);
+  }
+  const a = xmlEscape;
+  const boot = bootIndexes(spec);
+  const bootEl = (n: number | undefined) => (n === undefined ? '' : `<boot order='${n}'/>`);
+  const devices: string[] = [];
+  let virtio = 0;
+  let sata = 0;
+  const letter = (i: number) => String.fromCharCode(97 + i);
+  spec.disks.forEach((d, i) => {
+    // q35 has no IDE controller: `ide` disks go on its AHCI ports, as in the QEMU driver.
+    const ahci = d.bus === 'ide' || d.bus === 'sata';
+    const target = ahci ? `<target dev='sd${letter(sata++)}' bus='sata'/>` : `<target dev='vd${letter(virtio++)}' bus='virtio'/>`;
+    devices.push(
+      `<disk type='file' device='disk'><driver name='qemu' type='${d.format ?? 'qcow2'}' discard='unmap'/>` +
+        `<source file='${a(d.path)}'/>${target}${bootEl(boot.disk[i])}</disk>`,
+    );
+  });
+  spec.isos.forEach((iso, i) => {
+    devices.push(
+      `<disk type='file' device='cdrom'><driver name='qemu' type='raw'/><source file='${a(iso.path)}'/>` +
+        `<target dev='sd${letter(sata++)}' bus='sata'/><readonly/>${bootEl(boot.iso[i])}</disk>`,
+    );
+  });
+  spec.nics.forEach((nic, i) => {
+    // user-mode networking (NAT, nobody reaches in), like the QEMU driver's default NIC
+    devices.push(
+      `<interface type='user'><mac address='${nic.mac.toLowerCase()}'/>` +
+        `<model type='${nic.model === 'e1000' ? 'e1000' : 'virtio'}'/>${bootEl(boot.network[i])}</interface>`,
+    );
+  });
+  const listen = `<listen type='address' address='${a(ctx.listen)}'/>`;
+  if (spec.graphics.vnc) {
+    devices.push(`<graphics type='vnc' autoport='yes' listen='${a(ctx.listen)}' passwd='${a(ctx.vncPassword)}'>${listen}</graphics>`);
+  }
+  if (spec.graphics.spice) {
+    devices.push(`<graphics type='spice' autoport='yes' listen='${a(ctx.listen)}' passwd='${a(ctx.spicePassword)}'>${listen}</graphics>`);
+    devices.push(`<channel type='spicevmc'><target type='virtio' name='com.redhat.spice.0'/></channel>`);
+  }
+  devices.push(`<video><model type='${VIDEO[videoModel(spec)]}'/></video>`);
+  // the first serial port, read through virDomainOpenConsole (works for a remote host)
+  devices.push(`<serial type='pty'><target port='0'/></serial><console type='pty'><target type='serial' port='0'/></console>`);
+  devices.push(`<rng model='virtio'><backend model='random'>/dev/urandom</backend></rng>`);
+  devices.push(`<panic model='isa'/>`, `<memballoon model='none'/>`);
+  return (
+    `<domain type='${ctx.domainType}'>` +
+    `<name>${a(spec.id)}</name><title>${a(spec.name)}</title>` +
+    `<metadata><vdi:machine xmlns:vdi='${METADATA_NS}' startedAt='${ctx.startedAt.toISOString()}'/></metadata>` +
+    `<memory unit='MiB'>${spec.memoryMb}</memory><vcpu>${spec.vcpus}</vcpu>` +
+    `<os><type arch='x86_64' machine='q35'>hvm</type></os>` +
+    `<features><acpi/><apic/></features><clock offset='utc'/>` +
+    `<on_poweroff>destroy</on_poweroff><on_reboot>restart</on_reboot><on_crash>destroy</on_crash>` +
+    `<devices>${devices.join('')}</devices></domain>`
+  );
+}
+
+export type LiveDomain = {
+  name: string;
+  startedAt?: Date;
+  vnc?: { host: string; port: number };
+  spice?: { host: string; port: number };
+};
+
+const attrs = (tag: string): Record<string, string> =>
+  Object.fromEntries([...tag.matchAll(/([\w:]+)=(['"])(.*?)\2/g)].map((m) => [m[1]!, m[3]!]));
+
+/** Reads a live domain's XML (virDomainGetXMLDesc): name, our start time, graphics endpoints.
+ *  A graphics server listening on every address is reached at `fallbackHost` (the host's). */
+export function parseLiveXml(xml: string, fallbackHost: string): LiveDomain {
+  const name = /<name>([^<]*)<\/name>/.exec(xml)?.[1] ?? '';
+  const out: LiveDomain = { name: name.replace(/&amp;/g, '&') };
+  const meta = /<(?:\w+:)?machine\b[^>]*startedAt=(['"])([^'"]+)\1/.exec(xml);
+  if (meta) out.startedAt = new Date(meta[2]!);
+  for (const m of xml.matchAll(/<graphics\b[^>]*>/g)) {
+    const g = attrs(m[0]);
+    const port = Number(g.port);
+    if (!(port > 0)) continue;
+    const host = !g.listen || g.listen === '0.0.0.0' || g.listen === '::' ? fallbackHost : g.listen;
+    if (g.type === 'vnc') out.vnc = { host, port };
+    if (g.type === 'spice') out.spice = { host, port };
+  }
+  return out;
+}

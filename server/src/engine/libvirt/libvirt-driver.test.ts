@@ -1,0 +1,121 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOverlay } from '../disks';
+import { waitForStopped, type MachineEvent, type MachineSpec } from '../driver';
+import { ensureDemoGuest } from '../guest-image';
+import { QemuDriver } from '../qemu/qemu-driver';
+import { describeDriverSuite } from '../../../test/helpers/driver-suite';
+import { startLibvirtHost, type LibvirtTestHost } from '../../../test/helpers/libvirt-host';
+import { scaled } from '../../../test/helpers/slowdown';
+import { LibvirtDriver, redact, type ConnectionState } from './libvirt-driver';
+
+const IMAGES = process.env.VDI_TEST_IMAGES ?? fileURLToPath(new URL('../../../../data/test-cache/images', import.meta.url));
+const images = () => ensureDemoGuest(IMAGES, (line) => console.log(`[demo guest] ${line}`));
+
+// A directory both this process and the host's libvirtd see (the same /tmp).
+const diskDir = mkdtempSync(join(tmpdir(), 'drv-disks-'));
+let host: LibvirtTestHost;
+const suiteStarted = Date.now();
+beforeAll(async () => {
+  host = await startLibvirtHost(1);
+}, scaled(30_000));
+afterAll(async () => {
+  await host?.stop();
+  rmSync(diskDir, { recursive: true, force: true });
+}, scaled(30_000));
+
+const open = async () => {
+  // TCG as the QEMU driver's test: this machine's KVM (kvm_pvm) fails to emulate the guest
+  const d = new LibvirtDriver({ uri: host.uri, graphicsAddress: host.address, accel: 'tcg' });
+  await d.ready();
+  return d;
+};
+
+describeDriverSuite('libvirt (TCG, own libvirtd in a namespace)', open, { images, diskDir });
+
+describe('LibvirtDriver specifics', () => {
+  afterAll(() => console.log(`[libvirt] suite and specifics took ${Date.now() - suiteStarted} ms`));
+
+  const spec = async (id: string): Promise<MachineSpec> => ({
+    id, name: id, memoryMb: 256, vcpus: 1,
+    disks: [{ path: (await createOverlay((await images()).disk, join(diskDir, `${id}.qcow2`))).path, bus: 'default' }],
+    isos: [], bootOrder: ['disk'], nics: [{ id: 'n', mac: '52:54:00:5a:01:01' }], video: 'default',
+    graphics: { vnc: true, spice: false },
+  });
+
+  it('start → running beside the QEMU driver (same guest)', async () => {
+    const d = await open();
+    const s = await spec('timing-lv');
+    let t = performance.now();
+    await d.start(s);
+    const libvirtMs = performance.now() - t;
+    await d.destroy(s.id);
+    await d.close();
+    const runDir = mkdtempSync(join(tmpdir(), 'drv-q-'));
+    const q = new QemuDriver({ runDir, accel: 'tcg' });
+    const qs = await spec('timing-q');
+    t = performance.now();
+    await q.start(qs);
+    const qemuMs = performance.now() - t;
+    await q.destroy(qs.id);
+    await q.close();
+    rmSync(runDir, { recursive: true, force: true });
+    console.log(`[libvirt] start→running: libvirt ${libvirtMs.toFixed(0)} ms, qemu driver ${qemuMs.toFixed(0)} ms`);
+    expect(libvirtMs).toBeGreaterThan(0);
+  }, scaled(60_000));
+
+  it('a domain destroyed behind the driver\'s back (virsh destroy) is reported stopped once', async () => {
+    const d = await open();
+    const events: MachineEvent[] = [];
+    d.onEvent((e) => events.push(e));
+    const s = await spec('behind-back');
+    await d.start(s);
+    const stopped = waitForStopped(d, s.id, scaled(10_000));
+    host.virsh('destroy', s.id);
+    expect(await stopped).toBe('destroyed');
+    expect(await d.status(s.id)).toBe('absent');
+    expect(events.filter((e) => e.type === 'stopped')).toHaveLength(1);
+    await d.close();
+  }, scaled(60_000));
+
+  it('refuses what it cannot run, and never shows the URI in an error', async () => {
+    const d = await open();
+    const base = await spec('refused');
+    await expect(d.start({ ...base, id: '../escape' })).rejects.toMatchObject({ code: 'invalid-spec' });
+    await expect(d.start({ ...base, nics: [{ id: 'p', mac: '52:54:00:00:00:01', network: 'private' }] })).rejects.toMatchObject({ code: 'unsupported' });
+    const err = await d.start({ ...base, id: 'broken', disks: [{ path: '/nonexistent/disk.qcow2', bus: 'default' }] }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'start-failed' });
+    expect(await d.status('broken')).toBe('absent');
+    await d.close();
+    await expect(d.list()).rejects.toMatchObject({ code: 'closed' });
+
+    const bad = new LibvirtDriver({ uri: 'qemu+unix:///system?socket=/tmp/drv-none/secret-sock' });
+    const e = (await bad.ready().catch((x: unknown) => x)) as { code: string; message: string; detail?: string };
+    expect(e.code).toBe('host-unreachable');
+    expect(`${e.message} ${e.detail}`).not.toContain('secret-sock');
+    await bad.close();
+    expect(redact('failed to connect to qemu+ssh://root@h/system?keyfile=/k/id: x', '')).not.toMatch(/keyfile=\/k|root@h/);
+  }, scaled(30_000));
+
+  it('notices a host that stops answering (its libvirtd frozen) within the keepalive bound; a new driver adopts after close', async () => {
+    const d = await open();
+    const s = await spec('adopted');
+    const rt = await d.start(s);
+    await d.close();
+    const again = await open();
+    expect((await again.list()).map((m) => m.id)).toEqual([s.id]);
+    expect((await again.list())[0]!.vnc).toEqual(rt.vnc);
+    const lost = new Promise<ConnectionState>((resolve) => again.onConnection((c) => c.state === 'lost' && resolve(c)));
+    const t = Date.now();
+    host.freezeDaemon(); // no EOF: only libvirt's keepalive can tell
+    const state = await lost;
+    const noticedMs = Date.now() - t;
+    console.log(`[libvirt] lost host noticed after ${noticedMs} ms (${state.reason})`);
+    expect(noticedMs).toBeLessThan(scaled(16_000));
+    await expect(again.status(s.id)).rejects.toMatchObject({ code: 'host-unreachable' });
+    await again.close();
+  }, scaled(60_000));
+});
