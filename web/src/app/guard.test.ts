@@ -75,6 +75,17 @@ describe('access guard', () => {
     expect(gone.calls).toContain('logout');
     const maint = deps({ sessionToken: () => t, fetchUser: () => Promise.reject(Object.assign(new Error('x'), { status: 503 })) });
     expect(await runGuard(route('desktops'), url('/desktops'), maint)).toBe('/maintenance');
+    const disabled = deps({ sessionToken: () => t, fetchUser: () => Promise.reject(Object.assign(new Error('x'), { status: 403 })) });
+    expect(await runGuard(route('desktops'), url('/desktops'), disabled)).toBe('/login');
+  });
+
+  it('5. a failed or cancelled request for the user, or a server error, does not sign out', async () => {
+    const t = await token(DATA);
+    for (const failure of [new TypeError('Failed to fetch'), Object.assign(new Error('cancelled'), { name: 'CancelledError' }), Object.assign(new Error('x'), { status: 500 })]) {
+      const d = deps({ sessionToken: () => t, fetchUser: () => Promise.reject(failure) });
+      await expect(runGuard(route('desktops'), url('/desktops'), d)).rejects.toBe(failure);
+      expect(d.calls).not.toContain('logout');
+    }
   });
 
   it('6. a role outside the route goes to the desktops', async () => {

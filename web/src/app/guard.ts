@@ -64,9 +64,16 @@ export async function runGuard(route: AppRoute, url: URL, deps: GuardDeps): Prom
   try {
     user = await deps.fetchUser();
   } catch (err) {
-    if ((err as { status?: number }).status === 503) return '/maintenance';
-    await deps.logout();
-    return '/login';
+    const status = (err as { status?: number }).status;
+    if (status === 503) return '/maintenance';
+    // Only the server saying the session or the user is no longer valid signs out. A request that
+    // failed on the way or was cancelled, or a server error, is not the session's fault: the screen
+    // says it could not be loaded (with a retry) and the person stays signed in.
+    if (status === 401 || status === 403) {
+      await deps.logout();
+      return '/login';
+    }
+    throw err;
   }
 
   // 6. Without a query token, the role must be allowed.

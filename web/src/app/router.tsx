@@ -1,6 +1,7 @@
 import type { ComponentType } from 'react';
-import { createBrowserRouter, Navigate, Outlet, redirect, type RouteObject } from 'react-router';
+import { createBrowserRouter, Navigate, Outlet, redirect, useRouteError, type RouteObject } from 'react-router';
 import { Center, Loader } from '@mantine/core';
+import { isCancelledError } from '@tanstack/react-query';
 import i18n, { applySavedLanguage } from '../i18n';
 import { session } from '../lib/session';
 import { openSocket } from '../lib/socket';
@@ -31,7 +32,9 @@ const guardDeps: GuardDeps = {
     session.clear();
     queryClient.clear();
   },
-  fetchUser: () => queryClient.fetchQuery(userQuery),
+  // A fetch of the user already under way that another caller cancels (an invalidation refetches it)
+  // rejects here with a CancelledError: the user is fetched again, once.
+  fetchUser: () => queryClient.fetchQuery(userQuery).catch((err: unknown) => (isCancelledError(err) ? queryClient.fetchQuery(userQuery) : Promise.reject(err))),
   applySavedLanguage,
   openSocket: () =>
     openSocket(() => void logout({ callServer: false })).then(
@@ -43,6 +46,10 @@ const guardDeps: GuardDeps = {
   ensureRecycleCutoff: () => queryClient.ensureQueryData(cutoffQuery),
   isMounted: (path) => mounted().some((r) => r.path === path),
 };
+
+function GuardError() {
+  return <RouteLoadError error={useRouteError()} />;
+}
 
 function PageLoader() {
   return (
@@ -72,6 +79,8 @@ function toRouteObject(route: AppRoute): RouteObject {
     // The screen, with all of Mantine's styles (the first load has only the sign-in page's).
     // A screen whose code does not arrive within 120 s (or fails to) shows an error with a retry, not a spinner.
     lazy: () => screenOrError(async () => (await Promise.all([route.load!(), route.firstLoad ? undefined : import('../styles/all')]))[0].default),
+    // A guard that could not read the session user (not a sign-out): what happened, and a retry.
+    errorElement: <GuardError />,
     loader: async ({ request }) => {
       const url = new URL(request.url);
       const to = await runGuard(route, url, guardDeps);
