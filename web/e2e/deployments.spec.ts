@@ -168,6 +168,8 @@ test.describe.serial('deployments', () => {
     // One desktop hidden from its user alone, then shown again.
     await expect(page.getByTestId('deployment-count-visible')).toHaveAttribute('data-value', '3');
     const iker = page.locator('[data-testid=deployment-desktop][data-user="Iker Student"]');
+    // Shown with the deployment at once (its switch followed the deployment's, not a later read).
+    await expect(iker.getByTestId('deployment-desktop-visible')).toBeChecked();
     // (the switch's track is what a person clicks; its input is hidden under it)
     await iker.locator('.mantine-Switch-track').click();
     await expect(iker.getByTestId('deployment-desktop-visible')).not.toBeChecked();

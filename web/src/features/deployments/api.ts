@@ -19,7 +19,7 @@ import {
 import { api, API, request } from '../../lib/api';
 import { downloadText } from '../../entities/viewer/open';
 import { queryClient, HANDLES_ERROR } from '../../lib/queries';
-import { readPaged } from './logic';
+import { readPaged, withVisibility } from './logic';
 
 const id = (s: string) => encodeURIComponent(s);
 
@@ -90,7 +90,7 @@ export const recreate = (deploymentId: string) => api.put(`/deployments/${id(dep
 /** Toggles visibility; the answer's state goes into the caches at once, and both are read again. */
 export async function toggleVisible(deploymentId: string, stopStarted: boolean) {
   const answer = await api.put(`/deployments/visible/${id(deploymentId)}`, { stop_started_domains: stopStarted }, ZDeploymentVisibleAnswer);
-  queryClient.setQueryData<TDeploymentDetail>(deploymentKey(deploymentId), (d) => (d ? { ...d, visible: answer.visible } : d));
+  queryClient.setQueryData<TDeploymentDetail>(deploymentKey(deploymentId), (d) => (d ? withVisibility(d, answer.visible) : d));
   queryClient.setQueryData<TDeployment[]>(DEPLOYMENTS_KEY, (l) => l?.map((d) => (d.id === deploymentId ? { ...d, visible: answer.visible } : d)));
   void queryClient.invalidateQueries({ queryKey: deploymentKey(deploymentId) });
   void queryClient.invalidateQueries({ queryKey: DEPLOYMENTS_KEY });

@@ -24,6 +24,15 @@ describe('deployments list', () => {
     expect(merged.desktops).toHaveLength(1);
     expect(mergeDetail(detail, dep({ id: 'other' }))).toBe(detail);
   });
+
+  it('shows or hides every desktop of the deployment with it, so that its switches and counts agree at once', () => {
+    const hidden = { ...dep({ visible: false, visibleDesktops: 0 }), desktops: [desk({ visible: false }), desk({ id: 'x2', visible: false })] } as TDeploymentDetail;
+    const shown = mergeDetail(hidden, dep({ visible: true, visibleDesktops: 2 }))!;
+    expect(shown.desktops.map((d) => d.visible)).toEqual([true, true]);
+    // An event that does not change the visibility leaves each desktop's own choice alone.
+    const one = { ...shown, desktops: [desk({ visible: false }), desk({ id: 'x2' })] } as TDeploymentDetail;
+    expect(mergeDetail(one, dep({ visible: true, startedDesktops: 1 }))!.desktops.map((d) => d.visible)).toEqual([false, true]);
+  });
 });
 
 describe('deployment desktops', () => {

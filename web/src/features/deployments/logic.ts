@@ -34,9 +34,21 @@ export async function readPaged<T extends { id: string }, R extends { items: T[]
   return { ...first, items };
 }
 
-/** A deployment event for the detail: its fields change, its desktops stay. */
-export const mergeDetail = (detail: TDeploymentDetail | undefined, d: TDeployment): TDeploymentDetail | undefined =>
-  detail && detail.id === d.id ? { ...detail, ...d, desktops: detail.desktops } : detail;
+/**
+ * A deployment shown or hidden: every one of its desktops follows (the server sets them all), so
+ * that the lines and the counts never disagree until the detail is read again.
+ */
+export const withVisibility = (detail: TDeploymentDetail, visible: boolean): TDeploymentDetail =>
+  detail.visible === visible && detail.desktops.every((x) => x.visible === visible)
+    ? detail
+    : { ...detail, visible, visibleDesktops: visible ? detail.totalDesktops : 0, desktops: detail.desktops.map((x) => (x.visible === visible ? x : { ...x, visible })) };
+
+/** A deployment event for the detail: its fields change, its desktops stay (or follow a change of its visibility). */
+export function mergeDetail(detail: TDeploymentDetail | undefined, d: TDeployment): TDeploymentDetail | undefined {
+  if (!detail || detail.id !== d.id) return detail;
+  // The event's own fields (its counts) are the server's; the desktops follow its visibility.
+  return { ...detail, ...d, desktops: d.visible === detail.visible ? detail.desktops : withVisibility(detail, d.visible).desktops };
+}
 
 export function upsertDesktop(detail: TDeploymentDetail | undefined, d: TDeploymentDesktop): TDeploymentDetail | undefined {
   if (!detail || detail.id !== d.deployment_id) return detail;
