@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { scaled, testSlowdown } from './scripts/lib/slowdown.mjs';
 import { ensureTestRun } from './scripts/lib/test-run.mjs';
+import { LongestFirst } from './scripts/lib/vitest-sequencer.mjs';
 
 // Started by hand (not by `npm test`): this run's mark and the machine's slowdown factor are set
 // here, before any worker starts (the workers and what they start inherit them).
@@ -17,6 +18,8 @@ export default defineConfig({
     // Two files at a time at least: most of an API or engine test's time is a guest booting or a
     // timer running out (Vitest's default on a 2-core machine would be one).
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Longest files first, across the projects (scripts/lib/vitest-sequencer.mjs).
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         test: {

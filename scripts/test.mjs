@@ -22,7 +22,8 @@ mkdirSync(reports, { recursive: true });
 ensureNpmPackages();
 // virt-viewer and xvfb: a real SPICE client opens the .vv files in a test.
 ensureDebianPackages(['chromium', 'fonts-noto-cjk', 'qemu-system-x86', 'qemu-utils', 'python3', 'virt-viewer', 'xvfb', 'openssh-client', 'curl', ...GUEST_NETWORK_PACKAGES, ...RDP_GUEST_PACKAGES, ...RDP_TEST_PACKAGES, ...VPN_PACKAGES, ...CLUSTER_PACKAGES]);
-ensureWebBuild();
+// The web build runs beside the checks and Vitest (they do not use it); the journeys wait for it.
+const webBuilt = ensureWebBuild({ background: true });
 const postgresUrl = ensurePostgres();
 // The demo guest that test desktops boot, built once here rather than by parallel suites.
 const testImages = process.env.VDI_TEST_IMAGES ?? join(root, 'data', 'test-cache', 'images');
@@ -190,7 +191,12 @@ if (postgresUrl && runs('postgres')) {
 // The journeys in shards side by side, each against a server, database and guest network of
 // its own (ports 20 apart): most of a journey's time is waiting on a guest or a timer, so two
 // shards take little more than half the time of one.
-const e2eFiles = runs('e2e') ? readdirSync(join(root, 'web', 'e2e')).filter((f) => f.endsWith('.spec.ts')).sort() : [];
+const webReady = await webBuilt;
+if (!webReady) {
+  totals.failed++;
+  listed.fileErrors.push('the web portal did not build: the journeys did not run');
+}
+const e2eFiles = runs('e2e') && webReady ? readdirSync(join(root, 'web', 'e2e')).filter((f) => f.endsWith('.spec.ts')).sort() : [];
 const shards = Math.max(1, Math.min(Number(process.env.E2E_SHARDS ?? 2), e2eFiles.length));
 const basePort = Number(process.env.E2E_PORT ?? 18731);
 // Files go to the shard with the least work so far, longest first, by the seconds each took in a

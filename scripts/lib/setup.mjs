@@ -1,6 +1,6 @@
 // Set-up shared by `npm start` and `npm test`: plain Node, no dependencies, so it runs on a
 // fresh clone. Installs what is missing (npm packages, Debian packages) and builds the web.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,13 +90,32 @@ export function ensureNpmPackages() {
   run('npm', ['ci', '--no-audit', '--no-fund']);
 }
 
-/** The web app, rebuilt when its sources (or the contracts) changed since the last build. */
-export function ensureWebBuild({ force = false } = {}) {
+/**
+ * The web app, rebuilt when its sources (or the contracts) changed since the last build.
+ * `background`: the build runs beside what comes next (its output shown only if it fails) and
+ * the answer is a promise of whether it succeeded.
+ */
+export function ensureWebBuild({ force = false, background = false } = {}) {
   const index = join(root, 'web', 'dist', 'index.html');
   const sources = Math.max(newestMtime(join(root, 'web', 'src')), newestMtime(join(root, 'contracts', 'src')), statSync(join(root, 'web', 'index.html')).mtimeMs);
-  if (!force && existsSync(index) && statSync(index).mtimeMs >= sources) return;
-  log('Building the web portal');
-  run('npm', ['run', 'build', '-w', '@vdi/web', '--silent']);
+  if (!force && existsSync(index) && statSync(index).mtimeMs >= sources) return background ? Promise.resolve(true) : undefined;
+  const args = ['run', 'build', '-w', '@vdi/web', '--silent'];
+  if (!background) {
+    log('Building the web portal');
+    return run('npm', args);
+  }
+  log('Building the web portal (beside the checks)');
+  return new Promise((resolve) => {
+    const child = spawn('npm', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = [];
+    child.stdout.on('data', (d) => out.push(d));
+    child.stderr.on('data', (d) => out.push(d));
+    child.on('close', (code) => {
+      if (code !== 0) process.stdout.write(Buffer.concat(out));
+      log(code === 0 ? 'Web portal built' : `Web portal build failed (exit ${code})`);
+      resolve(code === 0);
+    });
+  });
 }
 
 /**
