@@ -22,8 +22,6 @@ mkdirSync(reports, { recursive: true });
 ensureNpmPackages();
 // virt-viewer and xvfb: a real SPICE client opens the .vv files in a test.
 ensureDebianPackages(['chromium', 'fonts-noto-cjk', 'qemu-system-x86', 'qemu-utils', 'python3', 'virt-viewer', 'xvfb', 'openssh-client', 'curl', ...GUEST_NETWORK_PACKAGES, ...RDP_GUEST_PACKAGES, ...RDP_TEST_PACKAGES, ...VPN_PACKAGES, ...CLUSTER_PACKAGES]);
-// The web build runs beside the checks and Vitest (they do not use it); the journeys wait for it.
-const webBuilt = ensureWebBuild({ background: true });
 const postgresUrl = ensurePostgres();
 // The demo guest that test desktops boot, built once here rather than by parallel suites.
 const testImages = process.env.VDI_TEST_IMAGES ?? join(root, 'data', 'test-cache', 'images');
@@ -159,6 +157,10 @@ if (!(Number(process.env.TEST_SLOWDOWN) >= 1)) {
   process.env.TEST_SLOWDOWN = String(slowdown.factor);
   log(describeSlowdown(slowdown));
 } else log(`TEST_SLOWDOWN=${process.env.TEST_SLOWDOWN} (given)`);
+
+// The web build runs beside the checks and Vitest (they do not use it; started after the
+// measurement, which it would otherwise count as load); the journeys wait for it.
+const webBuilt = ensureWebBuild({ background: true });
 
 // Type checks and the lint (`npm run lint`: layers, cycles): a failure counts as one failed test.
 // (side by side: each is one process on one core)
