@@ -27,9 +27,9 @@ afterAll(async () => {
   rmSync(diskDir, { recursive: true, force: true });
 }, scaled(30_000));
 
-const open = async () => {
+const open = async (keepAlive?: { intervalS: number; count: number }) => {
   // TCG as the QEMU driver's test: this machine's KVM (kvm_pvm) fails to emulate the guest
-  const d = new LibvirtDriver({ uri: host.uri, graphicsAddress: host.address, accel: 'tcg' });
+  const d = new LibvirtDriver({ uri: host.uri, graphicsAddress: host.address, accel: 'tcg', keepAlive });
   await d.ready();
   return d;
 };
@@ -105,7 +105,8 @@ describe('LibvirtDriver specifics', () => {
     const s = await spec('adopted');
     const rt = await d.start(s);
     await d.close();
-    const again = await open();
+    // A probe every 2 s, lost after one unanswered: noticed within (1 + 1) × 2 s (the default, 5 s × 2, within 15 s).
+    const again = await open({ intervalS: 2, count: 1 });
     expect((await again.list()).map((m) => m.id)).toEqual([s.id]);
     expect((await again.list())[0]!.vnc).toEqual(rt.vnc);
     const lost = new Promise<ConnectionState>((resolve) => again.onConnection((c) => c.state === 'lost' && resolve(c)));
@@ -114,7 +115,7 @@ describe('LibvirtDriver specifics', () => {
     const state = await lost;
     const noticedMs = Date.now() - t;
     console.log(`[libvirt] lost host noticed after ${noticedMs} ms (${state.reason})`);
-    expect(noticedMs).toBeLessThan(scaled(16_000));
+    expect(noticedMs).toBeLessThan(scaled(8_000));
     await expect(again.status(s.id)).rejects.toMatchObject({ code: 'host-unreachable' });
     await again.close();
   }, scaled(60_000));
