@@ -32,6 +32,8 @@ export const BUILT_IN_TEXTS = {
   gpu_card_description: 'Demo card: bookings reserve its profiles (no GPU is attached on this machine)',
   gpu_profile_2q_description: 'Office work and light 3D (24 per card)',
   gpu_profile_4q_description: '3D design and video (12 per card)',
+  /** the hypervisor row of the server's own host (migration 0010) */
+  local_hypervisor: 'This server',
 } as const;
 
 export type TBuiltInTextKey = keyof typeof BUILT_IN_TEXTS;

@@ -127,6 +127,8 @@ export const ZDesktop = z.object({
   /** Hardware at a glance, for the cards. */
   vcpus: z.number(),
   memory: z.number(),
+  /** Where it runs while it is on a host (the hypervisor's name, never its address); null at rest. */
+  hypervisor: z.string().nullable(),
 });
 export type TDesktop = z.infer<typeof ZDesktop>;
 

@@ -56,6 +56,8 @@ export const ZUserConfig = z.object({
   can_use_bastion: z.boolean(),
   can_use_bastion_individual_domains: z.boolean(),
   migrations_block: z.boolean(),
+  /** The installation runs desktops on more than one hypervisor: the cards say where each one runs. */
+  multiple_hypervisors: z.boolean(),
   session: z.object({ id: z.string(), max_renew_time: z.number(), max_time: z.number() }),
 });
 export type TUserConfig = z.infer<typeof ZUserConfig>;

@@ -102,7 +102,7 @@ test.describe('administration: every desktop', () => {
     await expect(row(page, DESKS.running).getByTestId('desktop-state')).toHaveAttribute('data-state', /started|waitingip/);
     await expect(row(page, DESKS.old).getByTestId('desktop-state')).toHaveAttribute('data-state', 'stopped');
     await expect(row(page, DESKS.running).getByTestId('desktop-uptime')).toHaveText(/^\d+:\d\d(:\d\d)?$/);
-    await expect(row(page, DESKS.running)).toContainText('local');
+    await expect(row(page, DESKS.running)).toContainText(en.built_in.local_hypervisor);
     await expect(row(page, DESKS.running)).toContainText('256 MB');
     await page.mouse.move(0, 0);
     await shot(page, 'admin-desktops-maria');

@@ -105,6 +105,28 @@ test.describe('hypervisors', () => {
     }
   });
 
+  test('an admin pins a template to hosts on its edit page: the hosts by name, saved with a notice', async ({ page, request }) => {
+    test.setTimeout(scaled(120_000));
+    const headers = { authorization: `Bearer ${await apiToken(request, 'admin')}` };
+    const [demo] = (await (await request.get('/api/v3/user/templates/allowed/all', { headers })).json()) as { id: string }[];
+    await signInAs(page, 'admin');
+    try {
+      await page.goto(`/domain/edit?id=${encodeURIComponent(demo!.id)}`);
+      const pinned = page.getByTestId('preferred-hypervisors');
+      await expect(pinned.getByRole('heading', { name: core.preferred_hypervisors.title })).toBeVisible({ timeout: scaled(20_000) });
+      await pinned.getByTestId('preferred-favourite').click();
+      await page.getByRole('option', { name: core.built_in.local_hypervisor }).click();
+      // The list stays open for more picks: closed, as a person does, before saving.
+      await page.keyboard.press('Escape');
+      await expect(page.getByRole('option')).toHaveCount(0);
+      await pinned.getByTestId('preferred-save').click();
+      await expect(page.getByText(core.preferred_hypervisors.saved)).toBeVisible();
+      expect(await adminCall(request, 'GET', `/admin/hypervisors/preferred/template/${demo!.id}`)).toEqual({ forced_hyp: [], favourite_hyp: ['local'] });
+    } finally {
+      await adminCall(request, 'PUT', `/admin/hypervisors/preferred/template/${demo!.id}`, { forced_hyp: [], favourite_hyp: [] });
+    }
+  });
+
   test('add by URI: a bad address and an unreachable host are told clearly; drain tells the running count; the local host is never removable', async ({ page, request }) => {
     test.setTimeout(scaled(180_000));
     await signInAs(page, 'admin');

@@ -163,7 +163,7 @@ describe('desktops', () => {
     expect(started.done).toBe(1);
     expect(started.results[1]).toMatchObject({ ok: false, description_code: 'desktop_not_found' });
     const running = await until('started', async () => (await list('admin', `owner=${owner.id}`)).items.find((d) => d.status === 'Started'), 60_000);
-    expect(running).toMatchObject({ hypervisor: 'local' });
+    expect(running).toMatchObject({ hypervisor: 'This server' });
     expect(Date.parse(running.started!)).toBeLessThanOrEqual(Date.now());
     expect((await list('admin', `owner=${owner.id}&hypervisor=local`)).total).toBe(1);
 

@@ -67,7 +67,7 @@ afterAll(async () => server?.close());
 const KEYS_BEFORE = [
   'id', 'name', 'description', 'state', 'type', 'template', 'viewers', 'icon', 'image', 'ip', 'progress', 'editable', 'scheduled', 'force_stop_at', 'server',
   'accessed', 'tag', 'visible', 'user', 'user_name', 'group', 'group_name', 'category', 'category_name', 'reservables', 'interfaces',
-  'current_action', 'storage', 'permissions', 'needs_booking', 'next_booking_start', 'next_booking_end', 'booking_id', 'vcpus', 'memory',
+  'current_action', 'storage', 'permissions', 'needs_booking', 'next_booking_start', 'next_booking_end', 'booking_id', 'vcpus', 'memory', 'hypervisor',
 ];
 
 describe('GET /user/desktops of a person with hundreds of desktops', () => {
@@ -96,7 +96,7 @@ describe('GET /user/desktops of a person with hundreds of desktops', () => {
       reservables: { vgpus: model.hardware.reservables.vgpus }, interfaces: model.hardware.interfaces.map((i) => ({ id: i.id, mac: i.mac })), current_action: null,
       storage: [disk!.storageId], permissions: [], needs_booking: false,
       next_booking_start: formatBookingDate(bookingStart), next_booking_end: formatBookingDate(new Date(bookingStart.getTime() + hour)),
-      booking_id: false, vcpus: model.hardware.vcpus, memory: model.hardware.memoryMb / 1024,
+      booking_id: false, vcpus: model.hardware.vcpus, memory: model.hardware.memoryMb / 1024, hypervisor: null,
     };
     const raw = (body as Record<string, unknown>[]).find((d) => d.id === model.id)!;
     expect(raw).toEqual(expected);

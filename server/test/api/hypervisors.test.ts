@@ -1,7 +1,8 @@
 import { scaled } from '../helpers/slowdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
-import { ZAdminHypervisor, ZAdminHypervisorDrained, ZAdminHypervisorHostKey, ZAdminHypervisorList } from '@vdi/contracts';
+import { eq, inArray } from 'drizzle-orm';
+import { z } from 'zod';
+import { ZAdminDesktopList, ZAdminHypervisor, ZAdminHypervisorDrained, ZAdminHypervisorHostKey, ZAdminHypervisorList, ZDesktop, ZUserConfig } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import { HostError, type HostDirectory, type HostStatus } from '../../src/engine/hosts';
 import { call, startTestServer, type TestServer } from '../helpers/server';
@@ -185,12 +186,56 @@ describe('hypervisors', () => {
     try {
       const set = await json(path, tok.admin, { method: 'PUT', body: { forced_hyp: ['ghost', 'ghost'], favourite_hyp: [] } });
       expect(set).toEqual({ status: 200, body: { forced_hyp: ['ghost'], favourite_hyp: [] } });
+      expect(await json(path, tok.admin)).toEqual({ status: 200, body: { forced_hyp: ['ghost'], favourite_hyp: [] } });
       const refused = await call(server, `/api/v3/desktop/start/${desktop.id}`, { token: tok.user });
       expect(refused.status).toBe(428);
       expect(await refused.json()).toMatchObject({ description_code: 'hypervisors_not_available', params: { reason: 'no_hypervisor_available' } });
     } finally {
       await json(path, tok.admin, { method: 'PUT', body: { forced_hyp: [], favourite_hyp: [] } });
       await server.ctx.db.delete(schema.hypervisors).where(eq(schema.hypervisors.id, 'ghost'));
+    }
+  });
+
+  it('reading a template or deployment\'s preferred hypervisors: admins only (403 before the input), 400 on a bad kind, 404 on an unknown id', async () => {
+    const template = await demoTemplate(server);
+    expect(await json(`/hypervisors/preferred/template/${template.id}`, tok.admin)).toEqual({ status: 200, body: { forced_hyp: [], favourite_hyp: [] } });
+    for (const c of ['manager', 'user'] as const) expect((await json('/hypervisors/preferred/nonsense/x', tok[c])).status).toBe(403);
+    const bad = await json('/hypervisors/preferred/nonsense/x', tok.admin);
+    expect(bad.status).toBe(400);
+    expect(bad.body.description_code).toBe('validation_error');
+    const gone = await json('/hypervisors/preferred/template/nope', tok.admin);
+    expect(gone).toMatchObject({ status: 404, body: { description_code: 'template_not_found' } });
+    expect(await json('/hypervisors/preferred/deployment/nope', tok.admin)).toMatchObject({ status: 404, body: { description_code: 'deployment_not_found' } });
+    // A desktop is no template.
+    const desktop = await makeDesktop(server, await userRow(server, 'user'));
+    expect((await json(`/hypervisors/preferred/template/${desktop.id}`, tok.admin)).status).toBe(404);
+  });
+
+  it('the portal and the console show the name of the host a desktop runs on (never its address), nothing at rest; the portal hears that there are many hosts', async () => {
+    const config = async () => ZUserConfig.parse(await (await call(server, '/api/v3/user/config', { token: tok.user })).json());
+    expect((await config()).multiple_hypervisors).toBe(false);
+    await server.ctx.db.insert(schema.hypervisors).values({ id: 'east', name: 'East wing', uri: 'qemu+ssh://vdi@east.test/system' });
+    const owner = await userRow(server, 'user');
+    const running = await makeDesktop(server, owner, { status: 'Started' });
+    const resting = await makeDesktop(server, owner);
+    const local = await makeDesktop(server, owner, { status: 'Started' });
+    await server.ctx.db.update(schema.domains).set({ hypervisorId: 'east' }).where(eq(schema.domains.id, running.id));
+    try {
+      expect((await config()).multiple_hypervisors).toBe(true);
+      const mine = z.array(ZDesktop).parse(await (await call(server, '/api/v3/user/desktops', { token: tok.user })).json());
+      const of = (id: string) => mine.find((d) => d.id === id)!.hypervisor;
+      expect([of(running.id), of(resting.id), of(local.id)]).toEqual(['East wing', null, 'This server']);
+      expect(JSON.stringify(mine)).not.toContain('east.test');
+
+      const admin = async (q: string) => ZAdminDesktopList.parse((await json(`/desktops?owner=${owner.id}&${q}`, tok.admin)).body);
+      const all = await admin('per_page=100');
+      expect(all.items.find((d) => d.id === running.id)!.hypervisor).toBe('East wing');
+      expect(all.items.find((d) => d.id === resting.id)!.hypervisor).toBeNull();
+      expect((await admin('hypervisor=east')).items.map((d) => d.id)).toEqual([running.id]);
+      expect((await admin('hypervisor=local')).items.map((d) => d.id)).toEqual([local.id]);
+    } finally {
+      await server.ctx.db.delete(schema.domains).where(inArray(schema.domains.id, [running.id, resting.id, local.id])).catch(() => undefined);
+      await server.ctx.db.delete(schema.hypervisors).where(eq(schema.hypervisors.id, 'east'));
     }
   });
 });

@@ -118,7 +118,7 @@ export async function createPersistentDesktop(ctx: AppContext, lifecycle: Deskto
   // Its view from what was just written and read (a new desktop of no deployment has no booking yet).
   const { group, category } = await quotaLevels(db, user);
   const view = desktopView(created, {
-    userName: user.name, groupName: group?.name ?? null, categoryName: category?.name ?? null, storage: [storageId], permissions: null, next: null,
+    userName: user.name, groupName: group?.name ?? null, categoryName: category?.name ?? null, storage: [storageId], permissions: null, next: null, hostName: null,
   });
   ctx.bus.toUser(user.id, 'desktop_add', view);
   return { id: created.id };

@@ -5,13 +5,14 @@
  */
 import { and, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import {
-  formatBookingDate, LIST_PER_PAGE_DEFAULT, sortViewers, VIEWERS_NEEDING_IP, type TDesktop, type TDesktopField, type TListPaging, type TViewer,
+  formatBookingDate, LIST_PER_PAGE_DEFAULT, ON_HYPERVISOR, sortViewers, statusIn, VIEWERS_NEEDING_IP, type TDesktop, type TDesktopField, type TListPaging, type TViewer,
 } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
 import { qualified } from '../../db/qualified';
 import type { DomainRow } from './domains';
 import type { Clock } from '../../scheduler/clock';
+import { domainHostNameSql } from './hypervisor-state';
 
 /* A desktop's booking fields (the bookings module writes bookings; the view reads the next one). */
 
@@ -81,6 +82,8 @@ export type DesktopExtras = {
   /** the rights its deployment gives the student (e.g. `recreate`) */
   permissions: string[] | null;
   next: NextBooking;
+  /** the name of the host it is on (read for every row: the view shows it only while the desktop runs) */
+  hostName: string | null;
 };
 
 /** The fields of `DesktopExtras`: joins on the owners and the deployment, correlated subqueries for the disks and the booking. */
@@ -94,6 +97,7 @@ function desktopExtras(now: Date): Record<keyof DesktopExtras, SQL> {
       where ${qualified(dd.domainId)} = ${qualified(schema.domains.id)}), '[]'::json)`,
     permissions: qualified(schema.deployments.userPermissions),
     next: nextDesktopBookingSql(now),
+    hostName: domainHostNameSql(),
   };
 }
 
@@ -200,6 +204,7 @@ export function desktopView(row: DesktopViewRow, x: DesktopExtras): TDesktop {
     booking_id: booking.booking_id,
     vcpus: row.hardware.vcpus,
     memory: row.hardware.memoryMb / 1024,
+    hypervisor: statusIn(ON_HYPERVISOR, row.status) ? x.hostName : null,
   };
 }
 
@@ -215,7 +220,7 @@ export async function desktopViews(src: ViewSource, rows: DomainRow[]): Promise<
   if (rows.length === 0) return [];
   const { rows: found } = await selectWithExtras(src, inArray(schema.domains.id, rows.map((r) => r.id)));
   const extras = new Map(found.map((f) => [f.id, f.x]));
-  const none: DesktopExtras = { userName: null, groupName: null, categoryName: null, storage: [], permissions: null, next: null };
+  const none: DesktopExtras = { userName: null, groupName: null, categoryName: null, storage: [], permissions: null, next: null, hostName: null };
   return rows.map((row) => desktopView(row, extras.get(row.id) ?? none));
 }
 

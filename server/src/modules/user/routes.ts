@@ -51,6 +51,7 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext, bastion:
       ...(await bastion.userConfig()),
       can_use_bastion_individual_domains: false,
       migrations_block: await migrationsBlock(ctx, user),
+      multiple_hypervisors: (await ctx.db.$count(schema.hypervisors)) > 1,
       session: { id: session.id, max_renew_time: ctx.sessions.maxRenewTime(session), max_time: ctx.sessions.maxTime(session) },
     };
   });

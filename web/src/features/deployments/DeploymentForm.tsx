@@ -35,6 +35,8 @@ export function DeploymentForm(props: {
   allowed: THardwareAllowed | undefined;
   /** when new: the template step and the users step, above the rest */
   before?: ReactNode;
+  /** when editing: cards saved on their own (preferred hypervisors), below the rest */
+  after?: ReactNode;
   /** when new: the visible switch */
   withVisible?: boolean;
   viewerError: string | null;
@@ -174,6 +176,7 @@ export function DeploymentForm(props: {
             </Stack>
           </Card>
         </SimpleGrid>
+        {props.after}
       </Stack>
       <Group className={classes.actionBar} justify="space-between" wrap="wrap" gap="sm">
         <Group gap="xs" wrap="nowrap" style={{ minWidth: 0 }}>

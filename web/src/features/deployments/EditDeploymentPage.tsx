@@ -8,6 +8,7 @@ import type { TDeploymentInfo } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../lib/error-handler';
 import { PageHeader } from '../../components/PageHeader';
 import { hardwareAllowedQuery } from '../../entities/domain/api';
+import { PreferredHypervisorsCard } from '../../entities/hypervisor/PreferredHypervisors';
 import { deploymentInfoQuery, deploymentKey, deploymentQuery, DEPLOYMENTS_KEY, updateDeployment } from './api';
 import { DeploymentForm, hardwareOf, type DeploymentChoices, type DeploymentTexts } from './DeploymentForm';
 import { UsersModal } from './modals';
@@ -100,6 +101,7 @@ export default function EditDeploymentPage() {
               </Alert>
             </Card>
           }
+          after={<PreferredHypervisorsCard kind="deployment" id={id} />}
           viewerError={viewerError}
           setViewerError={setViewerError}
           onSubmit={(v) => save.mutate(v)}

@@ -1,5 +1,5 @@
 import { Badge, Card, Group, Stack, Text, Tooltip } from '@mantine/core';
-import { IconAlertTriangle, IconCalendarEvent, IconClockPause, IconCpu, IconDeviceSdCard, IconHourglassHigh, IconNetwork } from '@tabler/icons-react';
+import { IconAlertTriangle, IconCalendarEvent, IconClockPause, IconCpu, IconDeviceSdCard, IconHourglassHigh, IconNetwork, IconServer } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TDesktop } from '@vdi/contracts';
 import { MainActionButton, MoreMenu, OpenButton } from '../../entities/desktop/DesktopActions';
@@ -10,6 +10,15 @@ import { StateBadge } from '../../entities/desktop/StateBadge';
 import { Thumbnail } from './Thumbnail';
 import classes from './DesktopsPage.module.css';
 import { builtInText } from '../../lib/built-in-text';
+import { useQuery } from '@tanstack/react-query';
+import { configQuery } from '../../lib/queries';
+
+/** The host a desktop runs on, when there is more than one to tell apart (the server names it only while it runs). */
+export function useRunsOn(d: TDesktop): string | null {
+  const { t } = useTranslation();
+  const { data: config } = useQuery(configQuery);
+  return config?.multiple_hypervisors && d.hypervisor ? builtInText(t, d.hypervisor) : null;
+}
 
 /** Temporary, queue position, address on the guest network (or why there is none), automatic shutdown, next booking. */
 export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queue?: number; inline?: boolean }) {
@@ -34,8 +43,17 @@ export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queu
     </>
   );
   const noAddress = d.current_action === 'guest_ip_timeout';
+  const host = useRunsOn(d);
   const lines = (
     <>
+      {host && (
+        <Group gap={6} wrap="nowrap" data-testid="desktop-host">
+          <IconServer size={14} color="var(--mantine-color-dimmed)" style={{ flex: '0 0 auto' }} />
+          <Text size="xs" c="dimmed" lineClamp={1}>
+            {t('desktops.runs_on', { host })}
+          </Text>
+        </Group>
+      )}
       {d.ip && (
         <Group gap={6} wrap="nowrap" data-testid="desktop-ip">
           <IconNetwork size={14} color="var(--mantine-color-dimmed)" style={{ flex: '0 0 auto' }} />
@@ -81,7 +99,7 @@ export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queu
     </>
   );
   const hasBadges = d.type === 'nonpersistent' || (queue !== undefined && queue > 0);
-  if (!hasBadges && !d.ip && !noAddress && !shutdown && !bookingStart && !d.needs_booking) return null;
+  if (!hasBadges && !host && !d.ip && !noAddress && !shutdown && !bookingStart && !d.needs_booking) return null;
   return (
     <Stack gap={inline ? 4 : 6}>
       {hasBadges && <Group gap={6}>{badges}</Group>}

@@ -51,6 +51,7 @@ import { rules } from '../../lib/validation';
 import { domainInfoQuery, fileToBase64, hardwareAllowedQuery, installsQuery, setReservables, stockImagesQuery, updateDomain } from '../../entities/domain/api';
 import { diskLabel, effectiveVideo, GpuVideoFields, gpuVideoOk, guestNetOf, HardwareSteps, useItemLabel, ViewersField, type GuestNet } from '../../entities/domain/fields';
 import { useRecreateDisk } from '../../entities/domain/recreate';
+import { PreferredHypervisorsCard } from '../../entities/hypervisor/PreferredHypervisors';
 import classes from '../../entities/domain/Domains.module.css';
 import { builtInText } from '../../lib/built-in-text';
 
@@ -373,6 +374,7 @@ function EditForm({ info }: { info: TDomainInfo }) {
             </Group>
           </Card>
         )}
+        {info.kind === 'template' && <PreferredHypervisorsCard kind="template" id={info.id} />}
       </Stack>
 
       <Group className={classes.actionBar} justify="space-between" gap="sm">

@@ -1,11 +1,12 @@
 import { and, count, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { LOCAL_HYPERVISOR, ON_HYPERVISOR, statusIn, type TAdminDesktop, type ZAdminDesktopsQuery } from '@vdi/contracts';
+import { ON_HYPERVISOR, statusIn, type TAdminDesktop, type ZAdminDesktopsQuery } from '@vdi/contracts';
 import type { z } from 'zod';
 import { schema, type Db } from '../../../db';
 import { qualified } from '../../../db/qualified';
 import type { DomainRow } from '../../shared/domains';
 import { forceStopAtOf, viewersOf } from '../../shared/desktop-view';
+import { domainHostIdSql, domainHostNameSql } from '../../shared/hypervisor-state';
 import { likeTerm, orderOf, searchLike } from '../people/scope';
 
 const d = schema.domains;
@@ -31,7 +32,7 @@ function desktopWhere(bound: string | null, f: Filters): SQL {
   if (f.deployment) parts.push(eq(d.tag, f.deployment));
   if (f.state) parts.push(eq(d.status, f.state));
   if (f.persistent !== undefined) parts.push(eq(d.persistent, f.persistent));
-  if (f.hypervisor) parts.push(f.hypervisor === LOCAL_HYPERVISOR ? inArray(d.status, [...ON_HYPERVISOR]) : sql`false`);
+  if (f.hypervisor) parts.push(and(inArray(d.status, [...ON_HYPERVISOR]), sql`${domainHostIdSql()} = ${f.hypervisor}`));
   if (f.search) {
     const q = f.search;
     parts.push(or(searchLike(d.name, q), searchLike(d.description, q), searchLike(u.name, q), searchLike(u.username, q), ilike(d.guestIp, likeTerm(q))));
@@ -98,6 +99,7 @@ export async function adminDesktopViews(db: Db, ids: string[]): Promise<TAdminDe
       groupName: g.name,
       templateName: tpl.name,
       deploymentName: dep.name,
+      hostName: domainHostNameSql(),
       disk: sql<{ size: number | string; used: number | string } | string>`(select json_build_object('size', coalesce(sum(${qualified(s.virtualSize)}), 0), 'used', coalesce(sum(${qualified(s.actualSize)}), 0))
         from ${dd} join ${s} on ${qualified(s.id)} = ${qualified(dd.storageId)} where ${qualified(dd.domainId)} = ${qualified(d.id)})`,
     })
@@ -133,7 +135,7 @@ export async function adminDesktopViews(db: Db, ids: string[]): Promise<TAdminDe
       template_name: r.templateName ?? null,
       deployment: x.tag,
       deployment_name: r.deploymentName ?? null,
-      hypervisor: running ? LOCAL_HYPERVISOR : null,
+      hypervisor: running ? r.hostName : null,
       memory_mb: Number(r.memoryMb),
       vcpus: Number(r.vcpus),
       disk_size: Number(disk?.size ?? 0),

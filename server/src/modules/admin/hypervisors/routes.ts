@@ -195,9 +195,27 @@ export async function adminHypervisorRoutes(app: FastifyInstance, ctx: AppContex
    * Preferred hypervisors of a template or a deployment (the original's `forced_hyp` / `favourite_hyp`):
    * forced, its desktops start only there; favourite, there first. Every id must name a hypervisor.
    */
+  const preferredParams = z.object({ kind: z.enum(['template', 'deployment']), id: z.string().min(1).max(64) });
+  const preferredNotFound = (kind: 'template' | 'deployment') => notFound(kind === 'template' ? 'template_not_found' : 'deployment_not_found', `${kind} not found`);
+
+  /** The current choice, for the edit forms. */
+  r.get(
+    '/admin/hypervisors/preferred/:kind/:id',
+    { preHandler: adminOnly, schema: { params: preferredParams, response: { 200: ZPreferredHypervisors } } },
+    async (request) => {
+      const { kind, id } = request.params;
+      const [row] =
+        kind === 'template'
+          ? await ctx.db.select({ p: schema.domains.preferredHypervisors }).from(schema.domains).where(and(eq(schema.domains.id, id), eq(schema.domains.kind, 'template')))
+          : await ctx.db.select({ p: schema.deployments.preferredHypervisors }).from(schema.deployments).where(eq(schema.deployments.id, id));
+      if (!row) throw preferredNotFound(kind);
+      return { forced_hyp: row.p.forced, favourite_hyp: row.p.favourite };
+    },
+  );
+
   r.put(
     '/admin/hypervisors/preferred/:kind/:id',
-    { preHandler: adminOnly, schema: { params: z.object({ kind: z.enum(['template', 'deployment']), id: z.string().min(1).max(64) }), body: ZPreferredHypervisors, response: { 200: ZPreferredHypervisors } } },
+    { preHandler: adminOnly, schema: { params: preferredParams, body: ZPreferredHypervisors, response: { 200: ZPreferredHypervisors } } },
     async (request) => {
       const { kind, id } = request.params;
       const wanted = { forced: [...new Set(request.body.forced_hyp)], favourite: [...new Set(request.body.favourite_hyp)] };
@@ -209,7 +227,7 @@ export async function adminHypervisorRoutes(app: FastifyInstance, ctx: AppContex
         kind === 'template'
           ? await ctx.db.update(schema.domains).set({ preferredHypervisors: wanted }).where(and(eq(schema.domains.id, id), eq(schema.domains.kind, 'template'))).returning({ id: schema.domains.id })
           : await ctx.db.update(schema.deployments).set({ preferredHypervisors: wanted }).where(eq(schema.deployments.id, id)).returning({ id: schema.deployments.id });
-      if (updated.length === 0) throw notFound(kind === 'template' ? 'template_not_found' : 'deployment_not_found', `${kind} not found`);
+      if (updated.length === 0) throw preferredNotFound(kind);
       await audit(ctx.db, auditActorOf(request), { action: 'hypervisor.preferred', objectType: kind, objectId: id, objectName: id, categoryId: null, detail: wanted });
       return { forced_hyp: wanted.forced, favourite_hyp: wanted.favourite };
     },

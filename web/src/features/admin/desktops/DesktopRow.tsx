@@ -107,7 +107,7 @@ export function DesktopCard({ d, now, selected, onToggle, ask, onSupport, isAdmi
         <StateBadge status={d.status} size="sm" forceStopAt={d.force_stop_at} />
         <Uptime started={d.started} now={now} />
         <Text size="xs" c="dimmed">
-          {[d.hypervisor, formatBytes(d.memory_mb * 1024 * 1024, i18n.language), `${d.vcpus} ${t('admin_desktops.desktops.vcpus')}`, formatBytes(d.disk_size, i18n.language)].filter(Boolean).join(' · ')}
+          {[builtInText(t, d.hypervisor), formatBytes(d.memory_mb * 1024 * 1024, i18n.language), `${d.vcpus} ${t('admin_desktops.desktops.vcpus')}`, formatBytes(d.disk_size, i18n.language)].filter(Boolean).join(' · ')}
         </Text>
       </Group>
     </Paper>

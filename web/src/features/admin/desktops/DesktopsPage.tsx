@@ -5,9 +5,10 @@ import { notifications } from '@mantine/notifications';
 import { useQuery } from '@tanstack/react-query';
 import { IconAdjustmentsHorizontal, IconDeviceDesktop, IconPlayerPlay, IconPlayerStop, IconPower, IconRefresh, IconSearch, IconTrash, IconTrashX } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { DOMAIN_STATUSES, LOCAL_HYPERVISOR, type TAdminActionAnswer, type TAdminDesktop, type TAdminDesktopAction } from '@vdi/contracts';
+import { DOMAIN_STATUSES, type TAdminActionAnswer, type TAdminDesktop, type TAdminDesktopAction } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../../lib/error-handler';
 import { userQuery, HANDLES_ERROR } from '../../../lib/queries';
+import { hypervisorsQuery } from '../../../entities/hypervisor/api';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
 import { StateBadge } from '../../../entities/desktop/StateBadge';
@@ -44,6 +45,8 @@ export default function DesktopsPage() {
   const cats = useQuery({ ...categoriesQuery(), enabled: isAdmin, meta: HANDLES_ERROR });
   const groups = useQuery({ ...groupsQuery('', (params.category as string) ?? null), meta: HANDLES_ERROR });
   const templates = useQuery({ ...templatesQuery({ page: 1, per_page: 500, sort: 'name', order: 'asc', search: '' }), enabled: more, meta: HANDLES_ERROR });
+  // Admins only (managers see no hypervisor): the filter lists the real hosts by name.
+  const hosts = useQuery({ ...hypervisorsQuery, enabled: more && isAdmin });
   const deployments = useQuery({ ...deploymentsQuery({ page: 1, per_page: 500, sort: 'name', order: 'asc', search: '' }), enabled: more, meta: HANDLES_ERROR });
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [confirm, setConfirm] = useState<{ action: TAdminDesktopAction; rows: TAdminDesktop[] } | null>(null);
@@ -191,16 +194,19 @@ export default function DesktopsPage() {
                 style={{ flex: '1 1 180px' }}
                 data-testid="desktops-filter-deployment"
               />
-              <Select
-                placeholder={t('admin_desktops.desktops.hypervisor')}
-                aria-label={t('admin_desktops.desktops.hypervisor')}
-                data={[LOCAL_HYPERVISOR]}
-                value={(params.hypervisor as string) ?? null}
-                onChange={(v) => patch({ hypervisor: v })}
-                clearable
-                style={{ flex: '1 1 140px' }}
-                data-testid="desktops-filter-hypervisor"
-              />
+              {isAdmin && (
+                <Select
+                  placeholder={t('admin_desktops.desktops.hypervisor')}
+                  aria-label={t('admin_desktops.desktops.hypervisor')}
+                  data={(hosts.data?.items ?? []).map((h) => ({ value: h.id, label: builtInText(t, h.name) }))}
+                  value={(params.hypervisor as string) ?? null}
+                  onChange={(v) => patch({ hypervisor: v })}
+                  clearable
+                  searchable
+                  style={{ flex: '1 1 140px' }}
+                  data-testid="desktops-filter-hypervisor"
+                />
+              )}
             </Group>
           </Collapse>
         </Stack>
@@ -348,7 +354,7 @@ export default function DesktopsPage() {
                       </Table.Td>
                       <Table.Td>
                         <Text size="sm" c={d.hypervisor ? undefined : 'dimmed'}>
-                          {d.hypervisor ?? t('admin_desktops.desktops.not_running')}
+                          {builtInText(t, d.hypervisor) ?? t('admin_desktops.desktops.not_running')}
                         </Text>
                       </Table.Td>
                       <Table.Td>

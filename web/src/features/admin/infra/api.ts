@@ -5,7 +5,6 @@ import {
   ZAdminHypervisor,
   ZAdminHypervisorDrained,
   ZAdminHypervisorHostKey,
-  ZAdminHypervisorList,
   ZAdminHypervisorSshKey,
   ZAdminJob,
   ZAdminJobList,
@@ -22,6 +21,7 @@ import {
 import { z } from 'zod';
 import { api } from '../../../lib/api';
 import { queryClient, HANDLES_ERROR } from '../../../lib/queries';
+import { HYPERVISORS_KEY } from '../../../entities/hypervisor/api';
 
 export const INFRA_KEY = ['admin', 'infra'] as const;
 /** Query values as strings, leaving out the empty ones. */
@@ -70,8 +70,7 @@ export async function cancelJob(id: string) {
   return job;
 }
 
-export const HYPERVISORS_KEY = [...INFRA_KEY, 'hypervisors'] as const;
-export const hypervisorsQuery = { queryKey: HYPERVISORS_KEY, queryFn: () => api.get('/admin/hypervisors', ZAdminHypervisorList), meta: HANDLES_ERROR } as const;
+export { HYPERVISORS_KEY, hypervisorsQuery } from '../../../entities/hypervisor/api';
 export async function updateHypervisor(id: string, body: TAdminHypervisorUpdate) {
   const h = await api.put(`/admin/hypervisors/${encodeURIComponent(id)}`, body, ZAdminHypervisor);
   applyHypervisor(h);
