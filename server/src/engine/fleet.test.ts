@@ -62,7 +62,7 @@ describe('FleetDriver', () => {
     fleet.setHost('a', a.driver);
     expect(await fleet.start(spec('d1', 'a'))).toMatchObject({ id: 'd1', host: 'a' });
     expect(await fleet.start(spec('d2'))).toMatchObject({ id: 'd2', host: 'local' });
-    expect(a.calls).toEqual(['start d1 host=a']);
+    expect(a.calls).toEqual(['start d1 host=-']);
     expect(local.calls).toEqual(['start d2 host=-']);
     await fleet.setViewerPassword('d1', 'vnc', 'pw');
     await fleet.shutdown('d1');

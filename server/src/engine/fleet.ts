@@ -24,6 +24,8 @@ export class FleetDriver implements HypervisorDriver {
   /** machine id → host, while its start is asked of that host */
   private readonly starting = new Map<string, string>();
   private readonly listeners = new Set<(e: MachineEvent) => void>();
+  /** set by close(): nobody connects new hosts into a closed fleet */
+  closed = false;
 
   constructor(local: HypervisorDriver) {
     this.setHost(LOCAL_HYPERVISOR, local);
@@ -99,8 +101,12 @@ export class FleetDriver implements HypervisorDriver {
     this.starting.set(spec.id, hostId);
     this.where.set(spec.id, hostId);
     try {
-      const { host: _host, ...own } = spec;
-      const runtime = await m.driver.start(hostId === LOCAL_HYPERVISOR ? own : spec);
+      // The host's driver gets the spec without the fleet's field. Guest credentials reach guests on
+      // this machine only (QEMU's fw_cfg from a file here; a remote host would need the file on its
+      // side): a remote guest boots without them (the RDP guests' users are the guest network's work).
+      const { host: _host, guestCredentials: _credentials, ...remote } = spec;
+      const { host: _h, ...own } = spec;
+      const runtime = await m.driver.start(hostId === LOCAL_HYPERVISOR ? own : remote);
       return { ...runtime, host: hostId };
     } catch (err) {
       if (!(err instanceof EngineError && err.code === 'already-running') && this.where.get(spec.id) === hostId) this.where.delete(spec.id);
@@ -166,6 +172,7 @@ export class FleetDriver implements HypervisorDriver {
 
   /** Detaches from every host (machines keep running; a later fleet adopts them). */
   async close(): Promise<void> {
+    this.closed = true;
     const members = [...this.members.values()];
     for (const m of members) m.off();
     await Promise.all(members.map((m) => m.driver.close().catch(() => undefined)));

@@ -1,4 +1,4 @@
-import { and, count, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, ilike, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { LOCAL_HYPERVISOR, ON_HYPERVISOR, statusIn, type TAdminDesktop, type ZAdminDesktopsQuery } from '@vdi/contracts';
 import type { z } from 'zod';
@@ -31,7 +31,11 @@ function desktopWhere(bound: string | null, f: Filters): SQL {
   if (f.deployment) parts.push(eq(d.tag, f.deployment));
   if (f.state) parts.push(eq(d.status, f.state));
   if (f.persistent !== undefined) parts.push(eq(d.persistent, f.persistent));
-  if (f.hypervisor) parts.push(f.hypervisor === LOCAL_HYPERVISOR ? inArray(d.status, [...ON_HYPERVISOR]) : sql`false`);
+  if (f.hypervisor) {
+    // Desktops recorded before hosts were (hypervisor_id null) run on this server's own host.
+    const onHost = f.hypervisor === LOCAL_HYPERVISOR ? or(isNull(d.hypervisorId), eq(d.hypervisorId, LOCAL_HYPERVISOR)) : eq(d.hypervisorId, f.hypervisor);
+    parts.push(and(inArray(d.status, [...ON_HYPERVISOR]), onHost)!);
+  }
   if (f.search) {
     const q = f.search;
     parts.push(or(searchLike(d.name, q), searchLike(d.description, q), searchLike(u.name, q), searchLike(u.username, q), ilike(d.guestIp, likeTerm(q))));
@@ -85,7 +89,7 @@ export async function adminDesktopViews(db: Db, ids: string[]): Promise<TAdminDe
     .select({
       // Only what the view shows: the wide JSON columns stay in the database (memory, vCPUs and the viewers are read out of them there).
       row: {
-        id: d.id, name: d.name, description: d.description, status: d.status, forceStopAt: d.forceStopAt, persistent: d.persistent, userId: d.userId,
+        id: d.id, name: d.name, description: d.description, status: d.status, forceStopAt: d.forceStopAt, persistent: d.persistent, hypervisorId: d.hypervisorId, userId: d.userId,
         categoryId: d.categoryId, groupId: d.groupId, templateId: d.templateId, tag: d.tag, guestIp: d.guestIp,
         startedAt: d.startedAt, accessedAt: d.accessedAt, createdAt: d.createdAt,
       },
@@ -133,7 +137,7 @@ export async function adminDesktopViews(db: Db, ids: string[]): Promise<TAdminDe
       template_name: r.templateName ?? null,
       deployment: x.tag,
       deployment_name: r.deploymentName ?? null,
-      hypervisor: running ? LOCAL_HYPERVISOR : null,
+      hypervisor: running ? (x.hypervisorId ?? LOCAL_HYPERVISOR) : null,
       memory_mb: Number(r.memoryMb),
       vcpus: Number(r.vcpus),
       disk_size: Number(disk?.size ?? 0),
