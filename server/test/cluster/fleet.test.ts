@@ -4,12 +4,12 @@
 // browser VNC path and the SPICE proxy, stopped, and adopted (not run twice) by a restarted server.
 // One lab for the whole file; the hosts share the installation's storage folder as their `default` pool.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ZAdminDesktopList, ZAdminHypervisor, ZAdminHypervisorHostKey } from '@vdi/contracts';
+import { ZAdminDesktopList, ZAdminHypervisor, ZAdminHypervisorHostKey, ZAdminHypervisorList } from '@vdi/contracts';
 import { registerNamespace } from '../../../scripts/lib/test-run.mjs';
 import { schema } from '../../src/db';
 import { fingerprintOf } from '../../src/engine/libvirt/hosts';
@@ -177,5 +177,33 @@ describeIf(missing)('the fleet: desktops placed and run on lab hypervisors', () 
       expect(onHost(hostIds.indexOf(host))).not.toContain(id);
       expect((await stateOf(id)).hypervisorId).toBeNull();
     }
+  }, scaled(120_000));
+
+  it('a host whose libvirtd dies is offline with the reason, and is connected again once it is back', async () => {
+    const ns = `vdilab-${tag}-2`;
+    const pidsOf = (comm: string) =>
+      execFileSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' })
+        .split('\n')
+        .filter(Boolean)
+        .filter((p) => {
+          try {
+            return readFileSync(`/proc/${p}/comm`, 'utf8').trim() === comm;
+          } catch {
+            return false;
+          }
+        });
+    const view = async () => ZAdminHypervisorList.parse((await send(admin, `${A}/hypervisors`)).body).items.find((h) => h.id === hostIds[1]);
+    const [libvirtd] = pidsOf('libvirtd');
+    process.kill(Number(libvirtd), 'SIGKILL');
+    const down = await until('the host offline', async () => {
+      const h = await view();
+      return h?.state === 'Offline' && h;
+    }, 30_000);
+    expect(down.last_error).toBeTruthy();
+    expect(down.last_error).not.toContain(join(server.config.dataDir, 'ssh'));
+    // Its libvirtd again, in the host's own namespaces (the lab's first process there is its sh).
+    const [sh] = pidsOf('sh');
+    execFileSync('nsenter', ['-t', sh!, '-m', '-u', '-n', '-p', '/usr/sbin/libvirtd', '-d'], { timeout: scaled(30_000) });
+    await until('the host online again', async () => (await view())?.state === 'Online', 60_000);
   }, scaled(120_000));
 });
