@@ -117,6 +117,7 @@ describeIf(missing)('the fleet: desktops placed and run on lab hypervisors', () 
       placed.set(d.id, row.hypervisorId!);
     }
     expect(placed.size).toBeGreaterThan(0);
+    console.log(`placed ${placed.size} desktop(s): ${[...placed.values()].map((h) => lab.hosts[hostIds.indexOf(h)]!.name).join(', ')}`);
     for (const [id, host] of placed) {
       const i = hostIds.indexOf(host);
       expect(onHost(i)).toContain(id);
