@@ -28,16 +28,25 @@ if (process.argv[2] === 'stop') {
 // Step 1: the hosts, with the key the server uses (DATA_DIR/ssh/id_ed25519) already authorised.
 await identity.ensureSshIdentity(dataDir);
 const started = Date.now();
-const running = await lab.startLab({ dir: labDir, subnet: SUBNET, hosts: 3, authorizedKeys: [await identity.publicKey(dataDir)], tag: TAG });
+// Their shared pool is `default` at the installation's storage folder (the NFS mount a real host would
+// have at the same path): desktops placed on a host find their disks there.
+const running = await lab.startLab({
+  dir: labDir,
+  subnet: SUBNET,
+  hosts: 3,
+  authorizedKeys: [await identity.publicKey(dataDir)],
+  tag: TAG,
+  sharedPool: { name: 'default', path: join(dataDir, 'storage') },
+});
 log(`${running.hosts.length} hypervisors up in ${Date.now() - started} ms (folder ${labDir}):`);
 for (const host of running.hosts) {
-  process.stdout.write(`  ${host.name}  ${host.address}  ${host.uri}  pools: shared (${host.pools.shared.path}), local (${host.pools.local.path})\n`);
+  process.stdout.write(`  ${host.name}  ${host.address}  ${host.uri}  pools: ${host.pools.shared.name} (${host.pools.shared.path}), local (${host.pools.local.path})\n`);
 }
 log(`Their host keys: ${join(labDir, 'known_hosts')}`);
 log(`The installation's key (${identity.privateKeyFile(dataDir)}.pub) is already in every host's authorized_keys.`);
 log(`Try: virsh -c 'qemu+libssh://root@${running.hosts[0].address}/system?keyfile=${identity.privateKeyFile(dataDir)}&known_hosts=${join(labDir, 'known_hosts')}&sshauth=privkey' hostname`);
 
-// Later steps (the server in cluster mode) go here.
+log('Add them in the console (Hypervisors → Add, the URI above, confirm the host key) of a server using the same DATA_DIR (npm start).');
 
 log('Ctrl-C stops the lab');
 const keepAlive = setInterval(() => undefined, 1 << 30);

@@ -56,7 +56,7 @@ import { sweepStorage } from './modules/storage/sweep';
 import { applySettings } from './modules/admin/settings/apply';
 import { startAuditSweep } from './modules/admin/audit/sweep';
 import { startTemporaryDesktopSweep } from './modules/desktops/temporary-sweep';
-import { startHypervisorMonitor } from './modules/admin/hypervisors/routes';
+import { resumeHypervisors, startHypervisorMonitor } from './modules/admin/hypervisors/routes';
 import { createAutoShutdown } from './modules/desktops/auto-shutdown';
 import { adminReservableRoutes } from './modules/admin/reservables/routes';
 import { adminShutdownPolicyRoutes } from './modules/admin/shutdown-policies/routes';
@@ -157,6 +157,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await applySettings(ctx);
   const lifecycle = createDesktopLifecycle(ctx);
   await lifecycle.reconcile();
+  // After the reconciliation, which leaves the desktops of hosts not online yet as they are.
+  await resumeHypervisors(ctx);
   app.decorate('lifecycle', lifecycle);
   const media = createMediaService(ctx);
   // Bookings and their scheduler (booking starts and ends, warnings, plan boundaries).

@@ -27,6 +27,8 @@ export type MachineSpec = {
    *  (`opt/org.vdiportal/credentials`: base64 user name and password, a line each); guests that
    *  know it (the RDP guest) make that user. Never on QEMU's command line. */
   guestCredentials?: { username: string; password: string };
+  /** The hypervisor placement chose (its id); absent: this machine (`local`). Only the fleet reads it. */
+  host?: string;
 };
 
 export type MachineStatus = 'running' | 'paused' | 'shutdown' | 'crashed' | 'absent';
@@ -42,6 +44,8 @@ export type MachineRuntime = {
   vnc?: VncEndpoint;
   spice?: { host: string; port: number };
   startedAt: Date;
+  /** The hypervisor it runs on (the fleet's list sets it; absent from one host's own driver). */
+  host?: string;
 };
 
 export type MachineEventType = 'started' | 'stopped' | 'reset' | 'crashed' | 'paused' | 'resumed';

@@ -63,6 +63,11 @@ export interface HostDirectory {
    * none. The local directory has none: the SSH identity (`host/ssh-identity.ts`) fills it.
    */
   installationPublicKey(): Promise<string | null>;
+  /** A stored host at server start: connected in the background (offline with the reason until
+   *  then, retried with a back-off). Directories that connect to no other host have none. */
+  resume?(id: string, uri: string, opts: HostConnectOptions): void;
+  /** Called each time a remote host comes online (its first connection, a reconnection). */
+  onOnline?(cb: (id: string) => void): () => void;
 }
 
 /**
@@ -113,7 +118,7 @@ export class LocalHostDirectory implements HostDirectory {
 
   async disconnect(): Promise<void> {}
 
-  // STUB until the installation's SSH identity exists (host/ssh-identity.ts): the lead wires it here.
+  // The fleet's directory (libvirt/hosts.ts) answers with the installation's SSH key.
   async installationPublicKey(): Promise<string | null> {
     return null;
   }

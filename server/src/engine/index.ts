@@ -7,9 +7,12 @@ import { StartQueue } from './start-queue';
 import { LocalDiskStore, type DiskStore } from './storage';
 import { GuestNetwork, type GuestNetworkOptions } from '../network/guest-network';
 import { LocalHostDirectory, type HostDirectory } from './hosts';
+import { FleetDriver } from './fleet';
+import { FleetHostDirectory } from './libvirt/hosts';
 
 /** What the modules use of the engine: one driver, one start queue, the disks, the storage folders. */
 export type Engine = {
+  /** every host's machines behind one driver (fleet.ts): this machine's QEMU and each connected hypervisor */
   driver: HypervisorDriver;
   queue: StartQueue<MachineRuntime>;
   /** Every disk operation (modules never run qemu-img nor build a disk's path themselves). */
@@ -36,8 +39,9 @@ export function storageDirs(dataDir: string) {
 export type EngineNetworkOptions = Omit<GuestNetworkOptions, 'dataDir' | 'stateDir'>;
 
 /**
- * The default engine: QEMU on this machine; machines left running by a previous process are
- * adopted. `network`: the guest network's configuration (GUEST_NETWORK…); without it the engine
+ * The default engine: QEMU on this machine, in a fleet that remote hypervisors join when an admin
+ * adds them (or the server resumes the stored ones): no libvirt process runs until one exists.
+ * Machines left running by a previous process are adopted. `network`: the guest network's configuration (GUEST_NETWORK…); without it the engine
  * has none (machines with a `private` NIC are refused).
  */
 export async function createLocalEngine(opts: {
@@ -45,15 +49,24 @@ export async function createLocalEngine(opts: {
   accel: AccelSetting;
   concurrency?: number;
   network?: EngineNetworkOptions;
+  /** remote hypervisors' libvirt keepalive (default 5 s × 2: a lost host is noticed within ~15 s) */
+  keepAlive?: { intervalS: number; count: number };
 }): Promise<Engine> {
   const dirs = storageDirs(opts.dataDir);
   const network = opts.network
     ? await GuestNetwork.open({ ...opts.network, dataDir: opts.dataDir, stateDir: join(opts.dataDir, 'network') })
     : GuestNetwork.unavailable(opts.dataDir, 'no guest network configured');
-  const driver = new QemuDriver({ runDir: dirs.run, accel: opts.accel, network });
-  await driver.ready();
+  const local = new QemuDriver({ runDir: dirs.run, accel: opts.accel, network });
+  await local.ready();
+  const driver = new FleetDriver(local);
   const disks = new LocalDiskStore(dirs.storage, dirs.quarantine);
   const queue = new StartQueue<MachineRuntime>({ concurrency: opts.concurrency });
-  const hosts = new LocalHostDirectory({ driver, queue, disks, storageDir: dirs.storage });
+  const hosts = new FleetHostDirectory({
+    fleet: driver,
+    local: new LocalHostDirectory({ driver: local, queue, disks, storageDir: dirs.storage }),
+    dataDir: opts.dataDir,
+    keepAlive: opts.keepAlive,
+    log: opts.network?.log,
+  });
   return { driver, queue, disks, dirs, network, hosts };
 }

@@ -37,6 +37,9 @@ export type LabOptions = {
   tag: string;
   /** How long the hosts may take to come up. */
   timeoutMs?: number;
+  /** The pool every host shares (stands for the NFS mount at the same path on every host): by
+   *  default `shared` at `<dir>/shared`; the portal's hosts declare `default` at its storage folder. */
+  sharedPool?: LabPool;
 };
 
 /** What `stopLab` needs to end a lab from another process. */
@@ -118,8 +121,9 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
   };
   // Names of the lab's range (vdilab…) that a lab of the same tag in another folder left: ended too.
   await endHosts(state);
-  const shared = join(opts.dir, 'shared');
-  await mkdir(shared, { recursive: true });
+  const sharedPool = opts.sharedPool ?? { name: 'shared', path: join(opts.dir, 'shared') };
+  if (!/^[A-Za-z0-9_-]{1,32}$/.test(sharedPool.name) || sharedPool.name === 'local' || !/^\/[A-Za-z0-9._/-]+$/.test(sharedPool.path)) throw new Error('lab: the shared pool is a name and an absolute path');
+  await mkdir(sharedPool.path, { recursive: true });
   await writeFile(join(opts.dir, STATE), JSON.stringify(state));
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   try {
@@ -136,7 +140,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
         await writeFile(join(dir, 'etc', 'libvirtd.conf'), LIBVIRTD_CONF);
         await writeFile(join(dir, 'etc', 'qemu.conf'), QEMU_CONF);
         // The pools as libvirt keeps defined ones, started on libvirtd's start (autostart).
-        const pools = { shared: { name: 'shared', path: shared }, local: { name: 'local', path: '/var/lib/libvirt/images' } };
+        const pools = { shared: sharedPool, local: { name: 'local', path: '/var/lib/libvirt/images' } };
         for (const pool of Object.values(pools)) {
           await writeFile(join(dir, 'etc', 'storage', `${pool.name}.xml`), poolXml(pool.name, pool.path));
           await symlink(`/etc/libvirt/storage/${pool.name}.xml`, join(dir, 'etc', 'storage', 'autostart', `${pool.name}.xml`));
@@ -160,7 +164,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
           if (ended) throw new Error(`lab: ${h.name} ended while starting (see ${join(dir, 'host.log')})`);
           if (!existsSync(socket)) return false;
           const pools = await runProgram('virsh', ['-q', '-c', `qemu:///system?socket=${socket}`, 'pool-list', '--name'], { timeoutMs: 10_000 }).catch(() => '');
-          return pools.includes('shared') && pools.includes('local');
+          return pools.split('\n').map((p) => p.trim()).includes(sharedPool.name) && pools.includes('local');
         };
         await until(`${h.name}'s libvirtd`, deadline, ready);
         await until(`${h.name}'s sshd`, deadline, () => accepts(address, 22));

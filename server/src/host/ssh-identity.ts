@@ -58,6 +58,25 @@ export function knownHostsFile(dataDir: string, hypervisorId: string): string {
   return join(sshDir(dataDir), 'known_hosts.d', hypervisorId);
 }
 
+/** A shell word: the text between single quotes (a quote inside closed, escaped, reopened). */
+const shellWord = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The ssh program libvirt runs to reach hypervisor `hypervisorId` (`command=` in its `qemu+ssh` URI):
+ * the system's ssh with that hypervisor's known_hosts only and strict host key checking (libvirt 9's
+ * `ssh` transport passes no `known_hosts` of its own; docs/decisions/0009-fleet-ssh-transport.md), no user
+ * configuration, only the key libvirt names. Written 0700 beside the known_hosts file; its path is returned.
+ */
+export async function writeSshCommand(dataDir: string, hypervisorId: string): Promise<string> {
+  const knownHosts = knownHostsFile(dataDir, hypervisorId);
+  const file = `${knownHosts}.ssh`;
+  const options = ['-F', '/dev/null', '-o', `UserKnownHostsFile=${knownHosts}`, '-o', 'GlobalKnownHostsFile=/dev/null', '-o', 'StrictHostKeyChecking=yes', '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes'];
+  await mkdir(join(sshDir(dataDir), 'known_hosts.d'), { recursive: true, mode: 0o700 });
+  await writeFile(`${file}.new`, `#!/bin/sh\n# libvirt's ssh to one hypervisor: its confirmed host key only.\nexec ssh ${options.map(shellWord).join(' ')} "$@"\n`, { mode: 0o700 });
+  await rename(`${file}.new`, file);
+  return file;
+}
+
 /** How known_hosts names a host: its name or address, `[host]:port` when the port is not 22. */
 const knownHostName = (host: string, port = 22) => (port === 22 ? host : `[${host}]:${port}`);
 

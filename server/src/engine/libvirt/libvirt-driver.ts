@@ -64,7 +64,7 @@ export function redact(message: string, uri: string): string {
   let out = message;
   for (const s of secrets.filter((x) => x.length >= 3)) out = out.split(s).join('<hidden>');
   out = out.replace(/\b[a-z0-9+.-]+:\/\/[^\s'"]*/gi, '<hypervisor URI>');
-  return out.replace(/\b(keyfile|known_hosts|pkipath)=[^\s&'"]*/gi, '$1=<hidden>');
+  return out.replace(/\b(keyfile|known_hosts|pkipath|command)=[^\s&'"]*/gi, '$1=<hidden>');
 }
 
 export class LibvirtDriver implements HypervisorDriver {
@@ -301,6 +301,18 @@ export class LibvirtDriver implements HypervisorDriver {
   async capabilities(): Promise<HostCapabilities> {
     const info = await this.call<{ cpus: number; memoryMb: number; freeBytes: number }>('info');
     return { accel: this.accel(), cpus: info.cpus, memoryMb: info.memoryMb, freeMemoryMb: Math.floor(info.freeBytes / 1024 / 1024) };
+  }
+
+  /** The host's CPU model and count, memory and active storage pools (refreshed), for the console and placement. */
+  async hostInfo(): Promise<{ cpuModel: string; cpus: number; memoryMb: number; freeMemoryMb: number; pools: { name: string; path: string; capacityBytes: number; freeBytes: number }[] }> {
+    const h = await this.call<{ cpuModel: string; cpus: number; memoryMb: number; freeBytes: number; pools: { name: string; path: string; capacity: number; available: number }[] }>('host');
+    return {
+      cpuModel: h.cpuModel,
+      cpus: h.cpus,
+      memoryMb: h.memoryMb,
+      freeMemoryMb: Math.floor(h.freeBytes / 1048576),
+      pools: h.pools.map((p) => ({ name: p.name, path: p.path, capacityBytes: p.capacity, freeBytes: p.available })),
+    };
   }
 
   async start(spec: MachineSpec): Promise<MachineRuntime> {

@@ -232,6 +232,25 @@ def op_info(_req):
     return {'cpus': info[2], 'memoryMb': info[1], 'freeBytes': conn.getFreeMemory(), 'kvm': kvm}
 
 
+def op_host(_req):
+    """The host as the console shows it: CPU model and count, memory, its active storage pools."""
+    info = conn.getInfo()
+    model = ET.fromstring(conn.getCapabilities()).findtext('./host/cpu/model') or info[0]
+    pools = []
+    for p in conn.listAllStoragePools(libvirt.VIR_CONNECT_LIST_STORAGE_POOLS_ACTIVE):
+        try:
+            p.refresh(0)  # a dir pool's free space is measured on refresh
+        except libvirt.libvirtError:
+            pass  # a refresh already running: the last numbers
+        try:
+            _state, capacity, _allocation, available = p.info()
+            path = ET.fromstring(p.XMLDesc(0)).findtext('./target/path') or ''
+            pools.append({'name': p.name(), 'path': path, 'capacity': capacity, 'available': available})
+        except libvirt.libvirtError:
+            pass  # gone meanwhile
+    return {'cpuModel': model, 'cpus': info[2], 'memoryMb': info[1], 'freeBytes': conn.getFreeMemory(), 'pools': pools}
+
+
 def op_console(req):
     dom = conn.lookupByName(req['name'])
     with consoles_lock:
@@ -248,6 +267,7 @@ OPS = {
     'list': op_list,
     'info': op_info,
     'console': op_console,
+    'host': op_host,
     'shutdown': lambda r: conn.lookupByName(r['name']).shutdownFlags(libvirt.VIR_DOMAIN_SHUTDOWN_ACPI_POWER_BTN) and {},
     'reset': lambda r: conn.lookupByName(r['name']).reset(0) and {},
     'password': lambda r: set_password(conn.lookupByName(r['name']), r['type'], r['passwd'], r.get('validTo')),

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { and, eq, inArray } from 'drizzle-orm';
-import { AT_REST, FORCE_STOPPABLE, GUEST_UP, RETRYABLE, STARTABLE, statusIn, STOPPABLE, VIEWABLE, type TQueueEvent } from '@vdi/contracts';
+import { AT_REST, FORCE_STOPPABLE, LOCAL_HYPERVISOR, GUEST_UP, RETRYABLE, STARTABLE, statusIn, STOPPABLE, VIEWABLE, type TQueueEvent } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { MachineEvent } from '../../engine/driver';
@@ -158,7 +158,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
     queuedOwners.set(row.id, row.userId);
     log.info({ desktop: row.id, position: queue.positions().waiting.length + 1 }, 'desktop start queued');
     queue
-      .enqueue(row.id, () => driver.start(spec))
+      .enqueue(row.id, () => driver.start({ ...spec, host: hypervisorId }))
       .then(
         async (runtime) => {
           log.info({ desktop: row.id }, 'desktop started');
@@ -273,11 +273,26 @@ export function createDesktopLifecycle(ctx: AppContext) {
     }
   }
 
-  /** After a restart: machines still running are adopted, states corrected, orphans stopped. */
-  async function reconcile() {
-    const running = new Set((await driver.list()).map((m) => m.id));
-    const rows = await db.select().from(schema.domains).where(eq(schema.domains.kind, 'desktop'));
+  /**
+   * After a restart: machines still running are adopted, states corrected, orphans stopped. Desktops
+   * of a remote host that is not online (yet: the stored hosts connect in the background) are left
+   * as they are; that host is reconciled when it comes online (`hostId`: only its desktops and machines).
+   */
+  async function reconcile(hostId?: string) {
+    const machines = (await driver.list()).filter((m) => !hostId || m.host === hostId);
+    const running = new Set(machines.map((m) => m.id));
+    const online = new Map<string, boolean>();
+    const unknownNow = async (host: string | null) => {
+      if (!host || host === LOCAL_HYPERVISOR) return false;
+      if (!online.has(host)) online.set(host, (await ctx.engine.hosts.status(host).catch(() => null))?.online ?? false);
+      return !online.get(host);
+    };
+    const all = await db.select().from(schema.domains).where(eq(schema.domains.kind, 'desktop'));
+    const rows = hostId ? all.filter((r) => r.hypervisorId === hostId) : all;
     for (const row of rows) {
+      if (!running.has(row.id) && !statusIn(AT_REST, row.status) && (await unknownNow(row.hypervisorId))) continue;
+      if (hostId && queuedOwners.has(row.id)) continue; // its start is under way in this process
+
       if (running.has(row.id)) {
         const mac = privateMacOf(row);
         const settled = statusIn(VIEWABLE, row.status);
@@ -299,7 +314,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
         else await update(row.id, { status: 'Stopped', startedAt: null, guestIp: null });
       }
     }
-    const known = new Set(rows.map((r) => r.id));
+    const known = new Set(all.map((r) => r.id));
     for (const id of running) {
       if (!known.has(id)) {
         log.warn({ machine: id }, 'destroying a machine that no desktop owns');
@@ -309,6 +324,8 @@ export function createDesktopLifecycle(ctx: AppContext) {
   }
 
   const unsubscribe = driver.onEvent((e) => void onMachineEvent(e).catch((err) => log.error({ err }, 'machine event failed')));
+  // A remote host (re)connected: its domains are adopted or its desktops corrected, as after a restart.
+  const offOnline = ctx.engine.hosts.onOnline?.((hostId) => void reconcile(hostId).catch((err) => log.error({ err, hypervisor: hostId }, 'hypervisor not reconciled')));
 
   return {
     start,
@@ -323,6 +340,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
     changes,
     close() {
       unsubscribe();
+      offOnline?.();
       for (const t of shutdownTimers.values()) clearTimeout(t);
       for (const id of [...ipWaits.keys()]) stopWaitingForIp(id);
     },

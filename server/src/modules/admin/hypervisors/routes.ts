@@ -54,6 +54,18 @@ export function startHypervisorMonitor(ctx: AppContext): () => void {
  * stops new starts on one (`enabled: false` or `only_forced: true`), stored so that every server
  * process and a restart see it; running desktops go on.
  */
+/**
+ * Server start: every stored remote hypervisor is connected in the background with the host key an
+ * admin confirmed (never blocks the start: until it answers, and while it fails, it is offline with
+ * the reason; desktops there are reconciled when it comes online).
+ */
+export async function resumeHypervisors(ctx: Pick<AppContext, 'db' | 'engine'>): Promise<void> {
+  const rows = await ctx.db.select().from(schema.hypervisors);
+  for (const h of rows) {
+    if (h.uri && h.id !== LOCAL_HYPERVISOR) ctx.engine.hosts.resume?.(h.id, h.uri, { hostKeyFingerprint: h.hostKeyFingerprint ?? undefined });
+  }
+}
+
 export async function adminHypervisorRoutes(app: FastifyInstance, ctx: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const adminOnly = requireAuth(ctx, { roles: ['admin'] });

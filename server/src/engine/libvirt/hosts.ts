@@ -1,0 +1,220 @@
+// The hosts of a fleet: this machine (LocalHostDirectory's answers) and every remote hypervisor the
+// engine holds a libvirt connection to (one LibvirtDriver each, registered in the FleetDriver).
+// Remote hosts are reached over `qemu+ssh://` with the installation's key and an ssh command that
+// checks the one host key an admin confirmed (libvirt 9's `qemu+ssh` passes no known_hosts to ssh, and
+// `qemu+libssh` was measured 5 s a call and crashing: docs/decisions/0009-fleet-ssh-transport.md). A connection that drops (libvirt keepalive) leaves the host
+// offline with its last error, and the directory reconnects in the background with a bounded back-off.
+import { createHash } from 'node:crypto';
+import { LOCAL_HYPERVISOR } from '@vdi/contracts';
+import { runProgram } from '../../host/programs';
+import { ensureSshIdentity, privateKeyFile, publicKey, writeKnownHost, writeSshCommand } from '../../host/ssh-identity';
+import { EngineError } from '../driver';
+import type { FleetDriver } from '../fleet';
+import { HostError, type HostConnectOptions, type HostDirectory, type HostKey, type HostStatus } from '../hosts';
+import { LibvirtDriver, redact } from './libvirt-driver';
+
+/** Back-off between reconnection attempts: doubling from the first, never longer than the last. */
+const RETRY_MS = { first: 1000, max: 30_000 };
+/** How long a first connection (and its adoption of running domains) may take. */
+const CONNECT_TIMEOUT_MS = 30_000;
+
+type Remote = {
+  uri: string;
+  fingerprint?: string;
+  driver?: LibvirtDriver;
+  lastError: string | null;
+  /** the last numbers read while online (kept while offline, as HostStatus says) */
+  last?: Omit<HostStatus, 'online' | 'lastError' | 'checkedAt' | 'startsInFlight'>;
+  retry?: NodeJS.Timeout;
+  retryMs: number;
+  removed: boolean;
+};
+
+/** A remote hypervisor's URI split: how the server reaches it. */
+function parseUri(uri: string): { transport: 'ssh' | 'tls'; user: string; host: string; port: number; path: string } {
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    throw new HostError('uri_invalid', 'not a libvirt URI');
+  }
+  const transport = u.protocol === 'qemu+ssh:' || u.protocol === 'qemu+libssh:' ? 'ssh' : u.protocol === 'qemu+tls:' ? 'tls' : null;
+  if (!transport || !u.hostname) throw new HostError('uri_invalid', 'a hypervisor is qemu+ssh://user@host/system or qemu+tls://host/system');
+  return { transport, user: decodeURIComponent(u.username || 'root'), host: u.hostname.replace(/^\[|\]$/g, ''), port: u.port ? Number(u.port) : transport === 'ssh' ? 22 : 16514, path: u.pathname || '/system' };
+}
+
+/** `SHA256:…` of a host key's base64 body, as `ssh-keygen -lf` prints it. */
+export function fingerprintOf(base64Key: string): string {
+  return `SHA256:${createHash('sha256').update(Buffer.from(base64Key, 'base64')).digest('base64').replace(/=+$/, '')}`;
+}
+
+export class FleetHostDirectory implements HostDirectory {
+  private readonly remotes = new Map<string, Remote>();
+  private readonly onlineListeners = new Set<(id: string) => void>();
+
+  constructor(
+    private readonly parts: {
+      fleet: FleetDriver;
+      /** this machine's answers */
+      local: HostDirectory;
+      /** where the installation's SSH key and the hosts' known_hosts live */
+      dataDir: string;
+      keepAlive?: { intervalS: number; count: number };
+      log?: { warn: (obj: object, msg: string) => void; info: (obj: object, msg: string) => void };
+    },
+  ) {}
+
+  async installationPublicKey(): Promise<string | null> {
+    return publicKey(this.parts.dataDir);
+  }
+
+  /** Every host key the host at `uri` presents (ssh-keyscan), ed25519 first. */
+  private async scan(uri: string): Promise<{ type: string; body: string }[]> {
+    const { transport, host, port } = parseUri(uri);
+    if (transport !== 'ssh') throw new HostError('unsupported', 'only qemu+ssh hosts are connected yet (qemu+tls needs certificates the installation does not make)');
+    const out = await runProgram('ssh-keyscan', ['-T', '5', '-t', 'ed25519,ecdsa,rsa', '-p', String(port), host], { timeoutMs: 15_000 }).catch(() => '');
+    const keys = out
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/))
+      .filter((f) => f.length >= 3 && !f[0]!.startsWith('#'))
+      .map((f) => ({ type: f[1]!, body: f[2]! }));
+    if (keys.length === 0) throw new HostError('unreachable', 'the host did not answer on its SSH port');
+    const rank = (t: string) => (t === 'ssh-ed25519' ? 0 : t.startsWith('ecdsa') ? 1 : 2);
+    return keys.sort((a, b) => rank(a.type) - rank(b.type));
+  }
+
+  async hostKey(uri: string): Promise<HostKey> {
+    const [key] = await this.scan(uri);
+    return { algorithm: key!.type, fingerprint: fingerprintOf(key!.body) };
+  }
+
+  /** The URI the helper opens: qemu+ssh with the installation's key and an ssh that checks this host's confirmed key only. */
+  private async connectionUri(id: string, uri: string): Promise<string> {
+    const u = parseUri(uri);
+    if (u.transport === 'tls') return uri;
+    const q = new URLSearchParams({ keyfile: privateKeyFile(this.parts.dataDir), command: await writeSshCommand(this.parts.dataDir, id) });
+    const host = u.host.includes(':') ? `[${u.host}]` : u.host;
+    return `qemu+ssh://${encodeURIComponent(u.user)}@${host}${u.port === 22 ? '' : `:${u.port}`}${u.path}?${q.toString().replace(/%2F/g, '/')}`;
+  }
+
+  /** One attempt: the host key checked and written, a driver connected and registered in the fleet. */
+  private async open(id: string, r: Remote): Promise<void> {
+    const { host, port, transport } = parseUri(r.uri);
+    if (transport === 'ssh') {
+      await ensureSshIdentity(this.parts.dataDir);
+      const key = (await this.scan(r.uri)).find((k) => !r.fingerprint || fingerprintOf(k.body) === r.fingerprint);
+      if (!key) throw new HostError('host_key_changed', 'the host presented another host key than the one confirmed');
+      await writeKnownHost(this.parts.dataDir, id, { name: host, port }, `${key.type} ${key.body}`);
+    }
+    const driver = new LibvirtDriver({ uri: await this.connectionUri(id, r.uri), graphicsAddress: host, keepAlive: this.parts.keepAlive });
+    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new EngineError('host-unreachable', 'the hypervisor did not answer in time')), CONNECT_TIMEOUT_MS).unref());
+    try {
+      await Promise.race([driver.ready(), timeout]);
+    } catch (err) {
+      await driver.close().catch(() => undefined);
+      if (err instanceof EngineError && err.code === 'host-key-unknown') throw new HostError('host_key_changed', err.message);
+      throw new HostError('unreachable', err instanceof EngineError ? `${err.message}${err.detail ? `: ${err.detail}` : ''}` : 'cannot connect to the hypervisor');
+    }
+    if (r.removed || this.parts.fleet.closed) {
+      await driver.close();
+      return;
+    }
+    r.driver = driver;
+    r.lastError = null;
+    r.retryMs = RETRY_MS.first;
+    this.parts.fleet.setHost(id, driver);
+    for (const cb of this.onlineListeners) cb(id);
+    driver.onConnection((s) => {
+      if (s.state !== 'lost' || r.driver !== driver) return;
+      // Lost (keepalive, socket, helper): offline with the reason, and tried again in the background.
+      r.lastError = s.reason ?? 'connection to the hypervisor lost';
+      r.driver = undefined;
+      this.parts.log?.warn({ hypervisor: id, reason: r.lastError }, 'hypervisor connection lost');
+      void driver.close();
+      this.retry(id, r);
+    });
+  }
+
+  private retry(id: string, r: Remote) {
+    if (r.removed || r.retry || this.parts.fleet.closed) return;
+    r.retry = setTimeout(() => {
+      r.retry = undefined;
+      this.open(id, r).then(
+        () => this.parts.log?.info({ hypervisor: id }, 'hypervisor connected'),
+        (err: unknown) => {
+          r.lastError = this.words(err, r.uri);
+          r.retryMs = Math.min(r.retryMs * 2, RETRY_MS.max);
+          this.retry(id, r);
+        },
+      );
+    }, r.retryMs);
+    r.retry.unref();
+  }
+
+  private words(err: unknown, uri: string): string {
+    return redact(err instanceof Error ? err.message : String(err), uri);
+  }
+
+  async connect(id: string, uri: string, opts: HostConnectOptions): Promise<HostStatus> {
+    if (id === LOCAL_HYPERVISOR) throw new HostError('uri_invalid', 'the local host is not connected by a URI');
+    if (this.remotes.has(id)) await this.disconnect(id);
+    const r: Remote = { uri, fingerprint: opts.hostKeyFingerprint, lastError: null, retryMs: RETRY_MS.first, removed: false };
+    this.remotes.set(id, r);
+    try {
+      await this.open(id, r);
+    } catch (err) {
+      this.remotes.delete(id);
+      r.removed = true;
+      throw err instanceof HostError ? err : new HostError('unreachable', this.words(err, uri));
+    }
+    return (await this.status(id))!;
+  }
+
+  /** A stored host (server start): connected in the background; until then, and while it fails, offline with the reason. */
+  resume(id: string, uri: string, opts: HostConnectOptions): void {
+    if (this.remotes.has(id) || id === LOCAL_HYPERVISOR) return;
+    const r: Remote = { uri, fingerprint: opts.hostKeyFingerprint, lastError: 'connecting', retryMs: 0, removed: false };
+    this.remotes.set(id, r);
+    this.retry(id, r);
+    r.retryMs = RETRY_MS.first;
+  }
+
+  onOnline(cb: (id: string) => void): () => void {
+    this.onlineListeners.add(cb);
+    return () => this.onlineListeners.delete(cb);
+  }
+
+  async disconnect(id: string): Promise<void> {
+    const r = this.remotes.get(id);
+    if (!r) return;
+    r.removed = true;
+    if (r.retry) clearTimeout(r.retry);
+    this.remotes.delete(id);
+    this.parts.fleet.removeHost(id);
+    await r.driver?.close();
+  }
+
+  async status(id: string): Promise<HostStatus | null> {
+    if (id === LOCAL_HYPERVISOR) return this.parts.local.status(id);
+    const r = this.remotes.get(id);
+    if (!r) return null;
+    const checkedAt = new Date().toISOString();
+    const startsInFlight = this.parts.fleet.startsInFlight(id);
+    if (r.driver) {
+      try {
+        const [info, machines] = await Promise.all([r.driver.hostInfo(), r.driver.list()]);
+        r.last = { ...info, running: machines.length };
+        return { online: true, ...r.last, startsInFlight, lastError: null, checkedAt };
+      } catch (err) {
+        r.lastError = this.words(err, r.uri);
+      }
+    }
+    const last = r.last ?? { cpuModel: '', cpus: 0, memoryMb: 0, freeMemoryMb: 0, running: 0, pools: [] };
+    return { online: false, ...last, startsInFlight, lastError: r.lastError, checkedAt };
+  }
+
+  /** Ends every connection (machines keep running; the next server adopts them). */
+  async close(): Promise<void> {
+    await Promise.all([...this.remotes.keys()].map((id) => this.disconnect(id)));
+  }
+}

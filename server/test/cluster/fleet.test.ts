@@ -1,0 +1,213 @@
+// The engine runs desktops on many hosts: an admin adds two lab hypervisors (each its own network
+// namespace, libvirtd and sshd) through the API with their host keys confirmed, stops new starts on
+// the server's own host, and a user's desktops then run on the lab hosts — placed, reached by the
+// browser VNC path and the SPICE proxy, stopped, and adopted (not run twice) by a restarted server.
+// One lab for the whole file; the hosts share the installation's storage folder as their `default` pool.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ZAdminDesktopList, ZAdminHypervisor, ZAdminHypervisorHostKey, ZAdminHypervisorList } from '@vdi/contracts';
+import { registerNamespace } from '../../../scripts/lib/test-run.mjs';
+import { schema } from '../../src/db';
+import { fingerprintOf } from '../../src/engine/libvirt/hosts';
+import { startLab, type Lab } from '../../src/host/lab';
+import { ensureSshIdentity, publicKey } from '../../src/host/ssh-identity';
+import { describeIf, firstMissing, missingFile, missingNetAdmin, missingPrograms } from '../helpers/can-run';
+import { call, loginToken, startTestServer, testImagesDir, type TestServer } from '../helpers/server';
+import { scaled } from '../helpers/slowdown';
+import { openViewerSession, vncTicket } from '../helpers/viewer-session';
+import { until } from '../helpers/wait';
+
+const missing = firstMissing(
+  missingNetAdmin(),
+  missingPrograms('libvirtd', 'virsh', 'sshd', 'ssh-keygen', 'ssh-keyscan', 'unshare', 'qemu-system-x86_64'),
+  missingFile(join(testImagesDir(), 'vmlinuz'), "the demo guest's kernel"),
+);
+
+const A = '/api/v3/admin';
+
+describeIf(missing)('the fleet: desktops placed and run on lab hypervisors', () => {
+  let server: TestServer;
+  let lab: Lab;
+  let labDir: string;
+  let admin: string;
+  let user: string;
+  const tag = `fl${Math.floor(Math.random() * 0xffff).toString(36)}`.slice(0, 6);
+  const hostIds: string[] = [];
+  /** the desktops started on the lab (id → hypervisor id) */
+  const placed = new Map<string, string>();
+
+  const send = async (token: string, path: string, opts: { method?: string; body?: unknown } = {}) => {
+    const res = await call(server, path, { token, ...opts });
+    return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, unknown> };
+  };
+  /** The domains a lab host's libvirtd runs (asked on its own socket, not through the server). */
+  const onHost = (i: number) =>
+    execFileSync('virsh', ['-q', '-c', `qemu:///system?socket=${lab.hosts[i]!.socket}`, 'list', '--name'], { encoding: 'utf8', timeout: scaled(30_000) })
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
+  const stateOf = async (id: string) => {
+    const [row] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, id));
+    return row!;
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer({ startConcurrency: 2 });
+    await ensureSshIdentity(server.config.dataDir);
+    labDir = mkdtempSync('/tmp/fleet-lab-');
+    const pending = startLab({
+      dir: labDir,
+      subnet: '10.234.1.0/24',
+      hosts: 2,
+      tag,
+      authorizedKeys: [await publicKey(server.config.dataDir)],
+      // The installation's storage folder at the same path on every host (as an NFS mount would be).
+      sharedPool: { name: 'default', path: join(server.config.dataDir, 'storage') },
+      timeoutMs: scaled(30_000),
+    });
+    for (let i = 1; i <= 2; i++) registerNamespace(`vdilab-${tag}-${i}`);
+    lab = await pending;
+    [admin, user] = [await loginToken(server, 'admin'), await loginToken(server, 'user')];
+  }, scaled(120_000));
+
+  afterAll(async () => {
+    await server?.close();
+    await lab?.stop();
+    if (labDir) rmSync(labDir, { recursive: true, force: true });
+  });
+
+  it('adds two hypervisors: the host key shown first, a wrong one refused, the confirmed one connected live', async () => {
+    for (const h of lab.hosts) {
+      const first = await send(admin, `${A}/hypervisors`, { body: { uri: h.uri } });
+      expect(first.status).toBe(200);
+      const key = ZAdminHypervisorHostKey.parse(first.body);
+      expect(key).toMatchObject({ algorithm: 'ssh-ed25519', fingerprint: fingerprintOf(h.hostKey.split(' ')[1]!) });
+      if (hostIds.length === 0) {
+        const wrong = await send(admin, `${A}/hypervisors`, { body: { uri: h.uri, host_key_fingerprint: fingerprintOf(lab.hosts[1]!.hostKey.split(' ')[1]!) } });
+        expect(wrong).toMatchObject({ status: 409, body: { description_code: 'hypervisor_host_key_changed' } });
+      }
+      const added = await send(admin, `${A}/hypervisors`, { body: { uri: h.uri, name: h.name, host_key_fingerprint: key.fingerprint } });
+      expect(added.status).toBe(201);
+      const view = ZAdminHypervisor.parse(added.body);
+      expect(view).toMatchObject({ name: h.name, state: 'Online', last_error: null, desktops_running: 0 });
+      expect(view.cpus).toBeGreaterThan(0);
+      expect(view.pools.map((p) => p.name).sort()).toEqual(['default', 'local']);
+      expect(view.pools.find((p) => p.name === 'default')).toMatchObject({ path: join(server.config.dataDir, 'storage') });
+      hostIds.push(view.id);
+    }
+    // The server's own host takes no new starts: they go to the lab.
+    expect((await send(admin, `${A}/hypervisors/local`, { method: 'PUT', body: { enabled: false } })).status).toBe(200);
+  }, scaled(60_000));
+
+  it('starts desktops on the lab hosts: placed, recorded, named in the admin view, reached by VNC and SPICE', async () => {
+    const mine = (await send(user, '/api/v3/user/desktops')).body as unknown as { id: string; name: string }[];
+    const wanted = mine.filter((d) => d.name !== 'GPU desktop').slice(0, 2);
+    for (const d of wanted) {
+      const r = await send(user, `/api/v3/desktop/start/${d.id}`);
+      if (r.status !== 200) break; // the user's running quota: one is enough to go on
+      const row = await until(`${d.name} started`, async () => {
+        const s = await stateOf(d.id);
+        return s.status === 'Started' && s;
+      }, 60_000);
+      expect(hostIds).toContain(row.hypervisorId);
+      placed.set(d.id, row.hypervisorId!);
+    }
+    expect(placed.size).toBeGreaterThan(0);
+    console.log(`placed ${placed.size} desktop(s): ${[...placed.values()].map((h) => lab.hosts[hostIds.indexOf(h)]!.name).join(', ')}`);
+    for (const [id, host] of placed) {
+      const i = hostIds.indexOf(host);
+      expect(onHost(i)).toContain(id);
+      expect(onHost(1 - i)).not.toContain(id);
+      const runtime = (await server.ctx.engine.driver.list()).find((m) => m.id === id);
+      expect(runtime).toMatchObject({ host, vnc: { host: lab.hosts[i]!.address } });
+
+      const admins = ZAdminDesktopList.parse((await send(admin, `${A}/desktops?search=&state=Started`)).body);
+      expect(admins.items.find((x) => x.id === id)).toMatchObject({ hypervisor: lab.hosts[i]!.name });
+      // The owner's card names it too (by name, never by URI).
+      const cards = (await send(user, '/api/v3/user/desktops')).body as unknown as { id: string; hypervisor: string | null }[];
+      expect(cards.find((x) => x.id === id)?.hypervisor).toBe(lab.hosts[i]!.name);
+
+      // Browser VNC through the server's websocket, with the ticket's one-time password.
+      const session = await openViewerSession(server.url, await vncTicket(server, user, id), { auth: true });
+      expect(session).toMatchObject({ banner: 'RFB 003.008\n', authOk: true });
+      const png = await server.ctx.engine.driver.screenshot(id);
+      expect(png.subarray(1, 4).toString()).toBe('PNG');
+
+      // SPICE: the .vv names the host's graphics endpoint, and the portal's CONNECT proxy reaches it.
+      const spice = await send(user, `/api/v3/desktop/${id}/viewer/file-spice`);
+      const content = String(spice.body.content);
+      expect(content).toContain(`host=${lab.hosts[i]!.address}\n`);
+      const port = /\nport=(\d+)\n/.exec(content)![1];
+      const proxy = new URL(/proxy=(\S+)/.exec(content)![1]!);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const s = connect(Number(proxy.port), proxy.hostname, () => s.write(`CONNECT ${lab.hosts[i]!.address}:${port} HTTP/1.1\r\nHost: ${lab.hosts[i]!.address}:${port}\r\n\r\n`));
+        s.once('data', (b) => {
+          resolve(b.toString('latin1'));
+          s.destroy();
+        });
+        s.once('error', reject);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.[01] 200/);
+    }
+  }, scaled(150_000));
+
+  it('a restarted server adopts the remote domains: still Started, nothing runs twice', async () => {
+    await server.restart();
+    // The stored hosts connect in the background; their desktops are reconciled when they are online.
+    await until('the lab hosts reconnected', async () => {
+      const machines = await server.ctx.engine.driver.list();
+      return [...placed.keys()].every((id) => machines.some((m) => m.id === id && m.host === placed.get(id)));
+    }, 60_000);
+    for (const [id, host] of placed) {
+      expect((await stateOf(id)).status).toBe('Started');
+      expect(onHost(hostIds.indexOf(host)).filter((n) => n === id)).toHaveLength(1);
+      expect(onHost(1 - hostIds.indexOf(host))).not.toContain(id);
+    }
+    user = await loginToken(server, 'user');
+  }, scaled(90_000));
+
+  it('stops them: the domains leave their hosts and the desktops are Stopped', async () => {
+    for (const [id, host] of placed) {
+      expect((await send(user, `/api/v3/desktop/stop/${id}`)).status).toBe(200);
+      // The demo guest powers off on ACPI; the second stop forces it if it takes too long.
+      await until(`${id} stopped`, async () => (await stateOf(id)).status === 'Stopped', 20_000).catch(async () => {
+        await send(user, `/api/v3/desktop/stop/${id}`);
+        await until(`${id} force-stopped`, async () => (await stateOf(id)).status === 'Stopped', 30_000);
+      });
+      expect(onHost(hostIds.indexOf(host))).not.toContain(id);
+      expect((await stateOf(id)).hypervisorId).toBeNull();
+    }
+  }, scaled(120_000));
+
+  it('a host whose libvirtd dies is offline with the reason, and is connected again once it is back', async () => {
+    const ns = `vdilab-${tag}-2`;
+    const pidsOf = (comm: string) =>
+      execFileSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' })
+        .split('\n')
+        .filter(Boolean)
+        .filter((p) => {
+          try {
+            return readFileSync(`/proc/${p}/comm`, 'utf8').trim() === comm;
+          } catch {
+            return false;
+          }
+        });
+    const view = async () => ZAdminHypervisorList.parse((await send(admin, `${A}/hypervisors`)).body).items.find((h) => h.id === hostIds[1]);
+    const [libvirtd] = pidsOf('libvirtd');
+    process.kill(Number(libvirtd), 'SIGKILL');
+    const down = await until('the host offline', async () => {
+      const h = await view();
+      return h?.state === 'Offline' && h;
+    }, 30_000);
+    expect(down.last_error).toBeTruthy();
+    expect(down.last_error).not.toContain(join(server.config.dataDir, 'ssh'));
+    // Its libvirtd again, in the host's own namespaces (the lab's first process there is its sh).
+    const [sh] = pidsOf('sh');
+    execFileSync('nsenter', ['-t', sh!, '-m', '-u', '-n', '-p', '/usr/sbin/libvirtd', '-d'], { timeout: scaled(30_000) });
+    await until('the host online again', async () => (await view())?.state === 'Online', 60_000);
+  }, scaled(120_000));
+});
