@@ -175,8 +175,8 @@ if (!(Number(process.env.TEST_SLOWDOWN) >= 1)) {
   log(describeSlowdown(slowdown));
 } else log(`TEST_SLOWDOWN=${process.env.TEST_SLOWDOWN} (given)`);
 
-// The web build runs beside the checks and Vitest (they do not use it; started after the
-// measurement, which it would otherwise count as load); the journeys wait for it.
+// The web build runs beside the checks (started after the measurement, which would count it as
+// load); Vitest waits for it (the RDP viewer tests open the built pages, and skip without them).
 const webBuilt = ensureWebBuild({ background: true });
 
 // Type checks and the lint (`npm run lint`: layers, cycles): a failure counts as one failed test.
@@ -186,6 +186,12 @@ const checks = [
   ...(runs('types') ? ['contracts', 'server', 'web'].map((p) => side(`Type check: ${p}`, bin('tsc'), ['-p', p, '--noEmit'], {}, { nice: 10 })) : []),
   ...(runs('lint') ? [side('Lint', 'npm', ['run', 'lint', '--silent'], {}, { nice: 10 })] : []),
 ];
+
+const webReady = await webBuilt;
+if (!webReady) {
+  totals.failed++;
+  listed.fileErrors.push('the web portal did not build: the journeys and the browser RDP tests did not run');
+}
 
 const outcomesReporter = join(root, 'scripts', 'lib', 'vitest-outcomes.mjs');
 const vitestJson = join(reports, 'vitest.json');
@@ -211,11 +217,6 @@ if (postgresUrl && runs('postgres')) {
 // The journeys in shards side by side, each against a server, database and guest network of
 // its own (ports 20 apart): most of a journey's time is waiting on a guest or a timer, so two
 // shards take little more than half the time of one.
-const webReady = await webBuilt;
-if (!webReady) {
-  totals.failed++;
-  listed.fileErrors.push('the web portal did not build: the journeys did not run');
-}
 const e2eFiles = runs('e2e') && webReady ? readdirSync(join(root, 'web', 'e2e')).filter((f) => f.endsWith('.spec.ts')).sort() : [];
 const shards = Math.max(1, Math.min(Number(process.env.E2E_SHARDS ?? 2), e2eFiles.length));
 const basePort = Number(process.env.E2E_PORT ?? 18731);

@@ -106,8 +106,7 @@ export function ensureWebBuild({ force = false, background = false } = {}) {
   }
   log('Building the web portal (beside the checks)');
   return new Promise((resolve) => {
-    // At a lower priority: what it runs beside comes first (the journeys need it only later).
-    const child = spawn('nice', ['-n', '10', 'npm', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     const out = [];
     child.stdout.on('data', (d) => out.push(d));
     child.stderr.on('data', (d) => out.push(d));
