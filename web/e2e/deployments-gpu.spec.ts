@@ -104,6 +104,8 @@ test.describe.serial('deployments with a GPU', () => {
     await page.getByTestId('booking-end').fill(local(tomorrow, 10, 30));
     await page.getByTestId('booking-save').click();
     await expect(page.getByRole('dialog')).toBeHidden();
+    // The week shown is this one (Monday to Sunday): on a Sunday, tomorrow is in the next.
+    if (tomorrow.getDay() === 1) await page.getByTestId('booking-calendar').getByRole('button', { name: /next/i }).click();
     await expect(page.getByTestId('booking-calendar').locator('.booking-event').first()).toBeVisible();
     await shot(page, 'deployment-gpu-booked');
 
