@@ -152,6 +152,8 @@ export const ZAdminHypervisor = z.object({
   desktops_memory_mb: z.number(),
   desktops_vcpus: z.number(),
   desktops_running: z.number().int(),
+  /** Desktops whose state is not known while the host is offline (`Unknown`): marking the host down stops them. */
+  desktops_unknown: z.number().int(),
   /** Being emptied: no new starts; removable once `desktops_running` is 0. */
   draining: z.boolean(),
   /** How the engine reaches it (normalised, no credentials); null for this server's own host. */
@@ -175,6 +177,12 @@ export type TAdminHypervisorDrain = z.infer<typeof ZAdminHypervisorDrain>;
  * console's bulk stop (`POST /admin/desktops/stop` with these ids), with its usual warnings.
  */
 export const ZAdminHypervisorDrained = z.object({ hypervisor: ZAdminHypervisor, running_desktop_ids: z.array(z.string()) });
+/**
+ * An offline host marked down: the desktops that ran there are stopped (temporary ones deleted) and
+ * may start on another host; what still runs there is destroyed when it comes back.
+ */
+export const ZAdminHypervisorMarkedDown = z.object({ hypervisor: ZAdminHypervisor, released_desktop_ids: z.array(z.string()) });
+export type TAdminHypervisorMarkedDown = z.infer<typeof ZAdminHypervisorMarkedDown>;
 export type TAdminHypervisorDrained = z.infer<typeof ZAdminHypervisorDrained>;
 export const ZAdminHypervisorUpdate = z
   .object({ enabled: z.boolean().optional(), only_forced: z.boolean().optional() })

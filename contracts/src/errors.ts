@@ -106,6 +106,7 @@ export const DESCRIPTION_CODES = [
   'hypervisor_unreachable',
   'hypervisor_host_key_changed',
   'hypervisor_not_empty',
+  'hypervisor_online',
   'hypervisor_exists',
   'viewer_not_started',
   'unable_to_get_viewer',

@@ -190,7 +190,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await vpnRoutes(scope, ctx, vpn);
     await bastionRoutes(scope, ctx, bastion);
     await systemRoutes(scope, ctx);
-    await adminRoutes(scope, ctx);
+    await adminRoutes(scope, ctx, lifecycle);
     await adminDesktopRoutes(scope, ctx, lifecycle);
     await desktopRoutes(scope, ctx, lifecycle);
     await viewerRoutes(scope, ctx);

@@ -62,6 +62,7 @@ const ZEnv = z.object({
   ACCEL: z.enum(['kvm', 'tcg', 'auto']).default('auto'),
   START_CONCURRENCY: z.coerce.number().int().min(1).optional(),
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(5).default(120),
+  HYPERVISOR_DOWN_AFTER_SECONDS: z.coerce.number().int().min(0).default(0),
   DIRECT_VIEWER_DELAY_MS: z.coerce.number().int().min(0).default(3000),
   MEDIA_ALLOW_PRIVATE_URLS: bool.default(false),
   RECYCLE_BIN_PURGE_SECONDS: z.coerce.number().int().min(1).default(300),
@@ -112,6 +113,9 @@ export type Config = {
   startConcurrency?: number;
   /** A graceful shutdown that takes longer becomes a hard stop. */
   shutdownTimeoutSeconds: number;
+  /** A remote hypervisor offline this long is marked down on its own (its desktops stopped, to start
+   *  elsewhere); 0: only an admin marks it down. */
+  hypervisorDownAfterSeconds: number;
   /** Floor delay of a failed direct-viewer lookup, so codes cannot be probed quickly. */
   directViewerDelayMs: number;
   /** Media downloads may use http:// and private, loopback or link-local addresses (labs, tests). */
@@ -189,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accel: e.ACCEL,
     startConcurrency: e.START_CONCURRENCY,
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
+    hypervisorDownAfterSeconds: e.HYPERVISOR_DOWN_AFTER_SECONDS,
     directViewerDelayMs: e.DIRECT_VIEWER_DELAY_MS,
     mediaAllowPrivateUrls: e.MEDIA_ALLOW_PRIVATE_URLS,
     recycleBinPurgeSeconds: e.RECYCLE_BIN_PURGE_SECONDS,

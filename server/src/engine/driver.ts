@@ -54,7 +54,8 @@ export type MachineEventType = 'started' | 'stopped' | 'reset' | 'crashed' | 'pa
  *  of QEMU itself), with the reason (`guest-shutdown`, `destroyed`, `host-signal`, `exit-code-1`…).
  *  `crashed` means the guest or the hypervisor failed (guest panic, internal error); a `stopped`
  *  follows if the machine then exits. */
-export type MachineEvent = { id: string; type: MachineEventType; reason?: string };
+/** `host`: the host it happened on (a fleet of hosts names it; one driver alone need not). */
+export type MachineEvent = { id: string; type: MachineEventType; reason?: string; host?: string };
 
 export type HostCapabilities = { accel: Accel; cpus: number; memoryMb: number; freeMemoryMb: number };
 
@@ -67,8 +68,9 @@ export interface HypervisorDriver {
    *  whether and when to power off: wait for the `stopped` event (see waitForStopped). */
   shutdown(id: string): Promise<void>;
   /** Hard stop. Resolves after the machine is gone and its runtime state is cleaned. Destroying an
-   *  absent machine is not an error. */
-  destroy(id: string): Promise<void>;
+   *  absent machine is not an error. `host`: on that host only (a fleet of hosts: a host that was
+   *  lost and marked down may still run a machine of the same id when it comes back). */
+  destroy(id: string, host?: string): Promise<void>;
   reset(id: string): Promise<void>;
   status(id: string): Promise<MachineStatus>;
   /** Sets the one password a viewer must present. VNC passwords are at most 8 characters (the RFB

@@ -107,7 +107,7 @@ describe('FleetDriver', () => {
     const fleet = new FleetDriver(local.driver);
     fleet.setHost('a', a.driver);
     const seen: string[] = [];
-    fleet.onEvent((e) => seen.push(`${e.id} ${e.type}`));
+    fleet.onEvent((e) => seen.push(`${e.id} ${e.type}@${e.host}`));
     a.emit({ id: 'z', type: 'started' });
     a.machines.set('z', { id: 'z', startedAt: new Date(0) });
     local.emit({ id: 'w', type: 'stopped' });
@@ -115,9 +115,28 @@ describe('FleetDriver', () => {
     expect(a.calls).toEqual(['shutdown z']);
     expect(fleet.removeHost('a')).toBe(a.driver);
     a.emit({ id: 'z', type: 'stopped' });
-    expect(seen).toEqual(['z started', 'w stopped']);
+    expect(seen).toEqual(['z started@a', 'w stopped@local']);
     // Its machines are unknown now: a call about one goes to the hosts that remain.
     expect(await fleet.status('z')).toBe('absent');
+  });
+
+  it('destroys on the host named, even when the same machine was seen on another (a host marked down while away)', async () => {
+    const local = double('local');
+    const a = double('a');
+    const b = double('b');
+    const fleet = new FleetDriver(local.driver);
+    fleet.setHost('a', a.driver);
+    fleet.setHost('b', b.driver);
+    a.machines.set('m', { id: 'm', startedAt: new Date(0) });
+    b.machines.set('m', { id: 'm', startedAt: new Date(0) });
+    await fleet.list();
+    await fleet.destroy('m', 'a');
+    expect(a.calls).toEqual(['destroy m']);
+    expect(b.calls).toEqual([]);
+    // The copy that remains is found again for the next call.
+    await fleet.destroy('m');
+    expect(b.calls).toEqual(['destroy m']);
+    await expect(fleet.destroy('m', 'gone')).rejects.toMatchObject({ code: 'host-unreachable' });
   });
 
   it('counts the starts in flight per host and closes every host on close', async () => {

@@ -40,7 +40,8 @@ export class FleetDriver implements HypervisorDriver {
       } else {
         this.where.set(e.id, id);
       }
-      for (const cb of this.listeners) cb(e);
+      const named = { ...e, host: id };
+      for (const cb of this.listeners) cb(named);
     });
     this.members.set(id, { driver, off });
   }
@@ -120,8 +121,12 @@ export class FleetDriver implements HypervisorDriver {
     return (await this.route(id)).shutdown(id);
   }
 
-  async destroy(id: string): Promise<void> {
-    return (await this.route(id)).destroy(id);
+  async destroy(id: string, host?: string): Promise<void> {
+    if (host === undefined) return (await this.route(id)).destroy(id);
+    const m = this.members.get(host);
+    if (!m) throw new EngineError('host-unreachable', `the hypervisor of ${id} is not connected`);
+    await m.driver.destroy(id);
+    if (this.where.get(id) === host) this.where.delete(id);
   }
 
   async reset(id: string): Promise<void> {

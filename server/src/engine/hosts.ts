@@ -68,6 +68,9 @@ export interface HostDirectory {
   resume?(id: string, uri: string, opts: HostConnectOptions): void;
   /** Called each time a remote host comes online (its first connection, a reconnection). */
   onOnline?(cb: (id: string) => void): () => void;
+  /** Called once each time a remote host goes offline: its connection lost, or (a stored host at
+   *  server start) its first attempt failed. What ran there is unknown until it is back. */
+  onOffline?(cb: (id: string, reason: string) => void): () => void;
 }
 
 /**

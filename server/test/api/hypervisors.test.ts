@@ -2,7 +2,7 @@ import { scaled } from '../helpers/slowdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
-import { ZAdminDesktopList, ZAdminHypervisor, ZAdminHypervisorDrained, ZAdminHypervisorHostKey, ZAdminHypervisorList, ZDesktop, ZUserConfig } from '@vdi/contracts';
+import { ZAdminDesktopList, ZAdminHypervisor, ZAdminHypervisorDrained, ZAdminHypervisorMarkedDown, ZAdminHypervisorHostKey, ZAdminHypervisorList, ZDesktop, ZUserConfig } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import { HostError, type HostDirectory, type HostStatus } from '../../src/engine/hosts';
 import { call, startTestServer, type TestServer } from '../helpers/server';
@@ -20,6 +20,8 @@ let server: TestServer;
 const tok = {} as Record<'admin' | 'manager' | 'user', string>;
 let local: HostDirectory;
 const connected = new Set<string>();
+/** connected hosts that do not answer now */
+const offline = new Set<string>();
 
 const remoteStatus = (): HostStatus => ({
   online: true, cpuModel: 'Test CPU', cpus: 8, memoryMb: 32768, freeMemoryMb: 30000, running: 0, startsInFlight: 0,
@@ -31,7 +33,7 @@ beforeAll(async () => {
   for (const c of ['admin', 'manager', 'user'] as const) tok[c] = await tokenOf(server, c, 'default');
   local = server.ctx.engine.hosts;
   server.ctx.engine.hosts = {
-    status: async (id) => (connected.has(id) ? remoteStatus() : local.status(id)),
+    status: async (id) => (connected.has(id) ? { ...remoteStatus(), ...(offline.has(id) && { online: false, lastError: 'connection to the hypervisor lost' }) } : local.status(id)),
     hostKey: async (uri) => {
       if (uri === REMOTE) return KEY;
       throw new HostError('unreachable', 'ssh: connect to host: Connection refused');
@@ -149,6 +151,46 @@ describe('hypervisors', () => {
       expect(actions).toEqual(expect.arrayContaining(['hypervisor.add', 'hypervisor.drain', 'hypervisor.remove']));
     } finally {
       await server.ctx.db.delete(schema.domains).where(eq(schema.domains.id, desktop.id)).catch(() => undefined);
+    }
+  });
+
+  it('an offline host marked down: its Unknown desktops stopped to start elsewhere; refused while it answers, for the local host and for others than admins', async () => {
+    const added = ZAdminHypervisor.parse(
+      (await json('/hypervisors', tok.admin, { method: 'POST', body: { uri: REMOTE, name: 'Host B', host_key_fingerprint: KEY.fingerprint } })).body,
+    );
+    const owner = await userRow(server, 'user');
+    const desktop = await makeDesktop(server, owner, { status: 'Unknown' });
+    const temporary = await makeDesktop(server, owner, { status: 'Unknown', persistent: false });
+    const elsewhere = await makeDesktop(server, owner, { status: 'Started' });
+    await server.ctx.db.update(schema.domains).set({ hypervisorId: added.id }).where(inArray(schema.domains.id, [desktop.id, temporary.id]));
+    try {
+      expect((await json(`/hypervisors/${added.id}/down`, tok.manager, { method: 'POST' })).status).toBe(403);
+      const answering = await json(`/hypervisors/${added.id}/down`, tok.admin, { method: 'POST' });
+      expect(answering).toMatchObject({ status: 409, body: { description_code: 'hypervisor_online' } });
+      expect((await json('/hypervisors/local/down', tok.admin, { method: 'POST' })).status).toBe(400);
+      expect((await json('/hypervisors/nope/down', tok.admin, { method: 'POST' })).status).toBe(404);
+
+      offline.add(added.id);
+      const listed = ZAdminHypervisorList.parse((await json('/hypervisors', tok.admin)).body).items.find((h) => h.id === added.id);
+      expect(listed).toMatchObject({ state: 'Offline', desktops_unknown: 2 });
+      // Not removable while its desktops are unknown: marked down first.
+      expect((await json(`/hypervisors/${added.id}`, tok.admin, { method: 'DELETE' })).body).toMatchObject({ description_code: 'hypervisor_not_empty' });
+
+      const down = await json(`/hypervisors/${added.id}/down`, tok.admin, { method: 'POST' });
+      expect(down.status).toBe(200);
+      const answer = ZAdminHypervisorMarkedDown.parse(down.body);
+      expect(answer.released_desktop_ids.sort()).toEqual([desktop.id, temporary.id].sort());
+      expect(answer.hypervisor).toMatchObject({ state: 'Offline', desktops_unknown: 0 });
+      const rows = await server.ctx.db.select().from(schema.domains).where(inArray(schema.domains.id, [desktop.id, temporary.id, elsewhere.id]));
+      expect(rows.find((r) => r.id === desktop.id)).toMatchObject({ status: 'Stopped', hypervisorId: null });
+      expect(rows.find((r) => r.id === temporary.id)).toBeUndefined();
+      expect(rows.find((r) => r.id === elsewhere.id)).toMatchObject({ status: 'Started' });
+      const actions = (await server.ctx.db.select().from(schema.auditLog).where(eq(schema.auditLog.objectId, added.id))).map((e) => e.action);
+      expect(actions).toContain('hypervisor.down');
+      expect((await call(server, `${A}/hypervisors/${added.id}`, { token: tok.admin, method: 'DELETE' })).status).toBe(204);
+    } finally {
+      offline.delete(added.id);
+      await server.ctx.db.delete(schema.domains).where(inArray(schema.domains.id, [desktop.id, temporary.id, elsewhere.id])).catch(() => undefined);
     }
   });
 

@@ -50,6 +50,8 @@ describeIf(missing)('the fleet: desktops placed and run on lab hypervisors', () 
       .split('\n')
       .map((l) => l.trim())
       .filter(Boolean);
+  /** the lab hosts but the i-th */
+  const others = (i: number) => lab.hosts.map((_, j) => j).filter((j) => j !== i);
   const stateOf = async (id: string) => {
     const [row] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, id));
     return row!;
@@ -62,14 +64,14 @@ describeIf(missing)('the fleet: desktops placed and run on lab hypervisors', () 
     const pending = startLab({
       dir: labDir,
       subnet: '10.234.1.0/24',
-      hosts: 2,
+      hosts: 3,
       tag,
       authorizedKeys: [await publicKey(server.config.dataDir)],
       // The installation's storage folder at the same path on every host (as an NFS mount would be).
       sharedPool: { name: 'default', path: join(server.config.dataDir, 'storage') },
       timeoutMs: scaled(30_000),
     });
-    for (let i = 1; i <= 2; i++) registerNamespace(`vdilab-${tag}-${i}`);
+    for (let i = 1; i <= 3; i++) registerNamespace(`vdilab-${tag}-${i}`);
     lab = await pending;
     [admin, user] = [await loginToken(server, 'admin'), await loginToken(server, 'user')];
   }, scaled(120_000));
@@ -121,7 +123,7 @@ describeIf(missing)('the fleet: desktops placed and run on lab hypervisors', () 
     for (const [id, host] of placed) {
       const i = hostIds.indexOf(host);
       expect(onHost(i)).toContain(id);
-      expect(onHost(1 - i)).not.toContain(id);
+      for (const j of others(i)) expect(onHost(j)).not.toContain(id);
       const runtime = (await server.ctx.engine.driver.list()).find((m) => m.id === id);
       expect(runtime).toMatchObject({ host, vnc: { host: lab.hosts[i]!.address } });
 
@@ -165,7 +167,7 @@ describeIf(missing)('the fleet: desktops placed and run on lab hypervisors', () 
     for (const [id, host] of placed) {
       expect((await stateOf(id)).status).toBe('Started');
       expect(onHost(hostIds.indexOf(host)).filter((n) => n === id)).toHaveLength(1);
-      expect(onHost(1 - hostIds.indexOf(host))).not.toContain(id);
+      for (const j of others(hostIds.indexOf(host))) expect(onHost(j)).not.toContain(id);
     }
     user = await loginToken(server, 'user');
   }, scaled(90_000));
@@ -183,8 +185,9 @@ describeIf(missing)('the fleet: desktops placed and run on lab hypervisors', () 
     }
   }, scaled(120_000));
 
-  it('a host whose libvirtd dies is offline with the reason, and is connected again once it is back', async () => {
-    const ns = `vdilab-${tag}-2`;
+  it('a host that fails: offline with the reason and its desktop Unknown to its owner within 30 s; marked down, its desktop starts elsewhere; back, what still ran there is destroyed', async () => {
+    const last = lab.hosts.length - 1;
+    const ns = `vdilab-${tag}-${last + 1}`;
     const pidsOf = (comm: string) =>
       execFileSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' })
         .split('\n')
@@ -196,18 +199,75 @@ describeIf(missing)('the fleet: desktops placed and run on lab hypervisors', () 
             return false;
           }
         });
-    const view = async () => ZAdminHypervisorList.parse((await send(admin, `${A}/hypervisors`)).body).items.find((h) => h.id === hostIds[1]);
-    const [libvirtd] = pidsOf('libvirtd');
-    process.kill(Number(libvirtd), 'SIGKILL');
-    const down = await until('the host offline', async () => {
-      const h = await view();
-      return h?.state === 'Offline' && h;
-    }, 30_000);
-    expect(down.last_error).toBeTruthy();
-    expect(down.last_error).not.toContain(join(server.config.dataDir, 'ssh'));
-    // Its libvirtd again, in the host's own namespaces (the lab's first process there is its sh).
-    const [sh] = pidsOf('sh');
-    execFileSync('nsenter', ['-t', sh!, '-m', '-u', '-n', '-p', '/usr/sbin/libvirtd', '-d'], { timeout: scaled(30_000) });
-    await until('the host online again', async () => (await view())?.state === 'Online', 60_000);
-  }, scaled(120_000));
+    /** the lost host's QEMU processes running desktop `id` (its libvirtd may be dead) */
+    const guestsOf = (id: string) => pidsOf('qemu-system-x86').filter((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(id));
+    const view = async () => ZAdminHypervisorList.parse((await send(admin, `${A}/hypervisors`)).body).items.find((h) => h.id === hostIds[last]);
+    const card = async (id: string) => ((await send(user, '/api/v3/user/desktops')).body as unknown as { id: string; state: string }[]).find((x) => x.id === id);
+    const setStarts = async (i: number, enabled: boolean) => expect((await send(admin, `${A}/hypervisors/${hostIds[i]}`, { method: 'PUT', body: { enabled } })).status).toBe(200);
+    const [id] = [...placed.keys()];
+    const startOnLast = async () => {
+      for (const i of others(last)) await setStarts(i, false);
+      expect((await send(user, `/api/v3/desktop/start/${id}`)).status).toBe(200);
+      await until('started on the last host', async () => (await stateOf(id!)).status === 'Started', 60_000);
+      expect((await stateOf(id!)).hypervisorId).toBe(hostIds[last]);
+      for (const i of others(last)) await setStarts(i, true);
+    };
+    const loseLast = async (what: string[]) => {
+      const killedAt = Date.now();
+      for (const comm of what) for (const p of pidsOf(comm)) process.kill(Number(p), 'SIGKILL');
+      let seen = '';
+      const down = await until('the host offline and its desktop Unknown to its owner', async () => {
+        const [h, c] = [await view(), await card(id!)];
+        seen = `host ${h?.state}, desktop ${c?.state}`;
+        return h?.state === 'Offline' && c?.state === 'Unknown' && h;
+      }, 30_000).catch((err: Error) => {
+        throw new Error(`${err.message} (last seen: ${seen})`);
+      });
+      console.log(`${what.join(' and ')} killed: offline and Unknown after ${Date.now() - killedAt} ms`);
+      expect(down.last_error).toBeTruthy();
+      expect(down.last_error).not.toContain(join(server.config.dataDir, 'ssh'));
+      expect(down.desktops_unknown).toBe(1);
+      // Unknown offers nothing: no start until the host is back or marked down.
+      expect((await send(user, `/api/v3/desktop/start/${id}`)).status).toBe(409);
+      const released = await send(admin, `${A}/hypervisors/${hostIds[last]}/down`, { method: 'POST' });
+      expect(released).toMatchObject({ status: 200, body: { released_desktop_ids: [id] } });
+      expect(await stateOf(id!)).toMatchObject({ status: 'Stopped', hypervisorId: null });
+    };
+    /** Its libvirtd again, in the host's own namespaces (the lab's first process there is its sh). */
+    const bringBack = async () => {
+      const [sh] = pidsOf('sh');
+      execFileSync('nsenter', ['-t', sh!, '-m', '-u', '-n', '-p', '/usr/sbin/libvirtd', '-d'], { timeout: scaled(30_000) });
+      await until('the host online again', async () => (await view())?.state === 'Online', 60_000);
+    };
+
+    // 1. Its libvirtd dies, its guest goes on (as when only the server loses the host).
+    await startOnLast();
+    expect((await send(admin, `${A}/hypervisors/${hostIds[last]}/down`, { method: 'POST' })).body).toMatchObject({ description_code: 'hypervisor_online' });
+    await loseLast(['libvirtd']);
+    expect(guestsOf(id!)).toHaveLength(1);
+    // Back: the database says the desktop is stopped, so what still runs there is destroyed, not adopted.
+    await bringBack();
+    await until('the stale guest gone from the host', async () => guestsOf(id!).length === 0 && !onHost(last).includes(id!), 30_000);
+    expect(await stateOf(id!)).toMatchObject({ status: 'Stopped', hypervisorId: null });
+
+    // 2. The whole host goes (libvirtd and its guests): marked down, the desktop starts on another host.
+    await startOnLast();
+    await loseLast(['libvirtd', 'qemu-system-x86']);
+    expect((await send(user, `/api/v3/desktop/start/${id}`)).status).toBe(200);
+    const moved = await until('started on another host', async () => {
+      const s = await stateOf(id!);
+      return s.status === 'Started' && s;
+    }, 60_000);
+    expect(others(last).map((i) => hostIds[i])).toContain(moved.hypervisorId);
+    await bringBack();
+    expect(await stateOf(id!)).toMatchObject({ status: 'Started', hypervisorId: moved.hypervisorId });
+    expect(onHost(last)).not.toContain(id);
+    expect(onHost(hostIds.indexOf(moved.hypervisorId!))).toContain(id);
+
+    // A second stop forces it off at once.
+    expect((await send(user, `/api/v3/desktop/stop/${id}`)).status).toBe(200);
+    expect((await send(user, `/api/v3/desktop/stop/${id}`)).status).toBe(200);
+    await until(`${id} stopped`, async () => (await stateOf(id!)).status === 'Stopped', 30_000);
+    for (let i = 0; i < lab.hosts.length; i++) expect(onHost(i)).not.toContain(id);
+  }, scaled(300_000));
 });

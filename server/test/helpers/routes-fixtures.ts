@@ -54,11 +54,11 @@ export const demoTemplate = async (server: TestServer) => {
 };
 
 /** A stopped desktop of `owner` on a thin overlay of the demo template (optionally a deployment's). */
-export async function makeDesktop(server: TestServer, owner: UserRow, opts: { name?: string; tag?: string; status?: string } = {}) {
+export async function makeDesktop(server: TestServer, owner: UserRow, opts: { name?: string; tag?: string; status?: string; persistent?: boolean } = {}) {
   const template = await demoTemplate(server);
   const row = await createDesktopFromTemplate(server.ctx.db, server.ctx.engine, template, owner, {
     name: opts.name ?? `Desktop ${randomUUID().slice(0, 8)}`,
-    persistent: true,
+    persistent: opts.persistent ?? true,
     status: 'Stopped',
     tag: opts.tag,
     tagVisible: opts.tag ? true : undefined,

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { FleetDriver } from '../fleet';
 import type { HostDirectory, HostStatus } from '../hosts';
 import type { HypervisorDriver } from '../driver';
@@ -41,5 +41,18 @@ describe('FleetHostDirectory', () => {
     await expect(hosts.connect('h1', 'qemu+ssh://root@127.0.0.1:23499/system', { hostKeyFingerprint: 'SHA256:x' })).rejects.toMatchObject({ code: 'unreachable' });
     expect(await hosts.status('h1')).toBeNull();
     expect(await hosts.installationPublicKey()).toMatch(/^ssh-ed25519 /);
+  });
+
+  it('a stored host that does not answer at start is offline, told to the listeners once', async () => {
+    const hosts = directory();
+    const told: string[] = [];
+    hosts.onOffline((id, reason) => told.push(`${id}: ${reason}`));
+    hosts.resume('h2', 'qemu+ssh://root@127.0.0.1:23499/system', { hostKeyFingerprint: 'SHA256:x' });
+    await vi.waitFor(() => expect(told).toHaveLength(1), { timeout: 15_000, interval: 50 });
+    expect(told[0]).toMatch(/^h2: /);
+    expect(await hosts.status('h2')).toMatchObject({ online: false, lastError: expect.any(String) });
+    await hosts.disconnect('h2');
+    expect(told).toHaveLength(1);
+    expect(await hosts.status('h2')).toBeNull();
   });
 });

@@ -28,6 +28,8 @@ type Remote = {
   retry?: NodeJS.Timeout;
   retryMs: number;
   removed: boolean;
+  /** offline listeners were told (once per time offline) */
+  toldOffline: boolean;
 };
 
 /** A remote hypervisor's URI split: how the server reaches it. */
@@ -51,6 +53,7 @@ export function fingerprintOf(base64Key: string): string {
 export class FleetHostDirectory implements HostDirectory {
   private readonly remotes = new Map<string, Remote>();
   private readonly onlineListeners = new Set<(id: string) => void>();
+  private readonly offlineListeners = new Set<(id: string, reason: string) => void>();
 
   constructor(
     private readonly parts: {
@@ -122,6 +125,7 @@ export class FleetHostDirectory implements HostDirectory {
     r.driver = driver;
     r.lastError = null;
     r.retryMs = RETRY_MS.first;
+    r.toldOffline = false;
     this.parts.fleet.setHost(id, driver);
     for (const cb of this.onlineListeners) cb(id);
     driver.onConnection((s) => {
@@ -130,9 +134,18 @@ export class FleetHostDirectory implements HostDirectory {
       r.lastError = s.reason ?? 'connection to the hypervisor lost';
       r.driver = undefined;
       this.parts.log?.warn({ hypervisor: id, reason: r.lastError }, 'hypervisor connection lost');
+      // Its machines are not known from now on (nothing is routed to a closed connection).
+      this.parts.fleet.removeHost(id);
       void driver.close();
+      this.tellOffline(id, r);
       this.retry(id, r);
     });
+  }
+
+  private tellOffline(id: string, r: Remote) {
+    if (r.toldOffline || r.removed) return;
+    r.toldOffline = true;
+    for (const cb of this.offlineListeners) cb(id, r.lastError ?? 'offline');
   }
 
   private retry(id: string, r: Remote) {
@@ -143,6 +156,8 @@ export class FleetHostDirectory implements HostDirectory {
         () => this.parts.log?.info({ hypervisor: id }, 'hypervisor connected'),
         (err: unknown) => {
           r.lastError = this.words(err, r.uri);
+          // A stored host that does not answer at server start: offline from its first attempt.
+          this.tellOffline(id, r);
           r.retryMs = Math.min(r.retryMs * 2, RETRY_MS.max);
           this.retry(id, r);
         },
@@ -158,7 +173,7 @@ export class FleetHostDirectory implements HostDirectory {
   async connect(id: string, uri: string, opts: HostConnectOptions): Promise<HostStatus> {
     if (id === LOCAL_HYPERVISOR) throw new HostError('uri_invalid', 'the local host is not connected by a URI');
     if (this.remotes.has(id)) await this.disconnect(id);
-    const r: Remote = { uri, fingerprint: opts.hostKeyFingerprint, lastError: null, retryMs: RETRY_MS.first, removed: false };
+    const r: Remote = { uri, fingerprint: opts.hostKeyFingerprint, lastError: null, retryMs: RETRY_MS.first, removed: false, toldOffline: false };
     this.remotes.set(id, r);
     try {
       await this.open(id, r);
@@ -173,7 +188,7 @@ export class FleetHostDirectory implements HostDirectory {
   /** A stored host (server start): connected in the background; until then, and while it fails, offline with the reason. */
   resume(id: string, uri: string, opts: HostConnectOptions): void {
     if (this.remotes.has(id) || id === LOCAL_HYPERVISOR) return;
-    const r: Remote = { uri, fingerprint: opts.hostKeyFingerprint, lastError: 'connecting', retryMs: 0, removed: false };
+    const r: Remote = { uri, fingerprint: opts.hostKeyFingerprint, lastError: 'connecting', retryMs: 0, removed: false, toldOffline: false };
     this.remotes.set(id, r);
     this.retry(id, r);
     r.retryMs = RETRY_MS.first;
@@ -182,6 +197,11 @@ export class FleetHostDirectory implements HostDirectory {
   onOnline(cb: (id: string) => void): () => void {
     this.onlineListeners.add(cb);
     return () => this.onlineListeners.delete(cb);
+  }
+
+  onOffline(cb: (id: string, reason: string) => void): () => void {
+    this.offlineListeners.add(cb);
+    return () => this.offlineListeners.delete(cb);
   }
 
   async disconnect(id: string): Promise<void> {

@@ -17,6 +17,7 @@ import { adminRegistrationCodeRoutes } from './registration-codes/routes';
 import { adminStorageRoutes } from './storage/routes';
 import { adminJobRoutes } from './jobs/routes';
 import { adminHypervisorRoutes } from './hypervisors/routes';
+import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { adminDashboardRoutes } from './dashboard/routes';
 
 /**
@@ -24,7 +25,7 @@ import { adminDashboardRoutes } from './dashboard/routes';
  * maintenance, enabling users, and the console's people modules (./users, ./groups, ./categories,
  * ./registration-codes).
  */
-export async function adminRoutes(app: FastifyInstance, ctx: AppContext) {
+export async function adminRoutes(app: FastifyInstance, ctx: AppContext, lifecycle: Pick<DesktopLifecycle, 'releaseHost'>) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const adminOnly = requireAuth(ctx, { roles: ['admin'] });
 
@@ -33,7 +34,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext) {
   // The console's infrastructure: storage, jobs, hypervisors, dashboard.
   await adminStorageRoutes(app, ctx);
   await adminJobRoutes(app, ctx);
-  await adminHypervisorRoutes(app, ctx);
+  await adminHypervisorRoutes(app, ctx, lifecycle);
   await adminDashboardRoutes(app, ctx);
 
   r.put(

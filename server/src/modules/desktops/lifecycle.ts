@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { and, eq, inArray } from 'drizzle-orm';
-import { AT_REST, FORCE_STOPPABLE, LOCAL_HYPERVISOR, GUEST_UP, RETRYABLE, STARTABLE, statusIn, STOPPABLE, VIEWABLE, type TQueueEvent } from '@vdi/contracts';
+import { AT_REST, FORCE_STOPPABLE, GOING_UP, LOCAL_HYPERVISOR, GUEST_UP, RETRYABLE, STARTABLE, statusIn, STOPPABLE, VIEWABLE, type TQueueEvent } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { MachineEvent } from '../../engine/driver';
@@ -258,12 +258,18 @@ export function createDesktopLifecycle(ctx: AppContext) {
   }
 
   async function onMachineEvent(e: MachineEvent) {
+    if (e.host && e.host !== LOCAL_HYPERVISOR) {
+      // A machine on a host its desktop no longer runs on (the host was marked down while away; it is
+      // destroyed when the host is reconciled): not the desktop's news.
+      const row = await findDomain(db, e.id);
+      if (row && row.hypervisorId !== e.host) return;
+    }
     switch (e.type) {
       case 'stopped':
         return machineGone(e.id);
       case 'crashed':
         log.warn({ desktop: e.id, reason: e.reason }, 'machine crashed');
-        return void (await driver.destroy(e.id).catch(() => undefined));
+        return void (await driver.destroy(e.id, e.host).catch(() => undefined));
       case 'paused':
         return void (await update(e.id, { status: 'Paused' }, GUEST_UP));
       case 'resumed':
@@ -279,15 +285,24 @@ export function createDesktopLifecycle(ctx: AppContext) {
    * as they are; that host is reconciled when it comes online (`hostId`: only its desktops and machines).
    */
   async function reconcile(hostId?: string) {
+    if (hostId) clearDownTimer(hostId);
     const machines = (await driver.list()).filter((m) => !hostId || m.host === hostId);
-    const running = new Set(machines.map((m) => m.id));
+    const all = await db.select().from(schema.domains).where(eq(schema.domains.kind, 'desktop'));
+    const byId = new Map(all.map((r) => [r.id, r]));
+    // A remote host's machine whose desktop does not run there by the database (the host was marked
+    // down while away, the desktop stopped or started elsewhere): destroyed there, never adopted.
+    const elsewhere = machines.filter((m) => m.host && m.host !== LOCAL_HYPERVISOR && byId.has(m.id) && byId.get(m.id)!.hypervisorId !== m.host);
+    for (const m of elsewhere) {
+      log.warn({ desktop: m.id, hypervisor: m.host }, 'destroying a machine its desktop no longer runs on that hypervisor');
+      await driver.destroy(m.id, m.host).catch((err) => log.error({ err, desktop: m.id, hypervisor: m.host }, 'machine on a released hypervisor not destroyed'));
+    }
+    const running = new Set(machines.filter((m) => !elsewhere.includes(m)).map((m) => m.id));
     const online = new Map<string, boolean>();
     const unknownNow = async (host: string | null) => {
       if (!host || host === LOCAL_HYPERVISOR) return false;
       if (!online.has(host)) online.set(host, (await ctx.engine.hosts.status(host).catch(() => null))?.online ?? false);
       return !online.get(host);
     };
-    const all = await db.select().from(schema.domains).where(eq(schema.domains.kind, 'desktop'));
     const rows = hostId ? all.filter((r) => r.hypervisorId === hostId) : all;
     for (const row of rows) {
       if (!running.has(row.id) && !statusIn(AT_REST, row.status) && (await unknownNow(row.hypervisorId))) continue;
@@ -314,18 +329,74 @@ export function createDesktopLifecycle(ctx: AppContext) {
         else await update(row.id, { status: 'Stopped', startedAt: null, guestIp: null });
       }
     }
-    const known = new Set(all.map((r) => r.id));
     for (const id of running) {
-      if (!known.has(id)) {
+      if (!byId.has(id)) {
         log.warn({ machine: id }, 'destroying a machine that no desktop owns');
         await driver.destroy(id).catch(() => undefined);
       }
     }
   }
 
+  /*
+   * A remote host that fails. Offline (its connection lost): what ran there is not known, so its
+   * desktops show `Unknown` (nothing offered) until it is back or marked down. Marked down (by an
+   * admin, or after HYPERVISOR_DOWN_AFTER_SECONDS): its desktops are stopped (temporary ones go), to
+   * start on another host; what still runs there is destroyed when the host comes back (reconcile).
+   */
+  const downTimers = new Map<string, NodeJS.Timeout>();
+  function clearDownTimer(hostId: string) {
+    clearTimeout(downTimers.get(hostId));
+    downTimers.delete(hostId);
+  }
+  /** The desktops that ran (or were being stopped) on a host: not at rest, not being created or started. */
+  const desktopsLeftOn = async (hostId: string) =>
+    (await db.select().from(schema.domains).where(and(eq(schema.domains.kind, 'desktop'), eq(schema.domains.hypervisorId, hostId)))).filter(
+      (r) => !statusIn(AT_REST, r.status) && !statusIn(GOING_UP, r.status) && r.status !== CREATING_DESKTOP,
+    );
+
+  async function hostLost(hostId: string) {
+    if (hostId === LOCAL_HYPERVISOR) return;
+    for (const row of await desktopsLeftOn(hostId)) {
+      if (row.status === 'Unknown') continue;
+      clearShutdownTimer(row.id);
+      stopWaitingForIp(row.id);
+      await update(row.id, { status: 'Unknown' }, row.status);
+    }
+    const after = ctx.config.hypervisorDownAfterSeconds;
+    if (after > 0 && !downTimers.has(hostId)) {
+      downTimers.set(
+        hostId,
+        setTimeout(() => {
+          downTimers.delete(hostId);
+          void (async () => {
+            // Still offline? (Back in the meantime: reconciled, nothing to release.)
+            if ((await ctx.engine.hosts.status(hostId))?.online !== false) return;
+            const released = await releaseHost(hostId);
+            log.warn({ hypervisor: hostId, desktops: released.length, seconds: after }, 'hypervisor offline too long: marked down');
+          })().catch((err) => log.error({ err, hypervisor: hostId }, 'hypervisor not marked down'));
+        }, after * 1000).unref(),
+      );
+    }
+  }
+
+  /** Marks a host down: its desktops stopped (temporary ones deleted); their ids. */
+  async function releaseHost(hostId: string): Promise<string[]> {
+    clearDownTimer(hostId);
+    const released: string[] = [];
+    for (const row of await desktopsLeftOn(hostId)) {
+      clearShutdownTimer(row.id);
+      stopWaitingForIp(row.id);
+      if (!row.persistent) await destroyDesktop(row);
+      else if (!(await update(row.id, { status: 'Stopped', startedAt: null, guestIp: null }, row.status))) continue;
+      released.push(row.id);
+    }
+    return released;
+  }
+
   const unsubscribe = driver.onEvent((e) => void onMachineEvent(e).catch((err) => log.error({ err }, 'machine event failed')));
   // A remote host (re)connected: its domains are adopted or its desktops corrected, as after a restart.
   const offOnline = ctx.engine.hosts.onOnline?.((hostId) => void reconcile(hostId).catch((err) => log.error({ err, hypervisor: hostId }, 'hypervisor not reconciled')));
+  const offOffline = ctx.engine.hosts.onOffline?.((hostId) => void hostLost(hostId).catch((err) => log.error({ err, hypervisor: hostId }, 'desktops of a lost hypervisor not marked')));
 
   return {
     start,
@@ -335,13 +406,16 @@ export function createDesktopLifecycle(ctx: AppContext) {
     retry,
     destroyDesktop,
     reconcile,
+    releaseHost,
     publish,
     announce,
     changes,
     close() {
       unsubscribe();
       offOnline?.();
+      offOffline?.();
       for (const t of shutdownTimers.values()) clearTimeout(t);
+      for (const host of [...downTimers.keys()]) clearDownTimer(host);
       for (const id of [...ipWaits.keys()]) stopWaitingForIp(id);
     },
   };

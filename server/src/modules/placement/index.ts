@@ -34,10 +34,10 @@ async function vcpusByHost(db: Db): Promise<Map<string, number>> {
   return out;
 }
 
-/** The desktops running on host `hostId` (ids), e.g. to drain it or to refuse its removal. */
+/** The desktops running on host `hostId` (ids; with those `Unknown` while it is offline), e.g. to drain it or to refuse its removal. */
 export async function desktopsOn(db: Db, hostId: string): Promise<string[]> {
   const onHost = hostId === LOCAL_HYPERVISOR ? or(isNull(d.hypervisorId), eq(d.hypervisorId, hostId)) : eq(d.hypervisorId, hostId);
-  const rows = await db.select({ id: d.id }).from(d).where(and(eq(d.kind, 'desktop'), inArray(d.status, [...RUNNING_STATUSES]), onHost));
+  const rows = await db.select({ id: d.id }).from(d).where(and(eq(d.kind, 'desktop'), inArray(d.status, [...RUNNING_STATUSES, 'Unknown']), onHost));
   return rows.map((r) => r.id);
 }
 

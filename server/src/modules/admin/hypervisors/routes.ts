@@ -12,6 +12,7 @@ import {
   ZAdminHypervisorDrained,
   ZAdminHypervisorHostKey,
   ZAdminHypervisorList,
+  ZAdminHypervisorMarkedDown,
   ZAdminHypervisorSshKey,
   ZAdminHypervisorUpdate,
   ZPreferredHypervisors,
@@ -26,6 +27,7 @@ import { auditActorOf, audit } from '../../../audit/record';
 import { adminSocketCount, notifyAdmins } from '../../../socket/admins';
 import { acceptsStarts } from '../../shared/hypervisor-state';
 import { hypervisorViews } from './view';
+import type { DesktopLifecycle } from '../../desktops/lifecycle';
 
 /** How often the console hears the hypervisors' numbers while an admin is connected. */
 export const HYPERVISOR_TICK_MS = 3_000;
@@ -66,7 +68,7 @@ export async function resumeHypervisors(ctx: Pick<AppContext, 'db' | 'engine'>):
   }
 }
 
-export async function adminHypervisorRoutes(app: FastifyInstance, ctx: AppContext) {
+export async function adminHypervisorRoutes(app: FastifyInstance, ctx: AppContext, lifecycle: Pick<DesktopLifecycle, 'releaseHost'>) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const adminOnly = requireAuth(ctx, { roles: ['admin'] });
   const params = z.object({ id: z.string().min(1).max(64) });
@@ -187,6 +189,24 @@ export async function adminHypervisorRoutes(app: FastifyInstance, ctx: AppContex
       return { hypervisor: view!, running_desktop_ids: await desktopsOn(ctx.db, row.id) };
     },
   );
+
+  /**
+   * Marks an offline host down (the original's engine does it on its own after a while; here an admin,
+   * or HYPERVISOR_DOWN_AFTER_SECONDS): the desktops that ran there, `Unknown` meanwhile, are stopped
+   * (temporary ones deleted) so that their owners can start them on another host. A host that answers
+   * is not marked down: its desktops are known (stop them, or drain it).
+   */
+  r.post('/admin/hypervisors/:id/down', { preHandler: adminOnly, schema: { params, response: { 200: ZAdminHypervisorMarkedDown } } }, async (request) => {
+    const [row] = await ctx.db.select().from(schema.hypervisors).where(eq(schema.hypervisors.id, request.params.id));
+    if (!row) throw notFound('not_found', 'Hypervisor not found');
+    if (row.id === LOCAL_HYPERVISOR) throw badRequest('validation_error', "This server's own host is not marked down: its desktops are known while the server runs");
+    if ((await ctx.engine.hosts.status(row.id))?.online) throw conflict('hypervisor_online', 'The hypervisor answers: its desktops are known, it cannot be marked down');
+    const released = await lifecycle.releaseHost(row.id);
+    await audit(ctx.db, auditActorOf(request), { action: 'hypervisor.down', objectType: 'hypervisor', objectId: row.id, objectName: row.name, categoryId: null, detail: { desktops: released.length } });
+    const [view] = await hypervisorViews(ctx, [row]);
+    notifyAdmins(ctx, null, 'hypervisor_update', view!);
+    return { hypervisor: view!, released_desktop_ids: released };
+  });
 
   r.delete('/admin/hypervisors/:id', { preHandler: adminOnly, schema: { params } }, async (request, reply) => {
     const removed = await ctx.db.transaction(async (tx) => {

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem, freemem } from 'node:os';
 import { join } from 'node:path';
-import { asc } from 'drizzle-orm';
+import { and, asc, count, eq, isNotNull } from 'drizzle-orm';
 import type { TAdminHypervisor } from '@vdi/contracts';
 import type { AppContext } from '../../../context';
 import { schema } from '../../../db';
@@ -58,7 +58,15 @@ export async function hypervisorViews(ctx: AppContext, rows?: HypervisorRow[]): 
   const local = list.some((r) => r.id === LOCAL_HYPERVISOR)
     ? await Promise.all([ctx.engine.driver.capabilities().catch(() => null), gpus(), runningOf(ctx.db, {})])
     : null;
-  const statuses = await Promise.all(list.map((r) => ctx.engine.hosts.status(r.id).catch(() => null)));
+  const [statuses, unknownRows] = await Promise.all([
+    Promise.all(list.map((r) => ctx.engine.hosts.status(r.id).catch(() => null))),
+    ctx.db
+      .select({ host: schema.domains.hypervisorId, n: count() })
+      .from(schema.domains)
+      .where(and(eq(schema.domains.status, 'Unknown'), isNotNull(schema.domains.hypervisorId)))
+      .groupBy(schema.domains.hypervisorId),
+  ]);
+  const unknown = new Map(unknownRows.map((u) => [u.host!, u.n]));
   return list.map((r, i) => {
     const host = statuses[i];
     const base = {
@@ -74,6 +82,7 @@ export async function hypervisorViews(ctx: AppContext, rows?: HypervisorRow[]): 
       starts_in_flight: host?.startsInFlight ?? 0,
       pools: (host?.pools ?? []).map((p) => ({ name: p.name, path: p.path, capacity_bytes: p.capacityBytes, free_bytes: p.freeBytes })),
       last_error: host?.lastError ?? null,
+      desktops_unknown: unknown.get(r.id) ?? 0,
       updated: now,
     };
     const [caps, cards, running] = local ?? [null, [], null];

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Alert, Badge, Button, Code, CopyButton, Group, Modal, Paper, Progress, SegmentedControl, SimpleGrid, Skeleton, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
-import { IconAlertCircle, IconCpu, IconPlayerPause, IconPlus, IconServer, IconTrash } from '@tabler/icons-react';
+import { IconAlertCircle, IconCpu, IconPlayerPause, IconPlugConnectedX, IconPlus, IconServer, IconTrash } from '@tabler/icons-react';
 import dayjs from 'dayjs';
 import type { TAdminHypervisor, TAdminHypervisorHostKey } from '@vdi/contracts';
 import { useTranslation } from 'react-i18next';
@@ -11,7 +11,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { errorMessage } from '../../../lib/errors';
 import { useAction } from '../../../lib/use-action';
 import { useAdminEvent } from '../system/live';
-import { addHypervisor, applyHypervisor, drainHypervisor, hypervisorsQuery, removeHypervisor, shutDownDesktops, sshKeyQuery, updateHypervisor } from './api';
+import { addHypervisor, applyHypervisor, drainHypervisor, hypervisorsQuery, markHypervisorDown, removeHypervisor, shutDownDesktops, sshKeyQuery, updateHypervisor } from './api';
 import { formatBytes } from '../../../entities/format';
 import { formatMb, percent } from './format';
 import '../../../i18n/areas/admin-infra';
@@ -47,6 +47,8 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
   const memory = percent(h.memory_used_mb, h.memory_total_mb);
   const [running, setRunning] = useState<string[] | null>(null);
   const [removing, setRemoving] = useState(false);
+  const [markingDown, setMarkingDown] = useState(false);
+  const [released, setReleased] = useState<number | null>(null);
 
   return (
     <Paper withBorder radius="md" p="lg" data-testid="hypervisor-card" data-id={h.id} data-accepts={String(h.accepts_starts)}>
@@ -129,9 +131,21 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
           </Text>
         </Stack>
       ) : (
-        <Text size="sm" c="dimmed">
-          {t('admin_infra.hypervisors.offline_body')}
-        </Text>
+        <Stack gap="xs">
+          <Text size="sm" c="dimmed">
+            {t('admin_infra.hypervisors.offline_body')}
+          </Text>
+          {h.desktops_unknown > 0 && (
+            <Text size="sm" fw={500} data-testid="hypervisor-unknown">
+              {t('admin_infra.hypervisors.unknown_desktops', { n: h.desktops_unknown })}
+            </Text>
+          )}
+        </Stack>
+      )}
+      {released !== null && (
+        <Alert color="teal" mt="md" withCloseButton onClose={() => setReleased(null)} data-testid="hypervisor-down-done">
+          {t('admin_infra.hypervisors.down_done', { n: released })}
+        </Alert>
       )}
       {h.last_error && (
         <Alert color="red" mt="md" icon={<IconAlertCircle size={16} />} title={t('admin_infra.hypervisors.last_error')} data-testid="hypervisor-last-error">
@@ -172,14 +186,19 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
           >
             {t(h.draining ? 'admin_infra.hypervisors.undrain' : 'admin_infra.hypervisors.drain')}
           </Button>
+          {h.uri !== null && !online && h.desktops_unknown > 0 && (
+            <Button variant="light" color="red" size="xs" leftSection={<IconPlugConnectedX size={14} />} disabled={busy} data-testid="hypervisor-mark-down" onClick={() => setMarkingDown(true)}>
+              {t('admin_infra.hypervisors.mark_down')}
+            </Button>
+          )}
           {h.uri !== null && (
             <Button
               variant="subtle"
               color="red"
               size="xs"
               leftSection={<IconTrash size={14} />}
-              disabled={busy || h.desktops_running > 0}
-              title={h.desktops_running > 0 ? t('admin_infra.hypervisors.remove_busy') : undefined}
+              disabled={busy || h.desktops_running > 0 || h.desktops_unknown > 0}
+              title={h.desktops_running > 0 || h.desktops_unknown > 0 ? t('admin_infra.hypervisors.remove_busy') : undefined}
               data-testid="hypervisor-remove"
               onClick={() => setRemoving(true)}
             >
@@ -213,6 +232,26 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
                 {t('admin_infra.hypervisors.shutdown_all')}
               </Button>
             )}
+          </Group>
+        </Stack>
+      </Modal>
+      <Modal opened={markingDown} onClose={() => setMarkingDown(false)} title={t('admin_infra.hypervisors.down_title', { name: h.name })} centered>
+        <Stack data-testid="hypervisor-down-dialog">
+          <Text size="sm">{t('admin_infra.hypervisors.down_body', { n: h.desktops_unknown })}</Text>
+          <Alert color="orange" icon={<IconAlertCircle size={16} />}>
+            {t('admin_infra.hypervisors.down_warning')}
+          </Alert>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setMarkingDown(false)}>
+              {t('admin_infra.hypervisors.close')}
+            </Button>
+            <Button color="red" loading={busy} data-testid="hypervisor-mark-down-confirm" onClick={() => void run(async () => {
+              setMarkingDown(false);
+              const answer = await markHypervisorDown(h.id);
+              setReleased(answer.released_desktop_ids.length);
+            })}>
+              {t('admin_infra.hypervisors.mark_down')}
+            </Button>
           </Group>
         </Stack>
       </Modal>

@@ -4,6 +4,7 @@ import {
   ZAdminActionAnswer,
   ZAdminHypervisor,
   ZAdminHypervisorDrained,
+  ZAdminHypervisorMarkedDown,
   ZAdminHypervisorHostKey,
   ZAdminHypervisorSshKey,
   ZAdminJob,
@@ -96,6 +97,12 @@ export async function addHypervisor(body: TAdminHypervisorAdd): Promise<TAdminHy
 }
 export async function drainHypervisor(id: string, draining: boolean) {
   const answer = await api.put(`/admin/hypervisors/${encodeURIComponent(id)}/drain`, { draining }, ZAdminHypervisorDrained);
+  applyHypervisor(answer.hypervisor);
+  return answer;
+}
+/** Marks an offline host down: its desktops stopped, to start on another host. */
+export async function markHypervisorDown(id: string) {
+  const answer = await api.post(`/admin/hypervisors/${encodeURIComponent(id)}/down`, undefined, ZAdminHypervisorMarkedDown);
   applyHypervisor(answer.hypervisor);
   return answer;
 }
