@@ -14,12 +14,20 @@ const name = z.string().trim().min(1).max(100);
 // ------------------------------------------------------------------ GPU cards and profiles
 /** POST /admin/reservables/gpus: a card; its profiles are added one by one. */
 export const ZAdminCardCreate = z
-  .object({ name, brand: text(50).default(''), model: text(50).default(''), description: text(255).default(''), enabled: z.boolean().default(true) })
+  .object({
+    name,
+    brand: text(50).default(''),
+    model: text(50).default(''),
+    description: text(255).default(''),
+    enabled: z.boolean().default(true),
+    /** The hypervisor the card is in (`local`: this server); its profiles are offered there only. */
+    hypervisor_id: id.default('local'),
+  })
   .strict();
 export type TAdminCardCreate = z.input<typeof ZAdminCardCreate>;
 /** PUT /admin/reservables/gpus/{id} */
 export const ZAdminCardUpdate = z
-  .object({ name: name.optional(), brand: text(50).optional(), model: text(50).optional(), description: text(255).optional(), enabled: z.boolean().optional() })
+  .object({ name: name.optional(), brand: text(50).optional(), model: text(50).optional(), description: text(255).optional(), enabled: z.boolean().optional(), hypervisor_id: id.optional() })
   .strict();
 export type TAdminCardUpdate = z.input<typeof ZAdminCardUpdate>;
 
@@ -82,6 +90,8 @@ export const ZAdminCard = z.object({
   description: z.string(),
   item_type: z.literal('gpus'),
   enabled: z.boolean(),
+  /** The hypervisor the card is in: desktops with one of its profiles start there. */
+  hypervisor_id: z.string(),
   subitems: z.array(ZAdminProfile),
   /** Plans of the card that have not ended, and bookings in them. */
   plans: z.number(),

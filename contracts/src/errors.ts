@@ -107,6 +107,7 @@ export const DESCRIPTION_CODES = [
   'hypervisor_host_key_changed',
   'hypervisor_not_empty',
   'hypervisor_online',
+  'hypervisor_has_gpus',
   'hypervisor_exists',
   'viewer_not_started',
   'unable_to_get_viewer',

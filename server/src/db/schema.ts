@@ -396,6 +396,8 @@ export const reservableItems = pgTable('reservable_items', {
   /** Subitems (profiles) this card can offer, one at a time. */
   subitemIds: jsonb('subitem_ids').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
   enabled: boolean('enabled').notNull().default(true),
+  /** The hypervisor the card is in: its profiles are offered there only (placement). */
+  hypervisorId: text('hypervisor_id').notNull().default('local').references(() => hypervisors.id),
   createdAt: createdAt(),
 });
 

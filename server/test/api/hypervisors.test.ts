@@ -7,6 +7,7 @@ import { schema } from '../../src/db';
 import { HostError, type HostDirectory, type HostStatus } from '../../src/engine/hosts';
 import { call, startTestServer, type TestServer } from '../helpers/server';
 import { demoTemplate, makeDesktop, tokenOf, userRow } from '../helpers/routes-fixtures';
+import { createPlacement } from '../../src/modules/placement';
 
 // Hypervisors in the console (issue 25): add by libvirt URI with the host key confirmed, drain,
 // remove once empty. The local engine reaches no other host: a double directory stands in for
@@ -191,6 +192,48 @@ describe('hypervisors', () => {
     } finally {
       offline.delete(added.id);
       await server.ctx.db.delete(schema.domains).where(inArray(schema.domains.id, [desktop.id, temporary.id, elsewhere.id])).catch(() => undefined);
+    }
+  });
+
+  it('a GPU card is in one hypervisor: its profiles are offered there only, and the host is not removed while it holds the card', async () => {
+    const added = ZAdminHypervisor.parse(
+      (await json('/hypervisors', tok.admin, { method: 'POST', body: { uri: REMOTE, name: 'Host G', host_key_fingerprint: KEY.fingerprint } })).body,
+    );
+    const owner = await userRow(server, 'user');
+    const desktop = await makeDesktop(server, owner);
+    const cardIds: string[] = [];
+    try {
+      expect((await json('/reservables/gpus', tok.admin, { method: 'POST', body: { name: 'Nowhere', hypervisor_id: 'nope' } })).status).toBe(400);
+      const made = await json('/reservables/gpus', tok.admin, { method: 'POST', body: { name: 'Remote A16', brand: 'NVIDIA', model: 'A16', hypervisor_id: added.id } });
+      expect(made.body).toMatchObject({ hypervisor_id: added.id });
+      cardIds.push(made.body.id);
+      const withProfile = await json(`/reservables/gpus/${made.body.id}/subitems`, tok.admin, { method: 'POST', body: { profile: 'H2Q', name: 'Host G 2Q', units: 4 } });
+      expect(withProfile.status).toBe(200);
+      const profile = withProfile.body.subitems[0].id as string;
+      const now = server.ctx.clock.now();
+      await server.ctx.db.insert(schema.reservablePlans).values({
+        id: `plan-${profile}`, itemId: made.body.id, subitemId: profile, start: new Date(now.getTime() - 3_600_000), end: new Date(now.getTime() + 3_600_000), units: 4, userId: owner.id,
+      });
+      const [row] = await server.ctx.db
+        .update(schema.domains)
+        .set({ hardware: { ...desktop.hardware, reservables: { vgpus: [profile] } } })
+        .where(eq(schema.domains.id, desktop.id))
+        .returning();
+      const placement = createPlacement(server.ctx);
+      expect(await placement.hostFor(row!)).toBe(added.id);
+      placement.forget(added.id);
+      // The card moved to this server's host: offered here, not there.
+      expect((await json(`/reservables/gpus/${made.body.id}`, tok.admin, { method: 'PUT', body: { hypervisor_id: 'local' } })).body).toMatchObject({ hypervisor_id: 'local' });
+      expect(await placement.hostFor(row!)).toBe('local');
+      placement.forget('local');
+      await json(`/reservables/gpus/${made.body.id}`, tok.admin, { method: 'PUT', body: { hypervisor_id: added.id } });
+      const busy = await json(`/hypervisors/${added.id}`, tok.admin, { method: 'DELETE' });
+      expect(busy).toMatchObject({ status: 409, body: { description_code: 'hypervisor_has_gpus', params: { gpus: 1 } } });
+    } finally {
+      for (const c of cardIds) await server.ctx.db.delete(schema.reservableItems).where(eq(schema.reservableItems.id, c));
+      await server.ctx.db.delete(schema.reservableSubitems).where(eq(schema.reservableSubitems.id, 'NVIDIA-A16-H2Q')).catch(() => undefined);
+      await server.ctx.db.delete(schema.domains).where(eq(schema.domains.id, desktop.id));
+      await call(server, `${A}/hypervisors/${added.id}`, { token: tok.admin, method: 'DELETE' });
     }
   });
 

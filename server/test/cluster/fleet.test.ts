@@ -212,9 +212,14 @@ describeIf(missing)('the fleet: desktops placed and run on lab hypervisors', () 
       expect((await stateOf(id!)).hypervisorId).toBe(hostIds[last]);
       for (const i of others(last)) await setStarts(i, true);
     };
-    const loseLast = async (what: string[]) => {
+    const kill = (...comms: string[]) => {
+      for (const comm of comms) for (const p of pidsOf(comm)) process.kill(Number(p), 'SIGKILL');
+    };
+    // The host's link on the lab's bridge (named as lab.ts names it).
+    const link = (state: 'up' | 'down') => execFileSync('ip', ['link', 'set', `vdilab${tag}v${last + 1}`, state]);
+    const loseLast = async (what: string, lose: () => void) => {
       const killedAt = Date.now();
-      for (const comm of what) for (const p of pidsOf(comm)) process.kill(Number(p), 'SIGKILL');
+      lose();
       let seen = '';
       const down = await until('the host offline and its desktop Unknown to its owner', async () => {
         const [h, c] = [await view(), await card(id!)];
@@ -223,7 +228,7 @@ describeIf(missing)('the fleet: desktops placed and run on lab hypervisors', () 
       }, 30_000).catch((err: Error) => {
         throw new Error(`${err.message} (last seen: ${seen})`);
       });
-      console.log(`${what.join(' and ')} killed: offline and Unknown after ${Date.now() - killedAt} ms`);
+      console.log(`${what}: offline and Unknown after ${Date.now() - killedAt} ms`);
       expect(down.last_error).toBeTruthy();
       expect(down.last_error).not.toContain(join(server.config.dataDir, 'ssh'));
       expect(down.desktops_unknown).toBe(1);
@@ -234,32 +239,39 @@ describeIf(missing)('the fleet: desktops placed and run on lab hypervisors', () 
       expect(await stateOf(id!)).toMatchObject({ status: 'Stopped', hypervisorId: null });
     };
     /** Its libvirtd again, in the host's own namespaces (the lab's first process there is its sh). */
-    const bringBack = async () => {
+    const restartLibvirtd = () => {
       const [sh] = pidsOf('sh');
       execFileSync('nsenter', ['-t', sh!, '-m', '-u', '-n', '-p', '/usr/sbin/libvirtd', '-d'], { timeout: scaled(30_000) });
+    };
+    const bringBack = async (how: () => void) => {
+      how();
       await until('the host online again', async () => (await view())?.state === 'Online', 60_000);
     };
 
     // 1. Its libvirtd dies, its guest goes on (as when only the server loses the host).
     await startOnLast();
     expect((await send(admin, `${A}/hypervisors/${hostIds[last]}/down`, { method: 'POST' })).body).toMatchObject({ description_code: 'hypervisor_online' });
-    await loseLast(['libvirtd']);
+    await loseLast('libvirtd killed', () => kill('libvirtd'));
     expect(guestsOf(id!)).toHaveLength(1);
     // Back: the database says the desktop is stopped, so what still runs there is destroyed, not adopted.
-    await bringBack();
+    await bringBack(restartLibvirtd);
     await until('the stale guest gone from the host', async () => guestsOf(id!).length === 0 && !onHost(last).includes(id!), 30_000);
     expect(await stateOf(id!)).toMatchObject({ status: 'Stopped', hypervisorId: null });
 
-    // 2. The whole host goes (libvirtd and its guests): marked down, the desktop starts on another host.
+    // 2. The whole host goes: it vanishes from the network (libvirt's keepalive notices) and its guests
+    // with it; marked down, the desktop starts on another host.
     await startOnLast();
-    await loseLast(['libvirtd', 'qemu-system-x86']);
+    await loseLast('the host cut off the network', () => {
+      link('down');
+      kill('qemu-system-x86');
+    });
     expect((await send(user, `/api/v3/desktop/start/${id}`)).status).toBe(200);
     const moved = await until('started on another host', async () => {
       const s = await stateOf(id!);
       return s.status === 'Started' && s;
     }, 60_000);
     expect(others(last).map((i) => hostIds[i])).toContain(moved.hypervisorId);
-    await bringBack();
+    await bringBack(() => link('up'));
     expect(await stateOf(id!)).toMatchObject({ status: 'Started', hypervisorId: moved.hypervisorId });
     expect(onHost(last)).not.toContain(id);
     expect(onHost(hostIds.indexOf(moved.hypervisorId!))).toContain(id);

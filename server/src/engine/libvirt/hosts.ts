@@ -17,6 +17,13 @@ import { LibvirtDriver, redact } from './libvirt-driver';
 const RETRY_MS = { first: 1000, max: 30_000 };
 /** How long a first connection (and its adoption of running domains) may take. */
 const CONNECT_TIMEOUT_MS = 30_000;
+/**
+ * Every connected host is asked for its numbers this often; no answer within HEARTBEAT_TIMEOUT_MS
+ * and it is lost. libvirt's own keepalive did not end a connection whose host vanished from the
+ * network (a lab host's link set down: still open after 78 s), so the directory does not rely on it.
+ */
+const HEARTBEAT_MS = 5_000;
+const HEARTBEAT_TIMEOUT_MS = 10_000;
 
 type Remote = {
   uri: string;
@@ -26,6 +33,7 @@ type Remote = {
   /** the last numbers read while online (kept while offline, as HostStatus says) */
   last?: Omit<HostStatus, 'online' | 'lastError' | 'checkedAt' | 'startsInFlight'>;
   retry?: NodeJS.Timeout;
+  heartbeat?: NodeJS.Timeout;
   retryMs: number;
   removed: boolean;
   /** offline listeners were told (once per time offline) */
@@ -129,17 +137,33 @@ export class FleetHostDirectory implements HostDirectory {
     this.parts.fleet.setHost(id, driver);
     for (const cb of this.onlineListeners) cb(id);
     driver.onConnection((s) => {
-      if (s.state !== 'lost' || r.driver !== driver) return;
-      // Lost (keepalive, socket, helper): offline with the reason, and tried again in the background.
-      r.lastError = s.reason ?? 'connection to the hypervisor lost';
-      r.driver = undefined;
-      this.parts.log?.warn({ hypervisor: id, reason: r.lastError }, 'hypervisor connection lost');
-      // Its machines are not known from now on (nothing is routed to a closed connection).
-      this.parts.fleet.removeHost(id);
-      void driver.close();
-      this.tellOffline(id, r);
-      this.retry(id, r);
+      if (s.state === 'lost') this.lose(id, r, driver, s.reason ?? 'connection to the hypervisor lost');
     });
+    r.heartbeat = setInterval(() => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('the hypervisor did not answer in time')), HEARTBEAT_TIMEOUT_MS);
+      });
+      Promise.race([driver.hostInfo(), late])
+        .catch((err: unknown) => this.lose(id, r, driver, this.words(err, r.uri)))
+        .finally(() => clearTimeout(timer));
+    }, HEARTBEAT_MS);
+    r.heartbeat.unref();
+  }
+
+  /** Lost (keepalive, socket, helper, no answer to the heartbeat): offline with the reason, tried again in the background. */
+  private lose(id: string, r: Remote, driver: LibvirtDriver, reason: string) {
+    if (r.driver !== driver) return;
+    clearInterval(r.heartbeat);
+    r.heartbeat = undefined;
+    r.lastError = reason;
+    r.driver = undefined;
+    this.parts.log?.warn({ hypervisor: id, reason }, 'hypervisor connection lost');
+    // Its machines are not known from now on (nothing is routed to a closed connection).
+    this.parts.fleet.removeHost(id);
+    void driver.close();
+    this.tellOffline(id, r);
+    this.retry(id, r);
   }
 
   private tellOffline(id: string, r: Remote) {
@@ -209,6 +233,7 @@ export class FleetHostDirectory implements HostDirectory {
     if (!r) return;
     r.removed = true;
     if (r.retry) clearTimeout(r.retry);
+    clearInterval(r.heartbeat);
     this.remotes.delete(id);
     this.parts.fleet.removeHost(id);
     await r.driver?.close();

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import { LOCAL_HYPERVISOR, RUNNING_STATUSES } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema, type Db } from '../../db';
@@ -34,6 +34,23 @@ async function vcpusByHost(db: Db): Promise<Map<string, number>> {
   return out;
 }
 
+/**
+ * The GPU profiles each host offers now: those a plan in progress gives the cards in it (a card is in
+ * one hypervisor, `reservable_items.hypervisor_id`), by the bookings' clock as the start check reads it.
+ */
+async function gpuProfilesByHost(db: Db, now: Date): Promise<Map<string, string[]>> {
+  const p = schema.reservablePlans;
+  const i = schema.reservableItems;
+  const rows = await db
+    .selectDistinct({ host: i.hypervisorId, profile: p.subitemId })
+    .from(p)
+    .innerJoin(i, eq(i.id, p.itemId))
+    .where(and(eq(i.enabled, true), lte(p.start, now), gt(p.end, now)));
+  const out = new Map<string, string[]>();
+  for (const r of rows) out.set(r.host, [...(out.get(r.host) ?? []), r.profile]);
+  return out;
+}
+
 /** The desktops running on host `hostId` (ids; with those `Unknown` while it is offline), e.g. to drain it or to refuse its removal. */
 export async function desktopsOn(db: Db, hostId: string): Promise<string[]> {
   const onHost = hostId === LOCAL_HYPERVISOR ? or(isNull(d.hypervisorId), eq(d.hypervisorId, hostId)) : eq(d.hypervisorId, hostId);
@@ -58,13 +75,13 @@ async function preferenceOf(db: Db, row: DomainRow): Promise<PreferredHypervisor
  * engine, what runs where, the desktop's pinning) and lets the rules decide. The starts it placed in
  * the last 30 s count against their host (this server process's; each process places its own).
  */
-export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine'>) {
+export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine' | 'clock'>) {
   const { db } = ctx;
   let inFlight: StartInFlight[] = [];
 
   /** The host for `row`'s start, recorded as in flight there; or a 428 `hypervisors_not_available` with the reason. */
   async function hostFor(row: DomainRow): Promise<string> {
-    const [rows, vcpus, pref] = await Promise.all([db.select().from(schema.hypervisors), vcpusByHost(db), preferenceOf(db, row)]);
+    const [rows, vcpus, pref, gpus] = await Promise.all([db.select().from(schema.hypervisors), vcpusByHost(db), preferenceOf(db, row), gpuProfilesByHost(db, ctx.clock.now())]);
     const hosts: PlacementHost[] = await Promise.all(
       rows.map(async (h) => {
         const s = await ctx.engine.hosts.status(h.id).catch(() => null);
@@ -78,15 +95,14 @@ export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine'>) {
           freeMemoryMb: s?.freeMemoryMb ?? 0,
           vcpusInUse: vcpus.get(h.id) ?? 0,
           pools: s?.pools.map((p) => p.name) ?? [],
-          // GPU profiles per host come with the libvirt engine; the local host offers the ones booked here.
-          gpuProfiles: [],
+          gpuProfiles: gpus.get(h.id) ?? [],
         };
       }),
     );
     // Real time, not the bookings' clock: starts in flight are about the host's own numbers catching up.
     const now = Date.now();
     inFlight = inFlight.filter((s) => now - s.at < START_IN_FLIGHT_MS);
-    const demand = { memoryMb: row.hardware.memoryMb, vcpus: row.hardware.vcpus, pool: DEFAULT_POOL, gpuProfile: null };
+    const demand = { memoryMb: row.hardware.memoryMb, vcpus: row.hardware.vcpus, pool: DEFAULT_POOL, gpuProfile: row.hardware.reservables.vgpus?.[0] ?? null };
     const chosen = place(hosts, demand, pref, inFlight, now);
     // The original's code stays on the wire (its clients branch on it); the reason says which rule refused.
     if (!chosen.ok) throw precondition('hypervisors_not_available', NO_HOST_TEXT[chosen.reason], { reason: chosen.reason });

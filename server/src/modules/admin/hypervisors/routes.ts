@@ -215,6 +215,8 @@ export async function adminHypervisorRoutes(app: FastifyInstance, ctx: AppContex
       if (row.id === LOCAL_HYPERVISOR) throw badRequest('validation_error', "This server's own host cannot be removed: disable it instead");
       const running = await desktopsOn(tx, row.id);
       if (running.length > 0) throw conflict('hypervisor_not_empty', 'Desktops still run on this hypervisor', { running: running.length });
+      const cards = await tx.select({ id: schema.reservableItems.id }).from(schema.reservableItems).where(eq(schema.reservableItems.hypervisorId, row.id));
+      if (cards.length > 0) throw conflict('hypervisor_has_gpus', 'GPU cards are in this hypervisor: move them to another one first', { gpus: cards.length });
       await tx.delete(schema.hypervisors).where(eq(schema.hypervisors.id, row.id));
       await audit(tx, auditActorOf(request), { action: 'hypervisor.remove', objectType: 'hypervisor', objectId: row.id, objectName: row.name, categoryId: null, detail: {} });
       return row;

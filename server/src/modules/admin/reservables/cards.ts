@@ -14,7 +14,7 @@ import {
 import type { AppContext } from '../../../context';
 import { schema, type Db } from '../../../db';
 import { auditActorOf, audit } from '../../../audit/record';
-import { conflict, notFound } from '../../../http/errors';
+import { badRequest, conflict, notFound } from '../../../http/errors';
 import { SHARED_WITH_EVERYONE } from '../../access/permissions';
 import type { Bookings } from '../../bookings/service';
 
@@ -82,7 +82,7 @@ export function createCardAdmin(ctx: AppContext, bookings: Bookings) {
       rows.map(async (r) => (await db.select({ n: sql<number>`count(*)::int` }).from(schema.bookings).where(bookingsOnCard(now, r.id)))[0]?.n ?? 0),
     );
     return rows.map((r, i) => ({
-      id: r.id, name: r.name, brand: r.brand, model: r.model, description: r.description, item_type: 'gpus', enabled: r.enabled,
+      id: r.id, name: r.name, brand: r.brand, model: r.model, description: r.description, item_type: 'gpus', enabled: r.enabled, hypervisor_id: r.hypervisorId,
       subitems: r.subitemIds.map((id) => profiles.get(id)).filter((p): p is TAdminProfile => Boolean(p)),
       plans: Number(plans.find((p) => p.itemId === r.id)?.n ?? 0),
       bookings: Number(held[i] ?? 0),
@@ -100,12 +100,20 @@ export function createCardAdmin(ctx: AppContext, bookings: Bookings) {
   }
   const view = async (id: string) => (await cardViews([await cardById(id)]))[0]!;
 
+  /** The card's hypervisor must be one the installation has (400 otherwise). */
+  async function assertHypervisor(dbOrTx: Db, hypervisorId: string | undefined) {
+    if (hypervisorId === undefined) return;
+    const [h] = await dbOrTx.select({ id: schema.hypervisors.id }).from(schema.hypervisors).where(eq(schema.hypervisors.id, hypervisorId)).for('share');
+    if (!h) throw badRequest('validation_error', `No hypervisor has the id ${hypervisorId}`, { field: 'hypervisor_id' });
+  }
+
   async function create(request: FastifyRequest, body: z.infer<typeof ZAdminCardCreate>) {
     const id = randomUUID();
     await db.transaction(async (tx) => {
+      await assertHypervisor(tx, body.hypervisor_id);
       await tx.insert(items).values({
         id, itemType: 'gpus', name: body.name, brand: body.brand ?? '', model: body.model ?? '', description: body.description ?? '',
-        enabled: body.enabled ?? true, subitemIds: [],
+        enabled: body.enabled ?? true, subitemIds: [], hypervisorId: body.hypervisor_id ?? 'local',
       });
       await audit(tx, auditActorOf(request), { action: 'reservable.create', objectType: 'gpu', objectId: id, objectName: body.name, categoryId: null });
     });
@@ -115,7 +123,10 @@ export function createCardAdmin(ctx: AppContext, bookings: Bookings) {
   async function update(request: FastifyRequest, id: string, body: TAdminCardUpdate) {
     const card = await cardById(id);
     await db.transaction(async (tx) => {
-      if (Object.keys(body).length) await tx.update(items).set(body).where(eq(items.id, id));
+      await assertHypervisor(tx, body.hypervisor_id);
+      const { hypervisor_id: hypervisorId, ...rest } = body;
+      const set = { ...rest, ...(hypervisorId !== undefined && { hypervisorId }) };
+      if (Object.keys(set).length) await tx.update(items).set(set).where(eq(items.id, id));
       await audit(tx, auditActorOf(request), {
         action: 'reservable.update', objectType: 'gpu', objectId: id, objectName: body.name ?? card.name, categoryId: null, detail: { fields: Object.keys(body) },
       });

@@ -14,17 +14,23 @@ import '../../../i18n/areas/admin-reserve';
 import { CardTable } from '../../../components/CardTable';
 import { builtInText } from '../../../lib/built-in-text';
 import { HANDLES_ERROR } from '../../../lib/queries';
+import { hypervisorsQuery } from '../../../entities/hypervisor/api';
 
-type CardDraft = { name: string; brand: string; model: string; description: string; enabled: boolean };
+type CardDraft = { name: string; brand: string; model: string; description: string; enabled: boolean; hypervisor_id: string };
 
 function CardForm({ opened, onClose, card }: { opened: boolean; onClose: () => void; card: TAdminCard | null }) {
   const { t } = useTranslation();
-  const [d, setD] = useState<CardDraft>({ name: '', brand: '', model: '', description: '', enabled: true });
+  const [d, setD] = useState<CardDraft>({ name: '', brand: '', model: '', description: '', enabled: true, hypervisor_id: 'local' });
   const { busy, error, setError, run } = useAction();
+  const hosts = useQuery({ ...hypervisorsQuery, enabled: opened });
   useEffect(() => {
     if (!opened) return;
     setError(null);
-    setD(card ? { name: card.name, brand: card.brand, model: card.model, description: card.description, enabled: card.enabled } : { name: '', brand: '', model: '', description: '', enabled: true });
+    setD(
+      card
+        ? { name: card.name, brand: card.brand, model: card.model, description: card.description, enabled: card.enabled, hypervisor_id: card.hypervisor_id }
+        : { name: '', brand: '', model: '', description: '', enabled: true, hypervisor_id: 'local' },
+    );
   }, [opened, card, setError]);
   const save = () =>
     run(async () => {
@@ -42,6 +48,15 @@ function CardForm({ opened, onClose, card }: { opened: boolean; onClose: () => v
         <TextInput label={t('admin_reserve.cards.model')} placeholder="A40" value={d.model} onChange={(e) => setD({ ...d, model: e.currentTarget.value })} maxLength={50} disabled={Boolean(card)} data-testid="card-form-model" />
       </Group>
       <Textarea label={t('admin_reserve.cards.description')} value={d.description} onChange={(e) => setD({ ...d, description: e.currentTarget.value })} autosize minRows={2} maxLength={255} />
+      <Select
+        label={t('admin_reserve.cards.hypervisor')}
+        description={t('admin_reserve.cards.hypervisor_hint')}
+        data={(hosts.data?.items ?? [{ id: d.hypervisor_id, name: d.hypervisor_id }]).map((h) => ({ value: h.id, label: h.name }))}
+        value={d.hypervisor_id}
+        onChange={(v) => v && setD({ ...d, hypervisor_id: v })}
+        allowDeselect={false}
+        data-testid="card-form-hypervisor"
+      />
       {card && <Switch label={t('admin_reserve.cards.enabled')} checked={d.enabled} onChange={(e) => setD({ ...d, enabled: e.currentTarget.checked })} />}
     </FormModal>
   );
@@ -102,6 +117,9 @@ function CardPanel({ card, onEdit, onDelete, onAddProfile, onEditProfile, onRemo
   card: TAdminCard; onEdit: () => void; onDelete: () => void; onAddProfile: () => void; onEditProfile: (p: TAdminProfile) => void; onRemoveProfile: (p: TAdminProfile) => void;
 }) {
   const { t } = useTranslation();
+  const hosts = useQuery(hypervisorsQuery);
+  // Where the card is, once the installation has more than one host.
+  const host = (hosts.data?.items.length ?? 0) > 1 ? hosts.data?.items.find((h) => h.id === card.hypervisor_id) : undefined;
   return (
     <Paper withBorder radius="lg" p="md" data-testid="card-panel" data-name={card.name}>
       <Group justify="space-between" align="flex-start" wrap="nowrap" mb="sm">
@@ -127,6 +145,11 @@ function CardPanel({ card, onEdit, onDelete, onAddProfile, onEditProfile, onRemo
             <Badge styles={fullBadge} variant="light" color={card.bookings ? 'orange' : 'gray'}>
               {t('admin_reserve.cards.bookings', { count: card.bookings })}
             </Badge>
+            {host && (
+              <Badge styles={fullBadge} variant="light" color="teal" data-testid="card-hypervisor">
+                {t('admin_reserve.cards.in_host', { name: host.name })}
+              </Badge>
+            )}
           </Group>
         </Stack>
         <Group gap={4} wrap="nowrap">

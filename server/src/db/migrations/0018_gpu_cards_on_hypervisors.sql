@@ -1,0 +1,3 @@
+-- GPU cards in a hypervisor (issue 25): a card's profiles are offered on its host only (placement); this server's own by default.
+ALTER TABLE "reservable_items" ADD COLUMN "hypervisor_id" text DEFAULT 'local' NOT NULL;--> statement-breakpoint
+ALTER TABLE "reservable_items" ADD CONSTRAINT "reservable_items_hypervisor_id_hypervisors_id_fk" FOREIGN KEY ("hypervisor_id") REFERENCES "public"."hypervisors"("id") ON DELETE no action ON UPDATE no action;
