@@ -238,6 +238,14 @@ export type TAdminHypervisorAdd = z.infer<typeof ZAdminHypervisorAdd>;
 /** The first call's answer: the host key the host presents, to compare with `ssh-keygen -lf` on the host. */
 export const ZAdminHypervisorHostKey = z.object({ uri: z.string(), algorithm: z.string(), fingerprint: z.string() });
 export type TAdminHypervisorHostKey = z.infer<typeof ZAdminHypervisorHostKey>;
+/**
+ * A `qemu+tls` host's certificates, issued by the installation's CA: the host's libvirtd takes the CA
+ * certificate (`ca_file`), its own certificate and key (`cert_file`, `key_file`), and then trusts the
+ * installation's client certificate. `host`: the name or address the hypervisor's URI will use.
+ */
+export const ZAdminHypervisorTlsRequest = z.object({ host: z.string().trim().min(1).max(253) }).strict();
+export const ZAdminHypervisorTlsBundle = z.object({ host: z.string(), ca_certificate: z.string(), server_certificate: z.string(), server_key: z.string() });
+export type TAdminHypervisorTlsBundle = z.infer<typeof ZAdminHypervisorTlsBundle>;
 /** The installation's public SSH key, for the hosts' `authorized_keys`; null until one exists. */
 export const ZAdminHypervisorSshKey = z.object({ public_key: z.string().nullable() });
 export type TAdminHypervisorSshKey = z.infer<typeof ZAdminHypervisorSshKey>;

@@ -16,7 +16,8 @@ mount --bind "$dir/etc" /etc/libvirt
 mount --bind "$dir/log" /var/log/libvirt
 mount --bind "$dir/cache" /var/cache/libvirt
 hostname "$name"
-/usr/sbin/libvirtd &
+# With a certificate (lab.ts `tls`), it listens for qemu+tls:// too.
+if [ -f "$dir/etc/pki/servercert.pem" ]; then /usr/sbin/libvirtd --listen & else /usr/sbin/libvirtd & fi
 /usr/sbin/sshd -D -e -f "$dir/ssh/sshd_config" &
 # As the namespace's first process: waits on both (and reaps what ends).
 wait

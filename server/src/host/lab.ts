@@ -23,6 +23,8 @@ export type LabHost = {
   pools: { shared: LabPool; local: LabPool };
   /** Its libvirtd's socket as seen from this machine (for set-up and checks without SSH). */
   socket: string;
+  /** `qemu+tls://<address>/system` when the lab was given certificates for it (its libvirtd also listens for TLS). */
+  tlsUri?: string;
 };
 export type Lab = { dir: string; hosts: LabHost[]; stop: () => Promise<void> };
 export type LabOptions = {
@@ -40,6 +42,9 @@ export type LabOptions = {
   /** The pool every host shares (stands for the NFS mount at the same path on every host): by
    *  default `shared` at `<dir>/shared`; the portal's hosts declare `default` at its storage folder. */
   sharedPool?: LabPool;
+  /** The server certificate of a host's libvirtd, for `qemu+tls://` (as an admin installs the bundle the
+   *  console issues): asked for each host; a host without one listens on its unix socket only. */
+  tls?: (host: { name: string; address: string }) => Promise<{ caCert: string; cert: string; key: string } | null>;
 };
 
 /** What `stopLab` needs to end a lab from another process. */
@@ -57,6 +62,11 @@ unix_sock_rw_perms = "0700"
 auth_unix_ro = "none"
 auth_unix_rw = "none"
 `;
+/** A lab host's libvirtd with a certificate: TLS on 16514 too, client certificates checked against the CA. */
+const LIBVIRTD_TLS = `listen_tls = 1
+ca_file = "/etc/libvirt/pki/cacert.pem"
+cert_file = "/etc/libvirt/pki/servercert.pem"
+key_file = "/etc/libvirt/pki/serverkey.pem"`;
 const QEMU_CONF = `# A lab host's QEMU: as root, no security driver, no cgroups, no virtlogd (none of them is per host here).
 user = "root"
 group = "root"
@@ -137,7 +147,15 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
         const ssh = join(dir, 'ssh');
         await rm(dir, { recursive: true, force: true });
         for (const sub of ['run', 'lib/images', 'etc/storage/autostart', 'log', 'cache', 'ssh']) await mkdir(join(dir, sub), { recursive: true, mode: 0o700 });
-        await writeFile(join(dir, 'etc', 'libvirtd.conf'), LIBVIRTD_CONF);
+        const tls = await opts.tls?.({ name: h.name, address });
+        if (tls) {
+          // The bundle where the configuration below names it (this host's /etc/libvirt is its own folder).
+          await mkdir(join(dir, 'etc', 'pki'), { recursive: true, mode: 0o700 });
+          await writeFile(join(dir, 'etc', 'pki', 'cacert.pem'), tls.caCert);
+          await writeFile(join(dir, 'etc', 'pki', 'servercert.pem'), tls.cert);
+          await writeFile(join(dir, 'etc', 'pki', 'serverkey.pem'), tls.key, { mode: 0o600 });
+        }
+        await writeFile(join(dir, 'etc', 'libvirtd.conf'), tls ? LIBVIRTD_CONF.replace('listen_tls = 0', LIBVIRTD_TLS) : LIBVIRTD_CONF);
         await writeFile(join(dir, 'etc', 'qemu.conf'), QEMU_CONF);
         // The pools as libvirt keeps defined ones, started on libvirtd's start (autostart).
         const pools = { shared: sharedPool, local: { name: 'local', path: '/var/lib/libvirt/images' } };
@@ -169,7 +187,8 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
         await until(`${h.name}'s libvirtd`, deadline, ready);
         await until(`${h.name}'s sshd`, deadline, () => accepts(address, 22));
         const hostKey = (await readFile(join(ssh, 'ssh_host_ed25519_key.pub'), 'utf8')).trim().split(/\s+/).slice(0, 2).join(' ');
-        return { name: h.name, address, uri: `qemu+ssh://root@${address}/system`, hostKey, pools, socket };
+        if (tls) await until(`${h.name}'s libvirtd TLS port`, deadline, () => accepts(address, 16514));
+        return { name: h.name, address, uri: `qemu+ssh://root@${address}/system`, hostKey, pools, socket, ...(tls && { tlsUri: `qemu+tls://${address}/system` }) };
       }),
     );
     // Every host's key, for a person trying the lab by hand (`known_hosts=` in a URI).

@@ -146,6 +146,8 @@ export type JsonLinesHelper = {
   send: (message: object) => void;
   /** ends it: its stdin closes and it exits by itself */
   end: () => void;
+  /** ends it at once (SIGKILL): one that does not exit after `end` (e.g. blocked on a host that vanished) */
+  kill: () => void;
   /** the process's id (to end it on purpose in a test) */
   pid: number | undefined;
   /** keeps the server's event loop referenced while answers are awaited (true) or not */
@@ -183,6 +185,7 @@ export function startJsonLinesHelper(
       if (!ended) child.stdin!.write(`${JSON.stringify(message)}\n`);
     },
     end: () => child.stdin!.end(),
+    kill: () => void child.kill('SIGKILL'),
     hold: (on) => (on ? (child.stdout as Socket).ref() : (child.stdout as Socket).unref()),
   };
 }

@@ -259,6 +259,7 @@ const MATRIX: Record<string, Case> = {
   'GET /api/v3/admin/hypervisors/ssh-key': { expect: allow(['admin']), req: get(`${A}/admin/hypervisors/ssh-key`) },
   'POST /api/v3/admin/hypervisors': { expect: allow(['admin'], 'reached'), req: () => ({ path: `${A}/admin/hypervisors`, method: 'POST', body: { uri: 'qemu+ssh://vdi@192.0.2.1/system' } }) },
   'PUT /api/v3/admin/hypervisors/:id/drain': { expect: allow(['admin']), req: () => ({ path: `${A}/admin/hypervisors/local/drain`, method: 'PUT', body: { draining: false } }) },
+  'POST /api/v3/admin/hypervisors/tls-certificate': { expect: allow(['admin']), req: () => ({ path: `${A}/admin/hypervisors/tls-certificate`, method: 'POST', body: { host: 'hv-matrix.example' } }) },
   'POST /api/v3/admin/hypervisors/:id/down': { expect: allow(['admin'], 'reached'), req: () => ({ path: `${A}/admin/hypervisors/local/down`, method: 'POST' }) },
   'GET /api/v3/admin/hypervisors/preferred/:kind/:id': { expect: allow(['admin']), req: () => ({ path: `${A}/admin/hypervisors/preferred/template/${F.template}`, method: 'GET' }) },
   'PUT /api/v3/admin/hypervisors/preferred/:kind/:id': { expect: allow(['admin']), req: () => ({ path: `${A}/admin/hypervisors/preferred/template/${F.template}`, method: 'PUT', body: { forced_hyp: [], favourite_hyp: ['local'] } }) },

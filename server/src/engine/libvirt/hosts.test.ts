@@ -32,10 +32,10 @@ describe('FleetHostDirectory', () => {
     expect(await hosts.status('nobody')).toBeNull();
   });
 
-  it('refuses what it cannot connect, holding nothing: a bad URI, qemu+tls, a host that does not answer', async () => {
+  it('refuses what it cannot connect, holding nothing: a bad URI, a host that does not answer (ssh or TLS)', async () => {
     const hosts = directory();
     await expect(hosts.hostKey('not a uri')).rejects.toMatchObject({ code: 'uri_invalid' });
-    await expect(hosts.hostKey('qemu+tls://h.example/system')).rejects.toMatchObject({ code: 'unsupported' });
+    await expect(hosts.hostKey('qemu+tls://127.0.0.1:23498/system')).rejects.toMatchObject({ code: 'unreachable' });
     // Nothing listens on this port of ours: refused at once.
     await expect(hosts.hostKey('qemu+ssh://root@127.0.0.1:23499/system')).rejects.toMatchObject({ code: 'unreachable' });
     await expect(hosts.connect('h1', 'qemu+ssh://root@127.0.0.1:23499/system', { hostKeyFingerprint: 'SHA256:x' })).rejects.toMatchObject({ code: 'unreachable' });

@@ -5,7 +5,12 @@
 // `qemu+libssh` was measured 5 s a call and crashing: docs/decisions/0009-fleet-ssh-transport.md). A connection that drops (libvirt keepalive) leaves the host
 // offline with its last error, and the directory reconnects in the background with a bounded back-off.
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
 import { LOCAL_HYPERVISOR } from '@vdi/contracts';
+import { clientPkiPath, ensureLibvirtPki } from '../../host/libvirt-pki';
 import { runProgram } from '../../host/programs';
 import { ensureSshIdentity, privateKeyFile, publicKey, writeKnownHost, writeSshCommand } from '../../host/ssh-identity';
 import { EngineError } from '../driver';
@@ -79,10 +84,34 @@ export class FleetHostDirectory implements HostDirectory {
     return publicKey(this.parts.dataDir);
   }
 
+  /**
+   * The certificate a `qemu+tls` host's libvirtd presents (its SHA-256 as `openssl x509 -fingerprint
+   * -sha256` prints it), read with the installation's client certificate (libvirtd asks for one).
+   */
+  private async certificate(uri: string): Promise<HostKey> {
+    const { host, port } = parseUri(uri);
+    await ensureLibvirtPki(this.parts.dataDir);
+    const dir = clientPkiPath(this.parts.dataDir);
+    const [cert, key] = await Promise.all([readFile(join(dir, 'clientcert.pem')), readFile(join(dir, 'clientkey.pem'))]);
+    const raw = await new Promise<Buffer>((resolve, reject) => {
+      const socket = tlsConnect({ host, port, cert, key, rejectUnauthorized: false, servername: isIP(host) ? undefined : host, timeout: 15_000 }, () => {
+        const peer = socket.getPeerCertificate();
+        socket.destroy();
+        if (peer?.raw) resolve(peer.raw);
+        else reject(new Error('no certificate'));
+      });
+      socket.once('timeout', () => socket.destroy(new Error('timeout')));
+      socket.once('error', reject);
+    }).catch(() => {
+      throw new HostError('unreachable', 'the host did not answer on its libvirt TLS port');
+    });
+    const hex = createHash('sha256').update(raw).digest('hex').toUpperCase().match(/../g)!.join(':');
+    return { algorithm: 'x509', fingerprint: `SHA256:${hex}` };
+  }
+
   /** Every host key the host at `uri` presents (ssh-keyscan), ed25519 first. */
   private async scan(uri: string): Promise<{ type: string; body: string }[]> {
-    const { transport, host, port } = parseUri(uri);
-    if (transport !== 'ssh') throw new HostError('unsupported', 'only qemu+ssh hosts are connected yet (qemu+tls needs certificates the installation does not make)');
+    const { host, port } = parseUri(uri);
     const out = await runProgram('ssh-keyscan', ['-T', '5', '-t', 'ed25519,ecdsa,rsa', '-p', String(port), host], { timeoutMs: 15_000 }).catch(() => '');
     const keys = out
       .split('\n')
@@ -95,14 +124,19 @@ export class FleetHostDirectory implements HostDirectory {
   }
 
   async hostKey(uri: string): Promise<HostKey> {
+    if (parseUri(uri).transport === 'tls') return this.certificate(uri);
     const [key] = await this.scan(uri);
     return { algorithm: key!.type, fingerprint: fingerprintOf(key!.body) };
   }
 
-  /** The URI the helper opens: qemu+ssh with the installation's key and an ssh that checks this host's confirmed key only. */
+  /**
+   * The URI the helper opens: qemu+ssh with the installation's key and an ssh that checks this host's
+   * confirmed key only; qemu+tls with the installation's client certificate, libvirt checking the
+   * host's against the installation's CA and the host's name.
+   */
   private async connectionUri(id: string, uri: string): Promise<string> {
     const u = parseUri(uri);
-    if (u.transport === 'tls') return uri;
+    if (u.transport === 'tls') return `${uri}?pkipath=${clientPkiPath(this.parts.dataDir)}`;
     const q = new URLSearchParams({ keyfile: privateKeyFile(this.parts.dataDir), command: await writeSshCommand(this.parts.dataDir, id) });
     const host = u.host.includes(':') ? `[${u.host}]` : u.host;
     return `qemu+ssh://${encodeURIComponent(u.user)}@${host}${u.port === 22 ? '' : `:${u.port}`}${u.path}?${q.toString().replace(/%2F/g, '/')}`;
@@ -116,6 +150,8 @@ export class FleetHostDirectory implements HostDirectory {
       const key = (await this.scan(r.uri)).find((k) => !r.fingerprint || fingerprintOf(k.body) === r.fingerprint);
       if (!key) throw new HostError('host_key_changed', 'the host presented another host key than the one confirmed');
       await writeKnownHost(this.parts.dataDir, id, { name: host, port }, `${key.type} ${key.body}`);
+    } else if (r.fingerprint && (await this.certificate(r.uri)).fingerprint !== r.fingerprint) {
+      throw new HostError('host_key_changed', 'the host presented another certificate than the one confirmed');
     }
     const driver = new LibvirtDriver({ uri: await this.connectionUri(id, r.uri), graphicsAddress: host, keepAlive: this.parts.keepAlive });
     const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new EngineError('host-unreachable', 'the hypervisor did not answer in time')), CONNECT_TIMEOUT_MS).unref());

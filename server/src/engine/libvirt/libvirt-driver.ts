@@ -454,6 +454,11 @@ export class LibvirtDriver implements HypervisorDriver {
     this.setConn({ state: 'closed', reason: 'closed' });
     this.lose('the driver is closed');
     this.helper.end();
-    await Promise.race([this.exited, new Promise((r) => setTimeout(r, 5000).unref())]);
+    // A helper blocked on a connection to a host that vanished does not exit by itself: ended.
+    const late = await Promise.race([this.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 5000).unref())]);
+    if (late) {
+      this.helper.kill();
+      await this.exited;
+    }
   }
 }

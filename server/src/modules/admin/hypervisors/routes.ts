@@ -14,6 +14,8 @@ import {
   ZAdminHypervisorList,
   ZAdminHypervisorMarkedDown,
   ZAdminHypervisorSshKey,
+  ZAdminHypervisorTlsBundle,
+  ZAdminHypervisorTlsRequest,
   ZAdminHypervisorUpdate,
   ZPreferredHypervisors,
 } from '@vdi/contracts';
@@ -22,6 +24,7 @@ import { schema } from '../../../db';
 import { requireAuth } from '../../../http/guard';
 import { ApiError, badRequest, conflict, notFound, precondition } from '../../../http/errors';
 import { HostError } from '../../../engine/hosts';
+import { issueHostCertificate } from '../../../host/libvirt-pki';
 import { desktopsOn } from '../../placement';
 import { auditActorOf, audit } from '../../../audit/record';
 import { adminSocketCount, notifyAdmins } from '../../../socket/admins';
@@ -114,6 +117,23 @@ export async function adminHypervisorRoutes(app: FastifyInstance, ctx: AppContex
   r.get('/admin/hypervisors/ssh-key', { preHandler: adminOnly, schema: { response: { 200: ZAdminHypervisorSshKey } } }, async () => ({
     public_key: await ctx.engine.hosts.installationPublicKey(),
   }));
+
+  /**
+   * The certificates a `qemu+tls` host's libvirtd needs, issued now by the installation's CA for the
+   * name or address its URI will use (the key is made here and handed to the admin once; never logged).
+   */
+  r.post(
+    '/admin/hypervisors/tls-certificate',
+    { preHandler: adminOnly, schema: { body: ZAdminHypervisorTlsRequest, response: { 200: ZAdminHypervisorTlsBundle } } },
+    async (request) => {
+      const host = request.body.host.toLowerCase();
+      const uri = normaliseHypervisorUri(`qemu+tls://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}/system`);
+      if (!uri) throw badRequest('hypervisor_uri_invalid', 'Not a host name or address');
+      const bundle = await issueHostCertificate(ctx.config.dataDir, new URL(uri).hostname);
+      await audit(ctx.db, auditActorOf(request), { action: 'hypervisor.certificate', objectType: 'hypervisor', objectId: host, objectName: host, categoryId: null, detail: {} });
+      return { host, ca_certificate: bundle.caCert, server_certificate: bundle.cert, server_key: bundle.key };
+    },
+  );
 
   /** A host's refusal as a catalogue code: the engine's words stay in the log (never the URI). */
   const hostRefusal = (request: FastifyRequest, err: unknown): ApiError => {

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Alert, Badge, Button, Code, CopyButton, Group, Modal, Paper, Progress, SegmentedControl, SimpleGrid, Skeleton, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
-import { IconAlertCircle, IconCpu, IconPlayerPause, IconPlugConnectedX, IconPlus, IconServer, IconTrash } from '@tabler/icons-react';
+import { IconAlertCircle, IconCpu, IconDownload, IconPlayerPause, IconPlugConnectedX, IconPlus, IconServer, IconTrash } from '@tabler/icons-react';
 import dayjs from 'dayjs';
 import type { TAdminHypervisor, TAdminHypervisorHostKey } from '@vdi/contracts';
 import { useTranslation } from 'react-i18next';
@@ -11,9 +11,11 @@ import { PageHeader } from '../../../components/PageHeader';
 import { errorMessage } from '../../../lib/errors';
 import { useAction } from '../../../lib/use-action';
 import { useAdminEvent } from '../system/live';
-import { addHypervisor, applyHypervisor, drainHypervisor, hypervisorsQuery, markHypervisorDown, removeHypervisor, shutDownDesktops, sshKeyQuery, updateHypervisor } from './api';
+import { addHypervisor, applyHypervisor, drainHypervisor, hypervisorsQuery, issueTlsBundle, markHypervisorDown, removeHypervisor, shutDownDesktops, sshKeyQuery, updateHypervisor } from './api';
 import { formatBytes } from '../../../entities/format';
 import { formatMb, percent } from './format';
+import { tlsHostOf, tlsInstallScript } from './tls-bundle';
+import { downloadText } from '../../../entities/viewer/open';
 import '../../../i18n/areas/admin-infra';
 
 type Mode = 'all' | 'only_forced' | 'disabled';
@@ -299,6 +301,7 @@ function AddHypervisor({ opened, onClose }: { opened: boolean; onClose: () => vo
   const [uri, setUri] = useState('');
   const [name, setName] = useState('');
   const [hostKey, setHostKey] = useState<TAdminHypervisorHostKey | null>(null);
+  const tlsHost = tlsHostOf(uri);
   const close = () => {
     setHostKey(null);
     setUri('');
@@ -314,6 +317,33 @@ function AddHypervisor({ opened, onClose }: { opened: boolean; onClose: () => vo
   return (
     <Modal opened={opened} onClose={close} title={t('admin_infra.hypervisors.add_title')} centered size="lg">
       <Stack data-testid="hypervisor-add-dialog">
+        {tlsHost ? (
+          <Stack gap={4} data-testid="hypervisor-tls">
+            <Text size="sm" fw={500}>
+              {t('admin_infra.hypervisors.tls_title')}
+            </Text>
+            <Text size="xs" c="dimmed">
+              {t('admin_infra.hypervisors.tls_hint')}
+            </Text>
+            <Group>
+              <Button
+                size="xs"
+                variant="light"
+                leftSection={<IconDownload size={14} />}
+                loading={busy}
+                data-testid="hypervisor-tls-download"
+                onClick={() =>
+                  void run(async () => {
+                    const bundle = await issueTlsBundle(tlsHost);
+                    downloadText(tlsInstallScript(bundle), 'text/x-shellscript', `libvirt-tls-${tlsHost.replace(/[^A-Za-z0-9.-]/g, '_')}.sh`);
+                  })
+                }
+              >
+                {t('admin_infra.hypervisors.tls_download')}
+              </Button>
+            </Group>
+          </Stack>
+        ) : (
         <Stack gap={4}>
           <Text size="sm" fw={500}>
             {t('admin_infra.hypervisors.install_key')}
@@ -340,6 +370,7 @@ function AddHypervisor({ opened, onClose }: { opened: boolean; onClose: () => vo
             </Text>
           )}
         </Stack>
+        )}
         <TextInput
           label={t('admin_infra.hypervisors.uri')}
           description={t('admin_infra.hypervisors.uri_hint')}
@@ -352,7 +383,7 @@ function AddHypervisor({ opened, onClose }: { opened: boolean; onClose: () => vo
         <TextInput label={t('admin_infra.hypervisors.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} maxLength={64} />
         {hostKey && (
           <Alert color="blue" title={t('admin_infra.hypervisors.host_key_title')} data-testid="hypervisor-host-key">
-            <Text size="sm">{t('admin_infra.hypervisors.host_key_body')}</Text>
+            <Text size="sm">{t(hostKey.algorithm === 'x509' ? 'admin_infra.hypervisors.host_cert_body' : 'admin_infra.hypervisors.host_key_body')}</Text>
             <Code block mt="xs" style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-wrap' }}>
               {hostKey.algorithm} {hostKey.fingerprint}
             </Code>

@@ -7,6 +7,7 @@ import {
   ZAdminHypervisorMarkedDown,
   ZAdminHypervisorHostKey,
   ZAdminHypervisorSshKey,
+  ZAdminHypervisorTlsBundle,
   ZAdminJob,
   ZAdminJobList,
   ZAdminStorageCheck,
@@ -100,6 +101,8 @@ export async function drainHypervisor(id: string, draining: boolean) {
   applyHypervisor(answer.hypervisor);
   return answer;
 }
+/** The certificates of a qemu+tls host, issued by the installation's CA for `host`. */
+export const issueTlsBundle = (host: string) => api.post('/admin/hypervisors/tls-certificate', { host }, ZAdminHypervisorTlsBundle);
 /** Marks an offline host down: its desktops stopped, to start on another host. */
 export async function markHypervisorDown(id: string) {
   const answer = await api.post(`/admin/hypervisors/${encodeURIComponent(id)}/down`, undefined, ZAdminHypervisorMarkedDown);
