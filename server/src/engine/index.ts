@@ -65,6 +65,7 @@ export async function createLocalEngine(opts: {
     fleet: driver,
     local: new LocalHostDirectory({ driver: local, queue, disks, storageDir: dirs.storage }),
     dataDir: opts.dataDir,
+    network,
     keepAlive: opts.keepAlive,
     log: opts.network?.log,
   });

@@ -5,12 +5,14 @@
 // `qemu+libssh` was measured 5 s a call and crashing: docs/decisions/0009-fleet-ssh-transport.md). A connection that drops (libvirt keepalive) leaves the host
 // offline with its last error, and the directory reconnects in the background with a bounded back-off.
 import { createHash } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
 import { LOCAL_HYPERVISOR } from '@vdi/contracts';
 import { runProgram } from '../../host/programs';
 import { ensureSshIdentity, privateKeyFile, publicKey, writeKnownHost, writeSshCommand } from '../../host/ssh-identity';
 import { EngineError } from '../driver';
 import type { FleetDriver } from '../fleet';
 import { HostError, type HostConnectOptions, type HostDirectory, type HostKey, type HostStatus } from '../hosts';
+import type { GuestNetwork } from '../../network/guest-network';
 import { LibvirtDriver, redact } from './libvirt-driver';
 
 /** Back-off between reconnection attempts: doubling from the first, never longer than the last. */
@@ -28,6 +30,8 @@ type Remote = {
   retry?: NodeJS.Timeout;
   retryMs: number;
   removed: boolean;
+  /** the host's IPv4 address the guest network's tunnel floods to, once it is spanned there */
+  tunnelPeer?: string;
 };
 
 /** A remote hypervisor's URI split: how the server reaches it. */
@@ -59,6 +63,8 @@ export class FleetHostDirectory implements HostDirectory {
       local: HostDirectory;
       /** where the installation's SSH key and the hosts' known_hosts live */
       dataDir: string;
+      /** the guest network, spanned to every connected host (network/tunnel.ts); absent or unavailable: not spanned */
+      network?: Pick<GuestNetwork, 'available' | 'addTunnelPeer' | 'removeTunnelPeer'>;
       keepAlive?: { intervalS: number; count: number };
       log?: { warn: (obj: object, msg: string) => void; info: (obj: object, msg: string) => void };
     },
@@ -122,6 +128,7 @@ export class FleetHostDirectory implements HostDirectory {
     r.driver = driver;
     r.lastError = null;
     r.retryMs = RETRY_MS.first;
+    await this.spanGuestNetwork(id, r, host);
     this.parts.fleet.setHost(id, driver);
     for (const cb of this.onlineListeners) cb(id);
     driver.onConnection((s) => {
@@ -133,6 +140,20 @@ export class FleetHostDirectory implements HostDirectory {
       void driver.close();
       this.retry(id, r);
     });
+  }
+
+  /** The guest network reaches the host (its VXLAN peer): desktops there get their lease from this server.
+   *  A failure is logged and leaves the host connected (its desktops without the guest network still run). */
+  private async spanGuestNetwork(id: string, r: Remote, host: string) {
+    const network = this.parts.network;
+    if (!network?.available || r.tunnelPeer) return;
+    try {
+      const { address } = await lookup(host, { family: 4 });
+      await network.addTunnelPeer(address);
+      r.tunnelPeer = address;
+    } catch (err) {
+      this.parts.log?.warn({ hypervisor: id, reason: err instanceof Error ? err.message : String(err) }, 'the guest network does not reach this hypervisor');
+    }
   }
 
   private retry(id: string, r: Remote) {
@@ -184,7 +205,14 @@ export class FleetHostDirectory implements HostDirectory {
     return () => this.onlineListeners.delete(cb);
   }
 
+  /** The host is removed: its connection ends and the guest network no longer reaches it. */
   async disconnect(id: string): Promise<void> {
+    const peer = this.remotes.get(id)?.tunnelPeer;
+    await this.drop(id);
+    if (peer && ![...this.remotes.values()].some((x) => x.tunnelPeer === peer)) await this.parts.network?.removeTunnelPeer(peer).catch(() => undefined);
+  }
+
+  private async drop(id: string): Promise<void> {
     const r = this.remotes.get(id);
     if (!r) return;
     r.removed = true;
@@ -213,8 +241,8 @@ export class FleetHostDirectory implements HostDirectory {
     return { online: false, ...last, startsInFlight, lastError: r.lastError, checkedAt };
   }
 
-  /** Ends every connection (machines keep running; the next server adopts them). */
+  /** Ends every connection (machines keep running, and the guest network keeps reaching them; the next server adopts them). */
   async close(): Promise<void> {
-    await Promise.all([...this.remotes.keys()].map((id) => this.disconnect(id)));
+    await Promise.all([...this.remotes.keys()].map((id) => this.drop(id)));
   }
 }

@@ -18,6 +18,7 @@ import {
   type MachineStatus,
 } from '../driver';
 import { MACHINE_ID_RE } from '../qemu/run-dir';
+import { GUEST_BRIDGE } from '../../network/tunnel';
 import { buildDomainXml, parseLiveXml, type LiveDomain } from './domain-xml';
 
 export type LibvirtDriverOptions = {
@@ -326,6 +327,13 @@ export class LibvirtDriver implements HypervisorDriver {
       startedAt: new Date(),
     });
     if (this.running.has(spec.id) || this.starting.has(spec.id)) throw new EngineError('already-running', `${spec.id} is already running`);
+    if (spec.nics.some((n) => n.network === 'private')) {
+      // Asked first: libvirt's own refusal ("Cannot get interface MTU") names no cause an admin can act on.
+      const bridge = await this.call<{ present: boolean | null }>('interface', { name: GUEST_BRIDGE });
+      if (bridge.present === false) {
+        throw new EngineError('guest-network-missing', `the hypervisor has no ${GUEST_BRIDGE} bridge: it is not prepared for the guest network`);
+      }
+    }
     this.starting.add(spec.id);
     this.serial.set(spec.id, '');
     try {
