@@ -23,7 +23,7 @@ const connected = new Set<string>();
 
 const remoteStatus = (): HostStatus => ({
   online: true, cpuModel: 'Test CPU', cpus: 8, memoryMb: 32768, freeMemoryMb: 30000, running: 0, startsInFlight: 0,
-  pools: [{ name: 'default', path: '/var/lib/vdi/storage', capacityBytes: 1e12, freeBytes: 5e11 }], lastError: null, checkedAt: new Date().toISOString(),
+  pools: [{ name: 'default', path: '/var/lib/vdi/storage', capacityBytes: 1e12, freeBytes: 5e11 }], guestNetwork: false, lastError: null, checkedAt: new Date().toISOString(),
 });
 
 beforeAll(async () => {

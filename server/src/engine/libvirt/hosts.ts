@@ -230,14 +230,14 @@ export class FleetHostDirectory implements HostDirectory {
     const startsInFlight = this.parts.fleet.startsInFlight(id);
     if (r.driver) {
       try {
-        const [info, machines] = await Promise.all([r.driver.hostInfo(), r.driver.list()]);
-        r.last = { ...info, running: machines.length };
+        const [{ guestBridge, ...info }, machines] = await Promise.all([r.driver.hostInfo(), r.driver.list()]);
+        r.last = { ...info, running: machines.length, guestNetwork: guestBridge !== false && r.tunnelPeer !== undefined };
         return { online: true, ...r.last, startsInFlight, lastError: null, checkedAt };
       } catch (err) {
         r.lastError = this.words(err, r.uri);
       }
     }
-    const last = r.last ?? { cpuModel: '', cpus: 0, memoryMb: 0, freeMemoryMb: 0, running: 0, pools: [] };
+    const last = r.last ?? { cpuModel: '', cpus: 0, memoryMb: 0, freeMemoryMb: 0, running: 0, pools: [], guestNetwork: false };
     return { online: false, ...last, startsInFlight, lastError: r.lastError, checkedAt };
   }
 

@@ -305,9 +305,12 @@ export class LibvirtDriver implements HypervisorDriver {
   }
 
   /** The host's CPU model and count, memory and active storage pools (refreshed), for the console and placement. */
-  async hostInfo(): Promise<{ cpuModel: string; cpus: number; memoryMb: number; freeMemoryMb: number; pools: { name: string; path: string; capacityBytes: number; freeBytes: number }[] }> {
+  async hostInfo(): Promise<{ cpuModel: string; cpus: number; memoryMb: number; freeMemoryMb: number; pools: { name: string; path: string; capacityBytes: number; freeBytes: number }[]; guestBridge: boolean | null }> {
     const h = await this.call<{ cpuModel: string; cpus: number; memoryMb: number; freeBytes: number; pools: { name: string; path: string; capacity: number; available: number }[] }>('host');
+    // Has it the guest network's bridge (null: its libvirtd cannot tell)?
+    const bridge = await this.call<{ present: boolean | null }>('interface', { name: GUEST_BRIDGE });
     return {
+      guestBridge: bridge.present,
       cpuModel: h.cpuModel,
       cpus: h.cpus,
       memoryMb: h.memoryMb,

@@ -138,7 +138,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
     if (!statusIn(STARTABLE, row.status)) throw notAvailable(row, 'start');
     await checkBookingToStart(db, ctx.clock.now(), row, starter.roleId);
     await checkStartQuota(db, owner, { memoryGb: row.hardware.memoryMb / 1024, vcpus: row.hardware.vcpus });
-    const hypervisorId = await placement.hostFor(row);
+    const hypervisorId = await placement.hostFor(row, { guestNetwork: privateMacOf(row) !== null });
     let spec: Awaited<ReturnType<typeof machineSpecOf>>;
     let mac: ReturnType<typeof privateMacOf>;
     try {
