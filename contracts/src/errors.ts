@@ -105,6 +105,7 @@ export const DESCRIPTION_CODES = [
   'hypervisor_uri_invalid',
   'hypervisor_unreachable',
   'hypervisor_host_key_changed',
+  'hypervisor_guest_network_missing',
   'hypervisor_not_empty',
   'hypervisor_online',
   'hypervisor_has_gpus',

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { LINK_PREFIX_RE, MAX_PREFIX, NAMESPACE_RE, parseCidr } from './network/plan';
+import { DEFAULT_VNI } from './network/tunnel';
 
 const guestCidrOk = (v: string) => {
   const n = parseCidr(v);
@@ -90,6 +91,8 @@ const ZEnv = z.object({
   GUEST_NETWORK: z.string().default('10.2.0.0/16').refine((v) => v === 'off' || guestCidrOk(v), 'an IPv4 range from /8 to /28 like 10.2.0.0/16, or off'),
   GUEST_NETWORK_NAMESPACE: z.string().regex(NAMESPACE_RE).optional(),
   GUEST_NETWORK_LINK_PREFIX: z.string().regex(LINK_PREFIX_RE).optional(),
+  GUEST_NETWORK_VNI: z.coerce.number().int().min(1).max(0xffffff).default(DEFAULT_VNI),
+  GUEST_NETWORK_TUNNEL_ADDRESS: z.string().refine((v) => isIP(v) === 4, 'an IPv4 address of this machine').optional(),
   GUEST_IP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(300),
 });
 
@@ -146,7 +149,7 @@ export type Config = {
     publicHttpsPort?: number;
   };
   /** The guests' private network (the `wireguard` interface): range or `off`, namespace and link-name prefix (derived from DATA_DIR when not set). */
-  guestNetwork: { cidr: string; namespace?: string; linkPrefix?: string };
+  guestNetwork: { cidr: string; namespace?: string; linkPrefix?: string; tunnel: { vni: number; localAddress?: string } };
   /** A desktop on the guest network that has no address after this long leaves WaitingIP without one. */
   guestIpTimeoutSeconds: number;
 };
@@ -217,7 +220,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       publicHttpPort: e.HTTP_PORT,
       publicHttpsPort: e.HTTPS_PORT,
     },
-    guestNetwork: { cidr: e.GUEST_NETWORK, namespace: e.GUEST_NETWORK_NAMESPACE, linkPrefix: e.GUEST_NETWORK_LINK_PREFIX },
+    guestNetwork: {
+      cidr: e.GUEST_NETWORK,
+      namespace: e.GUEST_NETWORK_NAMESPACE,
+      linkPrefix: e.GUEST_NETWORK_LINK_PREFIX,
+      tunnel: { vni: e.GUEST_NETWORK_VNI, localAddress: e.GUEST_NETWORK_TUNNEL_ADDRESS },
+    },
     guestIpTimeoutSeconds: e.GUEST_IP_TIMEOUT_SECONDS,
   };
 }

@@ -101,6 +101,8 @@ export type EngineErrorCode =
   | 'host-unreachable'
   /** the SSH host key of a remote hypervisor is unknown or changed */
   | 'host-key-unknown'
+  /** a machine on the guest network, on a hypervisor not prepared for it (no guest bridge) */
+  | 'guest-network-missing'
   /** a remote hypervisor refused or failed an operation (its message, without credentials, in detail) */
   | 'hypervisor-error';
 

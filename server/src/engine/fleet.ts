@@ -102,12 +102,10 @@ export class FleetDriver implements HypervisorDriver {
     this.starting.set(spec.id, hostId);
     this.where.set(spec.id, hostId);
     try {
-      // The host's driver gets the spec without the fleet's field. Guest credentials reach guests on
-      // this machine only (QEMU's fw_cfg from a file here; a remote host would need the file on its
-      // side): a remote guest boots without them (the RDP guests' users are the guest network's work).
-      const { host: _host, guestCredentials: _credentials, ...remote } = spec;
-      const { host: _h, ...own } = spec;
-      const runtime = await m.driver.start(hostId === LOCAL_HYPERVISOR ? own : remote);
+      // The host's driver gets the spec without the fleet's field (guest credentials included: a
+      // remote host hands them over by libvirt's fw_cfg entry, as QEMU here does from a file).
+      const { host: _host, ...own } = spec;
+      const runtime = await m.driver.start(own);
       return { ...runtime, host: hostId };
     } catch (err) {
       if (!(err instanceof EngineError && err.code === 'already-running') && this.where.get(spec.id) === hostId) this.where.delete(spec.id);

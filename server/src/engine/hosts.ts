@@ -25,6 +25,9 @@ export type HostStatus = {
   /** starts asked of this host and not yet answered (placement counts them against it) */
   startsInFlight: number;
   pools: HostPool[];
+  /** whether the guest network reaches the host (this machine: it is up; a remote host: it has the
+   *  `vdi-guests` bridge, or cannot tell, and the server's tunnel floods to it) */
+  guestNetwork: boolean;
   /** the last connection or sampling error, in words an admin may read (never a URI's credentials) */
   lastError: string | null;
   checkedAt: string;
@@ -85,6 +88,8 @@ export class LocalHostDirectory implements HostDirectory {
       queue: Pick<StartQueue<MachineRuntime>, 'positions'>;
       disks: Pick<DiskStore, 'space'>;
       storageDir: string;
+      /** whether this machine's guest network is up */
+      guestNetwork?: boolean;
       now?: () => Date;
     },
   ) {}
@@ -103,11 +108,12 @@ export class LocalHostDirectory implements HostDirectory {
         running: machines.length,
         startsInFlight: queue.running.length + queue.waiting.length,
         pools: [{ name: 'default', path: this.parts.storageDir, capacityBytes: space.total, freeBytes: space.free }],
+        guestNetwork: this.parts.guestNetwork ?? false,
         lastError: null,
         checkedAt,
       };
     } catch (err) {
-      return { online: false, ...base, running: 0, startsInFlight: 0, pools: [], lastError: err instanceof Error ? err.message : String(err), checkedAt };
+      return { online: false, ...base, running: 0, startsInFlight: 0, pools: [], guestNetwork: false, lastError: err instanceof Error ? err.message : String(err), checkedAt };
     }
   }
 

@@ -63,8 +63,9 @@ export async function createLocalEngine(opts: {
   const queue = new StartQueue<MachineRuntime>({ concurrency: opts.concurrency });
   const hosts = new FleetHostDirectory({
     fleet: driver,
-    local: new LocalHostDirectory({ driver: local, queue, disks, storageDir: dirs.storage }),
+    local: new LocalHostDirectory({ driver: local, queue, disks, storageDir: dirs.storage, guestNetwork: network.available }),
     dataDir: opts.dataDir,
+    network,
     keepAlive: opts.keepAlive,
     log: opts.network?.log,
   });

@@ -8,6 +8,8 @@ import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { detectAccel } from '../engine/accel';
+import { DEFAULT_VNI, hostRecipe } from '../network/tunnel';
 import { runProgram, startDaemon } from './programs';
 
 /** A storage pool of a lab host: its libvirt name and its path on that host. */
@@ -45,6 +47,9 @@ export type LabOptions = {
   /** The server certificate of a host's libvirtd, for `qemu+tls://` (as an admin installs the bundle the
    *  console issues): asked for each host; a host without one listens on its unix socket only. */
   tls?: (host: { name: string; address: string }) => Promise<{ caCert: string; cert: string; key: string } | null>;
+  /** Each host prepared for the guest network as README's recipe says (its `vdi-guests` bridge with
+   *  a VXLAN port to the server at the lab bridge's .1): the network id (default tunnel.ts's), or false. */
+  guestNetworkVni?: number | false;
 };
 
 /** What `stopLab` needs to end a lab from another process. */
@@ -172,8 +177,15 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
         await runProgram('ip', ['-n', h.namespace, 'addr', 'add', `${address}/24`, 'dev', 'eth0']);
         await runProgram('ip', ['-n', h.namespace, 'link', 'set', 'eth0', 'up']);
         await runProgram('ip', ['-n', h.namespace, 'link', 'set', 'lo', 'up']);
+        if (opts.guestNetworkVni !== false) {
+          for (const line of hostRecipe({ vni: opts.guestNetworkVni ?? DEFAULT_VNI, server: `${prefix}.1` })) {
+            await runProgram('ip', ['-n', h.namespace, ...line.split(' ').slice(1)]);
+          }
+        }
         const unshare = ['unshare', '--mount', '--uts', '--pid', '--fork', '--mount-proc', '--kill-child', '--propagation', 'private'];
-        const child = startDaemon('ip', ['netns', 'exec', h.namespace, ...unshare, 'sh', HOST_SCRIPT, dir, h.name], { logFile: join(dir, 'host.log') });
+        // KVM that cannot run ordinary guests here (kvm_pvm, see engine/accel.ts) is hidden from the host's libvirtd: it runs TCG.
+        const kvm = detectAccel('auto') === 'kvm' ? 'kvm' : 'nokvm';
+        const child = startDaemon('ip', ['netns', 'exec', h.namespace, ...unshare, 'sh', HOST_SCRIPT, dir, h.name, kvm], { logFile: join(dir, 'host.log') });
         let ended = false;
         child.once('exit', () => (ended = true));
         child.once('error', () => (ended = true));

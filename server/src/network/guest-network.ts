@@ -12,6 +12,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { runProgram, startDaemon, type ProgramFailure } from '../host/programs';
 import { leasedAddress, parseLeases, type Lease } from './leases';
+import { DEFAULT_VNI, TUNNEL_MTU, VXLAN_PORT } from './tunnel';
 import { formatCidr, networkNames, overlaps, planNetwork, routeDestinations, tapName, type NetworkNames, type NetworkPlan } from './plan';
 
 export type GuestNetworkOptions = {
@@ -25,6 +26,9 @@ export type GuestNetworkOptions = {
   linkPrefix?: string;
   /** DHCP lease time; dnsmasq's minimum is 120 s */
   leaseSeconds?: number;
+  /** The VXLAN to remote hypervisors (tunnel.ts): its network id (GUEST_NETWORK_VNI) and the
+   *  server's address the hosts send to (GUEST_NETWORK_TUNNEL_ADDRESS; default: the route's source). */
+  tunnel?: { vni?: number; localAddress?: string };
   log?: { info(o: object, msg?: string): void; warn(o: object, msg?: string): void };
 };
 
@@ -182,7 +186,7 @@ export class GuestNetwork extends EventEmitter<{ lease: [{ mac: string }] }> imp
     if (await this.#nsExists()) {
       // Guests on the bridge: their machines outlived the last run; keep their network.
       const links = await this.#nsLinks().catch(() => []);
-      adopt = links.some((l) => this.#isOurTap(l.ifname));
+      adopt = links.some((l) => this.#isOurTap(l.ifname) || l.ifname === this.names.tunnelLink);
       if (!adopt) await this.#teardown();
     } else {
       // A crashed run may have left the server's end of the veth, or TAPs not yet moved.
@@ -244,7 +248,7 @@ export class GuestNetwork extends EventEmitter<{ lease: [{ mac: string }] }> imp
 
   async #removeRootLinks(): Promise<void> {
     for (const l of await this.#rootLinks().catch(() => [])) {
-      if (l.ifname === this.names.hostLink || this.#isOurTap(l.ifname)) await this.#ip(['link', 'del', l.ifname]).catch(() => undefined);
+      if (l.ifname === this.names.hostLink || l.ifname === this.names.tunnelLink || this.#isOurTap(l.ifname)) await this.#ip(['link', 'del', l.ifname]).catch(() => undefined);
     }
   }
 
@@ -438,10 +442,75 @@ export class GuestNetwork extends EventEmitter<{ lease: [{ mac: string }] }> imp
     }
   }
 
-  /** Guests still on the bridge? */
+  // ---- the tunnel to remote hypervisors (tunnel.ts) -------------------------------------------
+
+  #tunnelWork: Promise<unknown> = Promise.resolve();
+
+  /** One change of the tunnel at a time (hosts connect side by side). */
+  #tunnelStep<T>(step: () => Promise<T>): Promise<T> {
+    const next = this.#tunnelWork.then(step, step);
+    this.#tunnelWork = next.catch(() => undefined);
+    return next;
+  }
+
+  /** The remote hosts' addresses the tunnel floods to. */
+  async tunnelPeers(): Promise<string[]> {
+    if (!this.available) return [];
+    const out = await this.#ip(['-n', this.namespace, 'link', 'show', this.names.tunnelLink]).catch(() => null);
+    if (out === null) return [];
+    const fdb = JSON.parse((await runProgram('bridge', ['-n', this.namespace, '-j', 'fdb', 'show', 'dev', this.names.tunnelLink])) || '[]') as { mac: string; dst?: string }[];
+    return fdb.filter((e) => e.mac === '00:00:00:00:00:00' && e.dst).map((e) => e.dst!);
+  }
+
+  /**
+   * Spans the guest network to the hypervisor at `address` (an IPv4 address): the VXLAN device is
+   * made on the first host (in the root namespace, so that its UDP socket uses the routes that reach
+   * the hosts, then moved onto the bridge), and floods to each host. Idempotent.
+   */
+  addTunnelPeer(address: string): Promise<void> {
+    return this.#tunnelStep(async () => {
+      if (!this.available) throw new Error(`guest network not available: ${this.reason}`);
+      const ns = this.namespace;
+      const dev = this.names.tunnelLink;
+      if ((await this.#ip(['-n', ns, 'link', 'show', dev]).catch(() => null)) === null) {
+        const vni = this.#opts.tunnel?.vni ?? DEFAULT_VNI;
+        const local = this.#opts.tunnel?.localAddress;
+        await this.#ip(['link', 'del', dev]).catch(() => undefined);
+        await this.#ip(['link', 'add', dev, 'type', 'vxlan', 'id', String(vni), 'dstport', String(VXLAN_PORT), ...(local ? ['local', local] : [])]);
+        try {
+          await this.#ip(['link', 'set', dev, 'netns', ns]);
+        } catch (err) {
+          await this.#ip(['link', 'del', dev]).catch(() => undefined);
+          throw err;
+        }
+        await this.#ip(['-n', ns, 'link', 'set', dev, 'mtu', String(TUNNEL_MTU), 'master', BRIDGE, 'up']);
+        // The server's end too: its TCP (RDP proxies, bastion) offers segments that fit the tunnel.
+        await this.#ip(['link', 'set', this.names.hostLink, 'mtu', String(TUNNEL_MTU)]);
+        await this.#ip(['-n', ns, 'link', 'set', NS_LINK, 'mtu', String(TUNNEL_MTU)]);
+      }
+      if ((await this.tunnelPeers()).includes(address)) return;
+      await runProgram('bridge', ['-n', ns, 'fdb', 'append', '00:00:00:00:00:00', 'dev', dev, 'dst', address]).catch((err) => {
+        throw new Error(`bridge fdb append: ${failureText(err)}`);
+      });
+    });
+  }
+
+  /** The hypervisor at `address` leaves the guest network; without hosts the VXLAN device goes too. */
+  removeTunnelPeer(address: string): Promise<void> {
+    return this.#tunnelStep(async () => {
+      if (!this.available) return;
+      const peers = await this.tunnelPeers();
+      if (peers.includes(address)) {
+        await runProgram('bridge', ['-n', this.namespace, 'fdb', 'del', '00:00:00:00:00:00', 'dev', this.names.tunnelLink, 'dst', address]).catch(() => undefined);
+      }
+      if (peers.every((p) => p === address)) await this.#ip(['-n', this.namespace, 'link', 'del', this.names.tunnelLink]).catch(() => undefined);
+    });
+  }
+
+  /** Guests still on the bridge (a TAP here, or the tunnel to remote hosts)? */
   async inUse(): Promise<boolean> {
     if (!this.available) return false;
-    return (await this.#nsLinks().catch(() => [])).some((l) => this.#isOurTap(l.ifname));
+    return (await this.#nsLinks().catch(() => [])).some((l) => this.#isOurTap(l.ifname) || l.ifname === this.names.tunnelLink);
   }
 
   /**

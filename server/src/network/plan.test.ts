@@ -49,7 +49,7 @@ describe('guest network plan', () => {
     expect(t.startsWith(a.tapPrefix)).toBe(true);
     expect(tapName(a, 'some-desktop-id', 0)).toBe(t);
     expect(tapName(a, 'some-desktop-id', 1)).not.toBe(t);
-    expect(networkNames('/x', { namespace: 'guest-net-1', linkPrefix: 'gnet1' })).toEqual({ namespace: 'guest-net-1', hostLink: 'gnet1h', tapPrefix: 'gnet1t' });
+    expect(networkNames('/x', { namespace: 'guest-net-1', linkPrefix: 'gnet1' })).toEqual({ namespace: 'guest-net-1', hostLink: 'gnet1h', tapPrefix: 'gnet1t', tunnelLink: 'gnet1x' });
     expect(() => networkNames('/x', { linkPrefix: 'much-too-long' })).toThrow();
   });
 

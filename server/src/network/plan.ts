@@ -77,6 +77,8 @@ export type NetworkNames = {
   hostLink: string;
   /** prefix of the desktops' TAPs (root namespace until QEMU opened them) */
   tapPrefix: string;
+  /** the VXLAN device to the remote hypervisors (made in the root namespace, then moved onto the bridge) */
+  tunnelLink: string;
 };
 
 export const LINK_PREFIX_RE = /^[a-z][a-z0-9]{1,5}$/;
@@ -93,7 +95,7 @@ export function networkNames(dataDir: string, opts: { namespace?: string; linkPr
   const prefix = opts.linkPrefix || `v${h.slice(0, 5)}`;
   if (!NAMESPACE_RE.test(namespace)) throw new Error(`bad network namespace name ${JSON.stringify(namespace)}`);
   if (!LINK_PREFIX_RE.test(prefix)) throw new Error(`the link prefix must be 2-6 lower-case letters and digits, not ${JSON.stringify(prefix)}`);
-  return { namespace, hostLink: `${prefix}h`, tapPrefix: `${prefix}t` };
+  return { namespace, hostLink: `${prefix}h`, tapPrefix: `${prefix}t`, tunnelLink: `${prefix}x` };
 }
 
 /** A desktop's TAP for its `index`th private NIC: stable (a restarted server finds it again), 15 characters at most. */

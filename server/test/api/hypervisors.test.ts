@@ -26,7 +26,7 @@ const offline = new Set<string>();
 
 const remoteStatus = (): HostStatus => ({
   online: true, cpuModel: 'Test CPU', cpus: 8, memoryMb: 32768, freeMemoryMb: 30000, running: 0, startsInFlight: 0,
-  pools: [{ name: 'default', path: '/var/lib/vdi/storage', capacityBytes: 1e12, freeBytes: 5e11 }], lastError: null, checkedAt: new Date().toISOString(),
+  pools: [{ name: 'default', path: '/var/lib/vdi/storage', capacityBytes: 1e12, freeBytes: 5e11 }], guestNetwork: false, lastError: null, checkedAt: new Date().toISOString(),
 });
 
 beforeAll(async () => {
@@ -220,11 +220,11 @@ describe('hypervisors', () => {
         .where(eq(schema.domains.id, desktop.id))
         .returning();
       const placement = createPlacement(server.ctx);
-      expect(await placement.hostFor(row!)).toBe(added.id);
+      expect(await placement.hostFor(row!, { guestNetwork: false })).toBe(added.id);
       placement.forget(added.id);
       // The card moved to this server's host: offered here, not there.
       expect((await json(`/reservables/gpus/${made.body.id}`, tok.admin, { method: 'PUT', body: { hypervisor_id: 'local' } })).body).toMatchObject({ hypervisor_id: 'local' });
-      expect(await placement.hostFor(row!)).toBe('local');
+      expect(await placement.hostFor(row!, { guestNetwork: false })).toBe('local');
       placement.forget('local');
       await json(`/reservables/gpus/${made.body.id}`, tok.admin, { method: 'PUT', body: { hypervisor_id: added.id } });
       const busy = await json(`/hypervisors/${added.id}`, tok.admin, { method: 'DELETE' });

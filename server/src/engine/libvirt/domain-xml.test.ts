@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MachineSpec } from '../driver';
+import { credentialsBlob } from '../qemu/args';
 import { buildDomainXml, parseLiveXml } from './domain-xml';
 
 const ctx = { domainType: 'qemu' as const, listen: '10.0.0.5', vncPassword: 'abcdefgh', spicePassword: 's3cret', startedAt: new Date('2026-01-02T03:04:05.678Z') };
@@ -29,9 +30,19 @@ describe('domain XML from a MachineSpec', () => {
     expect(xml).toContain('<acpi/>');
   });
 
-  it('refuses the guest network and guest credentials (not on libvirt hosts yet), and bad specs', () => {
-    expect(() => buildDomainXml({ ...spec, nics: [{ id: 'p', mac: '52:54:00:00:00:02', network: 'private' }] }, ctx)).toThrow(expect.objectContaining({ code: 'unsupported' }));
-    expect(() => buildDomainXml({ ...spec, guestCredentials: { username: 'u', password: 'p' } }, ctx)).toThrow(expect.objectContaining({ code: 'unsupported' }));
+  it('puts a private NIC on the host\'s guest bridge with the MTU the tunnel leaves, next to a NAT one', () => {
+    const xml = buildDomainXml({ ...spec, nics: [{ id: 'n', mac: '52:54:00:AA:00:01' }, { id: 'p', mac: '52:54:00:AA:00:02', network: 'private' }], bootOrder: ['disk'] }, ctx);
+    expect(xml).toContain("<interface type='user'><mac address='52:54:00:aa:00:01'/><model type='virtio'/></interface>");
+    expect(xml).toContain("<interface type='bridge'><mac address='52:54:00:aa:00:02'/><source bridge='vdi-guests'/><model type='virtio'/><mtu size='1450'/></interface>");
+  });
+
+  it('hands the guest credentials over as the QEMU driver does: the same fw_cfg item and content, inline', () => {
+    const xml = buildDomainXml({ ...spec, guestCredentials: { username: 'alice', password: 'p<w> d&' } }, ctx);
+    expect(xml).toContain(`<sysinfo type='fwcfg'><entry name='opt/org.vdiportal/credentials'>${credentialsBlob({ username: 'alice', password: 'p<w> d&' })}</entry></sysinfo>`);
+    expect(buildDomainXml(spec, ctx)).not.toContain('sysinfo');
+  });
+
+  it('refuses bad specs', () => {
     expect(() => buildDomainXml({ ...spec, id: '../x' }, ctx)).toThrow(expect.objectContaining({ code: 'invalid-spec' }));
   });
 });

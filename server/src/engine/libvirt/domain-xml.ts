@@ -2,7 +2,8 @@
 // Pure: no I/O, unit-tested. The mapping follows ../README.md ("A libvirt driver maps onto the
 // same interface") and the QEMU driver's measured choices (q35, virtio by default, AHCI for sata/ide).
 import { EngineError, type MachineSpec } from '../driver';
-import { bootIndexes, validateSpec, videoModel } from '../qemu/args';
+import { bootIndexes, credentialsBlob, CREDENTIALS_FW_CFG, validateSpec, videoModel } from '../qemu/args';
+import { GUEST_BRIDGE, TUNNEL_MTU } from '../../network/tunnel';
 
 /** Our metadata element's namespace: `list()` only returns domains that carry it. */
 export const METADATA_NS = 'https://vdi-portal.org/ns/machine/1';
@@ -25,12 +26,6 @@ const VIDEO: Record<ReturnType<typeof videoModel>, string> = { std: 'vga', qxl: 
 
 export function buildDomainXml(spec: MachineSpec, ctx: DomainXmlContext): string {
   validateSpec(spec);
-  if (spec.nics.some((n) => n.network === 'private')) {
-    throw new EngineError('unsupported', `machine ${spec.id}: the guest network is not available on libvirt hosts yet`);
-  }
-  if (spec.guestCredentials) {
-    throw new EngineError('unsupported', `machine ${spec.id}: guest credentials are not handed over on libvirt hosts yet`);
-  }
   const a = xmlEscape;
   const boot = bootIndexes(spec);
   const bootEl = (n: number | undefined) => (n === undefined ? '' : `<boot order='${n}'/>`);
@@ -54,11 +49,16 @@ export function buildDomainXml(spec: MachineSpec, ctx: DomainXmlContext): string
     );
   });
   spec.nics.forEach((nic, i) => {
-    // user-mode networking (NAT, nobody reaches in), like the QEMU driver's default NIC
-    devices.push(
-      `<interface type='user'><mac address='${nic.mac.toLowerCase()}'/>` +
-        `<model type='${nic.model === 'e1000' ? 'e1000' : 'virtio'}'/>${bootEl(boot.network[i])}</interface>`,
-    );
+    const mac = `<mac address='${nic.mac.toLowerCase()}'/>`;
+    const model = `<model type='${nic.model === 'e1000' ? 'e1000' : 'virtio'}'/>`;
+    if (nic.network === 'private') {
+      // The host's bridge of the guest network (a VXLAN port to the server's, see network/tunnel.ts):
+      // the server's DHCP gives the address. The MTU leaves room for VXLAN's 50 bytes (virtio tells the guest).
+      devices.push(`<interface type='bridge'>${mac}<source bridge='${GUEST_BRIDGE}'/>${model}<mtu size='${TUNNEL_MTU}'/>${bootEl(boot.network[i])}</interface>`);
+    } else {
+      // user-mode networking (NAT, nobody reaches in), like the QEMU driver's default NIC
+      devices.push(`<interface type='user'>${mac}${model}${bootEl(boot.network[i])}</interface>`);
+    }
   });
   const listen = `<listen type='address' address='${a(ctx.listen)}'/>`;
   if (spec.graphics.vnc) {
@@ -73,11 +73,18 @@ export function buildDomainXml(spec: MachineSpec, ctx: DomainXmlContext): string
   devices.push(`<serial type='pty'><target port='0'/></serial><console type='pty'><target type='serial' port='0'/></console>`);
   devices.push(`<rng model='virtio'><backend model='random'>/dev/urandom</backend></rng>`);
   devices.push(`<panic model='isa'/>`, `<memballoon model='none'/>`);
+  // The guest credentials as the QEMU driver hands them over (the same fw_cfg item and content),
+  // inline: libvirt passes them as QEMU's `-fw_cfg …,string=` (no file on the host). This XML then
+  // holds a secret: never logged (docs/decisions/0010-guest-network-across-hosts.md).
+  const sysinfo = spec.guestCredentials
+    ? `<sysinfo type='fwcfg'><entry name='${CREDENTIALS_FW_CFG}'>${a(credentialsBlob(spec.guestCredentials))}</entry></sysinfo>`
+    : '';
   return (
     `<domain type='${ctx.domainType}'>` +
     `<name>${a(spec.id)}</name><title>${a(spec.name)}</title>` +
     `<metadata><vdi:machine xmlns:vdi='${METADATA_NS}' startedAt='${ctx.startedAt.toISOString()}'/></metadata>` +
     `<memory unit='MiB'>${spec.memoryMb}</memory><vcpu>${spec.vcpus}</vcpu>` +
+    sysinfo +
     `<os><type arch='x86_64' machine='q35'>hvm</type></os>` +
     `<features><acpi/><apic/></features><clock offset='utc'/>` +
     `<on_poweroff>destroy</on_poweroff><on_reboot>restart</on_reboot><on_crash>destroy</on_crash>` +

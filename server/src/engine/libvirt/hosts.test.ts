@@ -10,7 +10,7 @@ import { FleetHostDirectory, fingerprintOf } from './hosts';
 const dir = mkdtempSync('/tmp/fleet-hosts-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const localStatus = { online: true, cpuModel: 'here', cpus: 2, memoryMb: 1, freeMemoryMb: 1, running: 0, startsInFlight: 0, pools: [], lastError: null, checkedAt: '' } satisfies HostStatus;
+const localStatus = { online: true, cpuModel: 'here', cpus: 2, memoryMb: 1, freeMemoryMb: 1, running: 0, startsInFlight: 0, pools: [], guestNetwork: false, lastError: null, checkedAt: '' } satisfies HostStatus;
 const directory = () =>
   new FleetHostDirectory({
     fleet: new FleetDriver({ onEvent: () => () => undefined } as unknown as HypervisorDriver),

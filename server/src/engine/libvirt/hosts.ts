@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
+import { lookup } from 'node:dns/promises';
 import { LOCAL_HYPERVISOR } from '@vdi/contracts';
 import { clientPkiPath, ensureLibvirtPki } from '../../host/libvirt-pki';
 import { runProgram } from '../../host/programs';
@@ -16,6 +17,7 @@ import { ensureSshIdentity, privateKeyFile, publicKey, writeKnownHost, writeSshC
 import { EngineError } from '../driver';
 import type { FleetDriver } from '../fleet';
 import { HostError, type HostConnectOptions, type HostDirectory, type HostKey, type HostStatus } from '../hosts';
+import type { GuestNetwork } from '../../network/guest-network';
 import { LibvirtDriver, redact } from './libvirt-driver';
 
 /** Back-off between reconnection attempts: doubling from the first, never longer than the last. */
@@ -43,6 +45,8 @@ type Remote = {
   removed: boolean;
   /** offline listeners were told (once per time offline) */
   toldOffline: boolean;
+  /** the host's IPv4 address the guest network's tunnel floods to, once it is spanned there */
+  tunnelPeer?: string;
 };
 
 /** A remote hypervisor's URI split: how the server reaches it. */
@@ -75,6 +79,8 @@ export class FleetHostDirectory implements HostDirectory {
       local: HostDirectory;
       /** where the installation's SSH key and the hosts' known_hosts live */
       dataDir: string;
+      /** the guest network, spanned to every connected host (network/tunnel.ts); absent or unavailable: not spanned */
+      network?: Pick<GuestNetwork, 'available' | 'addTunnelPeer' | 'removeTunnelPeer'>;
       keepAlive?: { intervalS: number; count: number };
       log?: { warn: (obj: object, msg: string) => void; info: (obj: object, msg: string) => void };
     },
@@ -170,6 +176,7 @@ export class FleetHostDirectory implements HostDirectory {
     r.lastError = null;
     r.retryMs = RETRY_MS.first;
     r.toldOffline = false;
+    await this.spanGuestNetwork(id, r, host);
     this.parts.fleet.setHost(id, driver);
     for (const cb of this.onlineListeners) cb(id);
     driver.onConnection((s) => {
@@ -206,6 +213,20 @@ export class FleetHostDirectory implements HostDirectory {
     if (r.toldOffline || r.removed) return;
     r.toldOffline = true;
     for (const cb of this.offlineListeners) cb(id, r.lastError ?? 'offline');
+  }
+
+  /** The guest network reaches the host (its VXLAN peer): desktops there get their lease from this server.
+   *  A failure is logged and leaves the host connected (its desktops without the guest network still run). */
+  private async spanGuestNetwork(id: string, r: Remote, host: string) {
+    const network = this.parts.network;
+    if (!network?.available || r.tunnelPeer) return;
+    try {
+      const { address } = await lookup(host, { family: 4 });
+      await network.addTunnelPeer(address);
+      r.tunnelPeer = address;
+    } catch (err) {
+      this.parts.log?.warn({ hypervisor: id, reason: err instanceof Error ? err.message : String(err) }, 'the guest network does not reach this hypervisor');
+    }
   }
 
   private retry(id: string, r: Remote) {
@@ -264,7 +285,14 @@ export class FleetHostDirectory implements HostDirectory {
     return () => this.offlineListeners.delete(cb);
   }
 
+  /** The host is removed: its connection ends and the guest network no longer reaches it. */
   async disconnect(id: string): Promise<void> {
+    const peer = this.remotes.get(id)?.tunnelPeer;
+    await this.drop(id);
+    if (peer && ![...this.remotes.values()].some((x) => x.tunnelPeer === peer)) await this.parts.network?.removeTunnelPeer(peer).catch(() => undefined);
+  }
+
+  private async drop(id: string): Promise<void> {
     const r = this.remotes.get(id);
     if (!r) return;
     r.removed = true;
@@ -283,19 +311,19 @@ export class FleetHostDirectory implements HostDirectory {
     const startsInFlight = this.parts.fleet.startsInFlight(id);
     if (r.driver) {
       try {
-        const [info, machines] = await Promise.all([r.driver.hostInfo(), r.driver.list()]);
-        r.last = { ...info, running: machines.length };
+        const [{ guestBridge, ...info }, machines] = await Promise.all([r.driver.hostInfo(), r.driver.list()]);
+        r.last = { ...info, running: machines.length, guestNetwork: guestBridge !== false && r.tunnelPeer !== undefined };
         return { online: true, ...r.last, startsInFlight, lastError: null, checkedAt };
       } catch (err) {
         r.lastError = this.words(err, r.uri);
       }
     }
-    const last = r.last ?? { cpuModel: '', cpus: 0, memoryMb: 0, freeMemoryMb: 0, running: 0, pools: [] };
+    const last = r.last ?? { cpuModel: '', cpus: 0, memoryMb: 0, freeMemoryMb: 0, running: 0, pools: [], guestNetwork: false };
     return { online: false, ...last, startsInFlight, lastError: r.lastError, checkedAt };
   }
 
-  /** Ends every connection (machines keep running; the next server adopts them). */
+  /** Ends every connection (machines keep running, and the guest network keeps reaching them; the next server adopts them). */
   async close(): Promise<void> {
-    await Promise.all([...this.remotes.keys()].map((id) => this.disconnect(id)));
+    await Promise.all([...this.remotes.keys()].map((id) => this.drop(id)));
   }
 }

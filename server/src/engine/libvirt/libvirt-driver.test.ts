@@ -85,7 +85,9 @@ describe('LibvirtDriver specifics', () => {
     const d = await open();
     const base = await spec('refused');
     await expect(d.start({ ...base, id: '../escape' })).rejects.toMatchObject({ code: 'invalid-spec' });
-    await expect(d.start({ ...base, nics: [{ id: 'p', mac: '52:54:00:00:00:01', network: 'private' }] })).rejects.toMatchObject({ code: 'unsupported' });
+    // A host not prepared for the guest network (no vdi-guests bridge): refused before anything is defined.
+    await expect(d.start({ ...base, nics: [{ id: 'p', mac: '52:54:00:00:00:01', network: 'private' }] })).rejects.toMatchObject({ code: 'guest-network-missing' });
+    expect(await d.status(base.id)).toBe('absent');
     const err = await d.start({ ...base, id: 'broken', disks: [{ path: '/nonexistent/disk.qcow2', bus: 'default' }] }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'start-failed' });
     expect(await d.status('broken')).toBe('absent');

@@ -18,6 +18,7 @@ import {
   type MachineStatus,
 } from '../driver';
 import { MACHINE_ID_RE } from '../qemu/run-dir';
+import { GUEST_BRIDGE } from '../../network/tunnel';
 import { buildDomainXml, parseLiveXml, type LiveDomain } from './domain-xml';
 
 export type LibvirtDriverOptions = {
@@ -304,9 +305,12 @@ export class LibvirtDriver implements HypervisorDriver {
   }
 
   /** The host's CPU model and count, memory and active storage pools (refreshed), for the console and placement. */
-  async hostInfo(): Promise<{ cpuModel: string; cpus: number; memoryMb: number; freeMemoryMb: number; pools: { name: string; path: string; capacityBytes: number; freeBytes: number }[] }> {
+  async hostInfo(): Promise<{ cpuModel: string; cpus: number; memoryMb: number; freeMemoryMb: number; pools: { name: string; path: string; capacityBytes: number; freeBytes: number }[]; guestBridge: boolean | null }> {
     const h = await this.call<{ cpuModel: string; cpus: number; memoryMb: number; freeBytes: number; pools: { name: string; path: string; capacity: number; available: number }[] }>('host');
+    // Has it the guest network's bridge (null: its libvirtd cannot tell)?
+    const bridge = await this.call<{ present: boolean | null }>('interface', { name: GUEST_BRIDGE });
     return {
+      guestBridge: bridge.present,
       cpuModel: h.cpuModel,
       cpus: h.cpus,
       memoryMb: h.memoryMb,
@@ -326,6 +330,13 @@ export class LibvirtDriver implements HypervisorDriver {
       startedAt: new Date(),
     });
     if (this.running.has(spec.id) || this.starting.has(spec.id)) throw new EngineError('already-running', `${spec.id} is already running`);
+    if (spec.nics.some((n) => n.network === 'private')) {
+      // Asked first: libvirt's own refusal ("Cannot get interface MTU") names no cause an admin can act on.
+      const bridge = await this.call<{ present: boolean | null }>('interface', { name: GUEST_BRIDGE });
+      if (bridge.present === false) {
+        throw new EngineError('guest-network-missing', `the hypervisor has no ${GUEST_BRIDGE} bridge: it is not prepared for the guest network`);
+      }
+    }
     this.starting.add(spec.id);
     this.serial.set(spec.id, '');
     try {

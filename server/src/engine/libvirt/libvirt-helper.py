@@ -251,6 +251,19 @@ def op_host(_req):
     return {'cpuModel': model, 'cpus': info[2], 'memoryMb': info[1], 'freeBytes': conn.getFreeMemory(), 'pools': pools}
 
 
+def op_interface(req):
+    """Whether the host has the network interface `name` (None: its libvirtd cannot tell)."""
+    try:
+        conn.interfaceLookupByName(req['name'])
+        return {'present': True}
+    except libvirt.libvirtError as e:
+        if e.get_error_code() == libvirt.VIR_ERR_NO_INTERFACE:
+            return {'present': False}
+        if e.get_error_code() in (libvirt.VIR_ERR_NO_SUPPORT, libvirt.VIR_ERR_OPERATION_UNSUPPORTED):
+            return {'present': None}
+        raise
+
+
 def op_console(req):
     dom = conn.lookupByName(req['name'])
     with consoles_lock:
@@ -268,6 +281,7 @@ OPS = {
     'info': op_info,
     'console': op_console,
     'host': op_host,
+    'interface': op_interface,
     'shutdown': lambda r: conn.lookupByName(r['name']).shutdownFlags(libvirt.VIR_DOMAIN_SHUTDOWN_ACPI_POWER_BTN) and {},
     'reset': lambda r: conn.lookupByName(r['name']).reset(0) and {},
     'password': lambda r: set_password(conn.lookupByName(r['name']), r['type'], r['passwd'], r.get('validTo')),

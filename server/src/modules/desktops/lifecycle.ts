@@ -3,7 +3,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { AT_REST, FORCE_STOPPABLE, GOING_UP, LOCAL_HYPERVISOR, GUEST_UP, RETRYABLE, STARTABLE, statusIn, STOPPABLE, VIEWABLE, type TQueueEvent } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
-import type { MachineEvent } from '../../engine/driver';
+import { EngineError, type MachineEvent } from '../../engine/driver';
 import { StartCancelledError, type QueuePositions } from '../../engine/start-queue';
 import { ApiError, conflict, precondition } from '../../http/errors';
 import type { UserRow } from '../../auth/sessions';
@@ -138,7 +138,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
     if (!statusIn(STARTABLE, row.status)) throw notAvailable(row, 'start');
     await checkBookingToStart(db, ctx.clock.now(), row, starter.roleId);
     await checkStartQuota(db, owner, { memoryGb: row.hardware.memoryMb / 1024, vcpus: row.hardware.vcpus });
-    const hypervisorId = await placement.hostFor(row);
+    const hypervisorId = await placement.hostFor(row, { guestNetwork: privateMacOf(row) !== null });
     let spec: Awaited<ReturnType<typeof machineSpecOf>>;
     let mac: ReturnType<typeof privateMacOf>;
     try {
@@ -169,7 +169,9 @@ export function createDesktopLifecycle(ctx: AppContext) {
         async (err) => {
           if (err instanceof StartCancelledError) return;
           log.error({ err, desktop: row.id }, 'desktop start failed');
-          await update(row.id, { status: 'Failed', currentAction: 'start-failed' });
+          // A hypervisor not prepared for the guest network: the catalogue's code, for the owner's card.
+          const why = err instanceof EngineError && err.code === 'guest-network-missing' ? 'hypervisor_guest_network_missing' : 'start-failed';
+          await update(row.id, { status: 'Failed', currentAction: why });
         },
       )
       .finally(() => setTimeout(() => queuedOwners.delete(row.id), 1000));

@@ -16,6 +16,7 @@ const NO_HOST_TEXT: Record<NoHostReason, string> = {
   no_hypervisor_available: 'No hypervisor is online to start this desktop',
   no_new_starts: 'No hypervisor takes new desktops now: an administrator has stopped new starts',
   pool_unreachable: 'No hypervisor that takes new desktops reaches the storage of this desktop',
+  guest_network_unreachable: 'No hypervisor that takes new desktops is prepared for the private network of this desktop',
   gpu_not_offered: 'No hypervisor that takes new desktops offers the GPU profile of this desktop',
   no_memory: 'No hypervisor has room for this desktop',
 };
@@ -79,8 +80,8 @@ export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine' | 'clock'>
   const { db } = ctx;
   let inFlight: StartInFlight[] = [];
 
-  /** The host for `row`'s start, recorded as in flight there; or a 428 `hypervisors_not_available` with the reason. */
-  async function hostFor(row: DomainRow): Promise<string> {
+  /** The host for `row`'s start (`need.guestNetwork`: it has a NIC on the guest network), recorded as in flight there; or a 428 `hypervisors_not_available` with the reason. */
+  async function hostFor(row: DomainRow, need: { guestNetwork: boolean }): Promise<string> {
     const [rows, vcpus, pref, gpus] = await Promise.all([db.select().from(schema.hypervisors), vcpusByHost(db), preferenceOf(db, row), gpuProfilesByHost(db, ctx.clock.now())]);
     const hosts: PlacementHost[] = await Promise.all(
       rows.map(async (h) => {
@@ -95,6 +96,7 @@ export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine' | 'clock'>
           freeMemoryMb: s?.freeMemoryMb ?? 0,
           vcpusInUse: vcpus.get(h.id) ?? 0,
           pools: s?.pools.map((p) => p.name) ?? [],
+          guestNetwork: s?.guestNetwork ?? false,
           gpuProfiles: gpus.get(h.id) ?? [],
         };
       }),
@@ -102,7 +104,7 @@ export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine' | 'clock'>
     // Real time, not the bookings' clock: starts in flight are about the host's own numbers catching up.
     const now = Date.now();
     inFlight = inFlight.filter((s) => now - s.at < START_IN_FLIGHT_MS);
-    const demand = { memoryMb: row.hardware.memoryMb, vcpus: row.hardware.vcpus, pool: DEFAULT_POOL, gpuProfile: row.hardware.reservables.vgpus?.[0] ?? null };
+    const demand = { memoryMb: row.hardware.memoryMb, vcpus: row.hardware.vcpus, pool: DEFAULT_POOL, guestNetwork: need.guestNetwork, gpuProfile: row.hardware.reservables.vgpus?.[0] ?? null };
     const chosen = place(hosts, demand, pref, inFlight, now);
     // The original's code stays on the wire (its clients branch on it); the reason says which rule refused.
     if (!chosen.ok) throw precondition('hypervisors_not_available', NO_HOST_TEXT[chosen.reason], { reason: chosen.reason });

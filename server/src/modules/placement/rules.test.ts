@@ -12,10 +12,11 @@ const host = (id: string, over: Partial<PlacementHost> = {}): PlacementHost => (
   freeMemoryMb: 8192,
   vcpusInUse: 0,
   pools: ['default'],
+  guestNetwork: true,
   gpuProfiles: [],
   ...over,
 });
-const demand: PlacementDemand = { memoryMb: 1024, vcpus: 2, pool: 'default', gpuProfile: null };
+const demand: PlacementDemand = { memoryMb: 1024, vcpus: 2, pool: 'default', guestNetwork: false, gpuProfile: null };
 const none = { forced: [], favourite: [] };
 
 describe('placement', () => {
@@ -44,6 +45,13 @@ describe('placement', () => {
   it('needs the desktop storage pool on the host', () => {
     expect(place([host('a', { pools: ['other'], freeMemoryMb: 9e6 }), host('b', { pools: ['default', 'other'] })], demand, none, [], NOW)).toEqual({ ok: true, hostId: 'b' });
     expect(place([host('a', { pools: ['other'] })], demand, none, [], NOW)).toEqual({ ok: false, reason: 'pool_unreachable' });
+  });
+
+  it('needs the guest network on the host for a desktop on it, and not otherwise', () => {
+    const hosts = [host('a', { guestNetwork: false, freeMemoryMb: 9000 }), host('b')];
+    expect(place(hosts, { ...demand, guestNetwork: true }, none, [], NOW)).toEqual({ ok: true, hostId: 'b' });
+    expect(place(hosts, demand, none, [], NOW)).toEqual({ ok: true, hostId: 'a' });
+    expect(place([hosts[0]!], { ...demand, guestNetwork: true }, none, [], NOW)).toEqual({ ok: false, reason: 'guest_network_unreachable' });
   });
 
   it('needs the GPU profile offered on the host', () => {

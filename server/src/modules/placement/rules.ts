@@ -16,6 +16,8 @@ export type NoHostReason =
   | 'no_new_starts'
   /** the desktop's storage pool is reachable on no candidate */
   | 'pool_unreachable'
+  /** the desktop is on the guest network, which reaches no candidate (no `vdi-guests` bridge there) */
+  | 'guest_network_unreachable'
   /** its GPU profile is offered on no candidate */
   | 'gpu_not_offered'
   /** no candidate has the free memory (or vCPUs) it needs, counting starts in flight */
@@ -34,6 +36,8 @@ export type PlacementHost = {
   vcpusInUse: number;
   /** storage pools it reaches (names) */
   pools: string[];
+  /** the guest network reaches it (this machine: the network is up; a remote host: its bridge and the tunnel) */
+  guestNetwork: boolean;
   /** GPU profiles it offers */
   gpuProfiles: string[];
 };
@@ -46,6 +50,8 @@ export type PlacementDemand = {
   vcpus: number;
   /** the pool of its disk(s) */
   pool: string;
+  /** it has a NIC on the guest network */
+  guestNetwork: boolean;
   /** its GPU profile, or null */
   gpuProfile: string | null;
 };
@@ -87,7 +93,9 @@ export function place(hosts: PlacementHost[], demand: PlacementDemand, pref: Pla
   if (taking.length === 0) return { ok: false, reason: 'no_new_starts' };
   const withPool = taking.filter((h) => h.pools.includes(demand.pool));
   if (withPool.length === 0) return { ok: false, reason: 'pool_unreachable' };
-  const withGpu = demand.gpuProfile === null ? withPool : withPool.filter((h) => h.gpuProfiles.includes(demand.gpuProfile!));
+  const withNet = demand.guestNetwork ? withPool.filter((h) => h.guestNetwork) : withPool;
+  if (withNet.length === 0) return { ok: false, reason: 'guest_network_unreachable' };
+  const withGpu = demand.gpuProfile === null ? withNet : withNet.filter((h) => h.gpuProfiles.includes(demand.gpuProfile!));
   if (withGpu.length === 0) return { ok: false, reason: 'gpu_not_offered' };
   const roomy = withGpu
     .map((h) => {

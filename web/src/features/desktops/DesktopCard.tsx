@@ -43,6 +43,7 @@ export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queu
     </>
   );
   const noAddress = d.current_action === 'guest_ip_timeout';
+  const hostNotPrepared = d.current_action === 'hypervisor_guest_network_missing';
   const host = useRunsOn(d);
   const lines = (
     <>
@@ -67,6 +68,14 @@ export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queu
           <IconAlertTriangle size={14} color="var(--mantine-color-orange-6)" style={{ flex: '0 0 auto', marginTop: 2 }} />
           <Text size="xs" c="orange.7">
             {t('errors.guest_ip_timeout')}
+          </Text>
+        </Group>
+      )}
+      {hostNotPrepared && (
+        <Group gap={6} wrap="nowrap" align="flex-start" data-testid="desktop-host-not-prepared">
+          <IconAlertTriangle size={14} color="var(--mantine-color-red-6)" style={{ flex: '0 0 auto', marginTop: 2 }} />
+          <Text size="xs" c="red.7">
+            {t('errors.hypervisor_guest_network_missing')}
           </Text>
         </Group>
       )}
