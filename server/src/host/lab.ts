@@ -37,6 +37,10 @@ export type LabOptions = {
   tag: string;
   /** How long the hosts may take to come up. */
   timeoutMs?: number;
+  /** Whether the hosts' libvirtd may use this machine's KVM (default false: TCG, the machine's /dev/kvm
+   *  hidden in each host). Pass true only where this machine's own engine would use KVM (engine/accel.ts):
+   *  a paravirtual KVM (kvm_pvm) is offered by libvirt and then fails ordinary guests. */
+  kvm?: boolean;
   /** The pool every host shares (stands for the NFS mount at the same path on every host): by
    *  default `shared` at `<dir>/shared`; the portal's hosts declare `default` at its storage folder. */
   sharedPool?: LabPool;
@@ -135,6 +139,10 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
         const address = `${prefix}.${11 + i}`;
         const dir = join(opts.dir, h.name);
         const ssh = join(dir, 'ssh');
+        // A host keeps its SSH host key from one run of the lab to the next (as a real machine does):
+        // a server that confirmed it reconnects to the host; everything else of the host starts afresh.
+        const keyFile = join(ssh, 'ssh_host_ed25519_key');
+        const kept = await Promise.all([readFile(keyFile), readFile(`${keyFile}.pub`)]).catch(() => null);
         await rm(dir, { recursive: true, force: true });
         for (const sub of ['run', 'lib/images', 'etc/storage/autostart', 'log', 'cache', 'ssh']) await mkdir(join(dir, sub), { recursive: true, mode: 0o700 });
         await writeFile(join(dir, 'etc', 'libvirtd.conf'), LIBVIRTD_CONF);
@@ -145,7 +153,12 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
           await writeFile(join(dir, 'etc', 'storage', `${pool.name}.xml`), poolXml(pool.name, pool.path));
           await symlink(`/etc/libvirt/storage/${pool.name}.xml`, join(dir, 'etc', 'storage', 'autostart', `${pool.name}.xml`));
         }
-        await runProgram('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', h.name, '-f', join(ssh, 'ssh_host_ed25519_key')]);
+        if (kept) {
+          await writeFile(keyFile, kept[0], { mode: 0o600 });
+          await writeFile(`${keyFile}.pub`, kept[1]);
+        } else {
+          await runProgram('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', h.name, '-f', keyFile]);
+        }
         await writeFile(join(ssh, 'authorized_keys'), opts.authorizedKeys.map((k) => `${k.trim()}\n`).join(''), { mode: 0o600 });
         await writeFile(join(ssh, 'sshd_config'), sshdConfig(address, ssh));
         await runProgram('ip', ['netns', 'add', h.namespace]);
@@ -155,7 +168,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
         await runProgram('ip', ['-n', h.namespace, 'link', 'set', 'eth0', 'up']);
         await runProgram('ip', ['-n', h.namespace, 'link', 'set', 'lo', 'up']);
         const unshare = ['unshare', '--mount', '--uts', '--pid', '--fork', '--mount-proc', '--kill-child', '--propagation', 'private'];
-        const child = startDaemon('ip', ['netns', 'exec', h.namespace, ...unshare, 'sh', HOST_SCRIPT, dir, h.name], { logFile: join(dir, 'host.log') });
+        const child = startDaemon('ip', ['netns', 'exec', h.namespace, ...unshare, 'sh', HOST_SCRIPT, dir, h.name, opts.kvm ? 'kvm' : 'tcg'], { logFile: join(dir, 'host.log') });
         let ended = false;
         child.once('exit', () => (ended = true));
         child.once('error', () => (ended = true));
