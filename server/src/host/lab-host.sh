@@ -17,8 +17,19 @@ mount --bind "$dir/lib" /var/lib/libvirt
 mount --bind "$dir/etc" /etc/libvirt
 mount --bind "$dir/log" /var/log/libvirt
 mount --bind "$dir/cache" /var/cache/libvirt
-if [ "$accel" = tcg ] && [ -e /dev/kvm ]; then mount --bind /dev/null /dev/kvm; fi
+# TCG: an empty read-only file stands over /dev/kvm (root may not open it for writing), so libvirtd finds
+# KVM unusable and offers TCG only. (A writable stand-in such as /dev/null: libvirtd sees KVM usable but
+# its probe without it, and probes QEMU again at every domain start, ~15 s each, measured.)
+if [ "$accel" = tcg ] && [ -e /dev/kvm ]; then
+  : > "$dir/no-kvm"
+  mount --bind "$dir/no-kvm" /dev/kvm
+  mount -o remount,bind,ro /dev/kvm
+fi
 hostname "$name"
+# Its name in its own /etc/hosts, as a Debian host has it: libvirtd looks its host name up at every
+# domain start, and the lab's namespaces reach no DNS server.
+printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n::1\tlocalhost ip6-localhost ip6-loopback\n' "$name" > "$dir/hosts"
+mount --bind "$dir/hosts" /etc/hosts
 /usr/sbin/libvirtd &
 /usr/sbin/sshd -D -e -f "$dir/ssh/sshd_config" &
 # As the namespace's first process: waits on both (and reaps what ends).

@@ -61,13 +61,15 @@ unix_sock_rw_perms = "0700"
 auth_unix_ro = "none"
 auth_unix_rw = "none"
 `;
-const QEMU_CONF = `# A lab host's QEMU: as root, no security driver, no cgroups, no virtlogd (none of them is per host here).
+const QEMU_CONF = `# A lab host's QEMU: as root, no security driver, no cgroups, no virtlogd (none of them is per host here),
+# no /dev of its own per domain (the host's /dev has the file standing over /dev/kvm: lab-host.sh).
 user = "root"
 group = "root"
 dynamic_ownership = 0
 security_driver = "none"
 cgroup_controllers = [ ]
 stdio_handler = "file"
+namespaces = [ ]
 `;
 
 const sshdConfig = (address: string, sshDir: string) => `# A lab host's sshd: its own host key and authorized keys, keys only.
