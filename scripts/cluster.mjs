@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import {
   CLUSTER_PACKAGES, dataDirOf, ensureDebianPackages, ensureNpmPackages, ensureWebBuild, GUEST_NETWORK_PACKAGES, log, publicUrlOf, root, serverPortOf, startServer, VPN_PACKAGES,
 } from './lib/setup.mjs';
+import { addLabHost, untilOnline } from './lib/hypervisors.mjs';
 
 const dataDir = resolve(dataDirOf());
 const labDir = join(dataDir, 'cluster-lab');
@@ -168,21 +169,10 @@ async function registerHosts(api, hosts) {
       log(`${h.name} was stored with another host key (the lab's folder was made anew): removed and added again`);
       await api.call('DELETE', `/admin/hypervisors/${before.id}`);
     }
-    const shown = (await api.call('POST', '/admin/hypervisors', { uri: h.uri })).body;
-    const expected = fingerprintOf(h.hostKey.split(' ')[1]);
-    if (shown.fingerprint !== expected) throw new Error(`${h.name} presented ${shown.fingerprint}, not the lab's key ${expected}: not confirmed`);
-    const added = (await api.call('POST', '/admin/hypervisors', { uri: h.uri, name: h.name, host_key_fingerprint: shown.fingerprint })).body;
-    ids.push(added.id);
+    ids.push((await addLabHost(api.call, h, fingerprintOf)).id);
   }
   // Online: connected (at once for the added ones, in the background for the stored ones).
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const items = (await api.call('GET', '/admin/hypervisors')).body.items;
-    const mine = ids.map((id) => items.find((i) => i.id === id));
-    if (mine.every((m) => m?.state === 'Online')) return mine;
-    if (Date.now() > deadline) throw new Error(`hypervisors not online within 60 s: ${mine.filter((m) => m?.state !== 'Online').map((m) => `${m?.name}: ${m?.last_error}`).join('; ')}`);
-    await sleep(500);
-  }
+  return untilOnline(api.call, ids);
 }
 
 /**
