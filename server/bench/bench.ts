@@ -878,7 +878,8 @@ const STORM = Number(process.env.BENCH_STORM ?? (quick ? 6 : 30));
  */
 async function rowsCluster(mode: Mode, raw: { url: string }, work: string) {
   say(`${mode}: the cluster rows (a portal of their own, three lab hypervisors)`);
-  const portal = await startPortal(mode, undefined, { START_CONCURRENCY: undefined });
+  // BENCH_CLUSTER_START_CONCURRENCY: the portal's START_CONCURRENCY (starts at once per host), to compare.
+  const portal = await startPortal(mode, undefined, { START_CONCURRENCY: process.env.BENCH_CLUSTER_START_CONCURRENCY });
   const c: Ctx = { mode, portal, raw, tokens: new Map(), work };
   let lab: Awaited<ReturnType<typeof startBenchLab>> | undefined;
   try {
