@@ -82,6 +82,35 @@ const newestMtime = (dir) => {
   return newest;
 };
 
+/** The server's data folder: DATA_DIR, else `data/` in the checkout (`npm start`, `npm run cluster`). */
+export const dataDirOf = (env = process.env) => env.DATA_DIR ?? join(root, 'data');
+/** Where the server listens (PORT, default 8080) and the address links are made from (PUBLIC_URL, else this machine). */
+export const serverPortOf = (env = process.env) => env.PORT ?? '8080';
+export const publicUrlOf = (env = process.env) => env.PUBLIC_URL ?? `http://localhost:${serverPortOf(env)}`;
+
+/**
+ * The product's server (`npm start`, `npm run cluster`): `node --import tsx server/src/main.ts` in the
+ * foreground of this terminal, with the demo's defaults (DATA_DIR, PUBLIC_URL, the bastion's ports)
+ * under what `env` sets. Answers the child process.
+ */
+export function startServer(env = process.env) {
+  // Links in mails and files come only from a configured public address: on one machine, this one.
+  if (!env.PUBLIC_URL) log(`PUBLIC_URL is not set: using ${publicUrlOf(env)} for links in mails and files (set PUBLIC_URL to the address people use)`);
+  return spawn(process.execPath, ['--import', 'tsx', join(root, 'server', 'src', 'main.ts')], {
+    cwd: root,
+    stdio: 'inherit',
+    env: {
+      ...env,
+      DATA_DIR: dataDirOf(env),
+      PUBLIC_URL: publicUrlOf(env),
+      // The bastion's listeners for the demo (the admin still turns the bastion on); `off` turns one off.
+      BASTION_SSH_PORT: env.BASTION_SSH_PORT ?? '2222',
+      BASTION_HTTP_PORT: env.BASTION_HTTP_PORT ?? '8081',
+      BASTION_HTTPS_PORT: env.BASTION_HTTPS_PORT ?? '8444',
+    },
+  });
+}
+
 /** npm packages, installed from the lock file when node_modules is missing or older than it. */
 export function ensureNpmPackages() {
   const marker = join(root, 'node_modules', '.package-lock.json');

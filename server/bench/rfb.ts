@@ -1,6 +1,6 @@
 // Just enough of RFB to time "connect → first framebuffer update", over a websocket (the
-// portal's viewer path) or straight over QEMU's unix socket (the raw baseline).
-import { connect } from 'node:net';
+// portal's viewer path) or straight over QEMU's unix socket or a libvirt host's TCP port (the raw baselines).
+import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { vncAuthResponse } from '../test/helpers/vnc-probe';
 
@@ -52,7 +52,15 @@ async function firstFrame(t: Transport, password: string | null): Promise<void> 
 }
 
 export function firstFrameOverUnix(path: string, password: string | null) {
-  const s = connect(path);
+  return firstFrameOverSocket(connect(path), password);
+}
+
+/** A libvirt host's VNC server (TCP, the password of the domain's XML): the raw baseline of the cluster rows. */
+export function firstFrameOverTcp(host: string, port: number, password: string | null) {
+  return firstFrameOverSocket(connect({ host, port }), password);
+}
+
+function firstFrameOverSocket(s: Socket, password: string | null) {
   return firstFrame(
     { write: (b) => s.write(b), close: () => s.destroy(), onData: (cb) => s.on('data', cb), onEnd: (cb) => (s.on('error', cb), s.on('close', () => cb(new Error('closed')))) },
     password,

@@ -101,7 +101,7 @@ export class LocalHostDirectory implements HostDirectory {
     const base = { cpuModel: cores[0]?.model.trim() ?? '', cpus: cores.length, memoryMb: Math.floor(totalmem() / 1048576), freeMemoryMb: Math.floor(freemem() / 1048576) };
     try {
       const [machines, space] = await Promise.all([this.parts.driver.list(), this.parts.disks.space()]);
-      const queue = this.parts.queue.positions();
+      const queue = this.parts.queue.positions(LOCAL_HYPERVISOR);
       return {
         online: true,
         ...base,

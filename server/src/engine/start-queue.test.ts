@@ -14,6 +14,38 @@ function deferred<T = void>() {
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('StartQueue', () => {
+  it('keeps a lane per host: a start waits only for starts on its own host, its position counted there', async () => {
+    const q = new StartQueue<string>({ concurrency: 1 });
+    const gates = new Map<string, ReturnType<typeof deferred<void>>>();
+    const started: string[] = [];
+    const start = (id: string, host?: string) =>
+      q.enqueue(
+        id,
+        async () => {
+          started.push(id);
+          const g = deferred();
+          gates.set(id, g);
+          await g.promise;
+          return id;
+        },
+        host,
+      );
+    const results = [start('a1', 'A'), start('a2', 'A'), start('b1', 'B'), start('l1'), start('b2', 'B')];
+    await tick();
+    expect(started).toEqual(['a1', 'b1', 'l1']);
+    expect(q.positions().waiting).toEqual([{ desktopId: 'a2', position: 1 }, { desktopId: 'b2', position: 1 }]);
+    expect(q.positions('local')).toEqual({ running: ['l1'], waiting: [] });
+    expect(q.positions('B')).toEqual({ running: ['b1'], waiting: [{ desktopId: 'b2', position: 1 }] });
+    gates.get('b1')!.resolve();
+    await tick();
+    expect(started).toEqual(['a1', 'b1', 'l1', 'b2']);
+    expect(q.position('a2')).toBe(1);
+    for (const id of ['a1', 'l1', 'b2']) gates.get(id)!.resolve();
+    await tick();
+    gates.get('a2')!.resolve();
+    expect(await Promise.all(results)).toEqual(['a1', 'a2', 'b1', 'l1', 'b2']);
+  });
+
   it('runs at most N starts at once, in FIFO order', async () => {
     const q = new StartQueue<string>({ concurrency: 2 });
     const gates = new Map<string, ReturnType<typeof deferred<void>>>();

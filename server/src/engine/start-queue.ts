@@ -1,11 +1,14 @@
-// Start queue: at most N desktop starts run at once, the rest wait in FIFO order. Under TCG a boot
-// burns a whole core for ~10 s, and even under KVM a storm of starts (a class of 30 pressing
-// "start" at 9:00) is smoother in a queue; the web shows each waiting desktop its position.
+// Start queue: at most N desktop starts run at once on each host, the rest wait in FIFO order. Under
+// TCG a boot burns a whole core for ~10 s, and even under KVM a storm of starts (a class of 30
+// pressing "start" at 9:00) is smoother in a queue; the web shows each waiting desktop its position.
+// Each host is a lane of its own (the original's engine: a worker per hypervisor): a start waits only
+// for starts on the same host, which does the work; this server only asks.
 import { EventEmitter } from 'node:events';
 import { availableParallelism } from 'node:os';
+import { LOCAL_HYPERVISOR } from '@vdi/contracts';
 
 export type QueuePositions = {
-  /** waiting desktops in start order; position 1 starts next */
+  /** waiting desktops in start order; position 1 starts next (on its host) */
   waiting: { desktopId: string; position: number }[];
   /** desktops whose start is in progress */
   running: string[];
@@ -20,6 +23,7 @@ export class StartCancelledError extends Error {
 
 type Entry<T> = {
   desktopId: string;
+  lane: string;
   startFn: () => Promise<T>;
   promise: Promise<T>;
   resolve: (v: T) => void;
@@ -30,6 +34,8 @@ export class StartQueue<T = void> extends EventEmitter<{ positions: [QueuePositi
   #concurrency: number;
   #waiting: Entry<T>[] = [];
   #running = new Map<string, Entry<T>>();
+  /** starts running per lane */
+  #busy = new Map<string, number>();
 
   constructor(opts: { concurrency?: number } = {}) {
     super();
@@ -46,9 +52,9 @@ export class StartQueue<T = void> extends EventEmitter<{ positions: [QueuePositi
     this.#pump();
   }
 
-  /** Queues a start. Enqueuing a desktop that is already waiting or starting returns the same
-   *  promise (a double click must not start a machine twice). */
-  enqueue(desktopId: string, startFn: () => Promise<T>): Promise<T> {
+  /** Queues a start on host `lane` (a hypervisor id; this machine's by default). Enqueuing a desktop that is already waiting or starting returns
+   *  the same promise (a double click must not start a machine twice). */
+  enqueue(desktopId: string, startFn: () => Promise<T>, lane: string = LOCAL_HYPERVISOR): Promise<T> {
     const existing = this.#running.get(desktopId) ?? this.#waiting.find((e) => e.desktopId === desktopId);
     if (existing) return existing.promise;
     let resolve!: (v: T) => void;
@@ -57,7 +63,7 @@ export class StartQueue<T = void> extends EventEmitter<{ positions: [QueuePositi
       resolve = res;
       reject = rej;
     });
-    this.#waiting.push({ desktopId, startFn, promise, resolve, reject });
+    this.#waiting.push({ desktopId, lane, startFn, promise, resolve, reject });
     this.#pump();
     this.#emitPositions();
     return promise;
@@ -74,18 +80,22 @@ export class StartQueue<T = void> extends EventEmitter<{ positions: [QueuePositi
     return true;
   }
 
-  /** 1-based place among the waiting, 0 while starting, null when not in the queue. */
+  /** 1-based place among the waiting of its host, 0 while starting, null when not in the queue. */
   position(desktopId: string): number | null {
     if (this.#running.has(desktopId)) return 0;
-    const i = this.#waiting.findIndex((e) => e.desktopId === desktopId);
-    return i < 0 ? null : i + 1;
+    return this.positions().waiting.find((w) => w.desktopId === desktopId)?.position ?? null;
   }
 
-  positions(): QueuePositions {
-    return {
-      waiting: this.#waiting.map((e, i) => ({ desktopId: e.desktopId, position: i + 1 })),
-      running: [...this.#running.keys()],
-    };
+  /** Every lane's (or only `lane`'s) waiting and running starts; positions count within a lane. */
+  positions(lane?: string): QueuePositions {
+    const ahead = new Map<string, number>();
+    const waiting: QueuePositions['waiting'] = [];
+    for (const e of this.#waiting) {
+      const position = (ahead.get(e.lane) ?? 0) + 1;
+      ahead.set(e.lane, position);
+      if (lane === undefined || e.lane === lane) waiting.push({ desktopId: e.desktopId, position });
+    }
+    return { waiting, running: [...this.#running.values()].filter((e) => lane === undefined || e.lane === lane).map((e) => e.desktopId) };
   }
 
   /** Resolves when nothing is waiting or running (for shutdown and tests). */
@@ -98,8 +108,15 @@ export class StartQueue<T = void> extends EventEmitter<{ positions: [QueuePositi
 
   #pump(): void {
     let started = false;
-    while (this.#running.size < this.#concurrency && this.#waiting.length > 0) {
-      const entry = this.#waiting.shift()!;
+    for (let i = 0; i < this.#waiting.length; ) {
+      const entry = this.#waiting[i]!;
+      const busy = this.#busy.get(entry.lane) ?? 0;
+      if (busy >= this.#concurrency) {
+        i++;
+        continue;
+      }
+      this.#waiting.splice(i, 1);
+      this.#busy.set(entry.lane, busy + 1);
       this.#running.set(entry.desktopId, entry);
       started = true;
       void this.#run(entry);
@@ -114,6 +131,9 @@ export class StartQueue<T = void> extends EventEmitter<{ positions: [QueuePositi
       entry.reject(err);
     } finally {
       this.#running.delete(entry.desktopId);
+      const busy = (this.#busy.get(entry.lane) ?? 1) - 1;
+      if (busy > 0) this.#busy.set(entry.lane, busy);
+      else this.#busy.delete(entry.lane);
       this.#pump();
       this.#emitPositions();
     }

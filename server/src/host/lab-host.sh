@@ -2,12 +2,12 @@
 # --pid --fork --mount-proc` as the first process of its own PID namespace, so that ending it ends
 # everything the host runs. In this host's one mount namespace its own folders stand over libvirt's
 # paths, then its own libvirtd and its own sshd start: a `qemu+ssh://` session's virt-ssh-helper
-# reaches this libvirtd's socket. Arguments: the host's folder, its name, `kvm` or `nokvm` (this
-# machine's /dev/kvm cannot run ordinary guests: hidden from the host, whose libvirtd then offers TCG only).
+# reaches this libvirtd's socket. Arguments: the host's folder, its name, `kvm` or `tcg` (this machine's
+# /dev/kvm hidden from the host: its libvirtd then offers TCG only).
 set -eu
 dir="$1"
 name="$2"
-kvm="${3:-kvm}"
+accel="${3:-tcg}"
 mount --make-rprivate /
 # A /run of its own: sshd's privilege separation folder and libvirt's sockets, nothing of the machine's.
 mount -t tmpfs -o mode=0755 vdilab-run /run
@@ -17,8 +17,19 @@ mount --bind "$dir/lib" /var/lib/libvirt
 mount --bind "$dir/etc" /etc/libvirt
 mount --bind "$dir/log" /var/log/libvirt
 mount --bind "$dir/cache" /var/cache/libvirt
+# TCG: an empty read-only file stands over /dev/kvm (root may not open it for writing), so libvirtd finds
+# KVM unusable and offers TCG only. (A writable stand-in such as /dev/null: libvirtd sees KVM usable but
+# its probe without it, and probes QEMU again at every domain start, ~15 s each, measured.)
+if [ "$accel" = tcg ] && [ -e /dev/kvm ]; then
+  : > "$dir/no-kvm"
+  mount --bind "$dir/no-kvm" /dev/kvm
+  mount -o remount,bind,ro /dev/kvm
+fi
 hostname "$name"
-if [ "$kvm" = nokvm ] && [ -e /dev/kvm ]; then mount --bind /dev/null /dev/kvm; fi
+# Its name in its own /etc/hosts, as a Debian host has it: libvirtd looks its host name up at every
+# domain start, and the lab's namespaces reach no DNS server.
+printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n::1\tlocalhost ip6-localhost ip6-loopback\n' "$name" > "$dir/hosts"
+mount --bind "$dir/hosts" /etc/hosts
 # With a certificate (lab.ts `tls`), it listens for qemu+tls:// too.
 if [ -f "$dir/etc/pki/servercert.pem" ]; then /usr/sbin/libvirtd --listen & else /usr/sbin/libvirtd & fi
 /usr/sbin/sshd -D -e -f "$dir/ssh/sshd_config" &

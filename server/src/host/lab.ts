@@ -41,6 +41,10 @@ export type LabOptions = {
   tag: string;
   /** How long the hosts may take to come up. */
   timeoutMs?: number;
+  /** Whether the hosts' libvirtd may use this machine's KVM (default false: TCG, the machine's /dev/kvm
+   *  hidden in each host). Pass true only where this machine's own engine would use KVM (engine/accel.ts):
+   *  a paravirtual KVM (kvm_pvm) is offered by libvirt and then fails ordinary guests. */
+  kvm?: boolean;
   /** The pool every host shares (stands for the NFS mount at the same path on every host): by
    *  default `shared` at `<dir>/shared`; the portal's hosts declare `default` at its storage folder. */
   sharedPool?: LabPool;
@@ -72,13 +76,15 @@ const LIBVIRTD_TLS = `listen_tls = 1
 ca_file = "/etc/libvirt/pki/cacert.pem"
 cert_file = "/etc/libvirt/pki/servercert.pem"
 key_file = "/etc/libvirt/pki/serverkey.pem"`;
-const QEMU_CONF = `# A lab host's QEMU: as root, no security driver, no cgroups, no virtlogd (none of them is per host here).
+const QEMU_CONF = `# A lab host's QEMU: as root, no security driver, no cgroups, no virtlogd (none of them is per host here),
+# no /dev of its own per domain (the host's /dev has the file standing over /dev/kvm: lab-host.sh).
 user = "root"
 group = "root"
 dynamic_ownership = 0
 security_driver = "none"
 cgroup_controllers = [ ]
 stdio_handler = "file"
+namespaces = [ ]
 `;
 
 const sshdConfig = (address: string, sshDir: string) => `# A lab host's sshd: its own host key and authorized keys, keys only.
@@ -150,6 +156,10 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
         const address = `${prefix}.${11 + i}`;
         const dir = join(opts.dir, h.name);
         const ssh = join(dir, 'ssh');
+        // A host keeps its SSH host key from one run of the lab to the next (as a real machine does):
+        // a server that confirmed it reconnects to the host; everything else of the host starts afresh.
+        const keyFile = join(ssh, 'ssh_host_ed25519_key');
+        const kept = await Promise.all([readFile(keyFile), readFile(`${keyFile}.pub`)]).catch(() => null);
         await rm(dir, { recursive: true, force: true });
         for (const sub of ['run', 'lib/images', 'etc/storage/autostart', 'log', 'cache', 'ssh']) await mkdir(join(dir, sub), { recursive: true, mode: 0o700 });
         const tls = await opts.tls?.({ name: h.name, address });
@@ -168,7 +178,12 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
           await writeFile(join(dir, 'etc', 'storage', `${pool.name}.xml`), poolXml(pool.name, pool.path));
           await symlink(`/etc/libvirt/storage/${pool.name}.xml`, join(dir, 'etc', 'storage', 'autostart', `${pool.name}.xml`));
         }
-        await runProgram('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', h.name, '-f', join(ssh, 'ssh_host_ed25519_key')]);
+        if (kept) {
+          await writeFile(keyFile, kept[0], { mode: 0o600 });
+          await writeFile(`${keyFile}.pub`, kept[1]);
+        } else {
+          await runProgram('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', h.name, '-f', keyFile]);
+        }
         await writeFile(join(ssh, 'authorized_keys'), opts.authorizedKeys.map((k) => `${k.trim()}\n`).join(''), { mode: 0o600 });
         await writeFile(join(ssh, 'sshd_config'), sshdConfig(address, ssh));
         await runProgram('ip', ['netns', 'add', h.namespace]);
@@ -183,9 +198,9 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
           }
         }
         const unshare = ['unshare', '--mount', '--uts', '--pid', '--fork', '--mount-proc', '--kill-child', '--propagation', 'private'];
-        // KVM that cannot run ordinary guests here (kvm_pvm, see engine/accel.ts) is hidden from the host's libvirtd: it runs TCG.
-        const kvm = detectAccel('auto') === 'kvm' ? 'kvm' : 'nokvm';
-        const child = startDaemon('ip', ['netns', 'exec', h.namespace, ...unshare, 'sh', HOST_SCRIPT, dir, h.name, kvm], { logFile: join(dir, 'host.log') });
+        // TCG unless asked for KVM and this machine's KVM runs ordinary guests (not kvm_pvm, see engine/accel.ts).
+        const accel = opts.kvm && detectAccel('auto') === 'kvm' ? 'kvm' : 'tcg';
+        const child = startDaemon('ip', ['netns', 'exec', h.namespace, ...unshare, 'sh', HOST_SCRIPT, dir, h.name, accel], { logFile: join(dir, 'host.log') });
         let ended = false;
         child.once('exit', () => (ended = true));
         child.once('error', () => (ended = true));

@@ -158,7 +158,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
     queuedOwners.set(row.id, row.userId);
     log.info({ desktop: row.id, position: queue.positions().waiting.length + 1 }, 'desktop start queued');
     queue
-      .enqueue(row.id, () => driver.start({ ...spec, host: hypervisorId }))
+      .enqueue(row.id, () => driver.start({ ...spec, host: hypervisorId }), hypervisorId)
       .then(
         async (runtime) => {
           log.info({ desktop: row.id }, 'desktop started');
