@@ -102,7 +102,9 @@ export type EngineErrorCode =
   /** the SSH host key of a remote hypervisor is unknown or changed */
   | 'host-key-unknown'
   /** a remote hypervisor refused or failed an operation (its message, without credentials, in detail) */
-  | 'hypervisor-error';
+  | 'hypervisor-error'
+  /** the caller called the operation off (an upload whose job was cancelled) */
+  | 'cancelled';
 
 /** A driver refused or failed an operation; `code` is stable for callers to branch on. */
 export class EngineError extends Error {
