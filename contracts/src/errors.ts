@@ -101,6 +101,7 @@ export const DESCRIPTION_CODES = [
   'desktop_start_failed',
   'desktop_storage_not_ready',
   'hypervisors_not_available',
+  'storage_on_hypervisor',
   // hypervisors (the console's Hypervisors screen)
   'hypervisor_uri_invalid',
   'hypervisor_unreachable',

@@ -1,6 +1,7 @@
 import { and, eq, inArray, ne } from 'drizzle-orm';
 import { AT_REST, GB, type TStorageEvent, type TStoragePriority } from '@vdi/contracts';
 import type { AppContext } from '../../context';
+import { assertDisksHere } from '../pools';
 import { schema } from '../../db';
 import type { JobRow } from '../../jobs/runner';
 import type { UserRow } from '../../auth/sessions';
@@ -136,6 +137,7 @@ export function createStorageOperations(ctx: AppContext, lifecycle: DesktopLifec
     const priority: TStoragePriority = user.roleId === 'admin' ? requested : 'low';
 
     if (storage.kind === 'template') throw precondition('storage_has_derivatives', 'A template disk cannot grow');
+    assertDisksHere([storage], 'growing it');
     const users = await domainsOfStorages(db, [storage.id]);
     if (users.some((d) => d.kind === 'template')) throw precondition('storage_has_derivatives', 'A template disk cannot grow');
     const children = await db

@@ -74,6 +74,7 @@ export async function checkStorage(ctx: Pick<AppContext, 'db' | 'engine'>): Prom
     }
   }
   const present = async (path: string | null) => !!path && (await store.exists(path));
+  // A disk on a hypervisor's own pool is not in this folder: its file is that host's (pools module).
   const [storageFound, mediaFound] = await Promise.all([Promise.all(storage.map((s) => present(s.path))), Promise.all(media.map((m) => present(m.path)))]);
   const filesWithoutRecord: string[] = [];
   for (const file of await store.files()) {
@@ -85,7 +86,7 @@ export async function checkStorage(ctx: Pick<AppContext, 'db' | 'engine'>): Prom
   }
   return {
     filesWithoutRecord,
-    storageWithoutFile: storage.filter((s, i) => (FILE_EXPECTED as readonly string[]).includes(s.status) && !storageFound[i]),
+    storageWithoutFile: storage.filter((s, i) => (FILE_EXPECTED as readonly string[]).includes(s.status) && !s.hypervisorId && !storageFound[i]),
     mediaWithoutFile: media.filter(
       (m, i) => (m.status === 'Downloaded' || (m.status === 'DownloadFailed' && m.detail === FILE_MISSING)) && !mediaFound[i],
     ),

@@ -1,0 +1,162 @@
+// Disks where the pool is: a lab hypervisor WITHOUT the installation's storage folder (no `default`
+// pool, only its own `local` one) runs desktops the way Ravada's nodes do. The first start there
+// copies the template's base into the host's pool (a `base_copy` job the admin jobs API shows with
+// its progress), the desktop's disk goes there too and binds the desktop to that host; a second
+// desktop of the same template reuses the copy; deleting a desktop deletes its disk on the host.
+// One lab host for the file (the placement rule across hosts has its unit test).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ZAdminHypervisor, ZAdminHypervisorHostKey, ZAdminJobList, type TAdminJob } from '@vdi/contracts';
+import { registerNamespace } from '../../../scripts/lib/test-run.mjs';
+import { schema } from '../../src/db';
+import { startLab, type Lab } from '../../src/host/lab';
+import { ensureSshIdentity, publicKey } from '../../src/host/ssh-identity';
+import { describeIf, firstMissing, missingFile, missingNetAdmin, missingPrograms } from '../helpers/can-run';
+import { call, loginToken, startTestServer, testImagesDir, type TestServer } from '../helpers/server';
+import { scaled } from '../helpers/slowdown';
+import { until } from '../helpers/wait';
+
+const missing = firstMissing(
+  missingNetAdmin(),
+  missingPrograms('libvirtd', 'virsh', 'sshd', 'ssh-keygen', 'ssh-keyscan', 'unshare', 'qemu-system-x86_64'),
+  missingFile(join(testImagesDir(), 'vmlinuz'), "the demo guest's kernel"),
+);
+
+const A = '/api/v3/admin';
+
+describeIf(missing)('disks where the pool is: a hypervisor without the shared storage gets the template base', () => {
+  let server: TestServer;
+  let lab: Lab;
+  let labDir: string;
+  let admin: string;
+  let user: string;
+  let hostId: string;
+  const tag = `pl${Math.floor(Math.random() * 0xffff).toString(36)}`.slice(0, 6);
+  /** the two desktops of the demo template: the user's, then the admin's */
+  const started: { id: string; token: string }[] = [];
+
+  const send = async (token: string, path: string, opts: { method?: string; body?: unknown } = {}) => {
+    const res = await call(server, path, { token, ...opts });
+    return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, unknown> };
+  };
+  const virsh = (...args: string[]) =>
+    execFileSync('virsh', ['-q', '-c', `qemu:///system?socket=${lab.hosts[0]!.socket}`, ...args], { encoding: 'utf8', timeout: scaled(30_000) })
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
+  /** The host's `local` pool: volume name → path. */
+  const volumes = () => {
+    virsh('pool-refresh', 'local');
+    return new Map(virsh('vol-list', 'local').map((l) => l.split(/\s+/) as [string, string]));
+  };
+  const diskOf = async (desktopId: string) => {
+    const [row] = await server.ctx.db
+      .select({ storage: schema.storage })
+      .from(schema.domainDisks)
+      .innerJoin(schema.storage, eq(schema.storage.id, schema.domainDisks.storageId))
+      .where(eq(schema.domainDisks.domainId, desktopId));
+    return row!.storage;
+  };
+  const statusOf = async (id: string) => (await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, id)))[0]?.status;
+  const copyJobs = async () => ZAdminJobList.parse((await send(admin, `${A}/jobs?kind=base_copy&per_page=50`)).body).items;
+
+  beforeAll(async () => {
+    server = await startTestServer({ startConcurrency: 2 });
+    await ensureSshIdentity(server.config.dataDir);
+    labDir = mkdtempSync('/tmp/i25pools-lab-');
+    // No sharedPool for the portal: the host's pools are the lab's `shared` folder (not the
+    // installation's storage) and its own `local` one.
+    const pending = startLab({ dir: labDir, subnet: '10.237.1.0/24', hosts: 1, tag, authorizedKeys: [await publicKey(server.config.dataDir)], timeoutMs: scaled(30_000) });
+    registerNamespace(`vdilab-${tag}-1`);
+    lab = await pending;
+    [admin, user] = [await loginToken(server, 'admin'), await loginToken(server, 'user')];
+    const h = lab.hosts[0]!;
+    const key = ZAdminHypervisorHostKey.parse((await send(admin, `${A}/hypervisors`, { body: { uri: h.uri } })).body);
+    const added = await send(admin, `${A}/hypervisors`, { body: { uri: h.uri, name: h.name, host_key_fingerprint: key.fingerprint } });
+    expect(added.status).toBe(201);
+    const view = ZAdminHypervisor.parse(added.body);
+    expect(view.pools.map((p) => p.name).sort()).toEqual(['local', 'shared']);
+    hostId = view.id;
+    // The server's own host takes no new starts: they go to the lab host.
+    expect((await send(admin, `${A}/hypervisors/local`, { method: 'PUT', body: { enabled: false } })).status).toBe(200);
+  }, scaled(90_000));
+
+  afterAll(async () => {
+    await server?.close();
+    await lab?.stop();
+    if (labDir) rmSync(labDir, { recursive: true, force: true });
+  });
+
+  it('the first start copies the base into the host pool as a job with progress; the desktop runs there on its own disk', async () => {
+    const mine = (await send(user, '/api/v3/user/desktops')).body as unknown as { id: string; name: string }[];
+    const desktop = mine.find((d) => d.name !== 'GPU desktop')!;
+    const before = await diskOf(desktop.id);
+    expect(before.hypervisorId).toBeNull();
+    const baseInfo = await server.ctx.engine.disks.info(before.path, { chain: true });
+    const basePath = baseInfo.chain![1]!.path;
+    const baseName = basePath.slice(basePath.lastIndexOf('/') + 1);
+
+    expect((await send(user, `/api/v3/desktop/start/${desktop.id}`)).status).toBe(200);
+    // Watched through the admin API while it runs: the copy's job, its progress never going back.
+    const seen: TAdminJob[] = [];
+    await until('the desktop started', async () => {
+      seen.push(...(await copyJobs()));
+      return (await statusOf(desktop.id)) === 'Started';
+    }, 60_000);
+    const jobs = await copyJobs();
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]).toMatchObject({ kind: 'base_copy', status: 'done', progress: 100, target_name: baseName, error: null });
+    const progress = seen.filter((j) => j.id === jobs[0]!.id).map((j) => j.progress);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    console.log(`base copy: ${baseInfo.chain![1]!.actualSize} bytes, progress seen ${JSON.stringify([...new Set(progress)])}`);
+
+    // It runs on the host, from its disk in the host's own pool, on the copied base.
+    expect(virsh('list', '--name')).toContain(desktop.id);
+    const vols = volumes();
+    const after = await diskOf(desktop.id);
+    expect(after.hypervisorId).toBe(hostId);
+    expect(vols.get(after.path.slice(after.path.lastIndexOf('/') + 1))).toBe(after.path);
+    expect(vols.has(baseName)).toBe(true);
+    const xml = virsh('dumpxml', desktop.id).join('\n');
+    expect(xml).toContain(`<source file='${after.path}'`);
+    expect(xml).toContain(`<source file='${vols.get(baseName)}'`);
+    // Its old file in the storage folder is gone (the disk lives on the host now).
+    expect(await server.ctx.engine.disks.exists(before.path)).toBe(false);
+    started.push({ id: desktop.id, token: user });
+  }, scaled(90_000));
+
+  it('a second desktop of the same template reuses the copy (no second job)', async () => {
+    const mine = (await send(admin, '/api/v3/user/desktops')).body as unknown as { id: string; name: string }[];
+    const desktop = mine.find((d) => d.name !== 'GPU desktop')!;
+    expect((await send(admin, `/api/v3/desktop/start/${desktop.id}`)).status).toBe(200);
+    await until('the second desktop started', async () => (await statusOf(desktop.id)) === 'Started', 60_000);
+    expect(await copyJobs()).toHaveLength(1);
+    expect(virsh('list', '--name')).toContain(desktop.id);
+    expect((await diskOf(desktop.id)).hypervisorId).toBe(hostId);
+    started.push({ id: desktop.id, token: admin });
+  }, scaled(60_000));
+
+  it('refuses to grow a disk that lives on the host, with a clear code', async () => {
+    const disk = await diskOf(started[0]!.id);
+    const r = await send(admin, `/api/v3/storage/${disk.id}/priority/low/increase/1`, { method: 'PUT' });
+    expect(r).toMatchObject({ status: 409, body: { description_code: 'storage_on_hypervisor' } });
+  });
+
+  it('deleting a desktop deletes its disk on the host; the base copy stays for the others', async () => {
+    const { id, token } = started[0]!;
+    const disk = await diskOf(id);
+    // Stopped at once (a second stop while shutting down is the force stop), then deleted for good.
+    expect((await send(token, `/api/v3/desktop/stop/${id}`)).status).toBe(200);
+    await send(token, `/api/v3/desktop/stop/${id}`);
+    await until('stopped', async () => (await statusOf(id)) === 'Stopped', 30_000);
+    expect((await send(token, `/api/v3/desktop/${id}/permanent`, { method: 'DELETE' })).status).toBe(200);
+    const vols = volumes();
+    expect([...vols.values()]).not.toContain(disk.path);
+    expect(vols.size).toBeGreaterThanOrEqual(2); // the base and the second desktop's disk
+    const second = await diskOf(started[1]!.id);
+    expect([...vols.values()]).toContain(second.path);
+  }, scaled(60_000));
+});
