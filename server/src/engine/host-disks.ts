@@ -53,6 +53,12 @@ export class HostDisks {
     }
   }
 
+  /** Grows the disk at `path` on the host to `newSizeBytes` (its virtual size); shrinking is refused. */
+  async grow(hostId: string, path: string, newSizeBytes: number): Promise<{ virtualSize: number; actualSize: number }> {
+    const v = await this.on(hostId).resizeVolume(path, newSizeBytes);
+    return { virtualSize: v.capacity, actualSize: v.allocation };
+  }
+
   /** Deletes the disk at `path` on the host; one already gone is fine. */
   remove(hostId: string, path: string): Promise<void> {
     return this.on(hostId).deleteVolume(path);

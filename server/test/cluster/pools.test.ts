@@ -13,7 +13,7 @@ import { ZAdminHypervisor, ZAdminHypervisorHostKey, ZAdminJobList, type TAdminJo
 import { registerNamespace } from '../../../scripts/lib/test-run.mjs';
 import { schema } from '../../src/db';
 import { startLab, type Lab } from '../../src/host/lab';
-import { ensureSshIdentity, publicKey } from '../../src/host/ssh-identity';
+import { ensureSshIdentity, privateKeyFile, publicKey, writeSshCommand } from '../../src/host/ssh-identity';
 import { describeIf, firstMissing, missingFile, missingNetAdmin, missingPrograms } from '../helpers/can-run';
 import { call, loginToken, startTestServer, testImagesDir, type TestServer } from '../helpers/server';
 import { scaled } from '../helpers/slowdown';
@@ -111,7 +111,22 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
     expect(jobs[0]).toMatchObject({ kind: 'base_copy', status: 'done', progress: 100, target_name: baseName, error: null });
     const progress = seen.filter((j) => j.id === jobs[0]!.id).map((j) => j.progress);
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
-    console.log(`base copy: ${baseInfo.chain![1]!.actualSize} bytes, progress seen ${JSON.stringify([...new Set(progress)])}`);
+    // Beside its raw baselines: the same file by `virsh vol-upload` over the same qemu+ssh (the
+    // installation's key and this host's ssh command), and on the host's own socket (no ssh).
+    const took = new Date(jobs[0]!.updated).getTime() - new Date(jobs[0]!.created).getTime();
+    const size = (await server.ctx.engine.disks.fileFacts(basePath))!.size;
+    const q = new URLSearchParams({ keyfile: privateKeyFile(server.config.dataDir), command: await writeSshCommand(server.config.dataDir, hostId) });
+    const overSsh = `qemu+ssh://root@${lab.hosts[0]!.address}/system?${q.toString().replace(/%2F/g, '/')}`;
+    const rawUpload = (...connect: string[]) => {
+      virsh('vol-create-as', 'local', 'baseline.img', String(size), '--format', 'raw');
+      const t0 = Date.now();
+      execFileSync('virsh', ['-q', ...connect, 'vol-upload', '--pool', 'local', 'baseline.img', basePath], { timeout: scaled(60_000) });
+      const ms = Date.now() - t0;
+      virsh('vol-delete', '--pool', 'local', 'baseline.img');
+      return ms;
+    };
+    const [ssh, unix] = [rawUpload('-c', overSsh), rawUpload('-c', `qemu:///system?socket=${lab.hosts[0]!.socket}`)];
+    console.log(`base copy: ${size} bytes in ${took} ms as a job (virsh vol-upload over the same qemu+ssh ${ssh} ms, on the host's socket ${unix} ms); progress seen ${JSON.stringify([...new Set(progress)])}`);
 
     // It runs on the host, from its disk in the host's own pool, on the copied base.
     expect(virsh('list', '--name')).toContain(desktop.id);
@@ -139,19 +154,28 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
     started.push({ id: desktop.id, token: admin });
   }, scaled(60_000));
 
-  it('refuses to grow a disk that lives on the host, with a clear code', async () => {
-    const disk = await diskOf(started[0]!.id);
-    const r = await send(admin, `/api/v3/storage/${disk.id}/priority/low/increase/1`, { method: 'PUT' });
-    expect(r).toMatchObject({ status: 409, body: { description_code: 'storage_on_hypervisor' } });
-  });
+  it('a stopped desktop on the host: its disk grows there; a template of it is refused with a clear code', async () => {
+    const { id, token } = started[0]!;
+    // Stopped at once (a second stop while shutting down is the force stop).
+    expect((await send(token, `/api/v3/desktop/stop/${id}`)).status).toBe(200);
+    await send(token, `/api/v3/desktop/stop/${id}`);
+    await until('stopped', async () => (await statusOf(id)) === 'Stopped', 30_000);
+
+    const made = await send(admin, '/api/v3/template', { body: { desktop_id: id, name: 'From a host disk' } });
+    expect(made).toMatchObject({ status: 409, body: { description_code: 'storage_on_hypervisor' } });
+
+    const disk = await diskOf(id);
+    const GiB = 1024 ** 3;
+    const grow = await send(admin, `/api/v3/storage/${disk.id}/priority/low/increase/1`, { method: 'PUT' });
+    expect(grow.status).toBe(200);
+    await until('grown', async () => (await diskOf(id)).virtualSize === disk.virtualSize + GiB && (await statusOf(id)) === 'Stopped', 30_000);
+    const capacity = virsh('vol-info', '--bytes', disk.path).find((l) => l.startsWith('Capacity:'));
+    expect(capacity).toMatch(new RegExp(`\\b${disk.virtualSize + GiB} bytes`));
+  }, scaled(60_000));
 
   it('deleting a desktop deletes its disk on the host; the base copy stays for the others', async () => {
     const { id, token } = started[0]!;
     const disk = await diskOf(id);
-    // Stopped at once (a second stop while shutting down is the force stop), then deleted for good.
-    expect((await send(token, `/api/v3/desktop/stop/${id}`)).status).toBe(200);
-    await send(token, `/api/v3/desktop/stop/${id}`);
-    await until('stopped', async () => (await statusOf(id)) === 'Stopped', 30_000);
     expect((await send(token, `/api/v3/desktop/${id}/permanent`, { method: 'DELETE' })).status).toBe(200);
     const vols = volumes();
     expect([...vols.values()]).not.toContain(disk.path);

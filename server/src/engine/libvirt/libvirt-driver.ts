@@ -43,8 +43,8 @@ type Answer = { id: number; result?: unknown; error?: { code: string; message: s
 type Pending = { resolve: (v: unknown) => void; reject: (e: unknown) => void; timer?: NodeJS.Timeout; failCode: EngineErrorCode; onProgress?: (p: VolumeProgress) => void };
 type CallOptions = { failCode?: EngineErrorCode; timeoutMs?: number; onProgress?: (p: VolumeProgress) => void; signal?: AbortSignal };
 
-/** A storage volume on the host: its path there, virtual size (`capacity`) and bytes on disk (`physical`). */
-export type HostVolume = { path: string; capacity: number; physical: number };
+/** A storage volume on the host: its path there, virtual size (`capacity`), file size (`physical`) and blocks in use (`allocation`). */
+export type HostVolume = { path: string; capacity: number; physical: number; allocation: number };
 /** Bytes of an upload done so far, of `total`. */
 export type VolumeProgress = { done: number; total: number };
 type SerialWaiter = { id: string; re: RegExp; resolve: (m: RegExpMatchArray) => void; reject: (e: unknown) => void; timer: NodeJS.Timeout };
@@ -343,6 +343,11 @@ export class LibvirtDriver implements HypervisorDriver {
    *  volume is deleted). Resolves once the host holds every byte. */
   async uploadVolume(pool: string, name: string, file: string, opts: { onProgress?: (p: VolumeProgress) => void; signal?: AbortSignal } = {}): Promise<HostVolume> {
     return this.call<HostVolume>('vol_upload', { pool, name, file }, { timeoutMs: 0, ...opts });
+  }
+
+  /** Grows the volume at `path` to `capacity` bytes of virtual size (shrinking is refused). */
+  async resizeVolume(path: string, capacity: number): Promise<HostVolume> {
+    return this.call<HostVolume>('vol_resize', { path, capacity }, { timeoutMs: 120_000 });
   }
 
   /** Deletes the volume at `path` on the host; one already gone is fine. */

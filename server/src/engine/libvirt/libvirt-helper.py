@@ -275,7 +275,8 @@ def find_pool(name):
 
 def vol_facts(vol):
     _type, capacity, physical = vol.infoFlags(libvirt.VIR_STORAGE_VOL_GET_PHYSICAL)
-    return {'path': vol.path(), 'capacity': capacity, 'physical': physical}
+    allocation = vol.info()[2]
+    return {'path': vol.path(), 'capacity': capacity, 'physical': physical, 'allocation': allocation}
 
 
 def op_vol_info(req):
@@ -351,22 +352,43 @@ def op_cancel(req):
     return {}
 
 
-def op_vol_delete(req):
-    """Deletes the volume at `path` (a disk of ours on the host); one already gone is fine."""
+def vol_by_path(path):
+    """The volume at `path`, or None; a file libvirt does not know yet is looked for again after its pools are read."""
     for attempt in (0, 1):
         try:
-            conn.storageVolLookupByPath(req['path']).delete(0)
-            return {}
+            return conn.storageVolLookupByPath(path)
         except libvirt.libvirtError as e:
             if e.get_error_code() != libvirt.VIR_ERR_NO_STORAGE_VOL:
                 raise
-        if attempt == 0:  # not known to libvirt yet: its pools read again once
+        if attempt == 0:
             for p in conn.listAllStoragePools(libvirt.VIR_CONNECT_LIST_STORAGE_POOLS_ACTIVE):
                 try:
                     p.refresh(0)
                 except libvirt.libvirtError:
                     pass
-    return {'absent': True}
+    return None
+
+
+def op_vol_delete(req):
+    """Deletes the volume at `path` (a disk of ours on the host); one already gone is fine."""
+    vol = vol_by_path(req['path'])
+    if vol is None:
+        return {'absent': True}
+    vol.delete(0)
+    return {}
+
+
+def op_vol_resize(req):
+    """Grows the disk at `path` to `capacity` bytes (its virtual size; the host's qemu-img through libvirt); never shrinks."""
+    vol = vol_by_path(req['path'])
+    if vol is None:
+        raise RuntimeError('the disk is not on the hypervisor')
+    current = vol.info()[1]
+    if req['capacity'] < current:
+        raise RuntimeError(f"refusing to shrink the disk from {current} to {req['capacity']} bytes")
+    if req['capacity'] > current:
+        vol.resize(req['capacity'], 0)
+    return vol_facts(vol)
 
 
 def op_console(req):
@@ -393,6 +415,7 @@ OPS = {
     'vol_info': op_vol_info,
     'vol_upload': op_vol_upload,
     'vol_delete': op_vol_delete,
+    'vol_resize': op_vol_resize,
 }
 
 

@@ -43,7 +43,7 @@ describeIf(missing)('libvirt storage volumes through the helper', () => {
     expect(await driver.volume('local', 'base.img')).toBeNull();
     const steps: VolumeProgress[] = [];
     const vol = await driver.uploadVolume('local', 'base.img', file, { onProgress: (p) => steps.push(p) });
-    expect(vol).toEqual({ path: join(pool, 'base.img'), capacity: bytes.length, physical: bytes.length });
+    expect(vol).toMatchObject({ path: join(pool, 'base.img'), capacity: bytes.length, physical: bytes.length });
     expect(steps.map((s) => s.done)).toEqual([1, 2, 3, 4, 5].map((n) => n * MiB).concat(bytes.length));
     expect(steps.every((s) => s.total === bytes.length)).toBe(true);
     expect(readFileSync(vol.path).equals(bytes)).toBe(true);
@@ -79,6 +79,10 @@ describeIf(missing)('libvirt storage volumes through the helper', () => {
     expect((await info(sent.path)).backingFile).toBe(onHost.path);
     expect((await info(overlay)).backingFile).toBe(base);
     expect(await disks.exists('h1', 'local', sent.path)).toBe(true);
+    // Grown there (the host's qemu-img through libvirt), never shrunk.
+    expect((await disks.grow('h1', sent.path, 96 * MiB)).virtualSize).toBe(96 * MiB);
+    expect((await info(sent.path)).virtualSize).toBe(96 * MiB);
+    await expect(disks.grow('h1', sent.path, 32 * MiB)).rejects.toThrow(/shrink/);
     await disks.remove('h1', sent.path);
     expect(await disks.exists('h1', 'local', sent.path)).toBe(false);
     // The local host keeps its disks in the storage folder: nothing to do here.

@@ -8,7 +8,7 @@
  * into that pool through libvirt's storage API, as a `base_copy` job with progress in the console's
  * jobs; later desktops reuse the copy (same name and same size). The desktop's own disk then goes to
  * that pool too, pointed at the copy, and its storage row records the host (`hypervisor_id`): the
- * desktop is bound to that host from then on (placement's rule), and its disk's removal runs there.
+ * desktop is bound to that host from then on (placement's rule), and its disk's growth and removal run there.
  */
 import { basename } from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -49,13 +49,19 @@ export async function removeDiskFile(ctx: Pick<AppContext, 'engine'>, disk: Pick
   else await ctx.engine.disks.remove(disk.path);
 }
 
+/** Grows a disk where it lives (this machine's qemu-img, or its host's through libvirt); shrinking is refused. */
+export async function growDisk(ctx: Pick<AppContext, 'engine'>, disk: Pick<StorageRow, 'path' | 'hypervisorId'>, newSizeBytes: number): Promise<{ virtualSize: number; actualSize: number }> {
+  if (disk.hypervisorId) return ctx.engine.hostDisks.grow(disk.hypervisorId, disk.path, newSizeBytes);
+  return ctx.engine.disks.grow(disk.path, newSizeBytes);
+}
+
 /** Whether a disk's file is where its record says. */
 export async function diskFilePresent(ctx: Pick<AppContext, 'engine'>, disk: Pick<StorageRow, 'path' | 'hypervisorId'>): Promise<boolean> {
   if (!disk.hypervisorId) return ctx.engine.disks.exists(disk.path);
   return ctx.engine.hostDisks.exists(disk.hypervisorId, HOST_OWN_POOL, disk.path).catch(() => false);
 }
 
-/** Operations that still run only on this machine's files (grow, template from a desktop, duplicate)
+/** Operations that still run only on this machine's files (a template from a desktop)
  *  refuse a disk on a host's own pool with a clear code, rather than a wrong local operation. */
 export function assertDisksHere(disks: Pick<StorageRow, 'hypervisorId'>[], action: string): void {
   const host = diskHostOf(disks);
