@@ -109,6 +109,7 @@ export const DESCRIPTION_CODES = [
   'hypervisor_not_empty',
   'hypervisor_online',
   'hypervisor_has_gpus',
+  'hypervisor_holds_disks',
   'hypervisor_exists',
   'viewer_not_started',
   'unable_to_get_viewer',

@@ -183,4 +183,13 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
     const second = await diskOf(started[1]!.id);
     expect([...vols.values()]).toContain(second.path);
   }, scaled(60_000));
+
+  it('the host cannot be removed while a desktop disk lives there, even with nothing running', async () => {
+    const { id, token } = started[1]!;
+    expect((await send(token, `/api/v3/desktop/stop/${id}`)).status).toBe(200);
+    await send(token, `/api/v3/desktop/stop/${id}`);
+    await until('stopped', async () => (await statusOf(id)) === 'Stopped', 30_000);
+    const removal = await send(admin, `${A}/hypervisors/${hostId}`, { method: 'DELETE' });
+    expect(removal).toMatchObject({ status: 409, body: { description_code: 'hypervisor_holds_disks', params: { disks: 1 } } });
+  }, scaled(60_000));
 });

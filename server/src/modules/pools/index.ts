@@ -58,7 +58,8 @@ export async function growDisk(ctx: Pick<AppContext, 'engine'>, disk: Pick<Stora
 /** Whether a disk's file is where its record says. */
 export async function diskFilePresent(ctx: Pick<AppContext, 'engine'>, disk: Pick<StorageRow, 'path' | 'hypervisorId'>): Promise<boolean> {
   if (!disk.hypervisorId) return ctx.engine.disks.exists(disk.path);
-  return ctx.engine.hostDisks.exists(disk.hypervisorId, HOST_OWN_POOL, disk.path).catch(() => false);
+  // A host not answering now says nothing of its file: placement refuses the start, a retry keeps the desktop as it is.
+  return ctx.engine.hostDisks.exists(disk.hypervisorId, HOST_OWN_POOL, disk.path).catch(() => true);
 }
 
 /** Operations that still run only on this machine's files (a template from a desktop)
