@@ -1,8 +1,9 @@
 // Disks where the pool is: a lab hypervisor WITHOUT the installation's storage folder (no `default`
 // pool, only its own `local` one) runs desktops the way Ravada's nodes do. The first start there
 // copies the template's base into the host's pool (a `base_copy` job the admin jobs API shows with
-// its progress), the desktop's disk goes there too and binds the desktop to that host; a second
-// desktop of the same template reuses the copy; deleting a desktop deletes its disk on the host.
+// its progress; two starts at once wait for the same copy), the desktop's disk goes there too and binds
+// the desktop to that host; a later desktop of the same template reuses the copy; its disk grows there;
+// deleting a desktop deletes its disk on the host; the host cannot be removed while it holds disks.
 // One lab host for the file (the placement rule across hosts has its unit test).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,7 +36,7 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
   let user: string;
   let hostId: string;
   const tag = `pl${Math.floor(Math.random() * 0xffff).toString(36)}`.slice(0, 6);
-  /** the two desktops of the demo template: the user's, then the admin's */
+  /** the desktops of the demo template started on the host: the user's, the advanced user's, the admin's */
   const started: { id: string; token: string }[] = [];
 
   const send = async (token: string, path: string, opts: { method?: string; body?: unknown } = {}) => {
@@ -90,7 +91,7 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
     if (labDir) rmSync(labDir, { recursive: true, force: true });
   });
 
-  it('the first start copies the base into the host pool as a job with progress; the desktop runs there on its own disk', async () => {
+  it('the first starts copy the base into the host pool once, as a job with progress; the desktop runs there on its own disk', async () => {
     const mine = (await send(user, '/api/v3/user/desktops')).body as unknown as { id: string; name: string }[];
     const desktop = mine.find((d) => d.name !== 'GPU desktop')!;
     const before = await diskOf(desktop.id);
@@ -99,13 +100,19 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
     const basePath = baseInfo.chain![1]!.path;
     const baseName = basePath.slice(basePath.lastIndexOf('/') + 1);
 
-    expect((await send(user, `/api/v3/desktop/start/${desktop.id}`)).status).toBe(200);
+    // Another user's desktop of the same template is started at the same moment: it waits for the same copy.
+    const advanced = await loginToken(server, 'advanced');
+    const theirs = ((await send(advanced, '/api/v3/user/desktops')).body as unknown as { id: string; name: string }[]).find((d) => d.name !== 'GPU desktop')!;
+    const [a, b] = await Promise.all([send(user, `/api/v3/desktop/start/${desktop.id}`), send(advanced, `/api/v3/desktop/start/${theirs.id}`)]);
+    expect([a.status, b.status]).toEqual([200, 200]);
     // Watched through the admin API while it runs: the copy's job, its progress never going back.
     const seen: TAdminJob[] = [];
-    await until('the desktop started', async () => {
+    await until('both desktops started', async () => {
       seen.push(...(await copyJobs()));
-      return (await statusOf(desktop.id)) === 'Started';
+      return (await statusOf(desktop.id)) === 'Started' && (await statusOf(theirs.id)) === 'Started';
     }, 60_000);
+    expect((await diskOf(theirs.id)).hypervisorId).toBe(hostId);
+    started.push({ id: theirs.id, token: advanced });
     const jobs = await copyJobs();
     expect(jobs).toHaveLength(1);
     expect(jobs[0]).toMatchObject({ kind: 'base_copy', status: 'done', progress: 100, target_name: baseName, error: null });
@@ -140,14 +147,14 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
     expect(xml).toContain(`<source file='${vols.get(baseName)}'`);
     // Its old file in the storage folder is gone (the disk lives on the host now).
     expect(await server.ctx.engine.disks.exists(before.path)).toBe(false);
-    started.push({ id: desktop.id, token: user });
+    started.unshift({ id: desktop.id, token: user });
   }, scaled(90_000));
 
-  it('a second desktop of the same template reuses the copy (no second job)', async () => {
+  it('a later desktop of the same template reuses the copy (no second job)', async () => {
     const mine = (await send(admin, '/api/v3/user/desktops')).body as unknown as { id: string; name: string }[];
     const desktop = mine.find((d) => d.name !== 'GPU desktop')!;
     expect((await send(admin, `/api/v3/desktop/start/${desktop.id}`)).status).toBe(200);
-    await until('the second desktop started', async () => (await statusOf(desktop.id)) === 'Started', 60_000);
+    await until('the later desktop started', async () => (await statusOf(desktop.id)) === 'Started', 60_000);
     expect(await copyJobs()).toHaveLength(1);
     expect(virsh('list', '--name')).toContain(desktop.id);
     expect((await diskOf(desktop.id)).hypervisorId).toBe(hostId);
@@ -179,17 +186,17 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
     expect((await send(token, `/api/v3/desktop/${id}/permanent`, { method: 'DELETE' })).status).toBe(200);
     const vols = volumes();
     expect([...vols.values()]).not.toContain(disk.path);
-    expect(vols.size).toBeGreaterThanOrEqual(2); // the base and the second desktop's disk
-    const second = await diskOf(started[1]!.id);
-    expect([...vols.values()]).toContain(second.path);
+    expect(vols.size).toBe(3); // the base and the other two desktops' disks
+    for (const other of started.slice(1)) expect([...vols.values()]).toContain((await diskOf(other.id)).path);
   }, scaled(60_000));
 
   it('the host cannot be removed while a desktop disk lives there, even with nothing running', async () => {
-    const { id, token } = started[1]!;
-    expect((await send(token, `/api/v3/desktop/stop/${id}`)).status).toBe(200);
-    await send(token, `/api/v3/desktop/stop/${id}`);
-    await until('stopped', async () => (await statusOf(id)) === 'Stopped', 30_000);
+    for (const { id, token } of started.slice(1)) {
+      expect((await send(token, `/api/v3/desktop/stop/${id}`)).status).toBe(200);
+      await send(token, `/api/v3/desktop/stop/${id}`);
+      await until('stopped', async () => (await statusOf(id)) === 'Stopped', 30_000);
+    }
     const removal = await send(admin, `${A}/hypervisors/${hostId}`, { method: 'DELETE' });
-    expect(removal).toMatchObject({ status: 409, body: { description_code: 'hypervisor_holds_disks', params: { disks: 1 } } });
+    expect(removal).toMatchObject({ status: 409, body: { description_code: 'hypervisor_holds_disks', params: { disks: 2 } } });
   }, scaled(60_000));
 });
