@@ -3,7 +3,7 @@
 // server/src/host/lab.ts: each a network namespace with its own libvirtd and sshd, 10.231.9.0/24)
 // with the installation's SSH key already authorised, prints how to reach them, and stays in the
 // foreground until Ctrl-C or SIGTERM, then stops them. `npm run cluster -- stop` ends a lab a killed
-// run left. Each piece is one step below: the server in cluster mode comes after the lab.
+// run left; `npm run cluster -- --own-pools` gives the hosts no shared storage. Each piece is one step below: the server in cluster mode comes after the lab.
 import { join } from 'node:path';
 import { CLUSTER_PACKAGES, ensureDebianPackages, ensureNpmPackages, log, root } from './lib/setup.mjs';
 
@@ -29,14 +29,17 @@ if (process.argv[2] === 'stop') {
 await identity.ensureSshIdentity(dataDir);
 const started = Date.now();
 // Their shared pool is `default` at the installation's storage folder (the NFS mount a real host would
-// have at the same path): desktops placed on a host find their disks there.
+// have at the same path): desktops placed on a host find their disks there. With `--own-pools` the
+// hosts have no such pool, only their own `local` one: a desktop's first start on a host copies its
+// template's base there (a job in the console's jobs; docs/decisions/0011-template-bases-on-hosts.md).
+const ownPools = process.argv.includes('--own-pools');
 const running = await lab.startLab({
   dir: labDir,
   subnet: SUBNET,
   hosts: 3,
   authorizedKeys: [await identity.publicKey(dataDir)],
   tag: TAG,
-  sharedPool: { name: 'default', path: join(dataDir, 'storage') },
+  ...(ownPools ? {} : { sharedPool: { name: 'default', path: join(dataDir, 'storage') } }),
 });
 log(`${running.hosts.length} hypervisors up in ${Date.now() - started} ms (folder ${labDir}):`);
 for (const host of running.hosts) {
