@@ -3,14 +3,15 @@
 // copies the template's base into the host's pool (a `base_copy` job the admin jobs API shows with
 // its progress; two starts at once wait for the same copy), the desktop's disk goes there too and binds
 // the desktop to that host; a later desktop of the same template reuses the copy; its disk grows there;
-// deleting a desktop deletes its disk on the host; the host cannot be removed while it holds disks.
+// deleting a desktop deletes its disk on the host; the host cannot be removed while it holds disks; the
+// console's storage check looks for them on the host.
 // One lab host for the file (the placement rule across hosts has its unit test).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ZAdminHypervisor, ZAdminHypervisorHostKey, ZAdminJobList, type TAdminJob } from '@vdi/contracts';
+import { ZAdminHypervisor, ZAdminHypervisorHostKey, ZAdminJobList, ZAdminStorageCheck, type TAdminJob } from '@vdi/contracts';
 import { registerNamespace } from '../../../scripts/lib/test-run.mjs';
 import { schema } from '../../src/db';
 import { startLab, type Lab } from '../../src/host/lab';
@@ -198,5 +199,13 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
     }
     const removal = await send(admin, `${A}/hypervisors/${hostId}`, { method: 'DELETE' });
     expect(removal).toMatchObject({ status: 409, body: { description_code: 'hypervisor_holds_disks', params: { disks: 2 } } });
+  }, scaled(60_000));
+
+  it("the console's storage check looks for these disks on their host: there, none missing; deleted behind its back, listed", async () => {
+    const check = async () => ZAdminStorageCheck.parse((await send(admin, `${A}/storage/check`)).body).rows_without_files.map((r) => r.id);
+    const disks = await Promise.all(started.slice(1).map((d) => diskOf(d.id)));
+    expect(await check()).toEqual([]);
+    virsh('vol-delete', disks[0]!.path);
+    expect(await check()).toEqual([disks[0]!.id]);
   }, scaled(60_000));
 });

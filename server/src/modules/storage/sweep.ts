@@ -6,6 +6,7 @@ import { schema } from '../../db';
 import { completeDesktop, CREATING_DESKTOP } from '../desktops/create';
 import { disksOf } from '../desktops/machine-spec';
 import { TEMPLATE_JOB } from '../templates/create';
+import { diskFilePresent } from '../pools';
 
 /** Why a desktop, template, disk or media was marked failed by the sweep (a catalogue code). */
 export const FILE_MISSING = 'storage_file_missing';
@@ -74,8 +75,8 @@ export async function checkStorage(ctx: Pick<AppContext, 'db' | 'engine'>): Prom
     }
   }
   const present = async (path: string | null) => !!path && (await store.exists(path));
-  // A disk on a hypervisor's own pool is not in this folder: its file is that host's (pools module).
-  const [storageFound, mediaFound] = await Promise.all([Promise.all(storage.map((s) => present(s.path))), Promise.all(media.map((m) => present(m.path)))]);
+  // A disk on a hypervisor's own pool is looked for there (a host not answering now counts as holding it).
+  const [storageFound, mediaFound] = await Promise.all([Promise.all(storage.map((s) => diskFilePresent(ctx, s))), Promise.all(media.map((m) => present(m.path)))]);
   const filesWithoutRecord: string[] = [];
   for (const file of await store.files()) {
     const path = resolve(file);
@@ -86,7 +87,7 @@ export async function checkStorage(ctx: Pick<AppContext, 'db' | 'engine'>): Prom
   }
   return {
     filesWithoutRecord,
-    storageWithoutFile: storage.filter((s, i) => (FILE_EXPECTED as readonly string[]).includes(s.status) && !s.hypervisorId && !storageFound[i]),
+    storageWithoutFile: storage.filter((s, i) => (FILE_EXPECTED as readonly string[]).includes(s.status) && !storageFound[i]),
     mediaWithoutFile: media.filter(
       (m, i) => (m.status === 'Downloaded' || (m.status === 'DownloadFailed' && m.detail === FILE_MISSING)) && !mediaFound[i],
     ),
