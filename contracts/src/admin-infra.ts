@@ -123,6 +123,8 @@ export const ZAdminJob = z.object({
   error: z.string().nullable(),
   created: z.string(),
   updated: z.string(),
+  /** Work counted in bytes (a template's base copied to a hypervisor): done of total; null for the others. */
+  bytes: z.object({ done: z.number(), total: z.number() }).nullable(),
 });
 export type TAdminJob = z.infer<typeof ZAdminJob>;
 export const ZAdminJobList = adminList(ZAdminJob);

@@ -123,6 +123,7 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
     // installation's key and this host's ssh command), and on the host's own socket (no ssh).
     const took = new Date(jobs[0]!.updated).getTime() - new Date(jobs[0]!.created).getTime();
     const size = (await server.ctx.engine.disks.fileFacts(basePath))!.size;
+    expect(jobs[0]!.bytes).toEqual({ done: size, total: size });
     const q = new URLSearchParams({ keyfile: privateKeyFile(server.config.dataDir), command: await writeSshCommand(server.config.dataDir, hostId) });
     const overSsh = `qemu+ssh://root@${lab.hosts[0]!.address}/system?${q.toString().replace(/%2F/g, '/')}`;
     const rawUpload = (...connect: string[]) => {
