@@ -121,14 +121,17 @@ async function labUp() {
   await identity.ensureSshIdentity(dataDir);
   const started = Date.now();
   // Their shared pool is `default` at the installation's storage folder (the NFS mount a real host would
-  // have at the same path): desktops placed on a host find their disks there.
+  // have at the same path): desktops placed on a host find their disks there. With `--own-pools` the
+  // hosts have no such pool, only their own `local` one: a desktop's first start on a host copies its
+  // template's base there (a job in the console's jobs; docs/decisions/0011-template-bases-on-hosts.md).
+  const ownPools = process.argv.includes('--own-pools');
   const running = await lab.startLab({
     dir: labDir,
     subnet: SUBNET,
     hosts: 3,
     authorizedKeys: [await identity.publicKey(dataDir)],
     tag: TAG,
-    sharedPool: { name: 'default', path: join(dataDir, 'storage') },
+    ...(ownPools ? {} : { sharedPool: { name: 'default', path: join(dataDir, 'storage') } }),
     // The hosts accelerate as this machine's own engine would (ACCEL, else what /dev/kvm really allows).
     kvm: decideAccel(process.env.ACCEL ?? 'auto').accel === 'kvm',
   });

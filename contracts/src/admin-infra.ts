@@ -98,7 +98,7 @@ export const ZAdminStoragePools = z.object({ items: z.array(ZAdminStoragePool) }
 export type TAdminStoragePool = z.infer<typeof ZAdminStoragePool>;
 
 // ------------------------------------------------------------------ jobs
-export const ADMIN_JOB_KINDS = ['media_download', 'disk_resize', 'template_create', 'deployment_create', 'user_import'] as const;
+export const ADMIN_JOB_KINDS = ['media_download', 'disk_resize', 'template_create', 'deployment_create', 'user_import', 'base_copy'] as const;
 export const ADMIN_JOB_STATES = ['active', 'finished'] as const;
 export const ZAdminJobsQuery = ZAdminListQuery.extend({
   sort: z.enum(['created', 'updated', 'kind', 'status', 'progress']).optional(),
@@ -123,6 +123,8 @@ export const ZAdminJob = z.object({
   error: z.string().nullable(),
   created: z.string(),
   updated: z.string(),
+  /** Work counted in bytes (a template's base copied to a hypervisor): done of total; null for the others. */
+  bytes: z.object({ done: z.number(), total: z.number() }).nullable(),
 });
 export type TAdminJob = z.infer<typeof ZAdminJob>;
 export const ZAdminJobList = adminList(ZAdminJob);

@@ -101,6 +101,7 @@ export const DESCRIPTION_CODES = [
   'desktop_start_failed',
   'desktop_storage_not_ready',
   'hypervisors_not_available',
+  'storage_on_hypervisor',
   // hypervisors (the console's Hypervisors screen)
   'hypervisor_uri_invalid',
   'hypervisor_unreachable',
@@ -109,6 +110,7 @@ export const DESCRIPTION_CODES = [
   'hypervisor_not_empty',
   'hypervisor_online',
   'hypervisor_has_gpus',
+  'hypervisor_holds_disks',
   'hypervisor_exists',
   'viewer_not_started',
   'unable_to_get_viewer',

@@ -255,6 +255,9 @@ export const storage = pgTable('storage', {
   virtualSize: bigint('virtual_size', { mode: 'number' }).notNull().default(0),
   createdAt: createdAt(),
   lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+  /** The hypervisor whose own pool holds the file (`path` is its path there; the desktop runs only there);
+   *  null: the installation's storage folder, which this machine and the shared-storage hosts reach. */
+  hypervisorId: text('hypervisor_id'),
 }, (t) => [index('storage_user_idx').on(t.userId), index('storage_parent_idx').on(t.parentId)]);
 
 export const domainDisks = pgTable('domain_disks', {

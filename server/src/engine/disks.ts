@@ -176,6 +176,12 @@ export async function rebaseUnsafe(path: string, newBase: string, opts: QemuImgO
   return info(path, opts);
 }
 
+/** Points the qcow2 `path` at `backingPath` of format `backingFormat`, a file that need not exist
+ *  here (a base on another host): `rebase -u` with the format given opens no backing file. */
+export async function rebasedCopy(path: string, backingPath: string, backingFormat: string, opts: QemuImgOptions = {}): Promise<void> {
+  await runQemuImg(['rebase', '-u', '-f', 'qcow2', '-b', backingPath, '-F', backingFormat, path], { ...opts, timeoutMs: 60_000 });
+}
+
 /** Deletes an image file; a missing file is fine (deleting twice is not an error). */
 export async function remove(path: string): Promise<void> {
   await rm(path, { force: true });

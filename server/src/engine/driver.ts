@@ -104,7 +104,9 @@ export type EngineErrorCode =
   /** a machine on the guest network, on a hypervisor not prepared for it (no guest bridge) */
   | 'guest-network-missing'
   /** a remote hypervisor refused or failed an operation (its message, without credentials, in detail) */
-  | 'hypervisor-error';
+  | 'hypervisor-error'
+  /** the caller called the operation off (an upload whose job was cancelled) */
+  | 'cancelled';
 
 /** A driver refused or failed an operation; `code` is stable for callers to branch on. */
 export class EngineError extends Error {

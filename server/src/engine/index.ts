@@ -9,6 +9,7 @@ import { GuestNetwork, type GuestNetworkOptions } from '../network/guest-network
 import { LocalHostDirectory, type HostDirectory } from './hosts';
 import { FleetDriver } from './fleet';
 import { FleetHostDirectory } from './libvirt/hosts';
+import { HostDisks } from './host-disks';
 
 /** What the modules use of the engine: one driver, one start queue, the disks, the storage folders. */
 export type Engine = {
@@ -23,6 +24,8 @@ export type Engine = {
   network: GuestNetwork;
   /** the hosts' live status (CPU, memory, running, starts in flight, pools) for the console and placement */
   hosts: HostDirectory;
+  /** disks on remote hosts' own pools (template bases copied there, desktops bound there): host-disks.ts */
+  hostDisks: HostDisks;
 };
 
 export function storageDirs(dataDir: string) {
@@ -69,5 +72,6 @@ export async function createLocalEngine(opts: {
     keepAlive: opts.keepAlive,
     log: opts.network?.log,
   });
-  return { driver, queue, disks, dirs, network, hosts };
+  const hostDisks = new HostDisks(driver, join(opts.dataDir, 'upload-tmp'));
+  return { driver, queue, disks, dirs, network, hosts, hostDisks };
 }

@@ -43,8 +43,8 @@ stdio_handler = "file"
 
 const ip = (...args: string[]) => execFileSync('ip', args, { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
 
-/** `subnet` is the third octet in 10.232.X.0/24 (one per host a test file runs at once). */
-export async function startLibvirtHost(subnet = 1): Promise<LibvirtTestHost> {
+/** `subnet` is the third octet in 10.232.X.0/24 (one per host a test file runs at once); `net` another /16's first two octets. */
+export async function startLibvirtHost(subnet = 1, net = '10.232'): Promise<LibvirtTestHost> {
   const tag = randomBytes(3).toString('hex');
   const ns = `vdidrv${tag}`;
   const veth = `vdidrv${tag}h`;
@@ -53,8 +53,8 @@ export async function startLibvirtHost(subnet = 1): Promise<LibvirtTestHost> {
   for (const d of dirs) mkdirSync(d);
   writeFileSync(join(base, 'etc', 'libvirtd.conf'), LIBVIRTD_CONF);
   writeFileSync(join(base, 'etc', 'qemu.conf'), QEMU_CONF);
-  const hostSide = `10.232.${subnet}.1`;
-  const address = `10.232.${subnet}.2`;
+  const hostSide = `${net}.${subnet}.1`;
+  const address = `${net}.${subnet}.2`;
   ip('netns', 'add', ns);
   let daemon: ChildProcess | undefined;
   const stop = async () => {

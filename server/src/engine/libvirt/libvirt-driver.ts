@@ -41,7 +41,13 @@ export type LibvirtDriverOptions = {
 export type ConnectionState = { state: 'connecting' | 'open' | 'lost' | 'closed'; reason?: string };
 
 type Answer = { id: number; result?: unknown; error?: { code: string; message: string } };
-type Pending = { resolve: (v: unknown) => void; reject: (e: unknown) => void; timer: NodeJS.Timeout; failCode: EngineErrorCode };
+type Pending = { resolve: (v: unknown) => void; reject: (e: unknown) => void; timer?: NodeJS.Timeout; failCode: EngineErrorCode; onProgress?: (p: VolumeProgress) => void };
+type CallOptions = { failCode?: EngineErrorCode; timeoutMs?: number; onProgress?: (p: VolumeProgress) => void; signal?: AbortSignal };
+
+/** A storage volume on the host: its path there, virtual size (`capacity`), file size (`physical`) and blocks in use (`allocation`). */
+export type HostVolume = { path: string; capacity: number; physical: number; allocation: number };
+/** Bytes of an upload done so far, of `total`. */
+export type VolumeProgress = { done: number; total: number };
 type SerialWaiter = { id: string; re: RegExp; resolve: (m: RegExpMatchArray) => void; reject: (e: unknown) => void; timer: NodeJS.Timeout };
 
 const HELPER = join(import.meta.dirname, 'libvirt-helper.py');
@@ -151,6 +157,7 @@ export class LibvirtDriver implements HypervisorDriver {
       const a = m as Answer;
       const p = this.pending.get(a.id);
       if (!p) return;
+      if ('progress' in m) return p.onProgress?.(m.progress as VolumeProgress);
       this.pending.delete(a.id);
       clearTimeout(p.timer);
       if (this.pending.size === 0 && this.conn.state === 'open') this.helper.hold(false);
@@ -178,6 +185,8 @@ export class LibvirtDriver implements HypervisorDriver {
         return new EngineError('not-running', message);
       case 'connection-lost':
         return new EngineError('host-unreachable', 'connection to the hypervisor lost', message);
+      case 'cancelled':
+        return new EngineError('cancelled', 'cancelled');
       default:
         return new EngineError(failCode, message, message);
     }
@@ -255,20 +264,26 @@ export class LibvirtDriver implements HypervisorDriver {
 
   // ---- requests -----------------------------------------------------------------------------
 
-  private async call<T>(op: string, args: Record<string, unknown> = {}, failCode: EngineErrorCode = 'hypervisor-error'): Promise<T> {
+  private async call<T>(op: string, args: Record<string, unknown> = {}, opts: EngineErrorCode | CallOptions = {}): Promise<T> {
+    const { failCode = 'hypervisor-error', timeoutMs = this.opts.requestTimeoutMs ?? 60_000, onProgress, signal } = typeof opts === 'string' ? { failCode: opts } : opts;
     if (this.conn.state === 'closed') throw new EngineError('closed', 'the driver is closed');
     if (this.conn.state === 'connecting') await this.opened;
     if (this.conn.state !== 'open') {
       throw new EngineError(this.conn.state === 'lost' ? 'host-unreachable' : 'closed', this.conn.reason ?? 'not connected');
     }
+    signal?.throwIfAborted();
     const id = this.nextId++;
-    const timeoutMs = this.opts.requestTimeoutMs ?? 60_000;
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new EngineError('timeout', `the hypervisor did not answer ${op} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer, failCode });
+      // 0: no bound (an upload, whose progress shows it is alive; a lost host ends it by keepalive)
+      const timer =
+        timeoutMs > 0
+          ? setTimeout(() => {
+              this.pending.delete(id);
+              reject(new EngineError('timeout', `the hypervisor did not answer ${op} within ${timeoutMs} ms`));
+            }, timeoutMs)
+          : undefined;
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer, failCode, onProgress });
+      signal?.addEventListener('abort', () => this.pending.has(id) && this.helper.send({ op: 'cancel', target: id }), { once: true });
       this.helper.hold(true);
       this.helper.send({ id, op, ...args });
     });
@@ -317,6 +332,31 @@ export class LibvirtDriver implements HypervisorDriver {
       freeMemoryMb: Math.floor(h.freeBytes / 1048576),
       pools: h.pools.map((p) => ({ name: p.name, path: p.path, capacityBytes: p.capacity, freeBytes: p.available })),
     };
+  }
+
+  // ---- storage volumes: disks that live on this host (docs/decisions/0011-template-bases-on-hosts.md) ----
+
+  /** Volume `name` of the host's pool `pool`, or null when the pool has none of that name. */
+  async volume(pool: string, name: string): Promise<HostVolume | null> {
+    const v = await this.call<HostVolume | { absent: true }>('vol_info', { pool, name });
+    return 'absent' in v ? null : v;
+  }
+
+  /** Copies `file` (of this machine) into a new volume `name` of `pool` (replacing one of that name)
+   *  through libvirt's storage stream, in 1 MiB chunks with progress; `signal` stops it (the partial
+   *  volume is deleted). Resolves once the host holds every byte. */
+  async uploadVolume(pool: string, name: string, file: string, opts: { onProgress?: (p: VolumeProgress) => void; signal?: AbortSignal } = {}): Promise<HostVolume> {
+    return this.call<HostVolume>('vol_upload', { pool, name, file }, { timeoutMs: 0, ...opts });
+  }
+
+  /** Grows the volume at `path` to `capacity` bytes of virtual size (shrinking is refused). */
+  async resizeVolume(path: string, capacity: number): Promise<HostVolume> {
+    return this.call<HostVolume>('vol_resize', { path, capacity }, { timeoutMs: 120_000 });
+  }
+
+  /** Deletes the volume at `path` on the host; one already gone is fine. */
+  async deleteVolume(path: string): Promise<void> {
+    await this.call('vol_delete', { path });
   }
 
   async start(spec: MachineSpec): Promise<MachineRuntime> {

@@ -4,6 +4,8 @@
 #   first line {"uri": ..., "keepalive": [interval_s, count]}  -> {"ready": true} or {"fatal": {code, message}}
 #   then {"id": n, "op": ..., ...}                              -> {"id": n, "result": ...} or {"id": n, "error": {code, message}}
 #   and, unasked: {"ev": "lifecycle"|"serial"|"closed", ...}
+#   a long request (vol_upload) also sends {"id": n, "progress": {"done": bytes, "total": bytes}} before its answer,
+#   and stops at its next chunk after {"op": "cancel", "target": n}
 # libvirt's own event loop runs in a thread (lifecycle events, console streams, keepalive);
 # requests run in a small thread pool, so a slow one (createXML, a screenshot) never holds the others.
 # It ends when its stdin closes (the server ended or closed the driver). The URI (it may carry a
@@ -11,12 +13,14 @@
 import base64
 import concurrent.futures
 import json
+import os
 import re
 import struct
 import sys
 import threading
 import zlib
 import xml.etree.ElementTree as ET
+from xml.sax.saxutils import escape
 
 import libvirt
 
@@ -51,6 +55,8 @@ consoles_lock = threading.Lock()
 def classify(e):
     msg = str(e)
     code = e.get_error_code() if isinstance(e, libvirt.libvirtError) else None
+    if isinstance(e, Cancelled):
+        return 'cancelled'
     if code == libvirt.VIR_ERR_NO_DOMAIN:
         return 'no-domain'
     if code == libvirt.VIR_ERR_OPERATION_INVALID:
@@ -262,6 +268,138 @@ def op_interface(req):
         if e.get_error_code() in (libvirt.VIR_ERR_NO_SUPPORT, libvirt.VIR_ERR_OPERATION_UNSUPPORTED):
             return {'present': None}
         raise
+# ---- storage volumes (a template's base copied to a host, a desktop's disk there) ----------------
+
+UPLOAD_CHUNK = 1 << 20
+cancelled = set()
+cancelled_lock = threading.Lock()
+
+
+def find_pool(name):
+    pool = conn.storagePoolLookupByName(name)
+    try:
+        pool.refresh(0)  # files made behind libvirt's back (or removed) are seen
+    except libvirt.libvirtError:
+        pass  # a refresh already running: its answer is as good
+    return pool
+
+
+def vol_facts(vol):
+    _type, capacity, physical = vol.infoFlags(libvirt.VIR_STORAGE_VOL_GET_PHYSICAL)
+    allocation = vol.info()[2]
+    return {'path': vol.path(), 'capacity': capacity, 'physical': physical, 'allocation': allocation}
+
+
+def op_vol_info(req):
+    pool = find_pool(req['pool'])
+    try:
+        vol = pool.storageVolLookupByName(req['name'])
+    except libvirt.libvirtError as e:
+        if e.get_error_code() == libvirt.VIR_ERR_NO_STORAGE_VOL:
+            return {'absent': True, 'poolPath': ET.fromstring(pool.XMLDesc(0)).findtext('./target/path') or ''}
+        raise
+    return vol_facts(vol)
+
+
+def op_vol_upload(req):
+    """A file of this machine into a new volume `name` of `pool` (one already there is replaced):
+    virStorageVolUpload in chunks, progress after each, the size checked at the end."""
+    rid = req['id']
+    pool = find_pool(req['pool'])
+    try:
+        pool.storageVolLookupByName(req['name']).delete(0)
+    except libvirt.libvirtError as e:
+        if e.get_error_code() != libvirt.VIR_ERR_NO_STORAGE_VOL:
+            raise
+    with open(req['file'], 'rb') as f:
+        total = os.fstat(f.fileno()).st_size
+        xml = (f"<volume><name>{escape(req['name'])}</name><capacity unit='bytes'>{total}</capacity>"
+               "<allocation unit='bytes'>0</allocation><target><format type='raw'/>"
+               "<permissions><mode>0644</mode></permissions></target></volume>")
+        vol = pool.createXML(xml, 0)
+        stream = conn.newStream(0)
+        done = 0
+        try:
+            vol.upload(stream, 0, total, 0)
+            while True:
+                with cancelled_lock:
+                    if rid in cancelled:
+                        raise Cancelled()
+                data = f.read(UPLOAD_CHUNK)
+                if not data:
+                    break
+                sent = 0
+                while sent < len(data):
+                    sent += stream.send(data[sent:])
+                done += len(data)
+                send({'id': rid, 'progress': {'done': done, 'total': total}})
+            stream.finish()
+        except BaseException:
+            try:
+                stream.abort()
+            except libvirt.libvirtError:
+                pass
+            try:
+                vol.delete(0)
+            except libvirt.libvirtError:
+                pass
+            raise
+        finally:
+            with cancelled_lock:
+                cancelled.discard(rid)
+    facts = vol_facts(pool.storageVolLookupByName(req['name']))
+    if facts['physical'] != total:
+        raise RuntimeError(f"the copy on the host has {facts['physical']} bytes, not {total}")
+    return facts
+
+
+class Cancelled(Exception):
+    pass
+
+
+def op_cancel(req):
+    with cancelled_lock:
+        cancelled.add(req['target'])
+    return {}
+
+
+def vol_by_path(path):
+    """The volume at `path`, or None; a file libvirt does not know yet is looked for again after its pools are read."""
+    for attempt in (0, 1):
+        try:
+            return conn.storageVolLookupByPath(path)
+        except libvirt.libvirtError as e:
+            if e.get_error_code() != libvirt.VIR_ERR_NO_STORAGE_VOL:
+                raise
+        if attempt == 0:
+            for p in conn.listAllStoragePools(libvirt.VIR_CONNECT_LIST_STORAGE_POOLS_ACTIVE):
+                try:
+                    p.refresh(0)
+                except libvirt.libvirtError:
+                    pass
+    return None
+
+
+def op_vol_delete(req):
+    """Deletes the volume at `path` (a disk of ours on the host); one already gone is fine."""
+    vol = vol_by_path(req['path'])
+    if vol is None:
+        return {'absent': True}
+    vol.delete(0)
+    return {}
+
+
+def op_vol_resize(req):
+    """Grows the disk at `path` to `capacity` bytes (its virtual size; the host's qemu-img through libvirt); never shrinks."""
+    vol = vol_by_path(req['path'])
+    if vol is None:
+        raise RuntimeError('the disk is not on the hypervisor')
+    current = vol.info()[1]
+    if req['capacity'] < current:
+        raise RuntimeError(f"refusing to shrink the disk from {current} to {req['capacity']} bytes")
+    if req['capacity'] > current:
+        vol.resize(req['capacity'], 0)
+    return vol_facts(vol)
 
 
 def op_console(req):
@@ -286,6 +424,10 @@ OPS = {
     'reset': lambda r: conn.lookupByName(r['name']).reset(0) and {},
     'password': lambda r: set_password(conn.lookupByName(r['name']), r['type'], r['passwd'], r.get('validTo')),
     'screenshot': lambda r: screenshot(conn.lookupByName(r['name'])),
+    'vol_info': op_vol_info,
+    'vol_upload': op_vol_upload,
+    'vol_delete': op_vol_delete,
+    'vol_resize': op_vol_resize,
 }
 
 
@@ -320,8 +462,13 @@ def main():
     send({'ready': True})
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=8)
     for line in sys.stdin:
-        if line.strip():
-            pool.submit(handle, json.loads(line))
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        if req.get('op') == 'cancel':
+            op_cancel(req)  # at once, unanswered: the upload it stops holds a worker
+        else:
+            pool.submit(handle, req)
     pool.shutdown(wait=True, cancel_futures=True)
     try:
         conn.close()

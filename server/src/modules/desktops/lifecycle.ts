@@ -10,6 +10,7 @@ import type { UserRow } from '../../auth/sessions';
 import { checkStartQuota } from '../quotas/start-check';
 import { checkBookingToStart } from '../bookings/start-check';
 import { createPlacement } from '../placement';
+import { createHostPools, diskFilePresent, removeDiskFile } from '../pools';
 import { CREATING_DESKTOP } from './create';
 import { disksOf, machineSpecOf, privateMacOf } from './machine-spec';
 import { findDomain, type DomainRow } from '../shared/domains';
@@ -28,6 +29,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
   const changes = new EventEmitter<{ changed: [DomainRow]; deleted: [DomainRow] }>();
   const queuedOwners = new Map<string, string>();
   const placement = createPlacement(ctx);
+  const pools = createHostPools(ctx);
   const shutdownTimers = new Map<string, NodeJS.Timeout>();
   const deleting = new Set<string>();
   const ipWaits = new Map<string, AbortController>();
@@ -124,7 +126,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
   async function assertDisksReady(row: DomainRow) {
     const disks = await disksOf(db, row.id);
     // A file lost while the server was down (the startup sweep marked it failed) says so.
-    const present = await Promise.all(disks.map((d) => ctx.engine.disks.exists(d.path)));
+    const present = await Promise.all(disks.map((d) => diskFilePresent(ctx, d)));
     if (disks.some((d, i) => d.status === 'failed' || (d.status === 'ready' && !present[i]))) {
       throw precondition('storage_file_missing', 'The file of the desktop disk is missing');
     }
@@ -158,7 +160,11 @@ export function createDesktopLifecycle(ctx: AppContext) {
     queuedOwners.set(row.id, row.userId);
     log.info({ desktop: row.id, position: queue.positions().waiting.length + 1 }, 'desktop start queued');
     queue
-      .enqueue(row.id, () => driver.start({ ...spec, host: hypervisorId }), hypervisorId)
+      .enqueue(row.id, async () => {
+        // A host without the storage folder: the template's base copied there first (a job), the disk moved there.
+        if (await pools.bringDisks(hypervisorId, row.userId, await disksOf(db, row.id))) spec = await machineSpecOf(db, row);
+        return driver.start({ ...spec, host: hypervisorId });
+      }, hypervisorId)
       .then(
         async (runtime) => {
           log.info({ desktop: row.id }, 'desktop started');
@@ -238,7 +244,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
         const stillUsed = await db.select().from(schema.domainDisks).where(eq(schema.domainDisks.storageId, d.id));
         if (stillUsed.length > 0) continue;
         await db.delete(schema.storage).where(eq(schema.storage.id, d.id));
-        await ctx.engine.disks.remove(d.path).catch((err) => log.warn({ err, path: d.path }, 'could not remove disk file'));
+        await removeDiskFile(ctx, d).catch((err) => log.warn({ err, path: d.path }, 'could not remove disk file'));
       }
       bus.toUser(row.userId, 'desktop_delete', { id: row.id });
       changes.emit('deleted', row);

@@ -3,6 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import { videosFor, type ZDomainUpdate, type ZVgpusChoice } from '@vdi/contracts';
 import type { AppContext } from '../../context';
+import { removeDiskFile } from '../pools';
 import { schema } from '../../db';
 import type { DomainImage } from '../../db/schema';
 import type { DiskSizes } from '../../engine/storage';
@@ -156,7 +157,8 @@ export async function recreateDisk(ctx: AppContext, lifecycle: DesktopLifecycle,
     if (back) await lifecycle.publish(back);
     throw err;
   }
-  for (const m of made) await ctx.engine.disks.remove(m.old.path).catch((err) => ctx.log.warn({ err, path: m.old.path }, 'could not remove the old disk'));
+  // (A recreated disk is made in the storage folder again: the old one goes from where it lived.)
+  for (const m of made) await removeDiskFile(ctx, m.old).catch((err) => ctx.log.warn({ err, path: m.old.path }, 'could not remove the old disk'));
   const [done] = await db.update(schema.domains).set({ status: 'Stopped', currentAction: null }).where(eq(schema.domains.id, row.id)).returning();
   if (done) await lifecycle.publish(done);
   return { id: row.id };

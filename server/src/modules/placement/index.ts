@@ -5,18 +5,19 @@ import { schema, type Db } from '../../db';
 import type { PreferredHypervisors } from '../../db/schema';
 import { precondition } from '../../http/errors';
 import type { DomainRow } from '../shared/domains';
+import { disksOf } from '../desktops/machine-spec';
+import { diskHostOf, HOST_OWN_POOL, SHARED_POOL } from '../pools';
 import { place, START_IN_FLIGHT_MS, type NoHostReason, type PlacementHost, type StartInFlight } from './rules';
 
 export { place, type NoHostReason } from './rules';
 
-/** The pool every disk is in until pools are mapped to categories: the storage folder (`engine.hosts` names it so). */
-export const DEFAULT_POOL = 'default';
 
 const NO_HOST_TEXT: Record<NoHostReason, string> = {
   no_hypervisor_available: 'No hypervisor is online to start this desktop',
   no_new_starts: 'No hypervisor takes new desktops now: an administrator has stopped new starts',
   pool_unreachable: 'No hypervisor that takes new desktops reaches the storage of this desktop',
   guest_network_unreachable: 'No hypervisor that takes new desktops is prepared for the private network of this desktop',
+  disk_host_unavailable: 'The disk of this desktop lives on one hypervisor, which does not take new desktops now',
   gpu_not_offered: 'No hypervisor that takes new desktops offers the GPU profile of this desktop',
   no_memory: 'No hypervisor has room for this desktop',
 };
@@ -82,7 +83,7 @@ export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine' | 'clock'>
 
   /** The host for `row`'s start (`need.guestNetwork`: it has a NIC on the guest network), recorded as in flight there; or a 428 `hypervisors_not_available` with the reason. */
   async function hostFor(row: DomainRow, need: { guestNetwork: boolean }): Promise<string> {
-    const [rows, vcpus, pref, gpus] = await Promise.all([db.select().from(schema.hypervisors), vcpusByHost(db), preferenceOf(db, row), gpuProfilesByHost(db, ctx.clock.now())]);
+    const [rows, vcpus, pref, gpus, disks] = await Promise.all([db.select().from(schema.hypervisors), vcpusByHost(db), preferenceOf(db, row), gpuProfilesByHost(db, ctx.clock.now()), disksOf(db, row.id)]);
     const hosts: PlacementHost[] = await Promise.all(
       rows.map(async (h) => {
         const s = await ctx.engine.hosts.status(h.id).catch(() => null);
@@ -104,7 +105,11 @@ export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine' | 'clock'>
     // Real time, not the bookings' clock: starts in flight are about the host's own numbers catching up.
     const now = Date.now();
     inFlight = inFlight.filter((s) => now - s.at < START_IN_FLIGHT_MS);
-    const demand = { memoryMb: row.hardware.memoryMb, vcpus: row.hardware.vcpus, pool: DEFAULT_POOL, guestNetwork: need.guestNetwork, gpuProfile: row.hardware.reservables.vgpus?.[0] ?? null };
+    // Disks in the storage folder: hosts that reach it, or hosts with a pool of their own to copy the base to.
+    const demand = {
+      memoryMb: row.hardware.memoryMb, vcpus: row.hardware.vcpus, pool: SHARED_POOL, copyPool: HOST_OWN_POOL, diskHost: diskHostOf(disks),
+      guestNetwork: need.guestNetwork, gpuProfile: row.hardware.reservables.vgpus?.[0] ?? null,
+    };
     const chosen = place(hosts, demand, pref, inFlight, now);
     // The original's code stays on the wire (its clients branch on it); the reason says which rule refused.
     if (!chosen.ok) throw precondition('hypervisors_not_available', NO_HOST_TEXT[chosen.reason], { reason: chosen.reason });

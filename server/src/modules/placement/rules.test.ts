@@ -16,7 +16,7 @@ const host = (id: string, over: Partial<PlacementHost> = {}): PlacementHost => (
   gpuProfiles: [],
   ...over,
 });
-const demand: PlacementDemand = { memoryMb: 1024, vcpus: 2, pool: 'default', guestNetwork: false, gpuProfile: null };
+const demand: PlacementDemand = { memoryMb: 1024, vcpus: 2, pool: 'default', copyPool: null, diskHost: null, guestNetwork: false, gpuProfile: null };
 const none = { forced: [], favourite: [] };
 
 describe('placement', () => {
@@ -52,6 +52,26 @@ describe('placement', () => {
     expect(place(hosts, { ...demand, guestNetwork: true }, none, [], NOW)).toEqual({ ok: true, hostId: 'b' });
     expect(place(hosts, demand, none, [], NOW)).toEqual({ ok: true, hostId: 'a' });
     expect(place([hosts[0]!], { ...demand, guestNetwork: true }, none, [], NOW)).toEqual({ ok: false, reason: 'guest_network_unreachable' });
+  });
+
+  it('takes a host without the shared pool when the base can be copied to its own pool, shared hosts first', () => {
+    const copy = { ...demand, copyPool: 'local' };
+    expect(place([host('a', { pools: ['local'] })], copy, none, [], NOW)).toEqual({ ok: true, hostId: 'a' });
+    expect(place([host('a', { pools: ['other'] })], copy, none, [], NOW)).toEqual({ ok: false, reason: 'pool_unreachable' });
+    // The shared host is taken first even with less memory: no copy, and the desktop is not bound.
+    expect(place([host('a', { pools: ['local'], freeMemoryMb: 9e6 }), host('b', { pools: ['default', 'local'] })], copy, none, [], NOW)).toEqual({ ok: true, hostId: 'b' });
+    expect(place([host('a', { pools: ['local'], freeMemoryMb: 9e6 }), host('b', { pools: ['local'] })], copy, none, [], NOW)).toEqual({ ok: true, hostId: 'a' });
+  });
+
+  it('a desktop whose disk is on a host own pool starts there only, or says that host does not take it', () => {
+    const bound = { ...demand, copyPool: 'local', diskHost: 'b' };
+    const hosts = [host('a', { freeMemoryMb: 9e6 }), host('b', { pools: ['local'] }), host('c', { pools: ['local'], freeMemoryMb: 9e6 })];
+    expect(place(hosts, bound, none, [], NOW)).toEqual({ ok: true, hostId: 'b' });
+    expect(place([hosts[0]!, { ...hosts[1]!, draining: true }, hosts[2]!], bound, none, [], NOW)).toEqual({ ok: false, reason: 'disk_host_unavailable' });
+    expect(place([hosts[0]!, { ...hosts[1]!, online: false }], bound, none, [], NOW)).toEqual({ ok: false, reason: 'disk_host_unavailable' });
+    expect(place([hosts[0]!, { ...hosts[1]!, freeMemoryMb: 10 }], bound, none, [], NOW)).toEqual({ ok: false, reason: 'no_memory' });
+    // Pinned elsewhere: the disk wins over nothing, the start is refused.
+    expect(place(hosts, bound, { forced: ['c'], favourite: [] }, [], NOW)).toEqual({ ok: false, reason: 'disk_host_unavailable' });
   });
 
   it('needs the GPU profile offered on the host', () => {

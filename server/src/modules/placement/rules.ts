@@ -2,7 +2,9 @@
  * Placement: which host starts a desktop. Pure rules, written once (the original's engine:
  * enabled and online hosts that can serve the desktop, starts still in flight counted against a
  * host for 30 s, ranked by free memory; `forced_hyp` keeps only those hosts, `favourite_hyp` puts
- * them first). The start path gathers the facts; this decides.
+ * them first; Ravada's base copies: a host without the shared pool takes a desktop when it can
+ * receive its template's base, and the desktop's disk then binds it to that host). The start path
+ * gathers the facts; this decides.
  */
 
 /** How long a start counts against its host (its memory and vCPUs) before the host's numbers show it. */
@@ -14,10 +16,12 @@ export type NoHostReason =
   | 'no_hypervisor_available'
   /** hosts exist but an administrator stopped new starts on every one (disabled, draining, only forced) */
   | 'no_new_starts'
-  /** the desktop's storage pool is reachable on no candidate */
+  /** the desktop's storage pool is reachable on no candidate (nor can its template's base be copied to one) */
   | 'pool_unreachable'
   /** the desktop is on the guest network, which reaches no candidate (no `vdi-guests` bridge there) */
   | 'guest_network_unreachable'
+  /** its disk lives on one host's own pool, and that host does not take it now */
+  | 'disk_host_unavailable'
   /** its GPU profile is offered on no candidate */
   | 'gpu_not_offered'
   /** no candidate has the free memory (or vCPUs) it needs, counting starts in flight */
@@ -48,10 +52,14 @@ export type StartInFlight = { hostId: string; at: number; memoryMb: number; vcpu
 export type PlacementDemand = {
   memoryMb: number;
   vcpus: number;
-  /** the pool of its disk(s) */
+  /** the shared pool of its disk(s) (the installation's storage folder, `default`) */
   pool: string;
   /** it has a NIC on the guest network */
   guestNetwork: boolean;
+  /** a host's own pool a template's base can be copied into (null: its disks must be reached where they are) */
+  copyPool: string | null;
+  /** the host whose own pool holds its disk(s) already: that host only (null: they are in the shared pool) */
+  diskHost: string | null;
   /** its GPU profile, or null */
   gpuProfile: string | null;
 };
@@ -91,8 +99,17 @@ export function place(hosts: PlacementHost[], demand: PlacementDemand, pref: Pla
   if (up.length === 0) return { ok: false, reason: 'no_hypervisor_available' };
   const taking = up.filter((h) => h.enabled && !h.draining && (!h.onlyForced || forced.has(h.id)));
   if (taking.length === 0) return { ok: false, reason: 'no_new_starts' };
-  const withPool = taking.filter((h) => h.pools.includes(demand.pool));
-  if (withPool.length === 0) return { ok: false, reason: 'pool_unreachable' };
+  // Where its disks are: bound to one host's own pool, or the shared pool (a host without it can take
+  // the desktop when it has its own pool to receive a copy of the template's base, as Ravada does).
+  const shared = (h: PlacementHost) => h.pools.includes(demand.pool);
+  let withPool: PlacementHost[];
+  if (demand.diskHost !== null) {
+    withPool = taking.filter((h) => h.id === demand.diskHost);
+    if (withPool.length === 0) return { ok: false, reason: 'disk_host_unavailable' };
+  } else {
+    withPool = taking.filter((h) => shared(h) || (demand.copyPool !== null && h.pools.includes(demand.copyPool)));
+    if (withPool.length === 0) return { ok: false, reason: 'pool_unreachable' };
+  }
   const withNet = demand.guestNetwork ? withPool.filter((h) => h.guestNetwork) : withPool;
   if (withNet.length === 0) return { ok: false, reason: 'guest_network_unreachable' };
   const withGpu = demand.gpuProfile === null ? withNet : withNet.filter((h) => h.gpuProfiles.includes(demand.gpuProfile!));
@@ -105,6 +122,7 @@ export function place(hosts: PlacementHost[], demand: PlacementDemand, pref: Pla
     .filter((c) => c.free >= demand.memoryMb && c.vcpus + demand.vcpus <= c.h.cpus * VCPU_OVERCOMMIT);
   if (roomy.length === 0) return { ok: false, reason: 'no_memory' };
   const favourite = new Set(pref.favourite);
-  roomy.sort((a, b) => Number(favourite.has(b.h.id)) - Number(favourite.has(a.h.id)) || b.free - a.free || a.h.id.localeCompare(b.h.id));
+  // Favourites first; then hosts that reach the shared pool (no copy, the desktop stays free to move); then free memory.
+  roomy.sort((a, b) => Number(favourite.has(b.h.id)) - Number(favourite.has(a.h.id)) || Number(shared(b.h)) - Number(shared(a.h)) || b.free - a.free || a.h.id.localeCompare(b.h.id));
   return { ok: true, hostId: roomy[0]!.h.id };
 }

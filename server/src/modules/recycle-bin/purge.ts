@@ -1,5 +1,6 @@
 import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import type { AppContext } from '../../context';
+import { removeDiskFile } from '../pools';
 import { schema } from '../../db';
 import { conflict } from '../../http/errors';
 import { cutoffHoursFor } from './recycle';
@@ -31,7 +32,7 @@ export async function deleteEntry(ctx: AppContext, entry: RecycleBinRow, agent: 
       await db.update(schema.storage).set({ status: 'deleted' }).where(eq(schema.storage.id, s.id));
       continue;
     }
-    await ctx.engine.disks.remove(s.path).catch((err) => log.warn({ err, path: s.path }, 'could not remove disk file'));
+    await removeDiskFile(ctx, s).catch((err) => log.warn({ err, path: s.path }, 'could not remove disk file'));
   }
   // A deployment's row, kept 'recycled' for a restore, goes with its entry.
   const deploymentIds = (items.deployments ?? []).map((d) => String(d.id));

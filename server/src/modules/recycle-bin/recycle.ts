@@ -27,6 +27,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, notInArray } from 'drizzle-orm';
 import type { AppContext } from '../../context';
+import { removeDiskFile } from '../pools';
 import { schema, type Db } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import type { DomainRow } from '../shared/domains';
@@ -87,7 +88,7 @@ export async function deleteDomainsForGood(ctx: AppContext, desktops: DomainRow[
   await db.delete(schema.domains).where(inArray(schema.domains.id, all.map((d) => d.id)));
   for (const s of storages) {
     await db.delete(schema.storage).where(eq(schema.storage.id, s.id));
-    await ctx.engine.disks.remove(s.path).catch((err) => log.warn({ err, path: s.path }, 'could not remove disk file'));
+    await removeDiskFile(ctx, s).catch((err) => log.warn({ err, path: s.path }, 'could not remove disk file'));
   }
   for (const d of desktops) bus.toUser(d.userId, 'desktop_delete', { id: d.id });
 }

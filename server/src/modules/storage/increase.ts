@@ -1,6 +1,7 @@
 import { and, eq, inArray, ne } from 'drizzle-orm';
 import { AT_REST, GB, type TStorageEvent, type TStoragePriority } from '@vdi/contracts';
 import type { AppContext } from '../../context';
+import { growDisk } from '../pools';
 import { schema } from '../../db';
 import type { JobRow } from '../../jobs/runner';
 import type { UserRow } from '../../auth/sessions';
@@ -105,7 +106,7 @@ export function createStorageOperations(ctx: AppContext, lifecycle: DesktopLifec
       await jc.progress(30);
       const storage = await findStorage(db, p.storageId);
       if (!storage) throw new Error('storage disappeared');
-      const grown = await ctx.engine.disks.grow(storage.path, p.newSize);
+      const grown = await growDisk(ctx, storage, p.newSize);
       await db.update(schema.storage).set({ actualSize: grown.actualSize, virtualSize: grown.virtualSize, lastUsedAt: new Date() }).where(eq(schema.storage.id, storage.id));
       await jc.progress(100);
     },

@@ -6,6 +6,7 @@ import { schema } from '../../db';
 import { completeDesktop, CREATING_DESKTOP } from '../desktops/create';
 import { disksOf } from '../desktops/machine-spec';
 import { TEMPLATE_JOB } from '../templates/create';
+import { diskFilePresent } from '../pools';
 
 /** Why a desktop, template, disk or media was marked failed by the sweep (a catalogue code). */
 export const FILE_MISSING = 'storage_file_missing';
@@ -74,7 +75,8 @@ export async function checkStorage(ctx: Pick<AppContext, 'db' | 'engine'>): Prom
     }
   }
   const present = async (path: string | null) => !!path && (await store.exists(path));
-  const [storageFound, mediaFound] = await Promise.all([Promise.all(storage.map((s) => present(s.path))), Promise.all(media.map((m) => present(m.path)))]);
+  // A disk on a hypervisor's own pool is looked for there (a host not answering now counts as holding it).
+  const [storageFound, mediaFound] = await Promise.all([Promise.all(storage.map((s) => diskFilePresent(ctx, s))), Promise.all(media.map((m) => present(m.path)))]);
   const filesWithoutRecord: string[] = [];
   for (const file of await store.files()) {
     const path = resolve(file);

@@ -127,7 +127,8 @@ export async function diskViews(ctx: AppContext, rows: StorageRow[]): Promise<TS
       status: r.status,
       parent: r.parentId,
       format: r.format,
-      path: ctx.engine.disks.shown(r.path),
+      // A disk on a hypervisor's own pool: its path there (not under the storage folder).
+      path: r.hypervisorId ? r.path : ctx.engine.disks.shown(r.path),
       operation: ops.get(r.id) ?? null,
     };
   });

@@ -4,6 +4,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ZNewTemplate } from '@vdi/contracts';
 import type { AppContext } from '../../context';
+import { assertDisksHere } from '../pools';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { assertChoosable, chooserOf } from '../access/permissions';
@@ -46,6 +47,7 @@ export async function startTemplateCreation(
   await assertNameFree(db, user.id, 'template', body.name);
   const disks = await disksOf(db, desktop.id);
   if (disks.length === 0) throw badRequest('domain_has_no_disk', 'The desktop has no disk');
+  assertDisksHere(disks, 'making a template of it');
   const present = await Promise.all(disks.map((d) => ctx.engine.disks.exists(d.path)));
   if (disks.some((d, i) => d.status !== 'ready' || !present[i])) throw precondition('desktop_storage_not_ready', 'The desktop disk is not ready');
 

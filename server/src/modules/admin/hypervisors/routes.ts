@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, count, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import {
   LOCAL_HYPERVISOR,
@@ -237,6 +237,9 @@ export async function adminHypervisorRoutes(app: FastifyInstance, ctx: AppContex
       if (running.length > 0) throw conflict('hypervisor_not_empty', 'Desktops still run on this hypervisor', { running: running.length });
       const cards = await tx.select({ id: schema.reservableItems.id }).from(schema.reservableItems).where(eq(schema.reservableItems.hypervisorId, row.id));
       if (cards.length > 0) throw conflict('hypervisor_has_gpus', 'GPU cards are in this hypervisor: move them to another one first', { gpus: cards.length });
+      // Desktops whose disk lives in its own pool are bound to it (modules/pools): removing it would strand them.
+      const [held] = await tx.select({ n: count() }).from(schema.storage).where(eq(schema.storage.hypervisorId, row.id));
+      if (Number(held?.n ?? 0) > 0) throw conflict('hypervisor_holds_disks', 'Desktop disks live on this hypervisor', { disks: Number(held!.n) });
       await tx.delete(schema.hypervisors).where(eq(schema.hypervisors.id, row.id));
       await audit(tx, auditActorOf(request), { action: 'hypervisor.remove', objectType: 'hypervisor', objectId: row.id, objectName: row.name, categoryId: null, detail: {} });
       return row;

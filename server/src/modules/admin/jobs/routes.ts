@@ -58,6 +58,7 @@ const jobView = (r: JobRowWith): TAdminJob => ({
   error: r.job.error,
   created: r.job.createdAt.toISOString(),
   updated: r.job.updatedAt.toISOString(),
+  bytes: typeof r.job.params.bytes_total === 'number' ? { done: Number(r.job.params.bytes_done ?? 0), total: r.job.params.bytes_total } : null,
 });
 
 /** How many jobs match (the same joins as the list, for the category and search). */

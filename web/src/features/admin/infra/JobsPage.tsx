@@ -14,6 +14,7 @@ import { ConfirmModal, RowAction, fullBadge } from '../shared/console';
 import { cancelJob, jobsQuery } from './api';
 import '../../../i18n/areas/admin-infra';
 import { builtInText } from '../../../lib/built-in-text';
+import { formatBytes } from '../../../entities/format';
 
 const PER_PAGE = 25;
 const STATUS_COLOR: Record<TAdminJob['status'], string> = { queued: 'gray', running: 'blue', done: 'teal', failed: 'red', aborted: 'orange' };
@@ -27,14 +28,26 @@ function useJobTexts() {
   };
 }
 
-function JobProgress({ j }: { j: TAdminJob }) {
-  return (
+/** A job's progress bar, and for work counted in bytes (a template copied to a hypervisor) how much is done. */
+export function JobProgress({ j }: { j: TAdminJob }) {
+  const { t, i18n } = useTranslation();
+  const bar = (
     <Group gap="xs" wrap="nowrap" miw={120}>
       <Progress value={j.progress} size="sm" style={{ flex: 1 }} color={STATUS_COLOR[j.status]} animated={j.status === 'running'} aria-label={`${j.progress} %`} />
       <Text size="xs" c="dimmed" w={34} ta="right">
         {j.progress} %
       </Text>
     </Group>
+  );
+  if (!j.bytes) return bar;
+  // Work counted in bytes (a template copied to a hypervisor): how much of it is done.
+  return (
+    <Stack gap={2}>
+      {bar}
+      <Text size="xs" c="dimmed" data-testid="job-bytes">
+        {t('admin_infra.jobs.bytes', { done: formatBytes(j.bytes.done, i18n.language), total: formatBytes(j.bytes.total, i18n.language) })}
+      </Text>
+    </Stack>
   );
 }
 

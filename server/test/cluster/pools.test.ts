@@ -1,0 +1,212 @@
+// Disks where the pool is: a lab hypervisor WITHOUT the installation's storage folder (no `default`
+// pool, only its own `local` one) runs desktops the way Ravada's nodes do. The first start there
+// copies the template's base into the host's pool (a `base_copy` job the admin jobs API shows with
+// its progress; two starts at once wait for the same copy), the desktop's disk goes there too and binds
+// the desktop to that host; a later desktop of the same template reuses the copy; its disk grows there;
+// deleting a desktop deletes its disk on the host; the host cannot be removed while it holds disks; the
+// console's storage check looks for them on the host.
+// One lab host for the file (the placement rule across hosts has its unit test).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ZAdminHypervisor, ZAdminHypervisorHostKey, ZAdminJobList, ZAdminStorageCheck, type TAdminJob } from '@vdi/contracts';
+import { registerNamespace } from '../../../scripts/lib/test-run.mjs';
+import { schema } from '../../src/db';
+import { startLab, type Lab } from '../../src/host/lab';
+import { ensureSshIdentity, privateKeyFile, publicKey, writeSshCommand } from '../../src/host/ssh-identity';
+import { describeIf, firstMissing, missingFile, missingNetAdmin, missingPrograms } from '../helpers/can-run';
+import { call, loginToken, startTestServer, testImagesDir, type TestServer } from '../helpers/server';
+import { scaled } from '../helpers/slowdown';
+import { until } from '../helpers/wait';
+
+const missing = firstMissing(
+  missingNetAdmin(),
+  missingPrograms('libvirtd', 'virsh', 'sshd', 'ssh-keygen', 'ssh-keyscan', 'unshare', 'qemu-system-x86_64'),
+  missingFile(join(testImagesDir(), 'vmlinuz'), "the demo guest's kernel"),
+);
+
+const A = '/api/v3/admin';
+
+describeIf(missing)('disks where the pool is: a hypervisor without the shared storage gets the template base', () => {
+  let server: TestServer;
+  let lab: Lab;
+  let labDir: string;
+  let admin: string;
+  let user: string;
+  let hostId: string;
+  const tag = `pl${Math.floor(Math.random() * 0xffff).toString(36)}`.slice(0, 6);
+  /** the desktops of the demo template started on the host: the user's, the advanced user's, the admin's */
+  const started: { id: string; token: string }[] = [];
+
+  const send = async (token: string, path: string, opts: { method?: string; body?: unknown } = {}) => {
+    const res = await call(server, path, { token, ...opts });
+    return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, unknown> };
+  };
+  const virsh = (...args: string[]) =>
+    execFileSync('virsh', ['-q', '-c', `qemu:///system?socket=${lab.hosts[0]!.socket}`, ...args], { encoding: 'utf8', timeout: scaled(30_000) })
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
+  /** The host's `local` pool: volume name → path. */
+  const volumes = () => {
+    virsh('pool-refresh', 'local');
+    return new Map(virsh('vol-list', 'local').map((l) => l.split(/\s+/) as [string, string]));
+  };
+  const diskOf = async (desktopId: string) => {
+    const [row] = await server.ctx.db
+      .select({ storage: schema.storage })
+      .from(schema.domainDisks)
+      .innerJoin(schema.storage, eq(schema.storage.id, schema.domainDisks.storageId))
+      .where(eq(schema.domainDisks.domainId, desktopId));
+    return row!.storage;
+  };
+  const statusOf = async (id: string) => (await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, id)))[0]?.status;
+  const copyJobs = async () => ZAdminJobList.parse((await send(admin, `${A}/jobs?kind=base_copy&per_page=50`)).body).items;
+
+  beforeAll(async () => {
+    server = await startTestServer({ startConcurrency: 2 });
+    await ensureSshIdentity(server.config.dataDir);
+    labDir = mkdtempSync('/tmp/i25pools-lab-');
+    // No sharedPool for the portal: the host's pools are the lab's `shared` folder (not the
+    // installation's storage) and its own `local` one.
+    const pending = startLab({ dir: labDir, subnet: '10.237.1.0/24', hosts: 1, tag, authorizedKeys: [await publicKey(server.config.dataDir)], timeoutMs: scaled(30_000) });
+    registerNamespace(`vdilab-${tag}-1`);
+    lab = await pending;
+    [admin, user] = [await loginToken(server, 'admin'), await loginToken(server, 'user')];
+    const h = lab.hosts[0]!;
+    const key = ZAdminHypervisorHostKey.parse((await send(admin, `${A}/hypervisors`, { body: { uri: h.uri } })).body);
+    const added = await send(admin, `${A}/hypervisors`, { body: { uri: h.uri, name: h.name, host_key_fingerprint: key.fingerprint } });
+    expect(added.status).toBe(201);
+    const view = ZAdminHypervisor.parse(added.body);
+    expect(view.pools.map((p) => p.name).sort()).toEqual(['local', 'shared']);
+    hostId = view.id;
+    // The server's own host takes no new starts: they go to the lab host.
+    expect((await send(admin, `${A}/hypervisors/local`, { method: 'PUT', body: { enabled: false } })).status).toBe(200);
+  }, scaled(90_000));
+
+  afterAll(async () => {
+    await server?.close();
+    await lab?.stop();
+    if (labDir) rmSync(labDir, { recursive: true, force: true });
+  });
+
+  it('the first starts copy the base into the host pool once, as a job with progress; the desktop runs there on its own disk', async () => {
+    const mine = (await send(user, '/api/v3/user/desktops')).body as unknown as { id: string; name: string }[];
+    const desktop = mine.find((d) => d.name !== 'GPU desktop')!;
+    const before = await diskOf(desktop.id);
+    expect(before.hypervisorId).toBeNull();
+    const baseInfo = await server.ctx.engine.disks.info(before.path, { chain: true });
+    const basePath = baseInfo.chain![1]!.path;
+    const baseName = basePath.slice(basePath.lastIndexOf('/') + 1);
+
+    // Another user's desktop of the same template is started at the same moment: it waits for the same copy.
+    const advanced = await loginToken(server, 'advanced');
+    const theirs = ((await send(advanced, '/api/v3/user/desktops')).body as unknown as { id: string; name: string }[]).find((d) => d.name !== 'GPU desktop')!;
+    const [a, b] = await Promise.all([send(user, `/api/v3/desktop/start/${desktop.id}`), send(advanced, `/api/v3/desktop/start/${theirs.id}`)]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    // Watched through the admin API while it runs: the copy's job, its progress never going back.
+    const seen: TAdminJob[] = [];
+    await until('both desktops started', async () => {
+      seen.push(...(await copyJobs()));
+      return (await statusOf(desktop.id)) === 'Started' && (await statusOf(theirs.id)) === 'Started';
+    }, 60_000);
+    expect((await diskOf(theirs.id)).hypervisorId).toBe(hostId);
+    started.push({ id: theirs.id, token: advanced });
+    const jobs = await copyJobs();
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]).toMatchObject({ kind: 'base_copy', status: 'done', progress: 100, target_name: baseName, error: null });
+    const progress = seen.filter((j) => j.id === jobs[0]!.id).map((j) => j.progress);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    // Beside its raw baselines: the same file by `virsh vol-upload` over the same qemu+ssh (the
+    // installation's key and this host's ssh command), and on the host's own socket (no ssh).
+    const took = new Date(jobs[0]!.updated).getTime() - new Date(jobs[0]!.created).getTime();
+    const size = (await server.ctx.engine.disks.fileFacts(basePath))!.size;
+    expect(jobs[0]!.bytes).toEqual({ done: size, total: size });
+    const q = new URLSearchParams({ keyfile: privateKeyFile(server.config.dataDir), command: await writeSshCommand(server.config.dataDir, hostId) });
+    const overSsh = `qemu+ssh://root@${lab.hosts[0]!.address}/system?${q.toString().replace(/%2F/g, '/')}`;
+    const rawUpload = (...connect: string[]) => {
+      virsh('vol-create-as', 'local', 'baseline.img', String(size), '--format', 'raw');
+      const t0 = Date.now();
+      execFileSync('virsh', ['-q', ...connect, 'vol-upload', '--pool', 'local', 'baseline.img', basePath], { timeout: scaled(60_000) });
+      const ms = Date.now() - t0;
+      virsh('vol-delete', '--pool', 'local', 'baseline.img');
+      return ms;
+    };
+    const [ssh, unix] = [rawUpload('-c', overSsh), rawUpload('-c', `qemu:///system?socket=${lab.hosts[0]!.socket}`)];
+    console.log(`base copy: ${size} bytes in ${took} ms as a job (virsh vol-upload over the same qemu+ssh ${ssh} ms, on the host's socket ${unix} ms); progress seen ${JSON.stringify([...new Set(progress)])}`);
+
+    // It runs on the host, from its disk in the host's own pool, on the copied base.
+    expect(virsh('list', '--name')).toContain(desktop.id);
+    const vols = volumes();
+    const after = await diskOf(desktop.id);
+    expect(after.hypervisorId).toBe(hostId);
+    expect(vols.get(after.path.slice(after.path.lastIndexOf('/') + 1))).toBe(after.path);
+    expect(vols.has(baseName)).toBe(true);
+    const xml = virsh('dumpxml', desktop.id).join('\n');
+    expect(xml).toContain(`<source file='${after.path}'`);
+    expect(xml).toContain(`<source file='${vols.get(baseName)}'`);
+    // Its old file in the storage folder is gone (the disk lives on the host now).
+    expect(await server.ctx.engine.disks.exists(before.path)).toBe(false);
+    started.unshift({ id: desktop.id, token: user });
+  }, scaled(90_000));
+
+  it('a later desktop of the same template reuses the copy (no second job)', async () => {
+    const mine = (await send(admin, '/api/v3/user/desktops')).body as unknown as { id: string; name: string }[];
+    const desktop = mine.find((d) => d.name !== 'GPU desktop')!;
+    expect((await send(admin, `/api/v3/desktop/start/${desktop.id}`)).status).toBe(200);
+    await until('the later desktop started', async () => (await statusOf(desktop.id)) === 'Started', 60_000);
+    expect(await copyJobs()).toHaveLength(1);
+    expect(virsh('list', '--name')).toContain(desktop.id);
+    expect((await diskOf(desktop.id)).hypervisorId).toBe(hostId);
+    started.push({ id: desktop.id, token: admin });
+  }, scaled(60_000));
+
+  it('a stopped desktop on the host: its disk grows there; a template of it is refused with a clear code', async () => {
+    const { id, token } = started[0]!;
+    // Stopped at once (a second stop while shutting down is the force stop).
+    expect((await send(token, `/api/v3/desktop/stop/${id}`)).status).toBe(200);
+    await send(token, `/api/v3/desktop/stop/${id}`);
+    await until('stopped', async () => (await statusOf(id)) === 'Stopped', 30_000);
+
+    const made = await send(admin, '/api/v3/template', { body: { desktop_id: id, name: 'From a host disk' } });
+    expect(made).toMatchObject({ status: 409, body: { description_code: 'storage_on_hypervisor' } });
+
+    const disk = await diskOf(id);
+    const GiB = 1024 ** 3;
+    const grow = await send(admin, `/api/v3/storage/${disk.id}/priority/low/increase/1`, { method: 'PUT' });
+    expect(grow.status).toBe(200);
+    await until('grown', async () => (await diskOf(id)).virtualSize === disk.virtualSize + GiB && (await statusOf(id)) === 'Stopped', 30_000);
+    const capacity = virsh('vol-info', '--bytes', disk.path).find((l) => l.startsWith('Capacity:'));
+    expect(capacity).toMatch(new RegExp(`\\b${disk.virtualSize + GiB} bytes`));
+  }, scaled(60_000));
+
+  it('deleting a desktop deletes its disk on the host; the base copy stays for the others', async () => {
+    const { id, token } = started[0]!;
+    const disk = await diskOf(id);
+    expect((await send(token, `/api/v3/desktop/${id}/permanent`, { method: 'DELETE' })).status).toBe(200);
+    const vols = volumes();
+    expect([...vols.values()]).not.toContain(disk.path);
+    expect(vols.size).toBe(3); // the base and the other two desktops' disks
+    for (const other of started.slice(1)) expect([...vols.values()]).toContain((await diskOf(other.id)).path);
+  }, scaled(60_000));
+
+  it('the host cannot be removed while a desktop disk lives there, even with nothing running', async () => {
+    for (const { id, token } of started.slice(1)) {
+      expect((await send(token, `/api/v3/desktop/stop/${id}`)).status).toBe(200);
+      await send(token, `/api/v3/desktop/stop/${id}`);
+      await until('stopped', async () => (await statusOf(id)) === 'Stopped', 30_000);
+    }
+    const removal = await send(admin, `${A}/hypervisors/${hostId}`, { method: 'DELETE' });
+    expect(removal).toMatchObject({ status: 409, body: { description_code: 'hypervisor_holds_disks', params: { disks: 2 } } });
+  }, scaled(60_000));
+
+  it("the console's storage check looks for these disks on their host: there, none missing; deleted behind its back, listed", async () => {
+    const check = async () => ZAdminStorageCheck.parse((await send(admin, `${A}/storage/check`)).body).rows_without_files.map((r) => r.id);
+    const disks = await Promise.all(started.slice(1).map((d) => diskOf(d.id)));
+    expect(await check()).toEqual([]);
+    virsh('vol-delete', disks[0]!.path);
+    expect(await check()).toEqual([disks[0]!.id]);
+  }, scaled(60_000));
+});
