@@ -119,6 +119,8 @@ describeIf(missing)('the guest network across hosts (VXLAN to lab hypervisors)',
 
   it('placement skips a host without the guest bridge for such a desktop: none left, the refusal says why', async () => {
     execFileSync('ip', ['-n', `vdilab-${tag}-2`, 'link', 'del', GUEST_BRIDGE]);
+    // The directory reads a host's numbers every few seconds (its heartbeat): it sees the bridge gone.
+    await until('the host seen without the bridge', async () => (await server.ctx.engine.hosts.status(hostIds[1]!))?.guestNetwork === false, 30_000);
     await setHost(0, false);
     const id = await createRdpDesktop('Not on a bridge');
     const refused = await send(user, `/api/v3/desktop/start/${id}`);

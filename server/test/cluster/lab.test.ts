@@ -79,7 +79,7 @@ describeIf(missing)('the lab: three hosts, each its own libvirtd and sshd', () =
   });
 
   it('runs a domain made on host 2 there only', () => {
-    const xml = `<domain type='kvm'><name>lab-probe</name><memory unit='MiB'>128</memory><vcpu>1</vcpu>
+    const xml = `<domain type='qemu'><name>lab-probe</name><memory unit='MiB'>128</memory><vcpu>1</vcpu>
       <os><type arch='x86_64'>hvm</type><kernel>${join(images, 'vmlinuz')}</kernel><initrd>${join(images, 'initrd.img')}</initrd><cmdline>console=ttyS0</cmdline></os>
       <devices><serial type='pty'/><graphics type='vnc' autoport='yes' listen='127.0.0.1'/></devices></domain>`;
     const file = join(dir, 'probe.xml');

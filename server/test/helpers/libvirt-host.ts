@@ -103,7 +103,8 @@ export async function startLibvirtHost(subnet = 1, net = '10.232'): Promise<Libv
       `mount --bind ${lib} /var/lib/libvirt`,
       `mount --bind ${cache} /var/cache/libvirt`,
       `mount --bind ${log} /var/log/libvirt`,
-      'exec libvirtd -f /etc/libvirt/libvirtd.conf',
+      // its pid file in its own /run/libvirt: two test hosts at once (the driver's and the volumes' tests) would share /run's
+      'exec libvirtd -f /etc/libvirt/libvirtd.conf -p /run/libvirt/libvirtd.pid',
     ].join(' && ');
     daemon = spawn('ip', ['netns', 'exec', ns, 'sh', '-c', script], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
