@@ -180,19 +180,14 @@ async function registerHosts(api, hosts) {
 
 /**
  * Step 4: while the cluster runs, this server's own host takes only desktops pinned to it (the original's
- * `only_forced`): every other start goes to the lab, which is what a person tries here. The RDP
- * template's desktops need the guest network, which exists on this machine only: that template is
- * pinned here. The switch is put back at the end of the run (a killed run: at the end of the next one).
+ * `only_forced`): every other start goes to the lab, which is what a person tries here (the guest network
+ * reaches the lab hosts too, so the RDP desktops run there as well). The switch is put back at the end of
+ * the run (a killed run: at the end of the next one).
  */
 async function localHostPinnedOnly(api) {
   const local = (await api.call('GET', '/admin/hypervisors')).body.items.find((h) => h.id === LOCAL);
   if (!existsSync(LOCAL_BEFORE)) await writeFile(LOCAL_BEFORE, JSON.stringify({ enabled: local.enabled, only_forced: local.only_forced }));
   await api.call('PUT', `/admin/hypervisors/${LOCAL}`, { only_forced: true });
-  const { RDP_TEMPLATE_ID } = await tsImport('../server/src/seed/rdp-template.ts', import.meta.url);
-  const pinned = await api.call('GET', `/admin/hypervisors/preferred/template/${RDP_TEMPLATE_ID}`).catch((err) => (err.status === 404 ? null : Promise.reject(err)));
-  if (pinned && !pinned.body.forced_hyp.includes(LOCAL)) {
-    await api.call('PUT', `/admin/hypervisors/preferred/template/${RDP_TEMPLATE_ID}`, { ...pinned.body, forced_hyp: [...pinned.body.forced_hyp, LOCAL] });
-  }
 }
 
 async function localHostRestored(api) {
@@ -259,7 +254,7 @@ try {
     '',
     '  Hypervisors (console → Hypervisors):',
     ...running.hosts.map((h, i) => `    ${h.name.padEnd(9)} ${h.address.padEnd(13)} ${h.uri}  ${hypervisors[i].state}, ${hypervisors[i].cpus} CPUs, pools ${hypervisors[i].pools.map((p) => p.name).join(', ')}`),
-    `    local     this server   takes only the desktops pinned to it while the cluster runs (the RDP template: its guest network is here)`,
+    `    local     this server   takes only the desktops pinned to it while the cluster runs`,
     '',
     `  Desktops started in the portal run on the lab hosts (placement: most free memory, starts in flight counted).`,
     `  Their host keys: ${join(labDir, 'known_hosts')}. Ctrl-C stops the server and the lab.`,

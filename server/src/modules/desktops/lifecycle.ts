@@ -140,15 +140,15 @@ export function createDesktopLifecycle(ctx: AppContext) {
     if (!statusIn(STARTABLE, row.status)) throw notAvailable(row, 'start');
     await checkBookingToStart(db, ctx.clock.now(), row, starter.roleId);
     await checkStartQuota(db, owner, { memoryGb: row.hardware.memoryMb / 1024, vcpus: row.hardware.vcpus });
-    const hypervisorId = await placement.hostFor(row, { guestNetwork: privateMacOf(row) !== null });
+    const mac = privateMacOf(row);
+    // No guest network on this server at all: said as such, before placement looks for a host it reaches.
+    if (mac && !network.available) {
+      throw precondition('guest_network_unavailable', 'The private network (wireguard, RDP viewers) is not available on this server');
+    }
+    const hypervisorId = await placement.hostFor(row, { guestNetwork: mac !== null });
     let spec: Awaited<ReturnType<typeof machineSpecOf>>;
-    let mac: ReturnType<typeof privateMacOf>;
     try {
       await assertDisksReady(row);
-      mac = privateMacOf(row);
-      if (mac && !network.available) {
-        throw precondition('guest_network_unavailable', 'The private network (wireguard, RDP viewers) is not available on this server');
-      }
       spec = await machineSpecOf(db, row);
       // Claimed atomically: two clicks, or two tabs, start it once.
       const claimed = await update(row.id, { status: 'Starting', currentAction: null, hypervisorId }, STARTABLE);
