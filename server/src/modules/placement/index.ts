@@ -53,6 +53,13 @@ async function gpuProfilesByHost(db: Db, now: Date): Promise<Map<string, string[
   return out;
 }
 
+/** Of the profiles a desktop may use, the one some host offers now (the start check asked that one of them is). */
+function gpuProfileOf(wanted: readonly string[], offered: Map<string, string[]>): string | null {
+  if (wanted.length === 0) return null;
+  const now = new Set([...offered.values()].flat());
+  return wanted.find((p) => now.has(p)) ?? wanted[0]!;
+}
+
 /** The desktops running on host `hostId` (ids; with those `Unknown` while it is offline), e.g. to drain it or to refuse its removal. */
 export async function desktopsOn(db: Db, hostId: string): Promise<string[]> {
   const onHost = hostId === LOCAL_HYPERVISOR ? or(isNull(d.hypervisorId), eq(d.hypervisorId, hostId)) : eq(d.hypervisorId, hostId);
@@ -108,7 +115,7 @@ export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine' | 'clock'>
     // Disks in the storage folder: hosts that reach it, or hosts with a pool of their own to copy the base to.
     const demand = {
       memoryMb: row.hardware.memoryMb, vcpus: row.hardware.vcpus, pool: SHARED_POOL, copyPool: HOST_OWN_POOL, diskHost: diskHostOf(disks),
-      guestNetwork: need.guestNetwork, gpuProfile: row.hardware.reservables.vgpus?.[0] ?? null,
+      guestNetwork: need.guestNetwork, gpuProfile: gpuProfileOf(row.hardware.reservables.vgpus ?? [], gpus),
     };
     const chosen = place(hosts, demand, pref, inFlight, now);
     // The original's code stays on the wire (its clients branch on it); the reason says which rule refused.
