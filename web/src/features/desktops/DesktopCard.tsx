@@ -21,6 +21,18 @@ export function useRunsOn(d: TDesktop): string | null {
 }
 
 /** Temporary, queue position, address on the guest network (or why there is none), automatic shutdown, next booking. */
+/** A line that says why something did not go as asked (the desktop's `current_action`). */
+function Warning({ testId, color, text }: { testId: string; color: 'orange' | 'red'; text: string }) {
+  return (
+    <Group gap={6} wrap="nowrap" align="flex-start" data-testid={testId}>
+      <IconAlertTriangle size={14} color={`var(--mantine-color-${color}-6)`} style={{ flex: '0 0 auto', marginTop: 2 }} />
+      <Text size="xs" c={`${color}.7`}>
+        {text}
+      </Text>
+    </Group>
+  );
+}
+
 export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queue?: number; inline?: boolean }) {
   const { t } = useTranslation();
   const shutdown = formatLocal(d.scheduled.shutdown);
@@ -63,22 +75,8 @@ export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queu
           </Text>
         </Group>
       )}
-      {noAddress && (
-        <Group gap={6} wrap="nowrap" align="flex-start" data-testid="desktop-no-address">
-          <IconAlertTriangle size={14} color="var(--mantine-color-orange-6)" style={{ flex: '0 0 auto', marginTop: 2 }} />
-          <Text size="xs" c="orange.7">
-            {t('errors.guest_ip_timeout')}
-          </Text>
-        </Group>
-      )}
-      {hostNotPrepared && (
-        <Group gap={6} wrap="nowrap" align="flex-start" data-testid="desktop-host-not-prepared">
-          <IconAlertTriangle size={14} color="var(--mantine-color-red-6)" style={{ flex: '0 0 auto', marginTop: 2 }} />
-          <Text size="xs" c="red.7">
-            {t('errors.hypervisor_guest_network_missing')}
-          </Text>
-        </Group>
-      )}
+      {noAddress && <Warning testId="desktop-no-address" color="orange" text={t('errors.guest_ip_timeout')} />}
+      {hostNotPrepared && <Warning testId="desktop-host-not-prepared" color="red" text={t('errors.hypervisor_guest_network_missing')} />}
       {shutdown && (
         <Group gap={6} wrap="nowrap" data-testid="desktop-shutdown">
           <IconClockPause size={14} color="var(--mantine-color-orange-6)" style={{ flex: '0 0 auto' }} />
