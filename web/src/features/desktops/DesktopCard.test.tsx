@@ -53,3 +53,10 @@ describe("the card's host line", () => {
     expect(screen.getByTestId('desktop-host')).toHaveTextContent('Läuft auf Dieser Server');
   });
 });
+
+describe("the card's warnings", () => {
+  it('says why a start failed on a host the guest network does not reach, with nothing else to show', () => {
+    show({ ...desktop(null), current_action: 'hypervisor_guest_network_missing' } as TDesktop, true);
+    expect(screen.getByTestId('desktop-host-not-prepared')).toBeInTheDocument();
+  });
+});

@@ -106,7 +106,7 @@ export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queu
     </>
   );
   const hasBadges = d.type === 'nonpersistent' || (queue !== undefined && queue > 0);
-  if (!hasBadges && !host && !d.ip && !noAddress && !shutdown && !bookingStart && !d.needs_booking) return null;
+  if (!hasBadges && !host && !d.ip && !noAddress && !hostNotPrepared && !shutdown && !bookingStart && !d.needs_booking) return null;
   return (
     <Stack gap={inline ? 4 : 6}>
       {hasBadges && <Group gap={6}>{badges}</Group>}
