@@ -38,12 +38,13 @@ export const virsh = async (h: LabHost, ...args: string[]) => (await run('virsh'
 export const domainsOn = async (h: LabHost) => (await virsh(h, 'list', '--name')).split('\n').map((l) => l.trim()).filter(Boolean);
 
 /** A domain's definition as libvirt holds it (the XML the driver sent, expanded), without our metadata element
- *  (the portal's driver then leaves it alone: it is not one of its machines) and with a VNC password we know. */
+ *  (the portal's driver then leaves it alone: it is not one of its machines) and with a VNC password we know, for good. */
 export async function domainXmlByHand(h: LabHost, id: string, vncPassword: string): Promise<string> {
   const xml = await virsh(h, 'dumpxml', '--inactive', '--security-info', id);
   return xml
     .replace(/<metadata>[\s\S]*?<\/metadata>/, '')
     .replace(/(<graphics type='vnc'[^>]*?)\s+passwd='[^']*'/, '$1')
+    .replace(/(<graphics type='vnc'[^>]*?)\s+passwdValidTo='[^']*'/, '$1') // the portal's expiry: long past by now, maybe
     .replace(/<graphics type='vnc'/, `<graphics type='vnc' passwd='${vncPassword}'`);
 }
 

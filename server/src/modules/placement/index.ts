@@ -7,7 +7,7 @@ import { precondition } from '../../http/errors';
 import type { DomainRow } from '../shared/domains';
 import { disksOf } from '../desktops/machine-spec';
 import { diskHostOf, HOST_OWN_POOL, SHARED_POOL } from '../pools';
-import { place, START_IN_FLIGHT_MS, type NoHostReason, type PlacementHost, type StartInFlight } from './rules';
+import { place, readingFor, START_IN_FLIGHT_MS, type HostReading, type NoHostReason, type PlacementHost, type StartInFlight } from './rules';
 
 export { place, type NoHostReason } from './rules';
 
@@ -87,13 +87,20 @@ async function preferenceOf(db: Db, row: DomainRow): Promise<PreferredHypervisor
 export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine' | 'clock'>) {
   const { db } = ctx;
   let inFlight: StartInFlight[] = [];
+  /** per host, the reading held at its burst's first start (see `readingFor`) */
+  const held = new Map<string, HostReading>();
 
   /** The host for `row`'s start (`need.guestNetwork`: it has a NIC on the guest network), recorded as in flight there; or a 428 `hypervisors_not_available` with the reason. */
   async function hostFor(row: DomainRow, need: { guestNetwork: boolean }): Promise<string> {
     const [rows, vcpus, pref, gpus, disks] = await Promise.all([db.select().from(schema.hypervisors), vcpusByHost(db), preferenceOf(db, row), gpuProfilesByHost(db, ctx.clock.now()), disksOf(db, row.id)]);
+    // Real time, not the bookings' clock: starts in flight are about the host's own numbers catching up.
+    const now = Date.now();
+    const readings = new Map<string, HostReading>();
     const hosts: PlacementHost[] = await Promise.all(
       rows.map(async (h) => {
         const s = await ctx.engine.hosts.status(h.id).catch(() => null);
+        const reading = readingFor({ freeMemoryMb: s?.freeMemoryMb ?? 0, at: now }, held.get(h.id), now);
+        readings.set(h.id, reading);
         return {
           id: h.id,
           enabled: h.enabled,
@@ -101,7 +108,7 @@ export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine' | 'clock'>
           draining: h.draining,
           online: s?.online ?? false,
           cpus: s?.cpus ?? 0,
-          freeMemoryMb: s?.freeMemoryMb ?? 0,
+          freeMemoryMb: reading.freeMemoryMb,
           vcpusInUse: vcpus.get(h.id) ?? 0,
           pools: s?.pools.map((p) => p.name) ?? [],
           guestNetwork: s?.guestNetwork ?? false,
@@ -109,8 +116,6 @@ export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine' | 'clock'>
         };
       }),
     );
-    // Real time, not the bookings' clock: starts in flight are about the host's own numbers catching up.
-    const now = Date.now();
     inFlight = inFlight.filter((s) => now - s.at < START_IN_FLIGHT_MS);
     // Disks in the storage folder: hosts that reach it, or hosts with a pool of their own to copy the base to.
     const demand = {
@@ -121,6 +126,7 @@ export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine' | 'clock'>
     // The original's code stays on the wire (its clients branch on it); the reason says which rule refused.
     if (!chosen.ok) throw precondition('hypervisors_not_available', NO_HOST_TEXT[chosen.reason], { reason: chosen.reason });
     inFlight.push({ hostId: chosen.hostId, at: now, memoryMb: demand.memoryMb, vcpus: demand.vcpus });
+    held.set(chosen.hostId, readings.get(chosen.hostId)!);
     return chosen.hostId;
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { place, inFlightOn, START_IN_FLIGHT_MS, VCPU_OVERCOMMIT, type PlacementHost, type PlacementDemand } from './rules';
+import { place, inFlightOn, readingFor, START_IN_FLIGHT_MS, type HostReading, VCPU_OVERCOMMIT, type PlacementHost, type PlacementDemand } from './rules';
 
 const NOW = 1_000_000;
 const host = (id: string, over: Partial<PlacementHost> = {}): PlacementHost => ({
@@ -110,6 +110,35 @@ describe('placement', () => {
     }
     const per = ['a', 'b', 'c'].map((id) => starts.filter((s) => s.hostId === id).length);
     expect(per).toEqual([3, 3, 3]);
+  });
+
+  it("a storm's spread survives a host read again mid-burst: its reading from before the burst is held", () => {
+    // Three equal hosts; host a's numbers are read again after 6 starts, showing 700 MB of its guests already.
+    const spread = (hold: boolean) => {
+      const held = new Map<string, HostReading>();
+      const starts: { hostId: string; at: number; memoryMb: number; vcpus: number }[] = [];
+      for (let i = 0; i < 30; i++) {
+        const now = NOW + i * 50;
+        const current = (id: string) => ({ freeMemoryMb: id === 'a' && i >= 6 ? 20_000 - 700 : 20_000, at: now });
+        const reading = (id: string) => (hold ? readingFor(current(id), held.get(id), now) : current(id));
+        const hosts = ['a', 'b', 'c'].map((id) => host(id, { freeMemoryMb: reading(id).freeMemoryMb }));
+        const p = place(hosts, { ...demand, memoryMb: 512, vcpus: 1 }, none, starts, now);
+        if (!p.ok) throw new Error(p.reason);
+        held.set(p.hostId, reading(p.hostId));
+        starts.push({ hostId: p.hostId, at: now, memoryMb: 512, vcpus: 1 });
+      }
+      return ['a', 'b', 'c'].map((id) => starts.filter((s) => s.hostId === id).length);
+    };
+    expect(spread(true)).toEqual([10, 10, 10]);
+    expect(spread(false)).not.toEqual([10, 10, 10]); // what the rule is for
+  });
+
+  it('a held reading counts for START_IN_FLIGHT_MS, then the current one', () => {
+    const held = { freeMemoryMb: 100, at: NOW };
+    const current = { freeMemoryMb: 50, at: NOW + START_IN_FLIGHT_MS };
+    expect(readingFor({ ...current, at: NOW + 1 }, held, NOW + 1)).toBe(held);
+    expect(readingFor(current, held, NOW + START_IN_FLIGHT_MS)).toBe(current);
+    expect(readingFor(current, undefined, NOW)).toBe(current);
   });
 
   it('forced hosts: only those, even when they are "only forced", never another', () => {

@@ -84,6 +84,20 @@ export function inFlightOn(hostId: string, starts: StartInFlight[], now: number)
   return { memoryMb, vcpus };
 }
 
+/** A host's free memory as read at `at` (ms). */
+export type HostReading = { freeMemoryMb: number; at: number };
+
+/**
+ * The reading placement ranks a host by: during a burst of starts, the one held when the burst's first
+ * start went there (for START_IN_FLIGHT_MS), so that the host's later readings — which show the burst's
+ * guests bit by bit as they touch their memory — are not counted on top of the starts in flight that
+ * already stand for them. Without it, whichever host's numbers were read again mid-burst looked fuller
+ * than its equals, and a storm of 30 over three equal hosts ended 11/10/9. Outside a burst: the current reading.
+ */
+export function readingFor(current: HostReading, held: HostReading | undefined, now: number): HostReading {
+  return held && now - held.at < START_IN_FLIGHT_MS && held.at <= now ? held : current;
+}
+
 /** Free memory left on a host once its starts in flight are counted. */
 export const freeAfterInFlight = (h: PlacementHost, starts: StartInFlight[], now: number) => h.freeMemoryMb - inFlightOn(h.id, starts, now).memoryMb;
 
