@@ -1,4 +1,5 @@
-import { cpus, freemem, totalmem } from 'node:os';
+import { cpus, totalmem } from 'node:os';
+import { availableMemoryBytes } from '../host/memory';
 import { LOCAL_HYPERVISOR } from '@vdi/contracts';
 import type { HypervisorDriver, MachineRuntime } from './driver';
 import type { StartQueue } from './start-queue';
@@ -98,7 +99,7 @@ export class LocalHostDirectory implements HostDirectory {
     if (id !== LOCAL_HYPERVISOR) return null;
     const checkedAt = (this.parts.now?.() ?? new Date()).toISOString();
     const cores = cpus();
-    const base = { cpuModel: cores[0]?.model.trim() ?? '', cpus: cores.length, memoryMb: Math.floor(totalmem() / 1048576), freeMemoryMb: Math.floor(freemem() / 1048576) };
+    const base = { cpuModel: cores[0]?.model.trim() ?? '', cpus: cores.length, memoryMb: Math.floor(totalmem() / 1048576), freeMemoryMb: Math.floor(availableMemoryBytes() / 1048576) };
     try {
       const [machines, space] = await Promise.all([this.parts.driver.list(), this.parts.disks.space()]);
       const queue = this.parts.queue.positions(LOCAL_HYPERVISOR);

@@ -5,7 +5,8 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { availableParallelism, freemem, totalmem } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
+import { availableMemoryBytes } from '../../host/memory';
 import { join, resolve } from 'node:path';
 import { detectAccel, type Accel, type AccelSetting } from '../accel';
 import {
@@ -101,7 +102,7 @@ export class QemuDriver implements HypervisorDriver {
       accel: this.accel,
       cpus: availableParallelism(),
       memoryMb: Math.floor(totalmem() / 1048576),
-      freeMemoryMb: Math.floor(freemem() / 1048576),
+      freeMemoryMb: Math.floor(availableMemoryBytes() / 1048576),
     };
   }
 

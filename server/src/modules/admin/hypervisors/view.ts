@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { cpus, loadavg, totalmem, freemem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { availableMemoryBytes } from '../../../host/memory';
 import { join } from 'node:path';
 import { and, asc, count, eq, isNotNull } from 'drizzle-orm';
 import type { TAdminHypervisor } from '@vdi/contracts';
@@ -102,7 +103,7 @@ export async function hypervisorViews(ctx: AppContext, rows?: HypervisorRow[]): 
       cpu_used_percent: cpuUsedPercent(),
       load: loadavg().map((l) => Math.round(l * 100) / 100),
       memory_total_mb: Math.floor(totalmem() / 1048576),
-      memory_used_mb: Math.floor((totalmem() - freemem()) / 1048576),
+      memory_used_mb: Math.floor((totalmem() - availableMemoryBytes()) / 1048576),
       desktops_memory_mb: Math.round(running.memoryGb * 1024),
       desktops_vcpus: running.vcpus,
       desktops_running: running.count,
