@@ -8,6 +8,7 @@ import type { TAdminHypervisor, TAdminHypervisorHostKey } from '@vdi/contracts';
 import { useTranslation } from 'react-i18next';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
+import { builtInText } from '../../../lib/built-in-text';
 import { errorMessage } from '../../../lib/errors';
 import { useAction } from '../../../lib/use-action';
 import { useAdminEvent } from '../system/live';
@@ -51,6 +52,8 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
   const [removing, setRemoving] = useState(false);
   const [markingDown, setMarkingDown] = useState(false);
   const [released, setReleased] = useState<number | null>(null);
+  /** its name in the reader's language while it is the seeded one ("This server") */
+  const name = builtInText(t, h.name);
 
   return (
     <Paper withBorder radius="md" p="lg" data-testid="hypervisor-card" data-id={h.id} data-accepts={String(h.accepts_starts)}>
@@ -59,7 +62,7 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
           <IconServer size={26} />
           <Stack gap={0}>
             <Title order={2} size="h4">
-              {h.name}
+              {name}
             </Title>
             <Text size="xs" c="dimmed" ff="monospace">
               {h.id}
@@ -214,7 +217,7 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
           </Alert>
         )}
       </Stack>
-      <Modal opened={running !== null} onClose={() => setRunning(null)} title={t('admin_infra.hypervisors.drain_title', { name: h.name })} centered>
+      <Modal opened={running !== null} onClose={() => setRunning(null)} title={t('admin_infra.hypervisors.drain_title', { name })} centered>
         <Stack data-testid="hypervisor-drain-dialog">
           <Text size="sm">{t('admin_infra.hypervisors.drain_body', { n: running?.length ?? 0 })}</Text>
           {(running?.length ?? 0) > 0 && (
@@ -237,7 +240,7 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
           </Group>
         </Stack>
       </Modal>
-      <Modal opened={markingDown} onClose={() => setMarkingDown(false)} title={t('admin_infra.hypervisors.down_title', { name: h.name })} centered>
+      <Modal opened={markingDown} onClose={() => setMarkingDown(false)} title={t('admin_infra.hypervisors.down_title', { name })} centered>
         <Stack data-testid="hypervisor-down-dialog">
           <Text size="sm">{t('admin_infra.hypervisors.down_body', { n: h.desktops_unknown })}</Text>
           <Alert color="orange" icon={<IconAlertCircle size={16} />}>
@@ -257,7 +260,7 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
           </Group>
         </Stack>
       </Modal>
-      <Modal opened={removing} onClose={() => setRemoving(false)} title={t('admin_infra.hypervisors.remove_title', { name: h.name })} centered>
+      <Modal opened={removing} onClose={() => setRemoving(false)} title={t('admin_infra.hypervisors.remove_title', { name })} centered>
         <Stack>
           <Text size="sm">{t('admin_infra.hypervisors.remove_body')}</Text>
           <Group justify="flex-end">

@@ -51,7 +51,7 @@ function CardForm({ opened, onClose, card }: { opened: boolean; onClose: () => v
       <Select
         label={t('admin_reserve.cards.hypervisor')}
         description={t('admin_reserve.cards.hypervisor_hint')}
-        data={(hosts.data?.items ?? [{ id: d.hypervisor_id, name: d.hypervisor_id }]).map((h) => ({ value: h.id, label: h.name }))}
+        data={(hosts.data?.items ?? [{ id: d.hypervisor_id, name: d.hypervisor_id }]).map((h) => ({ value: h.id, label: builtInText(t, h.name) }))}
         value={d.hypervisor_id}
         onChange={(v) => v && setD({ ...d, hypervisor_id: v })}
         allowDeselect={false}
