@@ -39,7 +39,7 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
   let admin: string;
   let user: string;
   let hostId: string;
-  const tag = `pl${Math.floor(Math.random() * 0xffff).toString(36)}`.slice(0, 6);
+  const tag = `pm${Math.floor(Math.random() * 0xffff).toString(36)}`.slice(0, 6);
   /** the desktops of the demo template started on the host: the user's, the advanced user's, the admin's */
   const started: { id: string; token: string }[] = [];
   /** the template made of a desktop on the host: its disk's row, its copy there, its file here */
