@@ -161,6 +161,7 @@ export const DESCRIPTION_CODES = [
   'storage_file_missing',
   'storage_size_too_small',
   'no_storage_pool_available',
+  'storage_pool_full',
   'operation_not_owned',
   'storage_no_operation',
   'job_not_active',

@@ -577,6 +577,19 @@ export const hypervisors = pgTable('hypervisors', {
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 }, (t) => [uniqueIndex('hypervisors_uri_idx').on(t.uri)]);
 
+/**
+ * A template base copied into a host's own pool (modules/pools, docs/decisions/0011): which base (its
+ * storage row: no foreign key, the copy is removed on the host after that row goes), on which host,
+ * at which path there. Deleted with its base (template deleted, recycle bin purged) and with its host.
+ */
+export const hostBaseCopies = pgTable('host_base_copies', {
+  storageId: text('storage_id').notNull(),
+  hypervisorId: text('hypervisor_id').notNull().references(() => hypervisors.id, { onDelete: 'cascade' }),
+  path: text('path').notNull(),
+  bytes: bigint('bytes', { mode: 'number' }).notNull(),
+  createdAt: createdAt(),
+}, (t) => [primaryKey({ columns: [t.storageId, t.hypervisorId] }), index('host_base_copies_hypervisor_idx').on(t.hypervisorId)]);
+
 /** A template's or deployment's pinning to hosts (the original's `forced_hyp` / `favourite_hyp`): hypervisor ids. */
 export type PreferredHypervisors = { forced: string[]; favourite: string[] };
 

@@ -4,8 +4,8 @@
 // copy of an overlay pointed at its base's path on the host before it goes (qemu-img rebase -u).
 // Why and how: docs/decisions/0011-template-bases-on-hosts.md.
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { LOCAL_HYPERVISOR } from '@vdi/contracts';
 import { rebasedCopy } from './disks';
 import { EngineError } from './driver';
@@ -62,6 +62,27 @@ export class HostDisks {
   /** Deletes the disk at `path` on the host; one already gone is fine. */
   remove(hostId: string, path: string): Promise<void> {
     return this.on(hostId).deleteVolume(path);
+  }
+
+  /** Free bytes of the host's `pool` now. */
+  async free(hostId: string, pool: string): Promise<number> {
+    return (await this.on(hostId).poolSpace(pool)).available;
+  }
+
+  /**
+   * The disk at `path` on the host copied into the new file `file` here. `backing`: the disk is a qcow2
+   * overlay, its copy here points at that base (header only, as `upload` does the other way). Made
+   * under a partial name beside `file` (the storage's `.name.….tmp`), renamed when whole: a failure leaves no file.
+   */
+  async download(hostId: string, path: string, file: string, backing: { path: string; format: string } | null): Promise<void> {
+    const part = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      await this.on(hostId).downloadVolume(path, part);
+      if (backing) await rebasedCopy(part, backing.path, backing.format);
+      await rename(part, file);
+    } finally {
+      await rm(part, { force: true });
+    }
   }
 
   /** Whether the disk at `path` is in the host's `pool` (by its name there). */

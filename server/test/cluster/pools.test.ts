@@ -1,14 +1,17 @@
 // Disks where the pool is: a lab hypervisor WITHOUT the installation's storage folder (no `default`
-// pool, only its own `local` one) runs desktops the way Ravada's nodes do. The first start there
+// pool, only its own `local` one) runs desktops the way Ravada's nodes do. A pool too small for the
+// template's base refuses the start with a code, nothing made. The first start there
 // copies the template's base into the host's pool (a `base_copy` job the admin jobs API shows with
 // its progress; two starts at once wait for the same copy), the desktop's disk goes there too and binds
 // the desktop to that host; a later desktop of the same template reuses the copy; its disk grows there;
-// deleting a desktop deletes its disk on the host; the host cannot be removed while it holds disks; the
-// console's storage check looks for them on the host.
+// a template made of a desktop there is copied to the storage folder, the desktop goes on there; deleting a
+// desktop deletes its disk on the host; deleting a template (its recycle bin entry purged) deletes its copy
+// on the host; the host cannot be removed while it holds disks; the console's storage check looks for them on
+// the host; once empty, its removal deletes the copies of bases it held.
 // One lab host for the file (the placement rule across hosts has its unit test).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ZAdminHypervisor, ZAdminHypervisorHostKey, ZAdminJobList, ZAdminStorageCheck, type TAdminJob } from '@vdi/contracts';
@@ -36,9 +39,11 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
   let admin: string;
   let user: string;
   let hostId: string;
-  const tag = `pl${Math.floor(Math.random() * 0xffff).toString(36)}`.slice(0, 6);
+  const tag = `pm${Math.floor(Math.random() * 0xffff).toString(36)}`.slice(0, 6);
   /** the desktops of the demo template started on the host: the user's, the advanced user's, the admin's */
   const started: { id: string; token: string }[] = [];
+  /** the template made of a desktop on the host: its disk's row, its copy there, its file here */
+  const templates: { id: string; storageId: string; hostPath: string; file: string }[] = [];
 
   const send = async (token: string, path: string, opts: { method?: string; body?: unknown } = {}) => {
     const res = await call(server, path, { token, ...opts });
@@ -64,11 +69,20 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
   };
   const statusOf = async (id: string) => (await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, id)))[0]?.status;
   const copyJobs = async () => ZAdminJobList.parse((await send(admin, `${A}/jobs?kind=base_copy&per_page=50`)).body).items;
+  const copiesOf = async (storageId: string) => server.ctx.db.select().from(schema.hostBaseCopies).where(eq(schema.hostBaseCopies.storageId, storageId));
+  /** A command in the lab host's mount namespace (its libvirtd's). */
+  const inHost = (...cmd: string[]) => {
+    const pid = execFileSync('ip', ['netns', 'pids', `vdilab-${tag}-1`], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .find((p) => readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'libvirtd');
+    execFileSync('nsenter', ['-t', pid!, '-m', ...cmd], { timeout: scaled(10_000) });
+  };
 
   beforeAll(async () => {
     server = await startTestServer({ startConcurrency: 2 });
     await ensureSshIdentity(server.config.dataDir);
-    labDir = mkdtempSync('/tmp/i25pools-lab-');
+    labDir = mkdtempSync('/tmp/i25pools2-lab-');
     // No sharedPool for the portal: the host's pools are the lab's `shared` folder (not the
     // installation's storage) and its own `local` one.
     const pending = startLab({ dir: labDir, subnet: '10.237.1.0/24', hosts: 1, tag, authorizedKeys: [await publicKey(server.config.dataDir)], timeoutMs: scaled(30_000) });
@@ -91,6 +105,29 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
     await lab?.stop();
     if (labDir) rmSync(labDir, { recursive: true, force: true });
   });
+
+  it("a host pool too small for the template's base refuses the start with storage_pool_full; nothing is copied or moved", async () => {
+    const mine = (await send(user, '/api/v3/user/desktops')).body as unknown as { id: string; name: string }[];
+    const desktop = mine.find((d) => d.name !== 'GPU desktop')!;
+    const before = await diskOf(desktop.id);
+    // The host's own pool made 8 MiB (a tmpfs over its folder, in the host's mount namespace): the demo base is ~16 MB.
+    inHost('mount', '-t', 'tmpfs', '-o', 'size=8m', 'i25pools2-full', '/var/lib/libvirt/images');
+    try {
+      virsh('pool-refresh', 'local');
+      const refused = await send(user, `/api/v3/desktop/start/${desktop.id}`);
+      expect(refused).toMatchObject({ status: 428, body: { description_code: 'storage_pool_full', params: { pool: 'local' } } });
+      expect((refused.body.params as { free_bytes: number }).free_bytes).toBeLessThanOrEqual(8 * 1024 ** 2);
+      expect(await statusOf(desktop.id)).toBe('Stopped');
+      expect(await copyJobs()).toEqual([]);
+      expect(volumes().size).toBe(0);
+      expect(await diskOf(desktop.id)).toEqual(before);
+      expect(await server.ctx.engine.disks.exists(before.path)).toBe(true);
+      expect(virsh('list', '--all', '--name')).toEqual([]);
+    } finally {
+      inHost('umount', '/var/lib/libvirt/images');
+      virsh('pool-refresh', 'local');
+    }
+  }, scaled(60_000));
 
   it('the first starts copy the base into the host pool once, as a job with progress; the desktop runs there on its own disk', async () => {
     const mine = (await send(user, '/api/v3/user/desktops')).body as unknown as { id: string; name: string }[];
@@ -116,7 +153,10 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
     started.push({ id: theirs.id, token: advanced });
     const jobs = await copyJobs();
     expect(jobs).toHaveLength(1);
-    expect(jobs[0]).toMatchObject({ kind: 'base_copy', status: 'done', progress: 100, target_name: baseName, error: null });
+    // Named after the template whose base it is, not the file.
+    const [mineRow] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, desktop.id));
+    const [template] = await server.ctx.db.select({ name: schema.domains.name }).from(schema.domains).where(eq(schema.domains.id, mineRow!.templateId!));
+    expect(jobs[0]).toMatchObject({ kind: 'base_copy', status: 'done', progress: 100, target_name: template!.name, error: null });
     const progress = seen.filter((j) => j.id === jobs[0]!.id).map((j) => j.progress);
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
     // Beside its raw baselines: the same file by `virsh vol-upload` over the same qemu+ssh (the
@@ -144,6 +184,9 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
     expect(after.hypervisorId).toBe(hostId);
     expect(vols.get(after.path.slice(after.path.lastIndexOf('/') + 1))).toBe(after.path);
     expect(vols.has(baseName)).toBe(true);
+    // The copy is recorded against the template's disk, on this host.
+    const [baseRow] = await server.ctx.db.select().from(schema.storage).where(eq(schema.storage.path, basePath));
+    expect(await copiesOf(baseRow!.id)).toMatchObject([{ hypervisorId: hostId, path: vols.get(baseName) }]);
     const xml = virsh('dumpxml', desktop.id).join('\n');
     expect(xml).toContain(`<source file='${after.path}'`);
     expect(xml).toContain(`<source file='${vols.get(baseName)}'`);
@@ -163,24 +206,50 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
     started.push({ id: desktop.id, token: admin });
   }, scaled(60_000));
 
-  it('a stopped desktop on the host: its disk grows there; a template of it is refused with a clear code', async () => {
+  it('a template of a stopped desktop on the host: its disk copied to the storage folder, the desktop goes on there on a new disk that grows there', async () => {
     const { id, token } = started[0]!;
     // Stopped at once (a second stop while shutting down is the force stop).
     expect((await send(token, `/api/v3/desktop/stop/${id}`)).status).toBe(200);
     await send(token, `/api/v3/desktop/stop/${id}`);
     await until('stopped', async () => (await statusOf(id)) === 'Stopped', 30_000);
+    const old = await diskOf(id);
+    const [parent] = await server.ctx.db.select().from(schema.storage).where(eq(schema.storage.id, old.parentId!));
+    const baseVol = volumes().get(basename(parent!.path))!;
 
+    const t0 = Date.now();
     const made = await send(admin, '/api/v3/template', { body: { desktop_id: id, name: 'From a host disk' } });
-    expect(made).toMatchObject({ status: 409, body: { description_code: 'storage_on_hypervisor' } });
-
+    expect(made.status).toBe(200);
+    const templateId = (made.body as { id: string }).id;
+    await until('template made', async () => (await statusOf(templateId)) === 'Stopped' && (await statusOf(id)) === 'Stopped', 60_000);
+    console.log(`template from a host disk: ${Date.now() - t0} ms (disk of ${old.actualSize} bytes)`);
+    // The template's disk: the desktop's former disk, copied here, on the template's base here.
+    const [templateDisk] = await server.ctx.db.select().from(schema.storage).where(eq(schema.storage.id, old.id));
+    expect(templateDisk).toMatchObject({ kind: 'template', hypervisorId: null });
+    const info = await server.ctx.engine.disks.info(templateDisk!.path, { chain: true });
+    expect(info.chain!.map((l) => l.path)).toEqual([templateDisk!.path, parent!.path]);
+    // The former disk stays on the host as its copy of the template, recorded; the desktop's new disk is there on it.
+    expect(await copiesOf(old.id)).toMatchObject([{ hypervisorId: hostId, path: old.path }]);
     const disk = await diskOf(id);
+    expect(disk).toMatchObject({ kind: 'desktop', hypervisorId: hostId, parentId: old.id });
+    expect(volumes().get(basename(disk.path))).toBe(disk.path);
+    expect(virsh('vol-dumpxml', disk.path).join('\n')).toContain(`<path>${old.path}</path>`);
+    expect(virsh('vol-dumpxml', old.path).join('\n')).toContain(`<path>${baseVol}</path>`);
+
     const GiB = 1024 ** 3;
     const grow = await send(admin, `/api/v3/storage/${disk.id}/priority/low/increase/1`, { method: 'PUT' });
     expect(grow.status).toBe(200);
     await until('grown', async () => (await diskOf(id)).virtualSize === disk.virtualSize + GiB && (await statusOf(id)) === 'Stopped', 30_000);
     const capacity = virsh('vol-info', '--bytes', disk.path).find((l) => l.startsWith('Capacity:'));
     expect(capacity).toMatch(new RegExp(`\\b${disk.virtualSize + GiB} bytes`));
-  }, scaled(60_000));
+    // It starts there again, on the template's copy (no copy job).
+    expect((await send(token, `/api/v3/desktop/start/${id}`)).status).toBe(200);
+    await until('started again', async () => (await statusOf(id)) === 'Started', 60_000);
+    expect(await copyJobs()).toHaveLength(1);
+    expect((await send(token, `/api/v3/desktop/stop/${id}`)).status).toBe(200);
+    await send(token, `/api/v3/desktop/stop/${id}`);
+    await until('stopped again', async () => (await statusOf(id)) === 'Stopped', 30_000);
+    templates.push({ id: templateId, storageId: old.id, hostPath: old.path, file: templateDisk!.path });
+  }, scaled(90_000));
 
   it('deleting a desktop deletes its disk on the host; the base copy stays for the others', async () => {
     const { id, token } = started[0]!;
@@ -188,8 +257,21 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
     expect((await send(token, `/api/v3/desktop/${id}/permanent`, { method: 'DELETE' })).status).toBe(200);
     const vols = volumes();
     expect([...vols.values()]).not.toContain(disk.path);
-    expect(vols.size).toBe(3); // the base and the other two desktops' disks
+    expect(vols.size).toBe(4); // the base, the new template's copy and the other two desktops' disks
     for (const other of started.slice(1)) expect([...vols.values()]).toContain((await diskOf(other.id)).path);
+  }, scaled(60_000));
+
+  it("deleting a template, its recycle bin entry purged, deletes its copy on the host and the copy's record", async () => {
+    const t = templates[0]!;
+    expect((await send(admin, `/api/v3/template/${t.id}`, { method: 'DELETE' })).status).toBe(200);
+    // In the bin its copy stays (a restore needs it); purged, it goes.
+    expect([...volumes().values()]).toContain(t.hostPath);
+    const [entry] = await server.ctx.db.select().from(schema.recycleBin).where(eq(schema.recycleBin.itemName, 'From a host disk'));
+    expect((await send(admin, `/api/v3/recycle_bin/${entry!.id}`, { method: 'DELETE' })).status).toBe(200);
+    await until('purged', async () => (await copiesOf(t.storageId)).length === 0, 30_000);
+    expect([...volumes().values()]).not.toContain(t.hostPath);
+    expect(volumes().size).toBe(3);
+    expect(await server.ctx.engine.disks.exists(t.file)).toBe(false);
   }, scaled(60_000));
 
   it('the host cannot be removed while a desktop disk lives there, even with nothing running', async () => {
@@ -208,5 +290,13 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
     expect(await check()).toEqual([]);
     virsh('vol-delete', disks[0]!.path);
     expect(await check()).toEqual([disks[0]!.id]);
+  }, scaled(60_000));
+
+  it('once empty the host is removed, and the copies of template bases it held go with it', async () => {
+    for (const { id, token } of started.slice(1)) expect((await send(token, `/api/v3/desktop/${id}/permanent`, { method: 'DELETE' })).status).toBe(200);
+    expect(volumes().size).toBe(1); // the demo template's base
+    expect((await send(admin, `${A}/hypervisors/${hostId}`, { method: 'DELETE' })).status).toBe(204);
+    expect(volumes().size).toBe(0);
+    expect(await server.ctx.db.select().from(schema.hostBaseCopies).where(eq(schema.hostBaseCopies.hypervisorId, hostId))).toEqual([]);
   }, scaled(60_000));
 });

@@ -354,6 +354,17 @@ export class LibvirtDriver implements HypervisorDriver {
     return this.call<HostVolume>('vol_resize', { path, capacity }, { timeoutMs: 120_000 });
   }
 
+  /** The pool's size and free bytes now (measured again on the host). */
+  async poolSpace(pool: string): Promise<{ capacity: number; available: number }> {
+    return this.call<{ capacity: number; available: number }>('pool_space', { pool });
+  }
+
+  /** Copies the volume at `path` on the host into the new file `file` of this machine (libvirt's storage
+   *  stream); a failure leaves no file. */
+  async downloadVolume(path: string, file: string): Promise<void> {
+    await this.call('vol_download', { path, file }, { timeoutMs: 0 });
+  }
+
   /** Deletes the volume at `path` on the host; one already gone is fine. */
   async deleteVolume(path: string): Promise<void> {
     await this.call('vol_delete', { path });

@@ -311,6 +311,14 @@ def op_vol_info(req):
     return vol_facts(vol)
 
 
+def abort_stream(stream):
+    """A volume stream given up after a failure (one already broken is fine)."""
+    try:
+        stream.abort()
+    except libvirt.libvirtError:
+        pass
+
+
 def op_vol_upload(req):
     """A file of this machine into a new volume `name` of `pool` (one already there is replaced):
     virStorageVolUpload in chunks, progress after each, the size checked at the end."""
@@ -345,10 +353,7 @@ def op_vol_upload(req):
                 send({'id': rid, 'progress': {'done': done, 'total': total}})
             stream.finish()
         except BaseException:
-            try:
-                stream.abort()
-            except libvirt.libvirtError:
-                pass
+            abort_stream(stream)
             try:
                 vol.delete(0)
             except libvirt.libvirtError:
@@ -361,6 +366,47 @@ def op_vol_upload(req):
     if facts['physical'] != total:
         raise RuntimeError(f"the copy on the host has {facts['physical']} bytes, not {total}")
     return facts
+
+
+def op_pool_space(req):
+    """The pool's size and free bytes now (refreshed: a dir pool measures its filesystem on refresh)."""
+    _state, capacity, _allocation, available = find_pool(req['pool']).info()
+    return {'capacity': capacity, 'available': available}
+
+
+def op_vol_download(req):
+    """The volume at `path` into a new file `file` of this machine (virStorageVolDownload in chunks);
+    a failure removes the partial file."""
+    vol = vol_by_path(req['path'])
+    if vol is None:
+        raise RuntimeError('the disk is not on the hypervisor')
+    total = vol.infoFlags(libvirt.VIR_STORAGE_VOL_GET_PHYSICAL)[2]
+    stream = conn.newStream(0)
+    done = 0
+    try:
+        with open(req['file'], 'xb') as f:
+            os.fchmod(f.fileno(), 0o600)
+            vol.download(stream, 0, total, 0)
+            while True:
+                data = stream.recv(UPLOAD_CHUNK)
+                if data == -2:
+                    continue  # non-blocking streams only; ours blocks
+                if not data:
+                    break
+                f.write(data)
+                done += len(data)
+            stream.finish()
+    except BaseException:
+        abort_stream(stream)
+        try:
+            os.unlink(req['file'])
+        except OSError:
+            pass
+        raise
+    if done != total:
+        os.unlink(req['file'])
+        raise RuntimeError(f"the copy from the host has {done} bytes, not {total}")
+    return {'bytes': done}
 
 
 class Cancelled(Exception):
@@ -438,6 +484,8 @@ OPS = {
     'vol_upload': op_vol_upload,
     'vol_delete': op_vol_delete,
     'vol_resize': op_vol_resize,
+    'vol_download': op_vol_download,
+    'pool_space': op_pool_space,
 }
 
 

@@ -1,9 +1,10 @@
 // The helper's storage protocol against a real libvirtd (its own network namespace): a file of this
 // machine uploaded into a host's pool in chunks with progress, found again by name and size,
 // replaced, cancelled half-way (nothing left), deleted by path (twice is fine); and an overlay sent
-// pointed at its base's path on the host (the copy's header changed, the original untouched).
+// pointed at its base's path on the host (the copy's header changed, the original untouched), and
+// back (a volume downloaded into a file here pointed at its base here; none left on a failure); a pool's free bytes.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeIf, firstMissing, missingNetAdmin, missingPrograms } from '../../../test/helpers/can-run';
@@ -21,8 +22,8 @@ describeIf(missing)('libvirt storage volumes through the helper', () => {
   let host: LibvirtTestHost;
   let driver: LibvirtDriver;
   // the host's pool and this machine's files (the same /tmp: the namespace shares it)
-  const pool = mkdtempSync('/tmp/i25pools-vol-pool-');
-  const here = mkdtempSync('/tmp/i25pools-vol-here-');
+  const pool = mkdtempSync('/tmp/i25pools2-vol-pool-');
+  const here = mkdtempSync('/tmp/i25pools2-vol-here-');
 
   beforeAll(async () => {
     host = await startLibvirtHost(3, '10.237');
@@ -79,6 +80,18 @@ describeIf(missing)('libvirt storage volumes through the helper', () => {
     expect((await info(sent.path)).backingFile).toBe(onHost.path);
     expect((await info(overlay)).backingFile).toBe(base);
     expect(await disks.exists('h1', 'local', sent.path)).toBe(true);
+    // Back here (a template made of a desktop on the host): the same bytes but its header, pointed at the base here.
+    const back = join(here, 'back.qcow2');
+    await disks.download('h1', sent.path, back, { path: base, format: 'qcow2' });
+    expect((await info(back)).backingFile).toBe(base);
+    expect(statSync(back).size).toBe(statSync(sent.path).size);
+    await expect(disks.download('h1', join(pool, 'none.qcow2'), join(here, 'none.qcow2'), null)).rejects.toThrow(/not on the hypervisor/);
+    expect(existsSync(join(here, 'none.qcow2'))).toBe(false);
+    expect(readdirSync(here).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    // The pool's free bytes as libvirt measures its file system now (its blocks free, root's reserve included:
+    // statfs here, the same /tmp; others write meanwhile).
+    const fsNow = statfsSync(pool);
+    expect(Math.abs((await disks.free('h1', 'local')) - fsNow.bfree * fsNow.bsize)).toBeLessThan(256 * MiB);
     // Grown there (the host's qemu-img through libvirt), never shrunk.
     expect((await disks.grow('h1', sent.path, 96 * MiB)).virtualSize).toBe(96 * MiB);
     expect((await info(sent.path)).virtualSize).toBe(96 * MiB);

@@ -10,7 +10,7 @@ import type { UserRow } from '../../auth/sessions';
 import { checkStartQuota } from '../quotas/start-check';
 import { checkBookingToStart } from '../bookings/start-check';
 import { createPlacement } from '../placement';
-import { createHostPools, diskFilePresent, removeDiskFile } from '../pools';
+import { createHostPools, diskFilePresent, removeDiskFile, startFailureCode } from '../pools';
 import { CREATING_DESKTOP } from './create';
 import { disksOf, machineSpecOf, privateMacOf } from './machine-spec';
 import { findDomain, type DomainRow } from '../shared/domains';
@@ -149,6 +149,8 @@ export function createDesktopLifecycle(ctx: AppContext) {
     let spec: Awaited<ReturnType<typeof machineSpecOf>>;
     try {
       await assertDisksReady(row);
+      // A host's own pool that cannot hold the template's base and the disk: refused now, nothing copied.
+      await pools.assertRoomOn(hypervisorId, row.userId, await disksOf(db, row.id));
       spec = await machineSpecOf(db, row);
       // Claimed atomically: two clicks, or two tabs, start it once.
       const claimed = await update(row.id, { status: 'Starting', currentAction: null, hypervisorId }, STARTABLE);
@@ -176,7 +178,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
           if (err instanceof StartCancelledError) return;
           log.error({ err, desktop: row.id }, 'desktop start failed');
           // A hypervisor not prepared for the guest network: the catalogue's code, for the owner's card.
-          const why = err instanceof EngineError && err.code === 'guest-network-missing' ? 'hypervisor_guest_network_missing' : 'start-failed';
+          const why = err instanceof EngineError && err.code === 'guest-network-missing' ? 'hypervisor_guest_network_missing' : (startFailureCode(err) ?? 'start-failed');
           await update(row.id, { status: 'Failed', currentAction: why });
         },
       )

@@ -9,14 +9,17 @@
  * jobs; later desktops reuse the copy (same name and same size). The desktop's own disk then goes to
  * that pool too, pointed at the copy, and its storage row records the host (`hypervisor_id`): the
  * desktop is bound to that host from then on (placement's rule), and its disk's growth and removal run there.
+ * Each copy is recorded (`host_base_copies`) and deleted with its base (the template) and with its host.
+ * Before anything is copied or made there, the pool's free space must hold it all (`./room`).
  */
 import { basename } from 'node:path';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { LOCAL_HYPERVISOR } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { EngineError } from '../../engine/driver';
-import { conflict } from '../../http/errors';
+import { ApiError, conflict } from '../../http/errors';
+import { assertRoom, type PoolFile } from './room';
 
 /** The job that copies a template's base to a host (its progress: bytes done of the total). */
 export const BASE_COPY_JOB = 'base_copy';
@@ -43,10 +46,34 @@ type BaseCopyParams = {
 /** The host whose own pool holds these disks (the first one's), or null when they are in the storage folder. */
 export const diskHostOf = (disks: Pick<StorageRow, 'hypervisorId'>[]): string | null => disks.find((d) => d.hypervisorId)?.hypervisorId ?? null;
 
-/** Deletes a disk's file where it lives (this machine's storage folder, or its host's pool); a missing one is fine. */
-export async function removeDiskFile(ctx: Pick<AppContext, 'engine'>, disk: Pick<StorageRow, 'path' | 'hypervisorId'>): Promise<void> {
+/**
+ * Deletes a disk's file where it lives (this machine's storage folder, or its host's pool), and the
+ * copies of it made on hosts as a template's base; a missing one is fine. Called once its row is gone.
+ */
+export async function removeDiskFile(ctx: Pick<AppContext, 'engine' | 'db' | 'log'>, disk: Pick<StorageRow, 'id' | 'path' | 'hypervisorId'>): Promise<void> {
   if (disk.hypervisorId) await ctx.engine.hostDisks.remove(disk.hypervisorId, disk.path);
   else await ctx.engine.disks.remove(disk.path);
+  await removeBaseCopies(ctx, eq(schema.hostBaseCopies.storageId, disk.id));
+}
+
+/**
+ * Deletes recorded base copies on their hosts (through libvirt) and their records. A copy whose host
+ * does not answer keeps its record (it is still there), and the host's removal deletes it with it.
+ */
+export async function removeBaseCopies(ctx: Pick<AppContext, 'engine' | 'db' | 'log'>, which: ReturnType<typeof eq>): Promise<number> {
+  const copies = await ctx.db.select().from(schema.hostBaseCopies).where(which);
+  let removed = 0;
+  for (const c of copies) {
+    try {
+      await ctx.engine.hostDisks.remove(c.hypervisorId, c.path);
+    } catch (err) {
+      ctx.log.warn({ err, storage: c.storageId, hypervisor: c.hypervisorId }, 'template base copy not removed from its hypervisor');
+      continue;
+    }
+    await ctx.db.delete(schema.hostBaseCopies).where(and(eq(schema.hostBaseCopies.storageId, c.storageId), eq(schema.hostBaseCopies.hypervisorId, c.hypervisorId)));
+    removed++;
+  }
+  return removed;
 }
 
 /** Grows a disk where it lives (this machine's qemu-img, or its host's through libvirt); shrinking is refused. */
@@ -62,12 +89,32 @@ export async function diskFilePresent(ctx: Pick<AppContext, 'engine'>, disk: Pic
   return ctx.engine.hostDisks.exists(disk.hypervisorId, HOST_OWN_POOL, disk.path).catch(() => true);
 }
 
-/** Operations that still run only on this machine's files (a template from a desktop)
- *  refuse a disk on a host's own pool with a clear code, rather than a wrong local operation. */
-export function assertDisksHere(disks: Pick<StorageRow, 'hypervisorId'>[], action: string): void {
+/** The one host whose own pool holds all these disks, or null when all are in the storage folder;
+ *  disks split between places (none are made so) are refused with a clear code. */
+export function diskHostOfAll(disks: Pick<StorageRow, 'hypervisorId'>[], action: string): string | null {
   const host = diskHostOf(disks);
-  if (host) throw conflict('storage_on_hypervisor', `The disk lives on a hypervisor's own storage: ${action} is not available for it yet`, { action });
+  if (disks.some((d) => d.hypervisorId !== host)) throw conflict('storage_on_hypervisor', `The disks live on different storage: ${action} is not available for them`, { action });
+  return host;
 }
+
+/**
+ * Before a template is made of a desktop's disks: the storage folder holds the template's disks (one on a
+ * host's own pool is copied here whole; one here is moved, nothing copied) and every pool that gets a new
+ * overlay has its reserve (`storage_pool_full` otherwise, nothing made).
+ */
+export async function assertRoomForTemplate(ctx: Pick<AppContext, 'engine'>, host: string | null, disks: Pick<StorageRow, 'path'>[]): Promise<void> {
+  const overlays = disks.map(() => ({ bytes: 0, overlay: true }));
+  const folderFree = (await ctx.engine.disks.space()).free;
+  if (!host) return assertRoom(SHARED_POOL, folderFree, overlays);
+  const sizes = await Promise.all(disks.map(async (d) => (await ctx.engine.hostDisks.volume(host, HOST_OWN_POOL, basename(d.path)))?.physical ?? 0));
+  assertRoom(SHARED_POOL, folderFree, sizes.map((bytes) => ({ bytes, overlay: false })));
+  assertRoom(HOST_OWN_POOL, await ctx.engine.hostDisks.free(host, HOST_OWN_POOL), overlays);
+}
+
+/** One layer under a desktop disk to be on the host: the base's file here and its copy there (null: to be made). */
+type BaseLayer = { file: string; size: number; format: string; storageId: string | null; userId: string; there: string | null; jobTarget: string };
+/** A disk to go to the host: its bases (bottom up) and its own file. */
+type DiskMove = { disk: StorageRow; bases: BaseLayer[]; ownBytes: number };
 
 export function createHostPools(ctx: Ctx) {
   const { db } = ctx;
@@ -88,17 +135,45 @@ export function createHostPools(ctx: Ctx) {
     },
   });
 
-  /** The base `file` in the host's own pool (its path there): reused when a volume of its name and size is there, else copied by a job. */
-  function ensureBase(hostId: string, base: { file: string; size: number; backing: BaseCopyParams['backing']; storageId: string; userId: string }): Promise<string> {
+  /** Records that the host holds a copy of base `storageId` at `path`. */
+  async function record(storageId: string | null, hostId: string, path: string, bytes: number) {
+    if (!storageId) return;
+    await db
+      .insert(schema.hostBaseCopies)
+      .values({ storageId, hypervisorId: hostId, path, bytes })
+      .onConflictDoUpdate({ target: [schema.hostBaseCopies.storageId, schema.hostBaseCopies.hypervisorId], set: { path, bytes } });
+  }
+
+  /** The host's copy of a base (its path there), or null: the recorded one when it is still there, else a
+   *  volume of the base's file name and size (a copy made before records were kept, recorded now). */
+  async function copyOn(hostId: string, base: Pick<BaseLayer, 'file' | 'size' | 'storageId'>): Promise<string | null> {
+    if (base.storageId) {
+      const [rec] = await db
+        .select()
+        .from(schema.hostBaseCopies)
+        .where(and(eq(schema.hostBaseCopies.storageId, base.storageId), eq(schema.hostBaseCopies.hypervisorId, hostId)));
+      if (rec) {
+        if (await ctx.engine.hostDisks.exists(hostId, HOST_OWN_POOL, rec.path)) return rec.path;
+        await db.delete(schema.hostBaseCopies).where(and(eq(schema.hostBaseCopies.storageId, base.storageId), eq(schema.hostBaseCopies.hypervisorId, hostId)));
+      }
+    }
+    const there = await ctx.engine.hostDisks.volume(hostId, HOST_OWN_POOL, basename(base.file));
+    if (!there || there.physical !== base.size) return null;
+    await record(base.storageId, hostId, there.path, base.size);
+    return there.path;
+  }
+
+  /** The base `file` in the host's own pool (its path there): the copy there, else copied by a job and recorded. */
+  function ensureBase(hostId: string, base: BaseLayer, backing: BaseCopyParams['backing']): Promise<string> {
     const name = basename(base.file);
     const key = `${hostId}\0${name}`;
     const under = copying.get(key);
     if (under) return under;
     const work = (async () => {
-      const there = await ctx.engine.hostDisks.volume(hostId, HOST_OWN_POOL, name);
-      if (there && there.physical === base.size) return there.path;
-      const params: BaseCopyParams = { hypervisor_id: hostId, pool: HOST_OWN_POOL, name, file: base.file, backing: base.backing, bytes_done: 0, bytes_total: base.size };
-      const { job, done } = await ctx.jobs.enqueue(BASE_COPY_JOB, { userId: base.userId, targetId: base.storageId, params });
+      const there = await copyOn(hostId, base);
+      if (there) return there;
+      const params: BaseCopyParams = { hypervisor_id: hostId, pool: HOST_OWN_POOL, name, file: base.file, backing, bytes_done: 0, bytes_total: base.size };
+      const { job, done } = await ctx.jobs.enqueue(BASE_COPY_JOB, { userId: base.userId, targetId: base.jobTarget, params });
       const outcome = await done;
       if (outcome !== 'done') {
         const [row] = await db.select({ error: schema.jobs.error }).from(schema.jobs).where(eq(schema.jobs.id, job.id));
@@ -106,6 +181,7 @@ export function createHostPools(ctx: Ctx) {
       }
       const copied = await ctx.engine.hostDisks.volume(hostId, HOST_OWN_POOL, name);
       if (!copied) throw new EngineError('start-failed', 'the template copied to the hypervisor is gone');
+      await record(base.storageId, hostId, copied.path, base.size);
       return copied.path;
     })().finally(() => copying.delete(key));
     copying.set(key, work);
@@ -113,38 +189,83 @@ export function createHostPools(ctx: Ctx) {
   }
 
   /**
-   * Before a start on `hostId`: when the host does not reach the storage folder, the desktop's
-   * disks go to its own pool (bases copied once per host, the desktop's disk pointed at them) and
-   * are recorded there. Answers whether any disk moved (its path in the machine spec changed).
+   * What a start on `hostId` must bring there: nothing when the host reaches the storage folder (or
+   * the disks are there already); else each disk's bases (bottom up, with the copies the host holds)
+   * and its own file. A host with neither pool is refused.
    */
-  async function bringDisks(hostId: string, owner: string, disks: StorageRow[]): Promise<boolean> {
-    if (hostId === LOCAL_HYPERVISOR || disks.every((d) => d.hypervisorId === hostId)) return false;
+  async function movesTo(hostId: string, owner: string, disks: StorageRow[]): Promise<DiskMove[]> {
+    if (hostId === LOCAL_HYPERVISOR || disks.every((d) => d.hypervisorId === hostId)) return [];
     const status = await ctx.engine.hosts.status(hostId);
-    if (status?.pools.some((p) => p.name === SHARED_POOL)) return false;
+    if (status?.pools.some((p) => p.name === SHARED_POOL)) return [];
     if (!status?.pools.some((p) => p.name === HOST_OWN_POOL)) throw new EngineError('start-failed', `the hypervisor has neither the shared pool nor a pool named ${HOST_OWN_POOL}`);
-    let moved = false;
+    const moves: DiskMove[] = [];
     for (const d of disks) {
       if (d.hypervisorId === hostId) continue;
       if (d.hypervisorId) throw new EngineError('start-failed', 'the disk lives on another hypervisor');
       const top = await ctx.engine.disks.info(d.path, { chain: true });
-      let backing: BaseCopyParams['backing'] = null;
-      // Bottom up: each base on the host before the layer that points at it.
+      const bases: BaseLayer[] = [];
       for (const layer of (top.chain ?? [top]).slice(1).reverse()) {
         const facts = await ctx.engine.disks.fileFacts(layer.path);
         if (!facts) throw new EngineError('start-failed', 'a base of the desktop disk is missing');
         const [row] = await db.select({ id: schema.storage.id, userId: schema.storage.userId }).from(schema.storage).where(eq(schema.storage.path, layer.path));
-        const path = await ensureBase(hostId, { file: layer.path, size: facts.size, backing, storageId: row?.id ?? d.id, userId: row?.userId ?? owner });
+        const base = { file: layer.path, size: facts.size, format: layer.format, storageId: row?.id ?? null, userId: row?.userId ?? owner };
+        bases.push({ ...base, there: await copyOn(hostId, base), jobTarget: row?.id ?? d.id });
+      }
+      const own = await ctx.engine.disks.fileFacts(d.path);
+      if (!own) throw new EngineError('start-failed', 'the desktop disk is missing');
+      moves.push({ disk: d, bases, ownBytes: own.size });
+    }
+    return moves;
+  }
+
+  /** Refuses (`storage_pool_full`) when the host's own pool cannot hold what the moves bring (each base once). */
+  async function assertRoomFor(hostId: string, moves: DiskMove[]): Promise<void> {
+    if (moves.length === 0) return;
+    const files: PoolFile[] = [];
+    const seen = new Set<string>();
+    for (const m of moves) {
+      for (const b of m.bases) {
+        if (b.there || seen.has(b.file)) continue;
+        seen.add(b.file);
+        files.push({ bytes: b.size, overlay: false });
+      }
+      files.push({ bytes: m.ownBytes, overlay: true });
+    }
+    assertRoom(HOST_OWN_POOL, await ctx.engine.hostDisks.free(hostId, HOST_OWN_POOL), files);
+  }
+
+  /** Before a start is queued: the host's own pool has room for what it must receive (else `storage_pool_full`). */
+  async function assertRoomOn(hostId: string, owner: string, disks: StorageRow[]): Promise<void> {
+    await assertRoomFor(hostId, await movesTo(hostId, owner, disks));
+  }
+
+  /**
+   * Before a start on `hostId`: when the host does not reach the storage folder, the desktop's
+   * disks go to its own pool (bases copied once per host, the desktop's disk pointed at them) and
+   * are recorded there. Answers whether any disk moved (its path in the machine spec changed).
+   * A pool without the room is refused before anything is copied (`storage_pool_full`).
+   */
+  async function bringDisks(hostId: string, owner: string, disks: StorageRow[]): Promise<boolean> {
+    const moves = await movesTo(hostId, owner, disks);
+    await assertRoomFor(hostId, moves);
+    for (const { disk: d, bases } of moves) {
+      let backing: BaseCopyParams['backing'] = null;
+      // Bottom up: each base on the host before the layer that points at it.
+      for (const layer of bases) {
+        const path = await ensureBase(hostId, layer, backing);
         backing = { path, format: layer.format };
       }
       const vol = await ctx.engine.hostDisks.upload(hostId, HOST_OWN_POOL, basename(d.path), d.path, backing);
       await db.update(schema.storage).set({ path: vol.path, hypervisorId: hostId }).where(eq(schema.storage.id, d.id));
       await ctx.engine.disks.remove(d.path).catch((err) => ctx.log.warn({ err, storage: d.id }, 'disk moved to its hypervisor; its old file not removed'));
       ctx.log.info({ storage: d.id, hypervisor: hostId }, 'desktop disk moved to its hypervisor');
-      moved = true;
     }
-    return moved;
+    return moves.length > 0;
   }
 
-  return { bringDisks };
+  return { bringDisks, assertRoomOn };
 }
 export type HostPools = ReturnType<typeof createHostPools>;
+
+/** A failed start's reason for the owner's card: a catalogue code the refusal carries, else the generic one. */
+export const startFailureCode = (err: unknown): string | null => (err instanceof ApiError && err.code === 'storage_pool_full' ? err.code : null);

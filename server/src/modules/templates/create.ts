@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ZNewTemplate } from '@vdi/contracts';
 import type { AppContext } from '../../context';
-import { assertDisksHere } from '../pools';
+import { assertRoomForTemplate, diskFilePresent, diskHostOfAll, HOST_OWN_POOL } from '../pools';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { assertChoosable, chooserOf } from '../access/permissions';
+import type { HostVolume } from '../../engine/host-disks';
 import type { DiskInfo } from '../../engine/storage';
 import type { JobHandler, JobRow } from '../../jobs/runner';
 import { badRequest, precondition } from '../../http/errors';
@@ -24,8 +25,23 @@ export const TEMPLATE_JOB = 'template_create';
 /** The desktop's state while its disk becomes a template (the web shows it as work in progress). */
 export const CREATING_TEMPLATE = 'CreatingTemplate';
 
-/** Everything the job needs, decided before it starts, so that a failure can be undone. */
-type DiskStep = { storageId: string; position: number; from: string; to: string; overlayId: string; overlay: string; parentPath: string | null };
+/**
+ * Everything the job needs, decided before it starts, so that a failure can be undone. `host`: the
+ * desktop's disk lives in that host's own pool (`from` is its path there): the template's disk is a
+ * copy of it here, the disk there stays as the host's copy of the template's base, and the desktop's
+ * new overlay is made here (`overlay`, for a moment) and goes there.
+ */
+type DiskStep = {
+  storageId: string;
+  position: number;
+  from: string;
+  to: string;
+  overlayId: string;
+  overlay: string;
+  parentPath: string | null;
+  parentFormat?: string;
+  host?: string | null;
+};
 type Plan = { desktopId: string; templateId: string; templateOwnerId: string; disks: DiskStep[] };
 
 /**
@@ -47,9 +63,10 @@ export async function startTemplateCreation(
   await assertNameFree(db, user.id, 'template', body.name);
   const disks = await disksOf(db, desktop.id);
   if (disks.length === 0) throw badRequest('domain_has_no_disk', 'The desktop has no disk');
-  assertDisksHere(disks, 'making a template of it');
-  const present = await Promise.all(disks.map((d) => ctx.engine.disks.exists(d.path)));
+  const host = diskHostOfAll(disks, 'making a template of it');
+  const present = await Promise.all(disks.map((d) => diskFilePresent(ctx, d)));
   if (disks.some((d, i) => d.status !== 'ready' || !present[i])) throw precondition('desktop_storage_not_ready', 'The desktop disk is not ready');
+  await assertRoomForTemplate(ctx, host, disks);
 
   const templateId = randomUUID();
   const parents = await db.select().from(schema.storage).where(inArray(schema.storage.id, disks.map((d) => d.parentId ?? '')));
@@ -59,14 +76,17 @@ export async function startTemplateCreation(
     templateOwnerId: user.id,
     disks: disks.map((d, position) => {
       const overlayId = randomUUID();
+      const parent = parents.find((p) => p.id === d.parentId);
       return {
+        host,
+        parentFormat: parent?.format,
         storageId: d.id,
         position,
         from: d.path,
         to: ctx.engine.disks.pathFor('template', d.id),
         overlayId,
         overlay: ctx.engine.disks.pathFor('desktop', overlayId),
-        parentPath: parents.find((p) => p.id === d.parentId)?.path ?? null,
+        parentPath: parent?.path ?? null,
       };
     }),
   };
@@ -146,6 +166,14 @@ export function templateJobHandler(ctx: AppContext, lifecycle: DesktopLifecycle)
   async function undoFiles(plan: Plan) {
     for (const d of plan.disks) {
       await store.remove(d.overlay).catch(() => undefined);
+      if (d.host) {
+        // The disk on the host was only read: the copy here and the new overlay there go.
+        const made = await ctx.engine.hostDisks.volume(d.host, HOST_OWN_POOL, basename(d.overlay));
+        if (made) await ctx.engine.hostDisks.remove(d.host, made.path);
+        await store.setReadOnly(d.to, false).catch(() => undefined);
+        await store.remove(d.to);
+        continue;
+      }
       if ((await store.exists(d.to)) && !(await store.exists(d.from))) {
         await store.setReadOnly(d.to, false);
         await store.move(d.to, d.from);
@@ -160,7 +188,11 @@ export function templateJobHandler(ctx: AppContext, lifecycle: DesktopLifecycle)
       const plan = job.params as Plan;
       await progress(5, { step: 'moving' });
       for (const d of plan.disks) {
-        if (!(await store.exists(d.to))) {
+        if (d.host) {
+          // Copied here through libvirt, pointed at its base's path here (the same base as on the host).
+          const base = d.parentPath ? { path: d.parentPath, format: d.parentFormat ?? 'qcow2' } : null;
+          if (!(await store.exists(d.to))) await ctx.engine.hostDisks.download(d.host, d.from, d.to, base);
+        } else if (!(await store.exists(d.to))) {
           if (!(await store.exists(d.from))) throw new Error(`the desktop disk ${d.from} is missing`);
           await store.move(d.from, d.to); // the file moves, nothing is copied
         }
@@ -168,11 +200,34 @@ export function templateJobHandler(ctx: AppContext, lifecycle: DesktopLifecycle)
       }
       signal.throwIfAborted();
       await progress(35, { step: 'overlay' });
-      for (const d of plan.disks) if (!(await store.exists(d.overlay))) await store.createOverlay(d.to, d.overlay);
+      /** The new overlays on a host: their volumes there. */
+      const onHost = new Map<string, HostVolume>();
+      for (const d of plan.disks) {
+        if (!d.host) {
+          if (!(await store.exists(d.overlay))) await store.createOverlay(d.to, d.overlay);
+          continue;
+        }
+        // Made here on the template's disk, sent pointed at the host's copy of it (the desktop's former disk).
+        let vol = await ctx.engine.hostDisks.volume(d.host, HOST_OWN_POOL, basename(d.overlay));
+        if (!vol) {
+          if (!(await store.exists(d.overlay))) await store.createOverlay(d.to, d.overlay);
+          vol = await ctx.engine.hostDisks.upload(d.host, HOST_OWN_POOL, basename(d.overlay), d.overlay, { path: d.from, format: 'qcow2' });
+        }
+        await store.remove(d.overlay);
+        onHost.set(d.storageId, vol);
+      }
       signal.throwIfAborted();
       await progress(65, { step: 'verifying' });
       const infos = new Map<string, DiskInfo>();
       for (const d of plan.disks) {
+        const vol = onHost.get(d.storageId);
+        if (vol) {
+          const template = await store.info(d.to);
+          if ((template.backingFile ?? null) !== (d.parentPath ? resolve(d.parentPath) : null)) throw new Error(`the template disk ${d.storageId} lost its own base`);
+          infos.set(d.storageId, { ...template, actualSize: vol.allocation });
+          infos.set(`${d.storageId}:template`, template);
+          continue;
+        }
         const chain = (await store.info(d.overlay, { chain: true })).chain ?? [];
         if (chain[1]?.path !== resolve(d.to)) throw new Error(`the new overlay of ${d.storageId} is not backed by the template disk`);
         if ((chain[1]?.backingFile ?? null) !== (d.parentPath ? resolve(d.parentPath) : null)) {
@@ -188,14 +243,17 @@ export function templateJobHandler(ctx: AppContext, lifecycle: DesktopLifecycle)
           const overlay = infos.get(d.storageId)!;
           await tx
             .update(schema.storage)
-            .set({ kind: 'template', path: d.to, userId: plan.templateOwnerId, actualSize: base.actualSize, virtualSize: base.virtualSize })
+            .set({ kind: 'template', path: d.to, userId: plan.templateOwnerId, actualSize: base.actualSize, virtualSize: base.virtualSize, hypervisorId: null })
             .where(eq(schema.storage.id, d.storageId));
+          // The desktop's former disk on its host stays there as the host's copy of the template's base.
+          if (d.host) await tx.insert(schema.hostBaseCopies).values({ storageId: d.storageId, hypervisorId: d.host, path: d.from, bytes: base.actualSize });
           const [desktop] = await tx.select({ userId: schema.domains.userId }).from(schema.domains).where(eq(schema.domains.id, plan.desktopId));
           await tx.insert(schema.storage).values({
             id: d.overlayId,
             userId: desktop!.userId,
             kind: 'desktop',
-            path: d.overlay,
+            path: onHost.get(d.storageId)?.path ?? d.overlay,
+            hypervisorId: d.host ?? null,
             parentId: d.storageId,
             actualSize: overlay.actualSize,
             virtualSize: overlay.virtualSize,

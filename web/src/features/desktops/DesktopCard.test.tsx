@@ -59,4 +59,9 @@ describe("the card's warnings", () => {
     show({ ...desktop(null), current_action: 'hypervisor_guest_network_missing' } as TDesktop, true);
     expect(screen.getByTestId('desktop-host-not-prepared')).toBeInTheDocument();
   });
+
+  it("says a start failed because the host's storage pool is full", () => {
+    show({ ...desktop(null), current_action: 'storage_pool_full' } as TDesktop, true);
+    expect(screen.getByTestId('desktop-host-not-prepared')).toHaveTextContent(/no room/);
+  });
 });

@@ -55,7 +55,8 @@ export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queu
     </>
   );
   const noAddress = d.current_action === 'guest_ip_timeout';
-  const hostNotPrepared = d.current_action === 'hypervisor_guest_network_missing';
+  /** A start that failed for a reason the owner should read (the catalogue's code), shown on the card. */
+  const startRefused = d.current_action === 'hypervisor_guest_network_missing' || d.current_action === 'storage_pool_full' ? d.current_action : null;
   const host = useRunsOn(d);
   const lines = (
     <>
@@ -76,7 +77,7 @@ export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queu
         </Group>
       )}
       {noAddress && <Warning testId="desktop-no-address" color="orange" text={t('errors.guest_ip_timeout')} />}
-      {hostNotPrepared && <Warning testId="desktop-host-not-prepared" color="red" text={t('errors.hypervisor_guest_network_missing')} />}
+      {startRefused && <Warning testId="desktop-host-not-prepared" color="red" text={t(`errors.${startRefused}`)} />}
       {shutdown && (
         <Group gap={6} wrap="nowrap" data-testid="desktop-shutdown">
           <IconClockPause size={14} color="var(--mantine-color-orange-6)" style={{ flex: '0 0 auto' }} />
@@ -106,7 +107,7 @@ export function DesktopNotices({ d, queue, inline = false }: { d: TDesktop; queu
     </>
   );
   const hasBadges = d.type === 'nonpersistent' || (queue !== undefined && queue > 0);
-  if (!hasBadges && !host && !d.ip && !noAddress && !hostNotPrepared && !shutdown && !bookingStart && !d.needs_booking) return null;
+  if (!hasBadges && !host && !d.ip && !noAddress && !startRefused && !shutdown && !bookingStart && !d.needs_booking) return null;
   return (
     <Stack gap={inline ? 4 : 6}>
       {hasBadges && <Group gap={6}>{badges}</Group>}

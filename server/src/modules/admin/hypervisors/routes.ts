@@ -240,10 +240,16 @@ export async function adminHypervisorRoutes(app: FastifyInstance, ctx: AppContex
       // Desktops whose disk lives in its own pool are bound to it (modules/pools): removing it would strand them.
       const [held] = await tx.select({ n: count() }).from(schema.storage).where(eq(schema.storage.hypervisorId, row.id));
       if (Number(held?.n ?? 0) > 0) throw conflict('hypervisor_holds_disks', 'Desktop disks live on this hypervisor', { disks: Number(held!.n) });
+      // Its copies of template bases go with it (their records by the foreign key, their files below).
+      const copies = await tx.select({ path: schema.hostBaseCopies.path }).from(schema.hostBaseCopies).where(eq(schema.hostBaseCopies.hypervisorId, row.id));
       await tx.delete(schema.hypervisors).where(eq(schema.hypervisors.id, row.id));
-      await audit(tx, auditActorOf(request), { action: 'hypervisor.remove', objectType: 'hypervisor', objectId: row.id, objectName: row.name, categoryId: null, detail: {} });
-      return row;
+      await audit(tx, auditActorOf(request), { action: 'hypervisor.remove', objectType: 'hypervisor', objectId: row.id, objectName: row.name, categoryId: null, detail: { base_copies: copies.length } });
+      return { ...row, copies };
     });
+    // Deleted on the host while it is still connected; one that does not answer keeps them (logged).
+    for (const c of removed.copies) {
+      await ctx.engine.hostDisks.remove(removed.id, c.path).catch((err) => request.log.warn({ err }, 'template base copy not removed from the hypervisor'));
+    }
     await ctx.engine.hosts.disconnect(removed.id).catch((err) => request.log.warn({ err }, 'hypervisor connection not closed'));
     return reply.code(204).send();
   });

@@ -22,8 +22,10 @@ const sto = schema.storage;
 
 /** The job's category: its target's (desktop, template, media, deployment, a disk's owner), else its initiator's. */
 const categoryOf = sql<string | null>`coalesce(${dom.categoryId}, ${med.categoryId}, ${dep.categoryId}, ${diskOwner.categoryId}, ${initiator.categoryId})`;
-/** The name of what it works on, while that exists (a disk: its path's last part). */
-const targetName = sql<string | null>`coalesce(${dom.name}, ${med.name}, ${dep.name}, regexp_replace(${sto.path}, '^.*/', ''))`;
+/** A disk's template (a template base copied to a hypervisor): its name. */
+const templateOfDisk = sql<string | null>`(select t.name from ${schema.domainDisks} dd join ${dom} t on t.id = dd.domain_id where dd.storage_id = ${sto.id} and t.kind = 'template' limit 1)`;
+/** The name of what it works on, while that exists (a disk: its template's name, else its path's last part). */
+const targetName = sql<string | null>`coalesce(${dom.name}, ${med.name}, ${dep.name}, ${templateOfDisk}, regexp_replace(${sto.path}, '^.*/', ''))`;
 
 /** Jobs with what they work on and who started them: one query, joins on primary keys. */
 function jobsFrom(db: Db) {
