@@ -25,6 +25,11 @@ if [ "$accel" = tcg ] && [ -e /dev/kvm ]; then
   mount --bind "$dir/no-kvm" /dev/kvm
   mount -o remount,bind,ro /dev/kvm
 fi
+# A home of its own for root, as another machine has: sshd's sessions (libvirt's virt-ssh-helper) run root's
+# shell, which would otherwise read this machine's root dotfiles (a shell set-up that took 0.5 s, and 60 s while
+# another session had left its lock behind, per connection). The keys sshd accepts are in its own folder.
+mkdir -p "$dir/home"
+mount --bind "$dir/home" /root
 hostname "$name"
 # Its name in its own /etc/hosts, as a Debian host has it: libvirtd looks its host name up at every
 # domain start, and the lab's namespaces reach no DNS server.
