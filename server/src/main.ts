@@ -58,8 +58,7 @@ async function main() {
     exit: (code) => process.exit(code),
     steps: [
       ['the web server and its connections', () => app.close()],
-      ['the engine (machines keep running; the next start adopts them)', () => engine.driver.close()],
-      ['the guest network (kept while guests use it)', () => engine.network.close()],
+      ['the engine (machines keep running, the guest network while guests use it; the next start adopts them)', () => engine.detach()],
       ['the database', () => database.close()],
     ],
   });

@@ -89,6 +89,21 @@ describe('FleetDriver', () => {
     expect((await fleet.list()).map((m) => `${m.id}@${m.host}`).sort()).toEqual(['x@a', 'y@local']);
   });
 
+  it('tells whether machines may run on other hosts: not for machines here only, yes for one there or a host that does not answer', async () => {
+    const local = double('local');
+    const a = double('a');
+    local.machines.set('y', { id: 'y', startedAt: new Date(0) });
+    const fleet = new FleetDriver(local.driver);
+    expect(await fleet.runsOnOtherHosts()).toBe(false);
+    fleet.setHost('a', a.driver);
+    expect(await fleet.runsOnOtherHosts()).toBe(false);
+    a.machines.set('x', { id: 'x', startedAt: new Date(0) });
+    expect(await fleet.runsOnOtherHosts()).toBe(true);
+    a.machines.clear();
+    fleet.setHost('b', double('b', { listFails: true }).driver);
+    expect(await fleet.runsOnOtherHosts()).toBe(true);
+  });
+
   it('finds a machine it never started (adopted) by asking the hosts, then remembers where', async () => {
     const local = double('local');
     const a = double('a');

@@ -168,6 +168,13 @@ export class FleetDriver implements HypervisorDriver {
     return out;
   }
 
+  /** Whether machines may run on other hosts than this one: one lists some, or cannot be asked. */
+  async runsOnOtherHosts(): Promise<boolean> {
+    const others = [...this.members.entries()].filter(([host]) => host !== LOCAL_HYPERVISOR);
+    const answers = await Promise.all(others.map(([, m]) => m.driver.list().then((l) => l.length > 0, () => true)));
+    return answers.some(Boolean);
+  }
+
   onEvent(cb: (e: MachineEvent) => void): () => void {
     this.listeners.add(cb);
     return () => this.listeners.delete(cb);

@@ -26,6 +26,11 @@ export type Engine = {
   hosts: HostDirectory;
   /** disks on remote hosts' own pools (template bases copied there, desktops bound there): host-disks.ts */
   hostDisks: HostDisks;
+  /**
+   * The server's stop: the hosts are left with their machines running and the guest network stays
+   * while guests use it, here or on another host (the next start adopts both).
+   */
+  detach: () => Promise<void>;
 };
 
 export function storageDirs(dataDir: string) {
@@ -73,5 +78,11 @@ export async function createLocalEngine(opts: {
     log: opts.network?.log,
   });
   const hostDisks = new HostDisks(driver, join(opts.dataDir, 'upload-tmp'));
-  return { driver, queue, disks, dirs, network, hosts, hostDisks };
+  const detach = async () => {
+    // Asked before the hosts are left: the tunnel to them alone is no guest.
+    const remoteGuests = await driver.runsOnOtherHosts();
+    await driver.close();
+    await network.close({ remoteGuests });
+  };
+  return { driver, queue, disks, dirs, network, hosts, hostDisks, detach };
 }

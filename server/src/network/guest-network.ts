@@ -507,20 +507,24 @@ export class GuestNetwork extends EventEmitter<{ lease: [{ mac: string }] }> imp
     });
   }
 
-  /** Guests still on the bridge (a TAP here, or the tunnel to remote hosts)? */
-  async inUse(): Promise<boolean> {
+  /**
+   * Guests still on the bridge: a TAP here, or the tunnel to remote hosts when `remoteGuests` (the
+   * engine knows whether machines run there; the tunnel alone means only that hosts are connected).
+   */
+  async inUse(remoteGuests = true): Promise<boolean> {
     if (!this.available) return false;
-    return (await this.#nsLinks().catch(() => [])).some((l) => this.#isOurTap(l.ifname) || l.ifname === this.names.tunnelLink);
+    return (await this.#nsLinks().catch(() => [])).some((l) => this.#isOurTap(l.ifname) || (remoteGuests && l.ifname === this.names.tunnelLink));
   }
 
   /**
    * On the server's stop. With guests on it, the network stays (their machines keep running and
    * the next start adopts both); without, or with `{ teardown: true }` (tests), it is removed.
+   * `remoteGuests`: whether machines may run on other hosts (unknown: assumed).
    */
-  async close(opts: { teardown?: boolean } = {}): Promise<void> {
+  async close(opts: { teardown?: boolean; remoteGuests?: boolean } = {}): Promise<void> {
     this.#stopWatching();
     if (!this.available && !opts.teardown) return;
-    if (!opts.teardown && (await this.inUse())) {
+    if (!opts.teardown && (await this.inUse(opts.remoteGuests))) {
       this.available = false;
       return;
     }

@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { chromium } from 'playwright';
 import { schema } from '../../src/db';
 import { ensureRdpGuest } from '../../src/engine/guest-image';
 import { RDP_TEMPLATE_ID, seedRdpTemplate } from '../../src/seed/rdp-template';
@@ -17,7 +16,7 @@ import { call, loginToken, startTestServer, testImagesDir, type TestServer } fro
 import { guestNetworkMissing } from '../helpers/guest-network';
 import { describeIf, firstMissing, missingFile, missingPrograms } from '../helpers/can-run';
 import { until } from '../helpers/wait';
-import { countPixels, litPixels, xfreerdpScreen } from '../helpers/rdp-clients';
+import { browserRdp, countPixels, typeInSession, xfreerdpScreen } from '../helpers/rdp-clients';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const webDist = join(root, 'web', 'dist');
@@ -75,34 +74,29 @@ describeIf(missing)('the "Debian desktop (RDP)" guest through the portal', () =>
   }, scaled(240_000));
 
   it('Chromium on /rdp shows the session (not blank), a typed line reaches the guest, and a second viewer reconnects to it', async () => {
-    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+    const browser = await browserRdp(server.url, token);
     try {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      await context.addCookies([{ name: 'isardvdi_session', value: token, url: server.url }]);
-      const page = await context.newPage();
+      const page = await browser.context.newPage();
       const consoleLines: string[] = [];
       page.on('console', (m) => consoleLines.push(`${m.type()}: ${m.text()}`.slice(0, 500)));
       const res = await call(server, `/api/v3/desktop/${id}/viewer/browser-rdp`, { token });
       expect(res.status).toBe(200);
       const answer = (await res.json()) as { urlp: string };
-      await page.goto(`${server.url}${answer.urlp}`);
-      await page.locator('[data-testid="rdp-viewer"][data-state="connected"]').waitFor({ timeout: scaled(120_000) });
       mkdirSync(shots, { recursive: true });
-      // Drawn: pixels that are not the empty canvas's black (the session's clock and terminal).
-      await until('the session to be drawn', async () => (await litPixels(page)) > 2_000, 60_000).finally(async () => {
-        await page.screenshot({ path: join(shots, 'rdp-guest-browser.png') });
-        writeFileSync(join(tmpdir(), 'rdp-guest-console.log'), consoleLines.join('\n'));
+      await browser.open(answer.urlp, {
+        page,
+        whenDrawn: async () => {
+          await page.screenshot({ path: join(shots, 'rdp-guest-browser.png') });
+          writeFileSync(join(tmpdir(), 'rdp-guest-console.log'), consoleLines.join('\n'));
+        },
       });
       await typeLine(page, `echo hello${Date.now()}`, 'rdp-guest-typed');
 
       // The tab closed and the desktop opened again: a new viewer, the same session (no new one starts).
       const sessions = serialLog().match(/RDP-SESSION started/g)?.length;
       await page.close();
-      const again = await context.newPage();
       const second = (await (await call(server, `/api/v3/desktop/${id}/viewer/browser-rdp`, { token })).json()) as { urlp: string };
-      await again.goto(`${server.url}${second.urlp}`);
-      await again.locator('[data-testid="rdp-viewer"][data-state="connected"]').waitFor({ timeout: scaled(120_000) });
-      await until('the session to be drawn again', async () => (await litPixels(again)) > 2_000, 60_000);
+      const again = await browser.open(second.urlp);
       await typeLine(again, `echo again${Date.now()}`, 'rdp-guest-reopened');
       expect(serialLog().match(/RDP-SESSION started/g)?.length).toBe(sessions);
       expect(serialLog()).not.toMatch(/RDP-SESSION ended/);
@@ -114,9 +108,7 @@ describeIf(missing)('the "Debian desktop (RDP)" guest through the portal', () =>
 
 /** Clicks into the session, types a line and waits until the guest reports it (RDP-TYPED on its serial console). */
 async function typeLine(page: import('playwright').Page, line: string, shot: string) {
-  await page.locator('iron-remote-desktop canvas').click({ position: { x: 300, y: 300 } });
-  await page.keyboard.type(line, { delay: 50 });
-  await page.keyboard.press('Enter');
+  await typeInSession(page, line);
   await server.ctx.engine.driver
     .waitForSerial(id, new RegExp(`RDP-TYPED ${line}`), scaled(60_000))
     .finally(() => page.screenshot({ path: join(shots, `${shot}.png`) }));

@@ -4,7 +4,6 @@
 // a cache built from scripts/guest/build-demo-guest.sh as it is now.
 import { scaled } from '../helpers/slowdown';
 import { createServer, type Server } from 'node:net';
-import { createSocket } from 'node:dgram';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
@@ -12,27 +11,15 @@ import { bastionHostName, ZBastion, ZVpnConfig } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import { ensureRdpGuest } from '../../src/engine/guest-image';
 import { RDP_TEMPLATE_ID, seedRdpTemplate } from '../../src/seed/rdp-template';
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { formatCidr } from '../../src/network/plan';
 import { call, loginToken, startTestServer, testImagesDir, type TestServer } from '../helpers/server';
 import { freeGuestSubnet, guestNetworkMissing } from '../helpers/guest-network';
 import { describeIf, firstMissing, missingPrograms } from '../helpers/can-run';
 import { until } from '../helpers/wait';
 import { curlResolve, runClient, ssh, sshKey } from '../helpers/bastion-clients';
-import { parseWgQuick, userComputer, type UserComputer } from '../helpers/vpn-client';
+import { parseWgQuick, userComputer, vpnBastionEnv, type UserComputer } from '../helpers/vpn-client';
 
 const missing = firstMissing(guestNetworkMissing(), missingPrograms('wireguard-go', 'wg', 'nft', 'ssh', 'curl', 'xfreerdp', 'xvfb-run'));
-
-const freeUdpPort = () =>
-  new Promise<number>((resolve) => {
-    const s = createSocket('udp4');
-    s.bind(0, '0.0.0.0', () => {
-      const p = s.address().port;
-      s.close(() => resolve(p));
-    });
-  });
 
 const DOMAIN = 'bastion.test';
 
@@ -52,17 +39,7 @@ describeIf(missing)('user VPN and bastion with a real guest', () => {
     server = await startTestServer({
       network: true,
       startConcurrency: 1,
-      env: {
-        VPN_PORT: String(await freeUdpPort()),
-        VPN_HOST: pc.hostAddress,
-        VPN_USERS_NETWORK: freeGuestSubnet(),
-        BASTION_SSH_PORT: '0',
-        BASTION_HTTP_PORT: '0',
-        BASTION_HTTPS_PORT: '0',
-        BASTION_HOST: '127.0.0.1',
-        BASTION_DOMAIN: DOMAIN,
-        GUEST_IP_TIMEOUT_SECONDS: '600',
-      },
+      env: { ...(await vpnBastionEnv(pc, freeGuestSubnet(), DOMAIN)), GUEST_IP_TIMEOUT_SECONDS: '600' },
     });
     expect(server.app.vpn.available, String(server.app.vpn.reason)).toBe(true);
     await seedRdpTemplate(server.ctx.db, server.ctx.engine, await ensureRdpGuest(testImagesDir()));
@@ -168,12 +145,6 @@ describeIf(missing)('user VPN and bastion with a real guest', () => {
     expect((await pc.curl(`http://${guestIp}/`, 4)).code).not.toBe(0);
   }, scaled(120_000));
 
-  const rdpAuth = async (file: string) => {
-    const dir = mkdtempSync(join(tmpdir(), 'vpnb-rdp-'));
-    writeFileSync(join(dir, 'desktop.rdp'), file, { mode: 0o600 });
-    return runClient('ip', ['netns', 'exec', pc.ns, 'timeout', '60', 'xvfb-run', '-a', 'xfreerdp', join(dir, 'desktop.rdp'), '/cert:ignore', '+auth-only'], 90_000);
-  };
-
   it("the RDP-over-VPN file opens the RDP desktop through the owner's tunnel (xfreerdp +auth-only), not through another's", async () => {
     const res = await call(server, `/api/v3/desktop/${rdpId}/viewer/file-rdpvpn`, { token: await as('advanced') });
     expect(res.status).toBe(200);
@@ -185,11 +156,11 @@ describeIf(missing)('user VPN and bastion with a real guest', () => {
 
     await pc.use((await config('advanced')).content);
     await until('the owner tunnel', async () => ((await pc.curl(`http://${guestIp}/`, 4)).code === 0 ? true : undefined), 60_000);
-    const ok = await rdpAuth(v.content);
+    const ok = await pc.rdpAuthOnly(v.content);
     expect(ok.code, ok.stderr.slice(-600)).toBe(0);
 
     await pc.use((await config('user')).content);
-    const refused = await rdpAuth(v.content);
+    const refused = await pc.rdpAuthOnly(v.content);
     expect(refused.code).not.toBe(0);
   }, scaled(400_000));
 

@@ -7,18 +7,16 @@
 // installation's storage folder as their `default` pool.
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ZAdminDesktopList, ZAdminHypervisor, ZAdminHypervisorHostKey, ZAdminHypervisorList, ZAdminHypervisorTlsBundle } from '@vdi/contracts';
-import { registerNamespace } from '../../../scripts/lib/test-run.mjs';
 import { schema } from '../../src/db';
 import { fingerprintOf } from '../../src/engine/libvirt/hosts';
-import { startLab, type Lab } from '../../src/host/lab';
-import { ensureSshIdentity, publicKey } from '../../src/host/ssh-identity';
-import { describeIf, firstMissing, missingFile, missingNetAdmin, missingPrograms } from '../helpers/can-run';
+import { describeIf, firstMissing, missingFile, missingNetAdmin } from '../helpers/can-run';
+import { labProgramsMissing, labTag, startServerLab, startsOnLabOnly, virshOn, type TestLab } from '../helpers/lab';
 import { call, loginToken, startTestServer, testImagesDir, type TestServer } from '../helpers/server';
 import { scaled } from '../helpers/slowdown';
 import { openViewerSession, vncTicket } from '../helpers/viewer-session';
@@ -26,7 +24,7 @@ import { until } from '../helpers/wait';
 
 const missing = firstMissing(
   missingNetAdmin(),
-  missingPrograms('libvirtd', 'virsh', 'sshd', 'ssh-keygen', 'ssh-keyscan', 'unshare', 'qemu-system-x86_64'),
+  labProgramsMissing(),
   missingFile(join(testImagesDir(), 'vmlinuz'), "the demo guest's kernel"),
 );
 
@@ -34,13 +32,12 @@ const A = '/api/v3/admin';
 
 describeIf(missing)('the fleet: desktops placed and run on lab hypervisors', () => {
   let server: TestServer;
-  let lab: Lab;
-  let labDir: string;
+  let lab: TestLab;
   let admin: string;
   let user: string;
   /** the TLS host's certificate, as issued */
   let tlsCertificate = '';
-  const tag = `fl${Math.floor(Math.random() * 0xffff).toString(36)}`.slice(0, 6);
+  const tag = labTag('fl');
   const hostIds: string[] = [];
   /** the desktops started on the lab (id → hypervisor id) */
   const placed = new Map<string, string>();
@@ -50,11 +47,7 @@ describeIf(missing)('the fleet: desktops placed and run on lab hypervisors', () 
     return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, unknown> };
   };
   /** The domains a lab host's libvirtd runs (asked on its own socket, not through the server). */
-  const onHost = (i: number) =>
-    execFileSync('virsh', ['-q', '-c', `qemu:///system?socket=${lab.hosts[i]!.socket}`, 'list', '--name'], { encoding: 'utf8', timeout: scaled(30_000) })
-      .split('\n')
-      .map((l) => l.trim())
-      .filter(Boolean);
+  const onHost = (i: number) => virshOn(lab.hosts[i]!, 'list', '--name');
   /** the lab hosts but the i-th */
   const others = (i: number) => lab.hosts.map((_, j) => j).filter((j) => j !== i);
   const stateOf = async (id: string) => {
@@ -64,17 +57,14 @@ describeIf(missing)('the fleet: desktops placed and run on lab hypervisors', () 
 
   beforeAll(async () => {
     server = await startTestServer({ startConcurrency: 2 });
-    await ensureSshIdentity(server.config.dataDir);
-    labDir = mkdtempSync('/tmp/fleet-lab-');
     admin = await loginToken(server, 'admin');
-    const pending = startLab({
-      dir: labDir,
+    lab = await startServerLab(server, {
+      folder: 'fleet-lab',
       subnet: '10.234.1.0/24',
       hosts: 3,
       tag,
-      authorizedKeys: [await publicKey(server.config.dataDir)],
       // The installation's storage folder at the same path on every host (as an NFS mount would be).
-      sharedPool: { name: 'default', path: join(server.config.dataDir, 'storage') },
+      sharedStorage: true,
       // The last host is reached by qemu+tls: its libvirtd has the certificate the console issues for it.
       tls: async (h) => {
         if (!h.name.endsWith('-host3')) return null;
@@ -85,17 +75,13 @@ describeIf(missing)('the fleet: desktops placed and run on lab hypervisors', () 
         tlsCertificate = b.server_certificate;
         return { caCert: b.ca_certificate, cert: b.server_certificate, key: b.server_key };
       },
-      timeoutMs: scaled(30_000),
     });
-    for (let i = 1; i <= 3; i++) registerNamespace(`vdilab-${tag}-${i}`);
-    lab = await pending;
     user = await loginToken(server, 'user');
   }, scaled(120_000));
 
   afterAll(async () => {
     await server?.close();
-    await lab?.stop();
-    if (labDir) rmSync(labDir, { recursive: true, force: true });
+    await lab?.close();
   });
 
   it('adds three hypervisors (two by qemu+ssh, one by qemu+tls): the host key or certificate shown first, a wrong one refused, the confirmed one connected live', async () => {
@@ -120,7 +106,7 @@ describeIf(missing)('the fleet: desktops placed and run on lab hypervisors', () 
       hostIds.push(view.id);
     }
     // The server's own host takes no new starts: they go to the lab.
-    expect((await send(admin, `${A}/hypervisors/local`, { method: 'PUT', body: { enabled: false } })).status).toBe(200);
+    await startsOnLabOnly(server, admin);
   }, scaled(60_000));
 
   it('starts desktops on the lab hosts: placed, recorded, named in the admin view, reached by VNC and SPICE', async () => {

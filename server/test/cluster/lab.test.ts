@@ -5,24 +5,23 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { registerNamespace } from '../../../scripts/lib/test-run.mjs';
-import { startLab, type Lab } from '../../src/host/lab';
 import { ensureSshIdentity, privateKeyFile, publicKey, readKnownHost, writeKnownHost, knownHostsFile } from '../../src/host/ssh-identity';
-import { describeIf, firstMissing, missingFile, missingNetAdmin, missingPrograms } from '../helpers/can-run';
+import { describeIf, firstMissing, missingFile, missingNetAdmin } from '../helpers/can-run';
+import { labProgramsMissing, labTag, startTestLab, type TestLab } from '../helpers/lab';
 import { testImagesDir } from '../helpers/server';
 import { scaled } from '../helpers/slowdown';
 
 const images = testImagesDir();
 const missing = firstMissing(
   missingNetAdmin(),
-  missingPrograms('libvirtd', 'virsh', 'sshd', 'ssh-keygen', 'unshare', 'qemu-system-x86_64'),
+  labProgramsMissing(),
   missingFile(join(images, 'vmlinuz'), "the demo guest's kernel"),
 );
 
 describeIf(missing)('the lab: three hosts, each its own libvirtd and sshd', () => {
   let dir: string;
-  let lab: Lab;
-  const tag = `t${Math.floor(Math.random() * 0xfffff).toString(36)}`.slice(0, 6);
+  let lab: TestLab;
+  const tag = labTag('t');
 
   /** A host's URI as the server would use it (installation key, the host's confirmed key). libvirt 9's
    *  `ssh` transport passes no `known_hosts` to the ssh program (it would read root's own file), so the
@@ -35,16 +34,13 @@ describeIf(missing)('the lab: three hosts, each its own libvirtd and sshd', () =
     dir = mkdtempSync('/tmp/lab-test-');
     await ensureSshIdentity(dir);
     const started = Date.now();
-    const pending = startLab({ dir, subnet: '10.231.1.0/24', hosts: 3, authorizedKeys: [await publicKey(dir)], tag, timeoutMs: scaled(30_000) });
-    for (let i = 1; i <= 3; i++) registerNamespace(`vdilab-${tag}-${i}`);
-    lab = await pending;
+    lab = await startTestLab({ dir, subnet: '10.231.1.0/24', hosts: 3, authorizedKeys: [await publicKey(dir)], tag });
     console.log(`lab of 3 hosts up in ${Date.now() - started} ms`);
     for (const [i, h] of lab.hosts.entries()) await writeKnownHost(dir, `h${i}`, { name: h.address }, h.hostKey);
   }, scaled(60_000));
 
   afterAll(async () => {
-    await lab?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await lab?.close();
   });
 
   it('has three hosts, each answering its own name over SSH with its key checked', () => {

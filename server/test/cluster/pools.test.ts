@@ -10,23 +10,22 @@
 // the host; once empty, its removal deletes the copies of bases it held.
 // One lab host for the file (the placement rule across hosts has its unit test).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ZAdminHypervisor, ZAdminHypervisorHostKey, ZAdminJobList, ZAdminStorageCheck, type TAdminJob } from '@vdi/contracts';
-import { registerNamespace } from '../../../scripts/lib/test-run.mjs';
+import { ZAdminJobList, ZAdminStorageCheck, type TAdminJob } from '@vdi/contracts';
 import { schema } from '../../src/db';
-import { startLab, type Lab } from '../../src/host/lab';
-import { ensureSshIdentity, privateKeyFile, publicKey, writeSshCommand } from '../../src/host/ssh-identity';
-import { describeIf, firstMissing, missingFile, missingNetAdmin, missingPrograms } from '../helpers/can-run';
+import { privateKeyFile, writeSshCommand } from '../../src/host/ssh-identity';
+import { describeIf, firstMissing, missingFile, missingNetAdmin } from '../helpers/can-run';
+import { addLabHosts, labProgramsMissing, labTag, startServerLab, startsOnLabOnly, type TestLab } from '../helpers/lab';
 import { call, loginToken, startTestServer, testImagesDir, type TestServer } from '../helpers/server';
 import { scaled } from '../helpers/slowdown';
 import { until } from '../helpers/wait';
 
 const missing = firstMissing(
   missingNetAdmin(),
-  missingPrograms('libvirtd', 'virsh', 'sshd', 'ssh-keygen', 'ssh-keyscan', 'unshare', 'qemu-system-x86_64'),
+  labProgramsMissing(),
   missingFile(join(testImagesDir(), 'vmlinuz'), "the demo guest's kernel"),
 );
 
@@ -34,12 +33,11 @@ const A = '/api/v3/admin';
 
 describeIf(missing)('disks where the pool is: a hypervisor without the shared storage gets the template base', () => {
   let server: TestServer;
-  let lab: Lab;
-  let labDir: string;
+  let lab: TestLab;
   let admin: string;
   let user: string;
   let hostId: string;
-  const tag = `pm${Math.floor(Math.random() * 0xffff).toString(36)}`.slice(0, 6);
+  const tag = labTag('pm');
   /** the desktops of the demo template started on the host: the user's, the advanced user's, the admin's */
   const started: { id: string; token: string }[] = [];
   /** the template made of a desktop on the host: its disk's row, its copy there, its file here */
@@ -81,29 +79,19 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
 
   beforeAll(async () => {
     server = await startTestServer({ startConcurrency: 2 });
-    await ensureSshIdentity(server.config.dataDir);
-    labDir = mkdtempSync('/tmp/i25pools2-lab-');
-    // No sharedPool for the portal: the host's pools are the lab's `shared` folder (not the
+    // No shared storage for the portal: the host's pools are the lab's `shared` folder (not the
     // installation's storage) and its own `local` one.
-    const pending = startLab({ dir: labDir, subnet: '10.237.1.0/24', hosts: 1, tag, authorizedKeys: [await publicKey(server.config.dataDir)], timeoutMs: scaled(30_000) });
-    registerNamespace(`vdilab-${tag}-1`);
-    lab = await pending;
+    lab = await startServerLab(server, { folder: 'i25pools-lab', subnet: '10.237.1.0/24', hosts: 1, tag });
     [admin, user] = [await loginToken(server, 'admin'), await loginToken(server, 'user')];
-    const h = lab.hosts[0]!;
-    const key = ZAdminHypervisorHostKey.parse((await send(admin, `${A}/hypervisors`, { body: { uri: h.uri } })).body);
-    const added = await send(admin, `${A}/hypervisors`, { body: { uri: h.uri, name: h.name, host_key_fingerprint: key.fingerprint } });
-    expect(added.status).toBe(201);
-    const view = ZAdminHypervisor.parse(added.body);
-    expect(view.pools.map((p) => p.name).sort()).toEqual(['local', 'shared']);
-    hostId = view.id;
-    // The server's own host takes no new starts: they go to the lab host.
-    expect((await send(admin, `${A}/hypervisors/local`, { method: 'PUT', body: { enabled: false } })).status).toBe(200);
+    const [view] = await addLabHosts(server, admin, lab.hosts);
+    expect(view!.pools.map((p) => p.name).sort()).toEqual(['local', 'shared']);
+    hostId = view!.id;
+    await startsOnLabOnly(server, admin);
   }, scaled(90_000));
 
   afterAll(async () => {
     await server?.close();
-    await lab?.stop();
-    if (labDir) rmSync(labDir, { recursive: true, force: true });
+    await lab?.close();
   });
 
   it("a host pool too small for the template's base refuses the start with storage_pool_full; nothing is copied or moved", async () => {

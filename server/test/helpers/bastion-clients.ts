@@ -38,7 +38,7 @@ export function ssh(o: { key: string; port: number; user: string; host?: string;
   );
 }
 
-/** curl of `scheme://name:port/` with the name resolved to `address` (as a DNS entry for the bastion domain would). */
-export function curlResolve(o: { scheme: 'http' | 'https'; name: string; port: number; address?: string }) {
-  return runClient('curl', ['-sS', '-k', '--max-time', '30', '--resolve', `${o.name}:${o.port}:${o.address ?? '127.0.0.1'}`, `${o.scheme}://${o.name}:${o.port}/`]);
+/** curl of `scheme://name:port/path` with the name resolved to `address` (as a DNS entry for the bastion domain would). */
+export function curlResolve(o: { scheme: 'http' | 'https'; name: string; port: number; address?: string; path?: string }) {
+  return runClient('curl', ['-sS', '-k', '--max-time', '30', '--resolve', `${o.name}:${o.port}:${o.address ?? '127.0.0.1'}`, `${o.scheme}://${o.name}:${o.port}${o.path ?? '/'}`]);
 }

@@ -2,11 +2,13 @@
 // viewer's websocket, and an MS-TSGU client over TLS + websocket (what FreeRDP sends, packet by
 // packet, so each refusal can be read exactly). Real clients (Chromium, xfreerdp) are in the tests.
 import { scaled } from './slowdown';
+import { until } from './wait';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
 import WebSocket from 'ws';
 import { decodeAnswer, encodeRequest } from '../../src/rdp/rdcleanpath';
 import { client, packetReader, PKT, statusOf, type Packet } from '../../src/rdp/tsgu';
@@ -203,3 +205,51 @@ export function canvasPixels(page: { evaluate(expression: string): Promise<unkno
 
 /** The session drawn in a browser RDP viewer: its pixels that are not the empty black. */
 export const litPixels = (page: { evaluate(expression: string): Promise<unknown> }) => canvasPixels(page, 'r + g + b > 60');
+
+/**
+ * Chromium (the client of the browser RDP tests: IronRDP through the portal's RDCleanPath websocket),
+ * its session cookie `token` for `serverUrl`. `open` goes to a viewer answer's `urlp` and answers the
+ * page once the viewer says it is connected and the session is drawn (`whenDrawn` runs then, drawn
+ * or not: a screenshot). Close it when done.
+ */
+export async function browserRdp(serverUrl: string, token: string) {
+  const browser: Browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+  let context: BrowserContext;
+  try {
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.addCookies([{ name: 'isardvdi_session', value: token, url: serverUrl }]);
+  } catch (e) {
+    await browser.close();
+    throw e;
+  }
+  return {
+    context,
+    async open(urlp: string, opts: { page?: Page; whenDrawn?: (page: Page) => Promise<unknown> } = {}) {
+      const page = opts.page ?? (await context.newPage());
+      await page.goto(`${serverUrl}${urlp}`);
+      await page.locator('[data-testid="rdp-viewer"][data-state="connected"]').waitFor({ timeout: scaled(120_000) });
+      // Drawn: pixels that are not the empty canvas's black (the session's clock and terminal).
+      await until('the session to be drawn', async () => (await litPixels(page)) > 2_000, 60_000).finally(() => opts.whenDrawn?.(page));
+      return page;
+    },
+    close: () => browser.close(),
+  };
+}
+
+/** The keys of the characters typed with Shift on a US keyboard (Playwright's `type` presses no Shift for them). */
+const SHIFTED: Record<string, string> = {
+  _: 'Minus', '>': 'Period', '<': 'Comma', '~': 'Backquote', ':': 'Semicolon', '&': 'Digit7', '|': 'Backslash', '"': 'Quote', '!': 'Digit1',
+  '@': 'Digit2', '#': 'Digit3', $: 'Digit4', '%': 'Digit5', '^': 'Digit6', '*': 'Digit8', '(': 'Digit9', ')': 'Digit0', '+': 'Equal', '?': 'Slash',
+  '{': 'BracketLeft', '}': 'BracketRight',
+};
+
+/** Clicks into a browser RDP session and types a line, then Enter (Shift pressed for the characters that need it). */
+export async function typeInSession(page: Page, line: string) {
+  await page.locator('iron-remote-desktop canvas').click({ position: { x: 300, y: 300 } });
+  for (const ch of line) {
+    const shifted = SHIFTED[ch] ?? (/^[A-Z]$/.test(ch) ? `Key${ch}` : undefined);
+    if (shifted) await page.keyboard.press(`Shift+${shifted}`, { delay: 50 });
+    else await page.keyboard.type(ch, { delay: 50 });
+  }
+  await page.keyboard.press('Enter');
+}

@@ -73,10 +73,9 @@ export async function startTestServer(opts: { env?: Record<string, string>; mail
     ...(await listen(engine)),
     config,
     async restart() {
-      // As a server's stop: the web server, then the engine (machines keep running), then the guest network (kept while guests use it).
+      // As a server's stop: the web server, then the engine (machines keep running, the guest network while guests use it).
       await server.app.close();
-      await server.ctx.engine.driver.close();
-      await server.ctx.engine.network.close();
+      await server.ctx.engine.detach();
       const next = await createLocalEngine({ dataDir, accel: 'auto', concurrency: opts.startConcurrency, network });
       Object.assign(server, await listen(next));
     },

@@ -2,6 +2,7 @@
 // to the root namespace by a veth, running wireguard-go with the file the portal gave.
 import { registerNamespace } from '../../../scripts/lib/test-run.mjs';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -22,6 +23,33 @@ export function parseWgQuick(text: string) {
 }
 
 export type UserComputer = Awaited<ReturnType<typeof userComputer>>;
+
+const freeUdpPort = () =>
+  new Promise<number>((resolve) => {
+    const s = createSocket('udp4');
+    s.bind(0, '0.0.0.0', () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+  });
+
+/**
+ * A test server's settings for the user VPN (its endpoint on the user computer's side of the veth,
+ * a free UDP port, the users' addresses in another free /24) and the bastion (ports chosen by the
+ * system on loopback, names under `domain`).
+ */
+export async function vpnBastionEnv(pc: UserComputer, usersNetwork: string, domain: string): Promise<Record<string, string>> {
+  return {
+    VPN_PORT: String(await freeUdpPort()),
+    VPN_HOST: pc.hostAddress,
+    VPN_USERS_NETWORK: usersNetwork,
+    BASTION_SSH_PORT: '0',
+    BASTION_HTTP_PORT: '0',
+    BASTION_HTTPS_PORT: '0',
+    BASTION_HOST: '127.0.0.1',
+    BASTION_DOMAIN: domain,
+  };
+}
 
 /** `subnet`: a free /24 whose .1 goes to the root end of the veth (the server's address for this user) and .2 to the user. */
 export async function userComputer(subnet: string) {
@@ -71,6 +99,12 @@ export async function userComputer(subnet: string) {
     curl: (url: string, ms = 8) => inNs('curl', ['-sS', '--max-time', String(ms), url], (ms + 10) * 1000),
     /** The first bytes a TCP port sends (an SSH banner), through the tunnel. */
     banner: (host: string, port: number) => inNs('timeout', ['8', 'bash', '-c', `exec 3<>/dev/tcp/${host}/${port} && head -c 20 <&3`], 20_000),
+    /** xfreerdp with an .rdp file's text, from the user's computer (through its tunnel): signs in, then ends (`+auth-only`). */
+    rdpAuthOnly(rdp: string) {
+      const file = join(dir, 'desktop.rdp');
+      writeFileSync(file, rdp, { mode: 0o600 });
+      return inNs('timeout', ['60', 'xvfb-run', '-a', 'xfreerdp', file, '/cert:ignore', '+auth-only'], 90_000);
+    },
     async close() {
       wg?.kill('SIGTERM');
       await runClient('ip', ['netns', 'del', ns]);

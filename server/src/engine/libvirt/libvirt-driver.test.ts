@@ -6,10 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOverlay } from '../disks';
 import { waitForStopped, type MachineEvent, type MachineSpec } from '../driver';
 import { ensureDemoGuest } from '../guest-image';
+import { startJsonLinesHelper } from '../../host/programs';
 import { QemuDriver } from '../qemu/qemu-driver';
 import { describeDriverSuite } from '../../../test/helpers/driver-suite';
 import { startLibvirtHost, type LibvirtTestHost } from '../../../test/helpers/libvirt-host';
 import { scaled } from '../../../test/helpers/slowdown';
+import { until } from '../../../test/helpers/wait';
 import { LibvirtDriver, redact, type ConnectionState } from './libvirt-driver';
 
 const IMAGES = process.env.VDI_TEST_IMAGES ?? fileURLToPath(new URL('../../../../data/test-cache/images', import.meta.url));
@@ -120,5 +122,27 @@ describe('LibvirtDriver specifics', () => {
     expect(noticedMs).toBeLessThan(scaled(8_000));
     await expect(again.status(s.id)).rejects.toMatchObject({ code: 'host-unreachable' });
     await again.close();
+  }, scaled(60_000));
+
+  it('its helper answers a line that is no request (no object, no id, no op, an unknown op) with an error, and goes on', async () => {
+    const answers: Record<string, unknown>[] = [];
+    let exited = '';
+    const helper = startJsonLinesHelper(join(import.meta.dirname, 'libvirt-helper.py'), (m) => answers.push(m as Record<string, unknown>), (reason) => (exited = reason));
+    helper.hold(true);
+    try {
+      helper.send({ uri: host.uri, keepalive: [5, 2] });
+      await until('the helper connected', async () => answers.some((a) => a.ready) || exited, 30_000);
+      const lines: object[] = [[1], { op: 'list' }, { id: '1', op: 'list' }, { id: 2 }, { id: 3, op: 'nothing' }, { id: 5, op: [] }, { op: 'cancel' }, { id: 4, op: 'list' }];
+      for (const line of lines) helper.send(line);
+      await until('the list answered', async () => answers.some((a) => a.id === 4) || exited, 30_000);
+      const errors = answers.filter((a) => a.error).map((a) => [a.id, (a.error as { code: string }).code]);
+      expect(errors).toEqual([[null, 'bad-request'], [null, 'bad-request'], [null, 'bad-request'], [2, 'bad-request'], [3, 'bad-request'], [5, 'bad-request'], [null, 'bad-request']]);
+      expect(answers.find((a) => a.id === 4)).toMatchObject({ result: expect.anything() });
+      expect(exited).toBe('');
+    } finally {
+      helper.end();
+    }
+    await until('the helper ended with its input', async () => exited, 30_000);
+    expect(exited).toBe('exit-code-0');
   }, scaled(60_000));
 });

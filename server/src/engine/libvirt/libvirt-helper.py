@@ -489,6 +489,29 @@ OPS = {
 }
 
 
+def parse_request(line):
+    """A line as a request (an object with a numeric id and a known op; a cancel with its target), or
+    None once it is answered with a `bad-request` error (with its id when it has one): a bad line never
+    ends the helper."""
+    try:
+        req = json.loads(line)
+    except ValueError:
+        req = None
+    if not isinstance(req, dict):
+        send({'id': None, 'error': {'code': 'bad-request', 'message': 'a request is a JSON object'}})
+        return None
+    if req.get('op') == 'cancel' and isinstance(req.get('target'), int):
+        return req
+    rid = req.get('id')
+    if not isinstance(rid, int) or isinstance(rid, bool):
+        send({'id': None, 'error': {'code': 'bad-request', 'message': 'a request needs a numeric id'}})
+        return None
+    if not isinstance(req.get('op'), str) or req['op'] not in OPS:
+        send({'id': rid, 'error': {'code': 'bad-request', 'message': 'unknown op'}})
+        return None
+    return req
+
+
 def handle(req):
     try:
         result = OPS[req['op']](req)
@@ -522,8 +545,10 @@ def main():
     for line in sys.stdin:
         if not line.strip():
             continue
-        req = json.loads(line)
-        if req.get('op') == 'cancel':
+        req = parse_request(line)
+        if req is None:
+            continue
+        if req['op'] == 'cancel':
             op_cancel(req)  # at once, unanswered: the upload it stops holds a worker
         else:
             pool.submit(handle, req)
