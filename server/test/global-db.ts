@@ -12,12 +12,7 @@ import { migrate } from 'drizzle-orm/pglite/migrator';
 import type { TestProject } from 'vitest/node';
 import { migrationsFolder } from '../src/db';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    /** The migrated embedded database's archive ('' with PostgreSQL). */
-    dbTemplate: string;
-  }
-}
+// (`dbTemplate`'s type: helpers/db.ts, which reads it.)
 
 export default async function setup(project: TestProject) {
   if (process.env.TEST_DATABASE_URL) {

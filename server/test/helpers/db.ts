@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { openDatabase, type Database } from '../../src/db';
 
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The migrated embedded database's archive (test/global-db.ts; '' with PostgreSQL). */
+    dbTemplate: string;
+  }
+}
+
 /** The run's migrated embedded database (test/global-db.ts), when there is one. */
 async function template(): Promise<string | undefined> {
   if (!process.env.VITEST) return undefined; // (the bench's scripts)
