@@ -228,14 +228,16 @@ def op_list(_req):
     return out
 
 
-def free_bytes():
-    """Memory a guest can get: free, buffers and page cache (the same sum the server reads from its
-    own /proc/meminfo for its host, host/memory.ts); MemFree alone when the stats are not there."""
+def memory():
+    """The host's memory (total MiB, bytes a guest can get: free, buffers and page cache), from libvirt's
+    node memory stats: the same sum the server reads from its own /proc/meminfo for its host
+    (host/memory.ts). getInfo's total and getFreeMemory (MemFree alone) when the stats are not there."""
     try:
         s = conn.getMemoryStats(libvirt.VIR_NODE_MEMORY_STATS_ALL_CELLS, 0)
-        return (s.get('free', 0) + s.get('buffers', 0) + s.get('cached', 0)) * 1024
-    except libvirt.libvirtError:
-        return conn.getFreeMemory()
+        total = s['total']
+        return total // 1024, min(total, s.get('free', 0) + s.get('buffers', 0) + s.get('cached', 0)) * 1024
+    except (libvirt.libvirtError, KeyError):
+        return conn.getInfo()[1], conn.getFreeMemory()
 
 
 def op_info(_req):
@@ -245,7 +247,8 @@ def op_info(_req):
         conn.getDomainCapabilities(None, None, None, 'kvm', 0)
     except libvirt.libvirtError:
         kvm = False
-    return {'cpus': info[2], 'memoryMb': info[1], 'freeBytes': free_bytes(), 'kvm': kvm}
+    total_mb, free = memory()
+    return {'cpus': info[2], 'memoryMb': total_mb, 'freeBytes': free, 'kvm': kvm}
 
 
 def op_host(_req):
@@ -264,7 +267,8 @@ def op_host(_req):
             pools.append({'name': p.name(), 'path': path, 'capacity': capacity, 'available': available})
         except libvirt.libvirtError:
             pass  # gone meanwhile
-    return {'cpuModel': model, 'cpus': info[2], 'memoryMb': info[1], 'freeBytes': free_bytes(), 'pools': pools}
+    total_mb, free = memory()
+    return {'cpuModel': model, 'cpus': info[2], 'memoryMb': total_mb, 'freeBytes': free, 'pools': pools}
 
 
 def op_interface(req):
