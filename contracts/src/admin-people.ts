@@ -214,6 +214,8 @@ export type TAdminCategory = z.infer<typeof ZAdminCategory>;
 export const ZAdminCategoryList = adminList(ZAdminCategory);
 export type TAdminCategoryList = z.infer<typeof ZAdminCategoryList>;
 const customUrl = z.string().trim().min(1).max(64).regex(/^[a-z0-9][a-z0-9_-]*$/, 'invalid_characters');
+/** The shared pool's name: the installation's storage folder, where a category mapped to no pool keeps its disks. */
+export const SHARED_STORAGE_POOL = 'default';
 /** A libvirt storage pool's name as hosts declare it (`default` is the shared storage folder, stored as null). */
 export const ZStoragePoolName = z.string().trim().min(1).max(32).regex(/^[A-Za-z0-9_-]+$/, 'invalid_pool_name');
 const domain = z.string().trim().toLowerCase().min(1).max(253).regex(/^@?[a-z0-9.-]+\.[a-z]{2,}$/, 'invalid_characters');

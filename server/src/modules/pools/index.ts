@@ -18,7 +18,7 @@
  */
 import { basename } from 'node:path';
 import { and, eq } from 'drizzle-orm';
-import { LOCAL_HYPERVISOR } from '@vdi/contracts';
+import { LOCAL_HYPERVISOR, SHARED_STORAGE_POOL } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema, type Db } from '../../db';
 import { EngineError } from '../../engine/driver';
@@ -28,7 +28,7 @@ import { assertRoom, type PoolFile } from './room';
 /** The job that copies a template's base to a host (its progress: bytes done of the total). */
 export const BASE_COPY_JOB = 'base_copy';
 /** The shared pool: the installation's storage folder, at the same path on the hosts that reach it. */
-export const SHARED_POOL = 'default';
+export const SHARED_POOL = SHARED_STORAGE_POOL;
 /** A host's own pool, where template bases are copied and its bound desktops' disks live. */
 export const HOST_OWN_POOL = 'local';
 

@@ -1,7 +1,7 @@
 import { Alert, Badge, Group, Paper, Select, SimpleGrid, Table, Text, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertCircle } from '@tabler/icons-react';
-import type { TAdminCategory, TAdminCategoryList } from '@vdi/contracts';
+import { SHARED_STORAGE_POOL as SHARED, type TAdminCategory, type TAdminCategoryList } from '@vdi/contracts';
 import { useTranslation } from 'react-i18next';
 import { formatBytes } from '../../../entities/format';
 import { builtInText } from '../../../lib/built-in-text';
@@ -11,8 +11,6 @@ import { fullBadge } from '../shared/console';
 import { categoryPoolsQuery, hypervisorsQuery, setCategoryPool } from './api';
 import '../../../i18n/areas/admin-infra';
 
-/** The shared pool's name: the installation's storage folder (a category mapped to none uses it). */
-const SHARED = 'default';
 
 /**
  * The storage pools as categories see them (admins; issue 25, "mapped to categories as in the
