@@ -205,6 +205,8 @@ export const ZAdminCategory = z.object({
   recycle_bin_cutoff_hours: z.number().int().nullable(),
   quota: ZQuota.nullable(),
   limits: ZLimits.nullable(),
+  /** The storage pool its desktops' disks go to (a pool name the hypervisors declare); null = the shared storage folder. */
+  storage_pool: z.string().nullable(),
   users: z.number().int(),
   groups: z.number().int(),
 });
@@ -212,6 +214,10 @@ export type TAdminCategory = z.infer<typeof ZAdminCategory>;
 export const ZAdminCategoryList = adminList(ZAdminCategory);
 export type TAdminCategoryList = z.infer<typeof ZAdminCategoryList>;
 const customUrl = z.string().trim().min(1).max(64).regex(/^[a-z0-9][a-z0-9_-]*$/, 'invalid_characters');
+/** The shared pool's name: the installation's storage folder, where a category mapped to no pool keeps its disks. */
+export const SHARED_STORAGE_POOL = 'default';
+/** A libvirt storage pool's name as hosts declare it (`default` is the shared storage folder, stored as null). */
+export const ZStoragePoolName = z.string().trim().min(1).max(32).regex(/^[A-Za-z0-9_-]+$/, 'invalid_pool_name');
 const domain = z.string().trim().toLowerCase().min(1).max(253).regex(/^@?[a-z0-9.-]+\.[a-z]{2,}$/, 'invalid_characters');
 export const ZAdminCategoryCreate = z
   .object({
@@ -224,6 +230,7 @@ export const ZAdminCategoryCreate = z
     recycle_bin_cutoff_hours: z.number().int().min(0).max(100_000).nullable().default(null),
     quota: ZQuota.nullable().default(null),
     limits: ZLimits.nullable().default(null),
+    storage_pool: ZStoragePoolName.nullable().default(null),
   })
   .strict();
 export type TAdminCategoryCreate = z.input<typeof ZAdminCategoryCreate>;
@@ -238,6 +245,7 @@ export const ZAdminCategoryUpdate = z
     recycle_bin_cutoff_hours: z.number().int().min(0).max(100_000).nullable(),
     quota: ZQuota.nullable(),
     limits: ZLimits.nullable(),
+    storage_pool: ZStoragePoolName.nullable(),
   })
   .partial()
   .strict();

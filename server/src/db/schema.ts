@@ -38,6 +38,8 @@ export const categories = pgTable('categories', {
   emailVerificationRequired: boolean('email_verification_required').notNull().default(false),
   /** Hours an item stays in the recycle bin; null = the system setting. */
   recycleBinCutoffHours: integer('recycle_bin_cutoff_hours'),
+  /** The storage pool its desktops' disks go to (a libvirt pool name hosts declare, e.g. `local`); null = the shared storage folder. */
+  storagePool: text('storage_pool'),
   createdAt: createdAt(),
 }, (t) => [uniqueIndex('categories_custom_url_idx').on(t.customUrlName)]);
 

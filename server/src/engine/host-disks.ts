@@ -85,10 +85,13 @@ export class HostDisks {
     }
   }
 
-  /** Whether the disk at `path` is in the host's `pool` (by its name there). */
-  async exists(hostId: string, pool: string, path: string): Promise<boolean> {
-    const name = path.slice(path.lastIndexOf('/') + 1);
-    const v = await this.volume(hostId, pool, name);
-    return v !== null && v.path === path;
+  /** The disk at `path` on the host (in whichever of its pools) and its pool's name, or null. */
+  at(hostId: string, path: string): Promise<(HostVolume & { pool: string }) | null> {
+    return this.on(hostId).volumeAt(path);
+  }
+
+  /** Whether the disk at `path` is on the host (in any of its pools). */
+  async exists(hostId: string, path: string): Promise<boolean> {
+    return (await this.at(hostId, path)) !== null;
   }
 }

@@ -443,6 +443,27 @@ describe('groups, categories, registration codes', () => {
     const actions = (await server.ctx.db.select().from(schema.auditLog).where(eq(schema.auditLog.categoryId, cat.id))).map((a) => a.action);
     expect(actions).toEqual(expect.arrayContaining(['category.create', 'group.create', 'registration_code.create', 'registration_code.reset', 'registration_code.delete']));
   });
+
+  it('a category storage pool: a pool name or null (the shared folder, also when named default); any other name is refused and nothing written', async () => {
+    const url = `pool-${rnd()}`;
+    const cat = await (await send('admin', `${A}/categories`, { method: 'POST', body: { name: 'Fast disks', custom_url_name: url, storage_pool: 'fast' } })).json();
+    expect(cat).toMatchObject({ storage_pool: 'fast' });
+    const put = (body: object) => send('admin', `${A}/categories/${cat.id}`, { method: 'PUT', body });
+    expect(await (await put({ storage_pool: 'local' })).json()).toMatchObject({ storage_pool: 'local' });
+    for (const bad of ['../etc', 'a b', '', 'x'.repeat(33), 7]) {
+      const res = await put({ storage_pool: bad, description: 'half' });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ description_code: 'validation_error' });
+    }
+    expect(await (await send('admin', `${A}/categories/${cat.id}`)).json()).toMatchObject({ storage_pool: 'local', description: '' });
+    expect(await (await put({ storage_pool: 'default' })).json()).toMatchObject({ storage_pool: null });
+    expect(await (await put({ storage_pool: 'nfs_2' })).json()).toMatchObject({ storage_pool: 'nfs_2' });
+    expect(await (await put({ storage_pool: null })).json()).toMatchObject({ storage_pool: null });
+    // A manager does not choose where disks live.
+    expect((await send('manager', `${A}/categories/default`, { method: 'PUT', body: { storage_pool: 'local' } })).status).toBe(403);
+    expect(await (await send('admin', `${A}/categories/default`)).json()).toMatchObject({ storage_pool: null });
+    expect((await send('admin', `${A}/categories/${cat.id}`, { method: 'DELETE' })).status).toBe(200);
+  });
 });
 
 /** Generous limits on every field (a test then lowers the one it looks at). */

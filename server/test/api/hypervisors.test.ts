@@ -257,6 +257,23 @@ describe('hypervisors', () => {
     }
   });
 
+  it("a category mapped to a pool no host declares: its desktops' starts are refused with the reason pool_unreachable, nothing changed", async () => {
+    const desktop = await makeDesktop(server, await userRow(server, 'user'));
+    const [before] = await server.ctx.db.select().from(schema.domainDisks).where(eq(schema.domainDisks.domainId, desktop.id));
+    expect((await json('/categories/default', tok.admin, { method: 'PUT', body: { storage_pool: 'fast' } })).status).toBe(200);
+    try {
+      const refused = await call(server, `/api/v3/desktop/start/${desktop.id}`, { token: tok.user });
+      expect(refused.status).toBe(428);
+      expect(await refused.json()).toMatchObject({ description_code: 'hypervisors_not_available', params: { reason: 'pool_unreachable' } });
+      const [still] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, desktop.id));
+      expect(still).toMatchObject({ status: 'Stopped', hypervisorId: null });
+      const [disk] = await server.ctx.db.select().from(schema.storage).where(eq(schema.storage.id, before!.storageId));
+      expect(disk).toMatchObject({ hypervisorId: null });
+    } finally {
+      await json('/categories/default', tok.admin, { method: 'PUT', body: { storage_pool: null } });
+    }
+  });
+
   it('preferred hypervisors: ids must exist; a template forced onto a host that is offline refuses starts with the reason', async () => {
     const template = await demoTemplate(server);
     const path = `/hypervisors/preferred/template/${template.id}`;

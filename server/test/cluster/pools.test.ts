@@ -7,7 +7,8 @@
 // a template made of a desktop there is copied to the storage folder, the desktop goes on there; deleting a
 // desktop deletes its disk on the host; deleting a template (its recycle bin entry purged) deletes its copy
 // on the host; the host cannot be removed while it holds disks; the console's storage check looks for them on
-// the host; once empty, its removal deletes the copies of bases it held.
+// the host; a category mapped to a pool sends its desktops' disks to the host's pool of that name (none: refused);
+// once empty, its removal deletes the copies of bases it held.
 // One lab host for the file (the placement rule across hosts has its unit test).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -278,6 +279,47 @@ describeIf(missing)('disks where the pool is: a hypervisor without the shared st
     expect(await check()).toEqual([]);
     virsh('vol-delete', disks[0]!.path);
     expect(await check()).toEqual([disks[0]!.id]);
+  }, scaled(60_000));
+
+  it("a category mapped to a pool: no host with it refuses the start (pool_unreachable); the host's pool of that name gets the disk, on the base it holds", async () => {
+    const [row] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, started[1]!.id));
+    const made = await send(user, '/api/v3/persistent_desktop', { body: { template_id: row!.templateId, name: 'On the category pool' } });
+    expect(made.status).toBe(200);
+    const id = (made.body as { id: string }).id;
+    await until('created', async () => (await statusOf(id)) === 'Stopped', 30_000);
+    const mapTo = async (storage_pool: string | null) => expect((await send(admin, `${A}/categories/default`, { method: 'PUT', body: { storage_pool } })).status).toBe(200);
+    try {
+      await mapTo('nowhere');
+      const before = await diskOf(id);
+      const refused = await send(user, `/api/v3/desktop/start/${id}`);
+      expect(refused).toMatchObject({ status: 428, body: { description_code: 'hypervisors_not_available', params: { reason: 'pool_unreachable' } } });
+      expect(await statusOf(id)).toBe('Stopped');
+      expect(await diskOf(id)).toEqual(before);
+      // The host reaches its `shared` pool as well as its own `local` one: the category's sends the disk there.
+      await mapTo('shared');
+      expect((await send(user, `/api/v3/desktop/start/${id}`)).status).toBe(200);
+      await until('started on the category pool', async () => (await statusOf(id)) === 'Started', 60_000);
+      const disk = await diskOf(id);
+      expect(disk.hypervisorId).toBe(hostId);
+      virsh('pool-refresh', 'shared');
+      expect(virsh('vol-list', 'shared').map((l) => l.split(/\s+/)[1])).toContain(disk.path);
+      expect([...volumes().values()]).not.toContain(disk.path);
+      // The template's base the host holds (in its own pool) is read from there: no second copy.
+      expect(await copyJobs()).toHaveLength(1);
+      const [base] = await copiesOf(before.parentId!);
+      expect(base!.path.startsWith('/var/lib/libvirt/images/')).toBe(true);
+      expect(virsh('vol-dumpxml', disk.path).join('\n')).toContain(`<path>${base!.path}</path>`);
+      expect(await server.ctx.engine.disks.exists(before.path)).toBe(false);
+    } finally {
+      await mapTo(null);
+    }
+    expect((await send(user, `/api/v3/desktop/stop/${id}`)).status).toBe(200);
+    await send(user, `/api/v3/desktop/stop/${id}`);
+    await until('stopped', async () => (await statusOf(id)) === 'Stopped', 30_000);
+    const disk = await diskOf(id);
+    expect((await send(user, `/api/v3/desktop/${id}/permanent`, { method: 'DELETE' })).status).toBe(200);
+    virsh('pool-refresh', 'shared');
+    expect(virsh('vol-list', 'shared').map((l) => l.split(/\s+/)[1])).not.toContain(disk.path);
   }, scaled(60_000));
 
   it('once empty the host is removed, and the copies of template bases it held go with it', async () => {

@@ -342,6 +342,12 @@ export class LibvirtDriver implements HypervisorDriver {
     return 'absent' in v ? null : v;
   }
 
+  /** The volume at `path` on the host (in whichever pool), with its pool's name; or null. */
+  async volumeAt(path: string): Promise<(HostVolume & { pool: string }) | null> {
+    const v = await this.call<(HostVolume & { pool: string }) | { absent: true }>('vol_at', { path });
+    return 'absent' in v ? null : v;
+  }
+
   /** Copies `file` (of this machine) into a new volume `name` of `pool` (replacing one of that name)
    *  through libvirt's storage stream, in 1 MiB chunks with progress; `signal` stops it (the partial
    *  volume is deleted). Resolves once the host holds every byte. */

@@ -440,6 +440,14 @@ def vol_by_path(path):
     return None
 
 
+def op_vol_at(req):
+    """The volume at `path` (its facts and the name of its pool), or absent."""
+    vol = vol_by_path(req['path'])
+    if vol is None:
+        return {'absent': True}
+    return {**vol_facts(vol), 'pool': vol.storagePoolLookupByVolume().name()}
+
+
 def op_vol_delete(req):
     """Deletes the volume at `path` (a disk of ours on the host); one already gone is fine."""
     vol = vol_by_path(req['path'])
@@ -486,6 +494,7 @@ OPS = {
     'screenshot': lambda r: screenshot(conn.lookupByName(r['name'])),
     'vol_info': op_vol_info,
     'vol_upload': op_vol_upload,
+    'vol_at': op_vol_at,
     'vol_delete': op_vol_delete,
     'vol_resize': op_vol_resize,
     'vol_download': op_vol_download,

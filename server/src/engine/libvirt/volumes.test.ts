@@ -79,7 +79,9 @@ describeIf(missing)('libvirt storage volumes through the helper', () => {
     const sent = await disks.upload('h1', 'local', 'desk.qcow2', overlay, { path: onHost.path, format: 'qcow2' });
     expect((await info(sent.path)).backingFile).toBe(onHost.path);
     expect((await info(overlay)).backingFile).toBe(base);
-    expect(await disks.exists('h1', 'local', sent.path)).toBe(true);
+    expect(await disks.exists('h1', sent.path)).toBe(true);
+    // Found by its path in whichever pool, with that pool's name.
+    expect(await disks.at('h1', sent.path)).toMatchObject({ path: sent.path, pool: 'local', physical: statSync(sent.path).size });
     // Back here (a template made of a desktop on the host): the same bytes but its header, pointed at the base here.
     const back = join(here, 'back.qcow2');
     await disks.download('h1', sent.path, back, { path: base, format: 'qcow2' });
@@ -97,7 +99,8 @@ describeIf(missing)('libvirt storage volumes through the helper', () => {
     expect((await info(sent.path)).virtualSize).toBe(96 * MiB);
     await expect(disks.grow('h1', sent.path, 32 * MiB)).rejects.toThrow(/shrink/);
     await disks.remove('h1', sent.path);
-    expect(await disks.exists('h1', 'local', sent.path)).toBe(false);
+    expect(await disks.exists('h1', sent.path)).toBe(false);
+    expect(await disks.at('h1', sent.path)).toBeNull();
     // The local host keeps its disks in the storage folder: nothing to do here.
     expect(() => disks.volume('local', 'local', 'x')).toThrow(EngineError);
   }, scaled(30_000));

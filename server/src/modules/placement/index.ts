@@ -6,8 +6,8 @@ import type { PreferredHypervisors } from '../../db/schema';
 import { precondition } from '../../http/errors';
 import type { DomainRow } from '../shared/domains';
 import { disksOf } from '../desktops/machine-spec';
-import { diskHostOf, HOST_OWN_POOL, SHARED_POOL } from '../pools';
-import { place, readingFor, START_IN_FLIGHT_MS, type HostReading, type NoHostReason, type PlacementHost, type StartInFlight } from './rules';
+import { categoryPoolOf, diskHostOf, HOST_OWN_POOL, SHARED_POOL } from '../pools';
+import { place, poolDemand, readingFor, START_IN_FLIGHT_MS, type HostReading, type NoHostReason, type PlacementHost, type StartInFlight } from './rules';
 
 export { place, type NoHostReason } from './rules';
 
@@ -92,7 +92,9 @@ export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine' | 'clock'>
 
   /** The host for `row`'s start (`need.guestNetwork`: it has a NIC on the guest network), recorded as in flight there; or a 428 `hypervisors_not_available` with the reason. */
   async function hostFor(row: DomainRow, need: { guestNetwork: boolean }): Promise<string> {
-    const [rows, vcpus, pref, gpus, disks] = await Promise.all([db.select().from(schema.hypervisors), vcpusByHost(db), preferenceOf(db, row), gpuProfilesByHost(db, ctx.clock.now()), disksOf(db, row.id)]);
+    const [rows, vcpus, pref, gpus, disks, categoryPool] = await Promise.all([
+      db.select().from(schema.hypervisors), vcpusByHost(db), preferenceOf(db, row), gpuProfilesByHost(db, ctx.clock.now()), disksOf(db, row.id), categoryPoolOf(db, row.userId),
+    ]);
     // Real time, not the bookings' clock: starts in flight are about the host's own numbers catching up.
     const now = Date.now();
     const readings = new Map<string, HostReading>();
@@ -117,9 +119,9 @@ export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine' | 'clock'>
       }),
     );
     inFlight = inFlight.filter((s) => now - s.at < START_IN_FLIGHT_MS);
-    // Disks in the storage folder: hosts that reach it, or hosts with a pool of their own to copy the base to.
+    // The owner's category's pool; else disks in the storage folder: hosts that reach it, or hosts with a pool of their own to copy the base to.
     const demand = {
-      memoryMb: row.hardware.memoryMb, vcpus: row.hardware.vcpus, pool: SHARED_POOL, copyPool: HOST_OWN_POOL, diskHost: diskHostOf(disks),
+      memoryMb: row.hardware.memoryMb, vcpus: row.hardware.vcpus, ...poolDemand(categoryPool, SHARED_POOL, HOST_OWN_POOL), diskHost: diskHostOf(disks),
       guestNetwork: need.guestNetwork, gpuProfile: gpuProfileOf(row.hardware.reservables.vgpus ?? [], gpus),
     };
     const chosen = place(hosts, demand, pref, inFlight, now);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { place, inFlightOn, readingFor, START_IN_FLIGHT_MS, type HostReading, VCPU_OVERCOMMIT, type PlacementHost, type PlacementDemand } from './rules';
+import { place, poolDemand, inFlightOn, readingFor, START_IN_FLIGHT_MS, type HostReading, VCPU_OVERCOMMIT, type PlacementHost, type PlacementDemand } from './rules';
 
 const NOW = 1_000_000;
 const host = (id: string, over: Partial<PlacementHost> = {}): PlacementHost => ({
@@ -61,6 +61,18 @@ describe('placement', () => {
     // The shared host is taken first even with less memory: no copy, and the desktop is not bound.
     expect(place([host('a', { pools: ['local'], freeMemoryMb: 9e6 }), host('b', { pools: ['default', 'local'] })], copy, none, [], NOW)).toEqual({ ok: true, hostId: 'b' });
     expect(place([host('a', { pools: ['local'], freeMemoryMb: 9e6 }), host('b', { pools: ['local'] })], copy, none, [], NOW)).toEqual({ ok: true, hostId: 'a' });
+  });
+
+  it('a desktop of a category mapped to a pool starts only on hosts with that pool, else pool_unreachable', () => {
+    expect(poolDemand(null, 'default', 'local')).toEqual({ pool: 'default', copyPool: 'local' });
+    const fast = { ...demand, ...poolDemand('fast', 'default', 'local') };
+    expect(fast).toMatchObject({ pool: 'fast', copyPool: null });
+    // Neither the shared pool nor a host's own pool stands in for it.
+    const hosts = [host('a', { pools: ['default', 'local'], freeMemoryMb: 9e6 }), host('b', { pools: ['local', 'fast'] }), host('c', { pools: ['fast'], freeMemoryMb: 6000 })];
+    expect(place(hosts, fast, none, [], NOW)).toEqual({ ok: true, hostId: 'b' });
+    expect(place([hosts[0]!], fast, none, [], NOW)).toEqual({ ok: false, reason: 'pool_unreachable' });
+    // Its disk already bound to a host: that host, as for any other pool.
+    expect(place(hosts, { ...fast, diskHost: 'c' }, none, [], NOW)).toEqual({ ok: true, hostId: 'c' });
   });
 
   it('a desktop whose disk is on a host own pool starts there only, or says that host does not take it', () => {

@@ -52,7 +52,7 @@ export type StartInFlight = { hostId: string; at: number; memoryMb: number; vcpu
 export type PlacementDemand = {
   memoryMb: number;
   vcpus: number;
-  /** the shared pool of its disk(s) (the installation's storage folder, `default`) */
+  /** the pool its disk(s) must be reached in: its category's, else the shared one (the installation's storage folder, `default`) */
   pool: string;
   /** it has a NIC on the guest network */
   guestNetwork: boolean;
@@ -63,6 +63,15 @@ export type PlacementDemand = {
   /** its GPU profile, or null */
   gpuProfile: string | null;
 };
+
+/**
+ * The pools a desktop needs (the original's pools mapped to categories): its category's pool when it has
+ * one — only hosts that declare a pool of that name take it, and its disks go there — else the shared
+ * pool, or a host's own pool (`ownPool`) to receive a copy of its template's base.
+ */
+export function poolDemand(categoryPool: string | null, sharedPool: string, ownPool: string): Pick<PlacementDemand, 'pool' | 'copyPool'> {
+  return categoryPool ? { pool: categoryPool, copyPool: null } : { pool: sharedPool, copyPool: ownPool };
+}
 
 /** The template's or deployment's pinning (the original's `forced_hyp` / `favourite_hyp`): host ids. */
 export type PlacementPreference = { forced: string[]; favourite: string[] };

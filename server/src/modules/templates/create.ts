@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { basename, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { ZNewTemplate } from '@vdi/contracts';
 import type { AppContext } from '../../context';
-import { assertRoomForTemplate, diskFilePresent, diskHostOfAll, HOST_OWN_POOL } from '../pools';
+import { assertRoomForTemplate, diskFilePresent, diskHostOfAll } from '../pools';
 import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { assertChoosable, chooserOf } from '../access/permissions';
@@ -43,6 +43,8 @@ type DiskStep = {
   host?: string | null;
 };
 type Plan = { desktopId: string; templateId: string; templateOwnerId: string; disks: DiskStep[] };
+/** Where a desktop's new overlay goes on its host: beside its former disk there (the same pool). */
+const overlayThere = (d: DiskStep) => join(dirname(d.from), basename(d.overlay));
 
 /**
  * POST /template/: a template from a stopped desktop. The record appears at once (status
@@ -168,7 +170,7 @@ export function templateJobHandler(ctx: AppContext, lifecycle: DesktopLifecycle)
       await store.remove(d.overlay).catch(() => undefined);
       if (d.host) {
         // The disk on the host was only read: the copy here and the new overlay there go.
-        const made = await ctx.engine.hostDisks.volume(d.host, HOST_OWN_POOL, basename(d.overlay));
+        const made = await ctx.engine.hostDisks.at(d.host, overlayThere(d));
         if (made) await ctx.engine.hostDisks.remove(d.host, made.path);
         await store.setReadOnly(d.to, false).catch(() => undefined);
         await store.remove(d.to);
@@ -208,10 +210,13 @@ export function templateJobHandler(ctx: AppContext, lifecycle: DesktopLifecycle)
           continue;
         }
         // Made here on the template's disk, sent pointed at the host's copy of it (the desktop's former disk).
-        let vol = await ctx.engine.hostDisks.volume(d.host, HOST_OWN_POOL, basename(d.overlay));
+        // In the pool of the desktop's former disk there (the host's own, or its category's).
+        let vol: HostVolume | null = await ctx.engine.hostDisks.at(d.host, overlayThere(d));
         if (!vol) {
+          const former = await ctx.engine.hostDisks.at(d.host, d.from);
+          if (!former) throw new Error(`the desktop disk ${d.from} is not on its hypervisor`);
           if (!(await store.exists(d.overlay))) await store.createOverlay(d.to, d.overlay);
-          vol = await ctx.engine.hostDisks.upload(d.host, HOST_OWN_POOL, basename(d.overlay), d.overlay, { path: d.from, format: 'qcow2' });
+          vol = await ctx.engine.hostDisks.upload(d.host, former.pool, basename(d.overlay), d.overlay, { path: d.from, format: 'qcow2' });
         }
         await store.remove(d.overlay);
         onHost.set(d.storageId, vol);

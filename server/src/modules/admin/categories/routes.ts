@@ -8,6 +8,7 @@ import type { AppContext } from '../../../context';
 import { schema, type Db } from '../../../db';
 import { auditActorOf, audit } from '../../../audit/record';
 import { conflict, notFound } from '../../../http/errors';
+import { SHARED_POOL } from '../../pools';
 import { boundCategory, inReach, likeTerm, orderOf, peopleGuards } from '../people/scope';
 
 const c = schema.categories;
@@ -30,6 +31,7 @@ const view = (r: Row): TAdminCategory => ({
   recycle_bin_cutoff_hours: r.row.recycleBinCutoffHours,
   quota: r.row.quota,
   limits: r.row.limits,
+  storage_pool: r.row.storagePool,
   users: Number(r.users),
   groups: Number(r.groups),
 });
@@ -45,6 +47,9 @@ async function assertUrlFree(db: Db, url: string, except?: string) {
   const [asId] = await db.select({ id: c.id }).from(c).where(except ? and(eq(c.id, url), ne(c.id, except)) : eq(c.id, url));
   if (taken || asId) throw conflict('custom_url_exists', 'That login address is taken', { custom_url_name: url });
 }
+
+/** The shared pool's name stands for the shared storage folder, which is stored as null. */
+const poolOf = (name: string | null) => (name === SHARED_POOL ? null : name);
 
 const domains = (list: string[]) => [...new Set(list.map((d) => d.replace(/^@/, '')))];
 
@@ -88,7 +93,7 @@ export async function adminCategoryRoutes(app: FastifyInstance, ctx: AppContext)
       await tx.insert(c).values({
         id, name: b.name, description: b.description, customUrlName: b.custom_url_name, frontend: b.frontend,
         allowedEmailDomains: domains(b.allowed_email_domains), maintenance: b.maintenance, recycleBinCutoffHours: b.recycle_bin_cutoff_hours,
-        quota: b.quota, limits: b.limits,
+        quota: b.quota, limits: b.limits, storagePool: poolOf(b.storage_pool),
       });
       await audit(tx, auditActorOf(request), { action: 'category.create', objectType: 'category', objectId: id, objectName: b.name, categoryId: id });
     });
@@ -110,6 +115,7 @@ export async function adminCategoryRoutes(app: FastifyInstance, ctx: AppContext)
     if (b.recycle_bin_cutoff_hours !== undefined) set.recycleBinCutoffHours = b.recycle_bin_cutoff_hours;
     if (b.quota !== undefined) set.quota = b.quota;
     if (b.limits !== undefined) set.limits = b.limits;
+    if (b.storage_pool !== undefined) set.storagePool = poolOf(b.storage_pool);
     await db.transaction(async (tx) => {
       if (Object.keys(set).length) await tx.update(c).set(set).where(eq(c.id, cat.id));
       await audit(tx, auditActorOf(request), {

@@ -15,6 +15,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { errorMessage } from '../../../lib/errors';
 import { useAction } from '../../../lib/use-action';
 import { fullBadge } from '../shared/console';
+import { CategoryPools } from './CategoryPools';
 import { poolsQuery, removeOrphans, runStorageCheck, storageQuery } from './api';
 import { percent } from './format';
 import { formatBytes } from '../../../entities/format';
@@ -229,6 +230,7 @@ export default function StoragePage() {
     <>
       <PageHeader title={t('admin_infra.storage.heading')} subtitle={t(admin ? 'admin_infra.storage.subheading' : 'admin_infra.storage.subheading_manager')} />
       {admin && <Pools />}
+      {admin && <CategoryPools />}
       <StorageCheck admin={admin} />
       <Paper withBorder radius="md" p="md" mb="md">
         <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="sm">

@@ -2,6 +2,8 @@ import { keepPreviousData } from '@tanstack/react-query';
 import {
   ZAdminDashboard,
   ZAdminActionAnswer,
+  ZAdminCategory,
+  ZAdminCategoryList,
   ZAdminHypervisor,
   ZAdminHypervisorDrained,
   ZAdminHypervisorMarkedDown,
@@ -48,6 +50,14 @@ export const storageQuery = (p: StorageParams) =>
     placeholderData: keepPreviousData,
     meta: HANDLES_ERROR,
   }) as const;
+/** Every category with the storage pool it maps its desktops' disks to (the console lists them all on one page). */
+export const categoryPoolsQuery = {
+  queryKey: [...INFRA_KEY, 'category-pools'],
+  queryFn: () => api.get('/admin/categories', ZAdminCategoryList, { query: { per_page: '500', sort: 'name', order: 'asc' } }),
+  meta: HANDLES_ERROR,
+} as const;
+/** Maps a category to a pool (`default`: the shared storage folder); answers the category as stored. */
+export const setCategoryPool = (categoryId: string, pool: string) => api.put(`/admin/categories/${encodeURIComponent(categoryId)}`, { storage_pool: pool }, ZAdminCategory);
 export const poolsQuery = { queryKey: [...INFRA_KEY, 'pools'], queryFn: () => api.get('/admin/storage/pools', ZAdminStoragePools), meta: HANDLES_ERROR } as const;
 /** The check walks the whole storage folder: run when asked, not on every visit. */
 export const runStorageCheck = () => api.get('/admin/storage/check', ZAdminStorageCheck);
