@@ -55,6 +55,21 @@ describe('scheduler', () => {
     await s.stop();
   });
 
+  it("a job already due when it is scheduled runs then, not at the clock's next move", async () => {
+    // What a test does when it moves the clock between a job's insert and its timer being armed (the
+    // auto-shutdown idle tests failed so in a full run): the job is due by the time the timer is armed.
+    const clock = manualClock(new Date('2026-03-01T00:00:00Z'));
+    const s = createScheduler(database.db, clock, log);
+    const ran: string[] = [];
+    s.register('t.due', async (p) => void ran.push(String(p.n)));
+    await s.start();
+    await s.schedule('t.due', new Date(clock.now().getTime() - MIN), { key: 'due', n: 1 });
+    await s.idle();
+    expect(ran).toEqual(['1']);
+    expect(await s.pending('due')).toEqual([]);
+    await s.stop();
+  });
+
   it('cancels by key (moving or deleting re-plans) and records failures', async () => {
     const clock = manualClock(new Date('2026-02-01T00:00:00Z'));
     const s = createScheduler(database.db, clock, log);

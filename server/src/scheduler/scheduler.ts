@@ -83,6 +83,13 @@ export function createScheduler(db: Db, clock: Clock, log: Logger) {
     armedAt = at;
     if (at === null) return;
     const wait = at - clock.now().getTime();
+    // Already due (scheduled in the past, or the clock moved on while this was being armed): run now. A
+    // timer of 0 on a manual clock would wait for its next move (the idle auto-shutdown tests failed so).
+    if (wait <= 0) {
+      armedAt = null;
+      void runDue();
+      return;
+    }
     timer = clock.setTimer(() => {
       timer = null;
       armedAt = null;
