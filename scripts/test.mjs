@@ -83,7 +83,7 @@ function side(tag, cmd, args, env = {}, { nice = 0 } = {}) {
 }
 
 /** What the summary lists before the closing line. */
-const listed = { skipped: [], unexplained: [], notRun: [], fileErrors: [] };
+const listed = { failed: [], skipped: [], unexplained: [], notRun: [], fileErrors: [] };
 
 /** Counts a Vitest run from its outcomes (scripts/lib/vitest-outcomes.mjs). */
 function countVitest(file) {
@@ -91,6 +91,7 @@ function countVitest(file) {
   const r = JSON.parse(readFileSync(file, 'utf8'));
   totals.passed += r.passed;
   totals.failed += r.failed;
+  for (const t of r.failedTests ?? []) listed.failed.push(`${t.file} › ${t.name}: ${t.error}`);
   for (const t of r.skipped) {
     if (t.reason?.includes('(not installed)')) {
       // Installed above: such a skip here means the set-up is broken.
@@ -130,7 +131,11 @@ function countPlaywright(file, tag) {
       for (const t of spec.tests ?? []) {
         const name = `${tag} ${spec.file} › ${[...path, spec.title].join(' › ')}`;
         if (t.status === 'expected' || t.status === 'flaky') totals.passed++;
-        else if (t.status === 'unexpected') totals.failed++;
+        else if (t.status === 'unexpected') {
+          totals.failed++;
+          const error = (t.results ?? []).at(-1)?.error?.message ?? '';
+          listed.failed.push(`${name}: ${error.replace(/\u001b\[[0-9;]*m/g, '').split('\n')[0].slice(0, 300)}`);
+        }
         else if (t.status === 'skipped') {
           // test.skip(condition, 'reason') and test.fixme carry their reason; a test skipped
           // without one did not run because something before it failed (a hook, a serial group).
@@ -199,9 +204,13 @@ if (runs('vitest')) {
   await stepBeside('Unit, API and engine tests (Vitest, embedded PGlite)', bin('vitest'), ['run', '--reporter=default', `--reporter=${outcomesReporter}`], { VITEST_OUTCOMES: vitestJson });
   if (!countVitest(vitestJson)) broken = true;
 }
-for (const ok of await Promise.all(checks)) {
+const checkNames = [...(runs('types') ? ['type check: contracts', 'type check: server', 'type check: web'] : []), ...(runs('lint') ? ['lint'] : [])];
+for (const [i, ok] of (await Promise.all(checks)).entries()) {
   if (ok) totals.passed++;
-  else totals.failed++;
+  else {
+    totals.failed++;
+    listed.failed.push(`${checkNames[i]} (its output above)`);
+  }
 }
 
 if (postgresUrl && runs('postgres')) {
@@ -267,6 +276,7 @@ const section = (title, lines) => {
   process.stdout.write(`\n${title} (${lines.length}):\n${lines.map((l) => `  ${l}\n`).join('')}`);
 };
 section('Skipped: cannot run on this machine', listed.skipped);
+section('FAILED', listed.failed);
 section('FAILED: skipped without a reason (or for a program npm test installs)', listed.unexplained);
 section('FAILED: did not run, their set-up failed or timed out', listed.notRun);
 section('Failed outside a test', listed.fileErrors);

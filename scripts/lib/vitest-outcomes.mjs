@@ -2,7 +2,8 @@
 // and failed tests and every test that did not run and why: skipped on purpose (its reason is in its title, "[skipped: …]", see
 // server/test/helpers/can-run.ts), or not run because a set-up of its file failed or timed out
 // (a beforeAll hook: Vitest reports those tests as skipped, which `npm test` counts as failed),
-// and the errors of files that failed outside any test (an afterAll, an import).
+// and the errors of files that failed outside any test (an afterAll, an import); the failed tests with
+// the first line of their error (the summary repeats them at its end, where a runner's tail shows them).
 import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 
@@ -29,7 +30,7 @@ export default class OutcomesReporter {
   }
 
   onTestRunEnd(testModules, unhandledErrors) {
-    const out = { passed: 0, failed: 0, skipped: [], notRun: [], fileErrors: [], unhandled: unhandledErrors.map((e) => (e.message ?? String(e)).split('\n')[0]) };
+    const out = { passed: 0, failed: 0, failedTests: [], skipped: [], notRun: [], fileErrors: [], unhandled: unhandledErrors.map((e) => (e.message ?? String(e)).split('\n')[0]) };
     for (const mod of testModules) {
       const file = `${mod.project.name} ${relative(this.root, mod.moduleId)}`;
       let notRunHere = 0;
@@ -40,6 +41,8 @@ export default class OutcomesReporter {
         if (r.state === 'failed') {
           out.failed++;
           failedHere++;
+          const error = r.errors?.[0];
+          out.failedTests.push({ file, name: titleOf(test), error: (error?.message ?? String(error ?? '')).split('\n')[0].slice(0, 300) });
         }
         if (r.state !== 'skipped' && r.state !== 'pending') continue;
         const title = titleOf(test);
