@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { scaled, testSlowdown } from './scripts/lib/slowdown.mjs';
 import { ensureTestRun } from './scripts/lib/test-run.mjs';
 import { LongestFirst } from './scripts/lib/vitest-sequencer.mjs';
@@ -34,6 +34,8 @@ export default defineConfig({
           name: 'server',
           root: 'server',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          // Several server processes on one PostgreSQL: only with TEST_DATABASE_URL (npm test's PostgreSQL run).
+          exclude: [...configDefaults.exclude, ...(process.env.TEST_DATABASE_URL ? [] : ['test/processes/**'])],
           environment: 'node',
           // Bounds of a quiet machine times the measured slowdown (a server's start or a seed of
           // hashed passwords took over a minute at a load of 20); the tests wait on conditions,

@@ -41,15 +41,7 @@ const bin = (name) => join(root, 'node_modules', '.bin', name);
 const began = Date.now();
 const minutes = (ms) => `${(ms / 60_000).toFixed(1)} min`;
 
-function step(title, cmd, args, env = {}) {
-  log(title);
-  const t0 = Date.now();
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
-  log(`${title}: ${r.status === 0 ? 'done' : 'failed'} in ${minutes(Date.now() - t0)}`);
-  return r.status === 0;
-}
-
-/** `step` that leaves the event loop free (the runners beside it go on printing). */
+/** A suite run whose output goes straight through, leaving the event loop free (the runners beside it go on printing). */
 function stepBeside(title, cmd, args, env = {}) {
   log(title);
   const t0 = Date.now();
@@ -213,16 +205,6 @@ for (const [i, ok] of (await Promise.all(checks)).entries()) {
   }
 }
 
-if (postgresUrl && runs('postgres')) {
-  const pgJson = join(reports, 'vitest-postgres.json');
-  step('Database suite on PostgreSQL', bin('vitest'), ['run', '--project', 'server', 'test/db', '--reporter=default', `--reporter=${outcomesReporter}`], {
-    TEST_DATABASE_URL: postgresUrl,
-    VITEST_OUTCOMES: pgJson,
-  });
-  if (!countVitest(pgJson)) broken = true;
-  dropPostgresRole(postgresUrl);
-}
-
 // The journeys in shards side by side, each against a server, database and guest network of
 // its own (ports 20 apart): most of a journey's time is waiting on a guest or a timer, so two
 // shards take little more than half the time of one.
@@ -249,6 +231,17 @@ if (e2eRuns.length > 0) log(`End-to-end journeys (Playwright, Chromium): ${e2eFi
 const dataDirOf = (port) => join(root, '.tmp', `e2e-data-${port}`);
 const names = spawnSync(process.execPath, ['--import', 'tsx', '-e', `import('./server/src/network/plan.ts').then((m) => { for (const d of ${JSON.stringify(e2eRuns.map((r) => dataDirOf(r.port)))}) console.log(m.networkNames(d).namespace); })`], { cwd: root, encoding: 'utf8' });
 for (const ns of names.stdout?.split('\n').filter(Boolean) ?? []) registerNamespace(ns);
+// The database suite again on PostgreSQL, and the server processes sharing one PostgreSQL
+// (server/test/processes: several processes, a load balancer), beside the journeys: they wait on
+// processes and timers most of their time.
+const pgJson = join(reports, 'vitest-postgres.json');
+const pgRun =
+  postgresUrl && runs('postgres')
+    ? side('PostgreSQL', bin('vitest'), ['run', '--project', 'server', 'test/db', 'test/processes', '--passWithNoTests', '--reporter=default', `--reporter=${outcomesReporter}`], {
+        TEST_DATABASE_URL: postgresUrl,
+        VITEST_OUTCOMES: pgJson,
+      })
+    : undefined;
 const e2eDone = await Promise.all(
   e2eRuns.map((r) =>
     side(r.tag, bin('playwright'), ['test', '-c', 'web/playwright.config.ts', ...r.files], {
@@ -259,6 +252,11 @@ const e2eDone = await Promise.all(
   ),
 );
 for (const r of e2eRuns) if (!countPlaywright(r.json, `[${r.tag}]`)) broken = true;
+if (pgRun) {
+  await pgRun;
+  if (!countVitest(pgJson)) broken = true;
+  dropPostgresRole(postgresUrl);
+}
 if (e2eDone.some((ok) => !ok)) log('End-to-end journeys: a shard failed (its list above)');
 
 if (broken) {
