@@ -7,8 +7,9 @@ import { STARTABLE, statusIn, VIEWABLE, ZDirectViewer, ZJumperReset, ZJumperUrl,
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { requireAuth } from '../../http/guard';
-import { ApiError, notFound, sendError } from '../../http/errors';
-import { clientKey, createRateLimiter } from '../../http/rate-limit';
+import { notFound, sendError } from '../../http/errors';
+import { clientKey } from '../../http/rate-limit';
+import { createThrottle, tooManyAttempts, type ThrottleRule } from '../../auth/throttle';
 import { requestBaseUrl } from '../../http/base-url';
 import { desktopRoom } from '../../socket/bus';
 import { desktopFor } from '../desktops/access';
@@ -18,8 +19,12 @@ import { forceStopAtOf, viewersOf } from '../shared/desktop-view';
 import { viewerFor } from '../viewers/service';
 import { spiceProxyOf } from '../viewers/routes';
 
-/** 30 requests a minute per client address (reference DIRECT_VIEWER_RATE_LIMIT / _WINDOW); at most 10 000 addresses held. */
-const RATE = { limit: 30, windowMs: 60_000, maxKeys: 10_000 };
+/**
+ * 30 requests a minute per client address (reference DIRECT_VIEWER_RATE_LIMIT / _WINDOW), as a bucket
+ * that drains one request every 2 s: once full, the next request waits for room. Kept in the database,
+ * so the limit holds across server processes (a link tried on each of three processes counts once).
+ */
+const DIRECT_LINK_LIMIT: ThrottleRule = { maxFailures: 30, windowSeconds: 60, firstBlockSeconds: 2, factor: 1, maxBlockSeconds: 2 };
 const START_WAIT_MS = 30_000;
 
 class DirectNotFound extends Error {}
@@ -33,7 +38,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function directRoutes(app: FastifyInstance, ctx: AppContext, lifecycle: DesktopLifecycle) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const auth = requireAuth(ctx);
-  const hits = createRateLimiter(RATE);
+  const hits = createThrottle(ctx.db, DIRECT_LINK_LIMIT);
 
   // Every change of a linked desktop is told to the open direct pages of it.
   lifecycle.changes.on('changed', (row) => {
@@ -49,12 +54,8 @@ export async function directRoutes(app: FastifyInstance, ctx: AppContext, lifecy
 
   /** The linked desktop, or a 404 after a floor delay (±0.5 s) so codes cannot be probed quickly. */
   async function linked(request: FastifyRequest, token: string): Promise<DomainRow> {
-    const retryAt = hits.hit(clientKey(request.ip));
-    if (retryAt) {
-      throw new ApiError('too_many_requests', 'too_many_requests', 'Too many direct-viewer requests', { retry_after: retryAt.toISOString() }, {
-        'retry-after': retryAt.toUTCString(),
-      });
-    }
+    const { refused } = await hits.count(`direct|${clientKey(request.ip)}`);
+    if (refused) throw tooManyAttempts(refused, 'too_many_requests');
     const [row] = token.length >= 32 ? await ctx.db.select().from(schema.domains).where(eq(schema.domains.jumperUrl, token)) : [];
     if (!row) throw new DirectNotFound();
     return row;
