@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { PgBoss } from 'pg-boss';
+import { PgBoss, type Queue } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Db } from '../db';
 
@@ -11,8 +11,8 @@ import type { Db } from '../db';
  * made and migrated by its start. The embedded database (one process) does not use it.
  */
 export type WorkQueue = {
-  /** Starts pg-boss once for all its users (each `release`s it); answers it started. */
-  acquire(): Promise<PgBoss>;
+  /** Starts pg-boss once for all its users (each `release`s it) and makes the named queue if it is missing; answers pg-boss. */
+  open(name: string, options: Omit<Queue, 'name'>): Promise<PgBoss>;
   /** Stops pg-boss when its last user releases it. */
   release(): Promise<void>;
   /**
@@ -36,7 +36,7 @@ const queues = new WeakMap<Db, WorkQueue>();
 /** The work queue of a database, when it has one (PostgreSQL). */
 export const queueOf = (db: Db): WorkQueue | undefined => queues.get(db);
 
-/** Gives a PostgreSQL database its work queue (not started: its users acquire it). */
+/** Gives a PostgreSQL database its work queue (not started: its users open it). */
 export function attachQueue(db: Db, log: Logger): WorkQueue {
   const existing = queues.get(db);
   if (existing) return existing;
@@ -46,7 +46,7 @@ export function attachQueue(db: Db, log: Logger): WorkQueue {
   let users = 0;
   const queue: WorkQueue = {
     lane: randomInt(1, 2 ** 31 - 1),
-    async acquire() {
+    async open(name, options) {
       users++;
       starting ??= (async () => {
         const b = new PgBoss({
@@ -61,7 +61,14 @@ export function attachQueue(db: Db, log: Logger): WorkQueue {
         await b.start();
         return b;
       })();
-      return starting;
+      const b = await starting;
+      // Made once for the database (pg-boss keeps its options), maybe by another process meanwhile.
+      if (!(await b.getQueue(name))) {
+        await b.createQueue(name, options).catch(async (err) => {
+          if (!(await b.getQueue(name))) throw err;
+        });
+      }
+      return b;
     },
     async release() {
       if (--users > 0 || !starting) return;

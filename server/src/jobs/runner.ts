@@ -167,18 +167,11 @@ export function createJobRunner(db: Db, log: Logger) {
     return Boolean(marked);
   }
 
-
   // ——— On PostgreSQL: pg-boss takes the jobs ———
   let boss: Promise<PgBoss> | null = null;
-  const bossReady = () => (boss ??= queue!.acquire().then(async (b) => {
-    // Created once for the database (pg-boss keeps its options); a heartbeat lapses after HEARTBEAT_SECONDS.
-    if (!(await b.getQueue(JOBS_QUEUE))) {
-      await b.createQueue(JOBS_QUEUE, { heartbeatSeconds: HEARTBEAT_SECONDS, expireInSeconds: 24 * 3600, retryLimit: TAKEOVERS, retryDelay: 0, deleteAfterSeconds: 24 * 3600 }).catch(async (err) => {
-        if (!(await b.getQueue(JOBS_QUEUE))) throw err; // made by another process meanwhile
-      });
-    }
-    return b;
-  }));
+  // A heartbeat lapses after HEARTBEAT_SECONDS; a job may run a day (pg-boss's longest).
+  const bossReady = () =>
+    (boss ??= queue!.open(JOBS_QUEUE, { heartbeatSeconds: HEARTBEAT_SECONDS, expireInSeconds: 24 * 3600, retryLimit: TAKEOVERS, retryDelay: 0, deleteAfterSeconds: 24 * 3600 }));
   /** What the starter handed over in memory, until the job is taken here. */
   const inputs = new Map<string, unknown>();
   /** The end of a job queued here, for `enqueue`'s `done`. */

@@ -137,14 +137,8 @@ export function createScheduler(db: Db, clock: Clock, log: Logger) {
 
   // ——— On PostgreSQL: pg-boss hands out the due actions ———
   let boss: Promise<PgBoss> | null = null;
-  const bossReady = () => (boss ??= queue!.acquire().then(async (b) => {
-    if (!(await b.getQueue(TIMED_QUEUE))) {
-      await b.createQueue(TIMED_QUEUE, { heartbeatSeconds: HEARTBEAT_SECONDS, expireInSeconds: 3600, retryLimit: TAKEOVERS, retryDelay: 0, deleteAfterSeconds: 24 * 3600 }).catch(async (err) => {
-        if (!(await b.getQueue(TIMED_QUEUE))) throw err; // made by another process meanwhile
-      });
-    }
-    return b;
-  }));
+  const bossReady = () =>
+    (boss ??= queue!.open(TIMED_QUEUE, { heartbeatSeconds: HEARTBEAT_SECONDS, expireInSeconds: 3600, retryLimit: TAKEOVERS, retryDelay: 0, deleteAfterSeconds: 24 * 3600 }));
   let poller: ReturnType<typeof setInterval> | undefined;
   let lookQueued = false;
 
