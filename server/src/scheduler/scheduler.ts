@@ -20,12 +20,13 @@ const TAKEOVERS = 1_000;
  *
  * On the embedded database (one process) one timer on `clock` is armed for the earliest pending job;
  * after a restart, jobs left running go back to pending, overdue ones run at once and the rest are
- * re-armed. On PostgreSQL (several processes) each row is also a pg-boss job due at its instant
+ * re-armed. On PostgreSQL (several processes, the real clock) each row is also a pg-boss job due at its instant
  * (server/src/jobs/queue.ts, real time): the live processes poll for due ones and pg-boss hands each
  * to one of them; one whose process died while it ran (its heartbeat lapsed) is run again by another.
  */
 export function createScheduler(db: Db, clock: Clock, log: Logger) {
-  const queue = queueOf(db);
+  // pg-boss keeps to the database's time: a scheduler on another clock (the tests' manual one) keeps its own timer.
+  const queue = clock.real ? queueOf(db) : undefined;
   const handlers = new Map<string, { run: ScheduledJobHandler; order: number }>();
   let timer: TimerHandle | null = null;
   let armedAt: number | null = null;

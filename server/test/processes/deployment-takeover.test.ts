@@ -1,6 +1,7 @@
 // Two real server processes on one PostgreSQL: the one running a deployment's creation is killed with
 // SIGKILL in the middle of it, the other takes the job over (pg-boss, server/src/jobs/queue.ts) and
-// finishes it: one desktop per user, no duplicate, none missing, the job at 100 %, no file left behind.
+// finishes it: one desktop per user, no duplicate, none missing, the job at 100 %, no file left behind;
+// then it stops with SIGTERM (exit 0).
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -110,5 +111,8 @@ describe('a deployment creation taken over after kill -9', () => {
     const owned = new Set(rows.map((r) => resolve(r.path)));
     expect(files.filter((f) => !owned.has(f)), 'files without a record').toEqual([]);
     expect(rows.filter((r) => r.status !== 'deleted' && !files.includes(resolve(r.path))), 'records without a file').toEqual([]);
+    // A stop on PostgreSQL leaves the work queue cleanly too.
+    b.child.kill('SIGTERM');
+    expect(await b.exited).toEqual({ code: 0, signal: null });
   }, scaled(300_000));
 });

@@ -1,6 +1,6 @@
 // Jobs and timed actions on pg-boss with several processes on one PostgreSQL (server/src/jobs/queue.ts):
-// a job's process killed with SIGKILL in the middle is taken over by another live process that
-// finishes it exactly once; a timed action due while two processes are up fires once.
+// a job's and a timed action's process killed with SIGKILL in the middle: another live process takes
+// both over and finishes them once; a timed action due while two processes are up fires once.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -12,7 +12,7 @@ import { createJobRunner, type JobRunner } from '../../src/jobs/runner';
 import { realClock } from '../../src/scheduler/clock';
 import { createScheduler } from '../../src/scheduler/scheduler';
 import { createScratchDatabase } from '../helpers/db';
-import { prepareSteps, STEPS_KIND } from '../helpers/job-worker';
+import { ACTION_KIND, prepareAction, prepareSteps, STEPS_KIND } from '../helpers/job-worker';
 import { until } from '../helpers/wait';
 
 const log = pino({ level: 'silent' });
@@ -33,6 +33,8 @@ beforeAll(async () => {
   runner = createJobRunner(here.db, log);
   runner.register(await prepareSteps(here.db));
   await runner.resumeAll();
+  // (made before any worker makes it too)
+  await prepareAction(here.db);
 });
 
 afterAll(async () => {
@@ -58,36 +60,58 @@ function startWorker(env: Record<string, string>) {
 }
 
 describe('jobs on pg-boss, several processes', () => {
-  it('a job whose process is killed (SIGKILL) in the middle is finished by another, each step once, progress 100 %', async () => {
+  it('a job and a timed action whose process is killed (SIGKILL) in the middle are finished by another: each step once, progress 100 %', async () => {
     const steps = 12;
     const stepMs = 300;
-    const worker = startWorker({ QUEUE_JOB_STEPS: String(steps), QUEUE_JOB_STEP_MS: String(stepMs) });
-    const jobId = await until('the worker to queue its job', async () => /queued (\S+)/.exec(worker.output())?.[1] ?? (worker.child.exitCode !== null && Promise.reject(new Error(worker.output()))), 120_000);
+    const worker = startWorker({ QUEUE_JOB_STEPS: String(steps), QUEUE_JOB_STEP_MS: String(stepMs), QUEUE_ACTION_MS: '60000' });
+    const printed = (what: RegExp) => async () => what.exec(worker.output())?.[1] ?? (worker.child.exitCode !== null && Promise.reject(new Error(worker.output())));
+    const jobId = await until('the worker to queue its job', printed(/queued (\S+)/), 120_000);
+    const actionId = await until('the worker to schedule its action', printed(/scheduled (\S+)/), 60_000);
     const sql = sqlOf(here);
     const stepsOf = async () => (await sql.query('SELECT step, pid, at FROM test_steps WHERE job = $1 ORDER BY step, at', [jobId])).rows as { step: number; pid: number; at: Date }[];
-    // Started at once in the process that queued it; killed three steps in.
+    const notes = async () => (await sql.query('SELECT what, pid FROM test_actions WHERE id = $1', [actionId])).rows as { what: string; pid: number }[];
+    // Both started at once in the worker (its job in its own lane; the action before this process takes any).
     await until('three steps done by the worker', async () => (await stepsOf()).length >= 3, 60_000);
-    worker.child.kill('SIGKILL');
-    const killedAt = Date.now();
-    await worker.exited;
+    await until('the worker to begin the action', async () => (await notes()).some((n) => n.what === 'began'), 60_000);
+    // This process takes timed actions from now on; the worker dies in the middle of both.
+    const scheduler = createScheduler(here.db, realClock(), log);
+    const action = await prepareAction(here.db);
+    scheduler.register(ACTION_KIND, (params, job) => action({ ...params, ms: 100 }, job));
+    await scheduler.start();
+    try {
+      worker.child.kill('SIGKILL');
+      const killedAt = Date.now();
+      await worker.exited;
 
-    const row = await until('the job to finish here', async () => {
-      const [r] = await here.db.select().from(schema.jobs).where(eq(schema.jobs.id, jobId));
-      return r?.status === 'done' && r;
-    }, 90_000);
-    expect(row).toMatchObject({ status: 'done', progress: 100, error: null });
-    const done = await stepsOf();
-    // Every step exactly once: some by the worker before it died, the rest here.
-    expect(done.map((s) => s.step)).toEqual(Array.from({ length: steps }, (_, i) => i + 1));
-    const byWorker = done.filter((s) => s.pid === worker.child.pid);
-    const byHere = done.filter((s) => s.pid === process.pid);
-    expect(byWorker.length).toBeGreaterThanOrEqual(3);
-    expect(byHere.length).toBeGreaterThanOrEqual(1);
-    expect(byWorker.length + byHere.length).toBe(steps);
-    // Takeover: from the kill to the first step done here (less the step's own time).
-    const takeoverMs = new Date(byHere[0]!.at).getTime() - killedAt - stepMs;
-    console.log(`[jobs-queue] takeover after SIGKILL: ${(takeoverMs / 1000).toFixed(1)} s (heartbeat 10 s, monitor every 2 s, poll every 1 s)`);
-    expect(takeoverMs).toBeLessThan(30_000);
+      const row = await until('the job to finish here', async () => {
+        const [r] = await here.db.select().from(schema.jobs).where(eq(schema.jobs.id, jobId));
+        return r?.status === 'done' && r;
+      }, 90_000);
+      expect(row).toMatchObject({ status: 'done', progress: 100, error: null });
+      const done = await stepsOf();
+      // Every step exactly once: some by the worker before it died, the rest here.
+      expect(done.map((s) => s.step)).toEqual(Array.from({ length: steps }, (_, i) => i + 1));
+      const byWorker = done.filter((s) => s.pid === worker.child.pid);
+      const byHere = done.filter((s) => s.pid === process.pid);
+      expect(byWorker.length).toBeGreaterThanOrEqual(3);
+      expect(byHere.length).toBeGreaterThanOrEqual(1);
+      expect(byWorker.length + byHere.length).toBe(steps);
+      // Takeover: from the kill to the first step done here (less the step's own time).
+      const takeoverMs = new Date(byHere[0]!.at).getTime() - killedAt - stepMs;
+      console.log(`[jobs-queue] job taken over after SIGKILL in ${(takeoverMs / 1000).toFixed(1)} s (heartbeat 10 s, monitor every 2 s, poll every 1 s)`);
+      expect(takeoverMs).toBeLessThan(30_000);
+
+      // The action: begun again here (a crash in the middle of an action runs it again), ended once.
+      await until('the action to be done here', async () => {
+        const [r] = await here.db.select().from(schema.scheduledJobs).where(eq(schema.scheduledJobs.id, actionId));
+        return r?.status === 'done';
+      }, 60_000);
+      const seen = await notes();
+      expect(seen.filter((n) => n.what === 'began').map((n) => n.pid).sort()).toEqual([worker.child.pid, process.pid].sort());
+      expect(seen.filter((n) => n.what === 'ended').map((n) => n.pid)).toEqual([process.pid]);
+    } finally {
+      await scheduler.stop();
+    }
   });
 
   it('a job queued by a process starts in that process at once', async () => {
