@@ -195,9 +195,13 @@ export function createJobRunner(db: Db, log: Logger) {
     };
     const [row] = await db.select().from(schema.jobs).where(eq(schema.jobs.id, job.id));
     const handler = row && handlers.get(row.kind);
+    if (row && !handler) {
+      // A kind not registered here (yet): left to lapse, for a process that has it.
+      log.error({ job: row.id, kind: row.kind }, 'no handler for this job kind');
+      return;
+    }
     if (!row || !handler || !['queued', 'running'].includes(row.status)) {
-      // Cancelled or finished meanwhile (or unknown here: never, every process registers every kind).
-      if (row && !handler) log.error({ job: row.id, kind: row.kind }, 'no handler for this job kind');
+      // Cancelled or finished meanwhile.
       await settle();
       await b.complete(JOBS_QUEUE, attempt);
       return;
@@ -237,6 +241,7 @@ export function createJobRunner(db: Db, log: Logger) {
     }
   }
 
+  /** Looks for jobs to take every QUEUE_POLL_MS (once every kind is registered: `resumeAll`). */
   function startTaking() {
     if (poller) return;
     poller = setInterval(() => {
@@ -245,7 +250,11 @@ export function createJobRunner(db: Db, log: Logger) {
         .finally(() => (polling = null));
     }, QUEUE_POLL_MS);
     poller.unref();
-    // The heartbeats of the jobs running here: a process that stops sending them has its jobs taken over.
+  }
+
+  /** The heartbeats of the jobs running here: a process that stops sending them has its jobs taken over. */
+  function startHeartbeats() {
+    if (beater) return;
     beater = setInterval(() => {
       if (attempts.size === 0) return;
       void bossReady()
@@ -257,6 +266,7 @@ export function createJobRunner(db: Db, log: Logger) {
 
   async function enqueueOnQueue(row: JobRow, input: unknown) {
     const b = await bossReady();
+    startHeartbeats();
     if (input !== undefined) inputs.set(row.id, input);
     const done = new Promise<JobOutcome | undefined>((resolve) => waiters.set(row.id, (d) => resolve(d)));
     // This process's lane, a start a little ahead: fetched here at once, by another only if this process died first.
@@ -268,6 +278,7 @@ export function createJobRunner(db: Db, log: Logger) {
   /** Start-up with the queue: this process takes jobs; rows that pg-boss does not know yet (queued before it ran them) are handed to it. */
   async function takeJobs() {
     const b = await bossReady();
+    startHeartbeats();
     startTaking();
     const rows = await db.select({ id: schema.jobs.id }).from(schema.jobs).where(inArray(schema.jobs.status, ['queued', 'running']));
     // A job pg-boss already has (running in a live process, or waiting for its takeover) keeps it: send answers null.
