@@ -4,6 +4,8 @@
 // QUEUE_JOB_STEPS set it queues one such job itself (which starts here, as a request's would) and prints
 // `queued <id>`; with QUEUE_ACTION_MS, it schedules one slow action due at once and prints
 // `scheduled <id>`. Then it waits to be killed.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import pino from 'pino';
 import { openDatabase, type Db } from '../../src/db';
 import { attachQueue } from '../../src/jobs/queue';
@@ -48,6 +50,20 @@ export async function prepareAction(db: Db): Promise<ScheduledJobHandler> {
     await new Promise((r) => setTimeout(r, Number(params.ms)));
     await pool.query('INSERT INTO test_actions (id, what, pid) VALUES ($1, $2, $3)', [job.id, 'ended', process.pid]);
   };
+}
+
+/** This script as a process of its own on the database of `url`; answers it, what it printed, and its end. */
+export function startJobWorker(url: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename], {
+    cwd: join(import.meta.dirname, '..', '..', '..'),
+    env: { ...process.env, DATABASE_URL: url, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { child, output: () => out, exited };
 }
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {

@@ -1,8 +1,7 @@
 // Jobs and timed actions on pg-boss with several processes on one PostgreSQL (server/src/jobs/queue.ts):
 // a job's and a timed action's process killed with SIGKILL in the middle: another live process takes
 // both over and finishes them once; a timed action due while two processes are up fires once.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
@@ -12,11 +11,10 @@ import { createJobRunner, type JobRunner } from '../../src/jobs/runner';
 import { realClock } from '../../src/scheduler/clock';
 import { createScheduler } from '../../src/scheduler/scheduler';
 import { createScratchDatabase } from '../helpers/db';
-import { ACTION_KIND, prepareAction, prepareSteps, STEPS_KIND } from '../helpers/job-worker';
+import { ACTION_KIND, prepareAction, prepareSteps, startJobWorker, STEPS_KIND } from '../helpers/job-worker';
 import { until } from '../helpers/wait';
 
 const log = pino({ level: 'silent' });
-const root = join(import.meta.dirname, '..', '..', '..');
 type Query = { query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }> };
 const sqlOf = (database: Database) => (database.db as unknown as { $client: Query }).$client;
 
@@ -44,20 +42,11 @@ afterAll(async () => {
   await scratch?.drop();
 });
 
-/** The job worker (server/test/helpers/job-worker.ts) as a process of its own; answers it and what it printed. */
-function startWorker(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'server', 'test', 'helpers', 'job-worker.ts')], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: scratch.url, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { child, output: () => out, exited };
-}
+const startWorker = (env: Record<string, string>) => {
+  const worker = startJobWorker(scratch.url, env);
+  children.push(worker.child);
+  return worker;
+};
 
 describe('jobs on pg-boss, several processes', () => {
   it('a job and a timed action whose process is killed (SIGKILL) in the middle are finished by another: each step once, progress 100 %', async () => {
