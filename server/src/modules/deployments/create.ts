@@ -8,7 +8,7 @@ import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import type { JobHandler } from '../../jobs/runner';
 import { badRequest, conflict, notFound } from '../../http/errors';
-import { createPlannedDesktops, planDesktopFromTemplate } from '../desktops/create';
+import { CREATING_DESKTOP, createPlannedDesktops, planDesktopFromTemplate, undoCreation } from '../desktops/create';
 import { disksOf } from '../desktops/machine-spec';
 import { findDomain, type DomainRow } from '../shared/domains';
 import { hardwareBounds } from '../domains/hardware';
@@ -164,7 +164,11 @@ export function deploymentJobHandler(ctx: AppContext, events: DeploymentEvents):
       const [base] = await disksOf(db, template.id);
       if (!base) throw new Error('the deployment’s template has no disk');
       const total = params.userIds.length;
-      const have = new Set((await desktopsOf(db, [d.id])).map((r) => r.userId));
+      // Desktops of a chunk cut short by the death of the process that ran this job (taken over
+      // here, server/src/jobs/runner.ts): undone, records and partial files, and made again below.
+      const desktops = await desktopsOf(db, [d.id]);
+      for (const r of desktops) if (r.status === CREATING_DESKTOP) await undoCreation(db, ctx.engine.disks, r.id);
+      const have = new Set(desktops.filter((r) => r.status !== CREATING_DESKTOP).map((r) => r.userId));
       const users = new Map(
         (await db.select().from(schema.users).where(inArray(schema.users.id, params.userIds.length ? params.userIds : ['']))).map((u) => [u.id, u]),
       );

@@ -129,11 +129,14 @@ const insertPlanned = preparedQuery((db, name) => {
 });
 
 /** Undoes a creation that failed while the server ran: the records and the files they planned. */
-async function undoCreation(db: Db, store: DiskStore, id: string) {
+/** Removes a desktop whose creation did not finish: its records and what exists of its files (partial ones too). */
+export async function undoCreation(db: Db, store: DiskStore, id: string) {
   const disks = await disksOf(db, id);
   await db.delete(schema.domains).where(eq(schema.domains.id, id));
   for (const d of disks) {
     await db.delete(schema.storage).where(eq(schema.storage.id, d.id));
+    // A file being written when its process died (`.<name>.<hex>.tmp`), as well as a finished one.
+    await store.removePartials(d.path);
     await store.remove(d.path);
   }
 }
