@@ -1,0 +1,124 @@
+// Three real server processes on one PostgreSQL behind HAProxy (the shipped deploy/haproxy/haproxy.cfg):
+// people use the API without knowing which process answers; a process killed with -9 is left out within
+// seconds and open sessions go on; a rolling restart under a steady load fails no request.
+import { Agent, get } from 'node:http';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { describeIf, firstMissing, itIf, missingPrograms } from '../helpers/can-run';
+import { startProcesses, type ProcessCluster } from '../helpers/processes';
+import { api, signIn } from '../helpers/process';
+import { scaled } from '../helpers/slowdown';
+import { until } from '../helpers/wait';
+
+const adminUrl = process.env.TEST_DATABASE_URL;
+const missing = firstMissing(adminUrl ? undefined : 'needs TEST_DATABASE_URL', missingPrograms('haproxy'));
+const describe = describeIf(missing);
+const it = itIf(missing);
+
+/** One GET /api/v3/user through the balancer: its status (0: no answer) and the process that answered. `agent`: a client's own connection. */
+function probe(url: string, token: string, timeoutMs = 5_000, agent?: Agent): Promise<{ status: number; server: string | null }> {
+  return new Promise((resolve) => {
+    const req = get(`${url}/api/v3/user`, { headers: { authorization: `Bearer ${token}` }, agent, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, server: (res.headers['x-server-id'] as string | undefined) ?? null }));
+      res.once('error', () => resolve({ status: 0, server: null }));
+    });
+    req.once('timeout', () => req.destroy());
+    req.once('error', () => resolve({ status: 0, server: null }));
+  });
+}
+
+const p99 = (ms: number[]) => [...ms].sort((a, b) => a - b)[Math.max(0, Math.ceil(ms.length * 0.99) - 1)]!;
+
+describe('three server processes behind HAProxy', () => {
+  let cluster: ProcessCluster;
+  let admin: string;
+  /** One session per demo user (a second sign-in ends the first). */
+  let tokens: string[];
+
+  beforeAll(async () => {
+    // The three start at the same moment on a fresh database: one migrates and seeds, the others wait.
+    cluster = await startProcesses({ adminUrl: adminUrl!, n: 3, firstPort: 19560 });
+    const users = ['admin', 'manager', 'advanced', 'user', 'student01', 'student02', 'student03', 'student04'];
+    tokens = await Promise.all(users.map((u) => signIn(cluster.url, u)));
+    admin = tokens[0]!;
+  }, scaled(120_000));
+
+  afterAll(async () => {
+    await cluster?.close();
+  }, scaled(30_000));
+
+  it('signs in and uses the API through the balancer, answered by more than one process', async () => {
+    const desktops = await api<unknown[]>(cluster.url, admin, '/user/desktops');
+    expect(desktops.status).toBe(200);
+    const templates = await api<{ id: string }[]>(cluster.url, admin, '/user/templates');
+    expect(templates.status).toBe(200);
+    const created = await api<{ id: string }>(cluster.url, admin, '/persistent_desktop', { body: { name: 'Through the balancer', template_id: templates.body[0]!.id } });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    // The new desktop is listed whichever process answers.
+    for (let i = 0; i < 3; i++) {
+      const again = await api<{ id: string }[]>(cluster.url, admin, '/user/desktops');
+      expect(again.body.map((d) => d.id)).toContain(created.body.id);
+    }
+    const servers = new Set<string | null>();
+    for (let i = 0; i < 12; i++) servers.add((await probe(cluster.url, admin)).server);
+    expect(servers.size, [...servers].join(', ')).toBeGreaterThan(1);
+    expect([...servers].every((s) => s && cluster.ids.includes(s))).toBe(true);
+  }, scaled(30_000));
+
+  it('kill -9 of a process: left out within seconds, 50 open sessions answered, and it rejoins when started again', async () => {
+    // 50 open sessions: clients with a connection of their own each (the demo users' sessions, shared).
+    const clients = Array.from({ length: 50 }, (_, i) => ({ token: tokens[i % tokens.length]!, agent: new Agent({ keepAlive: true, maxSockets: 1 }) }));
+    // Every session answered before the kill.
+    expect((await Promise.all(clients.map((c) => probe(cluster.url, c.token, 5_000, c.agent)))).map((r) => r.status)).toEqual(clients.map(() => 200));
+
+    const killedAt = Date.now();
+    await cluster.kill(0);
+    const leftOut = cluster.untilBalancer(0, 'DOWN', 10_000).then(() => Date.now() - killedAt);
+    // Each session asks until it gets an answer; the time from the kill to its first good one.
+    const firstAnswer = await Promise.all(
+      clients.map(async (c) => {
+        for (;;) {
+          const r = await probe(cluster.url, c.token, 2_000, c.agent);
+          if (r.status === 200) return { ms: Date.now() - killedAt, server: r.server };
+          if (Date.now() - killedAt > scaled(20_000)) return { ms: Infinity, server: null };
+        }
+      }),
+    );
+    expect(firstAnswer.every((a) => a.server !== cluster.ids[0])).toBe(true);
+    expect(p99(firstAnswer.map((a) => a.ms))).toBeLessThan(scaled(5_000));
+    expect(await leftOut).toBeLessThan(scaled(5_000));
+    for (const c of clients) c.agent.destroy();
+
+    await cluster.start(0);
+    await cluster.untilBalancer(0, 'UP');
+    // It takes requests again.
+    await until('the restarted process to answer through the balancer', async () => (await probe(cluster.url, admin)).server === cluster.ids[0], 15_000);
+  }, scaled(90_000));
+
+  it('a rolling restart (SIGTERM, start, next) under 20 requests/s fails no request', async () => {
+    const results: number[] = [];
+    let loading = true;
+    const load = (async () => {
+      const inFlight: Promise<void>[] = [];
+      while (loading) {
+        inFlight.push(probe(cluster.url, admin, 10_000).then((r) => void results.push(r.status)));
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await Promise.all(inFlight);
+    })();
+    try {
+      for (let i = 0; i < cluster.ids.length; i++) {
+        const code = await cluster.stop(i);
+        expect(code, `${cluster.ids[i]} stopped gracefully`).toBe(0);
+        await cluster.start(i);
+        await cluster.untilBalancer(i, 'UP');
+      }
+    } finally {
+      loading = false;
+      await load;
+    }
+    const failed = results.filter((s) => s !== 200);
+    expect(results.length).toBeGreaterThan(100);
+    expect(failed, `${failed.length} of ${results.length} failed: ${[...new Set(failed)].join(', ')}`).toEqual([]);
+  }, scaled(120_000));
+});
