@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -164,14 +164,25 @@ export type Config = {
   shutdownDrainSeconds: number;
 };
 
-/** The JWT key comes from SECRET, or is generated once and kept under DATA_DIR (never printed). */
+/**
+ * The JWT key comes from SECRET, or is generated once and kept under DATA_DIR (never printed). Several
+ * processes sharing DATA_DIR and starting at once all end with the one key: it is written whole to a file
+ * of this process's and linked into place only if no other process's is there already.
+ */
 function loadOrCreateSecret(dataDir: string): string {
   const file = join(dataDir, 'secret.key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, secret, { mode: 0o600 });
-  return secret;
+  const mine = `${file}.${process.pid}`;
+  writeFileSync(mine, randomBytes(48).toString('base64url'), { mode: 0o600 });
+  try {
+    linkSync(mine, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    rmSync(mine, { force: true });
+  }
+  return readFileSync(file, 'utf8').trim();
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ApiError } from './errors';
+import { ApiError, sendError } from './errors';
 
 /**
  * The process's health for a load balancer (deploy/haproxy/haproxy.cfg checks it): `GET /api/v3/health`
@@ -18,9 +18,11 @@ export function registerHealth(app: FastifyInstance, serverId: string): { drain:
   });
   app.withTypeProvider<ZodTypeProvider>().get(
     '/api/v3/health',
-    { schema: { response: { 200: z.object({ status: z.literal('ok'), server: z.string() }) } } },
-    async () => {
-      if (stopping) throw new ApiError('service_unavailable', 'server_stopping', 'This server is stopping: try again in a moment');
+    // Checked every half second by the balancer: its requests are not logged.
+    { logLevel: 'warn', schema: { response: { 200: z.object({ status: z.literal('ok'), server: z.string() }) } } },
+    async (_request, reply) => {
+      // Sent, not thrown: a drain is no error for the log.
+      if (stopping) return sendError(reply, new ApiError('service_unavailable', 'server_stopping', 'This server is stopping: try again in a moment'));
       return { status: 'ok' as const, server: serverId };
     },
   );
