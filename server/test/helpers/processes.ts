@@ -4,6 +4,7 @@
 // (SIGTERM: it drains) and started again on its port; the balancer's view of each is read from its stats.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createScratchDatabase } from './db';
@@ -56,7 +57,7 @@ export async function startProcesses(opts: { adminUrl: string; n: number; firstP
     VPN_PORT: 'off',
     RDP_GATEWAY_PORT: 'off',
     TRUST_PROXY: 'loopback',
-    // Longer than the balancer takes to see the 503 (fall 2 × inter 500 ms).
+    // Longer than the balancer takes to leave a stopping process out (its 503 on 3 checks, ~1 s).
     SHUTDOWN_DRAIN_SECONDS: '2',
     LOG_LEVEL: 'warn',
     ...opts.env,
@@ -117,4 +118,44 @@ export async function startProcesses(opts: { adminUrl: string; n: number; firstP
     throw new Error(`${(err as Error).message}\n${output.slice(-4000)}`);
   }
   return cluster;
+}
+
+/** One GET /api/v3/user: its status (0: no answer within `timeoutMs`) and the process that answered. `agent`: a client's own connection. */
+export function probe(url: string, token: string, timeoutMs = 5_000, agent?: Agent): Promise<{ status: number; server: string | null }> {
+  return new Promise((resolve) => {
+    const req = get(`${url}/api/v3/user`, { headers: { authorization: `Bearer ${token}` }, agent, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, server: (res.headers['x-server-id'] as string | undefined) ?? null }));
+      res.once('error', () => resolve({ status: 0, server: null }));
+    });
+    req.once('timeout', () => req.destroy());
+    req.once('error', () => resolve({ status: 0, server: null }));
+  });
+}
+
+/** `n` open sessions: clients with a kept-alive connection of their own each, using `tokens` in turn. */
+export function openSessions(tokens: string[], n: number) {
+  const clients = Array.from({ length: n }, (_, i) => ({ token: tokens[i % tokens.length]!, agent: new Agent({ keepAlive: true, maxSockets: 1 }) }));
+  return { clients, close: () => clients.forEach((c) => c.agent.destroy()) };
+}
+
+/**
+ * kill -9 of process `i` while the sessions are open: each session asks through the balancer until it
+ * gets a good answer. Answers, per session, the time from the kill to that answer and who gave it
+ * (Infinity after `boundMs`), and the time until the balancer held the process DOWN.
+ */
+export async function failover(cluster: ProcessCluster, i: number, clients: { token: string; agent: Agent }[], boundMs: number) {
+  const killedAt = Date.now();
+  await cluster.kill(i);
+  const leftOut = cluster.untilBalancer(i, 'DOWN', boundMs).then(() => Date.now() - killedAt);
+  const firstAnswers = await Promise.all(
+    clients.map(async (c) => {
+      for (;;) {
+        const r = await probe(cluster.url, c.token, 2_000, c.agent);
+        if (r.status === 200) return { ms: Date.now() - killedAt, server: r.server };
+        if (Date.now() - killedAt > boundMs) return { ms: Infinity, server: null };
+      }
+    }),
+  );
+  return { firstAnswers, leftOutMs: await leftOut };
 }

@@ -1,10 +1,9 @@
 // Three real server processes on one PostgreSQL behind HAProxy (the shipped deploy/haproxy/haproxy.cfg):
 // people use the API without knowing which process answers; a process killed with -9 is left out within
 // seconds and open sessions go on; a rolling restart under a steady load fails no request.
-import { Agent, get } from 'node:http';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { describeIf, firstMissing, itIf, missingPrograms } from '../helpers/can-run';
-import { startProcesses, type ProcessCluster } from '../helpers/processes';
+import { failover, openSessions, probe, startProcesses, type ProcessCluster } from '../helpers/processes';
 import { api, signIn } from '../helpers/process';
 import { scaled } from '../helpers/slowdown';
 import { until } from '../helpers/wait';
@@ -13,19 +12,6 @@ const adminUrl = process.env.TEST_DATABASE_URL;
 const missing = firstMissing(adminUrl ? undefined : 'needs TEST_DATABASE_URL', missingPrograms('haproxy'));
 const describe = describeIf(missing);
 const it = itIf(missing);
-
-/** One GET /api/v3/user through the balancer: its status (0: no answer) and the process that answered. `agent`: a client's own connection. */
-function probe(url: string, token: string, timeoutMs = 5_000, agent?: Agent): Promise<{ status: number; server: string | null }> {
-  return new Promise((resolve) => {
-    const req = get(`${url}/api/v3/user`, { headers: { authorization: `Bearer ${token}` }, agent, timeout: timeoutMs }, (res) => {
-      res.resume();
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, server: (res.headers['x-server-id'] as string | undefined) ?? null }));
-      res.once('error', () => resolve({ status: 0, server: null }));
-    });
-    req.once('timeout', () => req.destroy());
-    req.once('error', () => resolve({ status: 0, server: null }));
-  });
-}
 
 const p99 = (ms: number[]) => [...ms].sort((a, b) => a - b)[Math.max(0, Math.ceil(ms.length * 0.99) - 1)]!;
 
@@ -67,27 +53,14 @@ describe('three server processes behind HAProxy', () => {
 
   it('kill -9 of a process: left out within seconds, 50 open sessions answered, and it rejoins when started again', async () => {
     // 50 open sessions: clients with a connection of their own each (the demo users' sessions, shared).
-    const clients = Array.from({ length: 50 }, (_, i) => ({ token: tokens[i % tokens.length]!, agent: new Agent({ keepAlive: true, maxSockets: 1 }) }));
+    const sessions = openSessions(tokens, 50);
     // Every session answered before the kill.
-    expect((await Promise.all(clients.map((c) => probe(cluster.url, c.token, 5_000, c.agent)))).map((r) => r.status)).toEqual(clients.map(() => 200));
-
-    const killedAt = Date.now();
-    await cluster.kill(0);
-    const leftOut = cluster.untilBalancer(0, 'DOWN', 10_000).then(() => Date.now() - killedAt);
-    // Each session asks until it gets an answer; the time from the kill to its first good one.
-    const firstAnswer = await Promise.all(
-      clients.map(async (c) => {
-        for (;;) {
-          const r = await probe(cluster.url, c.token, 2_000, c.agent);
-          if (r.status === 200) return { ms: Date.now() - killedAt, server: r.server };
-          if (Date.now() - killedAt > scaled(20_000)) return { ms: Infinity, server: null };
-        }
-      }),
-    );
-    expect(firstAnswer.every((a) => a.server !== cluster.ids[0])).toBe(true);
-    expect(p99(firstAnswer.map((a) => a.ms))).toBeLessThan(scaled(5_000));
-    expect(await leftOut).toBeLessThan(scaled(5_000));
-    for (const c of clients) c.agent.destroy();
+    expect((await Promise.all(sessions.clients.map((c) => probe(cluster.url, c.token, 5_000, c.agent)))).map((r) => r.status)).toEqual(sessions.clients.map(() => 200));
+    const { firstAnswers, leftOutMs } = await failover(cluster, 0, sessions.clients, scaled(20_000));
+    sessions.close();
+    expect(firstAnswers.every((a) => a.server !== cluster.ids[0])).toBe(true);
+    expect(p99(firstAnswers.map((a) => a.ms))).toBeLessThan(scaled(5_000));
+    expect(leftOutMs).toBeLessThan(scaled(5_000));
 
     await cluster.start(0);
     await cluster.untilBalancer(0, 'UP');
