@@ -26,6 +26,8 @@ export async function rowsProcesses(opts: { adminUrl: string; windowS: number; s
       return openLoop({ url: `${url}/api/v3/user`, rate: 200, seconds: opts.windowS, headers: (i) => ({ authorization: `Bearer ${tokens[i % tokens.length]}` }) });
     };
     say(`postgres: GET /api/v3/user 200/s for ${opts.windowS} s, to one process directly then through the balancer`);
+    // Every process warmed first (its first requests compile the hot paths): the measured loads compare warm processes.
+    await openLoop({ url: `${cluster.url}/api/v3/user`, rate: 100, seconds: 5, headers: (i) => ({ authorization: `Bearer ${tokens[i % tokens.length]}` }) });
     const one = await load(cluster.direct(0));
     const balanced = await load(cluster.url);
     add({
