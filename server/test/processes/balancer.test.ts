@@ -1,7 +1,9 @@
 // Three real server processes on one PostgreSQL behind HAProxy (the shipped deploy/haproxy/haproxy.cfg):
 // people use the API without knowing which process answers; a process killed with -9 is left out within
 // seconds and open sessions go on; a rolling restart under a steady load fails no request.
+import { io } from 'socket.io-client';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { SOCKET_NAMESPACE, SOCKET_PATH } from '@vdi/contracts';
 import { describeIf, firstMissing, itIf, missingPrograms } from '../helpers/can-run';
 import { failover, openSessions, probe, startProcesses, type ProcessCluster } from '../helpers/processes';
 import { api, signIn } from '../helpers/process';
@@ -49,6 +51,16 @@ describe('three server processes behind HAProxy', () => {
     for (let i = 0; i < 12; i++) servers.add((await probe(cluster.url, admin)).server);
     expect(servers.size, [...servers].join(', ')).toBeGreaterThan(1);
     expect([...servers].every((s) => s && cluster.ids.includes(s))).toBe(true);
+    // The live socket as the web client opens it (websocket transport only: no stickiness needed) goes through the upgrade.
+    const socket = io(`${cluster.url}${SOCKET_NAMESPACE}`, { path: SOCKET_PATH, transports: ['websocket'], auth: { jwt: admin }, reconnection: false });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        socket.once('connect', resolve);
+        socket.once('connect_error', reject);
+      });
+    } finally {
+      socket.close();
+    }
   }, scaled(30_000));
 
   it('kill -9 of a process: left out within seconds, 50 open sessions answered, and it rejoins when started again', async () => {
