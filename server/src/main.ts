@@ -8,7 +8,7 @@ import { seedDemoDesktops } from './seed/demo-desktops';
 import { createLocalEngine } from './engine';
 import { ensureDemoGuest, ensureRdpGuest } from './engine/guest-image';
 import { seedRdpTemplate } from './seed/rdp-template';
-import { createStopper } from './shutdown';
+import { createStopper, SHUTDOWN_BOUND_MS } from './shutdown';
 import { createLog } from './http/log';
 
 function printWelcome(url: string, result: SeedResult, demoPasswordSet: boolean) {
@@ -61,6 +61,8 @@ async function main() {
   const stop = createStopper({
     log: ctx.log,
     exit: (code) => process.exit(code),
+    // The drain comes on top of the stop's own bound.
+    boundMs: SHUTDOWN_BOUND_MS + config.shutdownDrainSeconds * 1000,
     steps: [
       // A balancer in front sees the health route answer 503 and sends elsewhere before the listener closes.
       ['draining (health answers 503)', () => app.drain(config.shutdownDrainSeconds * 1000)],
