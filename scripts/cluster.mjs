@@ -2,33 +2,43 @@
 // `npm run cluster`: the cluster mode on one machine, in one command. Steps, each its own function:
 //   1. the lab: three simulated hypervisors (server/src/host/lab.ts: each a network namespace with its
 //      own libvirtd and sshd, 10.231.9.0/24) with the installation's SSH key authorised;
-//   2. the server: the product as `npm start` runs it (demo data, same DATA_DIR);
-//   3. the hosts registered as hypervisors through the admin API, as an admin adds them in the console
-//      (the host key the server reads is checked against the lab's own key before it is confirmed);
-//   4. the server's own host takes only the desktops pinned to it while the cluster runs (restored at the end).
-// It prints the URL, the sign-ins and the hosts and stays in the foreground until Ctrl-C or SIGTERM, then
-// stops the server and the lab: nothing is left running. `npm run cluster -- stop` ends what a killed run left.
-// The next issue's pieces (PostgreSQL, several server processes) come in as steps beside these.
-import { randomBytes } from 'node:crypto';
+//   2. the database: Debian's PostgreSQL, with a role and a database of this DATA_DIR's own (its generated
+//      password kept in the lab folder);
+//   3. three server processes of one installation (same DATABASE_URL, DATA_DIR, secret), each on its own
+//      port; none runs this machine's own pieces (local hypervisor, guest network, VPN, RD Gateway,
+//      bastion): desktops run on the lab hosts. The first comes up alone and the hosts are registered
+//      through it as an admin adds them in the console (the host key the server reads is checked against
+//      the lab's own key before it is confirmed); the other two then start and connect to the stored hosts;
+//   4. HAProxy in front (the shipped deploy/haproxy/haproxy.cfg with these addresses) on PORT (8080).
+// It prints the balancer's URL, the sign-ins and the hosts and stays in the foreground until Ctrl-C or
+// SIGTERM, then stops the processes, HAProxy and the lab: nothing is left running (Debian's PostgreSQL, a
+// system service, stays). `npm run cluster -- stop` ends what a killed run left.
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import {
-  CLUSTER_PACKAGES, dataDirOf, ensureDebianPackages, ensureNpmPackages, ensureSupportedNode, ensureWebBuild, GUEST_NETWORK_PACKAGES, log, publicUrlOf, root, serverPortOf, startServer, VPN_PACKAGES,
+  CLUSTER_PACKAGES, dataDirOf, ensureDebianPackages, ensureNpmPackages, ensureSupportedNode, ensureWebBuild, GUEST_NETWORK_PACKAGES, log, publicUrlOf, root, serverPortOf, startDebianPostgres, startServer, VPN_PACKAGES,
 } from './lib/setup.mjs';
+import { haproxyConfig, serverStates, startHaproxy } from './lib/haproxy.mjs';
 import { addLabHost, untilOnline } from './lib/hypervisors.mjs';
 
 const dataDir = resolve(dataDirOf());
 const labDir = join(dataDir, 'cluster-lab');
-const SUBNET = '10.231.9.0/24';
-const TAG = 'c';
-/** the server this run started (its pid), for `stop` after a killed run */
-const SERVER_PID = join(labDir, 'server.pid');
-/** the server's own host's switches before this run changed them (restored at the end) */
-const LOCAL_BEFORE = join(labDir, 'local-host.json');
+/** The lab's addresses and the tag of its namespaces (CLUSTER_LAB_SUBNET, CLUSTER_LAB_TAG: two labs side by side). */
+const SUBNET = process.env.CLUSTER_LAB_SUBNET ?? '10.231.9.0/24';
+const TAG = process.env.CLUSTER_LAB_TAG ?? 'c';
+/** The balancer on PORT (default 8080), its stats page on PORT+10 and the server processes on PORT+11… (127.0.0.1). */
+const BALANCER_PORT = Number(serverPortOf());
+const STATS = `127.0.0.1:${BALANCER_PORT + 10}`;
+const PROCESS_PORTS = [11, 12, 13].map((d) => BALANCER_PORT + d);
+/** the processes and HAProxy this run started (their pids), for `stop` after a killed run */
+const PIDS = join(labDir, 'pids.json');
 /** the demo accounts' password when DEMO_PASSWORD is not set: generated once, kept here (0600) */
 const PASSWORD_FILE = join(labDir, 'demo-password');
-const LOCAL = 'local';
+/** the cluster's PostgreSQL role's password: generated once, kept here (0600) */
+const PG_PASSWORD_FILE = join(labDir, 'postgres-password');
 
 // Under a Node older than the product needs, everything below runs again under the pinned one.
 await ensureSupportedNode();
@@ -43,23 +53,31 @@ const { decideAccel } = await tsImport('../server/src/engine/accel.ts', import.m
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// ---- the server process of a run ----
+// ---- the processes of a run ----
 
-/** The pid in SERVER_PID if that process is still this DATA_DIR's server. */
-function recordedServer() {
+/** The pids in PIDS still running as this DATA_DIR's server processes or this lab's HAProxy. */
+function recordedProcesses() {
+  let pids = [];
   try {
-    const pid = Number(readFileSync(SERVER_PID, 'utf8').trim());
-    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-    return cmd.includes(join(root, 'server', 'src', 'main.ts')) && env.includes(`DATA_DIR=${dataDir}`) ? pid : undefined;
+    pids = JSON.parse(readFileSync(PIDS, 'utf8'));
   } catch {
-    return undefined;
+    return [];
   }
+  return pids.filter((pid) => {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (cmd.includes(join(labDir, 'haproxy.cfg'))) return true;
+      const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      return cmd.includes(join(root, 'server', 'src', 'main.ts')) && env.includes(`DATA_DIR=${dataDir}`);
+    } catch {
+      return false;
+    }
+  });
 }
 
 const alive = (pid) => existsSync(`/proc/${pid}`);
 
-/** SIGTERM (the server stops gracefully), SIGKILL after `graceMs`. */
+/** SIGTERM (a server drains and stops gracefully), SIGKILL after `graceMs`. */
 async function endProcess(pid, graceMs = 30_000) {
   try {
     process.kill(pid, 'SIGTERM');
@@ -73,18 +91,12 @@ async function endProcess(pid, graceMs = 30_000) {
 
 if (process.argv[2] === 'stop') {
   await mkdir(labDir, { recursive: true });
-  const pid = recordedServer();
-  if (pid) {
-    await endProcess(pid);
-    log(`Stopped the cluster's server (pid ${pid})`);
-  }
-  await rm(SERVER_PID, { force: true });
+  const pids = recordedProcesses();
+  await Promise.all(pids.map((pid) => endProcess(pid)));
+  if (pids.length > 0) log(`Stopped the cluster's server processes and HAProxy (pids ${pids.join(', ')})`);
+  await rm(PIDS, { force: true });
   await lab.stopLab(labDir);
   log(`Stopped the lab in ${labDir} (if one was running)`);
-  if (existsSync(LOCAL_BEFORE)) {
-    log("This server's own host still takes only pinned desktops (the run was killed before it switched it back): " +
-      'run `npm run cluster` and stop it with Ctrl-C, or switch it back in the console (Hypervisors → This server).');
-  }
   process.exit(0);
 }
 
@@ -141,22 +153,61 @@ async function labUp() {
   return running;
 }
 
-/** Step 2: the server, until it answers. Demo accounts get one password the run knows (DEMO_PASSWORD, else a generated one kept in the lab folder). */
-async function serverUp(password) {
-  const child = startServer({ ...process.env, DATA_DIR: dataDir, DEMO_PASSWORD: password });
-  await writeFile(SERVER_PID, String(child.pid));
-  const base = `http://127.0.0.1:${serverPortOf()}`;
+/**
+ * Step 2: the cluster's database on Debian's PostgreSQL: a role and a database named after this DATA_DIR
+ * (two checkouts' clusters never share one), the role's password generated once and kept in the lab folder.
+ */
+async function databaseUp() {
+  const port = startDebianPostgres();
+  const name = `vdi_cluster_${createHash('sha256').update(dataDir).digest('hex').slice(0, 8)}`;
+  if (!existsSync(PG_PASSWORD_FILE)) await writeFile(PG_PASSWORD_FILE, randomBytes(18).toString('hex'), { mode: 0o600 });
+  const password = (await readFile(PG_PASSWORD_FILE, 'utf8')).trim();
+  const psql = (sql) => execFileSync('su', ['postgres', '-c', `psql -v ON_ERROR_STOP=1 -qtA -p ${port} -c "${sql}"`], { encoding: 'utf8' }).trim();
+  const verb = psql(`SELECT 1 FROM pg_roles WHERE rolname = '${name}'`) === '1' ? 'ALTER' : 'CREATE';
+  psql(`${verb} ROLE ${name} LOGIN PASSWORD '${password}'`);
+  if (psql(`SELECT 1 FROM pg_database WHERE datname = '${name}'`) !== '1') psql(`CREATE DATABASE ${name} OWNER ${name}`);
+  log(`PostgreSQL: database ${name} on port ${port} (its role's password in ${PG_PASSWORD_FILE})`);
+  return `postgres://${name}:${password}@127.0.0.1:${port}/${name}`;
+}
+
+/**
+ * Step 3: server process `i` (SERVER_ID p1…), until its health route answers. Demo accounts get one
+ * password the run knows (DEMO_PASSWORD, else a generated one kept in the lab folder).
+ */
+async function processUp(i, password, databaseUrl) {
+  const child = startServer({
+    ...process.env,
+    DATA_DIR: dataDir,
+    DEMO_PASSWORD: password,
+    DATABASE_URL: databaseUrl,
+    PUBLIC_URL: publicUrlOf(),
+    PORT: String(PROCESS_PORTS[i]),
+    HOST: '127.0.0.1',
+    SERVER_ID: `p${i + 1}`,
+    // None of them owns this machine (README, cluster mode): desktops run on the lab's hosts.
+    LOCAL_HYPERVISOR: 'off',
+    GUEST_NETWORK: 'off',
+    VPN_PORT: 'off',
+    RDP_GATEWAY_PORT: 'off',
+    BASTION_SSH_PORT: 'off',
+    BASTION_HTTP_PORT: 'off',
+    BASTION_HTTPS_PORT: 'off',
+    // The balancer's forwarded client address is believed; a stop drains for longer than its checks take.
+    TRUST_PROXY: 'loopback',
+    SHUTDOWN_DRAIN_SECONDS: '3',
+  });
+  const base = `http://127.0.0.1:${PROCESS_PORTS[i]}`;
   let exited = null;
   child.once('exit', (code) => (exited = code));
   for (;;) {
-    if (exited !== null) throw new Error(`the server exited (code ${exited}) before it answered`);
-    if (await fetch(`${base}/api/v3/categories`).then((r) => r.ok, () => false)) return { child, base };
+    if (exited !== null) throw new Error(`server process p${i + 1} exited (code ${exited}) before it answered`);
+    if (await fetch(`${base}/api/v3/health`).then((r) => r.ok, () => false)) return { child, base, id: `p${i + 1}` };
     await sleep(250);
   }
 }
 
 /**
- * Step 3: each lab host added as an admin adds it: the first POST answers the host key the server read,
+ * Step 3 (on the first process): each lab host added as an admin adds it: the first POST answers the host key the server read,
  * which must be the lab's own (else nothing is confirmed), the second confirms it. A host already stored
  * (an earlier run: the lab keeps its keys) reconnects by itself; one stored with a key the lab no longer
  * has (its folder was removed) is removed and added again.
@@ -180,22 +231,21 @@ async function registerHosts(api, hosts) {
   return untilOnline(api.call, ids);
 }
 
-/**
- * Step 4: while the cluster runs, this server's own host takes only desktops pinned to it (the original's
- * `only_forced`): every other start goes to the lab, which is what a person tries here (the guest network
- * reaches the lab hosts too, so the RDP desktops run there as well). The switch is put back at the end of
- * the run (a killed run: at the end of the next one).
- */
-async function localHostPinnedOnly(api) {
-  const local = (await api.call('GET', '/admin/hypervisors')).body.items.find((h) => h.id === LOCAL);
-  if (!existsSync(LOCAL_BEFORE)) await writeFile(LOCAL_BEFORE, JSON.stringify({ enabled: local.enabled, only_forced: local.only_forced }));
-  await api.call('PUT', `/admin/hypervisors/${LOCAL}`, { only_forced: true });
-}
-
-async function localHostRestored(api) {
-  if (!existsSync(LOCAL_BEFORE)) return;
-  await api.call('PUT', `/admin/hypervisors/${LOCAL}`, JSON.parse(await readFile(LOCAL_BEFORE, 'utf8')));
-  await rm(LOCAL_BEFORE, { force: true });
+/** Step 4: HAProxy on the shipped configuration, until it holds every process up. */
+async function balancerUp() {
+  const haproxy = startHaproxy({
+    dir: labDir,
+    stdio: 'inherit',
+    config: haproxyConfig({ bind: `:${BALANCER_PORT}`, stats: STATS, servers: PROCESS_PORTS.map((port, i) => ({ name: `p${i + 1}`, address: `127.0.0.1:${port}` })) }),
+  });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (haproxy.child.exitCode !== null) throw new Error(`HAProxy exited (code ${haproxy.child.exitCode})`);
+    const states = await serverStates(`http://${STATS}/`).catch(() => ({}));
+    if (PROCESS_PORTS.every((_, i) => states[`p${i + 1}`]?.startsWith('UP'))) return haproxy;
+    if (Date.now() > deadline) throw new Error(`HAProxy does not hold every process up: ${JSON.stringify(states)}`);
+    await sleep(250);
+  }
 }
 
 async function demoPassword() {
@@ -209,57 +259,71 @@ async function demoPassword() {
 // ---- the run ----
 
 await mkdir(labDir, { recursive: true });
-const leftover = recordedServer();
-if (leftover) throw new Error(`a server of an earlier run is still running (pid ${leftover}): npm run cluster -- stop`);
+const leftover = recordedProcesses();
+if (leftover.length > 0) throw new Error(`processes of an earlier run are still running (pids ${leftover.join(', ')}): npm run cluster -- stop`);
 // A WEB_DIST of its own (another checkout's build) is served as it is.
 if (!process.env.WEB_DIST) ensureWebBuild();
 const password = await demoPassword();
-let running;
-let server;
-let api;
+const servers = [];
+let haproxy;
 let stopping = false;
+const recordPids = () => writeFile(PIDS, JSON.stringify([...servers.map((s) => s.child.pid), ...(haproxy ? [haproxy.child.pid] : [])]));
 async function stop(code) {
   if (stopping) return;
   stopping = true;
-  log('Stopping the server and the lab');
+  log('Stopping the server processes, HAProxy and the lab');
   try {
-    if (api && server && server.child.exitCode === null) await localHostRestored(api).catch((err) => log(`This server's own host not switched back: ${err.message}`));
-    if (server) await endProcess(server.child.pid);
-    await rm(SERVER_PID, { force: true });
+    await Promise.all(servers.map((s) => endProcess(s.child.pid)));
+    await haproxy?.stop();
+    await rm(PIDS, { force: true });
   } finally {
     await lab.stopLab(labDir);
   }
   process.exit(code);
 }
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => void stop(0));
+/** A process that ends on its own leaves the others serving (the balancer leaves it out); the last one ends the run. */
+const watch = (server) =>
+  server.child.once('exit', (code) => {
+    if (stopping) return;
+    if (servers.every((s) => s.child.exitCode !== null || s.child.signalCode !== null)) {
+      log('Every server process has exited: stopping HAProxy and the lab');
+      void stop(code ?? 1);
+    } else log(`Server process ${server.id} exited (code ${code}): the balancer sends to the others`);
+  });
 
 try {
-  running = await labUp();
-  server = await serverUp(password);
-  server.child.once('exit', (code) => {
-    if (!stopping) {
-      log(`The server exited (code ${code}): stopping the lab`);
-      void stop(code ?? 1);
-    }
-  });
-  api = client(server.base);
+  const running = await labUp();
+  const databaseUrl = await databaseUp();
+  servers.push(await processUp(0, password, databaseUrl));
+  await recordPids();
+  watch(servers[0]);
+  const api = client(servers[0].base);
   await api.signIn('admin', password);
   const hypervisors = await registerHosts(api, running.hosts);
-  await localHostPinnedOnly(api);
+  for (const server of await Promise.all([1, 2].map((i) => processUp(i, password, databaseUrl)))) {
+    servers.push(server);
+    watch(server);
+  }
+  await recordPids();
+  haproxy = await balancerUp();
+  await recordPids();
 
   const lines = [
     '',
-    `  Cluster mode is running at ${publicUrlOf()}`,
+    `  Cluster mode is running at ${publicUrlOf()} (HAProxy: deploy/haproxy/haproxy.cfg; its stats at http://${STATS}/)`,
     '',
+    `  Server processes (one PostgreSQL, one DATA_DIR): ${servers.map((s) => `${s.id} ${s.base}`).join(', ')}`,
     `  Sign in (category Default) as admin, manager, advanced or user with the password ${password}`,
     `  (${process.env.DEMO_PASSWORD ? 'the DEMO_PASSWORD you set' : `generated once for this DATA_DIR, kept in ${PASSWORD_FILE}; set DEMO_PASSWORD to choose one`})`,
     '',
     '  Hypervisors (console → Hypervisors):',
     ...running.hosts.map((h, i) => `    ${h.name.padEnd(9)} ${h.address.padEnd(13)} ${h.uri}  ${hypervisors[i].state}, ${hypervisors[i].cpus} CPUs, pools ${hypervisors[i].pools.map((p) => p.name).join(', ')}`),
-    `    local     this server   takes only the desktops pinned to it while the cluster runs`,
+    `    local     offline: no server process runs desktops on this machine in cluster mode (LOCAL_HYPERVISOR=off)`,
     '',
     `  Desktops started in the portal run on the lab hosts (placement: most free memory, starts in flight counted).`,
-    `  Their host keys: ${join(labDir, 'known_hosts')}. Ctrl-C stops the server and the lab.`,
+    `  Try a failover: kill -9 one of the processes; the balancer leaves it out and the others answer.`,
+    `  Their host keys: ${join(labDir, 'known_hosts')}. Ctrl-C stops the processes, HAProxy and the lab.`,
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');

@@ -91,6 +91,8 @@ export const DESCRIPTION_CODES = [
   'migration_deployments_quota_error',
   'invalid_language',
   'maintenance',
+  /** a server process behind a balancer is stopping (its health route, while the balancer drains it) */
+  'server_stopping',
   // desktops
   'desktop_not_found',
   'desktop_not_visible',

@@ -89,9 +89,9 @@ export const VPN_PACKAGES = ['wireguard-go', 'wireguard-tools', 'nftables'];
 
 /** The simulated hypervisors (server/src/host/lab.ts, `npm run cluster`): per host its own libvirtd and sshd
  *  in namespaces (`ip`, `unshare`); the server reaches them with libvirt's clients over SSH. */
-export const CLUSTER_PACKAGES = ['libvirt-daemon-system', 'libvirt-clients', 'python3-libvirt', 'openssh-server', 'openssh-client', 'iproute2', 'util-linux'];
-/** The system services of those packages: the product starts every libvirtd and sshd it uses itself. */
-const SYSTEM_SERVICES = { 'libvirt-daemon-system': ['libvirtd', 'virtlogd', 'virtlockd'], 'openssh-server': ['ssh'] };
+export const CLUSTER_PACKAGES = ['libvirt-daemon-system', 'libvirt-clients', 'python3-libvirt', 'openssh-server', 'openssh-client', 'iproute2', 'util-linux', 'haproxy'];
+/** The system services of those packages: the product starts every libvirtd, sshd and HAProxy it uses itself. */
+const SYSTEM_SERVICES = { 'libvirt-daemon-system': ['libvirtd', 'virtlogd', 'virtlockd'], 'openssh-server': ['ssh'], haproxy: ['haproxy'] };
 
 export function ensureDebianPackages(packages) {
   const missing = packages.filter((p) => !isInstalled(p));
@@ -233,6 +233,29 @@ export function ensureWebBuild({ force = false, background = false } = {}) {
 }
 
 /**
+ * Debian's PostgreSQL (installed if missing), started if it is down: answers its port. Throws when it
+ * cannot be (no cluster, or it does not come online).
+ */
+export function startDebianPostgres() {
+  ensureDebianPackages(['postgresql']);
+  const cluster = () => execFileSync('pg_lsclusters', ['--no-header'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean)[0]?.split(/\s+/);
+  let [version, name, port, status] = cluster() ?? [];
+  if (!version) throw new Error('no PostgreSQL cluster (pg_lsclusters lists none)');
+  // Two runs side by side may both find it down: the second start fails while the first's
+  // comes up, so the answer is what the cluster says afterwards.
+  for (let tries = 0; status !== 'online' && tries < 30; tries++) {
+    try {
+      execFileSync('pg_ctlcluster', [version, name, 'start'], { stdio: 'ignore' });
+    } catch {
+      spawnSync('sleep', ['1']);
+    }
+    [version, name, port, status] = cluster();
+  }
+  if (status !== 'online') throw new Error(`cluster ${version}/${name} is ${status}`);
+  return port;
+}
+
+/**
  * A local PostgreSQL for the database suite: the Debian cluster is started and a role of this
  * run's own with a fresh random password is made (`dropPostgresRole` when done). Answers an
  * admin URL, or undefined when impossible.
@@ -240,21 +263,7 @@ export function ensureWebBuild({ force = false, background = false } = {}) {
 export function ensurePostgres() {
   if (process.env.TEST_DATABASE_URL) return process.env.TEST_DATABASE_URL;
   try {
-    ensureDebianPackages(['postgresql']);
-    const cluster = () => execFileSync('pg_lsclusters', ['--no-header'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean)[0]?.split(/\s+/);
-    let [version, name, port, status] = cluster() ?? [];
-    if (!version) return undefined;
-    // Two runs side by side may both find it down: the second start fails while the first's
-    // comes up, so the answer is what the cluster says afterwards.
-    for (let tries = 0; status !== 'online' && tries < 30; tries++) {
-      try {
-        execFileSync('pg_ctlcluster', [version, name, 'start'], { stdio: 'ignore' });
-      } catch {
-        spawnSync('sleep', ['1']);
-      }
-      [version, name, port, status] = cluster();
-    }
-    if (status !== 'online') throw new Error(`cluster ${version}/${name} is ${status}`);
+    const port = startDebianPostgres();
     // A role of this run's own (with its own generated password): a second run side by side
     // never changes the password of the first's.
     const role = `vdi_test_${randomBytes(4).toString('hex')}`;

@@ -6,7 +6,7 @@
 // socket with real sign-ins. The data it needs (500 students, a user with 1,000 desktops) is
 // written by a seeding step (seed.ts) before the server starts.
 //
-//   node --import tsx server/bench/bench.ts [--only user,desktops,create,deployment,fanout,web,vnc,rdp,admin-desktops,cluster]
+//   node --import tsx server/bench/bench.ts [--only user,desktops,create,deployment,fanout,web,vnc,rdp,admin-desktops,cluster,processes]
 //        [--mode pglite|postgres|both] [--quick]
 // PostgreSQL: BENCH_PG_ADMIN_URL (set by scripts/bench.mjs from the local Debian cluster) names a
 // role that may create databases; each run makes a fresh database and drops it afterwards.
@@ -26,6 +26,7 @@ import { decideAccel } from '../src/engine/accel';
 import { ADMIN_DESKTOPS, BENCH_GROUP, BENCH_PASSWORD, BENCH_USERS, LIST_DESKTOPS, LIST_USER, benchUsername } from './people';
 import { firstFrameOverUnix, firstFrameOverWebSocket } from './rfb';
 import { domainXmlByHand, domainsOn, qemuImgOnHost, startBenchLab, stormByHand } from './cluster';
+import { rowsProcesses } from './processes';
 import { addLabHost, untilOnline } from '../../scripts/lib/hypervisors.mjs';
 import { fingerprintOf } from '../src/engine/libvirt/hosts';
 import { countPixels, xfreerdpScreen } from '../test/helpers/rdp-clients';
@@ -35,7 +36,7 @@ import {
 } from './measure';
 
 const root = join(import.meta.dirname, '..', '..');
-const ROWS = ['user', 'desktops', 'create', 'deployment', 'fanout', 'web', 'vnc', 'rdp', 'admin-desktops', 'cluster'] as const;
+const ROWS = ['user', 'desktops', 'create', 'deployment', 'fanout', 'web', 'vnc', 'rdp', 'admin-desktops', 'cluster', 'processes'] as const;
 type RowKey = (typeof ROWS)[number];
 type Mode = 'pglite' | 'postgres';
 
@@ -1064,7 +1065,15 @@ async function runMode(mode: Mode, raw: { url: string }) {
   const work = mkdtempSync(join(tmpdir(), 'vbw-'));
   try {
     // The cluster rows run on a portal of their own (a database of their own in the PostgreSQL mode), after the others.
-    if ([...only].some((k) => k !== 'cluster')) await rowsOfOnePortal(mode, raw, database?.url, work);
+    if ([...only].some((k) => k !== 'cluster' && k !== 'processes')) await rowsOfOnePortal(mode, raw, database?.url, work);
+    // Several server processes on one PostgreSQL behind HAProxy: PostgreSQL only (PGlite is one process's).
+    if (only.has('processes') && mode === 'postgres') {
+      currentKey = 'processes';
+      await rowsProcesses({ adminUrl: process.env.BENCH_PG_ADMIN_URL!, windowS: WINDOW_S, say, add: (r) => add({ mode, ...r, met: null }) }).catch((err: Error) => {
+        crashed = true;
+        add({ mode, row: 'processes', portal: `failed: ${err.message.split('\n')[0]!.slice(0, 200)}`, raw: '—', target: '—', met: false, load: '—' });
+      });
+    }
     if (only.has('cluster')) {
       currentKey = 'cluster';
       const clusterDb = mode === 'postgres' ? await postgresDatabase() : undefined;

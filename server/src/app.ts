@@ -26,6 +26,7 @@ import { authenticateFirst } from './http/guard';
 import { registerInputChecks } from './http/input';
 import { registerWeb } from './http/web';
 import { createLog } from './http/log';
+import { registerHealth } from './http/health';
 import { userRoutes } from './modules/user/routes';
 import { publicCategoryRoutes, systemRoutes } from './modules/system/routes';
 import { adminRoutes } from './modules/admin/routes';
@@ -82,6 +83,8 @@ declare module 'fastify' {
     lifecycle: DesktopLifecycle;
     vpn: VpnService;
     bastion: Bastion;
+    /** The stop's first step: the health route answers 503 (a balancer drains this process), resolved `ms` later. */
+    drain: (ms: number) => Promise<void>;
   }
 }
 
@@ -98,7 +101,8 @@ const REQUEST_GRACE_MS = 3_000;
 
 export function createContext(config: Config, database: Database, engine: Engine, overrides: { mailer?: Mailer; clock?: Clock } = {}): AppContext {
   const tokens = createTokenService(config.secret);
-  const log = createLog(config.logLevel);
+  // Several processes of one installation write to one place: each line names its process.
+  const log = createLog(config.logLevel).child({ server: config.serverId });
   // On PostgreSQL, jobs and timed actions go through pg-boss (several processes: each runs once, a dead one's are taken over).
   if (database.kind === 'postgres') attachQueue(database.db, log);
   return {
@@ -145,6 +149,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(multipart, { limits: { fileSize: 1024 * 1024, files: 1, fields: 50 } });
   // Multipart forms become `{field: value}` bodies; strings the database cannot hold are refused (400).
   registerInputChecks(app);
+  // GET /api/v3/health for a load balancer, and X-Server-Id on every answer.
+  app.decorate('drain', registerHealth(app, ctx.config.serverId).drain);
 
   const webDist = ctx.config.webDist ?? join(import.meta.dirname, '..', '..', 'web', 'dist');
   registerErrorHandling(app, await registerWeb(app, webDist));

@@ -21,3 +21,15 @@ describe('TRUST_PROXY', () => {
     }
   });
 });
+
+describe('several processes of one installation', () => {
+  it('names the process host:port unless SERVER_ID says, runs the local hypervisor unless turned off, drains for no time by default', () => {
+    const c = loadConfig({ ...base, PORT: '8091' });
+    expect(c.serverId).toMatch(/^.+:8091$/);
+    expect(c.localHypervisor).toBe(true);
+    expect(c.shutdownDrainSeconds).toBe(0);
+    const other = loadConfig({ ...base, SERVER_ID: 'p2', LOCAL_HYPERVISOR: 'off', SHUTDOWN_DRAIN_SECONDS: '3' });
+    expect([other.serverId, other.localHypervisor, other.shutdownDrainSeconds]).toEqual(['p2', false, 3]);
+    expect(() => loadConfig({ ...base, SERVER_ID: 'p 2; rm' })).toThrow(/SERVER_ID/);
+  });
+});

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { LINK_PREFIX_RE, MAX_PREFIX, NAMESPACE_RE, parseCidr } from './network/plan';
@@ -12,8 +13,8 @@ const guestCidrOk = (v: string) => {
 };
 
 const bool = z
-  .enum(['0', '1', 'true', 'false', 'yes', 'no', ''])
-  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+  .enum(['0', '1', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
+  .transform((v) => v === '1' || v === 'true' || v === 'yes' || v === 'on');
 
 /** Fastify's names for address ranges (proxy-addr), besides addresses and CIDRs. */
 const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
@@ -94,6 +95,9 @@ const ZEnv = z.object({
   GUEST_NETWORK_VNI: z.coerce.number().int().min(1).max(0xffffff).default(DEFAULT_VNI),
   GUEST_NETWORK_TUNNEL_ADDRESS: z.string().refine((v) => isIP(v) === 4, 'an IPv4 address of this machine').optional(),
   GUEST_IP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(300),
+  SERVER_ID: z.string().max(64).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : -').optional(),
+  LOCAL_HYPERVISOR: bool.default(true),
+  SHUTDOWN_DRAIN_SECONDS: z.coerce.number().min(0).max(60).default(0),
 });
 
 export type Config = {
@@ -152,16 +156,33 @@ export type Config = {
   guestNetwork: { cidr: string; namespace?: string; linkPrefix?: string; tunnel: { vni: number; localAddress?: string } };
   /** A desktop on the guest network that has no address after this long leaves WaitingIP without one. */
   guestIpTimeoutSeconds: number;
+  /** This process among the installation's (several on one PostgreSQL): in logs and the X-Server-Id header. Default host:port. */
+  serverId: string;
+  /** This machine's QEMU as the `local` host; off in the processes of a cluster that do not own this machine (README, cluster mode). */
+  localHypervisor: boolean;
+  /** On SIGTERM the health route answers 503 this long before the listener closes, so a balancer stops sending here first. */
+  shutdownDrainSeconds: number;
 };
 
-/** The JWT key comes from SECRET, or is generated once and kept under DATA_DIR (never printed). */
+/**
+ * The JWT key comes from SECRET, or is generated once and kept under DATA_DIR (never printed). Several
+ * processes sharing DATA_DIR and starting at once all end with the one key: it is written whole to a file
+ * of this process's and linked into place only if no other process's is there already.
+ */
 function loadOrCreateSecret(dataDir: string): string {
   const file = join(dataDir, 'secret.key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, secret, { mode: 0o600 });
-  return secret;
+  const mine = `${file}.${process.pid}`;
+  writeFileSync(mine, randomBytes(48).toString('base64url'), { mode: 0o600 });
+  try {
+    linkSync(mine, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    rmSync(mine, { force: true });
+  }
+  return readFileSync(file, 'utf8').trim();
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -227,5 +248,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tunnel: { vni: e.GUEST_NETWORK_VNI, localAddress: e.GUEST_NETWORK_TUNNEL_ADDRESS },
     },
     guestIpTimeoutSeconds: e.GUEST_IP_TIMEOUT_SECONDS,
+    serverId: e.SERVER_ID ?? `${hostname()}:${e.PORT}`,
+    localHypervisor: e.LOCAL_HYPERVISOR,
+    shutdownDrainSeconds: e.SHUTDOWN_DRAIN_SECONDS,
   };
 }

@@ -8,7 +8,7 @@ import { seedDemoDesktops } from './seed/demo-desktops';
 import { createLocalEngine } from './engine';
 import { ensureDemoGuest, ensureRdpGuest } from './engine/guest-image';
 import { seedRdpTemplate } from './seed/rdp-template';
-import { createStopper } from './shutdown';
+import { createStopper, SHUTDOWN_BOUND_MS } from './shutdown';
 import { createLog } from './http/log';
 
 function printWelcome(url: string, result: SeedResult, demoPasswordSet: boolean) {
@@ -33,30 +33,39 @@ function printWelcome(url: string, result: SeedResult, demoPasswordSet: boolean)
 async function main() {
   const config = loadConfig();
   const database = await openDatabase({ url: config.databaseUrl, dir: config.databaseUrl ? undefined : join(config.dataDir, 'db'), eagerCompile: config.embeddedEagerCompile });
-  const seeded = await seed(database.db, { demo: config.seedDemo, demoPassword: config.demoPassword });
   const engine = await createLocalEngine({
     dataDir: config.dataDir,
     accel: config.accel,
     concurrency: config.startConcurrency,
     network: { ...config.guestNetwork, log: createLog(config.logLevel) },
+    localHypervisor: config.localHypervisor,
   });
-  if (config.seedDemo) {
-    // The demo guest (13 MB, built from Debian packages) is made once; it takes about 15 s.
-    const images = await ensureDemoGuest(config.imagesDir, (line) => process.stdout.write(`  [demo guest] ${line}\n`));
-    await seedDemoDesktops(database.db, engine, images);
-  }
-  if (config.seedDemo && engine.network.available) {
-    // The "Debian desktop (RDP)" guest (xrdp, about a minute to build the first time) and its template.
-    const rdp = await ensureRdpGuest(config.imagesDir, (line) => process.stdout.write(`  [RDP guest] ${line}\n`));
-    await seedRdpTemplate(database.db, engine, rdp);
-  }
+  // Several processes starting at once on one PostgreSQL seed it once (the others wait, then find it seeded).
+  const seeded = await database.exclusive(async () => {
+    const result = await seed(database.db, { demo: config.seedDemo, demoPassword: config.demoPassword });
+    if (config.seedDemo) {
+      // The demo guest (13 MB, built from Debian packages) is made once; it takes about 15 s.
+      const images = await ensureDemoGuest(config.imagesDir, (line) => process.stdout.write(`  [demo guest] ${line}\n`));
+      await seedDemoDesktops(database.db, engine, images);
+    }
+    if (config.seedDemo && engine.network.available) {
+      // The "Debian desktop (RDP)" guest (xrdp, about a minute to build the first time) and its template.
+      const rdp = await ensureRdpGuest(config.imagesDir, (line) => process.stdout.write(`  [RDP guest] ${line}\n`));
+      await seedRdpTemplate(database.db, engine, rdp);
+    }
+    return result;
+  });
   const ctx = createContext(config, database, engine);
   const app = await buildApp(ctx);
 
   const stop = createStopper({
     log: ctx.log,
     exit: (code) => process.exit(code),
+    // The drain comes on top of the stop's own bound.
+    boundMs: SHUTDOWN_BOUND_MS + config.shutdownDrainSeconds * 1000,
     steps: [
+      // A balancer in front sees the health route answer 503 and sends elsewhere before the listener closes.
+      ['draining (health answers 503)', () => app.drain(config.shutdownDrainSeconds * 1000)],
       ['the web server and its connections', () => app.close()],
       ['the engine (machines keep running, the guest network while guests use it; the next start adopts them)', () => engine.detach()],
       ['the database', () => database.close()],

@@ -10,7 +10,16 @@ import { acquireDirLock } from './lock';
 import { startEmbedded } from './embedded';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
-export type Database = { db: Db; kind: 'pglite' | 'postgres'; close: () => Promise<void> };
+export type Database = {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  close: () => Promise<void>;
+  /**
+   * Runs `fn` while no other process of the installation runs one (a PostgreSQL advisory lock: several
+   * server processes starting at once on one database seed it once). PGlite: one process, `fn` runs as is.
+   */
+  exclusive: <T>(fn: () => Promise<T>) => Promise<T>;
+};
 export { schema };
 
 export const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -72,16 +81,40 @@ export async function openDatabase(opts: { url?: string; dir?: string; eagerComp
 /** How often the embedded database refreshes its planner statistics (PostgreSQL's autovacuum does it there). */
 export const EMBEDDED_ANALYZE_MS = 10 * 60_000;
 
+/** The advisory lock key of the start-up steps (migrations, seed) on PostgreSQL: any fixed number of ours. */
+export const STARTUP_LOCK_KEY = 0x76_64_69_31; // 'vdi1'
+
+/**
+ * `fn` on one connection of `pool` holding the installation's advisory lock: a second server process
+ * starting at the same moment waits there (drizzle's migrator and the seed check, then write: two at
+ * once would both write). The lock is the session's, so it ends with the connection if the process dies.
+ */
+async function underStartupLock<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [STARTUP_LOCK_KEY]);
+    try {
+      return await fn(client);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [STARTUP_LOCK_KEY]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
 async function migrated(pool: pg.Pool, kind: Database['kind'], close: () => Promise<void>): Promise<Database> {
   // A connection that fails while idle in the pool is dropped and replaced; it must not crash the process.
   pool.on('error', () => {});
   const db = drizzle(pool, { schema });
+  const exclusive: Database['exclusive'] = kind === 'postgres' ? (fn) => underStartupLock(pool, () => fn()) : (fn) => fn();
   try {
-    await migrate(db, { migrationsFolder });
+    if (kind === 'postgres') await underStartupLock(pool, (client) => migrate(drizzle(client, { schema }), { migrationsFolder }));
+    else await migrate(db, { migrationsFolder });
   } catch (err) {
     await close();
     throw err;
   }
   let closing: Promise<void> | null = null;
-  return { db: db as unknown as Db, kind, close: () => (closing ??= close()) };
+  return { db: db as unknown as Db, kind, close: () => (closing ??= close()), exclusive };
 }

@@ -92,6 +92,8 @@ export class LocalHostDirectory implements HostDirectory {
       /** whether this machine's guest network is up */
       guestNetwork?: boolean;
       now?: () => Date;
+      /** this process runs no local hypervisor (LOCAL_HYPERVISOR=off): the host is offline, with this reason */
+      off?: string;
     },
   ) {}
 
@@ -100,6 +102,7 @@ export class LocalHostDirectory implements HostDirectory {
     const checkedAt = (this.parts.now?.() ?? new Date()).toISOString();
     const cores = cpus();
     const base = { cpuModel: cores[0]?.model.trim() ?? '', cpus: cores.length, memoryMb: Math.floor(totalmem() / 1048576), freeMemoryMb: Math.floor(availableMemoryBytes() / 1048576) };
+    if (this.parts.off) return { online: false, ...base, running: 0, startsInFlight: 0, pools: [], guestNetwork: false, lastError: this.parts.off, checkedAt };
     try {
       const [machines, space] = await Promise.all([this.parts.driver.list(), this.parts.disks.space()]);
       const queue = this.parts.queue.positions(LOCAL_HYPERVISOR);

@@ -10,6 +10,7 @@ import { LocalHostDirectory, type HostDirectory } from './hosts';
 import { FleetDriver } from './fleet';
 import { FleetHostDirectory } from './libvirt/hosts';
 import { HostDisks } from './host-disks';
+import { LOCAL_OFF_REASON, LocalOffDriver } from './local-off';
 
 /** What the modules use of the engine: one driver, one start queue, the disks, the storage folders. */
 export type Engine = {
@@ -59,19 +60,22 @@ export async function createLocalEngine(opts: {
   network?: EngineNetworkOptions;
   /** remote hypervisors' libvirt keepalive (default 5 s × 2: a lost host is noticed within ~15 s) */
   keepAlive?: { intervalS: number; count: number };
+  /** false: this process runs no QEMU of its own (LOCAL_HYPERVISOR=off; another process or none owns this machine) */
+  localHypervisor?: boolean;
 }): Promise<Engine> {
   const dirs = storageDirs(opts.dataDir);
   const network = opts.network
     ? await GuestNetwork.open({ ...opts.network, dataDir: opts.dataDir, stateDir: join(opts.dataDir, 'network') })
     : GuestNetwork.unavailable(opts.dataDir, 'no guest network configured');
-  const local = new QemuDriver({ runDir: dirs.run, accel: opts.accel, network });
-  await local.ready();
+  const localOn = opts.localHypervisor ?? true;
+  const local = localOn ? new QemuDriver({ runDir: dirs.run, accel: opts.accel, network }) : new LocalOffDriver();
+  if (local instanceof QemuDriver) await local.ready();
   const driver = new FleetDriver(local);
   const disks = new LocalDiskStore(dirs.storage, dirs.quarantine);
   const queue = new StartQueue<MachineRuntime>({ concurrency: opts.concurrency });
   const hosts = new FleetHostDirectory({
     fleet: driver,
-    local: new LocalHostDirectory({ driver: local, queue, disks, storageDir: dirs.storage, guestNetwork: network.available }),
+    local: new LocalHostDirectory({ driver: local, queue, disks, storageDir: dirs.storage, guestNetwork: network.available, off: localOn ? undefined : LOCAL_OFF_REASON }),
     dataDir: opts.dataDir,
     network,
     keepAlive: opts.keepAlive,

@@ -173,6 +173,8 @@ const MATRIX: Record<string, Case> = {
   'GET /api/v3/maintenance': { expect: PUBLIC(), req: get(`${A}/maintenance`) },
   'GET /api/v3/maintenance/text/frontend': { expect: PUBLIC(), req: get(`${A}/maintenance/text/frontend`) },
   'GET /api/v3/check': { expect: PUBLIC(), req: get(`${A}/check`) },
+  // A load balancer's health check (no session): 503 only while the process stops.
+  'GET /api/v3/health': { expect: PUBLIC(), req: get(`${A}/health`) },
   'GET /api/v3/notifications/status_bar': { expect: SIGNED_IN(), req: get(`${A}/notifications/status_bar`) },
   'GET /api/v3/authentication/export/:provider': { expect: SIGNED_IN(), req: get(`${A}/authentication/export/local`) },
   'GET /api/v3/authentication/import/:provider': { expect: SIGNED_IN(), req: get(`${A}/authentication/import/local`) },

@@ -16,7 +16,7 @@ import { createThrottle, LOGIN_THROTTLE } from '../../src/auth/throttle';
 import { openTestDatabase } from '../helpers/db';
 import { until } from '../helpers/wait';
 
-let database: Database & { label: string };
+let database: Database & { label: string; url?: string };
 beforeAll(async () => {
   database = await openTestDatabase();
 });
@@ -35,6 +35,26 @@ describe(`database (${process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite'})`, 
     expect(after).toBe(n);
     const roles = await database.db.select().from(schema.roles);
     expect(roles.map((r) => r.id).sort()).toEqual(['admin', 'advanced', 'manager', 'user']);
+  });
+
+  it('runs the start-up steps of several processes one at a time (PostgreSQL: an advisory lock; PGlite: one process, as is)', async () => {
+    let inside = 0;
+    let most = 0;
+    const step = async () => {
+      most = Math.max(most, ++inside);
+      await new Promise((r) => setTimeout(r, 50));
+      inside--;
+      return 'done';
+    };
+    if (!database.url) return expect(await database.exclusive(step)).toBe('done');
+    // Another process's pool on the same database.
+    const other = await openDatabase({ url: database.url });
+    try {
+      expect(await Promise.all([database.exclusive(step), other.exclusive(step), database.exclusive(step), other.exclusive(step)])).toEqual(['done', 'done', 'done', 'done']);
+    } finally {
+      await other.close();
+    }
+    expect(most).toBe(1);
   });
 
   it('applies DEMO_PASSWORD to the demo accounts on a later start', async () => {

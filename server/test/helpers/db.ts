@@ -19,7 +19,7 @@ async function template(): Promise<string | undefined> {
  * A fresh database for one test file: in-memory PGlite by default, or a new database on the
  * PostgreSQL server named by TEST_DATABASE_URL (created here, dropped by close()).
  */
-export async function openTestDatabase(): Promise<Database & { label: string }> {
+export async function openTestDatabase(): Promise<Database & { label: string; url?: string }> {
   const admin = process.env.TEST_DATABASE_URL;
   if (!admin) return { ...(await openDatabase({ template: await template() })), label: 'pglite' };
   const scratch = await createScratchDatabase(admin, 'vdi_test');
@@ -27,6 +27,7 @@ export async function openTestDatabase(): Promise<Database & { label: string }> 
   return {
     ...database,
     label: 'postgres',
+    url: scratch.url,
     close: async () => {
       await database.close();
       await scratch.drop();

@@ -309,7 +309,8 @@ export function createDesktopLifecycle(ctx: AppContext) {
     const running = new Set(machines.filter((m) => !elsewhere.includes(m)).map((m) => m.id));
     const online = new Map<string, boolean>();
     const unknownNow = async (host: string | null) => {
-      if (!host || host === LOCAL_HYPERVISOR) return false;
+      // This machine's desktops are known here unless another process owns its QEMU (LOCAL_HYPERVISOR=off).
+      if (!host || host === LOCAL_HYPERVISOR) return !ctx.config.localHypervisor;
       if (!online.has(host)) online.set(host, (await ctx.engine.hosts.status(host).catch(() => null))?.online ?? false);
       return !online.get(host);
     };
