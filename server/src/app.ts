@@ -108,6 +108,7 @@ export function createContext(config: Config, database: Database, engine: Engine
   return {
     config,
     db: database.db,
+    joinInstallation: database.join,
     tokens,
     sessions: createSessionService(database.db, tokens, config.session),
     loginThrottle: createLoginLimits(database.db, { addressFailuresPerHour: config.loginAddressFailuresPerHour }),
@@ -165,7 +166,13 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Settings held by live services (mail transport, session lifetimes), as stored.
   await applySettings(ctx);
   const lifecycle = createDesktopLifecycle(ctx);
-  await lifecycle.reconcile();
+  // Alone (no other process of the installation running): this one repairs what a stop left — adopts
+  // running machines, corrects states, finishes interrupted creations, sweeps the storage. Beside live
+  // processes those would be their work under way; a process starting beside this one waits until
+  // `joined.ready()` below.
+  // (A start that fails on the way ends the process or its database, and the start-up lock with it.)
+  const joined = await ctx.joinInstallation();
+  if (joined.alone) await lifecycle.reconcile();
   // After the reconciliation, which leaves the desktops of hosts not online yet as they are.
   await resumeHypervisors(ctx);
   app.decorate('lifecycle', lifecycle);
@@ -226,9 +233,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Every module has registered its job handlers. After a restart: jobs that cannot resume fail
   // (and undo their work), the storage is swept (interrupted creations finished, files without
   // a record quarantined, records without a file failed), then the other jobs go on.
-  await ctx.jobs.failInterrupted();
-  await sweepStorage(ctx);
+  if (joined.alone) {
+    await ctx.jobs.failInterrupted();
+    await sweepStorage(ctx);
+  }
   await ctx.jobs.resumeAll();
+  await joined.ready();
   await bookings.start();
   await autoShutdown.replanAll();
 

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from './config';
-import type { Db } from './db';
+import type { Database, Db } from './db';
 import type { TokenService } from './auth/tokens';
 import type { SessionService } from './auth/sessions';
 import type { ForgotPasswordLimits, LoginLimits } from './auth/throttle';
@@ -27,4 +27,6 @@ export type AppContext = {
   jobs: JobRunner;
   /** Time for bookings and the scheduler (a manual clock in tests). */
   clock: Clock;
+  /** Joins the installation's live processes at start-up (`Database.join`: alone → this one repairs). */
+  joinInstallation: Database['join'];
 };

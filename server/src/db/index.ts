@@ -19,6 +19,15 @@ export type Database = {
    * server processes starting at once on one database seed it once). PGlite: one process, `fn` runs as is.
    */
   exclusive: <T>(fn: () => Promise<T>) => Promise<T>;
+  /**
+   * Joins the installation's live server processes. `alone`: no other process of it is running, so
+   * this one does the start-up's repairs (adopting machines, finishing interrupted creations, the
+   * storage sweep) — with others running, what looks interrupted may be their work under way. Until
+   * `ready()`, a process starting beside it waits (PostgreSQL: the start-up advisory lock held, and a
+   * shared advisory lock every live process keeps on a connection of its own, freed by its death).
+   * PGlite: one process, always alone.
+   */
+  join: () => Promise<{ alone: boolean; ready: () => Promise<void> }>;
 };
 export { schema };
 
@@ -40,8 +49,25 @@ const EMBEDDED_POOL_SIZE = 4;
  */
 export async function openDatabase(opts: { url?: string; dir?: string; eagerCompile?: boolean; template?: string }): Promise<Database> {
   if (opts.url) {
-    const pool = new pg.Pool({ connectionString: opts.url, max: 10 });
-    return migrated(pool, 'postgres', () => pool.end());
+    const url = opts.url;
+    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    let live: pg.Client | undefined;
+    const database = await migrated(pool, 'postgres', async () => {
+      await live?.end().catch(() => undefined);
+      await pool.end();
+    });
+    return {
+      ...database,
+      join: () =>
+        joinInstallation(pool, async () => {
+          if (live) return live;
+          live = new pg.Client({ connectionString: url });
+          // Lost (the database restarted): the lock goes with it; the process serves on.
+          live.on('error', () => {});
+          await live.connect();
+          return live;
+        }),
+    };
   }
   let release = () => {};
   if (opts.dir) {
@@ -84,6 +110,38 @@ export const EMBEDDED_ANALYZE_MS = 10 * 60_000;
 /** The advisory lock key of the start-up steps (migrations, seed) on PostgreSQL: any fixed number of ours. */
 export const STARTUP_LOCK_KEY = 0x76_64_69_31; // 'vdi1'
 
+/** The advisory lock every live server process of an installation holds shared (PostgreSQL). */
+export const LIVE_LOCK_KEY = 0x76_64_69_32; // 'vdi2'
+
+/** `Database.join` on PostgreSQL: under the start-up lock, alone when no live process holds LIVE_LOCK_KEY shared. */
+async function joinInstallation(pool: pg.Pool, liveClient: () => Promise<pg.Client>) {
+  const startup = await pool.connect();
+  let held = false;
+  const release = async () => {
+    if (!held) return;
+    held = false;
+    try {
+      await startup.query('SELECT pg_advisory_unlock($1)', [STARTUP_LOCK_KEY]);
+    } finally {
+      startup.release();
+    }
+  };
+  try {
+    await startup.query('SELECT pg_advisory_lock($1)', [STARTUP_LOCK_KEY]);
+    held = true;
+    const live = await liveClient();
+    const { rows } = await live.query<{ alone: boolean }>('SELECT pg_try_advisory_lock($1) AS alone', [LIVE_LOCK_KEY]);
+    const alone = rows[0]?.alone === true;
+    if (alone) await live.query('SELECT pg_advisory_unlock($1)', [LIVE_LOCK_KEY]);
+    await live.query('SELECT pg_advisory_lock_shared($1)', [LIVE_LOCK_KEY]);
+    return { alone, ready: release };
+  } catch (err) {
+    if (held) await release();
+    else startup.release();
+    throw err;
+  }
+}
+
 /**
  * `fn` on one connection of `pool` holding the installation's advisory lock: a second server process
  * starting at the same moment waits there (drizzle's migrator and the seed check, then write: two at
@@ -116,5 +174,5 @@ async function migrated(pool: pg.Pool, kind: Database['kind'], close: () => Prom
     throw err;
   }
   let closing: Promise<void> | null = null;
-  return { db: db as unknown as Db, kind, close: () => (closing ??= close()), exclusive };
+  return { db: db as unknown as Db, kind, close: () => (closing ??= close()), exclusive, join: async () => ({ alone: true, ready: async () => {} }) };
 }
