@@ -10,7 +10,8 @@ import { acquireDirLock } from './lock';
 import { startEmbedded } from './embedded';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
-export type Database = { db: Db; kind: 'pglite' | 'postgres'; close: () => Promise<void> };
+/** `url`: PostgreSQL's connection string (what other server processes on it share, `socket/peers.ts`); none when embedded. */
+export type Database = { db: Db; kind: 'pglite' | 'postgres'; url?: string; close: () => Promise<void> };
 export { schema };
 
 export const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -32,7 +33,7 @@ const EMBEDDED_POOL_SIZE = 4;
 export async function openDatabase(opts: { url?: string; dir?: string; eagerCompile?: boolean; template?: string }): Promise<Database> {
   if (opts.url) {
     const pool = new pg.Pool({ connectionString: opts.url, max: 10 });
-    return migrated(pool, 'postgres', () => pool.end());
+    return { ...(await migrated(pool, 'postgres', () => pool.end())), url: opts.url };
   }
   let release = () => {};
   if (opts.dir) {
