@@ -176,8 +176,12 @@ export function createPeers(databaseUrl: string | undefined, log: Logger) {
     /** Applies a change here (awaited), then tells the other processes, whose subscribers run with the same payload. */
     async publish(topic: PeerTopic, payload: unknown) {
       await run(topic, payload);
-      if (pool && !closed) {
+      if (!pool || closed) return;
+      try {
         await pool.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ from: self, topic, payload })]);
+      } catch (err) {
+        // Applied here and stored; the others reload everything when their listening connection comes back.
+        log.warn({ err, topic }, 'the other server processes were not told of a change');
       }
     },
 

@@ -117,6 +117,16 @@ describe('two server processes on one PostgreSQL', () => {
     await until('desktop_add on B', async () => events.some((e) => e.payload.id === mine.id), 10_000);
   });
 
+  it('events published on A reach B in their order, equal ones as often as sent', async () => {
+    const token = await loginToken(b.server, 'user');
+    const events = recordEvents(await listen(b, token), ['desktop_delete']);
+    const id = await userId('user');
+    const sent = [...Array.from({ length: 50 }, (_, i) => `d-${i}`), 'same', 'same'];
+    for (const d of sent) a.server.ctx.bus.toUser(id, 'desktop_delete', { id: d });
+    await until('every event on B', async () => events.length >= sent.length, 10_000);
+    expect(events.map((e) => e.payload.id)).toEqual(sent);
+  });
+
   it('a logout on A disconnects the socket on B, and B refuses the token', async () => {
     const token = await loginToken(b.server, 'student02');
     const socket = await listen(b, token);
