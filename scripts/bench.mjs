@@ -18,7 +18,7 @@ const only = opt('--only');
 await ensureSupportedNode();
 ensureNpmPackages();
 const wants = (row) => !only || only.split(',').includes(row);
-ensureDebianPackages(['qemu-system-x86', 'qemu-utils', 'python3', ...(wants('web') ? ['chromium'] : []), ...(wants('rdp') ? [...GUEST_NETWORK_PACKAGES, ...RDP_TEST_PACKAGES, 'xvfb'] : []), ...(wants('cluster') || wants('processes') ? CLUSTER_PACKAGES : [])]);
+ensureDebianPackages(['qemu-system-x86', 'qemu-utils', 'python3', ...(wants('web') ? ['chromium'] : []), ...(wants('rdp') ? [...GUEST_NETWORK_PACKAGES, ...RDP_TEST_PACKAGES, 'xvfb'] : []), ...(wants('cluster') || wants('processes') ? CLUSTER_PACKAGES : []), ...(wants('fanout') && mode !== 'pglite' ? ['redis-server'] : [])]);
 if (wants('web')) ensureWebBuild();
 const env = { ...process.env };
 if (mode !== 'pglite') {

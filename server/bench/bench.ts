@@ -13,7 +13,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
+import { createConnection, createServer } from 'node:net';
 import { tmpdir, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -105,8 +105,8 @@ const freePort = () =>
   });
 
 /** A bench helper process (raw-http.ts, raw-socket.ts) that prints `PORT <n>` once listening. */
-async function startRaw(script: string): Promise<{ url: string; proc: ChildProcess; stop(): Promise<void> }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, script)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+async function startRaw(script: string, env: NodeJS.ProcessEnv = process.env): Promise<{ url: string; proc: ChildProcess; stop(): Promise<void> }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, script)], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     proc.stdout!.on('data', (c: Buffer) => {
@@ -149,7 +149,7 @@ function runChild(file: string, env: NodeJS.ProcessEnv): Promise<string> {
 }
 
 type Seeded = { templateId: string; basePath: string; group: string };
-type Portal = { url: string; pid: number; dataDir: string; seeded: Seeded; stop(): Promise<void> };
+type Portal = { url: string; pid: number; dataDir: string; seeded: Seeded; env: NodeJS.ProcessEnv; stop(): Promise<void> };
 
 /** The server under test in its own process, on a fresh data directory (and database), seeded first. */
 async function startPortal(mode: Mode, databaseUrl: string | undefined, overrides: Record<string, string | undefined> = {}): Promise<Portal> {
@@ -178,18 +178,43 @@ async function startPortal(mode: Mode, databaseUrl: string | undefined, override
   say(`${mode}: seeding (demo organisation, ${BENCH_USERS} students, ${LIST_DESKTOPS} desktops of one user)`);
   const seeded = JSON.parse((await runChild(join(import.meta.dirname, 'seed.ts'), env)).trim().split('\n').pop()!) as Seeded;
   say(`${mode}: starting the server`);
-  const logPath = join(dataDir, 'server.log');
-  const log = createWriteStream(logPath);
+  const server = await spawnServer(env, dataDir);
+  const kill = () => rmSync(dataDir, { recursive: true, force: true });
+  onInterrupt.add(kill);
+  return {
+    ...server,
+    dataDir,
+    seeded,
+    env,
+    async stop() {
+      await server.stop();
+      onInterrupt.delete(kill);
+      // Machines still running (the server leaves them to be adopted) are ours: stop them by pid.
+      for (const pid of qemuPidsUnder(dataDir)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** One server process (`main.ts`) with `env`, answering; its log in `dataDir` (`log`: the file's name). */
+async function spawnServer(env: NodeJS.ProcessEnv, dataDir: string, log = 'server.log'): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const logPath = join(dataDir, log);
+  const out = createWriteStream(logPath);
   const proc = spawn(process.execPath, [...serverNodeArgs(), '--import', 'tsx', join(root, 'server', 'src', 'main.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  proc.stdout!.pipe(log);
-  proc.stderr!.pipe(log);
+  proc.stdout!.pipe(out);
+  proc.stderr!.pipe(out);
   const kill = () => {
     proc.kill('SIGKILL');
     for (const pid of qemuPidsUnder(dataDir)) process.kill(pid, 'SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
   };
   onInterrupt.add(kill);
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://127.0.0.1:${env.PORT}`;
   const deadline = Date.now() + 180_000;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`the server exited (${proc.exitCode}): ${readFileSync(logPath, 'utf8').slice(-2000)}`);
@@ -201,20 +226,9 @@ async function startPortal(mode: Mode, databaseUrl: string | undefined, override
   return {
     url,
     pid: proc.pid!,
-    dataDir,
-    seeded,
     async stop() {
       onInterrupt.delete(kill);
       await stopChild(proc);
-      // Machines still running (the server leaves them to be adopted) are ours: stop them by pid.
-      for (const pid of qemuPidsUnder(dataDir)) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // gone
-        }
-      }
-      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -557,18 +571,15 @@ async function rowFanout(c: Ctx) {
   const usernames = students(0, BENCH_USERS);
   const tokens = await tokensOf(c, usernames);
   const [admin] = await tokensOf(c, ['admin']);
+  const toggle = async () => void (await api(c.portal.url, admin!, 'PUT', `/deployments/visible/${c.deploymentId}`, { stop_started_domains: false }));
   const watch = watchLoad(c.portal.pid);
-  const portal = await fanOut(
-    (u) => socketOf(c.portal.url, { jwt: tokens[u]! }),
-    ['desktop_add', 'desktop_delete'],
-    async () => void (await api(c.portal.url, admin!, 'PUT', `/deployments/visible/${c.deploymentId}`, { stop_started_domains: false })),
-    c.portal.pid,
-  );
+  const portal = await fanOut((u) => socketOf(c.portal.url, { jwt: tokens[u]! }), ['desktop_add', 'desktop_delete'], toggle, c.portal.pid);
   const load = watch.stop();
   await settle(c.portal.pid);
   const rawServer = await startRaw('raw-socket.ts');
+  let raw: Awaited<ReturnType<typeof fanOut>>;
   try {
-    const raw = await fanOut(
+    raw = await fanOut(
       (u) => socketOf(rawServer.url, { user: String(u) }),
       ['desktop_add'],
       async () => void (await fetch(`${rawServer.url}/emit?bytes=${portal.bytes}`, { method: 'POST' })),
@@ -576,7 +587,7 @@ async function rowFanout(c: Ctx) {
     );
     add({
       mode: c.mode,
-      row: `live fan-out, ${BENCH_USERS} users × 2 sockets, one visibility change`,
+      row: `live fan-out, ${BENCH_USERS} users × 2 sockets, one visibility change${c.mode === 'postgres' ? ' (one process, PostgreSQL adapter)' : ''}`,
       portal: `${fmtLat(portal.lat)}, ${portal.missed} missed`,
       raw: `bare socket.io, same sockets and payload: ${fmtLat(raw.lat)}, ${raw.missed} missed`,
       target: 'p99 < 150 ms',
@@ -586,6 +597,108 @@ async function rowFanout(c: Ctx) {
   } finally {
     await rawServer.stop();
   }
+  if (c.mode === 'postgres') await rowFanoutProcesses(c, { portal, raw, toggle, tokens });
+}
+
+/** Server processes of the several-process fan-out rows (issue 26). */
+const FANOUT_PROCESSES = 3;
+
+/**
+ * The same fan-out with the sockets spread over 3 server processes on one PostgreSQL (the two others
+ * on the same database and storage), the change made through the first; and bare socket.io servers,
+ * 3 processes, through socket.io's PostgreSQL adapter and through its Redis adapter (Debian's
+ * redis-server, started here): what docs/decisions/0015-socket-adapter.md chose by.
+ */
+async function rowFanoutProcesses(
+  c: Ctx,
+  one: { portal: Awaited<ReturnType<typeof fanOut>>; raw: Awaited<ReturnType<typeof fanOut>>; toggle: () => Promise<void>; tokens: string[] },
+) {
+  const ratio = (x: Latencies, base: Latencies) => x.p99 / base.p99;
+  const spread = (urls: string[], auth: (u: number) => Record<string, string>) => {
+    let k = 0;
+    return (u: number) => socketOf(urls[k++ % urls.length]!, auth(u));
+  };
+  const row = (name: string, got: Awaited<ReturnType<typeof fanOut>>, base: Awaited<ReturnType<typeof fanOut>>, baseName: string, load: string) =>
+    add({
+      mode: c.mode,
+      row: name,
+      portal: `${fmtLat(got.lat)}, ${got.missed} missed; p99 ${ratio(got.lat, base.lat).toFixed(2)}× one process`,
+      raw: `${baseName}, same run: ${fmtLat(base.lat)}`,
+      target: 'p99 ≤ 1.5× one process',
+      met: got.missed === 0 && ratio(got.lat, base.lat) <= 1.5,
+      load,
+    });
+
+  say(`${c.mode}: live fan-out over ${FANOUT_PROCESSES} server processes on one PostgreSQL`);
+  const others: Awaited<ReturnType<typeof spawnServer>>[] = [];
+  try {
+    for (let i = 1; i < FANOUT_PROCESSES; i++) others.push(await spawnServer({ ...c.portal.env, PORT: String(await freePort()) }, c.portal.dataDir, `server-${i}.log`));
+    const urls = [c.portal.url, ...others.map((o) => o.url)];
+    const watch = watchLoad(c.portal.pid);
+    const got = await fanOut(spread(urls, (u) => ({ jwt: one.tokens[u]! })), ['desktop_add', 'desktop_delete'], one.toggle, c.portal.pid);
+    row(
+      `live fan-out, ${BENCH_USERS} users × 2 sockets spread over ${FANOUT_PROCESSES} server processes (PostgreSQL adapter), one visibility change made on the first`,
+      got, one.portal, 'the same on one process', `first process: ${loadCell(watch.stop())}`,
+    );
+  } finally {
+    for (const o of others) await o.stop();
+  }
+
+  const ADAPTERS = { postgres: 'PostgreSQL adapter as it comes', 'postgres-batched': 'PostgreSQL adapter, NOTIFYs batched as the portal sends them', redis: 'Redis adapter' };
+  const bare = async (adapter: keyof typeof ADAPTERS, url: string) => {
+    const servers: Awaited<ReturnType<typeof startRaw>>[] = [];
+    try {
+      for (let i = 0; i < FANOUT_PROCESSES; i++) servers.push(await startRaw('raw-socket.ts', { ...process.env, RAW_ADAPTER: adapter, RAW_ADAPTER_URL: url }));
+      const got = await fanOut(
+        spread(servers.map((s) => s.url), (u) => ({ user: String(u) })),
+        ['desktop_add'],
+        async () => void (await fetch(`${servers[0]!.url}/emit?bytes=${one.portal.bytes}&users=${BENCH_USERS}`, { method: 'POST' })),
+        servers[0]!.proc.pid,
+      );
+      row(`bare socket.io fan-out, ${BENCH_USERS} users × 2 sockets over ${FANOUT_PROCESSES} processes, ${ADAPTERS[adapter]}`, got, one.raw, 'bare socket.io on one process', '—');
+    } finally {
+      for (const s of servers) await s.stop();
+    }
+  };
+  for (const adapter of ['postgres', 'postgres-batched'] as const) {
+    say(`${c.mode}: bare socket.io over ${FANOUT_PROCESSES} processes, ${ADAPTERS[adapter]}`);
+    await bare(adapter, c.portal.env.DATABASE_URL!);
+  }
+  const redis = await startRedis();
+  if (!redis) {
+    say(`${c.mode}: no redis-server here: the Redis adapter row is skipped`);
+    return;
+  }
+  try {
+    say(`${c.mode}: bare socket.io over ${FANOUT_PROCESSES} processes, Redis adapter`);
+    await bare('redis', redis.url);
+  } finally {
+    await redis.stop();
+  }
+}
+
+/** Debian's redis-server on a free loopback port, nothing saved (the Redis adapter's row), or null without it. */
+async function startRedis(): Promise<{ url: string; stop(): Promise<void> } | null> {
+  if (!existsSync('/usr/bin/redis-server')) return null;
+  const port = await freePort();
+  const proc = spawn('/usr/bin/redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const kill = () => proc.kill('SIGKILL');
+  onInterrupt.add(kill);
+  const deadline = Date.now() + 10_000;
+  while (!(await new Promise<boolean>((resolve) => {
+    const s = createConnection({ port, host: '127.0.0.1' }, () => s.end(() => resolve(true)));
+    s.on('error', () => resolve(false));
+  }))) {
+    if (Date.now() > deadline || proc.exitCode !== null) throw new Error('redis-server did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop: async () => {
+      onInterrupt.delete(kill);
+      await stopChild(proc, 5_000);
+    },
+  };
 }
 
 // ---- the web's first load ----

@@ -17,6 +17,7 @@ import { adminSessionRoutes } from './auth/admin-session';
 import { createMailer, type Mailer } from './mail/mailer';
 import { createSettings } from './settings';
 import { createEventBus } from './socket/bus';
+import { createPeers } from './socket/peers';
 import { createJobRunner } from './jobs/runner';
 import { attachQueue } from './jobs/queue';
 import { attachSocketServer } from './socket/server';
@@ -55,7 +56,7 @@ import { plannerRoutes } from './modules/reservables/routes';
 import { migrationRoutes } from './modules/migration/routes';
 import { notificationRoutes } from './modules/notifications/routes';
 import { sweepStorage } from './modules/storage/sweep';
-import { applySettings } from './modules/admin/settings/apply';
+import { followSettings } from './modules/admin/settings/apply';
 import { startAuditSweep } from './modules/admin/audit/sweep';
 import { startTemporaryDesktopSweep } from './modules/desktops/temporary-sweep';
 import { resumeHypervisors, startHypervisorMonitor } from './modules/admin/hypervisors/routes';
@@ -116,6 +117,7 @@ export function createContext(config: Config, database: Database, engine: Engine
     mailer: overrides.mailer ?? createMailer(config),
     settings: createSettings(database.db),
     bus: createEventBus(),
+    peers: createPeers(database.url, log),
     engine,
     log,
     jobs: createJobRunner(database.db, log),
@@ -163,8 +165,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // The admin app's session, shared with the portal's (its pages come later).
   await app.register(async (scope) => adminSessionRoutes(scope, ctx), { prefix: '/isard-admin' });
 
-  // Settings held by live services (mail transport, session lifetimes), as stored.
-  await applySettings(ctx);
+  // Settings held by live services (mail transport, session lifetimes), as stored, and as changed by any process.
+  await ctx.peers.start();
+  await followSettings(ctx);
   const lifecycle = createDesktopLifecycle(ctx);
   // Alone (no other process of the installation running): this one repairs what a stop left — adopts
   // running machines, corrects states, finishes interrupted creations, sweeps the storage. Beside live
@@ -294,6 +297,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     stopAuditFeed();
     await io.close();
+    await ctx.peers.close();
   });
   return app;
 }

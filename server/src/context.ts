@@ -7,6 +7,7 @@ import type { ForgotPasswordLimits, LoginLimits } from './auth/throttle';
 import type { Mailer } from './mail/mailer';
 import type { Settings } from './settings';
 import type { EventBus } from './socket/bus';
+import type { Peers } from './socket/peers';
 import type { Engine } from './engine';
 import type { JobRunner } from './jobs/runner';
 import type { Clock } from './scheduler/clock';
@@ -22,6 +23,8 @@ export type AppContext = {
   mailer: Mailer;
   settings: Settings;
   bus: EventBus;
+  /** The other server processes on the same PostgreSQL (shared socket.io rooms, changes to what they hold in memory). */
+  peers: Peers;
   engine: Engine;
   log: Logger;
   jobs: JobRunner;

@@ -13,6 +13,8 @@ export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Database = {
   db: Db;
   kind: 'pglite' | 'postgres';
+  /** PostgreSQL's connection string (what other server processes on it share, `socket/peers.ts`); none when embedded. */
+  url?: string;
   close: () => Promise<void>;
   /**
    * Runs `fn` while no other process of the installation runs one (a PostgreSQL advisory lock: several
@@ -58,6 +60,7 @@ export async function openDatabase(opts: { url?: string; dir?: string; eagerComp
     });
     return {
       ...database,
+      url,
       join: () =>
         joinInstallation(pool, async () => {
           if (live) return live;

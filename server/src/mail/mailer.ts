@@ -52,7 +52,8 @@ let transport: { key: string; send: ReturnType<typeof transportFor> } | null = n
 
 /**
  * The admin's `mail` setting when it is on (console → Mail), read from the database at most every 5 s
- * per process: a change made through any server process applies to all within seconds.
+ * per process; a change made through any server process is forgotten by all at once
+ * (`forgetMailSetting`, through modules/admin/settings/apply.ts).
  */
 async function mailSetting(ctx: Ctx): Promise<TMailSetting | null> {
   const hit = cached.get(ctx.db);
@@ -66,7 +67,7 @@ async function mailSetting(ctx: Ctx): Promise<TMailSetting | null> {
   return value;
 }
 
-/** A change of the `mail` setting applies to this process's next mail at once (other processes within 5 s). */
+/** A change of the `mail` setting applies to this process's next mail at once. */
 export function forgetMailSetting(db: Db) {
   cached.delete(db);
 }

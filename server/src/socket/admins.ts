@@ -20,7 +20,12 @@ export function notifyAdmins<E extends AdminEventName>(
   if (categoryId) ctx.bus.toAdminRoom(adminCategoryRoom(categoryId), event, data);
 }
 
-/** Admins' sockets connected now, per event bus (one per server): live numbers are sampled only while one is. */
+/**
+ * Admins' sockets connected to THIS process now, per event bus (one per server): its hypervisor monitor
+ * samples and publishes only while one is. Deliberately not across processes: with several, each
+ * process whose admins are connected publishes (to every admin, through the shared rooms), and a
+ * cluster-wide count would make every process publish the same numbers to everyone.
+ */
 const adminSockets = new WeakMap<object, number>();
 export function adminSocketCount(ctx: Pick<AppContext, 'bus'>, delta = 0): number {
   const n = Math.max(0, (adminSockets.get(ctx.bus) ?? 0) + delta);

@@ -15,8 +15,11 @@ const sessionRoom = (sessionId: string) => `session:${sessionId}`;
  * as JSON strings, as the original system sends them.
  */
 export function attachSocketServer(httpServer: HttpServer, ctx: AppContext): Server {
-  // destroyUpgrade off: other websockets (the VNC viewer) share this HTTP server.
-  const io = new Server(httpServer, { path: SOCKET_PATH, serveClient: false, destroyUpgrade: false });
+  // destroyUpgrade off: other websockets (the VNC viewer) share this HTTP server. On PostgreSQL the
+  // rooms are shared by every server process (socket/peers.ts): an emit to a room, and a disconnection
+  // of a session's sockets, reach the sockets wherever they are connected.
+  const adapter = ctx.peers.socketAdapter;
+  const io = new Server(httpServer, { path: SOCKET_PATH, serveClient: false, destroyUpgrade: false, ...(adapter ? { adapter } : {}) });
   const nsp = io.of(SOCKET_NAMESPACE);
 
   nsp.use(async (socket, next) => {
@@ -70,12 +73,13 @@ export function attachSocketServer(httpServer: HttpServer, ctx: AppContext): Ser
 
   const unsubscribe = ctx.bus.subscribe(({ room, event, payload, admin }) => {
     const namespace = admin ? adminNsp : nsp;
-    // Nobody in the room (its people are not online): nothing to serialise and encode. Rooms are
-    // this process's own (no adapter shares them between processes).
-    if (!namespace.adapter.rooms.get(room)?.size) return;
+    // Nobody in the room (its people are not online): nothing to serialise and encode. Only when the
+    // rooms are this process's own: with a shared adapter, the room's sockets may be on another process.
+    if (!adapter && !namespace.adapter.rooms.get(room)?.size) return;
     namespace.to(room).emit(event, JSON.stringify(payload));
   });
-  // A session that ends (logout, a sign-in elsewhere, a disabled user) loses its sockets at once.
+  // A session that ends (logout, a sign-in elsewhere, a disabled user) loses its sockets at once, on
+  // every process (the adapter sends the emit and the disconnection in this order, on one connection).
   const unlisten = ctx.sessions.onEnded((ids) => {
     for (const id of ids) {
       nsp.to(sessionRoom(id)).emit('logout', JSON.stringify({ reason: 'session_ended' }));

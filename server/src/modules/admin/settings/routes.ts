@@ -11,7 +11,7 @@ import { isSettingKey, SETTINGS, type SettingValue } from '../../../settings';
 import { auditActorOf, audit } from '../../../audit/record';
 import { mailEnabled, sendMail } from '../../../mail/mailer';
 import { notifyAdmins } from '../../../socket/admins';
-import { applySettings } from './apply';
+import { settingChanged } from './apply';
 
 const ZKeyParams = z.object({ key: z.string().max(32) });
 
@@ -86,7 +86,7 @@ export async function adminSettingsRoutes(app: FastifyInstance, ctx: AppContext)
           detail: { fields: Object.keys(body).sort() },
         });
       });
-      await applySettings(ctx, key);
+      await settingChanged(ctx, key);
       notifyAdmins(ctx, null, 'settings_update', { key });
       return answerOf(ctx, key, parsed.data as never);
     },

@@ -1,0 +1,167 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { eq } from 'drizzle-orm';
+import type { Socket } from 'socket.io-client';
+import { loadConfig } from '../../src/config';
+import { buildApp, createContext } from '../../src/app';
+import { openDatabase, schema, type Database } from '../../src/db';
+import { createLocalEngine, type Engine } from '../../src/engine';
+import { seed } from '../../src/seed/seed';
+import { seedDemoDesktops } from '../../src/seed/demo-desktops';
+import { ensureDemoGuest } from '../../src/engine/guest-image';
+import { createScratchDatabase } from '../helpers/db';
+import { call, DEMO_PASSWORD, endEngine, loginToken, testImagesDir, type TestServer } from '../helpers/server';
+import { recordEvents, socketOf, until } from '../helpers/wait';
+import { scaled } from '../helpers/slowdown';
+
+// Two server processes on one PostgreSQL database, as two app instances in this test process (each
+// with its own pool, engine, socket.io server and peers): live events, session endings and settings
+// made on A reach B (socket/peers.ts, docs/decisions/0015-socket-adapter.md).
+
+type Instance = { server: TestServer; database: Database; engine: Engine };
+let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
+let dataDir: string;
+let a: Instance;
+let b: Instance;
+const sockets: Socket[] = [];
+
+async function startInstance(url: string, engine: Engine): Promise<Instance> {
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DEMO_PASSWORD,
+    WEB_DIST: join(dataDir, 'no-web'),
+    RDP_GATEWAY_PORT: '0',
+    SESSION_TOKEN_SECONDS: String(scaled(300)),
+  });
+  const database = await openDatabase({ url });
+  const ctx = createContext(config, database, engine);
+  const app: FastifyInstance = await buildApp(ctx);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const server = { url: `http://127.0.0.1:${port}`, app, ctx, config } as TestServer;
+  return { server, database, engine };
+}
+
+beforeAll(async () => {
+  scratch = await createScratchDatabase(process.env.TEST_DATABASE_URL!, 'vdi_test');
+  // One storage for both, as processes of one installation share it.
+  dataDir = mkdtempSync(join(tmpdir(), 'vt-'));
+  const engineA = await createLocalEngine({ dataDir, accel: 'auto' });
+  const seeding = await openDatabase({ url: scratch.url });
+  try {
+    await seed(seeding.db, { demo: true, demoPassword: DEMO_PASSWORD });
+    await seedDemoDesktops(seeding.db, engineA, await ensureDemoGuest(testImagesDir()));
+  } finally {
+    await seeding.close();
+  }
+  a = await startInstance(scratch.url, engineA);
+  b = await startInstance(scratch.url, await createLocalEngine({ dataDir, accel: 'auto' }));
+}, scaled(120_000));
+
+afterAll(async () => {
+  for (const s of sockets) s.close();
+  for (const i of [a, b]) {
+    if (!i) continue;
+    await i.server.app.close();
+    await endEngine(i.engine);
+    await i.database.close();
+  }
+  await scratch?.drop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+const api = (i: Instance, path: string, opts: { token?: string; method?: string; body?: unknown } = {}) => call(i.server, `/api/v3${path}`, opts);
+const listen = async (i: Instance, token: string) => {
+  const s = await socketOf(i.server, token);
+  sockets.push(s);
+  return s;
+};
+const userId = async (username: string) =>
+  (await a.database.db.select({ id: schema.users.id }).from(schema.users).where(eq(schema.users.username, username)))[0]!.id;
+/** The reason the socket was disconnected with, or a failure after 10 s (a quiet machine's bound). */
+const disconnected = (s: Socket) =>
+  new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the socket was not disconnected')), scaled(10_000));
+    s.once('disconnect', (reason) => {
+      clearTimeout(timer);
+      resolve(reason);
+    });
+  });
+
+describe('two server processes on one PostgreSQL', () => {
+  it("a deployment made visible on A reaches a student's socket on B", async () => {
+    const teacher = await loginToken(a.server, 'advanced');
+    const [template] = await a.database.db.select().from(schema.domains).where(eq(schema.domains.kind, 'template'));
+    const created = await api(a, '/deployments', {
+      token: teacher,
+      body: { name: 'Cross-process lab', template_id: template!.id, desktop_name: 'Lab desktop', visible: false, allowed: { groups: ['default-students-1a'], users: false } },
+    });
+    expect(created.status).toBe(200);
+    const { id } = (await created.json()) as { id: string };
+    await until('creation job done', async () => {
+      const jobs = await a.database.db.select().from(schema.jobs).where(eq(schema.jobs.targetId, id));
+      return jobs.length > 0 && jobs.every((j) => j.status !== 'running');
+    });
+    const student = await loginToken(b.server, 'student01');
+    const events = recordEvents(await listen(b, student), ['desktop_add']);
+    expect((await api(a, `/deployments/visible/${id}`, { token: teacher, method: 'PUT', body: { stop_started_domains: false } })).status).toBe(200);
+    const studentId = await userId('student01');
+    const mine = (await a.database.db.select().from(schema.domains).where(eq(schema.domains.tag, id))).find((d) => d.userId === studentId)!;
+    await until('desktop_add on B', async () => events.some((e) => e.payload.id === mine.id), 10_000);
+  });
+
+  it('events published on A reach B in their order, equal ones as often as sent', async () => {
+    const token = await loginToken(b.server, 'user');
+    const events = recordEvents(await listen(b, token), ['desktop_delete']);
+    const id = await userId('user');
+    const sent = [...Array.from({ length: 50 }, (_, i) => `d-${i}`), 'same', 'same'];
+    for (const d of sent) a.server.ctx.bus.toUser(id, 'desktop_delete', { id: d });
+    await until('every event on B', async () => events.length >= sent.length, 10_000);
+    expect(events.map((e) => e.payload.id)).toEqual(sent);
+  });
+
+  it('a logout on A disconnects the socket on B, and B refuses the token', async () => {
+    const token = await loginToken(b.server, 'student02');
+    const socket = await listen(b, token);
+    const logout = recordEvents(socket, ['logout']);
+    const gone = disconnected(socket);
+    expect((await call(a.server, '/authentication/logout', { token, method: 'POST' })).status).toBeLessThan(300);
+    expect(await gone).toBe('io server disconnect');
+    expect(logout.map((e) => e.payload)).toEqual([{ reason: 'session_ended' }]);
+    expect((await api(b, '/user', { token })).status).toBe(401);
+  });
+
+  it('a user disabled on A loses the socket on B and is refused by B', async () => {
+    const admin = await loginToken(a.server, 'admin');
+    const token = await loginToken(b.server, 'student03');
+    const socket = await listen(b, token);
+    const gone = disconnected(socket);
+    const id = await userId('student03');
+    expect((await api(a, `/admin/user/${id}/active`, { token: admin, method: 'PUT', body: { active: false } })).status).toBe(200);
+    expect(await gone).toBe('io server disconnect');
+    expect((await api(b, '/user', { token })).status).toBe(401);
+    await api(a, `/admin/user/${id}/active`, { token: admin, method: 'PUT', body: { active: true } });
+  });
+
+  it('the sessions setting changed on A applies to the next sign-in on B', async () => {
+    const admin = await loginToken(a.server, 'admin');
+    const lifeOf = async () => {
+      const token = await loginToken(b.server, 'student04');
+      const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { exp: number; iat: number };
+      return claims.exp - claims.iat;
+    };
+    expect(await lifeOf()).toBe(b.server.config.session.tokenSeconds);
+    expect((await api(a, '/admin/settings/sessions', { token: admin, method: 'PUT', body: { token_seconds: 120 } })).status).toBe(200);
+    // Applied on A before the answer; B hears it through the database (no wait for a restart or a cache's end).
+    await until('B applies the setting', async () => (await lifeOf()) === 120, 5_000);
+    await api(a, '/admin/settings/sessions', { token: admin, method: 'PUT', body: { token_seconds: null } });
+    await until('B applies the reset', async () => (await lifeOf()) === b.server.config.session.tokenSeconds, 5_000);
+  });
+});
