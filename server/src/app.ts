@@ -59,7 +59,7 @@ import { sweepStorage } from './modules/storage/sweep';
 import { followSettings } from './modules/admin/settings/apply';
 import { startAuditSweep } from './modules/admin/audit/sweep';
 import { startTemporaryDesktopSweep } from './modules/desktops/temporary-sweep';
-import { resumeHypervisors, startHypervisorMonitor } from './modules/admin/hypervisors/routes';
+import { followHypervisors, resumeHypervisors, startHypervisorMonitor } from './modules/admin/hypervisors/routes';
 import { createAutoShutdown } from './modules/desktops/auto-shutdown';
 import { adminReservableRoutes } from './modules/admin/reservables/routes';
 import { adminShutdownPolicyRoutes } from './modules/admin/shutdown-policies/routes';
@@ -178,6 +178,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   if (joined.alone) await lifecycle.reconcile();
   // After the reconciliation, which leaves the desktops of hosts not online yet as they are.
   await resumeHypervisors(ctx);
+  const unfollowHypervisors = followHypervisors(ctx);
   app.decorate('lifecycle', lifecycle);
   const media = createMediaService(ctx);
   // Bookings and their scheduler (booking starts and ends, warnings, plan boundaries).
@@ -296,6 +297,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   app.addHook('onClose', async () => {
     stopAuditFeed();
+    unfollowHypervisors();
     await io.close();
     await ctx.peers.close();
   });

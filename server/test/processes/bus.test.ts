@@ -164,4 +164,17 @@ describe('two server processes on one PostgreSQL', () => {
     await api(a, '/admin/settings/sessions', { token: admin, method: 'PUT', body: { token_seconds: null } });
     await until('B applies the reset', async () => (await lifeOf()) === b.server.config.session.tokenSeconds, 5_000);
   });
+
+  it('a hypervisor stored through A is connected on B too, and one removed through A is let go on B', async () => {
+    const admin = await loginToken(a.server, 'admin');
+    // Added as the console's route stores it (a host nobody answers at: it stays offline, with its reason).
+    const id = 'i26-peer-host';
+    await a.server.ctx.db.insert(schema.hypervisors).values({ id, name: 'peer host', uri: 'qemu+ssh://vdi@127.0.0.1:1/system', hostKeyFingerprint: 'SHA256:none' });
+    await a.server.ctx.peers.publish('hypervisors', { added: id });
+    await until('B holds the host', async () => (await b.engine.hosts.status(id)) !== null, 5_000);
+    expect((await b.engine.hosts.status(id))?.online).toBe(false);
+    expect((await api(a, `/admin/hypervisors/${id}`, { token: admin, method: 'DELETE' })).status).toBe(204);
+    await until('B lets it go', async () => (await b.engine.hosts.status(id)) === null, 5_000);
+    expect(await a.engine.hosts.status(id)).toBeNull();
+  });
 });

@@ -71,6 +71,19 @@ export async function resumeHypervisors(ctx: Pick<AppContext, 'db' | 'engine'>):
   }
 }
 
+/**
+ * The hosts every server process holds a connection to follow the ones stored: a host an admin adds
+ * on one process is connected on the others too, and a removed one is let go everywhere. After a gap
+ * in the notifications (no payload) the stored hosts are resumed (those held already are kept).
+ */
+export function followHypervisors(ctx: Pick<AppContext, 'db' | 'engine' | 'peers' | 'log'>): () => void {
+  return ctx.peers.subscribe('hypervisors', async (payload) => {
+    const removed = (payload as { removed?: unknown } | undefined)?.removed;
+    if (typeof removed === 'string') await ctx.engine.hosts.disconnect(removed).catch((err) => ctx.log.warn({ err }, 'hypervisor connection not closed'));
+    else await resumeHypervisors(ctx);
+  });
+}
+
 export async function adminHypervisorRoutes(app: FastifyInstance, ctx: AppContext, lifecycle: Pick<DesktopLifecycle, 'releaseHost'>) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const adminOnly = requireAuth(ctx, { roles: ['admin'] });
@@ -176,6 +189,8 @@ export async function adminHypervisorRoutes(app: FastifyInstance, ctx: AppContex
         });
         const [view] = await hypervisorViews(ctx, [row]);
         notifyAdmins(ctx, null, 'hypervisor_update', view!);
+        // The other server processes connect to it too.
+        await ctx.peers.publish('hypervisors', { added: row.id });
         return reply.code(201).send(view!);
       } catch (err) {
         // Nothing half-registered: the connection goes with the refused row.
@@ -250,7 +265,8 @@ export async function adminHypervisorRoutes(app: FastifyInstance, ctx: AppContex
     for (const c of removed.copies) {
       await ctx.engine.hostDisks.remove(removed.id, c.path).catch((err) => request.log.warn({ err }, 'template base copy not removed from the hypervisor'));
     }
-    await ctx.engine.hosts.disconnect(removed.id).catch((err) => request.log.warn({ err }, 'hypervisor connection not closed'));
+    // Here and in the other server processes.
+    await ctx.peers.publish('hypervisors', { removed: removed.id });
     return reply.code(204).send();
   });
 
