@@ -37,6 +37,7 @@ import { createDesktopLifecycle, type DesktopLifecycle } from './modules/desktop
 import { desktopRoutes } from './modules/desktops/routes';
 import { viewerRoutes } from './modules/viewers/routes';
 import { attachViewerGateways } from './modules/viewers/gateways';
+import { stopViewerHeartbeat } from './modules/viewers/activity';
 import { startRdpGateway } from './modules/viewers/rdp';
 import { directRoutes } from './modules/direct/routes';
 import { domainRoutes } from './modules/domains/routes';
@@ -298,6 +299,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     stopAuditFeed();
     unfollowHypervisors();
+    stopViewerHeartbeat(ctx);
     await io.close();
     await ctx.peers.close();
   });

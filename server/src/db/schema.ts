@@ -278,6 +278,21 @@ export const viewerTokens = pgTable('viewer_tokens', {
   usedAt: timestamp('used_at', { withTimezone: true }),
 });
 
+/**
+ * Viewers open now (browser VNC bridges, SPICE tunnels, RDP relays), one row per connection, held by
+ * the server process whose `holder` refreshes `seen_at` while it is open: every process counts them,
+ * and a dead process's stop counting once `seen_at` is older than the bound (modules/viewers/activity.ts).
+ * A closed one keeps its `closed_at` (the last of a desktop's: what the inactivity limits count from).
+ */
+export const viewerConnections = pgTable('viewer_connections', {
+  id: text('id').primaryKey(),
+  desktopId: text('desktop_id').notNull().references(() => domains.id, { onDelete: 'cascade' }),
+  holder: text('holder').notNull(),
+  openedAt: timestamp('opened_at', { withTimezone: true }).notNull(),
+  seenAt: timestamp('seen_at', { withTimezone: true }).notNull(),
+  closedAt: timestamp('closed_at', { withTimezone: true }),
+}, (t) => [index('viewer_connections_desktop_idx').on(t.desktopId)]);
+
 /** Installation media (ISO and floppy images) downloaded from a web address and shared. */
 export type MediaProgress = {
   received_bytes: number;

@@ -8,7 +8,7 @@ import { manualClock, type ManualClock } from '../../src/scheduler/clock';
 import { call, DEMO_PASSWORD, startTestServer, type TestServer } from '../helpers/server';
 import { copyUser, tokenOf, userRow } from '../helpers/routes-fixtures';
 import { recordEvents, socketOf, until } from '../helpers/wait';
-import { viewerClosed, viewerOpened } from '../../src/modules/viewers/activity';
+import { viewerOpened } from '../../src/modules/viewers/activity';
 
 // The console's GPU cards and profiles, booking priority rules and auto-shutdown policies
 // (issue 13): per role (admin, manager of the category, manager of another category, advanced,
@@ -276,13 +276,13 @@ describe('auto-shutdown policies', () => {
     await until('started', async () => (await row(plainDesktop)).status === 'Started', 90_000);
     await until('idle check planned', async () => (await server.app.bookings.scheduler.pending(`autoidle:${plainDesktop}`)).length === 1);
     // What the browser viewer's bridge does when a viewer connects.
-    viewerOpened(plainDesktop);
+    const closeViewer = await viewerOpened(server.ctx, plainDesktop);
     try {
       for (let i = 0; i < 4; i++) await tick(1);
       expect(msgs).toEqual([]);
       expect((await row(plainDesktop)).status).toBe('Started');
     } finally {
-      viewerClosed(plainDesktop, clock.now().getTime());
+      await closeViewer(clock.now().getTime());
     }
     const closedAt = clock.now().getTime();
     // Checks come back an idle time later while the viewer was open; the warning comes a minute before closed + 2.

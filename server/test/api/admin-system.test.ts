@@ -7,7 +7,7 @@ import { schema } from '../../src/db';
 import { sweepAudit } from '../../src/modules/admin/audit/sweep';
 import { sweepIdleTemporaryDesktops } from '../../src/modules/desktops/temporary-sweep';
 import type { DesktopLifecycle } from '../../src/modules/desktops/lifecycle';
-import { viewerClosed, viewerOpened } from '../../src/modules/viewers/activity';
+import { viewerOpened } from '../../src/modules/viewers/activity';
 import { call, login, startTestServer, type TestServer } from '../helpers/server';
 import { copyUser, makeBinEntry, makeDesktop, tokenOf, userRow } from '../helpers/routes-fixtures';
 import { startMailSink } from '../helpers/mail-sink';
@@ -224,10 +224,10 @@ describe('temporary-desktop inactivity limit', () => {
     expect(await sweepIdleTemporaryDesktops(server.ctx, lifecycle)).toBe(0);
     // 5 minutes: the idle one goes; the one with a viewer open stays, and after its viewer closes it has 5 more minutes.
     await call(server, `${A}/settings/temporary_desktops`, { token: tok.admin, method: 'PUT', body: { inactivity_minutes: 5 } });
-    viewerOpened(watched.id);
+    const closeViewer = await viewerOpened(server.ctx, watched.id);
     expect(await sweepIdleTemporaryDesktops(server.ctx, lifecycle)).toBe(1);
     expect(destroyed).toEqual([idle.id]);
-    viewerClosed(watched.id);
+    await closeViewer();
     expect(await sweepIdleTemporaryDesktops(server.ctx, lifecycle, Date.now() + 60_000)).toBe(0);
     expect(await sweepIdleTemporaryDesktops(server.ctx, lifecycle, Date.now() + 6 * 60_000)).toBe(1);
     expect(destroyed).toContain(watched.id);

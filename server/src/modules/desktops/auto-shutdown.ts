@@ -5,7 +5,7 @@ import { schema, type Db } from '../../db';
 import { audit } from '../../audit/record';
 import type { Scheduler } from '../../scheduler/scheduler';
 import { desktopRoom } from '../../socket/bus';
-import { lastViewerClosed, viewersOpen } from '../viewers/activity';
+import { viewerState } from '../viewers/activity';
 import type { DesktopLifecycle } from './lifecycle';
 import type { DomainRow } from '../shared/domains';
 
@@ -129,11 +129,11 @@ export function createAutoShutdown(ctx: AppContext, lifecycle: DesktopLifecycle,
       await scheduler.scheduleSpan(maxKey(row.id), { start: new Date(baseOf(row)), end: deadline }, AUTO_SHUTDOWN_JOBS, { desktopId: row.id }, warnings);
     }
     await showDeadline(row, deadline);
-    if (rule?.idleTime) await scheduler.schedule(IDLE_CHECK_JOB, new Date(idleSince(row) + rule.idleTime * MINUTE - Math.max(0, ...rule.warnings.filter((w) => w < rule.idleTime!)) * MINUTE), { key: idleKey(row.id), desktopId: row.id });
+    if (rule?.idleTime) await scheduler.schedule(IDLE_CHECK_JOB, new Date(idleSince(row, (await viewerState(ctx, row.id)).lastClosed) + rule.idleTime * MINUTE - Math.max(0, ...rule.warnings.filter((w) => w < rule.idleTime!)) * MINUTE), { key: idleKey(row.id), desktopId: row.id });
   }
 
-  /** Since when the desktop has had no viewer (only meaningful while none is open). */
-  const idleSince = (row: DomainRow) => Math.max(baseOf(row), lastViewerClosed(row.id) ?? 0);
+  /** Since when the desktop has had no viewer (only meaningful while none is open in any process). */
+  const idleSince = (row: DomainRow, lastViewerClosed: number | undefined) => Math.max(baseOf(row), lastViewerClosed ?? 0);
 
   const running = async (id: unknown) => {
     if (typeof id !== 'string') return null;
@@ -178,11 +178,12 @@ export function createAutoShutdown(ctx: AppContext, lifecycle: DesktopLifecycle,
     const now = clock.now().getTime();
     const again = (at: number, extra: Record<string, unknown> = {}) =>
       scheduler.schedule(IDLE_CHECK_JOB, new Date(Math.max(at, now)), { key: idleKey(row.id), desktopId: row.id, ...extra });
-    if (viewersOpen(row.id) > 0) {
+    const viewers = await viewerState(ctx, row.id);
+    if (viewers.open > 0) {
       await showDeadline(row, maxDeadline(row, rule));
       return void (await again(now + rule.idleTime * MINUTE));
     }
-    const deadline = idleSince(row) + rule.idleTime * MINUTE;
+    const deadline = idleSince(row, viewers.lastClosed) + rule.idleTime * MINUTE;
     const warnings = rule.warnings.filter((w) => w < rule.idleTime!);
     const warned = p.deadline === deadline && Array.isArray(p.warned) ? (p.warned as number[]) : [];
     if (now >= deadline) {

@@ -3,7 +3,7 @@ import { VIEWABLE } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { audit } from '../../audit/record';
-import { forgetViewers, lastViewerClosed, viewersOpen } from '../viewers/activity';
+import { forgetViewers, viewerState } from '../viewers/activity';
 import type { DesktopLifecycle } from './lifecycle';
 
 /**
@@ -22,11 +22,12 @@ export async function sweepIdleTemporaryDesktops(ctx: AppContext, lifecycle: Des
     .where(and(eq(d.kind, 'desktop'), eq(d.persistent, false), inArray(d.status, [...VIEWABLE])));
   let stopped = 0;
   for (const row of rows) {
-    if (viewersOpen(row.id) > 0) continue;
-    const seen = Math.max(lastViewerClosed(row.id) ?? 0, row.accessedAt?.getTime() ?? 0, row.startedAt?.getTime() ?? 0);
+    const viewers = await viewerState(ctx, row.id);
+    if (viewers.open > 0) continue;
+    const seen = Math.max(viewers.lastClosed ?? 0, row.accessedAt?.getTime() ?? 0, row.startedAt?.getTime() ?? 0);
     if (now - seen < limit) continue;
     await lifecycle.destroyDesktop(row);
-    forgetViewers(row.id);
+    await forgetViewers(ctx, row.id);
     await audit(ctx.db, { id: null, name: '', role: null, categoryId: row.categoryId, address: null }, {
       action: 'desktop.temporary_expired',
       objectType: 'desktop',

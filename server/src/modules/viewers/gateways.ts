@@ -1,4 +1,4 @@
-import { viewerClosed, viewerOpened } from './activity';
+import { viewerOpened } from './activity';
 import type { IncomingMessage, Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -41,8 +41,8 @@ export function attachViewerGateways(server: Server, ctx: AppContext) {
       if (!runtime?.vnc) return refuse(socket, '401 Unauthorized');
       wss.handleUpgrade(req, socket, head, (ws) => {
         ctx.log.info({ desktop: row!.id }, 'browser viewer connected');
-        viewerOpened(row!.id);
-        ws.once('close', () => viewerClosed(row!.id));
+        const opened = viewerOpened(ctx, row!.id);
+        ws.once('close', () => void opened.then((close) => close()));
         // The bound runs from the request: what the token check took is not the bridge's to spend.
         const timeoutMs = Math.min(VNC_OPEN_TIMEOUT_MS, Math.max(500, VNC_FIRST_BYTES_MS - 250 - (Date.now() - asked)));
         void bridgeWebSocketToVnc(ws, runtime.vnc!, { timeoutMs }).then(
@@ -63,8 +63,7 @@ export function attachViewerGateways(server: Server, ctx: AppContext) {
       const machines = await ctx.engine.driver.list();
       const target = machines.find((m) => m.spice && m.spice.host === host && m.spice.port === port);
       if (!target?.spice) return refuse(client, '403 Forbidden');
-      viewerOpened(target.id);
-      let counted = true;
+      const opened = viewerOpened(ctx, target.id);
       const upstream = connect(target.spice.port, target.spice.host, () => {
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         if (head.length) upstream.write(head);
@@ -72,8 +71,7 @@ export function attachViewerGateways(server: Server, ctx: AppContext) {
         client.pipe(upstream);
       });
       const close = () => {
-        if (counted) viewerClosed(target.id);
-        counted = false;
+        void opened.then((close) => close()); // once: a close after the first does nothing
         upstream.destroy();
         client.destroy();
       };

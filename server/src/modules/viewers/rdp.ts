@@ -13,7 +13,7 @@ import { serveCleanPath } from '../../rdp/cleanpath-proxy';
 import { createRdpGateway } from '../../rdp/gateway';
 import { gatewayCertificate } from '../../rdp/tls-cert';
 import { findDomain } from '../shared/domains';
-import { viewerClosed, viewerOpened } from './activity';
+import { viewerOpened } from './activity';
 import { consumeViewerToken } from './tokens';
 
 /** Token protocols: one for the browser page, one for the gateway (a token opens only its own door). */
@@ -32,9 +32,9 @@ export async function authorizeRdp(ctx: AppContext, token: string, protocol: str
 }
 
 const relayCounted = (ctx: AppContext, desktopId: string, what: string) => {
-  viewerOpened(desktopId);
+  const opened = viewerOpened(ctx, desktopId);
   return (why: string) => {
-    viewerClosed(desktopId);
+    void opened.then((close) => close());
     ctx.log.info({ desktop: desktopId, why }, `${what} closed`);
   };
 };

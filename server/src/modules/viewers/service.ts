@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { RDP_PORT, statusIn, VIEWABLE, VIEWERS_NEEDING_IP, type TBrowserViewerTicket, type TRdpViewerTicket, type TViewer, type TViewerAnswer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import type { MachineRuntime } from '../../engine/driver';
@@ -7,40 +8,47 @@ import { viewersOf } from '../shared/desktop-view';
 import { rdpGatewayFile, spiceFile, viewerFileName } from './files';
 import { RDP_GATEWAY_TOKEN_SECONDS, RDP_TOKEN, rdpGatewayPort } from './rdp';
 import { rdpVpnViewer } from './rdpvpn';
-import { issueViewerToken, VIEWER_TOKEN_SECONDS, viewerPassword } from './tokens';
+import { issueViewerToken, passwordOf, VIEWER_TOKEN_SECONDS, viewerPassword } from './tokens';
 
 const PASSWORD_SECONDS = 120;
-/** A VNC password lives this long and is shared by the tickets issued while it has at least
- *  two token lives left: every ticket it went into has expired before it is replaced. */
+/** A VNC password is set to live this long, and set again (the same) by a process that hands it out with less than two token lives left. */
 const VNC_PASSWORD_SECONDS = 300;
-const VNC_PASSWORD_REUSE_SECONDS = 2 * VIEWER_TOKEN_SECONDS;
+const VNC_PASSWORD_RESET_SECONDS = 2 * VIEWER_TOKEN_SECONDS;
 
 /**
  * QEMU keeps one VNC password per display. A new one for every ticket locked out the viewers
- * still connecting with the one before (two tabs, the owner and the videowall, a reconnect): they
- * failed VNC authentication. So a running machine's password is reused while it is fresh; the
- * one-time token, not the password, is what opens the bridge. Keyed by the machine's run (a
- * restarted desktop is a new QEMU without the password); entries go when they expire.
+ * still connecting with the one before (two tabs, the owner and the videowall, a reconnect), and
+ * so did a password per server process: behind the balancer, two tickets of one desktop come from
+ * two processes. So a desktop's run has ONE password, the same in every process without asking
+ * each other: derived from the installation's secret, the desktop and the start of its run (its
+ * row's `started_at`); a restarted desktop gets another. Handing it out sets it again with a fresh
+ * expiry when this process's last setting is near its end: setting the same password locks no one
+ * out, and it expires a while after the last ticket. The one-time token, not the password, is what
+ * opens the bridge.
  */
-const vncPasswords = new Map<string, Promise<{ password: string; until: number }>>();
+function vncPasswordOf(ctx: AppContext, row: DomainRow): string {
+  const mac = createHmac('sha256', ctx.config.secret).update(`vnc-password:${row.id}:${row.startedAt?.toISOString() ?? ''}`).digest();
+  return passwordOf(mac.subarray(0, 8));
+}
 
-async function sharedVncPassword(ctx: AppContext, runtime: MachineRuntime): Promise<string> {
+/** Per app instance (a process): when it set each machine run's password last, until when. Keyed by
+ *  the machine's run as this process sees it (a restarted QEMU has no password). */
+const vncPasswordsSet = new WeakMap<AppContext, Map<string, Promise<number>>>();
+
+export async function sharedVncPassword(ctx: AppContext, row: DomainRow, runtime: MachineRuntime): Promise<string> {
+  const password = vncPasswordOf(ctx, row);
+  let set = vncPasswordsSet.get(ctx);
+  if (!set) vncPasswordsSet.set(ctx, (set = new Map()));
   const now = Date.now();
-  for (const [key, entry] of vncPasswords) {
-    const e = await entry.catch(() => null);
-    if (!e || e.until <= now) vncPasswords.delete(key);
-  }
-  const key = `${runtime.id}:${runtime.pid ?? ''}:${new Date(runtime.startedAt).getTime()}`;
-  const current = await vncPasswords.get(key)?.catch(() => null);
-  if (current && current.until - now >= VNC_PASSWORD_REUSE_SECONDS * 1000) return current.password;
-  const setting = (async () => {
-    const password = viewerPassword(8);
-    await ctx.engine.driver.setViewerPassword(runtime.id, 'vnc', password, VNC_PASSWORD_SECONDS);
-    return { password, until: Date.now() + VNC_PASSWORD_SECONDS * 1000 };
-  })();
-  vncPasswords.set(key, setting); // set before awaiting: a concurrent request waits for this one
-  setting.catch(() => vncPasswords.get(key) === setting && vncPasswords.delete(key));
-  return (await setting).password;
+  for (const [key, entry] of set) if ((await entry.catch(() => 0)) <= now) set.delete(key);
+  const key = `${runtime.id}:${runtime.pid ?? ''}:${new Date(runtime.startedAt).getTime()}:${password}`;
+  const until = await set.get(key)?.catch(() => 0);
+  if (until && until - now >= VNC_PASSWORD_RESET_SECONDS * 1000) return password;
+  const setting = ctx.engine.driver.setViewerPassword(runtime.id, 'vnc', password, VNC_PASSWORD_SECONDS).then(() => now + VNC_PASSWORD_SECONDS * 1000);
+  set.set(key, setting); // set before awaiting: a concurrent request waits for this one
+  setting.catch(() => set.get(key) === setting && set.delete(key));
+  await setting;
+  return password;
 }
 
 /**
@@ -58,7 +66,7 @@ export async function viewerFor(ctx: AppContext, row: DomainRow, viewer: TViewer
   if (!runtime) throw precondition('viewer_not_started', 'The desktop is not running');
 
   if (viewer === 'browser-vnc') {
-    const password = await sharedVncPassword(ctx, runtime);
+    const password = await sharedVncPassword(ctx, row, runtime);
     const token = await issueViewerToken(ctx.db, row.id, opts.userId, 'vnc');
     const ticket: TBrowserViewerTicket = { token, password, name: row.name, desktopId: row.id };
     const cookie = Buffer.from(JSON.stringify(ticket)).toString('base64url');

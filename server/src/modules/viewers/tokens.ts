@@ -40,5 +40,8 @@ export async function consumeViewerToken(db: Db, token: string, protocol: string
 /** Passwords for VNC (RFB's DES auth uses 8 characters) and SPICE. */
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
 export function viewerPassword(length: number) {
-  return [...randomBytes(length)].map((b) => ALPHABET[b % ALPHABET.length]).join('');
+  return passwordOf(randomBytes(length));
 }
+
+/** A password of these bytes' length, in the viewers' alphabet. */
+export const passwordOf = (bytes: Uint8Array) => [...bytes].map((b) => ALPHABET[b % ALPHABET.length]).join('');
