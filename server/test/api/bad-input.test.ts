@@ -290,6 +290,7 @@ describe('every route but the public ones authenticates before it reads the inpu
     'GET /api/v3/maintenance',
     'GET /api/v3/maintenance/text/frontend',
     'GET /api/v3/check',
+    'GET /api/v3/health',
     'GET /api/v3/categories',
     'GET /api/v3/category/:id',
     'GET /api/v3/login_config',
