@@ -44,12 +44,14 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
   );
   let ended = false;
   void exited.then(() => (ended = true));
-  // The welcome text names the port it listens on (PORT=0: a free one).
+  // The welcome text names the port it listens on (PORT=0: a free one); with a PUBLIC_URL it names that
+  // address instead, and the port is the one given.
   const port = await until(
     'the server to listen',
     async () => {
       if (ended) throw new Error(`the server ended while starting:\n${out}`);
-      return /running at http:\/\/localhost:(\d+)/.exec(out)?.[1];
+      const welcome = /running at (\S+)/.exec(out)?.[1];
+      return welcome && (/^http:\/\/localhost:(\d+)/.exec(welcome)?.[1] ?? env.PORT);
     },
     120_000,
   );

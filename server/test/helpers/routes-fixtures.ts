@@ -7,10 +7,15 @@ import { schema } from '../../src/db';
 import type { UserRow } from '../../src/auth/sessions';
 import { createDesktopFromTemplate, randomMac } from '../../src/modules/desktops/create';
 import { NOT_SHARED } from '../../src/modules/access/permissions';
-import { call, DEMO_PASSWORD, login, type TestServer } from './server';
+import type { Db } from '../../src/db';
+import type { Engine } from '../../src/engine';
+import { call, DEMO_PASSWORD, login } from './server';
 
 // Cheap objects for suites generated from the registered routes (authorisation matrix, bad
 // input): rows and thin qcow2 overlays made directly, no machine started, no download.
+
+/** Where the objects are made: the URL people use, and the installation's database and disks (an in-process test server, or a test's own view of the processes' installation). */
+export type FixtureServer = { url: string; ctx: { db: Db; engine: Engine } };
 
 /** `:name` segments of a registered URL pattern filled from `values` (every one must be given). */
 export function fillPath(pattern: string, values: Record<string, string>): string {
@@ -24,14 +29,14 @@ export function fillPath(pattern: string, values: Record<string, string>): strin
 /** "METHOD url" as registered (the key of tables over `app.registeredRoutes`). */
 export const routeKey = (r: { method: string; url: string }) => `${r.method} ${r.url}`;
 
-export const userRow = async (server: TestServer, username: string, categoryId = 'default'): Promise<UserRow> => {
+export const userRow = async (server: FixtureServer, username: string, categoryId = 'default'): Promise<UserRow> => {
   const [u] = await server.ctx.db.select().from(schema.users).where(and(eq(schema.users.username, username), eq(schema.users.categoryId, categoryId)));
   if (!u) throw new Error(`no user ${username} in ${categoryId}`);
   return u;
 };
 
 /** A copy of a demo user (same password) under a new name: another teacher, another student… */
-export async function copyUser(server: TestServer, from: { username: string; categoryId?: string }, username: string): Promise<UserRow> {
+export async function copyUser(server: FixtureServer, from: { username: string; categoryId?: string }, username: string): Promise<UserRow> {
   const base = await userRow(server, from.username, from.categoryId);
   const [row] = await server.ctx.db
     .insert(schema.users)
@@ -41,20 +46,20 @@ export async function copyUser(server: TestServer, from: { username: string; cat
 }
 
 /** A session token of a user (demo password). */
-export async function tokenOf(server: TestServer, username: string, categoryId = 'default'): Promise<string> {
+export async function tokenOf(server: FixtureServer, username: string, categoryId = 'default'): Promise<string> {
   const { res, token } = await login(server, username, DEMO_PASSWORD, categoryId);
   if (!token) throw new Error(`login ${username}@${categoryId} failed: ${res.status} ${await res.text()}`);
   return token;
 }
 
-export const demoTemplate = async (server: TestServer) => {
+export const demoTemplate = async (server: FixtureServer) => {
   const [t] = await server.ctx.db.select().from(schema.domains).where(and(eq(schema.domains.kind, 'template'), eq(schema.domains.name, 'Demo Linux')));
   if (!t) throw new Error('no demo template');
   return t;
 };
 
 /** A stopped desktop of `owner` on a thin overlay of the demo template (optionally a deployment's). */
-export async function makeDesktop(server: TestServer, owner: UserRow, opts: { name?: string; tag?: string; status?: string; persistent?: boolean } = {}) {
+export async function makeDesktop(server: FixtureServer, owner: UserRow, opts: { name?: string; tag?: string; status?: string; persistent?: boolean } = {}) {
   const template = await demoTemplate(server);
   const row = await createDesktopFromTemplate(server.ctx.db, server.ctx.engine, template, owner, {
     name: opts.name ?? `Desktop ${randomUUID().slice(0, 8)}`,
@@ -68,7 +73,7 @@ export async function makeDesktop(server: TestServer, owner: UserRow, opts: { na
 }
 
 /** A template of `owner`, not shared, on its own copy of the demo base disk (so that deleting it is harmless). */
-export async function makeTemplate(server: TestServer, owner: UserRow, name = `Template ${randomUUID().slice(0, 8)}`) {
+export async function makeTemplate(server: FixtureServer, owner: UserRow, name = `Template ${randomUUID().slice(0, 8)}`) {
   const { db, engine } = server.ctx;
   const demo = await demoTemplate(server);
   const [disk] = await db
@@ -94,7 +99,7 @@ export async function makeTemplate(server: TestServer, owner: UserRow, name = `T
 }
 
 /** A media row of `owner` whose download failed (no file): every route can name it, none downloads. */
-export async function makeMedia(server: TestServer, owner: UserRow, name = `Media ${randomUUID().slice(0, 8)}`) {
+export async function makeMedia(server: FixtureServer, owner: UserRow, name = `Media ${randomUUID().slice(0, 8)}`) {
   const [row] = await server.ctx.db
     .insert(schema.media)
     .values({
@@ -106,7 +111,7 @@ export async function makeMedia(server: TestServer, owner: UserRow, name = `Medi
 }
 
 /** A deployment made through the API by `token` (its creation job is awaited), for the users named. */
-export async function makeDeployment(server: TestServer, token: string, users: string[], opts: { name?: string; coOwners?: string[] } = {}) {
+export async function makeDeployment(server: FixtureServer, token: string, users: string[], opts: { name?: string; coOwners?: string[] } = {}) {
   const template = await demoTemplate(server);
   const res = await call(server, '/api/v3/deployments', {
     token,
@@ -126,7 +131,7 @@ export async function makeDeployment(server: TestServer, token: string, users: s
 }
 
 /** Waits until no creation job of the target runs. */
-export async function creationEnded(server: TestServer, targetId: string, ms = 60_000) {
+export async function creationEnded(server: FixtureServer, targetId: string, ms = 60_000) {
   const end = Date.now() + scaled(ms);
   for (;;) {
     const jobs = await server.ctx.db.select().from(schema.jobs).where(eq(schema.jobs.targetId, targetId));
@@ -137,7 +142,7 @@ export async function creationEnded(server: TestServer, targetId: string, ms = 6
 }
 
 /** A recycle-bin entry of `owner`: a fresh desktop of theirs deleted through the API. */
-export async function makeBinEntry(server: TestServer, owner: UserRow, ownerToken: string) {
+export async function makeBinEntry(server: FixtureServer, owner: UserRow, ownerToken: string) {
   const desktop = await makeDesktop(server, owner);
   const res = await call(server, `/api/v3/desktop/${desktop.id}`, { token: ownerToken, method: 'DELETE' });
   if (res.status !== 200) throw new Error(`desktop not recycled: ${res.status} ${await res.text()}`);
@@ -150,7 +155,7 @@ export async function makeBinEntry(server: TestServer, owner: UserRow, ownerToke
 export const bookingDate = (d: Date) => `${d.toISOString().slice(0, 16)}+0000`;
 
 /** A future booking (tomorrow, 30 min) of `owner`'s GPU desktop, through the API; an earlier one is dropped. */
-export async function makeBooking(server: TestServer, owner: UserRow, ownerToken: string, desktopId: string, hourOffset = 26) {
+export async function makeBooking(server: FixtureServer, owner: UserRow, ownerToken: string, desktopId: string, hourOffset = 26) {
   await server.ctx.db.delete(schema.bookings).where(eq(schema.bookings.userId, owner.id));
   const start = new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000 + hourOffset * 3_600_000);
   const end = new Date(start.getTime() + 30 * 60_000);

@@ -93,7 +93,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; mail
 
 /** Signs in through the authentication service and answers the raw token (`headers`: e.g. an X-Forwarded-For). */
 export async function login(
-  server: TestServer,
+  server: Pick<TestServer, 'url'>,
   username: string,
   password = DEMO_PASSWORD,
   categoryId: string | null = 'default',
@@ -113,7 +113,7 @@ export async function loginToken(server: TestServer, username: string): Promise<
   return token;
 }
 
-export function call(server: TestServer, path: string, opts: { token?: string; method?: string; body?: unknown } = {}) {
+export function call(server: Pick<TestServer, 'url'>, path: string, opts: { token?: string; method?: string; body?: unknown } = {}) {
   const headers: Record<string, string> = {};
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
