@@ -4,7 +4,7 @@
 // (server/test/helpers/processes.ts). Plain Node, no dependencies.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { root } from './setup.mjs';
 
 export const HAPROXY_CONFIG = join(root, 'deploy', 'haproxy', 'haproxy.cfg');
@@ -21,6 +21,8 @@ export function haproxyConfig({ bind, stats, servers }) {
     const setting = line.trim();
     if (section === 'frontend portal' && setting.startsWith('bind ')) out.push(`    bind ${bind}`);
     else if (section === 'listen stats' && setting.startsWith('bind ')) out.push(`    bind ${stats}`);
+    // The error pages stay where they are shipped (the written copy lives elsewhere).
+    else if (setting.startsWith('errorfile ')) out.push(line.replace(/(errorfile \d+ )(\S+)/, (_, head, path) => `${head}${join(dirname(HAPROXY_CONFIG), path)}`));
     else if (section === 'backend processes' && setting.startsWith('server ')) {
       if (!out.at(-1)?.startsWith('    server ')) for (const s of servers) out.push(`    server ${s.name} ${s.address}`);
     } else out.push(line);

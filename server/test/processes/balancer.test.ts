@@ -1,9 +1,13 @@
 // Three real server processes on one PostgreSQL behind HAProxy (the shipped deploy/haproxy/haproxy.cfg):
 // people use the API without knowing which process answers; a process killed with -9 is left out within
 // seconds and open sessions go on; a rolling restart under a steady load fails no request.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { io } from 'socket.io-client';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { SOCKET_NAMESPACE, SOCKET_PATH } from '@vdi/contracts';
+import { haproxyConfig, startHaproxy } from '../../../scripts/lib/haproxy.mjs';
 import { describeIf, firstMissing, itIf, missingPrograms } from '../helpers/can-run';
 import { failover, openSessions, probe, startProcesses, type ProcessCluster } from '../helpers/processes';
 import { api, signIn } from '../helpers/process';
@@ -62,6 +66,24 @@ describe('three server processes behind HAProxy', () => {
       socket.close();
     }
   }, scaled(30_000));
+
+  it("what the balancer answers itself when no process can (503) is the portal's error body, not HAProxy's page", async () => {
+    // The shipped configuration in front of a port nobody listens on.
+    const dir = mkdtempSync(join(tmpdir(), 'i26procs-nobody-'));
+    const lone = startHaproxy({
+      dir,
+      config: haproxyConfig({ bind: '127.0.0.1:19598', stats: '127.0.0.1:19599', servers: [{ name: 'p1', address: '127.0.0.1:19597' }] }),
+    });
+    try {
+      const res = await until('HAProxy answers', async () => fetch('http://127.0.0.1:19598/api/v3/user').catch(() => undefined), 10_000);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(await res.json()).toMatchObject({ error: 'service_unavailable', description_code: 'server_stopping' });
+    } finally {
+      await lone.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('kill -9 of a process: left out within seconds, 50 open sessions answered, and it rejoins when started again', async () => {
     // 50 open sessions: clients with a connection of their own each (the demo users' sessions, shared).
