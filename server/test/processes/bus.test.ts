@@ -1,19 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
 import { eq } from 'drizzle-orm';
 import type { Socket } from 'socket.io-client';
-import { loadConfig } from '../../src/config';
-import { buildApp, createContext } from '../../src/app';
-import { openDatabase, schema, type Database } from '../../src/db';
-import { createLocalEngine, type Engine } from '../../src/engine';
-import { seed } from '../../src/seed/seed';
-import { seedDemoDesktops } from '../../src/seed/demo-desktops';
-import { ensureDemoGuest } from '../../src/engine/guest-image';
-import { createScratchDatabase } from '../helpers/db';
-import { call, DEMO_PASSWORD, endEngine, loginToken, testImagesDir, type TestServer } from '../helpers/server';
+import { schema } from '../../src/db';
+import { startPeerInstances, type PeerInstance } from '../helpers/peer-instances';
+import { call, loginToken } from '../helpers/server';
 import { recordEvents, socketOf, until } from '../helpers/wait';
 import { scaled } from '../helpers/slowdown';
 
@@ -21,60 +11,20 @@ import { scaled } from '../helpers/slowdown';
 // with its own pool, engine, socket.io server and peers): live events, session endings and settings
 // made on A reach B (socket/peers.ts, docs/decisions/0015-socket-adapter.md).
 
-type Instance = { server: TestServer; database: Database; engine: Engine };
-let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
-let dataDir: string;
+type Instance = PeerInstance;
 let a: Instance;
 let b: Instance;
+let peers: Awaited<ReturnType<typeof startPeerInstances>> | undefined;
 const sockets: Socket[] = [];
 
-async function startInstance(url: string, engine: Engine): Promise<Instance> {
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    DEMO_PASSWORD,
-    WEB_DIST: join(dataDir, 'no-web'),
-    RDP_GATEWAY_PORT: '0',
-    SESSION_TOKEN_SECONDS: String(scaled(300)),
-  });
-  const database = await openDatabase({ url });
-  const ctx = createContext(config, database, engine);
-  const app: FastifyInstance = await buildApp(ctx);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  const server = { url: `http://127.0.0.1:${port}`, app, ctx, config } as TestServer;
-  return { server, database, engine };
-}
-
 beforeAll(async () => {
-  scratch = await createScratchDatabase(process.env.TEST_DATABASE_URL!, 'vdi_test');
-  // One storage for both, as processes of one installation share it.
-  dataDir = mkdtempSync(join(tmpdir(), 'vt-'));
-  const engineA = await createLocalEngine({ dataDir, accel: 'auto' });
-  const seeding = await openDatabase({ url: scratch.url });
-  try {
-    await seed(seeding.db, { demo: true, demoPassword: DEMO_PASSWORD });
-    await seedDemoDesktops(seeding.db, engineA, await ensureDemoGuest(testImagesDir()));
-  } finally {
-    await seeding.close();
-  }
-  a = await startInstance(scratch.url, engineA);
-  b = await startInstance(scratch.url, await createLocalEngine({ dataDir, accel: 'auto' }));
+  peers = await startPeerInstances({ tmpPrefix: 'vt-', config: { SESSION_TOKEN_SECONDS: String(scaled(300)) } });
+  ({ a, b } = peers);
 }, scaled(120_000));
 
 afterAll(async () => {
   for (const s of sockets) s.close();
-  for (const i of [a, b]) {
-    if (!i) continue;
-    await i.server.app.close();
-    await endEngine(i.engine);
-    await i.database.close();
-  }
-  await scratch?.drop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await peers?.close();
 });
 
 const api = (i: Instance, path: string, opts: { token?: string; method?: string; body?: unknown } = {}) => call(i.server, `/api/v3${path}`, opts);

@@ -1,22 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
 import { and, eq } from 'drizzle-orm';
-import { loadConfig } from '../../src/config';
-import { buildApp, createContext } from '../../src/app';
-import { openDatabase, schema, type Database } from '../../src/db';
-import { createLocalEngine, type Engine } from '../../src/engine';
-import { seed } from '../../src/seed/seed';
-import { seedDemoDesktops } from '../../src/seed/demo-desktops';
-import { ensureDemoGuest } from '../../src/engine/guest-image';
+import { openDatabase, schema } from '../../src/db';
 import type { AppContext } from '../../src/context';
 import type { DesktopLifecycle } from '../../src/modules/desktops/lifecycle';
 import { sweepIdleTemporaryDesktops } from '../../src/modules/desktops/temporary-sweep';
 import { setViewerTimes, stopViewerHeartbeat, viewerOpened, viewerState } from '../../src/modules/viewers/activity';
-import { createScratchDatabase } from '../helpers/db';
-import { DEMO_PASSWORD, endEngine, testImagesDir } from '../helpers/server';
+import { startPeerInstances } from '../helpers/peer-instances';
 import { until } from '../helpers/wait';
 import { scaled } from '../helpers/slowdown';
 
@@ -25,46 +14,19 @@ import { scaled } from '../helpers/slowdown';
 // is gone without closing it (its database connection closed under it), it stops counting after
 // the bound, from A's last heartbeat (modules/viewers/activity.ts, decision 0018).
 
-type Instance = { app: FastifyInstance; ctx: AppContext; database: Database; engine: Engine };
-let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
-let dataDir: string;
-let a: Instance;
-let b: Instance;
+let a: { ctx: AppContext };
+let b: { ctx: AppContext };
+let peers: Awaited<ReturnType<typeof startPeerInstances>> | undefined;
 const times = { heartbeatMs: 100, staleMs: scaled(1_000) };
 
-async function startInstance(url: string, engine: Engine): Promise<Instance> {
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', DEMO_PASSWORD, WEB_DIST: join(dataDir, 'no-web'), RDP_GATEWAY_PORT: '0' });
-  const database = await openDatabase({ url });
-  const ctx = createContext(config, database, engine);
-  setViewerTimes(ctx, times);
-  const app = await buildApp(ctx);
-  return { app, ctx, database, engine };
-}
-
 beforeAll(async () => {
-  scratch = await createScratchDatabase(process.env.TEST_DATABASE_URL!, 'vdi_test');
-  dataDir = mkdtempSync(join(tmpdir(), 'i26viewers-'));
-  const engineA = await createLocalEngine({ dataDir, accel: 'auto' });
-  const seeding = await openDatabase({ url: scratch.url });
-  try {
-    await seed(seeding.db, { demo: true, demoPassword: DEMO_PASSWORD });
-    await seedDemoDesktops(seeding.db, engineA, await ensureDemoGuest(testImagesDir()));
-  } finally {
-    await seeding.close();
-  }
-  a = await startInstance(scratch.url, engineA);
-  b = await startInstance(scratch.url, await createLocalEngine({ dataDir, accel: 'auto' }));
+  peers = await startPeerInstances({ tmpPrefix: 'i26viewers-', prepare: (ctx) => setViewerTimes(ctx, times) });
+  a = { ctx: peers.a.server.ctx };
+  b = { ctx: peers.b.server.ctx };
 }, scaled(120_000));
 
 afterAll(async () => {
-  for (const i of [a, b]) {
-    if (!i) continue;
-    await i.app.close();
-    await endEngine(i.engine);
-    await i.database.close();
-  }
-  await scratch?.drop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await peers?.close();
 });
 
 describe('viewers open through another process', () => {
@@ -78,7 +40,7 @@ describe('viewers open through another process', () => {
     const lifecycle = { destroyDesktop: async (r: { id: string }) => void destroyed.push(r.id) } as unknown as DesktopLifecycle;
 
     // A's process dies below: its viewers are recorded through a connection of its own, closed then.
-    const aDb = await openDatabase({ url: scratch.url });
+    const aDb = await openDatabase({ url: peers!.scratch.url });
     const aCtx = { ...a.ctx, db: aDb.db };
     setViewerTimes(aCtx, times);
     try {
