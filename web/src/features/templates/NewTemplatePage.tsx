@@ -101,13 +101,16 @@ export default function NewTemplatePage() {
     if (created.error instanceof HttpError && created.error.status === 404) setFailed(true);
   }, [created.error]);
   const template = created.data ?? null;
+  // The redirect's timer lives until it fires or the page goes: a re-run of the effect below (a new `t`
+  // once a catalogue loads, a new `navigate`) must not clear it, since `redirected` keeps it from being set again.
+  const redirectTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(redirectTimer.current), []);
   useEffect(() => {
     if (template?.status !== 'Stopped' || redirected.current) return;
     redirected.current = true;
     notifySuccess(t('templates.new.created', { name: template.name }));
     void qc.invalidateQueries({ queryKey: OWN_TEMPLATES_KEY });
-    const timer = setTimeout(() => void navigate('/desktops'), REDIRECT_AFTER_MS);
-    return () => clearTimeout(timer);
+    redirectTimer.current = setTimeout(() => void navigate('/desktops'), REDIRECT_AFTER_MS);
   }, [template?.status, template?.name, navigate, qc, t]);
 
   const create = useMutation({
