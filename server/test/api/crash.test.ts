@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
 import { openDatabase, schema } from '../../src/db';
 import type { TestServer } from '../helpers/server';
-import { api, isAlive, killMachines, machinePids, signIn, startServerProcess, type ServerProcess } from '../helpers/process';
+import { api, DEMO_DEPLOYMENT, deploymentAtFirstDesktop, isAlive, killMachines, machinePids, signIn, startServerProcess, untilDeploymentMade, type ServerProcess } from '../helpers/process';
 import { socketOf, until } from '../helpers/wait';
 
 // The real server, as a crashing machine and an operator's stop would treat it: SIGKILL in the
@@ -29,10 +29,7 @@ afterAll(async () => {
 }, scaled(240_000));
 
 type Desktop = { id: string; name: string; state: string };
-type Deployment = { id: string; totalDesktops: number; creatingDesktops: number };
-const GROUPS = ['default-default', 'default-teachers', 'default-students-1a', 'default-students-1b'];
-/** Everyone in those groups (admin, manager, advanced, user, student01…04). */
-const DEPLOYMENT_USERS = 8;
+const DEPLOYMENT_USERS = DEMO_DEPLOYMENT.users;
 
 const start = async () => (server = await startServerProcess(dataDir, { DISK_OPERATION_DELAY_MS: '300', START_CONCURRENCY: '2' }));
 const live = (url: string, token: string) => socketOf({ url } as TestServer, token).then((s) => (sockets.push(s), s));
@@ -79,18 +76,9 @@ describe('a server killed and stopped', () => {
     expect(pids).toHaveLength(2);
 
     // A deployment for eight users; the server is killed as soon as its first desktop exists.
-    const socket = await live(first.url, admin);
-    const firstMade = new Promise<void>((resolve) => socket.on('creating_desktops', (raw: string) => JSON.parse(raw).created >= 1 && resolve()));
-    const [template] = (await api<{ id: string }[]>(first.url, admin, '/user/templates')).body;
-    const made = await api<{ id: string }>(first.url, admin, '/deployments', {
-      body: {
-        name: 'Crash lab', description: '', template_id: template!.id, desktop_name: 'Crash desktop', visible: true,
-        allowed: { groups: GROUPS, users: false }, user_permissions: [],
-      },
-    });
-    expect(made.status).toBe(200);
-    deploymentId = made.body.id;
-    await firstMade;
+    const { id, socket } = await deploymentAtFirstDesktop(first.url, admin, 'Crash lab');
+    sockets.push(socket);
+    deploymentId = id;
     first.child.kill('SIGKILL');
     expect(await first.exited).toMatchObject({ signal: 'SIGKILL' });
     socket.close();
@@ -103,16 +91,7 @@ describe('a server killed and stopped', () => {
     expect(await stateOf(second.url, admin2, adminDesk!.id)).toBe('Started');
     expect(await stateOf(second.url, uma2, umaDesk.id)).toBe('Started');
     expect(machinePids(dataDir).sort()).toEqual([...pids].sort());
-    const done = await until(
-      'the deployment job to end',
-      async () => {
-        const list = (await api<Deployment[]>(second.url, admin2, '/deployments')).body;
-        const d = list.find((x) => x.id === deploymentId);
-        return d && d.creatingDesktops === 0 && d.totalDesktops === DEPLOYMENT_USERS ? d : undefined;
-      },
-      90_000,
-    );
-    expect(done.totalDesktops).toBe(DEPLOYMENT_USERS);
+    await untilDeploymentMade(second.url, admin2, deploymentId, 90_000);
 
     // Stop it (gracefully) to read its database: one desktop per user, every record with its file and back.
     second.child.kill('SIGTERM');

@@ -2,7 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEMO_PASSWORD, testImagesDir } from './server';
-import { until } from './wait';
+import type { Socket } from 'socket.io-client';
+import type { TestServer } from './server';
+import { socketOf, until } from './wait';
 import { networkNames } from '../../src/network/plan';
 import { registerNamespace } from '../../../scripts/lib/test-run.mjs';
 
@@ -116,4 +118,39 @@ export async function api<T = unknown>(url: string, token: string, path: string,
   });
   const text = await res.text();
   return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}
+
+/** The demo's groups a crash test deploys to, and how many people they hold (admin, manager, advanced, user, student01…04). */
+export const DEMO_DEPLOYMENT = { groups: ['default-default', 'default-teachers', 'default-students-1a', 'default-students-1b'], users: 8 };
+
+/**
+ * Makes a deployment of the first template for the demo's groups through `url` and resolves with its id
+ * once its first desktop exists (the moment the crash tests kill the process: the chunk under way is
+ * half-made), and the socket that heard it (the caller closes it).
+ */
+export async function deploymentAtFirstDesktop(url: string, token: string, name: string): Promise<{ id: string; socket: Socket }> {
+  const socket = await socketOf({ url } as TestServer, token);
+  const firstMade = new Promise<void>((done) => socket.on('creating_desktops', (raw: string) => JSON.parse(raw).created >= 1 && done()));
+  const [template] = (await api<{ id: string }[]>(url, token, '/user/templates')).body;
+  const made = await api<{ id: string }>(url, token, '/deployments', {
+    body: {
+      name, description: '', template_id: template!.id, desktop_name: `${name} desktop`, visible: true,
+      allowed: { groups: DEMO_DEPLOYMENT.groups, users: false }, user_permissions: [],
+    },
+  });
+  if (made.status !== 200) throw new Error(`deployment not made: ${made.status} ${JSON.stringify(made.body)}`);
+  await firstMade;
+  return { id: made.body.id, socket };
+}
+
+/** Resolves once deployment `id`, asked through `url`, has one desktop per demo user and none being made. */
+export async function untilDeploymentMade(url: string, token: string, id: string, ms: number): Promise<void> {
+  await until(
+    `deployment ${id} to be made`,
+    async () => {
+      const d = (await api<{ id: string; totalDesktops: number; creatingDesktops: number }[]>(url, token, '/deployments')).body.find((x) => x.id === id);
+      return d && d.creatingDesktops === 0 && d.totalDesktops === DEMO_DEPLOYMENT.users;
+    },
+    ms,
+  );
 }

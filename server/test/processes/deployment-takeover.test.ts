@@ -10,10 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
 import { openDatabase, schema, type Database } from '../../src/db';
 import { createScratchDatabase } from '../helpers/db';
-import { api, killMachines, signIn, startServerProcess, type ServerProcess } from '../helpers/process';
-import type { TestServer } from '../helpers/server';
+import { api, deploymentAtFirstDesktop, DEMO_DEPLOYMENT, killMachines, signIn, startServerProcess, untilDeploymentMade, type ServerProcess } from '../helpers/process';
 import { scaled } from '../helpers/slowdown';
-import { socketOf, until } from '../helpers/wait';
 
 // Short: QEMU's unix socket paths must fit 107 bytes.
 const dirs = [mkdtempSync(join(tmpdir(), 'vqa-')), mkdtempSync(join(tmpdir(), 'vqb-'))];
@@ -22,9 +20,7 @@ const sockets: Socket[] = [];
 let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
 let database: Database;
 
-const GROUPS = ['default-default', 'default-teachers', 'default-students-1a', 'default-students-1b'];
-/** Everyone in those groups (admin, manager, advanced, user, student01…04). */
-const DEPLOYMENT_USERS = 8;
+const DEPLOYMENT_USERS = DEMO_DEPLOYMENT.users;
 
 const start = async (dataDir: string) => {
   const server = await startServerProcess(dataDir, {
@@ -65,32 +61,13 @@ describe('a deployment creation taken over after kill -9', () => {
     const b = await start(dirs[1]!);
     const a = await start(dirs[0]!);
     const admin = await signIn(a.url, 'admin');
-    const socket = await socketOf({ url: a.url } as TestServer, admin);
+    const { id, socket } = await deploymentAtFirstDesktop(a.url, admin, 'Takeover lab');
     sockets.push(socket);
-    const firstMade = new Promise<void>((done) => socket.on('creating_desktops', (raw: string) => JSON.parse(raw).created >= 1 && done()));
-    const [template] = (await api<{ id: string }[]>(a.url, admin, '/user/templates')).body;
-    const made = await api<{ id: string }>(a.url, admin, '/deployments', {
-      body: {
-        name: 'Takeover lab', description: '', template_id: template!.id, desktop_name: 'Takeover desktop', visible: true,
-        allowed: { groups: GROUPS, users: false }, user_permissions: [],
-      },
-    });
-    expect(made.status).toBe(200);
-    const id = made.body.id;
-    // Killed as soon as the first desktop's file exists: the chunk under way is half-made.
-    await firstMade;
     a.child.kill('SIGKILL');
     expect(await a.exited).toMatchObject({ signal: 'SIGKILL' });
 
     const adminOnB = await signIn(b.url, 'admin');
-    await until(
-      'B to finish the deployment',
-      async () => {
-        const d = (await api<{ id: string; totalDesktops: number; creatingDesktops: number }[]>(b.url, adminOnB, '/deployments')).body.find((x) => x.id === id);
-        return d && d.creatingDesktops === 0 && d.totalDesktops === DEPLOYMENT_USERS;
-      },
-      120_000,
-    );
+    await untilDeploymentMade(b.url, adminOnB, id, 120_000);
     const [job] = await database.db.select().from(schema.jobs).where(eq(schema.jobs.targetId, id));
     expect(job).toMatchObject({ status: 'done', progress: 100 });
     const desktops = await database.db.select().from(schema.domains).where(eq(schema.domains.tag, id));
