@@ -220,7 +220,12 @@ export class LibvirtDriver implements HypervisorDriver {
   }
 
   private onLifecycle(id: string, event: number, detail: number) {
-    if (!this.running.has(id) && !this.starting.has(id)) return; // not ours
+    if (!this.running.has(id) && !this.starting.has(id)) {
+      // Started by another server process of the installation (on a connection of its own): ours too,
+      // adopted by listing (only domains with our metadata are), so that its events are told here.
+      if (event === EV.STARTED) this.adoptStarted();
+      return;
+    }
     if (event === EV.STARTED) {
       this.running.add(id);
       this.emit({ id, type: 'started' });
@@ -235,6 +240,22 @@ export class LibvirtDriver implements HypervisorDriver {
     } else if (event === EV.CRASHED) {
       this.emit({ id, type: 'crashed', reason: 'guest-panic' });
     }
+  }
+
+  /** One listing at a time for the domains others started (and one more if any started meanwhile). */
+  private adopting: Promise<void> | null = null;
+  private adoptAgain = false;
+  private adoptStarted() {
+    if (this.adopting) return void (this.adoptAgain = true);
+    this.adopting = this.list()
+      .then(() => undefined, () => undefined)
+      .finally(() => {
+        this.adopting = null;
+        if (this.adoptAgain && this.conn.state === 'open') {
+          this.adoptAgain = false;
+          this.adoptStarted();
+        }
+      });
   }
 
   private stopped(id: string, reason: string) {
