@@ -3,7 +3,7 @@
 // host-watch.ts), so a machine event there is written once; when the watcher dies (its database
 // sessions end, its locks with them) the other takes the watch within the bound and reconciles the host.
 import { join } from 'node:path';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, ne } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase, schema, type Database } from '../../src/db';
 import { HOST_WATCH_RETRY_MS, hostWatchKey } from '../../src/modules/desktops/host-watch';
@@ -99,6 +99,22 @@ describeIf(missing)('one watcher per hypervisor (two processes on one PostgreSQL
     expect(after[[a, b].indexOf(w === a ? b : a)]).toBe(before[[a, b].indexOf(w === a ? b : a)]);
   }, scaled(60_000));
 
+  it("the watcher's reconciliation beside another live process leaves a desktop going up there (its start may be under way in it); one gone is stopped", async () => {
+    const [w] = watcher();
+    const d = schema.domains;
+    const [going, gone] = await reader!.db
+      .select()
+      .from(d)
+      .where(and(eq(d.kind, 'desktop'), eq(d.status, 'Stopped'), eq(d.persistent, true), ne(d.id, desktopId)))
+      .limit(2);
+    await reader!.db.update(d).set({ status: 'Starting', hypervisorId: hostId }).where(eq(d.id, going!.id));
+    await reader!.db.update(d).set({ status: 'Started', hypervisorId: hostId, startedAt: new Date() }).where(eq(d.id, gone!.id));
+    await w!.server.app.lifecycle.reconcile(hostId);
+    expect(await stateOf(going!.id)).toMatchObject({ status: 'Starting', hypervisorId: hostId });
+    expect(await stateOf(gone!.id)).toMatchObject({ status: 'Stopped', hypervisorId: null });
+    await reader!.db.update(d).set({ status: 'Stopped', hypervisorId: null }).where(eq(d.id, going!.id));
+  });
+
   it('the watcher dies: the other takes the watch within the bound and reconciles the host (running adopted, gone stopped)', async () => {
     await startOnLab(desktopId);
     const [w] = watcher();
@@ -108,7 +124,7 @@ describeIf(missing)('one watcher per hypervisor (two processes on one PostgreSQL
     const [missed] = await reader!.db
       .select()
       .from(d)
-      .where(and(eq(d.kind, 'desktop'), eq(d.status, 'Stopped'), eq(d.persistent, true)))
+      .where(and(eq(d.kind, 'desktop'), eq(d.status, 'Stopped'), eq(d.persistent, true), ne(d.id, desktopId)))
       .limit(1);
     await reader!.db.update(d).set({ status: 'Started', hypervisorId: hostId, startedAt: new Date() }).where(eq(d.id, missed!.id));
     // Its death as PostgreSQL sees it: its sessions end (its advisory locks with them); it writes nothing any more.
@@ -116,8 +132,9 @@ describeIf(missing)('one watcher per hypervisor (two processes on one PostgreSQL
     await w!.database.close();
     const bound = scaled(HOST_WATCH_RETRY_MS + 3_000);
     await until('the other process watching the host', async () => other.server.app.lifecycle.watches(hostId), bound);
+    const tookMs = Date.now() - diedAt;
     await until('the missed stop corrected', async () => (await stateOf(missed!.id)).status === 'Stopped', 20_000);
-    expect(Date.now() - diedAt).toBeLessThan(bound + scaled(20_000));
+    console.info(`watch taken over ${tookMs} ms after the watcher died, the host reconciled after ${Date.now() - diedAt} ms`);
     // The running desktop is adopted as it is, never stopped or started again.
     expect(await stateOf(desktopId)).toMatchObject({ status: 'Started', hypervisorId: hostId });
     expect(virshOn(lab!.hosts[0]!, 'list', '--name').filter((n) => n === desktopId)).toHaveLength(1);
