@@ -223,7 +223,7 @@ export class LibvirtDriver implements HypervisorDriver {
     if (!this.running.has(id) && !this.starting.has(id)) {
       // Started by another server process of the installation (on a connection of its own): ours too,
       // adopted by listing (only domains with our metadata are), so that its events are told here.
-      if (event === EV.STARTED) this.adoptStarted();
+      if (event === EV.STARTED) this.adoptStarted(id);
       return;
     }
     if (event === EV.STARTED) {
@@ -242,18 +242,25 @@ export class LibvirtDriver implements HypervisorDriver {
     }
   }
 
-  /** One listing at a time for the domains others started (and one more if any started meanwhile). */
-  private adopting: Promise<void> | null = null;
-  private adoptAgain = false;
-  private adoptStarted() {
-    if (this.adopting) return void (this.adoptAgain = true);
-    this.adopting = this.list()
-      .then(() => undefined, () => undefined)
+  /** Domains another connection started, not listed yet: one listing at a time adopts them (`started` told for each). */
+  private readonly startedElsewhere = new Set<string>();
+  private adopting = false;
+  private adoptStarted(id: string) {
+    this.startedElsewhere.add(id);
+    if (this.adopting || this.conn.state !== 'open') return;
+    this.adopting = true;
+    const batch = [...this.startedElsewhere];
+    this.startedElsewhere.clear();
+    void this.list()
+      .then(() => {
+        for (const x of batch) if (this.running.has(x)) this.emit({ id: x, type: 'started' });
+      }, () => undefined)
       .finally(() => {
-        this.adopting = null;
-        if (this.adoptAgain && this.conn.state === 'open') {
-          this.adoptAgain = false;
-          this.adoptStarted();
+        this.adopting = false;
+        const next = this.startedElsewhere.values().next();
+        if (!next.done) {
+          this.startedElsewhere.delete(next.value);
+          this.adoptStarted(next.value);
         }
       });
   }

@@ -102,7 +102,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
     shutdownTimers.set(
       id,
       // (A stop of the server may close the driver while this runs: logged, never an unhandled rejection.)
-      setTimeout(() => forceStop(id).catch((err) => log.warn({ err, desktop: id }, 'force stop after the shutdown timeout failed')), Math.max(0, at.getTime() - Date.now())).unref(),
+      setTimeout(() => shutdownTimedOut(id).catch((err) => log.warn({ err, desktop: id }, 'force stop after the shutdown timeout failed')), Math.max(0, at.getTime() - Date.now())).unref(),
     );
   };
 
@@ -203,6 +203,12 @@ export function createDesktopLifecycle(ctx: AppContext) {
       return { status: 'Stopped' };
     }
     throw notAvailable(row, 'stop');
+  }
+
+  /** The shutdown timeout: forced if the desktop still shuts down (its host's watcher, in another process, may have seen it stop). */
+  async function shutdownTimedOut(id: string) {
+    if ((await findDomain(db, id))?.status === 'Shutting-down') await forceStop(id);
+    else clearShutdownTimer(id);
   }
 
   async function forceStop(id: string): Promise<{ status: string }> {
