@@ -47,6 +47,8 @@ export type AdvisoryLocks = {
   /** Tries each key once (never waits): whether this process holds it now. */
   tryHold: (keys: readonly LockKey[]) => Promise<boolean[]>;
   release: (key: LockKey) => Promise<void>;
+  /** The process holding each key now (its `name` given to openDatabase), null when none (or unnamed; always on PGlite). */
+  holders: (keys: readonly LockKey[]) => Promise<(string | null)[]>;
   /** How many server processes of the installation are live now, this one included (`join`'s shared lock; 1 on PGlite). */
   liveProcesses: () => Promise<number>;
   /** Called when the locks' connection is lost: every lock is gone with it (the next try connects again). */
@@ -70,7 +72,7 @@ const EMBEDDED_POOL_SIZE = 4;
  * `eagerCompile` (the product's start) compiles its WebAssembly fully at once (see pglite-worker.mjs).
  * `template` (in memory only): starts from an archive of a migrated data directory (the tests', made once per run).
  */
-export async function openDatabase(opts: { url?: string; dir?: string; eagerCompile?: boolean; template?: string }): Promise<Database> {
+export async function openDatabase(opts: { url?: string; dir?: string; eagerCompile?: boolean; template?: string; name?: string }): Promise<Database> {
   if (opts.url) {
     const url = opts.url;
     const pool = new pg.Pool({ connectionString: url, max: 10 });
@@ -79,7 +81,7 @@ export async function openDatabase(opts: { url?: string; dir?: string; eagerComp
       await live?.end().catch(() => undefined);
       await pool.end();
     });
-    const locks = postgresLocks(url);
+    const locks = postgresLocks(url, opts.name);
     return {
       ...database,
       url,
@@ -144,7 +146,7 @@ export const STARTUP_LOCK_KEY = 0x76_64_69_31; // 'vdi1'
 export const LIVE_LOCK_KEY = 0x76_64_69_32; // 'vdi2'
 
 /** `AdvisoryLocks` on PostgreSQL: on a connection of their own, opened at the first try (and again after a loss). */
-function postgresLocks(url: string): AdvisoryLocks & { close: () => Promise<void> } {
+function postgresLocks(url: string, name?: string): AdvisoryLocks & { close: () => Promise<void> } {
   let client: Promise<pg.Client> | undefined;
   let closed = false;
   const lost = new Set<() => void>();
@@ -152,7 +154,8 @@ function postgresLocks(url: string): AdvisoryLocks & { close: () => Promise<void
     // A closed database holds nothing again (a process stopping, or one a test made "die").
     if (closed) return Promise.reject(new Error('the database is closed'));
     return (client ??= (async () => {
-      const c = new pg.Client({ connectionString: url });
+      // Named (the process's SERVER_ID) so that `holders` can say who holds a lock.
+      const c = new pg.Client({ connectionString: url, ...(name ? { application_name: name } : {}) });
       const gone = () => {
         if (client === undefined) return;
         client = undefined;
@@ -184,6 +187,18 @@ function postgresLocks(url: string): AdvisoryLocks & { close: () => Promise<void
     async release(key) {
       if (!client) return;
       await (await client).query('SELECT pg_advisory_unlock($1::int, $2::int)', [key[0], key[1]]);
+    },
+    async holders(keys) {
+      if (keys.length === 0) return [];
+      const c = await connection();
+      const { rows } = await c.query<{ name: string | null }>(
+        `SELECT (SELECT NULLIF(a.application_name, '') FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+                  WHERE l.locktype = 'advisory' AND l.granted AND l.classid = k.a::oid AND l.objid = k.b::oid AND l.objsubid = 2
+                    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) LIMIT 1) AS name
+           FROM unnest($1::int[], $2::int[]) WITH ORDINALITY AS k(a, b, i) ORDER BY k.i`,
+        [keys.map((k) => k[0]), keys.map((k) => k[1])],
+      );
+      return rows.map((r) => r.name);
     },
     async liveProcesses() {
       const c = await connection();
@@ -269,6 +284,6 @@ async function migrated(pool: pg.Pool, kind: Database['kind'], close: () => Prom
     throw err;
   }
   let closing: Promise<void> | null = null;
-  const locks: AdvisoryLocks = { everyGranted: true, tryHold: async (keys) => keys.map(() => true), release: async () => {}, liveProcesses: async () => 1, onLost: () => () => {} };
+  const locks: AdvisoryLocks = { everyGranted: true, tryHold: async (keys) => keys.map(() => true), holders: async (keys) => keys.map(() => null), release: async () => {}, liveProcesses: async () => 1, onLost: () => () => {} };
   return { db: db as unknown as Db, kind, close: () => (closing ??= close()), exclusive, join: async () => ({ alone: true, ready: async () => {} }), locks };
 }

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { and, eq, ne } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ZAdminHypervisorList } from '@vdi/contracts';
 import { openDatabase, schema, type Database } from '../../src/db';
 import { HOST_WATCH_RETRY_MS, hostWatchKey } from '../../src/modules/desktops/host-watch';
 import { describeIf, firstMissing, missingFile, missingNetAdmin } from '../helpers/can-run';
@@ -85,6 +86,10 @@ describeIf(missing)('one watcher per hypervisor (two processes on one PostgreSQL
   it('exactly one process watches the host; a machine destroyed behind the server is written once, by it', async () => {
     await until('one process watching the host', async () => watcher().length === 1);
     expect(watcher()).toHaveLength(1);
+    // The console names it (its SERVER_ID), whichever process answers.
+    const admin = await loginToken(b.server, 'admin');
+    const list = ZAdminHypervisorList.parse(await (await call(b.server, '/api/v3/admin/hypervisors', { token: admin })).json());
+    expect(list.items.find((h) => h.id === hostId)!.watched_by).toBe(watcher()[0]!.server.config.serverId);
     const before = [a, b].map((p) => writes.get(p)!.filter((id) => id === desktopId).length);
     // Both processes hear the event (each has a connection to the host, and adopted the machine A started).
     const heard = new Set<PeerInstance>();

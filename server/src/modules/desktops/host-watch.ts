@@ -101,3 +101,17 @@ export function createHostWatch(deps: {
     },
   };
 }
+
+/**
+ * Who watches each host now, by SERVER_ID (the console's hypervisor view): the holder of its lock (null: none, or
+ * a process started without a name); this machine's own host, this process if it runs its QEMU; PGlite: this process.
+ */
+export async function hostWatchers(
+  ctx: { locks: Pick<AdvisoryLocks, 'everyGranted' | 'holders'>; config: { serverId: string; localHypervisor: boolean } },
+  hostIds: readonly string[],
+): Promise<(string | null)[]> {
+  const remote = hostIds.filter((id) => id !== LOCAL_HYPERVISOR);
+  const held = ctx.locks.everyGranted ? remote.map(() => ctx.config.serverId) : await ctx.locks.holders(remote.map(hostWatchKey));
+  const byId = new Map(remote.map((id, i) => [id, held[i] ?? null]));
+  return hostIds.map((id) => (id === LOCAL_HYPERVISOR ? (ctx.config.localHypervisor ? ctx.config.serverId : null) : (byId.get(id) ?? null)));
+}
