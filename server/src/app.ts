@@ -111,6 +111,7 @@ export function createContext(config: Config, database: Database, engine: Engine
     config,
     db: database.db,
     joinInstallation: database.join,
+    locks: database.locks,
     tokens,
     sessions: createSessionService(database.db, tokens, config.session),
     loginThrottle: createLoginLimits(database.db, { addressFailuresPerHour: config.loginAddressFailuresPerHour }),

@@ -32,4 +32,6 @@ export type AppContext = {
   clock: Clock;
   /** Joins the installation's live processes at start-up (`Database.join`: alone → this one repairs). */
   joinInstallation: Database['join'];
+  /** Locks one live process at a time holds (`Database.locks`: the watch of each hypervisor). */
+  locks: Database['locks'];
 };

@@ -30,6 +30,29 @@ export type Database = {
    * PGlite: one process, always alone.
    */
   join: () => Promise<{ alone: boolean; ready: () => Promise<void> }>;
+  /** Locks one live process at a time holds (e.g. the watch of a hypervisor): see `AdvisoryLocks`. */
+  locks: AdvisoryLocks;
+};
+
+/** An advisory lock's key: a namespace of ours and a number in it (PostgreSQL's two-int form, apart from the one-bigint keys above). */
+export type LockKey = readonly [number, number];
+
+/**
+ * Session advisory locks on a connection of their own (PostgreSQL): held until released, or until the
+ * process dies (its session ends), when another live process may take them. PGlite: one process,
+ * every lock granted (`everyGranted`).
+ */
+export type AdvisoryLocks = {
+  everyGranted: boolean;
+  /** Tries each key once (never waits): whether this process holds it now. */
+  tryHold: (keys: readonly LockKey[]) => Promise<boolean[]>;
+  release: (key: LockKey) => Promise<void>;
+  /** The process holding each key now (its `name` given to openDatabase), null when none (or unnamed; always on PGlite). */
+  holders: (keys: readonly LockKey[]) => Promise<(string | null)[]>;
+  /** How many server processes of the installation are live now, this one included (`join`'s shared lock; 1 on PGlite). */
+  liveProcesses: () => Promise<number>;
+  /** Called when the locks' connection is lost: every lock is gone with it (the next try connects again). */
+  onLost: (cb: () => void) => () => void;
 };
 export { schema };
 
@@ -49,7 +72,7 @@ const EMBEDDED_POOL_SIZE = 4;
  * `eagerCompile` (the product's start) compiles its WebAssembly fully at once (see pglite-worker.mjs).
  * `template` (in memory only): starts from an archive of a migrated data directory (the tests', made once per run).
  */
-export async function openDatabase(opts: { url?: string; dir?: string; eagerCompile?: boolean; template?: string }): Promise<Database> {
+export async function openDatabase(opts: { url?: string; dir?: string; eagerCompile?: boolean; template?: string; name?: string }): Promise<Database> {
   if (opts.url) {
     const url = opts.url;
     const pool = new pg.Pool({ connectionString: url, max: 10 });
@@ -58,9 +81,15 @@ export async function openDatabase(opts: { url?: string; dir?: string; eagerComp
       await live?.end().catch(() => undefined);
       await pool.end();
     });
+    const locks = postgresLocks(url, opts.name);
     return {
       ...database,
       url,
+      locks,
+      close: async () => {
+        await locks.close();
+        await database.close();
+      },
       join: () =>
         joinInstallation(pool, async () => {
           if (live) return live;
@@ -115,6 +144,84 @@ export const STARTUP_LOCK_KEY = 0x76_64_69_31; // 'vdi1'
 
 /** The advisory lock every live server process of an installation holds shared (PostgreSQL). */
 export const LIVE_LOCK_KEY = 0x76_64_69_32; // 'vdi2'
+
+/** `AdvisoryLocks` on PostgreSQL: on a connection of their own, opened at the first try (and again after a loss). */
+function postgresLocks(url: string, name?: string): AdvisoryLocks & { close: () => Promise<void> } {
+  let client: Promise<pg.Client> | undefined;
+  let closed = false;
+  const lost = new Set<() => void>();
+  const connection = () => {
+    // A closed database holds nothing again (a process stopping, or one a test made "die").
+    if (closed) return Promise.reject(new Error('the database is closed'));
+    return (client ??= (async () => {
+      // Named (the process's SERVER_ID) so that `holders` can say who holds a lock.
+      const c = new pg.Client({ connectionString: url, ...(name ? { application_name: name } : {}) });
+      const gone = () => {
+        if (client === undefined) return;
+        client = undefined;
+        if (!closed) for (const cb of lost) cb();
+      };
+      // Lost (the database restarted, the connection cut): its locks with it; the next try connects again.
+      c.on('error', gone);
+      c.on('end', gone);
+      try {
+        await c.connect();
+      } catch (err) {
+        client = undefined;
+        throw err;
+      }
+      return c;
+    })());
+  };
+  return {
+    everyGranted: false,
+    async tryHold(keys) {
+      if (keys.length === 0) return [];
+      const c = await connection();
+      const { rows } = await c.query<{ held: boolean }>(
+        'SELECT pg_try_advisory_lock(k.a, k.b) AS held FROM unnest($1::int[], $2::int[]) WITH ORDINALITY AS k(a, b, i) ORDER BY k.i',
+        [keys.map((k) => k[0]), keys.map((k) => k[1])],
+      );
+      return rows.map((r) => r.held);
+    },
+    async release(key) {
+      if (!client) return;
+      await (await client).query('SELECT pg_advisory_unlock($1::int, $2::int)', [key[0], key[1]]);
+    },
+    async holders(keys) {
+      if (keys.length === 0) return [];
+      const c = await connection();
+      const { rows } = await c.query<{ name: string | null }>(
+        `SELECT (SELECT NULLIF(a.application_name, '') FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+                  WHERE l.locktype = 'advisory' AND l.granted AND l.classid = k.a::oid AND l.objid = k.b::oid AND l.objsubid = 2
+                    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) LIMIT 1) AS name
+           FROM unnest($1::int[], $2::int[]) WITH ORDINALITY AS k(a, b, i) ORDER BY k.i`,
+        [keys.map((k) => k[0]), keys.map((k) => k[1])],
+      );
+      return rows.map((r) => r.name);
+    },
+    async liveProcesses() {
+      const c = await connection();
+      // A one-bigint key is (classid: its high half, objid: its low half, objsubid 1) in pg_locks.
+      const { rows } = await c.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = $1 AND objsubid = 1
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        [LIVE_LOCK_KEY],
+      );
+      return rows[0]?.n ?? 0;
+    },
+    onLost(cb) {
+      lost.add(cb);
+      return () => lost.delete(cb);
+    },
+    async close() {
+      closed = true;
+      const c = client;
+      client = undefined;
+      if (c) await (await c.catch(() => undefined))?.end().catch(() => undefined);
+    },
+  };
+}
 
 /** `Database.join` on PostgreSQL: under the start-up lock, alone when no live process holds LIVE_LOCK_KEY shared. */
 async function joinInstallation(pool: pg.Pool, liveClient: () => Promise<pg.Client>) {
@@ -177,5 +284,6 @@ async function migrated(pool: pg.Pool, kind: Database['kind'], close: () => Prom
     throw err;
   }
   let closing: Promise<void> | null = null;
-  return { db: db as unknown as Db, kind, close: () => (closing ??= close()), exclusive, join: async () => ({ alone: true, ready: async () => {} }) };
+  const locks: AdvisoryLocks = { everyGranted: true, tryHold: async (keys) => keys.map(() => true), holders: async (keys) => keys.map(() => null), release: async () => {}, liveProcesses: async () => 1, onLost: () => () => {} };
+  return { db: db as unknown as Db, kind, close: () => (closing ??= close()), exclusive, join: async () => ({ alone: true, ready: async () => {} }), locks };
 }

@@ -26,7 +26,7 @@ export async function startPeerInstances(opts: { tmpPrefix: string; config?: Rec
   const scratch = await createScratchDatabase(process.env.TEST_DATABASE_URL!, 'vdi_test');
   const dataDir = mkdtempSync(join(tmpdir(), opts.tmpPrefix));
   const started: PeerInstance[] = [];
-  const start = async (engine: Engine): Promise<PeerInstance> => {
+  const start = async (engine: Engine, serverId: string): Promise<PeerInstance> => {
     const config = loadConfig({
       DATA_DIR: dataDir,
       PORT: '0',
@@ -35,9 +35,10 @@ export async function startPeerInstances(opts: { tmpPrefix: string; config?: Rec
       DEMO_PASSWORD,
       WEB_DIST: join(dataDir, 'no-web'),
       RDP_GATEWAY_PORT: '0',
+      SERVER_ID: serverId,
       ...opts.config,
     });
-    const database = await openDatabase({ url: scratch.url });
+    const database = await openDatabase({ url: scratch.url, name: config.serverId });
     const ctx = createContext(config, database, engine);
     opts.prepare?.(ctx);
     const app: FastifyInstance = await buildApp(ctx);
@@ -66,8 +67,8 @@ export async function startPeerInstances(opts: { tmpPrefix: string; config?: Rec
     } finally {
       await seeding.close();
     }
-    const a = await start(engineA);
-    const b = await start(await createLocalEngine({ dataDir, accel: 'auto' }));
+    const a = await start(engineA, 'A');
+    const b = await start(await createLocalEngine({ dataDir, accel: 'auto' }), 'B');
     return { a, b, scratch, dataDir, close };
   } catch (err) {
     await close();

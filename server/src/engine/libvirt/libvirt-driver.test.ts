@@ -83,6 +83,22 @@ describe('LibvirtDriver specifics', () => {
     await d.close();
   }, scaled(60_000));
 
+  it('a domain started on another connection (another server process) is adopted: started, then its stop told once', async () => {
+    const starter = await open();
+    const other = await open();
+    const events: MachineEvent[] = [];
+    other.onEvent((e) => events.push(e));
+    const s = await spec('elsewhere');
+    await starter.start(s);
+    await until('the other connection to adopt it', async () => events.some((e) => e.id === s.id && e.type === 'started'), 10_000);
+    const stopped = waitForStopped(other, s.id, scaled(10_000));
+    host.virsh('destroy', s.id);
+    expect(await stopped).toBe('destroyed');
+    expect(events.filter((e) => e.type === 'stopped')).toHaveLength(1);
+    await starter.close();
+    await other.close();
+  }, scaled(60_000));
+
   it('refuses what it cannot run, and never shows the URI in an error', async () => {
     const d = await open();
     const base = await spec('refused');

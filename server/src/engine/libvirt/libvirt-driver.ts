@@ -220,7 +220,12 @@ export class LibvirtDriver implements HypervisorDriver {
   }
 
   private onLifecycle(id: string, event: number, detail: number) {
-    if (!this.running.has(id) && !this.starting.has(id)) return; // not ours
+    if (!this.running.has(id) && !this.starting.has(id)) {
+      // Started by another server process of the installation (on a connection of its own): ours too,
+      // adopted by listing (only domains with our metadata are), so that its events are told here.
+      if (event === EV.STARTED) this.adoptStarted(id);
+      return;
+    }
     if (event === EV.STARTED) {
       this.running.add(id);
       this.emit({ id, type: 'started' });
@@ -235,6 +240,29 @@ export class LibvirtDriver implements HypervisorDriver {
     } else if (event === EV.CRASHED) {
       this.emit({ id, type: 'crashed', reason: 'guest-panic' });
     }
+  }
+
+  /** Domains another connection started, not listed yet: one listing at a time adopts them (`started` told for each). */
+  private readonly startedElsewhere = new Set<string>();
+  private adopting = false;
+  private adoptStarted(id: string) {
+    this.startedElsewhere.add(id);
+    if (this.adopting || this.conn.state !== 'open') return;
+    this.adopting = true;
+    const batch = [...this.startedElsewhere];
+    this.startedElsewhere.clear();
+    void this.list()
+      .then(() => {
+        for (const x of batch) if (this.running.has(x)) this.emit({ id: x, type: 'started' });
+      }, () => undefined)
+      .finally(() => {
+        this.adopting = false;
+        const next = this.startedElsewhere.values().next();
+        if (!next.done) {
+          this.startedElsewhere.delete(next.value);
+          this.adoptStarted(next.value);
+        }
+      });
   }
 
   private stopped(id: string, reason: string) {

@@ -15,6 +15,7 @@ import { CREATING_DESKTOP } from './create';
 import { disksOf, machineSpecOf, privateMacOf } from './machine-spec';
 import { findDomain, type DomainRow } from '../shared/domains';
 import { desktopViews } from '../shared/desktop-view';
+import { createHostWatch } from './host-watch';
 
 const notAvailable = (row: DomainRow, action: string) =>
   conflict('desktop_action_not_available', `Cannot ${action} a desktop that is ${row.status}`, { status: row.status, action });
@@ -101,7 +102,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
     shutdownTimers.set(
       id,
       // (A stop of the server may close the driver while this runs: logged, never an unhandled rejection.)
-      setTimeout(() => forceStop(id).catch((err) => log.warn({ err, desktop: id }, 'force stop after the shutdown timeout failed')), Math.max(0, at.getTime() - Date.now())).unref(),
+      setTimeout(() => shutdownTimedOut(id).catch((err) => log.warn({ err, desktop: id }, 'force stop after the shutdown timeout failed')), Math.max(0, at.getTime() - Date.now())).unref(),
     );
   };
 
@@ -204,6 +205,12 @@ export function createDesktopLifecycle(ctx: AppContext) {
     throw notAvailable(row, 'stop');
   }
 
+  /** The shutdown timeout: forced if the desktop still shuts down (its host's watcher, in another process, may have seen it stop). */
+  async function shutdownTimedOut(id: string) {
+    if ((await findDomain(db, id))?.status === 'Shutting-down') await forceStop(id);
+    else clearShutdownTimer(id);
+  }
+
   async function forceStop(id: string): Promise<{ status: string }> {
     clearShutdownTimer(id);
     await update(id, { status: 'Stopping' });
@@ -268,6 +275,8 @@ export function createDesktopLifecycle(ctx: AppContext) {
   }
 
   async function onMachineEvent(e: MachineEvent) {
+    // Another live process watches that host: it writes what the event means (once).
+    if (e.host && !watch.watches(e.host)) return;
     if (e.host && e.host !== LOCAL_HYPERVISOR) {
       // A machine on a host its desktop no longer runs on (the host was marked down while away; it is
       // destroyed when the host is reconciled): not the desktop's news.
@@ -292,7 +301,9 @@ export function createDesktopLifecycle(ctx: AppContext) {
   /**
    * After a restart: machines still running are adopted, states corrected, orphans stopped. Desktops
    * of a remote host that is not online (yet: the stored hosts connect in the background) are left
-   * as they are; that host is reconciled when it comes online (`hostId`: only its desktops and machines).
+   * as they are; that host is reconciled when it comes online (`hostId`: only its desktops and machines,
+   * by the process watching it). With other live processes, a desktop going up there that does not run
+   * yet may be their start under way: left as it is.
    */
   async function reconcile(hostId?: string) {
     if (hostId) clearDownTimer(hostId);
@@ -315,9 +326,13 @@ export function createDesktopLifecycle(ctx: AppContext) {
       return !online.get(host);
     };
     const rows = hostId ? all.filter((r) => r.hypervisorId === hostId) : all;
+    let othersLive: boolean | undefined;
+    const startedElsewhere = async (row: DomainRow) =>
+      hostId !== undefined && statusIn(GOING_UP, row.status) && !running.has(row.id) && (othersLive ??= (await ctx.locks.liveProcesses()) > 1);
     for (const row of rows) {
       if (!running.has(row.id) && !statusIn(AT_REST, row.status) && (await unknownNow(row.hypervisorId))) continue;
       if (hostId && queuedOwners.has(row.id)) continue; // its start is under way in this process
+      if (await startedElsewhere(row)) continue;
 
       if (running.has(row.id)) {
         const mac = privateMacOf(row);
@@ -404,10 +419,40 @@ export function createDesktopLifecycle(ctx: AppContext) {
     return released;
   }
 
+  /** Remote hosts whose connection from this process is lost (or never made: told offline). */
+  const offlineHere = new Set<string>();
+  const reconcileHost = (hostId: string) => reconcile(hostId).catch((err) => log.error({ err, hypervisor: hostId }, 'hypervisor not reconciled'));
+  const loseHost = (hostId: string) => hostLost(hostId).catch((err) => log.error({ err, hypervisor: hostId }, 'desktops of a lost hypervisor not marked'));
+  // One watcher per remote host (host-watch.ts): it alone acts on the host's events, connection and loss.
+  const watch = createHostWatch({
+    locks: ctx.locks,
+    hosts: async () => (await db.select({ id: schema.hypervisors.id }).from(schema.hypervisors)).map((h) => h.id).filter((id) => id !== LOCAL_HYPERVISOR),
+    // Taken (a dead watcher's, or nobody's yet): the host as this process sees it now. Still connecting: its outcome tells.
+    taken: async (hostId) => {
+      log.info({ hypervisor: hostId }, 'watching the hypervisor');
+      if ((await ctx.engine.hosts.status(hostId))?.online) await reconcileHost(hostId);
+      else if (offlineHere.has(hostId)) await loseHost(hostId);
+    },
+    dropped: (hostId) => {
+      clearDownTimer(hostId);
+      log.warn({ hypervisor: hostId }, 'no longer watching the hypervisor');
+    },
+    log,
+  });
+
   const unsubscribe = driver.onEvent((e) => void onMachineEvent(e).catch((err) => log.error({ err }, 'machine event failed')));
-  // A remote host (re)connected: its domains are adopted or its desktops corrected, as after a restart.
-  const offOnline = ctx.engine.hosts.onOnline?.((hostId) => void reconcile(hostId).catch((err) => log.error({ err, hypervisor: hostId }, 'hypervisor not reconciled')));
-  const offOffline = ctx.engine.hosts.onOffline?.((hostId) => void hostLost(hostId).catch((err) => log.error({ err, hypervisor: hostId }, 'desktops of a lost hypervisor not marked')));
+  // A remote host (re)connected: its watcher adopts its domains or corrects its desktops, as after a
+  // restart; a process that does not watch it tries to (nobody may: its watcher gone meanwhile).
+  const offOnline = ctx.engine.hosts.onOnline?.((hostId) => {
+    offlineHere.delete(hostId);
+    if (watch.watches(hostId)) void reconcileHost(hostId);
+    else void watch.tryTake([hostId]).catch((err) => log.warn({ err, hypervisor: hostId }, 'hypervisor watch not tried'));
+  });
+  // Lost by its watcher: it keeps the watch (a process that still reaches the host is not known here).
+  const offOffline = ctx.engine.hosts.onOffline?.((hostId) => {
+    offlineHere.add(hostId);
+    if (watch.watches(hostId)) void loseHost(hostId);
+  });
 
   return {
     start,
@@ -421,7 +466,10 @@ export function createDesktopLifecycle(ctx: AppContext) {
     publish,
     announce,
     changes,
+    /** Whether this process watches host `hostId` (acts on its events, connection and loss). */
+    watches: watch.watches,
     close() {
+      watch.close();
       unsubscribe();
       offOnline?.();
       offOffline?.();

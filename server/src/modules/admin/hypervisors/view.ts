@@ -7,6 +7,7 @@ import type { TAdminHypervisor } from '@vdi/contracts';
 import type { AppContext } from '../../../context';
 import { schema } from '../../../db';
 import { runningOf } from '../../quotas/usage';
+import { hostWatchers } from '../../desktops/host-watch';
 import { acceptsStarts, LOCAL_HYPERVISOR } from '../../shared/hypervisor-state';
 
 type HypervisorRow = typeof schema.hypervisors.$inferSelect;
@@ -59,13 +60,14 @@ export async function hypervisorViews(ctx: AppContext, rows?: HypervisorRow[]): 
   const local = list.some((r) => r.id === LOCAL_HYPERVISOR)
     ? await Promise.all([ctx.engine.driver.capabilities().catch(() => null), gpus(), runningOf(ctx.db, {})])
     : null;
-  const [statuses, unknownRows] = await Promise.all([
+  const [statuses, unknownRows, watchers] = await Promise.all([
     Promise.all(list.map((r) => ctx.engine.hosts.status(r.id).catch(() => null))),
     ctx.db
       .select({ host: schema.domains.hypervisorId, n: count() })
       .from(schema.domains)
       .where(and(eq(schema.domains.status, 'Unknown'), isNotNull(schema.domains.hypervisorId)))
       .groupBy(schema.domains.hypervisorId),
+    hostWatchers(ctx, list.map((r) => r.id)).catch(() => list.map(() => null)),
   ]);
   const unknown = new Map(unknownRows.map((u) => [u.host!, u.n]));
   return list.map((r, i) => {
@@ -83,6 +85,7 @@ export async function hypervisorViews(ctx: AppContext, rows?: HypervisorRow[]): 
       starts_in_flight: host?.startsInFlight ?? 0,
       pools: (host?.pools ?? []).map((p) => ({ name: p.name, path: p.path, capacity_bytes: p.capacityBytes, free_bytes: p.freeBytes })),
       last_error: host?.lastError ?? null,
+      watched_by: watchers[i] ?? null,
       desktops_unknown: unknown.get(r.id) ?? 0,
       updated: now,
     };

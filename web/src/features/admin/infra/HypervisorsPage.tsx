@@ -152,6 +152,11 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
           {t('admin_infra.hypervisors.down_done', { n: released })}
         </Alert>
       )}
+      {h.watched_by && (
+        <Text size="xs" c="dimmed" mt="sm" data-testid="hypervisor-watched-by">
+          {t('admin_infra.hypervisors.watched_by', { server: h.watched_by })}
+        </Text>
+      )}
       {h.last_error && (
         <Alert color="red" mt="md" icon={<IconAlertCircle size={16} />} title={t('admin_infra.hypervisors.last_error')} data-testid="hypervisor-last-error">
           {h.last_error}
