@@ -27,10 +27,13 @@ export type Database = {
    * storage sweep) — with others running, what looks interrupted may be their work under way. Until
    * `ready()`, a process starting beside it waits (PostgreSQL: the start-up advisory lock held, and a
    * shared advisory lock every live process keeps on a connection of its own, freed by its death).
-   * PGlite: one process, always alone.
+   * PGlite: one process, always alone. `self`: this process among the live ones (PostgreSQL: the
+   * backend of that connection, gone from pg_stat_activity when the process dies; PGlite: none).
    */
-  join: () => Promise<{ alone: boolean; ready: () => Promise<void> }>;
+  join: () => Promise<{ alone: boolean; ready: () => Promise<void>; self: LiveProcess | null }>;
 };
+/** A live server process as PostgreSQL knows it: the backend of its `join` connection (pid and start, exact to the microsecond). */
+export type LiveProcess = { pid: number; since: string };
 export { schema };
 
 export const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -137,7 +140,8 @@ async function joinInstallation(pool: pg.Pool, liveClient: () => Promise<pg.Clie
     const alone = rows[0]?.alone === true;
     if (alone) await live.query('SELECT pg_advisory_unlock($1)', [LIVE_LOCK_KEY]);
     await live.query('SELECT pg_advisory_lock_shared($1)', [LIVE_LOCK_KEY]);
-    return { alone, ready: release };
+    const me = await live.query<LiveProcess>('SELECT pid, backend_start::text AS since FROM pg_stat_activity WHERE pid = pg_backend_pid()');
+    return { alone, ready: release, self: me.rows[0] ?? null };
   } catch (err) {
     if (held) await release();
     else startup.release();
@@ -177,5 +181,5 @@ async function migrated(pool: pg.Pool, kind: Database['kind'], close: () => Prom
     throw err;
   }
   let closing: Promise<void> | null = null;
-  return { db: db as unknown as Db, kind, close: () => (closing ??= close()), exclusive, join: async () => ({ alone: true, ready: async () => {} }) };
+  return { db: db as unknown as Db, kind, close: () => (closing ??= close()), exclusive, join: async () => ({ alone: true, ready: async () => {}, self: null }) };
 }
