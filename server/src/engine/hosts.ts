@@ -104,7 +104,7 @@ export class LocalHostDirectory implements HostDirectory {
     const base = { cpuModel: cores[0]?.model.trim() ?? '', cpus: cores.length, memoryMb: Math.floor(totalmem() / 1048576), freeMemoryMb: Math.floor(availableMemoryBytes() / 1048576) };
     if (this.parts.off) return { online: false, ...base, running: 0, startsInFlight: 0, pools: [], guestNetwork: false, lastError: this.parts.off, checkedAt };
     try {
-      const [machines, space, startsInFlight] = await Promise.all([this.parts.driver.list(), this.parts.disks.space(), this.parts.queue.inFlight(LOCAL_HYPERVISOR)]);
+      const [machines, space, startsInFlight] = await Promise.all([this.parts.driver.list(), this.parts.disks.space(), this.parts.queue.inFlight(LOCAL_HYPERVISOR).catch(() => 0)]);
       return {
         online: true,
         ...base,

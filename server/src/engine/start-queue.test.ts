@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { schema, type Database } from '../db';
 import { seed } from '../seed/seed';
@@ -45,10 +45,16 @@ afterAll(() => database?.close());
 beforeEach(async () => {
   await database.db.delete(schema.startQueue);
 });
+// (A queue left open by a failed test would take the next test's entries as a second process.)
+const opened: StartQueue[] = [];
+afterEach(async () => {
+  for (const q of opened.splice(0)) await q.close();
+});
 
 /** A queue on the test database whose starts wait for the test (`gates`), as the lifecycle would run them. */
 function queueOf(concurrency: number, more: Partial<StartQueueParts> = {}) {
   const q = new StartQueue({ concurrency });
+  opened.push(q);
   const gates = new Map<string, ReturnType<typeof deferred<void>>>();
   const started: string[] = [];
   const changes: { lane: string; left: string[] }[] = [];
@@ -70,10 +76,13 @@ function queueOf(concurrency: number, more: Partial<StartQueueParts> = {}) {
     ...more,
   });
   q.start(null);
+  /** Lets the start of `id` end, and waits until its slot went to the next (a pass after the entry left). */
   const finish = async (id: string) => {
     await waitFor(() => gates.has(id));
+    const [entry] = await database.db.select().from(schema.startQueue).where(eq(schema.startQueue.desktopId, id));
     gates.get(id)!.resolve();
     await waitFor(async () => !(await q.desktops()).has(id));
+    await q.pump(entry!.lane);
   };
   return { q, gates, started, changes, finish };
 }
@@ -92,7 +101,7 @@ describe('StartQueue (the start_queue table)', () => {
     expect(await q.position('a2')).toBe(1);
     for (const id of ['a1', 'l1', 'b2', 'a2']) await finish(id);
     expect(await q.positions()).toEqual({ running: [], waiting: [] });
-    q.close();
+    await q.close();
   });
 
   it('runs at most N starts at once, in FIFO order, and says who left the wait', async () => {
@@ -111,7 +120,7 @@ describe('StartQueue (the start_queue table)', () => {
     expect(await q.position('a2')).toBeNull();
     for (const id of ['a1', 'a3', 'a4']) await finish(id);
     expect(started).toEqual(['a1', 'a2', 'a3', 'a4']);
-    q.close();
+    await q.close();
   });
 
   it('cancels a waiting entry and moves the others up; a start under way is not cancelled', async () => {
@@ -124,7 +133,7 @@ describe('StartQueue (the start_queue table)', () => {
     expect(await q.cancel('a1')).toBe(false); // already starting
     expect(await q.cancel('zzz')).toBe(false);
     for (const id of ['a1', 'a3']) await finish(id);
-    q.close();
+    await q.close();
   });
 
   it('a failing start frees its slot; a desktop queued twice is one entry', async () => {
@@ -137,7 +146,7 @@ describe('StartQueue (the start_queue table)', () => {
     await waitFor(() => started.includes('a2'));
     await finish('a2');
     expect(started).toEqual(['a1', 'a2']);
-    q.close();
+    await q.close();
   });
 
   it('clears the entry of a runner that is gone (an earlier run) and takes the next', async () => {
@@ -148,7 +157,7 @@ describe('StartQueue (the start_queue table)', () => {
     await waitFor(() => started.includes('a2'));
     expect(orphans).toEqual([{ desktopId: 'a1', lane: 'A' }]);
     await finish('a2');
-    q.close();
+    await q.close();
   });
 
   it('raising the concurrency takes waiting entries; defaults to the cpu count', async () => {
@@ -160,7 +169,7 @@ describe('StartQueue (the start_queue table)', () => {
     await waitFor(() => started.includes('a2'));
     for (const id of ['a1', 'a2']) await finish(id);
     await q.idle();
-    q.close();
+    await q.close();
     expect(new StartQueue().concurrency).toBeGreaterThanOrEqual(1);
     expect(() => new StartQueue({ concurrency: 0 })).toThrow(RangeError);
   });

@@ -46,8 +46,8 @@ export type StartQueueParts = {
   /** tells the other processes that `lane` changed, and hears them (ctx.peers) */
   publish: (payload: { lane: string; from: string }) => Promise<void>;
   subscribe: (handler: (payload: unknown) => void) => () => void;
-  /** whether this process reaches the host `lane` now (only then does it take that lane's starts) */
-  canRun: (lane: string) => boolean | Promise<boolean>;
+  /** whether this process runs starts on host `lane` (only then does it take that lane's entries) */
+  canRun: (lane: string) => boolean;
   /** runs one start taken by this process (errors are the runner's to record) */
   run: (start: QueuedStart) => Promise<void>;
   /** a start taken out of the queue because the process running it died (`since`: when that process took it) */
@@ -107,11 +107,13 @@ export class StartQueue extends EventEmitter<{ changed: [lane: string, left: str
     void this.#pumpAll();
   }
 
-  /** Stops taking entries (the process's stop); starts under way finish, entries stay for the others. */
-  close(): void {
+  /** Stops taking entries (the process's stop); starts under way finish, entries stay for the others.
+   *  Resolves once no pass over the table is under way. */
+  async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#poll);
     this.#unsubscribe?.();
+    await Promise.all([...this.#current.values(), ...this.#next.values()]);
   }
 
   get #db(): Db {
@@ -227,7 +229,7 @@ export class StartQueue extends EventEmitter<{ changed: [lane: string, left: str
   async #take(lane: string): Promise<void> {
     const parts = this.#parts;
     const self = this.#self;
-    if (!parts || !self || this.#closed || !(await parts.canRun(lane))) return;
+    if (!parts || !self || this.#closed || !parts.canRun(lane)) return;
     const alive = parts.shared
       ? sql`exists (select 1 from pg_stat_activity a where a.pid = ${table.runnerPid} and a.backend_start = ${table.runnerSince})`
       : sql`(${table.runnerPid} = ${self.pid} and ${table.runnerSince} = ${self.since}::timestamptz)`;

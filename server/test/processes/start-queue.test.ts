@@ -1,7 +1,7 @@
 // The start queue shared by two server processes on one PostgreSQL (engine/start-queue.ts, the table
 // start_queue), as two app instances in this test process: one start at a time on the host (START
 // concurrency 1) whichever process it was pressed on, the installation's FIFO order and each owner's
-// position, and the death of a process (closed without any clean-up) while it runs one start and
+// position, a queued start called off from the other process, and the death of a process (closed without any clean-up) while it runs one start and
 // others wait: its start is cleared (the desktop failed: nothing runs it), the waiting ones run on the
 // other. The hypervisor's start is a double here (held until the test lets it go): what is tested is
 // the queue across processes, not QEMU.
@@ -89,6 +89,14 @@ describe('the start queue across two server processes', () => {
     // d1 on B runs there; d2 (A), d3 (B), d4 (A) wait, in the order pressed, whichever process took them.
     await press(b, 'admin', d1);
     await until('d1 asked of the host by B', async () => asked.some((s) => s.id === d1 && s.by === 'B'), 10_000);
+    // A start pressed on A is called off on B (stop while queued): its owner sees it leave, then presses again.
+    await press(a, 'manager', d2);
+    await until('position 1 for d2', async () => seen.get(d2)?.[0] === 1, 10_000);
+    const off = await call(b.server, `/api/v3/desktop/stop/${d2}`, { token: tokens.get('manager') });
+    expect(await off.json()).toMatchObject({ status: 'Stopped' });
+    await until('d2 left the queue', async () => seen.get(d2)?.at(-1) === 0, 10_000);
+    expect(await statusOf(d2)).toBe('Stopped');
+    seen.delete(d2);
     for (const [i, [on, username, id]] of ([[a, 'manager', d2], [b, 'advanced', d3], [a, 'user', d4]] as const).entries()) {
       await press(on, username, id);
       await until(`position ${i + 1} for ${username}`, async () => seen.get(id)?.[0] === i + 1, 10_000);

@@ -2,10 +2,9 @@ import { EventEmitter } from 'node:events';
 import { and, eq, inArray } from 'drizzle-orm';
 import { AT_REST, FORCE_STOPPABLE, GOING_UP, LOCAL_HYPERVISOR, GUEST_UP, RETRYABLE, STARTABLE, statusIn, STOPPABLE, VIEWABLE, type TQueueEvent } from '@vdi/contracts';
 import type { AppContext } from '../../context';
-import { schema } from '../../db';
+import { schema, type LiveProcess } from '../../db';
 import { EngineError, type MachineEvent } from '../../engine/driver';
 import type { QueuedStart } from '../../engine/start-queue';
-import type { LiveProcess } from '../../db';
 import { ApiError, conflict, precondition } from '../../http/errors';
 import type { UserRow } from '../../auth/sessions';
 import { checkStartQuota } from '../quotas/start-check';
@@ -168,12 +167,12 @@ export function createDesktopLifecycle(ctx: AppContext) {
     shared: ctx.peers.shared,
     publish: (payload) => ctx.peers.publish('start_queue', payload),
     subscribe: (handler) => ctx.peers.subscribe('start_queue', handler),
-    canRun: async (lane) => (lane === LOCAL_HYPERVISOR ? ctx.config.localHypervisor : (await ctx.engine.hosts.status(lane))?.online === true),
+    // Every process holds the stored hosts (a host offline fails its start, as it always did); this machine's
+    // QEMU only where LOCAL_HYPERVISOR is on.
+    canRun: (lane) => lane !== LOCAL_HYPERVISOR || ctx.config.localHypervisor,
     run: runStart,
     orphaned: startLost,
   });
-  // A host that comes online: its waiting starts are taken at once (not at the next look).
-  const offQueueOnline = ctx.engine.hosts.onOnline?.((hostId) => void queue.pump(hostId));
 
   async function assertDisksReady(row: DomainRow) {
     const disks = await disksOf(db, row.id);
@@ -211,7 +210,14 @@ export function createDesktopLifecycle(ctx: AppContext) {
       placement.forget(hypervisorId);
       throw err;
     }
-    await queue.enqueue(row.id, hypervisorId);
+    try {
+      await queue.enqueue(row.id, hypervisorId);
+    } catch (err) {
+      // Not queued (the database refused): the claim is given back.
+      placement.forget(hypervisorId);
+      await update(row.id, { status: row.status, currentAction: row.currentAction }, 'Starting');
+      throw err;
+    }
     log.info({ desktop: row.id, hypervisor: hypervisorId }, 'desktop start queued');
     return { status: 'Starting' };
   }
@@ -458,8 +464,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
       queue.start(self);
     },
     close() {
-      queue.close();
-      offQueueOnline?.();
+      void queue.close();
       unsubscribe();
       offOnline?.();
       offOffline?.();
