@@ -178,6 +178,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // (A start that fails on the way ends the process or its database, and the start-up lock with it.)
   const joined = await ctx.joinInstallation();
   if (joined.alone) await lifecycle.reconcile();
+  lifecycle.runQueue(joined.self);
   // After the reconciliation, which leaves the desktops of hosts not online yet as they are.
   await resumeHypervisors(ctx);
   const unfollowHypervisors = followHypervisors(ctx);

@@ -27,9 +27,10 @@ export type Database = {
    * storage sweep) — with others running, what looks interrupted may be their work under way. Until
    * `ready()`, a process starting beside it waits (PostgreSQL: the start-up advisory lock held, and a
    * shared advisory lock every live process keeps on a connection of its own, freed by its death).
-   * PGlite: one process, always alone.
+   * PGlite: one process, always alone. `self`: this process among the live ones (PostgreSQL: the
+   * backend of that connection, gone from pg_stat_activity when the process dies; PGlite: none).
    */
-  join: () => Promise<{ alone: boolean; ready: () => Promise<void> }>;
+  join: () => Promise<{ alone: boolean; ready: () => Promise<void>; self: LiveProcess | null }>;
   /** Locks one live process at a time holds (e.g. the watch of a hypervisor): see `AdvisoryLocks`. */
   locks: AdvisoryLocks;
 };
@@ -54,6 +55,8 @@ export type AdvisoryLocks = {
   /** Called when the locks' connection is lost: every lock is gone with it (the next try connects again). */
   onLost: (cb: () => void) => () => void;
 };
+/** A live server process as PostgreSQL knows it: the backend of its `join` connection (pid and start, exact to the microsecond). */
+export type LiveProcess = { pid: number; since: string };
 export { schema };
 
 export const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -144,6 +147,18 @@ export const STARTUP_LOCK_KEY = 0x76_64_69_31; // 'vdi1'
 
 /** The advisory lock every live server process of an installation holds shared (PostgreSQL). */
 export const LIVE_LOCK_KEY = 0x76_64_69_32; // 'vdi2'
+
+/**
+ * The namespaces of the two-int advisory locks (the first int; the second names the object in it).
+ * Kept here, one list, so that no two kinds of lock share a namespace (a session lock of one kind
+ * would block a transaction lock of another whose object hashes the same).
+ */
+export const LOCK_CLASSES = {
+  /** a remote hypervisor's watcher (modules/desktops/host-watch.ts): session lock per host */
+  hostWatch: 0x76_64_69_33, // 'vdi3'
+  /** a start-queue lane's admission (engine/start-queue.ts): transaction lock per host */
+  startLane: 0x76_64_69_34, // 'vdi4'
+} as const;
 
 /** `AdvisoryLocks` on PostgreSQL: on a connection of their own, opened at the first try (and again after a loss). */
 function postgresLocks(url: string, name?: string): AdvisoryLocks & { close: () => Promise<void> } {
@@ -244,7 +259,8 @@ async function joinInstallation(pool: pg.Pool, liveClient: () => Promise<pg.Clie
     const alone = rows[0]?.alone === true;
     if (alone) await live.query('SELECT pg_advisory_unlock($1)', [LIVE_LOCK_KEY]);
     await live.query('SELECT pg_advisory_lock_shared($1)', [LIVE_LOCK_KEY]);
-    return { alone, ready: release };
+    const me = await live.query<LiveProcess>('SELECT pid, backend_start::text AS since FROM pg_stat_activity WHERE pid = pg_backend_pid()');
+    return { alone, ready: release, self: me.rows[0] ?? null };
   } catch (err) {
     if (held) await release();
     else startup.release();
@@ -285,5 +301,5 @@ async function migrated(pool: pg.Pool, kind: Database['kind'], close: () => Prom
   }
   let closing: Promise<void> | null = null;
   const locks: AdvisoryLocks = { everyGranted: true, tryHold: async (keys) => keys.map(() => true), holders: async (keys) => keys.map(() => null), release: async () => {}, liveProcesses: async () => 1, onLost: () => () => {} };
-  return { db: db as unknown as Db, kind, close: () => (closing ??= close()), exclusive, join: async () => ({ alone: true, ready: async () => {} }), locks };
+  return { db: db as unknown as Db, kind, close: () => (closing ??= close()), exclusive, join: async () => ({ alone: true, ready: async () => {}, self: null }), locks };
 }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  bigserial,
   boolean,
   index,
   integer,
@@ -292,6 +293,23 @@ export const viewerConnections = pgTable('viewer_connections', {
   seenAt: timestamp('seen_at', { withTimezone: true }).notNull(),
   closedAt: timestamp('closed_at', { withTimezone: true }),
 }, (t) => [index('viewer_connections_desktop_idx').on(t.desktopId)]);
+
+/**
+ * The start queue of every server process of the installation (engine/start-queue.ts): one entry per
+ * desktop whose start is asked, in a lane per host (`lane`: the hypervisor id). Waiting while
+ * `started_at` is null; then run by the process `runner_pid`/`runner_since` names (its live
+ * connection's backend: gone from pg_stat_activity when the process dies). `id` is the installation's
+ * FIFO order.
+ */
+export const startQueue = pgTable('start_queue', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  desktopId: text('desktop_id').notNull().references(() => domains.id, { onDelete: 'cascade' }),
+  lane: text('lane').notNull(),
+  enqueuedAt: timestamp('enqueued_at', { withTimezone: true }).notNull().defaultNow(),
+  startedAt: timestamp('started_at', { withTimezone: true }),
+  runnerPid: integer('runner_pid'),
+  runnerSince: timestamp('runner_since', { withTimezone: true }),
+}, (t) => [uniqueIndex('start_queue_desktop_idx').on(t.desktopId), index('start_queue_lane_idx').on(t.lane, t.id)]);
 
 /** Installation media (ISO and floppy images) downloaded from a web address and shared. */
 export type MediaProgress = {

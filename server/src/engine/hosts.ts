@@ -1,7 +1,7 @@
 import { cpus, totalmem } from 'node:os';
 import { availableMemoryBytes } from '../host/memory';
 import { LOCAL_HYPERVISOR } from '@vdi/contracts';
-import type { HypervisorDriver, MachineRuntime } from './driver';
+import type { HypervisorDriver } from './driver';
 import type { StartQueue } from './start-queue';
 import type { DiskStore } from './storage';
 
@@ -86,7 +86,7 @@ export class LocalHostDirectory implements HostDirectory {
   constructor(
     private readonly parts: {
       driver: Pick<HypervisorDriver, 'list'>;
-      queue: Pick<StartQueue<MachineRuntime>, 'positions'>;
+      queue: Pick<StartQueue, 'inFlight'>;
       disks: Pick<DiskStore, 'space'>;
       storageDir: string;
       /** whether this machine's guest network is up */
@@ -104,13 +104,12 @@ export class LocalHostDirectory implements HostDirectory {
     const base = { cpuModel: cores[0]?.model.trim() ?? '', cpus: cores.length, memoryMb: Math.floor(totalmem() / 1048576), freeMemoryMb: Math.floor(availableMemoryBytes() / 1048576) };
     if (this.parts.off) return { online: false, ...base, running: 0, startsInFlight: 0, pools: [], guestNetwork: false, lastError: this.parts.off, checkedAt };
     try {
-      const [machines, space] = await Promise.all([this.parts.driver.list(), this.parts.disks.space()]);
-      const queue = this.parts.queue.positions(LOCAL_HYPERVISOR);
+      const [machines, space, startsInFlight] = await Promise.all([this.parts.driver.list(), this.parts.disks.space(), this.parts.queue.inFlight(LOCAL_HYPERVISOR).catch(() => 0)]);
       return {
         online: true,
         ...base,
         running: machines.length,
-        startsInFlight: queue.running.length + queue.waiting.length,
+        startsInFlight,
         pools: [{ name: 'default', path: this.parts.storageDir, capacityBytes: space.total, freeBytes: space.free }],
         guestNetwork: this.parts.guestNetwork ?? false,
         lastError: null,

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HypervisorDriver, MachineRuntime } from './driver';
+import type { HypervisorDriver } from './driver';
 import type { AccelSetting } from './accel';
 import { QemuDriver } from './qemu/qemu-driver';
 import { StartQueue } from './start-queue';
@@ -16,7 +16,8 @@ import { LOCAL_OFF_REASON, LocalOffDriver } from './local-off';
 export type Engine = {
   /** every host's machines behind one driver (fleet.ts): this machine's QEMU and each connected hypervisor */
   driver: HypervisorDriver;
-  queue: StartQueue<MachineRuntime>;
+  /** the installation's start queue (a table every server process shares; the desktops' lifecycle opens it) */
+  queue: StartQueue;
   /** Every disk operation (modules never run qemu-img nor build a disk's path themselves). */
   disks: DiskStore;
   /** `quarantine`: where the startup sweep moves files under `storage` that no record owns. */
@@ -72,9 +73,10 @@ export async function createLocalEngine(opts: {
   if (local instanceof QemuDriver) await local.ready();
   const driver = new FleetDriver(local);
   const disks = new LocalDiskStore(dirs.storage, dirs.quarantine);
-  const queue = new StartQueue<MachineRuntime>({ concurrency: opts.concurrency });
+  const queue = new StartQueue({ concurrency: opts.concurrency });
   const hosts = new FleetHostDirectory({
     fleet: driver,
+    queue,
     local: new LocalHostDirectory({ driver: local, queue, disks, storageDir: dirs.storage, guestNetwork: network.available, off: localOn ? undefined : LOCAL_OFF_REASON }),
     dataDir: opts.dataDir,
     network,

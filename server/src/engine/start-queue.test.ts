@@ -1,7 +1,12 @@
-import { describe, expect, it } from 'vitest';
-import { StartCancelledError, StartQueue, type QueuePositions } from './start-queue';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { schema, type Database } from '../db';
+import { seed } from '../seed/seed';
+import { openTestDatabase } from '../../test/helpers/db';
+import { until } from '../../test/helpers/wait';
+import { StartQueue, type QueuedStart, type StartQueueParts } from './start-queue';
 
-/** A start function the test finishes by hand. */
+/** A start the test finishes by hand. */
 function deferred<T = void>() {
   let resolve!: (v: T) => void;
   let reject!: (e: unknown) => void;
@@ -11,137 +16,160 @@ function deferred<T = void>() {
   });
   return { promise, resolve, reject };
 }
-const tick = () => new Promise((r) => setImmediate(r));
 
-describe('StartQueue', () => {
+const waitFor = (fn: () => boolean | Promise<boolean>) => until('the queue', async () => await fn(), 10_000);
+
+let database: Database;
+const IDS = ['a1', 'a2', 'a3', 'a4', 'b1', 'b2', 'l1'];
+
+beforeAll(async () => {
+  database = await openTestDatabase();
+  await seed(database.db, { demo: true, demoPassword: 'start-queue-pass' });
+  const [user] = await database.db.select().from(schema.users).where(eq(schema.users.username, 'user'));
+  await database.db.insert(schema.domains).values(
+    IDS.map((id) => ({
+      id,
+      kind: 'desktop' as const,
+      name: id,
+      userId: user!.id,
+      categoryId: user!.categoryId,
+      groupId: user!.groupId,
+      status: 'Starting',
+      hardware: {} as never,
+      guestProperties: {} as never,
+      image: {} as never,
+    })),
+  );
+});
+afterAll(() => database?.close());
+beforeEach(async () => {
+  await database.db.delete(schema.startQueue);
+});
+// (A queue left open by a failed test would take the next test's entries as a second process.)
+const opened: StartQueue[] = [];
+afterEach(async () => {
+  for (const q of opened.splice(0)) await q.close();
+});
+
+/** A queue on the test database whose starts wait for the test (`gates`), as the lifecycle would run them. */
+function queueOf(concurrency: number, more: Partial<StartQueueParts> = {}) {
+  const q = new StartQueue({ concurrency });
+  opened.push(q);
+  const gates = new Map<string, ReturnType<typeof deferred<void>>>();
+  const started: string[] = [];
+  const changes: { lane: string; left: string[] }[] = [];
+  q.on('changed', (lane, left) => changes.push({ lane, left }));
+  q.open({
+    db: database.db,
+    log: { warn: () => {}, error: () => {} },
+    shared: false,
+    publish: async () => {},
+    subscribe: () => () => {},
+    canRun: () => true,
+    run: async ({ desktopId }: QueuedStart) => {
+      started.push(desktopId);
+      const g = deferred();
+      gates.set(desktopId, g);
+      await g.promise;
+    },
+    orphaned: async () => {},
+    ...more,
+  });
+  q.start(null);
+  /** Lets the start of `id` end, and waits until its slot went to the next (a pass after the entry left). */
+  const finish = async (id: string) => {
+    await waitFor(() => gates.has(id));
+    const [entry] = await database.db.select().from(schema.startQueue).where(eq(schema.startQueue.desktopId, id));
+    gates.get(id)!.resolve();
+    await waitFor(async () => !(await q.desktops()).has(id));
+    await q.pump(entry!.lane);
+  };
+  return { q, gates, started, changes, finish };
+}
+
+describe('StartQueue (the start_queue table)', () => {
   it('keeps a lane per host: a start waits only for starts on its own host, its position counted there', async () => {
-    const q = new StartQueue<string>({ concurrency: 1 });
-    const gates = new Map<string, ReturnType<typeof deferred<void>>>();
-    const started: string[] = [];
-    const start = (id: string, host?: string) =>
-      q.enqueue(
-        id,
-        async () => {
-          started.push(id);
-          const g = deferred();
-          gates.set(id, g);
-          await g.promise;
-          return id;
-        },
-        host,
-      );
-    const results = [start('a1', 'A'), start('a2', 'A'), start('b1', 'B'), start('l1'), start('b2', 'B')];
-    await tick();
+    const { q, started, finish } = queueOf(1);
+    for (const [id, host] of [['a1', 'A'], ['a2', 'A'], ['b1', 'B'], ['l1', undefined], ['b2', 'B']] as const) await q.enqueue(id, host);
     expect(started).toEqual(['a1', 'b1', 'l1']);
-    expect(q.positions().waiting).toEqual([{ desktopId: 'a2', position: 1 }, { desktopId: 'b2', position: 1 }]);
-    expect(q.positions('local')).toEqual({ running: ['l1'], waiting: [] });
-    expect(q.positions('B')).toEqual({ running: ['b1'], waiting: [{ desktopId: 'b2', position: 1 }] });
-    gates.get('b1')!.resolve();
-    await tick();
+    expect((await q.positions()).waiting).toEqual([{ desktopId: 'a2', position: 1 }, { desktopId: 'b2', position: 1 }]);
+    expect(await q.positions('local')).toEqual({ running: ['l1'], waiting: [] });
+    expect(await q.positions('B')).toEqual({ running: ['b1'], waiting: [{ desktopId: 'b2', position: 1 }] });
+    expect(await q.inFlight('B')).toBe(2);
+    await finish('b1');
     expect(started).toEqual(['a1', 'b1', 'l1', 'b2']);
-    expect(q.position('a2')).toBe(1);
-    for (const id of ['a1', 'l1', 'b2']) gates.get(id)!.resolve();
-    await tick();
-    gates.get('a2')!.resolve();
-    expect(await Promise.all(results)).toEqual(['a1', 'a2', 'b1', 'l1', 'b2']);
+    expect(await q.position('a2')).toBe(1);
+    for (const id of ['a1', 'l1', 'b2', 'a2']) await finish(id);
+    expect(await q.positions()).toEqual({ running: [], waiting: [] });
+    await q.close();
   });
 
-  it('runs at most N starts at once, in FIFO order', async () => {
-    const q = new StartQueue<string>({ concurrency: 2 });
-    const gates = new Map<string, ReturnType<typeof deferred<void>>>();
-    const started: string[] = [];
-    const start = (id: string) =>
-      q.enqueue(id, async () => {
-        started.push(id);
-        const g = deferred();
-        gates.set(id, g);
-        await g.promise;
-        return `${id}-up`;
-      });
-    const results = ['a', 'b', 'c', 'd'].map(start);
-    await tick();
-    expect(started).toEqual(['a', 'b']);
-    expect(q.positions()).toEqual({ running: ['a', 'b'], waiting: [{ desktopId: 'c', position: 1 }, { desktopId: 'd', position: 2 }] });
+  it('runs at most N starts at once, in FIFO order, and says who left the wait', async () => {
+    const { q, started, changes, finish } = queueOf(2);
+    for (const id of ['a1', 'a2', 'a3', 'a4']) await q.enqueue(id, 'A');
+    expect(started).toEqual(['a1', 'a2']);
+    expect(await q.positions()).toEqual({ running: ['a1', 'a2'], waiting: [{ desktopId: 'a3', position: 1 }, { desktopId: 'a4', position: 2 }] });
+    // Taken at their own enqueue: they never waited, so never "left".
+    expect(changes.flatMap((c) => c.left)).toEqual([]);
 
-    gates.get('b')!.resolve();
-    await tick();
-    expect(started).toEqual(['a', 'b', 'c']);
-    expect(q.position('d')).toBe(1);
-    expect(q.position('a')).toBe(0);
-    expect(q.position('b')).toBeNull();
-
-    for (const id of ['a', 'c']) gates.get(id)!.resolve();
-    await tick();
-    gates.get('d')!.resolve();
-    expect(await Promise.all(results)).toEqual(['a-up', 'b-up', 'c-up', 'd-up']);
-    expect(q.positions()).toEqual({ running: [], waiting: [] });
+    await finish('a2');
+    expect(started).toEqual(['a1', 'a2', 'a3']);
+    expect(changes.flatMap((c) => c.left)).toEqual(['a3']);
+    expect(await q.position('a4')).toBe(1);
+    expect(await q.position('a1')).toBe(0);
+    expect(await q.position('a2')).toBeNull();
+    for (const id of ['a1', 'a3', 'a4']) await finish(id);
+    expect(started).toEqual(['a1', 'a2', 'a3', 'a4']);
+    await q.close();
   });
 
-  it('emits positions on every change', async () => {
-    const q = new StartQueue({ concurrency: 1 });
-    const seen: QueuePositions[] = [];
-    q.on('positions', (p) => seen.push(p));
-    const g = deferred();
-    const first = q.enqueue('a', () => g.promise);
-    const second = q.enqueue('b', async () => {});
-    expect(seen.at(-1)).toEqual({ running: ['a'], waiting: [{ desktopId: 'b', position: 1 }] });
-    g.resolve();
-    await Promise.all([first, second]);
-    expect(seen.at(-1)).toEqual({ running: [], waiting: [] });
-    expect(seen.some((p) => p.running.includes('b'))).toBe(true);
+  it('cancels a waiting entry and moves the others up; a start under way is not cancelled', async () => {
+    const { q, changes, finish } = queueOf(1);
+    for (const id of ['a1', 'a2', 'a3']) await q.enqueue(id, 'A');
+    expect(await q.position('a3')).toBe(2);
+    expect(await q.cancel('a2')).toBe(true);
+    expect(changes.at(-1)).toEqual({ lane: 'A', left: ['a2'] });
+    expect(await q.position('a3')).toBe(1);
+    expect(await q.cancel('a1')).toBe(false); // already starting
+    expect(await q.cancel('zzz')).toBe(false);
+    for (const id of ['a1', 'a3']) await finish(id);
+    await q.close();
   });
 
-  it('cancels a waiting entry and moves the others up', async () => {
-    const q = new StartQueue({ concurrency: 1 });
-    const g = deferred();
-    const a = q.enqueue('a', () => g.promise);
-    const b = q.enqueue('b', async () => {});
-    const c = q.enqueue('c', async () => {});
-    expect(q.position('c')).toBe(2);
-    expect(q.cancel('b')).toBe(true);
-    await expect(b).rejects.toBeInstanceOf(StartCancelledError);
-    expect(q.position('c')).toBe(1);
-    expect(q.cancel('a')).toBe(false); // already starting
-    expect(q.cancel('zzz')).toBe(false);
-    g.resolve();
-    await Promise.all([a, c]);
+  it('a failing start frees its slot; a desktop queued twice is one entry', async () => {
+    const { q, started, gates, finish } = queueOf(1);
+    await q.enqueue('a1', 'A');
+    await q.enqueue('a2', 'A');
+    await q.enqueue('a2', 'A');
+    expect((await q.positions('A')).waiting).toEqual([{ desktopId: 'a2', position: 1 }]);
+    gates.get('a1')!.reject(new Error('no disk'));
+    await waitFor(() => started.includes('a2'));
+    await finish('a2');
+    expect(started).toEqual(['a1', 'a2']);
+    await q.close();
   });
 
-  it('a failing start rejects its caller and frees its slot', async () => {
-    const q = new StartQueue({ concurrency: 1 });
-    const bad = q.enqueue('bad', async () => {
-      throw new Error('no disk');
-    });
-    const good = q.enqueue('good', async () => {});
-    await expect(bad).rejects.toThrow('no disk');
-    await expect(good).resolves.toBeUndefined();
+  it('clears the entry of a runner that is gone (an earlier run) and takes the next', async () => {
+    const orphans: QueuedStart[] = [];
+    await database.db.insert(schema.startQueue).values({ desktopId: 'a1', lane: 'A', startedAt: new Date(), runnerPid: 1, runnerSince: new Date(0) });
+    await database.db.insert(schema.startQueue).values({ desktopId: 'a2', lane: 'A' });
+    const { q, started, finish } = queueOf(1, { orphaned: async (s) => void orphans.push(s) });
+    await waitFor(() => started.includes('a2'));
+    expect(orphans).toEqual([{ desktopId: 'a1', lane: 'A' }]);
+    await finish('a2');
+    await q.close();
   });
 
-  it('enqueuing the same desktop twice returns the same start', async () => {
-    const q = new StartQueue<number>({ concurrency: 1 });
-    let calls = 0;
-    const g = deferred<number>();
-    const p1 = q.enqueue('a', () => {
-      calls++;
-      return g.promise;
-    });
-    const p2 = q.enqueue('a', async () => 99);
-    expect(p2).toBe(p1);
-    g.resolve(7);
-    expect(await p2).toBe(7);
-    expect(calls).toBe(1);
-  });
-
-  it('raising the concurrency starts waiting entries; defaults to the cpu count', async () => {
-    const q = new StartQueue({ concurrency: 1 });
-    const g = deferred();
-    void q.enqueue('a', () => g.promise);
-    const b = q.enqueue('b', async () => {});
-    expect(q.position('b')).toBe(1);
+  it('raising the concurrency takes waiting entries; defaults to the cpu count', async () => {
+    const { q, started, finish } = queueOf(1);
+    await q.enqueue('a1', 'A');
+    await q.enqueue('a2', 'A');
+    expect(await q.position('a2')).toBe(1);
     q.setConcurrency(2);
-    await b;
-    g.resolve();
+    await waitFor(() => started.includes('a2'));
+    for (const id of ['a1', 'a2']) await finish(id);
     await q.idle();
+    await q.close();
     expect(new StartQueue().concurrency).toBeGreaterThanOrEqual(1);
     expect(() => new StartQueue({ concurrency: 0 })).toThrow(RangeError);
   });

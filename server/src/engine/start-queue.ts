@@ -3,9 +3,24 @@
 // pressing "start" at 9:00) is smoother in a queue; the web shows each waiting desktop its position.
 // Each host is a lane of its own (the original's engine: a worker per hypervisor): a start waits only
 // for starts on the same host, which does the work; this server only asks.
+//
+// The queue is the table `start_queue`, shared by every server process of the installation: the limit
+// holds across them, positions are the installation's order, and any process that reaches a host runs
+// the next start of its lane (a start is data — the desktop and its host — that the runner rebuilds
+// from the database). A process takes starts under a transaction-scoped advisory lock per lane, so two
+// never count the same free slot. An entry whose runner died (its live connection's backend gone from
+// pg_stat_activity) is taken out and handed to `orphaned`. Processes wake each other through the peers'
+// notifications when an entry arrives or a slot frees, and every POLL_MS besides (a notification lost,
+// a runner dead). Embedded (PGlite, one process): the same table and code; a runner other than this
+// process is one of an earlier run.
 import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import { and, asc, count, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
 import { LOCAL_HYPERVISOR } from '@vdi/contracts';
+import { LOCK_CLASSES, type Db, type LiveProcess } from '../db';
+import { startQueue as table } from '../db/schema';
 
 export type QueuePositions = {
   /** waiting desktops in start order; position 1 starts next (on its host) */
@@ -14,28 +29,46 @@ export type QueuePositions = {
   running: string[];
 };
 
-export class StartCancelledError extends Error {
-  constructor(readonly desktopId: string) {
-    super(`start of ${desktopId} was cancelled while queued`);
-    this.name = 'StartCancelledError';
-  }
-}
+/** A start as the queue holds it: which desktop, on which host. */
+export type QueuedStart = { desktopId: string; lane: string };
 
-type Entry<T> = {
-  desktopId: string;
-  lane: string;
-  startFn: () => Promise<T>;
-  promise: Promise<T>;
-  resolve: (v: T) => void;
-  reject: (e: unknown) => void;
+/** How often every process looks at the queue without being told (lost notifications, dead runners). */
+export const START_QUEUE_POLL_MS = 3_000;
+/** The class of the per-lane advisory locks (two-key form: apart from the single-key locks of db/index.ts). */
+const LANE_LOCK_CLASS = LOCK_CLASSES.startLane;
+
+/** What the queue needs of the process around it (given by the desktops' lifecycle, `open`). */
+export type StartQueueParts = {
+  db: Db;
+  log: Pick<Logger, 'warn' | 'error'>;
+  /** other processes share the database (PostgreSQL): a runner's liveness is its backend in pg_stat_activity */
+  shared: boolean;
+  /** tells the other processes that `lane` changed, and hears them (ctx.peers) */
+  publish: (payload: { lane: string; from: string }) => Promise<void>;
+  subscribe: (handler: (payload: unknown) => void) => () => void;
+  /** whether this process runs starts on host `lane` (only then does it take that lane's entries) */
+  canRun: (lane: string) => boolean;
+  /** runs one start taken by this process (errors are the runner's to record) */
+  run: (start: QueuedStart) => Promise<void>;
+  /** a start taken out of the queue because the process running it died (`since`: when that process took it) */
+  orphaned: (start: QueuedStart, since: Date) => Promise<void>;
 };
 
-export class StartQueue<T = void> extends EventEmitter<{ positions: [QueuePositions] }> {
+export class StartQueue extends EventEmitter<{ changed: [lane: string, left: string[]] }> {
   #concurrency: number;
-  #waiting: Entry<T>[] = [];
-  #running = new Map<string, Entry<T>>();
-  /** starts running per lane */
-  #busy = new Map<string, number>();
+  #parts: StartQueueParts | undefined;
+  #self: LiveProcess | undefined;
+  readonly #id = randomUUID();
+  /** starts this process runs now (settled promises are removed) */
+  readonly #running = new Map<string, Promise<void>>();
+  /** desktops whose enqueue() in this process is under way: taken at once, they never "left" a wait */
+  readonly #fresh = new Set<string>();
+  /** per lane: the pass under way, and the one asked for after it */
+  readonly #current = new Map<string, Promise<void>>();
+  readonly #next = new Map<string, Promise<void>>();
+  #poll: ReturnType<typeof setInterval> | undefined;
+  #unsubscribe: (() => void) | undefined;
+  #closed = false;
 
   constructor(opts: { concurrency?: number } = {}) {
     super();
@@ -46,101 +79,218 @@ export class StartQueue<T = void> extends EventEmitter<{ positions: [QueuePositi
     return this.#concurrency;
   }
 
-  /** Raising the limit starts waiting entries at once; lowering it lets running ones finish. */
+  /** Raising the limit takes waiting entries at once; lowering it lets running ones finish. */
   setConcurrency(n: number): void {
     this.#concurrency = validConcurrency(n);
-    this.#pump();
+    void this.#pumpAll();
   }
 
-  /** Queues a start on host `lane` (a hypervisor id; this machine's by default). Enqueuing a desktop that is already waiting or starting returns
-   *  the same promise (a double click must not start a machine twice). */
-  enqueue(desktopId: string, startFn: () => Promise<T>, lane: string = LOCAL_HYPERVISOR): Promise<T> {
-    const existing = this.#running.get(desktopId) ?? this.#waiting.find((e) => e.desktopId === desktopId);
-    if (existing) return existing.promise;
-    let resolve!: (v: T) => void;
-    let reject!: (e: unknown) => void;
-    const promise = new Promise<T>((res, rej) => {
-      resolve = res;
-      reject = rej;
+  /** Connects the queue to its table and its runner; nothing is taken before `start`. */
+  open(parts: StartQueueParts): void {
+    this.#parts = parts;
+    this.#unsubscribe = parts.subscribe((payload) => {
+      const p = payload as { lane?: unknown; from?: unknown } | undefined;
+      if (p?.from === this.#id) return;
+      // No payload: the notifications had a gap, look at every lane.
+      void (typeof p?.lane === 'string' ? this.pump(p.lane) : this.#pumpAll());
     });
-    this.#waiting.push({ desktopId, lane, startFn, promise, resolve, reject });
-    this.#pump();
-    this.#emitPositions();
-    return promise;
   }
 
-  /** Removes a waiting entry (its promise rejects with StartCancelledError). A start already in
-   *  progress cannot be cancelled here: stop the machine instead. */
-  cancel(desktopId: string): boolean {
-    const i = this.#waiting.findIndex((e) => e.desktopId === desktopId);
-    if (i < 0) return false;
-    const [entry] = this.#waiting.splice(i, 1);
-    entry!.reject(new StartCancelledError(desktopId));
-    this.#emitPositions();
+  /**
+   * Starts taking entries as the live process `self` (Database.join's; none on PGlite: this run of the
+   * process). Entries of dead runners are cleared at once, the waiting ones taken as slots allow.
+   */
+  start(self: LiveProcess | null): void {
+    this.#self = self ?? { pid: process.pid, since: new Date().toISOString() };
+    this.#poll = setInterval(() => void this.#pumpAll(), START_QUEUE_POLL_MS);
+    this.#poll.unref();
+    void this.#pumpAll();
+  }
+
+  /** Stops taking entries (the process's stop); starts under way finish, entries stay for the others.
+   *  Resolves once no pass over the table is under way. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#poll);
+    this.#unsubscribe?.();
+    await Promise.all([...this.#current.values(), ...this.#next.values()]);
+  }
+
+  get #db(): Db {
+    if (!this.#parts) throw new Error('the start queue is not open');
+    return this.#parts.db;
+  }
+
+  /**
+   * Queues the start of `desktopId` on host `lane` (a hypervisor id; this machine's by default). A desktop
+   * already queued stays where it is (a double click must not start a machine twice). Resolves once
+   * this process took what it could and the others were told.
+   */
+  async enqueue(desktopId: string, lane: string = LOCAL_HYPERVISOR): Promise<void> {
+    this.#fresh.add(desktopId);
+    try {
+      await this.#db.insert(table).values({ desktopId, lane }).onConflictDoNothing();
+      await this.pump(lane);
+    } finally {
+      this.#fresh.delete(desktopId);
+    }
+    this.emit('changed', lane, []);
+    await this.#tell(lane);
+  }
+
+  /** Removes a waiting entry, whichever process queued it. A start already in progress cannot be
+   *  cancelled here: stop the machine instead. */
+  async cancel(desktopId: string): Promise<boolean> {
+    const [gone] = await this.#db
+      .delete(table)
+      .where(and(eq(table.desktopId, desktopId), isNull(table.startedAt)))
+      .returning({ lane: table.lane });
+    if (!gone) return false;
+    this.emit('changed', gone.lane, [desktopId]);
     return true;
   }
 
   /** 1-based place among the waiting of its host, 0 while starting, null when not in the queue. */
-  position(desktopId: string): number | null {
-    if (this.#running.has(desktopId)) return 0;
-    return this.positions().waiting.find((w) => w.desktopId === desktopId)?.position ?? null;
+  async position(desktopId: string): Promise<number | null> {
+    const [entry] = await this.#db.select({ lane: table.lane }).from(table).where(eq(table.desktopId, desktopId));
+    if (!entry) return null;
+    const p = await this.positions(entry.lane);
+    if (p.running.includes(desktopId)) return 0;
+    return p.waiting.find((w) => w.desktopId === desktopId)?.position ?? null;
   }
 
   /** Every lane's (or only `lane`'s) waiting and running starts; positions count within a lane. */
-  positions(lane?: string): QueuePositions {
+  async positions(lane?: string): Promise<QueuePositions> {
+    const rows = await this.#db
+      .select({ desktopId: table.desktopId, lane: table.lane, startedAt: table.startedAt })
+      .from(table)
+      .where(lane === undefined ? undefined : eq(table.lane, lane))
+      .orderBy(asc(table.id));
     const ahead = new Map<string, number>();
     const waiting: QueuePositions['waiting'] = [];
-    for (const e of this.#waiting) {
-      const position = (ahead.get(e.lane) ?? 0) + 1;
-      ahead.set(e.lane, position);
-      if (lane === undefined || e.lane === lane) waiting.push({ desktopId: e.desktopId, position });
-    }
-    return { waiting, running: [...this.#running.values()].filter((e) => lane === undefined || e.lane === lane).map((e) => e.desktopId) };
-  }
-
-  /** Resolves when nothing is waiting or running (for shutdown and tests). */
-  async idle(): Promise<void> {
-    while (this.#running.size > 0 || this.#waiting.length > 0) {
-      const all = [...this.#running.values(), ...this.#waiting].map((e) => e.promise.catch(() => {}));
-      await Promise.all(all);
-    }
-  }
-
-  #pump(): void {
-    let started = false;
-    for (let i = 0; i < this.#waiting.length; ) {
-      const entry = this.#waiting[i]!;
-      const busy = this.#busy.get(entry.lane) ?? 0;
-      if (busy >= this.#concurrency) {
-        i++;
+    const running: string[] = [];
+    for (const r of rows) {
+      if (r.startedAt) {
+        running.push(r.desktopId);
         continue;
       }
-      this.#waiting.splice(i, 1);
-      this.#busy.set(entry.lane, busy + 1);
-      this.#running.set(entry.desktopId, entry);
-      started = true;
-      void this.#run(entry);
+      const position = (ahead.get(r.lane) ?? 0) + 1;
+      ahead.set(r.lane, position);
+      waiting.push({ desktopId: r.desktopId, position });
     }
-    if (started) this.#emitPositions();
+    return { waiting, running };
   }
 
-  async #run(entry: Entry<T>): Promise<void> {
+  /** Starts waiting or under way on host `lane`, in every process (placement, the hosts' view). 0 before `open`. */
+  async inFlight(lane: string): Promise<number> {
+    if (!this.#parts) return 0;
+    const [r] = await this.#db.select({ n: count() }).from(table).where(eq(table.lane, lane));
+    return r?.n ?? 0;
+  }
+
+  /** The desktops the queue holds (waiting or starting, in any process). */
+  async desktops(): Promise<Set<string>> {
+    const rows = await this.#db.select({ desktopId: table.desktopId }).from(table);
+    return new Set(rows.map((r) => r.desktopId));
+  }
+
+  /** Resolves when no start taken by this process is running (for tests). */
+  async idle(): Promise<void> {
+    while (this.#running.size > 0) await Promise.all(this.#running.values());
+  }
+
+  /** Takes what this process may of `lane`. One pass at a time per lane; a pass asked for while one
+   *  runs comes after it (and serves every caller who asked meanwhile). */
+  pump(lane: string): Promise<void> {
+    const queued = this.#next.get(lane);
+    if (queued) return queued;
+    const pass = (this.#current.get(lane) ?? Promise.resolve()).then(async () => {
+      this.#next.delete(lane);
+      const now = this.#take(lane).catch((err) => this.#parts?.log.warn({ err, lane }, 'the start queue was not read'));
+      this.#current.set(lane, now);
+      await now;
+      if (this.#current.get(lane) === now) this.#current.delete(lane);
+    });
+    this.#next.set(lane, pass);
+    return pass;
+  }
+
+  async #pumpAll(): Promise<void> {
+    if (!this.#parts || !this.#self || this.#closed) return;
     try {
-      entry.resolve(await entry.startFn());
+      const lanes = await this.#db.selectDistinct({ lane: table.lane }).from(table);
+      await Promise.all(lanes.map((l) => this.pump(l.lane)));
     } catch (err) {
-      entry.reject(err);
-    } finally {
-      this.#running.delete(entry.desktopId);
-      const busy = (this.#busy.get(entry.lane) ?? 1) - 1;
-      if (busy > 0) this.#busy.set(entry.lane, busy);
-      else this.#busy.delete(entry.lane);
-      this.#pump();
-      this.#emitPositions();
+      this.#parts.log.warn({ err }, 'the start queue was not read');
     }
   }
 
-  #emitPositions(): void {
-    this.emit('positions', this.positions());
+  /** One pass on `lane`: clears entries of dead runners, then takes waiting ones while slots are free. */
+  async #take(lane: string): Promise<void> {
+    const parts = this.#parts;
+    const self = this.#self;
+    if (!parts || !self || this.#closed || !parts.canRun(lane)) return;
+    const alive = parts.shared
+      ? sql`exists (select 1 from pg_stat_activity a where a.pid = ${table.runnerPid} and a.backend_start = ${table.runnerSince})`
+      : sql`(${table.runnerPid} = ${self.pid} and ${table.runnerSince} = ${self.since}::timestamptz)`;
+    const { orphans, taken } = await parts.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${LANE_LOCK_CLASS}, hashtext(${lane}))`);
+      const orphans = await tx
+        .delete(table)
+        .where(and(eq(table.lane, lane), isNotNull(table.startedAt), sql`not ${alive}`))
+        .returning({ desktopId: table.desktopId, startedAt: table.startedAt });
+      const [busy] = await tx.select({ n: count() }).from(table).where(and(eq(table.lane, lane), isNotNull(table.startedAt)));
+      const free = this.#concurrency - (busy?.n ?? 0);
+      if (free <= 0) return { orphans, taken: [] };
+      const next = tx
+        .select({ id: table.id })
+        .from(table)
+        .where(and(eq(table.lane, lane), isNull(table.startedAt)))
+        .orderBy(asc(table.id))
+        .limit(free)
+        .for('update', { skipLocked: true });
+      const taken = await tx
+        .update(table)
+        .set({ startedAt: sql`now()`, runnerPid: self.pid, runnerSince: sql`${self.since}::timestamptz` })
+        .where(inArray(table.id, next))
+        .returning({ id: table.id, desktopId: table.desktopId });
+      return { orphans, taken: taken.sort((a, b) => a.id - b.id) };
+    });
+    for (const o of orphans) {
+      await parts.orphaned({ desktopId: o.desktopId, lane }, o.startedAt ?? new Date()).catch((err) => parts.log.error({ err, desktop: o.desktopId }, 'the start of a dead server process was not cleared'));
+    }
+    if (taken.length === 0) return;
+    for (const t of taken) this.#running.set(t.desktopId, this.#run(parts, self, { desktopId: t.desktopId, lane }));
+    const left = taken.map((t) => t.desktopId).filter((id) => !this.#fresh.has(id));
+    this.emit('changed', lane, left);
+    if (left.length > 0) await this.#tell(lane);
+  }
+
+  async #run(parts: StartQueueParts, self: LiveProcess, start: QueuedStart): Promise<void> {
+    try {
+      await parts.run(start);
+    } catch (err) {
+      parts.log.error({ err, desktop: start.desktopId }, 'desktop start failed');
+    }
+    try {
+      // Still this process's (a runner taken for dead meanwhile has lost it).
+      await parts.db
+        .delete(table)
+        .where(and(eq(table.desktopId, start.desktopId), eq(table.runnerPid, self.pid), sql`${table.runnerSince} = ${self.since}::timestamptz`));
+    } catch (err) {
+      parts.log.warn({ err, desktop: start.desktopId }, 'a finished start stayed in the queue');
+    } finally {
+      this.#running.delete(start.desktopId);
+    }
+    // The slot is free: here first, then the others.
+    if (this.#closed) return;
+    await this.pump(start.lane);
+    await this.#tell(start.lane);
+  }
+
+  /** Tells the other processes that `lane` changed (they take what they may of it). */
+  async #tell(lane: string): Promise<void> {
+    await this.#parts?.publish({ lane, from: this.#id }).catch((err) => this.#parts?.log.warn({ err, lane }, 'the other server processes were not told of the start queue'));
   }
 }
 

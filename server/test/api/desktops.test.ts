@@ -225,6 +225,29 @@ describe('start queue and hypervisor room', () => {
     }
   }, scaled(120_000));
 
+  it('a start left by a server process that is gone: its machine adopted if it runs, else the desktop failed', async () => {
+    const manager = await loginToken(server, 'manager');
+    const advanced = await loginToken(server, 'advanced');
+    const [m] = await desktops(manager);
+    const [a] = await desktops(advanced);
+    const { driver } = server.ctx.engine;
+    const status = driver.status;
+    // (A machine the gone process had launched: this process's driver is told it runs.)
+    driver.status = async (id) => (id === m!.id ? 'running' : status.call(driver, id));
+    try {
+      for (const d of [m!, a!]) {
+        await server.ctx.db.update(schema.domains).set({ status: 'Starting', hypervisorId: 'local' }).where(eq(schema.domains.id, d.id));
+        await server.ctx.db.insert(schema.startQueue).values({ desktopId: d.id, lane: 'local', startedAt: new Date(), runnerPid: 1, runnerSince: new Date(0) });
+      }
+      await waitState(manager, m!.id, 'Started');
+      await waitState(advanced, a!.id, 'Failed');
+      expect(await server.ctx.db.select().from(schema.startQueue)).toEqual([]);
+    } finally {
+      driver.status = status;
+      for (const d of [m!, a!]) await server.ctx.db.update(schema.domains).set({ status: 'Stopped', hypervisorId: null, startedAt: null, currentAction: null }).where(eq(schema.domains.id, d.id));
+    }
+  });
+
   it('refuses to start when no hypervisor has room', async () => {
     const manager = await loginToken(server, 'manager');
     const [m] = await desktops(manager);

@@ -19,6 +19,7 @@ import type { FleetDriver } from '../fleet';
 import { HostError, type HostConnectOptions, type HostDirectory, type HostKey, type HostStatus } from '../hosts';
 import type { GuestNetwork } from '../../network/guest-network';
 import { LibvirtDriver, redact } from './libvirt-driver';
+import type { StartQueue } from '../start-queue';
 
 /** Back-off between reconnection attempts: doubling from the first, never longer than the last. */
 const RETRY_MS = { first: 1000, max: 30_000 };
@@ -77,6 +78,8 @@ export class FleetHostDirectory implements HostDirectory {
   constructor(
     private readonly parts: {
       fleet: FleetDriver;
+      /** the installation's start queue: a host's starts in flight in every server process (else this process's, from the fleet) */
+      queue?: Pick<StartQueue, 'inFlight'>;
       /** this machine's answers */
       local: HostDirectory;
       /** where the installation's SSH key and the hosts' known_hosts live */
@@ -320,7 +323,8 @@ export class FleetHostDirectory implements HostDirectory {
     const r = this.remotes.get(id);
     if (!r) return null;
     const checkedAt = new Date().toISOString();
-    const startsInFlight = this.parts.fleet.startsInFlight(id);
+    const own = this.parts.fleet.startsInFlight(id);
+    const startsInFlight = this.parts.queue ? await this.parts.queue.inFlight(id).catch(() => own) : own;
     if (r.driver) {
       try {
         const fresh = r.last && r.sampledAt !== undefined && Date.now() - r.sampledAt < HEARTBEAT_MS + 1000;

@@ -2,9 +2,9 @@ import { EventEmitter } from 'node:events';
 import { and, eq, inArray } from 'drizzle-orm';
 import { AT_REST, FORCE_STOPPABLE, GOING_UP, LOCAL_HYPERVISOR, GUEST_UP, RETRYABLE, STARTABLE, statusIn, STOPPABLE, VIEWABLE, type TQueueEvent } from '@vdi/contracts';
 import type { AppContext } from '../../context';
-import { schema } from '../../db';
+import { schema, type LiveProcess } from '../../db';
 import { EngineError, type MachineEvent } from '../../engine/driver';
-import { StartCancelledError, type QueuePositions } from '../../engine/start-queue';
+import type { QueuedStart } from '../../engine/start-queue';
 import { ApiError, conflict, precondition } from '../../http/errors';
 import type { UserRow } from '../../auth/sessions';
 import { checkStartQuota } from '../quotas/start-check';
@@ -28,7 +28,6 @@ export function createDesktopLifecycle(ctx: AppContext) {
   const { db, bus, log } = ctx;
   const { driver, queue } = ctx.engine;
   const changes = new EventEmitter<{ changed: [DomainRow]; deleted: [DomainRow] }>();
-  const queuedOwners = new Map<string, string>();
   const placement = createPlacement(ctx);
   const pools = createHostPools(ctx);
   const shutdownTimers = new Map<string, NodeJS.Timeout>();
@@ -106,22 +105,74 @@ export function createDesktopLifecycle(ctx: AppContext) {
     );
   };
 
-  // Queue positions go to each waiting desktop's owner; a desktop that leaves the queue gets position 0.
-  let lastWaiting = new Set<string>();
-  queue.on('positions', (p: QueuePositions) => {
+  // Queue positions go to each waiting desktop's owner, from the process that changed the queue
+  // (bus.toUser reaches the owner's sockets on every process); a desktop that leaves the wait gets position 0.
+  async function sendPositions(lane: string, left: string[]) {
+    const { waiting } = await queue.positions(lane);
+    const ids = [...waiting.map((w) => w.desktopId), ...left];
+    if (ids.length === 0) return;
+    const rows = await db.select({ id: schema.domains.id, userId: schema.domains.userId }).from(schema.domains).where(inArray(schema.domains.id, ids));
+    const owners = new Map(rows.map((r) => [r.id, r.userId]));
     const byOwner = new Map<string, TQueueEvent>();
     const add = (desktopId: string, position: number, event: string) => {
-      const owner = queuedOwners.get(desktopId);
+      const owner = owners.get(desktopId);
       if (!owner) return;
       const m = byOwner.get(owner) ?? {};
       m[desktopId] = { desktop_id: desktopId, event, position };
       byOwner.set(owner, m);
     };
-    for (const w of p.waiting) add(w.desktopId, w.position, 'queued');
-    const now = new Set(p.waiting.map((w) => w.desktopId));
-    for (const id of lastWaiting) if (!now.has(id)) add(id, 0, 'dequeued');
-    lastWaiting = now;
+    for (const w of waiting) add(w.desktopId, w.position, 'queued');
+    for (const id of left) add(id, 0, 'dequeued');
     for (const [owner, event] of byOwner) bus.toUser(owner, 'desktops_queue', event);
+  }
+  queue.on('changed', (lane, left) => void sendPositions(lane, left).catch((err) => log.warn({ err, hypervisor: lane }, 'queue positions not sent')));
+
+  /** The machine is up: `Started`, or `WaitingIP` until its guest network address comes (leases since `since`). */
+  async function markStarted(row: DomainRow, since: Date) {
+    const mac = privateMacOf(row);
+    const started = await update(row.id, { status: mac ? 'WaitingIP' : 'Started', startedAt: since, accessedAt: new Date(), guestIp: null }, 'Starting');
+    if (started && mac) waitForIp(row.id, mac, since.getTime());
+  }
+
+  /** A start the queue gave this process (whichever process it was asked on): rebuilt from the database. */
+  async function runStart({ desktopId, lane }: QueuedStart) {
+    const row = await findDomain(db, desktopId);
+    // Called off meanwhile (stopped, deleted, set right after a restart): nothing to start.
+    if (!row || row.status !== 'Starting' || row.hypervisorId !== lane) return;
+    try {
+      // A host without the storage folder: the template's base copied there first (a job), the disk moved there.
+      await pools.bringDisks(lane, row.userId, await disksOf(db, row.id));
+      const runtime = await driver.start({ ...(await machineSpecOf(db, row)), host: lane });
+      log.info({ desktop: row.id }, 'desktop started');
+      await markStarted(row, new Date(runtime.startedAt));
+    } catch (err) {
+      log.error({ err, desktop: row.id }, 'desktop start failed');
+      // A hypervisor not prepared for the guest network: the catalogue's code, for the owner's card.
+      const why = err instanceof EngineError && err.code === 'guest-network-missing' ? 'hypervisor_guest_network_missing' : (startFailureCode(err) ?? 'start-failed');
+      await update(row.id, { status: 'Failed', currentAction: why });
+    }
+  }
+
+  /** A start whose server process died while running it: the machine it left running is adopted, else the start failed. */
+  async function startLost({ desktopId, lane }: QueuedStart, since: Date) {
+    const row = await findDomain(db, desktopId);
+    if (!row || row.status !== 'Starting' || row.hypervisorId !== lane) return;
+    const state = await driver.status(desktopId).catch(() => 'absent' as const);
+    log.warn({ desktop: desktopId, hypervisor: lane, machine: state }, 'the server process starting this desktop died');
+    if (state === 'running' || state === 'paused') await markStarted(row, since);
+    else await update(row.id, { status: 'Failed', currentAction: 'start-failed' }, 'Starting');
+  }
+  queue.open({
+    db,
+    log,
+    shared: ctx.peers.shared,
+    publish: (payload) => ctx.peers.publish('start_queue', payload),
+    subscribe: (handler) => ctx.peers.subscribe('start_queue', handler),
+    // Every process holds the stored hosts (a host offline fails its start, as it always did); this machine's
+    // QEMU only where LOCAL_HYPERVISOR is on.
+    canRun: (lane) => lane !== LOCAL_HYPERVISOR || ctx.config.localHypervisor,
+    run: runStart,
+    orphaned: startLost,
   });
 
   async function assertDisksReady(row: DomainRow) {
@@ -147,12 +198,12 @@ export function createDesktopLifecycle(ctx: AppContext) {
       throw precondition('guest_network_unavailable', 'The private network (wireguard, RDP viewers) is not available on this server');
     }
     const hypervisorId = await placement.hostFor(row, { guestNetwork: mac !== null });
-    let spec: Awaited<ReturnType<typeof machineSpecOf>>;
     try {
       await assertDisksReady(row);
       // A host's own pool that cannot hold the template's base and the disk: refused now, nothing copied.
       await pools.assertRoomOn(hypervisorId, row.userId, await disksOf(db, row.id));
-      spec = await machineSpecOf(db, row);
+      // What the machine would be is checked now (the start itself rebuilds it from the database).
+      await machineSpecOf(db, row);
       // Claimed atomically: two clicks, or two tabs, start it once.
       const claimed = await update(row.id, { status: 'Starting', currentAction: null, hypervisorId }, STARTABLE);
       if (!claimed) throw notAvailable(row, 'start');
@@ -160,30 +211,15 @@ export function createDesktopLifecycle(ctx: AppContext) {
       placement.forget(hypervisorId);
       throw err;
     }
-    queuedOwners.set(row.id, row.userId);
-    log.info({ desktop: row.id, position: queue.positions().waiting.length + 1 }, 'desktop start queued');
-    queue
-      .enqueue(row.id, async () => {
-        // A host without the storage folder: the template's base copied there first (a job), the disk moved there.
-        if (await pools.bringDisks(hypervisorId, row.userId, await disksOf(db, row.id))) spec = await machineSpecOf(db, row);
-        return driver.start({ ...spec, host: hypervisorId });
-      }, hypervisorId)
-      .then(
-        async (runtime) => {
-          log.info({ desktop: row.id }, 'desktop started');
-          const status = mac ? 'WaitingIP' : 'Started';
-          const started = await update(row.id, { status, startedAt: runtime.startedAt, accessedAt: new Date(), guestIp: null }, 'Starting');
-          if (started && mac) waitForIp(row.id, mac, new Date(runtime.startedAt).getTime());
-        },
-        async (err) => {
-          if (err instanceof StartCancelledError) return;
-          log.error({ err, desktop: row.id }, 'desktop start failed');
-          // A hypervisor not prepared for the guest network: the catalogue's code, for the owner's card.
-          const why = err instanceof EngineError && err.code === 'guest-network-missing' ? 'hypervisor_guest_network_missing' : (startFailureCode(err) ?? 'start-failed');
-          await update(row.id, { status: 'Failed', currentAction: why });
-        },
-      )
-      .finally(() => setTimeout(() => queuedOwners.delete(row.id), 1000));
+    try {
+      await queue.enqueue(row.id, hypervisorId);
+    } catch (err) {
+      // Not queued (the database refused): the claim is given back.
+      placement.forget(hypervisorId);
+      await update(row.id, { status: row.status, currentAction: row.currentAction }, 'Starting');
+      throw err;
+    }
+    log.info({ desktop: row.id, hypervisor: hypervisorId }, 'desktop start queued');
     return { status: 'Starting' };
   }
 
@@ -198,7 +234,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
     // A second stop while shutting down is the force stop.
     if (statusIn(FORCE_STOPPABLE, row.status)) return forceStop(row.id);
     // A start still in the queue is called off.
-    if (row.status === 'Starting' && queue.cancel(row.id)) {
+    if (row.status === 'Starting' && (await queue.cancel(row.id))) {
       await update(row.id, { status: 'Stopped' });
       return { status: 'Stopped' };
     }
@@ -245,7 +281,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
     try {
       clearShutdownTimer(row.id);
       stopWaitingForIp(row.id);
-      queue.cancel(row.id);
+      await queue.cancel(row.id);
       if ((await driver.status(row.id)) !== 'absent') await driver.destroy(row.id).catch(() => undefined);
       const disks = (await disksOf(db, row.id)).filter((d) => d.kind !== 'template');
       await db.delete(schema.domains).where(eq(schema.domains.id, row.id));
@@ -326,13 +362,11 @@ export function createDesktopLifecycle(ctx: AppContext) {
       return !online.get(host);
     };
     const rows = hostId ? all.filter((r) => r.hypervisorId === hostId) : all;
-    let othersLive: boolean | undefined;
-    const startedElsewhere = async (row: DomainRow) =>
-      hostId !== undefined && statusIn(GOING_UP, row.status) && !running.has(row.id) && (othersLive ??= (await ctx.locks.liveProcesses()) > 1);
+    // Starts still queued (in any process) are the queue's: waiting ones run, those of a dead process are cleared there.
+    const queued = await queue.desktops();
     for (const row of rows) {
       if (!running.has(row.id) && !statusIn(AT_REST, row.status) && (await unknownNow(row.hypervisorId))) continue;
-      if (hostId && queuedOwners.has(row.id)) continue; // its start is under way in this process
-      if (await startedElsewhere(row)) continue;
+      if (queued.has(row.id)) continue;
 
       if (running.has(row.id)) {
         const mac = privateMacOf(row);
@@ -468,8 +502,13 @@ export function createDesktopLifecycle(ctx: AppContext) {
     changes,
     /** Whether this process watches host `hostId` (acts on its events, connection and loss). */
     watches: watch.watches,
+    /** Takes starts from the installation's queue as the live process `self` (Database.join's), once the start-up's repairs are done. */
+    runQueue(self: LiveProcess | null) {
+      queue.start(self);
+    },
     close() {
       watch.close();
+      void queue.close();
       unsubscribe();
       offOnline?.();
       offOffline?.();

@@ -71,7 +71,7 @@ async function ownDisks(db: Db, domainIds: string[]) {
 /** No machine may keep running a desktop that goes away (defensive: callers pass stopped ones). */
 async function ensureNoMachine(ctx: AppContext, desktops: DomainRow[]) {
   for (const d of desktops) {
-    ctx.engine.queue.cancel(d.id);
+    await ctx.engine.queue.cancel(d.id);
     if ((await ctx.engine.driver.status(d.id).catch(() => 'absent')) !== 'absent') {
       await ctx.engine.driver.destroy(d.id).catch(() => undefined);
     }
