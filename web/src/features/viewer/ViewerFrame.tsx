@@ -125,14 +125,15 @@ export function useReconnect<T>(fetchTicket: (() => Promise<T>) | null, setTicke
 }
 
 /**
- * Reconnects by itself after a drop (`dropped` turns true: the connection went away while the
+ * Reconnects by itself after a drop (`lost` is 'dropped': the connection went away while the
  * desktop may still run): a fresh ticket from `fetchTicket` handed to `setTicket`, which opens a new
- * connection; a drop again before `connected` tries again after a short backoff, all within
+ * connection; that one failing too ('dropped' or 'failed': a process still starting may not reach
+ * the screen in time) before `connected` tries again after a short backoff, all within
  * RECONNECT_BOUND_MS of the first drop. `active` while it is under way (the page says
  * "Reconnecting…"); a renewal refused (the desktop no longer runs, access ended) or the bound spent
  * ends it, with the refusal in `error`, and the page shows its closed screen.
  */
-export function useAutoReconnect<T>(dropped: boolean, connected: boolean, fetchTicket: (() => Promise<T>) | null, setTicket: (ticket: T) => void) {
+export function useAutoReconnect<T>(lost: 'dropped' | 'failed' | null, connected: boolean, fetchTicket: (() => Promise<T>) | null, setTicket: (ticket: T) => void) {
   const { i18n } = useTranslation();
   const [active, setActive] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -145,7 +146,8 @@ export function useAutoReconnect<T>(dropped: boolean, connected: boolean, fetchT
     setError(null);
   }, [connected]);
   useEffect(() => {
-    if (!dropped || !fetchTicket) return;
+    if (!lost || !fetchTicket) return;
+    if (lost === 'failed' && !since.current) return; // a first connection that failed says why instead
     since.current ??= { at: Date.now(), attempts: 0 };
     const left = RECONNECT_BOUND_MS - (Date.now() - since.current.at);
     if (left <= 0) {
@@ -174,7 +176,7 @@ export function useAutoReconnect<T>(dropped: boolean, connected: boolean, fetchT
       },
     );
     return () => aborted.abort();
-  }, [dropped, fetchTicket, setTicket, i18n]);
+  }, [lost, fetchTicket, setTicket, i18n]);
   return { active, error };
 }
 

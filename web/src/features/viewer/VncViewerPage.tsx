@@ -60,8 +60,8 @@ export default function VncViewerPage() {
   const reconnection = useReconnect(desktopId ? renew : null, setTicket);
   // Dropped under it (its server process went away) rather than ended by the desktop or the person:
   // a fresh ticket (refused once the desktop no longer runs) and a new connection, through another process.
-  const dropped = vncStatus === 'disconnected' && endReason !== 'denied' && closeCode !== null && isDropped(closeCode) && !closedByPerson.current;
-  const auto = useAutoReconnect(dropped, vncStatus === 'connected', canReconnect ? renew : null, setTicket);
+  const lost = vncStatus !== 'disconnected' || endReason === 'denied' || closeCode === null || closeCode === 1000 || closedByPerson.current ? null : isDropped(closeCode) ? 'dropped' : 'failed';
+  const auto = useAutoReconnect(lost, vncStatus === 'connected', canReconnect ? renew : null, setTicket);
   const status: Status = vncStatus === 'idle' ? 'connecting' : vncStatus !== 'connected' && auto.active ? 'reconnecting' : vncStatus;
   const ending = { ...reconnection, reconnectError: reconnection.reconnectError ?? auto.error };
 
