@@ -40,28 +40,39 @@ export async function startViewerCluster(opts: {
   kvm?: boolean;
   timeoutMs: number;
 }): Promise<ViewerCluster> {
-  const cluster = await startProcesses({ adminUrl: opts.adminUrl, n: 3, firstPort: opts.firstPort, prefix: opts.prefix, env: opts.env });
-  let lab: Lab | undefined;
-  const dir = mkdtempSync(`/tmp/${opts.prefix}-lab-`);
+  // The installation's key made first, so the lab (trusting it, its storage folder as the `default` pool)
+  // comes up beside the processes.
+  const dataDir = mkdtempSync(`/tmp/${opts.prefix}-`);
+  const labDir = mkdtempSync(`/tmp/${opts.prefix}-lab-`);
+  await ensureSshIdentity(dataDir);
+  const labStarting = startLab({
+    dir: labDir,
+    subnet: opts.subnet,
+    hosts: 1,
+    tag: opts.tag,
+    authorizedKeys: [await publicKey(dataDir)],
+    sharedPool: { name: 'default', path: join(dataDir, 'storage') },
+    kvm: opts.kvm,
+    timeoutMs: opts.timeoutMs,
+  });
+  registerNamespace(`vdilab-${opts.tag}-1`);
+  const [started, labbed] = await Promise.allSettled([
+    startProcesses({ adminUrl: opts.adminUrl, n: 3, firstPort: opts.firstPort, prefix: opts.prefix, env: opts.env, dataDir }),
+    labStarting,
+  ]);
+  const cluster = started.status === 'fulfilled' ? started.value : undefined;
+  const lab = labbed.status === 'fulfilled' ? labbed.value : undefined;
   const close = async () => {
-    await cluster.close();
+    await cluster?.close();
     await lab?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(labDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
   };
+  if (!cluster || !lab) {
+    await close();
+    throw (started.status === 'rejected' ? started.reason : (labbed as PromiseRejectedResult).reason) as Error;
+  }
   try {
-    await ensureSshIdentity(cluster.dataDir);
-    const pending = startLab({
-      dir,
-      subnet: opts.subnet,
-      hosts: 1,
-      tag: opts.tag,
-      authorizedKeys: [await publicKey(cluster.dataDir)],
-      sharedPool: { name: 'default', path: join(cluster.dataDir, 'storage') },
-      kvm: opts.kvm,
-      timeoutMs: opts.timeoutMs,
-    });
-    registerNamespace(`vdilab-${opts.tag}-1`);
-    lab = await pending;
     const admin = await signIn(cluster.url, 'admin');
     const callVia = (url: string) => async (method: string, path: string, body?: unknown) => api(url, admin, path, { method, body });
     const host = (await addLabHost(callVia(cluster.url), lab.hosts[0]!, fingerprintOf)) as { id: string };
