@@ -95,12 +95,20 @@ async function rowViewerReconnection(opts: { adminUrl: string; say: (msg: string
   const viewers: HeldViewer[] = [];
   try {
     const of = (i: number) => vc.desktops[i % vc.desktops.length]!;
-    // The baseline: the same viewers' first open (ticket, websocket, first frame), every process up.
+    // The baseline: the same viewers' first open (ticket, websocket, first frame), every process up. A viewer
+    // closed before its first frame (a guest's VNC slow to greet at the start) opens again, as the page's would: counted.
+    let reopened = 0;
     const opened = await Promise.all(Array.from({ length: VIEWERS }, async (_, i) => {
       const t0 = performance.now();
-      const v = await holdViewer(vc.cluster.url, of(i).token, of(i).id, 60_000);
-      viewers[i] = v;
-      return performance.now() - t0;
+      for (;;) {
+        try {
+          viewers[i] = await holdViewer(vc.cluster.url, of(i).token, of(i).id, 60_000);
+          return performance.now() - t0;
+        } catch (err) {
+          if (performance.now() - t0 > 120_000) throw err;
+          reopened++;
+        }
+      }
     }));
     const gone = viewers.map((v) => {
       const flag = { ended: false };
@@ -127,7 +135,7 @@ async function rowViewerReconnection(opts: { adminUrl: string; say: (msg: string
     add({
       row: `viewer reconnection: kill -9 of 1 of 3 processes under ${VIEWERS} open viewers → each dropped viewer's first frame again`,
       portal: `${dropped.length} dropped (held by ${vc.cluster.ids[victim]}; held ${held.join('/')}): p50 ${fmtMs(after.p50)} ms, p99 ${fmtMs(after.p99)} ms, ${again.filter((ms) => ms === Infinity).length} not back in 30 s; ${stillOpen} on the other processes stayed open`,
-      raw: `the same ${VIEWERS} viewers' first open, all processes up: p50 ${fmtMs(first.p50)} ms, p99 ${fmtMs(first.p99)} ms`,
+      raw: `the same ${VIEWERS} viewers' first open at once, all processes up: p50 ${fmtMs(first.p50)} ms, p99 ${fmtMs(first.p99)} ms (${reopened} reopened)`,
       target: 'p99 < 10 s (informational)',
       load: '—',
     });

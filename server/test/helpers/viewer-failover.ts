@@ -133,7 +133,13 @@ export async function holdViewer(url: string, token: string, desktopId: string, 
   const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/api/v3/vnc?token=${encodeURIComponent(ticket.token)}`);
   let server = '';
   ws.on('upgrade', (res) => (server = String(res.headers['x-server-id'] ?? '')));
-  const ended = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+  let why = '';
+  const ended = new Promise<number>((resolve) =>
+    ws.on('close', (code, reason) => {
+      why = `${code}${reason.length ? ` ${reason.toString()}` : ''}`;
+      resolve(code);
+    }),
+  );
   ws.on('error', () => undefined); // ends in 'close'
   let buf = Buffer.alloc(0);
   let wake: (() => void) | null = null;
@@ -148,7 +154,7 @@ export async function holdViewer(url: string, token: string, desktopId: string, 
   });
   const read = async (n: number) => {
     while (buf.length < n) {
-      if (closed) throw new Error('the viewer websocket closed');
+      if (closed) throw new Error(`the viewer websocket closed (${why})`);
       await new Promise<void>((r) => (wake = r));
     }
     const out = buf.subarray(0, n);
