@@ -43,11 +43,11 @@ export type ProcessCluster = {
  * 127.0.0.1. The processes start at the same moment on the fresh database (the start-up lock decides
  * who migrates and seeds). None owns this machine's pieces: no local hypervisor, guest network, VPN or
  * RD Gateway (README, cluster mode). `env` is added to every process's environment; `prefix` names the
- * data directory (/tmp/<prefix>-…) and the scratch database (<prefix>_…).
+ * data directory (/tmp/<prefix>-…, or `dataDir` made by the caller; `close` removes it) and the scratch database (<prefix>_…).
  */
-export async function startProcesses(opts: { adminUrl: string; n: number; firstPort: number; env?: Record<string, string>; prefix?: string }): Promise<ProcessCluster> {
+export async function startProcesses(opts: { adminUrl: string; n: number; firstPort: number; env?: Record<string, string>; prefix?: string; dataDir?: string }): Promise<ProcessCluster> {
   const prefix = opts.prefix ?? 'i26procs';
-  const dataDir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), `${prefix}-`));
   const scratch = await createScratchDatabase(opts.adminUrl, prefix);
   const ids = Array.from({ length: opts.n }, (_, i) => `p${i + 1}`);
   const portOf = (i: number) => opts.firstPort + 2 + i;

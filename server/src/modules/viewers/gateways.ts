@@ -15,6 +15,13 @@ const refuse = (socket: Duplex, status: string) => {
 };
 
 /**
+ * An upgraded or CONNECT socket is the handler's own from the first moment: Node's server no longer
+ * listens for its errors, and a client's reset while the ticket or the machine is looked up (or after
+ * a refusal; a balancer resets often) would end the process as an unhandled 'error'.
+ */
+const ownErrors = (socket: Duplex) => socket.on('error', () => socket.destroy());
+
+/**
  * Three doors to running machines on the portal's own port:
  * - the noVNC websocket (/api/v3/vnc?token=…): a one-time viewer token opens one desktop's screen;
  * - the browser RDP websocket (/api/v3/rdp): RDCleanPath, its one-time token inside the first
@@ -24,9 +31,12 @@ const refuse = (socket: Duplex, status: string) => {
  */
 export function attachViewerGateways(server: Server, ctx: AppContext) {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  // The upgrade names the process holding the viewer, as every HTTP answer does (X-Server-Id).
+  wss.on('headers', (headers) => headers.push(`X-Server-Id: ${ctx.config.serverId}`));
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://portal');
+    if (url.pathname === RDP_WEBSOCKET_PATH || url.pathname === VNC_WEBSOCKET_PATH) ownErrors(socket);
     if (url.pathname === RDP_WEBSOCKET_PATH) {
       wss.handleUpgrade(req, socket, head, (ws) => serveRdpWebSocket(ctx, ws));
       return;
@@ -57,6 +67,7 @@ export function attachViewerGateways(server: Server, ctx: AppContext) {
   });
 
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+    ownErrors(client);
     void (async () => {
       const [host, portText] = (req.url ?? '').split(':');
       const port = Number(portText);

@@ -16,6 +16,8 @@ export function useVnc(screen: RefObject<HTMLDivElement | null>, ticket: TBrowse
   const [status, setStatus] = useState<VncStatus>(ticket ? 'connecting' : 'idle');
   const [ended, setEnded] = useState<VncEnd | null>(null);
   const [reason, setReason] = useState<string | null>(null);
+  /** The websocket's close code once disconnected (1006: it went away without a close frame). */
+  const [code, setCode] = useState<number | null>(null);
   const viewOnly = Boolean(opts.viewOnly);
   const focus = opts.focus ?? !viewOnly;
   const viewOnlyRef = useRef(viewOnly);
@@ -32,15 +34,18 @@ export function useVnc(screen: RefObject<HTMLDivElement | null>, ticket: TBrowse
     setStatus('connecting');
     setEnded(null);
     setReason(null);
+    setCode(null);
     let rfb: RFB | null = null;
     let denied = false;
     let closedWith: string | null = null;
+    let closeCode = 1006;
     // Deferred: a mount that is undone at once (development's double effects) must not spend the one-time token.
     const timer = setTimeout(() => {
       // Our own socket, handed to noVNC: its close code and reason tell why the screen is not there.
       const socket = new WebSocket(vncSocketUrl(window.location, ticket.token));
       socket.addEventListener('close', (e) => {
         closedWith = closeReasonOf(e);
+        closeCode = e.code;
       });
       rfb = new RFB(el, socket, {
         credentials: { password: ticket.password, username: '', target: '' },
@@ -62,6 +67,7 @@ export function useVnc(screen: RefObject<HTMLDivElement | null>, ticket: TBrowse
       rfb.addEventListener('disconnect', (e) => {
         setStatus('disconnected');
         setReason(closedWith);
+        setCode(closeCode);
         setEnded(denied ? 'denied' : closedWith ? 'failed' : e.detail.clean ? 'closed' : 'failed');
         rfbRef.current = null;
       });
@@ -89,5 +95,5 @@ export function useVnc(screen: RefObject<HTMLDivElement | null>, ticket: TBrowse
     if (!viewOnly && focus) r.focus();
   }, [viewOnly, focus]);
 
-  return { status, ended, reason, rfb: rfbRef };
+  return { status, ended, reason, code, rfb: rfbRef };
 }

@@ -1,8 +1,9 @@
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { ActionIcon, Badge, Button, Group, Loader, Paper, Stack, Text, ThemeIcon, Title, Tooltip } from '@mantine/core';
 import { IconArrowsMaximize, IconArrowsMinimize, IconDeviceDesktop, IconKeyboard, IconRefresh, IconX } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { errorMessage } from '../../lib/errors';
+import { RECONNECT_BOUND_MS, renewWithin } from '../../entities/viewer/reconnect';
 import classes from './VncViewerPage.module.css';
 
 // What the VNC and RDP viewer pages share around the screen: the toolbar, the card shown when the
@@ -121,6 +122,62 @@ export function useReconnect<T>(fetchTicket: (() => Promise<T>) | null, setTicke
     }
   }, [fetchTicket, setTicket, i18n]);
   return { reconnect, reconnecting, reconnectError };
+}
+
+/**
+ * Reconnects by itself after a drop (`lost` is 'dropped': the connection went away while the
+ * desktop may still run): a fresh ticket from `fetchTicket` handed to `setTicket`, which opens a new
+ * connection; that one failing too ('dropped' or 'failed': a process still starting may not reach
+ * the screen in time) before `connected` tries again after a short backoff, all within
+ * RECONNECT_BOUND_MS of the first drop. `active` while it is under way (the page says
+ * "Reconnecting…"); a renewal refused (the desktop no longer runs, access ended) or the bound spent
+ * ends it, with the refusal in `error`, and the page shows its closed screen.
+ */
+export function useAutoReconnect<T>(lost: 'dropped' | 'failed' | null, connected: boolean, fetchTicket: (() => Promise<T>) | null, setTicket: (ticket: T) => void) {
+  const { i18n } = useTranslation();
+  const [active, setActive] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  /** When the drops being reconnected began, and how many attempts since. */
+  const since = useRef<{ at: number; attempts: number } | null>(null);
+  useEffect(() => {
+    if (!connected) return;
+    since.current = null;
+    setActive(false);
+    setError(null);
+  }, [connected]);
+  useEffect(() => {
+    if (!lost || !fetchTicket) return;
+    if (lost === 'failed' && !since.current) return; // a first connection that failed says why instead
+    since.current ??= { at: Date.now(), attempts: 0 };
+    const left = RECONNECT_BOUND_MS - (Date.now() - since.current.at);
+    if (left <= 0) {
+      since.current = null;
+      setActive(false);
+      return;
+    }
+    setActive(true);
+    const aborted = new AbortController();
+    const first = since.current.attempts;
+    renewWithin(
+      () => {
+        if (since.current) since.current.attempts++;
+        return fetchTicket();
+      },
+      { boundMs: left, signal: aborted.signal, first },
+    ).then(
+      (ticket) => {
+        if (!aborted.signal.aborted) setTicket(ticket);
+      },
+      (err: unknown) => {
+        if (aborted.signal.aborted) return;
+        since.current = null;
+        setActive(false);
+        setError(errorMessage(i18n.t.bind(i18n), err, (k) => i18n.exists(k)));
+      },
+    );
+    return () => aborted.abort();
+  }, [lost, fetchTicket, setTicket, i18n]);
+  return { active, error };
 }
 
 /**

@@ -8,15 +8,16 @@ import { session } from '../../lib/session';
 import { browserViewerCookie, forgetBrowserViewerCookie, ticketFromPage } from '../../entities/viewer/ticket';
 import { useVnc } from '../../entities/viewer/use-vnc';
 import { useBlankScreen } from './blank';
-import { useCloseTab, useReconnect, ViewerEnded, ViewerToolbar } from './ViewerFrame';
+import { useAutoReconnect, useCloseTab, useReconnect, ViewerEnded, ViewerToolbar } from './ViewerFrame';
+import { isDropped } from '../../entities/viewer/reconnect';
 import { fetchVncTicket } from '../../entities/viewer/open';
 import classes from './VncViewerPage.module.css';
 import { builtInText } from '../../lib/built-in-text';
 
-type Status = 'connecting' | 'connected' | 'disconnected';
+type Status = 'connecting' | 'connected' | 'reconnecting' | 'disconnected';
 type Ended = { reason: 'closed' | 'failed' | 'denied' };
 
-const STATUS_COLOR: Record<Status, string> = { connecting: 'yellow', connected: 'teal', disconnected: 'red' };
+const STATUS_COLOR: Record<Status, string> = { connecting: 'yellow', connected: 'teal', reconnecting: 'yellow', disconnected: 'red' };
 
 /**
  * Reads the ticket once: from the fragment (this portal's own pages), else from the
@@ -36,16 +37,20 @@ export default function VncViewerPage() {
   const { t, i18n } = useTranslation();
   const [ticket, setTicket] = useTicket();
   const screenRef = useRef<HTMLDivElement>(null);
-  const { status: vncStatus, ended: endReason, reason: closeReason, rfb: rfbRef } = useVnc(screenRef, ticket);
-  const status: Status = vncStatus === 'idle' ? 'connecting' : vncStatus;
-  const booting = useBlankScreen(screenRef, status === 'connected');
+  const { status: vncStatus, ended: endReason, reason: closeReason, code: closeCode, rfb: rfbRef } = useVnc(screenRef, ticket);
+  const booting = useBlankScreen(screenRef, vncStatus === 'connected');
   const ended: Ended | null = endReason ? { reason: endReason } : null;
 
   useEffect(() => {
     document.title = ticket ? `${builtInText(t, ticket.name)} · ${t('app.title')}` : `${t('routes.viewer')} · ${t('app.title')}`;
   }, [ticket, t, i18n.language]);
 
-  const disconnect = useCallback(() => rfbRef.current?.disconnect(), [rfbRef]);
+  /** Set when the person closes the viewer: that end is not a drop to reconnect through. */
+  const closedByPerson = useRef(false);
+  const disconnect = useCallback(() => {
+    closedByPerson.current = true;
+    rfbRef.current?.disconnect();
+  }, [rfbRef]);
   const { close, tried: closeTried } = useCloseTab(disconnect);
 
   /** A signed-in person can get a fresh ticket for the same desktop. */
@@ -53,6 +58,12 @@ export default function VncViewerPage() {
   const desktopId = ticket?.desktopId;
   const renew = useCallback(() => fetchVncTicket(desktopId!), [desktopId]);
   const reconnection = useReconnect(desktopId ? renew : null, setTicket);
+  // Dropped under it (its server process went away) rather than ended by the desktop or the person:
+  // a fresh ticket (refused once the desktop no longer runs) and a new connection, through another process.
+  const lost = vncStatus !== 'disconnected' || endReason === 'denied' || closeCode === null || closeCode === 1000 || closedByPerson.current ? null : isDropped(closeCode) ? 'dropped' : 'failed';
+  const auto = useAutoReconnect(lost, vncStatus === 'connected', canReconnect ? renew : null, setTicket);
+  const status: Status = vncStatus === 'idle' ? 'connecting' : vncStatus !== 'connected' && auto.active ? 'reconnecting' : vncStatus;
+  const ending = { ...reconnection, reconnectError: reconnection.reconnectError ?? auto.error };
 
   if (!ticket) {
     return (
@@ -83,19 +94,19 @@ export default function VncViewerPage() {
     <div className={classes.page} data-testid="vnc-viewer" data-status={status}>
       <ViewerToolbar
         name={builtInText(t, ticket.name)}
-        status={{ color: STATUS_COLOR[status], busy: status === 'connecting', label: t(`viewer.status.${status}`) }}
+        status={{ color: STATUS_COLOR[status], busy: status === 'connecting' || status === 'reconnecting', label: t(`viewer.status.${status}`) }}
         connected={status === 'connected'}
         onCtrlAltDel={() => rfbRef.current?.sendCtrlAltDel()}
         onClose={close}
       />
       <main className={classes.screen}>
         <div ref={screenRef} className={classes.display} data-testid="viewer-screen" />
-        {status === 'connecting' && (
+        {(status === 'connecting' || status === 'reconnecting') && (
           <div className={classes.overlay} style={{ background: 'transparent', backdropFilter: 'none', pointerEvents: 'none' }}>
             <Stack align="center" gap="sm">
               <Loader color="indigo" />
-              <Text size="sm" c="gray.4">
-                {t('viewer.connecting_to', { name: builtInText(t, ticket.name) })}
+              <Text size="sm" c="gray.4" data-testid={status === 'reconnecting' ? 'viewer-reconnecting' : undefined}>
+                {t(status === 'reconnecting' ? 'viewer.reconnecting_to' : 'viewer.connecting_to', { name: builtInText(t, ticket.name) })}
               </Text>
             </Stack>
           </div>
@@ -124,7 +135,7 @@ export default function VncViewerPage() {
               </Text>
             }
             canReconnect={canReconnect}
-            reconnect={reconnection}
+            reconnect={ending}
             closeTried={closeTried}
             action={
               <Button leftSection={<IconX size={16} />} onClick={close} data-testid="viewer-close-tab">

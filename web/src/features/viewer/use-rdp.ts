@@ -4,6 +4,7 @@ import type { TRdpViewerTicket } from '@vdi/contracts';
 import type { IronElement, IronReadyEvent } from './iron';
 import { desktopSizeFor, failureOf, type RdpState } from './rdp-state';
 import { rdpSocketUrl } from '../../entities/viewer/ticket';
+import { RECONNECT_BOUND_MS, renewWithin } from '../../entities/viewer/reconnect';
 
 /** Attempts after a lost or failed connection, each with a new ticket. */
 export const RDP_MAX_RETRIES = 3;
@@ -48,6 +49,7 @@ export function useRdp(screen: RefObject<HTMLDivElement | null>, ticket: TRdpVie
       return;
     }
     let cancelled = false;
+    const gone = new AbortController();
     let element: IronElement | null = null;
     let unstableTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -135,7 +137,8 @@ export function useRdp(screen: RefObject<HTMLDivElement | null>, ticket: TRdpVie
           await new Promise((r) => setTimeout(r, RETRY_DELAY_MS));
           if (cancelled) return;
           try {
-            current = await renewNow();
+            // A renewal no process answers (the one asked died, the balancer has not left it out yet) is asked again, as the VNC page's.
+            current = await renewWithin(renewNow, { boundMs: RECONNECT_BOUND_MS, signal: gone.signal });
           } catch {
             return setState(failure.state);
           }
@@ -147,6 +150,7 @@ export function useRdp(screen: RefObject<HTMLDivElement | null>, ticket: TRdpVie
     window.addEventListener('offline', onOffline);
     return () => {
       cancelled = true;
+      gone.abort();
       clearTimeout(timer);
       clearTimeout(unstableTimer);
       window.removeEventListener('offline', onOffline);
