@@ -3,7 +3,7 @@
 // host-watch.ts), so a machine event there is written once; when the watcher dies (its database
 // sessions end, its locks with them) the other takes the watch within the bound and reconciles the host.
 import { join } from 'node:path';
-import { and, eq, ne } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ZAdminHypervisorList } from '@vdi/contracts';
 import { openDatabase, schema, type Database } from '../../src/db';
@@ -104,7 +104,7 @@ describeIf(missing)('one watcher per hypervisor (two processes on one PostgreSQL
     expect(after[[a, b].indexOf(w === a ? b : a)]).toBe(before[[a, b].indexOf(w === a ? b : a)]);
   }, scaled(60_000));
 
-  it("the watcher's reconciliation beside another live process leaves a desktop going up there (its start may be under way in it); one gone is stopped", async () => {
+  it("the watcher's reconciliation beside another live process leaves a desktop whose start is under way in another process (its queue entry run there); one gone is stopped", async () => {
     const [w] = watcher();
     const d = schema.domains;
     const [going, gone] = await reader!.db
@@ -113,10 +113,14 @@ describeIf(missing)('one watcher per hypervisor (two processes on one PostgreSQL
       .where(and(eq(d.kind, 'desktop'), eq(d.status, 'Stopped'), eq(d.persistent, true), ne(d.id, desktopId)))
       .limit(2);
     await reader!.db.update(d).set({ status: 'Starting', hypervisorId: hostId }).where(eq(d.id, going!.id));
+    // Its start under way in another live process: the queue's entry, run by a live backend (this reader's).
+    await reader!.db.execute(sql`insert into start_queue (desktop_id, lane, started_at, runner_pid, runner_since)
+      select ${going!.id}, ${hostId}, now(), pid, backend_start from pg_stat_activity where pid = pg_backend_pid()`);
     await reader!.db.update(d).set({ status: 'Started', hypervisorId: hostId, startedAt: new Date() }).where(eq(d.id, gone!.id));
     await w!.server.app.lifecycle.reconcile(hostId);
     expect(await stateOf(going!.id)).toMatchObject({ status: 'Starting', hypervisorId: hostId });
     expect(await stateOf(gone!.id)).toMatchObject({ status: 'Stopped', hypervisorId: null });
+    await reader!.db.delete(schema.startQueue).where(eq(schema.startQueue.desktopId, going!.id));
     await reader!.db.update(d).set({ status: 'Stopped', hypervisorId: null }).where(eq(d.id, going!.id));
   });
 
