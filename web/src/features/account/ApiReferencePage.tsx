@@ -160,7 +160,9 @@ export default function ApiReferencePage() {
       <Paper withBorder radius="lg" p="md">
         <Stack gap="xs">
           <Text size="sm">{t('account.api_reference.auth')}</Text>
-          <Code block fz="xs">{`curl -H "Authorization: Bearer vdi_…" ${window.location.origin}${API}/user`}</Code>
+          <Code block fz="xs" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
+            {`curl -H "Authorization: Bearer vdi_…" ${window.location.origin}${API}/user`}
+          </Code>
         </Stack>
       </Paper>
       <TextInput
@@ -191,7 +193,7 @@ export default function ApiReferencePage() {
                   <Accordion.Item key={key} value={key} data-testid="api-operation" data-key={key}>
                     <Accordion.Control>
                       <Group gap="sm" wrap="nowrap">
-                        <Badge w={64} variant="filled" radius="sm" color={METHOD_COLOR[method] ?? 'gray'} style={{ flexShrink: 0 }}>
+                        <Badge w={76} variant="filled" radius="sm" color={METHOD_COLOR[method] ?? 'gray'} style={{ flexShrink: 0 }}>
                           {method.toUpperCase()}
                         </Badge>
                         <Text size="sm" ff="monospace" style={{ wordBreak: 'break-all' }}>

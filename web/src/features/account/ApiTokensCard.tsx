@@ -138,7 +138,7 @@ function ShowOnceModal({ made, onClose }: { made: TApiTokenCreated | null; onClo
         <Text size="xs" c="dimmed">
           {t('account.tokens.usage')}
         </Text>
-        <Code block fz="xs">{`curl -H "Authorization: Bearer ${made?.prefix ?? 'vdi_…'}_…" ${window.location.origin}/api/v3/user`}</Code>
+        <Code block fz="xs" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>{`curl -H "Authorization: Bearer ${made?.prefix ?? 'vdi_…'}_…" ${window.location.origin}/api/v3/user`}</Code>
         <Group justify="flex-end">
           <Button onClick={onClose} data-testid="token-created-done">
             {t('account.tokens.done')}

@@ -39,7 +39,8 @@ export default function ApiTokensPage() {
   const dateFmt = useMemo(() => new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short' }), [i18n.language]);
   const when = (iso: string | null, none: string) => (iso ? dateFmt.format(new Date(iso)) : none);
   const sortProps = { sort: params.sort, order: params.order, onSort, testPrefix: 'api-tokens' };
-  const filtered = Boolean(query.search || params.category || params.scope || params.state);
+  // The list opens on the live tokens: only a filter the person chose makes an empty list a "none match".
+  const filtered = Boolean(query.search || params.category || params.scope || (params.state && params.state !== 'active'));
 
   return (
     <Stack gap="md">
