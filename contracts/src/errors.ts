@@ -89,6 +89,12 @@ export const DESCRIPTION_CODES = [
   'migration_template_quota_error',
   'migration_media_quota_error',
   'migration_deployments_quota_error',
+  // personal API tokens
+  'api_token_read_only',
+  'api_token_session_only',
+  'api_token_not_found',
+  'api_token_limit',
+  'api_token_expiry_invalid',
   'invalid_language',
   'maintenance',
   /** a server process behind a balancer is stopping (its health route, while the balancer drains it) */

@@ -16,6 +16,7 @@ export * from './bookings';
 export * from './booking-rules';
 export * from './deployments';
 export * from './admin-people';
+export * from './api-tokens';
 export * from './settings';
 export * from './audit';
 export * from './admin-system';

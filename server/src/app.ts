@@ -69,6 +69,8 @@ import { createVpnService, type VpnNetwork, type VpnService } from './vpn/servic
 import { vpnRoutes } from './modules/vpn/routes';
 import { createBastion, type Bastion } from './modules/bastion/service';
 import { bastionRoutes } from './modules/bastion/routes';
+import { apiTokenRoutes } from './modules/api-tokens/routes';
+import { registerOpenApi } from './http/openapi';
 
 /** A route as registered: its method, URL pattern and zod schemas (params, querystring, body). */
 export type RegisteredRoute = {
@@ -232,6 +234,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await adminShutdownPolicyRoutes(scope, ctx, autoShutdown);
     await migrationRoutes(scope, ctx);
     await notificationRoutes(scope, ctx);
+    await apiTokenRoutes(scope, ctx);
+    registerOpenApi(scope, routes);
   }, { prefix: '/api/v3' });
 
   // Desktop covers, where the original static host served them: /assets/img/desktops/{stock,user}/…

@@ -6,7 +6,7 @@ import { ZAdminLoginAnswer } from '@vdi/contracts';
 import type { AppContext } from '../context';
 import { schema } from '../db';
 import { ApiError } from '../http/errors';
-import { authOf, requireAuth } from '../http/guard';
+import { requireAuth, sessionOf } from '../http/guard';
 import type { UserRow } from './sessions';
 
 /**
@@ -51,7 +51,7 @@ const cookieOptions = (request: FastifyRequest) =>
 /** Mounted under /isard-admin. */
 export async function adminSessionRoutes(app: FastifyInstance, ctx: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const adminsAndManagers = requireAuth(ctx, { roles: ADMIN_ROLES });
+  const adminsAndManagers = requireAuth(ctx, { roles: ADMIN_ROLES, sessionOnly: true });
 
   // The original answers those without a (live) session with a redirect to the sign-in page.
   const login = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -61,7 +61,7 @@ export async function adminSessionRoutes(app: FastifyInstance, ctx: AppContext) 
       if (err instanceof ApiError && err.status === 401) return reply.redirect('/login', 302);
       throw err;
     }
-    const { session } = authOf(request);
+    const session = sessionOf(request);
     const secret = randomBytes(32).toString('base64url');
     await ctx.db
       .update(schema.sessions)

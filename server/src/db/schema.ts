@@ -131,6 +131,22 @@ export const sessions = pgTable('sessions', {
   adminSecretHash: text('admin_secret_hash'),
 }, (t) => [index('sessions_user_idx').on(t.userId)]);
 
+/**
+ * Personal API tokens (`Authorization: Bearer vdi_<id>_<secret>` on /api/v3): only the secret's SHA-256 is kept; the
+ * token acts as its owner at each call (never more), read-only ones on GET/HEAD only. Revoked rows stay for the list.
+ */
+export const apiTokens = pgTable('api_tokens', {
+  id: text('id').primaryKey(),
+  userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  secretHash: text('secret_hash').notNull(),
+  readOnly: boolean('read_only').notNull(),
+  createdAt: createdAt(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }),
+  lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+  revokedAt: timestamp('revoked_at', { withTimezone: true }),
+}, (t) => [index('api_tokens_user_idx').on(t.userId)]);
+
 /** Leaky buckets of the sign-in and forgotten-password limits, one row per key (see auth/throttle.ts); quiet rows are swept. */
 export const loginThrottle = pgTable('login_throttle', {
   key: text('key').primaryKey(),

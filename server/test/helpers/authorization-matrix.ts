@@ -1,6 +1,7 @@
 import { and, eq, ne } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { schema } from '../../src/db';
+import { newApiToken } from '../../src/auth/api-tokens';
 import { scaled } from './slowdown';
 import { DEMO_PASSWORD } from './server';
 import {
@@ -125,6 +126,12 @@ const peopleFixture = {
     return code;
   },
 };
+/** A personal API token of a user (straight in the database): its id. */
+async function apiTokenFixture(userId: string) {
+  const made = newApiToken();
+  await server.ctx.db.insert(schema.apiTokens).values({ id: made.id, userId, name: `matrix ${made.id}`, secretHash: made.secretHash, readOnly: true });
+  return made.id;
+}
 /** The console's GPU cards (with a profile of their own), booking rules and auto-shutdown policies, straight in the database. */
 const reserveFixture = {
   async card(withProfile = false) {
@@ -171,6 +178,15 @@ export const MATRIX: Record<string, Case> = {
   // ------------------------------------------------------------------ user and system
   'GET /api/v3/user': { expect: SIGNED_IN(), req: get(`${A}/user`) },
   'GET /api/v3/user/config': { expect: SIGNED_IN(), req: get(`${A}/user/config`) },
+  // Personal API tokens: each person their own (a session only); the console's list as its people lists.
+  'GET /api/v3/user/api-tokens': { expect: SIGNED_IN(), req: get(`${A}/user/api-tokens`) },
+  'POST /api/v3/user/api-tokens': { expect: SIGNED_IN(), req: (c) => ({ path: `${A}/user/api-tokens`, method: 'POST', body: { name: `matrix ${c}`, scope: 'read', expires: null } }) },
+  'DELETE /api/v3/user/api-tokens/:id': {
+    expect: SIGNED_IN(), fresh: true, req: async (c) => ({ path: `${A}/user/api-tokens/${await apiTokenFixture(ids[c === 'anon' ? 'user' : c])}`, method: 'DELETE' }),
+  },
+  'GET /api/v3/admin/api-tokens': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/api-tokens`) },
+  'DELETE /api/v3/admin/api-tokens/:id': { expect: allow(['admin', 'manager']), fresh: true, req: async () => ({ path: `${A}/admin/api-tokens/${await apiTokenFixture(ids.user)}`, method: 'DELETE' }) },
+  'GET /api/v3/openapi.json': { expect: PUBLIC(), req: get(`${A}/openapi.json`) },
   'GET /api/v3/user/appliedquota': { expect: SIGNED_IN(), req: get(`${A}/user/appliedquota`) },
   'PUT /api/v3/user': { expect: SIGNED_IN('reached'), req: () => ({ path: `${A}/user`, method: 'PUT', body: { current_password: 'not-the-password', password: 'Another-pass-9' } }) },
   'POST /api/v3/user_migration/export': { expect: SIGNED_IN('reached'), req: () => ({ path: `${A}/user_migration/export`, method: 'POST' }) },
@@ -637,6 +653,7 @@ export async function prepareMatrix(target: MatrixTarget) {
   F.booking = await makeBooking(server, user, tokens.user!, F.gpuDesktop);
 
   // The other category's objects, for the lists.
+  await apiTokenFixture(researcher.id);
   await makeDesktop(server, researcher);
   await makeTemplate(server, researcher);
   await makeMedia(server, researcher);
@@ -665,6 +682,7 @@ const LISTS: Req[] = [
   { path: `${A}/recycle_bin/item_count/user` },
   { path: `${A}/recycle_bin/item_count` },
   { path: `${A}/admin/users` },
+  { path: `${A}/admin/api-tokens` },
   { path: `${A}/storage/ready` },
   { path: `${A}/bookings/user?${rangeQuery}` },
   { path: `${A}/booking/reservables_available` },

@@ -136,6 +136,8 @@ export const PUBLIC_ROUTES = new Set([
   'GET /api/v3/check',
   // A load balancer's health check.
   'GET /api/v3/health',
+  // The OpenAPI document: the shapes of the calls, for tools that generate clients (no data).
+  'GET /api/v3/openapi.json',
   'GET /api/v3/categories',
   'GET /api/v3/category/:id',
   'GET /api/v3/login_config',

@@ -55,6 +55,7 @@ export const ROUTES: AppRoute[] = [
   { path: '/recycleBins', name: 'recycleBins', title: 'routes.recycle_bins', access: ALL, nav: { order: 6, icon: 'recycle' }, load: () => import('../features/recycle-bin/RecycleBinsPage') },
   { path: '/recyclebin/:id', name: 'recycleBin', title: 'routes.recycle_bin', access: ALL, load: () => import('../features/recycle-bin/RecycleBinPage') },
   { path: '/viewers', name: 'viewers', title: 'routes.viewers', access: ALL, nav: { order: 7, icon: 'viewers' }, load: () => import('../features/account/ViewersPage') },
+  { path: '/api-reference', name: 'api_reference', title: 'routes.api_reference', access: ALL, load: () => import('../features/account/ApiReferencePage') },
   { path: '/profile/:action?', name: 'profile', title: 'routes.profile', access: ALL, load: () => import('../features/account/ProfilePage') },
   { path: '/login', name: 'login', title: 'routes.login', access: 'public', bare: true, firstLoad: true, load: () => import('../features/auth/LoginPage') },
   // A category's own sign-in address: the login page for that category only.

@@ -23,10 +23,10 @@ const NEUTRAL_VALUE = /^[\s\d\p{P}\p{S}]*$|^(?:[A-Z0-9][A-Z0-9]*[.]?(?:[ /+·:-]
  * untranslated one.
  */
 const COGNATES: Partial<Record<TLanguage, string[]>> = {
-  'de-DE': ['2. Name', 'Administrator', 'Bastion', 'Bastion: {{name}}', 'Browser (RDP)', 'Browser (VNC)', 'Code', 'Desktop', 'Desktop: {{name}}', 'Desktops', 'Details', 'Hardware', 'Host', 'Hypervisor', 'Information', 'Limit', 'Limits', 'Link', 'Live', 'Manager', 'Migration', 'Name', 'Offline', 'Online', 'Organisation', 'Port', 'Status', 'System', 'Text', 'Web'],
-  'pl-PL': ['Administrator', 'Bastion', 'Bastion: {{name}}', 'E-mail', 'Folder', 'Host', 'Limit', 'Link', 'Model', 'Port', 'System'],
+  'de-DE': ['2. Name', 'Administrator', 'Bastion', 'Bastion: {{name}}', 'Browser (RDP)', 'Browser (VNC)', 'Code', 'Desktop', 'Desktop: {{name}}', 'Desktops', 'Details', 'Hardware', 'Host', 'Hypervisor', 'Information', 'Limit', 'Limits', 'Link', 'Live', 'Manager', 'Migration', 'Name', 'Offline', 'Online', 'Organisation', 'Port', 'Status', 'System', 'Text', 'Token', 'Web'],
+  'pl-PL': ['Administrator', 'Bastion', 'Bastion: {{name}}', 'E-mail', 'Folder', 'Host', 'Limit', 'Link', 'Model', 'Port', 'System', 'Token'],
   'ca-ES': ['Categories', 'Categories: {{count}}', 'Error', 'Error {{code}}', 'General', 'Id', 'Model', 'No', 'Persistent', 'Port', 'Quota', 'Sessions', 'Text', 'Total: {{count}}', 'Visible', 'Web', '{{count}} categories'],
-  'es-ES': ['Error', 'Error {{code}}', 'General', 'Hardware', 'Id', 'No', 'Roles', 'Total: {{count}}', 'Visible', 'Web', '{{count}} roles'],
+  'es-ES': ['Error', 'Error {{code}}', 'General', 'Hardware', 'Id', 'No', 'Roles', 'Token', 'Total: {{count}}', 'Visible', 'Web', '{{count}} roles'],
   'fr-FR': ['Actions', 'Active', 'Administration', 'Bastion', 'Code', 'Danger', 'Description', 'E-mail', 'Information', 'Maintenance', 'Migration', 'Options', 'Organisation', 'Organisations', 'Port', 'Quota', 'Sessions', 'Type', 'Visible', 'Web'],
 };
 

@@ -14,7 +14,7 @@ import {
 } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
-import { authOf, requireAuth, requireToken } from '../../http/guard';
+import { authOf, requireAuth, requireToken, sessionOf } from '../../http/guard';
 import { badRequest, unauthorized } from '../../http/errors';
 import { findPolicy, findUserById } from '../../auth/passwords';
 import { registerWithCode } from './registration';
@@ -30,17 +30,20 @@ import type { Bastion } from '../bastion/service';
 export async function userRoutes(app: FastifyInstance, ctx: AppContext, bastion: Bastion) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const auth = requireAuth(ctx);
+  // The account itself (password, e-mail) and the session's own settings: a signed-in person only, never an API token.
+  const sessionOnly = requireAuth(ctx, { sessionOnly: true });
 
   r.get('/user', { preHandler: auth, schema: { response: { 200: ZUser } } }, async (request) =>
     userView(ctx.db, authOf(request).user),
   );
 
-  r.put('/user', { preHandler: auth, schema: { body: ZUserUpdate } }, async (request) =>
-    updateUser(ctx, auditActorOf(request), authOf(request).user, authOf(request).session.id, request.body),
+  r.put('/user', { preHandler: sessionOnly, schema: { body: ZUserUpdate } }, async (request) =>
+    updateUser(ctx, auditActorOf(request), authOf(request).user, sessionOf(request).id, request.body),
   );
 
-  r.get('/user/config', { preHandler: auth, schema: { response: { 200: ZUserConfig } } }, async (request) => {
-    const { user, session } = authOf(request);
+  r.get('/user/config', { preHandler: sessionOnly, schema: { response: { 200: ZUserConfig } } }, async (request) => {
+    const { user } = authOf(request);
+    const session = sessionOf(request);
     const frontend = await ctx.settings.get('frontend');
     return {
       show_bookings_button: frontend.show_bookings_button || user.roleId === 'admin',

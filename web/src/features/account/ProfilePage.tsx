@@ -11,6 +11,7 @@ import { configQuery, userQuery, HANDLES_ERROR } from '../../lib/queries';
 import { api } from '../../lib/api';
 import { ACCOUNT_ACTIONS, AccountDialog, type AccountAction } from './AccountDialogs';
 import { UserAvatar } from '../../entities/user/UserAvatar';
+import { ApiTokensCard } from './ApiTokensCard';
 import '../../i18n/areas/account';
 import { builtInText } from '../../lib/built-in-text';
 
@@ -232,6 +233,7 @@ export default function ProfilePage() {
           )}
           <QuotaTable user={user} />
         </Card>
+        <ApiTokensCard />
       </Stack>
       <AccountDialog action={action} user={user} mailEnabled={mailEnabled} importEnabled={canImport.data?.enabled ?? false} onClose={close} />
     </>

@@ -2,6 +2,7 @@ import { keepPreviousData } from '@tanstack/react-query';
 import {
   ZAdminCategory,
   ZAdminCategoryList,
+  ZAdminApiTokenList,
   ZAdminCodeList,
   ZAdminGroup,
   ZAdminGroupList,
@@ -96,3 +97,15 @@ export const deleteCategory = (categoryId: string) => api.delete(`/admin/categor
 export const createCode = (b: TAdminCodeCreate) => api.post('/admin/registration_codes', b, ZAdminRegistrationCode);
 export const resetCode = (code: string) => api.put(`/admin/registration_codes/${id(code)}/reset`, {}, ZAdminRegistrationCode);
 export const deleteCode = (code: string) => api.delete(`/admin/registration_codes/${id(code)}`);
+
+export type ApiTokenListParams = {
+  page: number; per_page: number; sort: string; order: 'asc' | 'desc'; search: string;
+  category?: string | null; scope?: string | null; state?: string | null;
+};
+export const apiTokensQuery = (p: ApiTokenListParams) =>
+  ({
+    queryKey: [...PEOPLE_KEY, 'api-tokens', p],
+    queryFn: () => api.get('/admin/api-tokens', ZAdminApiTokenList, { query: q(p) }),
+    placeholderData: keepPreviousData,
+  }) as const;
+export const revokeApiToken = (tokenId: string) => api.delete(`/admin/api-tokens/${id(tokenId)}`);

@@ -1,4 +1,4 @@
-import { IconBuilding, IconKey, IconUsers, IconUsersGroup } from '@tabler/icons-react';
+import { IconApi, IconBuilding, IconKey, IconUsers, IconUsersGroup } from '@tabler/icons-react';
 import type { AdminSection } from '../section';
 // Its labels are admin texts (the console loads them before it shows the navigation).
 import '../../../i18n/areas/admin';
@@ -9,4 +9,5 @@ export const peopleSections: AdminSection[] = [
   { path: 'groups', icon: IconUsersGroup, label: 'admin.nav.groups', order: 20, roles: ['admin', 'manager'], load: () => import('./GroupsPage') },
   { path: 'categories', icon: IconBuilding, label: 'admin.nav.categories', order: 30, roles: ['admin'], load: () => import('./CategoriesPage') },
   { path: 'registration_codes', icon: IconKey, label: 'admin.nav.registration_codes', order: 40, roles: ['admin', 'manager'], load: () => import('./CodesPage') },
+  { path: 'api_tokens', icon: IconApi, label: 'admin.nav.api_tokens', order: 45, roles: ['admin', 'manager'], load: () => import('./ApiTokensPage') },
 ];
