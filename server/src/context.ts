@@ -32,4 +32,6 @@ export type AppContext = {
   clock: Clock;
   /** Joins the installation's live processes at start-up (`Database.join`: alone → this one repairs). */
   joinInstallation: Database['join'];
+  /** Tries an installation-wide advisory lock of its own connection (`Database.tryHold`: the machine's pieces). */
+  tryHold: Database['tryHold'];
 };

@@ -30,6 +30,13 @@ export type Database = {
    * PGlite: one process, always alone.
    */
   join: () => Promise<{ alone: boolean; ready: () => Promise<void> }>;
+  /**
+   * Tries the installation's advisory lock `key` (a session lock on a connection of its own, kept while
+   * held, named `name` in pg_stat_activity: who holds it): null when another live process holds it.
+   * `onLost`: the connection dropped, and the lock with it (another process may take it now). PGlite:
+   * one process, held at once.
+   */
+  tryHold: (key: number, opts: { name: string; onLost: () => void }) => Promise<{ release: () => Promise<void> } | null>;
 };
 export { schema };
 
@@ -70,6 +77,7 @@ export async function openDatabase(opts: { url?: string; dir?: string; eagerComp
           await live.connect();
           return live;
         }),
+      tryHold: (key, opts) => tryHold(url, key, opts),
     };
   }
   let release = () => {};
@@ -116,6 +124,9 @@ export const STARTUP_LOCK_KEY = 0x76_64_69_31; // 'vdi1'
 /** The advisory lock every live server process of an installation holds shared (PostgreSQL). */
 export const LIVE_LOCK_KEY = 0x76_64_69_32; // 'vdi2'
 
+/** The advisory lock of the process that runs this machine's own pieces (guest network, VPN, RD Gateway, bastion). */
+export const PIECES_LOCK_KEY = 0x76_64_69_33; // 'vdi3'
+
 /** `Database.join` on PostgreSQL: under the start-up lock, alone when no live process holds LIVE_LOCK_KEY shared. */
 async function joinInstallation(pool: pg.Pool, liveClient: () => Promise<pg.Client>) {
   const startup = await pool.connect();
@@ -143,6 +154,33 @@ async function joinInstallation(pool: pg.Pool, liveClient: () => Promise<pg.Clie
     else startup.release();
     throw err;
   }
+}
+
+/** `Database.tryHold` on PostgreSQL: a client of its own, kept only while it holds `key`. */
+async function tryHold(url: string, key: number, opts: { name: string; onLost: () => void }) {
+  const client = new pg.Client({ connectionString: url, application_name: opts.name.slice(0, 63) });
+  let released = false;
+  client.on('error', () => {});
+  client.on('end', () => {
+    if (!released) opts.onLost();
+  });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ held: boolean }>('SELECT pg_try_advisory_lock($1) AS held', [key]);
+    if (rows[0]?.held === true) {
+      return {
+        release: async () => {
+          released = true;
+          await client.end().catch(() => undefined);
+        },
+      };
+    }
+  } catch {
+    // unreachable now: not held, tried again later
+  }
+  released = true;
+  await client.end().catch(() => undefined);
+  return null;
 }
 
 /**
@@ -177,5 +215,5 @@ async function migrated(pool: pg.Pool, kind: Database['kind'], close: () => Prom
     throw err;
   }
   let closing: Promise<void> | null = null;
-  return { db: db as unknown as Db, kind, close: () => (closing ??= close()), exclusive, join: async () => ({ alone: true, ready: async () => {} }) };
+  return { db: db as unknown as Db, kind, close: () => (closing ??= close()), exclusive, join: async () => ({ alone: true, ready: async () => {} }), tryHold: async () => ({ release: async () => {} }) };
 }

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { createScratchDatabase } from './db';
 import { startServerProcess, type ServerProcess } from './process';
 import { until } from './wait';
+import { testNetworkOptions } from './guest-network';
+import { GuestNetwork } from '../../src/network/guest-network';
 import { haproxyConfig, serverStates, startHaproxy } from '../../../scripts/lib/haproxy.mjs';
 
 export type ProcessCluster = {
@@ -33,6 +35,8 @@ export type ProcessCluster = {
   start(i: number): Promise<void>;
   /** Waits until the balancer holds process i as `state` (UP, DOWN…), within `ms` scaled; answers the time it took. */
   untilBalancer(i: number, state: 'UP' | 'DOWN', ms?: number): Promise<number>;
+  /** With `pieces`: what the processes were given of this machine's pieces (one of them runs them). */
+  pieces?: { network: { cidr: string; namespace: string; linkPrefix: string }; rdpGatewayPort: number; bastionSshPort: number };
   /** Everything the processes and the balancer wrote. */
   output(): string;
   close(): Promise<void>;
@@ -41,23 +45,39 @@ export type ProcessCluster = {
 /**
  * `n` server processes on ports first+2… and HAProxy on `ports.first` (stats on first+1), all on
  * 127.0.0.1. The processes start at the same moment on the fresh database (the start-up lock decides
- * who migrates and seeds). None owns this machine's pieces: no local hypervisor, guest network, VPN or
- * RD Gateway (README, cluster mode). `env` is added to every process's environment; `prefix` names the
- * data directory (/tmp/<prefix>-…) and the scratch database (<prefix>_…).
+ * who migrates and seeds). By default none runs this machine's pieces: no local hypervisor, guest
+ * network, VPN or RD Gateway (quicker). `pieces`: all are given the same guest network (a free /24, its
+ * own namespace, removed by `close`), RD Gateway (port first+2+n) and bastion SSH (first+3+n) ports and
+ * compete for them (modules/pieces: one runs them); still no local hypervisor and no VPN unless `env`
+ * says so. `env` is added to every process's environment; `prefix` names the data directory
+ * (/tmp/<prefix>-…) and the scratch database (<prefix>_…).
  */
-export async function startProcesses(opts: { adminUrl: string; n: number; firstPort: number; env?: Record<string, string>; prefix?: string }): Promise<ProcessCluster> {
+export async function startProcesses(opts: { adminUrl: string; n: number; firstPort: number; env?: Record<string, string>; prefix?: string; pieces?: boolean }): Promise<ProcessCluster> {
   const prefix = opts.prefix ?? 'i26procs';
   const dataDir = mkdtempSync(join(tmpdir(), `${prefix}-`));
   const scratch = await createScratchDatabase(opts.adminUrl, prefix);
   const ids = Array.from({ length: opts.n }, (_, i) => `p${i + 1}`);
   const portOf = (i: number) => opts.firstPort + 2 + i;
+  let pieces: ProcessCluster['pieces'];
+  if (opts.pieces) {
+    const { cidr, namespace, linkPrefix } = testNetworkOptions();
+    pieces = { network: { cidr, namespace: namespace!, linkPrefix: linkPrefix! }, rdpGatewayPort: opts.firstPort + 2 + opts.n, bastionSshPort: opts.firstPort + 3 + opts.n };
+  }
+  const piecesEnv: Record<string, string> = pieces
+    ? {
+        GUEST_NETWORK: pieces.network.cidr,
+        GUEST_NETWORK_NAMESPACE: pieces.network.namespace,
+        GUEST_NETWORK_LINK_PREFIX: pieces.network.linkPrefix,
+        RDP_GATEWAY_PORT: String(pieces.rdpGatewayPort),
+        BASTION_SSH_PORT: String(pieces.bastionSshPort),
+      }
+    : { GUEST_NETWORK: 'off', RDP_GATEWAY_PORT: 'off' };
   const env = {
     DATABASE_URL: scratch.url,
     SECRET: randomBytes(32).toString('base64url'),
     LOCAL_HYPERVISOR: 'off',
-    GUEST_NETWORK: 'off',
     VPN_PORT: 'off',
-    RDP_GATEWAY_PORT: 'off',
+    ...piecesEnv,
     TRUST_PROXY: 'loopback',
     // Longer than the balancer takes to leave a stopping process out (its 503 on 3 checks, ~1 s).
     SHUTDOWN_DRAIN_SECONDS: '2',
@@ -93,6 +113,7 @@ export async function startProcesses(opts: { adminUrl: string; n: number; firstP
     databaseUrl: scratch.url,
     dataDir,
     ids,
+    pieces,
     direct: (i) => `http://127.0.0.1:${portOf(i)}`,
     process: (i) => children[i],
     kill: async (i) => void (await end(i, 'SIGKILL')),
@@ -107,6 +128,8 @@ export async function startProcesses(opts: { adminUrl: string; n: number; firstP
     close: async () => {
       await Promise.all(children.map((_, i) => end(i, 'SIGKILL')));
       await haproxy.stop();
+      // What the processes' guest network left (a killed holder leaves it to the next, as it leaves its dnsmasq).
+      if (pieces) await GuestNetwork.dormant({ ...pieces.network, dataDir, stateDir: join(dataDir, 'network') }).close({ teardown: true });
       await scratch.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
