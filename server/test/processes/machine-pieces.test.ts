@@ -1,10 +1,11 @@
 // This machine's own pieces in cluster mode (modules/pieces, decision 0019): three real server processes
-// behind HAProxy, all given the same guest network, RD Gateway and bastion ports, and a lab host joined to
-// the guest network. Exactly one process runs the pieces (the PostgreSQL advisory lock's holder): the RD
-// Gateway's TLS and the bastion's SSH banner answer on their ports. A desktop on the guest network started
-// through the balancer gets its address whichever process answers. kill -9 of the holder: another process
-// takes the pieces over within the bound, the listeners answer again, and the guest's network was adopted
-// (its address still reached).
+// behind HAProxy, all given the same guest network, RD Gateway, bastion and VPN ports, and a lab host joined
+// to the guest network. Exactly one process runs the pieces (the PostgreSQL advisory lock's holder): the RD
+// Gateway's TLS, the bastion's SSH banner and the WireGuard endpoint (`wg show`) answer; every process hands
+// out the one VPN file. A desktop on the guest network started through the balancer gets its address whichever
+// process answers. kill -9 of the holder: another process takes the pieces over within the bound, the
+// listeners answer again, the endpoint keeps its peer, and the guest's network was adopted (same bridge, the
+// guest still answers).
 import { execFileSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -82,6 +83,12 @@ describe("this machine's pieces in cluster mode", () => {
   let desktopIp = '';
   const vni = randomInt(100_000, 0xffffff);
 
+  /** The VPN endpoint as `wg` reads it in the guest network's namespace. */
+  const wg = (...args: string[]) =>
+    execFileSync('ip', ['netns', 'exec', cluster.pieces!.network.namespace, 'wg', 'show', `${cluster.pieces!.network.linkPrefix}wg`, ...args], { encoding: 'utf8' }).trim();
+  const wgListenPort = () => wg('listen-port');
+  const wgPeers = () => wg('peers').split('\n').filter(Boolean);
+
   /** The guest network's bridge (its interface index: a bridge made anew gets another). */
   const bridgeIndex = () => (JSON.parse(execFileSync('ip', ['-n', cluster.pieces!.network.namespace, '-j', 'link', 'show', 'br0'], { encoding: 'utf8' })) as { ifindex: number }[])[0]?.ifindex;
 
@@ -127,18 +134,28 @@ describe("this machine's pieces in cluster mode", () => {
     await lab?.close();
   }, scaled(60_000));
 
-  it('exactly one process runs the pieces: the RD Gateway and the bastion answer on their ports', async () => {
+  it('exactly one process runs the pieces: the RD Gateway, the bastion and the VPN endpoint answer; every process hands out the VPN file', async () => {
     const held = await until('a process holding the pieces', async () => ((await holders()).length > 0 ? holders() : undefined), 15_000);
     expect(held).toHaveLength(1);
     expect(cluster.ids).toContain(held[0]);
     expect(await tlsAnswers(cluster.pieces!.rdpGatewayPort)).toBe(true);
     expect(await firstLine(cluster.pieces!.bastionSshPort)).toMatch(/^SSH-2\.0-/);
-    // Every process offers the guest network's interface and the RDP viewers, the holder or not.
+    expect(wgListenPort()).toBe(String(cluster.pieces!.vpnPort));
+    // Every process, the holder or not, offers the guest network's interface and the RDP viewers, and
+    // hands out the VPN file naming the one endpoint (the server key shared under DATA_DIR/vpn).
+    const files = new Set<string>();
     for (let i = 0; i < 3; i++) {
       const allowed = await api<{ interfaces: { id: string }[]; viewers: string[] }>(cluster.direct(i), admin, '/user/hardware/allowed');
       expect(allowed.body.interfaces.map((x) => x.id), cluster.ids[i]).toContain('wireguard');
       expect(allowed.body.viewers, cluster.ids[i]).toContain('file_rdpgw');
+      const vpn = await api<{ content: string }>(cluster.direct(i), admin, '/user/vpn/config');
+      expect(vpn.status, `${cluster.ids[i]}: ${JSON.stringify(vpn.body)}`).toBe(200);
+      expect(vpn.body.content).toContain(`Endpoint = 127.0.0.1:${cluster.pieces!.vpnPort}`);
+      files.add(vpn.body.content);
     }
+    expect(files.size).toBe(1);
+    // The admin's key reaches the endpoint (the holder applies the database at once when asked, else within 2 s).
+    await until("the admin's peer on the endpoint", async () => wgPeers().length === 1, 15_000);
   }, scaled(30_000));
 
   it("a desktop on the guest network started through the balancer gets its address from the holder's DHCP, and answers there", async () => {
@@ -184,6 +201,9 @@ describe("this machine's pieces in cluster mode", () => {
     }, 15_000);
     await until('the RD Gateway answering again', () => tlsAnswers(cluster.pieces!.rdpGatewayPort), 15_000);
     await until('the bastion answering again', async () => /^SSH-2\.0-/.test(await firstLine(cluster.pieces!.bastionSshPort)), 15_000);
+    // The VPN endpoint adopted with its port and its peer.
+    expect(wgListenPort()).toBe(String(cluster.pieces!.vpnPort));
+    expect(wgPeers()).toHaveLength(1);
     const tookMs = Date.now() - killedAt;
     console.log(`${holder} killed: ${next} runs the pieces, its listeners answering after ${tookMs} ms`);
     expect(tookMs).toBeLessThan(scaled(10_000));
