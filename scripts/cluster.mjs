@@ -5,8 +5,9 @@
 //   2. the database: Debian's PostgreSQL, with a role and a database of this DATA_DIR's own (its generated
 //      password kept in the lab folder);
 //   3. three server processes of one installation (same DATABASE_URL, DATA_DIR, secret), each on its own
-//      port; none runs this machine's own pieces (local hypervisor, guest network, VPN, RD Gateway,
-//      bastion): desktops run on the lab hosts. The first comes up alone and the hosts are registered
+//      port, all given this machine's pieces (guest network, VPN, RD Gateway; the bastion when its ports
+//      are set): one of them runs them at a time, another takes them over when it dies (modules/pieces).
+//      None runs a local hypervisor: desktops run on the lab hosts. The first comes up alone and the hosts are registered
 //      through it as an admin adds them in the console (the host key the server reads is checked against
 //      the lab's own key before it is confirmed); the other two then start and connect to the stored hosts;
 //   4. HAProxy in front (the shipped deploy/haproxy/haproxy.cfg with these addresses) on PORT (8080).
@@ -50,6 +51,20 @@ const lab = await tsImport('../server/src/host/lab.ts', import.meta.url);
 const identity = await tsImport('../server/src/host/ssh-identity.ts', import.meta.url);
 const { fingerprintOf } = await tsImport('../server/src/engine/libvirt/hosts.ts', import.meta.url);
 const { decideAccel } = await tsImport('../server/src/engine/accel.ts', import.meta.url);
+const { GuestNetwork } = await tsImport('../server/src/network/guest-network.ts', import.meta.url);
+
+/**
+ * The guest network the processes left: a stopping process leaves it to the next one (modules/pieces), so
+ * once all have ended it is removed here (the lab's guests end with the lab).
+ */
+const removeGuestNetwork = () =>
+  GuestNetwork.dormant({
+    cidr: process.env.GUEST_NETWORK ?? '10.2.0.0/16',
+    namespace: process.env.GUEST_NETWORK_NAMESPACE,
+    linkPrefix: process.env.GUEST_NETWORK_LINK_PREFIX,
+    dataDir,
+    stateDir: join(dataDir, 'network'),
+  }).close({ teardown: true });
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -95,6 +110,7 @@ if (process.argv[2] === 'stop') {
   await Promise.all(pids.map((pid) => endProcess(pid)));
   if (pids.length > 0) log(`Stopped the cluster's server processes and HAProxy (pids ${pids.join(', ')})`);
   await rm(PIDS, { force: true });
+  await removeGuestNetwork();
   await lab.stopLab(labDir);
   log(`Stopped the lab in ${labDir} (if one was running)`);
   process.exit(0);
@@ -184,14 +200,9 @@ async function processUp(i, password, databaseUrl) {
     PORT: String(PROCESS_PORTS[i]),
     HOST: '127.0.0.1',
     SERVER_ID: `p${i + 1}`,
-    // None of them owns this machine (README, cluster mode): desktops run on the lab's hosts.
+    // Desktops run on the lab's hosts. This machine's pieces (GUEST_NETWORK, VPN_PORT, RDP_GATEWAY_PORT,
+    // BASTION_*: as set, else their defaults) are given to all three; one runs them at a time.
     LOCAL_HYPERVISOR: 'off',
-    GUEST_NETWORK: 'off',
-    VPN_PORT: 'off',
-    RDP_GATEWAY_PORT: 'off',
-    BASTION_SSH_PORT: 'off',
-    BASTION_HTTP_PORT: 'off',
-    BASTION_HTTPS_PORT: 'off',
     // The balancer's forwarded client address is believed; a stop drains for longer than its checks take.
     TRUST_PROXY: 'loopback',
     SHUTDOWN_DRAIN_SECONDS: '3',
@@ -276,6 +287,7 @@ async function stop(code) {
     await Promise.all(servers.map((s) => endProcess(s.child.pid)));
     await haproxy?.stop();
     await rm(PIDS, { force: true });
+    await removeGuestNetwork();
   } finally {
     await lab.stopLab(labDir);
   }
@@ -322,7 +334,9 @@ try {
     `    local     offline: no server process runs desktops on this machine in cluster mode (LOCAL_HYPERVISOR=off)`,
     '',
     `  Desktops started in the portal run on the lab hosts (placement: most free memory, starts in flight counted).`,
-    `  Try a failover: kill -9 one of the processes; the balancer leaves it out and the others answer.`,
+    `  This machine's pieces (guest network, VPN, RD Gateway, bastion) run in one process at a time: the one named by`,
+    `  SELECT application_name FROM pg_locks JOIN pg_stat_activity USING (pid) WHERE locktype = 'advisory' AND classid = 1986292021 AND objsubid = 2;`,
+    `  Try a failover: kill -9 one of the processes; the balancer leaves it out and the others answer (and take the pieces over).`,
     `  Their host keys: ${join(labDir, 'known_hosts')}. Ctrl-C stops the processes, HAProxy and the lab.`,
     '',
   ];

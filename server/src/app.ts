@@ -38,7 +38,6 @@ import { desktopRoutes } from './modules/desktops/routes';
 import { viewerRoutes } from './modules/viewers/routes';
 import { attachViewerGateways } from './modules/viewers/gateways';
 import { stopViewerHeartbeat } from './modules/viewers/activity';
-import { startRdpGateway } from './modules/viewers/rdp';
 import { directRoutes } from './modules/direct/routes';
 import { domainRoutes } from './modules/domains/routes';
 import { desktopImageRoutes } from './modules/domains/images';
@@ -71,6 +70,7 @@ import { createBastion, type Bastion } from './modules/bastion/service';
 import { bastionRoutes } from './modules/bastion/routes';
 import { apiTokenRoutes } from './modules/api-tokens/routes';
 import { registerOpenApi } from './http/openapi';
+import { createMachinePieces } from './modules/pieces/service';
 
 /** A route as registered: its method, URL pattern and zod schemas (params, querystring, body). */
 export type RegisteredRoute = {
@@ -92,12 +92,19 @@ declare module 'fastify' {
   }
 }
 
-/** The guest network as the VPN sees it (null until the guest network exists). */
+/** The guest network as the VPN sees it (null: none configured); its endpoint runs where the network is run (modules/pieces). */
 function vpnNetworkOf(ctx: AppContext): VpnNetwork | null {
   const net = ctx.engine.network;
-  if (!net.available || !net.plan) return null;
+  if (!net.plan) return null;
   // The link prefix of the network (its links are <prefix>h, <prefix>t…): the VPN's is <prefix>wg.
-  return { available: true, namespace: net.namespace, ifname: `${net.names.hostLink.slice(0, -1)}wg`, guestCidr: formatCidr(net.plan.subnet) };
+  return {
+    get available() {
+      return net.held;
+    },
+    namespace: net.namespace,
+    ifname: `${net.names.hostLink.slice(0, -1)}wg`,
+    guestCidr: formatCidr(net.plan.subnet),
+  };
 }
 
 /** How long requests under way may take to finish once the server stops. */
@@ -172,6 +179,22 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Settings held by live services (mail transport, session lifetimes), as stored, and as changed by any process.
   await ctx.peers.start();
   await followSettings(ctx);
+  // This machine's pieces — the guest network, the user VPN (on it), the bastion's listeners and the RD
+  // Gateway for .rdp files (RDP_GATEWAY_PORT) — run in one process of the installation (modules/pieces):
+  // taken now when no other runs them (before the repairs below, which wait for guests' addresses),
+  // else followed and taken over when that process dies.
+  const vpn = createVpnService(ctx, vpnNetworkOf(ctx));
+  // The bastion connects only to addresses on the guest network (when there is one).
+  const bastion = createBastion(ctx, {
+    isAllowedAddress: (ip) => {
+      const guestSubnet = ctx.engine.network.available ? ctx.engine.network.plan?.subnet : undefined;
+      if (!guestSubnet) return true;
+      const a = parseCidr(`${ip}/32`);
+      return a !== null && overlaps(a, guestSubnet);
+    },
+  });
+  const pieces = createMachinePieces(ctx, { vpn, bastion });
+  await pieces.start();
   const lifecycle = createDesktopLifecycle(ctx);
   // Alone (no other process of the installation running): this one repairs what a stop left — adopts
   // running machines, corrects states, finishes interrupted creations, sweeps the storage. Beside live
@@ -194,19 +217,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.decorate('autoShutdown', autoShutdown);
   ctx.jobs.register(media.handler);
 
-  // The user VPN (on the guest network) and the bastion's listeners.
-  const vpn = createVpnService(ctx, vpnNetworkOf(ctx));
-  await vpn.start();
-  // The bastion connects only to addresses on the guest network (when there is one).
-  const guestSubnet = ctx.engine.network.available ? ctx.engine.network.plan?.subnet : undefined;
-  const bastion = createBastion(ctx, {
-    isAllowedAddress: (ip) => {
-      if (!guestSubnet) return true;
-      const a = parseCidr(`${ip}/32`);
-      return a !== null && overlaps(a, guestSubnet);
-    },
-  });
-  await bastion.start();
   app.decorate('vpn', vpn);
   app.decorate('bastion', bastion);
 
@@ -256,8 +266,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const io = attachSocketServer(app.server, ctx);
   const stopAuditFeed = feedAuditToConsole(ctx);
   const closeGateways = attachViewerGateways(app.server, ctx);
-  // The RD Gateway for .rdp files, on its own TLS port (RDP_GATEWAY_PORT).
-  const stopRdpGateway = await startRdpGateway(ctx);
   // Connections the HTTP server no longer waits on as requests (upgraded to a websocket, CONNECT
   // tunnels to SPICE) and all the others, so that a stop can end them.
   const connections = new Set<Duplex>();
@@ -290,9 +298,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await jobsStopped;
     lifecycle.close();
     closeGateways();
-    await stopRdpGateway();
-    bastion.close();
-    await vpn.close();
+    await pieces.close();
     io.disconnectSockets(true);
     io.engine.close();
     for (const socket of longLived) socket.destroy();

@@ -39,6 +39,9 @@ async function main() {
     concurrency: config.startConcurrency,
     network: { ...config.guestNetwork, log: createLog(config.logLevel) },
     localHypervisor: config.localHypervisor,
+    // On PostgreSQL the guest network is set up by the process that holds this machine's pieces
+    // (modules/pieces: taken in buildApp when no other process runs them).
+    networkNow: !config.databaseUrl,
   });
   // Several processes starting at once on one PostgreSQL seed it once (the others wait, then find it seeded).
   const seeded = await database.exclusive(async () => {
@@ -48,7 +51,8 @@ async function main() {
       const images = await ensureDemoGuest(config.imagesDir, (line) => process.stdout.write(`  [demo guest] ${line}\n`));
       await seedDemoDesktops(database.db, engine, images);
     }
-    if (config.seedDemo && engine.network.available) {
+    // (On PostgreSQL the network comes up later, in the process that takes this machine's pieces.)
+    if (config.seedDemo && (engine.network.available || (config.databaseUrl && engine.network.cannotRun() === null))) {
       // The "Debian desktop (RDP)" guest (xrdp, about a minute to build the first time) and its template.
       const rdp = await ensureRdpGuest(config.imagesDir, (line) => process.stdout.write(`  [RDP guest] ${line}\n`));
       await seedRdpTemplate(database.db, engine, rdp);

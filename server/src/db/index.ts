@@ -158,6 +158,8 @@ export const LOCK_CLASSES = {
   hostWatch: 0x76_64_69_33, // 'vdi3'
   /** a start-queue lane's admission (engine/start-queue.ts): transaction lock per host */
   startLane: 0x76_64_69_34, // 'vdi4'
+  /** this machine's own pieces (modules/pieces/service.ts): one session lock, object 0 */
+  pieces: 0x76_64_69_35, // 'vdi5'
 } as const;
 
 /** `AdvisoryLocks` on PostgreSQL: on a connection of their own, opened at the first try (and again after a loss). */

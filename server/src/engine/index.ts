@@ -63,11 +63,17 @@ export async function createLocalEngine(opts: {
   keepAlive?: { intervalS: number; count: number };
   /** false: this process runs no QEMU of its own (LOCAL_HYPERVISOR=off; another process or none owns this machine) */
   localHypervisor?: boolean;
+  /** false: the guest network is not set up now but by the process of the installation that holds this
+   *  machine's pieces (modules/pieces: `network.take()` or `network.follow()`); default: set up now */
+  networkNow?: boolean;
 }): Promise<Engine> {
   const dirs = storageDirs(opts.dataDir);
-  const network = opts.network
-    ? await GuestNetwork.open({ ...opts.network, dataDir: opts.dataDir, stateDir: join(opts.dataDir, 'network') })
-    : GuestNetwork.unavailable(opts.dataDir, 'no guest network configured');
+  const networkOpts = opts.network && { ...opts.network, dataDir: opts.dataDir, stateDir: join(opts.dataDir, 'network') };
+  const network = !networkOpts
+    ? GuestNetwork.unavailable(opts.dataDir, 'no guest network configured')
+    : (opts.networkNow ?? true)
+      ? await GuestNetwork.open(networkOpts)
+      : GuestNetwork.dormant(networkOpts);
   const localOn = opts.localHypervisor ?? true;
   const local = localOn ? new QemuDriver({ runDir: dirs.run, accel: opts.accel, network }) : new LocalOffDriver();
   if (local instanceof QemuDriver) await local.ready();
@@ -83,6 +89,8 @@ export async function createLocalEngine(opts: {
     keepAlive: opts.keepAlive,
     log: opts.network?.log,
   });
+  // Available later (taken over, or followed): the hosts connected meanwhile are reached too.
+  network.on('available', () => void hosts.spanToConnected());
   const hostDisks = new HostDisks(driver, join(opts.dataDir, 'upload-tmp'));
   const detach = async () => {
     // Asked before the hosts are left: the tunnel to them alone is no guest.

@@ -79,8 +79,11 @@ function findProgram(name: string): string | null {
   return null;
 }
 
-export class GuestNetwork extends EventEmitter<{ lease: [{ mac: string }] }> implements TapNetwork {
+export class GuestNetwork extends EventEmitter<{ lease: [{ mac: string }]; available: [] }> implements TapNetwork {
+  /** guests can be given this network and reached (run here, or by the process of this machine that holds it) */
   available = false;
+  /** this process runs it (namespace, dnsmasq, tunnel): see `take` */
+  held = false;
   /** why the network is not available (for the log and the README's checks); null when it is */
   reason: string | null = null;
   readonly names: NetworkNames;
@@ -116,18 +119,55 @@ export class GuestNetwork extends EventEmitter<{ lease: [{ mac: string }] }> imp
    *  Never throws for a host that cannot: `available` is false and `reason` says why. */
   static async open(opts: GuestNetworkOptions): Promise<GuestNetwork> {
     const net = new GuestNetwork(opts);
-    net.reason = net.#cannot();
-    if (net.reason) return net;
-    try {
-      await net.#up();
-      net.available = true;
-    } catch (err) {
-      net.reason = `could not set up the guest network: ${err instanceof Error ? err.message : failureText(err)}`;
-      await net.#teardown().catch(() => undefined);
-    }
-    if (net.reason) opts.log?.warn({ reason: net.reason }, 'guest network not available');
-    else opts.log?.info({ namespace: net.namespace }, 'guest network ready');
+    await net.take();
     return net;
+  }
+
+  /**
+   * The network as a process of an installation sees it before it runs it (cluster mode: one process of
+   * the machine holds it, modules/pieces): not available until `take` (this process runs it) or `follow`
+   * (the process that runs it says it is there: this machine's guests are reached, their leases read).
+   */
+  static dormant(opts: GuestNetworkOptions): GuestNetwork {
+    const net = new GuestNetwork(opts);
+    net.reason = net.plan ? 'run by another server process, none yet' : 'GUEST_NETWORK is off';
+    return net;
+  }
+
+  /** This process runs the network from now on (adopting what the one before left); idempotent. */
+  async take(): Promise<void> {
+    if (this.held) return;
+    this.reason = this.#cannot();
+    if (this.reason) {
+      this.available = false;
+      return;
+    }
+    try {
+      await this.#up();
+      this.available = true;
+      this.held = true;
+    } catch (err) {
+      this.reason = `could not set up the guest network: ${err instanceof Error ? err.message : failureText(err)}`;
+      await this.#teardown().catch(() => undefined);
+    }
+    if (this.reason) this.#opts.log?.warn({ reason: this.reason }, 'guest network not available');
+    else this.#opts.log?.info({ namespace: this.namespace }, 'guest network ready');
+    if (this.available) this.emit('available');
+  }
+
+  /** Another process of this machine runs the network (`available`: it is up there); nothing here changes it. */
+  follow(available: boolean): void {
+    if (this.held) return;
+    const was = this.available;
+    this.available = available && this.plan !== null;
+    this.reason = this.available ? null : 'the server process that runs the guest network has none';
+    if (!was && this.available) this.emit('available');
+  }
+
+  /** This process stops running the network (it lost the right to): the network stays, followed. */
+  release(): void {
+    this.#stopWatching();
+    this.held = false;
   }
 
   /** A network that is off (tests, hosts without the capability). */
@@ -135,6 +175,11 @@ export class GuestNetwork extends EventEmitter<{ lease: [{ mac: string }] }> imp
     const net = new GuestNetwork({ stateDir: join(dataDir, 'network'), dataDir, cidr: 'off' });
     net.reason = reason;
     return net;
+  }
+
+  /** Why this machine cannot run the network (off, not Linux, no CAP_NET_ADMIN, a program missing), or null. */
+  cannotRun(): string | null {
+    return this.#cannot();
   }
 
   #cannot(): string | null {
@@ -290,6 +335,7 @@ export class GuestNetwork extends EventEmitter<{ lease: [{ mac: string }] }> imp
     }
     await this.#removeRootLinks();
     this.available = false;
+    this.held = false;
   }
 
   // ---- dnsmasq and leases ----------------------------------------------------------------------
@@ -469,6 +515,8 @@ export class GuestNetwork extends EventEmitter<{ lease: [{ mac: string }] }> imp
    */
   addTunnelPeer(address: string): Promise<void> {
     return this.#tunnelStep(async () => {
+      // Followed: the process that runs the network spans it to every host it connects (the same ones).
+      if (this.available && !this.held) return;
       if (!this.available) throw new Error(`guest network not available: ${this.reason}`);
       const ns = this.namespace;
       const dev = this.names.tunnelLink;
@@ -498,7 +546,7 @@ export class GuestNetwork extends EventEmitter<{ lease: [{ mac: string }] }> imp
   /** The hypervisor at `address` leaves the guest network; without hosts the VXLAN device goes too. */
   removeTunnelPeer(address: string): Promise<void> {
     return this.#tunnelStep(async () => {
-      if (!this.available) return;
+      if (!this.held) return;
       const peers = await this.tunnelPeers();
       if (peers.includes(address)) {
         await runProgram('bridge', ['-n', this.namespace, 'fdb', 'del', '00:00:00:00:00:00', 'dev', this.names.tunnelLink, 'dst', address]).catch(() => undefined);
@@ -523,7 +571,10 @@ export class GuestNetwork extends EventEmitter<{ lease: [{ mac: string }] }> imp
    */
   async close(opts: { teardown?: boolean; remoteGuests?: boolean } = {}): Promise<void> {
     this.#stopWatching();
-    if (!this.available && !opts.teardown) return;
+    if (!this.held && !opts.teardown) {
+      this.available = false;
+      return;
+    }
     if (!opts.teardown && (await this.inUse(opts.remoteGuests))) {
       this.available = false;
       return;

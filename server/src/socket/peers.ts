@@ -4,7 +4,7 @@ import { createAdapter } from '@socket.io/postgres-adapter';
 import type { Logger } from 'pino';
 
 /** Topics other server processes are told of (each subscriber reloads what its topic covers). */
-export type PeerTopic = 'setting' | 'hypervisors' | 'start_queue';
+export type PeerTopic = 'setting' | 'hypervisors' | 'start_queue' | 'pieces';
 type Handler = (payload: unknown) => void | Promise<void>;
 
 /** The PostgreSQL channel of `publish` (the socket.io adapter has its own, `socket.io#<namespace>`). */

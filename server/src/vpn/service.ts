@@ -39,6 +39,9 @@ export function createVpnService(ctx: AppContext, network: VpnNetwork | null) {
   let timer: NodeJS.Timeout | null = null;
   let syncing: Promise<void> | null = null;
   let again = false;
+  /** another process of this machine runs the endpoint (`follow`); `nudge` asks it to apply a change now */
+  let followed = false;
+  let nudge: (() => void) | null = null;
 
   async function desired(): Promise<{ peers: VpnPeer[]; reach: ReachPair[] }> {
     const peers = await ctx.db
@@ -83,7 +86,10 @@ export function createVpnService(ctx: AppContext, network: VpnNetwork | null) {
    *  `force`: applies everything again even if nothing changed here (something else touched it). */
   let forced = false;
   function sync(force = false): Promise<void> {
-    if (!endpoint) return Promise.resolve();
+    if (!endpoint) {
+      nudge?.();
+      return Promise.resolve();
+    }
     forced ||= force;
     if (syncing) {
       again = true;
@@ -106,6 +112,9 @@ export function createVpnService(ctx: AppContext, network: VpnNetwork | null) {
   }
 
   async function start(): Promise<void> {
+    followed = false;
+    nudge = null;
+    reason = null;
     const port = ctx.config.vpn.port;
     if (port === null) reason = 'VPN_PORT is off';
     else if (!network?.available) reason = 'the VPN needs the guest network';
@@ -167,12 +176,26 @@ export function createVpnService(ctx: AppContext, network: VpnNetwork | null) {
   }
 
   function assertAvailable() {
-    if (!endpoint || !keys || !range) throw precondition('no_wireguard_keys', 'The VPN is not available on this server');
+    if (!(endpoint || followed) || !keys || !range) throw precondition('no_wireguard_keys', 'The VPN is not available on this server');
   }
 
   return {
     start,
     sync,
+    /**
+     * Another process of this machine runs the endpoint (`available`: it is up there, with the server key
+     * under the shared DATA_DIR/vpn): files and resets are answered here, `onChange` asks that process to
+     * apply a change at once (it also applies the database every 2 s).
+     */
+    follow(available: boolean, onChange: () => void) {
+      if (endpoint) return;
+      followed = available && network !== null && ctx.config.vpn.port !== null;
+      nudge = followed ? onChange : null;
+      if (followed) {
+        range = usersRange(ctx.config.vpn.usersNetwork);
+        keys = serverKeys(stateDir);
+      }
+    },
     get available() {
       return endpoint !== null;
     },

@@ -3,13 +3,15 @@
 // the tests of server/test/processes and the other helpers. A process can be killed (-9), stopped
 // (SIGTERM: it drains) and started again on its port; the balancer's view of each is read from its stats.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createScratchDatabase } from './db';
 import { startServerProcess, type ServerProcess } from './process';
 import { until } from './wait';
+import { freeGuestSubnet, testNetworkOptions } from './guest-network';
+import { GuestNetwork } from '../../src/network/guest-network';
 import { haproxyConfig, serverStates, startHaproxy } from '../../../scripts/lib/haproxy.mjs';
 
 export type ProcessCluster = {
@@ -33,6 +35,8 @@ export type ProcessCluster = {
   start(i: number): Promise<void>;
   /** Waits until the balancer holds process i as `state` (UP, DOWN…), within `ms` scaled; answers the time it took. */
   untilBalancer(i: number, state: 'UP' | 'DOWN', ms?: number): Promise<number>;
+  /** With `pieces`: what the processes were given of this machine's pieces (one of them runs them). */
+  pieces?: { network: { cidr: string; namespace: string; linkPrefix: string }; rdpGatewayPort: number; bastionSshPort: number; vpnPort: number };
   /** Everything the processes and the balancer wrote. */
   output(): string;
   close(): Promise<void>;
@@ -41,23 +45,42 @@ export type ProcessCluster = {
 /**
  * `n` server processes on ports first+2… and HAProxy on `ports.first` (stats on first+1), all on
  * 127.0.0.1. The processes start at the same moment on the fresh database (the start-up lock decides
- * who migrates and seeds). None owns this machine's pieces: no local hypervisor, guest network, VPN or
- * RD Gateway (README, cluster mode). `env` is added to every process's environment; `prefix` names the
- * data directory (/tmp/<prefix>-…, or `dataDir` made by the caller; `close` removes it) and the scratch database (<prefix>_…).
+ * who migrates and seeds). By default none runs this machine's pieces: no local hypervisor, guest
+ * network, VPN or RD Gateway (quicker). `pieces`: all are given the same guest network (a free /24, its
+ * own namespace), RD Gateway (port first+2+n), bastion SSH (first+3+n) and VPN (UDP first+4+n, users in
+ * another free /24) and compete for them (modules/pieces: one runs them); `close` removes what the holders
+ * left (the network, wireguard-go). Still no local hypervisor. `env` is added to every process's environment; `prefix` names the data directory
+ * (/tmp/<prefix>-…, or `dataDir` made by the caller; `close` removes it) and the scratch database (<prefix>_…).
  */
-export async function startProcesses(opts: { adminUrl: string; n: number; firstPort: number; env?: Record<string, string>; prefix?: string; dataDir?: string }): Promise<ProcessCluster> {
+export async function startProcesses(opts: { adminUrl: string; n: number; firstPort: number; env?: Record<string, string>; prefix?: string; dataDir?: string; pieces?: boolean }): Promise<ProcessCluster> {
   const prefix = opts.prefix ?? 'i26procs';
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), `${prefix}-`));
   const scratch = await createScratchDatabase(opts.adminUrl, prefix);
   const ids = Array.from({ length: opts.n }, (_, i) => `p${i + 1}`);
   const portOf = (i: number) => opts.firstPort + 2 + i;
+  let pieces: ProcessCluster['pieces'];
+  if (opts.pieces) {
+    const { cidr, namespace, linkPrefix } = testNetworkOptions();
+    const first = opts.firstPort + 2 + opts.n;
+    pieces = { network: { cidr, namespace: namespace!, linkPrefix: linkPrefix! }, rdpGatewayPort: first, bastionSshPort: first + 1, vpnPort: first + 2 };
+  }
+  const piecesEnv: Record<string, string> = pieces
+    ? {
+        GUEST_NETWORK: pieces.network.cidr,
+        GUEST_NETWORK_NAMESPACE: pieces.network.namespace,
+        GUEST_NETWORK_LINK_PREFIX: pieces.network.linkPrefix,
+        RDP_GATEWAY_PORT: String(pieces.rdpGatewayPort),
+        BASTION_SSH_PORT: String(pieces.bastionSshPort),
+        VPN_PORT: String(pieces.vpnPort),
+        VPN_HOST: '127.0.0.1',
+        VPN_USERS_NETWORK: freeGuestSubnet(),
+      }
+    : { GUEST_NETWORK: 'off', RDP_GATEWAY_PORT: 'off', VPN_PORT: 'off' };
   const env = {
     DATABASE_URL: scratch.url,
     SECRET: randomBytes(32).toString('base64url'),
     LOCAL_HYPERVISOR: 'off',
-    GUEST_NETWORK: 'off',
-    VPN_PORT: 'off',
-    RDP_GATEWAY_PORT: 'off',
+    ...piecesEnv,
     TRUST_PROXY: 'loopback',
     // Longer than the balancer takes to leave a stopping process out (its 503 on 3 checks, ~1 s).
     SHUTDOWN_DRAIN_SECONDS: '2',
@@ -93,6 +116,7 @@ export async function startProcesses(opts: { adminUrl: string; n: number; firstP
     databaseUrl: scratch.url,
     dataDir,
     ids,
+    pieces,
     direct: (i) => `http://127.0.0.1:${portOf(i)}`,
     process: (i) => children[i],
     kill: async (i) => void (await end(i, 'SIGKILL')),
@@ -107,6 +131,11 @@ export async function startProcesses(opts: { adminUrl: string; n: number; firstP
     close: async () => {
       await Promise.all(children.map((_, i) => end(i, 'SIGKILL')));
       await haproxy.stop();
+      // What the holders left (a killed one leaves them to the next): wireguard-go, the guest network and its dnsmasq.
+      if (pieces) {
+        await endDaemon(join(dataDir, 'vpn', 'wireguard-go.pid'), 'wireguard-go');
+        await GuestNetwork.dormant({ ...pieces.network, dataDir, stateDir: join(dataDir, 'network') }).close({ teardown: true });
+      }
       await scratch.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
@@ -120,6 +149,26 @@ export async function startProcesses(opts: { adminUrl: string; n: number; firstP
     throw new Error(`${(err as Error).message}\n${output.slice(-4000)}`);
   }
   return cluster;
+}
+
+/** Ends the daemon whose pid `pidFile` holds when it still runs as `name` (SIGTERM: it removes what it made). */
+async function endDaemon(pidFile: string, name: string) {
+  let pid = 0;
+  try {
+    pid = Number(readFileSync(pidFile, 'utf8').trim());
+  } catch {
+    return;
+  }
+  const runs = () => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(name);
+    } catch {
+      return false;
+    }
+  };
+  if (!(pid > 0) || !runs()) return;
+  process.kill(pid, 'SIGTERM');
+  await until(`${name} to end`, async () => !runs(), 10_000).catch(() => process.kill(pid, 'SIGKILL'));
 }
 
 /** One GET /api/v3/user: its status (0: no answer within `timeoutMs`) and the process that answered. `agent`: a client's own connection. */

@@ -234,6 +234,19 @@ export class FleetHostDirectory implements HostDirectory {
     }
   }
 
+  /**
+   * The guest network became available here (this process took it over, or the one that runs it said so):
+   * it reaches every host connected before, as it does each one that connects (idempotent).
+   */
+  async spanToConnected(): Promise<void> {
+    await Promise.all(
+      [...this.remotes].filter(([, r]) => r.driver).map(([id, r]) => {
+        r.tunnelPeer = undefined;
+        return this.spanGuestNetwork(id, r, parseUri(r.uri).host);
+      }),
+    );
+  }
+
   private retry(id: string, r: Remote) {
     if (r.removed || r.retry || this.parts.fleet.closed) return;
     r.retry = setTimeout(() => {

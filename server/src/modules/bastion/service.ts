@@ -97,8 +97,13 @@ export function createBastion(ctx: AppContext, opts: { isAllowedAddress?: (ip: s
         can_use_bastion: can,
       };
     },
+    /** The listeners another process of this machine runs (this one runs none): what `userConfig` shows. */
+    follow(running: typeof ports) {
+      if (closers.length === 0) Object.assign(ports, running);
+    },
     close() {
       for (const c of closers.splice(0)) c();
+      Object.assign(ports, { ssh: null, http: null, https: null });
     },
   };
 }

@@ -56,8 +56,14 @@ export function serveRdpWebSocket(ctx: AppContext, ws: WebSocket) {
 type RunningGateway = { port: number; close(): Promise<void> };
 const gateways = new WeakMap<AppContext, RunningGateway>();
 
-/** The gateway's port while it runs (null: off, or it could not start). */
-export const rdpGatewayPort = (ctx: AppContext) => gateways.get(ctx)?.port ?? null;
+/** the port of the gateway another process of this machine runs (modules/pieces) */
+const followed = new WeakMap<AppContext, number | null>();
+
+/** The gateway's port while it runs here or in the process of this machine that runs it (null: off, or it could not start). */
+export const rdpGatewayPort = (ctx: AppContext) => gateways.get(ctx)?.port ?? followed.get(ctx) ?? null;
+
+/** Another process of this machine runs the gateway on `port` (null: none does). */
+export const followRdpGateway = (ctx: AppContext, port: number | null) => void followed.set(ctx, port);
 
 /** Starts the RD Gateway when configured; a failure to start is logged, and the .rdp viewer is then unavailable. */
 export async function startRdpGateway(ctx: AppContext): Promise<() => Promise<void>> {
