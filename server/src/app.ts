@@ -56,6 +56,7 @@ import { plannerRoutes } from './modules/reservables/routes';
 import { migrationRoutes } from './modules/migration/routes';
 import { notificationRoutes } from './modules/notifications/routes';
 import { sweepStorage } from './modules/storage/sweep';
+import { followInterruptedCreations } from './modules/storage/interrupted';
 import { followSettings } from './modules/admin/settings/apply';
 import { startAuditSweep } from './modules/admin/audit/sweep';
 import { startTemporaryDesktopSweep } from './modules/desktops/temporary-sweep';
@@ -260,6 +261,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   }
   await ctx.jobs.resumeAll();
   await joined.ready();
+  // Beside other live processes: a desktop creation cut short by one's death is finished by another.
+  const unfollowCreations = followInterruptedCreations(ctx);
   await bookings.start();
   await autoShutdown.replanAll();
 
@@ -311,6 +314,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     stopAuditFeed();
     unfollowHypervisors();
+    unfollowCreations();
     stopViewerHeartbeat(ctx);
     await io.close();
     await ctx.peers.close();

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -160,7 +161,12 @@ export const LOCK_CLASSES = {
   startLane: 0x76_64_69_34, // 'vdi4'
   /** this machine's own pieces (modules/pieces/service.ts): one session lock, object 0 */
   pieces: 0x76_64_69_35, // 'vdi5'
+  /** a desktop's creation under way (modules/desktops/create.ts `creating`): session lock per desktop */
+  creation: 0x76_64_69_36, // 'vdi6'
 } as const;
+
+/** The lock of object `name` in namespace `cls`: the same in every process (two names sharing one are held together). */
+export const lockKey = (cls: number, name: string): LockKey => [cls, createHash('sha256').update(name).digest().readInt32BE(0)];
 
 /** `AdvisoryLocks` on PostgreSQL: on a connection of their own, opened at the first try (and again after a loss). */
 function postgresLocks(url: string, name?: string): AdvisoryLocks & { close: () => Promise<void> } {

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { preparedQuery } from '../../db/prepared';
 import type { Db } from '../../db';
-import { schema } from '../../db';
+import { LOCK_CLASSES, lockKey, schema, type AdvisoryLocks } from '../../db';
 import type { DomainHardware } from '../../db/schema';
 import type { Engine } from '../../engine';
 import type { DiskSizes, DiskStore } from '../../engine/storage';
@@ -127,6 +127,36 @@ const insertPlanned = preparedQuery((db, name) => {
     .values({ domainId: sql.placeholder('d_id') as never, storageId: sql.placeholder('s_id') as never, position: 0 })
     .prepare(name);
 });
+
+/** The creations under way in this process, per app instance (its locks: tests run two instances in one process). */
+const underWay = new WeakMap<object, Set<string>>();
+const underWayIn = (locks: object) => {
+  let here = underWay.get(locks);
+  if (!here) underWay.set(locks, (here = new Set()));
+  return here;
+};
+
+/**
+ * Runs the creation of desktop `id` (records, files, final status) holding its lock (`Database.locks`:
+ * a session lock, freed if this process dies in the middle), so that another live process tells a
+ * creation under way from one cut short and finishes only those (storage/interrupted.ts). A lock
+ * that cannot be tried (its connection lost) does not stop the creation. PGlite: one process, nothing to tell.
+ */
+export async function creating<T>(locks: Pick<AdvisoryLocks, 'everyGranted' | 'tryHold' | 'release'>, id: string, fn: () => Promise<T>): Promise<T> {
+  const here = underWayIn(locks);
+  here.add(id);
+  const key = lockKey(LOCK_CLASSES.creation, id);
+  const held = !locks.everyGranted && (await locks.tryHold([key]).catch(() => [false]))[0] === true;
+  try {
+    return await fn();
+  } finally {
+    here.delete(id);
+    if (held) await locks.release(key).catch(() => undefined);
+  }
+}
+
+/** Whether this process (its `locks`) is creating desktop `id` now. */
+export const creatingHere = (locks: object, id: string) => underWayIn(locks).has(id);
 
 /** Undoes a creation that failed while the server ran: the records and the files they planned. */
 /** Removes a desktop whose creation did not finish: its records and what exists of its files (partial ones too). */

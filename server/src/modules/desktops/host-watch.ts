@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { LOCAL_HYPERVISOR } from '@vdi/contracts';
-import { LOCK_CLASSES, type AdvisoryLocks, type LockKey } from '../../db';
+import { LOCK_CLASSES, lockKey, type AdvisoryLocks, type LockKey } from '../../db';
 
 /*
  * Each remote hypervisor is watched by one live server process at a time: the one holding its advisory
@@ -20,7 +19,7 @@ export const HOST_WATCH_RETRY_MS = 2_000;
 export const HOST_WATCH_LOCK_CLASS = LOCK_CLASSES.hostWatch;
 
 /** A host's watch lock: stable for its id in every process (two ids sharing one are watched by one process). */
-export const hostWatchKey = (hostId: string): LockKey => [HOST_WATCH_LOCK_CLASS, createHash('sha256').update(hostId).digest().readInt32BE(0)];
+export const hostWatchKey = (hostId: string): LockKey => lockKey(HOST_WATCH_LOCK_CLASS, hostId);
 
 export type HostWatch = ReturnType<typeof createHostWatch>;
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { and, eq } from 'drizzle-orm';
@@ -15,7 +16,7 @@ import { registerUsagePart } from '../quotas/applied';
 import { desktopUsage } from '../quotas/usage';
 import { allowedTemplates } from '../templates/allowed';
 import { desktopFor } from './access';
-import { createDesktopFromTemplate } from './create';
+import { createDesktopFromTemplate, creating } from './create';
 import type { DesktopLifecycle } from './lifecycle';
 import { findDomain, ownerOf } from '../shared/domains';
 import { createDesktopListCache } from './list-cache';
@@ -93,7 +94,8 @@ export async function desktopRoutes(app: FastifyInstance, ctx: AppContext, lifec
     }
     for (const old of existing) await lifecycle.destroyDesktop(old);
     await checkNewDesktopQuota(ctx.db, user, 'volatile');
-    const row = await createDesktopFromTemplate(ctx.db, ctx.engine, template, user, { name: template.name, persistent: false, status: 'Stopped' });
+    const id = randomUUID();
+    const row = await creating(ctx.locks, id, () => createDesktopFromTemplate(ctx.db, ctx.engine, template, user, { id, name: template.name, persistent: false, status: 'Stopped' }));
     await lifecycle.announce(row);
     try {
       await lifecycle.start(row, user);

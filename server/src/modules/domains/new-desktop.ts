@@ -7,7 +7,7 @@ import type { UserRow } from '../../auth/sessions';
 import { badRequest, forbidden, notFound, precondition } from '../../http/errors';
 import { isAllowed } from '../access/permissions';
 import { actorOf } from '../../auth/caller';
-import { createDesktopFromTemplate, freshInterfaces } from '../desktops/create';
+import { createDesktopFromTemplate, creating, freshInterfaces } from '../desktops/create';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { findDomain, type DomainRow } from '../shared/domains';
 import { desktopView } from '../shared/desktop-view';
@@ -102,7 +102,9 @@ export async function createPersistentDesktop(ctx: AppContext, lifecycle: Deskto
 
   // One transaction of records with what was chosen (hardware, viewers, image, disk size), then the file.
   const storageId = randomUUID();
-  const created = await createDesktopFromTemplate(db, ctx.engine, template, user, {
+  const id = randomUUID();
+  const created = await creating(ctx.locks, id, () => createDesktopFromTemplate(db, ctx.engine, template, user, {
+    id,
     storageId,
     name: body.name,
     description: body.description,
@@ -114,7 +116,7 @@ export async function createPersistentDesktop(ctx: AppContext, lifecycle: Deskto
     image,
     base: templateDisk,
     sizeBytes,
-  });
+  }));
   // Its view from what was just written and read (a new desktop of no deployment has no booking yet).
   const { group, category } = await quotaLevels(db, user);
   const view = desktopView(created, {

@@ -11,7 +11,7 @@ import { isAllowed } from '../access/permissions';
 import { actorOf } from '../../auth/caller';
 import { appliedQuota } from '../quotas/applied';
 import { checkNewDesktopQuota } from '../quotas/create-check';
-import { createDesktopRecords, desktopDiskPath, randomMac } from '../desktops/create';
+import { createDesktopRecords, creating, desktopDiskPath, randomMac } from '../desktops/create';
 import { desktopViews } from '../shared/desktop-view';
 import { findMedia } from './view';
 import { GB } from './quota';
@@ -73,7 +73,7 @@ export async function createDesktopFromMedia(ctx: AppContext, user: UserRow, bod
     reservables: { vgpus: null },
   };
   // The records first (the disk planned at its path), then the empty disk: crash-consistent.
-  const row = await createDesktopRecords(
+  const row = await creating(ctx.locks, id, () => createDesktopRecords(
     db,
     ctx.engine.disks,
     {
@@ -95,7 +95,7 @@ export async function createDesktopFromMedia(ctx: AppContext, user: UserRow, bod
     async (tx) => {
       await tx.insert(schema.domainMedia).values({ domainId: id, mediaId: media.id, kind: 'iso' });
     },
-  );
+  ));
   await db.update(schema.media).set({ accessedAt: new Date() }).where(eq(schema.media.id, media.id));
   const [view] = await desktopViews(ctx, [row]);
   ctx.bus.toUser(user.id, 'desktop_add', view!);

@@ -94,21 +94,12 @@ export async function checkStorage(ctx: Pick<AppContext, 'db' | 'engine'>): Prom
   };
 }
 
-/**
- * The startup sweep, after the interrupted jobs that cannot resume have undone their work and
- * before the others resume (nothing else touches the disks then):
- * 1. desktops whose creation was interrupted ("Creating") are finished from their planned disk
- *    paths — the file is reused when it was made, made otherwise — or marked Failed;
- * 2. records whose file is gone are marked failed (storage `failed`, desktops and templates
- *    `Failed`, media `DownloadFailed`, with the code `storage_file_missing`);
- * 3. files under the storage folder that no record owns are moved to DATA_DIR/quarantine/<time>/
- *    with a log line — never deleted.
- */
-export async function sweepStorage(ctx: AppContext, now = new Date()): Promise<SweepReport> {
-  const { db, log } = ctx;
-  const store = ctx.engine.disks;
-  const report: SweepReport = { completed: [], abandoned: [], quarantined: [], failedStorage: [], failedDomains: [], failedMedia: [] };
+/** A report with nothing in it yet. */
+const emptyReport = (): SweepReport => ({ completed: [], abandoned: [], quarantined: [], failedStorage: [], failedDomains: [], failedMedia: [] });
 
+/** The sweep's ways of marking records failed (each noted in `report`). */
+function failures(ctx: Pick<AppContext, 'db' | 'log'>, report: SweepReport) {
+  const { db, log } = ctx;
   const failDomains = async (ids: string[]) => {
     if (ids.length === 0) return;
     const rows = await db
@@ -125,33 +116,63 @@ export async function sweepStorage(ctx: AppContext, now = new Date()): Promise<S
     const users = await db.select({ domainId: schema.domainDisks.domainId }).from(schema.domainDisks).where(eq(schema.domainDisks.storageId, id));
     await failDomains(users.map((u) => u.domainId));
   };
+  return { failDomains, failStorage };
+}
+
+/**
+ * Desktop `id`'s creation, cut short (its process died): finished from its planned disk paths — the
+ * file reused when it was made, made otherwise; a partial one removed — or, when that fails, its
+ * disks and itself marked failed. The start-up sweep calls it, and a live process for a creation
+ * whose process died beside it (storage/interrupted.ts).
+ */
+export async function finishInterruptedCreation(ctx: Pick<AppContext, 'db' | 'log' | 'engine'>, id: string, report: SweepReport = emptyReport()): Promise<SweepReport> {
+  const { db, log } = ctx;
+  const store = ctx.engine.disks;
+  const { failDomains, failStorage } = failures(ctx, report);
+  try {
+    // What a killed creation left of a planned disk is that disk's own partial file.
+    for (const d of await disksOf(db, id)) {
+      if (d.status !== 'creating') continue;
+      for (const partial of await store.removePartials(d.path)) log.info({ storage: d.id, partial }, 'partial disk file of an interrupted creation removed');
+    }
+    await completeDesktop(db, store, id, 'Stopped');
+    report.completed.push(id);
+    log.info({ desktop: id }, 'interrupted desktop creation finished');
+  } catch (err) {
+    log.warn({ err, desktop: id }, 'interrupted desktop creation could not be finished');
+    const disks = await db
+      .select({ id: schema.storage.id, path: schema.storage.path, status: schema.storage.status })
+      .from(schema.domainDisks)
+      .innerJoin(schema.storage, eq(schema.storage.id, schema.domainDisks.storageId))
+      .where(eq(schema.domainDisks.domainId, id));
+    for (const d of disks) if (d.status === 'creating' || !(await store.exists(d.path))) await failStorage(d.id, d.path);
+    await failDomains([id]);
+  }
+  return report;
+}
+
+/**
+ * The startup sweep, after the interrupted jobs that cannot resume have undone their work and
+ * before the others resume (nothing else touches the disks then):
+ * 1. desktops whose creation was interrupted ("Creating") are finished from their planned disk
+ *    paths — the file is reused when it was made, made otherwise — or marked Failed;
+ * 2. records whose file is gone are marked failed (storage `failed`, desktops and templates
+ *    `Failed`, media `DownloadFailed`, with the code `storage_file_missing`);
+ * 3. files under the storage folder that no record owns are moved to DATA_DIR/quarantine/<time>/
+ *    with a log line — never deleted.
+ */
+export async function sweepStorage(ctx: AppContext, now = new Date()): Promise<SweepReport> {
+  const { db, log } = ctx;
+  const store = ctx.engine.disks;
+  const report = emptyReport();
+  const { failDomains, failStorage } = failures(ctx, report);
 
   // 1. Interrupted creations.
   const creating = await db
     .select({ id: schema.domains.id })
     .from(schema.domains)
     .where(and(eq(schema.domains.kind, 'desktop'), eq(schema.domains.status, CREATING_DESKTOP)));
-  for (const { id } of creating) {
-    try {
-      // What a killed creation left of a planned disk is that disk's own partial file.
-      for (const d of await disksOf(db, id)) {
-        if (d.status !== 'creating') continue;
-        for (const partial of await store.removePartials(d.path)) log.info({ storage: d.id, partial }, 'partial disk file of an interrupted creation removed');
-      }
-      await completeDesktop(db, store, id, 'Stopped');
-      report.completed.push(id);
-      log.info({ desktop: id }, 'interrupted desktop creation finished');
-    } catch (err) {
-      log.warn({ err, desktop: id }, 'interrupted desktop creation could not be finished');
-      const disks = await db
-        .select({ id: schema.storage.id, path: schema.storage.path, status: schema.storage.status })
-        .from(schema.domainDisks)
-        .innerJoin(schema.storage, eq(schema.storage.id, schema.domainDisks.storageId))
-        .where(eq(schema.domainDisks.domainId, id));
-      for (const d of disks) if (d.status === 'creating' || !(await store.exists(d.path))) await failStorage(d.id, d.path);
-      await failDomains([id]);
-    }
-  }
+  for (const { id } of creating) await finishInterruptedCreation(ctx, id, report);
 
   // Disks recorded for a creation that never reached a desktop (a recreate cut short): the file,
   // if made, was never used — it and its record go.
