@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ZAdminHypervisorList } from '@vdi/contracts';
 import { openDatabase, schema, type Database } from '../../src/db';
 import { HOST_WATCH_RETRY_MS, hostWatchKey } from '../../src/modules/desktops/host-watch';
+import { TIMED_BACKSTOP_MS } from '../../src/modules/desktops/lifecycle';
 import { describeIf, firstMissing, missingFile, missingNetAdmin } from '../helpers/can-run';
 import { addLabHosts, labProgramsMissing, labTag, startServerLab, startsOnLabOnly, virshOn, type TestLab } from '../helpers/lab';
 import { startPeerInstances, type PeerInstance } from '../helpers/peer-instances';
@@ -123,6 +124,15 @@ describeIf(missing)('one watcher per hypervisor (two processes on one PostgreSQL
     await reader!.db.delete(schema.startQueue).where(eq(schema.startQueue.desktopId, going!.id));
     await reader!.db.update(d).set({ status: 'Stopped', hypervisorId: null }).where(eq(d.id, going!.id));
   });
+
+  it("a force stop due that no live process armed (its process died) is done by the host's watcher", async () => {
+    await startOnLab(desktopId);
+    // As a process that asked the guest to shut down and died would leave it: "Shutting-down", its force
+    // stop's moment stored and passed, no timer left anywhere (the guest never got the ACPI request).
+    await reader!.db.update(schema.domains).set({ status: 'Shutting-down', forceStopAt: new Date(Date.now() - 1_000) }).where(eq(schema.domains.id, desktopId));
+    await until('the watcher to force it stopped', async () => (await stateOf(desktopId)).status === 'Stopped', 3 * TIMED_BACKSTOP_MS);
+    expect(virshOn(lab!.hosts[0]!, 'list', '--name').filter((n) => n === desktopId)).toHaveLength(0);
+  }, scaled(60_000));
 
   it('the watcher dies: the other takes the watch within the bound and reconciles the host (running adopted, gone stopped)', async () => {
     await startOnLab(desktopId);

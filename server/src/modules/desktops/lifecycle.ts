@@ -24,6 +24,9 @@ const notAvailable = (row: DomainRow, action: string) =>
  * A desktop's life: the database holds its state, the engine runs it, and this module keeps
  * both in step — from the actions people ask for and from what the hypervisor reports.
  */
+/** How often a host's watcher looks for timed work a dead process left undone, and how late it may be. */
+export const TIMED_BACKSTOP_MS = 5_000;
+
 export function createDesktopLifecycle(ctx: AppContext) {
   const { db, bus, log } = ctx;
   const { driver, queue } = ctx.engine;
@@ -45,6 +48,13 @@ export function createDesktopLifecycle(ctx: AppContext) {
    * its start) gives its address; then `Started` with it. No address within the timeout: `Started`
    * without one, `current_action` saying why (its RDP viewers stay off). Addresses never go to the log.
    */
+  /** The end of a guest's address wait: its address, or none within GUEST_IP_TIMEOUT_SECONDS (`null`). */
+  async function addressWaited(id: string, ip: string | null) {
+    if (ip) return void (await update(id, { status: 'Started', guestIp: ip, currentAction: null }, 'WaitingIP'));
+    log.warn({ desktop: id, seconds: ctx.config.guestIpTimeoutSeconds }, 'desktop got no address on the guest network');
+    await update(id, { status: 'Started', guestIp: null, currentAction: 'guest_ip_timeout' }, 'WaitingIP');
+  }
+
   function waitForIp(id: string, mac: string, since: number) {
     stopWaitingForIp(id);
     const abort = new AbortController();
@@ -55,9 +65,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
       .then(async (ip) => {
         if (abort.signal.aborted) return;
         ipWaits.delete(id);
-        if (ip) return void (await update(id, { status: 'Started', guestIp: ip, currentAction: null }, 'WaitingIP'));
-        log.warn({ desktop: id, seconds: ctx.config.guestIpTimeoutSeconds }, 'desktop got no address on the guest network');
-        await update(id, { status: 'Started', guestIp: null, currentAction: 'guest_ip_timeout' }, 'WaitingIP');
+        await addressWaited(id, ip);
       })
       .catch((err) => log.error({ err, desktop: id }, 'waiting for the guest address failed'));
   }
@@ -474,6 +482,45 @@ export function createDesktopLifecycle(ctx: AppContext) {
     log,
   });
 
+  /*
+   * Timed work a process armed in its memory dies with it: a force stop at the stored `force_stop_at`,
+   * a wait for a guest's address. The watcher of the desktop's host looks every TIMED_BACKSTOP_MS for
+   * such work left undone (PostgreSQL; one process on PGlite arms them all itself) and does it: a
+   * force stop TIMED_BACKSTOP_MS past its moment, a guest's address read from the leases (or its wait
+   * timed out) — each write conditional on the state, so a live arming process doing it too changes nothing.
+   */
+  async function backstop() {
+    const hosts = watch.held();
+    if (hosts.length === 0) return;
+    const d = schema.domains;
+    const rows = await db.select().from(d).where(and(inArray(d.hypervisorId, hosts), inArray(d.status, ['Shutting-down', 'WaitingIP'])));
+    const now = Date.now();
+    for (const row of rows) {
+      if (row.status === 'Shutting-down') {
+        if (shutdownTimers.has(row.id) || !row.forceStopAt || row.forceStopAt.getTime() + TIMED_BACKSTOP_MS > now) continue;
+        log.warn({ desktop: row.id }, 'force stop due and armed by no live process: done by the host\'s watcher');
+        await forceStop(row.id);
+        continue;
+      }
+      const mac = privateMacOf(row);
+      if (!mac || ipWaits.has(row.id)) continue;
+      const since = row.startedAt?.getTime() ?? now;
+      const ip = network.addressOf(mac, since);
+      if (ip || since + ctx.config.guestIpTimeoutSeconds * 1000 + TIMED_BACKSTOP_MS <= now) await addressWaited(row.id, ip);
+    }
+  }
+  let backstopBusy = false;
+  const backstopTimer = ctx.locks.everyGranted
+    ? undefined
+    : setInterval(() => {
+        if (backstopBusy) return;
+        backstopBusy = true;
+        backstop()
+          .catch((err) => log.warn({ err }, 'timed work left by other processes not looked at'))
+          .finally(() => (backstopBusy = false));
+      }, TIMED_BACKSTOP_MS);
+  backstopTimer?.unref();
+
   const unsubscribe = driver.onEvent((e) => void onMachineEvent(e).catch((err) => log.error({ err }, 'machine event failed')));
   // A remote host (re)connected: its watcher adopts its domains or corrects its desktops, as after a
   // restart; a process that does not watch it tries to (nobody may: its watcher gone meanwhile).
@@ -507,6 +554,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
       queue.start(self);
     },
     close() {
+      clearInterval(backstopTimer);
       watch.close();
       void queue.close();
       unsubscribe();
