@@ -22,7 +22,7 @@ describe('admin console sections', () => {
 
   it('the people sections are in order and categories are for admins only', async () => {
     const { peopleSections } = await import('./people/sections');
-    expect(peopleSections.map((s) => s.path)).toEqual(['users', 'groups', 'categories', 'registration_codes']);
+    expect(peopleSections.map((s) => s.path)).toEqual(['users', 'groups', 'categories', 'registration_codes', 'api_tokens']);
     expect(peopleSections.find((s) => s.path === 'categories')!.roles).toEqual(['admin']);
   });
 
@@ -40,7 +40,7 @@ describe('admin console sections', () => {
   it('the desktops, templates, media and deployments sections come after the people, for admins and managers', async () => {
     const { adminSections } = await import('./sections');
     const paths = adminSections.map((s) => s.path);
-    expect(paths.slice(paths.indexOf('registration_codes') + 1, paths.indexOf('registration_codes') + 5)).toEqual(['desktops', 'templates', 'media', 'deployments']);
+    expect(paths.slice(paths.indexOf('api_tokens') + 1, paths.indexOf('api_tokens') + 5)).toEqual(['desktops', 'templates', 'media', 'deployments']);
     const { sectionsFor } = await import('./AdminApp');
     expect(sectionsFor('manager').map((s) => s.path)).toEqual(expect.arrayContaining(['desktops', 'templates', 'media', 'deployments']));
   }, scaled(60_000));

@@ -3,11 +3,11 @@ import type { AdminSection } from '../section';
 // Its labels are admin texts (the console loads them before it shows the navigation).
 import '../../../i18n/areas/admin';
 
-/** Users, groups, categories, registration codes, quotas (orders 10–49). */
+/** Users, groups, categories, registration codes, API tokens (orders 10–44; the desktops' sections follow at 45). */
 export const peopleSections: AdminSection[] = [
   { path: 'users', icon: IconUsers, label: 'admin.nav.users', order: 10, roles: ['admin', 'manager'], load: () => import('./UsersPage') },
   { path: 'groups', icon: IconUsersGroup, label: 'admin.nav.groups', order: 20, roles: ['admin', 'manager'], load: () => import('./GroupsPage') },
   { path: 'categories', icon: IconBuilding, label: 'admin.nav.categories', order: 30, roles: ['admin'], load: () => import('./CategoriesPage') },
   { path: 'registration_codes', icon: IconKey, label: 'admin.nav.registration_codes', order: 40, roles: ['admin', 'manager'], load: () => import('./CodesPage') },
-  { path: 'api_tokens', icon: IconApi, label: 'admin.nav.api_tokens', order: 45, roles: ['admin', 'manager'], load: () => import('./ApiTokensPage') },
+  { path: 'api_tokens', icon: IconApi, label: 'admin.nav.api_tokens', order: 42, roles: ['admin', 'manager'], load: () => import('./ApiTokensPage') },
 ];
