@@ -81,6 +81,7 @@ export const SCREENS: Screen[] = [
   { name: 'booking-calendar', user: 'user', path: (ids) => `/booking/desktop/${ids.gpuDesktop}`, route: 'booking' },
   { name: 'planner', user: 'admin', path: '/planning', route: 'planning' },
   { name: 'profile', user: 'user', path: '/profile', route: 'profile' },
+  { name: 'api-reference', user: 'user', path: '/api-reference', route: 'api_reference' },
   { name: 'profile:password', user: 'user', path: '/profile', open: async (p) => (await p.getByTestId('open-password').click(), dialog(p)) },
   { name: 'viewers', user: 'user', path: '/viewers', route: 'viewers' },
   { name: 'viewer:no-ticket', path: '/viewer/vnc', route: 'viewer_vnc' },

@@ -70,7 +70,16 @@ export function batchingNotifies(pool: pg.Pool): pg.Pool {
       }
     });
   }) as pg.Pool['query'];
-  return { connect: () => pool.connect(), query } as unknown as pg.Pool;
+  // The adapter keeps the client it LISTENs on checked out and listens for its 'end' only: its connection
+  // cut (the database restarting or dropped) would throw from an 'error' event nobody listens to. The
+  // adapter reconnects on 'end'.
+  const ignore = () => {};
+  const connect = async () => {
+    const client = await pool.connect();
+    if (!client.listeners('error').includes(ignore)) client.on('error', ignore);
+    return client;
+  };
+  return { connect, query } as unknown as pg.Pool;
 }
 
 /**
