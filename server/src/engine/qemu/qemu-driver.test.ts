@@ -85,7 +85,7 @@ describe('QemuDriver specifics', () => {
     await first.close();
     const second = new QemuDriver({ runDir: ownRunDir, accel: 'tcg', pollMs: 200 });
     expect((await second.list()).map((m) => m.pid)).toEqual([rt.pid]);
-    const stopped = waitForStopped(second, 'adopted', scaled(5000));
+    const stopped = waitForStopped(second, 'adopted', scaled(15_000));
     process.kill(rt.pid!, 'SIGTERM'); // QEMU reports SIGTERM as a host-signal shutdown
     expect(await stopped).toBe('host-signal');
     expect(await second.list()).toEqual([]);

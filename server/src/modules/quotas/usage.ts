@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { RUNNING_STATUSES } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
@@ -9,21 +9,38 @@ type Running = { count: number; memoryGb: number; vcpus: number };
 const d = schema.domains;
 const isRunning = sql`${d.status} in (${constantList(RUNNING_STATUSES)})`;
 
+/** What running desktops add up to: how many, their memory (MB) and vCPUs. */
+const runningSums = () => ({
+  count: sql<number>`count(*)`.mapWith(Number),
+  memoryMb: sql<number>`coalesce(sum((${d.hardware}->>'memoryMb')::float8), 0)`.mapWith(Number),
+  vcpus: sql<number>`coalesce(sum((${d.hardware}->>'vcpus')::float8), 0)`.mapWith(Number),
+});
+const asRunning = (row: { count: number; memoryMb: number; vcpus: number } | undefined): Running => ({
+  count: row?.count ?? 0,
+  memoryGb: (row?.memoryMb ?? 0) / 1024,
+  vcpus: row?.vcpus ?? 0,
+});
+const runningDesktops = [eq(d.kind, 'desktop'), inArray(d.status, [...RUNNING_STATUSES])];
+
 /** Running desktops (and their memory and vCPUs) of a user, a group or a category: one aggregate. */
 export async function runningOf(db: Db, scope: { userId?: string; groupId?: string; categoryId?: string }): Promise<Running> {
-  const conds = [eq(d.kind, 'desktop'), inArray(d.status, [...RUNNING_STATUSES])];
+  const conds = [...runningDesktops];
   if (scope.userId) conds.push(eq(d.userId, scope.userId));
   if (scope.groupId) conds.push(eq(d.groupId, scope.groupId));
   if (scope.categoryId) conds.push(eq(d.categoryId, scope.categoryId));
-  const [row] = await db
-    .select({
-      count: sql<number>`count(*)`.mapWith(Number),
-      memoryMb: sql<number>`coalesce(sum((${d.hardware}->>'memoryMb')::float8), 0)`.mapWith(Number),
-      vcpus: sql<number>`coalesce(sum((${d.hardware}->>'vcpus')::float8), 0)`.mapWith(Number),
-    })
+  const [row] = await db.select(runningSums()).from(d).where(and(...conds));
+  return asRunning(row);
+}
+
+/** The same per host the desktops run on (`hostOf`: the host column's expression); hosts with none are absent. */
+export async function runningByHost(db: Db, hostOf: SQL<string>): Promise<Map<string, Running>> {
+  const rows = await db
+    .select({ host: hostOf, ...runningSums() })
     .from(d)
-    .where(and(...conds));
-  return { count: row?.count ?? 0, memoryGb: (row?.memoryMb ?? 0) / 1024, vcpus: row?.vcpus ?? 0 };
+    .where(and(...runningDesktops))
+    // By position: the expression's own parameters would make a second, different one in GROUP BY.
+    .groupBy(sql`1`);
+  return new Map(rows.map((r) => [r.host, asRunning(r)]));
 }
 
 /** The desktops part of a user's `used`: their own desktops (not a deployment's), and what runs of all they own. */

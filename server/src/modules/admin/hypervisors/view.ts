@@ -6,9 +6,9 @@ import { and, asc, count, eq, isNotNull } from 'drizzle-orm';
 import type { TAdminHypervisor } from '@vdi/contracts';
 import type { AppContext } from '../../../context';
 import { schema } from '../../../db';
-import { runningOf } from '../../quotas/usage';
+import { runningByHost } from '../../quotas/usage';
 import { hostWatchers } from '../../desktops/host-watch';
-import { acceptsStarts, LOCAL_HYPERVISOR } from '../../shared/hypervisor-state';
+import { acceptsStarts, domainHostIdSql, LOCAL_HYPERVISOR } from '../../shared/hypervisor-state';
 
 type HypervisorRow = typeof schema.hypervisors.$inferSelect;
 type Gpu = TAdminHypervisor['gpus'][number];
@@ -57,10 +57,8 @@ function cpuUsedPercent(): number {
 export async function hypervisorViews(ctx: AppContext, rows?: HypervisorRow[]): Promise<TAdminHypervisor[]> {
   const list = rows ?? (await ctx.db.select().from(schema.hypervisors).orderBy(asc(schema.hypervisors.name), asc(schema.hypervisors.id)));
   const now = new Date().toISOString();
-  const local = list.some((r) => r.id === LOCAL_HYPERVISOR)
-    ? await Promise.all([ctx.engine.driver.capabilities().catch(() => null), gpus(), runningOf(ctx.db, {})])
-    : null;
-  const [statuses, unknownRows, watchers] = await Promise.all([
+  const local = list.some((r) => r.id === LOCAL_HYPERVISOR) ? await Promise.all([ctx.engine.driver.capabilities().catch(() => null), gpus()]) : null;
+  const [statuses, unknownRows, watchers, runningOn] = await Promise.all([
     Promise.all(list.map((r) => ctx.engine.hosts.status(r.id).catch(() => null))),
     ctx.db
       .select({ host: schema.domains.hypervisorId, n: count() })
@@ -68,6 +66,7 @@ export async function hypervisorViews(ctx: AppContext, rows?: HypervisorRow[]): 
       .where(and(eq(schema.domains.status, 'Unknown'), isNotNull(schema.domains.hypervisorId)))
       .groupBy(schema.domains.hypervisorId),
     hostWatchers(ctx, list.map((r) => r.id)).catch(() => list.map(() => null)),
+    runningByHost(ctx.db, domainHostIdSql()),
   ]);
   const unknown = new Map(unknownRows.map((u) => [u.host!, u.n]));
   return list.map((r, i) => {
@@ -89,12 +88,17 @@ export async function hypervisorViews(ctx: AppContext, rows?: HypervisorRow[]): 
       desktops_unknown: unknown.get(r.id) ?? 0,
       updated: now,
     };
-    const [caps, cards, running] = local ?? [null, [], null];
+    const [caps, cards] = local ?? [null, []];
+    // What the desktops running there were given (the database's), beside what the host reports.
+    const given = runningOn.get(r.id) ?? { count: 0, memoryGb: 0, vcpus: 0 };
     if (r.id !== LOCAL_HYPERVISOR && host?.online) {
-      // Another host: what its engine connection reports (load, GPUs and desktops' sums come with the libvirt engine).
-      return { ...base, state: 'Online' as const, accel: null, gpus: [], cpus: host.cpus, cpu_used_percent: 0, load: [0, 0, 0], memory_total_mb: host.memoryMb, memory_used_mb: host.memoryMb - host.freeMemoryMb, desktops_memory_mb: 0, desktops_vcpus: 0, desktops_running: host.running };
+      // Another host: what its engine connection reports (its load and GPUs are not read yet).
+      return {
+        ...base, state: 'Online' as const, accel: null, gpus: [], cpus: host.cpus, cpu_used_percent: 0, load: [0, 0, 0], memory_total_mb: host.memoryMb,
+        memory_used_mb: host.memoryMb - host.freeMemoryMb, desktops_memory_mb: Math.round(given.memoryGb * 1024), desktops_vcpus: given.vcpus, desktops_running: host.running,
+      };
     }
-    if (r.id !== LOCAL_HYPERVISOR || !caps || !running) {
+    if (r.id !== LOCAL_HYPERVISOR || !caps) {
       return { ...base, state: 'Offline' as const, accel: null, gpus: [], cpus: 0, cpu_used_percent: 0, load: [0, 0, 0], memory_total_mb: 0, memory_used_mb: 0, desktops_memory_mb: 0, desktops_vcpus: 0, desktops_running: 0 };
     }
     return {
@@ -107,9 +111,9 @@ export async function hypervisorViews(ctx: AppContext, rows?: HypervisorRow[]): 
       load: loadavg().map((l) => Math.round(l * 100) / 100),
       memory_total_mb: Math.floor(totalmem() / 1048576),
       memory_used_mb: Math.floor((totalmem() - availableMemoryBytes()) / 1048576),
-      desktops_memory_mb: Math.round(running.memoryGb * 1024),
-      desktops_vcpus: running.vcpus,
-      desktops_running: running.count,
+      desktops_memory_mb: Math.round(given.memoryGb * 1024),
+      desktops_vcpus: given.vcpus,
+      desktops_running: given.count,
     };
   });
 }
