@@ -9,7 +9,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LOCK_CLASSES, lockKey, openDatabase, schema, type Database } from '../../src/db';
 import { creating, CREATING_DESKTOP } from '../../src/modules/desktops/create';
-import { finishCutShortCreations, INTERRUPTED_CHECK_MS } from '../../src/modules/storage/interrupted';
+import { CUT_SHORT_AFTER_MS, finishCutShortCreations, INTERRUPTED_CHECK_MS } from '../../src/modules/storage/interrupted';
 import { describeIf, firstMissing, missingFile } from '../helpers/can-run';
 import { startPeerInstances, type PeerInstance } from '../helpers/peer-instances';
 import { testImagesDir } from '../helpers/server';
@@ -49,7 +49,8 @@ describeIf(missing)('a desktop creation cut short while another process lives', 
     const underWay = creating(a.server.ctx.locks, row!.id, () => new Promise<void>((done) => (endCreation = done)));
     const key = lockKey(LOCK_CLASSES.creation, row!.id);
     await until("A holding the creation's lock", async () => (await b.database.locks.holders([key]))[0] === 'A');
-    await reader!.db.update(d).set({ status: CREATING_DESKTOP }).where(eq(d.id, row!.id));
+    // (made more than CUT_SHORT_AFTER_MS ago: a creation cut short is looked at after that)
+    await reader!.db.update(d).set({ status: CREATING_DESKTOP, createdAt: new Date(Date.now() - 2 * CUT_SHORT_AFTER_MS) }).where(eq(d.id, row!.id));
     await reader!.db.update(schema.storage).set({ status: 'creating' }).where(eq(schema.storage.id, disk!.id));
     rmSync(disk!.path, { force: true });
 

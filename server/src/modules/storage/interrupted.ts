@@ -1,11 +1,11 @@
 // A desktop's creation cut short by its process's death while other processes live: the start-up
 // sweep (storage/sweep.ts) runs only in a process that starts alone, so the live ones look for such
 // creations themselves. A creation under way holds its lock (desktops/create.ts `creating`); a
-// "Creating" desktop whose lock nobody holds, and that this process is not making, was cut short:
+// "Creating" desktop older than CUT_SHORT_AFTER_MS whose lock nobody holds, and that this process is not making, was cut short:
 // it is finished here as the sweep would (the planned disk made or reused, the desktop Stopped).
 // A deployment's desktops are its job's (taken over with it, jobs/queue.ts), never looked at here.
 // PGlite: one process, nothing to look for.
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, lt } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { LOCK_CLASSES, lockKey, schema } from '../../db';
 import { findDomain } from '../shared/domains';
@@ -14,6 +14,12 @@ import { finishInterruptedCreation } from './sweep';
 
 /** How often a live process looks for creations cut short beside it. */
 export const INTERRUPTED_CHECK_MS = 5_000;
+/**
+ * How old a "Creating" desktop must be to be looked at: a creation writes its records and makes its
+ * file within seconds. The lock tells a live creation from a dead one; the age keeps away from a
+ * creation made by something that holds no lock (a test's fixtures writing records directly).
+ */
+export const CUT_SHORT_AFTER_MS = 60_000;
 
 /** Finishes the creations cut short now; the ids finished (or failed). */
 export async function finishCutShortCreations(ctx: AppContext): Promise<string[]> {
@@ -21,7 +27,7 @@ export async function finishCutShortCreations(ctx: AppContext): Promise<string[]
   const rows = await ctx.db
     .select({ id: d.id })
     .from(d)
-    .where(and(eq(d.kind, 'desktop'), eq(d.status, CREATING_DESKTOP), isNull(d.tag)));
+    .where(and(eq(d.kind, 'desktop'), eq(d.status, CREATING_DESKTOP), isNull(d.tag), lt(d.createdAt, new Date(Date.now() - CUT_SHORT_AFTER_MS))));
   const done: string[] = [];
   for (const { id } of rows) {
     if (creatingHere(ctx.locks, id)) continue;
