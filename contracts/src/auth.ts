@@ -53,6 +53,20 @@ export const ZTokenClaims = z.object({
   desktop_id: z.string().optional(),
   /** A password-reset link's stamp of the password it replaces: any password change since ends the link. */
   password_stamp: z.string().optional(),
+  /** A person signed in by a directory or identity provider, carried through the category-select step. */
+  identity: z
+    .object({
+      provider_id: z.string(),
+      uid: z.string(),
+      username: z.string(),
+      name: z.string(),
+      email: z.string(),
+      photo: z.string(),
+      groups: z.array(z.string()),
+      /** the attributes the provider's mapping rules read */
+      attributes: z.record(z.string(), z.array(z.string())).optional(),
+    })
+    .optional(),
 });
 export type TTokenClaims = z.infer<typeof ZTokenClaims>;
 

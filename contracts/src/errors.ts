@@ -95,6 +95,14 @@ export const DESCRIPTION_CODES = [
   'api_token_not_found',
   'api_token_limit',
   'api_token_expiry_invalid',
+  // directories and identity providers
+  'identity_provider_not_found',
+  'identity_not_allowed',
+  'identity_role_not_allowed',
+  'identity_group_not_found',
+  'identity_provider_unavailable',
+  'identity_sign_in_failed',
+  'identity_kind_fixed',
   'invalid_language',
   'maintenance',
   /** a server process behind a balancer is stopping (its health route, while the balancer drains it) */

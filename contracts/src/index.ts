@@ -25,3 +25,4 @@ export * from './admin-reserve';
 export * from './admin-desktops';
 export * from './vpn-bastion';
 export * from './demo-names';
+export * from './identity';

@@ -1,3 +1,4 @@
+import { ZLoginProvider } from './identity';
 import { z } from 'zod';
 import { ZAppliedQuota, ZQuota, ZRestrictionApplied } from './quota';
 import { ZRole } from './roles';
@@ -102,6 +103,8 @@ export const ZLoginConfig = z.object({
   categories_select: z.boolean(),
   signup: z.boolean(),
   notification_cover: z.object({ enabled: z.boolean(), title: z.string(), description: z.string() }),
+  /** The enabled OpenID and SAML providers, as sign-in buttons (each for its category, or for all when category_id is null). */
+  identity_providers: z.array(ZLoginProvider),
 });
 export type TLoginConfig = z.infer<typeof ZLoginConfig>;
 

@@ -1,7 +1,8 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import type { TCategoryChoice, TTokenType } from '@vdi/contracts';
+import type { TCategoryChoice, TTokenClaims, TTokenType } from '@vdi/contracts';
 import type { AppContext } from '../context';
 import { schema } from '../db';
+import type { ExternalSession } from '../db/schema';
 import { badRequest, forbidden, unauthorized } from '../http/errors';
 import { burnPasswordCheck, findPolicy, findUserById, passwordExpired, verifyPassword } from './passwords';
 import type { UserRow } from './sessions';
@@ -19,7 +20,7 @@ const LOCAL_PROVIDER = 'local';
  * The steps after the password, in the order of the original service: disclaimer,
  * e-mail verification, password reset; only then a session.
  */
-export async function finishLogin(ctx: AppContext, user: UserRow): Promise<LoginResult> {
+export async function finishLogin(ctx: AppContext, user: UserRow, external?: ExternalSession): Promise<LoginResult> {
   if (!user.active) throw forbidden('user_disabled', 'disabled user');
   const disclaimer = await ctx.settings.get('disclaimer');
   if (disclaimer.enabled && !user.disclaimerAcknowledged) {
@@ -39,7 +40,7 @@ export async function finishLogin(ctx: AppContext, user: UserRow): Promise<Login
     const type = 'password-reset-required';
     return { type, token: await ctx.tokens.signSpecial(type, { user_id: user.id }) };
   }
-  const { token, ended } = await ctx.sessions.start(user);
+  const { token, ended } = await ctx.sessions.start(user, external);
   return { type: 'login', token, user, endedSessions: ended.length };
 }
 
@@ -54,8 +55,10 @@ export async function passwordLogin(
   password: string,
   categoryId: string | undefined,
   ip: string,
+  directoryLogin?: SignInHooks['directoryLogin'],
 ): Promise<LoginResult> {
   let matches: UserRow[] = [];
+  let fromDirectory: LoginResult | null = null;
   const ok = await ctx.loginThrottle.attempt(ip, username, async () => {
     // A user in the recycle bin is nobody until restored.
     const where = categoryId
@@ -65,9 +68,13 @@ export async function passwordLogin(
     if (candidates.length === 0) await burnPasswordCheck(password);
     matches = [];
     for (const c of candidates) if (await verifyPassword(c.passwordHash, password)) matches.push(c);
-    return matches.length > 0;
+    if (matches.length > 0 || !directoryLogin) return matches.length > 0;
+    // No local account with that password: the directories of the category (same limits, same answer when wrong).
+    fromDirectory = await directoryLogin(username, password, categoryId, ip);
+    return fromDirectory !== null;
   });
   if (!ok) throw unauthorized('login_failed', 'Invalid username or password');
+  if (fromDirectory) return fromDirectory;
   if (matches.length > 1) {
     const cats = await ctx.db.select().from(schema.categories);
     const categories: TCategoryChoice[] = matches.map((m) => {
@@ -80,12 +87,29 @@ export async function passwordLogin(
   return finishLogin(ctx, matches[0]!);
 }
 
+/**
+ * What the identity module adds to the sign-in (app.ts wires it; this layer does not import modules): the form's
+ * directories after local accounts, and the category-select step of a person a provider vouched for.
+ */
+export type SignInHooks = {
+  directoryLogin?(username: string, password: string, categoryId: string | undefined, ip: string): Promise<LoginResult | null>;
+  continueExternal?(claims: TTokenClaims, categoryId: string | undefined): Promise<LoginResult>;
+  /** Where the browser goes to end the provider's session too (the `redirect` of POST /logout), if anywhere. */
+  logoutRedirect?(external: ExternalSession): Promise<string | undefined>;
+  /** The kinds GET /authentication/providers lists besides the form. */
+  listedKinds?(): Promise<string[]>;
+};
+
 /** A Bearer token from an earlier step carries the sign-in on (category chosen, disclaimer accepted, …). */
-export async function continueLogin(ctx: AppContext, bearer: string, categoryId: string | undefined): Promise<LoginResult> {
+export async function continueLogin(ctx: AppContext, bearer: string, categoryId: string | undefined, hooks: SignInHooks = {}): Promise<LoginResult> {
   const claims = await ctx.tokens.verify(bearer);
   const type = tokenType(claims);
   switch (type) {
     case 'category-select': {
+      if (claims.identity) {
+        if (!hooks.continueExternal) throw unauthorized('invalid_token', 'That sign-in is no longer available');
+        return hooks.continueExternal(claims, categoryId);
+      }
       if (!categoryId || !claims.username || !claims.categories?.some((c) => c.id === categoryId)) {
         throw badRequest('category_not_found', 'Choose one of the offered categories');
       }

@@ -10,9 +10,11 @@ import {
   ZResetPasswordBody,
   ZSignupBody,
 } from '@vdi/contracts';
+import { eq } from 'drizzle-orm';
 import type { AppContext } from '../context';
+import { schema } from '../db';
 import { badRequest, unauthorized } from '../http/errors';
-import { continueLogin, passwordLogin, type LoginResult } from './login-flow';
+import { continueLogin, passwordLogin, type LoginResult, type SignInHooks } from './login-flow';
 import { acknowledgeDisclaimer, forgotPassword, requestEmailVerification, resetPassword, verifyEmail } from './recovery';
 import { listedProviders } from './providers';
 import { signup } from './registration';
@@ -59,7 +61,7 @@ function sendToken(reply: FastifyReply, result: LoginResult, secure: boolean) {
 }
 
 /** The authentication service, mounted under /authentication. */
-export async function authenticationRoutes(app: FastifyInstance, ctx: AppContext) {
+export async function authenticationRoutes(app: FastifyInstance, ctx: AppContext, hooks: SignInHooks = {}) {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.post('/login', { schema: { querystring: ZLoginQuery, body: ZLoginFields } }, async (request, reply) => {
@@ -68,12 +70,12 @@ export async function authenticationRoutes(app: FastifyInstance, ctx: AppContext
     const bearer = bearerToken(request.headers.authorization);
     let result: LoginResult;
     if (bearer && !form.username) {
-      result = await continueLogin(ctx, bearer, categoryId);
+      result = await continueLogin(ctx, bearer, categoryId, hooks);
     } else {
       const username = form.username?.trim();
       if (!username || !form.password) throw badRequest('missing_required_data', 'Username and password are required');
       try {
-        result = await passwordLogin(ctx, username, form.password, categoryId, request.ip);
+        result = await passwordLogin(ctx, username, form.password, categoryId, request.ip, hooks.directoryLogin);
       } catch (err) {
         // A wrong name or password, with the name as typed (never the password). Attempts the limits
         // hold back (429) are not written: they cost no password check and would let one client
@@ -108,15 +110,19 @@ export async function authenticationRoutes(app: FastifyInstance, ctx: AppContext
 
   r.post('/logout', async (request) => {
     const claims = await ctx.tokens.verifySignatureOnly(requireBearer(request.headers.authorization));
+    let redirect: string | undefined;
     if (claims.session_id) {
+      const [session] = await ctx.db.select({ external: schema.sessions.external, revokedAt: schema.sessions.revokedAt }).from(schema.sessions).where(eq(schema.sessions.id, claims.session_id));
       await ctx.sessions.revoke(claims.session_id);
       const user = claims.sub ? await findUserById(ctx.db, claims.sub) : undefined;
       if (user) await audit(ctx.db, actorFor(user, request.ip), { action: 'auth.sign_out', ...userObject(user) });
+      // A session a provider opened offers the provider's own logout (once: not for a session already ended).
+      if (session?.external && !session.revokedAt && hooks.logoutRedirect) redirect = await hooks.logoutRedirect(session.external).catch(() => undefined);
     }
-    return {};
+    return redirect ? { redirect } : {};
   });
 
-  r.get('/providers', { schema: { response: { 200: ZProvidersAnswer } } }, async () => ({ providers: listedProviders() }));
+  r.get('/providers', { schema: { response: { 200: ZProvidersAnswer } } }, async () => ({ providers: listedProviders(['local', ...((await hooks.listedKinds?.()) ?? [])]) }));
 
   r.post('/signup', { schema: { body: ZSignupBody } }, async (request, reply) =>
     sendToken(reply, { type: 'register', token: await signup(ctx, request.body) }, request.protocol === 'https'),

@@ -3,6 +3,7 @@ import { and, eq, isNull, ne } from 'drizzle-orm';
 import type { TRole, TSessionData, TTokenClaims } from '@vdi/contracts';
 import type { Config } from '../config';
 import { schema, type Db } from '../db';
+import type { ExternalSession } from '../db/schema';
 import { unauthorized } from '../http/errors';
 import { tokenType, type TokenService } from './tokens';
 
@@ -53,7 +54,7 @@ export function createSessionService(db: Db, tokens: TokenService, configured: C
 
   return {
     /** A new session for a user who passed every sign-in step; earlier sessions end (`ended`: their ids). */
-    async start(user: UserRow): Promise<{ token: string; ended: string[] }> {
+    async start(user: UserRow, external?: ExternalSession): Promise<{ token: string; ended: string[] }> {
       // Whole seconds, so that the token's exp minus iat is exactly the token life.
       const now = new Date(Math.floor(Date.now() / 1000) * 1000);
       const maxTimeAt = new Date(now.getTime() + limits.maxSeconds * 1000);
@@ -68,7 +69,7 @@ export function createSessionService(db: Db, tokens: TokenService, configured: C
           .returning({ id: schema.sessions.id });
         const [row] = await tx
           .insert(schema.sessions)
-          .values({ id, userId: user.id, lastRenewAt: now, expiresAt, maxTimeAt })
+          .values({ id, userId: user.id, lastRenewAt: now, expiresAt, maxTimeAt, external: external ?? null })
           .returning();
         await tx.update(schema.users).set({ accessedAt: now }).where(eq(schema.users.id, user.id));
         return row!;

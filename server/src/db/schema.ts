@@ -12,7 +12,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import type { STORAGE_STATUSES, TLimits, TQuota } from '@vdi/contracts';
+import type { STORAGE_STATUSES, TLimits, TMappingRule, TQuota } from '@vdi/contracts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
@@ -81,6 +81,8 @@ export const users = pgTable('users', {
   accessedAt: timestamp('accessed_at', { withTimezone: true }),
   /** Set while the user waits in the recycle bin (item type `user`): hidden, cannot sign in, restorable. */
   deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  /** The directory or identity provider that made this account (provider: its kind), or null. */
+  identityProviderId: text('identity_provider_id'),
   createdAt: createdAt(),
 }, (t) => [
   uniqueIndex('users_identity_idx').on(t.categoryId, t.provider, t.uid),
@@ -113,7 +115,12 @@ export const pendingRegistrations = pgTable('pending_registrations', {
   username: text('username').notNull(),
   name: text('name').notNull(),
   email: text('email').notNull(),
-  passwordHash: text('password_hash').notNull(),
+  /** null for a person of a directory or identity provider (no password here) */
+  passwordHash: text('password_hash'),
+  /** the provider's id for the person (null: a local sign-up, whose uid is the user name) */
+  uid: text('uid'),
+  photo: text('photo').notNull().default(''),
+  identityProviderId: text('identity_provider_id'),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   createdAt: createdAt(),
 });
@@ -129,7 +136,45 @@ export const sessions = pgTable('sessions', {
   revokedAt: timestamp('revoked_at', { withTimezone: true }),
   /** The admin app's session opened from this one (/isard-admin/login): hash of its cookie's secret. */
   adminSecretHash: text('admin_secret_hash'),
+  /** A session opened through an identity provider: what its logout needs (provider id, ID token, SAML name id and session index). */
+  external: jsonb('external').$type<ExternalSession>(),
 }, (t) => [index('sessions_user_idx').on(t.userId)]);
+
+/** What an identity provider's logout needs of a session it opened. */
+export type ExternalSession = { providerId: string; idToken?: string; nameId?: string; nameIdFormat?: string; sessionIndex?: string };
+
+/**
+ * Directories and identity providers (contracts/identity.ts). `secret` (LDAP bind password, OIDC client secret,
+ * SAML signing key) is sealed with the server's key (auth/secret-box.ts) and never answered.
+ */
+export const identityProviders = pgTable('identity_providers', {
+  id: text('id').primaryKey(),
+  kind: text('kind').notNull(),
+  name: text('name').notNull(),
+  logo: text('logo').notNull().default(''),
+  categoryId: text('category_id').references(() => categories.id, { onDelete: 'cascade' }),
+  enabled: boolean('enabled').notNull().default(true),
+  settings: jsonb('settings').$type<Record<string, unknown>>().notNull(),
+  rules: jsonb('rules').$type<TMappingRule[]>().notNull().default(sql`'[]'::jsonb`),
+  unmatched: text('unmatched').notNull().default('refuse'),
+  updateOnSignin: boolean('update_on_signin').notNull().default(false),
+  maxRole: text('max_role').notNull().default('advanced'),
+  secret: text('secret'),
+  createdAt: createdAt(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * Short-lived state of redirect sign-ins, shared by every server process: an OIDC state (nonce, PKCE verifier),
+ * a SAML request id (InResponseTo), and seen assertion ids (replays are refused while their row lives).
+ */
+export const identityFlows = pgTable('identity_flows', {
+  id: text('id').primaryKey(),
+  providerId: text('provider_id').notNull(),
+  data: jsonb('data').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  createdAt: createdAt(),
+}, (t) => [index('identity_flows_expires_idx').on(t.expiresAt)]);
 
 /**
  * Personal API tokens (`Authorization: Bearer vdi_<id>_<secret>` on /api/v3): only the secret's SHA-256 is kept; the

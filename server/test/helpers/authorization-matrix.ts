@@ -132,6 +132,19 @@ async function apiTokenFixture(userId: string) {
   await server.ctx.db.insert(schema.apiTokens).values({ id: made.id, userId, name: `matrix ${made.id}`, secretHash: made.secretHash, readOnly: true });
   return made.id;
 }
+/** A directory (straight in the database): its id. */
+async function identityProviderFixture() {
+  const id = `idp-${Math.random().toString(36).slice(2, 10)}`;
+  await server.ctx.db.insert(schema.identityProviders).values({
+    id, kind: 'ldap', name: id, categoryId: 'default', enabled: false,
+    settings: { url: 'ldap://127.0.0.1:1', start_tls: false, ca: '', bind_dn: '', user_base: 'dc=test', user_filter: '(uid={username})', group_base: '', group_filter: '(member={dn})', attributes: { username: 'uid', name: 'cn', email: 'mail', photo: '', groups: 'memberOf' } },
+  });
+  return id;
+}
+const identityBody = (c: Caller) => ({
+  kind: 'ldap', name: `matrix ${c}`, category_id: 'default', enabled: false,
+  settings: { url: 'ldap://127.0.0.1:1', user_base: 'dc=test' },
+});
 /** The console's GPU cards (with a profile of their own), booking rules and auto-shutdown policies, straight in the database. */
 const reserveFixture = {
   async card(withProfile = false) {
@@ -184,6 +197,14 @@ export const MATRIX: Record<string, Case> = {
   'DELETE /api/v3/user/api-tokens/:id': {
     expect: SIGNED_IN(), fresh: true, req: async (c) => ({ path: `${A}/user/api-tokens/${await apiTokenFixture(ids[c === 'anon' ? 'user' : c])}`, method: 'DELETE' }),
   },
+  'GET /api/v3/admin/identity-providers': { expect: allow(['admin']), req: get(`${A}/admin/identity-providers`) },
+  'POST /api/v3/admin/identity-providers': { expect: allow(['admin']), req: (c) => ({ path: `${A}/admin/identity-providers`, method: 'POST', body: identityBody(c) }) },
+  'PUT /api/v3/admin/identity-providers/:id': { expect: allow(['admin']), req: async (c) => ({ path: `${A}/admin/identity-providers/${await identityProviderFixture()}`, method: 'PUT', body: identityBody(c) }) },
+  'DELETE /api/v3/admin/identity-providers/:id': { expect: allow(['admin']), fresh: true, req: async () => ({ path: `${A}/admin/identity-providers/${await identityProviderFixture()}`, method: 'DELETE' }) },
+  // Without a password: the directory is not asked (400), nobody but an admin gets that far.
+  'POST /api/v3/admin/identity-providers/:id/test': { expect: allow(['admin'], 'reached'), req: async () => ({ path: `${A}/admin/identity-providers/${await identityProviderFixture()}/test`, method: 'POST', body: { username: 'x' } }) },
+  'GET /api/v3/admin/identity-providers/previews/:id': { expect: allow(['admin'], 'passes'), req: get(`${A}/admin/identity-providers/previews/none`) },
+  'GET /authentication/login': { expect: PUBLIC('reached'), req: get('/authentication/login?provider=saml&provider_id=none') },
   'GET /api/v3/admin/api-tokens': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/api-tokens`) },
   'DELETE /api/v3/admin/api-tokens/:id': { expect: allow(['admin', 'manager']), fresh: true, req: async () => ({ path: `${A}/admin/api-tokens/${await apiTokenFixture(ids.user)}`, method: 'DELETE' }) },
   'GET /api/v3/openapi.json': { expect: PUBLIC(), req: get(`${A}/openapi.json`) },

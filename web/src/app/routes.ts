@@ -58,6 +58,10 @@ export const ROUTES: AppRoute[] = [
   { path: '/api-reference', name: 'api_reference', title: 'routes.api_reference', access: ALL, load: () => import('../features/account/ApiReferencePage') },
   { path: '/profile/:action?', name: 'profile', title: 'routes.profile', access: ALL, load: () => import('../features/account/ProfilePage') },
   { path: '/login', name: 'login', title: 'routes.login', access: 'public', bare: true, firstLoad: true, load: () => import('../features/auth/LoginPage') },
+  // Where a sign-in through an OpenID or SAML provider comes back (its token in the step cookie).
+  { path: '/login/done', name: 'login_done', title: 'routes.login', access: 'public', bare: true, load: () => import('../features/auth/LoginDonePage') },
+  // A category's own sign-in address (/login/{custom_url}, and the original's /login/{provider}/{custom_url}).
+  { path: '/login/:category', name: 'login_custom_url', title: 'routes.login', access: 'public', bare: true, firstLoad: true, load: () => import('../features/auth/LoginPage') },
   // A category's own sign-in address: the login page for that category only.
   { path: '/login/:provider/:category', name: 'login_category', title: 'routes.login', access: 'public', bare: true, firstLoad: true, load: () => import('../features/auth/LoginPage') },
   { path: '/register', name: 'register', title: 'routes.register', access: 'public', bare: true, load: () => import('../features/auth/RegisterPage') },

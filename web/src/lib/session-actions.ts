@@ -34,7 +34,9 @@ export async function logout(opts: { callServer?: boolean } = {}) {
   closeSocket();
   queryClient.clear();
   if (token && opts.callServer !== false) {
-    await request(`${AUTH}/logout`, { method: 'POST', bearer: token }).catch(() => undefined);
+    const answer = await request<{ redirect?: string }>(`${AUTH}/logout`, { method: 'POST', bearer: token }).catch(() => undefined);
+    // A session a provider opened: the sign-in page offers the provider's own sign-out.
+    if (answer?.redirect) sessionStorage.setItem('vdi.idpLogout', answer.redirect);
   }
   // The admin area's session ends with the portal's (its cookie too), as the original's sign-out did.
   await request('/isard-admin/logout/remote', {}).catch(() => undefined);

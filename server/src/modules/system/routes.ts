@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { eq, or } from 'drizzle-orm';
 import { z } from 'zod';
-import { disclaimerFor, ZCategoryPublic, ZDisclaimer, ZLoginConfig, ZMaintenanceText, ZStatusBarAnswer } from '@vdi/contracts';
+import { disclaimerFor, LISTED_KIND, ZCategoryPublic, ZDisclaimer, ZLoginConfig, ZMaintenanceText, ZStatusBarAnswer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { ApiError, notFound } from '../../http/errors';
@@ -12,6 +12,7 @@ import { linkMailsPossible } from '../../auth/recovery';
 import { bearerToken } from '../../auth/tokens';
 import { findUserById } from '../../auth/passwords';
 import { listedProviders } from '../../auth/providers';
+import { enabledProviders, loginProviderView } from '../identity/providers';
 
 type CategoryRow = typeof schema.categories.$inferSelect;
 const categoryView = (c: CategoryRow) => ({
@@ -92,21 +93,24 @@ export async function systemRoutes(app: FastifyInstance, ctx: AppContext) {
   );
 
   r.get('/login_config', { schema: { response: { 200: ZLoginConfig } } }, async () => {
-    const [cats, codes, login] = await Promise.all([
+    const [cats, codes, login, identity] = await Promise.all([
       listCategories(),
       ctx.db.select({ code: schema.registrationCodes.code }).from(schema.registrationCodes).limit(1),
       ctx.settings.get('login'),
+      enabledProviders(ctx),
     ]);
+    const listed = listedProviders(['local', ...identity.map((x) => LISTED_KIND[x.kind])]);
     // The admin's sign-in page options (setting `login`): providers hidden, no categories select, a notice.
     // "Forgot password?" only where a reset link can be mailed (a mail server and a public address).
     return {
       providers: {
-        all: { display_providers: listedProviders().filter((p) => !login.hidden_providers.includes(p)) },
+        all: { display_providers: listed.filter((p) => !login.hidden_providers.includes(p)) },
         form: { hide_forgot_password: !(await linkMailsPossible(ctx)) },
       },
       categories_select: cats.length > 1 && !login.hide_categories_select,
       signup: codes.length > 0,
       notification_cover: { enabled: login.notice.enabled, title: login.notice.title, description: login.notice.text },
+      identity_providers: identity.filter((x) => x.kind !== 'ldap' && !login.hidden_providers.includes(LISTED_KIND[x.kind])).map(loginProviderView),
     };
   });
 

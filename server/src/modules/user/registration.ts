@@ -24,14 +24,19 @@ export async function registerWithCode(ctx: AppContext, bearer: string, code: st
       const [taken] = await tx
         .select({ id: schema.users.id })
         .from(schema.users)
-        .where(and(eq(schema.users.categoryId, pending.categoryId), eq(schema.users.username, pending.username)));
+        .where(
+          pending.uid
+            ? // a person of a directory or identity provider is one account per (category, kind, uid)
+              and(eq(schema.users.categoryId, pending.categoryId), eq(schema.users.provider, pending.provider), eq(schema.users.uid, pending.uid))
+            : and(eq(schema.users.categoryId, pending.categoryId), eq(schema.users.username, pending.username)),
+        );
       if (taken) throw conflict('user_exists', 'The user already exists');
       // Signing up creates a user: the group's and the category's `users` limits hold.
       const limit = await userLimitProblem(tx, reg.groupId, pending.categoryId);
       if (limit) throw precondition(limit.code, 'User limit reached', limit.params);
       await tx.insert(schema.users).values({
         id: pending.id,
-        uid: pending.username,
+        uid: pending.uid ?? pending.username,
         username: pending.username,
         provider: pending.provider,
         categoryId: pending.categoryId,
@@ -40,7 +45,10 @@ export async function registerWithCode(ctx: AppContext, bearer: string, code: st
         name: pending.name,
         email: pending.email,
         passwordHash: pending.passwordHash,
-        passwordLastUpdated: new Date(),
+        passwordLastUpdated: pending.passwordHash ? new Date() : null,
+        photo: pending.photo,
+        identityProviderId: pending.identityProviderId,
+        emailVerifiedAt: pending.uid && pending.email ? new Date() : null,
       });
       await tx.delete(schema.pendingRegistrations).where(eq(schema.pendingRegistrations.id, pending.id));
     });

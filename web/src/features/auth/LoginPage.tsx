@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { Alert, Anchor, Button, Group, PasswordInput, Select, Stack, Text, TextInput, UnstyledButton, Paper, Avatar } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useQuery } from '@tanstack/react-query';
@@ -15,7 +15,7 @@ import { rules, LOCAL_DATE_TIME } from '../../lib/validation';
 import { STEP_ROUTES } from '../../lib/sign-in-steps';
 import { queryClient } from '../../lib/queries';
 import { AuthCard } from '../../components/AuthCard';
-import { categoriesQuery, categoryByUrlQuery, login, loginConfigQuery, signInChoices, stepTokenOf } from './api';
+import { categoriesQuery, categoryByUrlQuery, IDP_LOGOUT_KEY, login, loginConfigQuery, providerSignInUrl, signInChoices, stepTokenOf } from './api';
 import { builtInText } from '../../lib/built-in-text';
 
 /** The spec's sign-in messages: 401, 429 with when to retry (a time today, else a date), 403 disabled, 500. */
@@ -45,7 +45,14 @@ export default function LoginPage() {
   const navigate = useNavigate();
   const categories = useQuery(categoriesQuery);
   const config = useQuery(loginConfigQuery);
-  const [error, setError] = useState<string | null>(null);
+  // A sign-in through a provider that came back refused or failed: its code in the address.
+  const [params] = useSearchParams();
+  const backWith = params.get('error');
+  const [error, setError] = useState<string | null>(() =>
+    backWith ? t(i18n.exists(`errors.${backWith}`) ? `errors.${backWith}` : 'errors.identity_sign_in_failed') : null,
+  );
+  // After a sign-out of a session a provider opened: its own sign-out, offered once.
+  const [idpLogout, setIdpLogout] = useState(() => sessionStorage.getItem(IDP_LOGOUT_KEY));
   const [busy, setBusy] = useState(false);
   const [choices, setChoices] = useState<TCategoryChoice[] | null>(() => readToken(stepTokenOf('category-select'))?.categories ?? null);
 
@@ -69,13 +76,17 @@ export default function LoginPage() {
   }, [byUrl.data]);
   const multipleCategories = (categories.data?.length ?? 0) > 1 && !byUrl.data && config.data?.categories_select !== false;
   const notice = config.data?.notification_cover;
-  const { form: showForm, external: externalProviders } = signInChoices(config.data?.providers.all.display_providers);
+  const { form: showForm } = signInChoices(config.data?.providers.all.display_providers);
   useEffect(() => {
     const first = categories.data?.[0];
     if (customUrl) return;
     if (first && !categories.data!.some((c) => c.id === form.values.category)) form.setFieldValue('category', first.id);
     // eslint-disable-next-line react-hooks/exhaustive-deps -- a default when the categories arrive, not again as the person chooses one
   }, [categories.data]);
+
+  // The providers of the organisation chosen (or of the custom address), and those for every organisation.
+  const chosenCategory = byUrl.data?.id ?? (multipleCategories ? form.values.category : undefined);
+  const providerButtons = (config.data?.identity_providers ?? []).filter((p) => !p.category_id || !chosenCategory || p.category_id === chosenCategory);
 
   const after = async (type: Awaited<ReturnType<typeof login>>) => {
     if (type === 'login') {
@@ -170,7 +181,22 @@ export default function LoginPage() {
               {error}
             </Alert>
           )}
-          {showForm && multipleCategories && (
+          {idpLogout && (
+            <Alert color="blue" icon={<IconInfoCircle size={18} />} data-testid="login-idp-logout">
+              <Text size="sm">{t('login.idp_still_signed_in')}</Text>
+              <Anchor
+                size="sm"
+                href={idpLogout}
+                onClick={() => {
+                  sessionStorage.removeItem(IDP_LOGOUT_KEY);
+                  setIdpLogout(null);
+                }}
+              >
+                {t('login.idp_sign_out')}
+              </Anchor>
+            </Alert>
+          )}
+          {(showForm || providerButtons.length > 0) && multipleCategories && (
             <Select
               label={t('login.category')}
               data={categories.data!.map((c) => ({ value: c.id, label: builtInText(t, c.name) }))}
@@ -194,14 +220,24 @@ export default function LoginPage() {
               </Button>
             </>
           )}
-          {externalProviders.length > 0 && (
+          {providerButtons.length > 0 && (
             <Stack gap="xs">
-              <Text size="xs" c="dimmed" ta="center">
-                {t('login.other_providers')}
-              </Text>
-              {externalProviders.map((p) => (
-                <Button key={p} variant="default" component="a" href={`/authentication/login?provider=${encodeURIComponent(p)}`}>
-                  {p}
+              {showForm && (
+                <Text size="xs" c="dimmed" ta="center">
+                  {t('login.other_providers')}
+                </Text>
+              )}
+              {providerButtons.map((p) => (
+                <Button
+                  key={p.id}
+                  variant="default"
+                  size="md"
+                  component="a"
+                  href={providerSignInUrl(p, chosenCategory)}
+                  leftSection={p.logo ? <img src={p.logo} alt="" width={20} height={20} style={{ objectFit: 'contain' }} /> : <IconBuilding size={18} />}
+                  data-testid={`login-provider-${p.id}`}
+                >
+                  {t('login.sign_in_with', { name: p.name })}
                 </Button>
               ))}
             </Stack>

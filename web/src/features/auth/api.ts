@@ -47,6 +47,11 @@ export async function login(opts: { username?: string; password?: string; catego
     text: true,
     timeoutMs: LOGIN_TIMEOUT_MS,
   });
+  return adoptToken(token);
+}
+
+/** Keeps a sign-in's token (a session or the next step's) and tells its type; a session of an admin or manager opens the admin area's too. */
+export async function adoptToken(token: string): Promise<TTokenType> {
   session.store(token);
   const claims = readToken(token);
   const type = claims ? typeOf(claims) : 'login';
@@ -56,6 +61,13 @@ export async function login(opts: { username?: string; password?: string; catego
   }
   return type;
 }
+
+/** Where the browser starts a sign-in with an OpenID or SAML provider. */
+export const providerSignInUrl = (p: { id: string; kind: string }, categoryId?: string) =>
+  `/authentication/login?${new URLSearchParams({ provider: p.kind, provider_id: p.id, ...(categoryId ? { category_id: categoryId } : {}) })}`;
+
+/** The provider's logout a sign-out offers (kept for the sign-in page that follows). */
+export const IDP_LOGOUT_KEY = 'vdi.idpLogout';
 
 /** A step token (from the cookie) when it is of one of the given types. */
 export function stepTokenOf(...types: TTokenType[]): string | undefined {

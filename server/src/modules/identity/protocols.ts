@@ -1,0 +1,33 @@
+/**
+ * The protocols behind the providers, each an adapter in src/identity/ wrapped here:
+ * - password protocols (LDAP) check a name and password typed in the sign-in form;
+ * - redirect protocols (OpenID Connect, SAML) send the browser to the provider and take it back on their own
+ *   routes under /authentication, ending with `finishRedirect` (routes.ts).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { TIdentityKind } from '@vdi/contracts';
+import type { AppContext } from '../../context';
+import type { ExternalSession } from '../../db/schema';
+import type { ExternalIdentity } from './mapping';
+import type { LoadedProvider } from './providers';
+
+export type PasswordProtocol = {
+  /** The person, when the directory knows the name and the password is theirs; null when not (a wrong name or password). Throws when the directory cannot be reached. */
+  authenticate(ctx: AppContext, provider: LoadedProvider, username: string, password: string): Promise<ExternalIdentity | null>;
+};
+
+/** Where a redirect sign-in starts: `flow` comes back to the protocol's callback (kept in identity_flows). */
+export type RedirectFlow = { categoryId?: string; test: boolean };
+
+export type RedirectProtocol = {
+  /** The provider's address to send the browser to (throws when the provider cannot be reached). */
+  begin(ctx: AppContext, provider: LoadedProvider, flow: RedirectFlow): Promise<string>;
+  /** The provider's logout address for a session it opened, if it has one. */
+  logout?(ctx: AppContext, provider: LoadedProvider, external: ExternalSession): Promise<string | undefined>;
+  /** Its own routes under /authentication (callbacks, metadata). */
+  routes(app: FastifyInstance, ctx: AppContext): Promise<void>;
+};
+
+export const PASSWORD_PROTOCOLS: Partial<Record<TIdentityKind, PasswordProtocol>> = {};
+
+export const REDIRECT_PROTOCOLS: Partial<Record<TIdentityKind, RedirectProtocol>> = {};
