@@ -5,10 +5,10 @@ import { modals } from '../../lib/modals';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { desktopState, offeredAction, type TDesktop, type TDesktopAction, type TViewer } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../lib/error-handler';
+import { handleError, notifySuccess, notifyWithUndo } from '../../lib/error-handler';
 import { DeleteForGood } from '../../components/DeleteForGood';
 import { openViewer } from '../viewer/open';
-import { deleteDesktop, desktopCall, DESKTOPS_KEY, fetchViewer, runAction } from './api';
+import { deleteDesktop, desktopCall, DESKTOPS_KEY, fetchViewer, runAction, undoDelete } from './api';
 import { isStartRefusal, openStartDialog } from './StartNowDialog';
 import { availableViewers, canOpen, chosenViewer, rememberViewer, removeDesktop, withStatus } from './logic';
 import { builtInText } from '../../lib/built-in-text';
@@ -45,9 +45,20 @@ export function useDesktopControls(d: TDesktop) {
 
   const remove = useMutation({
     mutationFn: (permanent: boolean) => deleteDesktop(d, permanent),
-    onSuccess: () => {
+    onSuccess: ({ recycleBinId }) => {
       qc.setQueryData<TDesktop[]>(DESKTOPS_KEY, (l) => removeDesktop(l, d.id));
-      notifySuccess(t('desktops.notify.deleted', { name: builtInText(t, d.name) }));
+      const name = builtInText(t, d.name);
+      if (!recycleBinId) return notifySuccess(t('desktops.notify.deleted', { name }));
+      // It went to the recycle bin: the notice offers it back at once.
+      notifyWithUndo(t('desktops.notify.deleted', { name }), t('desktops.notify.undo'), async () => {
+        try {
+          await undoDelete(recycleBinId);
+          await qc.invalidateQueries({ queryKey: DESKTOPS_KEY });
+          notifySuccess(t('desktops.notify.restored', { name }));
+        } catch (err) {
+          handleError(err);
+        }
+      });
     },
     onError: (err) => handleError(err),
   });
