@@ -10,6 +10,8 @@ import { DeleteForGood } from '../../components/DeleteForGood';
 import { openViewer } from '../viewer/open';
 import { deleteDesktop, desktopCall, DESKTOPS_KEY, fetchViewer, runAction, undoDelete } from './api';
 import { isStartRefusal, openStartDialog } from './StartNowDialog';
+import { heldBy, openQuotaHeldDialog } from './QuotaHeldDialog';
+import type { HttpError } from '../../lib/api';
 import { availableViewers, canOpen, chosenViewer, rememberViewer, removeDesktop, withStatus } from './logic';
 import { builtInText } from '../../lib/built-in-text';
 
@@ -34,7 +36,13 @@ export function useDesktopControls(d: TDesktop) {
       } else if (status) qc.setQueryData<TDesktop[]>(DESKTOPS_KEY, (l) => withStatus(l, d.id, status, v.from));
     },
     // A desktop that needs a booking and has none now: the start-now or cannot-start dialog.
-    onError: (err) => (isStartRefusal(err) ? openStartDialog(d, err, (to) => void navigate(to)) : handleError(err)),
+    onError: (err) => {
+      if (isStartRefusal(err)) return openStartDialog(d, err, (to) => void navigate(to));
+      // Over the person's own quota: one dialog naming the running desktops that hold it, each with its stop.
+      const held = heldBy(err);
+      if (held) return openQuotaHeldDialog(err as HttpError, held);
+      handleError(err);
+    },
   });
 
   const reset = useMutation({
