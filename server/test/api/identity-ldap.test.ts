@@ -253,6 +253,12 @@ describeIf(slapdMissing())('sign-in with an LDAP directory (real slapd)', () => 
       await call(server, `/api/v3/admin/identity-providers/${wrongCa.id}`, { token: admin, method: 'DELETE' });
     }
     await call(server, `/api/v3/admin/identity-providers/${ldaps.id}`, { token: admin, method: 'DELETE' });
+    // A bind account the directory refuses is the admin's to fix, not the person's wrong password.
+    const wrongBind = await create({ name: 'Wrong bind password', secret: 'not-the-bind-password' });
+    const res = await test(wrongBind.id);
+    expect(res.status).toBe(503);
+    expect((await res.json()).description_code).toBe('identity_provider_unavailable');
+    await call(server, `/api/v3/admin/identity-providers/${wrongBind.id}`, { token: admin, method: 'DELETE' });
   });
 
   it('the directory down or hanging: local accounts still sign in, the directory\'s people get a clear answer, fast', async () => {
