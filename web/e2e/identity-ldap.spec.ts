@@ -1,7 +1,7 @@
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import ca from '../src/i18n/locales/ca.json' with { type: 'json' };
-import { apiToken, loginPage, PASSWORD, shot } from './support';
+import { apiToken, freshUser, loginPage, PASSWORD, shot } from './support';
 import { freePort, PEOPLE_BASE, slapdMissing, startSlapd, TEACHERS_DN, USER_FILTER, type Slapd } from '../../server/test/helpers/slapd';
 
 /**
@@ -12,12 +12,14 @@ test.describe('sign-in with an LDAP directory', () => {
   test.skip(!!slapdMissing(), slapdMissing() ?? '');
   let slapd: Slapd;
   let providerId: string;
+  /** The journeys' own group (support.ts freshUser): teachers go there, so no other journey's group counts change. */
+  let groupId: string;
 
   const body = (slapdUrl: string) => ({
     kind: 'ldap',
     name: 'School directory (e2e)',
     category_id: 'default',
-    rules: [{ attribute: 'groups', value: TEACHERS_DN, group_id: 'default-teachers', role: 'advanced' }],
+    rules: [{ attribute: 'groups', value: TEACHERS_DN, group_id: groupId, role: 'advanced' }],
     unmatched: 'refuse',
     settings: { url: slapdUrl, start_tls: true, ca: slapd.ca, bind_dn: slapd.bindDn, user_base: PEOPLE_BASE, user_filter: USER_FILTER },
     secret: slapd.bindPassword,
@@ -30,6 +32,10 @@ test.describe('sign-in with an LDAP directory', () => {
   };
 
   test.beforeAll(async ({ request }) => {
+    await freshUser(request, 'ldap-e2e-local');
+    const token = await apiToken(request, 'admin');
+    const groups = (await (await request.get(`/api/v3/admin/groups?search=${encodeURIComponent('E2E accounts')}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { items: { id: string; name: string }[] };
+    groupId = groups.items.find((g) => g.name === 'E2E accounts')!.id;
     slapd = await startSlapd();
     providerId = ((await admin(request, 'POST', '', body(slapd.url))) as { id: string }).id;
   });
@@ -83,7 +89,7 @@ test.describe('sign-in with an LDAP directory', () => {
       await expect(login.error()).toHaveText(en.errors.identity_provider_unavailable);
       await shot(page, 'identity-ldap-unavailable');
       // A local person is not held up by the directory.
-      expect((await request.post('/authentication/login?provider=form&category_id=default', { multipart: { username: 'user', password: PASSWORD } })).status()).toBe(200);
+      expect((await request.post('/authentication/login?provider=form&category_id=default', { multipart: { username: 'ldap-e2e-local', password: PASSWORD } })).status()).toBe(200);
     } finally {
       await admin(request, 'PUT', `/${providerId}`, body(slapd.url));
     }
