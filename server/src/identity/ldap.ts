@@ -110,6 +110,8 @@ async function connect(settings: TLdapSettings): Promise<Client> {
   const url = new URL(settings.url);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const ldaps = url.protocol === 'ldaps:';
+  // A CA says the admin meant TLS: never fall back to a connection in the clear.
+  if (!ldaps && !settings.start_tls && settings.ca.trim()) throw new Error('a CA is set but the address is ldap:// without StartTLS: use ldaps:// or StartTLS');
   // ldapts connects with TLS whenever tlsOptions are given: only for ldaps://.
   const client = new Client({
     url: settings.url.replace(/\/$/, ''),

@@ -245,8 +245,9 @@ describeIf(slapdMissing())('sign-in with an LDAP directory (real slapd)', () => 
     const viaLdaps = await test(ldaps.id);
     expect(viaLdaps.status).toBe(200);
     expect((await viaLdaps.json()).preview).toMatchObject({ outcome: 'create', role: 'user', group_id: 'default-students-1a', identity: { groups: [STUDENTS_DN] } });
-    for (const over of [{ url: slapd.ldapsUrl, start_tls: false, ca: slapd.otherCa }, { start_tls: true, ca: slapd.otherCa }]) {
-      const wrongCa = await create({ name: 'Wrong CA', settings: settings(over) });
+    // Another CA, over LDAPS and StartTLS; the right CA on ldap:// without StartTLS (never in the clear when a CA is set).
+    for (const over of [{ url: slapd.ldapsUrl, start_tls: false, ca: slapd.otherCa }, { start_tls: true, ca: slapd.otherCa }, { start_tls: false }]) {
+      const wrongCa = await create({ name: 'TLS refused', settings: settings(over) });
       const res = await test(wrongCa.id);
       expect(res.status).toBe(503);
       expect((await res.json()).description_code).toBe('identity_provider_unavailable');
