@@ -121,6 +121,8 @@ export async function checkBadInput(url: string, routes: RegisteredRoute[], admi
  */
 export const PUBLIC_ROUTES = new Set([
   'POST /authentication/login',
+  // The start of a redirect sign-in (OpenID Connect, SAML): the browser of someone not yet signed in.
+  'GET /authentication/login',
   'POST /authentication/renew',
   'POST /authentication/logout',
   'GET /authentication/providers',

@@ -34,8 +34,13 @@ const HANDOFF_SECONDS = 300;
 export const unavailable = (err: unknown) =>
   new ApiError('service_unavailable', 'identity_provider_unavailable', `The sign-in provider cannot be reached (${(err as Error).message?.slice(0, 200) ?? 'error'})`);
 
-/** A person the directories of the category know by this name and password, signed in; null when none does. */
+/**
+ * A person the directories of the category know by this name and password, signed in; null when none does.
+ * When none does but one could not be reached, the answer is 503 identity_provider_unavailable (the person may
+ * be one of that directory's: "wrong password" would mislead them); the sign-in limits count it as a failure.
+ */
 async function directoryLogin(ctx: AppContext, username: string, password: string, categoryId: string | undefined, ip: string): Promise<LoginResult | null> {
+  let down = false;
   for (const kind of IDENTITY_KINDS) {
     const protocol = PASSWORD_PROTOCOLS[kind];
     if (!protocol) continue;
@@ -46,11 +51,14 @@ async function directoryLogin(ctx: AppContext, username: string, password: strin
       } catch (err) {
         // A directory that is down: logged (never the password), and the next one is asked.
         ctx.log.warn({ provider: provider.name, err: { message: (err as Error).message } }, 'directory not reachable');
+        down = true;
         continue;
       }
       if (identity) return signInExternal(ctx, provider, identity, { categoryId, ip });
     }
   }
+  // Anyone may read this answer: the directory's address and error stay in the log.
+  if (down) throw new ApiError('service_unavailable', 'identity_provider_unavailable', 'The directory cannot be reached: its accounts cannot sign in right now');
   return null;
 }
 
