@@ -10,7 +10,7 @@ import { ensureDemoGuest, ensureRdpGuest } from './engine/guest-image';
 import { seedRdpTemplate } from './seed/rdp-template';
 import { createStopper, SHUTDOWN_BOUND_MS } from './shutdown';
 import { createLog } from './http/log';
-import { welcomeText } from './welcome';
+import { welcomeText } from './seed/welcome';
 
 function printWelcome(url: string, result: SeedResult, demoPasswordSet: boolean) {
   process.stdout.write(welcomeText(url, result, demoPasswordSet));

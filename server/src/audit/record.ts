@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { schema, type Db } from '../db';
+import type { TAuditAction } from '@vdi/contracts';
 
 /** Who did something: the signed-in caller, or nobody (a failed sign-in, the system). */
 export type AuditActor = {
@@ -12,13 +13,12 @@ export type AuditActor = {
 };
 
 /**
- * What was done. `action` is a dotted verb from a small vocabulary (`user.create`, `user.disable`,
- * `auth.sign_in`, `auth.sign_in_failed`, `settings.update`, …); the object is copied by value so
+ * What was done. `action` is one of AUDIT_ACTIONS (contracts/audit.ts: `user.create`, `auth.sign_in`, …); the object is copied by value so
  * the entry survives the object's deletion. `categoryId` defaults to the object's category when
  * given, else the actor's: managers see the entries of their category.
  */
 export type AuditEntry = {
-  action: string;
+  action: TAuditAction;
   objectType?: string;
   objectId?: string;
   objectName?: string;

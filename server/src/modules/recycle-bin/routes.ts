@@ -18,7 +18,7 @@ import { restoreEntry } from './restore';
 import { auditActorOf, audit } from '../../audit/record';
 
 /** Restores and deletions for good are security events (the audit log keeps who did them). */
-const binAudit = (action: string, row: RecycleBinRow) => ({
+const binAudit = (action: 'recycle_bin.restore' | 'recycle_bin.delete', row: RecycleBinRow) => ({
   action,
   objectType: `recycle_bin.${row.itemType}`,
   objectId: row.id,

@@ -5,7 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { IconAlertCircle, IconDownload, IconFilterOff, IconHistory, IconSearch } from '@tabler/icons-react';
 import dayjs from 'dayjs';
 import { useTranslation } from 'react-i18next';
-import type { TAuditEntry, TAuditQuery } from '@vdi/contracts';
+import { AUDIT_ACTIONS, AUDIT_FAMILIES, auditActionKey, type TAuditEntry, type TAuditQuery } from '@vdi/contracts';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
 import { errorMessage } from '../../../lib/errors';
@@ -16,26 +16,6 @@ import '../../../i18n/areas/admin-system';
 import { builtInText } from '../../../lib/built-in-text';
 
 const PER_PAGE = 50;
-/** The actions the filter offers (a prefix ending in "." selects a family). */
-const ACTIONS = [
-  'auth.',
-  'auth.sign_in',
-  'auth.sign_in_failed',
-  'auth.sign_out',
-  'auth.session_revoked',
-  'auth.password_change',
-  'user.',
-  'user.disable',
-  'user.enable',
-  'settings.update',
-  'category.',
-  'viewer.open_other',
-  'desktop.',
-  'desktop.force_stop',
-  'desktop.delete',
-  'recycle_bin.restore',
-  'recycle_bin.delete',
-] as const;
 const COLORS: Record<string, string> = { auth: 'blue', user: 'grape', settings: 'orange', category: 'teal', viewer: 'red', recycle_bin: 'gray', desktop: 'indigo', template: 'cyan', media: 'cyan', deployment: 'cyan' };
 
 type Filters = { actor: string; action: string | null; object: string; from: string; to: string };
@@ -43,7 +23,7 @@ const EMPTY: Filters = { actor: '', action: null, object: '', from: '', to: '' }
 
 function useActionLabel() {
   const { t } = useTranslation();
-  return (action: string) => t(`admin_system.audit.actions.${action.replace(/\./g, '_')}`, { defaultValue: action });
+  return (action: string) => t(`admin_system.audit.actions.${auditActionKey(action)}`, { defaultValue: action });
 }
 
 function Detail({ e }: { e: TAuditEntry }) {
@@ -102,7 +82,14 @@ export default function AuditPage() {
           <Select
             label={t('admin_system.audit.filters.action')}
             placeholder={t('admin_system.audit.filters.any')}
-            data={ACTIONS.map((a) => ({ value: a, label: a.endsWith('.') ? t('admin_system.audit.families', { family: label(a.slice(0, -1)) }) : label(a) }))}
+            // Every action the log records, by family; a family's first entry ("… all", a prefix ending in ".") selects it whole.
+            data={AUDIT_FAMILIES.map((f) => ({
+              group: label(f),
+              items: [
+                { value: `${f}.`, label: t('admin_system.audit.families', { family: label(f) }) },
+                ...AUDIT_ACTIONS.filter((a) => a.startsWith(`${f}.`)).map((a) => ({ value: a, label: label(a) })),
+              ],
+            }))}
             value={filters.action}
             onChange={(v) => set({ action: v })}
             clearable

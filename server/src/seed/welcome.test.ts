@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SeedResult } from './seed/seed';
+import type { SeedResult } from './seed';
 import { welcomeText } from './welcome';
 
 const result = (created: boolean) =>

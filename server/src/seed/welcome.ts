@@ -1,4 +1,4 @@
-import type { SeedResult } from './seed/seed';
+import type { SeedResult } from './seed';
 
 /** What `npm start` prints once the portal listens: its address and the demo sign-ins. */
 export function welcomeText(url: string, result: SeedResult, demoPasswordSet: boolean): string {
