@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { IDENTITY_KINDS, LISTED_KIND, ZIdentityPreview, ZIdentityProvider, ZIdentityProviderBody, type TIdentityKind, type TIdentityPreview } from '@vdi/contracts';
+import { IDENTITY_KINDS, LISTED_KIND, ZIdentityPreview, ZIdentityProvider, ZIdentityProviderBody, type TIdentityKind, type TIdentityPreview, type TIdentityProviderBody } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { ExternalSession } from '../../db/schema';
@@ -117,12 +117,19 @@ export async function identityAuthenticationRoutes(app: FastifyInstance, ctx: Ap
       try {
         return reply.redirect(await protocol.begin(ctx, provider, { categoryId: provider.categoryId ?? categoryId, test: false }), 303);
       } catch (err) {
-        ctx.log.warn({ provider: provider.name, err: { message: (err as Error).message } }, 'identity provider not reachable');
-        return failRedirect(reply, unavailable(err));
+        ctx.log.warn({ provider: provider.name, reason: (err as Error).message?.slice(0, 300) }, 'identity provider not reachable');
+        return failRedirect(reply, err instanceof ApiError ? err : unavailable(err));
       }
     },
   );
   for (const protocol of Object.values(REDIRECT_PROTOCOLS)) await protocol.routes(app, ctx);
+}
+
+/** A redirect provider sends people back to the public address: without one it cannot be saved (an LDAP directory can). */
+function checkPublicAddress(ctx: AppContext, body: TIdentityProviderBody) {
+  if (body.kind !== 'ldap' && !ctx.config.publicUrl) {
+    throw badRequest('identity_public_url_missing', 'This kind of provider needs the portal\'s public address (PUBLIC_URL): the provider sends people back there');
+  }
 }
 
 export async function identityAdminRoutes(app: FastifyInstance, ctx: AppContext) {
@@ -135,6 +142,7 @@ export async function identityAdminRoutes(app: FastifyInstance, ctx: AppContext)
   );
 
   r.post('/admin/identity-providers', { preHandler: adminOnly, schema: { body: ZIdentityProviderBody, response: { 200: ZIdentityProvider } } }, async (request) => {
+    checkPublicAddress(ctx, request.body);
     await checkRules(db, request.body);
     const [row] = await db.insert(p).values({ id: randomUUID(), ...rowValues(ctx, request.body) }).returning();
     await audit(db, auditActorOf(request), { action: 'identity_provider.create', objectType: 'identity_provider', objectId: row!.id, objectName: row!.name, categoryId: row!.categoryId, detail: { kind: row!.kind } });
@@ -145,6 +153,7 @@ export async function identityAdminRoutes(app: FastifyInstance, ctx: AppContext)
     const [before] = await db.select().from(p).where(eq(p.id, request.params.id));
     if (!before) throw missing();
     if (before.kind !== request.body.kind) throw badRequest('identity_kind_fixed', 'A provider keeps its kind');
+    checkPublicAddress(ctx, request.body);
     await checkRules(db, request.body);
     const [row] = await db.update(p).set(rowValues(ctx, request.body)).where(eq(p.id, before.id)).returning();
     await audit(db, auditActorOf(request), {
@@ -196,7 +205,7 @@ export async function identityAdminRoutes(app: FastifyInstance, ctx: AppContext)
       try {
         return { url: await redirect.begin(ctx, provider, { test: true, categoryId: provider.categoryId ?? undefined }) };
       } catch (err) {
-        throw unavailable(err);
+        throw err instanceof ApiError ? err : unavailable(err);
       }
     },
   );
