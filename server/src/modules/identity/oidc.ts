@@ -16,7 +16,7 @@ import { authorizationRequest, completeAuthorization, configuration, endSessionU
 import { putFlow, takeFlow } from './flows';
 import type { RedirectFlow, RedirectProtocol } from './protocols';
 import { loadProvider, providerUrls, type LoadedProvider } from './providers';
-import { failRedirect, finishRedirect, unavailable } from './routes';
+import { failRedirect, finishRedirect, unavailable } from './redirect';
 
 /** How long a person may take at the provider before coming back. */
 const FLOW_SECONDS = 600;
