@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
@@ -7,7 +7,7 @@ import pino from 'pino';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { ZIdentityPreview, ZIdentityProvider } from '@vdi/contracts';
 import { schema } from '../../src/db';
-import { forgetConfigurations } from '../../src/identity/oidc';
+import { forgetConfigurations, REQUEST_TIMEOUT_SECONDS } from '../../src/identity/oidc';
 import { call, loginToken, login, startTestServer, type TestServer } from '../helpers/server';
 import { startOidcIdp, type OidcIdp } from '../helpers/oidc-test-idp';
 import { scaled } from '../helpers/slowdown';
@@ -317,12 +317,31 @@ describe('a provider that is down', () => {
     expect(local.res.status).toBe(200);
     await call(server, `/api/v3/admin/identity-providers/${down.id}`, { token: admin, method: 'DELETE' });
   });
+
+  it('a provider that takes the connection and never answers fails within the bounded time', async () => {
+    const held: Socket[] = [];
+    const silent = createNetServer((socket) => held.push(socket));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const mute = await createProvider({ issuer: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, client_id: 'c', secret: 'mute-secret-value', name: 'Mute IdP' });
+      const started = Date.now();
+      const res = await fetch(`${server.url}/authentication/login?provider=oidc&provider_id=${mute.id}`, { redirect: 'manual' });
+      expect(res.headers.get('location')).toBe('/login?error=identity_provider_unavailable');
+      // REQUEST_TIMEOUT_SECONDS (5 s), with room for a loaded machine.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_SECONDS * 1000 - 500);
+      expect(Date.now() - started).toBeLessThan(REQUEST_TIMEOUT_SECONDS * 1000 + scaled(5_000));
+      await call(server, `/api/v3/admin/identity-providers/${mute.id}`, { token: admin, method: 'DELETE' });
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise<void>((r) => silent.close(() => r()));
+    }
+  });
 });
 
 // ---------------------------------------------------------------------------------------------------------------
 // ID tokens a real provider would not send, from a fake provider in this file: discovery, JWKS, an authorization
 // endpoint that answers at once, and a token endpoint whose ID token is made per case.
-type Case = 'ok' | 'bad-signature' | 'wrong-audience' | 'expired' | 'other-issuer' | 'future' | 'slight-skew' | 'other-subject';
+type Case = 'ok' | 'bad-signature' | 'wrong-audience' | 'expired' | 'other-issuer' | 'future' | 'slight-skew' | 'token-down';
 
 describe('ID tokens that must be refused', () => {
   let fake: Server;
@@ -364,6 +383,8 @@ describe('ID tokens that must be refused', () => {
         return res.end();
       }
       if (url.pathname === '/token' && req.method === 'POST') {
+        // The provider goes away between the sign-in and the code's exchange.
+        if (current === 'token-down') return req.socket.destroy();
         let body = '';
         for await (const chunk of req) body += chunk;
         const form = new URLSearchParams(body);
@@ -437,6 +458,16 @@ describe('ID tokens that must be refused', () => {
   it('a clock a little ahead (within the allowance of a minute) is taken', async () => {
     const got = await through('slight-skew', 'fake-skew-ok');
     expect(got.location).toBe('/login/done');
+    // A provider without an end-session endpoint: our sign-out offers none.
+    const out = await fetch(`${server.url}/authentication/logout`, { method: 'POST', headers: { authorization: `Bearer ${got.token}` } });
+    expect(out.status).toBe(200);
+    expect(await out.json()).toEqual({});
+  });
+
+  it('a provider that goes away before the code is exchanged: the provider is unavailable, nobody is made', async () => {
+    const got = await through('token-down', 'fake-token-down');
+    expect(got.location).toBe('/login?error=identity_provider_unavailable');
+    expect(await oidcUser('fake-token-down')).toBeUndefined();
   });
 });
 
@@ -445,7 +476,7 @@ describe('the log', () => {
     const text = logged.join('');
     expect(text.length).toBeGreaterThan(0);
     expect(text).toContain('OpenID');
-    for (const secret of [idp.clientSecret, idp.password, 'fake-secret-value', 'down-secret-value', ...secretsSeen]) expect(text).not.toContain(secret);
+    for (const secret of [idp.clientSecret, idp.password, 'fake-secret-value', 'down-secret-value', 'mute-secret-value', ...secretsSeen]) expect(text).not.toContain(secret);
     expect(secretsSeen.length).toBeGreaterThan(3);
   });
 });
