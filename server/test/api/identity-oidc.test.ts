@@ -83,9 +83,10 @@ const onServer = (url: string) => {
   return `${server.url}${u.pathname}${u.search}`;
 };
 
-/** GET /authentication/login for the provider: the 303's Location. */
-async function begin(id = providerId) {
-  const res = await fetch(`${server.url}/authentication/login?provider=oidc&provider_id=${id}`, { redirect: 'manual' });
+/** GET /authentication/login for the provider from the browser `jar` (it keeps the portal's flow cookie): the 303's Location. */
+async function begin(id = providerId, jar = new Jar()) {
+  const res = await fetch(`${server.url}/authentication/login?provider=oidc&provider_id=${id}`, { redirect: 'manual', headers: { cookie: jar.header() } });
+  jar.take(res);
   expect(res.status).toBe(303);
   return res.headers.get('location')!;
 }
@@ -131,11 +132,11 @@ async function atIdp(url: string, jar: Jar, account?: string): Promise<{ back: s
   throw new Error('too many redirects at the IdP');
 }
 
-/** The portal's callback: where it sends the browser (and the step cookie's token, when it signs in). */
-async function callback(url: string) {
+/** The portal's callback in the browser `jar`: where it sends the browser (and the step cookie's token, when it signs in). */
+async function callback(url: string, jar = new Jar()) {
   const code = new URL(url).searchParams.get('code');
   if (code && code.length > 16) secretsSeen.push(code);
-  const res = await fetch(onServer(url), { redirect: 'manual' });
+  const res = await fetch(onServer(url), { redirect: 'manual', headers: { cookie: jar.header() } });
   expect(res.status).toBe(303);
   const token = /(?:^|;\s*)authorization=([^;]+)/.exec(res.headers.getSetCookie().join('; '))?.[1];
   return { location: res.headers.get('location')!, token };
@@ -143,8 +144,8 @@ async function callback(url: string) {
 
 /** The whole dance: begin, the IdP's sign-in, the callback. */
 async function dance(account: string, jar = new Jar(), tamper: (url: string) => string = (u) => u) {
-  const { back, asked } = await atIdp(tamper(await begin()), jar, account);
-  return { ...(await callback(back)), back, asked, jar };
+  const { back, asked } = await atIdp(tamper(await begin(providerId, jar)), jar, account);
+  return { ...(await callback(back, jar)), back, asked, jar };
 }
 
 const oidcUser = async (uid: string) => (await server.ctx.db.select().from(schema.users).where(and(eq(schema.users.provider, 'oidc'), eq(schema.users.uid, uid))))[0];
@@ -216,21 +217,34 @@ describe('OpenID Connect sign-in with a real provider', () => {
   it('a replayed callback (the same code and state) is refused', async () => {
     const first = await dance(idp.accounts.student);
     expect(first.location).toBe('/login/done');
-    const replay = await callback(first.back);
+    const replay = await callback(first.back, first.jar);
     expect(replay.location).toBe('/login?error=identity_flow_expired');
     expect(replay.token).toBeUndefined();
   });
 
   it('a state that is not ours is refused (and the IdP’s code is never exchanged)', async () => {
-    const { back } = await atIdp(await begin(), new Jar(), idp.accounts.student);
+    const jar = new Jar();
+    const { back } = await atIdp(await begin(providerId, jar), jar, idp.accounts.student);
     const forged = new URL(back);
     forged.searchParams.set('state', randomBytes(32).toString('base64url'));
-    expect((await callback(forged.href)).location).toBe('/login?error=identity_flow_expired');
+    expect((await callback(forged.href, jar)).location).toBe('/login?error=identity_flow_expired');
     // No state at all: the same.
     forged.searchParams.delete('state');
-    expect((await callback(forged.href)).location).toBe('/login?error=identity_flow_expired');
+    expect((await callback(forged.href, jar)).location).toBe('/login?error=identity_flow_expired');
     // The real callback still works once (the forged ones spent nothing of it).
-    expect((await callback(back)).location).toBe('/login/done');
+    expect((await callback(back, jar)).location).toBe('/login/done');
+  });
+
+  it('a callback opened in another browser than the one that started the sign-in is refused (login CSRF)', async () => {
+    // Someone signs in as themselves up to the IdP's answer, and hands the callback address to a victim.
+    const attacker = new Jar();
+    const { back } = await atIdp(await begin(providerId, attacker), attacker, idp.accounts.student);
+    const victim = new Jar();
+    const got = await callback(back, victim);
+    expect(got.location).toBe('/login?error=identity_flow_expired');
+    expect(got.token).toBeUndefined();
+    // The flow is spent: the attacker's own browser cannot use it afterwards either.
+    expect((await callback(back, attacker)).location).toBe('/login?error=identity_flow_expired');
   });
 
   it('a nonce that is not the one we sent is refused', async () => {
@@ -429,9 +443,10 @@ describe('ID tokens that must be refused', () => {
   async function through(which: Case, sub: string) {
     current = which;
     subject = sub;
-    const auth = await fetch(await begin(fakeProvider), { redirect: 'manual' });
+    const jar = new Jar();
+    const auth = await fetch(await begin(fakeProvider, jar), { redirect: 'manual' });
     expect(auth.status).toBe(302);
-    return callback(auth.headers.get('location')!);
+    return callback(auth.headers.get('location')!, jar);
   }
 
   it('a well-formed token signs in (the fake itself is sound)', async () => {

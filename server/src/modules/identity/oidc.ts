@@ -16,7 +16,7 @@ import { authorizationRequest, completeAuthorization, configuration, endSessionU
 import { putFlow, takeFlow } from './flows';
 import type { RedirectFlow, RedirectProtocol } from './protocols';
 import { loadProvider, providerUrls, type LoadedProvider } from './providers';
-import { failRedirect, finishRedirect, unavailable } from './redirect';
+import { failRedirect, finishRedirect, sameBrowser, unavailable } from './redirect';
 
 /** How long a person may take at the provider before coming back. */
 const FLOW_SECONDS = 600;
@@ -41,7 +41,7 @@ function callbackOf(ctx: AppContext, provider: LoadedProvider): string {
   return callback;
 }
 
-type StoredFlow = AuthorizationChecks & { test: boolean; categoryId: string | null };
+type StoredFlow = AuthorizationChecks & { test: boolean; categoryId: string | null; browser: string | null };
 
 export const oidcProtocol: RedirectProtocol = {
   async begin(ctx, provider, flow: RedirectFlow) {
@@ -49,7 +49,7 @@ export const oidcProtocol: RedirectProtocol = {
     const settings = settingsOf(provider);
     const config = await configuration(clientSettings(provider, settings));
     const { url, checks } = await authorizationRequest(config, { redirectUri, scopes: settings.scopes });
-    const stored: StoredFlow = { ...checks, test: flow.test, categoryId: flow.categoryId ?? null };
+    const stored: StoredFlow = { ...checks, test: flow.test, categoryId: flow.categoryId ?? null, browser: flow.browser ?? null };
     await putFlow(ctx, flowKey(checks.state), provider.id, stored, FLOW_SECONDS);
     return url;
   },
@@ -97,6 +97,10 @@ export const oidcProtocol: RedirectProtocol = {
         if (!flow) {
           ctx.log.warn({ provider: provider.name }, 'OpenID callback without a live flow (unknown, expired or replayed state)');
           return failRedirect(reply, new ApiError('bad_request', 'identity_flow_expired', 'That sign-in is over or was already used'));
+        }
+        if (!sameBrowser(request, flow.browser)) {
+          ctx.log.warn({ provider: provider.name }, 'OpenID callback from another browser than the one that started the sign-in');
+          return failRedirect(reply, new ApiError('bad_request', 'identity_flow_expired', 'That sign-in was started elsewhere'));
         }
         let claims: Record<string, unknown>;
         let idToken: string;

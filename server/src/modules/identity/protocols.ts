@@ -18,7 +18,16 @@ export type PasswordProtocol = {
 };
 
 /** Where a redirect sign-in starts: `flow` comes back to the protocol's callback (kept in identity_flows). */
-export type RedirectFlow = { categoryId?: string; test: boolean };
+export type RedirectFlow = {
+  categoryId?: string;
+  test: boolean;
+  /**
+   * A random value routes.ts also left in the browser's `idp_flow` cookie (SameSite=Lax: it comes back on the
+   * provider's GET redirect): a callback is taken only from the browser that started the sign-in, so nobody can
+   * hand a person a callback of their own sign-in (login CSRF). Absent for the console's test.
+   */
+  browser?: string;
+};
 
 export type RedirectProtocol = {
   /** The provider's address to send the browser to (throws when the provider cannot be reached). */

@@ -3,7 +3,7 @@
  * routes.ts, which imports the protocols' registry (protocols.ts), so that a protocol importing these makes no cycle.
  */
 import { randomBytes } from 'node:crypto';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context';
 import type { ExternalSession } from '../../db/schema';
 import { ApiError } from '../../http/errors';
@@ -17,6 +17,22 @@ import type { LoadedProvider } from './providers';
 const PREVIEW_SECONDS = 600;
 /** The step cookie's life when a redirect sign-in hands its token to the web (it reads it at once). */
 const HANDOFF_SECONDS = 300;
+/** The cookie that ties a redirect sign-in to the browser that started it (RedirectFlow.browser). */
+export const FLOW_COOKIE = 'idp_flow';
+const FLOW_COOKIE_SECONDS = 600;
+
+/** The browser's flow value: the one it holds (several tabs share it), or a new one set on `reply`. */
+export function browserBinding(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): string {
+  const held = request.cookies[FLOW_COOKIE];
+  const value = held && /^[\w-]{22,64}$/.test(held) ? held : randomBytes(24).toString('base64url');
+  reply.setCookie(FLOW_COOKIE, value, {
+    path: '/authentication', maxAge: FLOW_COOKIE_SECONDS, sameSite: 'lax', httpOnly: true, secure: ctx.config.publicUrl?.startsWith('https:') ?? false,
+  });
+  return value;
+}
+
+/** Whether this request comes from the browser that started a flow bound with `browser` (an unbound flow: yes). */
+export const sameBrowser = (request: FastifyRequest, browser: unknown) => browser === undefined || browser === null || request.cookies[FLOW_COOKIE] === browser;
 
 /** The provider could not be reached (a clear answer; local accounts keep working). */
 export const unavailable = (err: unknown) =>

@@ -20,7 +20,7 @@ import { continueExternal, planSignIn, previewOf, signInExternal } from './exter
 import type { ExternalIdentity } from './mapping';
 import { peekFlow } from './flows';
 import { PASSWORD_PROTOCOLS, REDIRECT_PROTOCOLS } from './protocols';
-import { failRedirect, unavailable } from './redirect';
+import { browserBinding, failRedirect, unavailable } from './redirect';
 import { checkRules, enabledProviders, loadProvider, providerView, rowValues } from './providers';
 
 // The end of every redirect sign-in lives in redirect.ts (the protocols' callbacks import it; protocols.ts imports them).
@@ -77,7 +77,8 @@ export async function identityAuthenticationRoutes(app: FastifyInstance, ctx: Ap
       const protocol = REDIRECT_PROTOCOLS[kind];
       if (!provider || !provider.enabled || provider.kind !== kind || !protocol) return failRedirect(reply, missing());
       try {
-        return reply.redirect(await protocol.begin(ctx, provider, { categoryId: provider.categoryId ?? categoryId, test: false }), 303);
+        const browser = browserBinding(ctx, request, reply);
+        return reply.redirect(await protocol.begin(ctx, provider, { categoryId: provider.categoryId ?? categoryId, test: false, browser }), 303);
       } catch (err) {
         ctx.log.warn({ provider: provider.name, reason: (err as Error).message?.slice(0, 300) }, 'identity provider not reachable');
         return failRedirect(reply, err instanceof ApiError ? err : unavailable(err));
