@@ -214,6 +214,21 @@ describe('OpenID Connect sign-in with a real provider', () => {
     expect(await oidcUser('olly-outsider')).toBeUndefined();
   });
 
+  it('the callback needs nothing of the process that began: the flow is a database row, spent on use', async () => {
+    const jar = new Jar();
+    const start = await begin(providerId, jar);
+    const state = new URL(start).searchParams.get('state')!;
+    const [row] = await server.ctx.db.select().from(schema.identityFlows).where(eq(schema.identityFlows.id, `oidc:${state}`));
+    expect(row).toMatchObject({ providerId, data: { state, test: false, categoryId: 'default' } });
+    expect((row!.expiresAt.getTime() - Date.now()) / 1000).toBeGreaterThan(500);
+    expect(row!.expiresAt.getTime() - Date.now()).toBeLessThanOrEqual(600_000);
+    // As another process would: no discovery in memory.
+    forgetConfigurations();
+    const { back } = await atIdp(start, jar, idp.accounts.student);
+    expect((await callback(back, jar)).location).toBe('/login/done');
+    expect(await server.ctx.db.select().from(schema.identityFlows).where(eq(schema.identityFlows.id, `oidc:${state}`))).toEqual([]);
+  });
+
   it('a replayed callback (the same code and state) is refused', async () => {
     const first = await dance(idp.accounts.student);
     expect(first.location).toBe('/login/done');
