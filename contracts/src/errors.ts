@@ -103,6 +103,8 @@ export const DESCRIPTION_CODES = [
   'identity_provider_unavailable',
   'identity_sign_in_failed',
   'identity_kind_fixed',
+  'identity_public_url_missing',
+  'identity_flow_expired',
   'invalid_language',
   'maintenance',
   /** a server process behind a balancer is stopping (its health route, while the balancer drains it) */

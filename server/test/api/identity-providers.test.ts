@@ -43,7 +43,8 @@ REDIRECT_PROTOCOLS.oidc = {
 let server: TestServer;
 let admin: string;
 beforeAll(async () => {
-  server = await startTestServer();
+  // A public address: OpenID and SAML providers are refused without one (their redirect URI lives there).
+  server = await startTestServer({ env: { PUBLIC_URL: 'http://portal.test' } });
   admin = await loginToken(server, 'admin');
 }, scaled(120_000));
 afterAll(async () => {

@@ -205,6 +205,8 @@ export const MATRIX: Record<string, Case> = {
   'POST /api/v3/admin/identity-providers/:id/test': { expect: allow(['admin'], 'reached'), req: async () => ({ path: `${A}/admin/identity-providers/${await identityProviderFixture()}/test`, method: 'POST', body: { username: 'x' } }) },
   'GET /api/v3/admin/identity-providers/previews/:id': { expect: allow(['admin'], 'passes'), req: get(`${A}/admin/identity-providers/previews/none`) },
   'GET /authentication/login': { expect: PUBLIC('reached'), req: get('/authentication/login?provider=saml&provider_id=none') },
+  // The provider's return: an unknown provider or state goes back to the sign-in page (303), for anyone.
+  'GET /authentication/oidc/callback/:id': { expect: PUBLIC('reached'), req: get('/authentication/oidc/callback/none?state=none&code=none') },
   'GET /api/v3/admin/api-tokens': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/api-tokens`) },
   'DELETE /api/v3/admin/api-tokens/:id': { expect: allow(['admin', 'manager']), fresh: true, req: async () => ({ path: `${A}/admin/api-tokens/${await apiTokenFixture(ids.user)}`, method: 'DELETE' }) },
   'GET /api/v3/openapi.json': { expect: PUBLIC(), req: get(`${A}/openapi.json`) },

@@ -129,6 +129,9 @@ export const PUBLIC_ROUTES = new Set([
   'POST /authentication/signup',
   'POST /authentication/forgot-password',
   'GET /authentication/categories',
+  // Redirect sign-ins: the start (the browser is sent to the provider) and the OpenID provider's return.
+  'GET /authentication/login',
+  'GET /authentication/oidc/callback/:id',
   'POST /isard-admin/login',
   'GET /isard-admin/login',
   'GET /isard-admin/logout/remote',

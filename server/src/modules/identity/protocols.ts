@@ -11,6 +11,7 @@ import type { ExternalSession } from '../../db/schema';
 import type { ExternalIdentity } from './mapping';
 import type { LoadedProvider } from './providers';
 import { authenticateLdap } from '../../identity/ldap';
+import { oidcProtocol } from './oidc';
 
 export type PasswordProtocol = {
   /** The person, when the directory knows the name and the password is theirs; null when not (a wrong name or password). Throws when the directory cannot be reached. */
@@ -18,7 +19,16 @@ export type PasswordProtocol = {
 };
 
 /** Where a redirect sign-in starts: `flow` comes back to the protocol's callback (kept in identity_flows). */
-export type RedirectFlow = { categoryId?: string; test: boolean };
+export type RedirectFlow = {
+  categoryId?: string;
+  test: boolean;
+  /**
+   * A random value routes.ts also left in the browser's `idp_flow` cookie (SameSite=Lax: it comes back on the
+   * provider's GET redirect): a callback is taken only from the browser that started the sign-in, so nobody can
+   * hand a person a callback of their own sign-in (login CSRF). Absent for the console's test.
+   */
+  browser?: string;
+};
 
 export type RedirectProtocol = {
   /** The provider's address to send the browser to (throws when the provider cannot be reached). */
@@ -34,3 +44,4 @@ export const PASSWORD_PROTOCOLS: Partial<Record<TIdentityKind, PasswordProtocol>
 };
 
 export const REDIRECT_PROTOCOLS: Partial<Record<TIdentityKind, RedirectProtocol>> = {};
+REDIRECT_PROTOCOLS.oidc = oidcProtocol;

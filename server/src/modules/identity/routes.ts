@@ -3,12 +3,12 @@
  * be created, the browser's start of a redirect sign-in (GET /authentication/login?provider=…), and the hooks the
  * sign-in form and steps use (auth/login-flow.ts SignInHooks).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { IDENTITY_KINDS, LISTED_KIND, ZIdentityPreview, ZIdentityProvider, ZIdentityProviderBody, type TIdentityKind, type TIdentityPreview } from '@vdi/contracts';
+import { IDENTITY_KINDS, LISTED_KIND, ZIdentityPreview, ZIdentityProvider, ZIdentityProviderBody, type TIdentityKind, type TIdentityPreview, type TIdentityProviderBody } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { ExternalSession } from '../../db/schema';
@@ -18,21 +18,17 @@ import { requireAuth } from '../../http/guard';
 import type { LoginResult, SignInHooks } from '../../auth/login-flow';
 import { continueExternal, planSignIn, previewOf, signInExternal } from './external';
 import type { ExternalIdentity } from './mapping';
-import { peekFlow, putFlow } from './flows';
-import { PASSWORD_PROTOCOLS, REDIRECT_PROTOCOLS, type RedirectFlow } from './protocols';
-import { checkRules, enabledProviders, loadProvider, providerView, rowValues, type LoadedProvider } from './providers';
+import { peekFlow } from './flows';
+import { PASSWORD_PROTOCOLS, REDIRECT_PROTOCOLS } from './protocols';
+import { browserBinding, failRedirect, unavailable } from './redirect';
+import { checkRules, enabledProviders, loadProvider, providerView, rowValues } from './providers';
+
+// The end of every redirect sign-in lives in redirect.ts (the protocols' callbacks import it; protocols.ts imports them).
+export { failRedirect, finishRedirect, unavailable } from './redirect';
 
 const p = schema.identityProviders;
 const idParams = z.object({ id: z.string().min(1).max(64) });
 const missing = () => notFound('identity_provider_not_found', 'Sign-in provider not found');
-/** How long a test preview waits for the console to read it. */
-const PREVIEW_SECONDS = 600;
-/** The step cookie's life when a redirect sign-in hands its token to the web (it reads it at once). */
-const HANDOFF_SECONDS = 300;
-
-/** The provider could not be reached (a clear answer; local accounts keep working). */
-export const unavailable = (err: unknown) =>
-  new ApiError('service_unavailable', 'identity_provider_unavailable', `The sign-in provider cannot be reached (${(err as Error).message?.slice(0, 200) ?? 'error'})`);
 
 /**
  * A person the directories of the category know by this name and password, signed in; null when none does.
@@ -75,40 +71,6 @@ export function identityHooks(ctx: AppContext): SignInHooks {
   };
 }
 
-/**
- * The end of a redirect sign-in, on the protocol's callback: a test shows the console what would happen; a sign-in
- * hands its token (a session, or the next step's) to the web at /login/done through the step cookie; a refusal or
- * failure goes back to the sign-in page with its code.
- */
-export async function finishRedirect(
-  ctx: AppContext,
-  reply: FastifyReply,
-  provider: LoadedProvider,
-  identity: ExternalIdentity,
-  flow: RedirectFlow & { external?: ExternalSession; ip?: string },
-) {
-  if (flow.test) {
-    const preview = previewOf(identity, await planSignIn(ctx, provider, identity, flow.categoryId));
-    const id = randomBytes(16).toString('base64url');
-    await putFlow(ctx, `preview:${id}`, provider.id, preview as unknown as Record<string, unknown>, PREVIEW_SECONDS);
-    return reply.redirect(`/isard-admin/identity_providers?preview=${id}&provider=${encodeURIComponent(provider.id)}`, 303);
-  }
-  try {
-    const result = await signInExternal(ctx, provider, identity, { categoryId: flow.categoryId, external: flow.external, ip: flow.ip });
-    return reply
-      .setCookie('authorization', result.token, { path: '/', maxAge: HANDOFF_SECONDS, sameSite: 'lax', secure: ctx.config.publicUrl?.startsWith('https:') ?? false, httpOnly: false })
-      .redirect('/login/done', 303);
-  } catch (err) {
-    return failRedirect(reply, err);
-  }
-}
-
-/** Back to the sign-in page with the refusal's code (`identity_sign_in_failed` for anything that is not an answer of ours). */
-export function failRedirect(reply: FastifyReply, err: unknown) {
-  const code = err instanceof ApiError ? err.code : 'identity_sign_in_failed';
-  return reply.redirect(`/login?error=${encodeURIComponent(code)}`, 303);
-}
-
 /** Public: the start of a redirect sign-in; the admin's console: providers, tests and previews. */
 export async function identityAuthenticationRoutes(app: FastifyInstance, ctx: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -123,14 +85,22 @@ export async function identityAuthenticationRoutes(app: FastifyInstance, ctx: Ap
       const protocol = REDIRECT_PROTOCOLS[kind];
       if (!provider || !provider.enabled || provider.kind !== kind || !protocol) return failRedirect(reply, missing());
       try {
-        return reply.redirect(await protocol.begin(ctx, provider, { categoryId: provider.categoryId ?? categoryId, test: false }), 303);
+        const browser = browserBinding(ctx, request, reply);
+        return reply.redirect(await protocol.begin(ctx, provider, { categoryId: provider.categoryId ?? categoryId, test: false, browser }), 303);
       } catch (err) {
-        ctx.log.warn({ provider: provider.name, err: { message: (err as Error).message } }, 'identity provider not reachable');
-        return failRedirect(reply, unavailable(err));
+        ctx.log.warn({ provider: provider.name, reason: (err as Error).message?.slice(0, 300) }, 'identity provider not reachable');
+        return failRedirect(reply, err instanceof ApiError ? err : unavailable(err));
       }
     },
   );
   for (const protocol of Object.values(REDIRECT_PROTOCOLS)) await protocol.routes(app, ctx);
+}
+
+/** A redirect provider sends people back to the public address: without one it cannot be saved (an LDAP directory can). */
+function checkPublicAddress(ctx: AppContext, body: TIdentityProviderBody) {
+  if (body.kind !== 'ldap' && !ctx.config.publicUrl) {
+    throw badRequest('identity_public_url_missing', 'This kind of provider needs the portal\'s public address (PUBLIC_URL): the provider sends people back there');
+  }
 }
 
 export async function identityAdminRoutes(app: FastifyInstance, ctx: AppContext) {
@@ -143,6 +113,7 @@ export async function identityAdminRoutes(app: FastifyInstance, ctx: AppContext)
   );
 
   r.post('/admin/identity-providers', { preHandler: adminOnly, schema: { body: ZIdentityProviderBody, response: { 200: ZIdentityProvider } } }, async (request) => {
+    checkPublicAddress(ctx, request.body);
     await checkRules(db, request.body);
     const [row] = await db.insert(p).values({ id: randomUUID(), ...rowValues(ctx, request.body) }).returning();
     await audit(db, auditActorOf(request), { action: 'identity_provider.create', objectType: 'identity_provider', objectId: row!.id, objectName: row!.name, categoryId: row!.categoryId, detail: { kind: row!.kind } });
@@ -153,6 +124,7 @@ export async function identityAdminRoutes(app: FastifyInstance, ctx: AppContext)
     const [before] = await db.select().from(p).where(eq(p.id, request.params.id));
     if (!before) throw missing();
     if (before.kind !== request.body.kind) throw badRequest('identity_kind_fixed', 'A provider keeps its kind');
+    checkPublicAddress(ctx, request.body);
     await checkRules(db, request.body);
     const [row] = await db.update(p).set(rowValues(ctx, request.body)).where(eq(p.id, before.id)).returning();
     await audit(db, auditActorOf(request), {
@@ -204,7 +176,7 @@ export async function identityAdminRoutes(app: FastifyInstance, ctx: AppContext)
       try {
         return { url: await redirect.begin(ctx, provider, { test: true, categoryId: provider.categoryId ?? undefined }) };
       } catch (err) {
-        throw unavailable(err);
+        throw err instanceof ApiError ? err : unavailable(err);
       }
     },
   );
