@@ -24,6 +24,11 @@ const ACTIONS = [
   'auth.sign_out',
   'auth.session_revoked',
   'auth.password_change',
+  'two_factor.',
+  'two_factor.enable',
+  'two_factor.disable',
+  'two_factor.reset',
+  'two_factor.recovery_code_used',
   'user.',
   'user.disable',
   'user.enable',
@@ -36,7 +41,7 @@ const ACTIONS = [
   'recycle_bin.restore',
   'recycle_bin.delete',
 ] as const;
-const COLORS: Record<string, string> = { auth: 'blue', user: 'grape', settings: 'orange', category: 'teal', viewer: 'red', recycle_bin: 'gray', desktop: 'indigo', template: 'cyan', media: 'cyan', deployment: 'cyan' };
+const COLORS: Record<string, string> = { auth: 'blue', two_factor: 'blue', user: 'grape', settings: 'orange', category: 'teal', viewer: 'red', recycle_bin: 'gray', desktop: 'indigo', template: 'cyan', media: 'cyan', deployment: 'cyan' };
 
 type Filters = { actor: string; action: string | null; object: string; from: string; to: string };
 const EMPTY: Filters = { actor: '', action: null, object: '', from: '', to: '' };
