@@ -50,6 +50,7 @@ async function enrolInProfile(page: Page, shots?: string) {
   if (shots) await windowShot(page, `${shots}-recovery-codes`);
   await page.getByTestId('recovery-done').click();
   await expect(card.getByTestId('two-factor-state')).toHaveText(en.two_factor.on);
+  await expect(page.getByTestId('recovery-codes')).toHaveCount(0);
   return { app, recovery };
 }
 
@@ -109,8 +110,9 @@ test.describe('two-factor sign-in', () => {
 
     await signInAs(page, 'tf-admin');
     await page.goto('/isard-admin/users');
-    await page.getByTestId('users-search').fill('tf-lost');
+    await page.getByTestId('users-search').fill('tf-');
     const row = page.locator('[data-testid="user-row"][data-username="tf-lost"]');
+    await expect(page.getByTestId('user-row').first()).toHaveAttribute('data-username', /^tf-/);
     await expect(row.getByTestId('user-two-factor')).toBeVisible();
     await shot(page, 'two-factor-console-users');
     await row.getByTestId('user-actions').click();
@@ -121,6 +123,22 @@ test.describe('two-factor sign-in', () => {
     const fresh = await newPage(browser);
     await signInAs(fresh, 'tf-lost');
     await fresh.context().close();
+    expect(await auditActions(request, 'tf-lost')).toEqual(expect.arrayContaining(['two_factor.enable', 'two_factor.reset']));
+
+    // The requirement, in the console's settings.
+    await page.goto('/isard-admin/settings');
+    const card = page.getByTestId('two-factor-setting-card');
+    await card.getByTestId('two-factor-required-roles').click();
+    await page.getByRole('option', { name: en.roles.manager }).click();
+    await page.keyboard.press('Escape');
+    try {
+      await card.getByTestId('two-factor-setting-card-save').click();
+      await expect.poll(async () => ((await (await request.get('/api/v3/admin/settings/two_factor', { headers: { authorization: `Bearer ${await apiToken(request, 'admin')}` } })).json()) as { required_roles: string[] }).required_roles).toEqual(['manager']);
+      await card.scrollIntoViewIfNeeded();
+      await shot(page, 'two-factor-console-requirement');
+    } finally {
+      await setRequirement(request, { required_roles: [] });
+    }
   });
 
   test('required by the administrator: a person without it is led to enrol at sign-in, then signed in', async ({ page, request }) => {
@@ -199,6 +217,14 @@ test.describe('two-factor sign-in', () => {
     }
   });
 });
+
+/** The audit log's actions on a person (newest first). */
+async function auditActions(request: APIRequestContext, username: string) {
+  const token = await apiToken(request, 'admin');
+  const res = await request.get(`/api/v3/admin/audit?object=${encodeURIComponent(username)}&per_page=100`, { headers: { authorization: `Bearer ${token}` } });
+  expect(res.ok()).toBe(true);
+  return ((await res.json()) as { items: { action: string }[] }).items.map((e) => e.action);
+}
 
 async function newPage(browser: Browser) {
   const context = await browser.newContext();
