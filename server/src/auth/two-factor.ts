@@ -88,7 +88,9 @@ export type CodeCheck = { ok: false } | { ok: true; kind: 'totp' } | { ok: true;
  */
 export async function checkSecondFactor(db: Db, serverSecret: string, user: Pick<UserRow, 'id' | 'totpSecret' | 'totpEnabledAt'>, code: string, now = Date.now()): Promise<CodeCheck> {
   if (!user.totpSecret || !user.totpEnabledAt) return { ok: false };
-  const step = matchingStep(openSecret(serverSecret, user.totpSecret), code, now);
+  // A secret sealed under another SECRET (the server's key changed) opens no more: recovery codes still work.
+  const secret = openedOrNull(serverSecret, user.totpSecret);
+  const step = secret === null ? null : matchingStep(secret, code, now);
   if (step !== null) {
     const taken = await db
       .update(u)
@@ -107,8 +109,16 @@ export async function checkSecondFactor(db: Db, serverSecret: string, user: Pick
 /** Checks a code of the pending secret (enrolment): answers the step it matched, or null. */
 export function checkPendingCode(serverSecret: string, user: Pick<UserRow, 'totpPendingSecret'>, code: string, now = Date.now()): number | null {
   if (!user.totpPendingSecret) return null;
-  return matchingStep(openSecret(serverSecret, user.totpPendingSecret), code, now);
+  const secret = openedOrNull(serverSecret, user.totpPendingSecret);
+  return secret === null ? null : matchingStep(secret, code, now);
+}
+
+function openedOrNull(serverSecret: string, sealed: string): string | null {
+  try {
+    return openSecret(serverSecret, sealed);
+  } catch {
+    return null;
+  }
 }
 
 export const sealTotp = (serverSecret: string, secret: string) => sealSecret(serverSecret, secret);
-export const openTotp = (serverSecret: string, sealed: string) => openSecret(serverSecret, sealed);

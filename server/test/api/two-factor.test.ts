@@ -24,7 +24,7 @@ beforeAll(async () => {
   stream.write = (line: string) => logged.push(line);
   [admin, manager] = await Promise.all([loginToken(server, 'admin'), loginToken(server, 'manager')]);
   // People of their own for the limits (each test's failures count per person).
-  for (const name of ['brute1', 'brute2']) await copyUser(server, { username: 'student02' }, name);
+  for (const name of ['brute1', 'brute2', 'rekeyed']) await copyUser(server, { username: 'student02' }, name);
 }, SLOW);
 afterAll(async () => server?.close());
 
@@ -308,5 +308,17 @@ describe('secrets', () => {
     const text = logged.join('\n');
     expect(text).not.toContain(enrolment.secret);
     for (const r of recovery) expect(text).not.toContain(r);
+  });
+});
+
+describe('a secret sealed under another key', () => {
+  it('codes of it are refused (never a 5xx); recovery codes still sign in', async () => {
+    const { app, recovery } = await enrol('rekeyed');
+    // As after a change of the server's SECRET: the stored secret no longer opens.
+    const { sealSecret } = await import('../../src/auth/secret-box');
+    await server.ctx.db.update(schema.users).set({ totpSecret: sealSecret('another server key', 'JBSWY3DPEHPK3PXP') }).where(eq(schema.users.id, (await userRow('rekeyed')).id));
+    const step = (await login(server, 'rekeyed')).token!;
+    expect(await codeOf((await continueWith(step, nextCode(app))).res)).toBe('401 two_factor_code_invalid');
+    expect((await continueWith(step, recovery[0]!)).res.status).toBe(200);
   });
 });
