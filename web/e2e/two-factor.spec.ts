@@ -128,14 +128,14 @@ test.describe('two-factor sign-in', () => {
     // The requirement, in the console's settings.
     await page.goto('/isard-admin/settings');
     const card = page.getByTestId('two-factor-setting-card');
-    await card.getByTestId('two-factor-required-roles').click();
+    // A person clicks the multi-select's box (its input sits under the pills' wrapper).
+    await card.locator('.mantine-MultiSelect-input', { has: page.getByTestId('two-factor-required-roles') }).click();
     await page.getByRole('option', { name: en.roles.manager }).click();
     await page.keyboard.press('Escape');
     try {
       await card.getByTestId('two-factor-setting-card-save').click();
       await expect.poll(async () => ((await (await request.get('/api/v3/admin/settings/two_factor', { headers: { authorization: `Bearer ${await apiToken(request, 'admin')}` } })).json()) as { required_roles: string[] }).required_roles).toEqual(['manager']);
-      await card.scrollIntoViewIfNeeded();
-      await shot(page, 'two-factor-console-requirement');
+      await windowShot(page, 'two-factor-console-requirement');
     } finally {
       await setRequirement(request, { required_roles: [] });
     }
@@ -181,8 +181,7 @@ test.describe('two-factor sign-in', () => {
       await signInAs(page, 'tf-phone');
       await page.goto('/profile');
       await expect(page.getByTestId('two-factor-card')).toContainText(ca.two_factor.title);
-      await page.getByTestId('two-factor-card').scrollIntoViewIfNeeded();
-      await shot(page, 'two-factor-profile-phone-ca');
+      await windowShot(page, 'two-factor-profile-phone-ca');
       await page.getByTestId('two-factor-enable').click();
       const app = appOf((await page.getByTestId('two-factor-secret').textContent())!);
       await windowShot(page, 'two-factor-enrol-phone-ca');
