@@ -40,6 +40,9 @@ export const SCREENS: Screen[] = [
   { name: 'reset-password', path: '/reset-password?token=x', route: 'reset-password' },
   { name: 'verify-email', path: '/verify-email?token=x', route: 'verify-email' },
   { name: 'disclaimer', path: '/disclaimer', route: 'disclaimer' },
+  // Without a step token: their "sign in again" state (the journeys of two-factor.spec.ts shoot the others).
+  { name: 'two-factor', path: '/two-factor', route: 'two-factor' },
+  { name: 'two-factor-enrol', path: '/two-factor/enrol', route: 'two-factor-enrol' },
   { name: 'maintenance', path: '/maintenance', route: 'maintenance' },
   { name: 'export-user', path: '/export-user', route: 'export-user' },
   { name: 'error', path: '/error/404', route: 'error' },
@@ -82,6 +85,7 @@ export const SCREENS: Screen[] = [
   { name: 'planner', user: 'admin', path: '/planning', route: 'planning' },
   { name: 'profile', user: 'user', path: '/profile', route: 'profile' },
   { name: 'api-reference', user: 'user', path: '/api-reference', route: 'api_reference' },
+  { name: 'profile:two-factor', user: 'user', path: '/profile', open: async (p) => (await p.getByTestId('two-factor-enable').click(), await expect(p.getByTestId('two-factor-qr')).toBeVisible()) },
   { name: 'profile:password', user: 'user', path: '/profile', open: async (p) => (await p.getByTestId('open-password').click(), dialog(p)) },
   { name: 'viewers', user: 'user', path: '/viewers', route: 'viewers' },
   { name: 'viewer:no-ticket', path: '/viewer/vnc', route: 'viewer_vnc' },

@@ -68,7 +68,7 @@ export function EnrolmentSteps(props: { start: () => Promise<TTwoFactorEnrolment
           {t('two_factor.type_instead')}
         </Text>
         <Group gap="xs" wrap="nowrap">
-          <Code block style={{ flex: 1, wordBreak: 'break-all', letterSpacing: '0.1em' }} data-testid="two-factor-secret">
+          <Code block style={{ flex: 1, wordBreak: 'break-all', whiteSpace: 'pre-wrap', letterSpacing: '0.1em' }} data-testid="two-factor-secret">
             {enrolment.secret.replace(/(.{4})/g, '$1 ').trim()}
           </Code>
           <CopyButton value={enrolment.secret}>
