@@ -47,6 +47,8 @@ export const ZAdminUser = z.object({
   quota: ZQuota.nullable(),
   accessed: z.string().nullable(),
   created: z.string(),
+  /** Whether the person signs in with a second factor (TOTP). */
+  two_factor: z.boolean(),
 });
 export type TAdminUser = z.infer<typeof ZAdminUser>;
 export const ZAdminUserList = adminList(ZAdminUser);

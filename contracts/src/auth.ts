@@ -15,6 +15,10 @@ export const TOKEN_TYPES = [
   'viewer',
   /** A user-migration code (valid 1 hour; the newest one of an account is the only valid one). */
   'user-migration',
+  /** After the password of a person with two-factor on: a TOTP or recovery code continues the sign-in. */
+  'two-factor-required',
+  /** After the password of a person two-factor is required of, without it: enrol, then the sign-in goes on. */
+  'two-factor-enrolment-required',
 ] as const;
 export const ZTokenType = z.enum(TOKEN_TYPES);
 export type TTokenType = z.infer<typeof ZTokenType>;

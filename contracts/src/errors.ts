@@ -48,6 +48,13 @@ export const DESCRIPTION_CODES = [
   'code_not_found',
   'email_domain_not_allowed',
   'category_not_found',
+  // two-factor sign-in
+  'two_factor_code_invalid',
+  'two_factor_not_enabled',
+  'two_factor_already_enabled',
+  'two_factor_no_enrolment',
+  'two_factor_required',
+  'two_factor_local_only',
   // administration: people
   'group_not_found',
   'group_has_users',

@@ -17,6 +17,7 @@ export * from './booking-rules';
 export * from './deployments';
 export * from './admin-people';
 export * from './api-tokens';
+export * from './two-factor';
 export * from './settings';
 export * from './audit';
 export * from './admin-system';

@@ -160,6 +160,18 @@ export const ZBastionSetting = z.object({ enabled: z.boolean() }).default({ enab
 /** The user VPN: whether admins' tunnels reach every started desktop (otherwise each tunnel reaches its owner's desktops only). */
 export const ZVpnSetting = z.object({ admins_reach_all: z.boolean() }).default({ admins_reach_all: false });
 
+/**
+ * Two-factor sign-in required of local accounts of these roles and of these categories (organisations): people it
+ * covers without it are led to enrol at their next sign-in, and cannot turn it off.
+ */
+export const ZTwoFactorSetting = z
+  .object({
+    required_roles: z.array(z.enum(['admin', 'manager', 'advanced', 'user'])).max(4),
+    required_categories: z.array(text(64).min(1)).max(500),
+  })
+  .default({ required_roles: [], required_categories: [] });
+export type TTwoFactorSetting = z.infer<typeof ZTwoFactorSetting>;
+
 export const SETTING_SCHEMAS = {
   maintenance: ZMaintenanceSetting,
   disclaimer: ZDisclaimerSetting,
@@ -176,6 +188,7 @@ export const SETTING_SCHEMAS = {
   password_policies: ZPasswordPoliciesSetting,
   bastion: ZBastionSetting,
   vpn: ZVpnSetting,
+  two_factor: ZTwoFactorSetting,
 } as const;
 export type TSettingKey = keyof typeof SETTING_SCHEMAS;
 export const SETTING_KEYS = Object.keys(SETTING_SCHEMAS) as TSettingKey[];

@@ -71,6 +71,7 @@ import { vpnRoutes } from './modules/vpn/routes';
 import { createBastion, type Bastion } from './modules/bastion/service';
 import { bastionRoutes } from './modules/bastion/routes';
 import { apiTokenRoutes } from './modules/api-tokens/routes';
+import { twoFactorAuthenticationRoutes, twoFactorRoutes } from './modules/two-factor/routes';
 import { identityAdminRoutes, identityAuthenticationRoutes, identityHooks } from './modules/identity/routes';
 import { registerOpenApi } from './http/openapi';
 import { createMachinePieces } from './modules/pieces/service';
@@ -175,6 +176,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(async (scope) => {
     await authenticationRoutes(scope, ctx, identityHooks(ctx));
     await identityAuthenticationRoutes(scope, ctx);
+    await twoFactorAuthenticationRoutes(scope, ctx);
     await publicCategoryRoutes(scope, ctx);
   }, { prefix: '/authentication' });
   // The admin app's session, shared with the portal's (its pages come later).
@@ -249,6 +251,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await migrationRoutes(scope, ctx);
     await notificationRoutes(scope, ctx);
     await apiTokenRoutes(scope, ctx);
+    await twoFactorRoutes(scope, ctx);
     await identityAdminRoutes(scope, ctx);
     registerOpenApi(scope, routes);
   }, { prefix: '/api/v3' });

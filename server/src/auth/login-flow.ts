@@ -7,14 +7,71 @@ import { ApiError, badRequest, forbidden, unauthorized } from '../http/errors';
 import { burnPasswordCheck, findPolicy, findUserById, passwordExpired, verifyPassword } from './passwords';
 import type { UserRow } from './sessions';
 import { tokenType } from './tokens';
+import { spendToken } from './one-time';
+import { createThrottle, TWO_FACTOR_USER_THROTTLE, type Throttle } from './throttle';
+import { checkSecondFactor, hasTwoFactor, twoFactorRequired, type CodeCheck } from './two-factor';
 
 /**
  * `user`: who signed in, when the result is a session (`type` login), and how many earlier sessions
  * of theirs it ended (one session per user), for the audit log.
  */
-export type LoginResult = { token: string; type: TTokenType; user?: UserRow; endedSessions?: number };
+export type LoginResult = {
+  token: string;
+  type: TTokenType;
+  user?: UserRow;
+  endedSessions?: number;
+  /** A recovery code let this sign-in through (for the audit log): how many are left. */
+  recoveryCodeUsed?: { user: UserRow; left: number };
+};
 
 const LOCAL_PROVIDER = 'local';
+
+/**
+ * The second factor, between the password and the other steps: a local account with two-factor on gets a
+ * `two-factor-required` step (a code continues), one that it is required of without it a
+ * `two-factor-enrolment-required` step; others go on to finishLogin.
+ */
+export async function afterPassword(ctx: AppContext, user: UserRow): Promise<LoginResult> {
+  if (user.active && user.provider === LOCAL_PROVIDER && !user.deletedAt) {
+    if (hasTwoFactor(user)) {
+      const type = 'two-factor-required';
+      return { type, token: await ctx.tokens.signSpecial(type, { user_id: user.id }) };
+    }
+    if (await twoFactorRequired(ctx.settings, user)) {
+      const type = 'two-factor-enrolment-required';
+      return { type, token: await ctx.tokens.signSpecial(type, { user_id: user.id }) };
+    }
+  }
+  return finishLogin(ctx, user);
+}
+
+/** Per person, whatever the address: a bound on wrong codes besides the sign-in limits (one per database). */
+const twoFactorThrottles = new WeakMap<object, Throttle>();
+const twoFactorThrottle = (ctx: AppContext) => {
+  let t = twoFactorThrottles.get(ctx.db);
+  if (!t) twoFactorThrottles.set(ctx.db, (t = createThrottle(ctx.db, TWO_FACTOR_USER_THROTTLE)));
+  return t;
+};
+
+/**
+ * A code (TOTP or recovery) for a person's second factor, limited as passwords are (the sign-in limits keyed on the
+ * address and the person) and per person from any address: 401 `two_factor_code_invalid` when wrong, 429 when limited.
+ */
+export async function verifySecondFactor(ctx: AppContext, user: UserRow, code: string, ip: string) {
+  const perUser = twoFactorThrottle(ctx);
+  const key = `two-factor|${user.id}`;
+  await perUser.check(key);
+  let check = { ok: false } as CodeCheck;
+  const ok = await ctx.loginThrottle.attempt(ip, `two-factor:${user.id}`, async () => {
+    check = await checkSecondFactor(ctx.db, ctx.config.secret, user, code);
+    return check.ok;
+  });
+  if (!ok) {
+    await perUser.count(key);
+    throw unauthorized('two_factor_code_invalid', 'Wrong or already used code');
+  }
+  return check as CodeCheck;
+}
 
 /**
  * The steps after the password, in the order of the original service: disclaimer,
@@ -92,7 +149,7 @@ export async function passwordLogin(
     const type = 'category-select';
     return { type, token: await ctx.tokens.signSpecial(type, { username, categories }) };
   }
-  return finishLogin(ctx, matches[0]!);
+  return afterPassword(ctx, matches[0]!);
 }
 
 /**
@@ -109,7 +166,13 @@ export type SignInHooks = {
 };
 
 /** A Bearer token from an earlier step carries the sign-in on (category chosen, disclaimer accepted, …). */
-export async function continueLogin(ctx: AppContext, bearer: string, categoryId: string | undefined, hooks: SignInHooks = {}): Promise<LoginResult> {
+export async function continueLogin(
+  ctx: AppContext,
+  bearer: string,
+  categoryId: string | undefined,
+  hooks: SignInHooks = {},
+  step: { code?: string; ip: string } = { ip: '' },
+): Promise<LoginResult> {
   const claims = await ctx.tokens.verify(bearer);
   const type = tokenType(claims);
   switch (type) {
@@ -132,12 +195,39 @@ export async function continueLogin(ctx: AppContext, bearer: string, categoryId:
           ),
         );
       if (!user) throw unauthorized('user_not_found', 'User not found');
-      return finishLogin(ctx, user);
+      return afterPassword(ctx, user);
+    }
+    case 'two-factor-required': {
+      const user = claims.user_id ? await findUserById(ctx.db, claims.user_id) : undefined;
+      if (!user) throw unauthorized('user_not_found', 'User not found');
+      if (!user.active) throw forbidden('user_disabled', 'disabled user');
+      // Turned off or reset since the password: the account needs what afterPassword says now.
+      if (!hasTwoFactor(user)) return afterPassword(ctx, user);
+      if (!step.code) throw badRequest('missing_required_data', 'A code is required');
+      const check = await verifySecondFactor(ctx, user, step.code, step.ip);
+      await spendToken(ctx.db, claims.jti, claims.exp);
+      const result = await finishLogin(ctx, user);
+      return check.ok && check.kind === 'recovery' ? { ...result, recoveryCodeUsed: { user, left: check.left } } : result;
+    }
+    case 'two-factor-enrolment-required': {
+      const user = claims.user_id ? await findUserById(ctx.db, claims.user_id) : undefined;
+      if (!user) throw unauthorized('user_not_found', 'User not found');
+      // Enrolled with this step (on since the step began): signed in. Not yet: the step again, while still required.
+      if (hasTwoFactor(user) && user.totpEnabledAt!.getTime() >= claims.iat * 1000) {
+        await spendToken(ctx.db, claims.jti, claims.exp);
+        return finishLogin(ctx, user);
+      }
+      if (hasTwoFactor(user)) throw unauthorized('invalid_token', 'Sign in again');
+      return afterPassword(ctx, user);
+    }
+    case 'register': {
+      const user = claims.user_id ? await findUserById(ctx.db, claims.user_id) : undefined;
+      if (!user) throw unauthorized('user_not_found', 'User not found');
+      return afterPassword(ctx, user);
     }
     case 'disclaimer-acknowledgement-required':
     case 'email-verification-required':
-    case 'password-reset-required':
-    case 'register': {
+    case 'password-reset-required': {
       const user = claims.user_id ? await findUserById(ctx.db, claims.user_id) : undefined;
       if (!user) throw unauthorized('user_not_found', 'User not found');
       return finishLogin(ctx, user);

@@ -42,6 +42,8 @@ const ZLoginFields = z
     password: z.string().max(512).optional(),
     provider: z.string().max(32).optional(),
     category_id: z.string().max(64).optional(),
+    /** The second factor's step: a TOTP code or a recovery code. */
+    code: z.string().max(64).optional(),
   })
   .nullish();
 
@@ -70,7 +72,23 @@ export async function authenticationRoutes(app: FastifyInstance, ctx: AppContext
     const bearer = bearerToken(request.headers.authorization);
     let result: LoginResult;
     if (bearer && !form.username) {
-      result = await continueLogin(ctx, bearer, categoryId, hooks);
+      try {
+        result = await continueLogin(ctx, bearer, categoryId, hooks, { code: form.code, ip: request.ip });
+      } catch (err) {
+        // A wrong second-factor code: written as a failed sign-in of that person (never the code).
+        if (err instanceof ApiError && err.code === 'two_factor_code_invalid') {
+          const claims = await ctx.tokens.verify(bearer).catch(() => undefined);
+          const user = claims?.user_id ? await findUserById(ctx.db, claims.user_id) : undefined;
+          if (user) {
+            await audit(ctx.db, { ...actorFor(user, request.ip), id: null, role: null }, {
+              action: 'auth.sign_in_failed',
+              ...userObject(user),
+              detail: { reason: err.code },
+            });
+          }
+        }
+        throw err;
+      }
     } else {
       const username = form.username?.trim();
       if (!username || !form.password) throw badRequest('missing_required_data', 'Username and password are required');
@@ -90,6 +108,10 @@ export async function authenticationRoutes(app: FastifyInstance, ctx: AppContext
         }
         throw err;
       }
+    }
+    if (result.recoveryCodeUsed) {
+      const { user, left } = result.recoveryCodeUsed;
+      await audit(ctx.db, actorFor(user, request.ip), { action: 'two_factor.recovery_code_used', ...userObject(user), detail: { left } });
     }
     if (result.type === 'login' && result.user) {
       await audit(ctx.db, actorFor(result.user, request.ip), { action: 'auth.sign_in', ...userObject(result.user) });

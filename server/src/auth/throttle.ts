@@ -30,6 +30,14 @@ export type SlowdownRule = { freeFailures: number; windowSeconds: number; firstD
 /** After 10 failures within the hour every attempt waits 0.5 s, doubling per further failure, at most 8 s. */
 export const LOGIN_ACCOUNT_SLOWDOWN: SlowdownRule = { freeFailures: 10, windowSeconds: HOUR, firstDelayMs: 500, maxDelayMs: 8000 };
 
+/**
+ * Wrong second-factor codes per person from any address (besides the sign-in limits per address): 10 an hour, then
+ * the sign-in back-off (1 min doubling up to 15 min). Only someone who has the password reaches the code step, so
+ * a block keeps out nobody but who has the password and not the second factor; it stops a guesser with many
+ * addresses before the per-name slow-down would.
+ */
+export const TWO_FACTOR_USER_THROTTLE: ThrottleRule = LOGIN_THROTTLE;
+
 /** Forgotten-password mails, per (client address, e-mail): 5 requests, then the sign-in back-off (reference §2.2). */
 export const FORGOT_PASSWORD_THROTTLE: ThrottleRule = { ...LOGIN_THROTTLE, maxFailures: 5 };
 /** Forgotten-password requests per client address across e-mails: 20 an hour, then the back-off. */

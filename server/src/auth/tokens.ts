@@ -17,6 +17,8 @@ export const TOKEN_LIFETIME: Record<Exclude<TTokenType, 'login'>, number> = {
   'password-reset': 60 * 60,
   viewer: 30 * 60,
   'user-migration': 60 * 60,
+  'two-factor-required': 10 * 60,
+  'two-factor-enrolment-required': 15 * 60,
 };
 
 export type TokenService = ReturnType<typeof createTokenService>;

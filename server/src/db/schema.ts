@@ -83,6 +83,14 @@ export const users = pgTable('users', {
   deletedAt: timestamp('deleted_at', { withTimezone: true }),
   /** The directory or identity provider that made this account (provider: its kind), or null. */
   identityProviderId: text('identity_provider_id'),
+  /** The TOTP secret (RFC 6238) of a person with two-factor on, sealed under the server's key (auth/secret-box.ts). */
+  totpSecret: text('totp_secret'),
+  /** A secret being enrolled, sealed: it becomes `totpSecret` once a code from it is confirmed. */
+  totpPendingSecret: text('totp_pending_secret'),
+  /** When two-factor was turned on (null: off). */
+  totpEnabledAt: timestamp('totp_enabled_at', { withTimezone: true }),
+  /** The time step of the last code accepted: a code is good once (no replay within its window). */
+  totpLastStep: bigint('totp_last_step', { mode: 'number' }).notNull().default(0),
   createdAt: createdAt(),
 }, (t) => [
   uniqueIndex('users_identity_idx').on(t.categoryId, t.provider, t.uid),
@@ -92,6 +100,13 @@ export const users = pgTable('users', {
   index('users_category_username_idx').on(t.categoryId, t.username),
   index('users_lower_username_idx').on(sql`lower(${t.username})`),
 ]);
+
+/** One-time recovery codes of a person with two-factor on: only their hashes; a used one is deleted. */
+export const twoFactorRecoveryCodes = pgTable('two_factor_recovery_codes', {
+  userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  codeHash: text('code_hash').notNull(),
+  createdAt: createdAt(),
+}, (t) => [primaryKey({ columns: [t.userId, t.codeHash] })]);
 
 export const userSecondaryGroups = pgTable('user_secondary_groups', {
   userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),

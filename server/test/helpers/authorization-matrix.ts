@@ -197,6 +197,16 @@ export const MATRIX: Record<string, Case> = {
   'DELETE /api/v3/user/api-tokens/:id': {
     expect: SIGNED_IN(), fresh: true, req: async (c) => ({ path: `${A}/user/api-tokens/${await apiTokenFixture(ids[c === 'anon' ? 'user' : c])}`, method: 'DELETE' }),
   },
+  // Two-factor sign-in: each person their own (a session only); the console's reset as its people actions.
+  'GET /api/v3/user/two-factor': { expect: SIGNED_IN(), req: get(`${A}/user/two-factor`) },
+  'POST /api/v3/user/two-factor/enrolment': { expect: SIGNED_IN(), req: () => ({ path: `${A}/user/two-factor/enrolment`, method: 'POST' }) },
+  'POST /api/v3/user/two-factor/enrolment/confirm': { expect: SIGNED_IN('reached'), req: () => ({ path: `${A}/user/two-factor/enrolment/confirm`, method: 'POST', body: { code: '000000' } }) },
+  'POST /api/v3/user/two-factor/recovery-codes': { expect: SIGNED_IN('reached'), req: () => ({ path: `${A}/user/two-factor/recovery-codes`, method: 'POST', body: { code: '000000' } }) },
+  'POST /api/v3/user/two-factor/disable': { expect: SIGNED_IN('reached'), req: () => ({ path: `${A}/user/two-factor/disable`, method: 'POST', body: { code: '000000' } }) },
+  'DELETE /api/v3/admin/users/:id/two-factor': { expect: allow(['admin', 'manager']), req: async () => ({ path: `${A}/admin/users/${(await userRow(server, 'student02')).id}/two-factor`, method: 'DELETE' }) },
+  // The enrolment a sign-in leads to: its step token only (a session's token is refused).
+  'POST /authentication/two-factor/enrolment': { expect: {}, req: () => ({ path: '/authentication/two-factor/enrolment', method: 'POST' }) },
+  'POST /authentication/two-factor/enrolment/confirm': { expect: {}, req: () => ({ path: '/authentication/two-factor/enrolment/confirm', method: 'POST', body: { code: '000000' } }) },
   'GET /api/v3/admin/identity-providers': { expect: allow(['admin']), req: get(`${A}/admin/identity-providers`) },
   'POST /api/v3/admin/identity-providers': { expect: allow(['admin']), req: (c) => ({ path: `${A}/admin/identity-providers`, method: 'POST', body: identityBody(c) }) },
   'PUT /api/v3/admin/identity-providers/:id': { expect: allow(['admin']), req: async (c) => ({ path: `${A}/admin/identity-providers/${await identityProviderFixture()}`, method: 'PUT', body: identityBody(c) }) },

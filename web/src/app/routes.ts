@@ -69,6 +69,9 @@ export const ROUTES: AppRoute[] = [
   { path: '/forgot-password', name: 'forgot-password', title: 'routes.forgot_password', access: 'public', bare: true, load: () => import('../features/auth/ForgotPasswordPage') },
   { path: '/reset-password', name: 'reset-password', title: 'routes.reset_password', access: 'token', bare: true, load: () => import('../features/auth/ResetPasswordPage') },
   { path: '/verify-email', name: 'verify-email', title: 'routes.verify_email', access: 'token', bare: true, load: () => import('../features/auth/VerifyEmailPage') },
+  // The second factor after the password, and the enrolment a sign-in leads to when it is required.
+  { path: '/two-factor', name: 'two-factor', title: 'routes.two_factor', access: 'public', bare: true, load: () => import('../features/auth/TwoFactorPage') },
+  { path: '/two-factor/enrol', name: 'two-factor-enrol', title: 'routes.two_factor_enrol', access: 'public', bare: true, load: () => import('../features/auth/TwoFactorEnrolPage') },
   { path: '/disclaimer', name: 'disclaimer', title: 'routes.disclaimer', access: 'public', bare: true, load: () => import('../features/auth/DisclaimerPage') },
   { path: '/export-user', name: 'export-user', title: 'routes.export_user', access: 'public', bare: true, load: () => import('../features/account/ExportUserPage') },
   { path: '/migration', name: 'migration', title: 'routes.migration', access: 'session', bare: true, load: () => import('../features/account/MigrationPage') },

@@ -9,4 +9,6 @@ export const STEP_ROUTES: Partial<Record<TTokenType, string>> = {
   'email-verification': '/verify-email',
   'password-reset-required': '/reset-password',
   'password-reset': '/reset-password',
+  'two-factor-required': '/two-factor',
+  'two-factor-enrolment-required': '/two-factor/enrol',
 };

@@ -12,6 +12,7 @@ import { api } from '../../lib/api';
 import { ACCOUNT_ACTIONS, AccountDialog, type AccountAction } from './AccountDialogs';
 import { UserAvatar } from '../../entities/user/UserAvatar';
 import { ApiTokensCard } from './ApiTokensCard';
+import { TwoFactorCard } from './TwoFactorCard';
 import '../../i18n/areas/account';
 import { builtInText } from '../../lib/built-in-text';
 
@@ -227,6 +228,7 @@ export default function ProfilePage() {
               aria-label={t('profile.language')}
             />
           </Card>
+          <TwoFactorCard />
         </Stack>
       </SimpleGrid>
       <Stack mt="lg">

@@ -33,10 +33,11 @@ export function signInChoices(providers: readonly string[] | undefined): { form:
 /** The admin area's sign-in (sets its `session` cookie from the portal session). */
 const ADMIN_LOGIN = '/isard-admin/login';
 
-export async function login(opts: { username?: string; password?: string; categoryId?: string; bearer?: string }): Promise<TTokenType> {
+export async function login(opts: { username?: string; password?: string; categoryId?: string; bearer?: string; code?: string }): Promise<TTokenType> {
   const form: Record<string, string> = {};
   if (opts.username !== undefined) form.username = opts.username;
   if (opts.password !== undefined) form.password = opts.password;
+  if (opts.code !== undefined) form.code = opts.code;
   form.provider = 'form';
   if (opts.categoryId) form.category_id = opts.categoryId;
   const token = await request<string>(`${AUTH}/login`, {

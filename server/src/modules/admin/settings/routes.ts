@@ -28,6 +28,15 @@ function answerOf<K extends TSettingKey>(ctx: AppContext, key: K, value: Setting
 
 /** Rules a value must meet beyond its shape (they need the database). */
 async function checkValue(ctx: AppContext, key: TSettingKey, value: unknown) {
+  if (key === 'two_factor') {
+    const categories = [...new Set((value as SettingValue<'two_factor'>).required_categories)];
+    if (categories.length) {
+      const found = await ctx.db.select({ id: schema.categories.id }).from(schema.categories).where(inArray(schema.categories.id, categories));
+      const missing = categories.filter((c) => !found.some((f) => f.id === c));
+      if (missing.length) throw badRequest('category_not_found', `No category ${missing.join(', ')}`);
+    }
+    return;
+  }
   if (key !== 'password_policies') return;
   const items = (value as SettingValue<'password_policies'>).items;
   const seen = new Set<string>();
@@ -82,8 +91,8 @@ export async function adminSettingsRoutes(app: FastifyInstance, ctx: AppContext)
           objectId: key,
           objectName: key,
           categoryId: null,
-          // Field names only: values may hold secrets (the mail password).
-          detail: { fields: Object.keys(body).sort() },
+          // Field names only: values may hold secrets (the mail password). The two-factor requirement in full.
+          detail: key === 'two_factor' ? { fields: Object.keys(body).sort(), ...(parsed.data as SettingValue<'two_factor'>) } : { fields: Object.keys(body).sort() },
         });
       });
       await settingChanged(ctx, key);

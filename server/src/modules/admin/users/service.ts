@@ -34,11 +34,13 @@ const LIST_COLUMNS = {
   accessedAt: u.accessedAt,
   createdAt: u.createdAt,
   secondary: secondarySql,
+  twoFactor: sql<boolean>`(${u.totpEnabledAt} is not null)`,
 };
 type ListRow = { [K in keyof typeof LIST_COLUMNS]: unknown } & {
   id: string; username: string; name: string; email: string; roleId: string; categoryId: string; categoryName: string | null;
   groupId: string; groupName: string | null; active: boolean; provider: string; quota: TQuota | null; accessedAt: Date | null; createdAt: Date;
   secondary: string[] | string | null;
+  twoFactor: boolean;
 };
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
@@ -61,6 +63,7 @@ function userView(r: ListRow): TAdminUser {
     quota: r.quota,
     accessed: iso(r.accessedAt),
     created: iso(r.createdAt)!,
+    two_factor: r.twoFactor === true,
   };
 }
 

@@ -6,16 +6,17 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import {
   IconDots, IconDownload, IconEdit, IconFileImport, IconPlus, IconSearch, IconTrash,
-  IconMailForward, IconUserCheck, IconUserOff, IconUsers, IconUsersGroup,
+  IconMailForward, IconShieldCheck, IconShieldOff, IconUserCheck, IconUserOff, IconUsers, IconUsersGroup,
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { ROLES, type TAdminUser } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../../lib/error-handler';
+import { modals } from '../../../lib/modals';
 import { userQuery, HANDLES_ERROR } from '../../../lib/queries';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
 import { downloadText } from '../../../entities/viewer/open';
-import { bulkUsers, deleteUser, exportUsers, refreshPeople, sendResetMail, usersQuery, type UserListParams, categoriesQuery, groupsQuery } from './api';
+import { bulkUsers, deleteUser, exportUsers, refreshPeople, resetTwoFactor, sendResetMail, usersQuery, type UserListParams, categoriesQuery, groupsQuery } from './api';
 import { ImportModal } from './ImportModal';
 import { UserForm } from './UserForm';
 import { ConfirmDelete, fullBadge, ListTable, BulkBar } from '../shared/console';
@@ -84,6 +85,23 @@ export default function UsersPage() {
       handleError(err);
     }
   };
+  const confirmTwoFactorReset = (u: TAdminUser) =>
+    modals.openConfirmModal({
+      title: t('admin.users.two_factor_reset_title'),
+      centered: true,
+      children: <Text size="sm">{t('admin.users.two_factor_reset_body', { name: u.username })}</Text>,
+      labels: { confirm: t('admin.users.two_factor_reset'), cancel: t('common.cancel') },
+      confirmProps: { color: 'red', 'data-testid': 'confirm-two-factor-reset' },
+      onConfirm: async () => {
+        try {
+          await resetTwoFactor(u.id);
+          await refreshPeople();
+          notifySuccess(t('admin.users.two_factor_reset_done', { name: u.username }));
+        } catch (err) {
+          handleError(err);
+        }
+      },
+    });
   const filtered = Boolean(query.search || params.category || params.group || params.role || params.active);
 
   return (
@@ -216,9 +234,16 @@ export default function UsersPage() {
               <Checkbox aria-label={t('admin.users.select', { name: u.username })} checked={selected.has(u.id)} onChange={() => toggle(u.id)} data-testid="user-select" />
             </Table.Td>
             <Table.Td>
-              <Text size="sm" fw={600}>
-                {u.username}
-              </Text>
+              <Group gap={4} wrap="nowrap">
+                <Text size="sm" fw={600}>
+                  {u.username}
+                </Text>
+                {u.two_factor && (
+                  <Badge size="xs" variant="light" color="teal" leftSection={<IconShieldCheck size={10} />} title={t('admin.users.two_factor_on')} data-testid="user-two-factor">
+                    {t('admin.users.two_factor_badge')}
+                  </Badge>
+                )}
+              </Group>
               {u.email && (
                 <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
                   {u.email}
@@ -292,6 +317,11 @@ export default function UsersPage() {
                       }}
                     >
                       {t('admin.users.reset_mail')}
+                    </Menu.Item>
+                  )}
+                  {u.two_factor && (
+                    <Menu.Item leftSection={<IconShieldOff size={14} />} onClick={() => confirmTwoFactorReset(u)} data-testid="user-two-factor-reset">
+                      {t('admin.users.two_factor_reset')}
                     </Menu.Item>
                   )}
                   <Menu.Divider />

@@ -69,6 +69,8 @@ export const updateUser = (userId: string, b: TAdminUserUpdate) => api.put(`/adm
 export const deleteUser = (userId: string) => api.delete(`/admin/users/${id(userId)}`);
 /** A one-time link to set a new password, by mail to the user's address. */
 export const sendResetMail = (userId: string) => api.post(`/admin/users/${id(userId)}/reset-mail`, {});
+/** Turns a person's two-factor sign-in off (they sign in with the password alone, or enrol again if required). */
+export const resetTwoFactor = (userId: string) => api.delete(`/admin/users/${id(userId)}/two-factor`);
 export const bulkUsers = (b: TAdminUsersBulk) => api.post('/admin/users/bulk', b, ZAdminUsersBulkAnswer);
 /** The CSV import's dry run: every row checked, nothing written. */
 export const checkImport = (csv: string) =>

@@ -16,7 +16,7 @@ import '../../../i18n/areas/admin-system';
 import { builtInText } from '../../../lib/built-in-text';
 
 const PER_PAGE = 50;
-const COLORS: Record<string, string> = { auth: 'blue', user: 'grape', settings: 'orange', category: 'teal', viewer: 'red', recycle_bin: 'gray', desktop: 'indigo', template: 'cyan', media: 'cyan', deployment: 'cyan' };
+const COLORS: Record<string, string> = { auth: 'blue', two_factor: 'blue', user: 'grape', settings: 'orange', category: 'teal', viewer: 'red', recycle_bin: 'gray', desktop: 'indigo', template: 'cyan', media: 'cyan', deployment: 'cyan' };
 
 type Filters = { actor: string; action: string | null; object: string; from: string; to: string };
 const EMPTY: Filters = { actor: '', action: null, object: '', from: '', to: '' };

@@ -5,6 +5,7 @@ import { SettingCard, SettingsBody, useSettingForm } from './SettingCard';
 import { useSettingsLive } from './live';
 import '../../../i18n/areas/admin-system';
 import { BastionSettingCard, VpnSettingCard } from './BastionSettingCard';
+import { TwoFactorSettingCard } from './TwoFactorSettingCard';
 
 /** Providers the sign-in page may offer (`form`: user name and password). */
 const PROVIDERS = ['form'] as const;
@@ -150,6 +151,7 @@ export default function GeneralSettingsPage() {
         <MaintenanceCard />
         <StatusBarCard />
         <LoginCard />
+        <TwoFactorSettingCard />
         <BastionSettingCard />
         <VpnSettingCard />
       </SettingsBody>
