@@ -10,6 +10,7 @@ import type { AppContext } from '../../context';
 import type { ExternalSession } from '../../db/schema';
 import type { ExternalIdentity } from './mapping';
 import type { LoadedProvider } from './providers';
+import { samlProtocol } from './saml';
 
 export type PasswordProtocol = {
   /** The person, when the directory knows the name and the password is theirs; null when not (a wrong name or password). Throws when the directory cannot be reached. */
@@ -30,4 +31,6 @@ export type RedirectProtocol = {
 
 export const PASSWORD_PROTOCOLS: Partial<Record<TIdentityKind, PasswordProtocol>> = {};
 
-export const REDIRECT_PROTOCOLS: Partial<Record<TIdentityKind, RedirectProtocol>> = {};
+export const REDIRECT_PROTOCOLS: Partial<Record<TIdentityKind, RedirectProtocol>> = {
+  saml: samlProtocol,
+};

@@ -3,8 +3,8 @@
  * be created, the browser's start of a redirect sign-in (GET /authentication/login?provider=…), and the hooks the
  * sign-in form and steps use (auth/login-flow.ts SignInHooks).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
@@ -13,26 +13,22 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { ExternalSession } from '../../db/schema';
 import { audit, auditActorOf } from '../../audit/record';
-import { ApiError, badRequest, notFound } from '../../http/errors';
+import { badRequest, notFound } from '../../http/errors';
 import { requireAuth } from '../../http/guard';
 import type { LoginResult, SignInHooks } from '../../auth/login-flow';
 import { continueExternal, planSignIn, previewOf, signInExternal } from './external';
+import { failRedirect, unavailable } from './redirect';
 import type { ExternalIdentity } from './mapping';
-import { peekFlow, putFlow } from './flows';
-import { PASSWORD_PROTOCOLS, REDIRECT_PROTOCOLS, type RedirectFlow } from './protocols';
+import { peekFlow } from './flows';
+import { PASSWORD_PROTOCOLS, REDIRECT_PROTOCOLS } from './protocols';
 import { checkRules, enabledProviders, loadProvider, providerView, rowValues, type LoadedProvider } from './providers';
 
 const p = schema.identityProviders;
 const idParams = z.object({ id: z.string().min(1).max(64) });
 const missing = () => notFound('identity_provider_not_found', 'Sign-in provider not found');
-/** How long a test preview waits for the console to read it. */
-const PREVIEW_SECONDS = 600;
-/** The step cookie's life when a redirect sign-in hands its token to the web (it reads it at once). */
-const HANDOFF_SECONDS = 300;
 
-/** The provider could not be reached (a clear answer; local accounts keep working). */
-export const unavailable = (err: unknown) =>
-  new ApiError('service_unavailable', 'identity_provider_unavailable', `The sign-in provider cannot be reached (${(err as Error).message?.slice(0, 200) ?? 'error'})`);
+// The end of a redirect sign-in lives in redirect.ts (the protocols use it); named here too for callers of this file.
+export { failRedirect, finishRedirect, unavailable } from './redirect';
 
 /** A person the directories of the category know by this name and password, signed in; null when none does. */
 async function directoryLogin(ctx: AppContext, username: string, password: string, categoryId: string | undefined, ip: string): Promise<LoginResult | null> {
@@ -65,40 +61,6 @@ export function identityHooks(ctx: AppContext): SignInHooks {
     },
     listedKinds: async () => [...new Set((await enabledProviders(ctx)).map((x) => LISTED_KIND[x.kind]))],
   };
-}
-
-/**
- * The end of a redirect sign-in, on the protocol's callback: a test shows the console what would happen; a sign-in
- * hands its token (a session, or the next step's) to the web at /login/done through the step cookie; a refusal or
- * failure goes back to the sign-in page with its code.
- */
-export async function finishRedirect(
-  ctx: AppContext,
-  reply: FastifyReply,
-  provider: LoadedProvider,
-  identity: ExternalIdentity,
-  flow: RedirectFlow & { external?: ExternalSession; ip?: string },
-) {
-  if (flow.test) {
-    const preview = previewOf(identity, await planSignIn(ctx, provider, identity, flow.categoryId));
-    const id = randomBytes(16).toString('base64url');
-    await putFlow(ctx, `preview:${id}`, provider.id, preview as unknown as Record<string, unknown>, PREVIEW_SECONDS);
-    return reply.redirect(`/isard-admin/identity_providers?preview=${id}&provider=${encodeURIComponent(provider.id)}`, 303);
-  }
-  try {
-    const result = await signInExternal(ctx, provider, identity, { categoryId: flow.categoryId, external: flow.external, ip: flow.ip });
-    return reply
-      .setCookie('authorization', result.token, { path: '/', maxAge: HANDOFF_SECONDS, sameSite: 'lax', secure: ctx.config.publicUrl?.startsWith('https:') ?? false, httpOnly: false })
-      .redirect('/login/done', 303);
-  } catch (err) {
-    return failRedirect(reply, err);
-  }
-}
-
-/** Back to the sign-in page with the refusal's code (`identity_sign_in_failed` for anything that is not an answer of ours). */
-export function failRedirect(reply: FastifyReply, err: unknown) {
-  const code = err instanceof ApiError ? err.code : 'identity_sign_in_failed';
-  return reply.redirect(`/login?error=${encodeURIComponent(code)}`, 303);
 }
 
 /** Public: the start of a redirect sign-in; the admin's console: providers, tests and previews. */
