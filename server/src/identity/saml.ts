@@ -9,16 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import {
-  Constants,
-  Extractor,
-  IdentityProvider,
-  SamlLib,
-  ServiceProvider,
-  setSchemaValidator,
-  type IdentityProviderInstance,
-  type ServiceProviderInstance,
-} from 'samlify';
+import type { IdentityProviderInstance, ServiceProviderInstance } from 'samlify';
 import { runProgram, type ProgramFailure } from '../host/programs';
 
 /** How far the IdP's clock may be from ours (NotBefore, NotOnOrAfter). */
@@ -26,6 +17,10 @@ export const CLOCK_ALLOWANCE_MS = 120_000;
 /** How long fetching an IdP's metadata may take. */
 export const METADATA_TIMEOUT_MS = 5_000;
 const METADATA_MAX_BYTES = 1_000_000;
+
+// samlify is CommonJS whose exports Node's ESM loader cannot all name (some are getters): loaded as one object.
+const require = createRequire(import.meta.url);
+const { Constants, Extractor, IdentityProvider, SamlLib, ServiceProvider, setSchemaValidator } = require('samlify') as typeof import('samlify');
 
 export const NAMEID_TRANSIENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient';
 const NAMEID_UNSPECIFIED = 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified';
@@ -42,7 +37,6 @@ let xmllint: Xmllint | undefined;
  */
 function validateSchema(xml: string): Promise<string> {
   if (!xmllint || !schemas) {
-    const require = createRequire(import.meta.url);
     xmllint = require('node-xmllint') as Xmllint;
     const base = '@authenio/samlify-node-xmllint/build/schemas/';
     const load = (name: string) => (require(`${base}${name}`) as { default: string }).default;

@@ -4,7 +4,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { until } from './wait';
+import { scaled } from './slowdown';
 
 export type SamlIdp = { url: string; metadataUrl: string; output(): string; close(): Promise<void> };
 
@@ -19,15 +19,30 @@ export async function startSamlIdp(): Promise<SamlIdp> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
   let ended = false;
   const exited = new Promise<void>((resolve) => child.once('exit', () => ((ended = true), resolve())));
-  const url = await until('the SAML IdP to listen', async () => {
-    if (ended) throw new Error(`the SAML IdP ended while starting:\n${out}`);
-    const line = out.split('\n').find((l) => l.startsWith('{"url"'));
-    return line ? (JSON.parse(line) as { url: string }).url : undefined;
-  }, 30_000);
+  // Its first line says where it listens (no other module is needed: Playwright's journeys start it too).
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the SAML IdP did not start:\n${out}`)), scaled(30_000));
+    child.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+      const line = out.split('\n').find((l) => l.startsWith('{"url"'));
+      if (line) {
+        clearTimeout(timer);
+        resolve((JSON.parse(line) as { url: string }).url);
+      }
+    });
+    child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`the SAML IdP ended while starting:\n${out}`));
+    });
+  }).catch((err: unknown) => {
+    // Nothing left behind when it did not start.
+    if (!ended) child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  });
   return {
     url,
     metadataUrl: `${url}/metadata`,
