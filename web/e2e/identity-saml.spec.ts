@@ -107,6 +107,12 @@ test.describe('sign-in with a SAML identity provider', () => {
     await page.getByTestId(`login-provider-${down}`).click();
     await expect(page).toHaveURL(/\/login\?error=identity_provider_unavailable$/);
     await expect(page.getByTestId('login-error')).toHaveText(fr.errors.identity_provider_unavailable);
+    // A long translated label wraps on a phone (its whole text shows).
+    const button = page.getByTestId(`login-provider-${providerId}`);
+    await expect(button).toBeVisible();
+    const box = (await button.boundingBox())!;
+    expect(await button.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    expect(box.width).toBeLessThanOrEqual(390);
     await shot(page, 'login-saml-unavailable-phone-fr');
     await loginPage(page).signIn('user');
     await expect(page).toHaveURL(/\/desktops$/);

@@ -236,6 +236,11 @@ export default function LoginPage() {
                   href={providerSignInUrl(p, chosenCategory)}
                   leftSection={p.logo ? <img src={p.logo} alt="" width={20} height={20} style={{ objectFit: 'contain' }} /> : <IconBuilding size={18} />}
                   data-testid={`login-provider-${p.id}`}
+                  // A long name (a translated "Sign in with …") wraps on a phone instead of being cut.
+                  h="auto"
+                  mih={42}
+                  py={6}
+                  styles={{ label: { whiteSpace: 'normal', textAlign: 'center' }, inner: { whiteSpace: 'normal' } }}
                 >
                   {t('login.sign_in_with', { name: p.name })}
                 </Button>
