@@ -68,7 +68,8 @@ async function samlSignIn(providerId: string, username: keyof typeof IDP_ACCOUNT
   return { location: res.headers.get('location')!, token, ...got };
 }
 
-const warned = (reason: string) => logLines.some((l) => l.includes('SAML response refused') && l.includes(`"reason":"${reason}"`));
+/** Whether the server logged a refusal for `reason` (since line `from`). */
+const warned = (reason: string, from = 0) => logLines.slice(from).some((l) => l.includes('SAML response refused') && l.includes(`"reason":"${reason}"`));
 
 let main: { id: string; callback_url: string; metadata_url: string };
 
@@ -173,6 +174,20 @@ describe('SAML 2.0 sign-in', () => {
     const { location } = await samlSignIn(main.id, 'student1', 'expired');
     expect(location).toBe('/login?error=identity_sign_in_failed');
     expect(warned('expired')).toBe(true);
+  });
+
+  it('takes an IdP clock a minute ahead (within the allowance), refuses one ten minutes ahead', async () => {
+    expect((await samlSignIn(main.id, 'teacher1', 'skewed')).location).toBe('/login/done');
+    const from = logLines.length;
+    expect((await samlSignIn(main.id, 'teacher1', 'future')).location).toBe('/login?error=identity_sign_in_failed');
+    expect(warned('expired', from) || warned('not-yet-valid', from)).toBe(true);
+  });
+
+  it('starts a sign-in at the original\'s address with the first SAML provider', async () => {
+    const res = await fetch(`${server.url}/authentication/saml/login`, manual);
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')!.startsWith(`${idp.url}/sso?SAMLRequest=`)).toBe(true);
+    expect(res.headers.get('location')).toContain('&Signature=');
   });
 
   it('refuses a Response that answers no request of ours, or none at all', async () => {

@@ -8,7 +8,8 @@
 //
 // Test knobs (fields of the sign-in form, never offered by the page): mode=tamper (the signed XML changed after
 // signing), audience (another audience), expired (times in the past), unsigned (no signature at all),
-// unknown-request (InResponseTo names no request), unsolicited (no InResponseTo).
+// unknown-request (InResponseTo names no request), unsolicited (no InResponseTo), skewed / future (the IdP's
+// clock one / ten minutes ahead).
 import { createServer } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -88,8 +89,10 @@ async function respond(res, username, { requestInfo, sp, relayState }, mode = ''
   const account = ACCOUNTS[username];
   const now = Date.now();
   const expired = mode === 'expired';
-  const notBefore = new Date(expired ? now - 30 * 60_000 : now - 1000).toISOString();
-  const notOnOrAfter = new Date(expired ? now - 10 * 60_000 : now + 5 * 60_000).toISOString();
+  // The IdP's clock ahead of the SP's: by a minute (within an allowance of two) or by ten.
+  const ahead = mode === 'skewed' ? 60_000 : mode === 'future' ? 10 * 60_000 : 0;
+  const notBefore = new Date(expired ? now - 30 * 60_000 : now - 1000 + ahead).toISOString();
+  const notOnOrAfter = new Date(expired ? now - 10 * 60_000 : now + 5 * 60_000 + ahead).toISOString();
   const acs = sp.entityMeta.getAssertionConsumerService(Constants.namespace.binding.post);
   const attributes = Object.entries(account.attrs)
     .map(([name, vals]) => `<saml:Attribute Name="${esc(name)}" NameFormat="urn:oasis:names:tc:SAML:2.0:attrname-format:basic">${vals.map((v) => `<saml:AttributeValue xsi:type="xs:string">${esc(v)}</saml:AttributeValue>`).join('')}</saml:Attribute>`)

@@ -165,7 +165,14 @@ async function routes(app: FastifyInstance, ctx: AppContext) {
 
   const metadata = async (reply: FastifyReply, provider: LoadedProvider | undefined) => {
     if (!provider) throw missing();
-    const { sp } = { sp: serviceProvider(spUrls(ctx, provider), await keysOf(ctx, provider)) };
+    let sp: ReturnType<typeof serviceProvider>;
+    try {
+      sp = serviceProvider(spUrls(ctx, provider), await keysOf(ctx, provider));
+    } catch (err) {
+      // No public address configured, or no key pair could be made: said, not a 500.
+      ctx.log.warn({ provider: provider.name, err: { message: (err as Error).message } }, 'SAML metadata not available');
+      throw unavailable(err);
+    }
     return reply.type('application/samlmetadata+xml; charset=utf-8').header('cache-control', 'no-cache').send(sp.getMetadata());
   };
   // Our SP's metadata, to give the IdP: entity id, ACS, SLO and the signing certificate.
