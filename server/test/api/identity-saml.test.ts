@@ -232,7 +232,7 @@ describe('SAML 2.0 sign-in', () => {
     const res = await fetch(`${server.url}/authentication/login?provider=saml&provider_id=${down.id}`, manual);
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/login?error=identity_provider_unavailable');
-    expect((await login(server, 'admin')).res.status).toBe(200);
+    expect((await login(server, 'user')).res.status).toBe(200);
   });
 
   it('refuses bad input on the ACS with a catalogue code, and a Response that is not one', async () => {
@@ -277,6 +277,28 @@ describe('SAML 2.0 sign-in', () => {
     const unsigned = signed.url.replace(/&Signature=[^&]*/, '');
     expect((await fetch(unsigned, manual)).headers.get('location')).toBe('/login');
     expect((await call(server, '/api/v3/user', { token: again.token })).status).toBe(200);
+  });
+
+  it('takes the IdP\'s LogoutRequest by the HTTP-POST binding too', async () => {
+    const { token } = await samlSignIn(main.id, 'teacher1');
+    const made = (await (await fetch(`${idp.url}/idp-logout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'teacher1', binding: 'post' }) })).json()) as { url: string; SAMLRequest: string };
+    expect(made.url).toBe(`${server.url}/authentication/saml/slo/${main.id}`);
+    const res = await fetch(made.url, { method: 'POST', body: new URLSearchParams({ SAMLRequest: made.SAMLRequest }), ...manual });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')!.startsWith(`${idp.url}/slo?SAMLResponse=`)).toBe(true);
+    expect((await call(server, '/api/v3/user', { token })).status).toBe(401);
+  });
+
+  it('reads the IdP metadata from its text when no address is given', async () => {
+    const xml = await (await fetch(idp.metadataUrl)).text();
+    const fromFile = await createProvider('IdP from a file', { metadata_xml: xml });
+    const { location, token } = await samlSignIn(fromFile.id, 'teacher1');
+    expect(location).toBe('/login/done');
+    expect((await (await call(server, '/api/v3/user', { token })).json()).username).toBe('teacher1');
+    // Metadata that is not an IdP's: unavailable, said so.
+    const broken = await createProvider('Broken metadata', { metadata_xml: '<nothing/>' });
+    const res = await fetch(`${server.url}/authentication/login?provider=saml&provider_id=${broken.id}`, manual);
+    expect(res.headers.get('location')).toBe('/login?error=identity_provider_unavailable');
   });
 
   it('logs no assertion, no key and no NameID', () => {

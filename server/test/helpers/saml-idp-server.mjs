@@ -199,7 +199,7 @@ async function handle(req, res) {
   }
   if (req.method === 'POST' && url.pathname === '/idp-logout') {
     // The IdP ends a person's session and tells the SP: its LogoutRequest as the SP's redirect address.
-    const { username } = await readBody(req);
+    const { username, binding } = await readBody(req);
     const entry = [...sessions.entries()].reverse().find(([, s]) => s.username === username); // the latest
     if (!entry) {
       res.writeHead(404);
@@ -208,9 +208,14 @@ async function handle(req, res) {
     const [sid, s] = entry;
     sessions.delete(sid);
     const sp = await spOf(s.sp);
-    const made = idp.createLogoutRequest(sp, 'redirect', { logoutNameID: ACCOUNTS[username].nameId, sessionIndex: s.sessionIndex });
+    const user = { logoutNameID: ACCOUNTS[username].nameId, sessionIndex: s.sessionIndex };
     res.writeHead(200, { 'content-type': 'application/json' });
-    return res.end(JSON.stringify({ url: made.context }));
+    if (binding === 'post') {
+      // By the HTTP-POST binding: the SP's SLO address and the signed message to post there.
+      const made = idp.createLogoutRequest(sp, 'post', user);
+      return res.end(JSON.stringify({ url: made.entityEndpoint, SAMLRequest: made.context }));
+    }
+    return res.end(JSON.stringify({ url: idp.createLogoutRequest(sp, 'redirect', user).context }));
   }
   res.writeHead(404);
   res.end();
