@@ -269,6 +269,9 @@ describe('SAML 2.0 sign-in', () => {
     const answer = res.headers.get('location')!;
     expect(answer.startsWith(`${idp.url}/slo?SAMLResponse=`)).toBe(true);
     expect((await call(server, '/api/v3/user', { token })).status).toBe(401);
+    const [student] = await server.ctx.db.select().from(schema.users).where(eq(schema.users.username, 'student1'));
+    const audits = await server.ctx.db.select().from(schema.auditLog).where(eq(schema.auditLog.objectId, student!.id));
+    expect(audits.some((a) => a.action === 'auth.sign_out' && JSON.stringify(a.detail).includes('identity_provider'))).toBe(true);
     // The IdP checks our answer's signature.
     expect(await (await fetch(answer)).text()).toContain('idp-logout-done');
     // A LogoutRequest with its signature taken off is refused (nothing ends).

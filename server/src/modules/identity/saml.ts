@@ -16,6 +16,7 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { ExternalSession } from '../../db/schema';
 import { notFound } from '../../http/errors';
+import { audit } from '../../audit/record';
 import { sealSecret } from '../../auth/secret-box';
 import {
   fetchMetadata,
@@ -234,6 +235,7 @@ async function routes(app: FastifyInstance, ctx: AppContext) {
     binding: 'redirect' | 'post',
     fields: z.infer<typeof ZSloFields>,
     rawQuery: string,
+    ip: string,
     reply: FastifyReply,
   ) => {
     if (!provider || (!fields.SAMLRequest && !fields.SAMLResponse)) return reply.redirect('/login', 303);
@@ -267,15 +269,24 @@ async function routes(app: FastifyInstance, ctx: AppContext) {
           message.sessionIndex ? sql`${s.external}->>'sessionIndex' = ${message.sessionIndex}` : undefined,
         ),
       )
-      .returning({ id: s.id });
+      .returning({ id: s.id, userId: s.userId });
     ctx.log.info({ provider: provider.name, sessions: ended.length }, 'SAML logout from the IdP: sessions ended');
+    // In the audit log as each person's sign-out, said to come from the IdP.
+    for (const userId of new Set(ended.map((e) => e.userId))) {
+      const [user] = await ctx.db.select().from(schema.users).where(eq(schema.users.id, userId));
+      if (!user) continue;
+      await audit(ctx.db, { id: user.id, name: user.username, role: user.roleId, categoryId: user.categoryId, address: ip }, {
+        action: 'auth.sign_out', objectType: 'user', objectId: user.id, objectName: user.username, categoryId: user.categoryId,
+        detail: { provider: provider.name, by: 'identity_provider' },
+      });
+    }
     return reply.redirect(logoutResponse(entities.sp, entities.idp, message.requestInfo, fields.RelayState), 303);
   };
   r.get('/saml/slo/:id', { schema: { params: idParams, querystring: ZSloFields } }, async (request, reply) =>
-    slo(await samlProvider(ctx, request.params.id), 'redirect', request.query, request.url.split('?')[1] ?? '', reply),
+    slo(await samlProvider(ctx, request.params.id), 'redirect', request.query, request.url.split('?')[1] ?? '', request.ip, reply),
   );
   r.post('/saml/slo/:id', { schema: { params: idParams, body: ZSloFields } }, async (request, reply) =>
-    slo(await samlProvider(ctx, request.params.id), 'post', request.body, '', reply),
+    slo(await samlProvider(ctx, request.params.id), 'post', request.body, '', request.ip, reply),
   );
 }
 
