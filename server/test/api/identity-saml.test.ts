@@ -111,6 +111,22 @@ describe('SAML 2.0 sign-in', () => {
     expect((await fetch(`${server.url}/authentication/saml/metadata/nope`)).status).toBe(404);
   });
 
+  it('takes the admin\'s own key pair (PEM key and certificate), refuses a secret that is not one, makes a new one when cleared', async () => {
+    const own = await createProvider('Own key', { metadata_url: idp.metadataUrl });
+    const body = { kind: 'saml', name: 'Own key', category_id: 'default', settings: { metadata_url: idp.metadataUrl } };
+    const bad = await call(server, `${A}/${own.id}`, { token: admin, method: 'PUT', body: { ...body, secret: 'not a key' } });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).description_code).toBeTruthy();
+    const [main_] = await server.ctx.db.select().from(schema.identityProviders).where(eq(schema.identityProviders.id, main.id));
+    const pem = openSecret(server.config.secret, main_!.secret!);
+    expect((await call(server, `${A}/${own.id}`, { token: admin, method: 'PUT', body: { ...body, secret: pem } })).status).toBe(200);
+    const cert = /-----BEGIN CERTIFICATE-----([\s\S]+?)-----END/.exec(pem)![1]!.replace(/\s/g, '');
+    expect((await (await fetch(own.metadata_url)).text()).replace(/\s/g, '')).toContain(cert);
+    expect((await call(server, `${A}/${own.id}`, { token: admin, method: 'PUT', body: { ...body, secret: '' } })).status).toBe(200);
+    expect((await (await fetch(own.metadata_url)).text()).replace(/\s/g, '')).not.toContain(cert);
+    await call(server, `${A}/${own.id}`, { token: admin, method: 'DELETE' });
+  });
+
   it('lets the admin test a sign-in: the preview says what would be made, and nothing is', async () => {
     const test = await call(server, `${A}/${main.id}/test`, { token: admin, body: {} });
     expect(test.status).toBe(200);
