@@ -11,7 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { CLUSTER_PACKAGES, dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensureSupportedNode, ensurePostgres, ensureWebBuild, GUEST_NETWORK_PACKAGES, log, RDP_GUEST_PACKAGES, RDP_TEST_PACKAGES, root, VPN_PACKAGES } from './lib/setup.mjs';
+import { CLUSTER_PACKAGES, dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensureSupportedNode, ensurePostgres, ensureWebBuild, GUEST_NETWORK_PACKAGES, log, RDP_GUEST_PACKAGES, RDP_TEST_PACKAGES, root, VPN_PACKAGES, LDAP_PACKAGES } from './lib/setup.mjs';
 import { describeSlowdown, measureSlowdown } from './lib/slowdown.mjs';
 import { endTestRun, ensureTestRun, registerNamespace, sweepLeftovers } from './lib/test-run.mjs';
 
@@ -24,7 +24,7 @@ mkdirSync(reports, { recursive: true });
 
 ensureNpmPackages();
 // virt-viewer and xvfb: a real SPICE client opens the .vv files in a test.
-ensureDebianPackages(['chromium', 'fonts-noto-cjk', 'qemu-system-x86', 'qemu-utils', 'python3', 'virt-viewer', 'xvfb', 'openssh-client', 'curl', ...GUEST_NETWORK_PACKAGES, ...RDP_GUEST_PACKAGES, ...RDP_TEST_PACKAGES, ...VPN_PACKAGES, ...CLUSTER_PACKAGES]);
+ensureDebianPackages(['chromium', 'fonts-noto-cjk', 'qemu-system-x86', 'qemu-utils', 'python3', 'virt-viewer', 'xvfb', 'openssh-client', 'curl', ...GUEST_NETWORK_PACKAGES, ...RDP_GUEST_PACKAGES, ...RDP_TEST_PACKAGES, ...VPN_PACKAGES, ...CLUSTER_PACKAGES, ...LDAP_PACKAGES]);
 const postgresUrl = ensurePostgres();
 // The demo guest that test desktops boot, built once here rather than by parallel suites.
 const testImages = process.env.VDI_TEST_IMAGES ?? join(root, 'data', 'test-cache', 'images');

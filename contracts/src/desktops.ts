@@ -271,3 +271,6 @@ export const VNC_CLOSE = {
   /** it was reached but did not send its RFB version within the bound */
   timeout: { code: 4504, reason: 'viewer_display_timeout' },
 } as const;
+
+/** DELETE /desktop/{id}: the original answers {}; ours adds the recycle bin entry when it went there (the portal's "Undo"). */
+export const ZDesktopDeleteAnswer = z.object({ recycle_bin_id: z.string().optional() });

@@ -87,11 +87,14 @@ export const RDP_TEST_PACKAGES = ['xrdp', 'tigervnc-standalone-server', 'xterm',
 /** The user VPN (server/src/vpn): the WireGuard endpoint (wireguard-go, `wg`) and its firewall (nft). */
 export const VPN_PACKAGES = ['wireguard-go', 'wireguard-tools', 'nftables'];
 
+/** Sign-in with a directory (server/src/identity/ldap.ts): its tests start Debian's OpenLDAP slapd themselves (server/test/helpers/slapd.ts). */
+export const LDAP_PACKAGES = ['slapd', 'ldap-utils', 'openssl'];
+
 /** The simulated hypervisors (server/src/host/lab.ts, `npm run cluster`): per host its own libvirtd and sshd
  *  in namespaces (`ip`, `unshare`); the server reaches them with libvirt's clients over SSH. */
 export const CLUSTER_PACKAGES = ['libvirt-daemon-system', 'libvirt-clients', 'python3-libvirt', 'openssh-server', 'openssh-client', 'iproute2', 'util-linux', 'haproxy'];
-/** The system services of those packages: the product starts every libvirtd, sshd and HAProxy it uses itself. */
-const SYSTEM_SERVICES = { 'libvirt-daemon-system': ['libvirtd', 'virtlogd', 'virtlockd'], 'openssh-server': ['ssh'], haproxy: ['haproxy'] };
+/** The system services of those packages: the product starts every libvirtd, sshd and HAProxy it uses itself, the tests their own slapd. */
+const SYSTEM_SERVICES = { 'libvirt-daemon-system': ['libvirtd', 'virtlogd', 'virtlockd'], 'openssh-server': ['ssh'], haproxy: ['haproxy'], slapd: ['slapd'] };
 
 export function ensureDebianPackages(packages) {
   const missing = packages.filter((p) => !isInstalled(p));
@@ -107,7 +110,7 @@ export function ensureDebianPackages(packages) {
   // port 22) is not started by the install: Debian's policy-rc.d answers "not now" (101) meanwhile,
   // unless the machine has its own policy. Afterwards they are disabled for the next boot too.
   const policy = '/usr/sbin/policy-rc.d';
-  const ownPolicy = !existsSync(policy) && missing.some((p) => CLUSTER_PACKAGES.includes(p));
+  const ownPolicy = !existsSync(policy) && missing.some((p) => CLUSTER_PACKAGES.includes(p) || p in SYSTEM_SERVICES);
   if (ownPolicy) writeFileSync(policy, '#!/bin/sh\n# vdi-portal: no service starts while it installs packages\nexit 101\n', { mode: 0o755 });
   try {
     run('apt-get', [...lock, 'install', '-y', '-q', '--no-install-recommends', ...missing], { env });

@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
@@ -112,10 +113,10 @@ function vpnNetworkOf(ctx: AppContext): VpnNetwork | null {
 /** How long requests under way may take to finish once the server stops. */
 const REQUEST_GRACE_MS = 3_000;
 
-export function createContext(config: Config, database: Database, engine: Engine, overrides: { mailer?: Mailer; clock?: Clock } = {}): AppContext {
+export function createContext(config: Config, database: Database, engine: Engine, overrides: { mailer?: Mailer; clock?: Clock; log?: Logger } = {}): AppContext {
   const tokens = createTokenService(config.secret);
   // Several processes of one installation write to one place: each line names its process.
-  const log = createLog(config.logLevel).child({ server: config.serverId });
+  const log = (overrides.log ?? createLog(config.logLevel)).child({ server: config.serverId });
   // On PostgreSQL, jobs and timed actions go through pg-boss (several processes: each runs once, a dead one's are taken over).
   if (database.kind === 'postgres') attachQueue(database.db, log);
   return {

@@ -10,24 +10,10 @@ import { ensureDemoGuest, ensureRdpGuest } from './engine/guest-image';
 import { seedRdpTemplate } from './seed/rdp-template';
 import { createStopper, SHUTDOWN_BOUND_MS } from './shutdown';
 import { createLog } from './http/log';
+import { welcomeText } from './welcome';
 
 function printWelcome(url: string, result: SeedResult, demoPasswordSet: boolean) {
-  const lines = ['', `  VDI portal is running at ${url}`, ''];
-  if (result.created) {
-    lines.push('  Sign in with these accounts (passwords are shown only now; set DEMO_PASSWORD to choose one):');
-    for (const a of result.accounts) {
-      lines.push(`    ${a.username.padEnd(12)} ${a.role.padEnd(9)} category ${a.category.padEnd(8)} password ${a.password}`);
-    }
-    if (result.registrationCode) lines.push('', `  Registration code for self sign-up (group Students 1B): ${result.registrationCode}`);
-  } else {
-    const accounts = result.accounts.map((a) => a.username).join(', ');
-    lines.push(
-      `  Demo sign-ins: ${accounts} (category Default). ` +
-        (demoPasswordSet ? 'Password: the DEMO_PASSWORD you set.' : 'Passwords were printed at the first start; set DEMO_PASSWORD to reset them.'),
-    );
-  }
-  lines.push('');
-  process.stdout.write(lines.join('\n') + '\n');
+  process.stdout.write(welcomeText(url, result, demoPasswordSet));
 }
 
 async function main() {

@@ -83,6 +83,13 @@ test.describe.serial('bookings', () => {
     const calendar = page.getByTestId('booking-calendar');
     await expect(calendar.getByRole('tab', { name: 'Week' })).toHaveAttribute('aria-selected', 'true');
     await expect(calendar.locator('.availability-available').first()).toBeAttached();
+    // It opens on the working hours (from 07:00, or earlier when it is earlier now); the whole day is one click away.
+    const firstSlot = `${String(Math.min(7, new Date().getHours())).padStart(2, '0')}:00:00`;
+    await expect(calendar.locator('[data-time]').first()).toHaveAttribute('data-time', firstSlot);
+    await calendar.getByRole('button', { name: en.calendar.whole_day }).click();
+    await expect(calendar.locator('[data-time]').first()).toHaveAttribute('data-time', '00:00:00');
+    await calendar.getByRole('button', { name: en.calendar.working_hours }).click();
+    await expect(calendar.locator('[data-time]').first()).toHaveAttribute('data-time', firstSlot);
     await shot(page, 'booking-week');
     // Month view.
     await calendar.getByRole('tab', { name: 'Month' }).click();

@@ -118,7 +118,22 @@ test.describe('desktops', () => {
     await stillScreen(page);
     await shot(page, 'desktops-started-card');
 
-    await stopAndWait(mine);
+    // The other desktop cannot start while this one holds the group's one running desktop: one dialog names it,
+    // with its stop.
+    await card(page, 'Lab desktop').getByTestId('desktop-action-start').click();
+    const held = page.getByRole('dialog');
+    await expect(held).toContainText(en.errors.desktop_start_user_quota_exceeded);
+    await expect(held.getByTestId('quota-held')).toContainText('Demo desktop');
+    await shot(page, 'desktops-quota-held');
+    await held.getByTestId('quota-stop').click();
+    await expect(held).toBeHidden();
+    try {
+      await expect(mine).toHaveAttribute('data-state', 'stopped', { timeout: scaled(10_000) });
+    } catch {
+      // A guest still booting ignores ACPI.
+      await mine.getByTestId('desktop-action-forceStop').click();
+      await expect(mine).toHaveAttribute('data-state', 'stopped', { timeout: scaled(30_000) });
+    }
     await expect(theirs).toHaveAttribute('data-state', 'stopped', { timeout: scaled(30_000) });
     await expect(theirs.getByTestId('desktop-action-start')).toBeVisible();
     await expect(mine.getByTestId('desktop-thumbnail')).toHaveCount(0);

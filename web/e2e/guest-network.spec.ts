@@ -127,6 +127,8 @@ test('a user opens the Debian desktop (RDP) in the browser, again after closing 
     if (hasFreerdp) {
       await card.getByTestId('desktop-viewers').click();
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('viewer-option-file-rdpgw').click()]);
+      // Named by the desktop and the kind (a desktop has two .rdp files: through the gateway, through the VPN).
+      expect(download.suggestedFilename()).toMatch(/-rdpgw\.rdp$/);
       const file = join(work, 'desktop.rdp');
       await download.saveAs(file);
       expect(readFileSync(file, 'utf8')).toMatch(/^gatewayaccesstoken:s:/m);

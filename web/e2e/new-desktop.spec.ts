@@ -101,7 +101,7 @@ test.describe('new desktop and editing', () => {
     await expect(mine.getByTestId('desktop-hardware')).toContainText('2 GB RAM');
   });
 
-  test('over the quota, the new desktop screen says so and the quota dialog leads to the profile', async ({ page, request }) => {
+  test('over the quota, the new desktop screen says so once, its form disabled, and leads to the profile', async ({ page, request }) => {
     // Iker (Students 1B) may have 3 desktops; he has the demo one: two more fill it.
     const token = await apiToken(request, 'student04');
     const headers = { authorization: `Bearer ${token}` };
@@ -112,13 +112,15 @@ test.describe('new desktop and editing', () => {
     }
     await signInAs(page, 'student04');
     await page.getByTestId('new-desktop').click();
-    const dialog = page.getByRole('dialog');
-    await expect(dialog).toContainText(en.quota_dialog.title);
-    await expect(dialog).toContainText(en.errors.desktop_new_user_quota_exceeded);
-    await expect(page.getByTestId('new-desktop-quota')).toBeVisible();
+    // One message (the page's banner, no dialog over it), and a form that cannot be used.
+    const banner = page.getByTestId('new-desktop-quota');
+    await expect(banner).toContainText(en.errors.desktop_new_user_quota_exceeded);
+    await expect(page.getByRole('dialog')).toHaveCount(0);
+    await expect(page.getByTestId('new-desktop-form')).toHaveAttribute('disabled', '');
+    await expect(page.getByTestId('new-desktop-name')).toBeDisabled();
     await expect(page.getByTestId('new-desktop-create')).toBeDisabled();
-    await shot(page, 'new-desktop-quota-dialog');
-    await dialog.getByRole('button', { name: en.quota_dialog.go_profile }).click();
+    await shot(page, 'new-desktop-quota');
+    await banner.getByRole('button', { name: en.quota_dialog.go_profile }).click();
     await expect(page).toHaveURL(/\/profile$/);
   });
 });

@@ -40,6 +40,24 @@ test.describe('recycle bin', () => {
     await shot(page, 'recycle-bin-empty');
   });
 
+  test('a delete is undone from its notice: the desktop comes back from the bin', async ({ page }) => {
+    await signInAs(page, 'admin');
+    const c = card(page, 'Demo desktop');
+    await expect(c).toBeVisible();
+    await c.getByTestId('desktop-menu').click();
+    await page.getByTestId('desktop-delete').click();
+    await page.getByTestId('confirm-delete').click();
+    const deleted = notice(page, `“Demo desktop” deleted`);
+    await expect(deleted).toBeVisible();
+    await expect(c).toHaveCount(0);
+    await page.locator('.mantine-Notification-root', { hasText: '“Demo desktop” deleted' }).getByTestId('notify-undo').click();
+    await expect(notice(page, '“Demo desktop” is back')).toBeVisible();
+    await expect(c).toBeVisible();
+    await page.reload();
+    await expect(c).toBeVisible();
+    await expect(page.getByTestId('navbar').getByTestId('bin-counter')).toHaveCount(0);
+  });
+
   test('a deleted desktop waits in the bin, with a counter, its details, and comes back on restore', async ({ page }) => {
     await signInAs(page, 'manager');
     await expect(page.getByTestId('navbar').getByTestId('bin-counter')).toHaveCount(0);

@@ -36,6 +36,8 @@ test.describe('storage', () => {
     await expect(modal.getByTestId('increase-current')).toHaveText('0.06 GB');
     // Only administrators choose the priority.
     await expect(modal.getByTestId('increase-priority').locator('input').first()).toBeDisabled();
+    // Whole GB to add (the call takes them): 2 more than the 0.06 GB it has.
+    await expect(modal.getByTestId('increase-size')).toHaveValue('1 GB');
     await modal.getByTestId('increase-size').fill('2');
     await expect(modal.getByTestId('increase-result')).toHaveText('2.06 GB');
     await modal.getByTestId('increase-size').blur();
@@ -62,6 +64,8 @@ test.describe('storage', () => {
     await openStorage(page);
     await expect(diskOf(page, 'Lab desktop')).toBeVisible();
     await expect(page.getByTestId('storage-increase')).toHaveCount(0);
+    // …and is told why, and whom to ask.
+    await expect(page.getByTestId('storage-increase-ask')).toHaveText(en.storage.increase.ask);
     await expect(page.getByTestId('storage-quota')).toContainText(en.storage.summary.quota);
     await page.mouse.move(10, 700);
     await shot(page, 'storage-user');

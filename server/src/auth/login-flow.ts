@@ -3,7 +3,7 @@ import type { TCategoryChoice, TTokenClaims, TTokenType } from '@vdi/contracts';
 import type { AppContext } from '../context';
 import { schema } from '../db';
 import type { ExternalSession } from '../db/schema';
-import { badRequest, forbidden, unauthorized } from '../http/errors';
+import { ApiError, badRequest, forbidden, unauthorized } from '../http/errors';
 import { burnPasswordCheck, findPolicy, findUserById, passwordExpired, verifyPassword } from './passwords';
 import type { UserRow } from './sessions';
 import { tokenType } from './tokens';
@@ -59,6 +59,8 @@ export async function passwordLogin(
 ): Promise<LoginResult> {
   let matches: UserRow[] = [];
   let fromDirectory: LoginResult | null = null;
+  // A directory that could not be reached: counted as a failure (no unlimited guesses while it is down), answered as it is.
+  let unreachable: ApiError | undefined;
   const ok = await ctx.loginThrottle.attempt(ip, username, async () => {
     // A user in the recycle bin is nobody until restored.
     const where = categoryId
@@ -70,10 +72,16 @@ export async function passwordLogin(
     for (const c of candidates) if (await verifyPassword(c.passwordHash, password)) matches.push(c);
     if (matches.length > 0 || !directoryLogin) return matches.length > 0;
     // No local account with that password: the directories of the category (same limits, same answer when wrong).
-    fromDirectory = await directoryLogin(username, password, categoryId, ip);
+    try {
+      fromDirectory = await directoryLogin(username, password, categoryId, ip);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 503) throw err;
+      unreachable = err;
+      return false;
+    }
     return fromDirectory !== null;
   });
-  if (!ok) throw unauthorized('login_failed', 'Invalid username or password');
+  if (!ok) throw unreachable ?? unauthorized('login_failed', 'Invalid username or password');
   if (fromDirectory) return fromDirectory;
   if (matches.length > 1) {
     const cats = await ctx.db.select().from(schema.categories);

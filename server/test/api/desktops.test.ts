@@ -144,7 +144,10 @@ describe('desktops', () => {
     await waitState(uma, first!.id, 'Started');
     const r = await act(uma, 'start', second!.id);
     expect(r.status).toBe(428);
-    expect((await r.json()).description_code).toBe('desktop_start_user_quota_exceeded');
+    const body = await r.json();
+    expect(body.description_code).toBe('desktop_start_user_quota_exceeded');
+    // It names the running desktop that holds the quota (the portal offers to stop it).
+    expect(body.params).toEqual({ running: 1, running_desktops: [{ id: first!.id, name: first!.name }] });
     await act(uma, 'stop', first!.id);
     await act(uma, 'stop', first!.id);
     await waitState(uma, first!.id, 'Stopped');

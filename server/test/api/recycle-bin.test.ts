@@ -108,13 +108,17 @@ describe('deleting a desktop puts it in the recycle bin', () => {
     const socket = await listen(uma);
     const seen = collect(socket, ['add_recycle_bin', 'desktop_delete']);
 
-    expect((await del(uma, `/desktop/${lab.id}`)).status).toBe(200);
+    const gone = await del(uma, `/desktop/${lab.id}`);
+    expect(gone.status).toBe(200);
+    // The entry it went to (the portal's "Undo" restores it).
+    const { recycle_bin_id: answered } = (await gone.json()) as { recycle_bin_id?: string };
     expect((await desktops(uma)).map((d) => d.name)).toEqual(['Demo desktop', 'GPU desktop']);
     expect(await storageRow(disk.id)).toMatchObject({ status: 'recycled' });
     expect(existsSync(disk.path)).toBe(true);
 
     const [item] = await bin(uma);
     entryId = item!.id;
+    expect(answered).toBe(entryId);
     expect(item).toMatchObject({
       item_type: 'desktop',
       item_name: 'Lab desktop',
@@ -250,7 +254,9 @@ describe('deleting a desktop puts it in the recycle bin', () => {
     const disk = (await server.ctx.db.select().from(schema.domainDisks).where(eq(schema.domainDisks.domainId, desktop.id)))[0]!;
     const path = (await storageRow(disk.storageId))!.path;
     const before = (await server.ctx.db.select().from(schema.recycleBin)).length;
-    expect((await del(ada, `/desktop/${desktop.id}/permanent`)).status).toBe(200);
+    const gone = await del(ada, `/desktop/${desktop.id}/permanent`);
+    expect(gone.status).toBe(200);
+    expect(await gone.json()).toEqual({});
     expect(existsSync(path)).toBe(false);
     expect(await storageRow(disk.storageId)).toBeUndefined();
     expect((await server.ctx.db.select().from(schema.recycleBin)).length).toBe(before);

@@ -121,14 +121,15 @@ export async function checkBadInput(url: string, routes: RegisteredRoute[], admi
  */
 export const PUBLIC_ROUTES = new Set([
   'POST /authentication/login',
+  // The start of a redirect sign-in (OpenID Connect, SAML): the browser of someone not yet signed in.
+  'GET /authentication/login',
   'POST /authentication/renew',
   'POST /authentication/logout',
   'GET /authentication/providers',
   'POST /authentication/signup',
   'POST /authentication/forgot-password',
   'GET /authentication/categories',
-  // A redirect sign-in's start, and SAML's addresses for the IdP and the browser (their messages are signed).
-  'GET /authentication/login',
+  // SAML's addresses for the IdP and the browser (their messages are signed).
   'GET /authentication/saml/metadata/:id',
   'GET /authentication/saml/metadata',
   'GET /authentication/saml/login',

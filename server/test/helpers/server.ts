@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config';
 import { buildApp, createContext } from '../../src/app';
 import type { AppContext } from '../../src/context';
@@ -39,7 +40,8 @@ export async function endEngine(engine: Engine) {
 
 /** The real server on a free loopback port, with a fresh database seeded with the demo organisation. */
 /** `network`: a guest network of its own (true: a fresh namespace and free range; see helpers/guest-network.ts). */
-export async function startTestServer(opts: { env?: Record<string, string>; mailer?: Mailer; startConcurrency?: number; clock?: Clock; network?: boolean | EngineNetworkOptions } = {}): Promise<TestServer> {
+/** `log`: the server's log instead of the one LOG_LEVEL makes (a test reads what it wrote). */
+export async function startTestServer(opts: { env?: Record<string, string>; mailer?: Mailer; startConcurrency?: number; clock?: Clock; network?: boolean | EngineNetworkOptions; log?: Logger } = {}): Promise<TestServer> {
   // Short: QEMU's unix socket paths (run/<desktop id>/qmp.sock) must fit 107 bytes.
   const dataDir = mkdtempSync(join(tmpdir(), 'vt-'));
   const config = loadConfig({
@@ -62,7 +64,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; mail
   const engine = await createLocalEngine({ dataDir, accel: 'auto', concurrency: opts.startConcurrency, network });
   await seedDemoDesktops(database.db, engine, await ensureDemoGuest(testImagesDir()));
   const listen = async (engine: Engine) => {
-    const ctx = createContext(config, database, engine, { mailer: opts.mailer, clock: opts.clock });
+    const ctx = createContext(config, database, engine, { mailer: opts.mailer, clock: opts.clock, log: opts.log });
     const app = await buildApp(ctx);
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();

@@ -1,6 +1,6 @@
 import { modals } from './modals';
 import { notifications } from '@mantine/notifications';
-import { Text } from '@mantine/core';
+import { Button, Group, Text } from '@mantine/core';
 import i18n from '../i18n';
 import { RequestTimeout } from './api';
 import { classifyError, errorMessage } from './errors';
@@ -15,6 +15,30 @@ export const NOTIFY_MS = 2000;
 
 export function notifySuccess(message: string) {
   notifications.show({ message, color: 'teal', autoClose: NOTIFY_MS });
+}
+
+/** A success that can be undone: the notice carries an "Undo" button (closing it when pressed). */
+export function notifyWithUndo(message: string, undoLabel: string, onUndo: () => void) {
+  const id = notifications.show({
+    color: 'teal',
+    autoClose: NOTIFY_MS * 2,
+    message: (
+      <Group justify="space-between" wrap="nowrap" gap="sm">
+        <span>{message}</span>
+        <Button
+          size="compact-sm"
+          variant="light"
+          onClick={() => {
+            notifications.hide(id);
+            onUndo();
+          }}
+          data-testid="notify-undo"
+        >
+          {undoLabel}
+        </Button>
+      </Group>
+    ),
+  });
 }
 
 /** The one place where failures become what a person sees (spec core §8). */

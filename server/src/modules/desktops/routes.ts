@@ -62,8 +62,9 @@ export async function desktopRoutes(app: FastifyInstance, ctx: AppContext, lifec
   // To the owner's recycle bin, or for good when asked (/permanent), a deployment's, or retention 0 (recycle-bin module).
   const deleteDesktop = async (id: string, request: Parameters<typeof desktopFor>[1], permanent: boolean) => {
     const row = await desktopFor(ctx, request, id);
-    await deleteOrRecycleDesktop(ctx, lifecycle, row, authOf(request).user, { permanent });
-    return {};
+    const { recycleBinId } = await deleteOrRecycleDesktop(ctx, lifecycle, row, authOf(request).user, { permanent });
+    // The original answers {}; the entry lets the portal offer "Undo" (a restore from the recycle bin).
+    return recycleBinId ? { recycle_bin_id: recycleBinId } : {};
   };
   r.delete('/desktop/:id', { preHandler: auth, schema: { params: ZId } }, (request) => deleteDesktop(request.params.id, request, false));
   r.delete('/desktop/:id/permanent', { preHandler: auth, schema: { params: ZId } }, (request) => deleteDesktop(request.params.id, request, true));

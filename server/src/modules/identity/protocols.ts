@@ -5,11 +5,12 @@
  *   routes under /authentication, ending with `finishRedirect` (routes.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import type { TIdentityKind } from '@vdi/contracts';
+import { ZLdapSettings, type TIdentityKind } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import type { ExternalSession } from '../../db/schema';
 import type { ExternalIdentity } from './mapping';
 import type { LoadedProvider } from './providers';
+import { authenticateLdap } from '../../identity/ldap';
 import { samlProtocol } from './saml';
 
 export type PasswordProtocol = {
@@ -29,7 +30,9 @@ export type RedirectProtocol = {
   routes(app: FastifyInstance, ctx: AppContext): Promise<void>;
 };
 
-export const PASSWORD_PROTOCOLS: Partial<Record<TIdentityKind, PasswordProtocol>> = {};
+export const PASSWORD_PROTOCOLS: Partial<Record<TIdentityKind, PasswordProtocol>> = {
+  ldap: { authenticate: (ctx, provider, username, password) => authenticateLdap(ZLdapSettings.parse(provider.settings), provider.secretPlain, username, password, ctx.log) },
+};
 
 export const REDIRECT_PROTOCOLS: Partial<Record<TIdentityKind, RedirectProtocol>> = {
   saml: samlProtocol,

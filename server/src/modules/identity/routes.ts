@@ -13,7 +13,7 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { ExternalSession } from '../../db/schema';
 import { audit, auditActorOf } from '../../audit/record';
-import { badRequest, notFound } from '../../http/errors';
+import { ApiError, badRequest, notFound } from '../../http/errors';
 import { requireAuth } from '../../http/guard';
 import type { LoginResult, SignInHooks } from '../../auth/login-flow';
 import { continueExternal, planSignIn, previewOf, signInExternal } from './external';
@@ -30,8 +30,13 @@ const missing = () => notFound('identity_provider_not_found', 'Sign-in provider 
 // The end of a redirect sign-in lives in redirect.ts (the protocols use it); named here too for callers of this file.
 export { failRedirect, finishRedirect, unavailable } from './redirect';
 
-/** A person the directories of the category know by this name and password, signed in; null when none does. */
+/**
+ * A person the directories of the category know by this name and password, signed in; null when none does.
+ * When none does but one could not be reached, the answer is 503 identity_provider_unavailable (the person may
+ * be one of that directory's: "wrong password" would mislead them); the sign-in limits count it as a failure.
+ */
 async function directoryLogin(ctx: AppContext, username: string, password: string, categoryId: string | undefined, ip: string): Promise<LoginResult | null> {
+  let down = false;
   for (const kind of IDENTITY_KINDS) {
     const protocol = PASSWORD_PROTOCOLS[kind];
     if (!protocol) continue;
@@ -42,11 +47,14 @@ async function directoryLogin(ctx: AppContext, username: string, password: strin
       } catch (err) {
         // A directory that is down: logged (never the password), and the next one is asked.
         ctx.log.warn({ provider: provider.name, err: { message: (err as Error).message } }, 'directory not reachable');
+        down = true;
         continue;
       }
       if (identity) return signInExternal(ctx, provider, identity, { categoryId, ip });
     }
   }
+  // Anyone may read this answer: the directory's address and error stay in the log.
+  if (down) throw new ApiError('service_unavailable', 'identity_provider_unavailable', 'The directory cannot be reached: its accounts cannot sign in right now');
   return null;
 }
 

@@ -4,7 +4,7 @@ import type { UserRow } from '../../auth/sessions';
 import { precondition } from '../../http/errors';
 import { quotaLevels } from '../../auth/caller';
 import { appliedQuota } from './applied';
-import { runningOf } from './usage';
+import { runningDesktopsOf, runningOf } from './usage';
 
 type Need = { memoryGb: number; vcpus: number };
 
@@ -20,9 +20,11 @@ export async function checkStartQuota(db: Db, user: UserRow, need: Need) {
   const { quota } = await appliedQuota(db, user);
   if (quota) {
     const mine = await runningOf(db, { userId: user.id });
-    if (mine.count + 1 > quota.running) throw precondition('desktop_start_user_quota_exceeded', `${user.username} quota exceeded for starting new desktops`, { running: quota.running });
-    if (mine.memoryGb + need.memoryGb > quota.memory) throw precondition('desktop_start_memory_quota_exceeded', `${user.username} quota exceeded for starting desktop memory`, { memory: quota.memory });
-    if (mine.vcpus + need.vcpus > quota.vcpus) throw precondition('desktop_start_vcpu_quota_exceeded', `${user.username} quota exceeded for starting desktop vcpus`, { vcpus: quota.vcpus });
+    // Each refusal names the person's running desktops that hold the quota (the portal offers to stop one).
+    const held = async () => ({ running_desktops: await runningDesktopsOf(db, user.id) });
+    if (mine.count + 1 > quota.running) throw precondition('desktop_start_user_quota_exceeded', `${user.username} quota exceeded for starting new desktops`, { running: quota.running, ...(await held()) });
+    if (mine.memoryGb + need.memoryGb > quota.memory) throw precondition('desktop_start_memory_quota_exceeded', `${user.username} quota exceeded for starting desktop memory`, { memory: quota.memory, ...(await held()) });
+    if (mine.vcpus + need.vcpus > quota.vcpus) throw precondition('desktop_start_vcpu_quota_exceeded', `${user.username} quota exceeded for starting desktop vcpus`, { vcpus: quota.vcpus, ...(await held()) });
   }
   const { group, category: cat } = await quotaLevels(db, user);
   checkLimits('group', group?.limits ?? null, await runningOf(db, { groupId: user.groupId }), need);

@@ -32,6 +32,11 @@ export async function runningOf(db: Db, scope: { userId?: string; groupId?: stri
   return asRunning(row);
 }
 
+/** A user's running desktops by name (a refusal to start one more names those that hold the quota). */
+export async function runningDesktopsOf(db: Db, userId: string): Promise<{ id: string; name: string }[]> {
+  return db.select({ id: d.id, name: d.name }).from(d).where(and(...runningDesktops, eq(d.userId, userId))).orderBy(d.name).limit(20);
+}
+
 /** The same per host the desktops run on (`hostOf`: the host column's expression); hosts with none are absent. */
 export async function runningByHost(db: Db, hostOf: SQL<string>): Promise<Map<string, Running>> {
   const rows = await db

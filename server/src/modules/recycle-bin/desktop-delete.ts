@@ -11,9 +11,16 @@ import { conflict } from '../../http/errors';
  * DELETE /desktop/{id}: a stopped desktop goes to its owner's recycle bin with its own disk —
  * for good instead when asked (`permanent`), when it is a deployment's or a temporary desktop,
  * or when the owner's retention is 0 hours (reference §6.3). Only a stopped (or failed) one: 409 otherwise.
- * The portal's DELETE /desktop/{id} and the console's bulk delete both come here.
+ * The portal's DELETE /desktop/{id} and the console's bulk delete both come here. Answers the recycle bin entry
+ * (null when it went for good): the portal offers to undo the delete with it.
  */
-export async function deleteDesktop(ctx: AppContext, lifecycle: DesktopLifecycle, row: DomainRow, agent: UserRow, opts: { permanent?: boolean } = {}) {
+export async function deleteDesktop(
+  ctx: AppContext,
+  lifecycle: DesktopLifecycle,
+  row: DomainRow,
+  agent: UserRow,
+  opts: { permanent?: boolean } = {},
+): Promise<{ recycleBinId: string | null }> {
   if (!statusIn(AT_REST, row.status)) {
     throw conflict('desktop_action_not_available', 'Stop the desktop before deleting it', { status: row.status, action: 'delete' });
   }
@@ -21,7 +28,11 @@ export async function deleteDesktop(ctx: AppContext, lifecycle: DesktopLifecycle
   // Its bookings go (reference §6.3), whether it is recycled or deleted for good.
   await dropItemBookings(ctx, 'desktop', row.id);
   const forGood = opts.permanent || row.tag !== null || !row.persistent || (await cutoffHoursFor(ctx, owner.categoryId)) === 0;
-  if (forGood) return lifecycle.destroyDesktop(row);
-  await recycleDomains(ctx, { agent, owner, itemType: 'desktop', itemName: row.name, desktops: [row], templates: [] });
+  if (forGood) {
+    await lifecycle.destroyDesktop(row);
+    return { recycleBinId: null };
+  }
+  const entry = await recycleDomains(ctx, { agent, owner, itemType: 'desktop', itemName: row.name, desktops: [row], templates: [] });
   lifecycle.changes.emit('deleted', row);
+  return { recycleBinId: entry.id };
 }

@@ -21,6 +21,7 @@ import '@fullcalendar/react/themes/classic/palette.css';
 import { useComputedColorScheme } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { loadRange } from './dates';
+import { shownHours } from './logic';
 import classes from './Calendar.module.css';
 
 const LOCALES = [caLocale, deLocale, eoLocale, esLocale, euLocale, frLocale, koLocale, plLocale, ruLocale, zhCnLocale];
@@ -44,11 +45,15 @@ export type CalendarProps = {
 
 /** One FullCalendar 7 (its own locales translate the toolbar) for every calendar of the portal: week and month views, local time, Mantine colours. */
 export function Calendar({ events, monthEvents, onRange, views = ['timeGridWeek', 'dayGridMonth'], initialView = 'timeGridWeek', onSelect, onEventClick, testId = 'calendar' }: CalendarProps) {
-  const { i18n } = useTranslation();
+  const { t, i18n } = useTranslation();
   const scheme = useComputedColorScheme('light');
+  // The week opens on the working hours (widened to now and to its bookings); the whole day is one click away.
+  const [wholeDay, setWholeDay] = useState(false);
   const lastRange = useRef('');
   const [view, setView] = useState<string>(initialView);
   const shown = useMemo(() => (monthEvents && view === 'dayGridMonth' ? [...events, ...monthEvents] : events), [events, monthEvents, view]);
+  const hours = useMemo(() => shownHours(shown, new Date(), wholeDay), [shown, wholeDay]);
+  const hh = (h: number) => `${String(h).padStart(2, '0')}:00:00`;
   const locale = calendarLocale(i18n.language);
   // The "today" button is named by what it shows (FullCalendar's hint, "This week", is not its text: WCAG 2.5.3).
   const todayText = LOCALES.find((l) => l.code === locale)?.todayText ?? 'Today';
@@ -61,7 +66,8 @@ export function Calendar({ events, monthEvents, onRange, views = ['timeGridWeek'
         colorScheme={scheme}
         todayHint={todayText}
         initialView={initialView}
-        headerToolbar={{ start: 'title', center: views.length > 1 ? views.join(',') : '', end: 'today prev,next' }}
+        buttons={{ hours: { text: t(wholeDay ? 'calendar.working_hours' : 'calendar.whole_day'), click: () => setWholeDay((w) => !w) } }}
+        headerToolbar={{ start: 'title', center: views.length > 1 ? views.join(',') : '', end: `${view.startsWith('timeGrid') ? 'hours ' : ''}today prev,next` }}
         firstDay={1}
         // The whole day at once, scrolled with the page: an inner scrolling pane inside FullCalendar's
         // grid could not take the keyboard's focus without breaking the grid's roles (WCAG 2.1.1, 1.3.1).
@@ -69,7 +75,8 @@ export function Calendar({ events, monthEvents, onRange, views = ['timeGridWeek'
         allDaySlot={false}
         nowIndicator
         slotDuration="00:30:00"
-        scrollTime="08:00:00"
+        slotMinTime={hh(hours.min)}
+        slotMaxTime={hh(hours.max)}
         slotHeaderFormat={{ hour: '2-digit', minute: '2-digit', hour12: false }}
         eventTimeFormat={{ hour: '2-digit', minute: '2-digit', hour12: false }}
         dayMaxEvents={4}

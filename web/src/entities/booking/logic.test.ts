@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TAvailability, TBooking } from '@vdi/contracts';
 import { formatLocalDate, loadRange, parseLocal, toWire } from './dates';
-import { availabilityEvents, bookingEvents, dailyAvailabilityEvents, futureCount, ruleEvents } from './logic';
+import { availabilityEvents, bookingEvents, dailyAvailabilityEvents, futureCount, ruleEvents, shownHours } from './logic';
 
 const t = ((k: string) => k) as never;
 
@@ -101,5 +101,19 @@ describe('calendar events', () => {
     const list = [booking(), booking({ id: 'b2', end: '2030-01-07T10:00+0000' }), booking({ id: 'b3', start: '2030-01-08T10:00+0000', end: '2030-01-08T11:00+0000' })];
     expect(futureCount(list, now)).toBe(2);
     expect(futureCount(list, now, 'b3')).toBe(1);
+  });
+});
+
+describe('the hours the week shows', () => {
+  const at = (h: number, m = 0, day = 2) => new Date(2026, 10, day, h, m);
+  it('the working hours, widened to now and to the bookings, all 24 for one over midnight or when asked', () => {
+    expect(shownHours([], at(10))).toEqual({ min: 7, max: 21 });
+    expect(shownHours([], at(23, 30))).toEqual({ min: 7, max: 24 });
+    expect(shownHours([], at(5))).toEqual({ min: 5, max: 21 });
+    expect(shownHours([{ start: at(6, 30), end: at(22, 15) }], at(10))).toEqual({ min: 6, max: 23 });
+    expect(shownHours([{ start: at(22), end: at(0, 0, 3) }], at(10))).toEqual({ min: 7, max: 24 });
+    expect(shownHours([{ start: at(23), end: at(1, 0, 3) }], at(10))).toEqual({ min: 0, max: 24 });
+    expect(shownHours([{ start: at(2), end: at(3), display: 'background' }], at(10))).toEqual({ min: 7, max: 21 });
+    expect(shownHours([], at(10), true)).toEqual({ min: 0, max: 24 });
   });
 });

@@ -97,3 +97,25 @@ export const ruleMessage = (t: TFunction, err: TRuleError) => t(`errors.${err.co
 /** Future bookings of the user (end after now), which max_items counts. */
 export const futureCount = (bookings: readonly TBooking[], now: Date, exceptId?: string) =>
   bookings.filter((b) => b.id !== exceptId && (toDate(b.end)?.getTime() ?? 0) > now.getTime()).length;
+
+/** The working hours the week view shows by default (the rest of the day one click away). */
+export const WORKING_HOURS = { start: 7, end: 21 } as const;
+
+/**
+ * The hours the week view shows: the working hours, widened to the current hour and to every booking of the view
+ * (never a booking cut off); a booking over midnight, or `wholeDay`, shows all 24.
+ */
+export function shownHours(events: readonly EventInput[], now: Date, wholeDay = false): { min: number; max: number } {
+  if (wholeDay) return { min: 0, max: 24 };
+  let min = Math.min(WORKING_HOURS.start, now.getHours());
+  let max = Math.max(WORKING_HOURS.end, now.getHours() + 1);
+  for (const e of events) {
+    if (e.display === 'background' || !e.start || !e.end) continue;
+    const s = new Date(e.start as string | number | Date);
+    const end = new Date(e.end as string | number | Date);
+    if (s.toDateString() !== new Date(end.getTime() - 1).toDateString()) return { min: 0, max: 24 };
+    min = Math.min(min, s.getHours());
+    max = Math.max(max, Math.ceil(end.getHours() + end.getMinutes() / 60) || 24);
+  }
+  return { min, max };
+}

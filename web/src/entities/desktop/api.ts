@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   ZAllowedTemplate,
   ZDesktop,
+  ZDesktopDeleteAnswer,
   ZJumperUrl,
   ZStatusAnswer,
   ZViewerAnswer,
@@ -68,10 +69,17 @@ export async function runAction(d: TDesktop, action: TDesktopAction): Promise<st
 
 /** Deletes a desktop: a temporary one for good, a persistent one to the recycle bin. */
 /** A temporary desktop goes at once; a persistent one to the recycle bin, or for good when asked (`/permanent`). */
-export function deleteDesktop(d: Pick<TDesktop, 'id' | 'type'>, permanent = false) {
-  if (d.type === 'nonpersistent') return api.delete(`/nonpersistent/${id(d.id)}`);
-  return api.delete(`/desktop/${id(d.id)}${permanent ? '/permanent' : ''}`);
+export async function deleteDesktop(d: Pick<TDesktop, 'id' | 'type'>, permanent = false): Promise<{ recycleBinId: string | null }> {
+  if (d.type === 'nonpersistent') {
+    await api.delete(`/nonpersistent/${id(d.id)}`);
+    return { recycleBinId: null };
+  }
+  const answer = await api.delete(`/desktop/${id(d.id)}${permanent ? '/permanent' : ''}`, ZDesktopDeleteAnswer);
+  return { recycleBinId: answer.recycle_bin_id ?? null };
 }
+
+/** Undoes a delete: the desktop back from the recycle bin entry the delete answered. */
+export const undoDelete = (recycleBinId: string) => api.put(`/recycle_bin/restore/${id(recycleBinId)}`, {});
 
 export function createTemporary(templateId: string) {
   return api.post('/nonpersistent', { template: templateId }, z.object({ id: z.string() }), { timeoutMs: NONPERSISTENT_TIMEOUT_MS, timeoutCode: 'desktop_create_timeout' });

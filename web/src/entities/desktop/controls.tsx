@@ -5,11 +5,13 @@ import { modals } from '../../lib/modals';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { desktopState, offeredAction, type TDesktop, type TDesktopAction, type TViewer } from '@vdi/contracts';
-import { handleError, notifySuccess } from '../../lib/error-handler';
+import { handleError, notifySuccess, notifyWithUndo } from '../../lib/error-handler';
 import { DeleteForGood } from '../../components/DeleteForGood';
 import { openViewer } from '../viewer/open';
-import { deleteDesktop, desktopCall, DESKTOPS_KEY, fetchViewer, runAction } from './api';
+import { deleteDesktop, desktopCall, DESKTOPS_KEY, fetchViewer, runAction, undoDelete } from './api';
 import { isStartRefusal, openStartDialog } from './StartNowDialog';
+import { heldBy, openQuotaHeldDialog } from './QuotaHeldDialog';
+import type { HttpError } from '../../lib/api';
 import { availableViewers, canOpen, chosenViewer, rememberViewer, removeDesktop, withStatus } from './logic';
 import { builtInText } from '../../lib/built-in-text';
 
@@ -34,7 +36,13 @@ export function useDesktopControls(d: TDesktop) {
       } else if (status) qc.setQueryData<TDesktop[]>(DESKTOPS_KEY, (l) => withStatus(l, d.id, status, v.from));
     },
     // A desktop that needs a booking and has none now: the start-now or cannot-start dialog.
-    onError: (err) => (isStartRefusal(err) ? openStartDialog(d, err, (to) => void navigate(to)) : handleError(err)),
+    onError: (err) => {
+      if (isStartRefusal(err)) return openStartDialog(d, err, (to) => void navigate(to));
+      // Over the person's own quota: one dialog naming the running desktops that hold it, each with its stop.
+      const held = heldBy(err);
+      if (held) return openQuotaHeldDialog(err as HttpError, held);
+      handleError(err);
+    },
   });
 
   const reset = useMutation({
@@ -45,9 +53,20 @@ export function useDesktopControls(d: TDesktop) {
 
   const remove = useMutation({
     mutationFn: (permanent: boolean) => deleteDesktop(d, permanent),
-    onSuccess: () => {
+    onSuccess: ({ recycleBinId }) => {
       qc.setQueryData<TDesktop[]>(DESKTOPS_KEY, (l) => removeDesktop(l, d.id));
-      notifySuccess(t('desktops.notify.deleted', { name: builtInText(t, d.name) }));
+      const name = builtInText(t, d.name);
+      if (!recycleBinId) return notifySuccess(t('desktops.notify.deleted', { name }));
+      // It went to the recycle bin: the notice offers it back at once.
+      notifyWithUndo(t('desktops.notify.deleted', { name }), t('desktops.notify.undo'), async () => {
+        try {
+          await undoDelete(recycleBinId);
+          await qc.invalidateQueries({ queryKey: DESKTOPS_KEY });
+          notifySuccess(t('desktops.notify.restored', { name }));
+        } catch (err) {
+          handleError(err);
+        }
+      });
     },
     onError: (err) => handleError(err),
   });

@@ -10,9 +10,19 @@ export const isBrowserViewer = (v: TViewer | string) => v.startsWith('browser-')
 /** The page of a browser viewer, with its ticket in the fragment (never sent to a server or logged). */
 export const browserViewerUrl = (a: BrowserAnswer) => `${a.viewer}#${a.cookie}`;
 
-/** The file a file viewer answers (SPICE .vv, RDP .rdp): downloaded as name.ext. */
+/**
+ * The name a viewer file is saved under: the desktop's name (characters file systems refuse replaced), and for the
+ * RDP files, of which a desktop has two (through the gateway, through the VPN), their kind too.
+ */
+export function viewerFileName(a: Pick<FileAnswer, 'name' | 'ext' | 'protocol'>): string {
+  // eslint-disable-next-line no-control-regex -- control characters are among those file systems refuse
+  const base = a.name.replace(/[\u0000-\u001f/\\:*?"<>|]+/g, '_').trim() || 'desktop';
+  return a.ext === 'rdp' ? `${base}-${a.protocol}.${a.ext}` : `${base}.${a.ext}`;
+}
+
+/** The file a file viewer answers (SPICE .vv, RDP .rdp), downloaded under `viewerFileName`. */
 export function downloadViewerFile(a: FileAnswer) {
-  downloadText(a.content, a.mime || 'application/octet-stream', `${a.name}.${a.ext}`);
+  downloadText(a.content, a.mime || 'application/octet-stream', viewerFileName(a));
 }
 
 /** Text made in the page, saved as a file by the browser. */

@@ -180,11 +180,17 @@ export default function ProfilePage() {
                   {t('account.change_password')}
                 </Button>
               )}
-              {mailEnabled && (
-                <Button variant="light" leftSection={<IconMail size={16} />} onClick={() => open('email')} data-testid="open-email">
-                  {t('account.change_email')}
-                </Button>
-              )}
+              {/* Without a mail server no verification link can be sent: the button stays, disabled, and says why. */}
+              <Button
+                variant="light"
+                leftSection={<IconMail size={16} />}
+                onClick={() => open('email')}
+                disabled={!mailEnabled}
+                aria-describedby={mailEnabled ? undefined : 'profile-email-needs-mail'}
+                data-testid="open-email"
+              >
+                {t('account.change_email')}
+              </Button>
               {canImport.data?.enabled && (
                 <Button variant="light" leftSection={<IconArrowsExchange size={16} />} onClick={() => open('import')} data-testid="open-import">
                   {t('account.import_user')}
@@ -199,6 +205,11 @@ export default function ProfilePage() {
                 {t('account.vpn')}
               </Button>
             </Group>
+            {!mailEnabled && (
+              <Text size="xs" c="dimmed" mt="xs" id="profile-email-needs-mail" data-testid="profile-email-needs-mail">
+                {t('account.change_email_needs_mail')}
+              </Text>
+            )}
           </Card>
           <Card withBorder padding="lg">
             <Title order={2} size="h4" mb={4}>

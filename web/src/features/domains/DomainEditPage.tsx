@@ -54,6 +54,7 @@ import { useRecreateDisk } from '../../entities/domain/recreate';
 import { PreferredHypervisorsCard } from '../../entities/hypervisor/PreferredHypervisors';
 import classes from '../../entities/domain/Domains.module.css';
 import { builtInText } from '../../lib/built-in-text';
+import { userQuery } from '../../lib/queries';
 
 type ImagePick = { choice: TImageChoice; url: string } | null;
 
@@ -81,6 +82,7 @@ function EditForm({ info }: { info: TDomainInfo }) {
   const navigate = useNavigate();
   const qc = useQueryClient();
   const allowed = useQuery(hardwareAllowedQuery);
+  const me = useQuery(userQuery);
   const images = useQuery(stockImagesQuery(info.id));
   const installs = useQuery(installsQuery);
   const busLabel = useItemLabel('disk_bus');
@@ -286,8 +288,8 @@ function EditForm({ info }: { info: TDomainInfo }) {
                 <Badge variant="light" color="gray" radius="sm" data-testid="edit-disk-size">
                   {diskLabel(t, info.hardware.disk_size)}
                 </Badge>
-                <Text size="xs" c="dimmed">
-                  {t('domain_edit.disk_size_hint')}
+                <Text size="xs" c="dimmed" data-testid="edit-disk-size-hint">
+                  {t(me.data?.role === 'user' ? 'domain_edit.disk_size_hint_ask' : 'domain_edit.disk_size_hint')}
                 </Text>
               </Group>
               <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">

@@ -102,7 +102,8 @@ export default function NewDesktopPage() {
   const [params] = useSearchParams();
   const templates = useQuery(templatesForNewQuery);
   const allowed = useQuery(hardwareAllowedQuery);
-  const quotaCheck = useQuery({ queryKey: ['desktop', 'new', 'check_quota'], queryFn: checkNewDesktopQuota, staleTime: 0, retry: false });
+  // Its refusal is this page's own banner (one message, not a dialog on top of it).
+  const quotaCheck = useQuery({ queryKey: ['desktop', 'new', 'check_quota'], queryFn: checkNewDesktopQuota, staleTime: 0, retry: false, meta: HANDLES_ERROR });
   const [search, setSearch] = useState('');
   const [term] = useDebouncedValue(search, 150);
   const [picked, setPicked] = useState<string | null>(params.get('template'));
@@ -228,6 +229,8 @@ export default function NewDesktopPage() {
           </Group>
         </Alert>
       )}
+      {/* Over the quota nothing here can be used: the form is disabled under its banner. */}
+      <fieldset disabled={overQuota} className={classes.plainFieldset} style={overQuota ? { opacity: 0.55 } : undefined} data-testid="new-desktop-form">
       <Stack gap="lg">
         <Card withBorder padding="lg" radius="lg">
           <Group justify="space-between" mb="md" wrap="wrap" gap="sm">
@@ -352,6 +355,7 @@ export default function NewDesktopPage() {
           </Accordion.Item>
         </Accordion>
       </Stack>
+      </fieldset>
 
       <Group className={classes.actionBar} justify="space-between" wrap="wrap" gap="sm">
         <Group gap="xs" wrap="nowrap" style={{ minWidth: 0 }}>

@@ -7,7 +7,7 @@ import { STORAGE_PRIORITIES, type TStorageDisk, type TStoragePriority } from '@v
 import { handleError, notifySuccess } from '../../lib/error-handler';
 import { HttpError } from '../../lib/api';
 import { increaseStorage, STORAGE_KEY } from './api';
-import { grownSize, incrementFor, minimumNewSizeGb } from './logic';
+import { grownSize, incrementOf } from './logic';
 import { formatGb } from '../../entities/format';
 import { builtInText } from '../../lib/built-in-text';
 
@@ -25,13 +25,13 @@ export function IncreaseModal({ disk, isAdmin, onClose }: { disk: TStorageDisk |
 
   useEffect(() => {
     if (disk) {
-      setSize(minimumNewSizeGb(disk.virtual_size));
+      setSize(1);
       setPriority('low');
       setError(null);
     }
   }, [disk]);
 
-  const increment = disk ? incrementFor(disk.virtual_size, Number(size)) : null;
+  const increment = disk ? incrementOf(size) : null;
   const run = useMutation({
     mutationFn: () => increaseStorage(disk!.id, isAdmin ? priority : 'low', increment!),
     onSuccess: () => {
@@ -91,7 +91,7 @@ export function IncreaseModal({ disk, isAdmin, onClose }: { disk: TStorageDisk |
                 setSize(v);
                 setError(null);
               }}
-              min={minimumNewSizeGb(disk.virtual_size)}
+              min={1}
               step={1}
               allowDecimal={false}
               allowNegative={false}

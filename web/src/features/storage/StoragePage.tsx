@@ -219,6 +219,11 @@ export default function StoragePage() {
     content = (
       <>
         <Summary disks={disks} />
+        {!canIncrease && user && (
+          <Text size="sm" c="dimmed" mb="sm" data-testid="storage-increase-ask">
+            {t('storage.increase.ask')}
+          </Text>
+        )}
         <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
           <CardTable minWidth={860} verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid="storage-table">
               <Table.Thead>

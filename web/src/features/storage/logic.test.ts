@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TStorageDisk, TStorageEvent } from '@vdi/contracts';
-import { applyStorageEvent, incrementFor, minimumNewSizeGb, usagePercent } from './logic';
+import { applyStorageEvent, incrementOf, usagePercent } from './logic';
 
 const GiB = 1024 ** 3;
 const disk = (over: Partial<TStorageDisk> = {}): TStorageDisk => ({
@@ -15,13 +15,12 @@ describe('storage sizes', () => {
     expect(usagePercent(5 * GiB, 4 * GiB)).toBe(100);
   });
 
-  it('turns the new size into whole GB to add, refusing one that is not larger', () => {
-    expect(incrementFor(10 * GiB, 15)).toBe(5);
-    expect(incrementFor(10 * GiB, 10)).toBeNull();
-    expect(incrementFor(10 * GiB, 9)).toBeNull();
-    expect(incrementFor(64 * 1024 ** 2, 1)).toBe(1);
-    expect(minimumNewSizeGb(64 * 1024 ** 2)).toBe(1);
-    expect(minimumNewSizeGb(10 * GiB)).toBe(11);
+  it('takes whole GB to add, at least 1', () => {
+    expect(incrementOf(5)).toBe(5);
+    expect(incrementOf('3')).toBe(3);
+    expect(incrementOf(0)).toBeNull();
+    expect(incrementOf(1.5)).toBeNull();
+    expect(incrementOf('')).toBeNull();
   });
 });
 

@@ -12,17 +12,13 @@ export const usageColor = (percent: number) => (percent >= 90 ? 'red' : percent 
 export const grownSize = (virtualBytes: number, increment: number) => virtualBytes + increment * 1024 ** 3;
 
 /**
- * The increase modal asks for the new size in GB; the call takes whole GB to add (reference
- * `increase/<int:increment>`). Answers the increment, or null when the new size is not larger.
+ * The increase modal asks how many whole GB to add, as the call takes them (reference `increase/<int:increment>`),
+ * and shows the size after. Answers the increment, or null when it is not a whole number of at least 1.
  */
-export function incrementFor(currentBytes: number, newSizeGb: number): number | null {
-  const current = currentBytes / 1024 ** 3;
-  if (!Number.isFinite(newSizeGb) || newSizeGb <= current) return null;
-  return Math.max(1, Math.round(newSizeGb - current));
+export function incrementOf(addGb: number | string): number | null {
+  const n = typeof addGb === 'number' ? addGb : Number(addGb);
+  return Number.isInteger(n) && n >= 1 ? n : null;
 }
-
-/** The smallest whole new size the modal offers. */
-export const minimumNewSizeGb = (currentBytes: number) => Math.floor(currentBytes / 1024 ** 3) + 1;
 
 /** A `storage` live event applied to the list: sizes, status and the operation's progress. */
 export function applyStorageEvent(list: TStorageDisk[] | undefined, e: TStorageEvent): TStorageDisk[] | undefined {
