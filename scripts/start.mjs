@@ -7,7 +7,7 @@ import { ensureDebianPackages, ensureNpmPackages, ensureSupportedNode, ensureWeb
 await ensureSupportedNode();
 ensureNpmPackages();
 // Desktops are QEMU machines; disks are qcow2 files made with qemu-img.
-// openssl: the RD Gateway's self-signed certificate on first start.
+// openssl: the RD Gateway's self-signed certificate on first start, and each SAML provider's key pair.
 ensureDebianPackages(['qemu-system-x86', 'qemu-utils', 'python3', 'openssl', ...GUEST_NETWORK_PACKAGES, ...VPN_PACKAGES]);
 ensureWebBuild();
 log('Starting the server');

@@ -91,11 +91,21 @@ const common = {
   max_role: ZRole.default('advanced'),
 };
 
-/** A create or full update. `secret` (LDAP bind password, OIDC client secret) is write-only: absent keeps the stored one. */
+/** A create or full update. `secret` (LDAP bind password, OIDC client secret, SAML key pair) is write-only: absent keeps the stored one. */
 export const ZIdentityProviderBody = z.discriminatedUnion('kind', [
   z.object({ ...common, kind: z.literal('ldap'), settings: ZLdapSettings, secret: z.string().max(1024).optional() }),
   z.object({ ...common, kind: z.literal('oidc'), settings: ZOidcSettings, secret: z.string().max(1024).optional() }),
-  z.object({ ...common, kind: z.literal('saml'), settings: ZSamlSettings, secret: z.string().max(1024).optional() }),
+  // SAML's secret is our SP's signing key pair (made on first use when none): a PEM private key and its certificate.
+  z.object({
+    ...common,
+    kind: z.literal('saml'),
+    settings: ZSamlSettings,
+    secret: z
+      .string()
+      .max(20_000)
+      .refine((v) => v === '' || (/-----BEGIN (RSA )?PRIVATE KEY-----/.test(v) && /-----BEGIN CERTIFICATE-----/.test(v)), 'a PEM private key and its certificate')
+      .optional(),
+  }),
 ]);
 export type TIdentityProviderBody = z.infer<typeof ZIdentityProviderBody>;
 

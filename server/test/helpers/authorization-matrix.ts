@@ -217,6 +217,14 @@ export const MATRIX: Record<string, Case> = {
   'GET /authentication/login': { expect: PUBLIC('reached'), req: get('/authentication/login?provider=saml&provider_id=none') },
   // The provider's return: an unknown provider or state goes back to the sign-in page (303), for anyone.
   'GET /authentication/oidc/callback/:id': { expect: PUBLIC('reached'), req: get('/authentication/oidc/callback/none?state=none&code=none') },
+  // SAML (the IdP and the browser call these): our SP metadata (404 for an unknown provider), the original's start,
+  // the ACS and the single logout (a browser is sent on: 303).
+  'GET /authentication/saml/metadata/:id': { expect: PUBLIC('passes'), req: get('/authentication/saml/metadata/none') },
+  'GET /authentication/saml/metadata': { expect: PUBLIC('passes'), req: get('/authentication/saml/metadata') },
+  'GET /authentication/saml/login': { expect: PUBLIC('reached'), req: get('/authentication/saml/login') },
+  'POST /authentication/saml/acs/:id': { expect: PUBLIC('reached'), req: () => ({ path: '/authentication/saml/acs/none', method: 'POST', body: { SAMLResponse: 'eA==' } }) },
+  'GET /authentication/saml/slo/:id': { expect: PUBLIC('reached'), req: get('/authentication/saml/slo/none?SAMLResponse=eA') },
+  'POST /authentication/saml/slo/:id': { expect: PUBLIC('reached'), req: () => ({ path: '/authentication/saml/slo/none', method: 'POST', body: { SAMLResponse: 'eA==' } }) },
   'GET /api/v3/admin/api-tokens': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/api-tokens`) },
   'DELETE /api/v3/admin/api-tokens/:id': { expect: allow(['admin', 'manager']), fresh: true, req: async () => ({ path: `${A}/admin/api-tokens/${await apiTokenFixture(ids.user)}`, method: 'DELETE' }) },
   'GET /api/v3/openapi.json': { expect: PUBLIC(), req: get(`${A}/openapi.json`) },

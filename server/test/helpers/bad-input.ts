@@ -129,9 +129,15 @@ export const PUBLIC_ROUTES = new Set([
   'POST /authentication/signup',
   'POST /authentication/forgot-password',
   'GET /authentication/categories',
-  // Redirect sign-ins: the start (the browser is sent to the provider) and the OpenID provider's return.
-  'GET /authentication/login',
+  // The OpenID provider's return.
   'GET /authentication/oidc/callback/:id',
+  // SAML's addresses for the IdP and the browser (their messages are signed).
+  'GET /authentication/saml/metadata/:id',
+  'GET /authentication/saml/metadata',
+  'GET /authentication/saml/login',
+  'POST /authentication/saml/acs/:id',
+  'GET /authentication/saml/slo/:id',
+  'POST /authentication/saml/slo/:id',
   'POST /isard-admin/login',
   'GET /isard-admin/login',
   'GET /isard-admin/logout/remote',

@@ -12,6 +12,7 @@ import type { ExternalIdentity } from './mapping';
 import type { LoadedProvider } from './providers';
 import { authenticateLdap } from '../../identity/ldap';
 import { oidcProtocol } from './oidc';
+import { samlProtocol } from './saml';
 
 export type PasswordProtocol = {
   /** The person, when the directory knows the name and the password is theirs; null when not (a wrong name or password). Throws when the directory cannot be reached. */
@@ -43,5 +44,7 @@ export const PASSWORD_PROTOCOLS: Partial<Record<TIdentityKind, PasswordProtocol>
   ldap: { authenticate: (ctx, provider, username, password) => authenticateLdap(ZLdapSettings.parse(provider.settings), provider.secretPlain, username, password, ctx.log) },
 };
 
-export const REDIRECT_PROTOCOLS: Partial<Record<TIdentityKind, RedirectProtocol>> = {};
-REDIRECT_PROTOCOLS.oidc = oidcProtocol;
+export const REDIRECT_PROTOCOLS: Partial<Record<TIdentityKind, RedirectProtocol>> = {
+  oidc: oidcProtocol,
+  saml: samlProtocol,
+};
