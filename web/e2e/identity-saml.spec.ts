@@ -30,9 +30,10 @@ async function createProvider(request: APIRequestContext, metadataUrl: string) {
   return ((await res.json()) as { id: string }).id;
 }
 
+/** The account this IdP made (another journey's directory may have a person of the same name). */
 async function userOf(request: APIRequestContext, username: string) {
   const users = (await adminCall(request, 'GET', `/admin/users?search=${encodeURIComponent(username)}&per_page=500`)) as { items: { username: string; role: string; group: string; provider: string }[] };
-  return users.items.find((u) => u.username === username);
+  return users.items.find((u) => u.username === username && u.provider === 'saml');
 }
 
 test.describe('sign-in with a SAML identity provider', () => {
