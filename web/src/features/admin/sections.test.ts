@@ -20,10 +20,11 @@ describe('admin console sections', () => {
     // The console's first import transforms its whole shell: seconds on a loaded machine.
   }, scaled(60_000));
 
-  it('the people sections are in order and categories are for admins only', async () => {
+  it('the people sections are in order; categories and sign-in providers are for admins only', async () => {
     const { peopleSections } = await import('./people/sections');
-    expect(peopleSections.map((s) => s.path)).toEqual(['users', 'groups', 'categories', 'registration_codes', 'api_tokens']);
+    expect(peopleSections.map((s) => s.path)).toEqual(['users', 'groups', 'categories', 'registration_codes', 'api_tokens', 'identity_providers']);
     expect(peopleSections.find((s) => s.path === 'categories')!.roles).toEqual(['admin']);
+    expect(peopleSections.find((s) => s.path === 'identity_providers')!.roles).toEqual(['admin']);
   });
 
   it('the dashboard is the first screen; hypervisors are for admins only', async () => {
@@ -40,7 +41,7 @@ describe('admin console sections', () => {
   it('the desktops, templates, media and deployments sections come after the people, for admins and managers', async () => {
     const { adminSections } = await import('./sections');
     const paths = adminSections.map((s) => s.path);
-    expect(paths.slice(paths.indexOf('api_tokens') + 1, paths.indexOf('api_tokens') + 5)).toEqual(['desktops', 'templates', 'media', 'deployments']);
+    expect(paths.slice(paths.indexOf('identity_providers') + 1, paths.indexOf('identity_providers') + 5)).toEqual(['desktops', 'templates', 'media', 'deployments']);
     const { sectionsFor } = await import('./AdminApp');
     expect(sectionsFor('manager').map((s) => s.path)).toEqual(expect.arrayContaining(['desktops', 'templates', 'media', 'deployments']));
   }, scaled(60_000));

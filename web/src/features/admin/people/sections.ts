@@ -1,13 +1,14 @@
-import { IconApi, IconBuilding, IconKey, IconUsers, IconUsersGroup } from '@tabler/icons-react';
+import { IconApi, IconBuilding, IconFingerprint, IconKey, IconUsers, IconUsersGroup } from '@tabler/icons-react';
 import type { AdminSection } from '../section';
 // Its labels are admin texts (the console loads them before it shows the navigation).
 import '../../../i18n/areas/admin';
 
-/** Users, groups, categories, registration codes, API tokens (orders 10–44; the desktops' sections follow at 45). */
+/** Users, groups, categories, registration codes, API tokens, sign-in providers (orders 10–44; the desktops' sections follow at 45). */
 export const peopleSections: AdminSection[] = [
   { path: 'users', icon: IconUsers, label: 'admin.nav.users', order: 10, roles: ['admin', 'manager'], load: () => import('./UsersPage') },
   { path: 'groups', icon: IconUsersGroup, label: 'admin.nav.groups', order: 20, roles: ['admin', 'manager'], load: () => import('./GroupsPage') },
   { path: 'categories', icon: IconBuilding, label: 'admin.nav.categories', order: 30, roles: ['admin'], load: () => import('./CategoriesPage') },
   { path: 'registration_codes', icon: IconKey, label: 'admin.nav.registration_codes', order: 40, roles: ['admin', 'manager'], load: () => import('./CodesPage') },
   { path: 'api_tokens', icon: IconApi, label: 'admin.nav.api_tokens', order: 42, roles: ['admin', 'manager'], load: () => import('./ApiTokensPage') },
+  { path: 'identity_providers', icon: IconFingerprint, label: 'admin.nav.identity_providers', order: 44, roles: ['admin'], load: () => import('./IdentityProvidersPage') },
 ];
