@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import {
   ActionIcon, Alert, Avatar, Button, Checkbox, CopyButton, FileButton, Group, Modal, Paper, PasswordInput, Radio, SegmentedControl,
-  Select, Stack, Switch, Tabs, Text, Textarea, TextInput, Tooltip,
+  Select, SimpleGrid, Stack, Switch, Tabs, Text, Textarea, TextInput, Tooltip,
 } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
@@ -249,7 +249,7 @@ export function IdentityProviderForm({ opened, onClose, provider }: { opened: bo
   const attrWord = d.kind === 'oidc' ? 'claim' : 'attribute';
 
   return (
-    <Modal opened={opened} onClose={onClose} title={t(provider ? 'admin.identity.edit_title' : 'admin.identity.new_title')} size="xl" fullScreen={phone} centered data-testid="idp-form">
+    <Modal opened={opened} onClose={onClose} title={t(saved ? 'admin.identity.edit_title' : 'admin.identity.new_title')} size="xl" fullScreen={phone} centered data-testid="idp-form">
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -415,7 +415,7 @@ export function IdentityProviderForm({ opened, onClose, provider }: { opened: bo
                     <Text size="xs" c="dimmed">
                       {t(`admin.identity.attributes_help.${d.kind}`)}
                     </Text>
-                    <Group grow align="flex-start" wrap="wrap" gap="sm">
+                    <SimpleGrid cols={{ base: 1, xs: 2, sm: 3 }} spacing="sm">
                       {(['username', 'name', 'email', 'photo', 'groups'] as const).map((a) => (
                         <TextInput
                           key={a}
@@ -424,11 +424,10 @@ export function IdentityProviderForm({ opened, onClose, provider }: { opened: bo
                           onChange={(e) => setAttr(a, e.currentTarget.value)}
                           required={a === 'username'}
                           maxLength={128}
-                          miw={140}
                           data-testid={`idp-form-attr-${a}`}
                         />
                       ))}
-                    </Group>
+                    </SimpleGrid>
                   </>,
                 )}
                 {addresses()}
@@ -482,12 +481,12 @@ export function IdentityProviderForm({ opened, onClose, provider }: { opened: bo
                             </ActionIcon>
                           </Group>
                         </Group>
-                        <Group grow align="flex-start" wrap="wrap" gap="sm">
-                          <TextInput label={t('admin.identity.rule_attribute')} placeholder={s.attributes.groups || 'memberOf'} value={r.attribute} onChange={(e) => setRule(i, { attribute: e.currentTarget.value })} required maxLength={128} miw={150} data-testid="idp-rule-attribute" />
-                          <TextInput label={t('admin.identity.rule_value')} placeholder="cn=teachers,*" value={r.value} onChange={(e) => setRule(i, { value: e.currentTarget.value })} required maxLength={512} miw={150} data-testid="idp-rule-value" />
-                          <Select label={t('admin.identity.rule_group')} data={groupOptions} value={r.group_id || null} onChange={(v) => setRule(i, { group_id: v ?? '' })} searchable required miw={150} nothingFoundMessage={t('admin.identity.no_groups')} data-testid="idp-rule-group" />
-                          <Select label={t('admin.identity.rule_role')} data={roleOptions} value={r.role} onChange={(v) => v && setRule(i, { role: v as TRole })} allowDeselect={false} miw={120} error={above ? t('admin.identity.rule_above', { role: t(`roles.${d.max_role}`) }) : undefined} data-testid="idp-rule-role" />
-                        </Group>
+                        <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} spacing="sm">
+                          <TextInput label={t('admin.identity.rule_attribute')} placeholder={s.attributes.groups || 'memberOf'} value={r.attribute} onChange={(e) => setRule(i, { attribute: e.currentTarget.value })} required maxLength={128} data-testid="idp-rule-attribute" />
+                          <TextInput label={t('admin.identity.rule_value')} placeholder="cn=teachers,*" value={r.value} onChange={(e) => setRule(i, { value: e.currentTarget.value })} required maxLength={512} data-testid="idp-rule-value" />
+                          <Select label={t('admin.identity.rule_group')} data={groupOptions} value={r.group_id || null} onChange={(v) => setRule(i, { group_id: v ?? '' })} searchable required nothingFoundMessage={t('admin.identity.no_groups')} data-testid="idp-rule-group" />
+                          <Select label={t('admin.identity.rule_role')} data={roleOptions} value={r.role} onChange={(v) => v && setRule(i, { role: v as TRole })} allowDeselect={false} error={above ? t('admin.identity.rule_above', { role: t(`roles.${d.max_role}`) }) : undefined} data-testid="idp-rule-role" />
+                        </SimpleGrid>
                         {failed && (
                           <Text size="sm" c="red" role="alert" data-testid="idp-rule-error">
                             {failed}
