@@ -93,6 +93,18 @@ export const SCREENS: Screen[] = [
   { name: 'rdp:no-ticket', user: 'user', path: '/rdp', route: 'Rdp' },
   { name: 'migration', user: 'user', path: '/migration', route: 'migration' },
   ...adminSections().map((path): Screen => ({ name: `admin:${path}`, user: 'admin', path: `/isard-admin/${path}` })),
+  { name: 'admin:identity_providers:new', user: 'admin', path: '/isard-admin/identity_providers', open: async (p) => (await p.getByTestId('idp-new').first().click(), dialog(p)) },
+  {
+    name: 'admin:identity_providers:mapping',
+    user: 'admin',
+    path: '/isard-admin/identity_providers',
+    open: async (p) => {
+      await p.getByTestId('idp-new').first().click();
+      await dialog(p);
+      await p.getByTestId('idp-tab-mapping').click();
+      await p.getByTestId('idp-rule-add').click();
+    },
+  },
 ];
 /**
  * Routes with no screen of their own to scan: the console (its sections are scanned one by one) and the hand-off of
