@@ -8,7 +8,7 @@ import { useQuery } from '@tanstack/react-query';
 import { IconArrowDown, IconArrowUp, IconCheck, IconCopy, IconDownload, IconPhoto, IconPlus, IconTrash, IconUpload } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import {
-  ROLES, type TIdentityKind, type TIdentityProvider, type TIdentityProviderBody, type TLdapSettings, type TMappingRule, type TOidcSettings, type TRole, type TSamlSettings,
+  ROLES, type TIdentityKind, type TIdentityProvider, type TLdapSettings, type TMappingRule, type TRole,
 } from '@vdi/contracts';
 import { HttpError } from '../../../lib/api';
 import { notifySuccess } from '../../../lib/error-handler';
@@ -18,73 +18,9 @@ import { builtInText } from '../../../lib/built-in-text';
 import { PHONE_QUERY } from '../../../components/CardTable';
 import { FormFooter, useCodeText } from '../shared/console';
 import { categoriesQuery, groupsQuery } from './api';
-import { createProvider, DEFAULT_SETTINGS, KIND_LABEL, logoDataUrl, refreshIdentity, settingsOf, updateProvider } from './identity-api';
+import { createProvider, logoDataUrl, refreshIdentity, updateProvider } from './identity-api';
+import { ALL, bodyOf, draftOf, KIND_LABEL, roleAbove, ruleKey, type Draft, type Rule, type Settings } from './identity-draft';
 import '../../../i18n/areas/admin';
-
-/** Roles from the lowest up: a rule may give its provider's highest role or one below. */
-const RANK: Record<TRole, number> = { user: 0, advanced: 1, manager: 2, admin: 3 };
-export const roleAbove = (role: TRole, max: TRole) => RANK[role] > RANK[max];
-const ALL = '*';
-
-type Rule = TMappingRule & { key: number };
-type Settings = { ldap: TLdapSettings; oidc: TOidcSettings; saml: TSamlSettings };
-type Draft = {
-  kind: TIdentityKind;
-  name: string;
-  logo: string;
-  category: string;
-  enabled: boolean;
-  settings: Settings;
-  secret: string;
-  clearSecret: boolean;
-  rules: Rule[];
-  unmatched: 'refuse' | 'register';
-  update_on_signin: boolean;
-  max_role: TRole;
-};
-
-let keys = 0;
-const clone = <T,>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
-
-function draftOf(p: TIdentityProvider | null): Draft {
-  const settings = clone(DEFAULT_SETTINGS) as Settings;
-  if (p) (settings as Record<string, unknown>)[p.kind] = settingsOf(p);
-  return {
-    kind: p?.kind ?? 'ldap',
-    name: p?.name ?? '',
-    logo: p?.logo ?? '',
-    category: p?.category_id ?? ALL,
-    enabled: p?.enabled ?? true,
-    settings,
-    secret: '',
-    clearSecret: false,
-    rules: (p?.rules ?? []).map((r) => ({ ...r, key: ++keys })),
-    unmatched: p?.unmatched ?? 'refuse',
-    update_on_signin: p?.update_on_signin ?? false,
-    max_role: p?.max_role ?? 'advanced',
-  };
-}
-
-/** The body a save sends: the secret only when typed (or cleared), so a stored one is kept. */
-export function bodyOf(d: Draft): TIdentityProviderBody {
-  const common = {
-    name: d.name.trim(),
-    logo: d.logo,
-    category_id: d.category === ALL ? null : d.category,
-    enabled: d.enabled,
-    rules: d.rules.map(({ key: _key, ...r }) => r),
-    unmatched: d.unmatched,
-    update_on_signin: d.update_on_signin,
-    max_role: d.max_role,
-    ...(d.clearSecret ? { secret: '' } : d.secret ? { secret: d.secret } : {}),
-  };
-  if (d.kind === 'ldap') return { ...common, kind: 'ldap', settings: d.settings.ldap };
-  if (d.kind === 'oidc') return { ...common, kind: 'oidc', settings: d.settings.oidc };
-  return { ...common, kind: 'saml', settings: d.settings.saml };
-}
-
-/** A stored provider as a body again (the list's enable switch saves it whole, its secret kept). */
-export const bodyOfProvider = (p: TIdentityProvider, patch: Partial<Draft> = {}) => bodyOf({ ...draftOf(p), ...patch });
 
 /** A read-only address with a copy button. */
 function CopyField({ label, value, testId }: { label: string; value: string; testId: string }) {
@@ -500,7 +436,7 @@ export function IdentityProviderForm({ opened, onClose, provider }: { opened: bo
                   <Button
                     variant="default"
                     leftSection={<IconPlus size={16} />}
-                    onClick={() => setRules([...d.rules, { key: ++keys, attribute: s.attributes.groups || 'memberOf', value: '', group_id: '', role: 'user' }])}
+                    onClick={() => setRules([...d.rules, { key: ruleKey(), attribute: s.attributes.groups || 'memberOf', value: '', group_id: '', role: 'user' }])}
                     disabled={d.rules.length >= 100}
                     data-testid="idp-rule-add"
                   >

@@ -13,8 +13,9 @@ import { EmptyState, LoadError } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
 import { ConfirmDelete, FormError, fullBadge, ListTable, RowAction, useCodeText } from '../shared/console';
 import { categoriesQuery, groupsQuery } from './api';
-import { deleteProvider, identityProvidersQuery, KIND_LABEL, previewOf, refreshIdentity, testProvider, updateProvider } from './identity-api';
-import { bodyOfProvider, IdentityProviderForm } from './IdentityProviderForm';
+import { deleteProvider, identityProvidersQuery, previewOf, refreshIdentity, testProvider, updateProvider } from './identity-api';
+import { bodyOfProvider, KIND_LABEL } from './identity-draft';
+import { IdentityProviderForm } from './IdentityProviderForm';
 import '../../../i18n/areas/admin';
 
 const KIND_COLOR = { ldap: 'grape', oidc: 'indigo', saml: 'teal' } as const;

@@ -1,14 +1,5 @@
 import { z } from 'zod';
-import {
-  ZIdentityPreview,
-  ZIdentityProvider,
-  type TIdentityKind,
-  type TIdentityProvider,
-  type TIdentityProviderBody,
-  type TLdapSettings,
-  type TOidcSettings,
-  type TSamlSettings,
-} from '@vdi/contracts';
+import { ZIdentityPreview, ZIdentityProvider, type TIdentityProviderBody } from '@vdi/contracts';
 import { api } from '../../../lib/api';
 import { queryClient } from '../../../lib/queries';
 
@@ -26,42 +17,6 @@ const ZTestAnswer = z.object({ preview: ZIdentityPreview.optional(), url: z.stri
 export const testProvider = (providerId: string, body: { username: string; password: string } | Record<string, never>) =>
   api.post(`/admin/identity-providers/${id(providerId)}/test`, body, ZTestAnswer, { timeoutMs: 60_000 });
 export const previewOf = (previewId: string) => api.get(`/admin/identity-providers/previews/${id(previewId)}`, ZIdentityPreview);
-
-/** The kinds' names (protocol names, the same in every language). */
-export const KIND_LABEL: Record<TIdentityKind, string> = { ldap: 'LDAP', oidc: 'OpenID Connect', saml: 'SAML' };
-
-/** The settings of a new provider of each kind (the contracts' defaults). */
-export const DEFAULT_SETTINGS: { ldap: TLdapSettings; oidc: TOidcSettings; saml: TSamlSettings } = {
-  ldap: {
-    url: '',
-    start_tls: false,
-    ca: '',
-    bind_dn: '',
-    user_base: '',
-    user_filter: '(uid={username})',
-    group_base: '',
-    group_filter: '(member={dn})',
-    attributes: { username: 'uid', name: 'cn', email: 'mail', photo: '', groups: 'memberOf' },
-  },
-  oidc: {
-    issuer: '',
-    client_id: '',
-    scopes: 'openid profile email',
-    attributes: { username: 'preferred_username', name: 'name', email: 'email', photo: 'picture', groups: 'groups' },
-  },
-  saml: {
-    metadata_url: '',
-    metadata_xml: '',
-    attributes: { username: 'uid', name: 'cn', email: 'mail', photo: '', groups: 'memberOf' },
-  },
-};
-
-/** A stored provider's settings completed with its kind's defaults (older rows may lack a field). */
-export function settingsOf(p: Pick<TIdentityProvider, 'kind' | 'settings'>) {
-  const base = DEFAULT_SETTINGS[p.kind as TIdentityKind] as Record<string, unknown>;
-  const s = p.settings as Record<string, unknown>;
-  return { ...base, ...s, attributes: { ...(base.attributes as object), ...((s.attributes as object | undefined) ?? {}) } };
-}
 
 /** The largest logo accepted (the contract's limit is 200 000 characters of data: URL, about 146 kB of image). */
 export const LOGO_MAX_BYTES = 140 * 1024;
