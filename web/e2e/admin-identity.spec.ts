@@ -90,6 +90,12 @@ test.describe('administration: sign-in providers', () => {
     await page.getByTestId('idp-rule-add').click();
     const rules = page.getByTestId('idp-rule');
     await rules.nth(0).getByTestId('idp-rule-value').fill('cn=teachers,*');
+    // A rule without its group: the browser stops the save there, nothing is sent.
+    await page.getByTestId('idp-form-save').click();
+    await expect(rules.nth(0).getByTestId('idp-rule-group')).toBeFocused();
+    expect(await rules.nth(0).getByTestId('idp-rule-group').evaluate((el) => (el as HTMLInputElement).validity.valueMissing)).toBe(true);
+    await page.keyboard.press('Escape');
+    await expect(dialog(page)).toBeVisible();
     await choose(page, rules.nth(0).getByTestId('idp-rule-group'), 'Teachers');
     await choose(page, rules.nth(0).getByTestId('idp-rule-role'), en.roles.advanced);
     await page.getByTestId('idp-rule-add').click();
@@ -208,7 +214,10 @@ test.describe('administration: sign-in providers', () => {
     await page.getByTestId('idp-form-name').fill('Lab Login');
     await dialog(page).locator('input[type=file][accept^="image"]').setInputFiles({ name: 'logo.svg', mimeType: 'image/svg+xml', buffer: LOGO });
     await choose(page, page.getByTestId('idp-form-category'), 'Research Lab');
-    await page.getByTestId('idp-tab-connection').click();
+    // Saved with a required field of another tab empty: that tab opens.
+    await page.getByTestId('idp-form-save').click();
+    await expect(page.getByTestId('idp-tab-connection')).toHaveAttribute('aria-selected', 'true');
+    await expect(page.getByTestId('idp-form-oidc-issuer')).toBeVisible();
     await expect(page.getByTestId('idp-form-urls-after-save')).toBeVisible();
     await page.getByTestId('idp-form-oidc-issuer').fill('https://login.example.org/realms/lab');
     await page.getByTestId('idp-form-oidc-clientid').fill('vdi-portal');

@@ -97,8 +97,16 @@ export function IdentityProviderForm({ opened, onClose, provider }: { opened: bo
   const roleOptions = ROLES.map((r) => ({ value: r, label: t(`roles.${r}`) }));
   const flagged = d.rules.filter((r) => roleAbove(r.role, d.max_role)).length;
 
-  const save = () =>
-    run(async () => {
+  const save = () => {
+    // A rule's group is a choice (not checked by the browser): said on its row before anything is sent.
+    const unchosen = d.rules.findIndex((r) => !r.group_id);
+    if (unchosen >= 0) {
+      setRuleError({ index: unchosen, message: t('admin.identity.rule_group_missing') });
+      setError(t('admin.identity.rule_group_missing'));
+      setTab('mapping');
+      return;
+    }
+    return run(async () => {
       setRuleError(null);
       try {
         const body = bodyOf(d);
@@ -124,6 +132,7 @@ export function IdentityProviderForm({ opened, onClose, provider }: { opened: bo
         throw err;
       }
     });
+  };
 
   const s = d.settings[d.kind];
   const secretSet = Boolean(saved?.secret_set);
@@ -187,6 +196,15 @@ export function IdentityProviderForm({ opened, onClose, provider }: { opened: bo
   return (
     <Modal opened={opened} onClose={onClose} title={t(saved ? 'admin.identity.edit_title' : 'admin.identity.new_title')} size="xl" fullScreen={phone} centered data-testid="idp-form">
       <form
+        // A required field of a tab not shown: that tab is opened and the browser says what is missing there.
+        onInvalidCapture={(e) => {
+          const where = (e.target as HTMLElement).closest<HTMLElement>('[data-tab]')?.dataset.tab;
+          if (where && where !== tab) {
+            setTab(where);
+            const form = e.currentTarget;
+            requestAnimationFrame(() => form.reportValidity());
+          }
+        }}
         onSubmit={(e) => {
           e.preventDefault();
           void save();
@@ -206,7 +224,7 @@ export function IdentityProviderForm({ opened, onClose, provider }: { opened: bo
               </Tabs.Tab>
             </Tabs.List>
 
-            <Tabs.Panel value="general">
+            <Tabs.Panel value="general" data-tab="general">
               <Stack gap="sm">
                 {!saved ? (
                   <Stack gap={4}>
@@ -281,7 +299,7 @@ export function IdentityProviderForm({ opened, onClose, provider }: { opened: bo
               </Stack>
             </Tabs.Panel>
 
-            <Tabs.Panel value="connection">
+            <Tabs.Panel value="connection" data-tab="connection">
               <Stack gap="sm">
                 {d.kind === 'ldap' && (
                   <>
@@ -370,7 +388,7 @@ export function IdentityProviderForm({ opened, onClose, provider }: { opened: bo
               </Stack>
             </Tabs.Panel>
 
-            <Tabs.Panel value="mapping">
+            <Tabs.Panel value="mapping" data-tab="mapping">
               <Stack gap="sm">
                 <Text size="sm" c="dimmed">
                   {t('admin.identity.rules_help')}
