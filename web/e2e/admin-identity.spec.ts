@@ -78,6 +78,10 @@ test.describe('administration: sign-in providers', () => {
 
     await page.getByTestId('idp-tab-connection').click();
     await page.getByTestId('idp-form-ldap-url').fill(UNREACHABLE);
+    await dialog(page).locator('input[type=file][accept^=".pem"]').setInputFiles({ name: 'ca.pem', mimeType: 'application/x-pem-file', buffer: Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n') });
+    await expect(page.getByTestId('idp-form-ldap-ca')).toHaveValue(/^-----BEGIN CERTIFICATE-----/);
+    // (Not a real certificate: the directory's own journeys use their test CA.)
+    await page.getByTestId('idp-form-ldap-ca').fill('');
     await page.getByTestId('idp-form-ldap-binddn').fill('cn=portal,ou=services,dc=example,dc=org');
     await page.getByTestId('idp-form-secret').fill('bind-secret-1');
     await page.getByTestId('idp-form-ldap-userbase').fill('ou=people,dc=example,dc=org');

@@ -305,7 +305,18 @@ export function IdentityProviderForm({ opened, onClose, provider }: { opened: bo
                   <>
                     {field(t('admin.identity.ldap.url'), t('admin.identity.ldap.url_help'), d.settings.ldap.url, (v) => setSettings('ldap', { url: v }), 'idp-form-ldap-url', { required: true, placeholder: 'ldaps://ldap.example.org:636', maxLength: 256 })}
                     <Switch label={t('admin.identity.ldap.start_tls')} description={t('admin.identity.ldap.start_tls_help')} checked={d.settings.ldap.start_tls} onChange={(e) => setSettings('ldap', { start_tls: e.currentTarget.checked })} data-testid="idp-form-ldap-starttls" />
-                    <Textarea label={t('admin.identity.ldap.ca')} description={t('admin.identity.ldap.ca_help')} value={d.settings.ldap.ca} onChange={(e) => setSettings('ldap', { ca: e.currentTarget.value })} autosize minRows={2} maxRows={6} maxLength={20_000} placeholder="-----BEGIN CERTIFICATE-----" styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 12 } }} data-testid="idp-form-ldap-ca" />
+                    <Stack gap={4}>
+                      <Textarea label={t('admin.identity.ldap.ca')} description={t('admin.identity.ldap.ca_help')} value={d.settings.ldap.ca} onChange={(e) => setSettings('ldap', { ca: e.currentTarget.value })} autosize minRows={2} maxRows={6} maxLength={20_000} placeholder="-----BEGIN CERTIFICATE-----" styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 12 } }} data-testid="idp-form-ldap-ca" />
+                      <Group>
+                        <FileButton accept=".pem,.crt,.cer,application/x-pem-file,application/x-x509-ca-cert" onChange={(file) => void file?.text().then((pem) => setSettings('ldap', { ca: pem.slice(0, 20_000) }))}>
+                          {(props) => (
+                            <Button {...props} size="xs" variant="default" leftSection={<IconUpload size={14} />} data-testid="idp-form-ldap-ca-upload">
+                              {t('admin.identity.ldap.ca_upload')}
+                            </Button>
+                          )}
+                        </FileButton>
+                      </Group>
+                    </Stack>
                     {field(t('admin.identity.ldap.bind_dn'), t('admin.identity.ldap.bind_dn_help'), d.settings.ldap.bind_dn, (v) => setSettings('ldap', { bind_dn: v }), 'idp-form-ldap-binddn', { placeholder: 'cn=portal,ou=services,dc=example,dc=org' })}
                     {secretInput(t('admin.identity.ldap.bind_password'), t('admin.identity.ldap.bind_password_help'))}
                     {field(t('admin.identity.ldap.user_base'), t('admin.identity.ldap.user_base_help'), d.settings.ldap.user_base, (v) => setSettings('ldap', { user_base: v }), 'idp-form-ldap-userbase', { required: true, placeholder: 'ou=people,dc=example,dc=org' })}
