@@ -3,6 +3,7 @@ import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import ca from '../src/i18n/locales/ca.json' with { type: 'json' };
 import adminEn from '../src/i18n/locales/admin/en.json' with { type: 'json' };
 import adminCa from '../src/i18n/locales/admin/ca.json' with { type: 'json' };
+import systemEn from '../src/i18n/locales/admin-system/en.json' with { type: 'json' };
 import { scaled, showAsSaved, signInAs, stillScreen, windowShot } from './support';
 
 // Issue 27, the console's part: an admin connects a directory (LDAP) with mapping rules through the form, a rule
@@ -207,6 +208,12 @@ test.describe('administration: sign-in providers', () => {
     await edited.getByTestId('idp-delete').click();
     await page.getByTestId('idp-delete-confirm').click();
     await expect(edited).toHaveCount(0);
+
+    // Each change is in the audit log, under its own words.
+    await page.goto('/isard-admin/audit');
+    const deleted = page.locator('[data-testid="audit-row"][data-action="identity_provider.delete"]').first();
+    await expect(deleted).toContainText(systemEn.admin_system.audit.actions.identity_provider_delete);
+    await expect(deleted).toContainText('School directory (AD)');
   });
 
   test("an enabled OpenID Connect provider is a button with its logo on its organisation's sign-in page only", async ({ page, browser }) => {
