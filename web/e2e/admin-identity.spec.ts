@@ -242,6 +242,24 @@ test.describe('administration: sign-in providers', () => {
     await page.getByTestId('idp-form-save').click();
     await noDialog(page);
     await expect(row(page, 'Lab Login').getByTestId('idp-kind')).toHaveText('OpenID Connect');
+    const secretSet = async () =>
+      ((await (await consoleCall(page, 'GET', '/admin/identity-providers')).json()) as { name: string; secret_set: boolean }[]).find((p) => p.name === 'Lab Login')!.secret_set;
+    expect(await secretSet()).toBe(true);
+    // The stored secret removed on purpose (a box, not an empty field), then typed again.
+    await row(page, 'Lab Login').getByTestId('idp-edit').click();
+    await page.getByTestId('idp-tab-connection').click();
+    await page.getByTestId('idp-form-secret-clear').check();
+    await expect(page.getByTestId('idp-form-secret')).toBeDisabled();
+    await page.getByTestId('idp-form-save').click();
+    await noDialog(page);
+    expect(await secretSet()).toBe(false);
+    await row(page, 'Lab Login').getByTestId('idp-edit').click();
+    await page.getByTestId('idp-tab-connection').click();
+    await expect(page.getByTestId('idp-form-secret-clear')).toHaveCount(0);
+    await page.getByTestId('idp-form-secret').fill('client-secret-2');
+    await page.getByTestId('idp-form-save').click();
+    await noDialog(page);
+    expect(await secretSet()).toBe(true);
 
     const visitor = await browser.newContext();
     const lab = await visitor.newPage();
