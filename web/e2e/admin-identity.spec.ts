@@ -5,12 +5,14 @@ import adminEn from '../src/i18n/locales/admin/en.json' with { type: 'json' };
 import adminCa from '../src/i18n/locales/admin/ca.json' with { type: 'json' };
 import systemEn from '../src/i18n/locales/admin-system/en.json' with { type: 'json' };
 import { scaled, showAsSaved, signInAs, stillScreen, windowShot } from './support';
+import { PEOPLE_BASE, slapdMissing, startSlapd, TEACHERS_DN, USER_FILTER } from '../../server/test/helpers/slapd';
 
 // Issue 27, the console's part: an admin connects a directory (LDAP) with mapping rules through the form, a rule
 // above the provider's highest role is refused with the translated message on its row, the secret is never shown
 // again, a test against a directory that cannot be reached says so, the test's preview (answered here: the real
 // flows are the protocols' own journeys), disable and delete from the list; an enabled OpenID Connect provider of
-// one organisation is a "Sign in with …" button, with its logo, on that organisation's sign-in page only.
+// one organisation is a "Sign in with …" button, with its logo, on that organisation's sign-in page only. Last, the
+// form against Debian's slapd (StartTLS, its test CA uploaded as a file): the test shows the real teacher's preview.
 
 const I = adminEn.admin.identity;
 const port = Number(process.env.E2E_PORT ?? 18731);
@@ -177,7 +179,7 @@ test.describe('administration: sign-in providers', () => {
     const preview = page.getByTestId('idp-test').getByTestId('idp-preview');
     await expect(preview.getByTestId('idp-preview-name')).toHaveText('Tina Teacher');
     await expect(preview.getByTestId('idp-preview-outcome')).toHaveText(I.outcome.create);
-    await expect(preview.getByTestId('idp-preview-rule')).toHaveText('Rule 2 matched: memberOf = cn=teachers,*');
+    await expect(preview.getByTestId('idp-preview-rule')).toHaveText('Rule 2 matched: groups = cn=teachers,*');
     await expect(preview.getByTestId('idp-preview-group')).toContainText('Teachers');
     await expect(preview.getByTestId('idp-preview-role')).toContainText(en.roles.advanced);
     await expect(page.getByTestId('idp-test-password')).toHaveValue('');
@@ -308,7 +310,7 @@ test.describe('administration: sign-in providers', () => {
     const made = await consoleCall(page, 'POST', '/admin/identity-providers', {
       kind: 'ldap', name: 'Directori de l\'escola', category_id: 'default', max_role: 'advanced',
       settings: { url: UNREACHABLE, user_base: 'ou=people,dc=example,dc=org' },
-      rules: [{ attribute: 'memberOf', value: 'cn=teachers,*', group_id: 'default-teachers', role: 'advanced' }],
+      rules: [{ attribute: 'groups', value: 'cn=teachers,*', group_id: 'default-teachers', role: 'advanced' }],
     });
     expect(made.ok(), await made.text()).toBe(true);
     await showAsSaved(page, 'ca');
@@ -343,5 +345,73 @@ test.describe('administration: sign-in providers', () => {
     await noDialog(page);
     await windowShot(page, 'admin-identity-ca-list-phone');
     expect((await consoleCall(page, 'DELETE', `/admin/identity-providers/${((await made.json()) as { id: string }).id}`)).ok()).toBe(true);
+  });
+
+  test("a test against a real directory (slapd, StartTLS with its CA) shows who the teacher is and the rule that matched", async ({ page }) => {
+    test.skip(!!slapdMissing(), slapdMissing() ?? '');
+    test.setTimeout(scaled(240_000));
+    const slapd = await startSlapd();
+    try {
+      const t = slapd.people.teacher;
+      await signInAs(page, 'admin');
+      await openList(page);
+      await page.getByTestId('idp-new').first().click();
+      await page.getByTestId('idp-form-name').fill('Real directory');
+      await choose(page, page.getByTestId('idp-form-category'), 'Default');
+      // Off: the test works on a provider nobody signs in with yet (other journeys' sign-ins never reach it).
+      await page.getByTestId('idp-form-enabled').uncheck();
+      await page.getByTestId('idp-tab-connection').click();
+      await page.getByTestId('idp-form-ldap-url').fill(slapd.url);
+      await page.getByTestId('idp-form-ldap-starttls').check();
+      await dialog(page).locator('input[type=file][accept^=".pem"]').setInputFiles({ name: 'school-ca.pem', mimeType: 'application/x-pem-file', buffer: Buffer.from(slapd.ca) });
+      await expect(page.getByTestId('idp-form-ldap-ca')).toHaveValue(/BEGIN CERTIFICATE/);
+      await page.getByTestId('idp-form-ldap-binddn').fill(slapd.bindDn);
+      await page.getByTestId('idp-form-secret').fill(slapd.bindPassword);
+      await page.getByTestId('idp-form-ldap-userbase').fill(PEOPLE_BASE);
+      await page.getByTestId('idp-form-ldap-userfilter').fill(USER_FILTER);
+      await page.getByTestId('idp-tab-mapping').click();
+      await page.getByTestId('idp-rule-add').click();
+      await expect(page.getByTestId('idp-rule-attribute')).toHaveValue('groups');
+      await page.getByTestId('idp-rule-value').fill(TEACHERS_DN);
+      await choose(page, page.getByTestId('idp-rule-group'), 'Teachers');
+      await choose(page, page.getByTestId('idp-rule-role'), en.roles.advanced);
+      await page.getByTestId('idp-form-save').click();
+      await noDialog(page);
+      const directory = row(page, 'Real directory');
+      await expect(directory.getByTestId('idp-enabled')).not.toBeChecked();
+
+      // A wrong password: the directory's answer, translated.
+      await directory.getByTestId('idp-test-open').click();
+      await page.getByTestId('idp-test-username').fill(t.uid);
+      await page.getByTestId('idp-test-password').fill('not-the-password');
+      await page.getByTestId('idp-test-run').click();
+      await expect(page.getByTestId('idp-test-error')).toHaveText(en.errors.login_failed, { timeout: scaled(30_000) });
+      // The teacher's own: who the directory says they are, their groups, the rule, what a sign-in would do.
+      await page.getByTestId('idp-test-password').fill(t.password);
+      await page.getByTestId('idp-test-run').click();
+      const preview = page.getByTestId('idp-test').getByTestId('idp-preview');
+      await expect(preview.getByTestId('idp-preview-name')).toHaveText(t.name, { timeout: scaled(30_000) });
+      await expect(preview).toContainText(t.email);
+      await expect(preview).toContainText(TEACHERS_DN);
+      await expect(preview.getByTestId('idp-preview-rule')).toHaveText(`Rule 1 matched: groups = ${TEACHERS_DN}`);
+      // Created on a first sign-in; another journey (the directory's own) may have made the account already.
+      const outcome = await preview.getByTestId('idp-preview-outcome').getAttribute('data-outcome');
+      expect(['create', 'existing', 'update']).toContain(outcome);
+      if (outcome === 'create') {
+        await expect(preview.getByTestId('idp-preview-group')).toContainText('Teachers');
+        await expect(preview.getByTestId('idp-preview-role')).toContainText(en.roles.advanced);
+      }
+      await windowShot(page, 'admin-identity-test-slapd');
+      await page.keyboard.press('Escape');
+      await noDialog(page);
+      // Nothing was created by the test.
+      const users = (await (await consoleCall(page, 'GET', `/admin/users?search=${t.uid}&per_page=50`)).json()) as { items: { username: string }[] };
+      if (outcome === 'create') expect(users.items.filter((u) => u.username === t.uid)).toEqual([]);
+      await directory.getByTestId('idp-delete').click();
+      await page.getByTestId('idp-delete-confirm').click();
+      await expect(directory).toHaveCount(0);
+    } finally {
+      await slapd.stop();
+    }
   });
 });

@@ -402,7 +402,7 @@ export function IdentityProviderForm({ opened, onClose, provider }: { opened: bo
             <Tabs.Panel value="mapping" data-tab="mapping">
               <Stack gap="sm">
                 <Text size="sm" c="dimmed">
-                  {t('admin.identity.rules_help')}
+                  {t('admin.identity.rules_help')} {t('admin.identity.rules_groups_help')}
                 </Text>
                 <Select
                   label={t('admin.identity.max_role')}
@@ -447,7 +447,7 @@ export function IdentityProviderForm({ opened, onClose, provider }: { opened: bo
                           </Group>
                         </Group>
                         <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} spacing="sm">
-                          <TextInput label={t('admin.identity.rule_attribute')} placeholder={s.attributes.groups || 'memberOf'} value={r.attribute} onChange={(e) => setRule(i, { attribute: e.currentTarget.value })} required maxLength={128} data-testid="idp-rule-attribute" />
+                          <TextInput label={t('admin.identity.rule_attribute')} placeholder="groups" value={r.attribute} onChange={(e) => setRule(i, { attribute: e.currentTarget.value })} required maxLength={128} data-testid="idp-rule-attribute" />
                           <TextInput label={t('admin.identity.rule_value')} placeholder="cn=teachers,*" value={r.value} onChange={(e) => setRule(i, { value: e.currentTarget.value })} required maxLength={512} data-testid="idp-rule-value" />
                           <Select label={t('admin.identity.rule_group')} data={groupOptions} value={r.group_id || null} onChange={(v) => setRule(i, { group_id: v ?? '' })} searchable required nothingFoundMessage={t('admin.identity.no_groups')} data-testid="idp-rule-group" />
                           <Select label={t('admin.identity.rule_role')} data={roleOptions} value={r.role} onChange={(v) => v && setRule(i, { role: v as TRole })} allowDeselect={false} error={above ? t('admin.identity.rule_above', { role: t(`roles.${d.max_role}`) }) : undefined} data-testid="idp-rule-role" />
@@ -465,7 +465,7 @@ export function IdentityProviderForm({ opened, onClose, provider }: { opened: bo
                   <Button
                     variant="default"
                     leftSection={<IconPlus size={16} />}
-                    onClick={() => setRules([...d.rules, { key: ruleKey(), attribute: s.attributes.groups || 'memberOf', value: '', group_id: '', role: 'user' }])}
+                    onClick={() => setRules([...d.rules, { key: ruleKey(), attribute: 'groups', value: '', group_id: '', role: 'user' }])}
                     disabled={d.rules.length >= 100}
                     data-testid="idp-rule-add"
                   >
