@@ -6,6 +6,7 @@ import adminCa from '../src/i18n/locales/admin/ca.json' with { type: 'json' };
 import systemEn from '../src/i18n/locales/admin-system/en.json' with { type: 'json' };
 import { scaled, showAsSaved, signInAs, stillScreen, windowShot } from './support';
 import { PEOPLE_BASE, slapdMissing, startSlapd, TEACHERS_DN, USER_FILTER } from '../../server/test/helpers/slapd';
+import { startOidcIdp } from '../../server/test/helpers/oidc-test-idp';
 
 // Issue 27, the console's part: an admin connects a directory (LDAP) with mapping rules through the form, a rule
 // above the provider's highest role is refused with the translated message on its row, the secret is never shown
@@ -412,6 +413,58 @@ test.describe('administration: sign-in providers', () => {
       await expect(directory).toHaveCount(0);
     } finally {
       await slapd.stop();
+    }
+  });
+
+  test('a test of an OpenID Connect provider opens it in the same tab and, back in the console, shows the preview', async ({ page }) => {
+    test.setTimeout(scaled(240_000));
+    const idp = await startOidcIdp(`http://127.0.0.1:${port}`);
+    try {
+      await signInAs(page, 'admin');
+      await openList(page);
+      await page.getByTestId('idp-new').first().click();
+      await page.getByTestId('idp-form-kind').getByText('OpenID Connect').click();
+      await page.getByTestId('idp-form-name').fill('Campus OpenID');
+      await choose(page, page.getByTestId('idp-form-category'), 'Default');
+      await page.getByTestId('idp-form-enabled').uncheck();
+      await page.getByTestId('idp-tab-connection').click();
+      await page.getByTestId('idp-form-oidc-issuer').fill(idp.issuer);
+      await page.getByTestId('idp-form-oidc-clientid').fill(idp.clientId);
+      await page.getByTestId('idp-form-secret').fill(idp.clientSecret);
+      await page.getByTestId('idp-form-oidc-scopes').fill('openid profile email groups');
+      await page.getByTestId('idp-tab-mapping').click();
+      await page.getByTestId('idp-rule-add').click();
+      await page.getByTestId('idp-rule-value').fill('teachers');
+      await choose(page, page.getByTestId('idp-rule-group'), 'Teachers');
+      await choose(page, page.getByTestId('idp-rule-role'), en.roles.advanced);
+      await page.getByTestId('idp-form-save').click();
+      await expect(page.getByTestId('idp-form-callback-url')).toBeVisible();
+      await page.getByTestId('idp-form-save').click();
+      await noDialog(page);
+
+      await row(page, 'Campus OpenID').getByTestId('idp-test-open').click();
+      await expect(page.getByTestId('idp-test')).toContainText(I.test_redirect_help);
+      await page.getByTestId('idp-test-run').click();
+      // The provider's own sign-in page, in this tab.
+      await expect(page).toHaveURL(new RegExp(`^${idp.issuer}/interaction/`), { timeout: scaled(30_000) });
+      await page.getByTestId('idp-login').fill(idp.accounts.teacher);
+      await page.getByTestId('idp-password').fill(idp.password);
+      await page.getByTestId('idp-submit').click();
+      // Back in the console with the preview the callback left.
+      await expect(page).toHaveURL(/\/isard-admin\/identity_providers\?preview=/, { timeout: scaled(30_000) });
+      const returned = page.getByTestId('idp-returned');
+      await expect(returned).toContainText('Campus OpenID');
+      await expect(returned.getByTestId('idp-preview-name')).toHaveText('Ada Teacher');
+      await expect(returned.getByTestId('idp-preview-rule')).toHaveText('Rule 1 matched: groups = teachers');
+      expect(['create', 'existing', 'update']).toContain(await returned.getByTestId('idp-preview-outcome').getAttribute('data-outcome'));
+      await windowShot(page, 'admin-identity-oidc-preview');
+      await returned.getByTestId('idp-returned-close').click();
+      await expect(page).toHaveURL(/\/isard-admin\/identity_providers$/);
+      await row(page, 'Campus OpenID').getByTestId('idp-delete').click();
+      await page.getByTestId('idp-delete-confirm').click();
+      await expect(row(page, 'Campus OpenID')).toHaveCount(0);
+    } finally {
+      await idp.close();
     }
   });
 });
