@@ -456,6 +456,7 @@ test.describe('administration: sign-in providers', () => {
       await expect(returned).toContainText('Campus OpenID');
       await expect(returned.getByTestId('idp-preview-name')).toHaveText('Ada Teacher');
       await expect(returned.getByTestId('idp-preview-rule')).toHaveText('Rule 1 matched: groups = teachers');
+      await expect(returned).toContainText(I.preview.groups_provider);
       expect(['create', 'existing', 'update']).toContain(await returned.getByTestId('idp-preview-outcome').getAttribute('data-outcome'));
       await windowShot(page, 'admin-identity-oidc-preview');
       await returned.getByTestId('idp-returned-close').click();

@@ -50,7 +50,7 @@ function PreviewView({ preview, provider }: { preview: TIdentityPreview; provide
       </Group>
       <Stack gap={4}>
         <Text size="sm" fw={500}>
-          {t('admin.identity.preview.groups')}
+          {t(provider?.kind === 'ldap' ? 'admin.identity.preview.groups' : 'admin.identity.preview.groups_provider')}
         </Text>
         {who.groups.length ? (
           <Group gap={4}>
