@@ -240,7 +240,7 @@ export default function LoginPage() {
                   h="auto"
                   mih={42}
                   py={6}
-                  styles={{ label: { whiteSpace: 'normal', textAlign: 'center', lineHeight: 1.3 }, inner: { whiteSpace: 'normal' } }}
+                  styles={{ root: { display: 'flex', alignItems: 'center', justifyContent: 'center' }, label: { whiteSpace: 'normal', textAlign: 'center', lineHeight: 1.3 }, inner: { whiteSpace: 'normal', height: 'auto' } }}
                 >
                   {t('login.sign_in_with', { name: p.name })}
                 </Button>
