@@ -174,6 +174,18 @@ test.describe('administration: people', () => {
     await context.close();
   });
 
+  test('each section names the browser tab, and the console signs out', async ({ page }) => {
+    await signInAs(page, 'admin');
+    await page.goto('/isard-admin/users');
+    await expect(page).toHaveTitle(`${en.app.title} · ${adminEn.admin.nav.users} · ${adminEn.admin.shell.title}`);
+    await page.getByTestId('admin-nav-groups').click();
+    await expect(page).toHaveTitle(`${en.app.title} · ${adminEn.admin.nav.groups} · ${adminEn.admin.shell.title}`);
+    await page.getByTestId('admin-logout').click();
+    await expect(page).toHaveURL(/\/login$/);
+    await page.goto('/isard-admin/users');
+    await expect(page).toHaveURL(/\/login$/);
+  });
+
   test('a manager of another organisation cannot reach them', async ({ page, request }) => {
     await signInAs(page, 'manager');
     await page.getByTestId('nav-isard_admin').click();

@@ -1,11 +1,12 @@
-import { lazy, Suspense, useMemo, type ComponentType, type LazyExoticComponent } from 'react';
-import { Navigate, NavLink as RouterLink, Route, Routes } from 'react-router';
+import { lazy, Suspense, useEffect, useMemo, type ComponentType, type LazyExoticComponent } from 'react';
+import { Navigate, NavLink as RouterLink, Route, Routes, useLocation } from 'react-router';
 import { AppShell, Badge, Burger, Center, Divider, Group, Loader, NavLink, Stack, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
-import { IconArrowLeft, IconSettings, IconShieldLock } from '@tabler/icons-react';
+import { IconArrowLeft, IconLogout, IconSettings, IconShieldLock } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { userQuery } from '../../lib/queries';
+import { logout } from '../../lib/session-actions';
 import { Brand } from '../../components/Brand';
 import { ColorSchemeToggle } from '../../components/ColorSchemeToggle';
 import { LanguageMenu } from '../../components/LanguageMenu';
@@ -42,6 +43,13 @@ export default function AdminApp() {
   const { data: user } = useQuery(userQuery);
   const sections = useMemo(() => sectionsFor(user?.role), [user?.role]);
   const phone = usePhoneNavigation();
+  // Each section names the browser's tab: "VDI Portal · Users · Administration".
+  const { pathname } = useLocation();
+  const current = sections.find((s) => pathname === `/isard-admin/${s.path}` || pathname.startsWith(`/isard-admin/${s.path}/`));
+  const title = current ? t(current.label) : null;
+  useEffect(() => {
+    if (title) document.title = `${t('app.title')} · ${title} · ${t('admin.shell.title')}`;
+  }, [title, t]);
 
   const links = sections.map((s) => {
     const Icon = s.icon;
@@ -72,6 +80,17 @@ export default function AdminApp() {
           className={classes.link}
           onClick={close}
           data-testid="admin-back"
+        />
+        <NavLink
+          component="button"
+          label={t('nav.logout')}
+          leftSection={<IconLogout size={18} stroke={1.8} />}
+          className={classes.link}
+          onClick={() => {
+            close();
+            void logout();
+          }}
+          data-testid="admin-logout"
         />
       </Stack>
     </nav>
