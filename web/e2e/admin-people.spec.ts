@@ -180,6 +180,18 @@ test.describe('administration: people', () => {
     await expect(page).toHaveTitle(`${en.app.title} · ${adminEn.admin.nav.users} · ${adminEn.admin.shell.title}`);
     await page.getByTestId('admin-nav-groups').click();
     await expect(page).toHaveTitle(`${en.app.title} · ${adminEn.admin.nav.groups} · ${adminEn.admin.shell.title}`);
+    // The navigation in groups: one closes and stays closed (its sections hidden); the current section's stays open.
+    const nav = page.getByTestId('admin-navbar');
+    await expect(nav.getByTestId('admin-group-people')).toHaveText(adminEn.admin.groups.people);
+    await nav.getByTestId('admin-group-system').click();
+    await expect(nav.getByTestId('admin-nav-audit')).toBeHidden();
+    await shot(page, 'admin-nav-groups');
+    await page.reload();
+    await expect(nav.getByTestId('admin-nav-audit')).toBeHidden();
+    await nav.getByTestId('admin-group-system').click();
+    await expect(nav.getByTestId('admin-nav-audit')).toBeVisible();
+    await nav.getByTestId('admin-group-people').click();
+    await expect(nav.getByTestId('admin-nav-groups')).toBeVisible();
     await page.getByTestId('admin-logout').click();
     await expect(page).toHaveURL(/\/login$/);
     await page.goto('/isard-admin/users');

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useMemo, type ComponentType, type LazyExoticComponent } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState, type ComponentType, type LazyExoticComponent } from 'react';
 import { Navigate, NavLink as RouterLink, Route, Routes, useLocation } from 'react-router';
 import { AppShell, Badge, Burger, Center, Divider, Group, Loader, NavLink, Stack, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
@@ -13,6 +13,7 @@ import { LanguageMenu } from '../../components/LanguageMenu';
 import { NavigationDrawer, usePhoneNavigation } from '../../components/PhoneNavigation';
 import { EmptyState } from '../../components/EmptyState';
 import { adminSections, type AdminSection } from './sections';
+import { ADMIN_GROUPS, type AdminGroup } from './section';
 import classes from './AdminApp.module.css';
 import '../../i18n/areas/admin';
 
@@ -23,6 +24,17 @@ const screenOf = (s: AdminSection) => {
   if (!screens.has(s.path)) screens.set(s.path, lazy(s.load));
   return screens.get(s.path)!;
 };
+
+/** The navigation's groups a person closed (kept in this browser). */
+const CLOSED_GROUPS_KEY = 'vdi.adminNav.closed';
+function storedClosedGroups(): string[] {
+  try {
+    const v: unknown = JSON.parse(localStorage.getItem(CLOSED_GROUPS_KEY) ?? '[]');
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
 
 function SectionLoader() {
   return (
@@ -45,13 +57,15 @@ export default function AdminApp() {
   const phone = usePhoneNavigation();
   // Each section names the browser's tab: "VDI Portal · Users · Administration".
   const { pathname } = useLocation();
-  const current = sections.find((s) => pathname === `/isard-admin/${s.path}` || pathname.startsWith(`/isard-admin/${s.path}/`));
+  const current = sections
+    .filter((s) => pathname === `/isard-admin/${s.path}` || pathname.startsWith(`/isard-admin/${s.path}/`))
+    .sort((a, b) => b.path.length - a.path.length)[0];
   const title = current ? t(current.label) : null;
   useEffect(() => {
     if (title) document.title = `${t('app.title')} · ${title} · ${t('admin.shell.title')}`;
   }, [title, t]);
 
-  const links = sections.map((s) => {
+  const link = (s: AdminSection) => {
     const Icon = s.icon;
     return (
       <NavLink
@@ -65,7 +79,36 @@ export default function AdminApp() {
         data-testid={`admin-nav-${s.path.replaceAll('/', '-')}`}
       />
     );
-  });
+  };
+  // Sections without a group first (the dashboard), then each group, collapsible; the current section's stays open.
+  const [closedGroups, setClosedGroups] = useState<string[]>(() => storedClosedGroups());
+  const toggleGroup = (g: AdminGroup) =>
+    setClosedGroups((was) => {
+      const next = was.includes(g) ? was.filter((x) => x !== g) : [...was, g];
+      localStorage.setItem(CLOSED_GROUPS_KEY, JSON.stringify(next));
+      return next;
+    });
+  const links = [
+    ...sections.filter((s) => !s.group).map(link),
+    ...ADMIN_GROUPS.map((g) => {
+      const inGroup = sections.filter((s) => s.group === g);
+      if (inGroup.length === 0) return null;
+      const holdsCurrent = current?.group === g;
+      return (
+        <NavLink
+          key={g}
+          label={t(`admin.groups.${g}`)}
+          className={classes.group}
+          opened={holdsCurrent || !closedGroups.includes(g)}
+          onChange={() => !holdsCurrent && toggleGroup(g)}
+          childrenOffset={0}
+          data-testid={`admin-group-${g}`}
+        >
+          {inGroup.map(link)}
+        </NavLink>
+      );
+    }),
+  ];
 
   const navigation = (
     <nav aria-label={t('admin.shell.navigation')} data-testid="admin-navbar">

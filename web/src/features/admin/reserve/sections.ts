@@ -8,7 +8,7 @@ import '../../../i18n/areas/admin-reserve';
  * (managers too, for their category) — orders 100–119.
  */
 export const reserveSections: AdminSection[] = [
-  { path: 'reservables', icon: IconCpu, label: 'admin_reserve.nav.reservables', order: 100, roles: [], load: () => import('./ReservablesPage') },
-  { path: 'booking_rules', icon: IconCalendarCog, label: 'admin_reserve.nav.booking_rules', order: 105, roles: [], load: () => import('./BookingRulesPage') },
-  { path: 'shutdown_policies', icon: IconClockPause, label: 'admin_reserve.nav.shutdown_policies', order: 110, roles: ['manager'], load: () => import('./ShutdownPoliciesPage') },
+  { path: 'reservables', icon: IconCpu, label: 'admin_reserve.nav.reservables', group: 'bookings', order: 100, roles: [], load: () => import('./ReservablesPage') },
+  { path: 'booking_rules', icon: IconCalendarCog, label: 'admin_reserve.nav.booking_rules', group: 'bookings', order: 105, roles: [], load: () => import('./BookingRulesPage') },
+  { path: 'shutdown_policies', icon: IconClockPause, label: 'admin_reserve.nav.shutdown_policies', group: 'bookings', order: 110, roles: ['manager'], load: () => import('./ShutdownPoliciesPage') },
 ];
