@@ -19,6 +19,11 @@ describe('theme colours (WCAG 2.2 AA, 4.5:1)', () => {
     }
   });
 
+  it("makes a field's error text readable", () => {
+    for (const bg of ['#ffffff', '#f1f3f5', '#e9ecef']) expect(contrast(vars.light['--mantine-color-error']!, bg)).toBeGreaterThanOrEqual(4.5);
+    for (const bg of ['#1f1f1f', '#242424', '#2e2e2e', '#3b3b3b']) expect(contrast(vars.dark['--mantine-color-error']!, bg)).toBeGreaterThanOrEqual(4.5);
+  });
+
   it('keeps the dimmed grey readable', () => {
     for (const bg of ['#ffffff', '#f1f3f5', '#e9ecef']) expect(contrast(vars.light['--mantine-color-dimmed']!, bg)).toBeGreaterThanOrEqual(4.5);
     for (const bg of ['#1f1f1f', '#242424', '#2e2e2e', '#3b3b3b']) expect(contrast(vars.dark['--mantine-color-dimmed']!, bg)).toBeGreaterThanOrEqual(4.5);

@@ -55,6 +55,9 @@ export const accessibleColors: CSSVariablesResolver = (theme: MantineTheme) => {
   }
   light['--mantine-color-dimmed'] = readableOn(theme.colors.gray[6], LIGHT_SURFACES, 'darken');
   dark['--mantine-color-dimmed'] = readableOn(theme.colors.dark[2], DARK_SURFACES, 'lighten');
+  // A field's error text (Mantine's red-6 is 3.3:1 on white) and its border.
+  light['--mantine-color-error'] = readableOn(theme.colors.red[6], LIGHT_SURFACES, 'darken');
+  dark['--mantine-color-error'] = readableOn(theme.colors.red[6], DARK_SURFACES, 'lighten');
   light['--mantine-color-placeholder'] = readableOn(theme.colors.gray[5], LIGHT_SURFACES, 'darken');
   dark['--mantine-color-placeholder'] = readableOn(theme.colors.dark[3], DARK_SURFACES, 'lighten');
   return { variables: {}, light, dark };
