@@ -16,17 +16,10 @@ import { Client, InvalidCredentialsError, SizeLimitExceededError, type Entry } f
 import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import type { TLdapSettings } from '@vdi/contracts';
+import type { ExternalIdentity } from './person';
 
-/** A person the directory vouched for (the same shape as the identity module's ExternalIdentity). */
-export type LdapPerson = {
-  uid: string;
-  username: string;
-  name: string;
-  email: string;
-  photo: string;
-  groups: string[];
-  attributes: Record<string, string[]>;
-};
+/** A person the directory vouched for. */
+export type LdapPerson = ExternalIdentity;
 
 /** What a log may carry of a sign-in (never a password). */
 type Log = { debug(obj: object, msg: string): void };

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as client from 'openid-client';
+import type { ExternalIdentity } from './person';
 
 /** How long a discovered configuration (and the JWKS it caches) is used before the issuer is asked again. */
 export const DISCOVERY_TTL_MS = 10 * 60_000;
@@ -29,16 +30,8 @@ export type OidcClientSettings = {
 /** Where a person's user name, name, e-mail, photo and groups come from: claim names. */
 export type OidcAttributes = { username: string; name: string; email: string; photo: string; groups: string };
 
-/** A person as the provider describes them (the shape of modules/identity's ExternalIdentity). */
-export type OidcPerson = {
-  uid: string;
-  username: string;
-  name: string;
-  email: string;
-  photo: string;
-  groups: string[];
-  attributes: Record<string, string[]>;
-};
+/** A person as the provider describes them. */
+export type OidcPerson = ExternalIdentity;
 
 /** A failure of the protocol: `reason` is safe to log (no token, code or secret). */
 export class OidcError extends Error {

@@ -3,17 +3,10 @@
  * role. Values match without case; `*` stands for any run of characters (`cn=teachers,*`).
  */
 import { ROLES, type TMappingRule, type TRole } from '@vdi/contracts';
+import type { ExternalIdentity } from '../../identity/person';
 
-/** A person as a directory or identity provider describes them. `attributes`: every attribute or claim, as lists. */
-export type ExternalIdentity = {
-  uid: string;
-  username: string;
-  name: string;
-  email: string;
-  photo: string;
-  groups: string[];
-  attributes: Record<string, string[]>;
-};
+/** A person a provider vouched for (the adapters' shape, src/identity/person.ts). */
+export type { ExternalIdentity };
 
 export function patternMatches(pattern: string, value: string): boolean {
   const p = pattern.trim().toLowerCase();
