@@ -144,6 +144,8 @@ test.describe('phone', () => {
     const drawer = page.getByRole('dialog', { name: enAdmin.admin.shell.navigation });
     await expect(drawer).toBeVisible();
     await shot(page, 'phone-admin-navigation-drawer');
+    // Escape once the drawer holds the focus (on a loaded machine its opening may still be under way).
+    await expect.poll(() => drawer.evaluate((d) => d.contains(document.activeElement))).toBe(true);
     await page.keyboard.press('Escape');
     await expect(drawer).toBeHidden();
     await expect(burger).toBeFocused();
