@@ -14,7 +14,7 @@ import type { ExternalSession } from '../../db/schema';
 import { ApiError, badRequest } from '../../http/errors';
 import { authorizationRequest, completeAuthorization, configuration, endSessionUrl, OidcError, personOf, type AuthorizationChecks } from '../../identity/oidc';
 import { putFlow, takeFlow } from './flows';
-import type { RedirectFlow, RedirectProtocol } from './protocols';
+import type { RedirectFlow, RedirectProtocol } from './protocol-types';
 import { loadProvider, providerUrls, type LoadedProvider } from './providers';
 import { failRedirect, finishRedirect, sameBrowser, unavailable } from './redirect';
 

@@ -10,7 +10,7 @@ import { ApiError } from '../../http/errors';
 import { planSignIn, previewOf, signInExternal } from './external';
 import type { ExternalIdentity } from './mapping';
 import { putFlow } from './flows';
-import type { RedirectFlow } from './protocols';
+import type { RedirectFlow } from './protocol-types';
 import type { LoadedProvider } from './providers';
 
 /** How long a test preview waits for the console to read it. */

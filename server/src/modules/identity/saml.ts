@@ -37,7 +37,7 @@ import {
 } from '../../identity/saml';
 import { firstUse, putFlow, takeFlow } from './flows';
 import type { ExternalIdentity } from './mapping';
-import type { RedirectFlow, RedirectProtocol } from './protocols';
+import type { RedirectFlow, RedirectProtocol } from './protocol-types';
 import { enabledProviders, loadProvider, providerUrls, type LoadedProvider } from './providers';
 import { failRedirect, finishRedirect, unavailable } from './redirect';
 
