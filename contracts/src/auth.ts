@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ZRole } from './roles';
+import { ZIdentityPerson } from './identity';
 
 /** Token types of the authentication service (reference §2.2). A login token has none. */
 export const TOKEN_TYPES = [
@@ -58,19 +59,11 @@ export const ZTokenClaims = z.object({
   /** A password-reset link's stamp of the password it replaces: any password change since ends the link. */
   password_stamp: z.string().optional(),
   /** A person signed in by a directory or identity provider, carried through the category-select step. */
-  identity: z
-    .object({
-      provider_id: z.string(),
-      uid: z.string(),
-      username: z.string(),
-      name: z.string(),
-      email: z.string(),
-      photo: z.string(),
-      groups: z.array(z.string()),
-      /** the attributes the provider's mapping rules read */
-      attributes: z.record(z.string(), z.array(z.string())).optional(),
-    })
-    .optional(),
+  identity: ZIdentityPerson.extend({
+    provider_id: z.string(),
+    /** the attributes the provider's mapping rules read */
+    attributes: z.record(z.string(), z.array(z.string())).optional(),
+  }).optional(),
 });
 export type TTokenClaims = z.infer<typeof ZTokenClaims>;
 

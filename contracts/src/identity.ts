@@ -140,16 +140,19 @@ export const ZLoginProvider = z.object({
 });
 export type TLoginProvider = z.infer<typeof ZLoginProvider>;
 
+/** A person as a provider describes them (a test's preview, and the category-select step's token). */
+export const ZIdentityPerson = z.object({
+  uid: z.string(),
+  username: z.string(),
+  name: z.string(),
+  email: z.string(),
+  photo: z.string(),
+  groups: z.array(z.string()),
+});
+
 /** What a test sign-in found, and what a first sign-in would create (nothing is created). */
 export const ZIdentityPreview = z.object({
-  identity: z.object({
-    uid: z.string(),
-    username: z.string(),
-    name: z.string(),
-    email: z.string(),
-    photo: z.string(),
-    groups: z.array(z.string()),
-  }),
+  identity: ZIdentityPerson,
   /** the rule that matched (its index), or null */
   rule: z.number().nullable(),
   outcome: z.enum(['create', 'update', 'existing', 'register', 'refused', 'disabled']),

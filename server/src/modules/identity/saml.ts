@@ -177,6 +177,12 @@ async function routes(app: FastifyInstance, ctx: AppContext) {
     return reply.type('application/samlmetadata+xml; charset=utf-8').header('cache-control', 'no-cache').send(sp.getMetadata());
   };
   // Our SP's metadata, to give the IdP: entity id, ACS, SLO and the signing certificate.
+  /** The IdP (its metadata) could not be reached: said in the log (never more than the error's message), and to the person. */
+  const notReachable = (provider: LoadedProvider, reply: FastifyReply, err: unknown) => {
+    ctx.log.warn({ provider: provider.name, err: { message: (err as Error).message } }, 'identity provider not reachable');
+    return failRedirect(reply, unavailable(err));
+  };
+
   r.get('/saml/metadata/:id', { schema: { params: idParams } }, async (request, reply) => metadata(reply, await samlProvider(ctx, request.params.id)));
   // The original's address: the first SAML provider's.
   r.get('/saml/metadata', async (_request, reply) => metadata(reply, (await enabledProviders(ctx, { kind: 'saml' }))[0]));
@@ -188,8 +194,7 @@ async function routes(app: FastifyInstance, ctx: AppContext) {
     try {
       return reply.redirect(await begin(ctx, provider, { categoryId: provider.categoryId ?? request.query.category_id, test: false }), 303);
     } catch (err) {
-      ctx.log.warn({ provider: provider.name, err: { message: (err as Error).message } }, 'identity provider not reachable');
-      return failRedirect(reply, unavailable(err));
+      return notReachable(provider, reply, err);
     }
   });
 
@@ -201,8 +206,7 @@ async function routes(app: FastifyInstance, ctx: AppContext) {
     try {
       entities = await entitiesOf(ctx, provider);
     } catch (err) {
-      ctx.log.warn({ provider: provider.name, err: { message: (err as Error).message } }, 'identity provider not reachable');
-      return failRedirect(reply, unavailable(err));
+      return notReachable(provider, reply, err);
     }
     const refuse = (reason: string) => {
       // Why, for the admin; never the message, the assertion or the person's attributes.
@@ -243,8 +247,7 @@ async function routes(app: FastifyInstance, ctx: AppContext) {
     try {
       entities = await entitiesOf(ctx, provider);
     } catch (err) {
-      ctx.log.warn({ provider: provider.name, err: { message: (err as Error).message } }, 'identity provider not reachable');
-      return failRedirect(reply, unavailable(err));
+      return notReachable(provider, reply, err);
     }
     let message: Awaited<ReturnType<typeof readLogoutMessage>>;
     try {
