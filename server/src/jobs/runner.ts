@@ -39,6 +39,8 @@ const OWN_START_SECONDS = 15;
 /** Each job taken over counts as a retry in pg-boss: enough for any number of process deaths in practice. */
 const TAKEOVERS = 1_000;
 const INTERRUPTED = 'interrupted by a server restart';
+/** How long a server's stop waits for its aborted jobs to end (each stops at its next step). */
+const STOP_WAIT_MS = 30_000;
 
 /**
  * Long work as persisted jobs (media downloads, template creation, disk growth, deployment
@@ -343,13 +345,18 @@ export function createJobRunner(db: Db, log: Logger) {
     async stopAll() {
       stopping = true;
       for (const c of running.values()) c.abort();
-      if (!queue) return;
-      clearInterval(poller);
-      clearInterval(beater);
-      await polling;
-      // Up to the pg-boss completion (or hand-back) of each job taken here.
-      await Promise.all(taking);
-      if (boss) await queue.release();
+      // Each aborted job's end: its handler undoes what it had begun (a disk being made is not left
+      // half-written under a stopped server, nor written after it).
+      const ended = Promise.all([...settling.values()]);
+      if (queue) {
+        clearInterval(poller);
+        clearInterval(beater);
+        await polling;
+        // Up to the pg-boss completion (or hand-back) of each job taken here.
+        await Promise.all(taking);
+      }
+      await Promise.race([ended, new Promise((r) => setTimeout(r, STOP_WAIT_MS).unref())]);
+      if (queue && boss) await queue.release();
       boss = null;
     },
   };

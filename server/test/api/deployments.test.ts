@@ -67,7 +67,7 @@ const studentList = async (token: string) => ((await (await get(token, '/user/de
 const creationDone = (id: string) =>
   until('creation job done', async () => {
     const jobs = await server.ctx.db.select().from(schema.jobs).where(eq(schema.jobs.targetId, id));
-    return jobs.length > 0 && jobs.every((j) => j.status !== 'running');
+    return jobs.length > 0 && jobs.every((j) => j.status !== 'running' && j.status !== 'queued');
   });
 const setTeoQuota = (q: Record<string, number> | null) =>
   server.ctx.db

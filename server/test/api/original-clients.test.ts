@@ -175,7 +175,7 @@ describe('accessed of new desktops', () => {
     const { id } = (await r.json()) as { id: string };
     const rows = await until('the deployment\'s desktops', async () => {
       const jobs = await server.ctx.db.select().from(schema.jobs).where(eq(schema.jobs.targetId, id));
-      if (jobs.length === 0 || jobs.some((j) => j.status === 'running')) return undefined;
+      if (jobs.length === 0 || jobs.some((j) => j.status === 'running' || j.status === 'queued')) return undefined;
       return server.ctx.db.select().from(schema.domains).where(eq(schema.domains.tag, id));
     }, scaled(120_000));
     expect(rows.length).toBeGreaterThan(0);
@@ -226,7 +226,7 @@ describe('vgpus ["None"] (what the original portal sends for "no GPU")', () => {
     expect(await vgpusOf(id)).toBeNull();
     await until('the deployment\'s desktops', async () => {
       const jobs = await server.ctx.db.select().from(schema.jobs).where(eq(schema.jobs.targetId, id));
-      return jobs.length > 0 && jobs.every((j) => j.status !== 'running') ? true : undefined;
+      return jobs.length > 0 && jobs.every((j) => j.status !== 'running' && j.status !== 'queued') ? true : undefined;
     }, scaled(120_000));
     // An edit gives it a GPU, and takes it away the portal's way.
     await ok(await call(server, `/api/v3/deployment/${id}`, { token: teacher, method: 'PUT', body: { name: 'No GPU lab', hardware: v3Hardware(['NVIDIA-A40-2Q']) } }));

@@ -57,7 +57,7 @@ describe('two server processes on one PostgreSQL', () => {
     const { id } = (await created.json()) as { id: string };
     await until('creation job done', async () => {
       const jobs = await a.database.db.select().from(schema.jobs).where(eq(schema.jobs.targetId, id));
-      return jobs.length > 0 && jobs.every((j) => j.status !== 'running');
+      return jobs.length > 0 && jobs.every((j) => j.status !== 'running' && j.status !== 'queued');
     });
     const student = await loginToken(b.server, 'student01');
     const events = recordEvents(await listen(b, student), ['desktop_add']);

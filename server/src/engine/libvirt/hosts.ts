@@ -38,8 +38,9 @@ type Remote = {
   fingerprint?: string;
   driver?: LibvirtDriver;
   lastError: string | null;
-  /** the last numbers read while online (kept while offline, as HostStatus says) */
-  last?: Omit<HostStatus, 'online' | 'lastError' | 'checkedAt' | 'startsInFlight'>;
+  /** the last numbers read while online (kept while offline, as HostStatus says); `guestBridge`: the host's
+   *  bridge for the guest network as it said (whether the network reaches it is decided when asked: `tunnelPeer`) */
+  last?: Omit<HostStatus, 'online' | 'lastError' | 'checkedAt' | 'startsInFlight' | 'guestNetwork'> & { guestBridge: boolean | null };
   /** when `last` was read from the connected host (the heartbeat keeps it fresh) */
   sampledAt?: number;
   retry?: NodeJS.Timeout;
@@ -50,6 +51,8 @@ type Remote = {
   toldOffline: boolean;
   /** the host's IPv4 address the guest network's tunnel floods to, once it is spanned there */
   tunnelPeer?: string;
+  /** why the last span failed (said once in the log; the heartbeat tries again) */
+  spanFailure?: string;
 };
 
 /** A remote hypervisor's URI split: how the server reaches it. */
@@ -192,6 +195,8 @@ export class FleetHostDirectory implements HostDirectory {
       const late = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error('the hypervisor did not answer in time')), HEARTBEAT_TIMEOUT_MS);
       });
+      // A span that failed (the network not there yet, a command refused under load) is tried again here.
+      if (!r.tunnelPeer && this.parts.network?.available) void this.spanGuestNetwork(id, r, parseUri(r.uri).host);
       Promise.race([this.sample(r, driver), late])
         .catch((err: unknown) => this.lose(id, r, driver, this.words(err, r.uri)))
         .finally(() => clearTimeout(timer));
@@ -222,15 +227,19 @@ export class FleetHostDirectory implements HostDirectory {
 
   /** The guest network reaches the host (its VXLAN peer): desktops there get their lease from this server.
    *  A failure is logged and leaves the host connected (its desktops without the guest network still run). */
-  private async spanGuestNetwork(id: string, r: Remote, host: string) {
+  private async spanGuestNetwork(id: string, r: Remote, host: string, again = false) {
     const network = this.parts.network;
-    if (!network?.available || r.tunnelPeer) return;
+    if (!network?.available || (r.tunnelPeer && !again)) return;
     try {
       const { address } = await lookup(host, { family: 4 });
       await network.addTunnelPeer(address);
       r.tunnelPeer = address;
+      r.spanFailure = undefined;
     } catch (err) {
-      this.parts.log?.warn({ hypervisor: id, reason: err instanceof Error ? err.message : String(err) }, 'the guest network does not reach this hypervisor');
+      const reason = err instanceof Error ? err.message : String(err);
+      // Said once per reason: the heartbeat tries again every few seconds.
+      if (r.spanFailure !== reason) this.parts.log?.warn({ hypervisor: id, reason }, 'the guest network does not reach this hypervisor');
+      r.spanFailure = reason;
     }
   }
 
@@ -240,10 +249,7 @@ export class FleetHostDirectory implements HostDirectory {
    */
   async spanToConnected(): Promise<void> {
     await Promise.all(
-      [...this.remotes].filter(([, r]) => r.driver).map(([id, r]) => {
-        r.tunnelPeer = undefined;
-        return this.spanGuestNetwork(id, r, parseUri(r.uri).host);
-      }),
+      [...this.remotes].filter(([, r]) => r.driver).map(([id, r]) => this.spanGuestNetwork(id, r, parseUri(r.uri).host, true)),
     );
   }
 
@@ -323,8 +329,8 @@ export class FleetHostDirectory implements HostDirectory {
 
   /** The host's numbers now, kept as its last known ones. */
   private async sample(r: Remote, driver: LibvirtDriver) {
-    const [{ guestBridge, ...info }, machines] = await Promise.all([driver.hostInfo(), driver.list()]);
-    r.last = { ...info, running: machines.length, guestNetwork: guestBridge !== false && r.tunnelPeer !== undefined };
+    const [info, machines] = await Promise.all([driver.hostInfo(), driver.list()]);
+    r.last = { ...info, running: machines.length };
     r.sampledAt = Date.now();
     return r.last;
   }
@@ -341,14 +347,16 @@ export class FleetHostDirectory implements HostDirectory {
     if (r.driver) {
       try {
         const fresh = r.last && r.sampledAt !== undefined && Date.now() - r.sampledAt < HEARTBEAT_MS + 1000;
-        const last = fresh ? r.last! : await this.sample(r, r.driver);
-        return { online: true, ...last, startsInFlight, lastError: null, checkedAt };
+        const { guestBridge, ...last } = fresh ? r.last! : await this.sample(r, r.driver);
+        // Decided now, not when the numbers were read: the span may have ended since (the connection's
+        // first reading comes before it; a followed network becomes available later).
+        return { online: true, ...last, guestNetwork: guestBridge !== false && r.tunnelPeer !== undefined, startsInFlight, lastError: null, checkedAt };
       } catch (err) {
         r.lastError = this.words(err, r.uri);
       }
     }
-    const last = r.last ?? { cpuModel: '', cpus: 0, memoryMb: 0, freeMemoryMb: 0, running: 0, pools: [], guestNetwork: false };
-    return { online: false, ...last, startsInFlight, lastError: r.lastError, checkedAt };
+    const { guestBridge: _bridge, ...last } = r.last ?? { cpuModel: '', cpus: 0, memoryMb: 0, freeMemoryMb: 0, running: 0, pools: [], guestBridge: null };
+    return { online: false, ...last, guestNetwork: false, startsInFlight, lastError: r.lastError, checkedAt };
   }
 
   /** Ends every connection (machines keep running, and the guest network keeps reaching them; the next server adopts them). */
