@@ -166,6 +166,8 @@ export const ZAdminHypervisor = z.object({
   pools: z.array(z.object({ name: z.string(), path: z.string(), capacity_bytes: z.number(), free_bytes: z.number() })),
   /** Why it is offline (the engine's words, never a credential), or null. */
   last_error: z.string().nullable(),
+  /** Not used on purpose: this server's own host while the answering process runs none (LOCAL_HYPERVISOR=off); not an error. */
+  off_by_configuration: z.boolean(),
   /** The server process (its SERVER_ID) that watches the host's events now, one at a time; null: none (or unnamed). */
   watched_by: z.string().nullable(),
   updated: z.string(),

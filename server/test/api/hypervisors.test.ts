@@ -125,7 +125,7 @@ describe('hypervisors', () => {
 
     const list = ZAdminHypervisorList.parse((await json('/hypervisors', tok.admin)).body);
     expect(list.items.map((h) => h.id).sort()).toEqual([host.id, 'local'].sort());
-    expect(list.items.find((h) => h.id === 'local')).toMatchObject({ uri: null, state: 'Online', last_error: null });
+    expect(list.items.find((h) => h.id === 'local')).toMatchObject({ uri: null, state: 'Online', last_error: null, off_by_configuration: false });
     // This machine's host is watched by the process running its QEMU (the others' watchers: processes/host-watch.test.ts).
     expect(list.items.find((h) => h.id === 'local')!.watched_by).toBe(server.config.serverId);
     expect(list.items.find((h) => h.id === 'local')!.pools[0]!.free_bytes).toBeGreaterThan(0);

@@ -154,6 +154,10 @@ describe("this machine's pieces in cluster mode", () => {
       files.add(vpn.body.content);
     }
     expect(files.size).toBe(1);
+    // This machine's own host is not used by these processes (LOCAL_HYPERVISOR=off): said as such, not as an error.
+    const hosts = await api<{ items: { id: string; state: string; last_error: string | null; off_by_configuration: boolean }[] }>(cluster.url, admin, '/admin/hypervisors');
+    expect(hosts.body.items.find((h) => h.id === 'local')).toMatchObject({ state: 'Offline', last_error: null, off_by_configuration: true });
+    expect(hosts.body.items.filter((h) => h.id !== 'local').every((h) => !h.off_by_configuration)).toBe(true);
     // The admin's key reaches the endpoint (the holder applies the database at once when asked, else within 2 s).
     await until("the admin's peer on the endpoint", async () => wgPeers().length === 1, 15_000);
   }, scaled(30_000));

@@ -71,7 +71,7 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
         </Group>
         <Group gap={6}>
           <Badge color={online ? 'teal' : 'gray'} variant="light" data-testid="hypervisor-state">
-            {t(`admin_infra.hypervisors.states.${h.state}`)}
+            {h.off_by_configuration ? t('admin_infra.hypervisors.off_state') : t(`admin_infra.hypervisors.states.${h.state}`)}
           </Badge>
           {h.accel && (
             <Badge color={h.accel === 'kvm' ? 'blue' : 'yellow'} variant="light" data-testid="hypervisor-accel">
@@ -137,8 +137,8 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
         </Stack>
       ) : (
         <Stack gap="xs">
-          <Text size="sm" c="dimmed">
-            {t('admin_infra.hypervisors.offline_body')}
+          <Text size="sm" c="dimmed" data-testid="hypervisor-offline-body">
+            {t(h.off_by_configuration ? 'admin_infra.hypervisors.off_body' : 'admin_infra.hypervisors.offline_body')}
           </Text>
           {h.desktops_unknown > 0 && (
             <Text size="sm" fw={500} data-testid="hypervisor-unknown">
