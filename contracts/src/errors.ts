@@ -286,6 +286,8 @@ export const ZApiErrorBody = z.object({
   description_code: z.string(),
   description: z.string(),
   params: z.record(z.string(), z.unknown()).nullable(),
+  /** The request's id, as the server's log names it (quote it when reporting a problem). */
+  request_id: z.string().optional(),
 });
 export type TApiErrorBody = z.infer<typeof ZApiErrorBody>;
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -75,6 +76,8 @@ import { twoFactorAuthenticationRoutes, twoFactorRoutes } from './modules/two-fa
 import { identityAdminRoutes, identityAuthenticationRoutes, identityHooks } from './modules/identity/routes';
 import { registerOpenApi } from './http/openapi';
 import { createMachinePieces } from './modules/pieces/service';
+import { createMetrics } from './metrics';
+import { metricsRoutes } from './modules/metrics/routes';
 
 /** A route as registered: its method, URL pattern and zod schemas (params, querystring, body). */
 export type RegisteredRoute = {
@@ -137,6 +140,8 @@ export function createContext(config: Config, database: Database, engine: Engine
     log,
     jobs: createJobRunner(database.db, log),
     clock: overrides.clock ?? realClock(),
+    metrics: createMetrics({ server: config.serverId }),
+    databasePool: database.pool,
   };
 }
 
@@ -149,6 +154,16 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // Refusals by the router and by the HTTP parser answer the catalogue body too.
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
+    // Unique across the installation's processes: the log's reqId and an error answer's request_id.
+    genReqId: () => randomUUID(),
+  });
+  // Every answer says its request id (a person quotes it; the log has it on the request's lines).
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  // Each answer counted for monitoring, by the route's pattern (a path would make a series per desktop).
+  app.addHook('onResponse', async (request, reply) => {
+    ctx.metrics.http(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -255,6 +270,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await identityAdminRoutes(scope, ctx);
     registerOpenApi(scope, routes);
   }, { prefix: '/api/v3' });
+
+  // GET /metrics for the installation's monitoring (Prometheus).
+  await metricsRoutes(app, ctx);
 
   // Desktop covers, where the original static host served them: /assets/img/desktops/{stock,user}/…
   await desktopImageRoutes(app, ctx);

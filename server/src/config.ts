@@ -98,9 +98,17 @@ const ZEnv = z.object({
   SERVER_ID: z.string().max(64).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : -').optional(),
   LOCAL_HYPERVISOR: bool.default(true),
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number().min(0).max(60).default(0),
+  METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  METRICS_ALLOW: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
+    .refine((list) => list.every((e) => !PROXY_RANGES.includes(e) && proxyEntry(e)), 'a comma-separated list of addresses or CIDRs'),
 });
 
 export type Config = {
+  /** GET /metrics: a scraper presents the token (Authorization: Bearer) or comes from an allowed address; neither set: off. */
+  metrics: { token: string | null; allow: string[] };
   port: number;
   host: string;
   dataDir: string;
@@ -223,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     recycleBinPurgeSeconds: e.RECYCLE_BIN_PURGE_SECONDS,
     diskOperationDelayMs: e.DISK_OPERATION_DELAY_MS,
     trustProxy: e.TRUST_PROXY,
+    metrics: { token: e.METRICS_TOKEN ?? null, allow: e.METRICS_ALLOW },
     loginAddressFailuresPerHour: e.LOGIN_ADDRESS_FAILURES,
     embeddedEagerCompile: e.EMBEDDED_EAGER_COMPILE,
     rdpGateway: {

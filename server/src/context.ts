@@ -11,6 +11,7 @@ import type { Peers } from './socket/peers';
 import type { Engine } from './engine';
 import type { JobRunner } from './jobs/runner';
 import type { Clock } from './scheduler/clock';
+import type { Metrics } from './metrics';
 
 /** What every module receives: the adapters and services, created once in app.ts. */
 export type AppContext = {
@@ -34,4 +35,7 @@ export type AppContext = {
   joinInstallation: Database['join'];
   /** Locks one live process at a time holds (`Database.locks`: the watch of each hypervisor). */
   locks: Database['locks'];
+  /** This process's instruments (GET /metrics), and its database pool's numbers. */
+  metrics: Metrics;
+  databasePool: Database['pool'];
 };

@@ -34,6 +34,8 @@ export type Database = {
   join: () => Promise<{ alone: boolean; ready: () => Promise<void>; self: LiveProcess | null }>;
   /** Locks one live process at a time holds (e.g. the watch of a hypervisor): see `AdvisoryLocks`. */
   locks: AdvisoryLocks;
+  /** This process's connection pool now (monitoring): connections open, idle, queries waiting for one, and its size. */
+  pool: () => { total: number; idle: number; waiting: number; max: number };
 };
 
 /** An advisory lock's key: a namespace of ours and a number in it (PostgreSQL's two-int form, apart from the one-bigint keys above). */
@@ -309,5 +311,6 @@ async function migrated(pool: pg.Pool, kind: Database['kind'], close: () => Prom
   }
   let closing: Promise<void> | null = null;
   const locks: AdvisoryLocks = { everyGranted: true, tryHold: async (keys) => keys.map(() => true), holders: async (keys) => keys.map(() => null), release: async () => {}, liveProcesses: async () => 1, onLost: () => () => {} };
-  return { db: db as unknown as Db, kind, close: () => (closing ??= close()), exclusive, join: async () => ({ alone: true, ready: async () => {}, self: null }), locks };
+  const poolNow = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 });
+  return { db: db as unknown as Db, kind, close: () => (closing ??= close()), exclusive, join: async () => ({ alone: true, ready: async () => {}, self: null }), locks, pool: poolNow };
 }

@@ -58,7 +58,7 @@ export function sendError(reply: FastifyReply, err: ApiError, status = err.statu
     .code(status)
     .headers(err.headers)
     .type('application/json')
-    .send(errorBody(err.kind, err.code, err.message, err.params));
+    .send({ ...errorBody(err.kind, err.code, err.message, err.params), request_id: reply.request.id });
 }
 
 const isApiPath = (url: string) => url.startsWith('/api/') || url.startsWith('/authentication/');

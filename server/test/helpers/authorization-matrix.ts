@@ -37,7 +37,7 @@ import {
 export type MatrixTarget = FixtureServer;
 
 /** The servers' environment the matrix needs (no floor delay on unknown direct links, the bastion's files, a public address). */
-export const MATRIX_ENV = { DIRECT_VIEWER_DELAY_MS: '0', BASTION_SSH_PORT: '0', BASTION_HOST: '127.0.0.1', PUBLIC_URL: 'http://portal.test' };
+export const MATRIX_ENV = { DIRECT_VIEWER_DELAY_MS: '0', BASTION_SSH_PORT: '0', BASTION_HOST: '127.0.0.1', PUBLIC_URL: 'http://portal.test', METRICS_TOKEN: 'matrix-monitoring-token-0123456789' };
 
 export type Caller = 'anon' | 'admin' | 'manager' | 'advanced' | 'user' | 'student' | 'researcher' | 'coowner';
 export const CALLERS: Caller[] = ['anon', 'admin', 'manager', 'advanced', 'user', 'student', 'researcher', 'coowner'];
@@ -243,6 +243,8 @@ export const MATRIX: Record<string, Case> = {
   'GET /api/v3/check': { expect: PUBLIC(), req: get(`${A}/check`) },
   // A load balancer's health check (no session): 503 only while the process stops.
   'GET /api/v3/health': { expect: PUBLIC(), req: get(`${A}/health`) },
+  // Only the monitoring token (or an allowed address) scrapes: no session of any role does.
+  'GET /metrics': { expect: {}, req: get('/metrics') },
   'GET /api/v3/notifications/status_bar': { expect: SIGNED_IN(), req: get(`${A}/notifications/status_bar`) },
   'GET /api/v3/authentication/export/:provider': { expect: SIGNED_IN(), req: get(`${A}/authentication/export/local`) },
   'GET /api/v3/authentication/import/:provider': { expect: SIGNED_IN(), req: get(`${A}/authentication/import/local`) },

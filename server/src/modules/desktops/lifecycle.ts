@@ -147,13 +147,17 @@ export function createDesktopLifecycle(ctx: AppContext) {
     const row = await findDomain(db, desktopId);
     // Called off meanwhile (stopped, deleted, set right after a restart): nothing to start.
     if (!row || row.status !== 'Starting' || row.hypervisorId !== lane) return;
+    const began = performance.now();
+    const took = () => (performance.now() - began) / 1000;
     try {
       // A host without the storage folder: the template's base copied there first (a job), the disk moved there.
       await pools.bringDisks(lane, row.userId, await disksOf(db, row.id));
       const runtime = await driver.start({ ...(await machineSpecOf(db, row)), host: lane });
       log.info({ desktop: row.id }, 'desktop started');
+      ctx.metrics.start(lane, 'started', took());
       await markStarted(row, new Date(runtime.startedAt));
     } catch (err) {
+      ctx.metrics.start(lane, 'failed', took());
       log.error({ err, desktop: row.id }, 'desktop start failed');
       // A hypervisor not prepared for the guest network: the catalogue's code, for the owner's card.
       const why = err instanceof EngineError && err.code === 'guest-network-missing' ? 'hypervisor_guest_network_missing' : (startFailureCode(err) ?? 'start-failed');
