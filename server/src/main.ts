@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { loadConfig } from './config';
-import { openDatabase } from './db';
+import { openDatabase, SchemaTooNewError } from './db';
 import { DataDirLockedError } from './db/lock';
 import { buildApp, createContext } from './app';
 import { seed, type SeedResult } from './seed/seed';
@@ -71,7 +71,7 @@ async function main() {
 }
 
 main().catch((err) => {
-  if (err instanceof DataDirLockedError) {
+  if (err instanceof DataDirLockedError || err instanceof SchemaTooNewError) {
     process.stderr.write(`\n${err.message}\n`);
     process.exit(2);
   }

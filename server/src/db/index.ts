@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -78,12 +78,13 @@ const EMBEDDED_POOL_SIZE = 4;
  * `eagerCompile` (the product's start) compiles its WebAssembly fully at once (see pglite-worker.mjs).
  * `template` (in memory only): starts from an archive of a migrated data directory (the tests', made once per run).
  */
-export async function openDatabase(opts: { url?: string; dir?: string; eagerCompile?: boolean; template?: string; name?: string }): Promise<Database> {
+export async function openDatabase(opts: { url?: string; dir?: string; eagerCompile?: boolean; template?: string; name?: string; migrations?: string }): Promise<Database> {
+  const migrations = opts.migrations ?? migrationsFolder;
   if (opts.url) {
     const url = opts.url;
     const pool = new pg.Pool({ connectionString: url, max: 10 });
     let live: pg.Client | undefined;
-    const database = await migrated(pool, 'postgres', async () => {
+    const database = await migrated(pool, 'postgres', migrations, async () => {
       await live?.end().catch(() => undefined);
       await pool.end();
     });
@@ -123,7 +124,7 @@ export async function openDatabase(opts: { url?: string; dir?: string; eagerComp
   // PGlite's own user and database (an empty user name in the startup message stalls it).
   const pool = new pg.Pool({ stream: server.stream, max: EMBEDDED_POOL_SIZE, user: 'postgres', database: 'postgres' });
   let analyzer: ReturnType<typeof setInterval> | undefined;
-  const database = await migrated(pool, 'pglite', async () => {
+  const database = await migrated(pool, 'pglite', migrations, async () => {
     clearInterval(analyzer);
     try {
       await pool.end();
@@ -297,14 +298,49 @@ async function underStartupLock<T>(pool: pg.Pool, fn: (client: pg.PoolClient) =>
   }
 }
 
-async function migrated(pool: pg.Pool, kind: Database['kind'], close: () => Promise<void>): Promise<Database> {
+/** The database was written by a newer version of the product than this one: it is left as it is. */
+export class SchemaTooNewError extends Error {
+  constructor(readonly applied: number, readonly known: number) {
+    super(
+      `This database was written by a newer version of the portal (its schema has migrations up to ${new Date(applied).toISOString()}, ` +
+        `this version knows them up to ${new Date(known).toISOString()}). Nothing was changed: start that version or a newer one, or restore a backup made by this one.`,
+    );
+  }
+}
+
+/** The newest migration this version carries (the `when` of the journal's last entry, as drizzle stores it in `created_at`). */
+export function newestKnownMigration(folder = migrationsFolder): number {
+  const journal = JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] };
+  return Math.max(...journal.entries.map((e) => e.when));
+}
+
+/** Throws `SchemaTooNewError` when the database holds a migration newer than any this version knows. */
+async function refuseNewerSchema(q: Pick<pg.Pool, 'query'>, folder: string): Promise<void> {
+  // (Two steps: a query naming a table that does not exist fails at planning, whatever its CASE says.)
+  const { rows: there } = await q.query<{ there: boolean }>(`SELECT to_regclass('drizzle.__drizzle_migrations') IS NOT NULL AS there`);
+  if (!there[0]?.there) return;
+  const { rows } = await q.query<{ applied: string | null }>('SELECT max(created_at)::text AS applied FROM drizzle.__drizzle_migrations');
+  const applied = rows[0]?.applied ? Number(rows[0].applied) : null;
+  const known = newestKnownMigration(folder);
+  if (applied !== null && applied > known) throw new SchemaTooNewError(applied, known);
+}
+
+async function migrated(pool: pg.Pool, kind: Database['kind'], folder: string, close: () => Promise<void>): Promise<Database> {
   // A connection that fails while idle in the pool is dropped and replaced; it must not crash the process.
   pool.on('error', () => {});
   const db = drizzle(pool, { schema });
   const exclusive: Database['exclusive'] = kind === 'postgres' ? (fn) => underStartupLock(pool, () => fn()) : (fn) => fn();
   try {
-    if (kind === 'postgres') await underStartupLock(pool, (client) => migrate(drizzle(client, { schema }), { migrationsFolder }));
-    else await migrate(db, { migrationsFolder });
+    // An older database is brought up to this version; one a newer version wrote is refused, untouched.
+    if (kind === 'postgres') {
+      await underStartupLock(pool, async (client) => {
+        await refuseNewerSchema(client, folder);
+        await migrate(drizzle(client, { schema }), { migrationsFolder: folder });
+      });
+    } else {
+      await refuseNewerSchema(pool, folder);
+      await migrate(db, { migrationsFolder: folder });
+    }
   } catch (err) {
     await close();
     throw err;
