@@ -4,6 +4,8 @@ import { z } from 'zod';
 import {
   ZAdminActionAnswer,
   ZAdminDesktopAction,
+  ZAdminDesktopDetail,
+  ZDesktopHistory,
   ZAdminDesktopList,
   ZAdminDesktopsQuery,
   ZAdminIds,
@@ -25,6 +27,8 @@ import { deleteDesktop } from '../../recycle-bin/desktop-delete';
 import { openViewer } from '../../viewers/open';
 import { assertReach, boundCategory, peopleGuards } from '../people/scope';
 import { listAdminDesktops } from './list';
+import { adminDesktopDetail, adminDesktopHistory } from './detail';
+import { sendScreenshot } from '../../desktops/screenshot';
 
 const idParams = z.object({ id: z.string().min(1).max(64) });
 
@@ -54,16 +58,16 @@ export async function adminDesktopRoutes(app: FastifyInstance, ctx: AppContext, 
       case 'start':
         return lifecycle.start(row, await ownerOf(ctx.db, row), me);
       case 'stop':
-        return lifecycle.stop(row);
+        return lifecycle.stop(row, { by: me });
       case 'force_stop':
         // A start still waiting in the queue is cancelled; a machine on the hypervisor is destroyed.
-        if (row.status === 'Starting') return lifecycle.stop(row);
+        if (row.status === 'Starting') return lifecycle.stop(row, { by: me });
         if (!statusIn(ON_HYPERVISOR, row.status)) {
           throw conflict('desktop_action_not_available', `Cannot force stop a desktop that is ${row.status}`, { status: row.status, action: 'force_stop' });
         }
-        return lifecycle.forceStop(row.id);
+        return lifecycle.forceStop(row.id, { by: me });
       case 'reset':
-        return lifecycle.reset(row);
+        return lifecycle.reset(row, { by: me });
       case 'delete':
       case 'delete_permanent':
         await deleteDesktop(ctx, lifecycle, row, me, { permanent: action === 'delete_permanent' });
@@ -94,6 +98,17 @@ export async function adminDesktopRoutes(app: FastifyInstance, ctx: AppContext, 
       const done = results.filter((x) => x.ok).length;
       return { done, failed: results.length - done, results };
     },
+  );
+
+  // One desktop's page: its facts, its history (newest first) and a thumbnail of its screen while it runs.
+  r.get('/admin/desktops/:id', { preHandler: staff, schema: { params: idParams, response: { 200: ZAdminDesktopDetail } } }, async (request) =>
+    adminDesktopDetail(ctx.db, await reachableDesktop(ctx, request, request.params.id), ctx.clock.now()),
+  );
+  r.get('/admin/desktops/:id/history', { preHandler: staff, schema: { params: idParams, response: { 200: ZDesktopHistory } } }, async (request) =>
+    adminDesktopHistory(ctx.db, await reachableDesktop(ctx, request, request.params.id)),
+  );
+  r.get('/admin/desktops/:id/screenshot', { preHandler: staff, schema: { params: idParams } }, async (request, reply) =>
+    sendScreenshot(ctx, await reachableDesktop(ctx, request, request.params.id), reply),
   );
 
   // The owner's screen, opened by support: audited as someone else's screen, and the owner is told live.
