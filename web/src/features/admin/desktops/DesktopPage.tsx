@@ -426,13 +426,13 @@ function History({ items, summary, failed }: { items?: TDesktopHistoryItem[]; su
     return parts.join(' · ');
   };
   const icon = (x: TDesktopHistoryItem) =>
-    x.kind === 'start_failed' ? <IconAlertTriangle size={12} /> : x.kind === 'viewer' ? <IconEye size={12} /> : x.kind === 'started' || x.kind === 'start' ? <IconPlayerPlay size={12} /> : x.kind === 'created' ? <IconSparkles size={12} /> : <IconPlayerStop size={12} />;
+    x.kind === 'start_failed' ? <IconAlertTriangle size={12} /> : x.kind === 'viewer' ? <IconEye size={12} /> : x.kind === 'started' || x.kind === 'start' ? <IconPlayerPlay size={12} /> : x.kind === 'created' ? <IconSparkles size={12} /> : x.kind === 'audit' ? <IconHistory size={12} /> : <IconPlayerStop size={12} />;
   return (
     <Section title={t('admin_desktops.page.history')} icon={<IconHistory size={18} />} testId="desktop-page-history">
       {summary && (
         <Group gap="xs" mb="md" wrap="wrap" data-testid="desktop-page-summary">
-          <Badge variant="light" radius="sm">{t('admin_desktops.page.summary_starts', { count: summary.starts })}</Badge>
-          <Badge variant="light" radius="sm" color={summary.failures ? 'red' : 'gray'}>{t('admin_desktops.page.summary_failures', { count: summary.failures })}</Badge>
+          <Badge variant="light" radius="sm">{t('admin_desktops.page.summary_starts', { n: summary.starts })}</Badge>
+          <Badge variant="light" radius="sm" color={summary.failures ? 'red' : 'gray'}>{t('admin_desktops.page.summary_failures', { n: summary.failures })}</Badge>
           <Badge variant="light" radius="sm" color="teal">{t('admin_desktops.page.summary_ran', { time: formatDuration(summary.seconds) })}</Badge>
           {Object.entries(summary.viewers).map(([p, n]) => (
             <Badge key={p} variant="light" radius="sm" color="grape">
