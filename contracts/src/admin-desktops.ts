@@ -144,6 +144,9 @@ export const ZAdminDesktopDetail = ZAdminDesktop.extend({
   deployment_owner: z.string().nullable(),
 });
 export type TAdminDesktopDetail = z.infer<typeof ZAdminDesktopDetail>;
+/** A stopped desktop given to another person (its disk goes with it); not a deployment's. */
+export const ZAdminDesktopUpdate = z.object({ owner_id: id }).strict();
+export type TAdminDesktopUpdate = z.infer<typeof ZAdminDesktopUpdate>;
 
 // ------------------------------------------------------------------ templates, media, deployments
 const ownedItem = {

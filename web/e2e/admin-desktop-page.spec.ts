@@ -12,10 +12,12 @@ const P = adminDesktopsEn.admin_desktops.page;
 const PCa = adminDesktopsCa.admin_desktops.page;
 const suffix = Date.now().toString(36).slice(-4);
 const OWNER = `page-owner-${suffix}`;
+const HEIR = `page-heir-${suffix}`;
 const DESK = `Page desk ${suffix}`;
 
 async function seed(request: APIRequestContext) {
   await freshUser(request, OWNER);
+  await freshUser(request, HEIR);
   const headers = { authorization: `Bearer ${await apiToken(request, OWNER)}` };
   const templates = (await (await request.get('/api/v3/user/templates/allowed/all', { headers })).json()) as { id: string; name: string }[];
   const template = templates.find((t) => t.name === 'Demo Linux') ?? templates[0]!;
@@ -98,6 +100,21 @@ test.describe('administration: one desktop\'s page', () => {
     await expect(history(page, 'stopped')).toContainText(P.ran.split(' ')[0]!);
     await expect(page.getByTestId('desktop-page-screen')).toContainText(P.screen_off);
     await shot(page, 'admin-desktop-page-stopped');
+  });
+
+  test('given to another person: the page names the new owner, the history the change', async ({ page }) => {
+    test.setTimeout(scaled(120_000));
+    await signInAs(page, 'admin');
+    await page.goto(`/isard-admin/desktops/${desk.id}`);
+    await expect(page.getByTestId('desktop-page')).toHaveAttribute('data-status', 'Stopped');
+    await page.getByTestId('desktop-page-move').click();
+    await expect(page.getByRole('dialog')).toContainText(P.move_body);
+    await page.getByTestId('desktop-page-owner-change-user').fill(HEIR);
+    await page.getByRole('option', { name: new RegExp(HEIR) }).click();
+    await page.getByTestId('desktop-page-owner-change-confirm').click();
+    await expect(page.getByRole('dialog')).toHaveCount(0);
+    await expect(page.getByTestId('desktop-page-owner')).toContainText(HEIR);
+    await expect(history(page, 'audit').first()).toContainText('admin');
   });
 
   test('at phone width and in Catalan the page stacks and speaks Catalan', async ({ page }) => {

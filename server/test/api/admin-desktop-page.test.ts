@@ -123,4 +123,33 @@ describe('GET /admin/desktops/{id}, /history, /screenshot', () => {
     expect(failed.reason).toBe(row!.why);
     expect(h.summary.failures).toBe(1);
   });
+
+  it('PUT /admin/desktops/{id}: a stopped desktop given to another person of the category, with its disk, audited; refusals', async () => {
+    const d = await makeDesktop(server, owner, { name: 'Page move' });
+    const to = await userRow(server, 'student02');
+    const lab = await userRow(server, 'labmanager', 'lab');
+    // Someone out of a manager's reach is not found; a running desktop and a deployment's are refused.
+    const far = await send(manager, `${A}/desktops/${d.id}`, { method: 'PUT', body: { owner_id: lab.id } });
+    expect(far.status).toBe(404);
+    expect((await far.json()).description_code).toBe('user_not_found');
+    const bad = await send(manager, `${A}/desktops/${d.id}`, { method: 'PUT', body: { owner_id: to.id, extra: 1 } });
+    expect(bad.status).toBe(400);
+    await server.ctx.db.update(schema.domains).set({ status: 'Started' }).where(eq(schema.domains.id, d.id));
+    const running = await send(manager, `${A}/desktops/${d.id}`, { method: 'PUT', body: { owner_id: to.id } });
+    expect(running.status).toBe(409);
+    expect((await running.json()).description_code).toBe('desktop_action_not_available');
+    await server.ctx.db.update(schema.domains).set({ status: 'Stopped' }).where(eq(schema.domains.id, d.id));
+
+    const res = await send(manager, `${A}/desktops/${d.id}`, { method: 'PUT', body: { owner_id: to.id } });
+    expect(res.status).toBe(200);
+    expect(ZAdminDesktopDetail.parse(await res.json())).toMatchObject({ user: to.id, username: 'student02', group: to.groupId });
+    const [disk] = await server.ctx.db
+      .select({ userId: schema.storage.userId })
+      .from(schema.domainDisks)
+      .innerJoin(schema.storage, eq(schema.storage.id, schema.domainDisks.storageId))
+      .where(eq(schema.domainDisks.domainId, d.id));
+    expect(disk!.userId).toBe(to.id);
+    const h = await history(d.id);
+    expect(h.items.find((x) => x.kind === 'audit')).toMatchObject({ action: 'desktop.change_owner', actor: 'manager' });
+  });
 });

@@ -4,10 +4,10 @@ import { Anchor, Badge, Box, Button, Center, Group, Paper, SimpleGrid, Skeleton,
 import { useQuery } from '@tanstack/react-query';
 import { notifications } from '@mantine/notifications';
 import {
-  IconAlertTriangle, IconArrowLeft, IconDeviceDesktop, IconEdit, IconEye, IconHeadset, IconPlayerPlay, IconPlayerStop, IconPower, IconRefresh, IconSparkles, IconTrash, IconHistory,
+  IconAlertTriangle, IconArrowLeft, IconDeviceDesktop, IconEdit, IconEye, IconHeadset, IconPlayerPlay, IconPlayerStop, IconPower, IconRefresh, IconSparkles, IconTrash, IconHistory, IconUserShare,
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { GUEST_UP, ON_HYPERVISOR, statusIn, VIEWABLE, type TAdminActionAnswer, type TAdminDesktopAction, type TAdminDesktopDetail, type TDesktopHistoryItem } from '@vdi/contracts';
+import { AT_REST, GUEST_UP, ON_HYPERVISOR, statusIn, VIEWABLE, type TAdminActionAnswer, type TAdminDesktopAction, type TAdminDesktopDetail, type TDesktopHistoryItem } from '@vdi/contracts';
 import { handleError, notifySuccess } from '../../../lib/error-handler';
 import { isGone } from '../../../lib/api';
 import { EmptyState } from '../../../components/EmptyState';
@@ -18,7 +18,8 @@ import { openViewer } from '../../../entities/viewer/open';
 import { builtInText } from '../../../lib/built-in-text';
 import { ConfirmModal, useCodeText } from '../shared/console';
 import { Uptime, useNow } from './DesktopRow';
-import { desktopAction, desktopDetailQuery, desktopHistoryQuery, refreshContent, supportViewer } from './api';
+import { desktopAction, desktopDetailQuery, desktopHistoryQuery, refreshContent, supportViewer, updateDesktop } from './api';
+import { ChangeOwnerModal } from './owner';
 import '../../../i18n/areas/admin-desktops';
 import '../../../i18n/areas/admin-system';
 
@@ -36,6 +37,7 @@ export default function DesktopPage() {
   const history = useQuery(desktopHistoryQuery(id));
   const [confirm, setConfirm] = useState<TAdminDesktopAction | null>(null);
   const [support, setSupport] = useState(false);
+  const [moving, setMoving] = useState(false);
   const [busy, setBusy] = useState(false);
   const d = detail.data;
 
@@ -151,6 +153,11 @@ export default function DesktopPage() {
               {t('admin_desktops.page.edit')}
             </Button>
           )}
+          {statusIn(AT_REST, d.status) && !d.deployment && (
+            <Button size="sm" variant="default" leftSection={<IconUserShare size={16} />} onClick={() => setMoving(true)} data-testid="desktop-page-move">
+              {t('admin_desktops.page.move')}
+            </Button>
+          )}
           <Button size="sm" variant="light" color="red" leftSection={<IconTrash size={16} />} onClick={() => ask('delete')} data-testid="desktop-page-delete">
             {t('admin_desktops.desktops.delete')}
           </Button>
@@ -182,6 +189,7 @@ export default function DesktopPage() {
           {name} ({d.username})
         </Text>
       </ConfirmModal>
+      <ChangeOwnerModal row={moving ? d : null} onClose={() => setMoving(false)} save={(owner) => updateDesktop(d.id, { owner_id: owner })} testId="desktop-page-owner-change" anyone body={t('admin_desktops.page.move_body')} />
       <ConfirmModal
         opened={support}
         onClose={() => setSupport(false)}

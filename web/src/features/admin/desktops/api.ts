@@ -13,6 +13,7 @@ import {
   ZTemplateTree,
   ZViewerAnswer,
   type TAdminDeploymentUpdate,
+  type TAdminDesktopUpdate,
   type TAdminDesktopAction,
   type TAdminMediaUpdate,
   type TAdminTemplateUpdate,
@@ -57,6 +58,7 @@ export const desktopDetailQuery = (desktopId: string) =>
 export const desktopHistoryQuery = (desktopId: string) =>
   ({ queryKey: [...CONTENT_KEY, 'desktop', desktopId, 'history'], queryFn: () => api.get(`/admin/desktops/${id(desktopId)}/history`, ZDesktopHistory), refetchInterval: 4000, meta: HANDLES_ERROR }) as const;
 
+export const updateDesktop = (desktopId: string, b: TAdminDesktopUpdate) => api.put(`/admin/desktops/${id(desktopId)}`, b, ZAdminDesktopDetail);
 export const desktopAction = (action: TAdminDesktopAction, ids: string[]) => api.post(`/admin/desktops/${action}`, { ids }, ZAdminActionAnswer);
 export const supportViewer = (desktopId: string, viewer: TViewer) => api.get(`/admin/desktops/${id(desktopId)}/viewer/${viewer}`, ZViewerAnswer);
 
