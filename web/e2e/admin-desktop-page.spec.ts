@@ -132,5 +132,12 @@ test.describe('administration: one desktop\'s page', () => {
     for (let i = 1; i < boxes.length; i++) expect(boxes[i]!.y).toBeGreaterThan(boxes[i - 1]!.y + boxes[i - 1]!.height - 1);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await shot(page, 'admin-desktop-page-phone-ca');
+    // The dark theme (as the theme button sets it).
+    await page.evaluate((key) => {
+      localStorage.setItem(key, 'dark');
+      window.dispatchEvent(new StorageEvent('storage', { key, newValue: 'dark', storageArea: localStorage }));
+    }, 'mantine-color-scheme-value');
+    await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', 'dark');
+    await shot(page, 'admin-desktop-page-phone-ca-dark');
   });
 });
