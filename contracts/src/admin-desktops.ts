@@ -89,6 +89,65 @@ export type TAdminActionAnswer = z.infer<typeof ZAdminActionAnswer>;
 export const ZSupportViewerEvent = z.object({ desktop_id: z.string(), desktop_name: z.string(), by: z.string(), viewer: ZViewer });
 export type TSupportViewerEvent = z.infer<typeof ZSupportViewerEvent>;
 
+// ------------------------------------------------------------------ one desktop's page
+/**
+ * What the desktop lifecycle records of a desktop (its history's own facts; server/src/modules/desktops/events.ts):
+ * a start asked, its machine up, a start that failed (`reason`: a description code), a stop or force stop asked
+ * (by a person, or the system with its `reason`), a reset, the machine gone (`seconds` it ran), a viewer opened (`protocol`).
+ */
+export const DESKTOP_EVENT_KINDS = ['start', 'started', 'start_failed', 'stop', 'force_stop', 'stopped', 'reset', 'viewer'] as const;
+export type TDesktopEventKind = (typeof DESKTOP_EVENT_KINDS)[number];
+/** Why the system (no person) started or stopped a desktop, or why its machine went. */
+export const DESKTOP_EVENT_REASONS = ['auto_shutdown', 'booking_end', 'plan_end', 'shutdown_timeout', 'hypervisor_down', 'server_restart', 'machine_gone', 'guest_shutdown', 'crashed', 'direct_link'] as const;
+
+/** One line of a desktop's history: a recorded event, its creation, or an audit entry about it (`action`). */
+export const ZDesktopHistoryItem = z.object({
+  at: z.string(),
+  kind: z.union([z.enum(DESKTOP_EVENT_KINDS), z.literal('created'), z.literal('audit')]),
+  /** The audit action (kind `audit`). */
+  action: z.string().nullable(),
+  /** Who did it (null: the system). */
+  actor: z.string().nullable(),
+  hypervisor: z.string().nullable(),
+  /** A failure's or a system stop's reason: a description code or one of DESKTOP_EVENT_REASONS. */
+  reason: z.string().nullable(),
+  /** How long it ran (kind `stopped`). */
+  seconds: z.number().nullable(),
+  /** The viewer's protocol (kind `viewer`). */
+  protocol: z.string().nullable(),
+});
+export type TDesktopHistoryItem = z.infer<typeof ZDesktopHistoryItem>;
+export const ZDesktopHistory = z.object({
+  /** Newest first. */
+  items: z.array(ZDesktopHistoryItem),
+  /** Summed over the history: how many starts, failures, the time it ran, viewers by protocol. */
+  summary: z.object({ starts: z.number().int(), failures: z.number().int(), seconds: z.number(), viewers: z.record(z.string(), z.number().int()) }),
+});
+export type TDesktopHistory = z.infer<typeof ZDesktopHistory>;
+
+export const ZAdminDesktopDetail = ZAdminDesktop.extend({
+  current_action: z.string().nullable(),
+  hardware: z.object({
+    boot_order: z.array(z.string()),
+    disk_bus: z.string(),
+    videos: z.array(z.string()),
+    interfaces: z.array(z.string()),
+    isos: z.number().int(),
+    floppies: z.number().int(),
+    vgpus: z.array(z.string()),
+  }),
+  disks: z.array(z.object({ id: z.string(), format: z.string(), status: z.string(), size: z.number(), used: z.number(), hypervisor: z.string().nullable() })),
+  bookings: z.array(z.object({ id: z.string(), title: z.string(), start: z.string(), end: z.string(), units: z.number().int() })),
+  /** The booking in progress (its end stops the desktop). */
+  scheduled_shutdown: z.string().nullable(),
+  /** The deployment's owner (when it belongs to one). */
+  deployment_owner: z.string().nullable(),
+});
+export type TAdminDesktopDetail = z.infer<typeof ZAdminDesktopDetail>;
+/** A stopped desktop given to another person (its disk goes with it); not a deployment's. */
+export const ZAdminDesktopUpdate = z.object({ owner_id: id }).strict();
+export type TAdminDesktopUpdate = z.infer<typeof ZAdminDesktopUpdate>;
+
 // ------------------------------------------------------------------ templates, media, deployments
 const ownedItem = {
   id: z.string(),

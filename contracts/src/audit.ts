@@ -70,6 +70,7 @@ export const AUDIT_ACTIONS = [
   'desktop.reset',
   'desktop.delete',
   'desktop.delete_permanent',
+  'desktop.change_owner',
   'desktop.auto_shutdown',
   'desktop.temporary_expired',
   'template.enable',

@@ -121,6 +121,8 @@ export const DESCRIPTION_CODES = [
   'desktop_not_visible',
   'template_not_found',
   'desktop_action_not_available',
+  /** A deployment's desktop belongs to the deployment's user: it is not given to another owner. */
+  'desktop_owner_change_deployment',
   'desktop_start_timeout',
   'desktop_stop_timeout',
   'desktop_start_failed',

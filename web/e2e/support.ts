@@ -220,7 +220,8 @@ export function adminSections(): string[] {
     } catch {
       continue;
     }
-    for (const m of text.matchAll(/\bpath:\s*'([^']+)'/g)) paths.push(m[1]!);
+    // (A section's pages below it, `:id`, need an object: scanned by lines of their own.)
+    for (const m of text.matchAll(/\bpath:\s*'([^']+)'/g)) if (!m[1]!.includes(':')) paths.push(m[1]!);
   }
   return paths;
 }

@@ -371,6 +371,23 @@ export const viewerConnections = pgTable('viewer_connections', {
 }, (t) => [index('viewer_connections_desktop_idx').on(t.desktopId)]);
 
 /**
+ * What happened to a desktop, written where it happens (modules/desktops/events.ts): a start asked and
+ * by whom, its machine up on a host, a start's failure and its reason, a stop asked (by a person or the
+ * system and why), the machine gone and how long it ran, a viewer opened and its protocol. The console's
+ * desktop page reads it as the desktop's history; it goes with the desktop.
+ */
+export const desktopEvents = pgTable('desktop_events', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  desktopId: text('desktop_id').notNull().references(() => domains.id, { onDelete: 'cascade' }),
+  at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+  kind: text('kind').notNull(),
+  /** Who asked (null: the system). */
+  actorId: text('actor_id'),
+  actorName: text('actor_name'),
+  detail: jsonb('detail').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+}, (t) => [index('desktop_events_desktop_idx').on(t.desktopId, t.at)]);
+
+/**
  * The start queue of every server process of the installation (engine/start-queue.ts): one entry per
  * desktop whose start is asked, in a lane per host (`lane`: the hypervisor id). Waiting while
  * `started_at` is null; then run by the process `runner_pid`/`runner_since` names (its live

@@ -343,6 +343,12 @@ export const MATRIX: Record<string, Case> = {
   'POST /api/v3/admin/desktops/:action': { expect: allow(['admin', 'manager']), req: () => ({ path: `${A}/admin/desktops/stop`, method: 'POST', body: { ids: [F.userDesktop] } }) },
   // A desktop that is not running has no screen (428 viewer_not_started) once the rights were granted.
   'GET /api/v3/admin/desktops/:id/viewer/:viewer': { expect: allow(['admin', 'manager'], 'reached'), req: () => ({ path: `${A}/admin/desktops/${F.userDesktop}/viewer/browser-vnc` }) },
+  // One desktop's page (issue 28): its facts, its history; its screen answers 404 while it does not run (once the rights were granted).
+  'GET /api/v3/admin/desktops/:id': { expect: allow(['admin', 'manager']), req: () => ({ path: `${A}/admin/desktops/${F.userDesktop}` }) },
+  // Given to its own owner: nothing changes (200) once the rights were granted.
+  'PUT /api/v3/admin/desktops/:id': { expect: allow(['admin', 'manager']), req: async () => ({ path: `${A}/admin/desktops/${F.userDesktop}`, method: 'PUT', body: { owner_id: (await userRow(server, 'user')).id } }) },
+  'GET /api/v3/admin/desktops/:id/history': { expect: allow(['admin', 'manager']), req: () => ({ path: `${A}/admin/desktops/${F.userDesktop}/history` }) },
+  'GET /api/v3/admin/desktops/:id/screenshot': { expect: allow(['admin', 'manager'], 'passes'), req: () => ({ path: `${A}/admin/desktops/${F.userDesktop}/screenshot` }) },
   'GET /api/v3/admin/templates': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/templates`) },
   'PUT /api/v3/admin/templates/:id': { expect: allow(['admin', 'manager']), req: () => ({ path: `${A}/admin/templates/${F.template}`, method: 'PUT', body: { enabled: true } }) },
   'DELETE /api/v3/admin/templates/:id': {

@@ -295,9 +295,9 @@ export function createBookings(ctx: AppContext, lifecycle: DesktopLifecycle) {
     for (const d of item?.desktops ?? []) {
       if (following && following.id !== row.id) continue;
       if (isRunning(d) && !statusIn(GOING_UP, d.status)) {
-        await lifecycle.stop(d).catch((err) => log.warn({ err, desktop: d.id }, 'stop at booking end failed'));
+        await lifecycle.stop(d, { reason: 'booking_end' }).catch((err) => log.warn({ err, desktop: d.id }, 'stop at booking end failed'));
       } else if (d.status === 'Starting') {
-        await lifecycle.stop(d).catch(() => undefined);
+        await lifecycle.stop(d, { reason: 'booking_end' }).catch(() => undefined);
       }
     }
     for (const d of released) {

@@ -6,6 +6,7 @@ import { schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { ApiError, badRequest, precondition } from '../../http/errors';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
+import type { EventCause } from '../desktops/events';
 import type { DomainRow } from '../shared/domains';
 import { currentDesktopViews } from '../shared/desktop-view';
 import { hardwareBounds } from '../domains/hardware';
@@ -46,10 +47,10 @@ async function showToUser(ctx: AppContext, rows: Pick<DomainRow, 'id' | 'userId'
 }
 
 /** Force-stops whatever runs (a queued start is cancelled). */
-async function stopAll(lifecycle: DesktopLifecycle, rows: DomainRow[]) {
+async function stopAll(lifecycle: DesktopLifecycle, rows: DomainRow[], cause: EventCause) {
   for (const r of rows) {
-    if (r.status === 'Starting') await lifecycle.stop(r).catch(() => undefined);
-    else if (statusIn(ON_HYPERVISOR, r.status)) await lifecycle.forceStop(r.id);
+    if (r.status === 'Starting') await lifecycle.stop(r, cause).catch(() => undefined);
+    else if (statusIn(ON_HYPERVISOR, r.status)) await lifecycle.forceStop(r.id, cause);
   }
 }
 
@@ -57,7 +58,7 @@ async function stopAll(lifecycle: DesktopLifecycle, rows: DomainRow[]) {
  * PUT /deployments/visible/{id}: toggles whether the students see their desktops (they appear
  * and disappear live); when hiding, `stop_started_domains` force-stops the running ones.
  */
-export async function toggleVisible(ctx: AppContext, lifecycle: DesktopLifecycle, events: DeploymentEvents, d: DeploymentRow, stopStarted: boolean) {
+export async function toggleVisible(ctx: AppContext, lifecycle: DesktopLifecycle, events: DeploymentEvents, d: DeploymentRow, stopStarted: boolean, cause: EventCause = {}) {
   const visible = !d.visible;
   const [row] = await ctx.db.update(schema.deployments).set({ visible }).where(eq(schema.deployments.id, d.id)).returning();
   const changed = await ctx.db
@@ -67,7 +68,7 @@ export async function toggleVisible(ctx: AppContext, lifecycle: DesktopLifecycle
     // Only who changed: the views are read whole after (one query), not parsed twice.
     .returning({ id: schema.domains.id, userId: schema.domains.userId });
   await showToUser(ctx, changed, visible);
-  if (!visible && stopStarted) await stopAll(lifecycle, await desktopsOf(ctx.db, [d.id]));
+  if (!visible && stopStarted) await stopAll(lifecycle, await desktopsOf(ctx.db, [d.id]), cause);
   await events.updated(row!);
   return { id: d.id, visible };
 }
@@ -108,8 +109,8 @@ export async function startDeployment(ctx: AppContext, lifecycle: DesktopLifecyc
 }
 
 /** PUT /deployments/stop/{id}: a force stop of every desktop (the caller may reach). */
-export async function stopDeployment(ctx: AppContext, lifecycle: DesktopLifecycle, d: DeploymentRow, actor: Actor) {
-  await stopAll(lifecycle, (await desktopsOf(ctx.db, [d.id])).filter((r) => reachesDesktop(actor, d, r)));
+export async function stopDeployment(ctx: AppContext, lifecycle: DesktopLifecycle, d: DeploymentRow, actor: Actor, cause: EventCause = {}) {
+  await stopAll(lifecycle, (await desktopsOf(ctx.db, [d.id])).filter((r) => reachesDesktop(actor, d, r)), cause);
   return {};
 }
 

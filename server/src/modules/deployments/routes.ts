@@ -163,7 +163,7 @@ export async function deploymentRoutes(app: FastifyInstance, ctx: AppContext, li
     { preHandler: auth, schema: { params: ZId, body: ZDeploymentVisible, response: { 200: ZDeploymentVisibleAnswer } } },
     async (request) => {
       const { row } = await deploymentFor(ctx, userOf(request), request.params.id, 'edit');
-      return toggleVisible(ctx, lifecycle, events, row, request.body.stop_started_domains);
+      return toggleVisible(ctx, lifecycle, events, row, request.body.stop_started_domains, { by: userOf(request) });
     },
   );
 
@@ -205,7 +205,7 @@ export async function deploymentRoutes(app: FastifyInstance, ctx: AppContext, li
 
   r.put('/deployments/stop/:id', { preHandler: auth, schema: { params: ZId, response: { 200: ZEmpty } } }, async (request) => {
     const { row, actor } = await deploymentFor(ctx, userOf(request), request.params.id, 'edit');
-    return stopDeployment(ctx, lifecycle, row, actor);
+    return stopDeployment(ctx, lifecycle, row, actor, { by: userOf(request) });
   });
 
   r.get('/deployments/directviewer_csv/:id', { preHandler: auth, schema: { params: ZId, querystring: ZDirectViewerCsvQuery } }, async (request, reply) => {

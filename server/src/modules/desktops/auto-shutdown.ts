@@ -143,7 +143,7 @@ export function createAutoShutdown(ctx: AppContext, lifecycle: DesktopLifecycle,
 
   async function stopNow(row: DomainRow, reason: 'max_time' | 'idle', rule: ShutdownRule | null) {
     log.info({ desktop: row.id, reason }, 'desktop stopped by its auto-shutdown policy');
-    await lifecycle.stop(row).catch((err) => log.warn({ err, desktop: row.id }, 'auto-shutdown stop failed'));
+    await lifecycle.stop(row, { reason: 'auto_shutdown' }).catch((err) => log.warn({ err, desktop: row.id }, 'auto-shutdown stop failed'));
     await audit(db, { id: null, name: '', role: null, categoryId: row.categoryId, address: null }, {
       action: 'desktop.auto_shutdown', objectType: 'desktop', objectId: row.id, objectName: row.name, categoryId: row.categoryId,
       detail: { owner_id: row.userId, reason, policies: rule?.policyIds ?? [] },

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { and, eq, inArray } from 'drizzle-orm';
-import { AT_REST, FORCE_STOPPABLE, GOING_UP, LOCAL_HYPERVISOR, GUEST_UP, RETRYABLE, STARTABLE, statusIn, STOPPABLE, VIEWABLE, type TQueueEvent } from '@vdi/contracts';
+import { AT_REST, FORCE_STOPPABLE, GOING_UP, LOCAL_HYPERVISOR, GUEST_UP, ON_HYPERVISOR, RETRYABLE, STARTABLE, statusIn, STOPPABLE, VIEWABLE, type TQueueEvent } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema, type LiveProcess } from '../../db';
 import { EngineError, type MachineEvent } from '../../engine/driver';
@@ -16,6 +16,7 @@ import { disksOf, machineSpecOf, privateMacOf } from './machine-spec';
 import { findDomain, type DomainRow } from '../shared/domains';
 import { desktopViews } from '../shared/desktop-view';
 import { createHostWatch } from './host-watch';
+import { recordDesktopEvent, type EventCause } from './events';
 
 const notAvailable = (row: DomainRow, action: string) =>
   conflict('desktop_action_not_available', `Cannot ${action} a desktop that is ${row.status}`, { status: row.status, action });
@@ -37,6 +38,12 @@ export function createDesktopLifecycle(ctx: AppContext) {
   const deleting = new Set<string>();
   const ipWaits = new Map<string, AbortController>();
   const { network } = ctx.engine;
+  /** Why a machine that crashed went (its 'stopped' event says so). */
+  const crashed = new Set<string>();
+  const record = (id: string, kind: Parameters<typeof recordDesktopEvent>[2], cause?: EventCause, detail?: Record<string, unknown>) => recordDesktopEvent(ctx, id, kind, cause, detail);
+  /** The machine of `row` is gone: how long it ran, and why when no person asked. */
+  const recordStopped = (row: DomainRow, reason?: string) =>
+    record(row.id, 'stopped', reason ? { reason } : {}, { hypervisor: row.hypervisorId, ...(row.startedAt ? { seconds: Math.max(0, Math.round((Date.now() - row.startedAt.getTime()) / 1000)) } : {}) });
 
   const stopWaitingForIp = (id: string) => {
     ipWaits.get(id)?.abort();
@@ -139,6 +146,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
   async function markStarted(row: DomainRow, since: Date) {
     const mac = privateMacOf(row);
     const started = await update(row.id, { status: mac ? 'WaitingIP' : 'Started', startedAt: since, accessedAt: new Date(), guestIp: null }, 'Starting');
+    if (started) await record(row.id, 'started', {}, { hypervisor: started.hypervisorId });
     if (started && mac) waitForIp(row.id, mac, since.getTime());
   }
 
@@ -162,6 +170,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
       // A hypervisor not prepared for the guest network: the catalogue's code, for the owner's card.
       const why = err instanceof EngineError && err.code === 'guest-network-missing' ? 'hypervisor_guest_network_missing' : (startFailureCode(err) ?? 'start-failed');
       await update(row.id, { status: 'Failed', currentAction: why });
+      await record(row.id, 'start_failed', { reason: why }, { hypervisor: lane });
     }
   }
 
@@ -172,7 +181,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
     const state = await driver.status(desktopId).catch(() => 'absent' as const);
     log.warn({ desktop: desktopId, hypervisor: lane, machine: state }, 'the server process starting this desktop died');
     if (state === 'running' || state === 'paused') await markStarted(row, since);
-    else await update(row.id, { status: 'Failed', currentAction: 'start-failed' }, 'Starting');
+    else if (await update(row.id, { status: 'Failed', currentAction: 'start-failed' }, 'Starting')) await record(row.id, 'start_failed', { reason: 'start-failed' }, { hypervisor: lane });
   }
   queue.open({
     db,
@@ -199,8 +208,11 @@ export function createDesktopLifecycle(ctx: AppContext) {
     }
   }
 
-  /** `starter` is who pressed start (admins and managers need no booking); quotas are the owner's. */
-  async function start(row: DomainRow, owner: UserRow, starter: Pick<UserRow, 'roleId'> = owner): Promise<{ status: string }> {
+  /**
+   * `starter` is who pressed start (admins and managers need no booking); quotas are the owner's. `cause`: who the
+   * history names (the starter; a direct link's visitor is nobody, with its reason).
+   */
+  async function start(row: DomainRow, owner: UserRow, starter: Pick<UserRow, 'roleId' | 'id' | 'username'> = owner, cause: EventCause = { by: starter }): Promise<{ status: string }> {
     if (!statusIn(STARTABLE, row.status)) throw notAvailable(row, 'start');
     await checkBookingToStart(db, ctx.clock.now(), row, starter.roleId);
     await checkStartQuota(db, owner, { memoryGb: row.hardware.memoryMb / 1024, vcpus: row.hardware.vcpus });
@@ -232,22 +244,26 @@ export function createDesktopLifecycle(ctx: AppContext) {
       throw err;
     }
     log.info({ desktop: row.id, hypervisor: hypervisorId }, 'desktop start queued');
+    await record(row.id, 'start', cause, { hypervisor: hypervisorId });
     return { status: 'Starting' };
   }
 
-  async function stop(row: DomainRow): Promise<{ status: string }> {
+  /** `cause`: who asked (a person), or the system's reason; none given: the system. */
+  async function stop(row: DomainRow, cause: EventCause = {}): Promise<{ status: string }> {
     if (statusIn(STOPPABLE, row.status)) {
       const forceStopAt = new Date(Date.now() + ctx.config.shutdownTimeoutSeconds * 1000);
       await update(row.id, { status: 'Shutting-down', forceStopAt });
+      await record(row.id, 'stop', cause);
       await driver.shutdown(row.id).catch((err) => log.warn({ err, desktop: row.id }, 'ACPI shutdown failed'));
       armShutdownTimer(row.id, forceStopAt);
       return { status: 'Shutting-down' };
     }
     // A second stop while shutting down is the force stop.
-    if (statusIn(FORCE_STOPPABLE, row.status)) return forceStop(row.id);
+    if (statusIn(FORCE_STOPPABLE, row.status)) return forceStop(row.id, cause);
     // A start still in the queue is called off.
     if (row.status === 'Starting' && (await queue.cancel(row.id))) {
       await update(row.id, { status: 'Stopped' });
+      await record(row.id, 'stop', cause);
       return { status: 'Stopped' };
     }
     throw notAvailable(row, 'stop');
@@ -255,22 +271,24 @@ export function createDesktopLifecycle(ctx: AppContext) {
 
   /** The shutdown timeout: forced if the desktop still shuts down (its host's watcher, in another process, may have seen it stop). */
   async function shutdownTimedOut(id: string) {
-    if ((await findDomain(db, id))?.status === 'Shutting-down') await forceStop(id);
+    if ((await findDomain(db, id))?.status === 'Shutting-down') await forceStop(id, { reason: 'shutdown_timeout' });
     else clearShutdownTimer(id);
   }
 
-  async function forceStop(id: string): Promise<{ status: string }> {
+  async function forceStop(id: string, cause: EventCause = {}): Promise<{ status: string }> {
     clearShutdownTimer(id);
     await update(id, { status: 'Stopping' });
+    await record(id, 'force_stop', cause);
     await driver.destroy(id).catch((err) => log.warn({ err, desktop: id }, 'destroy failed'));
     // The driver's "stopped" event finishes the job; if the machine was already gone, do it here.
     if ((await driver.status(id)) === 'absent') await machineGone(id);
     return { status: 'Stopping' };
   }
 
-  async function reset(row: DomainRow) {
+  async function reset(row: DomainRow, cause: EventCause = {}) {
     if (!statusIn(GUEST_UP, row.status)) throw notAvailable(row, 'reset');
     await driver.reset(row.id);
+    await record(row.id, 'reset', cause);
     return { status: row.status };
   }
 
@@ -317,9 +335,14 @@ export function createDesktopLifecycle(ctx: AppContext) {
     log.info({ desktop: id }, 'machine stopped');
     const row = await findDomain(db, id);
     if (!row || deleting.has(id)) return;
+    const why = crashed.delete(id) ? 'crashed' : undefined;
     if (!row.persistent) return destroyDesktop(row);
     if (row.status === 'Stopped') return;
-    await update(id, { status: row.status === 'Starting' ? 'Failed' : 'Stopped', startedAt: null, guestIp: null });
+    const failed = row.status === 'Starting';
+    // Conditional on the state read: the driver's event and a force stop's own check may both come here (one records it).
+    if (!(await update(id, { status: failed ? 'Failed' : 'Stopped', startedAt: null, guestIp: null }, row.status))) return;
+    if (failed) await record(id, 'start_failed', { reason: why ?? 'machine_gone' }, { hypervisor: row.hypervisorId });
+    else await recordStopped(row, why ?? (statusIn(['Shutting-down', 'Stopping'], row.status) ? undefined : 'guest_shutdown'));
   }
 
   async function onMachineEvent(e: MachineEvent) {
@@ -336,6 +359,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
         return machineGone(e.id);
       case 'crashed':
         log.warn({ desktop: e.id, reason: e.reason }, 'machine crashed');
+        crashed.add(e.id);
         return void (await driver.destroy(e.id, e.host).catch(() => undefined));
       case 'paused':
         return void (await update(e.id, { status: 'Paused' }, GUEST_UP));
@@ -398,7 +422,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
         continue;
       } else if (!statusIn(AT_REST, row.status)) {
         if (!row.persistent) await destroyDesktop(row);
-        else await update(row.id, { status: 'Stopped', startedAt: null, guestIp: null });
+        else if ((await update(row.id, { status: 'Stopped', startedAt: null, guestIp: null })) && statusIn(ON_HYPERVISOR, row.status)) await recordStopped(row, 'server_restart');
       }
     }
     for (const id of running) {
@@ -460,6 +484,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
       stopWaitingForIp(row.id);
       if (!row.persistent) await destroyDesktop(row);
       else if (!(await update(row.id, { status: 'Stopped', startedAt: null, guestIp: null }, row.status))) continue;
+      else await recordStopped(row, 'hypervisor_down');
       released.push(row.id);
     }
     return released;
@@ -503,7 +528,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
       if (row.status === 'Shutting-down') {
         if (shutdownTimers.has(row.id) || !row.forceStopAt || row.forceStopAt.getTime() + TIMED_BACKSTOP_MS > now) continue;
         log.warn({ desktop: row.id }, 'force stop due and armed by no live process: done by the host\'s watcher');
-        await forceStop(row.id);
+        await forceStop(row.id, { reason: 'shutdown_timeout' });
         continue;
       }
       const mac = privateMacOf(row);

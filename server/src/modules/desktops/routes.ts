@@ -21,6 +21,7 @@ import type { DesktopLifecycle } from './lifecycle';
 import { findDomain, ownerOf } from '../shared/domains';
 import { createDesktopListCache } from './list-cache';
 import { deleteDesktop as deleteOrRecycleDesktop } from '../recycle-bin/desktop-delete';
+import { sendScreenshot } from './screenshot';
 
 registerUsagePart(desktopUsage);
 
@@ -49,9 +50,9 @@ export async function desktopRoutes(app: FastifyInstance, ctx: AppContext, lifec
         case 'start':
           return lifecycle.start(row, await ownerOf(ctx.db, row), authOf(request).user);
         case 'stop':
-          return lifecycle.stop(row);
+          return lifecycle.stop(row, { by: authOf(request).user });
         case 'reset':
-          return lifecycle.reset(row);
+          return lifecycle.reset(row, { by: authOf(request).user });
         case 'retry':
         case 'updating':
           return lifecycle.retry(row);
@@ -115,10 +116,6 @@ export async function desktopRoutes(app: FastifyInstance, ctx: AppContext, lifec
   });
 
   r.get('/desktop/:id/screenshot', { preHandler: auth, schema: { params: ZId } }, async (request, reply) => {
-    const row = await desktopFor(ctx, request, request.params.id);
-    if (!statusIn(VIEWABLE, row.status)) throw notFound('desktop_not_found', 'The desktop is not running');
-    const png = await ctx.engine.driver.screenshot(row.id).catch(() => null);
-    if (!png) throw notFound('desktop_not_found', 'No screen to show yet');
-    return reply.type('image/png').header('cache-control', 'private, max-age=5').send(png);
+    return sendScreenshot(ctx, await desktopFor(ctx, request, request.params.id), reply);
   });
 }

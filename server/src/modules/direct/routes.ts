@@ -84,7 +84,8 @@ export async function directRoutes(app: FastifyInstance, ctx: AppContext, lifecy
     withLinked(request, reply, request.params.token, async (found) => {
       let row = found;
       if (statusIn(STARTABLE, row.status)) {
-        await lifecycle.start(row, await ownerOf(ctx.db, row));
+        const owner = await ownerOf(ctx.db, row);
+        await lifecycle.start(row, owner, owner, { reason: 'direct_link' });
       }
       const deadline = Date.now() + START_WAIT_MS;
       while (!statusIn(VIEWABLE, row.status) && (row.status === 'Starting' || statusIn(STARTABLE, row.status)) && Date.now() < deadline) {
@@ -110,9 +111,10 @@ export async function directRoutes(app: FastifyInstance, ctx: AppContext, lifecy
     (request, reply) =>
       withLinked(request, reply, request.params.token, async (row) => {
         if (request.params.action === 'start') {
-          await lifecycle.start(row, await ownerOf(ctx.db, row));
-        } else if (request.params.action === 'stop') await lifecycle.stop(row);
-        else await lifecycle.reset(row);
+          const owner = await ownerOf(ctx.db, row);
+          await lifecycle.start(row, owner, owner, { reason: 'direct_link' });
+        } else if (request.params.action === 'stop') await lifecycle.stop(row, { reason: 'direct_link' });
+        else await lifecycle.reset(row, { reason: 'direct_link' });
         return { id: request.params.token };
       }),
   );

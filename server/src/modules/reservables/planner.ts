@@ -239,7 +239,7 @@ export function createPlanner(ctx: AppContext, lifecycle: DesktopLifecycle, sche
     for (const d of desktops) {
       if (action === 'stop') {
         // Here the engine would also switch the card's mdev profile; without GPU hardware there is nothing to attach.
-        await lifecycle.stop(d).catch((err) => log.warn({ err, desktop: d.id }, 'stop at plan end failed'));
+        await lifecycle.stop(d, { reason: 'plan_end' }).catch((err) => log.warn({ err, desktop: d.id }, 'stop at plan end failed'));
       } else {
         const msg = { type: action.type, msg_code: PLAN_END_MSG_CODE, params: { date: formatBookingDate(at), minutes: action.minutes, name: d.name, desktop_id: d.id } };
         bus.toUser(d.userId, 'msg', msg);

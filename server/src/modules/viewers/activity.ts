@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, isNotNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
+import type { TViewer } from '@vdi/contracts';
+import { recordDesktopEvent } from '../desktops/events';
 
 /**
  * Viewers open now, per desktop (browser VNC bridges, SPICE tunnels, RDP relays), and when the last
@@ -59,10 +61,12 @@ function heartbeat(ctx: AppContext, a: Activity) {
 
 /**
  * A viewer of the desktop opened in this process: answers its close (given the clock's time when
- * the limits count on another clock). A failed write is logged: the viewer itself goes on.
+ * the limits count on another clock). A failed write is logged: the viewer itself goes on. The desktop's
+ * history records it with its viewer (`protocol`) and, when its ticket names one, the person.
  */
-export async function viewerOpened(ctx: AppContext, desktopId: string): Promise<(now?: number) => Promise<void>> {
+export async function viewerOpened(ctx: AppContext, desktopId: string, protocol?: TViewer, userId: string | null = null): Promise<(now?: number) => Promise<void>> {
   const a = activityOf(ctx);
+  await recordDesktopEvent(ctx, desktopId, 'viewer', userId ? { by: { id: userId, username: '' } } : {}, protocol ? { protocol } : {});
   const id = randomUUID();
   const at = new Date();
   const stored = await ctx.db

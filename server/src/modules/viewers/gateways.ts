@@ -51,7 +51,7 @@ export function attachViewerGateways(server: Server, ctx: AppContext) {
       if (!runtime?.vnc) return refuse(socket, '401 Unauthorized');
       wss.handleUpgrade(req, socket, head, (ws) => {
         ctx.log.info({ desktop: row!.id }, 'browser viewer connected');
-        const opened = viewerOpened(ctx, row!.id);
+        const opened = viewerOpened(ctx, row!.id, 'browser-vnc', grant?.userId ?? null);
         ws.once('close', () => void opened.then((close) => close()));
         // The bound runs from the request: what the token check took is not the bridge's to spend.
         const timeoutMs = Math.min(VNC_OPEN_TIMEOUT_MS, Math.max(500, VNC_FIRST_BYTES_MS - 250 - (Date.now() - asked)));
@@ -74,7 +74,7 @@ export function attachViewerGateways(server: Server, ctx: AppContext) {
       const machines = await ctx.engine.driver.list();
       const target = machines.find((m) => m.spice && m.spice.host === host && m.spice.port === port);
       if (!target?.spice) return refuse(client, '403 Forbidden');
-      const opened = viewerOpened(ctx, target.id);
+      const opened = viewerOpened(ctx, target.id, 'file-spice');
       const upstream = connect(target.spice.port, target.spice.host, () => {
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         if (head.length) upstream.write(head);

@@ -6,7 +6,7 @@
  * - the RD Gateway for .rdp files on its own TLS port (RDP_GATEWAY_PORT).
  */
 import type { WebSocket } from 'ws';
-import { RDP_PORT, statusIn, VIEWABLE } from '@vdi/contracts';
+import { RDP_PORT, statusIn, VIEWABLE, type TViewer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import type { Authorization } from '../../rdp/cleanpath-proxy';
 import { serveCleanPath } from '../../rdp/cleanpath-proxy';
@@ -31,8 +31,8 @@ export async function authorizeRdp(ctx: AppContext, token: string, protocol: str
   return { ok: true, desktopId: row.id, target: { host: row.guestIp, port: RDP_PORT } };
 }
 
-const relayCounted = (ctx: AppContext, desktopId: string, what: string) => {
-  const opened = viewerOpened(ctx, desktopId);
+const relayCounted = (ctx: AppContext, desktopId: string, what: string, protocol: TViewer) => {
+  const opened = viewerOpened(ctx, desktopId, protocol);
   return (why: string) => {
     void opened.then((close) => close());
     ctx.log.info({ desktop: desktopId, why }, `${what} closed`);
@@ -47,7 +47,7 @@ export function serveRdpWebSocket(ctx: AppContext, ws: WebSocket) {
     autologon: true,
     onRelay: (desktopId) => {
       ctx.log.info({ desktop: desktopId }, 'browser RDP viewer connected');
-      return relayCounted(ctx, desktopId, 'browser RDP viewer');
+      return relayCounted(ctx, desktopId, 'browser RDP viewer', 'browser-rdp');
     },
     onFailure: (why, desktopId) => ctx.log.warn({ desktop: desktopId, why }, 'browser RDP viewer refused'),
   });
@@ -82,7 +82,7 @@ export async function startRdpGateway(ctx: AppContext): Promise<() => Promise<vo
       authorize: (token) => authorizeRdp(ctx, token, RDP_TOKEN.gateway),
       onRelay: (desktopId) => {
         ctx.log.info({ desktop: desktopId }, 'RD Gateway connection opened');
-        return relayCounted(ctx, desktopId, 'RD Gateway connection');
+        return relayCounted(ctx, desktopId, 'RD Gateway connection', 'file-rdpgw');
       },
       onFailure: (why, desktopId) => ctx.log.warn({ desktop: desktopId, why }, 'RD Gateway connection refused'),
     });

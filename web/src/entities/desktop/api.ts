@@ -117,9 +117,12 @@ export const directLink = (token: string, origin = window.location.origin) => `$
 /* ------------------------------------------------------------------ screenshot */
 
 /** The running machine's screen as an image, or null when there is none (not running, not offered). */
-export async function fetchScreenshot(desktopId: string, signal?: AbortSignal): Promise<Blob | null> {
+export const fetchScreenshot = (desktopId: string, signal?: AbortSignal) => fetchScreenshotAt(`/desktop/${id(desktopId)}/screenshot`, signal);
+
+/** A screen as an image from `path` (the owner's route or the console's), or null when there is none. */
+export async function fetchScreenshotAt(path: string, signal?: AbortSignal): Promise<Blob | null> {
   const token = session.token();
-  const res = await fetch(`${API}/desktop/${id(desktopId)}/screenshot`, {
+  const res = await fetch(`${API}${path}`, {
     headers: token ? { authorization: `Bearer ${token}` } : {},
     signal,
   });

@@ -20,10 +20,12 @@ import '../../i18n/areas/admin';
 
 /** Each section's screen, made lazy once: it downloads when first opened. */
 const screens = new Map<string, LazyExoticComponent<ComponentType>>();
-const screenOf = (s: AdminSection) => {
+const screenOf = (s: Pick<AdminSection, 'path' | 'load'>) => {
   if (!screens.has(s.path)) screens.set(s.path, lazy(s.load));
   return screens.get(s.path)!;
 };
+/** A section's pages below it (`desktops/:id`), each lazy once. */
+const pagesOf = (s: AdminSection) => (s.pages ?? []).map((p) => ({ path: `${s.path}/${p.path}`, Screen: screenOf({ path: `${s.path}/${p.path}`, load: p.load }) }));
 
 /** The navigation's groups a person closed (kept in this browser). */
 const CLOSED_GROUPS_KEY = 'vdi.adminNav.closed';
@@ -181,6 +183,9 @@ export default function AdminApp() {
                 const Screen = screenOf(s);
                 return <Route key={s.path} path={s.path} element={<Screen />} />;
               })}
+              {sections.flatMap(pagesOf).map(({ path, Screen }) => (
+                <Route key={path} path={path} element={<Screen />} />
+              ))}
               <Route
                 path="*"
                 element={

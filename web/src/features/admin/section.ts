@@ -22,4 +22,6 @@ export type AdminSection = {
   /** Its icon in the navigation. */
   icon: ComponentType<{ size?: number; stroke?: number }>;
   load: () => Promise<{ default: ComponentType }>;
+  /** Pages below the section, routed but not in the navigation (e.g. `:id`, one object's page at `<path>/:id`). */
+  pages?: readonly { path: string; load: () => Promise<{ default: ComponentType }> }[];
 };

@@ -38,6 +38,7 @@ import { findDeployment } from '../../deployments/access';
 import type { DeploymentEvents } from '../../deployments/events';
 import { checkNewDeploymentQuota } from '../../deployments/quota';
 import { boundCategory, inReach, peopleGuards } from '../people/scope';
+import { newOwnerFor, ownerColumnsOf } from './new-owner';
 import {
   adminDeploymentView, adminMediaView, adminTemplateView, listAdminDeployments, listAdminMedia, listAdminTemplates,
 } from './list';
@@ -57,15 +58,8 @@ export async function adminContentRoutes(app: FastifyInstance, ctx: AppContext, 
   const me = (request: FastifyRequest) => authOf(request).user;
 
   /** The new owner: a user the caller reaches (not in the bin) with a role that owns templates, media and deployments. */
-  async function newOwner(request: FastifyRequest, id: string): Promise<UserRow> {
-    const [user] = await db.select().from(schema.users).where(and(eq(schema.users.id, id), isNull(schema.users.deletedAt)));
-    if (!user || !inReach(request, user.categoryId)) throw notFound('user_not_found', 'User not found');
-    if (!(PRIVILEGED_ROLES as readonly string[]).includes(user.roleId)) {
-      throw badRequest('new_owner_role_not_allowed', 'The new owner must be an advanced user, a manager or an admin', { role: user.roleId });
-    }
-    return user;
-  }
-  const ownerOf = (user: UserRow) => ({ userId: user.id, categoryId: user.categoryId, groupId: user.groupId });
+  const newOwner = (request: FastifyRequest, id: string): Promise<UserRow> => newOwnerFor(db, request, id, { privileged: true });
+  const ownerOf = ownerColumnsOf;
 
   // ------------------------------------------------------------------ templates
   async function reachableTemplate(request: FastifyRequest, id: string) {
@@ -174,7 +168,7 @@ export async function adminContentRoutes(app: FastifyInstance, ctx: AppContext, 
     const events = deps.deploymentEvents;
     if (b.visible !== undefined && b.visible !== row.visible) {
       // Hiding stops the started desktops, as the portal's "hide and stop".
-      await toggleVisible(ctx, deps.lifecycle, events, row, true);
+      await toggleVisible(ctx, deps.lifecycle, events, row, true, { by: me(request) });
       await audit(db, auditActorOf(request), {
         action: b.visible ? 'deployment.show' : 'deployment.hide', objectType: 'deployment', objectId: row.id, objectName: row.name, categoryId: row.categoryId,
       });

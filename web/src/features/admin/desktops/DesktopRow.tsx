@@ -1,6 +1,7 @@
 // A desktop's pieces on the console's list: its uptime, its menu of actions and its card at phone width.
 import { useEffect, useState } from 'react';
-import { ActionIcon, Checkbox, Group, Menu, Paper, Text } from '@mantine/core';
+import { Link } from 'react-router';
+import { ActionIcon, Anchor, Checkbox, Group, Menu, Paper, Text } from '@mantine/core';
 import { IconDots, IconHeadset, IconPlayerPlay, IconPlayerStop, IconPower, IconRefresh, IconTrash, IconTrashX } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { GUEST_UP, ON_HYPERVISOR, statusIn, VIEWABLE, type TAdminDesktop, type TAdminDesktopAction } from '@vdi/contracts';
@@ -29,6 +30,16 @@ export function Uptime({ started, now }: { started: string | null; now: number }
     <Text size="sm" ff="monospace" style={{ whiteSpace: 'nowrap' }} data-testid="desktop-uptime">
       {text}
     </Text>
+  );
+}
+
+/** The desktop's name, a link to its page in the console. */
+export function DesktopLink({ d }: { d: Pick<TAdminDesktop, 'id' | 'name'> }) {
+  const { t } = useTranslation();
+  return (
+    <Anchor component={Link} to={`/isard-admin/desktops/${encodeURIComponent(d.id)}`} size="sm" fw={600} truncate="end" c="var(--mantine-color-text)" underline="hover" data-testid="desktop-open">
+      {builtInText(t, d.name)}
+    </Anchor>
   );
 }
 
@@ -93,9 +104,7 @@ export function DesktopCard({ d, now, selected, onToggle, ask, onSupport, isAdmi
         <Group gap="sm" wrap="nowrap" align="flex-start" style={{ minWidth: 0 }}>
           <Checkbox mt={2} aria-label={t('admin_desktops.common.select', { name: builtInText(t, d.name) })} checked={selected} onChange={onToggle} data-testid="desktop-select" />
           <div style={{ minWidth: 0 }}>
-            <Text size="sm" fw={600} truncate="end">
-              {builtInText(t, d.name)}
-            </Text>
+            <DesktopLink d={d} />
             <Text size="xs" c="dimmed" truncate="end">
               {d.user_name} · {d.username} · {builtInText(t, isAdmin ? d.category_name : d.group_name)}
             </Text>

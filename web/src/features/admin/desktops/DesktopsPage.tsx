@@ -1,4 +1,5 @@
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type MouseEvent } from 'react';
+import { useNavigate } from 'react-router';
 import { Badge, Button, Checkbox, Collapse, Group, Paper, Select, Skeleton, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
 import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
@@ -16,7 +17,7 @@ import { formatBytes } from '../../../entities/format';
 import { openViewer } from '../../../entities/viewer/open';
 import { useCodeText, ConfirmModal, BulkBar } from '../shared/console';
 import { ListFooter, SortHeader, UserPicker } from '../shared/desktops-list';
-import { DesktopCard, DesktopMenu, Uptime, useNow } from './DesktopRow';
+import { DesktopCard, DesktopLink, DesktopMenu, Uptime, useNow } from './DesktopRow';
 import { desktopAction, desktopsQuery, refreshContent, supportViewer, type ListParams, deploymentsQuery, templatesQuery } from './api';
 import '../../../i18n/areas/admin-desktops';
 import { builtInText } from '../../../lib/built-in-text';
@@ -34,6 +35,7 @@ export default function DesktopsPage() {
   const { data: me } = useQuery(userQuery);
   const isAdmin = me?.role === 'admin';
   const now = useNow();
+  const navigate = useNavigate();
   // Phone width: cards instead of the wide table.
   const phone = useMediaQuery('(max-width: 48em)') ?? false;
   const [params, setParams] = useState<ListParams>({ page: 1, per_page: 25, sort: 'name', order: 'asc', search: '' });
@@ -94,6 +96,11 @@ export default function DesktopsPage() {
       .finally(() => setBusy(false));
   };
   const chosen = items.filter((d) => selected.has(d.id));
+  // A click on a row opens its page, unless it was on one of the row's own controls (its box, its menu, its link).
+  const openRow = (e: MouseEvent, id: string) => {
+    if ((e.target as HTMLElement).closest('a, button, input, label, [role="menu"], [role="menuitem"]')) return;
+    void navigate(`/isard-admin/desktops/${encodeURIComponent(id)}`);
+  };
 
   return (
     <Stack gap="md">
@@ -302,15 +309,22 @@ export default function DesktopsPage() {
               <Table.Tbody>
                 {items.map((d) => {
                   return (
-                    <Table.Tr key={d.id} data-testid="desktop-row" data-name={d.name} data-owner={d.username} data-status={d.status} bg={selected.has(d.id) ? 'var(--mantine-color-indigo-light)' : undefined}>
+                    <Table.Tr
+                      key={d.id}
+                      data-testid="desktop-row"
+                      data-name={d.name}
+                      data-owner={d.username}
+                      data-status={d.status}
+                      bg={selected.has(d.id) ? 'var(--mantine-color-indigo-light)' : undefined}
+                      style={{ cursor: 'pointer' }}
+                      onClick={(e) => openRow(e, d.id)}
+                    >
                       <Table.Td>
                         <Checkbox aria-label={t('admin_desktops.common.select', { name: builtInText(t, d.name) })} checked={selected.has(d.id)} onChange={() => toggle(d.id)} data-testid="desktop-select" />
                       </Table.Td>
                       <Table.Td maw={260}>
                         <Group gap={6} wrap="nowrap">
-                          <Text size="sm" fw={600} truncate="end">
-                            {builtInText(t, d.name)}
-                          </Text>
+                          <DesktopLink d={d} />
                           {!d.persistent && (
                             <Badge size="xs" variant="outline" color="gray" radius="sm" style={{ flexShrink: 0 }}>
                               {t('admin_desktops.desktops.temporary')}

@@ -3,7 +3,9 @@ import {
   ZAdminActionAnswer,
   ZAdminDeployment,
   ZAdminDeploymentList,
+  ZAdminDesktopDetail,
   ZAdminDesktopList,
+  ZDesktopHistory,
   ZAdminMedia,
   ZAdminMediaList,
   ZAdminTemplate,
@@ -11,6 +13,7 @@ import {
   ZTemplateTree,
   ZViewerAnswer,
   type TAdminDeploymentUpdate,
+  type TAdminDesktopUpdate,
   type TAdminDesktopAction,
   type TAdminMediaUpdate,
   type TAdminTemplateUpdate,
@@ -49,6 +52,13 @@ export const templateTreeQuery = (templateId: string) =>
 
 export const refreshContent = () => queryClient.invalidateQueries({ queryKey: CONTENT_KEY });
 
+/** One desktop's page: its facts and its history, read again every few seconds (it starts, stops, gets an address). */
+export const desktopDetailQuery = (desktopId: string) =>
+  ({ queryKey: [...CONTENT_KEY, 'desktop', desktopId], queryFn: () => api.get(`/admin/desktops/${id(desktopId)}`, ZAdminDesktopDetail), refetchInterval: 4000, meta: HANDLES_ERROR }) as const;
+export const desktopHistoryQuery = (desktopId: string) =>
+  ({ queryKey: [...CONTENT_KEY, 'desktop', desktopId, 'history'], queryFn: () => api.get(`/admin/desktops/${id(desktopId)}/history`, ZDesktopHistory), refetchInterval: 4000, meta: HANDLES_ERROR }) as const;
+
+export const updateDesktop = (desktopId: string, b: TAdminDesktopUpdate) => api.put(`/admin/desktops/${id(desktopId)}`, b, ZAdminDesktopDetail);
 export const desktopAction = (action: TAdminDesktopAction, ids: string[]) => api.post(`/admin/desktops/${action}`, { ids }, ZAdminActionAnswer);
 export const supportViewer = (desktopId: string, viewer: TViewer) => api.get(`/admin/desktops/${id(desktopId)}/viewer/${viewer}`, ZViewerAnswer);
 

@@ -26,8 +26,10 @@ export function OwnerCell({ row, withCategory }: { row: Owned; withCategory?: bo
   );
 }
 
-/** Gives a template, media or deployment to another owner (advanced, manager or admin). */
-export function ChangeOwnerModal({ row, onClose, save, testId }: { row: Owned | null; onClose: () => void; save: (ownerId: string) => Promise<unknown>; testId: string }) {
+/** Gives a template, media or deployment to another owner (advanced, manager or admin); a desktop (`anyone`) to any person, with its own words (`body`). */
+export function ChangeOwnerModal({ row, onClose, save, testId, anyone, body }: {
+  row: Owned | null; onClose: () => void; save: (ownerId: string) => Promise<unknown>; testId: string; anyone?: boolean; body?: string;
+}) {
   const { t } = useTranslation();
   const [owner, setOwner] = useState<string | null>(null);
   useEffect(() => setOwner(null), [row]);
@@ -47,13 +49,13 @@ export function ChangeOwnerModal({ row, onClose, save, testId }: { row: Owned | 
         notifySuccess(t('admin_desktops.common.done'));
       }}
     >
-      <Text size="sm">{t('admin_desktops.common.change_owner_body')}</Text>
+      <Text size="sm">{body ?? t('admin_desktops.common.change_owner_body')}</Text>
       <UserPicker
         label={t('admin_desktops.common.new_owner')}
         placeholder={t('admin_desktops.common.new_owner_search')}
         value={owner}
         onChange={setOwner}
-        privileged
+        privileged={!anyone}
         testId={`${testId}-user`}
       />
     </ConfirmModal>

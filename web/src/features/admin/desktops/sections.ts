@@ -7,7 +7,7 @@ import type { AdminSection } from '../section';
  * their category's.
  */
 export const desktopSections: AdminSection[] = [
-  { path: 'desktops', icon: IconDeviceDesktop, label: 'admin_nav.desktops', group: 'content', order: 45, roles: ['manager'], load: () => import('./DesktopsPage') },
+  { path: 'desktops', icon: IconDeviceDesktop, label: 'admin_nav.desktops', group: 'content', order: 45, roles: ['manager'], load: () => import('./DesktopsPage'), pages: [{ path: ':id', load: () => import('./DesktopPage') }] },
   { path: 'templates', icon: IconTemplate, label: 'admin_nav.templates', group: 'content', order: 46, roles: ['manager'], load: () => import('./TemplatesPage') },
   { path: 'media', icon: IconDisc, label: 'admin_nav.media', group: 'content', order: 47, roles: ['manager'], load: () => import('./MediaPage') },
   { path: 'deployments', icon: IconUsersGroup, label: 'admin_nav.deployments', group: 'content', order: 48, roles: ['manager'], load: () => import('./DeploymentsPage') },
