@@ -1,5 +1,6 @@
 // The user's computer in the VPN tests: a network namespace of the test (`vpnb` in its names) linked
 // to the root namespace by a veth, running wireguard-go with the file the portal gave.
+import { scaled } from './slowdown';
 import { registerNamespace } from '../../../scripts/lib/test-run.mjs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
@@ -103,7 +104,9 @@ export async function userComputer(subnet: string) {
     rdpAuthOnly(rdp: string) {
       const file = join(dir, 'desktop.rdp');
       writeFileSync(file, rdp, { mode: 0o600 });
-      return inNs('timeout', ['60', 'xvfb-run', '-a', 'xfreerdp', file, '/cert:ignore', '+auth-only'], 90_000);
+      // The time limit inside xvfb-run (around xfreerdp alone): xvfb-run then always ends its Xvfb itself
+      // (a limit around xvfb-run killed only the script, and its Xvfb outlived the test on a loaded machine).
+      return inNs('xvfb-run', ['-a', 'timeout', String(Math.ceil(scaled(60_000) / 1000)), 'xfreerdp', file, '/cert:ignore', '+auth-only'], 90_000);
     },
     async close() {
       wg?.kill('SIGTERM');
