@@ -57,6 +57,7 @@ export const DESCRIPTION_CODES = [
   'two_factor_local_only',
   'password_reset_not_local',
   'password_reset_self',
+  'password_unchanged',
   // administration: people
   'group_not_found',
   'group_has_users',

@@ -93,6 +93,16 @@ export const SCREENS: Screen[] = [
   { name: 'rdp:no-ticket', user: 'user', path: '/rdp', route: 'Rdp' },
   { name: 'migration', user: 'user', path: '/migration', route: 'migration' },
   ...adminSections().map((path): Screen => ({ name: `admin:${path}`, user: 'admin', path: `/isard-admin/${path}` })),
+  {
+    name: 'admin:users:reset-passwords',
+    user: 'admin',
+    path: '/isard-admin/users',
+    open: async (p) => {
+      await p.getByTestId('user-select').first().click();
+      await p.getByTestId('users-bulk-reset-passwords').click();
+      await dialog(p);
+    },
+  },
   { name: 'admin:identity_providers:new', user: 'admin', path: '/isard-admin/identity_providers', open: async (p) => (await p.getByTestId('idp-new').first().click(), dialog(p)) },
   {
     name: 'admin:identity_providers:mapping',

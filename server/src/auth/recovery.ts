@@ -96,7 +96,7 @@ export async function resetPassword(ctx: AppContext, bearer: string, password: s
   const { claims, type, user } = await userFromToken(ctx, bearer, ['password-reset', 'password-reset-required']);
   // Told to change it (a one-time password an admin handed out): the same one again is no change, whatever the policy keeps.
   if (type === 'password-reset-required' && (await verifyPassword(user.passwordHash, password))) {
-    throw badRequest('password_policy_old_password', 'Choose a password different from the current one', { old_passwords: 1 });
+    throw badRequest('password_unchanged', 'Choose a password different from the current one');
   }
   await setPassword(ctx, user, password, async () => {
     if (type === 'password-reset') await spendToken(ctx.db, claims.jti, claims.exp);

@@ -11,6 +11,9 @@ import { credentialsSheet, refreshPeople, resetPasswords } from './api';
 import { fullBadge, useCodeText } from '../shared/console';
 import '../../../i18n/areas/admin';
 
+/** Download buttons whose words wrap on a phone instead of being cut. */
+const WRAPPING = { root: { height: 'auto', minHeight: 36, maxWidth: '100%' }, label: { whiteSpace: 'normal' } } as const;
+
 /** Users per call: small enough for a progress bar that moves on a class of 200. */
 const CHUNK = Math.min(20, PASSWORD_RESET_BATCH_MAX);
 
@@ -179,6 +182,8 @@ export function PasswordResetModal({ ids, onClose, onDone }: { ids: string[] | n
                 <Group gap="sm">
                   <Button
                     variant="light"
+                    styles={WRAPPING}
+                    py={6}
                     leftSection={<IconFileTypePdf size={16} />}
                     loading={sheetBusy === 'pdf'}
                     disabled={result.signInUrl === null || sheetBusy !== null}
@@ -189,6 +194,8 @@ export function PasswordResetModal({ ids, onClose, onDone }: { ids: string[] | n
                   </Button>
                   <Button
                     variant="default"
+                    styles={WRAPPING}
+                    py={6}
                     leftSection={<IconFileTypeCsv size={16} />}
                     loading={sheetBusy === 'csv'}
                     disabled={result.signInUrl === null || sheetBusy !== null}
