@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import adminEn from '../src/i18n/locales/admin/en.json' with { type: 'json' };
@@ -149,6 +150,16 @@ test.describe('classroom accounts', () => {
     await login.signIn(userOf(1), 'Mine-and-only-mine-7');
     await expect(page).toHaveURL(/\/desktops$/);
     await context.close();
+  });
+
+  test("no one-time password is in the server's log", async ({ baseURL }) => {
+    const port = new URL(baseURL!).port;
+    const dataDir = process.env.E2E_DATA_DIR ?? join(import.meta.dirname, '..', '..', '.tmp', 'e2e-data');
+    const log = readFileSync(join(dataDir, '..', `e2e-server-${port}.log`), 'utf8');
+    expect(log).toContain('password-reset');
+    const passwords = csvText.trim().split('\r\n').slice(1).map((l) => l.split(',')[2]!);
+    expect(passwords).toHaveLength(SIZE);
+    for (const p of passwords) expect(log).not.toContain(p);
   });
 
   test('the dialog at phone width and in Catalan', async ({ page }) => {
