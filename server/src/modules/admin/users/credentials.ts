@@ -31,6 +31,8 @@ const PAGE = { width: 595.28, height: 841.89, margin: 28 };
 const COLS = 2;
 const ROWS = 5;
 const PAD = 14;
+const DARK = '#1a1b1e';
+const GREY = '#5c5f66';
 
 export async function credentialsPdf(rows: readonly TCredentialRow[], labels: Labels, signInUrl: string): Promise<Buffer> {
   const doc = new PDFDocument({ size: 'A4', margin: 0, autoFirstPage: false, info: { Title: labels.title } });
@@ -64,32 +66,45 @@ export async function credentialsPdf(rows: readonly TCredentialRow[], labels: La
       cutLines(doc, cardW, cardH, onPage);
     }
     const x = PAGE.margin + (slot % COLS) * cardW + PAD;
-    const y = PAGE.margin + Math.floor(slot / COLS) * cardH + PAD;
+    const top = PAGE.margin + Math.floor(slot / COLS) * cardH + PAD;
     const w = cardW - 2 * PAD;
+    const half = (w - 8) / 2;
     const r = rows[i]!;
-    const line = (text: string, weight: 'text' | 'bold' | 'mono', size: number, color = '#1a1b1e') =>
-      doc.font(font(text, weight)).fontSize(size).fillColor(color).text(text, { width: w, height: size * 1.2, ellipsis: true });
-    doc.x = x;
-    doc.y = y;
-    line(r.organisation || labels.title, 'text', 8, '#5c5f66');
-    doc.moveDown(0.3);
-    line(r.name || r.username, 'bold', 12);
-    doc.moveDown(0.4);
-    field(labels.username, r.username, 'bold');
-    field(labels.password, r.password, 'mono');
-    field(labels.address, signInUrl, 'text');
-    doc.moveDown(0.2);
-    doc.font(font(labels.change_hint, 'text')).fontSize(7.5).fillColor('#5c5f66').text(labels.change_hint, { width: w, height: 22, ellipsis: true });
-
-    function field(label: string, value: string, weight: 'text' | 'bold' | 'mono') {
-      const top = doc.y;
-      doc.font(font(label, 'text')).fontSize(8).fillColor('#5c5f66').text(label, x, top, { width: w * 0.34, lineBreak: false, ellipsis: true });
-      doc.font(font(value, weight)).fontSize(weight === 'mono' ? 11 : 9.5).fillColor('#1a1b1e').text(value, x + w * 0.36, top - (weight === 'mono' ? 1.5 : 0.5), {
-        width: w * 0.64, lineBreak: false, ellipsis: true,
-      });
-      doc.x = x;
-      doc.y = top + 16;
+    /** One line at (x, y), cut with an ellipsis when too long (never wrapped over the next one). */
+    const line = (text: string, weight: 'text' | 'bold' | 'mono', size: number, at: { x: number; y: number; width: number }, color = DARK) =>
+      doc.font(font(text, weight)).fontSize(size).fillColor(color).text(text, at.x, at.y, { width: at.width, height: size * 1.25, ellipsis: true, lineBreak: true });
+    let y = top;
+    line(r.organisation || labels.title, 'text', 8, { x, y, width: w }, GREY);
+    y += 12;
+    line(r.name || r.username, 'bold', 12, { x, y, width: w });
+    y += 20;
+    // What the person types is never cut: user name and password side by side when both fit, else each on a line of
+    // its own, smaller if it must be; so is the address.
+    const fit = (text: string, weight: 'bold' | 'mono' | 'text', size: number, width: number) =>
+      Math.min(size, (size * (width - 2)) / Math.max(1, doc.font(font(text, weight)).fontSize(size).widthOfString(text)));
+    const beside = fit(r.username, 'bold', 10.5, half) === 10.5 && fit(r.password, 'mono', 11.5, half) === 11.5;
+    if (beside) {
+      line(labels.username, 'text', 7.5, { x, y, width: half }, GREY);
+      line(labels.password, 'text', 7.5, { x: x + half + 8, y, width: half }, GREY);
+      y += 10;
+      line(r.username, 'bold', 10.5, { x, y, width: half });
+      line(r.password, 'mono', 11.5, { x: x + half + 8, y: y - 0.5, width: half });
+      y += 19;
+    } else {
+      line(labels.username, 'text', 7.5, { x, y, width: w }, GREY);
+      y += 10;
+      line(r.username, 'bold', fit(r.username, 'bold', 10.5, w), { x, y, width: w });
+      y += 17;
+      line(labels.password, 'text', 7.5, { x, y, width: w }, GREY);
+      y += 10;
+      line(r.password, 'mono', fit(r.password, 'mono', 11.5, w), { x, y: y - 0.5, width: w });
+      y += 17;
     }
+    line(labels.address, 'text', 7.5, { x, y, width: w }, GREY);
+    y += 10;
+    line(signInUrl, 'text', fit(signInUrl, 'text', 10, w), { x, y, width: w });
+    y += 16;
+    doc.font(font(labels.change_hint, 'text')).fontSize(7.5).fillColor(GREY).text(labels.change_hint, x, y, { width: w, height: 20, ellipsis: true });
   }
   doc.end();
   await ended;
