@@ -184,8 +184,17 @@ test.describe('classroom accounts', () => {
       expect(box.x + box.width).toBeLessThanOrEqual(390);
       await shot(page, 'classroom-accounts-phone-ca');
       expect(await seriousViolations(page)).toEqual([]);
+      // And in the dark theme, as the theme button of another tab switches it.
+      await page.evaluate(() => {
+        localStorage.setItem('mantine-color-scheme-value', 'dark');
+        window.dispatchEvent(new StorageEvent('storage', { key: 'mantine-color-scheme-value', newValue: 'dark', storageArea: localStorage }));
+      });
+      await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', 'dark');
+      await shot(page, 'classroom-accounts-phone-ca-dark');
+      expect(await seriousViolations(page)).toEqual([]);
       await page.getByTestId('accounts-close').click();
     } finally {
+      await page.evaluate(() => localStorage.setItem('mantine-color-scheme-value', 'light'));
       await page.setViewportSize({ width: 1280, height: 800 });
       await page.goto('/desktops');
       await chooseLanguage(page, 'en-US');
