@@ -44,7 +44,7 @@ const PG_PASSWORD_FILE = join(labDir, 'postgres-password');
 // Under a Node older than the product needs, everything below runs again under the pinned one.
 await ensureSupportedNode();
 ensureNpmPackages();
-ensureDebianPackages(['qemu-system-x86', 'qemu-utils', 'python3', 'openssl', ...GUEST_NETWORK_PACKAGES, ...VPN_PACKAGES, ...CLUSTER_PACKAGES]);
+ensureDebianPackages(['qemu-system-x86', 'qemu-utils', 'python3', 'openssl', 'fonts-dejavu-core', ...GUEST_NETWORK_PACKAGES, ...VPN_PACKAGES, ...CLUSTER_PACKAGES]);
 if (process.getuid?.() !== 0) throw new Error('npm run cluster needs root: it makes network namespaces and starts libvirtd and sshd in them');
 const { tsImport } = await import('tsx/esm/api');
 const lab = await tsImport('../server/src/host/lab.ts', import.meta.url);

@@ -8,7 +8,7 @@ await ensureSupportedNode();
 ensureNpmPackages();
 // Desktops are QEMU machines; disks are qcow2 files made with qemu-img.
 // openssl: the RD Gateway's self-signed certificate on first start, and each SAML provider's key pair.
-ensureDebianPackages(['qemu-system-x86', 'qemu-utils', 'python3', 'openssl', ...GUEST_NETWORK_PACKAGES, ...VPN_PACKAGES]);
+ensureDebianPackages(['qemu-system-x86', 'qemu-utils', 'python3', 'openssl', 'fonts-dejavu-core', ...GUEST_NETWORK_PACKAGES, ...VPN_PACKAGES]);
 ensureWebBuild();
 log('Starting the server');
 const child = startServer();

@@ -109,6 +109,53 @@ export const ZAdminUsersBulkAnswer = z.object({
 });
 export type TAdminUsersBulkAnswer = z.infer<typeof ZAdminUsersBulkAnswer>;
 
+/**
+ * Classroom accounts: one-time passwords for many local users at once (`POST /admin/users/password-reset`).
+ * Each reset user must change it at the next sign-in; each user that cannot be reset is refused with its
+ * reason (directory accounts, out of reach, the caller themself), never the whole batch.
+ */
+export const PASSWORD_RESET_BATCH_MAX = 100;
+export const ZAdminPasswordReset = z.object({ ids: z.array(id).min(1).max(PASSWORD_RESET_BATCH_MAX) }).strict();
+export type TAdminPasswordReset = z.infer<typeof ZAdminPasswordReset>;
+export const ZCredentialRow = z
+  .object({
+    name: z.string().max(200),
+    username: z.string().min(1).max(200),
+    password: z.string().min(1).max(128),
+    organisation: z.string().max(200),
+  })
+  .strict();
+export type TCredentialRow = z.infer<typeof ZCredentialRow>;
+export const ZAdminPasswordResetAnswer = z.object({
+  /** Shown once: the server keeps only their hashes. */
+  reset: z.array(ZCredentialRow.extend({ id: z.string() })),
+  refused: z.array(z.object({ id: z.string(), username: z.string().nullable(), name: z.string().nullable(), description_code: z.string() })),
+  /** The portal's configured public address (PUBLIC_URL), null when none is set. */
+  sign_in_url: z.string().nullable(),
+});
+export type TAdminPasswordResetAnswer = z.infer<typeof ZAdminPasswordResetAnswer>;
+/** The credentials sheet, rendered from the rows the browser holds (`POST /admin/users/credentials-sheet`); nothing is stored. */
+export const CREDENTIAL_SHEET_MAX = 2000;
+export const ZCredentialSheet = z
+  .object({
+    format: z.enum(['csv', 'pdf']),
+    rows: z.array(ZCredentialRow).min(1).max(CREDENTIAL_SHEET_MAX),
+    /** The column and card labels in the person's language. */
+    labels: z
+      .object({
+        title: z.string().max(200),
+        name: z.string().max(100),
+        username: z.string().max(100),
+        password: z.string().max(100),
+        address: z.string().max(100),
+        organisation: z.string().max(100),
+        change_hint: z.string().max(300),
+      })
+      .strict(),
+  })
+  .strict();
+export type TCredentialSheet = z.infer<typeof ZCredentialSheet>;
+
 /** The CSV the import reads and the export writes. */
 export const USER_CSV_HEADER = ['username', 'name', 'email', 'role', 'group', 'password'] as const;
 export const ZAdminImportQuery = z.object({ dry_run: z.enum(['true', 'false']).default('true').transform((v) => v === 'true') });

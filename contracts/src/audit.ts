@@ -43,6 +43,7 @@ export const AUDIT_ACTIONS = [
   'user.password_set',
   'user.role_change',
   'user.reset_mail',
+  'user.password_reset',
   'user.migration_export',
   'user.migration_import',
   'api_token.create',

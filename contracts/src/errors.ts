@@ -55,6 +55,9 @@ export const DESCRIPTION_CODES = [
   'two_factor_no_enrolment',
   'two_factor_required',
   'two_factor_local_only',
+  'password_reset_not_local',
+  'password_reset_self',
+  'password_unchanged',
   // administration: people
   'group_not_found',
   'group_has_users',

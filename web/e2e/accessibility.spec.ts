@@ -96,6 +96,16 @@ export const SCREENS: Screen[] = [
   { name: 'admin:desktop-page', user: 'admin', path: (ids) => `/isard-admin/desktops/${ids.desktop}`, open: async (p) => expect(p.getByTestId('desktop-page-timeline')).toBeVisible() },
   { name: 'admin:desktop-page:move', user: 'admin', path: (ids) => `/isard-admin/desktops/${ids.desktop}`, open: async (p) => (await p.getByTestId('desktop-page-move').click(), dialog(p)) },
   { name: 'admin:desktop-page:confirm', user: 'admin', path: (ids) => `/isard-admin/desktops/${ids.desktop}`, open: async (p) => (await p.getByTestId('desktop-page-delete').click(), dialog(p)) },
+  {
+    name: 'admin:users:reset-passwords',
+    user: 'admin',
+    path: '/isard-admin/users',
+    open: async (p) => {
+      await p.getByTestId('user-select').first().click();
+      await p.getByTestId('users-bulk-reset-passwords').click();
+      await dialog(p);
+    },
+  },
   { name: 'admin:identity_providers:new', user: 'admin', path: '/isard-admin/identity_providers', open: async (p) => (await p.getByTestId('idp-new').first().click(), dialog(p)) },
   {
     name: 'admin:identity_providers:mapping',

@@ -4,7 +4,7 @@ import type { AppContext } from '../context';
 import { schema } from '../db';
 import { badRequest, conflict, forbidden, precondition, unauthorized } from '../http/errors';
 import { setPassword } from './password-change';
-import { findUserById } from './passwords';
+import { findUserById, verifyPassword } from './passwords';
 import { spendToken } from './one-time';
 import { assertEmailDomainAllowed } from './registration';
 import { tokenType } from './tokens';
@@ -94,6 +94,10 @@ async function sendResetLink(ctx: AppContext, user: ResetMailUser, baseUrl: stri
 
 export async function resetPassword(ctx: AppContext, bearer: string, password: string) {
   const { claims, type, user } = await userFromToken(ctx, bearer, ['password-reset', 'password-reset-required']);
+  // Told to change it (a one-time password an admin handed out): the same one again is no change, whatever the policy keeps.
+  if (type === 'password-reset-required' && (await verifyPassword(user.passwordHash, password))) {
+    throw badRequest('password_unchanged', 'Choose a password different from the current one');
+  }
   await setPassword(ctx, user, password, async () => {
     if (type === 'password-reset') await spendToken(ctx.db, claims.jti, claims.exp);
   });

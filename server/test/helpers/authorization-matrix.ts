@@ -284,6 +284,14 @@ export const MATRIX: Record<string, Case> = {
   'DELETE /api/v3/admin/users/:id': { expect: allow(['admin', 'manager']), fresh: true, req: async () => ({ path: `${A}/admin/users/${await peopleFixture.user()}`, method: 'DELETE' }) },
   // Mail is off on this server: a permitted call reaches the rule and answers 428 email_not_configured.
   'POST /api/v3/admin/users/:id/reset-mail': { expect: allow(['admin', 'manager'], 'reached'), req: async () => ({ path: `${A}/admin/users/${(await userRow(server, 'student02')).id}/reset-mail`, method: 'POST' }) },
+  'POST /api/v3/admin/users/password-reset': { expect: allow(['admin', 'manager']), req: async () => ({ path: `${A}/admin/users/password-reset`, method: 'POST', body: { ids: [await peopleFixture.user()] } }) },
+  'POST /api/v3/admin/users/credentials-sheet': {
+    expect: allow(['admin', 'manager']),
+    req: () => ({
+      path: `${A}/admin/users/credentials-sheet`, method: 'POST',
+      body: { format: 'csv', rows: [{ name: 'Ada', username: 'ada', password: 'k7Pm-x3Ta-9aRw', organisation: 'Default' }], labels: { title: 't', name: 'n', username: 'u', password: 'p', address: 'a', organisation: 'o', change_hint: 'h' } },
+    }),
+  },
   'POST /api/v3/admin/users/bulk': { expect: allow(['admin', 'manager']), req: async () => ({ path: `${A}/admin/users/bulk`, method: 'POST', body: { ids: [(await userRow(server, 'student02')).id], action: 'enable' } }) },
   // A JSON string is no CSV header: refused for its content (400) once the rights were granted.
   'POST /api/v3/admin/users/import': { expect: allow(['admin', 'manager'], 'reached'), req: () => ({ path: `${A}/admin/users/import?dry_run=true`, method: 'POST', body: 'not,a,header' }) },

@@ -47,6 +47,8 @@ type Options = {
   /** The notice shown when the time runs out (a code of the web's error catalogue). */
   timeoutCode?: string;
   text?: boolean;
+  /** The answer as a file (a PDF made by the server). */
+  blob?: boolean;
 };
 
 async function errorFrom(res: Response): Promise<HttpError> {
@@ -92,6 +94,7 @@ export async function request<T = unknown>(url: string, opts: Options = {}, sche
     });
     if (!res.ok) throw await errorFrom(res);
     if (opts.text) return (await res.text()) as T;
+    if (opts.blob) return (await res.blob()) as T;
     if (res.status === 204) return null as T;
     data = await res.json();
   } catch (err) {

@@ -25,8 +25,8 @@ export function downloadViewerFile(a: FileAnswer) {
   downloadText(a.content, a.mime || 'application/octet-stream', viewerFileName(a));
 }
 
-/** Text made in the page, saved as a file by the browser. */
-export function downloadText(content: string, mime: string, fileName: string) {
+/** Text made in the page (or a file an answer holds), saved as a file by the browser. */
+export function downloadText(content: string | Blob, mime: string, fileName: string) {
   const url = URL.createObjectURL(new Blob([content], { type: mime }));
   const link = document.createElement('a');
   link.href = url;

@@ -62,7 +62,8 @@ export default function ResetPasswordPage() {
     validate: { password: r.required, confirm: (v, values) => r.sameAs(values.password)(v) },
   });
 
-  if (!token) {
+  // Once done the step token is gone with the session (session.clear()): the page still says it is done.
+  if (!token && !done) {
     return (
       <AuthCard title={t('reset_password.heading')}>
         <Alert color="orange" icon={<IconAlertCircle size={18} />}>

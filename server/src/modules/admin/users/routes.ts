@@ -6,6 +6,9 @@ import {
   ZAdminImportAnswer,
   ZAdminImportJob,
   ZAdminImportQuery,
+  ZAdminPasswordReset,
+  ZAdminPasswordResetAnswer,
+  ZCredentialSheet,
   ZAdminUser,
   ZAdminUserCreate,
   ZAdminUserList,
@@ -26,6 +29,9 @@ import { assertMayGiveRole, boundCategory, isAdmin, peopleGuards, targetCategory
 import { recycleUser, setUserActive } from './actions';
 import { dryRunImport, importJob, registerImportJob, startImport } from './import';
 import { csvFile } from '../../../http/csv';
+import { requirePublicUrl } from '../../../http/base-url';
+import { resetPasswords } from './password-reset';
+import { credentialsCsv, credentialsPdf } from './credentials';
 import {
   allUsers,
   assertGroupsIn,
@@ -203,6 +209,30 @@ export async function adminUserRoutes(app: FastifyInstance, ctx: AppContext) {
       }
     }
     return { done, failed };
+  });
+
+  // Classroom accounts: one-time passwords for many local users (password-reset.ts), each refused user with its reason.
+  r.post(
+    '/admin/users/password-reset',
+    { preHandler: staff, schema: { body: ZAdminPasswordReset, response: { 200: ZAdminPasswordResetAnswer } } },
+    async (request) => resetPasswords(ctx, request, request.body.ids, (user) => assertMayTouch(request, user)),
+  );
+
+  // Their credentials sheet, from the rows the browser holds: answered, never stored; the address is the configured one.
+  r.post('/admin/users/credentials-sheet', { preHandler: staff, bodyLimit: 2 * 1024 * 1024, schema: { body: ZCredentialSheet } }, async (request, reply) => {
+    const { format, rows, labels } = request.body;
+    const signIn = `${await requirePublicUrl(ctx)}/login`;
+    reply.header('cache-control', 'no-store');
+    if (format === 'csv') {
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="credentials.csv"')
+        .send(credentialsCsv(rows, labels, signIn));
+    }
+    return reply
+      .header('content-type', 'application/pdf')
+      .header('content-disposition', 'attachment; filename="credentials.pdf"')
+      .send(await credentialsPdf(rows, labels, signIn));
   });
 
   // CSV import (import.ts): a dry run answers at once; a real import answers 202 with its job.

@@ -5,7 +5,7 @@ import {
 import { useDebouncedValue } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import {
-  IconDots, IconDownload, IconEdit, IconFileImport, IconPlus, IconSearch, IconTrash,
+  IconDots, IconDownload, IconEdit, IconFileImport, IconKey, IconListCheck, IconPlus, IconSearch, IconTrash,
   IconMailForward, IconShieldCheck, IconShieldOff, IconUserCheck, IconUserOff, IconUsers, IconUsersGroup,
 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
@@ -16,7 +16,8 @@ import { userQuery, HANDLES_ERROR } from '../../../lib/queries';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
 import { downloadText } from '../../../entities/viewer/open';
-import { bulkUsers, deleteUser, exportUsers, refreshPeople, resetTwoFactor, sendResetMail, usersQuery, type UserListParams, categoriesQuery, groupsQuery } from './api';
+import { bulkUsers, deleteUser, exportUsers, matchingUserIds, refreshPeople, resetTwoFactor, sendResetMail, usersQuery, type UserListParams, categoriesQuery, groupsQuery } from './api';
+import { PasswordResetModal } from './PasswordResetModal';
 import { ImportModal } from './ImportModal';
 import { UserForm } from './UserForm';
 import { ConfirmDelete, fullBadge, ListTable, BulkBar } from '../shared/console';
@@ -44,6 +45,8 @@ export default function UsersPage() {
   const [deleting, setDeleting] = useState<TAdminUser[] | null>(null);
   const [moveTo, setMoveTo] = useState<string | null>(null);
   const [bulkBusy, setBulkBusy] = useState(false);
+  const [resetting, setResetting] = useState<string[] | null>(null);
+  const [selectingAll, setSelectingAll] = useState(false);
 
   const items = list.data?.items ?? [];
   const total = list.data?.total ?? 0;
@@ -76,6 +79,17 @@ export default function UsersPage() {
       handleError(err);
     } finally {
       setBulkBusy(false);
+    }
+  };
+  /** Every user the filters match (a whole group when one is chosen), on every page. */
+  const selectAllMatching = async () => {
+    setSelectingAll(true);
+    try {
+      setSelected(new Set(await matchingUserIds({ ...query })));
+    } catch (err) {
+      handleError(err);
+    } finally {
+      setSelectingAll(false);
     }
   };
   const doExport = async () => {
@@ -165,8 +179,25 @@ export default function UsersPage() {
         </Group>
       </Paper>
 
+      {params.group && total > 0 && selected.size < total && (
+        <Group gap="xs">
+          <Button
+            size="xs"
+            variant="light"
+            leftSection={<IconListCheck size={14} />}
+            loading={selectingAll}
+            onClick={() => void selectAllMatching()}
+            data-testid="users-select-group"
+          >
+            {t('admin.users.select_group', { count: total, group: groupOptions.find((g) => g.value === params.group)?.label ?? '' })}
+          </Button>
+        </Group>
+      )}
       {selected.size > 0 && (
         <BulkBar testId="users" label={t('admin.users.selected', { count: selected.size })}>
+          <Button size="xs" variant="light" color="orange" leftSection={<IconKey size={14} />} onClick={() => setResetting([...selected])} data-testid="users-bulk-reset-passwords">
+            {t('admin.users.accounts.action')}
+          </Button>
           <Button size="xs" variant="default" leftSection={<IconUserCheck size={14} />} loading={bulkBusy} onClick={() => void bulk('enable')} data-testid="users-bulk-enable">
             {t('admin.users.enable')}
           </Button>
@@ -306,6 +337,11 @@ export default function UsersPage() {
                   >
                     {t(u.active ? 'admin.users.disable' : 'admin.users.enable')}
                   </Menu.Item>
+                  {u.provider === 'local' && u.id !== me?.id && (
+                    <Menu.Item leftSection={<IconKey size={14} />} onClick={() => setResetting([u.id])} data-testid="user-reset-password">
+                      {t('admin.users.accounts.action_one')}
+                    </Menu.Item>
+                  )}
                   {u.email && (
                     <Menu.Item
                       leftSection={<IconMailForward size={14} />}
@@ -349,6 +385,7 @@ export default function UsersPage() {
         <UserForm opened onClose={() => setEditing(undefined)} user={editing} isAdmin={isAdmin} myCategory={me.category} />
       )}
       <ImportModal opened={importing} onClose={() => setImporting(false)} />
+      <PasswordResetModal ids={resetting} onClose={() => setResetting(null)} onDone={() => setSelected(new Set())} />
       <ConfirmDelete
         opened={deleting !== null}
         onClose={() => setDeleting(null)}

@@ -9,6 +9,7 @@ import {
   ZAdminImportAnswer,
   ZAdminImportJob,
   ZAdminJob,
+  ZAdminPasswordResetAnswer,
   ZAdminRegistrationCode,
   ZAdminUser,
   ZAdminUserList,
@@ -21,6 +22,7 @@ import {
   type TAdminUserCreate,
   type TAdminUsersBulk,
   type TAdminUserUpdate,
+  type TCredentialSheet,
 } from '@vdi/contracts';
 import { api, API, request } from '../../../lib/api';
 import { queryClient, HANDLES_ERROR } from '../../../lib/queries';
@@ -87,6 +89,21 @@ export const importJobQuery = (jobId: string) => ({
 export const cancelImport = (jobId: string) => api.delete(`/admin/jobs/${id(jobId)}`, ZAdminJob);
 export const exportUsers = (p: Partial<UserListParams>) =>
   request<string>(`${API}/admin/users/export`, { text: true, query: q({ ...p, page: undefined, per_page: undefined }) });
+
+/** Classroom accounts: one-time passwords for these users (at most PASSWORD_RESET_BATCH_MAX a call). */
+export const resetPasswords = (ids: string[]) => api.post('/admin/users/password-reset', { ids }, ZAdminPasswordResetAnswer, { timeoutMs: 120_000 });
+/** Their credentials sheet (CSV or PDF), made by the server from these rows and not kept. */
+export const credentialsSheet = (b: TCredentialSheet) =>
+  request<Blob>(`${API}/admin/users/credentials-sheet`, { method: 'POST', body: b, blob: true, timeoutMs: 120_000 });
+/** The id of every user matching the filters (a whole group), read in pages of 500. */
+export async function matchingUserIds(p: Omit<UserListParams, 'page' | 'per_page'>): Promise<string[]> {
+  const ids: string[] = [];
+  for (let page = 1; ; page++) {
+    const list = await api.get('/admin/users', ZAdminUserList, { query: q({ ...p, page, per_page: 500 }) });
+    ids.push(...list.items.map((u) => u.id));
+    if (list.items.length < 500 || ids.length >= list.total) return ids;
+  }
+}
 
 export const createGroup = (b: TAdminGroupCreate) => api.post('/admin/groups', b, ZAdminGroup);
 export const updateGroup = (groupId: string, b: TAdminGroupUpdate) => api.put(`/admin/groups/${id(groupId)}`, b, ZAdminGroup);
