@@ -1,7 +1,7 @@
 // The process's instruments for monitoring (Prometheus's text format at GET /metrics, modules/metrics):
 // what this process counts as it works (HTTP answers, desktop starts it ran), beside the installation's
 // numbers read from the database when scraped. One registry per server (tests run several in a process).
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 export type StartOutcome = 'started' | 'failed';
 
@@ -24,6 +24,12 @@ export function createMetrics(labels: { server: string }) {
     buckets: [0.5, 1, 2, 5, 10, 20, 30, 60, 120],
     registers: [registry],
   });
+  const viewers = new Counter({
+    name: 'vdi_viewer_connections_opened_total',
+    help: 'Viewer connections opened through this process (browser VNC and RDP, SPICE tunnels, RDP relays), by protocol',
+    labelNames: ['protocol'] as const,
+    registers: [registry],
+  });
   return {
     registry,
     /** One HTTP answer: `route` is the matched pattern ("unmatched" for none), `seconds` its time. */
@@ -33,6 +39,10 @@ export function createMetrics(labels: { server: string }) {
     /** One start this process ran on `hypervisor`, and how long its machine took. */
     start(hypervisor: string, outcome: StartOutcome, seconds: number) {
       starts.observe({ hypervisor, outcome }, seconds);
+    },
+    /** A viewer connection opened here. */
+    viewer(protocol: string) {
+      viewers.inc({ protocol });
     },
   };
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
+import { createMetrics } from '../../src/metrics';
 import pino from 'pino';
 import type { AppContext } from '../../src/context';
 import { schema, type Database } from '../../src/db';
@@ -28,7 +29,7 @@ async function desktop(id: string) {
 beforeAll(async () => {
   database = await openTestDatabase();
   await seed(database.db, { demo: false });
-  ctx = { db: database.db, log: pino({ level: 'silent' }) } as unknown as AppContext;
+  ctx = { db: database.db, log: pino({ level: 'silent' }), metrics: createMetrics({ server: 'test' }) } as unknown as AppContext;
   setViewerTimes(ctx, { heartbeatMs: 100, staleMs: scaled(1_000) });
 });
 afterAll(async () => {

@@ -66,6 +66,7 @@ function heartbeat(ctx: AppContext, a: Activity) {
  */
 export async function viewerOpened(ctx: AppContext, desktopId: string, protocol?: TViewer, userId: string | null = null): Promise<(now?: number) => Promise<void>> {
   const a = activityOf(ctx);
+  ctx.metrics.viewer(protocol ?? 'unknown');
   await recordDesktopEvent(ctx, desktopId, 'viewer', userId ? { by: { id: userId, username: '' } } : {}, protocol ? { protocol } : {});
   const id = randomUUID();
   const at = new Date();
