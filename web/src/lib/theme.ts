@@ -44,7 +44,8 @@ export const accessibleColors: CSSVariablesResolver = (theme: MantineTheme) => {
       [`--mantine-color-${name}-filled-hover`]: darken(filledLight, 0.1),
       [`--mantine-color-${name}-text`]: readableOn(filledLight, LIGHT_SURFACES, 'darken'),
       [`--mantine-color-${name}-outline`]: readableOn(filledLight, LIGHT_SURFACES, 'darken'),
-      [`--mantine-color-${name}-light-color`]: readable(value[9], value[1], MIN_CONTRAST + 0.1),
+      // A light button's text on its tint and on the darker tint under the pointer (indigo-9 on indigo-2 was 4.1:1).
+      [`--mantine-color-${name}-light-color`]: readableOn(value[9], [value[1], value[2]], 'darken'),
     });
     Object.assign(dark, {
       [`--mantine-color-${name}-filled`]: filledDark,
@@ -97,6 +98,10 @@ export const theme = createTheme({
     // No focus placeholder inside the menu (a presentational element a menu may not hold, WCAG 1.3.1):
     // the dropdown takes the focus and the arrow keys move to the items.
     Menu: { defaultProps: { returnFocus: true, withInitialFocusPlaceholder: false, onOpen: focusOpenMenu } },
+    // A dialog's or drawer's title bar is no page banner (Mantine draws it as <header>: each open dialog
+    // added a second banner landmark); the dialog's own role and name say what it is.
+    ModalHeader: { defaultProps: { component: 'div' } },
+    DrawerHeader: { defaultProps: { component: 'div' } },
   },
 });
 

@@ -1,6 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import { ActionIcon, Button, Group, Menu, Paper, Select, Skeleton, Stack, Table, Text, TextInput } from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
+import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
 import { useQuery, type UseQueryOptions } from '@tanstack/react-query';
 import { IconDots, IconSearch } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
@@ -12,11 +12,14 @@ import type { ListParams } from './api';
 import { OwnerCell, type Owned } from './owner';
 import { formatBytes } from '../../../entities/format';
 import { ListTable } from '../shared/console';
+import { ColumnsMenu, useColumns } from '../shared/columns';
+import { PHONE_QUERY } from '../../../components/CardTable';
 import '../../../i18n/areas/admin-desktops';
 import { builtInText } from '../../../lib/built-in-text';
 import { categoriesQuery } from '../people/api';
 
-export type Column<T> = { key: string; label: string; sort?: string; render: (row: T) => ReactNode; adminOnly?: boolean };
+/** A list's column; `hidden`: not shown until the person chooses it in "Columns". */
+export type Column<T> = { key: string; label: string; sort?: string; render: (row: T) => ReactNode; adminOnly?: boolean; hidden?: boolean };
 
 /** The columns the content lists share (name and description, owner, category, size, creation), in the same words and looks. */
 export function useContentColumns() {
@@ -77,7 +80,14 @@ export function ContentList<T extends { id: string; name: string }>({
   const onSort = (field: string) => patch({ sort: field, order: params.sort === field && params.order === 'asc' ? 'desc' : 'asc' });
   const items = list.data?.items ?? [];
   const total = list.data?.total ?? 0;
-  const shown = columns.filter((c) => !c.adminOnly || isAdmin);
+  const offered = columns.filter((c) => !c.adminOnly || isAdmin);
+  // The person's choice of columns (the name always): the table is as wide as the chosen ones need.
+  const chooser = useColumns(
+    `admin-${area}`,
+    offered.map((c) => ({ key: c.key, label: c.label, shown: !c.hidden, fixed: c.key === 'name', width: Math.round(minWidth / offered.length) })),
+  );
+  const shown = offered.filter((c) => chooser.has(c.key));
+  const phone = useMediaQuery(PHONE_QUERY) ?? false;
   const filtered = Boolean(term.length >= 2 || Object.entries(params).some(([k, v]) => !['page', 'per_page', 'sort', 'order', 'search'].includes(k) && v));
 
   return (
@@ -111,6 +121,8 @@ export function ContentList<T extends { id: string; name: string }>({
             />
           )}
           {filters?.(params, patch)}
+          {/* At phone width each row is a card with every column. */}
+          {!phone && <ColumnsMenu state={chooser} testPrefix={area} />}
         </Group>
       </Paper>
       <ListTable
@@ -140,7 +152,7 @@ export function ContentList<T extends { id: string; name: string }>({
             body={t(`admin_desktops.${area}.${filtered ? 'none_found_body' : 'empty_body'}`)}
           />
         )}
-        minWidth={minWidth}
+        minWidth={chooser.width}
         highlightOnHover
         verticalSpacing="xs"
         data-testid={`${area}-table`}

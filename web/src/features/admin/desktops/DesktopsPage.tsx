@@ -17,6 +17,7 @@ import { formatBytes } from '../../../entities/format';
 import { openViewer } from '../../../entities/viewer/open';
 import { useCodeText, ConfirmModal, BulkBar } from '../shared/console';
 import { ListFooter, SortHeader, UserPicker } from '../shared/desktops-list';
+import { ColumnsMenu, useColumns, type ColumnDef } from '../shared/columns';
 import { DesktopCard, DesktopLink, DesktopMenu, Uptime, useNow } from './DesktopRow';
 import { desktopAction, desktopsQuery, refreshContent, supportViewer, type ListParams, deploymentsQuery, templatesQuery } from './api';
 import '../../../i18n/areas/admin-desktops';
@@ -27,6 +28,10 @@ import { categoriesQuery, groupsQuery } from '../people/api';
 const CONFIRMED: TAdminDesktopAction[] = ['force_stop', 'reset', 'delete', 'delete_permanent'];
 /** The row menu stays at the right edge while the wide table scrolls. */
 const STICKY = { position: 'sticky', right: 0, background: 'var(--mantine-color-body)', zIndex: 1 } as const;
+/** The table's columns a person may hide or show (the row's page has every fact); by default those that fit 1,280 px. */
+type Column = 'name' | 'owner' | 'place' | 'status' | 'uptime' | 'hypervisor' | 'memory' | 'vcpus' | 'disk' | 'accessed';
+/** The width of the columns no one hides: the row's box and its menu. */
+const FIXED_WIDTH = 40 + 48;
 
 /** /isard-admin/desktops: every desktop the caller reaches, paged, sorted and filtered by the server, with actions on one or many. */
 export default function DesktopsPage() {
@@ -54,6 +59,22 @@ export default function DesktopsPage() {
   const [confirm, setConfirm] = useState<{ action: TAdminDesktopAction; rows: TAdminDesktop[] } | null>(null);
   const [support, setSupport] = useState<TAdminDesktop | null>(null);
   const [busy, setBusy] = useState(false);
+  const columnDefs = useMemo<ColumnDef<Column>[]>(
+    () => [
+      { key: 'name', label: t('admin_desktops.desktops.name'), shown: true, fixed: true, width: 200 },
+      { key: 'owner', label: t('admin_desktops.common.owner'), shown: true, width: 140 },
+      { key: 'place', label: t(isAdmin ? 'admin_desktops.common.category' : 'admin_desktops.common.group'), shown: true, width: 130 },
+      { key: 'status', label: t('admin_desktops.common.status'), shown: true, width: 120 },
+      { key: 'uptime', label: t('admin_desktops.desktops.uptime'), shown: true, width: 100 },
+      { key: 'hypervisor', label: t('admin_desktops.desktops.hypervisor'), shown: true, width: 120 },
+      { key: 'memory', label: t('admin_desktops.desktops.memory'), shown: true, width: 90 },
+      { key: 'vcpus', label: t('admin_desktops.desktops.vcpus'), shown: false, width: 70 },
+      { key: 'disk', label: t('admin_desktops.desktops.disk'), shown: false, width: 90 },
+      { key: 'accessed', label: t('admin_desktops.desktops.last_access'), shown: false, width: 150 },
+    ],
+    [t, isAdmin],
+  );
+  const cols = useColumns('admin-desktops', columnDefs);
 
   const items = list.data?.items ?? [];
   const total = list.data?.total ?? 0;
@@ -162,6 +183,8 @@ export default function DesktopsPage() {
             >
               {t(more ? 'admin_desktops.common.fewer_filters' : 'admin_desktops.common.more_filters')}
             </Button>
+            {/* Cards at phone width show every fact: the choice of columns is the table's. */}
+            {!phone && <ColumnsMenu state={cols} testPrefix="desktops" />}
           </Group>
           <Collapse expanded={more}>
             <Group gap="sm" align="flex-end" wrap="wrap">
@@ -280,7 +303,7 @@ export default function DesktopsPage() {
         </Stack>
       ) : (
         <Paper withBorder radius="lg" style={{ overflow: 'hidden' }}>
-          <Table.ScrollContainer minWidth={1180}>
+          <Table.ScrollContainer minWidth={FIXED_WIDTH + cols.width}>
             <Table highlightOnHover verticalSpacing="xs" data-testid="desktops-table" data-total={total}>
               <Table.Thead>
                 <Table.Tr>
@@ -294,15 +317,15 @@ export default function DesktopsPage() {
                     />
                   </Table.Th>
                   <SortHeader testPrefix="desktops" label={t('admin_desktops.desktops.name')} field="name" sort={params.sort} order={params.order} onSort={onSort} />
-                  <SortHeader testPrefix="desktops" label={t('admin_desktops.common.owner')} field="owner" sort={params.sort} order={params.order} onSort={onSort} />
-                  <SortHeader testPrefix="desktops" label={t(isAdmin ? 'admin_desktops.common.category' : 'admin_desktops.common.group')} field={isAdmin ? 'category' : 'group'} sort={params.sort} order={params.order} onSort={onSort} />
-                  <SortHeader testPrefix="desktops" label={t('admin_desktops.common.status')} field="status" sort={params.sort} order={params.order} onSort={onSort} />
-                  <SortHeader testPrefix="desktops" label={t('admin_desktops.desktops.uptime')} field="started" sort={params.sort} order={params.order} onSort={onSort} />
-                  <Table.Th>{t('admin_desktops.desktops.hypervisor')}</Table.Th>
-                  <SortHeader testPrefix="desktops" label={t('admin_desktops.desktops.memory')} field="memory" sort={params.sort} order={params.order} onSort={onSort} />
-                  <SortHeader testPrefix="desktops" label={t('admin_desktops.desktops.vcpus')} field="vcpus" sort={params.sort} order={params.order} onSort={onSort} />
-                  <Table.Th>{t('admin_desktops.desktops.disk')}</Table.Th>
-                  <SortHeader testPrefix="desktops" label={t('admin_desktops.desktops.last_access')} field="accessed" sort={params.sort} order={params.order} onSort={onSort} />
+                  {cols.has('owner') && <SortHeader testPrefix="desktops" label={t('admin_desktops.common.owner')} field="owner" sort={params.sort} order={params.order} onSort={onSort} />}
+                  {cols.has('place') && <SortHeader testPrefix="desktops" label={t(isAdmin ? 'admin_desktops.common.category' : 'admin_desktops.common.group')} field={isAdmin ? 'category' : 'group'} sort={params.sort} order={params.order} onSort={onSort} />}
+                  {cols.has('status') && <SortHeader testPrefix="desktops" label={t('admin_desktops.common.status')} field="status" sort={params.sort} order={params.order} onSort={onSort} />}
+                  {cols.has('uptime') && <SortHeader testPrefix="desktops" label={t('admin_desktops.desktops.uptime')} field="started" sort={params.sort} order={params.order} onSort={onSort} />}
+                  {cols.has('hypervisor') && <Table.Th>{t('admin_desktops.desktops.hypervisor')}</Table.Th>}
+                  {cols.has('memory') && <SortHeader testPrefix="desktops" label={t('admin_desktops.desktops.memory')} field="memory" sort={params.sort} order={params.order} onSort={onSort} />}
+                  {cols.has('vcpus') && <SortHeader testPrefix="desktops" label={t('admin_desktops.desktops.vcpus')} field="vcpus" sort={params.sort} order={params.order} onSort={onSort} />}
+                  {cols.has('disk') && <Table.Th>{t('admin_desktops.desktops.disk')}</Table.Th>}
+                  {cols.has('accessed') && <SortHeader testPrefix="desktops" label={t('admin_desktops.desktops.last_access')} field="accessed" sort={params.sort} order={params.order} onSort={onSort} />}
                   <Table.Th w={48} style={STICKY} />
                 </Table.Tr>
               </Table.Thead>
@@ -339,58 +362,76 @@ export default function DesktopsPage() {
                               : builtInText(t, d.description)}
                         </Text>
                       </Table.Td>
-                      <Table.Td>
-                        <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
-                          {d.user_name}
-                        </Text>
-                        <Text size="xs" c="dimmed">
-                          {d.username}
-                        </Text>
-                      </Table.Td>
-                      <Table.Td>
-                        <Text size="sm">{builtInText(t, isAdmin ? d.category_name : d.group_name)}</Text>
-                        {isAdmin && (
-                          <Text size="xs" c="dimmed">
-                            {builtInText(t, d.group_name)}
-                          </Text>
-                        )}
-                      </Table.Td>
-                      <Table.Td>
-                        <StateBadge status={d.status} size="sm" forceStopAt={d.force_stop_at} />
-                        {d.guest_ip && (
-                          <Text size="xs" c="dimmed" ff="monospace">
-                            {d.guest_ip}
-                          </Text>
-                        )}
-                      </Table.Td>
-                      <Table.Td>
-                        <Uptime started={d.started} now={now} />
-                      </Table.Td>
-                      <Table.Td>
-                        <Text size="sm" c={d.hypervisor ? undefined : 'dimmed'}>
-                          {builtInText(t, d.hypervisor) ?? t('admin_desktops.desktops.not_running')}
-                        </Text>
-                      </Table.Td>
-                      <Table.Td>
-                        <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
-                          {formatBytes(d.memory_mb * 1024 * 1024, i18n.language)}
-                        </Text>
-                      </Table.Td>
-                      <Table.Td>
-                        <Text size="sm">{d.vcpus}</Text>
-                      </Table.Td>
-                      <Table.Td>
-                        <Tooltip label={formatBytes(d.disk_used, i18n.language)}>
+                      {cols.has('owner') && (
+                        <Table.Td>
                           <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
-                            {formatBytes(d.disk_size, i18n.language)}
+                            {d.user_name}
                           </Text>
-                        </Tooltip>
-                      </Table.Td>
-                      <Table.Td>
-                        <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
-                          {d.accessed ? dateFmt.format(new Date(d.accessed)) : t('admin_desktops.desktops.never')}
-                        </Text>
-                      </Table.Td>
+                          <Text size="xs" c="dimmed">
+                            {d.username}
+                          </Text>
+                        </Table.Td>
+                      )}
+                      {cols.has('place') && (
+                        <Table.Td>
+                          <Text size="sm">{builtInText(t, isAdmin ? d.category_name : d.group_name)}</Text>
+                          {isAdmin && (
+                            <Text size="xs" c="dimmed">
+                              {builtInText(t, d.group_name)}
+                            </Text>
+                          )}
+                        </Table.Td>
+                      )}
+                      {cols.has('status') && (
+                        <Table.Td>
+                          <StateBadge status={d.status} size="sm" forceStopAt={d.force_stop_at} />
+                          {d.guest_ip && (
+                            <Text size="xs" c="dimmed" ff="monospace">
+                              {d.guest_ip}
+                            </Text>
+                          )}
+                        </Table.Td>
+                      )}
+                      {cols.has('uptime') && (
+                        <Table.Td>
+                          <Uptime started={d.started} now={now} />
+                        </Table.Td>
+                      )}
+                      {cols.has('hypervisor') && (
+                        <Table.Td>
+                          <Text size="sm" c={d.hypervisor ? undefined : 'dimmed'}>
+                            {builtInText(t, d.hypervisor) ?? t('admin_desktops.desktops.not_running')}
+                          </Text>
+                        </Table.Td>
+                      )}
+                      {cols.has('memory') && (
+                        <Table.Td>
+                          <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
+                            {formatBytes(d.memory_mb * 1024 * 1024, i18n.language)}
+                          </Text>
+                        </Table.Td>
+                      )}
+                      {cols.has('vcpus') && (
+                        <Table.Td>
+                          <Text size="sm">{d.vcpus}</Text>
+                        </Table.Td>
+                      )}
+                      {cols.has('disk') && (
+                        <Table.Td>
+                          <Tooltip label={formatBytes(d.disk_used, i18n.language)}>
+                            <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
+                              {formatBytes(d.disk_size, i18n.language)}
+                            </Text>
+                          </Tooltip>
+                        </Table.Td>
+                      )}
+                      {cols.has('accessed') && (
+                        <Table.Td>
+                          <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
+                            {d.accessed ? dateFmt.format(new Date(d.accessed)) : t('admin_desktops.desktops.never')}
+                          </Text>
+                        </Table.Td>
+                      )}
                       <Table.Td style={STICKY}>
                         <DesktopMenu d={d} ask={ask} onSupport={setSupport} />
                       </Table.Td>
