@@ -66,3 +66,18 @@ export function installRdpClipboard() {
 
 /** Whether this page can carry the RDP clipboard (IronRDP needs a secure page). */
 export const rdpClipboardPossible = () => window.isSecureContext && typeof ClipboardItem !== 'undefined';
+
+/**
+ * Resolves once the component has set its clipboard up. It dispatches `ready` first and only then
+ * asks the browser about the clipboard (a permission query), registering its clipboard with the
+ * session at connect: a connect right at `ready` has none. Our own query, asked after its own,
+ * answers after it (the browser answers them in order); a bound keeps a browser that never answers from holding the connection.
+ */
+export async function clipboardSettled() {
+  await new Promise((r) => setTimeout(r, 0));
+  await Promise.race([
+    navigator.permissions?.query({ name: 'clipboard-read' as PermissionName }).catch(() => undefined),
+    new Promise((r) => setTimeout(r, 1000)),
+  ]);
+  await new Promise((r) => setTimeout(r, 20));
+}

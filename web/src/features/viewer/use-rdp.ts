@@ -5,7 +5,7 @@ import type { IronElement, IronReadyEvent } from './iron';
 import { desktopSizeFor, failureOf, type RdpState } from './rdp-state';
 import { rdpSocketUrl } from '../../entities/viewer/ticket';
 import { RECONNECT_BOUND_MS, renewWithin } from '../../entities/viewer/reconnect';
-import { installRdpClipboard, onDesktopClipboard } from './rdp-clipboard';
+import { clipboardSettled, installRdpClipboard, onDesktopClipboard } from './rdp-clipboard';
 
 /** Attempts after a lost or failed connection, each with a new ticket. */
 export const RDP_MAX_RETRIES = 3;
@@ -92,6 +92,7 @@ export function useRdp(screen: RefObject<HTMLDivElement | null>, ticket: TRdpVie
         element!.addEventListener('ready', (e) => resolve((e as IronReadyEvent).detail.irgUserInteraction), { once: true });
         host.appendChild(element!);
       });
+      await clipboardSettled();
       if (cancelled) return { ended: 'closed' };
       uiRef.current = ui;
       elementRef.current = element;
