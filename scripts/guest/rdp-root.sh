@@ -96,11 +96,7 @@ cat > "$R/usr/local/bin/clip-show" <<'EOF'
 #!/bin/sh
 printf 'CLIP %s\n' "$(xclip -o -selection clipboard 2>/dev/null | head -c 500 | tr '\n' ' ')" >> /run/rdp-events
 EOF
-cat > "$R/usr/local/bin/clip-debug" <<'EOF'
-#!/bin/sh
-{ ps | grep -E 'chansrv|xrdp|Xvnc' | grep -v grep; ls -laR /run/xrdp /var/run/xrdp /tmp/.xrdp 2>&1 | head -30; tail -n 20 /var/log/xrdp-sesman.log /var/log/xrdp.log 2>&1; find / -name 'xrdp-chansrv*.log' 2>/dev/null | head -3 | xargs tail -n 30; echo "DISPLAY=$DISPLAY"; } 2>&1 | sed 's/^/DBG /' >> /run/rdp-events
-EOF
-chmod 755 "$R/etc/xrdp/startwm.sh" "$R/etc/xrdp/reconnectwm.sh" "$R/usr/local/bin/rdp-shell" "$R/usr/local/bin/clip-set" "$R/usr/local/bin/clip-show" "$R/usr/local/bin/clip-debug"
+chmod 755 "$R/etc/xrdp/startwm.sh" "$R/etc/xrdp/reconnectwm.sh" "$R/usr/local/bin/rdp-shell" "$R/usr/local/bin/clip-set" "$R/usr/local/bin/clip-show"
 
 # TLS only (security_layer=tls): the RSA keys of RDP's old standard security are never used, but
 # xrdp wants the file.

@@ -28,11 +28,11 @@ async function api(request: APIRequestContext, method: 'GET' | 'POST' | 'DELETE'
 }
 
 /** Types a line into the session's terminal (only unshifted keys: Playwright types "$" or ">" without Shift) and waits for the guest to have read it. */
-async function typeLine(viewer: Page, id: string, line: string) {
+async function typeLine(viewer: Page, id: string, line: string, timeout = scaled(60_000)) {
   await viewer.locator('iron-remote-desktop canvas').click({ position: { x: 300, y: 300 } });
   await viewer.keyboard.type(line, { delay: 50 });
   await viewer.keyboard.press('Enter');
-  await expect.poll(() => serial(id), { timeout: scaled(60_000) }).toContain(`RDP-TYPED ${line}`);
+  await expect.poll(() => serial(id), { timeout }).toContain(`RDP-TYPED ${line}`);
 }
 
 test.describe('viewer toolbar', () => {
@@ -64,10 +64,20 @@ test.describe('viewer toolbar', () => {
     await signInAs(page, person);
     await page.goto(`/rdp?desktop=${id}`);
     const viewer = page;
-    viewer.on('console', (m) => /clip|Clip|CLIP|format|Format/.test(m.text()) && console.log('[page]', m.type(), m.text().slice(0, 400)));
     await expect(viewer.getByTestId('rdp-viewer')).toHaveAttribute('data-state', 'connected', { timeout: scaled(120_000) });
     await expect.poll(() => litPixels(viewer), { timeout: scaled(60_000) }).toBeGreaterThan(2_000);
-    await typeLine(viewer, id, 'echo toolbar');
+    // On a loaded machine xrdp may give up on the session's X server before it listens ("VNC error -
+    // problem connecting"); the session is there all the same, and a new connection (the reloaded page) reaches it.
+    await expect(async () => {
+      try {
+        await typeLine(viewer, id, 'echo toolbar', scaled(20_000));
+      } catch (err) {
+        await viewer.reload();
+        await expect(viewer.getByTestId('rdp-viewer')).toHaveAttribute('data-state', 'connected', { timeout: scaled(120_000) });
+        await expect.poll(() => litPixels(viewer), { timeout: scaled(60_000) }).toBeGreaterThan(2_000);
+        throw err;
+      }
+    }).toPass({ timeout: scaled(5 * 60_000) });
 
     // The measured round trip.
     await expect(viewer.getByTestId('viewer-latency')).toHaveAttribute('data-ms', /^\d+$/, { timeout: scaled(20_000) });
@@ -83,8 +93,7 @@ test.describe('viewer toolbar', () => {
     await viewer.keyboard.press('Escape');
     await expect(viewer.getByRole('dialog')).toHaveCount(0);
     await typeLine(viewer, id, 'clip-show');
-    await typeLine(viewer, id, 'clip-debug');
-    await expect.soft(async () => expect(serial(id)).toContain(`RDP-CLIP ${toGuest}`)).toPass({ timeout: scaled(10_000) });
+    await expect.poll(() => serial(id), { timeout: scaled(30_000) }).toContain(`RDP-CLIP ${toGuest}`);
 
     // From the desktop to the page: what the guest copies shows in the panel.
     const fromGuest = `fromguest${Date.now().toString(36)}`;
@@ -96,6 +105,7 @@ test.describe('viewer toolbar', () => {
 
     // Special keys: Ctrl+Alt+F1…F12 and the Windows key in a panel of their own.
     await viewer.getByTestId('viewer-keys').click();
+    await expect(viewer.getByTestId('viewer-keys-panel')).toHaveCSS('opacity', '1');
     await expect(viewer.getByTestId('viewer-key-ctrl-alt-f12')).toBeEnabled();
     await shot(viewer, 'viewer-toolbar-keys');
     expect(await seriousViolations(viewer)).toEqual([]);
@@ -104,8 +114,8 @@ test.describe('viewer toolbar', () => {
 
     // Scaling and keyboard: RDP offers all three scale modes and the keyboard choice; the choice is kept.
     await viewer.getByTestId('viewer-display').click();
-    await expect(viewer.getByTestId('viewer-scale-remote')).toHaveAttribute('aria-checked', 'true');
-    await expect(viewer.getByTestId('viewer-keyboard-scancode')).toHaveAttribute('aria-checked', 'true');
+    await expect(viewer.getByTestId('viewer-scale-remote')).toHaveAttribute('data-checked', 'true');
+    await expect(viewer.getByTestId('viewer-keyboard-scancode')).toHaveAttribute('data-checked', 'true');
     await shot(viewer, 'viewer-toolbar-display');
     await viewer.getByTestId('viewer-scale-real').click();
     expect(await viewer.evaluate(() => localStorage.getItem('viewer.rdp.scale'))).toBe('real');

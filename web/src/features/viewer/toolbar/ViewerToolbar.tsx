@@ -52,15 +52,15 @@ function KeyPad({ adapter, connected, onSent }: { adapter: ViewerAdapter; connec
   };
   return (
     <Stack gap="xs">
-      <Group gap="xs" grow>
+      <SimpleGrid cols={2} spacing="xs">
         <Button size="xs" variant="default" leftSection={<IconKeyboard size={14} />} disabled={!connected} onClick={() => send('ctrl-alt-del')} data-testid="viewer-key-ctrl-alt-del">
           {t('viewer.ctrl_alt_del')}
         </Button>
         <Button size="xs" variant="default" leftSection={<IconBrandWindows size={14} />} disabled={!connected} onClick={() => send('win')} data-testid="viewer-key-win">
           {t('viewer.toolbar.win_key')}
         </Button>
-      </Group>
-      <Text size="xs" c="dimmed" id="viewer-fkeys-label">
+      </SimpleGrid>
+      <Text size="xs" fw={500} id="viewer-fkeys-label">
         {t('viewer.toolbar.ctrl_alt_fn')}
       </Text>
       <SimpleGrid cols={6} spacing={4} role="group" aria-labelledby="viewer-fkeys-label">
@@ -214,8 +214,8 @@ function DisplayItems({ adapter, testPrefix }: { adapter: ViewerAdapter; testPre
           key={m}
           leftSection={item(adapter.scale.mode === m)}
           onClick={() => adapter.scale.set(m)}
-          aria-checked={adapter.scale.mode === m}
-          role="menuitemradio"
+          aria-current={adapter.scale.mode === m || undefined}
+          data-checked={adapter.scale.mode === m}
           data-testid={`${testPrefix}scale-${m}`}
         >
           {t(`viewer.toolbar.scale.${m}`)}
@@ -230,8 +230,8 @@ function DisplayItems({ adapter, testPrefix }: { adapter: ViewerAdapter; testPre
               key={m}
               leftSection={item(adapter.keyboard!.mode === m)}
               onClick={() => adapter.keyboard!.set(m)}
-              aria-checked={adapter.keyboard!.mode === m}
-              role="menuitemradio"
+              aria-current={adapter.keyboard!.mode === m || undefined}
+              data-checked={adapter.keyboard!.mode === m}
               data-testid={`${testPrefix}keyboard-${m}`}
             >
               {t(`viewer.toolbar.keyboard_mode.${m}`)}
@@ -296,7 +296,7 @@ export function ViewerToolbar({
           <Tooltip label={t('viewer.toolbar.latency_hint')}>
             <Badge
               color={latencyColor(latency)}
-              variant="outline"
+              variant="light"
               size="sm"
               className={classes.latency}
               data-testid="viewer-latency"
@@ -326,7 +326,7 @@ export function ViewerToolbar({
             <span className={classes.label}>{t('viewer.ctrl_alt_del')}</span>
           </Button>
         </Tooltip>
-        <Popover opened={keysOpen} onChange={setKeysOpen} position="bottom-end" width={300} shadow="md" withinPortal trapFocus>
+        <Popover opened={keysOpen} onChange={setKeysOpen} position="bottom-end" width={360} shadow="md" withinPortal trapFocus>
           <Popover.Target>
             <Tooltip label={t('viewer.toolbar.keys')} disabled={keysOpen}>
               <ActionIcon variant="subtle" size="lg" className={classes.tool} onClick={() => setKeysOpen((o) => !o)} aria-label={t('viewer.toolbar.keys')} aria-expanded={keysOpen} data-testid="viewer-keys">
