@@ -137,6 +137,7 @@ test.describe('viewer toolbar', () => {
     await expect(viewer.getByTestId('viewer-clipboard')).toBeHidden();
     await viewer.getByTestId('viewer-menu').click();
     await expect(viewer.getByTestId('viewer-menu-clipboard')).toBeVisible();
+    await expect(viewer.getByTestId('viewer-menu-dropdown')).toHaveCSS('opacity', '1');
     await shot(viewer, 'viewer-toolbar-phone-menu');
     expect(await seriousViolations(viewer)).toEqual([]);
     await viewer.getByTestId('viewer-menu-clipboard').click();
