@@ -4,7 +4,7 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import de from '../src/i18n/locales/de.json' with { type: 'json' };
 import { litPixels } from '../../server/test/helpers/rdp-clients';
-import { apiToken, chooseLanguage, freshUser, scaled, seriousViolations, shot, signInAs } from './support';
+import { apiToken, chooseLanguage, freshUser, scaled, seriousViolations, shot, signInAs, stillScreen } from './support';
 
 // The viewer toolbar against a real guest: the "Debian desktop (RDP)" template's guest (xrdp, whose
 // xrdp-chansrv carries the clipboard into its X session), opened in the browser (IronRDP). Text sent
@@ -89,6 +89,7 @@ test.describe('viewer toolbar', () => {
     await viewer.getByTestId('viewer-clipboard-to').fill(toGuest);
     await viewer.getByTestId('viewer-clipboard-send').click();
     await expect(viewer.getByTestId('viewer-clipboard-note')).toHaveText(en.viewer.toolbar.sent);
+    await stillScreen(viewer);
     await shot(viewer, 'viewer-toolbar-clipboard');
     await viewer.keyboard.press('Escape');
     await expect(viewer.getByRole('dialog')).toHaveCount(0);
@@ -107,6 +108,7 @@ test.describe('viewer toolbar', () => {
     await viewer.getByTestId('viewer-keys').click();
     await expect(viewer.getByTestId('viewer-keys-panel')).toHaveCSS('opacity', '1');
     await expect(viewer.getByTestId('viewer-key-ctrl-alt-f12')).toBeEnabled();
+    await stillScreen(viewer);
     await shot(viewer, 'viewer-toolbar-keys');
     expect(await seriousViolations(viewer)).toEqual([]);
     await viewer.getByTestId('viewer-key-win').click();
@@ -116,6 +118,7 @@ test.describe('viewer toolbar', () => {
     await viewer.getByTestId('viewer-display').click();
     await expect(viewer.getByTestId('viewer-scale-remote')).toHaveAttribute('data-checked', 'true');
     await expect(viewer.getByTestId('viewer-keyboard-scancode')).toHaveAttribute('data-checked', 'true');
+    await stillScreen(viewer);
     await shot(viewer, 'viewer-toolbar-display');
     await viewer.getByTestId('viewer-scale-real').click();
     expect(await viewer.evaluate(() => localStorage.getItem('viewer.rdp.scale'))).toBe('real');
@@ -126,6 +129,7 @@ test.describe('viewer toolbar', () => {
     await viewer.getByTestId('viewer-files').click();
     await expect(viewer.getByTestId('viewer-files-reason')).toHaveText(en.viewer.toolbar.files_rdp);
     await expect(viewer.getByTestId('viewer-files-send')).toBeDisabled();
+    await stillScreen(viewer);
     await shot(viewer, 'viewer-toolbar-files');
     await viewer.keyboard.press('Escape');
 
@@ -138,10 +142,12 @@ test.describe('viewer toolbar', () => {
     await viewer.getByTestId('viewer-menu').click();
     await expect(viewer.getByTestId('viewer-menu-clipboard')).toBeVisible();
     await expect(viewer.getByTestId('viewer-menu-dropdown')).toHaveCSS('opacity', '1');
+    await stillScreen(viewer);
     await shot(viewer, 'viewer-toolbar-phone-menu');
     expect(await seriousViolations(viewer)).toEqual([]);
     await viewer.getByTestId('viewer-menu-clipboard').click();
     await expect(viewer.getByTestId('viewer-clipboard-from')).toHaveValue(fromGuest);
+    await stillScreen(viewer);
     await shot(viewer, 'viewer-toolbar-phone-clipboard');
     await viewer.keyboard.press('Escape');
 
@@ -156,11 +162,13 @@ test.describe('viewer toolbar', () => {
     await expect(viewer.getByTestId('viewer-menu-clipboard')).toHaveText(de.viewer.toolbar.panel.clipboard);
     await viewer.getByTestId('viewer-menu-keys').click();
     await expect(viewer.getByRole('dialog', { name: de.viewer.toolbar.panel.keys })).toBeVisible();
+    await stillScreen(viewer);
     await shot(viewer, 'viewer-toolbar-phone-keys-de');
     await viewer.keyboard.press('Escape');
     await viewer.setViewportSize({ width: 1280, height: 800 });
     await viewer.getByTestId('viewer-clipboard').click();
     await expect(viewer.getByTestId('viewer-clipboard-from')).toBeVisible();
+    await stillScreen(viewer);
     await shot(viewer, 'viewer-toolbar-clipboard-de');
   });
 });
