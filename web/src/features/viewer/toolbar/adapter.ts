@@ -61,8 +61,8 @@ export function useStoredChoice<T extends string>(key: string, allowed: readonly
 
 /** How often the round trip is measured while connected. */
 export const LATENCY_EVERY_MS = 5000;
-/** A cheap request the portal answers without signing in (HEAD: no body). */
-const LATENCY_URL = '/api/v3/categories';
+/** The portal's health: no database, no session, not logged (HEAD: no body). */
+const LATENCY_URL = '/api/v3/health';
 
 /** Round trip in ms at or above which the indicator turns orange, then red. */
 export const LATENCY_SLOW_MS = 150;
