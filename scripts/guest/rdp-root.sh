@@ -1,6 +1,6 @@
 # Sourced by build-demo-guest.sh for GUEST_VARIANT=rdp: turns the demo guest's root ($R) into the
 # "Debian desktop (RDP)" guest. xrdp with TigerVNC's Xvnc (autorun=Xvnc) and a light X session (xclock
-# and an xterm), taken from this machine's Debian packages (xrdp, tigervnc-standalone-server, xterm,
+# and an xterm; xclip for the clipboard), taken from this machine's Debian packages (xrdp, tigervnc-standalone-server, xterm,
 # x11-apps, xkb-data, libpam-modules, openssl) with the libraries ldd names, as the demo guest takes dropbear.
 #
 # At boot: DHCP on every NIC; the desktop's guest credentials from QEMU's fw_cfg
@@ -10,7 +10,7 @@
 # (`RDP-TYPED <line>`) and a session's start as `RDP-SESSION started user=<name>`, which lets tests
 # see that sign-in and keystrokes arrive. Marker: `RDP-DESKTOP READY ip=… user=…`.
 
-RDP_PKGS="xrdp tigervnc-standalone-server xterm x11-apps xkb-data libpam-modules openssl"
+RDP_PKGS="xrdp tigervnc-standalone-server xterm x11-apps xkb-data libpam-modules openssl xclip"
 for p in $RDP_PKGS; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
     if [ "$(id -u)" != 0 ]; then echo "the RDP guest needs the Debian packages: $RDP_PKGS (missing $p)" >&2; exit 1; fi
@@ -29,7 +29,7 @@ put_elf() {
 
 ARCH_LIB=/usr/lib/x86_64-linux-gnu
 for b in /usr/sbin/xrdp /usr/sbin/xrdp-sesman /usr/sbin/xrdp-chansrv /usr/bin/xrdp-keygen \
-         /usr/bin/Xvnc /usr/bin/xkbcomp /usr/bin/xauth /usr/bin/xterm /usr/bin/xclock /usr/bin/openssl; do
+         /usr/bin/Xvnc /usr/bin/xkbcomp /usr/bin/xauth /usr/bin/xterm /usr/bin/xclock /usr/bin/openssl /usr/bin/xclip; do
   put_elf "$b"
 done
 # what xrdp and PAM load at run time
@@ -85,7 +85,18 @@ while printf '$ ' && IFS= read -r line; do
   sh -c "$line"
 done
 EOF
-chmod 755 "$R/etc/xrdp/startwm.sh" "$R/etc/xrdp/reconnectwm.sh" "$R/usr/local/bin/rdp-shell"
+# The session's clipboard (xrdp-chansrv carries it to and from the RDP client), for tests and people:
+# `clip-set <text>` owns the clipboard with the text; `clip-show` tells the clipboard's text on the
+# serial console (RDP-CLIP <text>). Plain words to type: no shifted characters needed.
+cat > "$R/usr/local/bin/clip-set" <<'EOF'
+#!/bin/sh
+printf '%s' "$*" | xclip -selection clipboard -loops 0 >/dev/null 2>&1 &
+EOF
+cat > "$R/usr/local/bin/clip-show" <<'EOF'
+#!/bin/sh
+printf 'CLIP %s\n' "$(xclip -o -selection clipboard 2>/dev/null | head -c 500 | tr '\n' ' ')" >> /run/rdp-events
+EOF
+chmod 755 "$R/etc/xrdp/startwm.sh" "$R/etc/xrdp/reconnectwm.sh" "$R/usr/local/bin/rdp-shell" "$R/usr/local/bin/clip-set" "$R/usr/local/bin/clip-show"
 
 # TLS only (security_layer=tls): the RSA keys of RDP's old standard security are never used, but
 # xrdp wants the file.

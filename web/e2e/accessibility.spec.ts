@@ -170,6 +170,22 @@ export const SCREENS: Screen[] = [
   { name: 'viewers', user: 'user', path: '/viewers', route: 'viewers' },
   { name: 'viewer:no-ticket', path: '/viewer/vnc', route: 'viewer_vnc' },
   { name: 'rdp:no-ticket', user: 'user', path: '/rdp', route: 'Rdp' },
+  // The viewer toolbar's panels (one toolbar for both viewers), on the RDP page without a desktop.
+  { name: 'rdp:toolbar-clipboard', user: 'user', path: '/rdp', open: async (p) => (await p.getByTestId('viewer-clipboard').click(), dialog(p)) },
+  { name: 'rdp:toolbar-keys', user: 'user', path: '/rdp', open: async (p) => (await p.getByTestId('viewer-keys').click(), await expect(p.getByTestId('viewer-keys-panel')).toBeVisible()) },
+  { name: 'rdp:toolbar-display', user: 'user', path: '/rdp', open: async (p) => (await p.getByTestId('viewer-display').click(), await expect(p.getByTestId('viewer-display-menu')).toBeVisible()) },
+  { name: 'rdp:toolbar-files', user: 'user', path: '/rdp', open: async (p) => (await p.getByTestId('viewer-files').click(), dialog(p)) },
+  // The phone's menu: its button is there at phone width only.
+  {
+    name: 'rdp:toolbar-phone-menu',
+    user: 'user',
+    path: '/rdp',
+    open: async (p) => {
+      await p.setViewportSize({ width: 390, height: 844 });
+      await p.getByTestId('viewer-menu').click();
+      await expect(p.getByTestId('viewer-menu-dropdown')).toBeVisible();
+    },
+  },
   { name: 'migration', user: 'user', path: '/migration', route: 'migration' },
   ...adminSections().map((path): Screen => ({ name: `admin:${path}`, user: 'admin', path: `/isard-admin/${path}` })),
   { name: 'admin:desktop-page', user: 'admin', path: (ids) => `/isard-admin/desktops/${ids.desktop}`, open: async (p) => expect(p.getByTestId('desktop-page-timeline')).toBeVisible() },

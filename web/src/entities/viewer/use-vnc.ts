@@ -18,6 +18,8 @@ export function useVnc(screen: RefObject<HTMLDivElement | null>, ticket: TBrowse
   const [reason, setReason] = useState<string | null>(null);
   /** The websocket's close code once disconnected (1006: it went away without a close frame). */
   const [code, setCode] = useState<number | null>(null);
+  /** The last text the desktop put on its clipboard (ServerCutText). */
+  const [clipboard, setClipboard] = useState<string | null>(null);
   const viewOnly = Boolean(opts.viewOnly);
   const focus = opts.focus ?? !viewOnly;
   const viewOnlyRef = useRef(viewOnly);
@@ -58,6 +60,7 @@ export function useVnc(screen: RefObject<HTMLDivElement | null>, ticket: TBrowse
         setStatus('connected');
         if (focusRef.current) rfb?.focus();
       });
+      rfb.addEventListener('clipboard', (e) => setClipboard(e.detail.text));
       rfb.addEventListener('securityfailure', () => {
         denied = true;
       });
@@ -95,5 +98,5 @@ export function useVnc(screen: RefObject<HTMLDivElement | null>, ticket: TBrowse
     if (!viewOnly && focus) r.focus();
   }, [viewOnly, focus]);
 
-  return { status, ended, reason, code, rfb: rfbRef };
+  return { status, ended, reason, code, clipboard, rfb: rfbRef };
 }

@@ -8,7 +8,9 @@ import { session } from '../../lib/session';
 import { browserViewerCookie, forgetBrowserViewerCookie, rdpTicketFromPage } from '../../entities/viewer/ticket';
 import { fetchRdpTicket } from '../../entities/viewer/open';
 import { useRdp } from './use-rdp';
-import { useCloseTab, useReconnect, ViewerEnded, ViewerToolbar } from './ViewerFrame';
+import { useCloseTab, useReconnect, ViewerEnded } from './ViewerFrame';
+import { ViewerToolbar } from './toolbar/ViewerToolbar';
+import { useRdpAdapter } from './rdp-adapter';
 import type { RdpState } from './rdp-state';
 import classes from './VncViewerPage.module.css';
 import { builtInText } from '../../lib/built-in-text';
@@ -59,7 +61,7 @@ export default function RdpViewerPage() {
   const screenRef = useRef<HTMLDivElement>(null);
   const signedIn = Boolean(session.token());
   const renew = useCallback(() => fetchRdpTicket(desktopId!), [desktopId]);
-  const { state, ui } = useRdp(screenRef, ticket, desktopId && signedIn ? renew : null);
+  const { state, ui, element, clipboard } = useRdp(screenRef, ticket, desktopId && signedIn ? renew : null);
 
   const shown: RdpState = reopening ? { kind: 'connecting' } : state;
   const key = stateKey(shown);
@@ -82,6 +84,7 @@ export default function RdpViewerPage() {
   const reconnection = useReconnect(desktopId ? renew : null, setTicket);
 
   const connected = shown.kind === 'connected';
+  const adapter = useRdpAdapter(ui, element, screenRef, connected, clipboard);
   const busy = shown.kind === 'connecting' || shown.kind === 'retrying';
   const ended = !connected && !busy;
   const body =
@@ -98,13 +101,14 @@ export default function RdpViewerPage() {
         name={name}
         status={{ color: COLOR[key] ?? 'gray', busy, label: shown.kind === 'retrying' ? t('viewer.rdp.state.retrying', { n: shown.attempt, max: shown.max }) : t(`viewer.rdp.state.${key}`) }}
         connected={connected}
-        onCtrlAltDel={() => ui.current?.ctrlAltDel()}
+        reconnecting={shown.kind === 'retrying'}
+        adapter={adapter}
         onClose={close}
       />
       <main className={classes.screen}>
         <div ref={screenRef} className={classes.display} data-testid="viewer-screen" />
         {busy && (
-          <div className={classes.overlay} style={{ background: 'transparent', backdropFilter: 'none', pointerEvents: 'none' }}>
+          <div className={classes.overlay} style={shown.kind === 'retrying' ? { pointerEvents: 'none' } : { background: 'transparent', backdropFilter: 'none', pointerEvents: 'none' }} role="status">
             <Stack align="center" gap="sm" data-testid="rdp-busy">
               <Loader color="indigo" />
               <Text size="sm" c="gray.4">

@@ -1,28 +1,13 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import { ActionIcon, Badge, Button, Group, Loader, Paper, Stack, Text, ThemeIcon, Title, Tooltip } from '@mantine/core';
-import { IconArrowsMaximize, IconArrowsMinimize, IconDeviceDesktop, IconKeyboard, IconRefresh, IconX } from '@tabler/icons-react';
+import { Button, Group, Paper, Stack, Text, ThemeIcon, Title } from '@mantine/core';
+import { IconRefresh } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { errorMessage } from '../../lib/errors';
 import { RECONNECT_BOUND_MS, renewWithin } from '../../entities/viewer/reconnect';
 import classes from './VncViewerPage.module.css';
 
-// What the VNC and RDP viewer pages share around the screen: the toolbar, the card shown when the
+// What the VNC and RDP viewer pages share around the screen (the toolbar: toolbar/ViewerToolbar.tsx): the card shown when the
 // connection ended, closing the tab and asking for a new ticket.
-
-/** Whether the page is full screen, kept in step with the browser (Esc leaves it too). */
-function useFullscreen() {
-  const [fullscreen, setFullscreen] = useState(Boolean(document.fullscreenElement));
-  useEffect(() => {
-    const onChange = () => setFullscreen(Boolean(document.fullscreenElement));
-    document.addEventListener('fullscreenchange', onChange);
-    return () => document.removeEventListener('fullscreenchange', onChange);
-  }, []);
-  const toggle = useCallback(() => {
-    if (document.fullscreenElement) void document.exitFullscreen();
-    else void document.documentElement.requestFullscreen?.().catch(() => undefined);
-  }, []);
-  return { fullscreen, toggle };
-}
 
 /** Closes the viewer's tab; a tab the portal did not open cannot be closed by the page, which `tried` then says. */
 export function useCloseTab(disconnect: () => void) {
@@ -33,75 +18,6 @@ export function useCloseTab(disconnect: () => void) {
     setTimeout(() => setTried(true), 300);
   }, [disconnect]);
   return { close, tried };
-}
-
-/**
- * The bar above a browser viewer (VNC and RDP): the desktop's name, the connection's state, and
- * Ctrl+Alt+Del (while connected), full screen and close.
- */
-export function ViewerToolbar({
-  name, status, connected, onCtrlAltDel, onClose,
-}: {
-  name: string;
-  /** The state's badge: its colour, text, and a spinner while it is on its way. */
-  status: { color: string; label: string; busy: boolean };
-  connected: boolean;
-  onCtrlAltDel: () => void;
-  onClose: () => void;
-}) {
-  const { t } = useTranslation();
-  const { fullscreen, toggle } = useFullscreen();
-  const fullscreenLabel = t(fullscreen ? 'viewer.exit_fullscreen' : 'viewer.fullscreen');
-  return (
-    <header className={classes.bar}>
-      <Group gap="sm" wrap="nowrap" style={{ minWidth: 0 }}>
-        <ThemeIcon size={28} radius="md" variant="gradient" gradient={{ from: 'indigo', to: 'cyan', deg: 135 }}>
-          <IconDeviceDesktop size={17} />
-        </ThemeIcon>
-        {name && (
-          <Text fw={600} size="sm" className={classes.name} data-testid="viewer-name" title={name}>
-            {name}
-          </Text>
-        )}
-        <Badge
-          color={status.color}
-          variant="light"
-          size="sm"
-          leftSection={status.busy ? <Loader size={10} color="yellow" /> : null}
-          data-testid="viewer-status"
-          classNames={{ root: classes.status, label: classes.statusText, section: classes.statusSection }}
-        >
-          {status.label}
-        </Badge>
-      </Group>
-      <Group gap={6} wrap="nowrap">
-        <Tooltip label={t('viewer.ctrl_alt_del_hint')}>
-          <Button
-            size="compact-sm"
-            variant="subtle"
-            className={classes.tool}
-            leftSection={<IconKeyboard size={16} />}
-            disabled={!connected}
-            onClick={onCtrlAltDel}
-            data-testid="viewer-ctrl-alt-del"
-            aria-label={t('viewer.ctrl_alt_del')}
-          >
-            <span className={classes.label}>{t('viewer.ctrl_alt_del')}</span>
-          </Button>
-        </Tooltip>
-        <Tooltip label={fullscreenLabel}>
-          <ActionIcon variant="subtle" size="lg" className={classes.tool} onClick={toggle} aria-label={fullscreenLabel} data-testid="viewer-fullscreen">
-            {fullscreen ? <IconArrowsMinimize size={18} /> : <IconArrowsMaximize size={18} />}
-          </ActionIcon>
-        </Tooltip>
-        <Tooltip label={t('viewer.close')}>
-          <ActionIcon variant="subtle" size="lg" className={classes.tool} onClick={onClose} aria-label={t('viewer.close')} data-testid="viewer-close">
-            <IconX size={18} />
-          </ActionIcon>
-        </Tooltip>
-      </Group>
-    </header>
-  );
 }
 
 /** A fresh ticket for the same desktop (a signed-in person may ask again); a refusal is shown as text. */

@@ -8,7 +8,9 @@ import { session } from '../../lib/session';
 import { browserViewerCookie, forgetBrowserViewerCookie, ticketFromPage } from '../../entities/viewer/ticket';
 import { useVnc } from '../../entities/viewer/use-vnc';
 import { useBlankScreen } from './blank';
-import { useAutoReconnect, useCloseTab, useReconnect, ViewerEnded, ViewerToolbar } from './ViewerFrame';
+import { useAutoReconnect, useCloseTab, useReconnect, ViewerEnded } from './ViewerFrame';
+import { ViewerToolbar } from './toolbar/ViewerToolbar';
+import { useVncAdapter } from './vnc-adapter';
 import { isDropped } from '../../entities/viewer/reconnect';
 import { fetchVncTicket } from '../../entities/viewer/open';
 import classes from './VncViewerPage.module.css';
@@ -37,7 +39,8 @@ export default function VncViewerPage() {
   const { t, i18n } = useTranslation();
   const [ticket, setTicket] = useTicket();
   const screenRef = useRef<HTMLDivElement>(null);
-  const { status: vncStatus, ended: endReason, reason: closeReason, code: closeCode, rfb: rfbRef } = useVnc(screenRef, ticket);
+  const { status: vncStatus, ended: endReason, reason: closeReason, code: closeCode, clipboard, rfb: rfbRef } = useVnc(screenRef, ticket);
+  const adapter = useVncAdapter(rfbRef, vncStatus === 'connected', clipboard);
   const booting = useBlankScreen(screenRef, vncStatus === 'connected');
   const ended: Ended | null = endReason ? { reason: endReason } : null;
 
@@ -96,13 +99,14 @@ export default function VncViewerPage() {
         name={builtInText(t, ticket.name)}
         status={{ color: STATUS_COLOR[status], busy: status === 'connecting' || status === 'reconnecting', label: t(`viewer.status.${status}`) }}
         connected={status === 'connected'}
-        onCtrlAltDel={() => rfbRef.current?.sendCtrlAltDel()}
+        reconnecting={status === 'reconnecting'}
+        adapter={adapter}
         onClose={close}
       />
       <main className={classes.screen}>
         <div ref={screenRef} className={classes.display} data-testid="viewer-screen" />
         {(status === 'connecting' || status === 'reconnecting') && (
-          <div className={classes.overlay} style={{ background: 'transparent', backdropFilter: 'none', pointerEvents: 'none' }}>
+          <div className={classes.overlay} style={status === 'reconnecting' ? { pointerEvents: 'none' } : { background: 'transparent', backdropFilter: 'none', pointerEvents: 'none' }} role="status">
             <Stack align="center" gap="sm">
               <Loader color="indigo" />
               <Text size="sm" c="gray.4" data-testid={status === 'reconnecting' ? 'viewer-reconnecting' : undefined}>

@@ -5,6 +5,7 @@ import type { IronElement, IronReadyEvent } from './iron';
 import { desktopSizeFor, failureOf, type RdpState } from './rdp-state';
 import { rdpSocketUrl } from '../../entities/viewer/ticket';
 import { RECONNECT_BOUND_MS, renewWithin } from '../../entities/viewer/reconnect';
+import { clipboardSettled, installRdpClipboard, onDesktopClipboard } from './rdp-clipboard';
 
 /** Attempts after a lost or failed connection, each with a new ticket. */
 export const RDP_MAX_RETRIES = 3;
@@ -15,6 +16,7 @@ const UNSTABLE_MS = 5000;
 let iron: Promise<typeof import('@devolutions/iron-remote-desktop-rdp')> | null = null;
 function loadIron() {
   iron ??= (async () => {
+    installRdpClipboard(); // before the component reads the page's clipboard
     await import('@devolutions/iron-remote-desktop'); // registers <iron-remote-desktop>
     const rdp = await import('@devolutions/iron-remote-desktop-rdp');
     await rdp.init('WARN');
@@ -34,6 +36,11 @@ function loadIron() {
 export function useRdp(screen: RefObject<HTMLDivElement | null>, ticket: TRdpViewerTicket | null, renew: (() => Promise<TRdpViewerTicket>) | null) {
   const [state, setState] = useState<RdpState>(ticket ? { kind: 'connecting' } : { kind: 'cookie-missing' });
   const uiRef = useRef<UserInteraction | null>(null);
+  /** The <iron-remote-desktop> element of the connection (keys are sent to its canvas). */
+  const elementRef = useRef<IronElement | null>(null);
+  /** The last text the desktop put on its clipboard. */
+  const [clipboard, setClipboard] = useState<string | null>(null);
+  useEffect(() => onDesktopClipboard(setClipboard) as () => void, []);
   const [generation, setGeneration] = useState(0);
   const renewRef = useRef(renew);
   renewRef.current = renew;
@@ -62,6 +69,7 @@ export function useRdp(screen: RefObject<HTMLDivElement | null>, ticket: TRdpVie
       uiRef.current = null;
       element?.remove();
       element = null;
+      elementRef.current = null;
     };
 
     const markUnstable = () => {
@@ -84,9 +92,18 @@ export function useRdp(screen: RefObject<HTMLDivElement | null>, ticket: TRdpVie
         element!.addEventListener('ready', (e) => resolve((e as IronReadyEvent).detail.irgUserInteraction), { once: true });
         host.appendChild(element!);
       });
+      await clipboardSettled();
       if (cancelled) return { ended: 'closed' };
       uiRef.current = ui;
+      elementRef.current = element;
       ui.onWarningCallback(() => markUnstable());
+      try {
+        // Registered with the session at connect: the clipboard (the page's stand-in, rdp-clipboard.ts) both ways.
+        ui.setEnableClipboard(true);
+        ui.setEnableAutoClipboard(true);
+      } catch {
+        /* the browser keeps the clipboard to itself: the session still works */
+      }
       const size = desktopSizeFor(host.clientWidth, host.clientHeight);
       const config = ui
         .configBuilder()
@@ -104,12 +121,6 @@ export function useRdp(screen: RefObject<HTMLDivElement | null>, ticket: TRdpVie
         connected = true;
         if (cancelled) return { ended: 'closed' };
         ui.setVisibility(true);
-        try {
-          ui.setEnableClipboard(true);
-          ui.setEnableAutoClipboard(true);
-        } catch {
-          /* the browser keeps the clipboard to itself: the session still works */
-        }
         setState({ kind: 'connected', unstable: !navigator.onLine });
         await session.run();
         return { ended: 'closed' };
@@ -158,29 +169,6 @@ export function useRdp(screen: RefObject<HTMLDivElement | null>, ticket: TRdpVie
     };
   }, [ticket, screen, generation]);
 
-  // The desktop follows the window (display control), a moment after the last change.
-  useEffect(() => {
-    let t: ReturnType<typeof setTimeout> | undefined;
-    const onResize = () => {
-      clearTimeout(t);
-      t = setTimeout(() => {
-        const host = screen.current;
-        if (!host || !uiRef.current) return;
-        const size = desktopSizeFor(host.clientWidth, host.clientHeight);
-        try {
-          uiRef.current.resize(size.width, size.height);
-        } catch {
-          /* the server does not resize: the picture is scaled */
-        }
-      }, 500);
-    };
-    window.addEventListener('resize', onResize);
-    return () => {
-      clearTimeout(t);
-      window.removeEventListener('resize', onResize);
-    };
-  }, [screen]);
-
   const retry = useCallback(() => setGeneration((g) => g + 1), []);
-  return { state, ui: uiRef, retry };
+  return { state, ui: uiRef, element: elementRef, clipboard, retry };
 }
