@@ -147,6 +147,8 @@ export const PUBLIC_ROUTES = new Set([
   'GET /api/v3/check',
   // A load balancer's health check.
   'GET /api/v3/health',
+  // Monitoring: its own guard (the monitoring token or an allowed address, no session), and no input to read.
+  'GET /metrics',
   // The OpenAPI document: the shapes of the calls, for tools that generate clients (no data).
   'GET /api/v3/openapi.json',
   'GET /api/v3/categories',
