@@ -117,7 +117,8 @@ export const directLink = (token: string, origin = window.location.origin) => `$
 /* ------------------------------------------------------------------ screenshot */
 
 /** The running machine's screen as an image, or null when there is none (not running, not offered). */
-export const fetchScreenshot = (desktopId: string, signal?: AbortSignal) => fetchScreenshotAt(`/desktop/${id(desktopId)}/screenshot`, signal);
+/** Where a desktop's owner reads its screen. */
+export const screenshotPath = (desktopId: string) => `/desktop/${id(desktopId)}/screenshot`;
 
 /** A screen as an image from `path` (the owner's route or the console's), or null when there is none. */
 export async function fetchScreenshotAt(path: string, signal?: AbortSignal): Promise<Blob | null> {

@@ -1,10 +1,9 @@
-import { useEffect, useState } from 'react';
 import { Box, Loader, ThemeIcon } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
 import { IconDeviceDesktop, IconDeviceDesktopOff } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { desktopState, type TDesktop } from '@vdi/contracts';
-import { fetchScreenshot } from '../../entities/desktop/api';
+import { screenshotPath } from '../../entities/desktop/api';
+import { useScreenshotUrl } from '../../entities/desktop/use-screenshot';
 import classes from './DesktopsPage.module.css';
 import { builtInText } from '../../lib/built-in-text';
 
@@ -15,22 +14,7 @@ export function Thumbnail({ d }: { d: TDesktop }) {
   const { t } = useTranslation();
   const state = desktopState(d.state);
   const running = state === 'started' || state === 'waitingip' || state === 'paused';
-  const { data: blob } = useQuery({
-    queryKey: ['desktops', d.id, 'screenshot'],
-    queryFn: ({ signal }) => fetchScreenshot(d.id, signal).catch(() => null),
-    enabled: running,
-    refetchInterval: running ? SCREENSHOT_REFRESH_MS : false,
-    staleTime: 0,
-    gcTime: 0,
-    retry: false,
-  });
-  const [url, setUrl] = useState<string | null>(null);
-  useEffect(() => {
-    if (!blob || !running) return setUrl(null);
-    const u = URL.createObjectURL(blob);
-    setUrl(u);
-    return () => URL.revokeObjectURL(u);
-  }, [blob, running]);
+  const url = useScreenshotUrl(['desktops', d.id, 'screenshot'], screenshotPath(d.id), running, SCREENSHOT_REFRESH_MS);
 
   const busy = !running && state !== 'stopped' && state !== 'failed' && state !== 'unknown' && state !== 'notCreated' && state !== 'maintenance';
   return (

@@ -12,7 +12,7 @@ import { handleError, notifySuccess } from '../../../lib/error-handler';
 import { isGone } from '../../../lib/api';
 import { EmptyState } from '../../../components/EmptyState';
 import { StateBadge } from '../../../entities/desktop/StateBadge';
-import { fetchScreenshotAt } from '../../../entities/desktop/api';
+import { useScreenshotUrl } from '../../../entities/desktop/use-screenshot';
 import { formatBytes, formatDuration } from '../../../entities/format';
 import { openViewer } from '../../../entities/viewer/open';
 import { builtInText } from '../../../lib/built-in-text';
@@ -251,22 +251,7 @@ function Facts2({ rows }: { rows: [string, ReactNode, string?][] }) {
 function Screen({ d }: { d: TAdminDesktopDetail }) {
   const { t } = useTranslation();
   const viewable = statusIn(VIEWABLE, d.status);
-  const { data: blob } = useQuery({
-    queryKey: ['admin', 'desktop-screen', d.id],
-    queryFn: ({ signal }) => fetchScreenshotAt(`/admin/desktops/${encodeURIComponent(d.id)}/screenshot`, signal).catch(() => null),
-    enabled: viewable,
-    refetchInterval: viewable ? THUMBNAIL_REFRESH_MS : false,
-    staleTime: 0,
-    gcTime: 0,
-    retry: false,
-  });
-  const [url, setUrl] = useState<string | null>(null);
-  useEffect(() => {
-    if (!blob || !viewable) return setUrl(null);
-    const u = URL.createObjectURL(blob);
-    setUrl(u);
-    return () => URL.revokeObjectURL(u);
-  }, [blob, viewable]);
+  const url = useScreenshotUrl(['admin', 'desktop-screen', d.id], `/admin/desktops/${encodeURIComponent(d.id)}/screenshot`, viewable, THUMBNAIL_REFRESH_MS);
   return (
     <Section title={t('admin_desktops.page.screen')} icon={<IconEye size={18} />} testId="desktop-page-screen">
       <Box style={{ aspectRatio: '4 / 3', borderRadius: 'var(--mantine-radius-md)', overflow: 'hidden', background: 'var(--mantine-color-default-hover)' }}>
