@@ -106,6 +106,8 @@ export async function makeBackup(opts: {
       out.on('error', reject);
       gzip.on('error', reject);
     });
+    // The file failing (a full disk): the archive's writer stops at once, with that error.
+    out.on('error', (err) => gzip.destroy(err));
     closed.catch(() => undefined);
     gzip.pipe(out);
     const tar = new TarWriter(gzip);

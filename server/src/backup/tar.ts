@@ -48,11 +48,21 @@ export class TarWriter {
 
   private async write(chunk: Buffer): Promise<void> {
     if (this.out.write(chunk)) return;
+    if (this.out.destroyed) throw this.out.errored ?? new Error('the archive was closed');
     await new Promise<void>((resolve, reject) => {
-      const onDrain = () => { this.out.off('error', onError); resolve(); };
-      const onError = (err: Error) => { this.out.off('drain', onDrain); reject(err); };
+      const done = (err?: Error | null) => {
+        this.out.off('drain', onDrain);
+        this.out.off('error', onError);
+        this.out.off('close', onClose);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onDrain = () => done();
+      const onError = (err: Error) => done(err);
+      const onClose = () => done(this.out.errored ?? new Error('the archive was closed'));
       this.out.once('drain', onDrain);
       this.out.once('error', onError);
+      this.out.once('close', onClose);
     });
   }
 
