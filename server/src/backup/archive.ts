@@ -197,7 +197,9 @@ async function dumpDatabase(database: Pick<Database, 'db'>, dir: string, signal:
         const fh = await open(join(dir, `${table}.jsonl`), 'w', 0o600);
         let n = 0;
         try {
-          await client.query(`DECLARE dump NO SCROLL CURSOR FOR SELECT row_to_json(t)::text AS j FROM "${table}" t`);
+          // The backup under way is not in its own archive (restored, it would read as interrupted).
+          const where = table === 'jobs' ? ` WHERE NOT (t.kind = 'backup' AND t.status IN ('queued', 'running'))` : '';
+          await client.query(`DECLARE dump NO SCROLL CURSOR FOR SELECT row_to_json(t)::text AS j FROM "${table}" t${where}`);
           for (;;) {
             const { rows } = await client.query<{ j: string }>(`FETCH ${ROWS_PER_FETCH} FROM dump`);
             if (rows.length === 0) break;
