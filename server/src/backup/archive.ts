@@ -96,7 +96,10 @@ export async function makeBackup(opts: {
   const entries: BackupManifest['entries'] = {};
   try {
     // 1. The database, one snapshot, each table to a file (its rows as JSON lines).
-    const db = await dumpDatabase(opts.database, staging, opts.signal, (p) => opts.progress?.(p * 0.4, 'database'));
+    // (No progress written while the snapshot is open: the embedded database is one session, and the job's
+    // progress is a write to it that would wait for the snapshot's end.)
+    const db = await dumpDatabase(opts.database, staging, opts.signal);
+    await opts.progress?.(40, 'database');
     // 2. The archive: the tables, the files of DATA_DIR, the manifest last (an archive cut short has none).
     const files = await dataFiles(opts.dataDir, disks);
     const gzip = createGzip({ level: 6 });
@@ -184,7 +187,7 @@ export async function publicTables(q: Pick<pg.PoolClient, 'query'>): Promise<str
 }
 
 /** Every table's rows into `dir`/<table>.jsonl and the sequences into sequences.json, read in one snapshot. */
-async function dumpDatabase(database: Pick<Database, 'db'>, dir: string, signal: AbortSignal | undefined, progress: (p: number) => unknown) {
+async function dumpDatabase(database: Pick<Database, 'db'>, dir: string, signal: AbortSignal | undefined) {
   const client = await poolOf(database).connect();
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -192,7 +195,7 @@ async function dumpDatabase(database: Pick<Database, 'db'>, dir: string, signal:
       const { rows: mig } = await client.query<{ n: number; newest: string | null }>('SELECT count(*)::int AS n, max(created_at)::text AS newest FROM drizzle.__drizzle_migrations');
       const tables: Record<string, number> = {};
       const names = await publicTables(client);
-      for (const [i, table] of names.entries()) {
+      for (const table of names) {
         signal?.throwIfAborted();
         const fh = await open(join(dir, `${table}.jsonl`), 'w', 0o600);
         let n = 0;
@@ -212,7 +215,6 @@ async function dumpDatabase(database: Pick<Database, 'db'>, dir: string, signal:
           await fh.close();
         }
         tables[table] = n;
-        await progress((100 * (i + 1)) / names.length);
       }
       const { rows: seqs } = await client.query<{ name: string; value: string | null }>(
         `SELECT sequencename AS name, last_value::text AS value FROM pg_sequences WHERE schemaname = 'public' ORDER BY sequencename`,
