@@ -71,6 +71,9 @@ export const poolOf = (database: Pick<Database, 'db'>) => (database.db as unknow
 
 const ROWS_PER_FETCH = 2000;
 
+/** Tables of the public schema no migration makes: socket.io's PostgreSQL adapter's (socket/peers.ts), live messages only. */
+const NOT_OURS = new Set(['socket_io_attachments']);
+
 export type BackupProgress = (percent: number, step: string) => Promise<void> | void;
 
 /**
@@ -194,7 +197,7 @@ async function dumpDatabase(database: Pick<Database, 'db'>, dir: string, signal:
     try {
       const { rows: mig } = await client.query<{ n: number; newest: string | null }>('SELECT count(*)::int AS n, max(created_at)::text AS newest FROM drizzle.__drizzle_migrations');
       const tables: Record<string, number> = {};
-      const names = await publicTables(client);
+      const names = (await publicTables(client)).filter((t) => !NOT_OURS.has(t));
       for (const table of names) {
         signal?.throwIfAborted();
         const fh = await open(join(dir, `${table}.jsonl`), 'w', 0o600);
