@@ -222,9 +222,10 @@ async function dumpDatabase(database: Pick<Database, 'db'>, dir: string, signal:
       const { rows: seqs } = await client.query<{ name: string; value: string | null }>(
         `SELECT sequencename AS name, last_value::text AS value FROM pg_sequences WHERE schemaname = 'public' ORDER BY sequencename`,
       );
+      const ours = seqs.filter((s) => ![...NOT_OURS].some((t) => s.name.startsWith(`${t}_`)));
       const fh = await open(join(dir, 'sequences.json'), 'w', 0o600);
       try {
-        await fh.write(JSON.stringify(Object.fromEntries(seqs.map((s) => [s.name, s.value]))));
+        await fh.write(JSON.stringify(Object.fromEntries(ours.map((s) => [s.name, s.value]))));
         await fh.sync();
       } finally {
         await fh.close();

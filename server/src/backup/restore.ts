@@ -176,6 +176,9 @@ async function load(pool: pg.Pool, dumpDir: string, manifest: BackupManifest) {
     for (const fk of fks) await client.query(`ALTER TABLE ${fk.tbl} ADD CONSTRAINT "${fk.name}" ${fk.def}`);
     const sequences = JSON.parse(await readFile(join(dumpDir, 'sequences.json'), 'utf8')) as Record<string, string | null>;
     for (const [seq, value] of Object.entries(sequences)) {
+      // (A sequence of a table no migration makes — socket.io's — is not restored.)
+      const { rows: there } = await client.query<{ ok: boolean }>('SELECT to_regclass($1) IS NOT NULL AS ok', [`"${seq}"`]);
+      if (!there[0]?.ok) continue;
       if (value === null) await client.query('SELECT setval($1::regclass, 1, false)', [`"${seq}"`]);
       else await client.query('SELECT setval($1::regclass, $2::bigint)', [`"${seq}"`, value]);
     }
