@@ -98,7 +98,7 @@ export const ZAdminStoragePools = z.object({ items: z.array(ZAdminStoragePool) }
 export type TAdminStoragePool = z.infer<typeof ZAdminStoragePool>;
 
 // ------------------------------------------------------------------ jobs
-export const ADMIN_JOB_KINDS = ['media_download', 'disk_resize', 'template_create', 'deployment_create', 'user_import', 'base_copy'] as const;
+export const ADMIN_JOB_KINDS = ['media_download', 'disk_resize', 'template_create', 'deployment_create', 'user_import', 'base_copy', 'backup'] as const;
 export const ADMIN_JOB_STATES = ['active', 'finished'] as const;
 export const ZAdminJobsQuery = ZAdminListQuery.extend({
   sort: z.enum(['created', 'updated', 'kind', 'status', 'progress']).optional(),

@@ -55,3 +55,31 @@ export type AdminServerEvents = {
   hypervisor_update: TAdminHypervisor;
 };
 export type AdminEventName = keyof AdminServerEvents;
+
+/** One backup of the installation kept under DATA_DIR/backups (`GET /api/v3/admin/backups`). */
+export const ZAdminBackup = z.object({ name: z.string(), size: z.number(), created: z.string() });
+export type TAdminBackup = z.infer<typeof ZAdminBackup>;
+/** A backup job: queued or running now, or the last one that ended. */
+export const ZAdminBackupJob = z.object({
+  id: z.string(),
+  status: z.enum(['queued', 'running', 'done', 'failed', 'aborted']),
+  progress: z.number(),
+  error: z.string().nullable(),
+  created: z.string(),
+  updated: z.string(),
+  /** The archive it made (done). */
+  name: z.string().nullable(),
+});
+export type TAdminBackupJob = z.infer<typeof ZAdminBackupJob>;
+export const ZAdminBackups = z.object({
+  items: z.array(ZAdminBackup),
+  /** The newest backup kept, null when none. */
+  last: ZAdminBackup.nullable(),
+  /** The newest backup job (running, or the last one). */
+  job: ZAdminBackupJob.nullable(),
+});
+export type TAdminBackups = z.infer<typeof ZAdminBackups>;
+/** `POST /api/v3/admin/backups`: `disks` adds the desktops' and templates' disks (DATA_DIR/storage). */
+export const ZAdminBackupStart = z.object({ disks: z.boolean().default(false) }).strict();
+/** A backup's file name as the server makes them (`backup-<time>.tar.gz`). */
+export const ZBackupName = z.string().regex(/^backup-[\w-]+\.tar\.gz$/).max(100);

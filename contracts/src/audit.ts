@@ -112,6 +112,8 @@ export const AUDIT_ACTIONS = [
   'shutdown_policy.delete',
   'bastion.update_other',
   'vpn.reset',
+  'backup.create',
+  'backup.download',
 ] as const;
 export type TAuditAction = (typeof AUDIT_ACTIONS)[number];
 

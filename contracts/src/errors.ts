@@ -100,6 +100,8 @@ export const DESCRIPTION_CODES = [
   'migration_media_quota_error',
   'migration_deployments_quota_error',
   // personal API tokens
+  // backups
+  'backup_running',
   'api_token_read_only',
   'api_token_session_only',
   'api_token_not_found',

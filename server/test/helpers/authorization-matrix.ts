@@ -91,6 +91,16 @@ const USER_OWNED: Caller[] = ['admin', 'manager', 'user'];
 let server: MatrixTarget;
 const tokens = {} as Record<Caller, string | undefined>;
 const ids = {} as Record<Caller, string>;
+
+/** A backup job marked running (a row, no work): the matrix's backup calls find one busy. */
+const MATRIX_BACKUP_JOB = 'job-matrix-backup';
+async function matrixBackupJob(): Promise<string> {
+  await server.ctx.db
+    .insert(schema.jobs)
+    .values({ id: MATRIX_BACKUP_JOB, kind: 'backup', status: 'running', userId: ids.admin, targetId: ids.admin, progress: 10 })
+    .onConflictDoNothing();
+  return MATRIX_BACKUP_JOB;
+}
 /** The fixtures, made in beforeAll. */
 const F = {} as {
   dep: string; depDesktop: string; depDisk: string; userDesktop: string; gpuDesktop: string; advDesktop: string;
@@ -345,6 +355,20 @@ export const MATRIX: Record<string, Case> = {
   'PUT /api/v3/admin/hypervisors/preferred/:kind/:id': { expect: allow(['admin']), req: () => ({ path: `${A}/admin/hypervisors/preferred/template/${F.template}`, method: 'PUT', body: { forced_hyp: [], favourite_hyp: ['local'] } }) },
   'DELETE /api/v3/admin/hypervisors/:id': { expect: allow(['admin'], 'reached'), req: () => ({ path: `${A}/admin/hypervisors/local`, method: 'DELETE' }) },
   'GET /api/v3/admin/dashboard': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/dashboard`) },
+  // Backups (issue 29): admins only. A backup job "running" (a row) makes the start reached and refused (409 backup_running).
+  'GET /api/v3/admin/backups': { expect: allow(['admin']), req: get(`${A}/admin/backups`) },
+  'POST /api/v3/admin/backups': {
+    expect: allow(['admin'], 'reached'),
+    req: async () => {
+      await matrixBackupJob();
+      return { path: `${A}/admin/backups`, method: 'POST', body: {} };
+    },
+  },
+  'GET /api/v3/admin/backups/job/:id': {
+    expect: allow(['admin']),
+    req: async () => ({ path: `${A}/admin/backups/job/${await matrixBackupJob()}` }),
+  },
+  'GET /api/v3/admin/backups/file/:name': { expect: allow(['admin'], 'passes'), req: get(`${A}/admin/backups/file/backup-none.tar.gz`) },
   // The console's desktops, templates, media and deployments across owners (issue 13): admins everywhere, managers in their
   // category (another category's objects: not found, admin-desktops.test.ts). Actions answer per id inside a 200.
   'GET /api/v3/admin/desktops': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/desktops?search=a`) },

@@ -19,6 +19,7 @@ import { adminJobRoutes } from './jobs/routes';
 import { adminHypervisorRoutes } from './hypervisors/routes';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { adminDashboardRoutes } from './dashboard/routes';
+import { adminBackupRoutes } from './backups/routes';
 
 /**
  * Administration calls: system settings (maintenance, disclaimer, status bar…), category
@@ -36,6 +37,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext, lifecyc
   await adminJobRoutes(app, ctx);
   await adminHypervisorRoutes(app, ctx, lifecycle);
   await adminDashboardRoutes(app, ctx);
+  await adminBackupRoutes(app, ctx);
 
   r.put(
     '/admin/category/:id/maintenance',

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import {
   ZAuditList,
+  ZAdminBackupJob,
+  ZAdminBackups,
+  type TAdminBackups,
   ZMailSettingAnswer,
   ZPublicAddressAnswer,
   SETTING_SCHEMAS,
@@ -66,6 +69,35 @@ export async function downloadAuditCsv(q: TAuditQuery) {
   const a = document.createElement('a');
   a.href = url;
   a.download = `audit-${new Date().toISOString().slice(0, 10)}.csv`;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+export const BACKUPS_KEY = ['admin', 'backups'] as const;
+/** The backups kept on the server, the newest, and the newest backup job (polled while one runs). */
+export const backupsQuery = () =>
+  ({
+    queryKey: BACKUPS_KEY,
+    queryFn: (): Promise<TAdminBackups> => api.get('/admin/backups', ZAdminBackups),
+    staleTime: 0,
+    refetchInterval: (q: { state: { data?: TAdminBackups } }) => (q.state.data?.job && ['queued', 'running'].includes(q.state.data.job.status) ? 1000 : false),
+    meta: HANDLES_ERROR,
+  }) as const;
+
+export async function startBackup(disks: boolean) {
+  await api.post('/admin/backups', { disks }, ZAdminBackupJob);
+  await queryClient.invalidateQueries({ queryKey: BACKUPS_KEY });
+}
+
+/** Saves one backup through the browser (the archive as it is on the server). */
+export async function downloadBackup(name: string) {
+  const blob = await request<Blob>(`${API}/admin/backups/file/${encodeURIComponent(name)}`, { bearer: session.token(), blob: true });
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
   document.body.append(a);
   a.click();
   a.remove();

@@ -1,4 +1,4 @@
-import { IconFileText, IconHourglass, IconListSearch, IconLock, IconMail, IconSettings } from '@tabler/icons-react';
+import { IconArchive, IconFileText, IconHourglass, IconListSearch, IconLock, IconMail, IconSettings } from '@tabler/icons-react';
 import type { AdminSection } from '../section';
 
 /**
@@ -11,5 +11,6 @@ export const systemSections: AdminSection[] = [
   { path: 'settings/passwords', icon: IconLock, label: 'admin_nav.passwords', group: 'system', order: 60, roles: [], load: () => import('./PasswordPoliciesPage') },
   { path: 'settings/mail', icon: IconMail, label: 'admin_nav.mail', group: 'system', order: 65, roles: [], load: () => import('./MailPage') },
   { path: 'settings/limits', icon: IconHourglass, label: 'admin_nav.limits', group: 'system', order: 70, roles: [], load: () => import('./LimitsPage') },
+  { path: 'backups', icon: IconArchive, label: 'admin_nav.backups', group: 'system', order: 80, roles: [], load: () => import('./BackupsPage') },
   { path: 'audit', icon: IconListSearch, label: 'admin_nav.audit', group: 'system', order: 90, roles: ['manager'], load: () => import('./AuditPage') },
 ];
