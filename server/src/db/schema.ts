@@ -746,3 +746,62 @@ export const bastionTargets = pgTable('bastion_targets', {
   authorizedKeys: jsonb('authorized_keys').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
   createdAt: createdAt(),
 }, (t) => [uniqueIndex('bastion_targets_desktop_idx').on(t.desktopId), index('bastion_targets_user_idx').on(t.userId)]);
+
+/**
+ * Usage as it happens (issue 29): one row per time a desktop's machine ran, opened when it is up on a
+ * host and closed when it is gone (modules/usage/record.ts, at the lifecycle's events). It keeps the
+ * names of what it ran for (no foreign keys): the history outlives deleted users, templates, desktops.
+ */
+export const usageIntervals = pgTable('usage_intervals', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  desktopId: text('desktop_id').notNull(),
+  desktopName: text('desktop_name').notNull(),
+  userId: text('user_id').notNull(),
+  username: text('username').notNull(),
+  groupId: text('group_id').notNull(),
+  groupName: text('group_name').notNull(),
+  categoryId: text('category_id').notNull(),
+  categoryName: text('category_name').notNull(),
+  templateId: text('template_id').notNull().default(''),
+  templateName: text('template_name').notNull().default(''),
+  deploymentId: text('deployment_id').notNull().default(''),
+  deploymentName: text('deployment_name').notNull().default(''),
+  /** The GPU profile it ran with, or null. */
+  gpuProfile: text('gpu_profile'),
+  startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+  endedAt: timestamp('ended_at', { withTimezone: true }),
+}, (t) => [index('usage_intervals_open_idx').on(t.desktopId, t.endedAt), index('usage_intervals_ended_idx').on(t.endedAt)]);
+
+/**
+ * Usage rolled up per hour (modules/usage/rollup.ts) and the dimensions of a report, with their names:
+ * one row per hour and desktop (desktop seconds, GPU seconds used and booked), per hour and deployment
+ * (a deployment's bookings: desktop ''), per hour and user (sign-ins: desktop and deployment '').
+ */
+export const usageHours = pgTable('usage_hours', {
+  hour: timestamp('hour', { withTimezone: true }).notNull(),
+  categoryId: text('category_id').notNull(),
+  categoryName: text('category_name').notNull(),
+  groupId: text('group_id').notNull(),
+  groupName: text('group_name').notNull(),
+  userId: text('user_id').notNull(),
+  username: text('username').notNull(),
+  templateId: text('template_id').notNull().default(''),
+  templateName: text('template_name').notNull().default(''),
+  deploymentId: text('deployment_id').notNull().default(''),
+  deploymentName: text('deployment_name').notNull().default(''),
+  desktopId: text('desktop_id').notNull().default(''),
+  desktopName: text('desktop_name').notNull().default(''),
+  desktopSeconds: integer('desktop_seconds').notNull().default(0),
+  gpuBookedSeconds: integer('gpu_booked_seconds').notNull().default(0),
+  gpuUsedSeconds: integer('gpu_used_seconds').notNull().default(0),
+  signIns: integer('sign_ins').notNull().default(0),
+}, (t) => [
+  primaryKey({ columns: [t.hour, t.userId, t.desktopId, t.deploymentId] }),
+  index('usage_hours_category_idx').on(t.categoryId, t.hour),
+]);
+
+/** How far each roll-up got: every hour before `doneUntil` is final. */
+export const usageRollups = pgTable('usage_rollups', {
+  name: text('name').primaryKey(),
+  doneUntil: timestamp('done_until', { withTimezone: true }).notNull(),
+});
