@@ -53,3 +53,15 @@ export const ZUsageReport = z.object({
   top_templates: z.array(z.object({ key: z.string(), name: z.string(), desktop_hours: hours, desktops: z.number().int() })),
 });
 export type TUsageReport = z.infer<typeof ZUsageReport>;
+
+/** The dashboard's history: the last hour (a point a minute) or day (a point every five minutes). */
+export const DASHBOARD_RANGES = ['hour', 'day'] as const;
+export const ZDashboardHistoryQuery = z.object({ range: z.enum(DASHBOARD_RANGES).default('hour') }).strict();
+export const ZDashboardHistory = z.object({
+  range: z.enum(DASHBOARD_RANGES),
+  /** Running desktops, starts asked in the minute (the most in a five-minute step), the start queue's length (admins only: null for managers). */
+  points: z.array(z.object({ at: z.string(), running: z.number().int(), starts: z.number().int(), queued: z.number().int().nullable() })),
+  /** Each hypervisor's CPU and memory used, in percent (admins only). */
+  hypervisors: z.array(z.object({ id: z.string(), name: z.string(), points: z.array(z.object({ at: z.string(), cpu_percent: z.number(), memory_percent: z.number() })) })),
+});
+export type TDashboardHistory = z.infer<typeof ZDashboardHistory>;

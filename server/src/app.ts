@@ -63,6 +63,7 @@ import { followSettings } from './modules/admin/settings/apply';
 import { startAuditSweep } from './modules/admin/audit/sweep';
 import { startTemporaryDesktopSweep } from './modules/desktops/temporary-sweep';
 import { startUsageRollup } from './modules/usage/rollup';
+import { startMetricSampler } from './modules/usage/sampler';
 import { reportRoutes } from './modules/usage/routes';
 import { followHypervisors, resumeHypervisors, startHypervisorMonitor } from './modules/admin/hypervisors/routes';
 import { createAutoShutdown } from './modules/desktops/auto-shutdown';
@@ -316,6 +317,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const stopTemporarySweep = startTemporaryDesktopSweep(ctx, lifecycle);
   // Usage rolled up per hour for the reports (one process at a time).
   const stopUsageRollup = startUsageRollup(ctx);
+  // The dashboard's history: a row a minute (the first process to reach it writes it).
+  const stopMetricSampler = startMetricSampler(ctx);
   // The hypervisors' live numbers for the admins' consoles.
   const stopHypervisorMonitor = startHypervisorMonitor(ctx);
   // Before the listener closes (it waits for every open connection): live sockets, viewer
@@ -327,6 +330,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     stopAuditSweep();
     stopTemporarySweep();
     stopUsageRollup();
+    stopMetricSampler();
     stopHypervisorMonitor();
     await bookings.scheduler.stop();
     await jobsStopped;

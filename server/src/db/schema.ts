@@ -805,3 +805,15 @@ export const usageRollups = pgTable('usage_rollups', {
   name: text('name').primaryKey(),
   doneUntil: timestamp('done_until', { withTimezone: true }).notNull(),
 });
+
+/**
+ * The dashboard's history (modules/usage/sampler.ts): one row a minute, kept a few days. Running desktops
+ * and starts in the minute per organisation, the start queue's length, each hypervisor's CPU and memory.
+ */
+export const metricSamples = pgTable('metric_samples', {
+  at: timestamp('at', { withTimezone: true }).primaryKey(),
+  running: jsonb('running').$type<Record<string, number>>().notNull(),
+  starts: jsonb('starts').$type<Record<string, number>>().notNull(),
+  queued: integer('queued').notNull(),
+  hypervisors: jsonb('hypervisors').$type<{ id: string; name: string; cpu_percent: number; memory_percent: number }[]>().notNull(),
+});

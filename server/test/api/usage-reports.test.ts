@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { ZUsageReport, type TUsageReport } from '@vdi/contracts';
+import { ZDashboardHistory, ZUsageReport, type TUsageReport } from '@vdi/contracts';
 import { openDatabase, schema } from '../../src/db';
 import { closeUsage, openUsage } from '../../src/modules/usage/record';
 import { rollupUsage } from '../../src/modules/usage/rollup';
+import { sampleMetrics } from '../../src/modules/usage/sampler';
 import { recordDesktopEvent } from '../../src/modules/desktops/events';
 import { call, type TestServer, startTestServer } from '../helpers/server';
 import { copyUser, makeDesktop, tokenOf, userRow } from '../helpers/routes-fixtures';
@@ -176,5 +177,35 @@ describe('GET /admin/reports/usage', () => {
       expect((await r.text()).split('\r\n').length).toBeGreaterThan(1);
     }
     expect((await call(server, `${A}/csv?from=2026-03-02&to=2026-03-02&part=everything`, { token: admin })).status).toBe(400);
+  });
+});
+
+describe('the dashboard\'s history', () => {
+  it('one row a minute however many sample it; the last hour for admins, a manager\'s organisation only', async () => {
+    const owner = await userRow(server, 'user');
+    await makeDesktop(server, owner, { status: 'Started' });
+    const lab = await copyUser(server, { username: 'usagelabmanager', categoryId: 'lab' }, 'usagelabowner');
+    await makeDesktop(server, lab, { status: 'Started' });
+    const now = new Date();
+    const ran = await Promise.all([sampleMetrics(server.ctx, now), sampleMetrics(server.ctx, now)]);
+    expect(ran.filter(Boolean).length).toBeLessThanOrEqual(1);
+    expect(await sampleMetrics(server.ctx, now)).toBe(false);
+    const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
+    const rows = await server.ctx.db.select().from(schema.metricSamples).where(eq(schema.metricSamples.at, minute));
+    expect(rows).toHaveLength(1);
+    const history = async (token: string, range: string) => {
+      const res = await call(server, `/api/v3/admin/dashboard/history?range=${range}`, { token });
+      expect(res.status).toBe(200);
+      return ZDashboardHistory.parse(await res.json());
+    };
+    const all = await history(admin, 'hour');
+    const point = all.points.find((p) => p.at === minute.toISOString());
+    expect(point?.running).toBe(Object.values(rows[0]!.running).reduce((a, b) => a + b, 0));
+    expect(point?.queued).toBe(rows[0]!.queued);
+    expect(all.hypervisors.length).toBeGreaterThan(0);
+    const mine = await history(labManager, 'day');
+    expect(mine.hypervisors).toEqual([]);
+    expect(mine.points.at(-1)).toMatchObject({ running: rows[0]!.running.lab, queued: null });
+    expect((await call(server, '/api/v3/admin/dashboard/history?range=week', { token: admin })).status).toBe(400);
   });
 });

@@ -345,6 +345,7 @@ export const MATRIX: Record<string, Case> = {
   'PUT /api/v3/admin/hypervisors/preferred/:kind/:id': { expect: allow(['admin']), req: () => ({ path: `${A}/admin/hypervisors/preferred/template/${F.template}`, method: 'PUT', body: { forced_hyp: [], favourite_hyp: ['local'] } }) },
   'DELETE /api/v3/admin/hypervisors/:id': { expect: allow(['admin'], 'reached'), req: () => ({ path: `${A}/admin/hypervisors/local`, method: 'DELETE' }) },
   'GET /api/v3/admin/dashboard': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/dashboard`) },
+  'GET /api/v3/admin/dashboard/history': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/dashboard/history?range=day`) },
   'GET /api/v3/admin/reports/usage': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/reports/usage?from=2026-01-01&to=2026-01-31`) },
   'GET /api/v3/admin/reports/usage/csv': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/reports/usage/csv?from=2026-01-01&to=2026-01-31&part=sign_ins`) },
   // The console's desktops, templates, media and deployments across owners (issue 13): admins everywhere, managers in their

@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { ZUsageReport, ZUsageReportCsvQuery, ZUsageReportQuery, type TUsageReportQuery } from '@vdi/contracts';
+import { ZDashboardHistory, ZDashboardHistoryQuery, ZUsageReport, ZUsageReportCsvQuery, ZUsageReportQuery, type TUsageReportQuery } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { forbidden } from '../../http/errors';
 import { boundCategory, peopleGuards } from '../admin/people/scope';
 import { reportCsv, reportPeriod, usageReport } from './report';
 import { rollupUsage } from './rollup';
+import { dashboardHistory } from './sampler';
 
 /**
  * The console's usage reports (issue 29): admins every organisation (or the one named), managers
@@ -35,4 +36,9 @@ export async function reportRoutes(app: FastifyInstance, ctx: AppContext) {
       .header('content-disposition', `attachment; filename="usage-${part}-${q.from}-${q.to}.csv"`)
       .send(reportCsv(report, part));
   });
+
+  // The dashboard's history (the sampler's rows): admins everything, managers their organisation's desktops.
+  r.get('/admin/dashboard/history', { preHandler: staff, schema: { querystring: ZDashboardHistoryQuery, response: { 200: ZDashboardHistory } } }, async (request) =>
+    dashboardHistory(ctx, request.query.range, boundCategory(request), ctx.clock.now()),
+  );
 }
