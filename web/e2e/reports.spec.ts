@@ -6,6 +6,7 @@ import { scaled, shot, showAsSaved, signInAs } from './support';
 
 // Issue 29, usage reports: an admin opens Reports, reads the sign-ins of today as a chart and as its
 // table, downloads that part as CSV, groups by user; the page in Catalan at phone width, one column.
+// The dashboard draws its history (a row a minute): running desktops, starts, the queue, each hypervisor's CPU and memory.
 
 const R = infraEn.admin_infra.reports;
 const RCa = infraCa.admin_infra.reports;
@@ -64,5 +65,30 @@ test.describe('administration: usage reports', () => {
     }, 'mantine-color-scheme-value');
     await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', 'dark');
     await shot(page, 'admin-reports-phone-ca-dark');
+  });
+
+  test('the dashboard draws its history: desktops and each hypervisor\'s CPU and memory, the last hour or day', async ({ page }) => {
+    test.setTimeout(scaled(120_000));
+    const D = infraEn.admin_infra.dashboard;
+    await signInAs(page, 'admin');
+    await page.goto('/isard-admin/dashboard');
+    const history = page.getByTestId('dash-history');
+    await expect(history.getByRole('heading')).toHaveText(D.history);
+    for (const id of ['desktops', 'cpu', 'memory']) await expect(page.getByTestId(`dash-history-${id}`).locator('svg.recharts-surface').first()).toBeVisible();
+    await expect(page.getByTestId('dash-history-desktops')).toContainText(D.history_running);
+    await page.getByTestId('dash-history-range').getByText(D.last_day).click();
+    await expect(page.getByTestId('dash-history-range').locator('input[value="day"]')).toBeChecked();
+    await expect(page.getByTestId('dash-history-cpu').locator('svg.recharts-surface').first()).toBeVisible();
+    await shot(page, 'admin-dashboard-history');
+    // In Catalan at phone width: one column.
+    const DCa = infraCa.admin_infra.dashboard;
+    await showAsSaved(page, 'ca');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await expect(page.getByTestId('dash-history').getByRole('heading')).toHaveText(DCa.history);
+    const boxes = await Promise.all(['desktops', 'cpu', 'memory'].map((id) => page.getByTestId(`dash-history-${id}`).boundingBox()));
+    for (let i = 1; i < boxes.length; i++) expect(boxes[i]!.y).toBeGreaterThan(boxes[i - 1]!.y + boxes[i - 1]!.height - 1);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await shot(page, 'admin-dashboard-history-phone-ca');
   });
 });
