@@ -798,7 +798,46 @@ export const usageHours = pgTable('usage_hours', {
 }, (t) => [
   primaryKey({ columns: [t.hour, t.userId, t.desktopId, t.deploymentId] }),
   index('usage_hours_category_idx').on(t.categoryId, t.hour),
+  index('usage_hours_key_idx').on(t.userId, t.desktopId, t.deploymentId, t.hour),
 ]);
+
+/**
+ * usage_hours summed per month (same keys and names): a report over months reads these (a year of 5,000
+ * people: 12 rows each, not thousands), and usage_hours only for the days before its first whole month
+ * and after its last. Kept exact by the roll-up (modules/usage/rollup.ts): each key it touched is summed again.
+ */
+export const usageMonths = pgTable('usage_months', {
+  month: timestamp('month', { withTimezone: true }).notNull(),
+  categoryId: text('category_id').notNull(),
+  categoryName: text('category_name').notNull(),
+  groupId: text('group_id').notNull(),
+  groupName: text('group_name').notNull(),
+  userId: text('user_id').notNull(),
+  username: text('username').notNull(),
+  templateId: text('template_id').notNull().default(''),
+  templateName: text('template_name').notNull().default(''),
+  deploymentId: text('deployment_id').notNull().default(''),
+  deploymentName: text('deployment_name').notNull().default(''),
+  desktopId: text('desktop_id').notNull().default(''),
+  desktopName: text('desktop_name').notNull().default(''),
+  desktopSeconds: bigint('desktop_seconds', { mode: 'number' }).notNull().default(0),
+  gpuBookedSeconds: bigint('gpu_booked_seconds', { mode: 'number' }).notNull().default(0),
+  gpuUsedSeconds: bigint('gpu_used_seconds', { mode: 'number' }).notNull().default(0),
+  signIns: integer('sign_ins').notNull().default(0),
+}, (t) => [
+  primaryKey({ columns: [t.month, t.userId, t.desktopId, t.deploymentId] }),
+  index('usage_months_category_idx').on(t.categoryId, t.month),
+]);
+
+/** usage_hours summed per hour and organisation: the reports' series over time (hours, concurrency, sign-ins). */
+export const usageCategoryHours = pgTable('usage_category_hours', {
+  hour: timestamp('hour', { withTimezone: true }).notNull(),
+  categoryId: text('category_id').notNull(),
+  desktopSeconds: bigint('desktop_seconds', { mode: 'number' }).notNull().default(0),
+  gpuBookedSeconds: bigint('gpu_booked_seconds', { mode: 'number' }).notNull().default(0),
+  gpuUsedSeconds: bigint('gpu_used_seconds', { mode: 'number' }).notNull().default(0),
+  signIns: integer('sign_ins').notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.hour, t.categoryId] })]);
 
 /** How far each roll-up got: every hour before `doneUntil` is final. */
 export const usageRollups = pgTable('usage_rollups', {

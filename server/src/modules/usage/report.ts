@@ -35,32 +35,45 @@ export function reportPeriod(q: Pick<TUsageReportQuery, 'from' | 'to'>): { start
   return { start, end };
 }
 
+/** The whole months inside [start, end) (UTC): the first month start at or after `start`, the last at or before `end`. */
+function wholeMonths(start: Date, end: Date): [Date, Date] {
+  const first = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + (start.getUTCDate() === 1 ? 0 : 1), 1));
+  const last = new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth(), 1));
+  return [first, last];
+}
+
 /** A usage report from usage_hours: the period, the grouping and the organisation the caller may see (null: all). */
 export async function usageReport(db: Db, q: TUsageReportQuery, category: string | null): Promise<TUsageReport> {
   const { start, end } = reportPeriod(q);
   const step = end.getTime() - start.getTime() <= HOURLY_UP_TO_DAYS * DAY_MS ? 'hour' : 'day';
-  const where: SQL = sql`hour >= ${start.toISOString()}::timestamptz AND hour < ${end.toISOString()}::timestamptz${category === null ? sql`` : sql` AND category_id = ${category}`}`;
+  const inCategory = category === null ? sql`` : sql` AND category_id = ${category}`;
+  const span = (col: string, a: Date, b: Date) => sql`${sql.raw(col)} >= ${a.toISOString()}::timestamptz AND ${sql.raw(col)} < ${b.toISOString()}::timestamptz`;
+  // Per key: whole months from usage_months, the days around them from usage_hours.
+  const [m1, m2] = wholeMonths(start, end);
+  const cols = sql.raw('category_id, category_name, group_id, group_name, user_id, username, template_id, template_name, deployment_id, deployment_name, desktop_id, desktop_seconds, gpu_booked_seconds, gpu_used_seconds, sign_ins');
+  const source =
+    m1 < m2
+      ? sql`(SELECT ${cols} FROM usage_months WHERE ${span('month', m1, m2)}${inCategory}
+          UNION ALL SELECT ${cols} FROM usage_hours WHERE (${span('hour', start, m1)} OR ${span('hour', m2, end)})${inCategory}) AS u`
+      : sql`(SELECT ${cols} FROM usage_hours WHERE ${span('hour', start, end)}${inCategory}) AS u`;
+  // Over time: the sums per hour and organisation.
+  const series = sql`usage_category_hours WHERE ${span('hour', start, end)}${inCategory}`;
   const [key, name] = GROUPING[q.group_by].map((c) => sql.raw(c)) as [SQL, SQL];
   const bucket = sql.raw(`to_char(date_trunc('${step}', hour AT TIME ZONE 'UTC'), 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`);
   const sums = sql`sum(desktop_seconds) AS desktop, sum(gpu_booked_seconds) AS booked, sum(gpu_used_seconds) AS used, sum(sign_ins) AS sign_ins`;
   type Sums = { desktop: string | null; booked: string | null; used: string | null; sign_ins: string | null };
 
   const [totals, rows, steps, hourly, signIns, templates] = await Promise.all([
-    rowsOf<Sums>(db, sql`SELECT ${sums} FROM usage_hours WHERE ${where}`),
-    rowsOf<Sums & { key: string; name: string }>(db,
-      sql`SELECT ${key} AS key, max(${name}) AS name, ${sums} FROM usage_hours WHERE ${where} GROUP BY ${key} ORDER BY sum(desktop_seconds) DESC, 2 LIMIT ${MAX_ROWS}`,
-    ),
-    rowsOf<Sums & { at: string }>(db, sql`SELECT ${bucket} AS at, ${sums} FROM usage_hours WHERE ${where} GROUP BY 1 ORDER BY 1`),
+    rowsOf<Sums>(db, sql`SELECT ${sums} FROM ${series}`),
+    rowsOf<Sums & { key: string; name: string }>(db, sql`SELECT ${key} AS key, max(${name}) AS name, ${sums} FROM ${source} GROUP BY ${key} ORDER BY sum(desktop_seconds) DESC, 2 LIMIT ${MAX_ROWS}`),
+    rowsOf<Sums & { at: string }>(db, sql`SELECT ${bucket} AS at, ${sums} FROM ${series} GROUP BY 1 ORDER BY 1`),
     // Concurrent desktops: an hour's desktop seconds / 3600 is the average number running in it.
-    rowsOf<{ at: string; hour: string; seconds: string }>(db,
-      sql`SELECT ${bucket} AS at, hour, sum(desktop_seconds) AS seconds FROM usage_hours WHERE ${where} AND desktop_seconds > 0 GROUP BY hour ORDER BY hour`,
-    ),
-    rowsOf<{ day: string; n: string }>(db,
-      sql`SELECT to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(sign_ins) AS n FROM usage_hours WHERE ${where} AND sign_ins > 0 GROUP BY 1 ORDER BY 1`,
-    ),
-    rowsOf<{ key: string; name: string; desktop: string; desktops: string }>(db,
+    rowsOf<{ at: string; hour: string; seconds: string }>(db, sql`SELECT ${bucket} AS at, hour, sum(desktop_seconds) AS seconds FROM ${series} AND desktop_seconds > 0 GROUP BY hour ORDER BY hour`),
+    rowsOf<{ day: string; n: string }>(db, sql`SELECT to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(sign_ins) AS n FROM ${series} AND sign_ins > 0 GROUP BY 1 ORDER BY 1`),
+    rowsOf<{ key: string; name: string; desktop: string; desktops: string }>(
+      db,
       sql`SELECT template_id AS key, max(template_name) AS name, sum(desktop_seconds) AS desktop, count(DISTINCT desktop_id) AS desktops
-          FROM usage_hours WHERE ${where} AND template_id <> '' AND desktop_seconds > 0 GROUP BY template_id ORDER BY sum(desktop_seconds) DESC, 2 LIMIT ${TOP_TEMPLATES}`,
+          FROM ${source} WHERE template_id <> '' AND desktop_seconds > 0 GROUP BY template_id ORDER BY sum(desktop_seconds) DESC, 2 LIMIT ${TOP_TEMPLATES}`,
     ),
   ]);
 

@@ -91,6 +91,26 @@ export async function rollupUsage(ctx: Ctx, now: Date = new Date()): Promise<boo
       GROUP BY date_trunc('hour', a.at), a.actor_id
       ON CONFLICT (hour, user_id, desktop_id, deployment_id) DO UPDATE SET sign_ins = greatest(u.sign_ins, excluded.sign_ins)`);
 
+    // The sums the reports read: per hour and organisation (replaced for the hours touched), and per month for
+    // each key touched since `from` (summed again from its month's hours: exact, however often it runs).
+    await tx.execute(sql`INSERT INTO usage_category_hours AS c (hour, category_id, desktop_seconds, gpu_booked_seconds, gpu_used_seconds, sign_ins)
+      SELECT hour, category_id, sum(desktop_seconds), sum(gpu_booked_seconds), sum(gpu_used_seconds), sum(sign_ins)
+      FROM usage_hours WHERE hour >= ${from}::timestamptz GROUP BY hour, category_id
+      ON CONFLICT (hour, category_id) DO UPDATE SET desktop_seconds = excluded.desktop_seconds, gpu_booked_seconds = excluded.gpu_booked_seconds,
+        gpu_used_seconds = excluded.gpu_used_seconds, sign_ins = excluded.sign_ins`);
+    await tx.execute(sql`INSERT INTO usage_months AS m (month, category_id, category_name, group_id, group_name, user_id, username, template_id, template_name,
+        deployment_id, deployment_name, desktop_id, desktop_name, desktop_seconds, gpu_booked_seconds, gpu_used_seconds, sign_ins)
+      SELECT k.month, max(h.category_id), max(h.category_name), max(h.group_id), max(h.group_name), h.user_id, max(h.username), max(h.template_id), max(h.template_name),
+        h.deployment_id, max(h.deployment_name), h.desktop_id, max(h.desktop_name), sum(h.desktop_seconds), sum(h.gpu_booked_seconds), sum(h.gpu_used_seconds), sum(h.sign_ins)
+      FROM (SELECT DISTINCT date_trunc('month', hour, 'UTC') AS month, user_id, desktop_id, deployment_id FROM usage_hours WHERE hour >= ${from}::timestamptz) AS k
+      JOIN usage_hours h ON h.user_id = k.user_id AND h.desktop_id = k.desktop_id AND h.deployment_id = k.deployment_id
+        AND h.hour >= k.month AND h.hour < k.month + interval '1 month'
+      GROUP BY k.month, h.user_id, h.desktop_id, h.deployment_id
+      ON CONFLICT (month, user_id, desktop_id, deployment_id) DO UPDATE SET category_id = excluded.category_id, category_name = excluded.category_name,
+        group_id = excluded.group_id, group_name = excluded.group_name, username = excluded.username, template_id = excluded.template_id,
+        template_name = excluded.template_name, deployment_name = excluded.deployment_name, desktop_name = excluded.desktop_name,
+        desktop_seconds = excluded.desktop_seconds, gpu_booked_seconds = excluded.gpu_booked_seconds, gpu_used_seconds = excluded.gpu_used_seconds, sign_ins = excluded.sign_ins`);
+
     await tx.execute(sql`INSERT INTO usage_rollups (name, done_until) VALUES (${ROLLUP}, date_trunc('hour', ${at}::timestamptz))
       ON CONFLICT (name) DO UPDATE SET done_until = greatest(usage_rollups.done_until, excluded.done_until)`);
     return true;
