@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, test, type APIRequestContext } from '@playwright/test';
 import infraEn from '../src/i18n/locales/admin-infra/en.json' with { type: 'json' };
 import infraCa from '../src/i18n/locales/admin-infra/ca.json' with { type: 'json' };
-import { scaled, shot, showAsSaved, signInAs } from './support';
+import { apiToken, scaled, shot, showAsSaved, signInAs } from './support';
 
 // Issue 29, usage reports: an admin opens Reports, reads the sign-ins of today as a chart and as its
 // table, downloads that part as CSV, groups by user; the page in Catalan at phone width, one column.
@@ -13,7 +13,30 @@ const RCa = infraCa.admin_infra.reports;
 
 test.describe.configure({ mode: 'serial' });
 
+/** The demo user's desktop, started (its hour under way counts in the reports), or already running. */
+async function startedDesktop(request: APIRequestContext) {
+  const headers = { authorization: `Bearer ${await apiToken(request, 'user')}` };
+  const list = (await (await request.get('/api/v3/user/desktops', { headers })).json()) as { id: string; name: string; state: string }[];
+  const id = list.find((d) => d.name === 'Demo desktop')!.id;
+  expect([200, 409]).toContain((await request.get(`/api/v3/desktop/start/${id}`, { headers })).status());
+  await expect
+    .poll(async () => ((await (await request.get('/api/v3/user/desktops', { headers })).json()) as { id: string; state: string }[]).find((d) => d.id === id)!.state, { timeout: scaled(90_000) })
+    .toBe('Started');
+  return id;
+}
+
 test.describe('administration: usage reports', () => {
+  let desktop: string | undefined;
+  test.beforeAll(async ({ request }) => {
+    test.setTimeout(scaled(150_000));
+    desktop = await startedDesktop(request);
+  });
+  // A desktop left running would share the machine's cores with later journeys.
+  test.afterAll(async ({ request }) => {
+    const headers = { authorization: `Bearer ${await apiToken(request, 'admin')}` };
+    if (desktop) await request.post('/api/v3/admin/desktops/force_stop', { headers, data: { ids: [desktop] } }).catch(() => undefined);
+  });
+
   test('a chart and its table, a grouping, the CSV of a part', async ({ page }) => {
     test.setTimeout(scaled(120_000));
     await signInAs(page, 'admin');
@@ -24,6 +47,11 @@ test.describe('administration: usage reports', () => {
     await expect(card.getByTestId('report-sign-ins-chart').locator('svg.recharts-surface').first()).toBeVisible();
     await expect(card.getByTestId('report-sign-ins-chart').locator('.recharts-bar-rectangle').first()).toBeVisible();
     await expect(page.getByTestId('report-total-sign-ins-value')).not.toHaveText('0');
+    // The desktop running now: its hours so far, by organisation, and its template on top.
+    await expect(page.getByTestId('report-hours-chart').locator('.recharts-bar-rectangle').first()).toBeVisible();
+    await expect(page.getByTestId('report-total-hours-value')).not.toHaveText('0');
+    await page.getByTestId('report-templates-table-tab').click();
+    await expect(page.getByTestId('report-templates-table').locator('tbody tr').first()).toContainText('Demo');
     await shot(page, 'admin-reports');
     // …and the same numbers as a table.
     await card.getByTestId('report-sign-ins-table-tab').click();

@@ -21,7 +21,7 @@ const MAX_ROWS = 500;
 const HOURLY_UP_TO_DAYS = 3;
 
 const DAY_MS = 86_400_000;
-const h = (seconds: unknown) => Math.round((Number(seconds ?? 0) / 3600) * 100) / 100;
+const h = (seconds: unknown) => Math.round((Number(seconds ?? 0) / 3600) * 1000) / 1000;
 const iso = (v: unknown) => new Date(v as string).toISOString();
 
 /** The period's bounds as instants: from the first day's start to the day after the last (UTC); refused when reversed or too long. */
@@ -80,7 +80,7 @@ export async function usageReport(db: Db, q: TUsageReportQuery, category: string
   const concurrency = new Map<string, number>();
   let peak: TUsageReport['peak'] = null;
   for (const r of hourly) {
-    const desktops = Math.round((Number(r.seconds) / 3600) * 100) / 100;
+    const desktops = Math.round((Number(r.seconds) / 3600) * 1000) / 1000;
     const at = r.at;
     concurrency.set(at, Math.max(concurrency.get(at) ?? 0, desktops));
     if (!peak || desktops > peak.desktops) peak = { desktops, at: iso(r.hour) };

@@ -80,7 +80,7 @@ function ReportCard({ id, title, part, query, empty, chart, table, footer }: { i
   );
 }
 
-function Total({ label, value, testId }: { label: string; value: string; testId: string }) {
+function Total({ label, value, detail, testId }: { label: string; value: string; detail?: string; testId: string }) {
   return (
     <Paper withBorder radius="md" p="md" data-testid={testId}>
       <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
@@ -89,13 +89,23 @@ function Total({ label, value, testId }: { label: string; value: string; testId:
       <Text fz={26} fw={700} lh={1.2} data-testid={`${testId}-value`}>
         {value}
       </Text>
+      {detail && (
+        <Text size="sm" c="dimmed">
+          {detail}
+        </Text>
+      )}
     </Paper>
   );
 }
 
 function Charts({ report, query }: { report: TUsageReport; query: TUsageReportQuery }) {
   const { t, i18n } = useTranslation();
-  const n = (v: number) => new Intl.NumberFormat(i18n.language, { maximumFractionDigits: 2 }).format(v);
+  const format = (v: number) => new Intl.NumberFormat(i18n.language, { maximumFractionDigits: 2 }).format(v);
+  // A few seconds of a desktop are not "0" hours.
+  const n = (v: number) => (v > 0 && v < 0.01 ? `< ${format(0.01)}` : format(v));
+  // The charts' axes and tooltips: three significant digits (a few minutes are 0.0x hours).
+  const axis = (v: number) => new Intl.NumberFormat(i18n.language, { maximumSignificantDigits: 3 }).format(v);
+  const hourOf = (at: string) => new Intl.DateTimeFormat(i18n.language, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' }).format(new Date(at));
   const when = (at: string) =>
     new Intl.DateTimeFormat(i18n.language, report.step === 'hour' ? { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' } : { day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(at));
   const day = (d: string) => new Intl.DateTimeFormat(i18n.language, { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${d}T00:00:00Z`));
@@ -121,7 +131,7 @@ function Charts({ report, query }: { report: TUsageReport; query: TUsageReportQu
     <Stack gap="md">
       <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }}>
         <Total label={hoursLabel} value={n(report.totals.desktop_hours)} testId="report-total-hours" />
-        <Total label={t('admin_infra.reports.peak')} value={report.peak ? `${n(report.peak.desktops)} · ${when(report.peak.at)}` : '—'} testId="report-total-peak" />
+        <Total label={t('admin_infra.reports.peak')} value={report.peak ? n(report.peak.desktops) : '—'} detail={report.peak ? hourOf(report.peak.at) : undefined} testId="report-total-peak" />
         <Total label={`${used} / ${booked}`} value={`${n(report.totals.gpu_used_hours)} / ${n(report.totals.gpu_booked_hours)}`} testId="report-total-gpu" />
         <Total label={signIns} value={n(report.totals.sign_ins)} testId="report-total-sign-ins" />
       </SimpleGrid>
@@ -134,7 +144,7 @@ function Charts({ report, query }: { report: TUsageReport; query: TUsageReportQu
           empty={report.rows.length === 0}
           chart={
             report.rows.some((r) => r.desktop_hours > 0) ? (
-              <BarChart h={260} maxBarWidth={48} data={report.rows.slice(0, CHART_GROUPS).map((r) => ({ name: groupName(r), hours: r.desktop_hours }))} dataKey="name" series={[{ name: 'hours', label: hoursLabel, color: 'blue.6' }]} valueFormatter={n} />
+              <BarChart h={260} maxBarWidth={48} data={report.rows.slice(0, CHART_GROUPS).map((r) => ({ name: groupName(r), hours: r.desktop_hours }))} dataKey="name" series={[{ name: 'hours', label: hoursLabel, color: 'blue.6' }]} valueFormatter={axis} />
             ) : (
               <Text c="dimmed" size="sm" py="xl" ta="center">
                 {t('admin_infra.reports.no_hours')}
@@ -164,7 +174,7 @@ function Charts({ report, query }: { report: TUsageReport; query: TUsageReportQu
           part="concurrency"
           query={query}
           empty={report.concurrency.length === 0}
-          chart={<AreaChart h={260} data={report.concurrency.map((c) => ({ at: when(c.at), desktops: c.desktops }))} dataKey="at" series={[{ name: 'desktops', label: concurrent, color: 'teal.6' }]} curveType="monotone" valueFormatter={n} />}
+          chart={<AreaChart h={260} data={report.concurrency.map((c) => ({ at: when(c.at), desktops: c.desktops }))} dataKey="at" series={[{ name: 'desktops', label: concurrent, color: 'teal.6' }]} curveType="monotone" valueFormatter={axis} />}
           table={
             <>
               {th(t('admin_infra.reports.when'), concurrent)}
@@ -181,7 +191,7 @@ function Charts({ report, query }: { report: TUsageReport; query: TUsageReportQu
           footer={
             report.peak && (
               <Text size="sm" c="dimmed" mt="xs" data-testid="report-peak">
-                {t('admin_infra.reports.peak_at', { desktops: n(report.peak.desktops), when: when(report.peak.at) })}
+                {t('admin_infra.reports.peak_at', { desktops: n(report.peak.desktops), when: hourOf(report.peak.at) })}
               </Text>
             )
           }
@@ -203,7 +213,7 @@ function Charts({ report, query }: { report: TUsageReport; query: TUsageReportQu
                 { name: 'used', label: used, color: 'orange.6' },
               ]}
               withLegend
-              valueFormatter={n}
+              valueFormatter={axis}
             />
           }
           table={
@@ -228,7 +238,7 @@ function Charts({ report, query }: { report: TUsageReport; query: TUsageReportQu
           part="sign_ins"
           query={query}
           empty={report.sign_ins.length === 0}
-          chart={<BarChart h={260} maxBarWidth={48} data={report.sign_ins.map((s) => ({ day: day(s.day), sign_ins: s.sign_ins }))} dataKey="day" series={[{ name: 'sign_ins', label: signIns, color: 'cyan.6' }]} valueFormatter={n} />}
+          chart={<BarChart h={260} maxBarWidth={48} data={report.sign_ins.map((s) => ({ day: day(s.day), sign_ins: s.sign_ins }))} dataKey="day" series={[{ name: 'sign_ins', label: signIns, color: 'cyan.6' }]} valueFormatter={axis} />}
           table={
             <>
               {th(t('admin_infra.reports.day'), signIns)}
@@ -249,7 +259,7 @@ function Charts({ report, query }: { report: TUsageReport; query: TUsageReportQu
           part="top_templates"
           query={query}
           empty={report.top_templates.length === 0}
-          chart={<BarChart h={260} maxBarWidth={32} orientation="vertical" yAxisProps={{ width: 120 }} data={report.top_templates.map((r) => ({ name: groupName(r), hours: r.desktop_hours }))} dataKey="name" series={[{ name: 'hours', label: hoursLabel, color: 'grape.6' }]} valueFormatter={n} />}
+          chart={<BarChart h={260} maxBarWidth={32} orientation="vertical" yAxisProps={{ width: 120 }} data={report.top_templates.map((r) => ({ name: groupName(r), hours: r.desktop_hours }))} dataKey="name" series={[{ name: 'hours', label: hoursLabel, color: 'grape.6' }]} valueFormatter={axis} />}
           table={
             <>
               {th(t('admin_infra.reports.template'), hoursLabel, t('admin_infra.reports.desktops'))}
