@@ -131,6 +131,21 @@ describe('GET /admin/reports/usage', () => {
     expect(deletedDesktop).not.toBe('');
   });
 
+  it('counts GPU hours booked (units × time) and used (a desktop with a GPU profile running)', async () => {
+    const owner = await userRow(server, 'user');
+    const d = await makeDesktop(server, owner, { name: 'GPU desk', status: 'Started' });
+    await server.ctx.db.insert(schema.bookings).values({ id: `usage-booking-${d.id}`, itemType: 'desktop', itemId: d.id, userId: owner.id, units: 2, reservables: { vgpus: ['nvidia-a16-2q'] }, start: new Date('2026-03-03T10:00:00Z'), end: new Date('2026-03-03T12:00:00Z') });
+    await server.ctx.db.update(schema.domains).set({ hardware: { ...d.hardware, reservables: { vgpus: ['nvidia-a16-2q'] } } }).where(eq(schema.domains.id, d.id));
+    await openUsage(server.ctx, d.id, new Date('2026-03-03T10:30:00Z'));
+    await closeUsage(server.ctx, d.id, new Date('2026-03-03T11:30:00Z'));
+    await server.ctx.db.update(schema.usageRollups).set({ doneUntil: new Date('2026-03-03T00:00:00Z') });
+    await rollupUsage(server.ctx, new Date('2026-03-03T13:00:00Z'));
+    const r = await report(admin, 'from=2026-03-03&to=2026-03-03&group_by=user');
+    expect(r.totals).toMatchObject({ gpu_booked_hours: 4, gpu_used_hours: 1, desktop_hours: 1 });
+    expect(r.hours.reduce((sum, h) => sum + h.gpu_booked_hours, 0)).toBe(4);
+    await server.ctx.db.delete(schema.bookings).where(eq(schema.bookings.id, `usage-booking-${d.id}`));
+  });
+
   it('managers see their organisation only; another one named is forbidden', async () => {
     expect((await report(manager, 'from=2026-03-02&to=2026-03-02')).totals.desktop_hours).toBeGreaterThan(2);
     const lab = await report(labManager, 'from=2026-03-02&to=2026-03-02');
