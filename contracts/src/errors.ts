@@ -54,6 +54,8 @@ export const DESCRIPTION_CODES = [
   'two_factor_already_enabled',
   'two_factor_no_enrolment',
   'two_factor_required',
+  'report_period_too_long',
+  'report_period_invalid',
   'two_factor_local_only',
   'password_reset_not_local',
   'password_reset_self',

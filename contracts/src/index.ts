@@ -27,3 +27,4 @@ export * from './admin-desktops';
 export * from './vpn-bastion';
 export * from './demo-names';
 export * from './identity';
+export * from './reports';

@@ -62,6 +62,9 @@ import { followInterruptedCreations } from './modules/storage/interrupted';
 import { followSettings } from './modules/admin/settings/apply';
 import { startAuditSweep } from './modules/admin/audit/sweep';
 import { startTemporaryDesktopSweep } from './modules/desktops/temporary-sweep';
+import { startUsageRollup } from './modules/usage/rollup';
+import { startMetricSampler } from './modules/usage/sampler';
+import { reportRoutes } from './modules/usage/routes';
 import { followHypervisors, resumeHypervisors, startHypervisorMonitor } from './modules/admin/hypervisors/routes';
 import { createAutoShutdown } from './modules/desktops/auto-shutdown';
 import { adminReservableRoutes } from './modules/admin/reservables/routes';
@@ -247,6 +250,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await bastionRoutes(scope, ctx, bastion);
     await systemRoutes(scope, ctx);
     await adminRoutes(scope, ctx, lifecycle);
+    await reportRoutes(scope, ctx);
     await adminDesktopRoutes(scope, ctx, lifecycle);
     await desktopRoutes(scope, ctx, lifecycle);
     await viewerRoutes(scope, ctx);
@@ -311,6 +315,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const stopAuditSweep = startAuditSweep(ctx);
   // Temporary desktops nobody views (the `temporary_desktops` setting).
   const stopTemporarySweep = startTemporaryDesktopSweep(ctx, lifecycle);
+  // Usage rolled up per hour for the reports (one process at a time).
+  const stopUsageRollup = startUsageRollup(ctx);
+  // The dashboard's history: a row a minute (the first process to reach it writes it).
+  const stopMetricSampler = startMetricSampler(ctx);
   // The hypervisors' live numbers for the admins' consoles.
   const stopHypervisorMonitor = startHypervisorMonitor(ctx);
   // Before the listener closes (it waits for every open connection): live sockets, viewer
@@ -321,6 +329,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     stopPurge();
     stopAuditSweep();
     stopTemporarySweep();
+    stopUsageRollup();
+    stopMetricSampler();
     stopHypervisorMonitor();
     await bookings.scheduler.stop();
     await jobsStopped;

@@ -1,5 +1,5 @@
 // Backups of an installation (issue 29): the database, read in one snapshot (a REPEATABLE READ, READ ONLY
-// transaction: consistent while the portal runs, on PGlite and on PostgreSQL alike — docs/decisions/0029),
+// transaction: consistent while the portal runs, on PGlite and on PostgreSQL alike — docs/decisions/0030),
 // plus the settings and keys under DATA_DIR, in one `.tar.gz` with a manifest (format, product version,
 // the schema's newest migration, database mode, a SHA-256 of every entry). Written under a temporary
 // name and renamed when whole: a failure (a full disk) leaves no archive that looks good.

@@ -166,6 +166,8 @@ export const LOCK_CLASSES = {
   pieces: 0x76_64_69_35, // 'vdi5'
   /** a desktop's creation under way (modules/desktops/create.ts `creating`): session lock per desktop */
   creation: 0x76_64_69_36, // 'vdi6'
+  /** the usage roll-up (modules/usage/rollup.ts): transaction lock, object 0 */
+  usageRollup: 0x76_64_69_37, // 'vdi7'
 } as const;
 
 /** The lock of object `name` in namespace `cls`: the same in every process (two names sharing one are held together). */

@@ -746,3 +746,113 @@ export const bastionTargets = pgTable('bastion_targets', {
   authorizedKeys: jsonb('authorized_keys').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
   createdAt: createdAt(),
 }, (t) => [uniqueIndex('bastion_targets_desktop_idx').on(t.desktopId), index('bastion_targets_user_idx').on(t.userId)]);
+
+/**
+ * Usage as it happens (issue 29): one row per time a desktop's machine ran, opened when it is up on a
+ * host and closed when it is gone (modules/usage/record.ts, at the lifecycle's events). It keeps the
+ * names of what it ran for (no foreign keys): the history outlives deleted users, templates, desktops.
+ */
+export const usageIntervals = pgTable('usage_intervals', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  desktopId: text('desktop_id').notNull(),
+  desktopName: text('desktop_name').notNull(),
+  userId: text('user_id').notNull(),
+  username: text('username').notNull(),
+  groupId: text('group_id').notNull(),
+  groupName: text('group_name').notNull(),
+  categoryId: text('category_id').notNull(),
+  categoryName: text('category_name').notNull(),
+  templateId: text('template_id').notNull().default(''),
+  templateName: text('template_name').notNull().default(''),
+  deploymentId: text('deployment_id').notNull().default(''),
+  deploymentName: text('deployment_name').notNull().default(''),
+  /** The GPU profile it ran with, or null. */
+  gpuProfile: text('gpu_profile'),
+  startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+  endedAt: timestamp('ended_at', { withTimezone: true }),
+}, (t) => [index('usage_intervals_open_idx').on(t.desktopId, t.endedAt), index('usage_intervals_ended_idx').on(t.endedAt)]);
+
+/**
+ * Usage rolled up per hour (modules/usage/rollup.ts) and the dimensions of a report, with their names:
+ * one row per hour and desktop (desktop seconds, GPU seconds used and booked), per hour and deployment
+ * (a deployment's bookings: desktop ''), per hour and user (sign-ins: desktop and deployment '').
+ */
+export const usageHours = pgTable('usage_hours', {
+  hour: timestamp('hour', { withTimezone: true }).notNull(),
+  categoryId: text('category_id').notNull(),
+  categoryName: text('category_name').notNull(),
+  groupId: text('group_id').notNull(),
+  groupName: text('group_name').notNull(),
+  userId: text('user_id').notNull(),
+  username: text('username').notNull(),
+  templateId: text('template_id').notNull().default(''),
+  templateName: text('template_name').notNull().default(''),
+  deploymentId: text('deployment_id').notNull().default(''),
+  deploymentName: text('deployment_name').notNull().default(''),
+  desktopId: text('desktop_id').notNull().default(''),
+  desktopName: text('desktop_name').notNull().default(''),
+  desktopSeconds: integer('desktop_seconds').notNull().default(0),
+  gpuBookedSeconds: integer('gpu_booked_seconds').notNull().default(0),
+  gpuUsedSeconds: integer('gpu_used_seconds').notNull().default(0),
+  signIns: integer('sign_ins').notNull().default(0),
+}, (t) => [
+  primaryKey({ columns: [t.hour, t.userId, t.desktopId, t.deploymentId] }),
+  index('usage_hours_category_idx').on(t.categoryId, t.hour),
+  index('usage_hours_key_idx').on(t.userId, t.desktopId, t.deploymentId, t.hour),
+]);
+
+/**
+ * usage_hours summed per month (same keys and names): a report over months reads these (a year of 5,000
+ * people: 12 rows each, not thousands), and usage_hours only for the days before its first whole month
+ * and after its last. Kept exact by the roll-up (modules/usage/rollup.ts): each key it touched is summed again.
+ */
+export const usageMonths = pgTable('usage_months', {
+  month: timestamp('month', { withTimezone: true }).notNull(),
+  categoryId: text('category_id').notNull(),
+  categoryName: text('category_name').notNull(),
+  groupId: text('group_id').notNull(),
+  groupName: text('group_name').notNull(),
+  userId: text('user_id').notNull(),
+  username: text('username').notNull(),
+  templateId: text('template_id').notNull().default(''),
+  templateName: text('template_name').notNull().default(''),
+  deploymentId: text('deployment_id').notNull().default(''),
+  deploymentName: text('deployment_name').notNull().default(''),
+  desktopId: text('desktop_id').notNull().default(''),
+  desktopName: text('desktop_name').notNull().default(''),
+  desktopSeconds: bigint('desktop_seconds', { mode: 'number' }).notNull().default(0),
+  gpuBookedSeconds: bigint('gpu_booked_seconds', { mode: 'number' }).notNull().default(0),
+  gpuUsedSeconds: bigint('gpu_used_seconds', { mode: 'number' }).notNull().default(0),
+  signIns: integer('sign_ins').notNull().default(0),
+}, (t) => [
+  primaryKey({ columns: [t.month, t.userId, t.desktopId, t.deploymentId] }),
+  index('usage_months_category_idx').on(t.categoryId, t.month),
+]);
+
+/** usage_hours summed per hour and organisation: the reports' series over time (hours, concurrency, sign-ins). */
+export const usageCategoryHours = pgTable('usage_category_hours', {
+  hour: timestamp('hour', { withTimezone: true }).notNull(),
+  categoryId: text('category_id').notNull(),
+  desktopSeconds: bigint('desktop_seconds', { mode: 'number' }).notNull().default(0),
+  gpuBookedSeconds: bigint('gpu_booked_seconds', { mode: 'number' }).notNull().default(0),
+  gpuUsedSeconds: bigint('gpu_used_seconds', { mode: 'number' }).notNull().default(0),
+  signIns: integer('sign_ins').notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.hour, t.categoryId] })]);
+
+/** How far each roll-up got: every hour before `doneUntil` is final. */
+export const usageRollups = pgTable('usage_rollups', {
+  name: text('name').primaryKey(),
+  doneUntil: timestamp('done_until', { withTimezone: true }).notNull(),
+});
+
+/**
+ * The dashboard's history (modules/usage/sampler.ts): one row a minute, kept a few days. Running desktops
+ * and starts in the minute per organisation, the start queue's length, each hypervisor's CPU and memory.
+ */
+export const metricSamples = pgTable('metric_samples', {
+  at: timestamp('at', { withTimezone: true }).primaryKey(),
+  running: jsonb('running').$type<Record<string, number>>().notNull(),
+  starts: jsonb('starts').$type<Record<string, number>>().notNull(),
+  queued: integer('queued').notNull(),
+  hypervisors: jsonb('hypervisors').$type<{ id: string; name: string; cpu_percent: number; memory_percent: number }[]>().notNull(),
+});

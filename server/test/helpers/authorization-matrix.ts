@@ -369,6 +369,9 @@ export const MATRIX: Record<string, Case> = {
     req: async () => ({ path: `${A}/admin/backups/job/${await matrixBackupJob()}` }),
   },
   'GET /api/v3/admin/backups/file/:name': { expect: allow(['admin'], 'passes'), req: get(`${A}/admin/backups/file/backup-none.tar.gz`) },
+  'GET /api/v3/admin/dashboard/history': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/dashboard/history?range=day`) },
+  'GET /api/v3/admin/reports/usage': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/reports/usage?from=2026-01-01&to=2026-01-31`) },
+  'GET /api/v3/admin/reports/usage/csv': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/reports/usage/csv?from=2026-01-01&to=2026-01-31&part=sign_ins`) },
   // The console's desktops, templates, media and deployments across owners (issue 13): admins everywhere, managers in their
   // category (another category's objects: not found, admin-desktops.test.ts). Actions answer per id inside a 200.
   'GET /api/v3/admin/desktops': { expect: allow(['admin', 'manager']), req: get(`${A}/admin/desktops?search=a`) },

@@ -26,6 +26,8 @@ export type TestServer = {
   app: FastifyInstance;
   ctx: AppContext;
   config: Config;
+  /** The test database's URL on PostgreSQL (TEST_DATABASE_URL), undefined on the embedded one. */
+  dbUrl?: string;
   /** Stops the web server and the engine as a server's stop does (machines keep running), then serves again from the same data and database. */
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -74,6 +76,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; mail
   const server: TestServer = {
     ...(await listen(engine)),
     config,
+    dbUrl: database.url,
     async restart() {
       // As a server's stop: the web server, then the engine (machines keep running, the guest network while guests use it).
       await server.app.close();

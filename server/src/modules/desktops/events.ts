@@ -1,6 +1,7 @@
 import type { TDesktopEventKind } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
+import { closeUsage, openUsage } from '../usage/record';
 
 /** Who caused an event: a person (`by`), or the system with its reason (DESKTOP_STOP_REASONS, a description code). */
 export type EventCause = { by?: { id: string; username: string } | null; reason?: string };
@@ -21,4 +22,7 @@ export async function recordDesktopEvent(ctx: Pick<AppContext, 'db' | 'log'>, de
       detail: { ...detail, ...(cause.reason ? { reason: cause.reason } : {}) },
     })
     .catch((err: unknown) => ctx.log.warn({ err, desktop: desktopId, kind }, 'desktop event not recorded'));
+  // Usage as it happens (modules/usage): the machine up opens an interval, gone (or failed while up) closes it.
+  if (kind === 'started') await openUsage(ctx, desktopId);
+  else if (kind === 'stopped' || kind === 'start_failed') await closeUsage(ctx, desktopId);
 }

@@ -2,7 +2,7 @@ import { Alert, Badge, Group, Paper, Progress, SimpleGrid, Skeleton, Stack, Text
 import { useQuery } from '@tanstack/react-query';
 import { IconAlertCircle, IconCalendarEvent, IconCpu, IconDeviceDesktop, IconHistory, IconLoader, IconUsers } from '@tabler/icons-react';
 import dayjs from 'dayjs';
-import type { ReactNode } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { PageHeader } from '../../../components/PageHeader';
@@ -12,6 +12,9 @@ import { formatMb, percent } from './format';
 import { loadArea } from '../../../i18n';
 import '../../../i18n/areas/admin-infra';
 import { builtInText } from '../../../lib/built-in-text';
+
+// The history's charts (a charting library) load after the numbers.
+const DashboardHistory = lazy(() => import('./DashboardHistory'));
 
 // The audit entries' action names are the audit screen's texts.
 await loadArea('admin-system');
@@ -125,6 +128,9 @@ export default function DashboardPage() {
               detail={data.jobs_busy > 0 ? undefined : t('admin_infra.dashboard.jobs_idle')}
             />
           </SimpleGrid>
+          <Suspense fallback={<Skeleton h={280} radius="md" />}>
+            <DashboardHistory />
+          </Suspense>
           <Paper withBorder radius="md" p="md" data-testid="dash-audit">
             <Group justify="space-between" mb="sm">
               <Group gap="xs">

@@ -1,0 +1,117 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { REPORT_MAX_YEARS, type TReportGrouping, type TReportPart, type TUsageReport, type TUsageReportQuery } from '@vdi/contracts';
+import type { Db } from '../../db';
+import { badRequest } from '../../http/errors';
+import { csvFile } from '../../http/csv';
+import { rowsOf } from './query';
+
+/** The columns of usage_hours that key and name each grouping. */
+const GROUPING: Record<TReportGrouping, [string, string]> = {
+  organisation: ['category_id', 'category_name'],
+  group: ['group_id', 'group_name'],
+  user: ['user_id', 'username'],
+  template: ['template_id', 'template_name'],
+  deployment: ['deployment_id', 'deployment_name'],
+};
+/** How many top templates a report lists. */
+const TOP_TEMPLATES = 10;
+/** How many groups a report lists. */
+const MAX_ROWS = 500;
+/** Periods up to this many days are drawn per hour, longer ones per day. */
+const HOURLY_UP_TO_DAYS = 3;
+
+const DAY_MS = 86_400_000;
+const h = (seconds: unknown) => Math.round((Number(seconds ?? 0) / 3600) * 1000) / 1000;
+const iso = (v: unknown) => new Date(v as string).toISOString();
+
+/** The period's bounds as instants: from the first day's start to the day after the last (UTC); refused when reversed or too long. */
+export function reportPeriod(q: Pick<TUsageReportQuery, 'from' | 'to'>): { start: Date; end: Date } {
+  const start = new Date(`${q.from}T00:00:00Z`);
+  const end = new Date(new Date(`${q.to}T00:00:00Z`).getTime() + DAY_MS);
+  if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime()) || end <= start) throw badRequest('report_period_invalid', 'The period must end on or after its start');
+  const limit = new Date(start);
+  limit.setUTCFullYear(limit.getUTCFullYear() + REPORT_MAX_YEARS);
+  if (end > limit) throw badRequest('report_period_too_long', `A report covers at most ${REPORT_MAX_YEARS} years`, { max_years: REPORT_MAX_YEARS });
+  return { start, end };
+}
+
+/** The whole months inside [start, end) (UTC): the first month start at or after `start`, the last at or before `end`. */
+function wholeMonths(start: Date, end: Date): [Date, Date] {
+  const first = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + (start.getUTCDate() === 1 ? 0 : 1), 1));
+  const last = new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth(), 1));
+  return [first, last];
+}
+
+/** A usage report from usage_hours: the period, the grouping and the organisation the caller may see (null: all). */
+export async function usageReport(db: Db, q: TUsageReportQuery, category: string | null): Promise<TUsageReport> {
+  const { start, end } = reportPeriod(q);
+  const step = end.getTime() - start.getTime() <= HOURLY_UP_TO_DAYS * DAY_MS ? 'hour' : 'day';
+  const inCategory = category === null ? sql`` : sql` AND category_id = ${category}`;
+  const span = (col: string, a: Date, b: Date) => sql`${sql.raw(col)} >= ${a.toISOString()}::timestamptz AND ${sql.raw(col)} < ${b.toISOString()}::timestamptz`;
+  // Per key: whole months from usage_months, the days around them from usage_hours.
+  const [m1, m2] = wholeMonths(start, end);
+  const cols = sql.raw('category_id, category_name, group_id, group_name, user_id, username, template_id, template_name, deployment_id, deployment_name, desktop_id, desktop_seconds, gpu_booked_seconds, gpu_used_seconds, sign_ins');
+  const source =
+    m1 < m2
+      ? sql`(SELECT ${cols} FROM usage_months WHERE ${span('month', m1, m2)}${inCategory}
+          UNION ALL SELECT ${cols} FROM usage_hours WHERE (${span('hour', start, m1)} OR ${span('hour', m2, end)})${inCategory}) AS u`
+      : sql`(SELECT ${cols} FROM usage_hours WHERE ${span('hour', start, end)}${inCategory}) AS u`;
+  // Over time: the sums per hour and organisation.
+  const series = sql`usage_category_hours WHERE ${span('hour', start, end)}${inCategory}`;
+  const [key, name] = GROUPING[q.group_by].map((c) => sql.raw(c)) as [SQL, SQL];
+  const bucket = sql.raw(`to_char(date_trunc('${step}', hour AT TIME ZONE 'UTC'), 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`);
+  const sums = sql`sum(desktop_seconds) AS desktop, sum(gpu_booked_seconds) AS booked, sum(gpu_used_seconds) AS used, sum(sign_ins) AS sign_ins`;
+  type Sums = { desktop: string | null; booked: string | null; used: string | null; sign_ins: string | null };
+
+  const [totals, rows, steps, hourly, signIns, templates] = await Promise.all([
+    rowsOf<Sums>(db, sql`SELECT ${sums} FROM ${series}`),
+    rowsOf<Sums & { key: string; name: string }>(db, sql`SELECT ${key} AS key, max(${name}) AS name, ${sums} FROM ${source} GROUP BY ${key} ORDER BY sum(desktop_seconds) DESC, 2 LIMIT ${MAX_ROWS}`),
+    rowsOf<Sums & { at: string }>(db, sql`SELECT ${bucket} AS at, ${sums} FROM ${series} GROUP BY 1 ORDER BY 1`),
+    // Concurrent desktops: an hour's desktop seconds / 3600 is the average number running in it.
+    rowsOf<{ at: string; hour: string; seconds: string }>(db, sql`SELECT ${bucket} AS at, hour, sum(desktop_seconds) AS seconds FROM ${series} AND desktop_seconds > 0 GROUP BY hour ORDER BY hour`),
+    rowsOf<{ day: string; n: string }>(db, sql`SELECT to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(sign_ins) AS n FROM ${series} AND sign_ins > 0 GROUP BY 1 ORDER BY 1`),
+    rowsOf<{ key: string; name: string; desktop: string; desktops: string }>(
+      db,
+      sql`SELECT template_id AS key, max(template_name) AS name, sum(desktop_seconds) AS desktop, count(DISTINCT desktop_id) AS desktops
+          FROM ${source} WHERE template_id <> '' AND desktop_seconds > 0 GROUP BY template_id ORDER BY sum(desktop_seconds) DESC, 2 LIMIT ${TOP_TEMPLATES}`,
+    ),
+  ]);
+
+  const concurrency = new Map<string, number>();
+  let peak: TUsageReport['peak'] = null;
+  for (const r of hourly) {
+    const desktops = Math.round((Number(r.seconds) / 3600) * 1000) / 1000;
+    const at = r.at;
+    concurrency.set(at, Math.max(concurrency.get(at) ?? 0, desktops));
+    if (!peak || desktops > peak.desktops) peak = { desktops, at: iso(r.hour) };
+  }
+  const t = totals[0];
+  return {
+    from: q.from,
+    to: q.to,
+    group_by: q.group_by,
+    step,
+    totals: { desktop_hours: h(t?.desktop), gpu_booked_hours: h(t?.booked), gpu_used_hours: h(t?.used), sign_ins: Number(t?.sign_ins ?? 0) },
+    rows: rows.map((r) => ({ key: r.key, name: r.name, desktop_hours: h(r.desktop), gpu_booked_hours: h(r.booked), gpu_used_hours: h(r.used), sign_ins: Number(r.sign_ins ?? 0) })),
+    hours: steps.map((r) => ({ at: r.at, desktop_hours: h(r.desktop), gpu_booked_hours: h(r.booked), gpu_used_hours: h(r.used) })),
+    concurrency: [...concurrency].map(([at, desktops]) => ({ at, desktops })),
+    peak,
+    sign_ins: signIns.map((r) => ({ day: r.day, sign_ins: Number(r.n) })),
+    top_templates: templates.map((r) => ({ key: r.key, name: r.name, desktop_hours: h(r.desktop), desktops: Number(r.desktops) })),
+  };
+}
+
+/** One part of a report as a CSV file (UTF-8 with its mark, for spreadsheets). */
+export function reportCsv(report: TUsageReport, part: TReportPart): string {
+  const table: unknown[][] =
+    part === 'desktop_hours'
+      ? [[report.group_by, 'name', 'desktop_hours', 'gpu_booked_hours', 'gpu_used_hours', 'sign_ins'], ...report.rows.map((r) => [r.key, r.name, r.desktop_hours, r.gpu_booked_hours, r.gpu_used_hours, r.sign_ins])]
+      : part === 'concurrency'
+        ? [['at', 'concurrent_desktops'], ...report.concurrency.map((r) => [r.at, r.desktops])]
+        : part === 'gpu'
+          ? [['at', 'desktop_hours', 'gpu_booked_hours', 'gpu_used_hours'], ...report.hours.map((r) => [r.at, r.desktop_hours, r.gpu_booked_hours, r.gpu_used_hours])]
+          : part === 'sign_ins'
+            ? [['day', 'sign_ins'], ...report.sign_ins.map((r) => [r.day, r.sign_ins])]
+            : [['template', 'name', 'desktop_hours', 'desktops'], ...report.top_templates.map((r) => [r.key, r.name, r.desktop_hours, r.desktops])];
+  return `\uFEFF${csvFile(table)}`;
+}
