@@ -19,17 +19,16 @@ async function call(request: APIRequestContext, method: 'GET' | 'DELETE', path: 
 async function fitsTheScreen(viewer: Page) {
   const { width, height } = viewer.viewportSize()!;
   const canvas = viewer.getByTestId('viewer-screen').locator('canvas');
-  // noVNC scales on its own resize observer: wait until the canvas has taken the new size.
-  await expect
-    .poll(async () => {
-      const b = await canvas.boundingBox();
-      return Boolean(b && b.width > 0 && b.height > 0 && b.x >= 0 && b.y >= 0 && b.x + b.width <= width + 0.5 && b.y + b.height <= height + 0.5);
-    }, { timeout: scaled(20_000) })
-    .toBe(true);
-  const box = (await canvas.boundingBox())!;
-  // Scaled to fit, it uses the room it has (one side fills the screen's area but for rounding).
-  const area = (await viewer.getByTestId('viewer-screen').boundingBox())!;
-  expect(Math.max(box.width / area.width, box.height / area.height)).toBeGreaterThan(0.97);
+  // noVNC scales on its own resize observer, and again when the guest changes its resolution while it boots:
+  // wait until the canvas has taken the new size — within the screen, and scaled to fit, using the room it has
+  // (one side fills the screen's area but for rounding).
+  const fill = async () => {
+    const b = await canvas.boundingBox();
+    const area = await viewer.getByTestId('viewer-screen').boundingBox();
+    if (!b || !area || !(b.width > 0 && b.height > 0 && b.x >= 0 && b.y >= 0 && b.x + b.width <= width + 0.5 && b.y + b.height <= height + 0.5)) return 0;
+    return Math.max(b.width / area.width, b.height / area.height);
+  };
+  await expect.poll(fill, { timeout: scaled(20_000) }).toBeGreaterThan(0.97);
   const scroll = await viewer.evaluate(() => ({ w: document.scrollingElement!.scrollWidth, h: document.scrollingElement!.scrollHeight, iw: innerWidth, ih: innerHeight }));
   expect(scroll.w, 'the page scrolls sideways').toBeLessThanOrEqual(scroll.iw);
   expect(scroll.h, 'the page scrolls down').toBeLessThanOrEqual(scroll.ih);
