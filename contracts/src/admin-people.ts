@@ -213,6 +213,8 @@ export const ZAdminGroup = z.object({
   users: z.number().int(),
   quota: ZQuota.nullable(),
   limits: ZLimits.nullable(),
+  /** Members with one desktop land in it at sign-in (unless they chose otherwise in their profile). */
+  open_desktop_at_sign_in: z.boolean(),
 });
 export type TAdminGroup = z.infer<typeof ZAdminGroup>;
 export const ZAdminGroupList = adminList(ZAdminGroup);
@@ -225,6 +227,7 @@ export const ZAdminGroupCreate = z
     category: id.optional(),
     quota: ZQuota.nullable().default(null),
     limits: ZLimits.nullable().default(null),
+    open_desktop_at_sign_in: z.boolean().default(false),
   })
   .strict();
 export type TAdminGroupCreate = z.input<typeof ZAdminGroupCreate>;
@@ -234,6 +237,7 @@ export const ZAdminGroupUpdate = z
     description: z.string().max(1000),
     quota: ZQuota.nullable(),
     limits: ZLimits.nullable(),
+    open_desktop_at_sign_in: z.boolean(),
   })
   .partial()
   .strict();

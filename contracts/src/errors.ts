@@ -120,6 +120,8 @@ export const DESCRIPTION_CODES = [
   'identity_public_url_missing',
   'identity_flow_expired',
   'invalid_language',
+  /** the desktop chosen to open at sign-in is not one of the person's own with a browser viewer */
+  'sign_in_desktop_invalid',
   'maintenance',
   /** a server process behind a balancer is stopping (its health route, while the balancer drains it) */
   'server_stopping',

@@ -161,6 +161,21 @@ export const ZUserUpdate = z.union([
 ]);
 export type TUserUpdate = z.infer<typeof ZUserUpdate>;
 
+/**
+ * What signing in opens (ours; Ravada's "start my only desktop right away"): `group` = as the person's group says
+ * (a group may open its members' only desktop), `list` = the desktops screen, or one of their desktops by id.
+ */
+export const ZSignInChoice = z.union([z.literal('group'), z.literal('list'), z.strictObject({ desktop_id: z.string().min(1).max(64) })]);
+export type TSignInChoice = z.infer<typeof ZSignInChoice>;
+export const ZSignInDesktopUpdate = z.strictObject({ open: ZSignInChoice });
+/** GET /user/sign-in-desktop: the choice, the group's default, and the desktop signing in opens now (null: the list). */
+export const ZSignInDesktop = z.object({
+  open: ZSignInChoice,
+  group_default: z.boolean(),
+  opens: z.object({ desktop_id: z.string(), name: z.string(), viewer: z.enum(['browser-vnc', 'browser-rdp']) }).nullable(),
+});
+export type TSignInDesktop = z.infer<typeof ZSignInDesktop>;
+
 /** `POST /user_migration/export` answers the code; `/import` takes it. */
 export const ZMigrationExport = z.object({ token: z.string() });
 export const ZMigrationImportBody = z.object({ token: z.string().min(1).max(4096) });

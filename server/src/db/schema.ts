@@ -52,6 +52,8 @@ export const groups = pgTable('groups', {
   categoryId: text('category_id').notNull().references(() => categories.id),
   quota: jsonb('quota').$type<TQuota | null>(),
   limits: jsonb('limits').$type<TLimits | null>(),
+  /** Members with one desktop (who chose nothing else) land in it at sign-in, in the browser viewer. */
+  openDesktopAtSignIn: boolean('open_desktop_at_sign_in').notNull().default(false),
   createdAt: createdAt(),
 }, (t) => [index('groups_category_idx').on(t.categoryId)]);
 
@@ -70,6 +72,8 @@ export const users = pgTable('users', {
   emailPending: text('email_pending'),
   photo: text('photo').notNull().default(''),
   lang: text('lang'),
+  /** What signing in opens: null = as the group says, `list` = the desktops screen, else the id of one of their desktops. */
+  signInOpens: text('sign_in_opens'),
   active: boolean('active').notNull().default(true),
   passwordHash: text('password_hash'),
   /** Hashes of earlier passwords, newest first, for the "not among the last N" policy. */

@@ -244,6 +244,8 @@ export const MATRIX: Record<string, Case> = {
   'POST /api/v3/user_migration/import': { expect: SIGNED_IN('reached'), req: () => ({ path: `${A}/user_migration/import`, method: 'POST', body: { token: 'not-a-code' } }) },
   'GET /api/v3/user_migration/result': { expect: SIGNED_IN('reached'), req: () => ({ path: `${A}/user_migration/result` }) },
   'GET /api/v3/message-template/:name': { expect: SIGNED_IN(), req: get(`${A}/message-template/booking-end`) },
+  'GET /api/v3/user/sign-in-desktop': { expect: SIGNED_IN(), req: get(`${A}/user/sign-in-desktop`) },
+  'PUT /api/v3/user/sign-in-desktop': { expect: SIGNED_IN(), req: () => ({ path: `${A}/user/sign-in-desktop`, method: 'PUT', body: { open: 'group' } }) },
   'PUT /api/v3/user/language/:lang': { expect: SIGNED_IN(), req: () => ({ path: `${A}/user/language/en`, method: 'PUT' }) },
   'GET /api/v3/user/password-policy': { expect: SIGNED_IN(), req: get(`${A}/user/password-policy`) },
   'GET /api/v3/user/expired/password-policy': { expect: SIGNED_IN(), req: get(`${A}/user/expired/password-policy`) },

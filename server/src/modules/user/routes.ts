@@ -8,6 +8,8 @@ import {
   ZAppliedQuota,
   ZPasswordPolicy,
   ZRegisterBody,
+  ZSignInDesktop,
+  ZSignInDesktopUpdate,
   ZUser,
   ZUserConfig,
   ZUserUpdate,
@@ -18,6 +20,7 @@ import { authOf, requireAuth, requireToken, sessionOf } from '../../http/guard';
 import { badRequest, unauthorized } from '../../http/errors';
 import { findPolicy, findUserById } from '../../auth/passwords';
 import { registerWithCode } from './registration';
+import { setSignInDesktop, signInDesktop } from './sign-in-desktop';
 import { bearerToken, tokenType } from '../../auth/tokens';
 import { appliedQuota } from '../quotas/applied';
 import { userView } from './user-view';
@@ -58,6 +61,14 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext, bastion:
       session: { id: session.id, max_renew_time: ctx.sessions.maxRenewTime(session), max_time: ctx.sessions.maxTime(session) },
     };
   });
+
+  // What signing in opens (ours): the person's own setting, read by the portal right after the sign-in.
+  r.get('/user/sign-in-desktop', { preHandler: sessionOnly, schema: { response: { 200: ZSignInDesktop } } }, async (request) =>
+    signInDesktop(ctx, authOf(request).user),
+  );
+  r.put('/user/sign-in-desktop', { preHandler: sessionOnly, schema: { body: ZSignInDesktopUpdate, response: { 200: ZSignInDesktop } } }, async (request) =>
+    setSignInDesktop(ctx, authOf(request).user, request.body.open),
+  );
 
   r.get('/user/appliedquota', { preHandler: auth, schema: { response: { 200: ZAppliedQuota } } }, async (request) =>
     appliedQuota(ctx.db, authOf(request).user),

@@ -13,6 +13,7 @@ import { ACCOUNT_ACTIONS, AccountDialog, type AccountAction } from './AccountDia
 import { UserAvatar } from '../../entities/user/UserAvatar';
 import { ApiTokensCard } from './ApiTokensCard';
 import { TwoFactorCard } from './TwoFactorCard';
+import { SignInDesktopCard } from './SignInDesktopCard';
 import '../../i18n/areas/account';
 import { builtInText } from '../../lib/built-in-text';
 
@@ -228,6 +229,7 @@ export default function ProfilePage() {
               aria-label={t('profile.language')}
             />
           </Card>
+          <SignInDesktopCard />
           <TwoFactorCard />
         </Stack>
       </SimpleGrid>

@@ -13,6 +13,10 @@ import { AuthCard } from '../../components/AuthCard';
 import { login, stepTokenOf } from './api';
 import { REDIRECT_SECONDS } from './RedirectCountdown';
 import '../../i18n/areas/account';
+import { SIGNED_IN_HOME, SIGNED_IN_STATE } from '../../lib/sign-in-steps';
+
+/** The desktops screen is told it comes from a sign-in. */
+const arrival = (to: string) => (to === SIGNED_IN_HOME ? SIGNED_IN_STATE : null);
 
 /** After accepting: a countdown to the desktops, or go at once (spec 001 §9). */
 function AcceptedCountdown({ to }: { to: string }) {
@@ -20,7 +24,7 @@ function AcceptedCountdown({ to }: { to: string }) {
   const navigate = useNavigate();
   const [left, setLeft] = useState(REDIRECT_SECONDS);
   useEffect(() => {
-    if (left <= 0) return void navigate(to, { replace: true });
+    if (left <= 0) return void navigate(to, { replace: true, state: arrival(to) });
     const id = setTimeout(() => setLeft((s) => s - 1), 1000);
     return () => clearTimeout(id);
   }, [left, navigate, to]);
@@ -29,7 +33,7 @@ function AcceptedCountdown({ to }: { to: string }) {
       <Text size="sm" c="dimmed">
         {t('account.disclaimer.accepted', { seconds: left })}
       </Text>
-      <Button onClick={() => void navigate(to, { replace: true })} data-testid="disclaimer-continue">
+      <Button onClick={() => void navigate(to, { replace: true, state: arrival(to) })} data-testid="disclaimer-continue">
         {t('account.disclaimer.continue_now')}
       </Button>
     </Group>
@@ -56,7 +60,7 @@ export default function DisclaimerPage() {
       const type = await login({ bearer: token });
       queryClient.clear();
       // A further step (e-mail verification, password reset) continues at once; the desktops after a countdown.
-      if (type === 'login') setNext('/desktops');
+      if (type === 'login') setNext(SIGNED_IN_HOME);
       else await navigate('/login', { replace: true });
     });
   };

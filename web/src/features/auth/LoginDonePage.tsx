@@ -3,7 +3,7 @@ import { useNavigate } from 'react-router';
 import { Center, Loader, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { session } from '../../lib/session';
-import { STEP_ROUTES } from '../../lib/sign-in-steps';
+import { SIGNED_IN_HOME, SIGNED_IN_STATE, STEP_ROUTES } from '../../lib/sign-in-steps';
 import { queryClient } from '../../lib/queries';
 import { adoptToken } from './api';
 
@@ -23,7 +23,7 @@ export default function LoginDonePage() {
     void adoptToken(token).then(async (type) => {
       if (type === 'login') {
         queryClient.clear();
-        await navigate('/desktops', { replace: true });
+        await navigate(SIGNED_IN_HOME, { replace: true, state: SIGNED_IN_STATE });
       } else await navigate(STEP_ROUTES[type] ?? '/login', { replace: true });
     });
   }, [navigate]);

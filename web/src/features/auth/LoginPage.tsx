@@ -12,7 +12,7 @@ import { errorMessage } from '../../lib/errors';
 import { session } from '../../lib/session';
 import { readToken, typeOf } from '../../lib/token';
 import { rules, LOCAL_DATE_TIME } from '../../lib/validation';
-import { STEP_ROUTES } from '../../lib/sign-in-steps';
+import { SIGNED_IN_HOME, SIGNED_IN_STATE, STEP_ROUTES } from '../../lib/sign-in-steps';
 import { queryClient } from '../../lib/queries';
 import { AuthCard } from '../../components/AuthCard';
 import { categoriesQuery, categoryByUrlQuery, IDP_LOGOUT_KEY, login, loginConfigQuery, providerSignInUrl, signInChoices, stepTokenOf } from './api';
@@ -91,7 +91,7 @@ export default function LoginPage() {
   const after = async (type: Awaited<ReturnType<typeof login>>) => {
     if (type === 'login') {
       queryClient.clear();
-      await navigate('/desktops', { replace: true });
+      await navigate(SIGNED_IN_HOME, { replace: true, state: SIGNED_IN_STATE });
     } else if (type === 'category-select') {
       setChoices(readToken(session.stepToken())?.categories ?? []);
     } else {

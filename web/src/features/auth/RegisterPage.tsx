@@ -5,6 +5,7 @@ import { useForm } from '@mantine/form';
 import { useQuery } from '@tanstack/react-query';
 import { IconAlertCircle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
+import { SIGNED_IN_HOME, SIGNED_IN_STATE } from '../../lib/sign-in-steps';
 import { api, AUTH, HttpError, request } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
 import { session } from '../../lib/session';
@@ -116,7 +117,8 @@ export default function RegisterPage() {
             await api.post('/user/register', { code: v.code.trim() }, undefined, { bearer: registerToken });
             const type = await login({ bearer: registerToken });
             queryClient.clear();
-            await navigate(type === 'login' ? '/desktops' : '/login', { replace: true });
+            if (type === 'login') await navigate(SIGNED_IN_HOME, { replace: true, state: SIGNED_IN_STATE });
+            else await navigate('/login', { replace: true });
           }),
         )}
       >

@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { ZRecoveryCodes, ZTwoFactorEnrolment } from '@vdi/contracts';
 import { AUTH, request } from '../../lib/api';
 import { session } from '../../lib/session';
-import { STEP_ROUTES } from '../../lib/sign-in-steps';
+import { SIGNED_IN_HOME, SIGNED_IN_STATE, STEP_ROUTES } from '../../lib/sign-in-steps';
 import { queryClient } from '../../lib/queries';
 import { useAction } from '../../lib/use-action';
 import { AuthCard } from '../../components/AuthCard';
@@ -33,7 +33,7 @@ export default function TwoFactorEnrolPage() {
       const type = await login({ bearer: token });
       if (type === 'login') {
         queryClient.clear();
-        await navigate('/desktops', { replace: true });
+        await navigate(SIGNED_IN_HOME, { replace: true, state: SIGNED_IN_STATE });
       } else await navigate(STEP_ROUTES[type] ?? '/login', { replace: true });
     });
 

@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { HttpError } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
 import { session } from '../../lib/session';
-import { STEP_ROUTES } from '../../lib/sign-in-steps';
+import { SIGNED_IN_HOME, SIGNED_IN_STATE, STEP_ROUTES } from '../../lib/sign-in-steps';
 import { queryClient } from '../../lib/queries';
 import { LOCAL_DATE_TIME } from '../../lib/validation';
 import { AuthCard } from '../../components/AuthCard';
@@ -43,7 +43,7 @@ export default function TwoFactorPage() {
       const type = await login({ bearer: token, code: code.trim() });
       if (type === 'login') {
         queryClient.clear();
-        await navigate('/desktops', { replace: true });
+        await navigate(SIGNED_IN_HOME, { replace: true, state: SIGNED_IN_STATE });
       } else await navigate(STEP_ROUTES[type] ?? '/login', { replace: true });
     } catch (err) {
       setError(codeError(t, (k) => i18n.exists(k), err));

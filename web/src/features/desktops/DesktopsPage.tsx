@@ -17,6 +17,7 @@ import { NewTemporaryModal } from './NewTemporaryModal';
 import { NewDesktopButton } from '../../entities/domain/DesktopMenuItems';
 import classes from './DesktopsPage.module.css';
 import { builtInText } from '../../lib/built-in-text';
+import { SignInOpener } from './SignInOpener';
 
 function GridSkeleton() {
   return (
@@ -182,6 +183,7 @@ export default function DesktopsPage() {
       {content}
       <DirectLinkModal desktop={direct} onClose={() => setDirectFor(null)} />
       <NewTemporaryModal opened={newOpen} onClose={() => setNewOpen(false)} />
+      <SignInOpener desktops={desktops} />
     </>
   );
 }

@@ -46,8 +46,11 @@ function useRdpTicket() {
   const [loadError, setLoadError] = useState<unknown>(null);
   useEffect(() => {
     if (browserViewerCookie(document.cookie) !== null) forgetBrowserViewerCookie();
-    if (desktopId) history.replaceState(history.state, '', `${window.location.pathname}?${DESKTOP_PARAM}=${encodeURIComponent(desktopId)}`);
-    else if (window.location.hash) history.replaceState(history.state, '', window.location.pathname);
+    // The address keeps the desktop (a reload reopens it) and whether this tab is the portal's own (VIEWER_HOME_PARAM).
+    const search = new URLSearchParams(window.location.search);
+    if (desktopId) search.set(DESKTOP_PARAM, desktopId);
+    const query = search.toString();
+    if (desktopId || window.location.hash) history.replaceState(history.state, '', `${window.location.pathname}${query ? `?${query}` : ''}`);
     // Reopened: no ticket in the page, but the desktop is known and the person is signed in.
     if (!ticket && desktopId && session.token()) fetchRdpTicket(desktopId).then(setTicket, setLoadError);
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the page opens: it reads and tidies the address bar and asks for a ticket a single time

@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { errorMessage } from '../../lib/errors';
 import { RECONNECT_BOUND_MS, renewWithin } from '../../entities/viewer/reconnect';
 import classes from './VncViewerPage.module.css';
+import { VIEWER_HOME_PARAM } from '../../lib/sign-in-steps';
 
 // What the VNC and RDP viewer pages share around the screen (the toolbar: toolbar/ViewerToolbar.tsx): the card shown when the
 // connection ended, closing the tab and asking for a new ticket.
@@ -14,6 +15,8 @@ export function useCloseTab(disconnect: () => void) {
   const [tried, setTried] = useState(false);
   const close = useCallback(() => {
     disconnect();
+    // The portal's own tab (a viewer opened at sign-in) goes back to the desktops screen.
+    if (new URLSearchParams(window.location.search).has(VIEWER_HOME_PARAM)) return void window.location.assign('/desktops');
     window.close();
     setTimeout(() => setTried(true), 300);
   }, [disconnect]);

@@ -30,6 +30,7 @@ const view = (r: Row): TAdminGroup => ({
   users: Number(r.users),
   quota: r.row.quota,
   limits: r.row.limits,
+  open_desktop_at_sign_in: r.row.openDesktopAtSignIn,
 });
 
 async function groupView(db: Db, id: string) {
@@ -86,7 +87,7 @@ export async function adminGroupRoutes(app: FastifyInstance, ctx: AppContext) {
     if (!cat) throw notFound('category_not_found', 'Category not found');
     const id = randomUUID();
     await db.transaction(async (tx) => {
-      await tx.insert(g).values({ id, uid: id, name: b.name, description: b.description, categoryId, quota: b.quota, limits: b.limits });
+      await tx.insert(g).values({ id, uid: id, name: b.name, description: b.description, categoryId, quota: b.quota, limits: b.limits, openDesktopAtSignIn: b.open_desktop_at_sign_in });
       await audit(tx, auditActorOf(request), { action: 'group.create', objectType: 'group', objectId: id, objectName: b.name, categoryId });
     });
     return (await groupView(db, id))!;
@@ -96,7 +97,9 @@ export async function adminGroupRoutes(app: FastifyInstance, ctx: AppContext) {
     const group = await reachableGroup(db, request, request.params.id);
     const b = request.body;
     await db.transaction(async (tx) => {
-      if (Object.keys(b).length) await tx.update(g).set(b).where(eq(g.id, group.id));
+      const { open_desktop_at_sign_in: openAtSignIn, ...rest } = b;
+      const set = { ...rest, ...(openAtSignIn === undefined ? {} : { openDesktopAtSignIn: openAtSignIn }) };
+      if (Object.keys(set).length) await tx.update(g).set(set).where(eq(g.id, group.id));
       await audit(tx, auditActorOf(request), {
         action: 'group.update', objectType: 'group', objectId: group.id, objectName: b.name ?? group.name, categoryId: group.categoryId,
         detail: { fields: Object.keys(b) },

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Badge, Button, Divider, Group, Select, Stack, Table, Text, Textarea, TextInput } from '@mantine/core';
+import { Badge, Button, Divider, Group, Select, Stack, Switch, Table, Text, Textarea, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { IconEdit, IconPlus, IconSearch, IconTrash, IconUsersGroup } from '@tabler/icons-react';
@@ -16,22 +16,27 @@ import { ConfirmDelete, fullBadge, RowAction, FormModal, ListTable } from '../sh
 import '../../../i18n/areas/admin';
 import { builtInText } from '../../../lib/built-in-text';
 
-type Draft = { name: string; description: string; category: string; quota: TQuota | null; limits: TLimits | null };
+type Draft = { name: string; description: string; category: string; quota: TQuota | null; limits: TLimits | null; openAtSignIn: boolean };
 
 function GroupForm({ opened, onClose, group, isAdmin, myCategory }: { opened: boolean; onClose: () => void; group: TAdminGroup | null; isAdmin: boolean; myCategory: string }) {
   const { t } = useTranslation();
-  const [d, setD] = useState<Draft>({ name: '', description: '', category: myCategory, quota: null, limits: null });
+  const [d, setD] = useState<Draft>({ name: '', description: '', category: myCategory, quota: null, limits: null, openAtSignIn: false });
   const { busy, error, setError, run } = useAction();
   const cats = useQuery({ ...categoriesQuery(), enabled: opened && isAdmin && !group, meta: HANDLES_ERROR });
   useEffect(() => {
     if (!opened) return;
     setError(null);
-    setD(group ? { name: group.name, description: group.description, category: group.category, quota: group.quota, limits: group.limits } : { name: '', description: '', category: myCategory, quota: null, limits: null });
+    setD(
+      group
+        ? { name: group.name, description: group.description, category: group.category, quota: group.quota, limits: group.limits, openAtSignIn: group.open_desktop_at_sign_in }
+        : { name: '', description: '', category: myCategory, quota: null, limits: null, openAtSignIn: false },
+    );
   }, [opened, group, myCategory, setError]);
   const save = () =>
     run(async () => {
-      if (group) await updateGroup(group.id, { name: d.name, description: d.description, quota: d.quota, limits: d.limits });
-      else await createGroup({ name: d.name, description: d.description, category: isAdmin ? d.category : undefined, quota: d.quota, limits: d.limits });
+      const fields = { name: d.name, description: d.description, quota: d.quota, limits: d.limits, open_desktop_at_sign_in: d.openAtSignIn };
+      if (group) await updateGroup(group.id, fields);
+      else await createGroup({ ...fields, category: isAdmin ? d.category : undefined });
       await refreshPeople();
       notifySuccess(t('admin.common.saved'));
       onClose();
@@ -51,6 +56,13 @@ function GroupForm({ opened, onClose, group, isAdmin, myCategory }: { opened: bo
         />
       )}
       <Textarea label={t('admin.groups.description')} value={d.description} onChange={(e) => setD({ ...d, description: e.currentTarget.value })} autosize minRows={2} maxLength={1000} />
+      <Switch
+        label={t('admin.groups.open_at_sign_in')}
+        description={t('admin.groups.open_at_sign_in_hint')}
+        checked={d.openAtSignIn}
+        onChange={(e) => setD({ ...d, openAtSignIn: e.currentTarget.checked })}
+        data-testid="group-form-open-at-sign-in"
+      />
       <Divider label={t('admin.quota.title')} labelPosition="left" />
       <QuotaEditor kind="quota" value={d.quota} onChange={(quota) => setD({ ...d, quota })} testId="group-form-quota" />
       <Divider label={t('admin.quota.limits_title')} labelPosition="left" />
