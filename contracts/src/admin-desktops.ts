@@ -98,7 +98,7 @@ export type TSupportViewerEvent = z.infer<typeof ZSupportViewerEvent>;
 export const DESKTOP_EVENT_KINDS = ['start', 'started', 'start_failed', 'stop', 'force_stop', 'stopped', 'reset', 'viewer'] as const;
 export type TDesktopEventKind = (typeof DESKTOP_EVENT_KINDS)[number];
 /** Why the system (no person) started or stopped a desktop, or why its machine went. */
-export const DESKTOP_EVENT_REASONS = ['auto_shutdown', 'booking_end', 'plan_end', 'shutdown_timeout', 'hypervisor_down', 'server_restart', 'machine_gone', 'guest_shutdown', 'crashed', 'direct_link'] as const;
+export const DESKTOP_EVENT_REASONS = ['auto_shutdown', 'booking_end', 'plan_end', 'shutdown_timeout', 'hypervisor_down', 'server_restart', 'machine_gone', 'guest_shutdown', 'crashed', 'direct_link', 'pool_prepare'] as const;
 
 /** One line of a desktop's history: a recorded event, its creation, or an audit entry about it (`action`). */
 export const ZDesktopHistoryItem = z.object({

@@ -125,6 +125,14 @@ export const DESCRIPTION_CODES = [
   'maintenance',
   /** a server process behind a balancer is stopping (its health route, while the balancer drains it) */
   'server_stopping',
+  // desktop pools
+  'desktop_pool_not_found',
+  /** the pool's size is more than the owner's limits or the hypervisors hold ({max_desktops, fits}) */
+  'desktop_pool_too_large',
+  /** a pool with desktops cannot change between persistent and not */
+  'desktop_pool_has_desktops',
+  /** the pool is disabled, or its template disabled or gone ({reason}) */
+  'desktop_pool_unavailable',
   // desktops
   'desktop_not_found',
   'desktop_not_visible',

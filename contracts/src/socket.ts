@@ -70,6 +70,8 @@ export type ServerToClientEvents = TBookingSocketEvents & {
   deploymentdesktop_delete: TDeploymentDesktopDeleteEvent;
   creating_desktops: TCreatingDesktopsEvent;
   end_creating_desktops: TCreatingDesktopsEvent;
+  /** To a person waiting for a desktop pool: a prepared desktop is theirs now (the portal opens it). */
+  desktop_pool_given: { pool_id: string; desktop_id: string };
   /** To a desktop's owner: support opened its screen (admin console). */
   support_viewer: TSupportViewerEvent;
 };

@@ -62,6 +62,8 @@ import { followInterruptedCreations } from './modules/storage/interrupted';
 import { followSettings } from './modules/admin/settings/apply';
 import { startAuditSweep } from './modules/admin/audit/sweep';
 import { startTemporaryDesktopSweep } from './modules/desktops/temporary-sweep';
+import { desktopPoolRoutes } from './modules/desktop-pools/routes';
+import type { DesktopPools } from './modules/desktop-pools/service';
 import { startUsageRollup } from './modules/usage/rollup';
 import { startMetricSampler } from './modules/usage/sampler';
 import { reportRoutes } from './modules/usage/routes';
@@ -244,6 +246,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.decorate('vpn', vpn);
   app.decorate('bastion', bastion);
 
+  let desktopPools: DesktopPools | undefined;
   await app.register(async (scope) => {
     await userRoutes(scope, ctx, bastion);
     await vpnRoutes(scope, ctx, vpn);
@@ -262,6 +265,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await storageRoutes(scope, ctx, lifecycle);
     await recycleBinRoutes(scope, ctx);
     const deploymentEvents = await deploymentRoutes(scope, ctx, lifecycle);
+    desktopPools = await desktopPoolRoutes(scope, ctx, lifecycle);
     await adminContentRoutes(scope, ctx, { lifecycle, media, deploymentEvents });
     await bookingRoutes(scope, ctx, bookings);
     await plannerRoutes(scope, ctx, bookings);
@@ -315,6 +319,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const stopAuditSweep = startAuditSweep(ctx);
   // Temporary desktops nobody views (the `temporary_desktops` setting).
   const stopTemporarySweep = startTemporaryDesktopSweep(ctx, lifecycle);
+  // Desktop pools: prepared desktops kept at each pool's target, given ones taken back (one pass per pool at a time).
+  desktopPools?.start();
   // Usage rolled up per hour for the reports (one process at a time).
   const stopUsageRollup = startUsageRollup(ctx);
   // The dashboard's history: a row a minute (the first process to reach it writes it).
@@ -334,6 +340,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     stopHypervisorMonitor();
     await bookings.scheduler.stop();
     await jobsStopped;
+    await desktopPools?.close();
     lifecycle.close();
     closeGateways();
     await pieces.close();

@@ -168,6 +168,8 @@ export const LOCK_CLASSES = {
   creation: 0x76_64_69_36, // 'vdi6'
   /** the usage roll-up (modules/usage/rollup.ts): transaction lock, object 0 */
   usageRollup: 0x76_64_69_37, // 'vdi7'
+  /** a desktop pool's manager pass (modules/desktop-pools): session lock per pool, held while the pass runs */
+  desktopPool: 0x76_64_69_38, // 'vdi8'
 } as const;
 
 /** The lock of object `name` in namespace `cls`: the same in every process (two names sharing one are held together). */

@@ -12,7 +12,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import type { STORAGE_STATUSES, TLimits, TMappingRule, TQuota } from '@vdi/contracts';
+import type { STORAGE_STATUSES, TLimits, TMappingRule, TPoolGiveBack, TPoolPermissions, TPoolScheduleRow, TQuota } from '@vdi/contracts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
@@ -311,8 +311,12 @@ export const domains = pgTable('domains', {
   forceStopAt: timestamp('force_stop_at', { withTimezone: true }),
   /** Last use; a new desktop or template starts at its creation time, as in the original. */
   accessedAt: timestamp('accessed_at', { withTimezone: true }).defaultNow(),
+  /** The desktop pool it belongs to (modules/desktop-pools), and when it was given to its person (null: not given yet). */
+  poolId: text('pool_id'),
+  poolAssignedAt: timestamp('pool_assigned_at', { withTimezone: true }),
   createdAt: createdAt(),
 }, (t) => [
+  index('domains_pool_idx').on(t.poolId),
   // A person's desktops (or templates) by name: their list, in its order; names compared without case.
   index('domains_user_kind_name_idx').on(t.userId, t.kind, t.name),
   index('domains_user_kind_lower_name_idx').on(t.userId, t.kind, sql`lower(${t.name})`),
@@ -519,6 +523,39 @@ export const deployments = pgTable('deployments', {
   preferredHypervisors: jsonb('preferred_hypervisors').$type<PreferredHypervisors>().notNull().default(sql`'{"forced":[],"favourite":[]}'::jsonb`),
   createdAt: createdAt(),
 }, (t) => [index('deployments_user_idx').on(t.userId)]);
+
+/**
+ * Desktop pools (issue 30; modules/desktop-pools): desktops of a template kept prepared for the people the pool is
+ * shared with. Its desktops are `domains` rows with `pool_id`; one not given to anybody yet belongs to the pool's
+ * owner and shows in nobody's list.
+ */
+export const desktopPools = pgTable('desktop_pools', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  /** Its owner (who made it): the prepared desktops are theirs until given. */
+  userId: text('user_id').notNull().references(() => users.id),
+  categoryId: text('category_id').notNull().references(() => categories.id),
+  templateId: text('template_id').notNull(),
+  allowed: jsonb('allowed').$type<Allowed>().notNull(),
+  maxDesktops: integer('max_desktops').notNull(),
+  prepared: integer('prepared').notNull().default(0),
+  schedule: jsonb('schedule').$type<TPoolScheduleRow[]>().notNull().default(sql`'[]'::jsonb`),
+  persistent: boolean('persistent').notNull().default(false),
+  giveBack: jsonb('give_back').$type<TPoolGiveBack>().notNull(),
+  permissions: jsonb('permissions').$type<TPoolPermissions>().notNull(),
+  enabled: boolean('enabled').notNull().default(true),
+  /** Seconds the last preparations took (newest last, at most 20): the wait a person in the queue is told. */
+  prepareSeconds: jsonb('prepare_seconds').$type<number[]>().notNull().default(sql`'[]'::jsonb`),
+  createdAt: createdAt(),
+}, (t) => [index('desktop_pools_category_idx').on(t.categoryId)]);
+
+/** People waiting for a desktop of a pool (none was prepared when they asked): first come, first served. */
+export const desktopPoolWaiters = pgTable('desktop_pool_waiters', {
+  poolId: text('pool_id').notNull().references(() => desktopPools.id, { onDelete: 'cascade' }),
+  userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  since: timestamp('since', { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.poolId, t.userId] })]);
 
 /** Physical reservable items (GPU cards) that the planner makes available as profiles. */
 export const reservableItems = pgTable('reservable_items', {

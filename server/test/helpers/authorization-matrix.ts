@@ -104,8 +104,15 @@ async function matrixBackupJob(): Promise<string> {
 /** The fixtures, made in beforeAll. */
 const F = {} as {
   dep: string; depDesktop: string; depDisk: string; userDesktop: string; gpuDesktop: string; advDesktop: string;
-  template: string; gpuTemplate: string; media: string; bin: string; booking: string; card: string; labDep: string;
+  template: string; gpuTemplate: string; media: string; bin: string; booking: string; card: string; labDep: string; pool: string;
 };
+/** A desktop pool of advanced's template for Students 1A, disabled (nothing is prepared, a take is refused past the rights). */
+async function poolFixture(): Promise<string> {
+  const res = await send({ path: '/api/v3/desktop-pools', method: 'POST', body: poolBody('Matrix pool') }, tokens.advanced);
+  if (res.status !== 200) throw new Error(`pool fixture: ${res.status} ${res.text}`);
+  return (JSON.parse(res.text) as { id: string }).id;
+}
+const poolBody = (name: string) => ({ name, template_id: F.template, allowed: { groups: ['default-students-1a'] }, max_desktops: 1, prepared: 0, enabled: false });
 const bookingSlot = (hours: number) => {
   const start = new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000 + hours * 3_600_000);
   return { start: bookingDate(start), end: bookingDate(new Date(start.getTime() + 30 * 60_000)) };
@@ -512,6 +519,15 @@ export const MATRIX: Record<string, Case> = {
 
   // ------------------------------------------------------------------ deployments (admin, manager, advanced; owners and co-owners)
   'GET /api/v3/deployments': { expect: allow(PRIVILEGED), req: get(`${A}/deployments`) },
+  // Desktop pools: made from advanced's template (only who may use it), managed by its owner, admin and the category's manager.
+  'GET /api/v3/desktop-pools': { expect: allow(PRIVILEGED), req: get(`${A}/desktop-pools`) },
+  'POST /api/v3/desktop-pools': { expect: allow(ADV_OWNED), req: (c) => ({ path: `${A}/desktop-pools`, method: 'POST', body: poolBody(uniq(c, 'Pool').replace(/[^A-Za-z0-9 ]/g, '')) }) },
+  'GET /api/v3/desktop-pools/:id': { expect: allow(ADV_OWNED), req: () => ({ path: `${A}/desktop-pools/${F.pool}` }) },
+  'PUT /api/v3/desktop-pools/:id': { expect: allow(ADV_OWNED), req: () => ({ path: `${A}/desktop-pools/${F.pool}`, method: 'PUT', body: { description: 'matrix' } }) },
+  'DELETE /api/v3/desktop-pools/:id': { expect: allow(ADV_OWNED), fresh: true, req: async () => ({ path: `${A}/desktop-pools/${await poolFixture()}`, method: 'DELETE' }) },
+  'GET /api/v3/user/desktop-pools': { expect: SIGNED_IN(), req: get(`${A}/user/desktop-pools`) },
+  // Students 1A (user, student) and who manages it; the pool is disabled: a 409 past the rights.
+  'POST /api/v3/desktop-pools/:id/take': { expect: allow(['admin', 'manager', 'advanced', 'user', 'student'], 'reached'), req: () => ({ path: `${A}/desktop-pools/${F.pool}/take`, method: 'POST' }) },
   // From advanced's template (not shared): only who may use it.
   'POST /api/v3/deployments': {
     expect: allow(ADV_OWNED, 'reached'),
@@ -729,6 +745,7 @@ export async function prepareMatrix(target: MatrixTarget) {
   const [adv] = await db.select().from(schema.domains).where(and(eq(schema.domains.userId, advanced.id), eq(schema.domains.kind, 'desktop')));
   F.advDesktop = adv!.id;
   F.template = (await makeTemplate(server, advanced)).id;
+  F.pool = await poolFixture();
   const gpuTemplate = await makeTemplate(server, advanced, 'GPU template');
   await db.update(schema.domains).set({ hardware: { ...gpuTemplate.hardware, reservables: gpu!.hardware.reservables } }).where(eq(schema.domains.id, gpuTemplate.id));
   F.gpuTemplate = gpuTemplate.id;

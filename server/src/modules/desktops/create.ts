@@ -105,7 +105,7 @@ const completeOneDisk = preparedQuery((db, name) => {
 });
 
 /** The columns a desktop from a template is written with (`planDesktopFromTemplate`), and its disk's. */
-const PLANNED_DESKTOP_KEYS = ['id', 'name', 'description', 'userId', 'categoryId', 'groupId', 'persistent', 'templateId', 'hardware', 'guestProperties', 'image', 'icon', 'tag', 'tagVisible', 'kind', 'status'] as const;
+const PLANNED_DESKTOP_KEYS = ['id', 'name', 'description', 'userId', 'categoryId', 'groupId', 'persistent', 'templateId', 'hardware', 'guestProperties', 'image', 'icon', 'tag', 'tagVisible', 'poolId', 'kind', 'status'] as const;
 const PLANNED_DISK_KEYS = ['id', 'userId', 'kind', 'path', 'parentId', 'virtualSize', 'format', 'status', 'actualSize'] as const;
 const placeholders = (keys: readonly string[], prefix: string) => Object.fromEntries(keys.map((k) => [k, sql.placeholder(`${prefix}${k}`)]));
 const valuesOf = (row: Record<string, unknown>, keys: readonly string[], prefix: string) => Object.fromEntries(keys.map((k) => [`${prefix}${k}`, row[k]]));
@@ -238,6 +238,8 @@ type TemplateDesktopOptions = {
   /** The deployment it belongs to, and whether its user sees it (a value, or read from the deployment as the row is written). */
   tag?: string;
   tagVisible?: boolean | SQL;
+  /** The desktop pool it is prepared for (modules/desktop-pools). */
+  poolId?: string;
   /** The template's disk, when the caller has it (a deployment job makes hundreds from one). */
   base?: StorageRow;
   /** A larger virtual disk than the template's, made so at once. */
@@ -265,6 +267,7 @@ export function planDesktopFromTemplate(engine: Engine, template: DomainRow, own
     icon: template.icon,
     tag: opts.tag ?? null,
     tagVisible: opts.tagVisible ?? true,
+    poolId: opts.poolId ?? null,
   };
   const disk = {
     id: storageId,

@@ -14,7 +14,7 @@ import { createHostPools, diskFilePresent, removeDiskFile, startFailureCode } fr
 import { CREATING_DESKTOP } from './create';
 import { disksOf, machineSpecOf, privateMacOf } from './machine-spec';
 import { findDomain, type DomainRow } from '../shared/domains';
-import { desktopViews } from '../shared/desktop-view';
+import { desktopViews, shownToOwner } from '../shared/desktop-view';
 import { createHostWatch } from './host-watch';
 import { recordDesktopEvent, type EventCause } from './events';
 
@@ -78,7 +78,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
   }
 
   async function publish(row: DomainRow) {
-    if (row.kind === 'desktop' && (row.tag === null || row.tagVisible)) {
+    if (shownToOwner(row)) {
       const [view] = await desktopViews(ctx, [row]);
       bus.toUser(row.userId, 'desktop_update', view!);
     }
@@ -87,7 +87,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
 
   /** A new desktop: desktop_add to its owner (later changes are desktop_update). */
   async function announce(row: DomainRow) {
-    if (row.kind !== 'desktop' || (row.tag !== null && !row.tagVisible)) return;
+    if (!shownToOwner(row)) return;
     const [view] = await desktopViews(ctx, [row]);
     bus.toUser(row.userId, 'desktop_add', view!);
   }
@@ -215,7 +215,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
   async function start(row: DomainRow, owner: UserRow, starter: Pick<UserRow, 'roleId' | 'id' | 'username'> = owner, cause: EventCause = { by: starter }): Promise<{ status: string }> {
     if (!statusIn(STARTABLE, row.status)) throw notAvailable(row, 'start');
     await checkBookingToStart(db, ctx.clock.now(), row, starter.roleId);
-    await checkStartQuota(db, owner, { memoryGb: row.hardware.memoryMb / 1024, vcpus: row.hardware.vcpus });
+    await checkStartQuota(db, owner, { memoryGb: row.hardware.memoryMb / 1024, vcpus: row.hardware.vcpus }, { personal: row.poolId === null });
     const mac = privateMacOf(row);
     // No guest network on this server at all: said as such, before placement looks for a host it reaches.
     if (mac && !network.available) {

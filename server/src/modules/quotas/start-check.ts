@@ -15,9 +15,12 @@ function checkLimits(level: 'group' | 'category', limits: TLimits | null, runnin
   if (running.vcpus + need.vcpus > limits.vcpus) throw precondition(`desktop_start_${level}_vcpu_limit_exceeded`, `The ${level} vCPU limit would be exceeded`);
 }
 
-/** Starting one more desktop must fit the user's applied quota and the group and category limits (428). */
-export async function checkStartQuota(db: Db, user: UserRow, need: Need) {
-  const { quota } = await appliedQuota(db, user);
+/**
+ * Starting one more desktop must fit the user's applied quota and the group and category limits (428). A desktop
+ * pool's desktop (`personal: false`) counts for its pool, not for the person: only the limits apply.
+ */
+export async function checkStartQuota(db: Db, user: UserRow, need: Need, opts: { personal?: boolean } = {}) {
+  const { quota } = opts.personal === false ? { quota: null } : await appliedQuota(db, user);
   if (quota) {
     const mine = await runningOf(db, { userId: user.id });
     // Each refusal names the person's running desktops that hold the quota (the portal offers to stop one).

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { RUNNING_STATUSES } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
@@ -25,7 +25,8 @@ const runningDesktops = [eq(d.kind, 'desktop'), inArray(d.status, [...RUNNING_ST
 /** Running desktops (and their memory and vCPUs) of a user, a group or a category: one aggregate. */
 export async function runningOf(db: Db, scope: { userId?: string; groupId?: string; categoryId?: string }): Promise<Running> {
   const conds = [...runningDesktops];
-  if (scope.userId) conds.push(eq(d.userId, scope.userId));
+  // A person's own: a pool's desktops count for the pool (its size), never for the person who holds one.
+  if (scope.userId) conds.push(eq(d.userId, scope.userId), isNull(d.poolId));
   if (scope.groupId) conds.push(eq(d.groupId, scope.groupId));
   if (scope.categoryId) conds.push(eq(d.categoryId, scope.categoryId));
   const [row] = await db.select(runningSums()).from(d).where(and(...conds));
@@ -34,7 +35,7 @@ export async function runningOf(db: Db, scope: { userId?: string; groupId?: stri
 
 /** A user's running desktops by name (a refusal to start one more names those that hold the quota). */
 export async function runningDesktopsOf(db: Db, userId: string): Promise<{ id: string; name: string }[]> {
-  return db.select({ id: d.id, name: d.name }).from(d).where(and(...runningDesktops, eq(d.userId, userId))).orderBy(d.name).limit(20);
+  return db.select({ id: d.id, name: d.name }).from(d).where(and(...runningDesktops, eq(d.userId, userId), isNull(d.poolId))).orderBy(d.name).limit(20);
 }
 
 /** The same per host the desktops run on (`hostOf`: the host column's expression); hosts with none are absent. */
@@ -57,7 +58,7 @@ export const desktopUsage = usagePart<{ desktops: number; volatile: number; runn
       count(*) filter (where ${isRunning}) as running,
       coalesce(sum((${d.hardware}->>'memoryMb')::float8) filter (where ${isRunning}), 0) as memory_mb,
       coalesce(sum((${d.hardware}->>'vcpus')::float8) filter (where ${isRunning}), 0) as vcpus
-    from ${d} where ${owned(d.userId)} and ${d.kind} = 'desktop'`,
+    from ${d} where ${owned(d.userId)} and ${d.kind} = 'desktop' and ${d.poolId} is null`,
   read: (r) => ({
     desktops: Number(r.desktops ?? 0),
     volatile: Number(r.volatile ?? 0),

@@ -3,7 +3,7 @@
  * media and templates that hand back a desktop), built in one query. It lives below the areas
  * (modules/shared) so that every area can show a desktop without importing the desktops area.
  */
-import { and, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
 import {
   formatBookingDate, LIST_PER_PAGE_DEFAULT, ON_HYPERVISOR, sortViewers, statusIn, VIEWERS_NEEDING_IP, type TDesktop, type TDesktopField, type TListPaging, type TViewer,
 } from '@vdi/contracts';
@@ -260,7 +260,12 @@ export async function userDesktops(src: ViewSource, userId: string, opts: Deskto
   return listDesktopViews(src, userDesktopsWhere(userId), opts);
 }
 
+/** Whether a desktop shows in its owner's list (userDesktopsWhere's rule for one row): a deployment's while visible, a pool's once given. */
+export const shownToOwner = (row: Pick<DomainRow, 'kind' | 'tag' | 'tagVisible' | 'poolId' | 'poolAssignedAt'>) =>
+  row.kind === 'desktop' && (row.tag === null || row.tagVisible) && (row.poolId === null || row.poolAssignedAt !== null);
+
 export function userDesktopsWhere(userId: string) {
   const d = schema.domains;
-  return and(eq(d.userId, userId), eq(d.kind, 'desktop'), or(isNull(d.tag), eq(d.tagVisible, true)));
+  // A pool's desktop shows once it is given to its person (before, it waits, prepared, in nobody's list).
+  return and(eq(d.userId, userId), eq(d.kind, 'desktop'), or(isNull(d.tag), eq(d.tagVisible, true)), or(isNull(d.poolId), isNotNull(d.poolAssignedAt)));
 }

@@ -18,6 +18,7 @@ import { NewDesktopButton } from '../../entities/domain/DesktopMenuItems';
 import classes from './DesktopsPage.module.css';
 import { builtInText } from '../../lib/built-in-text';
 import { SignInOpener } from './SignInOpener';
+import { PoolCards } from './PoolCards';
 
 function GridSkeleton() {
   return (
@@ -180,6 +181,7 @@ export default function DesktopsPage() {
           />
         </Group>
       </Group>
+      <PoolCards />
       {content}
       <DirectLinkModal desktop={direct} onClose={() => setDirectFor(null)} />
       <NewTemporaryModal opened={newOpen} onClose={() => setNewOpen(false)} />

@@ -1,0 +1,331 @@
+import { randomUUID } from 'node:crypto';
+import { and, asc, eq, gt, inArray, isNotNull, isNull } from 'drizzle-orm';
+import { GOING_UP, GUEST_UP, RETRYABLE, STARTABLE, statusIn, type TPoolCounts, type TPoolTakeAnswer } from '@vdi/contracts';
+import type { AppContext } from '../../context';
+import { LOCK_CLASSES, lockKey, schema } from '../../db';
+import type { UserRow } from '../../auth/sessions';
+import { findDomain, type DomainRow } from '../shared/domains';
+import { createDesktopFromTemplate, creating } from '../desktops/create';
+import type { DesktopLifecycle } from '../desktops/lifecycle';
+import { viewerState } from '../viewers/activity';
+import { dailyTimePassed, targetPrepared, waitSeconds } from './schedule';
+
+export type PoolRow = typeof schema.desktopPools.$inferSelect;
+const d = schema.domains;
+const p = schema.desktopPools;
+const w = schema.desktopPoolWaiters;
+
+/** The last preparations' durations kept per pool (the wait a person in the queue is told). */
+const RECENT_PREPARATIONS = 20;
+
+/** Where a pool's desktop stands: waiting for somebody (prepared or on its way up), given, or broken. */
+export function poolDesktopState(row: Pick<DomainRow, 'status' | 'poolAssignedAt'>): 'prepared' | 'preparing' | 'in_use' | 'kept' | 'broken' {
+  if (row.poolAssignedAt !== null) return statusIn(STARTABLE, row.status) || statusIn(RETRYABLE, row.status) ? 'kept' : 'in_use';
+  if (statusIn(GUEST_UP, row.status)) return 'prepared';
+  if (statusIn(RETRYABLE, row.status)) return 'broken';
+  return 'preparing';
+}
+
+/** Why a pool prepares nothing now, or null. */
+export async function poolStalled(ctx: AppContext, pool: PoolRow): Promise<'disabled' | 'template_disabled' | 'template_missing' | null> {
+  if (!pool.enabled) return 'disabled';
+  const template = await findDomain(ctx.db, pool.templateId);
+  if (!template || template.kind !== 'template') return 'template_missing';
+  if (!template.enabled) return 'template_disabled';
+  return null;
+}
+
+/** A pool's desktops now, and its waiting people. */
+export async function poolCounts(ctx: AppContext, pool: PoolRow): Promise<TPoolCounts> {
+  const rows = await ctx.db.select({ status: d.status, poolAssignedAt: d.poolAssignedAt, hypervisorId: d.hypervisorId }).from(d).where(eq(d.poolId, pool.id));
+  const hosts = await ctx.db.select({ id: schema.hypervisors.id, name: schema.hypervisors.name }).from(schema.hypervisors);
+  const counts: TPoolCounts = { prepared: 0, preparing: 0, in_use: 0, kept: 0, waiting: 0, target: targetPrepared(pool, ctx.clock.now()), by_host: [] };
+  const byHost = new Map<string, TPoolCounts['by_host'][number]>();
+  for (const r of rows) {
+    const state = poolDesktopState(r);
+    if (state === 'broken') continue;
+    counts[state]++;
+    if (!r.hypervisorId || state === 'kept') continue;
+    const h = byHost.get(r.hypervisorId) ?? { hypervisor: r.hypervisorId, name: hosts.find((x) => x.id === r.hypervisorId)?.name ?? r.hypervisorId, prepared: 0, in_use: 0, preparing: 0 };
+    h[state]++;
+    byHost.set(r.hypervisorId, h);
+  }
+  counts.by_host = [...byHost.values()].sort((a, b) => a.name.localeCompare(b.name));
+  counts.waiting = await ctx.db.$count(w, eq(w.poolId, pool.id));
+  return counts;
+}
+
+/**
+ * The pools' manager: keeps each pool's prepared desktops at its target (its timetable, its size), hands prepared
+ * desktops to the people waiting, replaces broken ones, and takes back non-persistent desktops given back. One pass per
+ * pool at a time in the whole installation (an advisory lock per pool); every pass reads the database afresh, so that a
+ * restart or another process goes on from what is there.
+ */
+export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle) {
+  const log = ctx.log.child({ module: 'desktop-pools' });
+  const pending = new Map<string, Promise<void>>();
+  const again = new Set<string>();
+  const preparingSince = new Map<string, number>();
+  let closed = false;
+
+  /** Runs a pass of `poolId` now, or once more after the one under way. */
+  function kick(poolId: string): Promise<void> {
+    if (closed) return Promise.resolve();
+    const running = pending.get(poolId);
+    if (running) {
+      again.add(poolId);
+      return running;
+    }
+    const run = (async () => {
+      do {
+        again.delete(poolId);
+        await pass(poolId).catch((err) => log.error({ err, pool: poolId }, 'pool pass failed'));
+      } while (again.has(poolId) && !closed);
+    })().finally(() => pending.delete(poolId));
+    pending.set(poolId, run);
+    return run;
+  }
+
+  async function pass(poolId: string) {
+    const key = lockKey(LOCK_CLASSES.desktopPool, poolId);
+    const held = ctx.locks.everyGranted || (await ctx.locks.tryHold([key]).catch(() => [false]))[0] === true;
+    if (!held) return; // another process runs this pool's pass now
+    try {
+      const [pool] = await ctx.db.select().from(p).where(eq(p.id, poolId));
+      if (!pool) return;
+      await reconcile(pool);
+    } finally {
+      if (!ctx.locks.everyGranted) await ctx.locks.release(key).catch(() => undefined);
+    }
+  }
+
+  async function reconcile(pool: PoolRow) {
+    const desktops = await ctx.db.select().from(d).where(eq(d.poolId, pool.id)).orderBy(asc(d.createdAt));
+    const stalled = await poolStalled(ctx, pool);
+    const free = desktops.filter((x) => x.poolAssignedAt === null);
+    // Broken ones (a start failed, the guest crashed) are never handed out: gone, and made again below.
+    for (const row of free.filter((x) => poolDesktopState(x) === 'broken')) await lifecycle.destroyDesktop(row);
+    let live = free.filter((x) => poolDesktopState(x) !== 'broken');
+    if (stalled) {
+      // Nothing is prepared from a template that is gone or disabled, nor by a disabled pool; given desktops stay.
+      for (const row of live) await lifecycle.destroyDesktop(row);
+      return;
+    }
+    // A free desktop at rest (stopped by someone, or adopted stopped after a restart) is started again.
+    for (const row of live.filter((x) => statusIn(STARTABLE, x.status))) await startPoolDesktop(pool, row);
+    // The people waiting get prepared desktops, first come first served.
+    const waiters = await ctx.db.select().from(w).where(eq(w.poolId, pool.id)).orderBy(asc(w.since));
+    for (const waiter of waiters) {
+      const [person] = await ctx.db.select().from(schema.users).where(eq(schema.users.id, waiter.userId));
+      const given = person ? await give(pool, person) : null;
+      if (!given && person) break;
+      await ctx.db.delete(w).where(and(eq(w.poolId, pool.id), eq(w.userId, waiter.userId)));
+      if (given) ctx.bus.toUser(waiter.userId, 'desktop_pool_given', { pool_id: pool.id, desktop_id: given.id });
+    }
+    live = (await ctx.db.select().from(d).where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt)))).filter((x) => poolDesktopState(x) !== 'broken');
+    const stillWaiting = await ctx.db.$count(w, eq(w.poolId, pool.id));
+    const total = await ctx.db.$count(d, eq(d.poolId, pool.id));
+    const want = targetPrepared(pool, ctx.clock.now()) + stillWaiting;
+    if (live.length < want) {
+      const room = Math.max(0, pool.maxDesktops - total);
+      for (let i = 0; i < Math.min(want - live.length, room); i++) await prepareOne(pool);
+    } else if (live.length > want) {
+      // Surplus: the newest free ones go first, those still on their way up before prepared ones.
+      const order = [...live].sort((a, b) => Number(statusIn(GUEST_UP, a.status)) - Number(statusIn(GUEST_UP, b.status)) || b.createdAt.getTime() - a.createdAt.getTime());
+      for (const row of order.slice(0, live.length - want)) await lifecycle.destroyDesktop(row);
+    }
+  }
+
+  async function ownerOf(pool: PoolRow) {
+    const [owner] = await ctx.db.select().from(schema.users).where(eq(schema.users.id, pool.userId));
+    if (!owner) throw new Error(`pool ${pool.id}: its owner is gone`);
+    return owner;
+  }
+
+  async function startPoolDesktop(pool: PoolRow, row: DomainRow) {
+    try {
+      preparingSince.set(row.id, Date.now());
+      await lifecycle.start(row, await ownerOf(pool), undefined, { reason: 'pool_prepare' });
+    } catch (err) {
+      log.warn({ err, pool: pool.id, desktop: row.id }, 'a pool desktop could not start');
+      preparingSince.delete(row.id);
+    }
+  }
+
+  async function prepareOne(pool: PoolRow) {
+    const template = await findDomain(ctx.db, pool.templateId);
+    if (!template) return;
+    const owner = await ownerOf(pool);
+    const id = randomUUID();
+    let row: DomainRow;
+    try {
+      row = await creating(ctx.locks, id, () => createDesktopFromTemplate(ctx.db, ctx.engine, template, owner, { id, name: pool.name, persistent: pool.persistent, status: 'Stopped', poolId: pool.id }));
+    } catch (err) {
+      log.warn({ err, pool: pool.id }, 'a pool desktop could not be made');
+      return;
+    }
+    await startPoolDesktop(pool, row);
+  }
+
+  /**
+   * Gives `person` a prepared desktop of the pool, atomically (two people asking for the last one: one gets it):
+   * the desktop becomes theirs (its disks too). Null when none is prepared.
+   */
+  async function give(pool: PoolRow, person: UserRow): Promise<DomainRow | null> {
+    let given: DomainRow | null = null;
+    // A prepared desktop another request took between the choice and the write is not given twice: the next one is tried.
+    for (let attempt = 0; attempt < 10 && !given; attempt++) {
+      const outcome = await ctx.db.transaction(async (tx) => {
+        const [candidate] = await tx
+          .select({ id: d.id })
+          .from(d)
+          .where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt), inArray(d.status, [...GUEST_UP])))
+          .orderBy(asc(d.createdAt))
+          .limit(1)
+          .for('update', { skipLocked: true });
+        if (!candidate) return 'none' as const;
+        const [row] = await tx
+          .update(d)
+          .set({ userId: person.id, categoryId: person.categoryId, groupId: person.groupId, poolAssignedAt: ctx.clock.now(), accessedAt: ctx.clock.now() })
+          .where(and(eq(d.id, candidate.id), isNull(d.poolAssignedAt)))
+          .returning();
+        if (!row) return 'lost' as const;
+        const disks = await tx.select({ id: schema.domainDisks.storageId }).from(schema.domainDisks).where(eq(schema.domainDisks.domainId, row.id));
+        if (disks.length) {
+          await tx.update(schema.storage).set({ userId: person.id }).where(and(inArray(schema.storage.id, disks.map((x) => x.id)), inArray(schema.storage.kind, ['desktop', 'volatile'])));
+        }
+        return row;
+      });
+      if (outcome === 'none') return null;
+      if (outcome !== 'lost') given = outcome;
+    }
+    if (!given) return null;
+    const since = preparingSince.get(given.id);
+    preparingSince.delete(given.id);
+    if (since !== undefined) await notePreparation(pool.id, (Date.now() - since) / 1000);
+    await lifecycle.announce(given);
+    log.info({ pool: pool.id, desktop: given.id, user: person.id }, 'pool desktop given');
+    void kick(pool.id); // one less prepared: prepare the next
+    return given;
+  }
+
+  async function notePreparation(poolId: string, seconds: number) {
+    const [row] = await ctx.db.select({ recent: p.prepareSeconds }).from(p).where(eq(p.id, poolId));
+    if (!row) return;
+    await ctx.db.update(p).set({ prepareSeconds: [...row.recent, Math.round(seconds * 10) / 10].slice(-RECENT_PREPARATIONS) }).where(eq(p.id, poolId));
+  }
+
+  /**
+   * A person takes a desktop from the pool: the one they already hold (persistent pools; started if at rest), else a
+   * prepared one at once, else a place in the queue (the pool prepares more, up to its size).
+   */
+  async function take(pool: PoolRow, person: UserRow): Promise<TPoolTakeAnswer> {
+    const [mine] = await ctx.db.select().from(d).where(and(eq(d.poolId, pool.id), eq(d.userId, person.id), isNotNull(d.poolAssignedAt)));
+    if (mine) {
+      if (statusIn(STARTABLE, mine.status)) await lifecycle.start(mine, person);
+      return { kind: 'desktop', desktop_id: mine.id };
+    }
+    const given = await give(pool, person);
+    if (given) {
+      await ctx.db.delete(w).where(and(eq(w.poolId, pool.id), eq(w.userId, person.id)));
+      return { kind: 'desktop', desktop_id: given.id };
+    }
+    await ctx.db.insert(w).values({ poolId: pool.id, userId: person.id, since: ctx.clock.now() }).onConflictDoNothing();
+    void kick(pool.id);
+    return { kind: 'queued', ...(await placeOf(pool, person.id))! };
+  }
+
+  /** The person's place in the pool's queue and a realistic wait, or null when they do not wait. */
+  async function placeOf(pool: PoolRow, userId: string): Promise<{ place: number; wait_seconds: number } | null> {
+    const queue = await ctx.db.select({ userId: w.userId }).from(w).where(eq(w.poolId, pool.id)).orderBy(asc(w.since));
+    const i = queue.findIndex((q) => q.userId === userId);
+    if (i < 0) return null;
+    return { place: i + 1, wait_seconds: waitSeconds(i + 1, pool.prepareSeconds) };
+  }
+
+  /** A non-persistent pool's desktop given back: gone with its disk; the pass prepares a fresh one from the template. */
+  async function giveBack(row: DomainRow, reason: string) {
+    if (row.poolId === null || row.persistent) return;
+    log.info({ desktop: row.id, pool: row.poolId, reason }, 'pool desktop given back');
+    await lifecycle.destroyDesktop(row);
+    void kick(row.poolId);
+  }
+
+  /** Whether the person has a session still live (not signed out, not expired) now, in any server process. */
+  async function signedIn(userId: string, now: Date) {
+    const s = schema.sessions;
+    return (await ctx.db.$count(s, and(eq(s.userId, userId), isNull(s.revokedAt), gt(s.expiresAt, now)))) > 0;
+  }
+
+  /**
+   * Given desktops of non-persistent pools whose give-back time came: their person signed out (no live session left),
+   * no viewer open for N minutes, or the pool's daily time.
+   */
+  async function sweepGiveBacks(since: Date, now: Date) {
+    const pools = await ctx.db.select().from(p).where(eq(p.persistent, false));
+    for (const pool of pools) {
+      const daily = dailyTimePassed(pool.giveBack, since, now);
+      const given = await ctx.db.select().from(d).where(and(eq(d.poolId, pool.id), isNotNull(d.poolAssignedAt)));
+      for (const row of given) {
+        if (daily) {
+          await giveBack(row, 'daily');
+          continue;
+        }
+        if (pool.giveBack.on_sign_out && !(await signedIn(row.userId, now))) {
+          await giveBack(row, 'sign_out');
+          continue;
+        }
+        const minutes = pool.giveBack.viewer_closed_minutes;
+        if (minutes === null) continue;
+        const viewers = await viewerState(ctx, row.id);
+        if (viewers.open > 0) continue;
+        const seen = Math.max(viewers.lastClosed ?? 0, row.poolAssignedAt?.getTime() ?? 0);
+        if (now.getTime() - seen >= minutes * 60_000) await giveBack(row, 'viewer_closed');
+      }
+    }
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  let lastSweep = ctx.clock.now();
+  /** Every pool's pass and the give-back sweep, every `intervalMs`; a pool's desktop that changes kicks its pool at once. */
+  function start(intervalMs = 10_000) {
+    const tick = async () => {
+      const now = ctx.clock.now();
+      await sweepGiveBacks(lastSweep, now).catch((err) => log.error({ err }, 'pool give-back sweep failed'));
+      lastSweep = now;
+      const pools = await ctx.db.select({ id: p.id }).from(p);
+      await Promise.all(pools.map((x) => kick(x.id)));
+    };
+    void tick();
+    timer = setInterval(() => void tick().catch((err) => log.error({ err }, 'pool tick failed')), intervalMs);
+    timer.unref();
+    const onChange = (row: DomainRow) => {
+      if (row.poolId !== null && row.poolAssignedAt === null) void kick(row.poolId);
+    };
+    lifecycle.changes.on('changed', onChange);
+    lifecycle.changes.on('deleted', onChange);
+    return () => {
+      lifecycle.changes.off('changed', onChange);
+      lifecycle.changes.off('deleted', onChange);
+    };
+  }
+
+  let stopEvents: (() => void) | undefined;
+  return {
+    kick,
+    take,
+    placeOf,
+    giveBack,
+    sweepGiveBacks,
+    start(intervalMs?: number) {
+      stopEvents = start(intervalMs);
+    },
+    async close() {
+      closed = true;
+      if (timer) clearInterval(timer);
+      stopEvents?.();
+      await Promise.all([...pending.values()]);
+    },
+  };
+}
+export type DesktopPools = ReturnType<typeof createDesktopPools>;
