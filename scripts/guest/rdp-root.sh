@@ -200,19 +200,20 @@ xrdp-sesman
 xrdp
 # The VNC viewer's clipboard: QEMU's qemu-vdagent on the virtio port com.redhat.spice.0 (mdev makes
 # no /dev/virtio-ports names: made here) <-> spice-vdagentd <-> spice-vdagent on the X display :5
-# (Xvnc with no listener: nothing to connect to from outside; local clients only).
+# (Xvnc with no listener: nothing to connect to from outside; local clients only). In the background:
+# RDP's readiness does not wait for it.
 mkdir -p /dev/virtio-ports
 for p in /sys/class/virtio-ports/*; do
   [ -r "$p/name" ] && ln -sf "/dev/${p##*/}" "/dev/virtio-ports/$(cat "$p/name")"
 done
-if [ -e /dev/virtio-ports/com.redhat.spice.0 ]; then
+[ -e /dev/virtio-ports/com.redhat.spice.0 ] && (
   Xvnc :5 -rfbport -1 -SecurityTypes None -nolisten tcp -geometry 1024x768 -depth 24 >/run/xvnc-clipboard.log 2>&1 &
   for i in $(seq 1 100); do [ -S /tmp/.X11-unix/X5 ] && break; sleep 0.2; done
   mkdir -p /run/spice-vdagentd
   # -X: no logind or ConsoleKit here (the agent is the active session); -f -u /dev/null: no uinput (QEMU's mouse=off)
   ( spice-vdagentd -x -X -f -u /dev/null 2>/run/spice-vdagentd.log
     echo "CLIPBOARD-AGENT daemon ended $(tail -c 300 /run/spice-vdagentd.log | tr '\n' ' ')" >> /run/rdp-events ) &
-  for i in $(seq 1 50); do [ -S /run/spice-vdagentd/spice-vdagent-sock ] && break; sleep 0.1; done
+  for i in $(seq 1 100); do [ -S /run/spice-vdagentd/spice-vdagent-sock ] && break; sleep 0.2; done
   # (its X display from DISPLAY: the agent opens it with XOpenDisplay, --display is GTK's alone); again if it ends
   ( for i in 1 2 3 4 5; do
       DISPLAY=:5 NO_AT_BRIDGE=1 spice-vdagent -x 2>/run/spice-vdagent.log
@@ -220,7 +221,7 @@ if [ -e /dev/virtio-ports/com.redhat.spice.0 ]; then
       sleep 2
     done ) &
   echo "CLIPBOARD-AGENT started display=:5" >> /run/rdp-events
-fi
+) &
 acpid -c /etc/acpi 2>/dev/null
 printf "\033c" > /dev/tty1
 cat > /etc/issue <<EOI

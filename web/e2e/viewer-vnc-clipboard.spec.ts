@@ -56,8 +56,8 @@ test.describe('VNC viewer clipboard', () => {
     id = ((await made.json()) as { id: string }).id;
     await expect.poll(async () => (await api(request, 'GET', `/desktop/start/${id}`)).status(), { timeout: scaled(60_000), intervals: [2_000] }).toBe(200);
     await expect.poll(() => serial(id), { timeout: scaled(300_000), intervals: [2_000] }).toContain('RDP-DESKTOP READY');
-    // The guest found QEMU's agent port and started its clipboard agent.
-    expect(serial(id)).toContain('RDP-CLIPBOARD-AGENT started display=:5');
+    // The guest found QEMU's agent port and started its clipboard agent (in the background of its boot).
+    await expect.poll(() => serial(id), { timeout: scaled(60_000) }).toContain('RDP-CLIPBOARD-AGENT started display=:5');
     await expect
       .poll(async () => ((await (await api(request, 'GET', '/user/desktops')).json()) as { id: string; state: string }[]).find((d) => d.id === id)?.state, { timeout: scaled(180_000) })
       .toBe('Started');
