@@ -105,8 +105,8 @@ test.describe('VNC viewer clipboard', () => {
     expect(await seriousViolations(viewer)).toEqual([]);
     await viewer.keyboard.press('Escape');
 
-    // Again the other way, at phone width (the panel from the one menu): the last text wins.
-    const again = `again${Date.now().toString(36)}`;
+    // Again the other way, at phone width (the panel from the one menu): the last text wins, beyond ASCII too (UTF-8 all the way).
+    const again = `again${Date.now().toString(36)}-ñandú-€`;
     await viewer.setViewportSize({ width: 390, height: 844 });
     await viewer.getByTestId('viewer-menu').click();
     await viewer.getByTestId('viewer-menu-clipboard').click();
