@@ -63,7 +63,11 @@ export async function usageReport(db: Db, q: TUsageReportQuery, category: string
   const sums = sql`sum(desktop_seconds) AS desktop, sum(gpu_booked_seconds) AS booked, sum(gpu_used_seconds) AS used, sum(sign_ins) AS sign_ins`;
   type Sums = { desktop: string | null; booked: string | null; used: string | null; sign_ins: string | null };
 
-  const [totals, rows, steps, hourly, signIns, templates] = await Promise.all([
+  // Storage: per group as last sampled in the period, over time the most of each step.
+  const storageDays = sql`usage_storage_days WHERE day = (SELECT max(day) FROM usage_storage_days WHERE ${span('day', start, end)}${inCategory})${inCategory}`;
+  const peakScope = category === null ? sql`category_id = '*'` : sql`category_id = ${category}`;
+
+  const [totals, rows, steps, hourly, signIns, templates, peaks, storageRows, storageTotal, storagePoints] = await Promise.all([
     rowsOf<Sums>(db, sql`SELECT ${sums} FROM ${series}`),
     rowsOf<Sums & { key: string; name: string }>(db, sql`SELECT ${key} AS key, max(${name}) AS name, ${sums} FROM ${source} GROUP BY ${key} ORDER BY sum(desktop_seconds) DESC, 2 LIMIT ${MAX_ROWS}`),
     rowsOf<Sums & { at: string }>(db, sql`SELECT ${bucket} AS at, ${sums} FROM ${series} GROUP BY 1 ORDER BY 1`),
@@ -75,16 +79,22 @@ export async function usageReport(db: Db, q: TUsageReportQuery, category: string
       sql`SELECT template_id AS key, max(template_name) AS name, sum(desktop_seconds) AS desktop, count(DISTINCT desktop_id) AS desktops
           FROM ${source} WHERE template_id <> '' AND desktop_seconds > 0 GROUP BY template_id ORDER BY sum(desktop_seconds) DESC, 2 LIMIT ${TOP_TEMPLATES}`,
     ),
+    // The most desktops at once (to the minute), the earliest minute it was reached.
+    rowsOf<{ desktops: number; at: string | Date }>(db, sql`SELECT desktops, at FROM usage_peak_hours WHERE ${peakScope} AND ${span('hour', start, end)} ORDER BY desktops DESC, at LIMIT 1`),
+    rowsOf<{ key: string; name: string; bytes: string }>(db, sql`SELECT ${key} AS key, max(${name}) AS name, sum(bytes) AS bytes FROM ${storageDays} GROUP BY ${key} ORDER BY sum(bytes) DESC, 2 LIMIT ${MAX_ROWS}`),
+    rowsOf<{ day: string | null; bytes: string | null }>(db, sql`SELECT to_char(max(day) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(bytes) AS bytes FROM ${storageDays}`),
+    rowsOf<{ at: string; bytes: string }>(
+      db,
+      sql`SELECT ${bucket} AS at, max(bytes) AS bytes FROM (SELECT hour, sum(bytes) AS bytes FROM usage_storage_hours WHERE ${span('hour', start, end)}${inCategory} GROUP BY hour) AS s GROUP BY 1 ORDER BY 1`,
+    ),
   ]);
 
   const concurrency = new Map<string, number>();
-  let peak: TUsageReport['peak'] = null;
   for (const r of hourly) {
     const desktops = Math.round((Number(r.seconds) / 3600) * 1000) / 1000;
-    const at = r.at;
-    concurrency.set(at, Math.max(concurrency.get(at) ?? 0, desktops));
-    if (!peak || desktops > peak.desktops) peak = { desktops, at: iso(r.hour) };
+    concurrency.set(r.at, Math.max(concurrency.get(r.at) ?? 0, desktops));
   }
+  const peak: TUsageReport['peak'] = peaks[0] ? { desktops: Number(peaks[0].desktops), at: iso(peaks[0].at) } : null;
   const t = totals[0];
   return {
     from: q.from,
@@ -98,6 +108,12 @@ export async function usageReport(db: Db, q: TUsageReportQuery, category: string
     peak,
     sign_ins: signIns.map((r) => ({ day: r.day, sign_ins: Number(r.n) })),
     top_templates: templates.map((r) => ({ key: r.key, name: r.name, desktop_hours: h(r.desktop), desktops: Number(r.desktops) })),
+    storage: {
+      day: storageTotal[0]?.day ?? null,
+      bytes: Number(storageTotal[0]?.bytes ?? 0),
+      points: storagePoints.map((r) => ({ at: r.at, bytes: Number(r.bytes) })),
+      rows: storageRows.map((r) => ({ key: r.key, name: r.name, bytes: Number(r.bytes) })),
+    },
   };
 }
 
@@ -112,6 +128,10 @@ export function reportCsv(report: TUsageReport, part: TReportPart): string {
           ? [['at', 'desktop_hours', 'gpu_booked_hours', 'gpu_used_hours'], ...report.hours.map((r) => [r.at, r.desktop_hours, r.gpu_booked_hours, r.gpu_used_hours])]
           : part === 'sign_ins'
             ? [['day', 'sign_ins'], ...report.sign_ins.map((r) => [r.day, r.sign_ins])]
-            : [['template', 'name', 'desktop_hours', 'desktops'], ...report.top_templates.map((r) => [r.key, r.name, r.desktop_hours, r.desktops])];
+            : part === 'storage'
+              ? [['at', 'storage_bytes'], ...report.storage.points.map((r) => [r.at, r.bytes])]
+              : part === 'storage_by_group'
+                ? [[report.group_by, 'name', 'storage_bytes'], ...report.storage.rows.map((r) => [r.key, r.name, r.bytes])]
+                : [['template', 'name', 'desktop_hours', 'desktops'], ...report.top_templates.map((r) => [r.key, r.name, r.desktop_hours, r.desktops])];
   return `\uFEFF${csvFile(table)}`;
 }
