@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Locator } from '@playwright/test';
 import infraEn from '../src/i18n/locales/admin-infra/en.json' with { type: 'json' };
 import infraCa from '../src/i18n/locales/admin-infra/ca.json' with { type: 'json' };
-import { apiToken, scaled, shot, showAsSaved, signInAs } from './support';
+import { join } from 'node:path';
+import { apiToken, scaled, shot, SHOTS, showAsSaved, signInAs } from './support';
 
 // Issue 29, usage reports: an admin opens Reports, reads the sign-ins of today as a chart and as its
 // table, downloads that part as CSV, reads the storage used over time and per organisation (with its CSV),
@@ -13,6 +14,11 @@ const R = infraEn.admin_infra.reports;
 const RCa = infraCa.admin_infra.reports;
 
 test.describe.configure({ mode: 'serial' });
+
+/** A screenshot of one card (artifacts/screenshots/<name>.png), to read its chart without the whole page. */
+async function cardShot(card: Locator, name: string) {
+  if (SHOTS) await card.screenshot({ path: join(import.meta.dirname, '..', '..', 'artifacts', 'screenshots', `${name}.png`) });
+}
 
 /** The demo user's desktop, started (its hour under way counts in the reports), or already running. */
 async function startedDesktop(request: APIRequestContext) {
@@ -67,6 +73,8 @@ test.describe('administration: usage reports', () => {
     expect(storageLines[0]).toBe('organisation,name,storage_bytes');
     expect(storageLines[1]).toMatch(/^[^,]+,[^,]*,\d+$/);
     await storage.getByTestId('report-storage-chart-tab').click();
+    await expect(storage.getByTestId('report-storage-chart').locator('svg.recharts-surface').first()).toBeVisible();
+    await cardShot(storage, 'admin-reports-storage');
     await shot(page, 'admin-reports');
     // …and the same numbers as a table.
     await card.getByTestId('report-sign-ins-table-tab').click();
@@ -105,7 +113,7 @@ test.describe('administration: usage reports', () => {
     // The storage card in Catalan at phone width.
     await expect(page.getByTestId('report-storage').getByRole('heading')).toHaveText(RCa.storage_title);
     await expect(page.getByTestId('report-storage-chart').locator('svg.recharts-surface').first()).toBeVisible();
-    await shot(page, 'admin-reports-storage-phone-ca');
+    await cardShot(page.getByTestId('report-storage'), 'admin-reports-storage-phone-ca');
     await page.evaluate((key) => {
       localStorage.setItem(key, 'dark');
       window.dispatchEvent(new StorageEvent('storage', { key, newValue: 'dark', storageArea: localStorage }));
