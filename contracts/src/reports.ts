@@ -46,8 +46,8 @@ export const ZUsageReport = z.object({
   rows: z.array(ZUsageReportRow),
   /** Per step: desktop hours, GPU hours booked and used. */
   hours: z.array(z.object({ at: z.string(), desktop_hours: hours, gpu_booked_hours: hours, gpu_used_hours: hours })),
-  /** Concurrent desktops per step (the busiest hour's average in the step). */
-  concurrency: z.array(z.object({ at: z.string(), desktops: z.number() })),
+  /** Concurrent desktops per step: the busiest hour's average in the step, and the most at once in it (to the minute). */
+  concurrency: z.array(z.object({ at: z.string(), desktops: z.number(), peak: z.number().int() })),
   /** The most desktops running at once in the period, and the minute it was first reached. */
   peak: z.object({ desktops: z.number(), at: z.string() }).nullable(),
   sign_ins: z.array(z.object({ day: z.string(), sign_ins: z.number().int() })),

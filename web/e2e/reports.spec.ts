@@ -59,6 +59,15 @@ test.describe('administration: usage reports', () => {
     await expect(page.getByTestId('report-total-hours-value')).not.toHaveText('0');
     await page.getByTestId('report-templates-table-tab').click();
     await expect(page.getByTestId('report-templates-table').locator('tbody tr').first()).toContainText('Demo');
+    // Concurrent desktops: each step's average and the most at once (to the minute), this desktop at least.
+    const concurrency = page.getByTestId('report-concurrency');
+    await expect(concurrency.getByText(R.concurrency_most).first()).toBeVisible();
+    await expect(page.getByTestId('report-peak')).toContainText(R.peak);
+    await concurrency.getByTestId('report-concurrency-table-tab').click();
+    await expect(concurrency.getByTestId('report-concurrency-table').locator('thead th').nth(2)).toHaveText(R.concurrency_most);
+    expect(Number(await concurrency.getByTestId('report-concurrency-table').locator('tbody tr').last().locator('td').nth(2).textContent())).toBeGreaterThanOrEqual(1);
+    await concurrency.getByTestId('report-concurrency-chart-tab').click();
+    await cardShot(concurrency, 'admin-reports-concurrency');
     // The storage used over time (read at each roll-up: this hour's reading at least), and per organisation as last read.
     const storage = page.getByTestId('report-storage');
     await expect(storage.getByRole('heading')).toHaveText(R.storage_title);

@@ -152,6 +152,10 @@ describe('GET /admin/reports/usage', () => {
     expect(r.peak).toEqual({ desktops: 2, at: '2026-03-05T09:40:00.000Z' });
     // The hourly averages would say 1.17 at 09:00: the series stays the hours' averages.
     expect(r.concurrency.find((x) => x.at === '2026-03-05T09:00:00Z')?.desktops).toBeCloseTo(70 / 60, 2);
+    // Beside each step's average, the most at once in it.
+    expect(r.concurrency.filter((x) => x.at.startsWith('2026-03-05')).map((x) => [x.at.slice(11, 16), x.peak])).toEqual([['09:00', 2], ['10:00', 1], ['11:00', 1]]);
+    const csv = await (await call(server, `${A}/csv?from=2026-03-05&to=2026-03-05&part=concurrency`, { token: admin })).text();
+    expect(csv.replace(/^\uFEFF/, '').split('\r\n').slice(0, 2)).toEqual(['at,concurrent_desktops,most_at_once', `2026-03-05T09:00:00Z,${r.concurrency[0]!.desktops},2`]);
     const peaks = await server.ctx.db.select().from(schema.usagePeakHours).where(and(eq(schema.usagePeakHours.categoryId, '*'), gte(schema.usagePeakHours.hour, day('00:00')), lt(schema.usagePeakHours.hour, day('23:59'))));
     expect(Object.fromEntries(peaks.map((p) => [p.hour.toISOString().slice(11, 16), [p.desktops, p.at.toISOString().slice(11, 16)]]))).toEqual({
       '09:00': [2, '09:40'],

@@ -119,6 +119,8 @@ function Charts({ report, query }: { report: TUsageReport; query: TUsageReportQu
   const concurrent = t('admin_infra.reports.concurrent_desktops');
   const groupLabel = t(`admin_infra.reports.group_by_${report.group_by}`);
   const storageLabel = t('admin_infra.reports.storage');
+  const average = t('admin_infra.reports.concurrency_average');
+  const mostAtOnce = t('admin_infra.reports.concurrency_most');
   const bytes = (v: number) => formatBytes(v, i18n.language);
   const th = (...cells: string[]) => (
     <Table.Thead>
@@ -177,15 +179,29 @@ function Charts({ report, query }: { report: TUsageReport; query: TUsageReportQu
           part="concurrency"
           query={query}
           empty={report.concurrency.length === 0}
-          chart={<AreaChart h={260} data={report.concurrency.map((c) => ({ at: when(c.at), desktops: c.desktops }))} dataKey="at" series={[{ name: 'desktops', label: concurrent, color: 'teal.6' }]} curveType="monotone" valueFormatter={axis} />}
+          chart={
+            <AreaChart
+              h={260}
+              data={report.concurrency.map((c) => ({ at: when(c.at), desktops: c.desktops, peak: c.peak }))}
+              dataKey="at"
+              series={[
+                { name: 'peak', label: mostAtOnce, color: 'orange.6' },
+                { name: 'desktops', label: average, color: 'teal.6' },
+              ]}
+              curveType="monotone"
+              withLegend
+              valueFormatter={axis}
+            />
+          }
           table={
             <>
-              {th(t('admin_infra.reports.when'), concurrent)}
+              {th(t('admin_infra.reports.when'), average, mostAtOnce)}
               <Table.Tbody>
                 {report.concurrency.map((c) => (
                   <Table.Tr key={c.at}>
                     <Table.Td>{when(c.at)}</Table.Td>
                     <Table.Td>{n(c.desktops)}</Table.Td>
+                    <Table.Td>{n(c.peak)}</Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>
