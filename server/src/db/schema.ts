@@ -854,7 +854,7 @@ export const usagePeakHours = pgTable('usage_peak_hours', {
   categoryId: text('category_id').notNull(),
   desktops: integer('desktops').notNull(),
   at: timestamp('at', { withTimezone: true }).notNull(),
-}, (t) => [primaryKey({ columns: [t.hour, t.categoryId] })]);
+}, (t) => [primaryKey({ columns: [t.categoryId, t.hour] })]);
 
 /**
  * Storage used (the disks' allocated bytes: desktops' and templates'), sampled by the roll-up: per day and
@@ -879,12 +879,12 @@ export const usageStorageDays = pgTable('usage_storage_days', {
   index('usage_storage_days_category_idx').on(t.categoryId, t.day),
 ]);
 
-/** Storage used per hour and organisation (the last reading of the hour): the report's series over time. */
+/** Storage used per hour and organisation, and for all ('*') (the last reading of the hour): the report's series over time. */
 export const usageStorageHours = pgTable('usage_storage_hours', {
   hour: timestamp('hour', { withTimezone: true }).notNull(),
   categoryId: text('category_id').notNull(),
   bytes: bigint('bytes', { mode: 'number' }).notNull(),
-}, (t) => [primaryKey({ columns: [t.hour, t.categoryId] })]);
+}, (t) => [primaryKey({ columns: [t.categoryId, t.hour] })]);
 
 /** How far each roll-up got: every hour before `doneUntil` is final. */
 export const usageRollups = pgTable('usage_rollups', {

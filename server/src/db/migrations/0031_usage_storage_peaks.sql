@@ -3,7 +3,7 @@ CREATE TABLE "usage_peak_hours" (
 	"category_id" text NOT NULL,
 	"desktops" integer NOT NULL,
 	"at" timestamp with time zone NOT NULL,
-	CONSTRAINT "usage_peak_hours_hour_category_id_pk" PRIMARY KEY("hour","category_id")
+	CONSTRAINT "usage_peak_hours_category_id_hour_pk" PRIMARY KEY("category_id","hour")
 );
 --> statement-breakpoint
 CREATE TABLE "usage_storage_days" (
@@ -26,7 +26,7 @@ CREATE TABLE "usage_storage_hours" (
 	"hour" timestamp with time zone NOT NULL,
 	"category_id" text NOT NULL,
 	"bytes" bigint NOT NULL,
-	CONSTRAINT "usage_storage_hours_hour_category_id_pk" PRIMARY KEY("hour","category_id")
+	CONSTRAINT "usage_storage_hours_category_id_hour_pk" PRIMARY KEY("category_id","hour")
 );
 --> statement-breakpoint
 CREATE INDEX "usage_storage_days_category_idx" ON "usage_storage_days" USING btree ("category_id","day");--> statement-breakpoint

@@ -29,6 +29,7 @@ beforeAll(async () => {
   await db.db.execute(sql`INSERT INTO usage_storage_hours (hour, category_id, bytes)
     SELECT timestamptz '2025-01-01' + (k * interval '1 hour'), 'cat' || c, (10 + c) * 1073741824::bigint + k * 1048576::bigint
     FROM generate_series(0, 8759) k, generate_series(0, 9) c`);
+  await db.db.execute(sql`INSERT INTO usage_storage_hours (hour, category_id, bytes) SELECT hour, '*', sum(bytes) FROM usage_storage_hours GROUP BY hour`);
   await db.db.execute(sql`INSERT INTO usage_storage_days (day, category_id, category_name, group_id, group_name, user_id, username, template_id, template_name, bytes)
     SELECT timestamptz '2025-12-01' + (d * interval '1 day'), 'cat' || (u % 10), 'Cat ' || (u % 10), 'g' || (u % 100), 'Group ' || (u % 100), 'u' || u, 'user' || u, 't' || (u % 30), 'Template ' || (u % 30), 2147483648::bigint + d * 1048576
     FROM generate_series(0, 4999) u, generate_series(0, 30) d`);

@@ -65,6 +65,7 @@ export async function usageReport(db: Db, q: TUsageReportQuery, category: string
 
   // Storage: per group as last sampled in the period, over time the most of each step.
   const storageDays = sql`usage_storage_days WHERE day = (SELECT max(day) FROM usage_storage_days WHERE ${span('day', start, end)}${inCategory})${inCategory}`;
+  // The peaks and the storage per hour keep a row for the whole installation ('*') beside each organisation's.
   const peakScope = category === null ? sql`category_id = '*'` : sql`category_id = ${category}`;
 
   const [totals, rows, steps, hourly, signIns, templates, peaks, stepPeaks, storageRows, storageTotal, storagePoints] = await Promise.all([
@@ -86,7 +87,7 @@ export async function usageReport(db: Db, q: TUsageReportQuery, category: string
     rowsOf<{ day: string | null; bytes: string | null }>(db, sql`SELECT to_char(max(day) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(bytes) AS bytes FROM ${storageDays}`),
     rowsOf<{ at: string; bytes: string }>(
       db,
-      sql`SELECT ${bucket} AS at, max(bytes) AS bytes FROM (SELECT hour, sum(bytes) AS bytes FROM usage_storage_hours WHERE ${span('hour', start, end)}${inCategory} GROUP BY hour) AS s GROUP BY 1 ORDER BY 1`,
+      sql`SELECT ${bucket} AS at, max(bytes) AS bytes FROM usage_storage_hours WHERE ${peakScope} AND ${span('hour', start, end)} GROUP BY 1 ORDER BY 1`,
     ),
   ]);
 

@@ -152,7 +152,7 @@ export async function rollupPeaks(tx: Pick<Ctx['db'], 'execute'>, from: string, 
 /**
  * Storage used at `at`: the allocated bytes of the disks of every desktop and template (a disk counted once,
  * under the domain that owns it rather than a duplicate sharing it), per owner, template and deployment,
- * replacing that day's reading; and its sums per organisation, replacing that hour's.
+ * replacing that day's reading; and its sums per organisation and for all ('*'), replacing that hour's.
  */
 export async function sampleStorage(tx: Pick<Ctx['db'], 'execute'>, at: string): Promise<void> {
   await tx.execute(sql`DELETE FROM usage_storage_days WHERE day = date_trunc('day', ${at}::timestamptz, 'UTC')`);
@@ -172,8 +172,9 @@ export async function sampleStorage(tx: Pick<Ctx['db'], 'execute'>, at: string):
     GROUP BY x.user_id, x.template_id, x.deployment_id`);
   await tx.execute(sql`DELETE FROM usage_storage_hours WHERE hour = date_trunc('hour', ${at}::timestamptz, 'UTC')`);
   await tx.execute(sql`INSERT INTO usage_storage_hours (hour, category_id, bytes)
-    SELECT date_trunc('hour', ${at}::timestamptz, 'UTC'), category_id, sum(bytes) FROM usage_storage_days
-    WHERE day = date_trunc('day', ${at}::timestamptz, 'UTC') GROUP BY category_id`);
+    SELECT date_trunc('hour', ${at}::timestamptz, 'UTC'), coalesce(category_id, '*'), sum(bytes) FROM usage_storage_days
+    WHERE day = date_trunc('day', ${at}::timestamptz, 'UTC') GROUP BY ROLLUP (category_id)
+    HAVING sum(bytes) IS NOT NULL`);
 }
 
 /** Every minute; answers the function that stops it. */
