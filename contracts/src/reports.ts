@@ -4,7 +4,7 @@ import { z } from 'zod';
 export const REPORT_GROUPINGS = ['organisation', 'group', 'user', 'template', 'deployment'] as const;
 export type TReportGrouping = (typeof REPORT_GROUPINGS)[number];
 /** The parts of a usage report, each also a CSV file. */
-export const REPORT_PARTS = ['desktop_hours', 'concurrency', 'gpu', 'sign_ins', 'top_templates'] as const;
+export const REPORT_PARTS = ['desktop_hours', 'concurrency', 'gpu', 'sign_ins', 'top_templates', 'storage', 'storage_by_group'] as const;
 export type TReportPart = (typeof REPORT_PARTS)[number];
 /** The longest period a report covers, in years. */
 export const REPORT_MAX_YEARS = 10;
@@ -46,11 +46,22 @@ export const ZUsageReport = z.object({
   rows: z.array(ZUsageReportRow),
   /** Per step: desktop hours, GPU hours booked and used. */
   hours: z.array(z.object({ at: z.string(), desktop_hours: hours, gpu_booked_hours: hours, gpu_used_hours: hours })),
-  /** Concurrent desktops per step (the busiest hour's average in the step), and the peak with its hour. */
-  concurrency: z.array(z.object({ at: z.string(), desktops: z.number() })),
+  /** Concurrent desktops per step: the busiest hour's average in the step, and the most at once in it (to the minute). */
+  concurrency: z.array(z.object({ at: z.string(), desktops: z.number(), peak: z.number().int() })),
+  /** The most desktops running at once in the period, and the minute it was first reached. */
   peak: z.object({ desktops: z.number(), at: z.string() }).nullable(),
   sign_ins: z.array(z.object({ day: z.string(), sign_ins: z.number().int() })),
   top_templates: z.array(z.object({ key: z.string(), name: z.string(), desktop_hours: hours, desktops: z.number().int() })),
+  /**
+   * Storage used (desktops' and templates' disks, bytes allocated): per step the most of the step, and per
+   * group as last sampled in the period (`day`: that sample's day, null when none was taken in the period).
+   */
+  storage: z.object({
+    day: z.string().nullable(),
+    bytes: z.number(),
+    points: z.array(z.object({ at: z.string(), bytes: z.number() })),
+    rows: z.array(z.object({ key: z.string(), name: z.string(), bytes: z.number() })),
+  }),
 });
 export type TUsageReport = z.infer<typeof ZUsageReport>;
 

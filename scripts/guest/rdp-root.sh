@@ -9,8 +9,14 @@
 # kept on its disk. The session's terminal copies each line typed into it to the serial console
 # (`RDP-TYPED <line>`) and a session's start as `RDP-SESSION started user=<name>`, which lets tests
 # see that sign-in and keystrokes arrive. Marker: `RDP-DESKTOP READY ip=… user=…`.
+#
+# The VNC viewer's clipboard (when the machine has QEMU's qemu-vdagent on the virtio port
+# com.redhat.spice.0): spice-vdagentd on that port and spice-vdagent on an X display of its own (an
+# Xvnc :5 with no listener, the console's clipboard); `clip-set`/`clip-show` use it outside the RDP
+# session. The console (tty1, what the VNC viewer shows) signs in with the same credentials; its
+# shell is the session terminal's (RDP-TYPED lines), its sign-in `RDP-CONSOLE login user=<name>`.
 
-RDP_PKGS="xrdp tigervnc-standalone-server xterm x11-apps xkb-data libpam-modules openssl xclip"
+RDP_PKGS="xrdp tigervnc-standalone-server xterm x11-apps xkb-data libpam-modules openssl xclip spice-vdagent"
 for p in $RDP_PKGS; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
     if [ "$(id -u)" != 0 ]; then echo "the RDP guest needs the Debian packages: $RDP_PKGS (missing $p)" >&2; exit 1; fi
@@ -29,7 +35,8 @@ put_elf() {
 
 ARCH_LIB=/usr/lib/x86_64-linux-gnu
 for b in /usr/sbin/xrdp /usr/sbin/xrdp-sesman /usr/sbin/xrdp-chansrv /usr/bin/xrdp-keygen \
-         /usr/bin/Xvnc /usr/bin/xkbcomp /usr/bin/xauth /usr/bin/xterm /usr/bin/xclock /usr/bin/openssl /usr/bin/xclip; do
+         /usr/bin/Xvnc /usr/bin/xkbcomp /usr/bin/xauth /usr/bin/xterm /usr/bin/xclock /usr/bin/openssl /usr/bin/xclip \
+         /usr/bin/spice-vdagent /usr/sbin/spice-vdagentd; do
   put_elf "$b"
 done
 # what xrdp and PAM load at run time
@@ -37,6 +44,12 @@ for l in "$ARCH_LIB"/xrdp/*.so* "$ARCH_LIB"/security/pam_unix.so "$ARCH_LIB"/sec
   [ -e "$l" ] && put_elf "$l"
 done
 [ -e /usr/sbin/unix_chkpwd ] && put_elf /usr/sbin/unix_chkpwd
+# the virtio port of the clipboard agent (virtio_console), loaded with the base modules
+for ko in $(modprobe -d "$WORK/x" -S "$KV" --show-depends virtio_console | awk '$1=="insmod"{print $2}'); do
+  rel=${ko#"$WORK/x/lib/modules/$KV/"}
+  grep -qxF "$rel" "$R/etc/modules.order" && continue
+  mkdir -p "$R/lib/modules/$(dirname "$rel")"; cp "$ko" "$R/lib/modules/$rel"; echo "$rel" >> "$R/etc/modules.order"
+done
 # Debian's ld.so looks in the multiarch directories without a cache; /lib is a real directory here.
 mkdir -p "$R/lib/x86_64-linux-gnu" "$R/usr/lib/x86_64-linux-gnu"
 if [ -d "$R/usr/lib/x86_64-linux-gnu/security" ] && [ ! -e "$R/lib/x86_64-linux-gnu/security" ]; then
@@ -87,14 +100,25 @@ done
 EOF
 # The session's clipboard (xrdp-chansrv carries it to and from the RDP client), for tests and people:
 # `clip-set <text>` owns the clipboard with the text; `clip-show` tells the clipboard's text on the
-# serial console (RDP-CLIP <text>). Plain words to type: no shifted characters needed.
+# serial console (RDP-CLIP <text>). Plain words to type: no shifted characters needed. Outside the
+# RDP session (the console) they use the VNC clipboard's display, :5.
 cat > "$R/usr/local/bin/clip-set" <<'EOF'
 #!/bin/sh
+export DISPLAY=${DISPLAY:-:5}
 printf '%s' "$*" | xclip -selection clipboard -loops 0 >/dev/null 2>&1 &
 EOF
 cat > "$R/usr/local/bin/clip-show" <<'EOF'
 #!/bin/sh
+export DISPLAY=${DISPLAY:-:5}
 printf 'CLIP %s\n' "$(xclip -o -selection clipboard 2>/dev/null | head -c 500 | tr '\n' ' ')" >> /run/rdp-events
+EOF
+# The console's sign-in (tty1): told on the serial console, then the session terminal's line shell.
+cat > "$R/etc/profile" <<'EOF'
+export PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin
+if [ "$(tty)" = /dev/tty1 ]; then
+  echo "CONSOLE login user=$(id -un)" >> /run/rdp-events
+  exec /usr/local/bin/rdp-shell
+fi
 EOF
 chmod 755 "$R/etc/xrdp/startwm.sh" "$R/etc/xrdp/reconnectwm.sh" "$R/usr/local/bin/rdp-shell" "$R/usr/local/bin/clip-set" "$R/usr/local/bin/clip-show"
 
@@ -174,6 +198,30 @@ mkdir -p /var/run/xrdp /var/log /tmp/.X11-unix; chmod 1777 /tmp/.X11-unix
 ( tail -F /run/rdp-events 2>/dev/null | while IFS= read -r l; do echo "RDP-$l" > /dev/ttyS0; done ) &
 xrdp-sesman
 xrdp
+# The VNC viewer's clipboard: QEMU's qemu-vdagent on the virtio port com.redhat.spice.0 (mdev makes
+# no /dev/virtio-ports names: made here) <-> spice-vdagentd <-> spice-vdagent on the X display :5
+# (Xvnc with no listener: nothing to connect to from outside; local clients only). In the background:
+# RDP's readiness does not wait for it.
+mkdir -p /dev/virtio-ports
+for p in /sys/class/virtio-ports/*; do
+  [ -r "$p/name" ] && ln -sf "/dev/${p##*/}" "/dev/virtio-ports/$(cat "$p/name")"
+done
+[ -e /dev/virtio-ports/com.redhat.spice.0 ] && (
+  Xvnc :5 -rfbport -1 -SecurityTypes None -nolisten tcp -geometry 1024x768 -depth 24 >/run/xvnc-clipboard.log 2>&1 &
+  for i in $(seq 1 100); do [ -S /tmp/.X11-unix/X5 ] && break; sleep 0.2; done
+  mkdir -p /run/spice-vdagentd
+  # -X: no logind or ConsoleKit here (the agent is the active session); -f -u /dev/null: no uinput (QEMU's mouse=off)
+  ( spice-vdagentd -x -X -f -u /dev/null 2>/run/spice-vdagentd.log
+    echo "CLIPBOARD-AGENT daemon ended $(tail -c 300 /run/spice-vdagentd.log | tr '\n' ' ')" >> /run/rdp-events ) &
+  for i in $(seq 1 100); do [ -S /run/spice-vdagentd/spice-vdagent-sock ] && break; sleep 0.2; done
+  # (its X display from DISPLAY: the agent opens it with XOpenDisplay, --display is GTK's alone); again if it ends
+  ( for i in 1 2 3 4 5; do
+      DISPLAY=:5 NO_AT_BRIDGE=1 spice-vdagent -x 2>/run/spice-vdagent.log
+      echo "CLIPBOARD-AGENT session ended $(tail -c 300 /run/spice-vdagent.log | tr '\n' ' ')" >> /run/rdp-events
+      sleep 2
+    done ) &
+  echo "CLIPBOARD-AGENT started display=:5" >> /run/rdp-events
+) &
 acpid -c /etc/acpi 2>/dev/null
 printf "\033c" > /dev/tty1
 cat > /etc/issue <<EOI
@@ -188,7 +236,7 @@ EOF
 cat > "$R/etc/init.d/rcK" <<'EOF'
 #!/bin/sh
 echo "RDP-DESKTOP SHUTDOWN" > /dev/ttyS0 2>/dev/null
-killall xrdp xrdp-sesman Xvnc 2>/dev/null; sync; umount /data 2>/dev/null
+killall xrdp xrdp-sesman spice-vdagent spice-vdagentd Xvnc 2>/dev/null; sync; umount /data 2>/dev/null
 EOF
 chmod 755 "$R/etc/init.d/rcS" "$R/etc/init.d/rcK"
 rm -f "$R/www/index.html"

@@ -80,7 +80,7 @@ const isInstalled = (pkg) =>
 /** The guests' private network (server/src/network): namespaces, bridge, veth and TAPs with `ip`, DHCP by dnsmasq. */
 export const GUEST_NETWORK_PACKAGES = ['iproute2', 'dnsmasq-base'];
 /** What the "Debian desktop (RDP)" guest is made of (scripts/guest/rdp-root.sh copies it from this machine; the build installs missing ones itself as root). */
-export const RDP_GUEST_PACKAGES = ['xrdp', 'tigervnc-standalone-server', 'xterm', 'x11-apps', 'xkb-data', 'libpam-modules', 'openssl', 'xclip'];
+export const RDP_GUEST_PACKAGES = ['xrdp', 'tigervnc-standalone-server', 'xterm', 'x11-apps', 'xkb-data', 'libpam-modules', 'openssl', 'xclip', 'spice-vdagent'];
 /** The RDP viewers' tests: xrdp on the host as a stand-in guest (with Xvnc and an xterm session), FreeRDP
  *  under Xvfb through the RD Gateway, screenshots with xwd and netpbm; openssl makes the gateway's certificate. */
 export const RDP_TEST_PACKAGES = ['xrdp', 'tigervnc-standalone-server', 'xterm', 'freerdp2-x11', 'x11-apps', 'netpbm', 'openssl'];

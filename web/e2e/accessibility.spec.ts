@@ -189,6 +189,7 @@ export const SCREENS: Screen[] = [
   { name: 'migration', user: 'user', path: '/migration', route: 'migration' },
   ...adminSections().map((path): Screen => ({ name: `admin:${path}`, user: 'admin', path: `/isard-admin/${path}` })),
   { name: 'admin:reports:table', user: 'admin', path: '/isard-admin/reports', open: async (p) => (await p.getByTestId('report-sign-ins-table-tab').click(), await expect(p.getByTestId('report-sign-ins-table')).toBeVisible()) },
+  { name: 'admin:reports:storage-table', user: 'admin', path: '/isard-admin/reports', open: async (p) => (await p.getByTestId('report-storage-by-table-tab').click(), await expect(p.getByTestId('report-storage-by-table')).toBeVisible()) },
   { name: 'admin:desktop-page', user: 'admin', path: (ids) => `/isard-admin/desktops/${ids.desktop}`, open: async (p) => expect(p.getByTestId('desktop-page-timeline')).toBeVisible() },
   { name: 'admin:desktop-page:move', user: 'admin', path: (ids) => `/isard-admin/desktops/${ids.desktop}`, open: async (p) => (await p.getByTestId('desktop-page-move').click(), dialog(p)) },
   { name: 'admin:desktop-page:confirm', user: 'admin', path: (ids) => `/isard-admin/desktops/${ids.desktop}`, open: async (p) => (await p.getByTestId('desktop-page-delete').click(), dialog(p)) },

@@ -1,17 +1,24 @@
 import { readFileSync } from 'node:fs';
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Locator } from '@playwright/test';
 import infraEn from '../src/i18n/locales/admin-infra/en.json' with { type: 'json' };
 import infraCa from '../src/i18n/locales/admin-infra/ca.json' with { type: 'json' };
-import { apiToken, scaled, shot, showAsSaved, signInAs } from './support';
+import { join } from 'node:path';
+import { apiToken, scaled, shot, SHOTS, showAsSaved, signInAs } from './support';
 
 // Issue 29, usage reports: an admin opens Reports, reads the sign-ins of today as a chart and as its
-// table, downloads that part as CSV, groups by user; the page in Catalan at phone width, one column.
+// table, downloads that part as CSV, reads the storage used over time and per organisation (with its CSV),
+// groups by user; the page in Catalan at phone width, one column.
 // The dashboard draws its history (a row a minute): running desktops, starts, the queue, each hypervisor's CPU and memory.
 
 const R = infraEn.admin_infra.reports;
 const RCa = infraCa.admin_infra.reports;
 
 test.describe.configure({ mode: 'serial' });
+
+/** A screenshot of one card (artifacts/screenshots/<name>.png), to read its chart without the whole page. */
+async function cardShot(card: Locator, name: string) {
+  if (SHOTS) await card.screenshot({ path: join(import.meta.dirname, '..', '..', 'artifacts', 'screenshots', `${name}.png`) });
+}
 
 /** The demo user's desktop, started (its hour under way counts in the reports), or already running. */
 async function startedDesktop(request: APIRequestContext) {
@@ -52,6 +59,31 @@ test.describe('administration: usage reports', () => {
     await expect(page.getByTestId('report-total-hours-value')).not.toHaveText('0');
     await page.getByTestId('report-templates-table-tab').click();
     await expect(page.getByTestId('report-templates-table').locator('tbody tr').first()).toContainText('Demo');
+    // Concurrent desktops: each step's average and the most at once (to the minute), this desktop at least.
+    const concurrency = page.getByTestId('report-concurrency');
+    await expect(concurrency.getByText(R.concurrency_most).first()).toBeVisible();
+    await expect(page.getByTestId('report-peak')).toContainText(R.peak);
+    await concurrency.getByTestId('report-concurrency-table-tab').click();
+    await expect(concurrency.getByTestId('report-concurrency-table').locator('thead th').nth(2)).toHaveText(R.concurrency_most);
+    expect(Number(await concurrency.getByTestId('report-concurrency-table').locator('tbody tr').last().locator('td').nth(2).textContent())).toBeGreaterThanOrEqual(1);
+    await concurrency.getByTestId('report-concurrency-chart-tab').click();
+    await cardShot(concurrency, 'admin-reports-concurrency');
+    // The storage used over time (read at each roll-up: this hour's reading at least), and per organisation as last read.
+    const storage = page.getByTestId('report-storage');
+    await expect(storage.getByRole('heading')).toHaveText(R.storage_title);
+    await expect(storage.getByTestId('report-storage-chart').locator('svg.recharts-surface').first()).toBeVisible();
+    await expect(storage.getByTestId('report-storage-latest')).toContainText(/\d/);
+    await expect(page.getByTestId('report-storage-by-chart').locator('.recharts-bar-rectangle').first()).toBeVisible();
+    await storage.getByTestId('report-storage-table-tab').click();
+    await expect(storage.getByTestId('report-storage-table').locator('tbody tr').first()).toContainText(/\d+(\.\d+)? [KMGT]?B/);
+    const [storageCsv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('report-storage-by-csv').click()]);
+    expect(storageCsv.suggestedFilename()).toMatch(/^usage-storage_by_group-/);
+    const storageLines = readFileSync((await storageCsv.path())!, 'utf8').replace(/^\uFEFF/, '').split('\r\n');
+    expect(storageLines[0]).toBe('organisation,name,storage_bytes');
+    expect(storageLines[1]).toMatch(/^[^,]+,[^,]*,\d+$/);
+    await storage.getByTestId('report-storage-chart-tab').click();
+    await expect(storage.getByTestId('report-storage-chart').locator('svg.recharts-surface').first()).toBeVisible();
+    await cardShot(storage, 'admin-reports-storage');
     await shot(page, 'admin-reports');
     // …and the same numbers as a table.
     await card.getByTestId('report-sign-ins-table-tab').click();
@@ -83,10 +115,14 @@ test.describe('administration: usage reports', () => {
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(RCa.heading);
     await expect(page.getByTestId('report-sign-ins').getByRole('heading')).toHaveText(RCa.sign_ins_title);
     await expect(page.getByTestId('report-sign-ins-chart').locator('svg.recharts-surface').first()).toBeVisible();
-    const boxes = await Promise.all(['report-hours', 'report-concurrency', 'report-gpu', 'report-sign-ins', 'report-templates'].map((id) => page.getByTestId(id).boundingBox()));
+    const boxes = await Promise.all(['report-hours', 'report-concurrency', 'report-gpu', 'report-sign-ins', 'report-storage', 'report-storage-by', 'report-templates'].map((id) => page.getByTestId(id).boundingBox()));
     for (let i = 1; i < boxes.length; i++) expect(boxes[i]!.y).toBeGreaterThan(boxes[i - 1]!.y + boxes[i - 1]!.height - 1);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await shot(page, 'admin-reports-phone-ca');
+    // The storage card in Catalan at phone width.
+    await expect(page.getByTestId('report-storage').getByRole('heading')).toHaveText(RCa.storage_title);
+    await expect(page.getByTestId('report-storage-chart').locator('svg.recharts-surface').first()).toBeVisible();
+    await cardShot(page.getByTestId('report-storage'), 'admin-reports-storage-phone-ca');
     await page.evaluate((key) => {
       localStorage.setItem(key, 'dark');
       window.dispatchEvent(new StorageEvent('storage', { key, newValue: 'dark', storageArea: localStorage }));

@@ -811,7 +811,12 @@ export const usageIntervals = pgTable('usage_intervals', {
   gpuProfile: text('gpu_profile'),
   startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
   endedAt: timestamp('ended_at', { withTimezone: true }),
-}, (t) => [index('usage_intervals_open_idx').on(t.desktopId, t.endedAt), index('usage_intervals_ended_idx').on(t.endedAt)]);
+}, (t) => [
+  index('usage_intervals_open_idx').on(t.desktopId, t.endedAt),
+  index('usage_intervals_ended_idx').on(t.endedAt),
+  // One open interval per desktop at most: a start told twice, or adopted after a restart, never counts twice.
+  uniqueIndex('usage_intervals_one_open_idx').on(t.desktopId).where(sql`ended_at IS NULL`),
+]);
 
 /**
  * Usage rolled up per hour (modules/usage/rollup.ts) and the dimensions of a report, with their names:
@@ -879,6 +884,48 @@ export const usageCategoryHours = pgTable('usage_category_hours', {
   gpuUsedSeconds: bigint('gpu_used_seconds', { mode: 'number' }).notNull().default(0),
   signIns: integer('sign_ins').notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.hour, t.categoryId] })]);
+
+/**
+ * The highest number of desktops running at once in each hour (to the minute: the instant it was reached,
+ * cut to its minute), per organisation and for the whole installation (category '*'). Computed by the
+ * roll-up from usage_intervals (a sweep over their starts and ends), so a report's peak reads one row per hour.
+ */
+export const usagePeakHours = pgTable('usage_peak_hours', {
+  hour: timestamp('hour', { withTimezone: true }).notNull(),
+  categoryId: text('category_id').notNull(),
+  desktops: integer('desktops').notNull(),
+  at: timestamp('at', { withTimezone: true }).notNull(),
+}, (t) => [primaryKey({ columns: [t.categoryId, t.hour] })]);
+
+/**
+ * Storage used (the disks' allocated bytes: desktops' and templates'), sampled by the roll-up: per day and
+ * owner, template and deployment (the last reading of the day), with the names a report groups by.
+ * A template's own disks count under itself (template_id its id); a desktop's under the template it came from.
+ */
+export const usageStorageDays = pgTable('usage_storage_days', {
+  day: timestamp('day', { withTimezone: true }).notNull(),
+  categoryId: text('category_id').notNull(),
+  categoryName: text('category_name').notNull(),
+  groupId: text('group_id').notNull(),
+  groupName: text('group_name').notNull(),
+  userId: text('user_id').notNull(),
+  username: text('username').notNull(),
+  templateId: text('template_id').notNull().default(''),
+  templateName: text('template_name').notNull().default(''),
+  deploymentId: text('deployment_id').notNull().default(''),
+  deploymentName: text('deployment_name').notNull().default(''),
+  bytes: bigint('bytes', { mode: 'number' }).notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.day, t.userId, t.templateId, t.deploymentId] }),
+  index('usage_storage_days_category_idx').on(t.categoryId, t.day),
+]);
+
+/** Storage used per hour and organisation, and for all ('*') (the last reading of the hour): the report's series over time. */
+export const usageStorageHours = pgTable('usage_storage_hours', {
+  hour: timestamp('hour', { withTimezone: true }).notNull(),
+  categoryId: text('category_id').notNull(),
+  bytes: bigint('bytes', { mode: 'number' }).notNull(),
+}, (t) => [primaryKey({ columns: [t.categoryId, t.hour] })]);
 
 /** How far each roll-up got: every hour before `doneUntil` is final. */
 export const usageRollups = pgTable('usage_rollups', {

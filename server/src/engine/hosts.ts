@@ -23,6 +23,9 @@ export type HostStatus = {
   freeMemoryMb: number;
   /** machines the host runs now */
   running: number;
+  /** the CPU's busy share (percent) between the host's last two readings (a remote host's; this machine's
+   *  the console reads from the OS); absent when the host cannot tell */
+  cpuUsedPercent?: number;
   /** starts asked of this host and not yet answered (placement counts them against it) */
   startsInFlight: number;
   pools: HostPool[];
@@ -33,6 +36,21 @@ export type HostStatus = {
   lastError: string | null;
   checkedAt: string;
 };
+
+/** A host's CPU time since it booted, all CPUs (any one unit): idle (with I/O wait) and total. */
+export type CpuTimes = { idle: number; total: number };
+
+/**
+ * The CPU's busy share in percent (one decimal, 0–100) between two readings of a host's CPU times;
+ * without an earlier reading (or when the counters went back: the host rebooted), since it booted.
+ */
+export function cpuBusyPercent(prev: CpuTimes | null | undefined, next: CpuTimes): number {
+  const base = prev && next.total >= prev.total && next.idle >= prev.idle ? prev : { idle: 0, total: 0 };
+  const total = next.total - base.total;
+  if (total <= 0) return 0;
+  const busy = 1 - (next.idle - base.idle) / total;
+  return Math.round(Math.max(0, Math.min(100, busy * 100)) * 10) / 10;
+}
 
 /** How a host is reached the first time: the host key it must present (confirmed by an admin). */
 export type HostConnectOptions = {

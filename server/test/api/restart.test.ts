@@ -55,6 +55,10 @@ describe('server restart', () => {
     await waitFor(a.id, 'Started');
     await waitFor(b.id, 'Started');
 
+    // Usage as a server older than its records left it: no interval open for the running desktop.
+    await database.db.delete(schema.usageIntervals).where(eq(schema.usageIntervals.desktopId, a.id));
+    const intervalsOf = (id: string) => database.db.select().from(schema.usageIntervals).where(eq(schema.usageIntervals.desktopId, id));
+
     // The server goes away; the machines do not. One of them dies while nobody watches.
     await app1.close();
     const pidOfB = (await engine1.driver.list()).find((m) => m.id === b.id)!.pid!;
@@ -62,18 +66,36 @@ describe('server restart', () => {
     process.kill(pidOfB, 'SIGKILL');
     await new Promise((r) => setTimeout(r, 500));
 
+    const restartedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
     const engine2 = await createLocalEngine({ dataDir, accel: 'auto' });
     engines.push(engine2);
     const app2 = await buildApp(createContext(config, database, engine2));
     expect(await stateOf(a.id)).toBe('Started');
     expect(await stateOf(b.id)).toBe('Stopped');
     expect((await engine2.driver.list()).map((m) => m.id)).toEqual([a.id]);
+    // The adopted desktop's usage counts from the restart; the one that died has its interval closed.
+    const [adopted, ...more] = await intervalsOf(a.id);
+    expect(more).toEqual([]);
+    expect(adopted).toMatchObject({ endedAt: null });
+    expect(adopted!.startedAt.getTime()).toBeGreaterThanOrEqual(restartedAt.getTime());
+    expect((await intervalsOf(b.id)).every((i) => i.endedAt !== null)).toBe(true);
+
+    // Restarted again: the machine adopted again, its interval goes on (never a second one).
+    await app2.close();
+    await engine2.driver.close();
+    const engine3 = await createLocalEngine({ dataDir, accel: 'auto' });
+    engines.push(engine3);
+    const app3 = await buildApp(createContext(config, database, engine3));
+    expect(await stateOf(a.id)).toBe('Started');
+    expect(await intervalsOf(a.id)).toEqual([adopted]);
 
     // The adopted machine obeys the new process.
-    const t2 = await tokenOf(app2, 'admin');
-    for (let i = 0; i < 2; i++) await app2.inject({ method: 'GET', url: `/api/v3/desktop/stop/${a.id}`, headers: { authorization: `Bearer ${t2}` } });
+    const t2 = await tokenOf(app3, 'admin');
+    for (let i = 0; i < 2; i++) await app3.inject({ method: 'GET', url: `/api/v3/desktop/stop/${a.id}`, headers: { authorization: `Bearer ${t2}` } });
     await waitFor(a.id, 'Stopped');
-    await app2.close();
+    expect((await intervalsOf(a.id)).map((i) => i.id)).toEqual([adopted!.id]);
+    expect((await intervalsOf(a.id))[0]!.endedAt).toBeInstanceOf(Date);
+    await app3.close();
     await database.close();
   }, scaled(120_000));
 });

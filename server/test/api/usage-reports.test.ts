@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, gte, lt } from 'drizzle-orm';
 import { ZDashboardHistory, ZUsageReport, type TUsageReport } from '@vdi/contracts';
 import { openDatabase, schema } from '../../src/db';
 import { closeUsage, openUsage } from '../../src/modules/usage/record';
@@ -121,7 +121,8 @@ describe('GET /admin/reports/usage', () => {
     expect(hoursOf('user')).toBeCloseTo(6000 / 3600, 2);
     expect(hoursOf('usagegone')).toBe(1);
     expect(byUser.totals.desktop_hours).toBeCloseTo(6000 / 3600 + 1, 1);
-    expect(byUser.peak).toEqual({ desktops: 1, at: '2026-03-02T11:00:00.000Z' });
+    // The peak to the minute: one desktop at once, first at 10:30.
+    expect(byUser.peak).toEqual({ desktops: 1, at: '2026-03-02T10:30:00.000Z' });
     expect(byUser.concurrency.find((c) => c.at === '2026-03-02T10:00:00Z')?.desktops).toBe(0.5);
     expect(byUser.top_templates[0]).toMatchObject({ name: 'Demo Linux', desktops: 2 });
     const byOrg = await report(admin, 'from=2026-03-01&to=2026-03-31&group_by=organisation');
@@ -129,6 +130,86 @@ describe('GET /admin/reports/usage', () => {
     expect(byOrg.rows).toEqual([expect.objectContaining({ key: 'default', desktop_hours: byUser.totals.desktop_hours })]);
     expect(byOrg.hours).toEqual([expect.objectContaining({ at: '2026-03-02T00:00:00Z', desktop_hours: byUser.totals.desktop_hours })]);
     expect(deletedDesktop).not.toBe('');
+  });
+
+  it('finds the peak of concurrent desktops to the minute: two at once for ten minutes, a desktop started as another stops is not two', async () => {
+    const owner = await userRow(server, 'user');
+    const day = (hm: string) => new Date(`2026-03-05T${hm}:00Z`);
+    const [a, b, c] = await Promise.all([0, 1, 2].map(() => makeDesktop(server, owner, { status: 'Started' })));
+    await openUsage(server.ctx, a!.id, day('09:00'));
+    await openUsage(server.ctx, b!.id, day('09:40'));
+    await closeUsage(server.ctx, a!.id, day('09:50'));
+    await closeUsage(server.ctx, b!.id, day('10:20'));
+    await openUsage(server.ctx, c!.id, day('10:20'));
+    await closeUsage(server.ctx, c!.id, day('11:10'));
+    await server.ctx.db.update(schema.usageRollups).set({ doneUntil: day('00:00') });
+    await rollupUsage(server.ctx, day('10:30'));
+    // Rolled up again later and from an older cursor (a restart): the same peaks, the 11:00 hour added.
+    await rollupUsage(server.ctx, day('12:00'));
+    await server.ctx.db.update(schema.usageRollups).set({ doneUntil: day('00:00') });
+    await rollupUsage(server.ctx, day('12:00'));
+    const r = await report(admin, 'from=2026-03-05&to=2026-03-05');
+    expect(r.peak).toEqual({ desktops: 2, at: '2026-03-05T09:40:00.000Z' });
+    // The hourly averages would say 1.17 at 09:00: the series stays the hours' averages.
+    expect(r.concurrency.find((x) => x.at === '2026-03-05T09:00:00Z')?.desktops).toBeCloseTo(70 / 60, 2);
+    // Beside each step's average, the most at once in it.
+    expect(r.concurrency.filter((x) => x.at.startsWith('2026-03-05')).map((x) => [x.at.slice(11, 16), x.peak])).toEqual([['09:00', 2], ['10:00', 1], ['11:00', 1]]);
+    const csv = await (await call(server, `${A}/csv?from=2026-03-05&to=2026-03-05&part=concurrency`, { token: admin })).text();
+    expect(csv.replace(/^\uFEFF/, '').split('\r\n').slice(0, 2)).toEqual(['at,concurrent_desktops,most_at_once', `2026-03-05T09:00:00Z,${r.concurrency[0]!.desktops},2`]);
+    const peaks = await server.ctx.db.select().from(schema.usagePeakHours).where(and(eq(schema.usagePeakHours.categoryId, '*'), gte(schema.usagePeakHours.hour, day('00:00')), lt(schema.usagePeakHours.hour, day('23:59'))));
+    expect(Object.fromEntries(peaks.map((p) => [p.hour.toISOString().slice(11, 16), [p.desktops, p.at.toISOString().slice(11, 16)]]))).toEqual({
+      '09:00': [2, '09:40'],
+      '10:00': [1, '10:00'],
+      '11:00': [1, '11:00'],
+    });
+    // Its organisation's manager sees the same; another organisation's, none.
+    expect((await report(manager, 'from=2026-03-05&to=2026-03-05')).peak).toEqual(r.peak);
+    expect((await report(labManager, 'from=2026-03-05&to=2026-03-05')).peak).toBeNull();
+    for (const d of [a, b, c]) await server.ctx.db.update(schema.domains).set({ status: 'Stopped' }).where(eq(schema.domains.id, d!.id));
+  });
+
+  it('samples the storage used over time: per day and group as last read, the most of each step; managers their organisation', async () => {
+    const owner = await copyUser(server, { username: 'user' }, 'usagestore');
+    const d = await makeDesktop(server, owner, { name: 'Storage desk' });
+    const [{ storageId }] = await server.ctx.db.select({ storageId: schema.domainDisks.storageId }).from(schema.domainDisks).where(eq(schema.domainDisks.domainId, d.id));
+    const GiB = 1024 ** 3;
+    const size = (bytes: number) => server.ctx.db.update(schema.storage).set({ actualSize: bytes }).where(eq(schema.storage.id, storageId!));
+    await size(5 * GiB);
+    await rollupUsage(server.ctx, new Date('2026-03-06T10:00:00Z'));
+    await size(9 * GiB);
+    await rollupUsage(server.ctx, new Date('2026-03-07T09:00:00Z'));
+    await size(7 * GiB); // the day's last reading counts for the day
+    await rollupUsage(server.ctx, new Date('2026-03-07T10:00:00Z'));
+    const bytesOf = (r: TUsageReport, name: string) => r.storage.rows.find((x) => x.name === name)?.bytes;
+    const byUser = await report(admin, 'from=2026-03-06&to=2026-03-10&group_by=user');
+    expect(byUser.storage.day).toBe('2026-03-07');
+    expect(bytesOf(byUser, 'usagestore')).toBe(7 * GiB);
+    expect(bytesOf(await report(admin, 'from=2026-03-06&to=2026-03-06&group_by=user'), 'usagestore')).toBe(5 * GiB);
+    // Over time: per day the most of its hours (09:00 read 9 GiB on the 7th); per hour for a short period.
+    const [p6, p7] = byUser.storage.points;
+    expect([p6?.at, p7?.at]).toEqual(['2026-03-06T00:00:00Z', '2026-03-07T00:00:00Z']);
+    expect(p7!.bytes - p6!.bytes).toBe(4 * GiB);
+    expect(byUser.storage.bytes).toBe(byUser.storage.rows.reduce((sum, x) => sum + x.bytes, 0));
+    // Sliced as the other reports: per template (the desktop's template; a template's own disk under itself), per organisation.
+    const byTemplate = await report(admin, 'from=2026-03-07&to=2026-03-07&group_by=template');
+    expect(byTemplate.storage.rows.find((x) => x.key === d.templateId)!.bytes).toBeGreaterThanOrEqual(7 * GiB);
+    const byOrg = await report(admin, 'from=2026-03-07&to=2026-03-07&group_by=organisation');
+    expect(byOrg.storage.rows.find((x) => x.key === 'default')!.bytes).toBeGreaterThanOrEqual(7 * GiB);
+    expect(byOrg.storage.points.map((x) => x.at)).toEqual(['2026-03-07T09:00:00Z', '2026-03-07T10:00:00Z']);
+    // A manager: their organisation only; another organisation's manager does not see it.
+    expect(bytesOf(await report(manager, 'from=2026-03-07&to=2026-03-07&group_by=user'), 'usagestore')).toBe(7 * GiB);
+    const lab = await report(labManager, 'from=2026-03-07&to=2026-03-07&group_by=user');
+    expect(bytesOf(lab, 'usagestore')).toBeUndefined();
+    expect(lab.storage.rows.every((x) => x.key !== owner.id)).toBe(true);
+    // A period before any sample: nothing, no day.
+    expect((await report(admin, 'from=2001-01-01&to=2001-01-31')).storage).toEqual({ day: null, bytes: 0, points: [], rows: [] });
+    // As CSV: over time and per group.
+    const csv = async (part: string) => (await (await call(server, `${A}/csv?from=2026-03-06&to=2026-03-07&group_by=user&part=${part}`, { token: admin })).text()).replace(/^\uFEFF/, '').trim().split('\r\n');
+    expect((await csv('storage'))[0]).toBe('at,storage_bytes');
+    expect(await csv('storage')).toContain(`2026-03-06T10:00:00Z,${p6!.bytes}`);
+    const byGroup = await csv('storage_by_group');
+    expect(byGroup[0]).toBe('user,name,storage_bytes');
+    expect(byGroup).toContain(`${owner.id},usagestore,${7 * GiB}`);
   });
 
   it('counts GPU hours booked (units × time) and used (a desktop with a GPU profile running)', async () => {
@@ -163,7 +244,7 @@ describe('GET /admin/reports/usage', () => {
 
   it('an empty period answers zeros; over ten years, reversed or bad input is refused with a code', async () => {
     const empty = await report(admin, 'from=2001-01-01&to=2001-12-31&group_by=template');
-    expect(empty).toMatchObject({ rows: [], hours: [], concurrency: [], peak: null, sign_ins: [], top_templates: [] });
+    expect(empty).toMatchObject({ rows: [], hours: [], concurrency: [], peak: null, sign_ins: [], top_templates: [], storage: { day: null, bytes: 0, points: [], rows: [] } });
     expect(empty.totals.desktop_hours).toBe(0);
     const code = async (q: string) => {
       const res = await call(server, `${A}?${q}`, { token: admin });
@@ -186,7 +267,7 @@ describe('GET /admin/reports/usage', () => {
     const lines = text.replace(/^\uFEFF/, '').trim().split('\r\n');
     expect(lines[0]).toBe('user,name,desktop_hours,gpu_booked_hours,gpu_used_hours,sign_ins');
     expect(lines.some((l) => l.includes(',usagegone,1,'))).toBe(true);
-    for (const part of ['concurrency', 'gpu', 'sign_ins', 'top_templates']) {
+    for (const part of ['concurrency', 'gpu', 'sign_ins', 'top_templates', 'storage', 'storage_by_group']) {
       const r = await call(server, `${A}/csv?from=2026-03-02&to=2026-03-02&part=${part}`, { token: manager });
       expect(r.status).toBe(200);
       expect((await r.text()).split('\r\n').length).toBeGreaterThan(1);

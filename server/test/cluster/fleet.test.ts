@@ -129,6 +129,12 @@ describeIf(missing)('the fleet: desktops placed and run on lab hypervisors', () 
     for (const host of new Set(placed.values())) {
       expect(views.find((v) => v.id === host)!.desktops_vcpus).toBeGreaterThan(0);
       expect(views.find((v) => v.id === host)!.desktops_memory_mb).toBeGreaterThan(0);
+      // Its CPU's busy share, from libvirt's node CPU stats between two heartbeats (it said 0 for remote hosts).
+      const cpu = await until(`${host}'s CPU load`, async () => {
+        const v = ZAdminHypervisorList.parse((await send(admin, `${A}/hypervisors`)).body).items.find((x) => x.id === host)!;
+        return v.cpu_used_percent > 0 && v.cpu_used_percent;
+      }, 30_000);
+      expect(cpu).toBeLessThanOrEqual(100);
     }
     for (const [id, host] of placed) {
       const i = hostIds.indexOf(host);

@@ -30,6 +30,18 @@ describe('domain XML from a MachineSpec', () => {
     expect(xml).toContain('<acpi/>');
   });
 
+  it('the agent channel: SPICE\'s (spicevmc) with SPICE, QEMU\'s own (qemu-vdagent with the clipboard) with VNC alone', () => {
+    const spice = buildDomainXml(spec, ctx);
+    expect(spice).toContain("<channel type='spicevmc'><target type='virtio' name='com.redhat.spice.0'/></channel>");
+    expect(spice).not.toContain('qemu-vdagent');
+    const vnc = buildDomainXml({ ...spec, graphics: { vnc: true, spice: false } }, ctx);
+    expect(vnc).toContain(
+      "<channel type='qemu-vdagent'><source><clipboard copypaste='yes'/><mouse mode='server'/></source><target type='virtio' name='com.redhat.spice.0'/></channel>",
+    );
+    expect(vnc).not.toContain('spicevmc');
+    expect(buildDomainXml({ ...spec, graphics: { vnc: false, spice: false } }, ctx)).not.toContain('<channel');
+  });
+
   it('puts a private NIC on the host\'s guest bridge with the MTU the tunnel leaves, next to a NAT one', () => {
     const xml = buildDomainXml({ ...spec, nics: [{ id: 'n', mac: '52:54:00:AA:00:01' }, { id: 'p', mac: '52:54:00:AA:00:02', network: 'private' }], bootOrder: ['disk'] }, ctx);
     expect(xml).toContain("<interface type='user'><mac address='52:54:00:aa:00:01'/><model type='virtio'/></interface>");

@@ -67,6 +67,13 @@ export function buildDomainXml(spec: MachineSpec, ctx: DomainXmlContext): string
   if (spec.graphics.spice) {
     devices.push(`<graphics type='spice' autoport='yes' listen='${a(ctx.listen)}' passwd='${a(ctx.spicePassword)}'>${listen}</graphics>`);
     devices.push(`<channel type='spicevmc'><target type='virtio' name='com.redhat.spice.0'/></channel>`);
+  } else if (spec.graphics.vnc) {
+    // VNC alone: QEMU is the agent's peer (qemu-vdagent, libvirt 8.4+), carrying the clipboard between the
+    // guest's spice-vdagent and the VNC server; the pointer stays with the tablet (mouse mode 'server').
+    devices.push(
+      `<channel type='qemu-vdagent'><source><clipboard copypaste='yes'/><mouse mode='server'/></source>` +
+        `<target type='virtio' name='com.redhat.spice.0'/></channel>`,
+    );
   }
   devices.push(`<video><model type='${VIDEO[videoModel(spec)]}'/></video>`);
   // the first serial port, read through virDomainOpenConsole (works for a remote host)

@@ -16,7 +16,7 @@ import { runProgram } from '../../host/programs';
 import { ensureSshIdentity, privateKeyFile, publicKey, writeKnownHost, writeSshCommand } from '../../host/ssh-identity';
 import { EngineError } from '../driver';
 import type { FleetDriver } from '../fleet';
-import { HostError, type HostConnectOptions, type HostDirectory, type HostKey, type HostStatus } from '../hosts';
+import { cpuBusyPercent, HostError, type CpuTimes, type HostConnectOptions, type HostDirectory, type HostKey, type HostStatus } from '../hosts';
 import type { GuestNetwork } from '../../network/guest-network';
 import { LibvirtDriver, redact } from './libvirt-driver';
 import type { StartQueue } from '../start-queue';
@@ -43,6 +43,8 @@ type Remote = {
   last?: Omit<HostStatus, 'online' | 'lastError' | 'checkedAt' | 'startsInFlight' | 'guestNetwork'> & { guestBridge: boolean | null };
   /** when `last` was read from the connected host (the heartbeat keeps it fresh) */
   sampledAt?: number;
+  /** the host's CPU times at that reading (its load is the busy share until the next) */
+  cpuTimes?: CpuTimes;
   retry?: NodeJS.Timeout;
   heartbeat?: NodeJS.Timeout;
   retryMs: number;
@@ -329,8 +331,11 @@ export class FleetHostDirectory implements HostDirectory {
 
   /** The host's numbers now, kept as its last known ones. */
   private async sample(r: Remote, driver: LibvirtDriver) {
-    const [info, machines] = await Promise.all([driver.hostInfo(), driver.list()]);
-    r.last = { ...info, running: machines.length };
+    const [{ cpuTimes, ...info }, machines] = await Promise.all([driver.hostInfo(), driver.list()]);
+    // Its load: the busy share since the previous reading (the heartbeat's, seconds ago; the first: since it booted).
+    const cpuUsedPercent = cpuTimes ? cpuBusyPercent(r.cpuTimes, cpuTimes) : undefined;
+    if (cpuTimes) r.cpuTimes = cpuTimes;
+    r.last = { ...info, running: machines.length, ...(cpuUsedPercent === undefined ? {} : { cpuUsedPercent }) };
     r.sampledAt = Date.now();
     return r.last;
   }

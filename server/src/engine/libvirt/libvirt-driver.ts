@@ -19,6 +19,7 @@ import {
 } from '../driver';
 import { MACHINE_ID_RE } from '../qemu/run-dir';
 import { GUEST_BRIDGE } from '../../network/tunnel';
+import type { CpuTimes } from '../hosts';
 import { buildDomainXml, parseLiveXml, type LiveDomain } from './domain-xml';
 
 export type LibvirtDriverOptions = {
@@ -348,8 +349,17 @@ export class LibvirtDriver implements HypervisorDriver {
   }
 
   /** The host's CPU model and count, memory and active storage pools (refreshed), for the console and placement. */
-  async hostInfo(): Promise<{ cpuModel: string; cpus: number; memoryMb: number; freeMemoryMb: number; pools: { name: string; path: string; capacityBytes: number; freeBytes: number }[]; guestBridge: boolean | null }> {
-    const h = await this.call<{ cpuModel: string; cpus: number; memoryMb: number; freeBytes: number; pools: { name: string; path: string; capacity: number; available: number }[] }>('host');
+  async hostInfo(): Promise<{
+    cpuModel: string;
+    cpus: number;
+    memoryMb: number;
+    freeMemoryMb: number;
+    pools: { name: string; path: string; capacityBytes: number; freeBytes: number }[];
+    guestBridge: boolean | null;
+    /** its CPU time since it booted (node CPU stats), null when its libvirtd cannot tell */
+    cpuTimes: CpuTimes | null;
+  }> {
+    const h = await this.call<{ cpuModel: string; cpus: number; memoryMb: number; freeBytes: number; pools: { name: string; path: string; capacity: number; available: number }[]; cpuTimes?: CpuTimes | null }>('host');
     // Has it the guest network's bridge (null: its libvirtd cannot tell)?
     const bridge = await this.call<{ present: boolean | null }>('interface', { name: GUEST_BRIDGE });
     return {
@@ -359,6 +369,7 @@ export class LibvirtDriver implements HypervisorDriver {
       memoryMb: h.memoryMb,
       freeMemoryMb: Math.floor(h.freeBytes / 1048576),
       pools: h.pools.map((p) => ({ name: p.name, path: p.path, capacityBytes: p.capacity, freeBytes: p.available })),
+      cpuTimes: h.cpuTimes ?? null,
     };
   }
 

@@ -268,7 +268,19 @@ def op_host(_req):
         except libvirt.libvirtError:
             pass  # gone meanwhile
     total_mb, free = memory()
-    return {'cpuModel': model, 'cpus': info[2], 'memoryMb': total_mb, 'freeBytes': free, 'pools': pools}
+    return {'cpuModel': model, 'cpus': info[2], 'memoryMb': total_mb, 'freeBytes': free, 'pools': pools, 'cpuTimes': cpu_times()}
+
+
+def cpu_times():
+    """The host's CPU time since it booted, all CPUs (libvirt's node CPU stats, nanoseconds): idle (with
+    iowait) and total; the server measures the load as the busy share between two readings. None when
+    the host's libvirtd cannot tell."""
+    try:
+        s = conn.getCPUStats(libvirt.VIR_NODE_CPU_STATS_ALL_CPUS, 0)
+        idle = s.get('idle', 0) + s.get('iowait', 0)
+        return {'idle': idle, 'total': idle + s.get('kernel', 0) + s.get('user', 0)}
+    except (libvirt.libvirtError, AttributeError):
+        return None
 
 
 def op_interface(req):

@@ -95,6 +95,20 @@ describe('buildQemuArgs', () => {
     expect(() => buildQemuArgs(spec({ graphics: { vnc: false, spice: true } }), ctx())).toThrow(/no port/);
   });
 
+  it('VNC alone: QEMU is the agent\'s peer (qemu-vdagent, clipboard on, mouse off) on the agent port of vser0', () => {
+    const args = buildQemuArgs(spec(), ctx());
+    expect(values(args, '-device')).toContain('virtio-serial-pci,id=vser0');
+    expect(values(args, '-chardev')).toEqual(['qemu-vdagent,id=vdagent,name=vdagent,clipboard=on,mouse=off']);
+    expect(values(args, '-device')).toContain('virtserialport,bus=vser0.0,chardev=vdagent,name=com.redhat.spice.0');
+    // with SPICE too, the port is SPICE's (one agent port only), and one controller
+    const both = buildQemuArgs(spec({ graphics: { vnc: true, spice: true } }), ctx({ spice: { host: '127.0.0.1', port: 5930, secretFile: '/s' } }));
+    expect(values(both, '-chardev')).toEqual(['spicevmc,id=vdagent,name=vdagent']);
+    expect(values(both, '-device').filter((d) => d.startsWith('virtio-serial-pci'))).toHaveLength(1);
+    expect(values(both, '-device').filter((d) => d.includes('com.redhat.spice.0'))).toHaveLength(1);
+    // no viewer at all: no agent
+    expect(values(buildQemuArgs(spec({ graphics: { vnc: false, spice: false } }), ctx()), '-chardev')).toEqual([]);
+  });
+
   it('an explicit video model wins', () => {
     expect(values(buildQemuArgs(spec({ video: 'virtio' }), ctx()), '-vga')).toEqual(['virtio']);
     expect(values(buildQemuArgs(spec({ video: 'none' }), ctx()), '-vga')).toEqual(['none']);

@@ -133,9 +133,14 @@ export function buildQemuArgs(spec: MachineSpec, ctx: QemuArgsContext): string[]
     if (!ctx.spice) throw new EngineError('invalid-spec', 'SPICE requested but no port was allocated');
     args.push('-object', `secret,id=spice-pw,file=${esc(ctx.spice.secretFile)}`);
     args.push('-spice', `port=${ctx.spice.port},addr=${esc(ctx.spice.host)},password-secret=spice-pw`);
-    // the spice agent channel: clipboard and resolution follow the viewer window
+  }
+  // The agent's port (com.redhat.spice.0) on a virtio-serial controller (vser0). With SPICE the agent
+  // speaks to the SPICE client (spicevmc: clipboard and resolution follow the viewer window). With VNC
+  // alone QEMU itself is the agent's peer (qemu-vdagent): the clipboard goes between the guest's
+  // spice-vdagent and QEMU's VNC server (noVNC's cut text); mouse=off leaves the pointer to the tablet.
+  if (spec.graphics.spice || spec.graphics.vnc) {
     args.push('-device', 'virtio-serial-pci,id=vser0');
-    args.push('-chardev', 'spicevmc,id=vdagent,name=vdagent');
+    args.push('-chardev', spec.graphics.spice ? 'spicevmc,id=vdagent,name=vdagent' : 'qemu-vdagent,id=vdagent,name=vdagent,clipboard=on,mouse=off');
     args.push('-device', 'virtserialport,bus=vser0.0,chardev=vdagent,name=com.redhat.spice.0');
   }
   return args;

@@ -17,6 +17,7 @@ import { findDomain, type DomainRow } from '../shared/domains';
 import { desktopViews, shownToOwner } from '../shared/desktop-view';
 import { createHostWatch } from './host-watch';
 import { recordDesktopEvent, type EventCause } from './events';
+import { openUsage } from '../usage/record';
 
 const notAvailable = (row: DomainRow, action: string) =>
   conflict('desktop_action_not_available', `Cannot ${action} a desktop that is ${row.status}`, { status: row.status, action });
@@ -408,6 +409,9 @@ export function createDesktopLifecycle(ctx: AppContext) {
         const mac = privateMacOf(row);
         const settled = statusIn(VIEWABLE, row.status);
         if (!settled) await update(row.id, { status: mac && !row.guestIp ? 'WaitingIP' : 'Started' });
+        // Its usage counts from now when no interval is open (a server older than the usage records, an
+        // interval closed while nobody watched); an open one goes on (one open interval per desktop).
+        await openUsage(ctx, row.id);
         if (row.status === 'Shutting-down') {
           await driver.shutdown(row.id).catch(() => undefined);
           // Its force stop keeps the moment stored before the restart (one from now if none was).

@@ -8,7 +8,7 @@ const nowOf = (ctx: Ctx) => ctx.clock?.now() ?? new Date();
 /**
  * A desktop's machine is up: one usage interval opens, with the names of its owner, group, organisation,
  * template and deployment as they are now (kept when those are deleted later). Nothing when one is
- * already open (the same start told twice). A failed write is logged and never stops the start.
+ * already open (the same start told twice, a machine adopted after a restart: a unique index holds it). A failed write is logged and never stops the start.
  */
 export async function openUsage(ctx: Ctx, desktopId: string, at = nowOf(ctx)): Promise<void> {
   await ctx.db
@@ -25,7 +25,8 @@ export async function openUsage(ctx: Ctx, desktopId: string, at = nowOf(ctx)): P
           LEFT JOIN domains t ON t.id = d.template_id
           LEFT JOIN deployments p ON p.id = d.tag
           WHERE d.id = ${desktopId}
-            AND NOT EXISTS (SELECT 1 FROM usage_intervals o WHERE o.desktop_id = d.id AND o.ended_at IS NULL)`,
+            AND NOT EXISTS (SELECT 1 FROM usage_intervals o WHERE o.desktop_id = d.id AND o.ended_at IS NULL)
+          ON CONFLICT (desktop_id) WHERE ended_at IS NULL DO NOTHING`,
     )
     .catch((err: unknown) => ctx.log.warn({ err, desktop: desktopId }, 'usage not recorded'));
 }

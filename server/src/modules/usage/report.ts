@@ -63,7 +63,12 @@ export async function usageReport(db: Db, q: TUsageReportQuery, category: string
   const sums = sql`sum(desktop_seconds) AS desktop, sum(gpu_booked_seconds) AS booked, sum(gpu_used_seconds) AS used, sum(sign_ins) AS sign_ins`;
   type Sums = { desktop: string | null; booked: string | null; used: string | null; sign_ins: string | null };
 
-  const [totals, rows, steps, hourly, signIns, templates] = await Promise.all([
+  // Storage: per group as last sampled in the period, over time the most of each step.
+  const storageDays = sql`usage_storage_days WHERE day = (SELECT max(day) FROM usage_storage_days WHERE ${span('day', start, end)}${inCategory})${inCategory}`;
+  // The peaks and the storage per hour keep a row for the whole installation ('*') beside each organisation's.
+  const peakScope = category === null ? sql`category_id = '*'` : sql`category_id = ${category}`;
+
+  const [totals, rows, steps, hourly, signIns, templates, peaks, stepPeaks, storageRows, storageTotal, storagePoints] = await Promise.all([
     rowsOf<Sums>(db, sql`SELECT ${sums} FROM ${series}`),
     rowsOf<Sums & { key: string; name: string }>(db, sql`SELECT ${key} AS key, max(${name}) AS name, ${sums} FROM ${source} GROUP BY ${key} ORDER BY sum(desktop_seconds) DESC, 2 LIMIT ${MAX_ROWS}`),
     rowsOf<Sums & { at: string }>(db, sql`SELECT ${bucket} AS at, ${sums} FROM ${series} GROUP BY 1 ORDER BY 1`),
@@ -75,16 +80,25 @@ export async function usageReport(db: Db, q: TUsageReportQuery, category: string
       sql`SELECT template_id AS key, max(template_name) AS name, sum(desktop_seconds) AS desktop, count(DISTINCT desktop_id) AS desktops
           FROM ${source} WHERE template_id <> '' AND desktop_seconds > 0 GROUP BY template_id ORDER BY sum(desktop_seconds) DESC, 2 LIMIT ${TOP_TEMPLATES}`,
     ),
+    // The most desktops at once (to the minute), the earliest minute it was reached.
+    rowsOf<{ desktops: number; at: string | Date }>(db, sql`SELECT desktops, at FROM usage_peak_hours WHERE ${peakScope} AND ${span('hour', start, end)} ORDER BY desktops DESC, at LIMIT 1`),
+    rowsOf<{ at: string; desktops: number }>(db, sql`SELECT ${bucket} AS at, max(desktops) AS desktops FROM usage_peak_hours WHERE ${peakScope} AND ${span('hour', start, end)} GROUP BY 1`),
+    rowsOf<{ key: string; name: string; bytes: string }>(db, sql`SELECT ${key} AS key, max(${name}) AS name, sum(bytes) AS bytes FROM ${storageDays} GROUP BY ${key} ORDER BY sum(bytes) DESC, 2 LIMIT ${MAX_ROWS}`),
+    rowsOf<{ day: string | null; bytes: string | null }>(db, sql`SELECT to_char(max(day) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(bytes) AS bytes FROM ${storageDays}`),
+    rowsOf<{ at: string; bytes: string }>(
+      db,
+      sql`SELECT ${bucket} AS at, max(bytes) AS bytes FROM usage_storage_hours WHERE ${peakScope} AND ${span('hour', start, end)} GROUP BY 1 ORDER BY 1`,
+    ),
   ]);
 
-  const concurrency = new Map<string, number>();
-  let peak: TUsageReport['peak'] = null;
+  const concurrency = new Map<string, { at: string; desktops: number; peak: number }>();
+  const stepOf = (at: string) => concurrency.get(at) ?? concurrency.set(at, { at, desktops: 0, peak: 0 }).get(at)!;
   for (const r of hourly) {
-    const desktops = Math.round((Number(r.seconds) / 3600) * 1000) / 1000;
-    const at = r.at;
-    concurrency.set(at, Math.max(concurrency.get(at) ?? 0, desktops));
-    if (!peak || desktops > peak.desktops) peak = { desktops, at: iso(r.hour) };
+    const c = stepOf(r.at);
+    c.desktops = Math.max(c.desktops, Math.round((Number(r.seconds) / 3600) * 1000) / 1000);
   }
+  for (const r of stepPeaks) stepOf(r.at).peak = Number(r.desktops);
+  const peak: TUsageReport['peak'] = peaks[0] ? { desktops: Number(peaks[0].desktops), at: iso(peaks[0].at) } : null;
   const t = totals[0];
   return {
     from: q.from,
@@ -94,10 +108,16 @@ export async function usageReport(db: Db, q: TUsageReportQuery, category: string
     totals: { desktop_hours: h(t?.desktop), gpu_booked_hours: h(t?.booked), gpu_used_hours: h(t?.used), sign_ins: Number(t?.sign_ins ?? 0) },
     rows: rows.map((r) => ({ key: r.key, name: r.name, desktop_hours: h(r.desktop), gpu_booked_hours: h(r.booked), gpu_used_hours: h(r.used), sign_ins: Number(r.sign_ins ?? 0) })),
     hours: steps.map((r) => ({ at: r.at, desktop_hours: h(r.desktop), gpu_booked_hours: h(r.booked), gpu_used_hours: h(r.used) })),
-    concurrency: [...concurrency].map(([at, desktops]) => ({ at, desktops })),
+    concurrency: [...concurrency.values()].sort((a, b) => a.at.localeCompare(b.at)),
     peak,
     sign_ins: signIns.map((r) => ({ day: r.day, sign_ins: Number(r.n) })),
     top_templates: templates.map((r) => ({ key: r.key, name: r.name, desktop_hours: h(r.desktop), desktops: Number(r.desktops) })),
+    storage: {
+      day: storageTotal[0]?.day ?? null,
+      bytes: Number(storageTotal[0]?.bytes ?? 0),
+      points: storagePoints.map((r) => ({ at: r.at, bytes: Number(r.bytes) })),
+      rows: storageRows.map((r) => ({ key: r.key, name: r.name, bytes: Number(r.bytes) })),
+    },
   };
 }
 
@@ -107,11 +127,15 @@ export function reportCsv(report: TUsageReport, part: TReportPart): string {
     part === 'desktop_hours'
       ? [[report.group_by, 'name', 'desktop_hours', 'gpu_booked_hours', 'gpu_used_hours', 'sign_ins'], ...report.rows.map((r) => [r.key, r.name, r.desktop_hours, r.gpu_booked_hours, r.gpu_used_hours, r.sign_ins])]
       : part === 'concurrency'
-        ? [['at', 'concurrent_desktops'], ...report.concurrency.map((r) => [r.at, r.desktops])]
+        ? [['at', 'concurrent_desktops', 'most_at_once'], ...report.concurrency.map((r) => [r.at, r.desktops, r.peak])]
         : part === 'gpu'
           ? [['at', 'desktop_hours', 'gpu_booked_hours', 'gpu_used_hours'], ...report.hours.map((r) => [r.at, r.desktop_hours, r.gpu_booked_hours, r.gpu_used_hours])]
           : part === 'sign_ins'
             ? [['day', 'sign_ins'], ...report.sign_ins.map((r) => [r.day, r.sign_ins])]
-            : [['template', 'name', 'desktop_hours', 'desktops'], ...report.top_templates.map((r) => [r.key, r.name, r.desktop_hours, r.desktops])];
+            : part === 'storage'
+              ? [['at', 'storage_bytes'], ...report.storage.points.map((r) => [r.at, r.bytes])]
+              : part === 'storage_by_group'
+                ? [[report.group_by, 'name', 'storage_bytes'], ...report.storage.rows.map((r) => [r.key, r.name, r.bytes])]
+                : [['template', 'name', 'desktop_hours', 'desktops'], ...report.top_templates.map((r) => [r.key, r.name, r.desktop_hours, r.desktops])];
   return `\uFEFF${csvFile(table)}`;
 }

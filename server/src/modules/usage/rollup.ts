@@ -55,6 +55,9 @@ export async function rollupUsage(ctx: Ctx, now: Date = new Date()): Promise<boo
         desktop_seconds = greatest(u.desktop_seconds, excluded.desktop_seconds),
         gpu_used_seconds = greatest(u.gpu_used_seconds, excluded.gpu_used_seconds)`);
 
+    // The most desktops running at once per hour (per organisation and '*' for all), to the minute.
+    await rollupPeaks(tx, from, at);
+
     // GPU seconds booked (units × time): a desktop's bookings on its row, a deployment's on the deployment's.
     await tx.execute(sql`INSERT INTO usage_hours AS u (hour, category_id, category_name, group_id, group_name, user_id, username, template_id, template_name,
         deployment_id, deployment_name, desktop_id, desktop_name, gpu_booked_seconds)
@@ -111,10 +114,67 @@ export async function rollupUsage(ctx: Ctx, now: Date = new Date()): Promise<boo
         template_name = excluded.template_name, deployment_name = excluded.deployment_name, desktop_name = excluded.desktop_name,
         desktop_seconds = excluded.desktop_seconds, gpu_booked_seconds = excluded.gpu_booked_seconds, gpu_used_seconds = excluded.gpu_used_seconds, sign_ins = excluded.sign_ins`);
 
+    // Storage used now, as the day's and the hour's reading.
+    await sampleStorage(tx, at);
+
     await tx.execute(sql`INSERT INTO usage_rollups (name, done_until) VALUES (${ROLLUP}, date_trunc('hour', ${at}::timestamptz))
       ON CONFLICT (name) DO UPDATE SET done_until = greatest(usage_rollups.done_until, excluded.done_until)`);
     return true;
   });
+}
+
+type Tx = Parameters<Parameters<Ctx['db']['transaction']>[0]>[0];
+
+/**
+ * The peak of concurrent desktops of each hour from `from` (an hour's start) to `at`: a sweep over the
+ * intervals' starts (+1) and ends (−1) in time order (an end before a start at the same instant: a desktop
+ * started again is not two), with a marker (0) at each hour's start so an hour without a start or a stop
+ * still has its count. Recomputed from the intervals each run: exact however often it runs.
+ */
+export async function rollupPeaks(tx: Pick<Ctx['db'], 'execute'>, from: string, at: string): Promise<void> {
+  await tx.execute(sql`WITH iv AS (
+        SELECT category_id, greatest(started_at, ${from}::timestamptz) AS s, least(coalesce(ended_at, ${at}::timestamptz), ${at}::timestamptz) AS e
+        FROM usage_intervals WHERE started_at < ${at}::timestamptz AND (ended_at IS NULL OR ended_at > ${from}::timestamptz)),
+      ev AS (
+        SELECT category_id, s AS t, 1 AS d FROM iv WHERE e > s
+        UNION ALL SELECT category_id, e, -1 FROM iv WHERE e > s
+        UNION ALL SELECT c.category_id, h.hour, 0 FROM (SELECT DISTINCT category_id FROM iv) c
+          CROSS JOIN generate_series(${from}::timestamptz, ${at}::timestamptz, interval '1 hour') AS h(hour)),
+      scoped AS (SELECT category_id, t, d FROM ev UNION ALL SELECT '*', t, d FROM ev),
+      run AS (SELECT category_id, t, sum(d) OVER (PARTITION BY category_id ORDER BY t, d ROWS UNBOUNDED PRECEDING) AS n FROM scoped)
+    INSERT INTO usage_peak_hours AS p (hour, category_id, desktops, at)
+      SELECT DISTINCT ON (date_trunc('hour', t, 'UTC'), category_id) date_trunc('hour', t, 'UTC'), category_id, n::int, date_trunc('minute', t, 'UTC')
+      FROM run WHERE t < ${at}::timestamptz AND n > 0
+      ORDER BY date_trunc('hour', t, 'UTC'), category_id, n DESC, t
+    ON CONFLICT (hour, category_id) DO UPDATE SET desktops = excluded.desktops, at = excluded.at`);
+}
+
+/**
+ * Storage used at `at`: the allocated bytes of the disks of every desktop and template (a disk counted once,
+ * under the domain that owns it rather than a duplicate sharing it), per owner, template and deployment,
+ * replacing that day's reading; and its sums per organisation and for all ('*'), replacing that hour's.
+ */
+export async function sampleStorage(tx: Pick<Ctx['db'], 'execute'>, at: string): Promise<void> {
+  await tx.execute(sql`DELETE FROM usage_storage_days WHERE day = date_trunc('day', ${at}::timestamptz, 'UTC')`);
+  await tx.execute(sql`INSERT INTO usage_storage_days (day, category_id, category_name, group_id, group_name, user_id, username, template_id, template_name, deployment_id, deployment_name, bytes)
+    SELECT date_trunc('day', ${at}::timestamptz, 'UTC'), max(x.category_id), max(coalesce(c.name, '')), max(x.group_id), max(coalesce(g.name, '')), x.user_id, max(coalesce(us.username, '')),
+      x.template_id, max(coalesce(t.name, '')), x.deployment_id, max(coalesce(p.name, '')), sum(x.bytes)
+    FROM (SELECT DISTINCT ON (s.id) s.actual_size AS bytes, d.category_id, d.group_id, d.user_id,
+            CASE WHEN d.kind = 'template' THEN d.id ELSE coalesce(d.template_id, '') END AS template_id, coalesce(d.tag, '') AS deployment_id
+          FROM storage s JOIN domain_disks dd ON dd.storage_id = s.id JOIN domains d ON d.id = dd.domain_id
+          WHERE s.status NOT IN ('deleted', 'failed')
+          ORDER BY s.id, (d.duplicate_of_id IS NOT NULL), d.created_at) AS x
+    LEFT JOIN categories c ON c.id = x.category_id
+    LEFT JOIN groups g ON g.id = x.group_id
+    LEFT JOIN users us ON us.id = x.user_id
+    LEFT JOIN domains t ON t.id = x.template_id
+    LEFT JOIN deployments p ON p.id = x.deployment_id
+    GROUP BY x.user_id, x.template_id, x.deployment_id`);
+  await tx.execute(sql`DELETE FROM usage_storage_hours WHERE hour = date_trunc('hour', ${at}::timestamptz, 'UTC')`);
+  await tx.execute(sql`INSERT INTO usage_storage_hours (hour, category_id, bytes)
+    SELECT date_trunc('hour', ${at}::timestamptz, 'UTC'), coalesce(category_id, '*'), sum(bytes) FROM usage_storage_days
+    WHERE day = date_trunc('day', ${at}::timestamptz, 'UTC') GROUP BY ROLLUP (category_id)
+    HAVING sum(bytes) IS NOT NULL`);
 }
 
 /** Every minute; answers the function that stops it. */

@@ -4,15 +4,16 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { hypervisorViews } from '../admin/hypervisors/view';
 
-/** How long the dashboard's history is kept. */
-export const SAMPLES_KEPT_DAYS = 3;
 const MINUTE = 60_000;
+/** How long the dashboard's history is kept: the longest range it draws (a day) and a step more. The
+ *  reports read the hourly usage rows (usage_hours and its sums), kept for years: nothing here is needed after. */
+export const SAMPLES_KEPT_MS = 86_400_000 + 5 * MINUTE;
 const pct = (used: number, total: number) => (total > 0 ? Math.round((used / total) * 1000) / 10 : 0);
 
 /**
  * One row for the minute `now` is in: nothing when another process (or an earlier call) wrote it already
  * (its key is the minute), so the history has one row a minute however many processes sample. Older
- * rows than SAMPLES_KEPT_DAYS go. Answers whether it wrote one.
+ * rows than SAMPLES_KEPT_MS go. Answers whether it wrote one.
  */
 export async function sampleMetrics(ctx: AppContext, now = new Date()): Promise<boolean> {
   const at = new Date(Math.floor(now.getTime() / MINUTE) * MINUTE);
@@ -42,7 +43,7 @@ export async function sampleMetrics(ctx: AppContext, now = new Date()): Promise<
     })
     .onConflictDoNothing()
     .returning({ at: s.at });
-  await ctx.db.delete(s).where(lt(s.at, new Date(at.getTime() - SAMPLES_KEPT_DAYS * 86_400_000)));
+  await ctx.db.delete(s).where(lt(s.at, new Date(at.getTime() - SAMPLES_KEPT_MS)));
   return written.length > 0;
 }
 

@@ -93,9 +93,9 @@ export async function hypervisorViews(ctx: AppContext, rows?: HypervisorRow[]): 
     // What the desktops running there were given (the database's), beside what the host reports.
     const given = runningOn.get(r.id) ?? { count: 0, memoryGb: 0, vcpus: 0 };
     if (r.id !== LOCAL_HYPERVISOR && host?.online) {
-      // Another host: what its engine connection reports (its load and GPUs are not read yet).
+      // Another host: what its engine connection reports (its CPU's busy share from libvirt's node CPU stats; its load average and GPUs are not read yet).
       return {
-        ...base, state: 'Online' as const, accel: null, gpus: [], cpus: host.cpus, cpu_used_percent: 0, load: [0, 0, 0], memory_total_mb: host.memoryMb,
+        ...base, state: 'Online' as const, accel: null, gpus: [], cpus: host.cpus, cpu_used_percent: host.cpuUsedPercent ?? 0, load: [0, 0, 0], memory_total_mb: host.memoryMb,
         memory_used_mb: host.memoryMb - host.freeMemoryMb, desktops_memory_mb: Math.round(given.memoryGb * 1024), desktops_vcpus: given.vcpus, desktops_running: host.running,
       };
     }

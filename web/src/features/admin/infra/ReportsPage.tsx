@@ -8,6 +8,7 @@ import dayjs from 'dayjs';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { PageHeader } from '../../../components/PageHeader';
+import { formatBytes } from '../../../entities/format';
 import { errorMessage } from '../../../lib/errors';
 import { useAction } from '../../../lib/use-action';
 import { downloadReportCsv, usageReportQuery } from './reports-api';
@@ -28,7 +29,7 @@ function periodOf(preset: Preset): { from: string; to: string } | null {
 const CHART_GROUPS = 10;
 
 /** One part of the report: its chart, the same numbers as a table (a tab), and its CSV. */
-function ReportCard({ id, title, part, query, empty, chart, table, footer }: { id: string; title: string; part: TReportPart; query: TUsageReportQuery; empty: boolean; chart: ReactNode; table: ReactNode; footer?: ReactNode }) {
+function ReportCard({ id, title, part, query, empty, emptyText, chart, table, footer }: { id: string; title: string; part: TReportPart; query: TUsageReportQuery; empty: boolean; emptyText?: string; chart: ReactNode; table: ReactNode; footer?: ReactNode }) {
   const { t } = useTranslation();
   const exporting = useAction();
   return (
@@ -48,7 +49,7 @@ function ReportCard({ id, title, part, query, empty, chart, table, footer }: { i
       )}
       {empty ? (
         <Text c="dimmed" size="sm" py="xl" ta="center" data-testid={`report-${id}-empty`}>
-          {t('admin_infra.reports.empty')}
+          {emptyText ?? t('admin_infra.reports.empty')}
         </Text>
       ) : (
         <Tabs defaultValue="chart" keepMounted={false}>
@@ -117,6 +118,10 @@ function Charts({ report, query }: { report: TUsageReport; query: TUsageReportQu
   const signIns = t('admin_infra.reports.sign_ins');
   const concurrent = t('admin_infra.reports.concurrent_desktops');
   const groupLabel = t(`admin_infra.reports.group_by_${report.group_by}`);
+  const storageLabel = t('admin_infra.reports.storage');
+  const average = t('admin_infra.reports.concurrency_average');
+  const mostAtOnce = t('admin_infra.reports.concurrency_most');
+  const bytes = (v: number) => formatBytes(v, i18n.language);
   const th = (...cells: string[]) => (
     <Table.Thead>
       <Table.Tr>
@@ -174,15 +179,29 @@ function Charts({ report, query }: { report: TUsageReport; query: TUsageReportQu
           part="concurrency"
           query={query}
           empty={report.concurrency.length === 0}
-          chart={<AreaChart h={260} data={report.concurrency.map((c) => ({ at: when(c.at), desktops: c.desktops }))} dataKey="at" series={[{ name: 'desktops', label: concurrent, color: 'teal.6' }]} curveType="monotone" valueFormatter={axis} />}
+          chart={
+            <AreaChart
+              h={260}
+              data={report.concurrency.map((c) => ({ at: when(c.at), desktops: c.desktops, peak: c.peak }))}
+              dataKey="at"
+              series={[
+                { name: 'peak', label: mostAtOnce, color: 'orange.6' },
+                { name: 'desktops', label: average, color: 'teal.6' },
+              ]}
+              curveType="monotone"
+              withLegend
+              valueFormatter={axis}
+            />
+          }
           table={
             <>
-              {th(t('admin_infra.reports.when'), concurrent)}
+              {th(t('admin_infra.reports.when'), average, mostAtOnce)}
               <Table.Tbody>
                 {report.concurrency.map((c) => (
                   <Table.Tr key={c.at}>
                     <Table.Td>{when(c.at)}</Table.Td>
                     <Table.Td>{n(c.desktops)}</Table.Td>
+                    <Table.Td>{n(c.peak)}</Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>
@@ -247,6 +266,57 @@ function Charts({ report, query }: { report: TUsageReport; query: TUsageReportQu
                   <Table.Tr key={s.day}>
                     <Table.Td>{day(s.day)}</Table.Td>
                     <Table.Td>{n(s.sign_ins)}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </>
+          }
+        />
+        <ReportCard
+          id="storage"
+          title={t('admin_infra.reports.storage_title')}
+          part="storage"
+          query={query}
+          empty={report.storage.points.length === 0}
+          emptyText={t('admin_infra.reports.storage_empty')}
+          chart={<AreaChart h={260} data={report.storage.points.map((p) => ({ at: when(p.at), bytes: p.bytes }))} dataKey="at" series={[{ name: 'bytes', label: storageLabel, color: 'indigo.6' }]} curveType="monotone" valueFormatter={bytes} yAxisProps={{ width: 72 }} />}
+          table={
+            <>
+              {th(t('admin_infra.reports.when'), storageLabel)}
+              <Table.Tbody>
+                {report.storage.points.map((p) => (
+                  <Table.Tr key={p.at}>
+                    <Table.Td>{when(p.at)}</Table.Td>
+                    <Table.Td>{bytes(p.bytes)}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </>
+          }
+          footer={
+            report.storage.day && (
+              <Text size="sm" c="dimmed" mt="xs" data-testid="report-storage-latest">
+                {t('admin_infra.reports.storage_latest', { bytes: bytes(report.storage.bytes), day: day(report.storage.day) })}
+              </Text>
+            )
+          }
+        />
+        <ReportCard
+          id="storage-by"
+          title={t('admin_infra.reports.storage_by', { group: groupLabel })}
+          part="storage_by_group"
+          query={query}
+          empty={report.storage.rows.length === 0}
+          emptyText={t('admin_infra.reports.storage_empty')}
+          chart={<BarChart h={260} maxBarWidth={48} data={report.storage.rows.slice(0, CHART_GROUPS).map((r) => ({ name: groupName(r), bytes: r.bytes }))} dataKey="name" series={[{ name: 'bytes', label: storageLabel, color: 'indigo.6' }]} valueFormatter={bytes} yAxisProps={{ width: 72 }} />}
+          table={
+            <>
+              {th(groupLabel, storageLabel)}
+              <Table.Tbody>
+                {report.storage.rows.map((r) => (
+                  <Table.Tr key={r.key}>
+                    <Table.Td>{groupName(r)}</Table.Td>
+                    <Table.Td>{bytes(r.bytes)}</Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>
