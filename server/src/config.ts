@@ -95,6 +95,7 @@ const ZEnv = z.object({
   GUEST_NETWORK_VNI: z.coerce.number().int().min(1).max(0xffffff).default(DEFAULT_VNI),
   GUEST_NETWORK_TUNNEL_ADDRESS: z.string().refine((v) => isIP(v) === 4, 'an IPv4 address of this machine').optional(),
   GUEST_IP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(300),
+  POOL_BOOT_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   SERVER_ID: z.string().max(64).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : -').optional(),
   LOCAL_HYPERVISOR: bool.default(true),
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number().min(0).max(60).default(0),
@@ -164,6 +165,8 @@ export type Config = {
   guestNetwork: { cidr: string; namespace?: string; linkPrefix?: string; tunnel: { vni: number; localAddress?: string } };
   /** A desktop on the guest network that has no address after this long leaves WaitingIP without one. */
   guestIpTimeoutSeconds: number;
+  /** A pool's desktop counts as prepared (booted) this long after its machine started (desktop pools). */
+  poolBootSeconds: number;
   /** This process among the installation's (several on one PostgreSQL): in logs and the X-Server-Id header. Default host:port. */
   serverId: string;
   /** This machine's QEMU as the `local` host; off in the processes of a cluster that do not own this machine (README, cluster mode). */
@@ -257,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tunnel: { vni: e.GUEST_NETWORK_VNI, localAddress: e.GUEST_NETWORK_TUNNEL_ADDRESS },
     },
     guestIpTimeoutSeconds: e.GUEST_IP_TIMEOUT_SECONDS,
+    poolBootSeconds: e.POOL_BOOT_SECONDS,
     serverId: e.SERVER_ID ?? `${hostname()}:${e.PORT}`,
     localHypervisor: e.LOCAL_HYPERVISOR,
     shutdownDrainSeconds: e.SHUTDOWN_DRAIN_SECONDS,

@@ -314,6 +314,8 @@ export const domains = pgTable('domains', {
   /** The desktop pool it belongs to (modules/desktop-pools), and when it was given to its person (null: not given yet). */
   poolId: text('pool_id'),
   poolAssignedAt: timestamp('pool_assigned_at', { withTimezone: true }),
+  /** When its guest was found booted (a pool desktop is prepared once this is at or after its start). */
+  poolReadyAt: timestamp('pool_ready_at', { withTimezone: true }),
   createdAt: createdAt(),
 }, (t) => [
   index('domains_pool_idx').on(t.poolId),

@@ -26,6 +26,7 @@ CREATE TABLE "desktop_pools" (
 --> statement-breakpoint
 ALTER TABLE "domains" ADD COLUMN "pool_id" text;--> statement-breakpoint
 ALTER TABLE "domains" ADD COLUMN "pool_assigned_at" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "domains" ADD COLUMN "pool_ready_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "desktop_pool_waiters" ADD CONSTRAINT "desktop_pool_waiters_pool_id_desktop_pools_id_fk" FOREIGN KEY ("pool_id") REFERENCES "public"."desktop_pools"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "desktop_pool_waiters" ADD CONSTRAINT "desktop_pool_waiters_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "desktop_pools" ADD CONSTRAINT "desktop_pools_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, gt, inArray, isNotNull, isNull } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, inArray, isNotNull, isNull } from 'drizzle-orm';
 import { GOING_UP, GUEST_UP, RETRYABLE, STARTABLE, statusIn, type TPoolCounts, type TPoolTakeAnswer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { LOCK_CLASSES, lockKey, schema } from '../../db';
@@ -18,10 +18,13 @@ const w = schema.desktopPoolWaiters;
 /** The last preparations' durations kept per pool (the wait a person in the queue is told). */
 const RECENT_PREPARATIONS = 20;
 
-/** Where a pool's desktop stands: waiting for somebody (prepared or on its way up), given, or broken. */
-export function poolDesktopState(row: Pick<DomainRow, 'status' | 'poolAssignedAt'>): 'prepared' | 'preparing' | 'in_use' | 'kept' | 'broken' {
+/** Its guest has booted since its machine last started. */
+export const booted = (row: Pick<DomainRow, 'startedAt' | 'poolReadyAt'>) => row.poolReadyAt !== null && row.startedAt !== null && row.poolReadyAt >= row.startedAt;
+
+/** Where a pool's desktop stands: waiting for somebody (prepared: up and booted; or on its way up), given, or broken. */
+export function poolDesktopState(row: Pick<DomainRow, 'status' | 'poolAssignedAt' | 'startedAt' | 'poolReadyAt'>): 'prepared' | 'preparing' | 'in_use' | 'kept' | 'broken' {
   if (row.poolAssignedAt !== null) return statusIn(STARTABLE, row.status) || statusIn(RETRYABLE, row.status) ? 'kept' : 'in_use';
-  if (statusIn(GUEST_UP, row.status)) return 'prepared';
+  if (statusIn(GUEST_UP, row.status) && booted(row)) return 'prepared';
   if (statusIn(RETRYABLE, row.status)) return 'broken';
   return 'preparing';
 }
@@ -37,7 +40,10 @@ export async function poolStalled(ctx: AppContext, pool: PoolRow): Promise<'disa
 
 /** A pool's desktops now, and its waiting people. */
 export async function poolCounts(ctx: AppContext, pool: PoolRow): Promise<TPoolCounts> {
-  const rows = await ctx.db.select({ status: d.status, poolAssignedAt: d.poolAssignedAt, hypervisorId: d.hypervisorId }).from(d).where(eq(d.poolId, pool.id));
+  const rows = await ctx.db
+    .select({ status: d.status, poolAssignedAt: d.poolAssignedAt, startedAt: d.startedAt, poolReadyAt: d.poolReadyAt, hypervisorId: d.hypervisorId })
+    .from(d)
+    .where(eq(d.poolId, pool.id));
   const hosts = await ctx.db.select({ id: schema.hypervisors.id, name: schema.hypervisors.name }).from(schema.hypervisors);
   const counts: TPoolCounts = { prepared: 0, preparing: 0, in_use: 0, kept: 0, waiting: 0, target: targetPrepared(pool, ctx.clock.now()), by_host: [] };
   const byHost = new Map<string, TPoolCounts['by_host'][number]>();
@@ -113,6 +119,15 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     }
     // A free desktop at rest (stopped by someone, or adopted stopped after a restart) is started again.
     for (const row of live.filter((x) => statusIn(STARTABLE, x.status))) await startPoolDesktop(pool, row);
+    // Up and not yet known booted: booted once POOL_BOOT_SECONDS have passed since its start; looked at again soon.
+    const now = ctx.clock.now();
+    let booting = false;
+    for (const row of live.filter((x) => statusIn(GUEST_UP, x.status) && !booted(x) && x.startedAt)) {
+      if (now.getTime() - row.startedAt!.getTime() >= ctx.config.poolBootSeconds * 1000) {
+        await ctx.db.update(d).set({ poolReadyAt: now }).where(eq(d.id, row.id));
+      } else booting = true;
+    }
+    if (booting) setTimeout(() => void kick(pool.id), 1000).unref();
     // The people waiting get prepared desktops, first come first served.
     const waiters = await ctx.db.select().from(w).where(eq(w.poolId, pool.id)).orderBy(asc(w.since));
     for (const waiter of waiters) {
@@ -179,7 +194,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
         const [candidate] = await tx
           .select({ id: d.id })
           .from(d)
-          .where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt), inArray(d.status, [...GUEST_UP])))
+          .where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt), inArray(d.status, [...GUEST_UP]), gte(d.poolReadyAt, d.startedAt)))
           .orderBy(asc(d.createdAt))
           .limit(1)
           .for('update', { skipLocked: true });
