@@ -919,17 +919,16 @@ async function rowVnc(c: Ctx) {
     met: null,
     load: loadCell(watch.stop()),
   });
-  await rowVncUsage(c, desktop.id, token!, portal, r);
+  await rowVncUsage(c, desktop.id, token!, runs, r);
 }
 
 /**
  * What recording usage (modules/usage/record.ts: an interval opened at `started`, closed at `stopped`) adds
- * to the same start: the server again on the same data without it (VDI_BENCH_NO_USAGE, a switch for the
- * bench only), then with it once more, A–B–A so that a drift of the shared machine weighs on both sides
- * (docs/decisions/0032). `before`: the vnc row's own runs (recording on).
+ * to the same start, on the same data: the server restarted with it, then without it (VDI_BENCH_NO_USAGE, a
+ * switch for the bench only), then with it again — A–B–A, each block `runs` starts right after a restart, so
+ * that a drift of the shared machine and a process's first start weigh on both sides (docs/decisions/0032).
  */
-async function rowVncUsage(c: Ctx, id: string, token: string, before: number[], rawMs: number) {
-  const runs = before.length;
+async function rowVncUsage(c: Ctx, id: string, token: string, runs: number, rawMs: number) {
   const timed = async (into: number[]) => {
     await settle(c.portal.pid);
     for (let i = 0; i < runs; i++) {
@@ -939,11 +938,13 @@ async function rowVncUsage(c: Ctx, id: string, token: string, before: number[], 
       await stopDesktop(c.portal.url, token, id);
     }
   };
-  say(`${c.mode}: the same start without usage recording (server restarted with VDI_BENCH_NO_USAGE=1), then with it again`);
+  say(`${c.mode}: the same start with usage recorded, not recorded (server restarted with VDI_BENCH_NO_USAGE=1), recorded again`);
   // (The machine's load only: the server's process changes.)
   const watch = watchLoad(undefined);
   const off: number[] = [];
-  const on = [...before];
+  const on: number[] = [];
+  await c.portal.restart({ VDI_BENCH_NO_USAGE: undefined });
+  await timed(on);
   try {
     await c.portal.restart({ VDI_BENCH_NO_USAGE: '1' });
     await timed(off);

@@ -125,7 +125,7 @@ async function objectsOf(url: string): Promise<Objects> {
     const q = async (text: string) => new Set((await client.query<{ n: string }>(text)).rows.map((r) => r.n));
     return {
       schemas: await q(`SELECT quote_ident(nspname) AS n FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema'`),
-      relations: await q(`SELECT relkind || ' ' || oid::regclass::text AS n FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'p', 'v', 'm', 'S', 'f')`),
+      relations: await q(`SELECT relkind::text || ' ' || oid::regclass::text AS n FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'p', 'v', 'm', 'S', 'f')`),
       functions: await q(`SELECT oid::regprocedure::text AS n FROM pg_proc WHERE pronamespace = 'public'::regnamespace`),
       types: await q(`SELECT oid::regtype::text AS n FROM pg_type WHERE typnamespace = 'public'::regnamespace AND typtype IN ('e', 'd', 'c', 'r', 'm') AND typrelid = 0`),
     };
@@ -144,7 +144,9 @@ async function dropMadeSince(url: string, before: Objects) {
     await client.query('BEGIN');
     for (const schema of made(now.schemas, before.schemas)) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     const kinds: Record<string, string> = { r: 'TABLE', p: 'TABLE', v: 'VIEW', m: 'MATERIALIZED VIEW', S: 'SEQUENCE', f: 'FOREIGN TABLE' };
-    for (const rel of made(now.relations, before.relations)) {
+    // Tables first (their identity columns' sequences, triggers and indexes go with them), then views, then sequences left.
+    const rank = (rel: string) => 'rpfmvS'.indexOf(rel[0]!);
+    for (const rel of made(now.relations, before.relations).sort((x, y) => rank(x) - rank(y))) {
       const [kind, ...name] = rel.split(' ');
       await client.query(`DROP ${kinds[kind!]} IF EXISTS ${name.join(' ')} CASCADE`);
     }
