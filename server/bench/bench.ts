@@ -989,24 +989,39 @@ async function sequential(n: number, call: (i: number) => Promise<unknown>): Pro
 async function rowUsage(c: Ctx) {
   if (!c.portal.seeded.usageRows) throw new Error('no usage history was generated');
   const [token] = await tokensOf(c, ['admin']);
-  const to = new Date(Date.now() - 86_400_000);
-  const from = new Date(to.getTime() - 364 * 86_400_000);
-  const kinds = ['organisation', 'group', 'user', 'template'].flatMap((g) => [`group_by=${g}`, `group_by=${g}&category=bench-org-3`]);
-  const path = (i: number) => `/admin/reports/usage?from=${isoDay(from)}&to=${isoDay(to)}&${kinds[i % kinds.length]}`;
-  const n = quick ? kinds.length : kinds.length * 5;
+  // Two shapes of "a year": the 365 days to yesterday (its first and last months partly, read from the hours)
+  // and the 12 whole months before this one (read from the monthly sums only).
+  const yesterday = new Date(Date.now() - 86_400_000);
+  const today = new Date();
+  const periods = [
+    { label: '365 days', from: isoDay(new Date(yesterday.getTime() - 364 * 86_400_000)), to: isoDay(yesterday) },
+    { label: '12 months', from: isoDay(new Date(Date.UTC(today.getUTCFullYear() - 1, today.getUTCMonth(), 1))), to: isoDay(new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 0))) },
+  ];
+  const kinds = periods.flatMap((p) =>
+    ['organisation', 'group', 'user', 'template'].flatMap((g) => [
+      { label: `${p.label} by ${g}`, q: `from=${p.from}&to=${p.to}&group_by=${g}` },
+      { label: `${p.label} by ${g} of one org`, q: `from=${p.from}&to=${p.to}&group_by=${g}&category=bench-org-3` },
+    ]),
+  );
+  const path = (i: number) => `/admin/reports/usage?${kinds[i % kinds.length]!.q}`;
+  const n = quick ? kinds.length : kinds.length * 3;
   say(`${c.mode}: usage report over a year of ${c.portal.seeded.usageRows} hourly rows, ${n} requests one at a time (and as many GET /api/v3/user)`);
   const check = await api<{ totals: { desktop_hours: number } }>(c.portal.url, token!, 'GET', path(0));
   if (!(check.totals.desktop_hours > 0)) throw new Error('the report over the generated year is empty');
   for (let i = 1; i < kinds.length; i++) await api(c.portal.url, token!, 'GET', path(i));
   await settle(c.portal.pid);
   const watch = watchLoad(c.portal.pid);
-  const report = latencies(await sequential(n, (i) => api(c.portal.url, token!, 'GET', path(i))));
+  const times = await sequential(n, (i) => api(c.portal.url, token!, 'GET', path(i)));
+  const report = latencies(times);
   const load = watch.stop();
+  // The slowest kind of report (its median), to know where the time goes.
+  const byKind = kinds.map((k, j) => ({ k: k.label, p50: median(times.filter((_, i) => i % kinds.length === j)) })).sort((a, b) => b.p50 - a.p50);
+  const byPeriod = periods.map((p) => `${p.label} p50 ${fmtMs(median(times.filter((_, i) => kinds[i % kinds.length]!.label.startsWith(p.label))))} ms`).join(', ');
   const raw = latencies(await sequential(n, () => api(c.portal.url, token!, 'GET', '/user')));
   add({
     mode: c.mode,
-    row: `usage report, one year, ${USAGE_PEOPLE} people (${(c.portal.seeded.usageRows / 1e6).toFixed(2)} M hourly rows), by org/group/user/template, all and one org (${n} requests)`,
-    portal: fmtLat(report),
+    row: `usage report, one year, ${USAGE_PEOPLE} people (${(c.portal.seeded.usageRows / 1e6).toFixed(2)} M hourly rows): 365 days and 12 months, by org/group/user/template, all and one org (${n} requests, one at a time)`,
+    portal: `${fmtLat(report)}; ${byPeriod}; slowest: ${byKind[0]!.k} (${fmtMs(byKind[0]!.p50)} ms), fastest: ${byKind.at(-1)!.k} (${fmtMs(byKind.at(-1)!.p50)} ms)`,
     raw: `GET /api/v3/user: ${fmtLat(raw)}`,
     target: 'p95 < 500 ms',
     met: report.p95 < 500,
