@@ -181,9 +181,17 @@ async function startPortal(mode: Mode, databaseUrl: string | undefined, override
   }
   if (only.has('usage')) env.BENCH_USAGE_HISTORY = '1';
   say(`${mode}: seeding (demo organisation, ${BENCH_USERS} students, ${LIST_DESKTOPS} desktops of one user${only.has('usage') ? `, a year of usage of ${USAGE_PEOPLE} people` : ''})`);
-  const seeded = JSON.parse((await runChild(join(import.meta.dirname, 'seed.ts'), env)).trim().split('\n').pop()!) as Seeded;
-  say(`${mode}: starting the server`);
-  let server = await spawnServer(env, dataDir);
+  let server: Awaited<ReturnType<typeof spawnServer>>;
+  let seeded: Seeded;
+  try {
+    seeded = JSON.parse((await runChild(join(import.meta.dirname, 'seed.ts'), env)).trim().split('\n').pop()!) as Seeded;
+    say(`${mode}: starting the server`);
+    server = await spawnServer(env, dataDir);
+  } catch (err) {
+    // A seed or a start that failed leaves no data directory behind.
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   const kill = () => rmSync(dataDir, { recursive: true, force: true });
   onInterrupt.add(kill);
   let restarts = 0;
