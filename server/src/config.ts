@@ -99,6 +99,7 @@ const ZEnv = z.object({
   LOCAL_HYPERVISOR: bool.default(true),
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number().min(0).max(60).default(0),
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  BACKUP_KEEP: z.coerce.number().int().min(0).default(7),
   METRICS_ALLOW: z
     .string()
     .default('')
@@ -107,6 +108,8 @@ const ZEnv = z.object({
 });
 
 export type Config = {
+  /** How many backups DATA_DIR/backups keeps (the newest; older ones are deleted after each new one); 0: all. */
+  backupKeep: number;
   /** GET /metrics: a scraper presents the token (Authorization: Bearer) or comes from an allowed address; neither set: off. */
   metrics: { token: string | null; allow: string[] };
   port: number;
@@ -232,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     diskOperationDelayMs: e.DISK_OPERATION_DELAY_MS,
     trustProxy: e.TRUST_PROXY,
     metrics: { token: e.METRICS_TOKEN ?? null, allow: e.METRICS_ALLOW },
+    backupKeep: e.BACKUP_KEEP,
     loginAddressFailuresPerHour: e.LOGIN_ADDRESS_FAILURES,
     embeddedEagerCompile: e.EMBEDDED_EAGER_COMPILE,
     rdpGateway: {
