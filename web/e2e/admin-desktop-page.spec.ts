@@ -2,7 +2,8 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 import { SESSION_COOKIE } from '@vdi/contracts';
 import adminDesktopsEn from '../src/i18n/locales/admin-desktops/en.json' with { type: 'json' };
 import adminDesktopsCa from '../src/i18n/locales/admin-desktops/ca.json' with { type: 'json' };
-import { apiToken, freshUser, scaled, shot, showAsSaved, signInAs, userId } from './support';
+import { join } from 'node:path';
+import { apiToken, freshUser, scaled, shot, SHOTS, showAsSaved, signInAs, stillScreen, userId } from './support';
 
 // Issue 28, first paragraph: an admin opens a desktop from the console's list and gets its page — owner,
 // organisation, template, hardware and disks — starts it, watches its screen and its history grow (the
@@ -180,12 +181,29 @@ test.describe('administration: one desktop\'s page', () => {
     await expect(history(page, 'created')).toHaveCount(0);
     const older = page.getByTestId('desktop-history-older');
     await expect(older).toHaveText(P.older);
+    // The button below the newest 200 lines, where a person meets it (the window, not the whole long page).
+    if (SHOTS) {
+      await older.scrollIntoViewIfNeeded();
+      await stillScreen(page);
+      await page.screenshot({ path: join(import.meta.dirname, '..', '..', 'artifacts', 'screenshots', 'admin-desktop-page-history-older.png') });
+    }
     await older.click();
     await expect(items).toHaveCount(200 + rest.items.length);
     await expect(history(page, 'created')).toHaveCount(1);
     await expect(older).toHaveCount(0);
     // The sums are the whole history's: the one start of the first journey.
     await expect(page.getByTestId('desktop-page-summary')).toContainText(P.summary_starts.replace('{{n}}', '1'));
-    await shot(page, 'admin-desktop-page-history-older');
+
+    // At phone width, in Catalan: the same button in its words, no wider than the screen.
+    await showAsSaved(page, 'ca');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await expect(older).toHaveText(PCa.older);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    if (SHOTS) {
+      await older.scrollIntoViewIfNeeded();
+      await stillScreen(page);
+      await page.screenshot({ path: join(import.meta.dirname, '..', '..', 'artifacts', 'screenshots', 'admin-desktop-page-history-older-phone-ca.png') });
+    }
   });
 });
