@@ -55,8 +55,8 @@ const via =
 
 /**
  * Every dialog of the portal and the console (Modal, Drawer and the dialogs of @mantine/modals), opened where a
- * person opens it; those that need a state the demo data has not (a running desktop, a booking, a provider saved)
- * are shot by their journeys.
+ * person opens it; those that need a state the demo data has not (a running desktop, a provider saved, a job under
+ * way…) are in STATEFUL, each with its state put in place and undone.
  */
 const DIALOGS: Screen[] = [
   // The portal.
@@ -141,7 +141,7 @@ const root = join(import.meta.dirname, '..', '..');
 const dataDir = process.env.E2E_DATA_DIR ?? join(root, '.tmp', 'e2e-data');
 const STEP = 30_000;
 /** What the states below made, to undo (afterAll undoes what a failed step left). */
-const made: { provider?: string; policy?: string; media?: string; files?: MediaFileServer; orphan?: string; twoFactor?: OTPAuth.TOTP } = {};
+const made: { bastionWas?: boolean; provider?: string; policy?: string; media?: string; files?: MediaFileServer; orphan?: string; twoFactor?: OTPAuth.TOTP } = {};
 const PREVIEW = {
   identity: { uid: 'uid=tina,ou=people,dc=example,dc=org', username: 'tina', name: 'Tina Teacher', email: 'tina@example.org', photo: '', groups: ['cn=teachers,ou=groups,dc=example,dc=org'] },
   rule: 1,
@@ -195,7 +195,7 @@ const lab = (p: Page) => p.getByTestId('hypervisor-card').filter({ hasText: 'Lab
 /**
  * Dialogs that need a state the demo data has not: each puts it in place through the API (as the person the screen
  * belongs to, or as the admin), scans, and undoes it. One desktop is started for the three that need a running one
- * (the class's desktop of the demo user, hidden from them); everything else is a stopped desktop or a stored row.
+ * (the class's desktop of the demo user, hidden from them: the videowall, the quota it holds, the console's force stops); everything else is a stopped desktop or a stored row.
  */
 const STATEFUL: Screen[] = [
   // The portal: a start that needs a booking (the GPU desktop has none now), the edit page's recreate, the bastion.
@@ -223,6 +223,7 @@ const STATEFUL: Screen[] = [
     user: 'user',
     path: '/desktops',
     open: async (p) => {
+      made.bastionWas = ((await pageCall(await other('admin'), 'GET', '/admin/settings/bastion')) as { enabled: boolean }).enabled;
       await pageCall(await other('admin'), 'PUT', '/admin/settings/bastion', { enabled: true });
       await p.reload();
       await settled(p);
@@ -230,7 +231,9 @@ const STATEFUL: Screen[] = [
     },
     after: async (p) => {
       await p.keyboard.press('Escape');
-      await pageCall(await other('admin'), 'PUT', '/admin/settings/bastion', { enabled: false });
+      // As it was (a journey before this one in the same run may have left it on).
+      if (made.bastionWas !== undefined) await pageCall(await other('admin'), 'PUT', '/admin/settings/bastion', { enabled: made.bastionWas });
+      made.bastionWas = undefined;
     },
   },
   // The API token just made (its secret shown once), then its revoke (which takes it away).
@@ -293,7 +296,8 @@ const STATEFUL: Screen[] = [
     await p.getByTestId('deployment-confirm').getByRole('button', { name: 'Cancel' }).click();
     await expect(p.getByRole('dialog')).toHaveCount(0);
   } },
-  // The one running desktop: the videowall's enlarged screen, the quota it holds, the console's force stop (which stops it).
+  // The one running desktop: the videowall's enlarged screen, the quota it holds, the console's force stop from its list and
+  // from its page (which stops it).
   {
     name: 'deployment:videowall:enlarged',
     user: 'advanced',
@@ -315,6 +319,18 @@ const STATEFUL: Screen[] = [
       await classDesktopRunning();
       await p.locator(`[data-desktop-id="${ids.desktop}"]`).first().getByTestId('desktop-action-start').click();
       await expect(p.getByTestId('quota-held')).toBeVisible();
+    },
+    after: closeDialog,
+  },
+  {
+    name: 'admin:desktops:force-stop',
+    user: 'admin',
+    path: '/isard-admin/desktops',
+    open: async (p) => {
+      await classDesktopRunning();
+      await p.reload();
+      await p.locator('[data-testid=desktop-row][data-status=Started]').first().getByTestId('desktop-actions').click();
+      await via('desktop-force-stop')(p);
     },
     after: closeDialog,
   },
@@ -704,7 +720,7 @@ test.describe('accessibility', () => {
       if (path) await call(request, 'admin', 'DELETE', path).catch(() => undefined);
     }
     if (made.twoFactor) await call(request, 'admin', 'DELETE', `/admin/users/${((await call(request, 'admin', 'GET', '/admin/users?search=user&per_page=500')) as { items: { id: string; username: string }[] }).items.find((u) => u.username === 'user')!.id}/two-factor`).catch(() => undefined);
-    await call(request, 'admin', 'PUT', '/admin/settings/bastion', { enabled: false }).catch(() => undefined);
+    if (made.bastionWas !== undefined) await call(request, 'admin', 'PUT', '/admin/settings/bastion', { enabled: made.bastionWas }).catch(() => undefined);
     if (ids?.classDesktop) {
       await call(request, 'admin', 'POST', '/admin/desktops/force_stop', { ids: [ids.classDesktop] }).catch(() => undefined);
       await expect.poll(async () => ((await call(request, 'admin', 'GET', `/admin/desktops/${ids.classDesktop}`)) as { status: string }).status, { timeout: scaled(60_000) }).toBe('Stopped');
