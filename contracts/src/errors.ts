@@ -132,6 +132,8 @@ export const DESCRIPTION_CODES = [
   'desktop_action_not_available',
   /** A deployment's desktop belongs to the deployment's user: it is not given to another owner. */
   'desktop_owner_change_deployment',
+  /** The console's desktop history: a `cursor` for older events that this server did not give. */
+  'desktop_history_cursor_invalid',
   'desktop_start_timeout',
   'desktop_stop_timeout',
   'desktop_start_failed',
