@@ -110,11 +110,6 @@ export const AGENT_TIMEOUT_MS = 15_000;
 
 type Agent = Pick<HypervisorDriver, 'guestAgent'>;
 
-/** A guest file's name in a folder: no separators, no "." or "..", nothing a shell or the JSON could misread. */
-export function validFileName(name: string): boolean {
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-  return name.length > 0 && Buffer.byteLength(name) <= 255 && !/[/\\\u0000-\u001f\u007f]/.test(name) && name !== '.' && name !== '..';
-}
 
 const join = (dir: string, name: string) => `${dir.replace(/\/+$/, '')}/${name}`;
 
