@@ -80,8 +80,13 @@ test.describe('viewer files panel', () => {
     await other.goto('/desktops');
     await chooseLanguage(other, 'de-DE');
     await other.close();
-    const again = (await (await api(request, 'GET', `/desktop/${id}/viewer/browser-vnc`)).json()) as { urlp: string };
-    await viewer.goto(again.urlp);
+    // a fresh ticket with the page's own session (another sign-in through the API would end it)
+    const again = await viewer.evaluate(async (desktop) => {
+      const token = decodeURIComponent(document.cookie.split('; ').find((c) => c.startsWith('isardvdi_session='))?.split('=')[1] ?? '');
+      const res = await fetch(`/api/v3/desktop/${desktop}/viewer/browser-vnc`, { headers: { authorization: `Bearer ${token}` } });
+      return ((await res.json()) as { urlp: string }).urlp;
+    }, id);
+    await viewer.goto(again);
     await expect(viewer.getByTestId('vnc-viewer')).toHaveAttribute('data-status', 'connected', { timeout: scaled(60_000) });
     await viewer.getByTestId('viewer-menu').click();
     await openFilesPanel(viewer, 'viewer-menu-files');

@@ -95,6 +95,15 @@ describe('buildQemuArgs', () => {
     expect(() => buildQemuArgs(spec({ graphics: { vnc: false, spice: true } }), ctx())).toThrow(/no port/);
   });
 
+  it('every machine: one virtio-serial bus with the guest agent\'s port on a socket in the run dir, the SPICE agent beside it', () => {
+    for (const graphics of [{ vnc: true, spice: false }, { vnc: false, spice: true }]) {
+      const args = buildQemuArgs(spec({ graphics }), ctx({ spice: { host: '127.0.0.1', port: 5930, secretFile: '/run/vdi/d1/spice.secret' } }));
+      expect(values(args, '-device').filter((d) => d.startsWith('virtio-serial-pci'))).toEqual(['virtio-serial-pci,id=vser0']);
+      expect(values(args, '-chardev')).toContain('socket,id=qga0,path=/run/vdi/d1/qga.sock,server=on,wait=off');
+      expect(values(args, '-device')).toContain('virtserialport,bus=vser0.0,chardev=qga0,name=org.qemu.guest_agent.0');
+    }
+  });
+
   it('an explicit video model wins', () => {
     expect(values(buildQemuArgs(spec({ video: 'virtio' }), ctx()), '-vga')).toEqual(['virtio']);
     expect(values(buildQemuArgs(spec({ video: 'none' }), ctx()), '-vga')).toEqual(['none']);
