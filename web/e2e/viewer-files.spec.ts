@@ -3,15 +3,14 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
-import de from '../src/i18n/locales/de.json' with { type: 'json' };
-import { apiToken, chooseLanguage, freshUser, scaled, seriousViolations, shot, signInAs, stillScreen } from './support';
+import { apiToken, freshUser, scaled, seriousViolations, shot, signInAs, stillScreen } from './support';
 import { openFilesPanel, sendAndFetch } from './files-support';
 
 // The viewer toolbar's files panel against a real guest (issue 28): the "Demo Linux" desktop (the demo
 // guest runs QEMU's guest agent) in the browser's VNC viewer. A file chosen in the panel is sent into
 // the desktop (its transfer folder) with a progress bar, shows in the folder's list with its size, and
-// comes back as a download with the same bytes; a phone's drawer and German too. The RDP viewer's panel
-// is the same component (viewer-toolbar.spec.ts sends and fetches there too).
+// comes back as a download with the same bytes; a phone's drawer too. The RDP viewer's panel is the same
+// component (viewer-toolbar.spec.ts sends and fetches there, and shows it in German).
 
 const root = join(import.meta.dirname, '..', '..');
 const dataDir = process.env.E2E_DATA_DIR ?? join(root, '.tmp', 'e2e-data');
@@ -37,7 +36,7 @@ test.describe('viewer files panel', () => {
     await api(request, 'DELETE', `/desktop/${id}`).catch(() => undefined);
   });
 
-  test('sends a file to a VNC desktop and fetches it back; phone drawer; German', async ({ page, context, request }) => {
+  test('sends a file to a VNC desktop and fetches it back; phone drawer', async ({ page, request }) => {
     test.setTimeout(scaled(8 * 60_000));
     await freshUser(request, person);
     const templates = (await (await api(request, 'GET', '/user/templates/allowed/all')).json()) as { id: string; name: string }[];
@@ -75,23 +74,5 @@ test.describe('viewer files panel', () => {
     expect(await seriousViolations(viewer)).toEqual([]);
     await viewer.keyboard.press('Escape');
 
-    // In German (the person's choice, on another tab): the reopened viewer's panel speaks it.
-    const other = await context.newPage();
-    await other.goto('/desktops');
-    await chooseLanguage(other, 'de-DE');
-    await other.close();
-    // a fresh ticket with the page's own session (another sign-in through the API would end it)
-    const again = await viewer.evaluate(async (desktop) => {
-      const token = decodeURIComponent(document.cookie.split('; ').find((c) => c.startsWith('isardvdi_session='))?.split('=')[1] ?? '');
-      const res = await fetch(`/api/v3/desktop/${desktop}/viewer/browser-vnc`, { headers: { authorization: `Bearer ${token}` } });
-      return ((await res.json()) as { urlp: string }).urlp;
-    }, id);
-    await viewer.goto(again);
-    await expect(viewer.getByTestId('vnc-viewer')).toHaveAttribute('data-status', 'connected', { timeout: scaled(60_000) });
-    await viewer.getByTestId('viewer-menu').click();
-    await openFilesPanel(viewer, 'viewer-menu-files');
-    await expect(viewer.getByTestId('viewer-files-send')).toHaveText(de.viewer.toolbar.send_file);
-    await stillScreen(viewer);
-    await shot(viewer, 'viewer-files-vnc-phone-de');
   });
 });

@@ -167,6 +167,14 @@ test.describe('viewer toolbar', () => {
     await stillScreen(viewer);
     await shot(viewer, 'viewer-toolbar-phone-keys-de');
     await viewer.keyboard.press('Escape');
+    await viewer.getByTestId('viewer-menu').click();
+    await openFilesPanel(viewer, 'viewer-menu-files');
+    await expect(viewer.getByTestId('viewer-files-send')).toHaveText(de.viewer.toolbar.send_file);
+    await expect(viewer.locator('[data-testid="viewer-file"][data-name="from the rdp page.bin"]')).toBeVisible();
+    await stillScreen(viewer);
+    await shot(viewer, 'viewer-toolbar-phone-files-de');
+    expect(await seriousViolations(viewer)).toEqual([]);
+    await viewer.keyboard.press('Escape');
     await viewer.setViewportSize({ width: 1280, height: 800 });
     await viewer.getByTestId('viewer-clipboard').click();
     await expect(viewer.getByTestId('viewer-clipboard-from')).toBeVisible();
