@@ -58,7 +58,7 @@ test.describe('viewer files panel', () => {
     await expect(viewer.getByTestId('viewer-files-empty')).toHaveText(en.viewer.toolbar.folder_empty);
     const bytes = randomBytes(3 * 1024 * 1024 + 777);
     await sendAndFetch(viewer, 'notes from the browser.bin', bytes);
-    await expect(viewer.getByTestId('viewer-file')).toContainText('3.1 MB');
+    await expect(viewer.getByTestId('viewer-file')).toContainText('3 MB');
     await stillScreen(viewer);
     await shot(viewer, 'viewer-files-vnc');
     expect(await seriousViolations(viewer)).toEqual([]);

@@ -26,11 +26,8 @@ const TEXT_FORBIDDEN = /\u0000/;
 /** A key safe to repeat in a message (the key itself is client input). */
 const PRINTABLE_KEY = /^[\w.-]{1,64}$/;
 
-/** Parsed input (JSON, multipart fields), not a streamed body (a file sent to a desktop: its bytes are not text). */
-const isPlainObject = (v: object) => {
-  const proto = Object.getPrototypeOf(v) as unknown;
-  return proto === Object.prototype || proto === null;
-};
+/** A streamed body (a file sent to a desktop, handed over unread): its bytes are not text to walk. */
+const isStream = (v: object) => typeof (v as { pipe?: unknown }).pipe === 'function';
 
 /** Walks strings, arrays and plain objects (keys too) without recursion, so depth cannot overflow the stack. */
 export function refuseControlCharacters(value: unknown, where: string, forbidden: RegExp) {
@@ -41,7 +38,7 @@ export function refuseControlCharacters(value: unknown, where: string, forbidden
       if (forbidden.test(v)) throw invalidCharacters(path);
     } else if (Array.isArray(v)) {
       v.forEach((item, i) => stack.push({ value: item, path: `${path}.${i}` }));
-    } else if (v !== null && typeof v === 'object' && !Buffer.isBuffer(v) && isPlainObject(v)) {
+    } else if (v !== null && typeof v === 'object' && !Buffer.isBuffer(v) && !isStream(v)) {
       for (const [key, item] of Object.entries(v)) {
         if (forbidden.test(key)) throw invalidCharacters(path);
         stack.push({ value: item, path: PRINTABLE_KEY.test(key) ? `${path}.${key}` : path });

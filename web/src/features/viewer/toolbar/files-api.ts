@@ -50,13 +50,13 @@ export async function fetchGuestFile(desktopId: string, name: string): Promise<v
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
-/** A size for people: bytes, kB, MB, GB in the page's language. */
+/** A size for people: bytes, kB, MB, GB in the page's language (steps of 1024, as file managers count: the 100 MB limit is 100 MB). */
 export function sizeLabel(bytes: number, lang: string): string {
   const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const;
   let value = bytes;
   let i = 0;
-  while (value >= 1000 && i < units.length - 1) {
-    value /= 1000;
+  while (value >= 1024 && i < units.length - 1) {
+    value /= 1024;
     i++;
   }
   return new Intl.NumberFormat(lang, { style: 'unit', unit: units[i], unitDisplay: 'short', maximumFractionDigits: i === 0 ? 0 : 1 }).format(value);
