@@ -78,7 +78,7 @@ describe('files to and from a desktop through its guest agent', () => {
     for (const name of ['a%2Fb', 'a%5Cb', 'a%0Ab']) {
       const bad = await put(name, Buffer.from('x'));
       expect(bad.status, name).toBe(400);
-      expect(await bad.json()).toMatchObject({ description_code: expect.stringMatching(/^(guest_file_name_invalid|bad_request)$/) });
+      expect(await bad.json()).toMatchObject({ description_code: expect.stringMatching(/^(guest_file_name_invalid|invalid_characters)$/) });
     }
     const missing = await call(server, `/api/v3/desktop/${id}/files/none.txt`, { token });
     expect(missing.status).toBe(404);
