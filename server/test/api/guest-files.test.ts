@@ -75,6 +75,22 @@ describe('files to and from a desktop through its guest agent', () => {
     const big = await put('big.bin', randomBytes(1024 * 1024 + 1));
     expect(big.status).toBe(413);
     expect(await big.json()).toMatchObject({ description_code: 'guest_file_too_large', params: { max_bytes: 1024 * 1024 } });
+    // the same without a declared length (a stream): refused once the bytes pass the limit, the half file removed
+    const chunks = [randomBytes(600_000), randomBytes(600_000)];
+    const streamed = await fetch(`${server.url}/api/v3/desktop/${id}/files/streamed.bin`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+      body: new ReadableStream({
+        pull(c) {
+          const next = chunks.shift();
+          if (next) c.enqueue(new Uint8Array(next));
+          else c.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
+    expect(await streamed.json()).toMatchObject({ description_code: 'guest_file_too_large' });
     for (const name of ['a%2Fb', 'a%5Cb', 'a%0Ab']) {
       const bad = await put(name, Buffer.from('x'));
       expect(bad.status, name).toBe(400);
@@ -85,6 +101,7 @@ describe('files to and from a desktop through its guest agent', () => {
     expect(await missing.json()).toMatchObject({ description_code: 'guest_file_not_found' });
     const list = (await (await call(server, `/api/v3/desktop/${id}/files`, { token })).json()) as { files: { name: string }[] };
     expect(list.files.map((f) => f.name)).not.toContain('big.bin');
+    expect(list.files.map((f) => f.name)).not.toContain('streamed.bin');
   }, scaled(60_000));
 
   it('someone who may not open the desktop gets nothing from it', async () => {

@@ -3,7 +3,7 @@
 // (GUEST_FILES_FOLDER). Who may: whoever may open the desktop's viewer (desktopFor: the owner, people
 // it is shared with through a deployment, admins and managers in scope). Each transfer is audited
 // with its name and size, never its content.
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -92,8 +92,11 @@ export async function guestFileRoutes(app: FastifyInstance, ctx: AppContext) {
         }
         let seen = 0;
         let over = false;
+        // Read through a pass-through: leaving the loop early (too large) ends the copy, not the request (whose
+        // socket the answer still needs); what the client still sends is drained.
+        const pass = body.pipe(new PassThrough());
         const bounded = async function* () {
-          for await (const chunk of body as AsyncIterable<Buffer>) {
+          for await (const chunk of pass as AsyncIterable<Buffer>) {
             seen += chunk.length;
             if (seen > maxBytes) {
               over = true;
@@ -107,6 +110,7 @@ export async function guestFileRoutes(app: FastifyInstance, ctx: AppContext) {
           size = await sendFile(ctx.engine.driver, row.id, folder, name, bounded(), timeoutMs);
         } catch (err) {
           if (over) {
+            body.unpipe(pass);
             body.resume();
             // what was written of it goes away: no half file left in the desktop
             await ctx.engine.driver
