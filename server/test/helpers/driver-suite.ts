@@ -20,6 +20,8 @@ export type DriverSuiteOptions = {
   images: () => Promise<DemoGuestImages>;
   /** where the suite creates its disks; a temp dir by default (a remote driver needs a shared path) */
   diskDir?: string;
+  /** Why the file transfer through the guest agent is not checked with this driver (default: it is). */
+  skipFileTransfer?: string;
 };
 
 /** Boot + READY under TCG takes ~10 s with one guest, more when two share the 2 cores (a
@@ -174,15 +176,16 @@ export function describeDriverSuite(
       expect(png.length).toBeGreaterThan(1024);
     });
 
-    it('sends a file into the guest through its agent, lists it and fetches it back, bytes equal', async () => {
+    it.skipIf(Boolean(opts.skipFileTransfer))('sends a file into the guest through its agent, lists it and fetches it back, bytes equal', async () => {
       // the agent starts right after the boot script that prints READY: wait until it answers
-      const deadline = Date.now() + scaled(20_000);
+      const deadline = Date.now() + scaled(60_000);
       for (;;) {
         const ok = await driver.guestAgent(diskId, 'guest-ping', undefined, scaled(3000)).then(() => true, (e: unknown) => {
           if (Date.now() > deadline) throw e;
           return false;
         });
         if (ok) break;
+        await sleep(250); // libvirt refuses at once while the agent is not connected: poll, do not spin
       }
       const bytes = randomBytes(2 * 1024 * 1024 + 12_345); // more than one chunk each way
       const pieces = async function* () {
