@@ -241,6 +241,13 @@ export const DESCRIPTION_CODES = [
   'one_viewer_minimum',
   'only_works_rdp',
   'image_too_large',
+  // files to and from a desktop (its guest agent)
+  'desktop_not_running',
+  'guest_agent_unavailable',
+  'guest_file_name_invalid',
+  'guest_file_too_large',
+  'guest_file_not_found',
+  'guest_file_failed',
   'image_bad_format',
   'reservable_not_found',
   'new_template_name_exists',

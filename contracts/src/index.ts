@@ -28,3 +28,4 @@ export * from './vpn-bastion';
 export * from './demo-names';
 export * from './identity';
 export * from './reports';
+export * from './guest-files';

@@ -546,6 +546,7 @@ export const SCREENS: Screen[] = [
   { name: 'rdp:toolbar-clipboard', user: 'user', path: '/rdp', open: async (p) => (await p.getByTestId('viewer-clipboard').click(), dialog(p)) },
   { name: 'rdp:toolbar-keys', user: 'user', path: '/rdp', open: async (p) => (await p.getByTestId('viewer-keys').click(), await expect(p.getByTestId('viewer-keys-panel')).toBeVisible()) },
   { name: 'rdp:toolbar-display', user: 'user', path: '/rdp', open: async (p) => (await p.getByTestId('viewer-display').click(), await expect(p.getByTestId('viewer-display-menu')).toBeVisible()) },
+  // The files panel without a desktop (its reason); with a desktop's folder listed, at desktop and phone width: viewer-files.spec.ts scans it.
   { name: 'rdp:toolbar-files', user: 'user', path: '/rdp', open: async (p) => (await p.getByTestId('viewer-files').click(), dialog(p)) },
   // The phone's menu: its button is there at phone width only.
   {
