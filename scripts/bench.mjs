@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: the portal's hot paths beside raw baselines measured in the same run, on the
 // embedded database and on PostgreSQL (the local Debian cluster). Never a test; see docs/development.md.
-// Options (after `--`): --only user,desktops,create,deployment,fanout,web,vnc,rdp,admin-desktops,cluster,processes  --mode pglite|postgres|both  --quick
+// Options (after `--`): --only user,desktops,create,deployment,fanout,web,vnc,rdp,admin-desktops,usage,backup,cluster,processes  --mode pglite|postgres|both  --quick
 import { join } from 'node:path';
 import { CLUSTER_PACKAGES, dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensureSupportedNode, ensurePostgres, ensureWebBuild, GUEST_NETWORK_PACKAGES, RDP_TEST_PACKAGES, root, run } from './lib/setup.mjs';
 

@@ -24,8 +24,8 @@ mkdirSync(reports, { recursive: true });
 
 ensureNpmPackages();
 // virt-viewer and xvfb: a real SPICE client opens the .vv files in a test. fonts-dejavu-core and fonts-noto-cjk: the
-// credentials sheet's PDF; poppler-utils: its tests read it back.
-ensureDebianPackages(['chromium', 'fonts-noto-cjk', 'fonts-dejavu-core', 'poppler-utils', 'qemu-system-x86', 'qemu-utils', 'python3', 'virt-viewer', 'xvfb', 'openssh-client', 'curl', ...GUEST_NETWORK_PACKAGES, ...RDP_GUEST_PACKAGES, ...RDP_TEST_PACKAGES, ...VPN_PACKAGES, ...CLUSTER_PACKAGES, ...LDAP_PACKAGES]);
+// credentials sheet's PDF; poppler-utils: its tests read it back; qemu-guest-agent: copied into the demo guests (files panel).
+ensureDebianPackages(['chromium', 'fonts-noto-cjk', 'fonts-dejavu-core', 'poppler-utils', 'qemu-system-x86', 'qemu-utils', 'qemu-guest-agent', 'python3', 'virt-viewer', 'xvfb', 'openssh-client', 'curl', ...GUEST_NETWORK_PACKAGES, ...RDP_GUEST_PACKAGES, ...RDP_TEST_PACKAGES, ...VPN_PACKAGES, ...CLUSTER_PACKAGES, ...LDAP_PACKAGES]);
 const postgresUrl = ensurePostgres();
 // The demo guest that test desktops boot, built once here rather than by parallel suites.
 const testImages = process.env.VDI_TEST_IMAGES ?? join(root, 'data', 'test-cache', 'images');

@@ -100,6 +100,9 @@ export type TDesktopEventKind = (typeof DESKTOP_EVENT_KINDS)[number];
 /** Why the system (no person) started or stopped a desktop, or why its machine went. */
 export const DESKTOP_EVENT_REASONS = ['auto_shutdown', 'booking_end', 'plan_end', 'shutdown_timeout', 'hypervisor_down', 'server_restart', 'machine_gone', 'guest_shutdown', 'crashed', 'direct_link', 'pool_prepare'] as const;
 
+/** How many lines of a desktop's history one page holds. */
+export const DESKTOP_HISTORY_PAGE = 200;
+
 /** One line of a desktop's history: a recorded event, its creation, or an audit entry about it (`action`). */
 export const ZDesktopHistoryItem = z.object({
   at: z.string(),
@@ -117,10 +120,15 @@ export const ZDesktopHistoryItem = z.object({
   protocol: z.string().nullable(),
 });
 export type TDesktopHistoryItem = z.infer<typeof ZDesktopHistoryItem>;
+/** A page of a desktop's history: the newest, or with `cursor` (a page's `next_cursor`) the ones older than that page. */
+export const ZDesktopHistoryQuery = z.object({ cursor: z.string().min(1).max(200).optional() }).strict();
+export type TDesktopHistoryQuery = z.infer<typeof ZDesktopHistoryQuery>;
 export const ZDesktopHistory = z.object({
-  /** Newest first. */
+  /** Newest first, at most DESKTOP_HISTORY_PAGE a page. */
   items: z.array(ZDesktopHistoryItem),
-  /** Summed over the history: how many starts, failures, the time it ran, viewers by protocol. */
+  /** The cursor of the next (older) page; null: this page ends the history (its last item is the creation). */
+  next_cursor: z.string().nullable(),
+  /** Summed over the whole history (every page): how many starts, failures, the time it ran, viewers by protocol. */
   summary: z.object({ starts: z.number().int(), failures: z.number().int(), seconds: z.number(), viewers: z.record(z.string(), z.number().int()) }),
 });
 export type TDesktopHistory = z.infer<typeof ZDesktopHistory>;

@@ -74,6 +74,8 @@ export const AUDIT_ACTIONS = [
   'desktop.change_owner',
   'desktop.auto_shutdown',
   'desktop.temporary_expired',
+  'desktop.file_send',
+  'desktop.file_fetch',
   'template.enable',
   'template.disable',
   'template.change_owner',

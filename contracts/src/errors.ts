@@ -140,6 +140,8 @@ export const DESCRIPTION_CODES = [
   'desktop_action_not_available',
   /** A deployment's desktop belongs to the deployment's user: it is not given to another owner. */
   'desktop_owner_change_deployment',
+  /** The console's desktop history: a `cursor` for older events that this server did not give. */
+  'desktop_history_cursor_invalid',
   'desktop_start_timeout',
   'desktop_stop_timeout',
   'desktop_start_failed',
@@ -247,6 +249,13 @@ export const DESCRIPTION_CODES = [
   'one_viewer_minimum',
   'only_works_rdp',
   'image_too_large',
+  // files to and from a desktop (its guest agent)
+  'desktop_not_running',
+  'guest_agent_unavailable',
+  'guest_file_name_invalid',
+  'guest_file_too_large',
+  'guest_file_not_found',
+  'guest_file_failed',
   'image_bad_format',
   'reservable_not_found',
   'new_template_name_exists',

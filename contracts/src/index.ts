@@ -29,3 +29,4 @@ export * from './demo-names';
 export * from './identity';
 export * from './reports';
 export * from './desktop-pools';
+export * from './guest-files';

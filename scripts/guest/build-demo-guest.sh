@@ -13,6 +13,11 @@
 # - Needs no mount, no loop device and no root for the build itself; root is only used to apt-get
 #   missing build tools. Kernel and busybox come from the Debian archive via `apt-get download`.
 #
+# Both variants run QEMU's guest agent (qemu-ga, from this machine's qemu-guest-agent package) on the
+# virtio-serial port named org.qemu.guest_agent.0 when the machine has one: the portal sends and fetches
+# files through it (guest-file-*, a listing with guest-exec) in the transfer folder /srv/Transfer
+# (world-writable, sticky).
+#
 # On boot the guest writes `DEMO-DESKTOP READY ip=<cidr|none> boot=<n (on dev)|no disk> uptime=<s>`
 # to ttyS0: that line is the readiness marker the engine and its tests wait for.
 #
@@ -67,6 +72,7 @@ declare -A NEED=(
   [/usr/sbin/depmod]=kmod
   [/usr/sbin/dropbear]=dropbear-bin
   [/usr/bin/openssl]=openssl
+  [/usr/sbin/qemu-ga]=qemu-guest-agent
 )
 MISSING=()
 for f in "${!NEED[@]}"; do
@@ -117,7 +123,7 @@ ln -s bin/busybox "$R/init"
 # Kernel modules, in dependency order: NICs (e1000, virtio-net), disks (ata_piix, ahci, virtio-blk/scsi),
 # file systems (vfat needs nls_ascii: Debian's default FAT iocharset), the ACPI power button (+evdev) so that
 # QMP system_powerdown shuts the guest down, and virtio-rng for early entropy.
-MODS="e1000 virtio_net virtio_pci virtio_blk virtio_scsi ata_piix ahci sd_mod sr_mod vfat nls_cp437 nls_ascii nls_iso8859-1 ext4 isofs virtio_rng button evdev $EXTRA_MODS"
+MODS="e1000 virtio_net virtio_pci virtio_blk virtio_scsi ata_piix ahci sd_mod sr_mod vfat nls_cp437 nls_ascii nls_iso8859-1 ext4 isofs virtio_rng button evdev virtio_console $EXTRA_MODS"
 depmod -b "$WORK/x" "$KV"
 for m in $MODS; do modprobe -d "$WORK/x" -S "$KV" --show-depends "$m"; done \
   | awk '$1=="insmod"{print $2}' | awk '!s[$0]++' > "$WORK/mods"
@@ -132,6 +138,27 @@ done < "$WORK/mods" > "$R/etc/modules.order"
 cp /usr/sbin/dropbear "$R/usr/sbin/"
 for l in $(ldd /usr/sbin/dropbear | grep -o '/[^ ]*'); do mkdir -p "$R$(dirname "$l")"; cp -L "$l" "$R$l"; done
 mkdir -p "$R/lib64" && cp -L /lib64/ld-linux-x86-64.so.2 "$R/lib64/"
+
+# --- guest agent: qemu-ga and the libraries ldd names (glib, udev, numa, uring; both Debian 12) -----
+cp /usr/sbin/qemu-ga "$R/usr/sbin/"
+for l in $(ldd /usr/sbin/qemu-ga | grep -o '/[^ ]*'); do [ -e "$R$l" ] || { mkdir -p "$R$(dirname "$l")"; cp -L "$l" "$R$l"; }; done
+mkdir -p "$R/usr/local/sbin"
+# busybox's mdev makes no /dev/virtio-ports/<name> links: find the port by its name in sysfs. A machine
+# without the port: the script waits (init would respawn an agent that exits at once, in a loop).
+cat > "$R/usr/local/sbin/guest-agent" <<'EOF'
+#!/bin/sh
+while :; do
+  for n in /sys/class/virtio-ports/*/name; do
+    [ "$(cat "$n" 2>/dev/null)" = org.qemu.guest_agent.0 ] || continue
+    P=/dev/$(basename "$(dirname "$n")")
+    [ -c "$P" ] || mdev -s
+    exec /usr/sbin/qemu-ga -m virtio-serial -p "$P" -f /run/qemu-ga.pid -t /run
+  done
+  sleep 5
+done
+EOF
+chmod 755 "$R/usr/local/sbin/guest-agent"
+# --- end guest agent ------------------------------------------------------------------------------
 
 # --- vpn-bastion: a TLS web server on 443 for the bastion's HTTPS route (openssl s_server; its key is
 # made at each boot, see rcS). The host's openssl and the libraries ldd names (both Debian 12). -------
@@ -151,6 +178,7 @@ echo demo-desktop > "$R/etc/hostname"
 
 cat > "$R/etc/inittab" <<'EOF'
 ::sysinit:/etc/init.d/rcS
+::respawn:/usr/local/sbin/guest-agent
 tty1::respawn:/bin/getty 38400 tty1
 ttyS0::respawn:/bin/getty -L 115200 ttyS0 vt100
 ::ctrlaltdel:/bin/reboot
@@ -240,6 +268,8 @@ if [ -n "$EXTRA_ROOT" ]; then
   . "$EXTRA_ROOT"
   t "$VARIANT additions in place"
 fi
+# the guest agent's transfer folder (the portal's files panel), in both variants
+mkdir -p "$R/srv/Transfer" && chmod 1777 "$R/srv/Transfer"
 
 ( cd "$R" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -9 > "$B/initrd.img" )
 cp "$WORK/x/boot/vmlinuz-$KV" "$B/vmlinuz"

@@ -220,6 +220,9 @@ done
       echo "CLIPBOARD-AGENT session ended $(tail -c 300 /run/spice-vdagent.log | tr '\n' ' ')" >> /run/rdp-events
       sleep 2
     done ) &
+  # Said once the session agent is connected to the daemon (its socket has a peer in /proc/net/unix): a viewer
+  # connected from then on has the clipboard.
+  for i in $(seq 1 300); do [ "$(grep -c spice-vdagent-sock /proc/net/unix)" -ge 2 ] && break; sleep 0.2; done
   echo "CLIPBOARD-AGENT started display=:5" >> /run/rdp-events
 ) &
 acpid -c /etc/acpi 2>/dev/null

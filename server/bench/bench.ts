@@ -6,12 +6,12 @@
 // socket with real sign-ins. The data it needs (500 students, a user with 1,000 desktops) is
 // written by a seeding step (seed.ts) before the server starts.
 //
-//   node --import tsx server/bench/bench.ts [--only user,desktops,create,deployment,fanout,web,vnc,rdp,admin-desktops,cluster,processes]
+//   node --import tsx server/bench/bench.ts [--only user,desktops,create,deployment,fanout,web,vnc,rdp,admin-desktops,usage,backup,cluster,processes]
 //        [--mode pglite|postgres|both] [--quick]
 // PostgreSQL: BENCH_PG_ADMIN_URL (set by scripts/bench.mjs from the local Debian cluster) names a
 // role that may create databases; each run makes a fresh database and drops it afterwards.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir, cpus, loadavg } from 'node:os';
@@ -23,7 +23,7 @@ import { LOCAL_HYPERVISOR, SOCKET_NAMESPACE, SOCKET_PATH } from '@vdi/contracts'
 import { overlayArgs } from '../src/engine/disks';
 import { createScratchDatabase } from '../test/helpers/db';
 import { decideAccel } from '../src/engine/accel';
-import { ADMIN_DESKTOPS, BENCH_GROUP, BENCH_PASSWORD, BENCH_USERS, LIST_DESKTOPS, LIST_USER, benchUsername } from './people';
+import { ADMIN_DESKTOPS, BENCH_GROUP, BENCH_PASSWORD, BENCH_USERS, LIST_DESKTOPS, LIST_USER, USAGE_PEOPLE, benchUsername } from './people';
 import { firstFrameOverUnix, firstFrameOverWebSocket } from './rfb';
 import { domainXmlByHand, domainsOn, qemuImgOnHost, startBenchLab, stormByHand } from './cluster';
 import { rowsProcesses } from './processes';
@@ -36,7 +36,7 @@ import {
 } from './measure';
 
 const root = join(import.meta.dirname, '..', '..');
-const ROWS = ['user', 'desktops', 'create', 'deployment', 'fanout', 'web', 'vnc', 'rdp', 'admin-desktops', 'cluster', 'processes'] as const;
+const ROWS = ['user', 'desktops', 'create', 'deployment', 'fanout', 'web', 'vnc', 'rdp', 'admin-desktops', 'usage', 'backup', 'cluster', 'processes'] as const;
 type RowKey = (typeof ROWS)[number];
 type Mode = 'pglite' | 'postgres';
 
@@ -148,8 +148,12 @@ function runChild(file: string, env: NodeJS.ProcessEnv): Promise<string> {
   });
 }
 
-type Seeded = { templateId: string; basePath: string; group: string };
-type Portal = { url: string; pid: number; dataDir: string; seeded: Seeded; env: NodeJS.ProcessEnv; stop(): Promise<void> };
+type Seeded = { templateId: string; basePath: string; group: string; usageRows: number };
+type Portal = {
+  url: string; pid: number; dataDir: string; seeded: Seeded; env: NodeJS.ProcessEnv; stop(): Promise<void>;
+  /** The server process again on the same data (and database), with `overrides` in its environment. */
+  restart(overrides: Record<string, string | undefined>): Promise<void>;
+};
 
 /** The server under test in its own process, on a fresh data directory (and database), seeded first. */
 async function startPortal(mode: Mode, databaseUrl: string | undefined, overrides: Record<string, string | undefined> = {}): Promise<Portal> {
@@ -175,17 +179,37 @@ async function startPortal(mode: Mode, databaseUrl: string | undefined, override
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
-  say(`${mode}: seeding (demo organisation, ${BENCH_USERS} students, ${LIST_DESKTOPS} desktops of one user)`);
-  const seeded = JSON.parse((await runChild(join(import.meta.dirname, 'seed.ts'), env)).trim().split('\n').pop()!) as Seeded;
-  say(`${mode}: starting the server`);
-  const server = await spawnServer(env, dataDir);
+  if (only.has('usage')) env.BENCH_USAGE_HISTORY = '1';
+  say(`${mode}: seeding (demo organisation, ${BENCH_USERS} students, ${LIST_DESKTOPS} desktops of one user${only.has('usage') ? `, a year of usage of ${USAGE_PEOPLE} people` : ''})`);
+  let server: Awaited<ReturnType<typeof spawnServer>>;
+  let seeded: Seeded;
+  try {
+    seeded = JSON.parse((await runChild(join(import.meta.dirname, 'seed.ts'), env)).trim().split('\n').pop()!) as Seeded;
+    say(`${mode}: starting the server`);
+    server = await spawnServer(env, dataDir);
+  } catch (err) {
+    // A seed or a start that failed leaves no data directory behind.
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   const kill = () => rmSync(dataDir, { recursive: true, force: true });
   onInterrupt.add(kill);
-  return {
+  let restarts = 0;
+  const portal: Portal = {
     ...server,
     dataDir,
     seeded,
     env,
+    async restart(changes) {
+      await server.stop();
+      const next = { ...env };
+      for (const [k, v] of Object.entries(changes)) {
+        if (v === undefined) delete next[k];
+        else next[k] = v;
+      }
+      server = await spawnServer(next, dataDir, `server-${++restarts}.log`);
+      portal.pid = server.pid;
+    },
     async stop() {
       await server.stop();
       onInterrupt.delete(kill);
@@ -200,6 +224,7 @@ async function startPortal(mode: Mode, databaseUrl: string | undefined, override
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  return portal;
 }
 
 /** One server process (`main.ts`) with `env`, answering; its log in `dataDir` (`log`: the file's name). */
@@ -902,6 +927,182 @@ async function rowVnc(c: Ctx) {
     met: null,
     load: loadCell(watch.stop()),
   });
+  await rowVncUsage(c, desktop.id, token!, runs, r);
+}
+
+/**
+ * What recording usage (modules/usage/record.ts: an interval opened at `started`, closed at `stopped`) adds
+ * to the same start, on the same data: the server restarted with it, then without it (VDI_BENCH_NO_USAGE, a
+ * switch for the bench only), then with it again — A–B–A, each block `runs` starts right after a restart, so
+ * that a drift of the shared machine and a process's first start weigh on both sides (docs/decisions/0032).
+ */
+async function rowVncUsage(c: Ctx, id: string, token: string, runs: number, rawMs: number) {
+  const timed = async (into: number[]) => {
+    await settle(c.portal.pid);
+    for (let i = 0; i < runs; i++) {
+      const t0 = now();
+      await startToFirstFrame(c.portal.url, token, id);
+      into.push(now() - t0);
+      await stopDesktop(c.portal.url, token, id);
+    }
+  };
+  say(`${c.mode}: the same start with usage recorded, not recorded (server restarted with VDI_BENCH_NO_USAGE=1), recorded again`);
+  // (The machine's load only: the server's process changes.)
+  const watch = watchLoad(undefined);
+  const off: number[] = [];
+  const on: number[] = [];
+  await c.portal.restart({ VDI_BENCH_NO_USAGE: undefined });
+  await timed(on);
+  try {
+    await c.portal.restart({ VDI_BENCH_NO_USAGE: '1' });
+    await timed(off);
+  } finally {
+    await c.portal.restart({ VDI_BENCH_NO_USAGE: undefined });
+  }
+  await timed(on);
+  const pOn = latencies(on).p50;
+  const pOff = latencies(off).p50;
+  const added = (pOn / pOff - 1) * 100;
+  add({
+    mode: c.mode,
+    row: `start to first VNC frame, usage recorded vs not (median of ${on.length} vs ${off.length}, A–B–A)`,
+    portal: `recorded ${fmtMs(pOn)} ms, not recorded ${fmtMs(pOff)} ms: ${added >= 0 ? '+' : ''}${added.toFixed(1)} %`,
+    raw: `QEMU by hand, bare VNC socket: ${fmtMs(rawMs)} ms`,
+    target: 'recording adds ≤ 5 %',
+    met: added <= 5,
+    load: loadCell(watch.stop()),
+  });
+}
+
+// ---- usage reports and backups (issue 29) ----
+
+const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+
+/** `n` answers of `call`, one after the other (a person at the console), their latencies. */
+async function sequential(n: number, call: (i: number) => Promise<unknown>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = now();
+    await call(i);
+    out.push(now() - t0);
+  }
+  return out;
+}
+
+/**
+ * The console's usage report over the last year (365 days) of the generated history (seed.ts: 5,000 people),
+ * as an admin asks it: by organisation, group, user and template, all organisations and one; one request at
+ * a time. Beside it, the same number of the signed-in GET /api/v3/user on the same portal.
+ */
+async function rowUsage(c: Ctx) {
+  if (!c.portal.seeded.usageRows) throw new Error('no usage history was generated');
+  const [token] = await tokensOf(c, ['admin']);
+  // Two shapes of "a year": the 365 days to yesterday (its first and last months partly, read from the hours)
+  // and the 12 whole months before this one (read from the monthly sums only).
+  const yesterday = new Date(Date.now() - 86_400_000);
+  const today = new Date();
+  const periods = [
+    { label: '365 days', from: isoDay(new Date(yesterday.getTime() - 364 * 86_400_000)), to: isoDay(yesterday) },
+    { label: '12 months', from: isoDay(new Date(Date.UTC(today.getUTCFullYear() - 1, today.getUTCMonth(), 1))), to: isoDay(new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 0))) },
+  ];
+  const kinds = periods.flatMap((p) =>
+    ['organisation', 'group', 'user', 'template'].flatMap((g) => [
+      { label: `${p.label} by ${g}`, q: `from=${p.from}&to=${p.to}&group_by=${g}` },
+      { label: `${p.label} by ${g} of one org`, q: `from=${p.from}&to=${p.to}&group_by=${g}&category=bench-org-3` },
+    ]),
+  );
+  const path = (i: number) => `/admin/reports/usage?${kinds[i % kinds.length]!.q}`;
+  const n = quick ? kinds.length : kinds.length * 3;
+  say(`${c.mode}: usage report over a year of ${c.portal.seeded.usageRows} hourly rows, ${n} requests one at a time (and as many GET /api/v3/user)`);
+  const check = await api<{ totals: { desktop_hours: number } }>(c.portal.url, token!, 'GET', path(0));
+  if (!(check.totals.desktop_hours > 0)) throw new Error('the report over the generated year is empty');
+  for (let i = 1; i < kinds.length; i++) await api(c.portal.url, token!, 'GET', path(i));
+  await settle(c.portal.pid);
+  const watch = watchLoad(c.portal.pid);
+  const times = await sequential(n, (i) => api(c.portal.url, token!, 'GET', path(i)));
+  const report = latencies(times);
+  const load = watch.stop();
+  // The slowest kind of report (its median), to know where the time goes.
+  const byKind = kinds.map((k, j) => ({ k: k.label, p50: median(times.filter((_, i) => i % kinds.length === j)) })).sort((a, b) => b.p50 - a.p50);
+  const byPeriod = periods.map((p) => `${p.label} p50 ${fmtMs(median(times.filter((_, i) => kinds[i % kinds.length]!.label.startsWith(p.label))))} ms`).join(', ');
+  const raw = latencies(await sequential(n, () => api(c.portal.url, token!, 'GET', '/user')));
+  add({
+    mode: c.mode,
+    row: `usage report, one year, ${USAGE_PEOPLE} people (${(c.portal.seeded.usageRows / 1e6).toFixed(2)} M hourly rows): 365 days and 12 months, by org/group/user/template, all and one org (${n} requests, one at a time)`,
+    portal: `${fmtLat(report)}; ${byPeriod}; slowest: ${byKind[0]!.k} (${fmtMs(byKind[0]!.p50)} ms), fastest: ${byKind.at(-1)!.k} (${fmtMs(byKind.at(-1)!.p50)} ms)`,
+    raw: `GET /api/v3/user: ${fmtLat(raw)}`,
+    target: 'p95 < 500 ms',
+    met: report.p95 < 500,
+    load: loadCell(load),
+  });
+}
+
+/**
+ * A backup of the bench's database as the console (or `npm run backup`) makes it: the job, started and
+ * followed through the API, until its archive is whole. Beside it, a raw copy of the same data in the
+ * same run: pg_dump of the database (PostgreSQL), a copy of the embedded database's folder (PGlite).
+ */
+async function rowBackup(c: Ctx) {
+  const [token] = await tokensOf(c, ['admin']);
+  say(`${c.mode}: a backup of the bench's database through the API (and the raw copy)`);
+  const watch = watchLoad(c.portal.pid);
+  const t0 = now();
+  const job = await api<{ id: string }>(c.portal.url, token!, 'POST', '/admin/backups', { disks: false });
+  let state: { status: string; error: string | null; name: string | null };
+  for (;;) {
+    state = await api<typeof state>(c.portal.url, token!, 'GET', `/admin/backups/job/${job.id}`);
+    if (!['queued', 'running'].includes(state.status)) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const took = now() - t0;
+  const load = watch.stop();
+  if (state.status !== 'done') throw new Error(`the backup ${state.status}: ${state.error}`);
+  const listed = await api<{ items: { name: string; size: number }[] }>(c.portal.url, token!, 'GET', '/admin/backups');
+  const size = listed.items.find((b) => b.name === state.name)?.size ?? 0;
+  const archive = join(c.portal.dataDir, 'backups', state.name!);
+  const manifest = await new Promise<string>((resolve, reject) => {
+    const p = spawn('tar', ['xzOf', archive, 'manifest.json'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    p.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    p.on('error', reject);
+    p.on('exit', () => resolve(out));
+  });
+  const tables = (JSON.parse(manifest) as { database: { tables: Record<string, number> } }).database.tables;
+  const rows = Object.values(tables).reduce((a, b) => a + b, 0);
+  // The raw copy of the same data.
+  await settle(c.portal.pid);
+  let raw: string;
+  if (c.portal.env.DATABASE_URL) {
+    const file = join(c.work, 'raw.sql');
+    const r0 = now();
+    await new Promise<void>((resolve, reject) => {
+      const p = spawn('pg_dump', ['--no-owner', '-f', file, c.portal.env.DATABASE_URL!], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      p.stderr.on('data', (b: Buffer) => (err += b.toString()));
+      p.on('error', reject);
+      p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`pg_dump exited ${code}: ${err.slice(0, 200)}`))));
+    });
+    raw = `pg_dump (plain SQL): ${fmtMs(now() - r0)} ms, ${fmtBytes(statSync(file).size)}`;
+  } else {
+    const copy = join(c.work, 'raw-db');
+    const r0 = now();
+    await new Promise<void>((resolve, reject) => {
+      const p = spawn('cp', ['-a', join(c.portal.dataDir, 'db'), copy], { stdio: 'ignore' });
+      p.on('error', reject);
+      p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`cp exited ${code}`))));
+    });
+    raw = `cp -a of the database's folder (not consistent while it runs): ${fmtMs(now() - r0)} ms`;
+    rmSync(copy, { recursive: true, force: true });
+  }
+  add({
+    mode: c.mode,
+    row: `backup through the API (${tables.domains ?? '?'} desktops, ${tables.users ?? '?'} users, ${(rows / 1e6).toFixed(2)} M rows in all)`,
+    portal: `${fmtMs(took)} ms, ${fmtBytes(size)}`,
+    raw,
+    target: '< 30 s',
+    met: took < 30_000,
+    load: loadCell(load),
+  });
 }
 
 // ---- start to the first RDP screen ----
@@ -1236,6 +1437,8 @@ async function rowsOfOnePortal(mode: Mode, raw: { url: string }, databaseUrl: st
     await step('user', () => rowUser(c));
     await step('desktops', () => rowDesktops(c));
     await step('admin-desktops', () => rowAdminDesktops(c));
+    await step('usage', () => rowUsage(c));
+    await step('backup', () => rowBackup(c));
   } finally {
     await portal?.stop();
   }

@@ -7,3 +7,5 @@ export const BENCH_GROUP = 'bench-group';
 export const LIST_USER = 'benchlists';
 export const BENCH_PASSWORD = 'bench-pass-123';
 export const benchUsername = (i: number) => `bench${String(i).padStart(3, '0')}`;
+/** People in the `usage` row's generated year of history (seed.ts). */
+export const USAGE_PEOPLE = 5000;

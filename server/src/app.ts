@@ -38,6 +38,7 @@ import { adminContentRoutes } from './modules/admin/content/routes';
 import { createDesktopLifecycle, type DesktopLifecycle } from './modules/desktops/lifecycle';
 import { desktopRoutes } from './modules/desktops/routes';
 import { viewerRoutes } from './modules/viewers/routes';
+import { guestFileRoutes } from './modules/viewers/guest-files';
 import { attachViewerGateways } from './modules/viewers/gateways';
 import { stopViewerHeartbeat } from './modules/viewers/activity';
 import { directRoutes } from './modules/direct/routes';
@@ -257,6 +258,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await adminDesktopRoutes(scope, ctx, lifecycle);
     await desktopRoutes(scope, ctx, lifecycle);
     await viewerRoutes(scope, ctx);
+    await guestFileRoutes(scope, ctx);
     await directRoutes(scope, ctx, lifecycle);
     await domainRoutes(scope, ctx, lifecycle);
     await templateRoutes(scope, ctx, lifecycle);

@@ -66,6 +66,9 @@ const ZEnv = z.object({
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(5).default(120),
   HYPERVISOR_DOWN_AFTER_SECONDS: z.coerce.number().int().min(0).default(0),
   DIRECT_VIEWER_DELAY_MS: z.coerce.number().int().min(0).default(3000),
+  /** Files to and from a desktop (its guest agent): the folder in the guest, the largest upload in MB. */
+  GUEST_FILES_FOLDER: z.string().regex(/^\/[^\0\n]*$/, 'an absolute path').default('/srv/Transfer'),
+  GUEST_FILES_MAX_MB: z.coerce.number().positive().max(10_240).default(100),
   MEDIA_ALLOW_PRIVATE_URLS: bool.default(false),
   RECYCLE_BIN_PURGE_SECONDS: z.coerce.number().int().min(1).default(300),
   DISK_OPERATION_DELAY_MS: z.coerce.number().int().min(0).default(0),
@@ -100,6 +103,7 @@ const ZEnv = z.object({
   LOCAL_HYPERVISOR: bool.default(true),
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number().min(0).max(60).default(0),
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  BACKUP_KEEP: z.coerce.number().int().min(0).default(7),
   METRICS_ALLOW: z
     .string()
     .default('')
@@ -108,6 +112,8 @@ const ZEnv = z.object({
 });
 
 export type Config = {
+  /** How many backups DATA_DIR/backups keeps (the newest; older ones are deleted after each new one); 0: all. */
+  backupKeep: number;
   /** GET /metrics: a scraper presents the token (Authorization: Bearer) or comes from an allowed address; neither set: off. */
   metrics: { token: string | null; allow: string[] };
   port: number;
@@ -134,6 +140,8 @@ export type Config = {
   hypervisorDownAfterSeconds: number;
   /** Floor delay of a failed direct-viewer lookup, so codes cannot be probed quickly. */
   directViewerDelayMs: number;
+  /** The viewer's files panel: the transfer folder in the guest and the largest upload. */
+  guestFiles: { folder: string; maxBytes: number };
   /** Media downloads may use http:// and private, loopback or link-local addresses (labs, tests). */
   mediaAllowPrivateUrls: boolean;
   /** How often recycle-bin entries past their retention are deleted for good. */
@@ -230,11 +238,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
     hypervisorDownAfterSeconds: e.HYPERVISOR_DOWN_AFTER_SECONDS,
     directViewerDelayMs: e.DIRECT_VIEWER_DELAY_MS,
+    guestFiles: { folder: e.GUEST_FILES_FOLDER, maxBytes: Math.floor(e.GUEST_FILES_MAX_MB * 1024 * 1024) },
     mediaAllowPrivateUrls: e.MEDIA_ALLOW_PRIVATE_URLS,
     recycleBinPurgeSeconds: e.RECYCLE_BIN_PURGE_SECONDS,
     diskOperationDelayMs: e.DISK_OPERATION_DELAY_MS,
     trustProxy: e.TRUST_PROXY,
     metrics: { token: e.METRICS_TOKEN ?? null, allow: e.METRICS_ALLOW },
+    backupKeep: e.BACKUP_KEEP,
     loginAddressFailuresPerHour: e.LOGIN_ADDRESS_FAILURES,
     embeddedEagerCompile: e.EMBEDDED_EAGER_COMPILE,
     rdpGateway: {

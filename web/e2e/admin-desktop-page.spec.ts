@@ -1,7 +1,9 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { SESSION_COOKIE } from '@vdi/contracts';
 import adminDesktopsEn from '../src/i18n/locales/admin-desktops/en.json' with { type: 'json' };
 import adminDesktopsCa from '../src/i18n/locales/admin-desktops/ca.json' with { type: 'json' };
-import { apiToken, freshUser, scaled, shot, showAsSaved, signInAs } from './support';
+import { join } from 'node:path';
+import { apiToken, freshUser, scaled, shot, SHOTS, showAsSaved, signInAs, stillScreen, userId } from './support';
 
 // Issue 28, first paragraph: an admin opens a desktop from the console's list and gets its page — owner,
 // organisation, template, hardware and disks — starts it, watches its screen and its history grow (the
@@ -139,5 +141,69 @@ test.describe('administration: one desktop\'s page', () => {
     }, 'mantine-color-scheme-value');
     await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', 'dark');
     await shot(page, 'admin-desktop-page-phone-ca-dark');
+  });
+  // Last: its history then holds more than a page (the journeys before it read the newest lines).
+  test('"Edit hardware" comes back to the page; the history shows the newest 200 lines and older ones on demand', async ({ page, request }) => {
+    test.setTimeout(scaled(180_000));
+    // (Before the page signs in: the look-up signs the admin in through the API, which ends an earlier session.)
+    const [owner, heir] = [await userId(request, OWNER), await userId(request, HEIR)];
+    await signInAs(page, 'admin');
+    await page.goto(`/isard-admin/desktops/${desk.id}`);
+    await expect(page.getByTestId('desktop-page')).toHaveAttribute('data-status', 'Stopped');
+    // Edit hardware, then Cancel, then Save: each back on this page, not the portal's desktops.
+    for (const leave of ['edit-cancel', 'edit-save']) {
+      await page.getByTestId('desktop-page-edit').click();
+      await expect(page).toHaveURL(new RegExp(`/domain/edit\\?id=${desk.id}$`));
+      await page.getByTestId(leave).click();
+      await expect(page).toHaveURL(new RegExp(`/isard-admin/desktops/${desk.id}$`));
+      await expect(page.getByTestId('desktop-page')).toBeVisible();
+    }
+
+    // A long history: the desktop given back and forth (two audit entries a round) past one page.
+    // The page's own session (a sign-in through the API would end it).
+    const token = decodeURIComponent((await page.context().cookies()).find((c) => c.name === SESSION_COOKIE)!.value);
+    const headers = { authorization: `Bearer ${token}` };
+    for (let i = 0; i < 110; i++) {
+      for (const to of [owner, heir]) expect((await request.put(`/api/v3/admin/desktops/${desk.id}`, { headers, data: { owner_id: to } })).ok()).toBe(true);
+    }
+    const first = (await (await request.get(`/api/v3/admin/desktops/${desk.id}/history`, { headers })).json()) as { items: unknown[]; next_cursor: string | null };
+    expect(first.items).toHaveLength(200);
+    expect(first.next_cursor).toBeTruthy();
+    const rest = (await (await request.get(`/api/v3/admin/desktops/${desk.id}/history?cursor=${encodeURIComponent(first.next_cursor!)}`, { headers })).json()) as { items: unknown[]; next_cursor: string | null };
+    expect(rest.next_cursor).toBeNull();
+    const bad = await request.get(`/api/v3/admin/desktops/${desk.id}/history?cursor=nope`, { headers });
+    expect(bad.status()).toBe(400);
+    expect(((await bad.json()) as { description_code: string }).description_code).toBe('desktop_history_cursor_invalid');
+
+    await page.reload();
+    const items = page.getByTestId('desktop-history-item');
+    await expect(items).toHaveCount(200);
+    await expect(history(page, 'created')).toHaveCount(0);
+    const older = page.getByTestId('desktop-history-older');
+    await expect(older).toHaveText(P.older);
+    // The button below the newest 200 lines, where a person meets it (the window, not the whole long page).
+    if (SHOTS) {
+      await older.scrollIntoViewIfNeeded();
+      await stillScreen(page);
+      await page.screenshot({ path: join(import.meta.dirname, '..', '..', 'artifacts', 'screenshots', 'admin-desktop-page-history-older.png') });
+    }
+    await older.click();
+    await expect(items).toHaveCount(200 + rest.items.length);
+    await expect(history(page, 'created')).toHaveCount(1);
+    await expect(older).toHaveCount(0);
+    // The sums are the whole history's: the one start of the first journey.
+    await expect(page.getByTestId('desktop-page-summary')).toContainText(P.summary_starts.replace('{{n}}', '1'));
+
+    // At phone width, in Catalan: the same button in its words, no wider than the screen.
+    await showAsSaved(page, 'ca');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await expect(older).toHaveText(PCa.older);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    if (SHOTS) {
+      await older.scrollIntoViewIfNeeded();
+      await stillScreen(page);
+      await page.screenshot({ path: join(import.meta.dirname, '..', '..', 'artifacts', 'screenshots', 'admin-desktop-page-history-older-phone-ca.png') });
+    }
   });
 });

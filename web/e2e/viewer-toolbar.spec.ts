@@ -4,14 +4,16 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import de from '../src/i18n/locales/de.json' with { type: 'json' };
 import { litPixels } from '../../server/test/helpers/rdp-clients';
+import { randomBytes } from 'node:crypto';
+import { openFilesPanel, sendAndFetch } from './files-support';
 import { apiToken, chooseLanguage, freshUser, scaled, seriousViolations, shot, signInAs, stillScreen } from './support';
 
 // The viewer toolbar against a real guest: the "Debian desktop (RDP)" template's guest (xrdp, whose
 // xrdp-chansrv carries the clipboard into its X session), opened in the browser (IronRDP). Text sent
 // from the toolbar's clipboard panel is read back in the guest (`clip-show` writes the X clipboard
 // to the serial console as RDP-CLIP <text>), and text the guest copies (`clip-set <text>`) shows in
-// the panel. The toolbar's other tools: special keys, scaling and keyboard, files (not possible:
-// why), the measured round trip; at phone width one menu; in German.
+// the panel. The toolbar's other tools: special keys, scaling and keyboard, files (sent and fetched
+// back through the guest agent), the measured round trip; at phone width one menu; in German.
 
 const RDP_TEMPLATE_ID = '7d1f6c2e-5b0a-4c3e-9a61-3f2b8e4d0c15';
 const root = join(import.meta.dirname, '..', '..');
@@ -125,10 +127,10 @@ test.describe('viewer toolbar', () => {
     await viewer.getByTestId('viewer-display').click();
     await viewer.getByTestId('viewer-scale-remote').click();
 
-    // Files: not possible with the browser's RDP client; the panel says why, its buttons are disabled.
-    await viewer.getByTestId('viewer-files').click();
-    await expect(viewer.getByTestId('viewer-files-reason')).toHaveText(en.viewer.toolbar.files_rdp);
-    await expect(viewer.getByTestId('viewer-files-send')).toBeDisabled();
+    // Files: through the desktop's guest agent, the same panel as the VNC viewer's (viewer-files.spec.ts):
+    // a file sent is listed and fetched back with the same bytes.
+    await openFilesPanel(viewer);
+    await sendAndFetch(viewer, 'from the rdp page.bin', randomBytes(256 * 1024 + 3));
     await stillScreen(viewer);
     await shot(viewer, 'viewer-toolbar-files');
     await viewer.keyboard.press('Escape');
@@ -164,6 +166,14 @@ test.describe('viewer toolbar', () => {
     await expect(viewer.getByRole('dialog', { name: de.viewer.toolbar.panel.keys })).toBeVisible();
     await stillScreen(viewer);
     await shot(viewer, 'viewer-toolbar-phone-keys-de');
+    await viewer.keyboard.press('Escape');
+    await viewer.getByTestId('viewer-menu').click();
+    await openFilesPanel(viewer, 'viewer-menu-files');
+    await expect(viewer.getByTestId('viewer-files-send')).toHaveText(de.viewer.toolbar.send_file);
+    await expect(viewer.locator('[data-testid="viewer-file"][data-name="from the rdp page.bin"]')).toBeVisible();
+    await stillScreen(viewer);
+    await shot(viewer, 'viewer-toolbar-phone-files-de');
+    expect(await seriousViolations(viewer)).toEqual([]);
     await viewer.keyboard.press('Escape');
     await viewer.setViewportSize({ width: 1280, height: 800 });
     await viewer.getByTestId('viewer-clipboard').click();

@@ -171,10 +171,32 @@ export async function makeBackup(opts: {
     return { path: final, name, size: (await stat(final)).size, manifest };
   } catch (err) {
     await rm(partial, { force: true });
+    if ((err as NodeJS.ErrnoException).code === 'ENOSPC') {
+      throw Object.assign(new Error(`No space left on the disk of ${opts.outDir} (ENOSPC): no backup was made, and nothing of it was kept. Free some space (or keep fewer backups: BACKUP_KEEP) and make it again.`), { code: 'ENOSPC', cause: err });
+    }
     throw err;
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
+}
+
+/**
+ * Deletes the backups under `outDir` beyond the newest `keep` (BACKUP_KEEP; 0 keeps them all), never
+ * `made` (the one just written). Answers the names deleted. Only files named like our backups are touched.
+ */
+export async function pruneBackups(outDir: string, keep: number, made?: string): Promise<string[]> {
+  if (keep <= 0) return [];
+  // Newest first by the time in their names (backup-<ISO time>.tar.gz), then by their files' times.
+  const all = (await listBackups(outDir)).sort((a, b) => b.name.localeCompare(a.name) || b.created.getTime() - a.created.getTime());
+  const kept = new Set(all.slice(0, keep).map((b) => b.name));
+  if (made) kept.add(made);
+  const gone: string[] = [];
+  for (const b of all) {
+    if (kept.has(b.name)) continue;
+    await rm(join(outDir, b.name), { force: true });
+    gone.push(b.name);
+  }
+  return gone;
 }
 
 async function mkdtempIn(dir: string): Promise<string> {

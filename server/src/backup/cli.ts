@@ -15,7 +15,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { openDatabase, SchemaTooNewError } from '../db';
 import { DataDirLockedError } from '../db/lock';
-import { makeBackup } from './archive';
+import { makeBackup, pruneBackups } from './archive';
 import { restoreBackup, RestoreRefused } from './restore';
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -37,11 +37,34 @@ async function tokenFromEnv(): Promise<string> {
   throw new Error('Set VDI_API_TOKEN (or VDI_API_TOKEN_FILE) to an admin\'s API token (Profile → API tokens), or use --offline with the portal stopped.');
 }
 
+/** How long the portal may stay silent (no answer, no byte of the download) before the command gives up: BACKUP_ANSWER_SECONDS, 60 by default. */
+function answerLimitMs(): number {
+  const raw = process.env.BACKUP_ANSWER_SECONDS;
+  const seconds = raw === undefined || raw === '' ? 60 : Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`BACKUP_ANSWER_SECONDS must be a number of seconds above 0, not ${JSON.stringify(raw)}`);
+  return seconds * 1000;
+}
+
+/** The portal did not answer (refused, unreachable, or silent past the limit): what the person reads. */
+class PortalSilent extends Error {}
+
 async function backupThroughServer(args: string[]) {
   const base = (process.env.PORTAL_URL ?? `http://localhost:${process.env.PORT ?? 8080}`).replace(/\/$/, '');
   const headers = { authorization: `Bearer ${await tokenFromEnv()}` };
-  const call = async (path: string, init: RequestInit = {}) => {
-    const res = await fetch(`${base}/api/v3${path}`, { ...init, headers: { ...headers, ...(init.headers ?? {}) } });
+  const limit = answerLimitMs();
+  const silent = (what: string, err: unknown) => {
+    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
+    return (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError'
+      ? new PortalSilent(`the portal at ${base} stopped answering (nothing within ${limit / 1000} s while ${what}). No backup was downloaded; see whether the portal runs, then try again (BACKUP_ANSWER_SECONDS sets the limit).`)
+      : new PortalSilent(`the portal at ${base} does not answer (${cause ?? (err as Error).message} while ${what}). No backup was downloaded; see whether it runs and PORTAL_URL names it.`);
+  };
+  const call = async (path: string, init: RequestInit = {}, what = `${init.method ?? 'GET'} ${path}`) => {
+    let res: Response;
+    try {
+      res = await fetch(`${base}/api/v3${path}`, { ...init, headers: { ...headers, ...(init.headers ?? {}) }, signal: AbortSignal.timeout(limit) });
+    } catch (err) {
+      throw silent(what, err);
+    }
     if (!res.ok) {
       const body = (await res.json().catch(() => ({}))) as { description?: string; description_code?: string };
       throw new Error(`${init.method ?? 'GET'} ${path}: ${res.status} ${body.description_code ?? ''} ${body.description ?? ''}`.trim());
@@ -61,13 +84,33 @@ async function backupThroughServer(args: string[]) {
   if (job.status !== 'done' || !job.name) throw new Error(`the backup ${job.status}: ${job.error ?? 'no archive'}`);
   const target = await outPath(option(args, '--out'), job.name);
   const partial = `${target}.partial`;
-  const res = await call(`/admin/backups/file/${encodeURIComponent(job.name)}`);
+  // The download: given up when no byte comes for the limit (the server stopped answering half-way).
+  const stalled = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const watch = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => stalled.abort(Object.assign(new Error('silent'), { name: 'TimeoutError' })), limit);
+  };
   try {
-    await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), createWriteStream(partial, { mode: 0o600 }));
+    watch();
+    let res: Response;
+    try {
+      res = await fetch(`${base}/api/v3/admin/backups/file/${encodeURIComponent(job.name)}`, { headers, signal: stalled.signal });
+    } catch (err) {
+      throw silent('downloading the backup', err);
+    }
+    if (!res.ok) throw new Error(`GET /admin/backups/file/${job.name}: ${res.status}`);
+    const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream);
+    body.on('data', watch);
+    await pipeline(body, createWriteStream(partial, { mode: 0o600 })).catch((err: unknown) => {
+      throw stalled.signal.aborted ? silent('downloading the backup', stalled.signal.reason) : err;
+    });
     await rename(partial, target);
   } catch (err) {
     await rm(partial, { force: true });
     throw err;
+  } finally {
+    clearTimeout(timer);
   }
   say(`backup written to ${target} (${(await stat(target)).size} bytes; also kept on the server under DATA_DIR/backups/${job.name})`);
 }
@@ -93,6 +136,13 @@ async function backupOffline(args: string[]) {
       });
     }
     say(`backup written to ${out ? target : made.path} (${made.size} bytes)`);
+    if (!out) {
+      const keep = process.env.BACKUP_KEEP === undefined || process.env.BACKUP_KEEP === '' ? 7 : Number(process.env.BACKUP_KEEP);
+      if (Number.isInteger(keep) && keep >= 0) {
+        const gone = await pruneBackups(join(dataDir, 'backups'), keep, made.name);
+        if (gone.length) say(`older backups deleted (BACKUP_KEEP=${keep}): ${gone.join(', ')}`);
+      }
+    }
   } finally {
     await database.close();
   }

@@ -115,6 +115,52 @@ async function unpack(archive: string, staging: string): Promise<BackupManifest>
   return manifest;
 }
 
+type Objects = { schemas: Set<string>; relations: Set<string>; functions: Set<string>; types: Set<string> };
+
+/** The schemas, and the relations, functions and types of the public schema, of the database at `url`. */
+async function objectsOf(url: string): Promise<Objects> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const q = async (text: string) => new Set((await client.query<{ n: string }>(text)).rows.map((r) => r.n));
+    return {
+      schemas: await q(`SELECT quote_ident(nspname) AS n FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema'`),
+      relations: await q(`SELECT relkind::text || ' ' || oid::regclass::text AS n FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'p', 'v', 'm', 'S', 'f')`),
+      functions: await q(`SELECT oid::regprocedure::text AS n FROM pg_proc WHERE pronamespace = 'public'::regnamespace`),
+      types: await q(`SELECT oid::regtype::text AS n FROM pg_type WHERE typnamespace = 'public'::regnamespace AND typtype IN ('e', 'd', 'c', 'r', 'm') AND typrelid = 0`),
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+/** Drops what appeared in the database at `url` since `before` (objectsOf): the restore's migrations and tables. */
+async function dropMadeSince(url: string, before: Objects) {
+  const now = await objectsOf(url);
+  const made = <T>(set: Set<T>, was: Set<T>) => [...set].filter((x) => !was.has(x));
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    for (const schema of made(now.schemas, before.schemas)) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    const kinds: Record<string, string> = { r: 'TABLE', p: 'TABLE', v: 'VIEW', m: 'MATERIALIZED VIEW', S: 'SEQUENCE', f: 'FOREIGN TABLE' };
+    // Tables first (their identity columns' sequences, triggers and indexes go with them), then views, then sequences left.
+    const rank = (rel: string) => 'rpfmvS'.indexOf(rel[0]!);
+    for (const rel of made(now.relations, before.relations).sort((x, y) => rank(x) - rank(y))) {
+      const [kind, ...name] = rel.split(' ');
+      await client.query(`DROP ${kinds[kind!]} IF EXISTS ${name.join(' ')} CASCADE`);
+    }
+    for (const fn of made(now.functions, before.functions)) await client.query(`DROP FUNCTION IF EXISTS ${fn} CASCADE`);
+    for (const type of made(now.types, before.types)) await client.query(`DROP TYPE IF EXISTS ${type} CASCADE`);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    await client.end();
+  }
+}
+
 type Journal = { entries: { idx: number; when: number; tag: string }[] };
 
 /** The migrations folder as the version that made the backup had it (its first `n` migrations), or this one's. */
@@ -164,12 +210,16 @@ async function load(pool: pg.Pool, dumpDir: string, manifest: BackupManifest) {
         batch = [];
       };
       const lines = createInterface({ input: createReadStream(join(dumpDir, `${table}.jsonl`)), crlfDelay: Infinity });
-      for await (const line of lines) {
-        if (!line) continue;
-        batch.push(line);
-        if (batch.length >= INSERT_BATCH) await flush();
+      try {
+        for await (const line of lines) {
+          if (!line) continue;
+          batch.push(line);
+          if (batch.length >= INSERT_BATCH) await flush();
+        }
+        await flush();
+      } catch (err) {
+        throw new Error(`the rows of ${table}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
       }
-      await flush();
       if (n !== count) throw new Error(`${table}: ${n} rows read, the manifest says ${count}`);
     }
     for (const table of tables) await client.query(`ALTER TABLE "${table}" ENABLE TRIGGER USER`);
@@ -215,11 +265,25 @@ export async function restoreBackup(opts: { archive: string; dataDir: string; da
     // Again, just before writing: nothing appeared meanwhile.
     await requireEmptyTargets(dataDir, opts.databaseUrl);
     const migrations = await migrationsUpTo(manifest.database.migration, scratch);
-    const database = await openDatabase(opts.databaseUrl ? { url: opts.databaseUrl, migrations } : { dir: join(staging, 'data', 'db'), migrations });
+    // PostgreSQL: what the database holds before the migrations, so that a failure below removes what the
+    // restore made (and only that): never a migrated, empty database left behind. (The embedded one is
+    // made inside the staging folder, removed on the way out.)
+    const before = opts.databaseUrl ? await objectsOf(opts.databaseUrl) : null;
     try {
-      await load(poolOf(database), join(staging, 'database'), manifest);
-    } finally {
-      await database.close();
+      const database = await openDatabase(opts.databaseUrl ? { url: opts.databaseUrl, migrations } : { dir: join(staging, 'data', 'db'), migrations });
+      try {
+        await load(poolOf(database), join(staging, 'database'), manifest);
+      } finally {
+        await database.close();
+      }
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      if (before) {
+        await dropMadeSince(opts.databaseUrl!, before).catch((dropErr: unknown) => {
+          throw new Error(`The restore failed while loading the database (${why}), and what it had made in the database could not be removed (${dropErr instanceof Error ? dropErr.message : String(dropErr)}): empty the database before trying again. DATA_DIR was not written.`);
+        });
+      }
+      throw new Error(`The restore failed while loading the database (${why}). What it had made was removed: the database is as empty as before and DATA_DIR was not written.`, { cause: err });
     }
     log(`database restored (${Object.values(manifest.database.tables).reduce((a, b) => a + b, 0)} rows)`);
     await mkdir(join(staging, 'data'), { recursive: true, mode: 0o700 });

@@ -82,6 +82,10 @@ export interface HypervisorDriver {
   /** Waits for a line on the first serial port that matches `pattern` (e.g. the demo guest's
    *  READY marker, which carries its IP). Rejects on timeout or when the machine stops. */
   waitForSerial(id: string, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
+  /** One command to QEMU's guest agent (qemu-ga) on the machine's `org.qemu.guest_agent.0` port
+   *  (guest-sync first, then the command); resolves with its `return`. No agent answering within
+   *  `timeoutMs`: EngineError `agent-unavailable`; an error answer: GuestAgentError (guest-agent.ts). */
+  guestAgent(id: string, command: string, args: Record<string, unknown> | undefined, timeoutMs: number): Promise<unknown>;
   /** Machines running now, including those started by an earlier server process. */
   list(): Promise<MachineRuntime[]>;
   onEvent(cb: (e: MachineEvent) => void): () => void;
@@ -106,7 +110,9 @@ export type EngineErrorCode =
   /** a remote hypervisor refused or failed an operation (its message, without credentials, in detail) */
   | 'hypervisor-error'
   /** the caller called the operation off (an upload whose job was cancelled) */
-  | 'cancelled';
+  | 'cancelled'
+  /** the machine's guest agent does not answer (none installed, not started yet, no agent port) */
+  | 'agent-unavailable';
 
 /** A driver refused or failed an operation; `code` is stable for callers to branch on. */
 export class EngineError extends Error {

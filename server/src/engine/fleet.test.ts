@@ -26,6 +26,7 @@ function double(name: string, opts: { listFails?: boolean } = {}) {
     setViewerPassword: async (id, p) => void calls.push(`password ${id} ${p}`),
     screenshot: async () => Buffer.from(name),
     waitForSerial: async () => ['READY'] as unknown as RegExpMatchArray,
+    guestAgent: async () => ({}),
     list: async () => {
       if (opts.listFails) throw new EngineError('host-unreachable', 'lost');
       return [...machines.values()];

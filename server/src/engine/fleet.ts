@@ -147,6 +147,10 @@ export class FleetDriver implements HypervisorDriver {
     return (await this.route(id)).waitForSerial(id, pattern, timeoutMs);
   }
 
+  async guestAgent(id: string, command: string, args: Record<string, unknown> | undefined, timeoutMs: number): Promise<unknown> {
+    return (await this.route(id)).guestAgent(id, command, args, timeoutMs);
+  }
+
   /** The machines of every connected host, each with its host. A remote host that fails to answer
    *  (its connection lost) lists nothing: callers that must tell "stopped" from "not known now" ask
    *  the host directory whether it is online. The local driver's failure rejects. */

@@ -33,6 +33,9 @@ export class LocalOffDriver implements HypervisorDriver {
   async screenshot(id: string): Promise<Buffer> {
     throw new EngineError('not-running', `machine ${id} is not running here`);
   }
+  async guestAgent(id: string): Promise<unknown> {
+    throw new EngineError('not-running', `machine ${id} is not running here`);
+  }
   async waitForSerial(id: string): Promise<RegExpMatchArray> {
     throw new EngineError('not-running', `machine ${id} is not running here`);
   }

@@ -26,6 +26,9 @@ const TEXT_FORBIDDEN = /\u0000/;
 /** A key safe to repeat in a message (the key itself is client input). */
 const PRINTABLE_KEY = /^[\w.-]{1,64}$/;
 
+/** A streamed body (a file sent to a desktop, handed over unread): its bytes are not text to walk. */
+const isStream = (v: object) => typeof (v as { pipe?: unknown }).pipe === 'function';
+
 /** Walks strings, arrays and plain objects (keys too) without recursion, so depth cannot overflow the stack. */
 export function refuseControlCharacters(value: unknown, where: string, forbidden: RegExp) {
   const stack: { value: unknown; path: string }[] = [{ value, path: where }];
@@ -35,7 +38,7 @@ export function refuseControlCharacters(value: unknown, where: string, forbidden
       if (forbidden.test(v)) throw invalidCharacters(path);
     } else if (Array.isArray(v)) {
       v.forEach((item, i) => stack.push({ value: item, path: `${path}.${i}` }));
-    } else if (v !== null && typeof v === 'object' && !Buffer.isBuffer(v)) {
+    } else if (v !== null && typeof v === 'object' && !Buffer.isBuffer(v) && !isStream(v)) {
       for (const [key, item] of Object.entries(v)) {
         if (forbidden.test(key)) throw invalidCharacters(path);
         stack.push({ value: item, path: PRINTABLE_KEY.test(key) ? `${path}.${key}` : path });

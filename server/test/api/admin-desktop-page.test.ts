@@ -152,4 +152,57 @@ describe('GET /admin/desktops/{id}, /history, /screenshot', () => {
     const h = await history(d.id);
     expect(h.items.find((x) => x.kind === 'audit')).toMatchObject({ action: 'desktop.change_owner', actor: 'manager' });
   });
+
+  it('pages the history: the newest 200, then older ones by the page\'s cursor until the creation, each line once; sums of the whole history; a bad cursor 400', async () => {
+    const d = await makeDesktop(server, owner, { name: 'Page paging' });
+    // After its creation (the history's last line).
+    const t0 = Date.now() + 60_000;
+    // 450 events and 30 audit entries: some in the same microsecond, across the pages' edges.
+    const events = Array.from({ length: 450 }, (_, i) => ({
+      desktopId: d.id,
+      at: new Date(t0 + Math.floor(i / 3) * 1000),
+      kind: i % 3 === 0 ? 'started' : i % 3 === 1 ? 'viewer' : 'stopped',
+      detail: i % 3 === 1 ? { protocol: i % 2 ? 'browser-vnc' : 'file-spice' } : i % 3 === 2 ? { seconds: 10 } : {},
+    }));
+    await server.ctx.db.insert(schema.desktopEvents).values(events);
+    await server.ctx.db.insert(schema.auditLog).values(
+      Array.from({ length: 30 }, (_, i) => ({ at: new Date(t0 + i * 5000), actorName: 'admin', action: 'desktop.update', objectType: 'desktop', objectId: d.id, objectName: d.name })),
+    );
+    const seen: TDesktopHistory['items'] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    let first: TDesktopHistory | null = null;
+    do {
+      const res = await send(admin, `${A}/desktops/${d.id}/history${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`);
+      expect(res.status).toBe(200);
+      const page = ZDesktopHistory.parse(await res.json());
+      first ??= page;
+      expect(page.items.length).toBeLessThanOrEqual(200);
+      seen.push(...page.items);
+      cursor = page.next_cursor;
+      pages++;
+    } while (cursor && pages < 10);
+    expect(pages).toBe(3);
+    expect(first!.items).toHaveLength(200);
+    // Every line once: 450 events, 30 audit entries, the creation last; newest first across the pages.
+    expect(seen).toHaveLength(481);
+    expect(seen.filter((x) => x.kind === 'audit')).toHaveLength(30);
+    expect(seen.at(-1)!.kind).toBe('created');
+    const times = seen.slice(0, -1).map((x) => Date.parse(x.at));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    // The sums are the whole history's, on every page.
+    expect(first!.summary).toEqual({ starts: 150, failures: 0, seconds: 1500, viewers: { 'browser-vnc': 75, 'file-spice': 75 } });
+
+    for (const bad of ['not a cursor', 'bm90LWEtY3Vyc29y', Buffer.from('1~x~2').toString('base64url'), Buffer.from(`${'9'.repeat(19)}~e~1`).toString('base64url')]) {
+      const res = await send(admin, `${A}/desktops/${d.id}/history?cursor=${encodeURIComponent(bad)}`);
+      expect(res.status, bad).toBe(400);
+      expect((await res.json()).description_code).toBe('desktop_history_cursor_invalid');
+    }
+    const unknown = await send(admin, `${A}/desktops/${d.id}/history?page=2`);
+    expect(unknown.status).toBe(400);
+    expect((await unknown.json()).description_code).toBeTruthy();
+    // The cursor does not reach past the caller's reach: another category's manager is still told not found.
+    const res = await send(labManager, `${A}/desktops/${d.id}/history?cursor=${encodeURIComponent(first!.next_cursor!)}`);
+    expect(res.status).toBe(404);
+  });
 });

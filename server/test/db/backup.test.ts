@@ -3,15 +3,20 @@
 // API token and downloads it; `npm run restore` puts it onto a fresh DATA_DIR (and an empty database);
 // a server started on it finds the users, the desktop with its disk (it starts), the booking and the audit
 // log as they were. Refused, with nothing written: a truncated archive, a foreign one, one of a newer
-// schema, a target that is not empty. A disk that fills while backing up leaves no archive.
+// schema, a target that is not empty. A restore that fails while loading the rows leaves no database made
+// and no DATA_DIR. A disk that fills while backing up leaves no archive, with a clear message. The command
+// gives up with a clear message when the portal stops answering. Old backups are pruned (BACKUP_KEEP).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db';
-import { makeBackup, poolOf } from '../../src/backup/archive';
+import { makeBackup, poolOf, pruneBackups } from '../../src/backup/archive';
 import { bookingDate } from '../helpers/routes-fixtures';
 import { createScratchDatabase } from '../helpers/db';
 import { api, killMachines, signIn, startServerProcess, type ServerProcess } from '../helpers/process';
@@ -84,7 +89,11 @@ describe(`backup and restore (${mode})`, () => {
   });
 
   it('backs up a running portal through its API and restores it onto a fresh machine, where everything is as it was', async () => {
-    const source = await startServerProcess(sourceDir, { ...NO_PIECES, ...sourceDb });
+    // An older backup already kept on the server: BACKUP_KEEP=1 deletes it once the new one is whole.
+    const old = 'backup-2020-01-01T00-00-00-000Z.tar.gz';
+    mkdirSync(join(sourceDir, 'backups'), { recursive: true });
+    writeFileSync(join(sourceDir, 'backups', old), 'an old backup');
+    const source = await startServerProcess(sourceDir, { ...NO_PIECES, ...sourceDb, BACKUP_KEEP: '1' });
     servers.push(source);
     const admin = await signIn(source.url, 'admin');
     const uma = await signIn(source.url, 'user');
@@ -124,6 +133,7 @@ describe(`backup and restore (${mode})`, () => {
     const listed = await api<{ last: { name: string } | null; job: { status: string } | null }>(source.url, admin, '/admin/backups');
     expect(listed.body.last?.name).toMatch(/^backup-.*\.tar\.gz$/);
     expect(listed.body.job?.status).toBe('done');
+    expect(filesIn(join(sourceDir, 'backups'))).toEqual([listed.body.last!.name]);
     await stop(source, sourceDir);
 
     // A fresh machine: an empty DATA_DIR and database.
@@ -181,12 +191,12 @@ describe(`backup and restore (${mode})`, () => {
     }
   }, scaled(600_000));
 
-  /** Restoring `file` into a fresh place: refused with exit code 2 and `message`, nothing written. */
-  async function refused(file: string, message: RegExp) {
+  /** Restoring `file` into a fresh place: refused with exit code 2 (or `code`) and `message`, nothing written. */
+  async function refused(file: string, message: RegExp, code = 2) {
     const dir = join(work, `refused-${Math.random().toString(36).slice(2, 8)}`);
     const db = await freshDatabase('vdi_backup_ref');
     const r = await cli(['restore', file], { DATA_DIR: dir, ...db });
-    expect(r.code, r.out).toBe(2);
+    expect(r.code, r.out).toBe(code);
     expect(r.out).toMatch(message);
     expect(existsSync(dir)).toBe(false);
     expect(filesIn(work).filter((f) => f.includes('.partial'))).toEqual([]);
@@ -197,6 +207,12 @@ describe(`backup and restore (${mode})`, () => {
       try {
         const { rows } = await client.query(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname IN ('public', 'drizzle')`);
         expect(rows).toEqual([{ n: 0 }]);
+        const { rows: left } = await client.query(
+          `SELECT (SELECT count(*)::int FROM pg_namespace WHERE nspname = 'drizzle') AS schemas,
+                  (SELECT count(*)::int FROM pg_class WHERE relnamespace = 'public'::regnamespace) AS relations,
+                  (SELECT count(*)::int FROM pg_proc WHERE pronamespace = 'public'::regnamespace) AS functions`,
+        );
+        expect(left).toEqual([{ schemas: 0, relations: 0, functions: 0 }]);
       } finally {
         await client.end();
       }
@@ -230,6 +246,78 @@ describe(`backup and restore (${mode})`, () => {
     await refused(newer, /This backup was written by a newer version of the portal.*Nothing was changed/);
   }, scaled(180_000));
 
+  it('removes what it made when loading the rows fails: no migrated empty database, no DATA_DIR', async () => {
+    expect(existsSync(archive)).toBe(true);
+    // The same backup, one user's row twice (its checksums made again: the archive is whole, its rows are not loadable).
+    const unpacked = join(work, 'unpacked-dup');
+    mkdirSync(unpacked);
+    await new Promise((resolve) => spawn('tar', ['xzf', archive, '-C', unpacked], { stdio: 'ignore' }).on('exit', resolve));
+    const usersFile = join(unpacked, 'database', 'users.jsonl');
+    const lines = readFileSync(usersFile, 'utf8').split('\n').filter(Boolean);
+    const twice = [...lines, lines[0]!].join('\n') + '\n';
+    writeFileSync(usersFile, twice);
+    const manifest = JSON.parse(readFileSync(join(unpacked, 'manifest.json'), 'utf8'));
+    manifest.database.tables.users += 1;
+    manifest.entries['database/users.jsonl'] = { size: Buffer.byteLength(twice), sha256: createHash('sha256').update(twice).digest('hex') };
+    writeFileSync(join(unpacked, 'manifest.json'), JSON.stringify(manifest));
+    const broken = join(work, 'duplicate-user.tar.gz');
+    await new Promise((resolve) => spawn('tar', ['czf', broken, '-C', unpacked, 'database', 'data', 'manifest.json'], { stdio: 'ignore' }).on('exit', resolve));
+    rmSync(unpacked, { recursive: true, force: true });
+    await refused(broken, /The restore failed while loading the database \(the rows of users: duplicate key.*What it had made was removed/s, 1);
+  }, scaled(180_000));
+
+  it('gives up with a clear message when the portal stops answering', async () => {
+    // A portal that takes the backup's request, says it runs, then answers nothing more (hung, or its machine gone).
+    let polls = 0;
+    const hung = createServer((req, res) => {
+      if (req.method === 'POST' && req.url === '/api/v3/admin/backups') {
+        res.writeHead(202, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'job-1', status: 'queued', progress: 0, error: null, name: null }));
+      } else if (req.url === '/api/v3/admin/backups/job/job-1' && ++polls === 1) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'job-1', status: 'running', progress: 10, error: null, name: null }));
+      }
+      // else: never answered
+    });
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(hung.address() as AddressInfo).port}`;
+    const out = join(work, 'from-a-silent-portal.tar.gz');
+    try {
+      const limit = Math.max(1, Math.round(scaled(2_000) / 1000));
+      const t0 = Date.now();
+      const r = await cli(['backup', '--out', out], { PORTAL_URL: url, VDI_API_TOKEN: 'vdi_not-a-real-token', BACKUP_ANSWER_SECONDS: String(limit) });
+      expect(r.code, r.out).toBe(1);
+      expect(r.out).toMatch(new RegExp(`the portal at ${url} stopped answering \\(nothing within ${limit} s while GET /admin/backups/job/job-1\\)\\. No backup was downloaded`));
+      expect(r.out).not.toContain('vdi_not-a-real-token');
+      expect(Date.now() - t0).toBeLessThan(scaled(30_000));
+      expect(polls).toBeGreaterThanOrEqual(2);
+    } finally {
+      hung.closeAllConnections();
+      await new Promise((resolve) => hung.close(resolve));
+    }
+    expect(existsSync(out) || existsSync(`${out}.partial`)).toBe(false);
+    // Nothing listening at all: said as clearly.
+    const gone = await cli(['backup', '--out', out], { PORTAL_URL: url, VDI_API_TOKEN: 'vdi_not-a-real-token' });
+    expect(gone.code, gone.out).toBe(1);
+    expect(gone.out).toMatch(/the portal at .* does not answer \(ECONNREFUSED while POST \/admin\/backups\)/);
+    expect(existsSync(out)).toBe(false);
+  }, scaled(120_000));
+
+  it('keeps the newest BACKUP_KEEP backups, never the one just made, and touches nothing else', async () => {
+    const dir = join(work, 'kept');
+    mkdirSync(dir);
+    const names = ['2026-01-01', '2026-02-01', '2026-03-01', '2026-04-01'].map((d) => `backup-${d}T02-00-00-000Z.tar.gz`);
+    for (const [i, n] of names.entries()) {
+      writeFileSync(join(dir, n), 'x');
+      utimesSync(join(dir, n), new Date(Date.UTC(2026, i, 1)), new Date(Date.UTC(2026, i, 1)));
+    }
+    writeFileSync(join(dir, 'notes.txt'), 'mine');
+    writeFileSync(join(dir, `${names[0]}.abcd.partial`), 'under way');
+    expect(await pruneBackups(dir, 0)).toEqual([]);
+    expect(await pruneBackups(dir, 2, names[0])).toEqual([names[1]]);
+    expect(readdirSync(dir).sort()).toEqual([names[0]!, `${names[0]}.abcd.partial`, names[2]!, names[3]!, 'notes.txt'].sort());
+    expect(await pruneBackups(dir, 1)).toEqual([names[2], names[0]]);
+    expect(readdirSync(dir).sort()).toEqual([`${names[0]}.abcd.partial`, names[3]!, 'notes.txt'].sort());
+  });
+
   it('leaves no archive when the disk fills while backing up', async (ctx) => {
     if (process.getuid?.() !== 0) return ctx.skip('mounting a small tmpfs needs root');
     const small = join(work, 'small');
@@ -244,10 +332,16 @@ describe(`backup and restore (${mode})`, () => {
     const database = await openDatabase({ dir: join(dataDir, 'db') });
     try {
       expect((await poolOf(database).query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
-      await expect(makeBackup({ database, dataDir, outDir: join(small, 'backups') })).rejects.toThrow(/ENOSPC|no space/i);
+      await expect(makeBackup({ database, dataDir, outDir: join(small, 'backups') })).rejects.toThrow(/No space left on the disk of .*: no backup was made, and nothing of it was kept/);
       expect(readdirSync(join(small, 'backups'))).toEqual([]);
     } finally {
       await database.close();
     }
+    // The command (portal stopped: --offline), its DATA_DIR/backups on the small disk: a clear message, nothing kept.
+    symlinkSync(join(small, 'backups'), join(dataDir, 'backups'));
+    const r = await cli(['backup', '--offline'], { DATA_DIR: dataDir, DATABASE_URL: '' });
+    expect(r.code, r.out).toBe(1);
+    expect(r.out).toMatch(/failed: No space left on the disk of .*backups \(ENOSPC\): no backup was made/);
+    expect(readdirSync(join(small, 'backups'))).toEqual([]);
   }, scaled(120_000));
 });

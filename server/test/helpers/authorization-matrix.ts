@@ -426,6 +426,13 @@ export const MATRIX: Record<string, Case> = {
   'DELETE /api/v3/nonpersistent/:id': { expect: allow(USER_OWNED, 'reached'), req: () => ({ path: `${A}/nonpersistent/${F.userDesktop}`, method: 'DELETE' }) },
   'GET /api/v3/desktop/:id/screenshot': { expect: allow(DEP_DESKTOP, 'passes'), req: () => ({ path: `${A}/desktop/${F.depDesktop}/screenshot` }) },
   'GET /api/v3/desktop/:id/viewer/:viewer': { expect: allow(DEP_DESKTOP, 'reached'), req: () => ({ path: `${A}/desktop/${F.depDesktop}/viewer/browser-vnc` }) },
+  // Files to and from the desktop (its guest agent): who may open its viewer; it does not run here (409 desktop_not_running).
+  'GET /api/v3/desktop/:id/files': { expect: allow(DEP_DESKTOP, 'reached'), req: () => ({ path: `${A}/desktop/${F.depDesktop}/files` }) },
+  'GET /api/v3/desktop/:id/files/:name': { expect: allow(DEP_DESKTOP, 'reached'), req: () => ({ path: `${A}/desktop/${F.depDesktop}/files/notes.txt` }) },
+  'PUT /api/v3/desktop/:id/files/:name': {
+    expect: allow(DEP_DESKTOP, 'reached'),
+    req: () => ({ path: `${A}/desktop/${F.depDesktop}/files/notes.txt`, method: 'PUT', body: {} }),
+  },
   'GET /api/v3/desktop/jumperurl/:id': { expect: allow(DEP_DESKTOP), req: () => ({ path: `${A}/desktop/jumperurl/${F.depDesktop}` }) },
   // The bastion (enabled for this suite): a desktop's target, for its owner, admins and its category's managers.
   'GET /api/v3/bastions': { expect: SIGNED_IN(), req: get(`${A}/bastions`) },

@@ -19,6 +19,7 @@ describe('domain XML from a MachineSpec', () => {
     expect(xml).toContain("<domain type='qemu'><name>d-1</name><title>Ada &lt;lab&gt;</title>");
     expect(xml).toContain("startedAt='2026-01-02T03:04:05.678Z'");
     expect(xml).toContain("<memory unit='MiB'>512</memory><vcpu>2</vcpu>");
+    expect(xml).toContain("<channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>");
     expect(xml).toContain("<source file='/pool/a.qcow2'/><target dev='vda' bus='virtio'/><boot order='2'/>");
     expect(xml).toContain("<driver name='qemu' type='raw' discard='unmap'/><source file='/pool/b.raw'/><target dev='sda' bus='sata'/><boot order='3'/>");
     expect(xml).toContain("<source file='/pool/it&apos;s.iso'/><target dev='sdb' bus='sata'/><readonly/><boot order='1'/>");

@@ -75,6 +75,8 @@ export function buildDomainXml(spec: MachineSpec, ctx: DomainXmlContext): string
         `<target type='virtio' name='com.redhat.spice.0'/></channel>`,
     );
   }
+  // QEMU's guest agent (files in and out of the guest): libvirt makes the virtio-serial bus and the socket
+  devices.push(`<channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>`);
   devices.push(`<video><model type='${VIDEO[videoModel(spec)]}'/></video>`);
   // the first serial port, read through virDomainOpenConsole (works for a remote host)
   devices.push(`<serial type='pty'><target port='0'/></serial><console type='pty'><target type='serial' port='0'/></console>`);

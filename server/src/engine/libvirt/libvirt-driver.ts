@@ -21,6 +21,7 @@ import { MACHINE_ID_RE } from '../qemu/run-dir';
 import { GUEST_BRIDGE } from '../../network/tunnel';
 import type { CpuTimes } from '../hosts';
 import { buildDomainXml, parseLiveXml, type LiveDomain } from './domain-xml';
+import { GuestAgentError } from '../guest-agent';
 
 export type LibvirtDriverOptions = {
   /** the libvirt URI; it may name a key file: never logged nor shown */
@@ -178,7 +179,7 @@ export class LibvirtDriver implements HypervisorDriver {
     }
   }
 
-  private toEngineError(e: { code: string; message: string }, failCode: EngineErrorCode): EngineError {
+  private toEngineError(e: { code: string; message: string }, failCode: EngineErrorCode): EngineError | GuestAgentError {
     const message = redact(e.message, this.opts.uri);
     switch (e.code) {
       case 'no-domain':
@@ -188,6 +189,10 @@ export class LibvirtDriver implements HypervisorDriver {
         return new EngineError('host-unreachable', 'connection to the hypervisor lost', message);
       case 'cancelled':
         return new EngineError('cancelled', 'cancelled');
+      case 'agent-unavailable':
+        return new EngineError('agent-unavailable', message);
+      case 'agent-error':
+        return new GuestAgentError('GenericError', message, 'guest agent');
       default:
         return new EngineError(failCode, message, message);
     }
@@ -513,6 +518,12 @@ export class LibvirtDriver implements HypervisorDriver {
     this.checkId(id);
     const r = await this.call<{ png: string }>('screenshot', { name: id });
     return Buffer.from(r.png, 'base64');
+  }
+
+  async guestAgent(id: string, command: string, args: Record<string, unknown> | undefined, timeoutMs: number): Promise<unknown> {
+    this.checkId(id);
+    const r = await this.call<{ return: unknown }>('agent', { name: id, command, args, timeout: Math.ceil(timeoutMs / 1000) }, { timeoutMs: timeoutMs + 10_000 });
+    return r.return;
   }
 
   async waitForSerial(id: string, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {

@@ -23,6 +23,7 @@ import xml.etree.ElementTree as ET
 from xml.sax.saxutils import escape
 
 import libvirt
+import libvirt_qemu
 
 NS = 'https://vdi-portal.org/ns/machine/1'
 out_lock = threading.Lock()
@@ -57,6 +58,8 @@ def classify(e):
     code = e.get_error_code() if isinstance(e, libvirt.libvirtError) else None
     if isinstance(e, Cancelled):
         return 'cancelled'
+    if isinstance(e, AgentError):
+        return e.code
     if code == libvirt.VIR_ERR_NO_DOMAIN:
         return 'no-domain'
     if code == libvirt.VIR_ERR_OPERATION_INVALID:
@@ -429,6 +432,36 @@ class Cancelled(Exception):
     pass
 
 
+class AgentError(Exception):
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+# errors of virDomainQemuAgentCommand that mean "no agent answers" (none configured, not connected, silent)
+AGENT_GONE = {getattr(libvirt, n) for n in ('VIR_ERR_AGENT_UNRESPONSIVE', 'VIR_ERR_AGENT_UNSYNCED', 'VIR_ERR_ARGUMENT_UNSUPPORTED')
+              if hasattr(libvirt, n)}
+
+
+def op_agent(req):
+    """One command to the guest agent (qemu-ga) through libvirt, which syncs with it first:
+    {"return": ...}; an agent that does not answer -> agent-unavailable, its error answer -> agent-error."""
+    dom = conn.lookupByName(req['name'])
+    cmd = {'execute': req['command']}
+    if isinstance(req.get('args'), dict):
+        cmd['arguments'] = req['args']
+    try:
+        out = libvirt_qemu.qemuAgentCommand(dom, json.dumps(cmd), max(1, int(req.get('timeout', 15))), 0)
+    except libvirt.libvirtError as e:
+        msg = str(e)
+        if e.get_error_code() in AGENT_GONE or re.search(r'agent is not (connected|configured|responding)|not responding', msg, re.I):
+            raise AgentError('agent-unavailable', msg)
+        if e.get_error_code() == libvirt.VIR_ERR_OPERATION_INVALID:
+            raise
+        raise AgentError('agent-error', msg)
+    return {'return': json.loads(out).get('return')}
+
+
 def op_cancel(req):
     with cancelled_lock:
         cancelled.add(req['target'])
@@ -504,6 +537,7 @@ OPS = {
     'reset': lambda r: conn.lookupByName(r['name']).reset(0) and {},
     'password': lambda r: set_password(conn.lookupByName(r['name']), r['type'], r['passwd'], r.get('validTo')),
     'screenshot': lambda r: screenshot(conn.lookupByName(r['name'])),
+    'agent': op_agent,
     'vol_info': op_vol_info,
     'vol_upload': op_vol_upload,
     'vol_at': op_vol_at,

@@ -98,15 +98,24 @@ describe('buildQemuArgs', () => {
   it('VNC alone: QEMU is the agent\'s peer (qemu-vdagent, clipboard on, mouse off) on the agent port of vser0', () => {
     const args = buildQemuArgs(spec(), ctx());
     expect(values(args, '-device')).toContain('virtio-serial-pci,id=vser0');
-    expect(values(args, '-chardev')).toEqual(['qemu-vdagent,id=vdagent,name=vdagent,clipboard=on,mouse=off']);
+    expect(values(args, '-chardev').filter((c) => !c.startsWith('socket,id=qga0'))).toEqual(['qemu-vdagent,id=vdagent,name=vdagent,clipboard=on,mouse=off']);
     expect(values(args, '-device')).toContain('virtserialport,bus=vser0.0,chardev=vdagent,name=com.redhat.spice.0');
     // with SPICE too, the port is SPICE's (one agent port only), and one controller
     const both = buildQemuArgs(spec({ graphics: { vnc: true, spice: true } }), ctx({ spice: { host: '127.0.0.1', port: 5930, secretFile: '/s' } }));
-    expect(values(both, '-chardev')).toEqual(['spicevmc,id=vdagent,name=vdagent']);
+    expect(values(both, '-chardev').filter((c) => !c.startsWith('socket,id=qga0'))).toEqual(['spicevmc,id=vdagent,name=vdagent']);
     expect(values(both, '-device').filter((d) => d.startsWith('virtio-serial-pci'))).toHaveLength(1);
     expect(values(both, '-device').filter((d) => d.includes('com.redhat.spice.0'))).toHaveLength(1);
-    // no viewer at all: no agent
-    expect(values(buildQemuArgs(spec({ graphics: { vnc: false, spice: false } }), ctx()), '-chardev')).toEqual([]);
+    // no viewer at all: no clipboard agent (the guest agent's socket only)
+    expect(values(buildQemuArgs(spec({ graphics: { vnc: false, spice: false } }), ctx()), '-chardev').filter((c) => !c.startsWith('socket,id=qga0'))).toEqual([]);
+  });
+
+  it('every machine: one virtio-serial bus with the guest agent\'s port on a socket in the run dir, the SPICE agent beside it', () => {
+    for (const graphics of [{ vnc: true, spice: false }, { vnc: false, spice: true }]) {
+      const args = buildQemuArgs(spec({ graphics }), ctx({ spice: { host: '127.0.0.1', port: 5930, secretFile: '/run/vdi/d1/spice.secret' } }));
+      expect(values(args, '-device').filter((d) => d.startsWith('virtio-serial-pci'))).toEqual(['virtio-serial-pci,id=vser0']);
+      expect(values(args, '-chardev')).toContain('socket,id=qga0,path=/run/vdi/d1/qga.sock,server=on,wait=off');
+      expect(values(args, '-device')).toContain('virtserialport,bus=vser0.0,chardev=qga0,name=org.qemu.guest_agent.0');
+    }
   });
 
   it('an explicit video model wins', () => {

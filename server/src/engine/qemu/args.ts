@@ -125,6 +125,11 @@ export function buildQemuArgs(spec: MachineSpec, ctx: QemuArgsContext): string[]
     if (!ctx.credentialsFile) throw new EngineError('invalid-spec', 'guest credentials but no file to hand them over');
     args.push('-fw_cfg', `name=${CREDENTIALS_FW_CFG},file=${esc(ctx.credentialsFile)}`);
   }
+  // One virtio-serial bus for every agent port (vser0): QEMU's guest agent on org.qemu.guest_agent.0
+  // (qga.sock in the run dir: files in and out of the guest), the SPICE agent below.
+  args.push('-device', 'virtio-serial-pci,id=vser0');
+  args.push('-chardev', `socket,id=qga0,path=${esc(p.qga)},server=on,wait=off`);
+  args.push('-device', 'virtserialport,bus=vser0.0,chardev=qga0,name=org.qemu.guest_agent.0');
   if (spec.graphics.vnc) {
     // password=on with no password set yet: nobody gets in until setViewerPassword.
     args.push('-vnc', `unix:${esc(p.vnc)},password=on`);
@@ -134,12 +139,11 @@ export function buildQemuArgs(spec: MachineSpec, ctx: QemuArgsContext): string[]
     args.push('-object', `secret,id=spice-pw,file=${esc(ctx.spice.secretFile)}`);
     args.push('-spice', `port=${ctx.spice.port},addr=${esc(ctx.spice.host)},password-secret=spice-pw`);
   }
-  // The agent's port (com.redhat.spice.0) on a virtio-serial controller (vser0). With SPICE the agent
+  // The agent's port (com.redhat.spice.0) on the virtio-serial controller above (vser0). With SPICE the agent
   // speaks to the SPICE client (spicevmc: clipboard and resolution follow the viewer window). With VNC
   // alone QEMU itself is the agent's peer (qemu-vdagent): the clipboard goes between the guest's
   // spice-vdagent and QEMU's VNC server (noVNC's cut text); mouse=off leaves the pointer to the tablet.
   if (spec.graphics.spice || spec.graphics.vnc) {
-    args.push('-device', 'virtio-serial-pci,id=vser0');
     args.push('-chardev', spec.graphics.spice ? 'spicevmc,id=vdagent,name=vdagent' : 'qemu-vdagent,id=vdagent,name=vdagent,clipboard=on,mouse=off');
     args.push('-device', 'virtserialport,bus=vser0.0,chardev=vdagent,name=com.redhat.spice.0');
   }

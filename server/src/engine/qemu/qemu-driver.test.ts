@@ -66,6 +66,16 @@ describe('QemuDriver specifics', () => {
     video: 'std', graphics: { vnc: false, spice: false },
   });
 
+  it('a machine whose guest runs no agent: agent-unavailable within the bound', async () => {
+    const d = new QemuDriver({ runDir: ownRunDir, accel: 'tcg' });
+    await d.start(idle('no-agent'));
+    const t0 = Date.now();
+    await expect(d.guestAgent('no-agent', 'guest-ping', undefined, 1500)).rejects.toMatchObject({ code: 'agent-unavailable' });
+    expect(Date.now() - t0).toBeLessThan(scaled(5000));
+    await d.destroy('no-agent');
+    await d.close();
+  });
+
   it('a QEMU killed from outside is reported crashed, then stopped exactly once, and its run dir cleaned', async () => {
     const d = new QemuDriver({ runDir: ownRunDir, accel: 'tcg' });
     const events: MachineEvent[] = [];

@@ -18,6 +18,8 @@ export type RunPaths = {
   log: string;
   spiceSecret: string;
   credentials: string;
+  /** the guest agent's port (org.qemu.guest_agent.0), a unix socket QEMU listens on */
+  qga: string;
 };
 
 /** sun_path is 108 bytes including the terminating NUL. */
@@ -40,8 +42,9 @@ export function runPaths(runDir: string, id: string): RunPaths {
     log: join(dir, 'qemu.log'),
     spiceSecret: join(dir, 'spice.secret'),
     credentials: join(dir, 'credentials'),
+    qga: join(dir, 'qga.sock'),
   };
-  for (const s of [paths.qmp, paths.vnc]) {
+  for (const s of [paths.qmp, paths.vnc, paths.qga]) {
     if (Buffer.byteLength(s) > MAX_SOCKET_PATH) {
       throw new EngineError('invalid-spec', `socket path too long for a unix socket (${Buffer.byteLength(s)} > ${MAX_SOCKET_PATH} bytes): choose a shorter runDir`);
     }

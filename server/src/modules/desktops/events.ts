@@ -26,3 +26,35 @@ export async function recordDesktopEvent(ctx: Pick<AppContext, 'db' | 'log'>, de
   if (kind === 'started') await openUsage(ctx, desktopId);
   else if (kind === 'stopped' || kind === 'start_failed') await closeUsage(ctx, desktopId);
 }
+
+/**
+ * Where a page of a desktop's history ends, for the next (older) page: the last line's time in microseconds (the
+ * database's precision: two events in one millisecond stay apart), its source (`e` a recorded event, `a` an audit
+ * entry, `c` the creation) and its row id. Opaque to the client (base64url); the order it continues is time, then
+ * source (e, a, c), then id, all descending.
+ */
+export type HistoryCursor = { us: bigint; source: 'e' | 'a' | 'c'; id: bigint };
+export const HISTORY_SOURCE_RANK = { e: 2, a: 1, c: 0 } as const;
+
+export const encodeHistoryCursor = (c: HistoryCursor) => Buffer.from(`${c.us}~${c.source}~${c.id}`, 'utf8').toString('base64url');
+
+const CURSOR = /^(\d{1,19})~([eac])~(\d{1,19})$/;
+/** The cursor a page gave, or null when it is not one (tampered, truncated, of another shape). */
+export function decodeHistoryCursor(text: string): HistoryCursor | null {
+  if (!/^[A-Za-z0-9_-]+$/.test(text)) return null;
+  const m = CURSOR.exec(Buffer.from(text, 'base64url').toString('utf8'));
+  if (!m) return null;
+  const us = BigInt(m[1]!);
+  const id = BigInt(m[3]!);
+  // Both fit a bigint column (and a timestamp's microseconds).
+  if (us > 9_223_372_036_854_775_807n || id > 9_223_372_036_854_775_807n) return null;
+  return { us, source: m[2] as HistoryCursor['source'], id };
+}
+
+/** Descending history order: a before b when a is newer (then by source rank, then id). */
+export function compareHistory(a: HistoryCursor, b: HistoryCursor) {
+  if (a.us !== b.us) return a.us > b.us ? -1 : 1;
+  const r = HISTORY_SOURCE_RANK[b.source] - HISTORY_SOURCE_RANK[a.source];
+  if (r !== 0) return r;
+  return a.id === b.id ? 0 : a.id > b.id ? -1 : 1;
+}

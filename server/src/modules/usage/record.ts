@@ -6,11 +6,19 @@ type Ctx = Pick<AppContext, 'db' | 'log'> & { clock?: AppContext['clock'] };
 const nowOf = (ctx: Ctx) => ctx.clock?.now() ?? new Date();
 
 /**
+ * For `npm run bench` only (its row "usage recording's cost on the start"): VDI_BENCH_NO_USAGE=1 in the
+ * server's environment leaves the intervals unrecorded, so the same start can be timed with and without
+ * them (docs/decisions/0032). Not an operator setting: not in config.ts nor the README; never set in service.
+ */
+const recording = process.env.VDI_BENCH_NO_USAGE !== '1';
+
+/**
  * A desktop's machine is up: one usage interval opens, with the names of its owner, group, organisation,
  * template and deployment as they are now (kept when those are deleted later). Nothing when one is
  * already open (the same start told twice, a machine adopted after a restart: a unique index holds it). A failed write is logged and never stops the start.
  */
 export async function openUsage(ctx: Ctx, desktopId: string, at = nowOf(ctx)): Promise<void> {
+  if (!recording) return;
   await ctx.db
     .execute(
       sql`INSERT INTO usage_intervals (desktop_id, desktop_name, user_id, username, group_id, group_name, category_id, category_name,
@@ -33,6 +41,7 @@ export async function openUsage(ctx: Ctx, desktopId: string, at = nowOf(ctx)): P
 
 /** A desktop's machine is gone: its open interval closes (nothing when none is open). */
 export async function closeUsage(ctx: Ctx, desktopId: string, at = nowOf(ctx)): Promise<void> {
+  if (!recording) return;
   await ctx.db
     .execute(sql`UPDATE usage_intervals SET ended_at = greatest(started_at, ${at.toISOString()}::timestamptz) WHERE desktop_id = ${desktopId} AND ended_at IS NULL`)
     .catch((err: unknown) => ctx.log.warn({ err, desktop: desktopId }, 'usage not recorded'));

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useNavigate, useSearchParams } from 'react-router';
+import { useLocation, useNavigate, useSearchParams } from 'react-router';
 import {
   Alert,
   Badge,
@@ -77,6 +77,12 @@ function Section({ icon, title, hint, children, testId }: { icon: React.ReactNod
   );
 }
 
+/** Where the page was opened from (the console's desktop page passes `{back}`): a path of this portal only. */
+const backFrom = (state: unknown) => {
+  const back = (state as { back?: unknown } | null)?.back;
+  return typeof back === 'string' && back.startsWith('/') && !back.startsWith('//') ? back : null;
+};
+
 function EditForm({ info }: { info: TDomainInfo }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
@@ -90,7 +96,7 @@ function EditForm({ info }: { info: TDomainInfo }) {
   const netLabel = useItemLabel('interfaces');
   const r = rules(t);
   const disabled = !info.editable;
-  const back = info.kind === 'template' ? '/templates' : '/desktops';
+  const back = backFrom(useLocation().state) ?? (info.kind === 'template' ? '/templates' : '/desktops');
 
   const form = useForm({
     mode: 'controlled',
@@ -384,7 +390,7 @@ function EditForm({ info }: { info: TDomainInfo }) {
           {info.kind === 'desktop' ? t('domain_edit.apply_hint') : ''}
         </Text>
         <Group gap="sm">
-          <Button variant="default" onClick={() => void navigate(back)}>
+          <Button variant="default" onClick={() => void navigate(back)} data-testid="edit-cancel">
             {t('common.cancel')}
           </Button>
           <Button type="submit" leftSection={<IconDeviceFloppy size={16} />} disabled={disabled} loading={save.isPending} data-testid="edit-save">
@@ -400,6 +406,7 @@ function EditForm({ info }: { info: TDomainInfo }) {
 export default function DomainEditPage() {
   const { t } = useTranslation();
   const navigate = useNavigate();
+  const from = backFrom(useLocation().state);
   const [params] = useSearchParams();
   const id = params.get('id') ?? '';
   const info = useQuery({ ...domainInfoQuery(id), enabled: Boolean(id) });
@@ -410,7 +417,7 @@ export default function DomainEditPage() {
         title={t('domain_edit.not_found_title')}
         body={t('domain_edit.not_found_body')}
         action={
-          <Button variant="default" onClick={() => void navigate('/desktops')}>
+          <Button variant="default" onClick={() => void navigate(from ?? '/desktops')}>
             {t('domain_edit.back')}
           </Button>
         }

@@ -1,4 +1,5 @@
-import { Alert, Badge, Button, Group, Modal, Paper, ScrollArea, Skeleton, Stack, Table, Text, ThemeIcon } from '@mantine/core';
+import { Alert, Badge, Button, Group, Modal, Paper, Skeleton, Stack, Table, Text, ThemeIcon } from '@mantine/core';
+import { ScrollBox } from '../../components/ScrollBox';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconCircleCheck, IconTrash } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
@@ -57,7 +58,7 @@ export function DeleteMediaModal({ media, onClose }: { media: TMedia | null; onC
               {t('media.delete.desktops', { count: list.length })}
             </Text>
             <Paper withBorder radius="md" style={{ overflow: 'hidden' }}>
-              <ScrollArea.Autosize mah={260} type="auto">
+              <ScrollBox mah={260} label={t('media.delete.desktops', { count: list.length })}>
                 <Table verticalSpacing={6} horizontalSpacing="md" data-testid="media-delete-desktops">
                   <Table.Thead>
                     <Table.Tr>
@@ -93,7 +94,7 @@ export function DeleteMediaModal({ media, onClose }: { media: TMedia | null; onC
                     ))}
                   </Table.Tbody>
                 </Table>
-              </ScrollArea.Autosize>
+              </ScrollBox>
             </Paper>
             {running.length > 0 ? (
               <Alert color="red" icon={<IconAlertTriangle size={18} />} data-testid="media-delete-running">

@@ -106,6 +106,7 @@ export default function RdpViewerPage() {
         connected={connected}
         reconnecting={shown.kind === 'retrying'}
         adapter={adapter}
+        desktopId={desktopId ?? undefined}
         onClose={close}
       />
       <main className={classes.screen}>

@@ -101,6 +101,7 @@ export default function VncViewerPage() {
         connected={status === 'connected'}
         reconnecting={status === 'reconnecting'}
         adapter={adapter}
+        desktopId={desktopId ?? undefined}
         onClose={close}
       />
       <main className={classes.screen}>

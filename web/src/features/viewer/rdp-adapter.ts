@@ -105,7 +105,6 @@ export function useRdpAdapter(
           }
         : null,
       clipboardUnavailable: possible ? undefined : 'viewer.toolbar.clipboard_needs_https',
-      files: { available: false, reason: 'viewer.toolbar.files_rdp' },
     }),
     [ui, element, scale, setScale, keyboard, setKeyboard, clipboard, possible],
   );

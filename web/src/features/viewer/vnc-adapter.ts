@@ -52,7 +52,6 @@ export function useVncAdapter(rfbRef: RefObject<RFB | null>, connected: boolean,
           rfb.clipboardPasteFrom(text);
         },
       },
-      files: { available: false, reason: 'viewer.toolbar.files_vnc' },
     }),
     [rfbRef, scale, setScale, clipboard],
   );

@@ -11,7 +11,7 @@ import { schema } from '../../../db';
 import { conflict, notFound } from '../../../http/errors';
 import { authOf, requireAuth } from '../../../http/guard';
 import { audit, auditActorOf } from '../../../audit/record';
-import { listBackups, makeBackup } from '../../../backup/archive';
+import { listBackups, makeBackup, pruneBackups } from '../../../backup/archive';
 import type { JobRow } from '../../../jobs/runner';
 
 export const BACKUP_JOB = 'backup';
@@ -53,6 +53,11 @@ export async function adminBackupRoutes(app: FastifyInstance, ctx: AppContext) {
       });
       await ctx.db.update(schema.jobs).set({ params: { ...jc.job.params, name: made.name, size: made.size } }).where(eq(schema.jobs.id, jc.job.id));
       ctx.log.info({ job: jc.job.id, backup: made.name, bytes: made.size }, 'backup made');
+      const pruned = await pruneBackups(backupsDir(ctx), ctx.config.backupKeep, made.name).catch((err: unknown) => {
+        ctx.log.warn({ err }, 'old backups not pruned');
+        return [];
+      });
+      if (pruned.length) ctx.log.info({ pruned, keep: ctx.config.backupKeep }, 'old backups deleted (BACKUP_KEEP)');
     },
   });
 

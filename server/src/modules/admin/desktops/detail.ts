@@ -1,12 +1,11 @@
-import { and, asc, desc, eq, gt, inArray, notInArray, or } from 'drizzle-orm';
-import { DESKTOP_EVENT_KINDS, type TAdminDesktopDetail, type TDesktopEventKind, type TDesktopHistory, type TDesktopHistoryItem } from '@vdi/contracts';
+import { and, asc, desc, eq, gt, inArray, notInArray, or, sql, type AnyColumn } from 'drizzle-orm';
+import { DESKTOP_EVENT_KINDS, DESKTOP_HISTORY_PAGE, type TAdminDesktopDetail, type TDesktopEventKind, type TDesktopHistory, type TDesktopHistoryItem } from '@vdi/contracts';
 import { schema, type Db } from '../../../db';
 import type { DomainRow } from '../../shared/domains';
 import { adminDesktopViews } from './list';
+import { compareHistory, encodeHistoryCursor, HISTORY_SOURCE_RANK, type HistoryCursor } from '../../desktops/events';
 
 const iso = (v: Date | string) => new Date(v).toISOString();
-/** The history's length: the newest events of a desktop. */
-export const HISTORY_LIMIT = 200;
 /** Audit actions the recorded events already tell (the console's own start, stop… of the desktop). */
 const TOLD_BY_EVENTS = ['desktop.start', 'desktop.stop', 'desktop.force_stop', 'desktop.reset'];
 
@@ -62,55 +61,79 @@ export async function adminDesktopDetail(db: Db, row: DomainRow, now: Date): Pro
 }
 
 const str = (v: unknown) => (typeof v === 'string' && v ? v : null);
-const isKind = (k: string): k is TDesktopEventKind => (DESKTOP_EVENT_KINDS as readonly string[]).includes(k);
+
+/** A timestamp column as whole microseconds since the epoch (text: exact, whatever the driver makes of numbers). */
+const micros = (col: AnyColumn) => sql<string>`((extract(epoch from ${col}) * 1000000)::bigint)::text`;
 
 /**
- * A desktop's history, newest first: what its lifecycle recorded (desktop_events), the audit log's
- * entries about it (edits, support's screen…) and its creation; with the sums the page shows.
+ * A page of a desktop's history, newest first: what its lifecycle recorded (desktop_events), the audit log's
+ * entries about it (edits, support's screen…) and its creation, at most DESKTOP_HISTORY_PAGE lines; with
+ * `cursor` (a page's `next_cursor`) the lines older than that page. The sums are of the whole history.
  */
-export async function adminDesktopHistory(db: Db, row: DomainRow): Promise<TDesktopHistory> {
+export async function adminDesktopHistory(db: Db, row: DomainRow, cursor: HistoryCursor | null = null): Promise<TDesktopHistory> {
   const e = schema.desktopEvents;
   const a = schema.auditLog;
-  const [events, audits] = await Promise.all([
+  // Each source's lines after the cursor in the history's order (time, source, id; descending): one more than a
+  // page from each is enough to fill the page and know whether more follow.
+  const after = (col: AnyColumn, idCol: AnyColumn, rank: number) =>
+    cursor
+      ? sql`((extract(epoch from ${col}) * 1000000)::bigint, ${rank}::int, ${idCol}) < (${cursor.us.toString()}::bigint, ${HISTORY_SOURCE_RANK[cursor.source]}::int, ${cursor.id.toString()}::bigint)`
+      : undefined;
+  const [events, audits, sums, viewerRows] = await Promise.all([
     db
-      .select({ at: e.at, kind: e.kind, actorName: e.actorName, username: schema.users.username, detail: e.detail })
+      .select({ id: e.id, us: micros(e.at), at: e.at, kind: e.kind, actorName: e.actorName, username: schema.users.username, detail: e.detail })
       .from(e)
       .leftJoin(schema.users, eq(schema.users.id, e.actorId))
-      .where(eq(e.desktopId, row.id))
+      .where(and(eq(e.desktopId, row.id), inArray(e.kind, [...DESKTOP_EVENT_KINDS]), after(e.at, e.id, HISTORY_SOURCE_RANK.e)))
       .orderBy(desc(e.at), desc(e.id))
-      .limit(HISTORY_LIMIT),
+      .limit(DESKTOP_HISTORY_PAGE + 1),
     db
-      .select({ at: a.at, action: a.action, actor: a.actorName })
+      .select({ id: a.id, us: micros(a.at), at: a.at, action: a.action, actor: a.actorName })
       .from(a)
-      .where(and(eq(a.objectType, 'desktop'), eq(a.objectId, row.id), notInArray(a.action, TOLD_BY_EVENTS)))
-      .orderBy(desc(a.at))
-      .limit(HISTORY_LIMIT),
+      .where(and(eq(a.objectType, 'desktop'), eq(a.objectId, row.id), notInArray(a.action, TOLD_BY_EVENTS), after(a.at, a.id, HISTORY_SOURCE_RANK.a)))
+      .orderBy(desc(a.at), desc(a.id))
+      .limit(DESKTOP_HISTORY_PAGE + 1),
+    db
+      .select({
+        starts: sql<number>`count(*) filter (where ${e.kind} = 'started')::int`,
+        failures: sql<number>`count(*) filter (where ${e.kind} = 'start_failed')::int`,
+        seconds: sql<string>`coalesce(sum((${e.detail}->>'seconds')::numeric) filter (where ${e.kind} = 'stopped' and jsonb_typeof(${e.detail}->'seconds') = 'number'), 0)::text`,
+      })
+      .from(e)
+      .where(eq(e.desktopId, row.id)),
+    db
+      .select({ protocol: sql<string>`${e.detail}->>'protocol'`, n: sql<number>`count(*)::int` })
+      .from(e)
+      .where(and(eq(e.desktopId, row.id), eq(e.kind, 'viewer'), sql`coalesce(${e.detail}->>'protocol', '') <> ''`))
+      .groupBy(sql`${e.detail}->>'protocol'`),
   ]);
   const hostName = await hostNames(db, events.map((x) => str(x.detail.hypervisor)));
   const blank = { action: null, actor: null, hypervisor: null, reason: null, seconds: null, protocol: null };
-  const items: TDesktopHistoryItem[] = [
-    ...events.filter((x) => isKind(x.kind)).map((x) => ({
-      ...blank,
-      at: iso(x.at),
-      kind: x.kind as TDesktopEventKind,
-      actor: str(x.actorName) ?? x.username ?? null,
-      hypervisor: hostName(str(x.detail.hypervisor)),
-      reason: str(x.detail.reason),
-      seconds: typeof x.detail.seconds === 'number' ? x.detail.seconds : null,
-      protocol: str(x.detail.protocol),
+  type Line = { key: HistoryCursor; item: TDesktopHistoryItem };
+  const created: HistoryCursor = { us: BigInt(new Date(row.createdAt).getTime()) * 1000n, source: 'c', id: 0n };
+  const lines: Line[] = [
+    ...events.map((x) => ({
+      key: { us: BigInt(x.us), source: 'e' as const, id: BigInt(x.id) },
+      item: {
+        ...blank,
+        at: iso(x.at),
+        kind: x.kind as TDesktopEventKind,
+        actor: str(x.actorName) ?? x.username ?? null,
+        hypervisor: hostName(str(x.detail.hypervisor)),
+        reason: str(x.detail.reason),
+        seconds: typeof x.detail.seconds === 'number' ? x.detail.seconds : null,
+        protocol: str(x.detail.protocol),
+      },
     })),
-    ...audits.map((x) => ({ ...blank, at: iso(x.at), kind: 'audit' as const, action: x.action, actor: x.actor || null })),
-    { ...blank, at: iso(row.createdAt), kind: 'created' as const },
-  ].sort((x, y) => y.at.localeCompare(x.at));
+    ...audits.map((x) => ({ key: { us: BigInt(x.us), source: 'a' as const, id: BigInt(x.id) }, item: { ...blank, at: iso(x.at), kind: 'audit' as const, action: x.action, actor: x.actor || null } })),
+    ...(!cursor || compareHistory(cursor, created) < 0 ? [{ key: created, item: { ...blank, at: iso(row.createdAt), kind: 'created' as const } }] : []),
+  ].sort((x, y) => compareHistory(x.key, y.key));
+  const page = lines.slice(0, DESKTOP_HISTORY_PAGE);
   const viewers: Record<string, number> = {};
-  for (const x of items) if (x.kind === 'viewer' && x.protocol) viewers[x.protocol] = (viewers[x.protocol] ?? 0) + 1;
+  for (const v of viewerRows) viewers[v.protocol] = v.n;
   return {
-    items,
-    summary: {
-      starts: items.filter((x) => x.kind === 'started').length,
-      failures: items.filter((x) => x.kind === 'start_failed').length,
-      seconds: items.reduce((n, x) => n + (x.kind === 'stopped' ? (x.seconds ?? 0) : 0), 0),
-      viewers,
-    },
+    items: page.map((x) => x.item),
+    next_cursor: lines.length > DESKTOP_HISTORY_PAGE ? encodeHistoryCursor(page[page.length - 1]!.key) : null,
+    summary: { starts: sums[0]?.starts ?? 0, failures: sums[0]?.failures ?? 0, seconds: Number(sums[0]?.seconds ?? 0), viewers },
   };
 }

@@ -8,6 +8,7 @@ import {
   ZAdminDesktopUpdate,
   AT_REST,
   ZDesktopHistory,
+  ZDesktopHistoryQuery,
   ZAdminDesktopList,
   ZAdminDesktopsQuery,
   ZAdminIds,
@@ -20,7 +21,7 @@ import {
 } from '@vdi/contracts';
 import type { AppContext } from '../../../context';
 import { auditActorOf, audit } from '../../../audit/record';
-import { ApiError, conflict, notFound } from '../../../http/errors';
+import { ApiError, badRequest, conflict, notFound } from '../../../http/errors';
 import { schema } from '../../../db';
 import { and, eq, inArray } from 'drizzle-orm';
 import { newOwnerFor, ownerColumnsOf } from '../content/new-owner';
@@ -36,6 +37,7 @@ import { assertReach, boundCategory, peopleGuards } from '../people/scope';
 import { listAdminDesktops } from './list';
 import { adminDesktopDetail, adminDesktopHistory } from './detail';
 import { sendScreenshot } from '../../desktops/screenshot';
+import { decodeHistoryCursor } from '../../desktops/events';
 
 const idParams = z.object({ id: z.string().min(1).max(64) });
 
@@ -146,9 +148,13 @@ export async function adminDesktopRoutes(app: FastifyInstance, ctx: AppContext, 
     }
     return adminDesktopDetail(ctx.db, (await findDomain(ctx.db, before.id))!, ctx.clock.now());
   });
-  r.get('/admin/desktops/:id/history', { preHandler: staff, schema: { params: idParams, response: { 200: ZDesktopHistory } } }, async (request) =>
-    adminDesktopHistory(ctx.db, await reachableDesktop(ctx, request, request.params.id)),
-  );
+  // Its history a page at a time, newest first; `cursor` (a page's next_cursor) for the older ones.
+  r.get('/admin/desktops/:id/history', { preHandler: staff, schema: { params: idParams, querystring: ZDesktopHistoryQuery, response: { 200: ZDesktopHistory } } }, async (request) => {
+    const text = request.query.cursor;
+    const cursor = text === undefined ? null : decodeHistoryCursor(text);
+    if (text !== undefined && !cursor) throw badRequest('desktop_history_cursor_invalid', 'The history cursor is not one a page of this history gave');
+    return adminDesktopHistory(ctx.db, await reachableDesktop(ctx, request, request.params.id), cursor);
+  });
   r.get('/admin/desktops/:id/screenshot', { preHandler: staff, schema: { params: idParams } }, async (request, reply) =>
     sendScreenshot(ctx, await reachableDesktop(ctx, request, request.params.id), reply),
   );

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { Anchor, Badge, Box, Button, Center, Group, Paper, SimpleGrid, Skeleton, Stack, Table, Text, ThemeIcon, Timeline, Title } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { notifications } from '@mantine/notifications';
 import {
   IconAlertTriangle, IconArrowLeft, IconDeviceDesktop, IconEdit, IconEye, IconHeadset, IconPlayerPlay, IconPlayerStop, IconPower, IconRefresh, IconSparkles, IconTrash, IconHistory, IconUserShare,
@@ -34,7 +34,7 @@ export default function DesktopPage() {
   const navigate = useNavigate();
   const codeText = useCodeText();
   const detail = useQuery(desktopDetailQuery(id));
-  const history = useQuery(desktopHistoryQuery(id));
+  const history = useInfiniteQuery(desktopHistoryQuery(id));
   const [confirm, setConfirm] = useState<TAdminDesktopAction | null>(null);
   const [support, setSupport] = useState(false);
   const [moving, setMoving] = useState(false);
@@ -149,7 +149,7 @@ export default function DesktopPage() {
             </Button>
           )}
           {d.status === 'Stopped' && (
-            <Button size="sm" variant="default" leftSection={<IconEdit size={16} />} component={Link} to={`/domain/edit?id=${encodeURIComponent(d.id)}`} data-testid="desktop-page-edit">
+            <Button size="sm" variant="default" leftSection={<IconEdit size={16} />} component={Link} to={`/domain/edit?id=${encodeURIComponent(d.id)}`} state={{ back: `/isard-admin/desktops/${encodeURIComponent(d.id)}` }} data-testid="desktop-page-edit">
               {t('admin_desktops.page.edit')}
             </Button>
           )}
@@ -171,7 +171,13 @@ export default function DesktopPage() {
         <Hardware d={d} />
       </SimpleGrid>
       <Bookings d={d} />
-      <History items={history.data?.items} summary={history.data?.summary} failed={history.isError && !history.data} />
+      <History
+        items={history.data?.pages.flatMap((p) => p.items)}
+        summary={history.data?.pages[0]?.summary}
+        failed={history.isError && !history.data}
+        older={history.hasNextPage ? () => void history.fetchNextPage() : null}
+        loadingOlder={history.isFetchingNextPage}
+      />
 
       <ConfirmModal
         opened={confirm !== null}
@@ -398,7 +404,14 @@ function reasonText(t: T, exists: (key: string) => boolean, codeText: (code: str
   return codeText(reason);
 }
 
-function History({ items, summary, failed }: { items?: TDesktopHistoryItem[]; summary?: { starts: number; failures: number; seconds: number; viewers: Record<string, number> }; failed: boolean }) {
+function History({ items, summary, failed, older, loadingOlder }: {
+  items?: TDesktopHistoryItem[];
+  summary?: { starts: number; failures: number; seconds: number; viewers: Record<string, number> };
+  failed: boolean;
+  /** Loads the next older page (null: the history is all shown). */
+  older: (() => void) | null;
+  loadingOlder: boolean;
+}) {
   const { t, i18n } = useTranslation();
   const codeText = useCodeText();
   const dateFmt = useMemo(() => new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'medium' }), [i18n.language]);
@@ -454,6 +467,13 @@ function History({ items, summary, failed }: { items?: TDesktopHistoryItem[]; su
             </Timeline.Item>
           ))}
         </Timeline>
+      )}
+      {items && older && (
+        <Group justify="center" mt="md">
+          <Button variant="default" size="sm" leftSection={<IconHistory size={16} />} loading={loadingOlder} onClick={older} data-testid="desktop-history-older">
+            {t('admin_desktops.page.older')}
+          </Button>
+        </Group>
       )}
     </Section>
   );

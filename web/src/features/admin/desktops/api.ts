@@ -1,4 +1,4 @@
-import { keepPreviousData } from '@tanstack/react-query';
+import { infiniteQueryOptions, keepPreviousData } from '@tanstack/react-query';
 import {
   ZAdminActionAnswer,
   ZAdminDeployment,
@@ -55,8 +55,16 @@ export const refreshContent = () => queryClient.invalidateQueries({ queryKey: CO
 /** One desktop's page: its facts and its history, read again every few seconds (it starts, stops, gets an address). */
 export const desktopDetailQuery = (desktopId: string) =>
   ({ queryKey: [...CONTENT_KEY, 'desktop', desktopId], queryFn: () => api.get(`/admin/desktops/${id(desktopId)}`, ZAdminDesktopDetail), refetchInterval: 4000, meta: HANDLES_ERROR }) as const;
+/** Its history a page at a time (the newest first; older pages on demand, by the previous page's cursor). */
 export const desktopHistoryQuery = (desktopId: string) =>
-  ({ queryKey: [...CONTENT_KEY, 'desktop', desktopId, 'history'], queryFn: () => api.get(`/admin/desktops/${id(desktopId)}/history`, ZDesktopHistory), refetchInterval: 4000, meta: HANDLES_ERROR }) as const;
+  infiniteQueryOptions({
+    queryKey: [...CONTENT_KEY, 'desktop', desktopId, 'history'],
+    queryFn: ({ pageParam }) => api.get(`/admin/desktops/${id(desktopId)}/history`, ZDesktopHistory, pageParam ? { query: { cursor: pageParam } } : undefined),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.next_cursor,
+    refetchInterval: 4000,
+    meta: HANDLES_ERROR,
+  });
 
 export const updateDesktop = (desktopId: string, b: TAdminDesktopUpdate) => api.put(`/admin/desktops/${id(desktopId)}`, b, ZAdminDesktopDetail);
 export const desktopAction = (action: TAdminDesktopAction, ids: string[]) => api.post(`/admin/desktops/${action}`, { ids }, ZAdminActionAnswer);

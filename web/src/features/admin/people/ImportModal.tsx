@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Alert, Badge, Button, Code, FileButton, Group, Modal, Progress, ScrollArea, Stack, Table, Text, Textarea } from '@mantine/core';
+import { Alert, Badge, Button, Code, FileButton, Group, Modal, Progress, Stack, Table, Text, Textarea } from '@mantine/core';
+import { ScrollBox } from '../../../components/ScrollBox';
 import { IconAlertTriangle, IconCircleCheck, IconFileUpload } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { USER_CSV_HEADER, type TAdminImportAnswer, type TAdminImportJob } from '@vdi/contracts';
@@ -135,7 +136,7 @@ export function ImportModal({ opened, onClose }: { opened: boolean; onClose: () 
           </Alert>
         )}
         {bad.length > 0 && (
-          <ScrollArea.Autosize mah={260} type="auto">
+          <ScrollBox mah={260} label={preview ? t('admin.import.checked', { valid: preview.valid, total: preview.total, invalid: preview.invalid }) : t('admin.import.title')}>
             <Table striped withTableBorder fz="sm" data-testid="import-bad-rows">
               <Table.Thead>
                 <Table.Tr>
@@ -165,7 +166,7 @@ export function ImportModal({ opened, onClose }: { opened: boolean; onClose: () 
                 ))}
               </Table.Tbody>
             </Table>
-          </ScrollArea.Autosize>
+          </ScrollBox>
         )}
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose} data-testid="import-close">

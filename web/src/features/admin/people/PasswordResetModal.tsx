@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import { Alert, Badge, Button, Group, Modal, Progress, ScrollArea, Stack, Table, Text } from '@mantine/core';
+import { Alert, Badge, Button, Group, Modal, Progress, Stack, Table, Text } from '@mantine/core';
+import { ScrollBox } from '../../../components/ScrollBox';
 import { IconAlertTriangle, IconCircleCheck, IconFileTypeCsv, IconFileTypePdf, IconKey } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { PASSWORD_RESET_BATCH_MAX, type TAdminPasswordResetAnswer, type TCredentialSheet } from '@vdi/contracts';
@@ -134,7 +135,7 @@ export function PasswordResetModal({ ids, onClose, onDone }: { ids: string[] | n
               {t('admin.users.accounts.result', { reset: result.reset.length, refused: result.refused.length })}
             </Alert>
             {result.refused.length > 0 && (
-              <ScrollArea.Autosize mah={180} type="auto">
+              <ScrollBox mah={180} label={t('admin.users.accounts.result', { reset: result.reset.length, refused: result.refused.length })}>
                 <Table striped withTableBorder fz="sm" data-testid="accounts-refused">
                   <Table.Thead>
                     <Table.Tr>
@@ -167,7 +168,7 @@ export function PasswordResetModal({ ids, onClose, onDone }: { ids: string[] | n
                     ))}
                   </Table.Tbody>
                 </Table>
-              </ScrollArea.Autosize>
+              </ScrollBox>
             )}
             {result.reset.length > 0 && (
               <>

@@ -20,6 +20,7 @@ import {
 import { useTranslation } from 'react-i18next';
 import { browserClipboardApi, FUNCTION_KEYS, latencyColor, useLatency, type KeyboardMode, type ScaleMode, type SpecialKey, type ViewerAdapter } from './adapter';
 import classes from '../VncViewerPage.module.css';
+import { FilesPanel } from './FilesPanel';
 
 // The bar above both browser viewers (VNC and RDP), one piece of code: the desktop's name, the
 // connection's state and its measured round trip; then clipboard, special keys, scaling and
@@ -182,26 +183,6 @@ function ClipboardPanel({ adapter, connected }: { adapter: ViewerAdapter; connec
   );
 }
 
-/** Files to and from the desktop: what is possible with this desktop, and why not when it is not. */
-function FilesPanel({ adapter }: { adapter: ViewerAdapter }) {
-  const { t } = useTranslation();
-  return (
-    <Stack gap="md">
-      <Alert color="gray" variant="light" icon={<IconInfoCircle size={18} />} data-testid="viewer-files-reason">
-        {t(adapter.files.reason)}
-      </Alert>
-      <Group gap="xs">
-        <Button size="xs" variant="default" leftSection={<IconFileUpload size={14} />} disabled data-testid="viewer-files-send">
-          {t('viewer.toolbar.send_file')}
-        </Button>
-        <Button size="xs" variant="default" leftSection={<IconDownload size={14} />} disabled data-testid="viewer-files-fetch">
-          {t('viewer.toolbar.fetch_file')}
-        </Button>
-      </Group>
-    </Stack>
-  );
-}
-
 /** The scale modes (and the keyboard's, where the protocol has one) as menu items. */
 function DisplayItems({ adapter, testPrefix }: { adapter: ViewerAdapter; testPrefix: string }) {
   const { t } = useTranslation();
@@ -253,9 +234,12 @@ export function ViewerToolbar({
   connected,
   reconnecting = false,
   adapter,
+  desktopId,
   onClose,
 }: {
   name: string;
+  /** The desktop (the ticket's): its files panel asks the portal with the person's session. */
+  desktopId?: string;
   status: { color: string; label: string; busy: boolean };
   connected: boolean;
   reconnecting?: boolean;
@@ -411,7 +395,7 @@ export function ViewerToolbar({
         <div data-testid={panel ? `viewer-panel-${panel}` : undefined}>
         {panel === 'clipboard' && <ClipboardPanel adapter={adapter} connected={connected} />}
         {panel === 'keys' && <KeyPad adapter={adapter} connected={connected} onSent={() => setPanel(null)} />}
-        {panel === 'files' && <FilesPanel adapter={adapter} />}
+        {panel === 'files' && <FilesPanel desktopId={desktopId} />}
         </div>
       </Drawer>
     </header>

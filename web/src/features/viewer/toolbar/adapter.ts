@@ -31,8 +31,6 @@ export interface ViewerAdapter {
   clipboardUnavailable?: string;
   /** A keyboard layout choice, where the protocol needs one (RDP sends key positions). */
   keyboard?: { mode: KeyboardMode; set(mode: KeyboardMode): void };
-  /** File transfer: why it is not possible here (a text key), since neither viewer's guest path allows it yet. */
-  files: { available: false; reason: string };
 }
 
 /** A choice kept in the browser (per protocol), read once when the page opens. */
