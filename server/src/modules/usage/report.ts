@@ -37,9 +37,40 @@ export function reportPeriod(q: Pick<TUsageReportQuery, 'from' | 'to'>): { start
 
 /** The whole months inside [start, end) (UTC): the first month start at or after `start`, the last at or before `end`. */
 function wholeMonths(start: Date, end: Date): [Date, Date] {
-  const first = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + (start.getUTCDate() === 1 ? 0 : 1), 1));
+  const first = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + (start.getUTCDate() === 1 && start.getTime() % DAY_MS === 0 ? 0 : 1), 1));
   const last = new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth(), 1));
   return [first, last];
+}
+
+/** The whole days inside [start, end) (UTC): the first day start at or after `start`, the last at or before `end`. */
+function wholeDays(start: Date, end: Date): [Date, Date] {
+  return [new Date(Math.ceil(start.getTime() / DAY_MS) * DAY_MS), new Date(Math.floor(end.getTime() / DAY_MS) * DAY_MS)];
+}
+
+/**
+ * The pieces [table, column, from, to) that cover [start, end) exactly, each from the coarsest sums that fit:
+ * whole months from usage_months, the whole days around them from usage_days, the hours of a partial day
+ * from usage_hours (none for a report's periods, which are whole days).
+ */
+export function reportPieces(start: Date, end: Date): { table: 'usage_months' | 'usage_days' | 'usage_hours'; column: 'month' | 'day' | 'hour'; from: Date; to: Date }[] {
+  const pieces: ReturnType<typeof reportPieces> = [];
+  const add = (table: (typeof pieces)[number]['table'], column: (typeof pieces)[number]['column'], from: Date, to: Date) => {
+    if (from < to) pieces.push({ table, column, from, to });
+  };
+  const [d1, d2] = wholeDays(start, end);
+  if (d1 >= d2) {
+    add('usage_hours', 'hour', start, end);
+    return pieces;
+  }
+  add('usage_hours', 'hour', start, d1);
+  const [m1, m2] = wholeMonths(d1, d2);
+  if (m1 < m2) {
+    add('usage_days', 'day', d1, m1);
+    add('usage_months', 'month', m1, m2);
+    add('usage_days', 'day', m2, d2);
+  } else add('usage_days', 'day', d1, d2);
+  add('usage_hours', 'hour', d2, end);
+  return pieces;
 }
 
 /** A usage report from usage_hours: the period, the grouping and the organisation the caller may see (null: all). */
@@ -48,14 +79,12 @@ export async function usageReport(db: Db, q: TUsageReportQuery, category: string
   const step = end.getTime() - start.getTime() <= HOURLY_UP_TO_DAYS * DAY_MS ? 'hour' : 'day';
   const inCategory = category === null ? sql`` : sql` AND category_id = ${category}`;
   const span = (col: string, a: Date, b: Date) => sql`${sql.raw(col)} >= ${a.toISOString()}::timestamptz AND ${sql.raw(col)} < ${b.toISOString()}::timestamptz`;
-  // Per key: whole months from usage_months, the days around them from usage_hours.
-  const [m1, m2] = wholeMonths(start, end);
+  // Per key: whole months from usage_months, the whole days around them from usage_days, a partial day's hours from usage_hours.
   const cols = sql.raw('category_id, category_name, group_id, group_name, user_id, username, template_id, template_name, deployment_id, deployment_name, desktop_id, desktop_seconds, gpu_booked_seconds, gpu_used_seconds, sign_ins');
-  const source =
-    m1 < m2
-      ? sql`(SELECT ${cols} FROM usage_months WHERE ${span('month', m1, m2)}${inCategory}
-          UNION ALL SELECT ${cols} FROM usage_hours WHERE (${span('hour', start, m1)} OR ${span('hour', m2, end)})${inCategory}) AS u`
-      : sql`(SELECT ${cols} FROM usage_hours WHERE ${span('hour', start, end)}${inCategory}) AS u`;
+  const source = sql`(${sql.join(
+    reportPieces(start, end).map((p) => sql`SELECT ${cols} FROM ${sql.raw(p.table)} WHERE ${span(p.column, p.from, p.to)}${inCategory}`),
+    sql` UNION ALL `,
+  )}) AS u`;
   // Over time: the sums per hour and organisation.
   const series = sql`usage_category_hours WHERE ${span('hour', start, end)}${inCategory}`;
   const [key, name] = GROUPING[q.group_by].map((c) => sql.raw(c)) as [SQL, SQL];
