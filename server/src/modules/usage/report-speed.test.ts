@@ -70,8 +70,9 @@ it('a year over 5,000 people answers in well under a second, the sums those of t
 it('a period starting and ending inside months answers per key exactly the sums of the hours', async () => {
   const hours = (seconds: unknown) => Math.round((Number(seconds ?? 0) / 3600) * 1000) / 1000;
   const key = { organisation: ['category_id', 'category_name'], user: ['user_id', 'username'], template: ['template_id', 'template_name'] } as const;
-  // Across months (days, whole months, days), inside one month (days only), from a month's last day to the next's first.
-  for (const [from, to] of [['2025-02-15', '2025-06-10'], ['2025-03-03', '2025-03-20'], ['2025-01-31', '2025-03-01'], ['2025-04-09', '2025-04-09']] as const) {
+  // Across months (days, whole months, days), inside one month (days only), from a month's last day to the next's first,
+  // and a period whose first and last months are nearly whole (each its month less the days outside).
+  for (const [from, to] of [['2025-02-15', '2025-06-10'], ['2025-03-03', '2025-03-20'], ['2025-01-31', '2025-03-01'], ['2025-04-09', '2025-04-09'], ['2025-02-03', '2025-06-27']] as const) {
     const start = `${from}T00:00:00Z`;
     const end = new Date(new Date(`${to}T00:00:00Z`).getTime() + 86_400_000).toISOString();
     for (const category of [null, 'cat3']) {
@@ -103,12 +104,13 @@ it('a period starting and ending inside months answers per key exactly the sums 
   }
 }, scaled(300_000));
 
-it('cuts a period into whole months, whole days and the hours of partial days, end to end', () => {
+it('cuts a period into whole months, whole days and the hours of partial days, a nearly whole month as its month less the days outside', () => {
   const d = (s: string) => new Date(s);
-  const shape = (a: string, b: string) => reportPieces(d(a), d(b)).map((p) => `${p.column} ${p.from.toISOString().slice(0, 13)}..${p.to.toISOString().slice(0, 13)}`);
+  const shape = (a: string, b: string) => reportPieces(d(a), d(b)).map((p) => `${p.column} ${p.from.toISOString().slice(0, 13)}..${p.to.toISOString().slice(0, 13)}${p.less ? ` less ${p.less.from.toISOString().slice(0, 13)}..${p.less.to.toISOString().slice(0, 13)}` : ''}`);
   expect(shape('2025-02-15T00:00:00Z', '2025-06-11T00:00:00Z')).toEqual(['day 2025-02-15T00..2025-03-01T00', 'month 2025-03-01T00..2025-06-01T00', 'day 2025-06-01T00..2025-06-11T00']);
   expect(shape('2025-03-01T00:00:00Z', '2026-03-01T00:00:00Z')).toEqual(['month 2025-03-01T00..2026-03-01T00']);
   expect(shape('2025-03-03T00:00:00Z', '2025-03-21T00:00:00Z')).toEqual(['day 2025-03-03T00..2025-03-21T00']);
   expect(shape('2025-03-31T05:00:00Z', '2025-05-02T07:00:00Z')).toEqual(['hour 2025-03-31T05..2025-04-01T00', 'month 2025-04-01T00..2025-05-01T00', 'day 2025-05-01T00..2025-05-02T00', 'hour 2025-05-02T00..2025-05-02T07']);
+  expect(shape('2025-11-29T00:00:00Z', '2026-11-29T00:00:00Z')).toEqual(['day 2025-11-29T00..2025-12-01T00', 'month 2025-12-01T00..2026-11-01T00', 'month 2026-11-01T00..2026-12-01T00 less 2026-11-29T00..2026-12-01T00']);
   expect(shape('2025-03-03T05:00:00Z', '2025-03-03T09:00:00Z')).toEqual(['hour 2025-03-03T05..2025-03-03T09']);
 });
