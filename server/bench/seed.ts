@@ -8,7 +8,7 @@
 // - `admin` without a personal quota, as the owner of the 500-desktop deployment.
 // - with BENCH_USAGE_HISTORY=1 (the `usage` row): a year of usage of 5,000 people (USAGE_PEOPLE, most of them
 //   gone since: the history keeps their names) in usage_hours, then rolled up as the server does (usage_months,
-//   usage_category_hours), the roll-up's cursor left at this hour.
+//   usage_days, usage_category_hours), the roll-up's cursor left at this hour.
 // Prints one JSON line: what the rows need (template id, its base disk, the group id).
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';

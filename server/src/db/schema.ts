@@ -877,6 +877,33 @@ export const usageMonths = pgTable('usage_months', {
   index('usage_months_category_idx').on(t.categoryId, t.month),
 ]);
 
+/**
+ * usage_hours summed per UTC day and key (the keys and names of usage_months): a report reads the whole days
+ * before its first whole month and after its last from here, the hours only for a partial day. Kept by the roll-up.
+ */
+export const usageDays = pgTable('usage_days', {
+  day: timestamp('day', { withTimezone: true }).notNull(),
+  categoryId: text('category_id').notNull(),
+  categoryName: text('category_name').notNull(),
+  groupId: text('group_id').notNull(),
+  groupName: text('group_name').notNull(),
+  userId: text('user_id').notNull(),
+  username: text('username').notNull(),
+  templateId: text('template_id').notNull().default(''),
+  templateName: text('template_name').notNull().default(''),
+  deploymentId: text('deployment_id').notNull().default(''),
+  deploymentName: text('deployment_name').notNull().default(''),
+  desktopId: text('desktop_id').notNull().default(''),
+  desktopName: text('desktop_name').notNull().default(''),
+  desktopSeconds: bigint('desktop_seconds', { mode: 'number' }).notNull().default(0),
+  gpuBookedSeconds: bigint('gpu_booked_seconds', { mode: 'number' }).notNull().default(0),
+  gpuUsedSeconds: bigint('gpu_used_seconds', { mode: 'number' }).notNull().default(0),
+  signIns: integer('sign_ins').notNull().default(0),
+}, (t) => [
+  primaryKey({ columns: [t.day, t.userId, t.desktopId, t.deploymentId] }),
+  index('usage_days_category_idx').on(t.categoryId, t.day),
+]);
+
 /** usage_hours summed per hour and organisation: the reports' series over time (hours, concurrency, sign-ins). */
 export const usageCategoryHours = pgTable('usage_category_hours', {
   hour: timestamp('hour', { withTimezone: true }).notNull(),

@@ -37,9 +37,49 @@ export function reportPeriod(q: Pick<TUsageReportQuery, 'from' | 'to'>): { start
 
 /** The whole months inside [start, end) (UTC): the first month start at or after `start`, the last at or before `end`. */
 function wholeMonths(start: Date, end: Date): [Date, Date] {
-  const first = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + (start.getUTCDate() === 1 ? 0 : 1), 1));
+  const first = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + (start.getUTCDate() === 1 && start.getTime() % DAY_MS === 0 ? 0 : 1), 1));
   const last = new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth(), 1));
   return [first, last];
+}
+
+/** The whole days inside [start, end) (UTC): the first day start at or after `start`, the last at or before `end`. */
+function wholeDays(start: Date, end: Date): [Date, Date] {
+  return [new Date(Math.ceil(start.getTime() / DAY_MS) * DAY_MS), new Date(Math.floor(end.getTime() / DAY_MS) * DAY_MS)];
+}
+
+type Piece = { table: 'usage_months' | 'usage_days' | 'usage_hours'; column: 'month' | 'day' | 'hour'; from: Date; to: Date; less?: { from: Date; to: Date } };
+
+/**
+ * The pieces [table, column, from, to) that cover [start, end) exactly, each from the coarsest sums that fit:
+ * whole months from usage_months, the whole days around them from usage_days, the hours of a partial day
+ * from usage_hours (none for a report's periods, which are whole days). A partial month beside whole ones
+ * with fewer days outside the period than inside is its month less those days (`less`, from usage_days:
+ * a month's sums are those of its days): the 365 days to yesterday read about as many rows as 12 months.
+ */
+export function reportPieces(start: Date, end: Date): Piece[] {
+  const pieces: Piece[] = [];
+  const add = (table: Piece['table'], column: Piece['column'], from: Date, to: Date) => {
+    if (from < to) pieces.push({ table, column, from, to });
+  };
+  const month = (d: Date, n: number) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + n, 1));
+  const [d1, d2] = wholeDays(start, end);
+  if (d1 >= d2) {
+    add('usage_hours', 'hour', start, end);
+    return pieces;
+  }
+  add('usage_hours', 'hour', start, d1);
+  const [m1, m2] = wholeMonths(d1, d2);
+  if (m1 < m2) {
+    const before = month(m1, -1);
+    if (d1 > before && d1.getTime() - before.getTime() < m1.getTime() - d1.getTime()) pieces.push({ table: 'usage_months', column: 'month', from: before, to: m1, less: { from: before, to: d1 } });
+    else add('usage_days', 'day', d1, m1);
+    add('usage_months', 'month', m1, m2);
+    const after = month(m2, 1);
+    if (d2 > m2 && after.getTime() - d2.getTime() < d2.getTime() - m2.getTime()) pieces.push({ table: 'usage_months', column: 'month', from: m2, to: after, less: { from: d2, to: after } });
+    else add('usage_days', 'day', m2, d2);
+  } else add('usage_days', 'day', d1, d2);
+  add('usage_hours', 'hour', d2, end);
+  return pieces;
 }
 
 /** A usage report from usage_hours: the period, the grouping and the organisation the caller may see (null: all). */
@@ -48,14 +88,24 @@ export async function usageReport(db: Db, q: TUsageReportQuery, category: string
   const step = end.getTime() - start.getTime() <= HOURLY_UP_TO_DAYS * DAY_MS ? 'hour' : 'day';
   const inCategory = category === null ? sql`` : sql` AND category_id = ${category}`;
   const span = (col: string, a: Date, b: Date) => sql`${sql.raw(col)} >= ${a.toISOString()}::timestamptz AND ${sql.raw(col)} < ${b.toISOString()}::timestamptz`;
-  // Per key: whole months from usage_months, the days around them from usage_hours.
-  const [m1, m2] = wholeMonths(start, end);
-  const cols = sql.raw('category_id, category_name, group_id, group_name, user_id, username, template_id, template_name, deployment_id, deployment_name, desktop_id, desktop_seconds, gpu_booked_seconds, gpu_used_seconds, sign_ins');
-  const source =
-    m1 < m2
-      ? sql`(SELECT ${cols} FROM usage_months WHERE ${span('month', m1, m2)}${inCategory}
-          UNION ALL SELECT ${cols} FROM usage_hours WHERE (${span('hour', start, m1)} OR ${span('hour', m2, end)})${inCategory}) AS u`
-      : sql`(SELECT ${cols} FROM usage_hours WHERE ${span('hour', start, end)}${inCategory}) AS u`;
+  // Per key: whole months from usage_months, the whole days around them from usage_days, a partial day's hours from usage_hours.
+  const keyCols = sql.raw('category_id, category_name, group_id, group_name, user_id, username, template_id, template_name, deployment_id, deployment_name, desktop_id');
+  const cols = sql`${keyCols}, desktop_seconds, gpu_booked_seconds, gpu_used_seconds, sign_ins`;
+  const source = sql`(${sql.join(
+    reportPieces(start, end).map((p) =>
+      p.less
+        ? // A month less the days outside the period, per key (the month's names and organisation, as for a whole month).
+          sql`SELECT ${keyCols}, desktop_seconds - coalesce(o.desktop, 0) AS desktop_seconds, gpu_booked_seconds - coalesce(o.booked, 0) AS gpu_booked_seconds,
+                gpu_used_seconds - coalesce(o.used, 0) AS gpu_used_seconds, usage_months.sign_ins - coalesce(o.signs, 0) AS sign_ins
+              FROM usage_months LEFT JOIN (SELECT user_id, desktop_id, deployment_id, sum(desktop_seconds) AS desktop, sum(gpu_booked_seconds) AS booked,
+                  sum(gpu_used_seconds) AS used, sum(sign_ins) AS signs FROM usage_days WHERE ${span('day', p.less.from, p.less.to)} GROUP BY 1, 2, 3) AS o
+                USING (user_id, desktop_id, deployment_id)
+              WHERE ${span(p.column, p.from, p.to)}${inCategory}
+                AND (desktop_seconds, gpu_booked_seconds, gpu_used_seconds, usage_months.sign_ins) <> (coalesce(o.desktop, 0), coalesce(o.booked, 0), coalesce(o.used, 0), coalesce(o.signs, 0))`
+        : sql`SELECT ${cols} FROM ${sql.raw(p.table)} WHERE ${span(p.column, p.from, p.to)}${inCategory}`,
+    ),
+    sql` UNION ALL `,
+  )}) AS u`;
   // Over time: the sums per hour and organisation.
   const series = sql`usage_category_hours WHERE ${span('hour', start, end)}${inCategory}`;
   const [key, name] = GROUPING[q.group_by].map((c) => sql.raw(c)) as [SQL, SQL];

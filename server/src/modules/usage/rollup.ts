@@ -114,6 +114,19 @@ export async function rollupUsage(ctx: Ctx, now: Date = new Date()): Promise<boo
         template_name = excluded.template_name, deployment_name = excluded.deployment_name, desktop_name = excluded.desktop_name,
         desktop_seconds = excluded.desktop_seconds, gpu_booked_seconds = excluded.gpu_booked_seconds, gpu_used_seconds = excluded.gpu_used_seconds, sign_ins = excluded.sign_ins`);
 
+    // And per UTC day and key, every key of each day touched since `from` (summed again from the day's hours:
+    // exact, however often it runs); a report reads whole days from here, the hours only for a partial day.
+    await tx.execute(sql`INSERT INTO usage_days AS d (day, category_id, category_name, group_id, group_name, user_id, username, template_id, template_name,
+        deployment_id, deployment_name, desktop_id, desktop_name, desktop_seconds, gpu_booked_seconds, gpu_used_seconds, sign_ins)
+      SELECT date_trunc('day', hour, 'UTC'), max(category_id), max(category_name), max(group_id), max(group_name), user_id, max(username), max(template_id), max(template_name),
+        deployment_id, max(deployment_name), desktop_id, max(desktop_name), sum(desktop_seconds), sum(gpu_booked_seconds), sum(gpu_used_seconds), sum(sign_ins)
+      FROM usage_hours WHERE hour >= date_trunc('day', ${from}::timestamptz, 'UTC')
+      GROUP BY date_trunc('day', hour, 'UTC'), user_id, desktop_id, deployment_id
+      ON CONFLICT (day, user_id, desktop_id, deployment_id) DO UPDATE SET category_id = excluded.category_id, category_name = excluded.category_name,
+        group_id = excluded.group_id, group_name = excluded.group_name, username = excluded.username, template_id = excluded.template_id,
+        template_name = excluded.template_name, deployment_name = excluded.deployment_name, desktop_name = excluded.desktop_name,
+        desktop_seconds = excluded.desktop_seconds, gpu_booked_seconds = excluded.gpu_booked_seconds, gpu_used_seconds = excluded.gpu_used_seconds, sign_ins = excluded.sign_ins`);
+
     // Storage used now, as the day's and the hour's reading.
     await sampleStorage(tx, at);
 
