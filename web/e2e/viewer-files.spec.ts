@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import enToolbar from '../src/i18n/locales/viewer-toolbar/en.json' with { type: 'json' };
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
@@ -55,7 +56,7 @@ test.describe('viewer files panel', () => {
 
     await openFilesPanel(viewer);
     await expect(viewer.getByTestId('viewer-files-hint')).toContainText('/srv/Transfer');
-    await expect(viewer.getByTestId('viewer-files-empty')).toHaveText(en.viewer.toolbar.folder_empty);
+    await expect(viewer.getByTestId('viewer-files-empty')).toHaveText(enToolbar.viewer_toolbar.folder_empty);
     const bytes = randomBytes(3 * 1024 * 1024 + 777);
     await sendAndFetch(viewer, 'notes from the browser.bin', bytes);
     await expect(viewer.getByTestId('viewer-file')).toContainText('3 MB');

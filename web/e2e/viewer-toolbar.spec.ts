@@ -1,4 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
+import enToolbar from '../src/i18n/locales/viewer-toolbar/en.json' with { type: 'json' };
+import deToolbar from '../src/i18n/locales/viewer-toolbar/de.json' with { type: 'json' };
 import { join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
@@ -87,10 +89,10 @@ test.describe('viewer toolbar', () => {
     // From the page to the desktop: the panel's text, read back in the guest.
     const toGuest = `frompage${Date.now().toString(36)}`;
     await viewer.getByTestId('viewer-clipboard').click();
-    await expect(viewer.getByRole('dialog', { name: en.viewer.toolbar.panel.clipboard })).toBeVisible();
+    await expect(viewer.getByRole('dialog', { name: enToolbar.viewer_toolbar.panel.clipboard })).toBeVisible();
     await viewer.getByTestId('viewer-clipboard-to').fill(toGuest);
     await viewer.getByTestId('viewer-clipboard-send').click();
-    await expect(viewer.getByTestId('viewer-clipboard-note')).toHaveText(en.viewer.toolbar.sent);
+    await expect(viewer.getByTestId('viewer-clipboard-note')).toHaveText(enToolbar.viewer_toolbar.sent);
     await stillScreen(viewer);
     await shot(viewer, 'viewer-toolbar-clipboard');
     await viewer.keyboard.press('Escape');
@@ -161,15 +163,15 @@ test.describe('viewer toolbar', () => {
     await viewer.reload();
     await expect(viewer.getByTestId('rdp-viewer')).toHaveAttribute('data-state', 'connected', { timeout: scaled(120_000) });
     await viewer.getByTestId('viewer-menu').click();
-    await expect(viewer.getByTestId('viewer-menu-clipboard')).toHaveText(de.viewer.toolbar.panel.clipboard);
+    await expect(viewer.getByTestId('viewer-menu-clipboard')).toHaveText(deToolbar.viewer_toolbar.panel.clipboard);
     await viewer.getByTestId('viewer-menu-keys').click();
-    await expect(viewer.getByRole('dialog', { name: de.viewer.toolbar.panel.keys })).toBeVisible();
+    await expect(viewer.getByRole('dialog', { name: deToolbar.viewer_toolbar.panel.keys })).toBeVisible();
     await stillScreen(viewer);
     await shot(viewer, 'viewer-toolbar-phone-keys-de');
     await viewer.keyboard.press('Escape');
     await viewer.getByTestId('viewer-menu').click();
     await openFilesPanel(viewer, 'viewer-menu-files');
-    await expect(viewer.getByTestId('viewer-files-send')).toHaveText(de.viewer.toolbar.send_file);
+    await expect(viewer.getByTestId('viewer-files-send')).toHaveText(deToolbar.viewer_toolbar.send_file);
     await expect(viewer.locator('[data-testid="viewer-file"][data-name="from the rdp page.bin"]')).toBeVisible();
     await stillScreen(viewer);
     await shot(viewer, 'viewer-toolbar-phone-files-de');

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import enToolbar from '../src/i18n/locales/viewer-toolbar/en.json' with { type: 'json' };
 import { join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { DEFAULT_GUEST_CREDENTIALS } from '@vdi/contracts';
@@ -83,10 +84,10 @@ test.describe('VNC viewer clipboard', () => {
     // From the page to the guest: the panel's text, read back in the guest.
     const toGuest = `frompage${Date.now().toString(36)}`;
     await viewer.getByTestId('viewer-clipboard').click();
-    await expect(viewer.getByRole('dialog', { name: en.viewer.toolbar.panel.clipboard })).toBeVisible();
+    await expect(viewer.getByRole('dialog', { name: enToolbar.viewer_toolbar.panel.clipboard })).toBeVisible();
     await viewer.getByTestId('viewer-clipboard-to').fill(toGuest);
     await viewer.getByTestId('viewer-clipboard-send').click();
-    await expect(viewer.getByTestId('viewer-clipboard-note')).toHaveText(en.viewer.toolbar.sent);
+    await expect(viewer.getByTestId('viewer-clipboard-note')).toHaveText(enToolbar.viewer_toolbar.sent);
     await stillScreen(viewer);
     await shot(viewer, 'viewer-vnc-clipboard-sent');
     await viewer.keyboard.press('Escape');
@@ -113,7 +114,7 @@ test.describe('VNC viewer clipboard', () => {
     await expect(viewer.getByTestId('viewer-clipboard-from')).toHaveValue(fromGuest);
     await viewer.getByTestId('viewer-clipboard-to').fill(again);
     await viewer.getByTestId('viewer-clipboard-send').click();
-    await expect(viewer.getByTestId('viewer-clipboard-note')).toHaveText(en.viewer.toolbar.sent);
+    await expect(viewer.getByTestId('viewer-clipboard-note')).toHaveText(enToolbar.viewer_toolbar.sent);
     await stillScreen(viewer);
     await shot(viewer, 'viewer-vnc-clipboard-phone');
     await viewer.keyboard.press('Escape');
