@@ -15,7 +15,7 @@ export const serial = (id: string) => {
 };
 
 /** The API as `person` (signed in through the API for each call). */
-export const personApi = (person: string) => async (request: APIRequestContext, method: 'GET' | 'POST' | 'DELETE', path: string, data?: unknown) =>
+export const personApi = (person: string) => async (request: APIRequestContext, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, data?: unknown) =>
   request.fetch(`/api/v3${path}`, { method, data, headers: { authorization: `Bearer ${await apiToken(request, person)}` } });
 
 /** Stops the desktop (a second stop forces it), waits until it is at rest or gone, and deletes it. */
