@@ -29,7 +29,8 @@ export function applyVncScale(rfb: RFB, mode: ScaleMode) {
   rfb.resizeSession = mode === 'remote';
 }
 
-export function useVncAdapter(rfbRef: RefObject<RFB | null>, connected: boolean, clipboard: string | null): ViewerAdapter {
+/** `carriesClipboard` false: the desktop's clipboard agent talks to SPICE, so VNC's cut text reaches nothing. */
+export function useVncAdapter(rfbRef: RefObject<RFB | null>, connected: boolean, clipboard: string | null, carriesClipboard = true): ViewerAdapter {
   const [scale, setScale] = useStoredChoice<ScaleMode>('viewer.vnc.scale', SCALE_MODES, 'fit');
   useEffect(() => {
     if (connected && rfbRef.current) applyVncScale(rfbRef.current, scale);
@@ -44,15 +45,18 @@ export function useVncAdapter(rfbRef: RefObject<RFB | null>, connected: boolean,
         rfb.focus();
       },
       scale: { modes: SCALE_MODES, mode: scale, set: setScale },
-      clipboard: {
-        fromDesktop: clipboard,
-        toDesktop: async (text) => {
-          const rfb = rfbRef.current;
-          if (!rfb) throw new Error('not connected');
-          rfb.clipboardPasteFrom(text);
-        },
-      },
+      clipboard: carriesClipboard
+        ? {
+            fromDesktop: clipboard,
+            toDesktop: async (text) => {
+              const rfb = rfbRef.current;
+              if (!rfb) throw new Error('not connected');
+              rfb.clipboardPasteFrom(text);
+            },
+          }
+        : null,
+      clipboardUnavailable: carriesClipboard ? undefined : 'viewer_toolbar.clipboard_spice',
     }),
-    [rfbRef, scale, setScale, clipboard],
+    [rfbRef, scale, setScale, clipboard, carriesClipboard],
   );
 }
