@@ -1,6 +1,7 @@
 import { useEffect, useMemo, type RefObject } from 'react';
 import type RFB from '@novnc/novnc';
 import { SCALE_MODES, useStoredChoice, type ScaleMode, type SpecialKey, type ViewerAdapter } from './toolbar/adapter';
+import '../../i18n/areas/viewer-toolbar';
 
 // The VNC viewer's adapter for the toolbar: noVNC sends keysyms (the keyboard's characters, so no
 // layout choice is needed), carries the clipboard as RFB cut text, scales the picture or asks the
