@@ -20,6 +20,8 @@ export default defineConfig({
   // The journeys (`npm test`), or with E2E_TOURS=1 the screenshot tours a person looks at (`npm run screenshots`).
   testDir: process.env.E2E_TOURS ? 'tours' : 'e2e',
   outputDir: join(root, '.tmp', `playwright-${port}`),
+  // Desktops a journey left running are stopped before the server is (e2e/global-teardown.ts).
+  globalTeardown: join(import.meta.dirname, 'e2e', 'global-teardown.ts'),
   workers: 1,
   fullyParallel: false,
   retries: process.env.CI ? 1 : 0,

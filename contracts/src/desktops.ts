@@ -237,6 +237,8 @@ export const ZBrowserViewerTicket = z.object({
   password: z.string(),
   name: z.string(),
   desktopId: z.string(),
+  /** Whether this connection carries the clipboard (false when SPICE has the desktop's clipboard agent); absent: unknown. */
+  clipboard: z.boolean().optional(),
 });
 export type TBrowserViewerTicket = z.infer<typeof ZBrowserViewerTicket>;
 export const VNC_WEBSOCKET_PATH = '/api/v3/vnc';

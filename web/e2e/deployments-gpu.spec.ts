@@ -1,8 +1,12 @@
 import { expect, test, type Page } from '@playwright/test';
-import en from '../src/i18n/locales/en.json' with { type: 'json' };
+import enCore from '../src/i18n/locales/en.json' with { type: 'json' };
+import enContent from '../src/i18n/locales/content/en.json' with { type: 'json' };
 import enDep from '../src/i18n/locales/deployments/en.json' with { type: 'json' };
 import enB from '../src/i18n/locales/bookings/en.json' with { type: 'json' };
 import { apiToken, notice, scaled, signInAs, windowShot as shot } from './support';
+
+/** The English texts these journeys read: the core catalogue and the content area (templates, media, disks, the desktop form). */
+const en = { ...enCore, ...enContent };
 
 // `advanced` (Teo) rolls Demo Linux out to Students 1A (Sara, Pau and a member by a second group) with the NVIDIA A40 2Q
 // profile and lets the students recreate their desktop; he books the deployment in its calendar

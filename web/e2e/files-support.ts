@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import enToolbar from '../src/i18n/locales/viewer-toolbar/en.json' with { type: 'json' };
 import { expect, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import { scaled } from './support';
@@ -18,7 +19,7 @@ export async function openFilesPanel(viewer: Page, opener = 'viewer-files') {
 /** Sends a file from the panel, sees it listed with its size, fetches it back as a download: the same bytes. */
 export async function sendAndFetch(viewer: Page, name: string, bytes: Buffer) {
   await viewer.getByTestId('viewer-files-input').setInputFiles({ name, mimeType: 'application/octet-stream', buffer: bytes });
-  await expect(viewer.getByTestId('viewer-files-notice')).toHaveText(en.viewer.toolbar.file_sent.replace('{{name}}', name), { timeout: scaled(60_000) });
+  await expect(viewer.getByTestId('viewer-files-notice')).toHaveText(enToolbar.viewer_toolbar.file_sent.replace('{{name}}', name), { timeout: scaled(60_000) });
   const row = viewer.locator(`[data-testid="viewer-file"][data-name="${name}"]`);
   await expect(row).toBeVisible();
   const downloading = viewer.waitForEvent('download');

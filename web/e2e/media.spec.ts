@@ -1,10 +1,14 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import en from '../src/i18n/locales/en.json' with { type: 'json' };
+import enCore from '../src/i18n/locales/en.json' with { type: 'json' };
+import enContent from '../src/i18n/locales/content/en.json' with { type: 'json' };
 import { startMediaFileServer, type MediaFileServer } from '../../server/test/helpers/media-file-server';
 import { formatGb } from '../src/entities/format';
 import { apiToken, scaled, shot, signInAs, stillScreen } from './support';
+
+/** The English texts these journeys read: the core catalogue and the content area (templates, media, disks, the desktop form). */
+const en = { ...enCore, ...enContent };
 
 // `advanced` downloads installation media from a loopback web server started here (the e2e server
 // runs with MEDIA_ALLOW_PRIVATE_URLS=1), follows the progress, cancels one, installs a desktop

@@ -1,6 +1,10 @@
 import { expect, test, type Page } from '@playwright/test';
-import en from '../src/i18n/locales/en.json' with { type: 'json' };
+import enCore from '../src/i18n/locales/en.json' with { type: 'json' };
+import enContent from '../src/i18n/locales/content/en.json' with { type: 'json' };
 import { apiToken, scaled, shot as fullShot, signInAs, stillScreen } from './support';
+
+/** The English texts these journeys read: the core catalogue and the content area (templates, media, disks, the desktop form). */
+const en = { ...enCore, ...enContent };
 
 /** The whole page in one window-sized shot: the fixed header, modals and their overlay sit where a person sees them. */
 const shot = async (page: Page, name: string) => {

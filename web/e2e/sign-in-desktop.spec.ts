@@ -1,4 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { personApi, stopAndDelete } from './guest-desktop';
 import { apiToken, litPixels, loginPage, PASSWORD, scaled, shot, signInAs } from './support';
 
 // "My desktop at sign-in" (issue 30): a group opens its members' only desktop at sign-in, in the browser viewer;
@@ -30,11 +31,11 @@ async function setUp(request: APIRequestContext) {
   const mine = { authorization: `Bearer ${await apiToken(request, USER)}` };
   expect((await request.put('/api/v3/user/sign-in-desktop', { headers: mine, data: { open: 'group' } })).ok()).toBe(true);
   const desktops = (await (await request.get('/api/v3/user/desktops', { headers: mine })).json()) as { id: string; name: string }[];
-  if (desktops[0]) return { group, desktop: desktops[0].id, mine };
+  if (desktops[0]) return { group, desktop: desktops[0].id };
   const templates = (await (await request.get('/api/v3/user/templates/allowed/all', { headers: mine })).json()) as { id: string }[];
   const made = await request.post('/api/v3/persistent_desktop', { headers: mine, data: { template_id: templates[0]!.id, name: 'My only desktop' } });
   expect(made.ok(), await made.text()).toBe(true);
-  return { group, desktop: ((await made.json()) as { id: string }).id, mine };
+  return { group, desktop: ((await made.json()) as { id: string }).id };
 }
 
 async function signIn(page: Page) {
@@ -46,7 +47,7 @@ async function signIn(page: Page) {
 test.describe('my desktop at sign-in', () => {
   test('a group opens its member’s only desktop at sign-in; the person may choose the list instead', async ({ page, browser, request }) => {
     test.setTimeout(scaled(240_000));
-    const { desktop, mine } = await setUp(request);
+    const { desktop } = await setUp(request);
     try {
       // The admin turns the option on for the group in the console (a browser of their own).
       const console = await browser.newPage();
@@ -97,9 +98,10 @@ test.describe('my desktop at sign-in', () => {
       const groups = (await (await request.get(`/api/v3/admin/groups?search=${encodeURIComponent(GROUP)}`, { headers })).json()) as { items: { id: string; name: string }[] };
       const group = groups.items.find((g) => g.name === GROUP)?.id;
       if (group) await request.put(`/api/v3/admin/groups/${group}`, { headers, data: { open_desktop_at_sign_in: false } });
-      await request.put('/api/v3/user/sign-in-desktop', { headers: mine, data: { open: 'group' } });
-      await request.get(`/api/v3/desktop/stop/${desktop}`, { headers: mine });
-      await request.get(`/api/v3/desktop/stop/${desktop}`, { headers: mine });
+      // (The person signed out in the journey: their earlier token may be gone; these calls sign in afresh.)
+      const person = personApi(USER);
+      await person(request, 'PUT', '/user/sign-in-desktop', { open: 'group' });
+      await stopAndDelete(request, person, desktop);
     }
   });
 });

@@ -1,10 +1,14 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import en from '../src/i18n/locales/en.json' with { type: 'json' };
+import enCore from '../src/i18n/locales/en.json' with { type: 'json' };
+import enContent from '../src/i18n/locales/content/en.json' with { type: 'json' };
 import enDep from '../src/i18n/locales/deployments/en.json' with { type: 'json' };
 import fr from '../src/i18n/locales/fr.json' with { type: 'json' };
 import { join } from 'node:path';
 import { startMediaFileServer } from '../../server/test/helpers/media-file-server';
 import { adminCall, apiToken, chooseLanguage, freshUser, notice, scaled, shot, signInAs, userId } from './support';
+
+/** The English texts these journeys read: the core catalogue and the content area (templates, media, disks, the desktop form). */
+const en = { ...enCore, ...enContent };
 
 // The last lines of the spec (issue 17): the permission pickers' calls, delete for good with its
 // default, guard step 7's maximum recycle time, the temporary desktop's 25 s creation notice and

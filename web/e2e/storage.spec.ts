@@ -1,6 +1,10 @@
 import { expect, test, type Page } from '@playwright/test';
-import en from '../src/i18n/locales/en.json' with { type: 'json' };
+import enCore from '../src/i18n/locales/en.json' with { type: 'json' };
+import enContent from '../src/i18n/locales/content/en.json' with { type: 'json' };
 import { loginPage, notice, PASSWORD, scaled, shot, signInAs, stillScreen } from './support';
+
+/** The English texts these journeys read: the core catalogue and the content area (templates, media, disks, the desktop form). */
+const en = { ...enCore, ...enContent };
 
 // `advanced` (Teo) sees the disks of his desktops with used/total and grows the Demo desktop's disk;
 // `user` may look but not grow; the researcher of the other category has no disks at all.

@@ -1,9 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import enToolbar from '../src/i18n/locales/viewer-toolbar/en.json' with { type: 'json' };
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import { apiToken, freshUser, scaled, seriousViolations, shot, signInAs, stillScreen } from './support';
+import { personApi, serial, stopAndDelete } from './guest-desktop';
 import { openFilesPanel, sendAndFetch } from './files-support';
 
 // The viewer toolbar's files panel against a real guest (issue 28): the "Demo Linux" desktop (the demo
@@ -12,28 +12,16 @@ import { openFilesPanel, sendAndFetch } from './files-support';
 // comes back as a download with the same bytes; a phone's drawer too. The RDP viewer's panel is the same
 // component (viewer-toolbar.spec.ts sends and fetches there, and shows it in German).
 
-const root = join(import.meta.dirname, '..', '..');
-const dataDir = process.env.E2E_DATA_DIR ?? join(root, '.tmp', 'e2e-data');
-const serial = (id: string) => {
-  const file = join(dataDir, 'run', id, 'serial.log');
-  return existsSync(file) ? readFileSync(file, 'utf8') : '';
-};
 const person = `files-${Date.now().toString(36)}`;
 
-async function api(request: APIRequestContext, method: 'GET' | 'POST' | 'DELETE', path: string, data?: unknown) {
-  return request.fetch(`/api/v3${path}`, { method, data, headers: { authorization: `Bearer ${await apiToken(request, person)}` } });
-}
+const api = personApi(person);
 
 test.describe('viewer files panel', () => {
   let id = '';
 
   test.afterAll(async ({ request }) => {
     if (!id) return;
-    for (let i = 0; i < 2; i++) await api(request, 'GET', `/desktop/stop/${id}`).catch(() => undefined);
-    await expect
-      .poll(async () => ((await (await api(request, 'GET', '/user/desktops')).json().catch(() => [])) as { id: string; state: string }[]).find((d) => d.id === id)?.state ?? 'gone', { timeout: scaled(60_000) })
-      .toMatch(/Stopped|gone/);
-    await api(request, 'DELETE', `/desktop/${id}`).catch(() => undefined);
+    await stopAndDelete(request, api, id);
   });
 
   test('sends a file to a VNC desktop and fetches it back; phone drawer', async ({ page, request }) => {
@@ -55,7 +43,7 @@ test.describe('viewer files panel', () => {
 
     await openFilesPanel(viewer);
     await expect(viewer.getByTestId('viewer-files-hint')).toContainText('/srv/Transfer');
-    await expect(viewer.getByTestId('viewer-files-empty')).toHaveText(en.viewer.toolbar.folder_empty);
+    await expect(viewer.getByTestId('viewer-files-empty')).toHaveText(enToolbar.viewer_toolbar.folder_empty);
     const bytes = randomBytes(3 * 1024 * 1024 + 777);
     await sendAndFetch(viewer, 'notes from the browser.bin', bytes);
     await expect(viewer.getByTestId('viewer-file')).toContainText('3 MB');

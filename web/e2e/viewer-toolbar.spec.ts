@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import enToolbar from '../src/i18n/locales/viewer-toolbar/en.json' with { type: 'json' };
+import deToolbar from '../src/i18n/locales/viewer-toolbar/de.json' with { type: 'json' };
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import de from '../src/i18n/locales/de.json' with { type: 'json' };
@@ -7,6 +7,7 @@ import { litPixels } from '../../server/test/helpers/rdp-clients';
 import { randomBytes } from 'node:crypto';
 import { openFilesPanel, sendAndFetch } from './files-support';
 import { apiToken, chooseLanguage, freshUser, scaled, seriousViolations, shot, signInAs, stillScreen } from './support';
+import { personApi, serial, stopAndDelete } from './guest-desktop';
 
 // The viewer toolbar against a real guest: the "Debian desktop (RDP)" template's guest (xrdp, whose
 // xrdp-chansrv carries the clipboard into its X session), opened in the browser (IronRDP). Text sent
@@ -16,18 +17,10 @@ import { apiToken, chooseLanguage, freshUser, scaled, seriousViolations, shot, s
 // back through the guest agent), the measured round trip; at phone width one menu; in German.
 
 const RDP_TEMPLATE_ID = '7d1f6c2e-5b0a-4c3e-9a61-3f2b8e4d0c15';
-const root = join(import.meta.dirname, '..', '..');
-const dataDir = process.env.E2E_DATA_DIR ?? join(root, '.tmp', 'e2e-data');
-const serial = (id: string) => {
-  const file = join(dataDir, 'run', id, 'serial.log');
-  return existsSync(file) ? readFileSync(file, 'utf8') : '';
-};
 
 const person = `toolbar-${Date.now().toString(36)}`;
 
-async function api(request: APIRequestContext, method: 'GET' | 'POST' | 'DELETE', path: string, data?: unknown) {
-  return request.fetch(`/api/v3${path}`, { method, data, headers: { authorization: `Bearer ${await apiToken(request, person)}` } });
-}
+const api = personApi(person);
 
 /** Types a line into the session's terminal (only unshifted keys: Playwright types "$" or ">" without Shift) and waits for the guest to have read it. */
 async function typeLine(viewer: Page, id: string, line: string, timeout = scaled(60_000)) {
@@ -42,11 +35,7 @@ test.describe('viewer toolbar', () => {
 
   test.afterAll(async ({ request }) => {
     if (!id) return;
-    for (let i = 0; i < 2; i++) await api(request, 'GET', `/desktop/stop/${id}`).catch(() => undefined);
-    await expect
-      .poll(async () => ((await (await api(request, 'GET', '/user/desktops')).json().catch(() => [])) as { id: string; state: string }[]).find((d) => d.id === id)?.state ?? 'gone', { timeout: scaled(60_000) })
-      .toMatch(/Stopped|gone/);
-    await api(request, 'DELETE', `/desktop/${id}`).catch(() => undefined);
+    await stopAndDelete(request, api, id);
   });
 
   test('clipboard both ways with an RDP desktop, and the toolbar’s other tools', async ({ page, context, request }) => {
@@ -87,10 +76,10 @@ test.describe('viewer toolbar', () => {
     // From the page to the desktop: the panel's text, read back in the guest.
     const toGuest = `frompage${Date.now().toString(36)}`;
     await viewer.getByTestId('viewer-clipboard').click();
-    await expect(viewer.getByRole('dialog', { name: en.viewer.toolbar.panel.clipboard })).toBeVisible();
+    await expect(viewer.getByRole('dialog', { name: enToolbar.viewer_toolbar.panel.clipboard })).toBeVisible();
     await viewer.getByTestId('viewer-clipboard-to').fill(toGuest);
     await viewer.getByTestId('viewer-clipboard-send').click();
-    await expect(viewer.getByTestId('viewer-clipboard-note')).toHaveText(en.viewer.toolbar.sent);
+    await expect(viewer.getByTestId('viewer-clipboard-note')).toHaveText(enToolbar.viewer_toolbar.sent);
     await stillScreen(viewer);
     await shot(viewer, 'viewer-toolbar-clipboard');
     await viewer.keyboard.press('Escape');
@@ -161,15 +150,15 @@ test.describe('viewer toolbar', () => {
     await viewer.reload();
     await expect(viewer.getByTestId('rdp-viewer')).toHaveAttribute('data-state', 'connected', { timeout: scaled(120_000) });
     await viewer.getByTestId('viewer-menu').click();
-    await expect(viewer.getByTestId('viewer-menu-clipboard')).toHaveText(de.viewer.toolbar.panel.clipboard);
+    await expect(viewer.getByTestId('viewer-menu-clipboard')).toHaveText(deToolbar.viewer_toolbar.panel.clipboard);
     await viewer.getByTestId('viewer-menu-keys').click();
-    await expect(viewer.getByRole('dialog', { name: de.viewer.toolbar.panel.keys })).toBeVisible();
+    await expect(viewer.getByRole('dialog', { name: deToolbar.viewer_toolbar.panel.keys })).toBeVisible();
     await stillScreen(viewer);
     await shot(viewer, 'viewer-toolbar-phone-keys-de');
     await viewer.keyboard.press('Escape');
     await viewer.getByTestId('viewer-menu').click();
     await openFilesPanel(viewer, 'viewer-menu-files');
-    await expect(viewer.getByTestId('viewer-files-send')).toHaveText(de.viewer.toolbar.send_file);
+    await expect(viewer.getByTestId('viewer-files-send')).toHaveText(deToolbar.viewer_toolbar.send_file);
     await expect(viewer.locator('[data-testid="viewer-file"][data-name="from the rdp page.bin"]')).toBeVisible();
     await stillScreen(viewer);
     await shot(viewer, 'viewer-toolbar-phone-files-de');

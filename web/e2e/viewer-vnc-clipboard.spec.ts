@@ -1,9 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import enToolbar from '../src/i18n/locales/viewer-toolbar/en.json' with { type: 'json' };
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { DEFAULT_GUEST_CREDENTIALS } from '@vdi/contracts';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
 import { apiToken, freshUser, scaled, seriousViolations, shot, signInAs, stillScreen } from './support';
+import { personApi, serial, stopAndDelete } from './guest-desktop';
 
 // The browser VNC viewer's clipboard against a real guest: the "Debian desktop (RDP)" template's guest
 // also has VNC (QEMU's VNC server, its console on tty1). QEMU's qemu-vdagent carries the clipboard
@@ -13,18 +13,10 @@ import { apiToken, freshUser, scaled, seriousViolations, shot, signInAs, stillSc
 // text the guest copies (`clip-set <text>`) shows in the panel.
 
 const RDP_TEMPLATE_ID = '7d1f6c2e-5b0a-4c3e-9a61-3f2b8e4d0c15';
-const root = join(import.meta.dirname, '..', '..');
-const dataDir = process.env.E2E_DATA_DIR ?? join(root, '.tmp', 'e2e-data');
-const serial = (id: string) => {
-  const file = join(dataDir, 'run', id, 'serial.log');
-  return existsSync(file) ? readFileSync(file, 'utf8') : '';
-};
 
 const person = `vncclip-${Date.now().toString(36)}`;
 
-async function api(request: APIRequestContext, method: 'GET' | 'POST' | 'DELETE', path: string, data?: unknown) {
-  return request.fetch(`/api/v3${path}`, { method, data, headers: { authorization: `Bearer ${await apiToken(request, person)}` } });
-}
+const api = personApi(person);
 
 /** Types a line on the guest's console through noVNC (unshifted keys only) and waits for its shell to have read it. */
 async function typeLine(viewer: Page, id: string, line: string, timeout = scaled(60_000)) {
@@ -39,11 +31,7 @@ test.describe('VNC viewer clipboard', () => {
 
   test.afterAll(async ({ request }) => {
     if (!id) return;
-    for (let i = 0; i < 2; i++) await api(request, 'GET', `/desktop/stop/${id}`).catch(() => undefined);
-    await expect
-      .poll(async () => ((await (await api(request, 'GET', '/user/desktops')).json().catch(() => [])) as { id: string; state: string }[]).find((d) => d.id === id)?.state ?? 'gone', { timeout: scaled(60_000) })
-      .toMatch(/Stopped|gone/);
-    await api(request, 'DELETE', `/desktop/${id}`).catch(() => undefined);
+    await stopAndDelete(request, api, id);
   });
 
   test('clipboard both ways between the toolbar’s panel and the guest, through QEMU’s clipboard agent', async ({ page, request }) => {
@@ -83,10 +71,10 @@ test.describe('VNC viewer clipboard', () => {
     // From the page to the guest: the panel's text, read back in the guest.
     const toGuest = `frompage${Date.now().toString(36)}`;
     await viewer.getByTestId('viewer-clipboard').click();
-    await expect(viewer.getByRole('dialog', { name: en.viewer.toolbar.panel.clipboard })).toBeVisible();
+    await expect(viewer.getByRole('dialog', { name: enToolbar.viewer_toolbar.panel.clipboard })).toBeVisible();
     await viewer.getByTestId('viewer-clipboard-to').fill(toGuest);
     await viewer.getByTestId('viewer-clipboard-send').click();
-    await expect(viewer.getByTestId('viewer-clipboard-note')).toHaveText(en.viewer.toolbar.sent);
+    await expect(viewer.getByTestId('viewer-clipboard-note')).toHaveText(enToolbar.viewer_toolbar.sent);
     await stillScreen(viewer);
     await shot(viewer, 'viewer-vnc-clipboard-sent');
     await viewer.keyboard.press('Escape');
@@ -113,7 +101,7 @@ test.describe('VNC viewer clipboard', () => {
     await expect(viewer.getByTestId('viewer-clipboard-from')).toHaveValue(fromGuest);
     await viewer.getByTestId('viewer-clipboard-to').fill(again);
     await viewer.getByTestId('viewer-clipboard-send').click();
-    await expect(viewer.getByTestId('viewer-clipboard-note')).toHaveText(en.viewer.toolbar.sent);
+    await expect(viewer.getByTestId('viewer-clipboard-note')).toHaveText(enToolbar.viewer_toolbar.sent);
     await stillScreen(viewer);
     await shot(viewer, 'viewer-vnc-clipboard-phone');
     await viewer.keyboard.press('Escape');

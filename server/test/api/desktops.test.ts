@@ -93,6 +93,8 @@ describe('desktops', () => {
     expect(viewer).toMatchObject({ kind: 'browser', protocol: 'vnc', viewer: '/viewer/vnc' });
     const ticket = JSON.parse(Buffer.from(viewer.cookie, 'base64url').toString());
     expect(ticket.password).toHaveLength(8);
+    // SPICE is on: the guest's clipboard agent talks to SPICE, so the browser viewer says it carries no clipboard.
+    expect(ticket.clipboard).toBe(false);
     const wsUrl = `${server.url.replace('http', 'ws')}/api/v3/vnc?token=${ticket.token}`;
     const greeting = await new Promise<string>((resolve, reject) => {
       const ws = new WebSocket(wsUrl);

@@ -68,7 +68,8 @@ export async function viewerFor(ctx: AppContext, row: DomainRow, viewer: TViewer
   if (viewer === 'browser-vnc') {
     const password = await sharedVncPassword(ctx, row, runtime);
     const token = await issueViewerToken(ctx.db, row.id, opts.userId, 'vnc');
-    const ticket: TBrowserViewerTicket = { token, password, name: row.name, desktopId: row.id };
+    // The guest's clipboard agent has one port: SPICE's when SPICE is on, else QEMU's own for VNC (engine/qemu/args.ts).
+    const ticket: TBrowserViewerTicket = { token, password, name: row.name, desktopId: row.id, clipboard: !runtime.spice };
     const cookie = Buffer.from(JSON.stringify(ticket)).toString('base64url');
     // The original's shape: clients written for it store `cookie` in a `browser_viewer` cookie and
     // open `viewer`; ours open `urlp`, the same page with the ticket in the fragment.

@@ -27,6 +27,7 @@ import { BookMenuItem } from '../booking/BookLink';
 import { BastionMenuItem } from '../vpn-bastion/BastionMenuItem';
 import type { DesktopControls } from './controls';
 import { builtInText } from '../../lib/built-in-text';
+import '../../i18n/areas/content';
 
 const ACTION_LOOK: Record<TDesktopAction, { icon: ReactNode; color: string; variant: 'filled' | 'light' }> = {
   start: { icon: <IconPlayerPlay size={16} />, color: 'teal', variant: 'filled' },

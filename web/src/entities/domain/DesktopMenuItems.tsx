@@ -5,6 +5,7 @@ import { IconDeviceDesktopPlus, IconEdit, IconTemplate } from '@tabler/icons-rea
 import { useTranslation } from 'react-i18next';
 import { desktopState, type TDesktop } from '@vdi/contracts';
 import { userQuery } from '../../lib/queries';
+import '../../i18n/areas/content';
 
 const TEMPLATE_ROLES = ['admin', 'manager', 'advanced'];
 

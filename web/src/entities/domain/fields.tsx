@@ -18,6 +18,7 @@ import {
   type THardwareItem,
 } from '@vdi/contracts';
 import classes from './Domains.module.css';
+import '../../i18n/areas/content';
 
 /** A disk size for people: MB under 1 GB, else GB. */
 export const diskLabel = (t: (k: string, o?: Record<string, unknown>) => string, gb: number) =>

@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { handleError, notifySuccess } from '../../lib/error-handler';
 import { recreateDisk } from './api';
 import { builtInText } from '../../lib/built-in-text';
+import '../../i18n/areas/content';
 
 /**
  * Recreating a stopped desktop's disk (POST /domain/{id}/recreate_disk) after a confirmation:

@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { ALLOWED_SEARCH_MIN, type TAllowedTableItem, type TTemplateAllowed } from '@vdi/contracts';
 import { searchAllowed } from './api';
 import { HANDLES_ERROR } from '../../lib/queries';
+import '../../i18n/areas/content';
 
 /** Search-as-you-type (2 letters at least) over the groups or users the caller may share with. */
 export function AllowedSearch({ table, value, onChange, disabled, ns = 'templates.sharing', testId }: { table: 'groups' | 'users'; value: string[]; onChange: (v: string[]) => void; disabled?: boolean; ns?: string; testId?: string }) {

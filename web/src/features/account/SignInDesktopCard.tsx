@@ -5,6 +5,7 @@ import { ZSignInDesktop, type TDesktop, type TSignInChoice } from '@vdi/contract
 import { api } from '../../lib/api';
 import { handleError, notifySuccess } from '../../lib/error-handler';
 import { desktopsQuery } from '../../entities/desktop/api';
+import '../../i18n/areas/account';
 
 const KEY = ['user', 'sign-in-desktop'] as const;
 const opensInBrowser = (d: TDesktop) => d.viewers.includes('browser-vnc') || d.viewers.includes('browser-rdp');
@@ -18,15 +19,15 @@ export function SignInDesktopCard() {
   const current = useQuery({ queryKey: KEY, queryFn: () => api.get('/user/sign-in-desktop', ZSignInDesktop) });
   const desktops = useQuery(desktopsQuery);
   const choices = [
-    { value: 'group', label: current.data?.group_default ? t('profile.sign_in_open.group_on') : t('profile.sign_in_open.group_off') },
-    { value: 'list', label: t('profile.sign_in_open.list') },
-    ...(desktops.data ?? []).filter(opensInBrowser).map((d) => ({ value: `desktop:${d.id}`, label: t('profile.sign_in_open.desktop', { name: d.name }) })),
+    { value: 'group', label: current.data?.group_default ? t('account.sign_in_open.group_on') : t('account.sign_in_open.group_off') },
+    { value: 'list', label: t('account.sign_in_open.list') },
+    ...(desktops.data ?? []).filter(opensInBrowser).map((d) => ({ value: `desktop:${d.id}`, label: t('account.sign_in_open.desktop', { name: d.name }) })),
   ];
   const save = async (value: string | null) => {
     if (!value) return;
     try {
       qc.setQueryData(KEY, await api.put('/user/sign-in-desktop', { open: choiceOf(value) }, ZSignInDesktop));
-      notifySuccess(t('profile.sign_in_open.saved'));
+      notifySuccess(t('account.sign_in_open.saved'));
     } catch (err) {
       handleError(err);
     }
@@ -35,10 +36,10 @@ export function SignInDesktopCard() {
   return (
     <Card withBorder padding="lg" data-testid="sign-in-open-card">
       <Title order={2} size="h4" mb={4}>
-        {t('profile.sign_in_open.title')}
+        {t('account.sign_in_open.title')}
       </Title>
       <Text size="sm" c="dimmed" mb="sm">
-        {t('profile.sign_in_open.hint')}
+        {t('account.sign_in_open.hint')}
       </Text>
       <Select
         data={choices}
@@ -46,11 +47,11 @@ export function SignInDesktopCard() {
         allowDeselect={false}
         disabled={!current.data}
         onChange={(v) => void save(v)}
-        aria-label={t('profile.sign_in_open.title')}
+        aria-label={t('account.sign_in_open.title')}
         data-testid="sign-in-open-select"
       />
       <Text size="xs" c="dimmed" mt="xs" data-testid="sign-in-open-now">
-        {opens ? t('profile.sign_in_open.now_desktop', { name: opens.name }) : t('profile.sign_in_open.now_list')}
+        {opens ? t('account.sign_in_open.now_desktop', { name: opens.name }) : t('account.sign_in_open.now_list')}
       </Text>
     </Card>
   );

@@ -55,6 +55,7 @@ import { PreferredHypervisorsCard } from '../../entities/hypervisor/PreferredHyp
 import classes from '../../entities/domain/Domains.module.css';
 import { builtInText } from '../../lib/built-in-text';
 import { userQuery } from '../../lib/queries';
+import '../../i18n/areas/content';
 
 type ImagePick = { choice: TImageChoice; url: string } | null;
 

@@ -45,6 +45,7 @@ import { guestNetOf, HardwareSteps, useItemLabel, ViewersField, type GuestNet, t
 import classes from '../../entities/domain/Domains.module.css';
 import { builtInText } from '../../lib/built-in-text';
 import { HANDLES_ERROR } from '../../lib/queries';
+import '../../i18n/areas/content';
 
 /** The template's hardware, within what this user may choose. */
 function startingHardware(info: TDomainInfo, quota: { memory: number; vcpus: number; desktops_disk_size: number }): HardwareValue {

@@ -9,6 +9,7 @@ import { StateBadge } from '../../entities/desktop/StateBadge';
 import { deleteMedia, mediaDesktopsQuery, OWN_MEDIA_KEY, SHARED_MEDIA_KEY } from './api';
 import { removeMedia } from './logic';
 import { builtInText } from '../../lib/built-in-text';
+import '../../i18n/areas/content';
 
 /** Not at rest: running or under way (its disk is in use). */
 const RUNNING = (status: string) => !statusIn(AT_REST, status);

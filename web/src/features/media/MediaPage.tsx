@@ -29,6 +29,7 @@ import { filterMedia, mediaActions, SEARCH_MIN, statusLook } from './logic';
 import { formatGb } from '../../entities/format';
 import { DownloadProgress, FailureDetail, MediaStatusBadge } from './MediaStatus';
 import { builtInText } from '../../lib/built-in-text';
+import '../../i18n/areas/content';
 
 type Tab = 'own' | 'shared';
 

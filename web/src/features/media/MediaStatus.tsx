@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { TMedia } from '@vdi/contracts';
 import { statusLook } from './logic';
 import { formatBytes, formatDuration } from '../../entities/format';
+import '../../i18n/areas/content';
 
 /** The media's status, coloured; a spinner while something happens to it. */
 export function MediaStatusBadge({ status, size = 'md' }: { status: string; size?: 'sm' | 'md' }) {

@@ -14,6 +14,7 @@ import { DESKTOPS_KEY } from '../../entities/desktop/api';
 import { appliedQuotaQuery, createDesktopFromMedia, ownMediaQuery, sharedMediaQuery } from './api';
 import { bootable, clampStep, SEARCH_MIN } from './logic';
 import { formatGb } from '../../entities/format';
+import '../../i18n/areas/content';
 
 /** The media picker's search starts at two typed letters (spec 000 §5). */
 const searchFrom2: OptionsFilter = (input) => (input.search.trim().length < SEARCH_MIN ? input.options : (defaultOptionsFilter(input) as ReturnType<OptionsFilter>));

@@ -12,6 +12,7 @@ import { HttpError } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
 import { rules } from '../../lib/validation';
 import { createMedia, OWN_MEDIA_KEY } from './api';
+import '../../i18n/areas/content';
 
 type Sharing = 'private' | 'category';
 

@@ -7,6 +7,7 @@ import { handleError, notifySuccess } from '../../lib/error-handler';
 import { updateAllowed } from '../../entities/sharing/api';
 import { SharingPicker } from '../../entities/sharing/SharingPicker';
 import { ownMediaQuery } from './api';
+import '../../i18n/areas/content';
 
 /** Whom one's media is shared with: the permission picker, saved by POST /admin/allowed/update/media. */
 export function ShareMediaModal({ media, onClose }: { media: TMedia | null; onClose: () => void }) {

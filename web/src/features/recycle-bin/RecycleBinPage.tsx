@@ -14,6 +14,7 @@ import { entryQuery, useRecycleBinLive } from './api';
 import { itemTypeKey } from './logic';
 import { sizeText, TYPE_ICON } from './RecycleBinsPage';
 import { builtInText } from '../../lib/built-in-text';
+import '../../i18n/areas/content';
 
 const STATUS_COLOR: Record<string, string> = { recycled: 'blue', restored: 'teal', deleting: 'orange', deleted: 'red' };
 

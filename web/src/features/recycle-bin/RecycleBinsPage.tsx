@@ -23,6 +23,7 @@ import { useBinActions } from './actions';
 import { binQuery, cutoffQuery, useRecycleBinLive } from './api';
 import { humaniseHours, itemTypeKey } from './logic';
 import { builtInText } from '../../lib/built-in-text';
+import '../../i18n/areas/content';
 
 export const TYPE_ICON: Record<string, typeof IconDeviceDesktop> = {
   desktop: IconDeviceDesktop,

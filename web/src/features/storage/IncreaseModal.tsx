@@ -10,6 +10,7 @@ import { increaseStorage, STORAGE_KEY } from './api';
 import { grownSize, incrementOf } from './logic';
 import { formatGb } from '../../entities/format';
 import { builtInText } from '../../lib/built-in-text';
+import '../../i18n/areas/content';
 
 /**
  * The storage increase modal (spec 001 §2): current size, new size, priority. Only admins choose

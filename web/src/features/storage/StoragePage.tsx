@@ -16,6 +16,7 @@ import { IncreaseModal } from './IncreaseModal';
 import { totals, usageColor, usagePercent } from './logic';
 import { formatEpoch, formatGb, GB } from '../../entities/format';
 import { builtInText } from '../../lib/built-in-text';
+import '../../i18n/areas/content';
 
 function Summary({ disks }: { disks: TStorageDisk[] }) {
   const { t, i18n } = useTranslation();

@@ -12,6 +12,7 @@ import { domainInfoQuery } from '../../entities/domain/api';
 import { duplicateTemplate, OWN_TEMPLATES_KEY } from './api';
 import { TemplateForm, type TemplateFormValues } from './TemplateForm';
 import { builtInText } from '../../lib/built-in-text';
+import '../../i18n/areas/content';
 
 /** /templates/duplicate?id=…: a template of one's own on the same disk as another (no copy is made). */
 export default function DuplicateTemplatePage() {

@@ -16,6 +16,7 @@ import { useTemplatesLive } from './live';
 import { TemplateForm, type TemplateFormValues } from './TemplateForm';
 import { builtInText } from '../../lib/built-in-text';
 import { HANDLES_ERROR } from '../../lib/queries';
+import '../../i18n/areas/content';
 
 /** The job's steps as the server reports its percentage (reference §4.3). */
 const STEPS = [

@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { DOMAIN_DESCRIPTION_MAX, DOMAIN_NAME_MAX, DOMAIN_NAME_MIN, TEMPLATE_NOT_SHARED, type TTemplateAllowed } from '@vdi/contracts';
 import { rules } from '../../lib/validation';
 import { SharingPicker } from '../../entities/sharing/SharingPicker';
+import '../../i18n/areas/content';
 
 export type TemplateFormValues = { name: string; description: string; enabled: boolean; allowed: TTemplateAllowed };
 

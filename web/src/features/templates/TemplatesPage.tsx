@@ -48,6 +48,7 @@ import { sharingSummary } from '../../entities/sharing/SharingPicker';
 import { formatGb, GB } from '../../entities/format';
 import classes from './Templates.module.css';
 import { builtInText } from '../../lib/built-in-text';
+import '../../i18n/areas/content';
 
 /** Sizes in GB, rounded (spec 001 §9), in the reader's language; small ones in MB so a fresh template does not read "0 GB". */
 export function sizeLabel(bytes: number, lang = 'en') {

@@ -15,6 +15,7 @@ import { SharingPicker } from '../../entities/sharing/SharingPicker';
 import classes from './Templates.module.css';
 import { builtInText } from '../../lib/built-in-text';
 import { HANDLES_ERROR } from '../../lib/queries';
+import '../../i18n/areas/content';
 
 /** Sharing of one template. */
 export function ShareModal({ template, onClose }: { template: TTemplate | null; onClose: () => void }) {

@@ -40,7 +40,7 @@ export default function VncViewerPage() {
   const [ticket, setTicket] = useTicket();
   const screenRef = useRef<HTMLDivElement>(null);
   const { status: vncStatus, ended: endReason, reason: closeReason, code: closeCode, clipboard, rfb: rfbRef } = useVnc(screenRef, ticket);
-  const adapter = useVncAdapter(rfbRef, vncStatus === 'connected', clipboard);
+  const adapter = useVncAdapter(rfbRef, vncStatus === 'connected', clipboard, ticket?.clipboard !== false);
   const booting = useBlankScreen(screenRef, vncStatus === 'connected');
   const ended: Ended | null = endReason ? { reason: endReason } : null;
 

@@ -3,6 +3,7 @@ import type { UserInteraction } from '@devolutions/iron-remote-desktop';
 import { desktopSizeFor } from './rdp-state';
 import { rdpClipboardPossible, setPageClipboard } from './rdp-clipboard';
 import { SCALE_MODES, useStoredChoice, type KeyboardMode, type ScaleMode, type SpecialKey, type ViewerAdapter } from './toolbar/adapter';
+import '../../i18n/areas/viewer-toolbar';
 
 // The RDP viewer's adapter for the toolbar: IronRDP sends key positions (scancodes: the desktop's
 // own layout applies) or, on request, the characters typed (Unicode); it scales the picture or
@@ -104,7 +105,7 @@ export function useRdpAdapter(
             },
           }
         : null,
-      clipboardUnavailable: possible ? undefined : 'viewer.toolbar.clipboard_needs_https',
+      clipboardUnavailable: possible ? undefined : 'viewer_toolbar.clipboard_needs_https',
     }),
     [ui, element, scale, setScale, keyboard, setKeyboard, clipboard, possible],
   );

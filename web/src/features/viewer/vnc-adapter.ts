@@ -1,6 +1,7 @@
 import { useEffect, useMemo, type RefObject } from 'react';
 import type RFB from '@novnc/novnc';
 import { SCALE_MODES, useStoredChoice, type ScaleMode, type SpecialKey, type ViewerAdapter } from './toolbar/adapter';
+import '../../i18n/areas/viewer-toolbar';
 
 // The VNC viewer's adapter for the toolbar: noVNC sends keysyms (the keyboard's characters, so no
 // layout choice is needed), carries the clipboard as RFB cut text, scales the picture or asks the
@@ -29,7 +30,8 @@ export function applyVncScale(rfb: RFB, mode: ScaleMode) {
   rfb.resizeSession = mode === 'remote';
 }
 
-export function useVncAdapter(rfbRef: RefObject<RFB | null>, connected: boolean, clipboard: string | null): ViewerAdapter {
+/** `carriesClipboard` false: the desktop's clipboard agent talks to SPICE, so VNC's cut text reaches nothing. */
+export function useVncAdapter(rfbRef: RefObject<RFB | null>, connected: boolean, clipboard: string | null, carriesClipboard = true): ViewerAdapter {
   const [scale, setScale] = useStoredChoice<ScaleMode>('viewer.vnc.scale', SCALE_MODES, 'fit');
   useEffect(() => {
     if (connected && rfbRef.current) applyVncScale(rfbRef.current, scale);
@@ -44,15 +46,18 @@ export function useVncAdapter(rfbRef: RefObject<RFB | null>, connected: boolean,
         rfb.focus();
       },
       scale: { modes: SCALE_MODES, mode: scale, set: setScale },
-      clipboard: {
-        fromDesktop: clipboard,
-        toDesktop: async (text) => {
-          const rfb = rfbRef.current;
-          if (!rfb) throw new Error('not connected');
-          rfb.clipboardPasteFrom(text);
-        },
-      },
+      clipboard: carriesClipboard
+        ? {
+            fromDesktop: clipboard,
+            toDesktop: async (text) => {
+              const rfb = rfbRef.current;
+              if (!rfb) throw new Error('not connected');
+              rfb.clipboardPasteFrom(text);
+            },
+          }
+        : null,
+      clipboardUnavailable: carriesClipboard ? undefined : 'viewer_toolbar.clipboard_spice',
     }),
-    [rfbRef, scale, setScale, clipboard],
+    [rfbRef, scale, setScale, clipboard, carriesClipboard],
   );
 }

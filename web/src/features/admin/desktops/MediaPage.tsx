@@ -10,6 +10,7 @@ import { ContentList, useContentColumns, type Column } from './ContentList';
 import { ChangeOwnerModal } from './owner';
 import '../../../i18n/areas/admin-desktops';
 import { builtInText } from '../../../lib/built-in-text';
+import '../../../i18n/areas/content';
 
 const STATUS_COLOR: Record<string, string> = { Downloaded: 'teal', Downloading: 'blue', DownloadStarting: 'blue', ResetDownloading: 'blue', DownloadFailed: 'red', DownloadFailedInvalidFormat: 'red' };
 

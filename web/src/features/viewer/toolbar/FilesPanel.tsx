@@ -6,6 +6,7 @@ import type { TGuestFolder } from '@vdi/contracts';
 import { errorMessage } from '../../../lib/errors';
 import { session } from '../../../lib/session';
 import { fetchGuestFile, listGuestFiles, sendGuestFile, sizeLabel } from './files-api';
+import '../../../i18n/areas/viewer-toolbar';
 
 // Files to and from the desktop (both viewers, VNC and RDP): through the desktop's guest agent, in one
 // folder of the desktop. Send (choose or drop a file, a progress bar), the folder's files with their
@@ -54,14 +55,14 @@ export function FilesPanel({ desktopId }: { desktopId?: string }) {
     if (!file || !desktopId || sending) return;
     setNotice(null);
     if (folder && file.size > folder.max_upload_bytes) {
-      setNotice({ color: 'red', text: t('viewer.toolbar.file_too_large', { name: file.name, size: sizeLabel(folder.max_upload_bytes, i18n.language) }) });
+      setNotice({ color: 'red', text: t('viewer_toolbar.file_too_large', { name: file.name, size: sizeLabel(folder.max_upload_bytes, i18n.language) }) });
       return;
     }
     setSending({ name: file.name, share: 0 });
     try {
       await sendGuestFile(desktopId, file, (share) => live.current && setSending({ name: file.name, share }));
       if (!live.current) return;
-      setNotice({ color: 'teal', text: t('viewer.toolbar.file_sent', { name: file.name }) });
+      setNotice({ color: 'teal', text: t('viewer_toolbar.file_sent', { name: file.name }) });
       await load();
     } catch (err) {
       if (live.current) setNotice({ color: 'red', text: errorMessage(t, err, exists) });
@@ -86,7 +87,7 @@ export function FilesPanel({ desktopId }: { desktopId?: string }) {
   if (!desktopId || !signedIn) {
     return (
       <Alert color="gray" variant="light" icon={<IconInfoCircle size={18} />} data-testid="viewer-files-reason">
-        {t('viewer.toolbar.files_sign_in')}
+        {t('viewer_toolbar.files_sign_in')}
       </Alert>
     );
   }
@@ -99,19 +100,19 @@ export function FilesPanel({ desktopId }: { desktopId?: string }) {
           <Stack gap="xs" align="flex-start">
             <Text size="sm">{loadError}</Text>
             <Button size="xs" variant="default" leftSection={<IconRefresh size={14} />} onClick={() => void load()} loading={loading} data-testid="viewer-files-retry">
-              {t('viewer.toolbar.refresh_files')}
+              {t('viewer_toolbar.refresh_files')}
             </Button>
           </Stack>
         </Alert>
       ) : folder ? (
         <Text size="sm" c="dimmed" data-testid="viewer-files-hint">
-          {t('viewer.toolbar.files_hint', { folder: folder.folder })} {t('viewer.toolbar.max_file_size', { size: sizeLabel(folder.max_upload_bytes, i18n.language) })}
+          {t('viewer_toolbar.files_hint', { folder: folder.folder })} {t('viewer_toolbar.max_file_size', { size: sizeLabel(folder.max_upload_bytes, i18n.language) })}
         </Text>
       ) : (
         <Group gap="xs">
           <Loader size="xs" />
           <Text size="sm" c="dimmed">
-            {t('viewer.toolbar.files_loading')}
+            {t('viewer_toolbar.files_loading')}
           </Text>
         </Group>
       )}
@@ -137,12 +138,12 @@ export function FilesPanel({ desktopId }: { desktopId?: string }) {
         <Stack gap="xs" align="center">
           <IconFileUpload size={28} stroke={1.5} aria-hidden />
           <Text size="sm" ta="center">
-            {t('viewer.toolbar.drop_file')}
+            {t('viewer_toolbar.drop_file')}
           </Text>
           <FileButton onChange={(f) => void send(f)} disabled={!ready || sending !== null} inputProps={{ 'data-testid': 'viewer-files-input' } as Record<string, string>}>
             {(props) => (
               <Button {...props} size="xs" leftSection={<IconFileUpload size={14} />} disabled={!ready || sending !== null} data-testid="viewer-files-send">
-                {t('viewer.toolbar.send_file')}
+                {t('viewer_toolbar.send_file')}
               </Button>
             )}
           </FileButton>
@@ -151,8 +152,8 @@ export function FilesPanel({ desktopId }: { desktopId?: string }) {
 
       {sending && (
         <Stack gap={4} data-testid="viewer-files-progress">
-          <Text size="xs">{t('viewer.toolbar.sending_file', { name: sending.name })}</Text>
-          <Progress value={Math.round(sending.share * 100)} animated aria-label={t('viewer.toolbar.sending_file', { name: sending.name })} />
+          <Text size="xs">{t('viewer_toolbar.sending_file', { name: sending.name })}</Text>
+          <Progress value={Math.round(sending.share * 100)} animated aria-label={t('viewer_toolbar.sending_file', { name: sending.name })} />
         </Stack>
       )}
       {notice && (
@@ -165,17 +166,17 @@ export function FilesPanel({ desktopId }: { desktopId?: string }) {
         <Stack gap="xs">
           <Group justify="space-between" gap="xs">
             <Text size="sm" fw={600}>
-              {t('viewer.toolbar.desktop_folder')}
+              {t('viewer_toolbar.desktop_folder')}
             </Text>
-            <Tooltip label={t('viewer.toolbar.refresh_files')}>
-              <ActionIcon variant="subtle" onClick={() => void load()} loading={loading} aria-label={t('viewer.toolbar.refresh_files')} data-testid="viewer-files-refresh">
+            <Tooltip label={t('viewer_toolbar.refresh_files')}>
+              <ActionIcon variant="subtle" onClick={() => void load()} loading={loading} aria-label={t('viewer_toolbar.refresh_files')} data-testid="viewer-files-refresh">
                 <IconRefresh size={16} />
               </ActionIcon>
             </Tooltip>
           </Group>
           {folder.files.length === 0 ? (
             <Text size="sm" c="dimmed" data-testid="viewer-files-empty">
-              {t('viewer.toolbar.folder_empty')}
+              {t('viewer_toolbar.folder_empty')}
             </Text>
           ) : (
             <Stack gap={4} component="ul" style={{ listStyle: 'none', padding: 0, margin: 0 }} data-testid="viewer-files-list">
@@ -191,12 +192,12 @@ export function FilesPanel({ desktopId }: { desktopId?: string }) {
                     <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
                       {sizeLabel(f.size, i18n.language)}
                     </Text>
-                    <Tooltip label={t('viewer.toolbar.fetch_named', { name: f.name })}>
+                    <Tooltip label={t('viewer_toolbar.fetch_named', { name: f.name })}>
                       <ActionIcon
                         variant="light"
                         onClick={() => void fetchOne(f.name)}
                         loading={fetching === f.name}
-                        aria-label={t('viewer.toolbar.fetch_named', { name: f.name })}
+                        aria-label={t('viewer_toolbar.fetch_named', { name: f.name })}
                         data-testid="viewer-file-fetch"
                       >
                         <IconDownload size={16} />

@@ -21,6 +21,7 @@ import { useTranslation } from 'react-i18next';
 import { browserClipboardApi, FUNCTION_KEYS, latencyColor, useLatency, type KeyboardMode, type ScaleMode, type SpecialKey, type ViewerAdapter } from './adapter';
 import classes from '../VncViewerPage.module.css';
 import { FilesPanel } from './FilesPanel';
+import '../../../i18n/areas/viewer-toolbar';
 
 // The bar above both browser viewers (VNC and RDP), one piece of code: the desktop's name, the
 // connection's state and its measured round trip; then clipboard, special keys, scaling and
@@ -58,11 +59,11 @@ function KeyPad({ adapter, connected, onSent }: { adapter: ViewerAdapter; connec
           {t('viewer.ctrl_alt_del')}
         </Button>
         <Button size="xs" variant="default" leftSection={<IconBrandWindows size={14} />} disabled={!connected} onClick={() => send('win')} data-testid="viewer-key-win">
-          {t('viewer.toolbar.win_key')}
+          {t('viewer_toolbar.win_key')}
         </Button>
       </SimpleGrid>
       <Text size="xs" fw={500} id="viewer-fkeys-label">
-        {t('viewer.toolbar.ctrl_alt_fn')}
+        {t('viewer_toolbar.ctrl_alt_fn')}
       </Text>
       <SimpleGrid cols={6} spacing={4} role="group" aria-labelledby="viewer-fkeys-label">
         {FUNCTION_KEYS.map((n) => (
@@ -72,7 +73,7 @@ function KeyPad({ adapter, connected, onSent }: { adapter: ViewerAdapter; connec
             variant="default"
             disabled={!connected}
             onClick={() => send(`ctrl-alt-f${n}`)}
-            aria-label={t('viewer.toolbar.ctrl_alt_key', { key: `F${n}` })}
+            aria-label={t('viewer_toolbar.ctrl_alt_key', { key: `F${n}` })}
             data-testid={`viewer-key-ctrl-alt-f${n}`}
           >
             F{n}
@@ -97,7 +98,7 @@ function ClipboardPanel({ adapter, connected }: { adapter: ViewerAdapter; connec
   if (!clip) {
     return (
       <Alert color="gray" variant="light" icon={<IconInfoCircle size={18} />} data-testid="viewer-clipboard-unavailable">
-        {t(adapter.clipboardUnavailable ?? 'viewer.toolbar.clipboard_unavailable')}
+        {t(adapter.clipboardUnavailable ?? 'viewer_toolbar.clipboard_unavailable')}
       </Alert>
     );
   }
@@ -106,9 +107,9 @@ function ClipboardPanel({ adapter, connected }: { adapter: ViewerAdapter; connec
       const api = browserClipboardApi();
       if (!api) throw new Error('no clipboard');
       await api.writeText(fromDesktop);
-      setNote({ key: 'viewer.toolbar.copied', color: 'teal' });
+      setNote({ key: 'viewer_toolbar.copied', color: 'teal' });
     } catch {
-      setNote({ key: 'viewer.toolbar.copy_by_hand', color: 'orange' });
+      setNote({ key: 'viewer_toolbar.copy_by_hand', color: 'orange' });
     }
   };
   const pasteHere = async () => {
@@ -118,16 +119,16 @@ function ClipboardPanel({ adapter, connected }: { adapter: ViewerAdapter; connec
       setText(await api.readText());
       setNote(null);
     } catch {
-      setNote({ key: 'viewer.toolbar.paste_by_hand', color: 'orange' });
+      setNote({ key: 'viewer_toolbar.paste_by_hand', color: 'orange' });
     }
   };
   const send = async () => {
     setSending(true);
     try {
       await clip.toDesktop(text);
-      setNote({ key: 'viewer.toolbar.sent', color: 'teal' });
+      setNote({ key: 'viewer_toolbar.sent', color: 'teal' });
     } catch {
-      setNote({ key: 'viewer.toolbar.send_failed', color: 'red' });
+      setNote({ key: 'viewer_toolbar.send_failed', color: 'red' });
     } finally {
       setSending(false);
     }
@@ -135,12 +136,12 @@ function ClipboardPanel({ adapter, connected }: { adapter: ViewerAdapter; connec
   return (
     <Stack gap="md">
       <Text size="sm" c="dimmed">
-        {t('viewer.toolbar.clipboard_hint')}
+        {t('viewer_toolbar.clipboard_hint')}
       </Text>
       <Stack gap={6}>
         <Textarea
-          label={t('viewer.toolbar.from_desktop')}
-          description={t('viewer.toolbar.from_desktop_hint')}
+          label={t('viewer_toolbar.from_desktop')}
+          description={t('viewer_toolbar.from_desktop_hint')}
           value={fromDesktop}
           readOnly
           autosize
@@ -150,14 +151,14 @@ function ClipboardPanel({ adapter, connected }: { adapter: ViewerAdapter; connec
         />
         <Group gap="xs">
           <Button size="xs" variant="default" leftSection={<IconClipboard size={14} />} disabled={!fromDesktop} onClick={() => void copyHere()} data-testid="viewer-clipboard-copy">
-            {t('viewer.toolbar.copy_here')}
+            {t('viewer_toolbar.copy_here')}
           </Button>
         </Group>
       </Stack>
       <Stack gap={6}>
         <Textarea
-          label={t('viewer.toolbar.to_desktop')}
-          description={t('viewer.toolbar.to_desktop_hint')}
+          label={t('viewer_toolbar.to_desktop')}
+          description={t('viewer_toolbar.to_desktop_hint')}
           value={text}
           onChange={(e) => setText(e.currentTarget.value)}
           autosize
@@ -167,10 +168,10 @@ function ClipboardPanel({ adapter, connected }: { adapter: ViewerAdapter; connec
         />
         <Group gap="xs">
           <Button size="xs" variant="default" leftSection={<IconClipboard size={14} />} onClick={() => void pasteHere()} data-testid="viewer-clipboard-paste">
-            {t('viewer.toolbar.paste_here')}
+            {t('viewer_toolbar.paste_here')}
           </Button>
           <Button size="xs" leftSection={<IconSend size={14} />} disabled={!connected || !text} loading={sending} onClick={() => void send()} data-testid="viewer-clipboard-send">
-            {t('viewer.toolbar.send_to_desktop')}
+            {t('viewer_toolbar.send_to_desktop')}
           </Button>
         </Group>
       </Stack>
@@ -189,7 +190,7 @@ function DisplayItems({ adapter, testPrefix }: { adapter: ViewerAdapter; testPre
   const item = (selected: boolean) => (selected ? <IconCheck size={14} /> : <span style={{ width: 14, display: 'inline-block' }} />);
   return (
     <>
-      <Menu.Label>{t('viewer.toolbar.scaling')}</Menu.Label>
+      <Menu.Label>{t('viewer_toolbar.scaling')}</Menu.Label>
       {adapter.scale.modes.map((m: ScaleMode) => (
         <Menu.Item
           key={m}
@@ -199,13 +200,13 @@ function DisplayItems({ adapter, testPrefix }: { adapter: ViewerAdapter; testPre
           data-checked={adapter.scale.mode === m}
           data-testid={`${testPrefix}scale-${m}`}
         >
-          {t(`viewer.toolbar.scale.${m}`)}
+          {t(`viewer_toolbar.scale.${m}`)}
         </Menu.Item>
       ))}
       {adapter.keyboard && (
         <>
           <Menu.Divider />
-          <Menu.Label>{t('viewer.toolbar.keyboard')}</Menu.Label>
+          <Menu.Label>{t('viewer_toolbar.keyboard')}</Menu.Label>
           {(['scancode', 'unicode'] as KeyboardMode[]).map((m) => (
             <Menu.Item
               key={m}
@@ -215,7 +216,7 @@ function DisplayItems({ adapter, testPrefix }: { adapter: ViewerAdapter; testPre
               data-checked={adapter.keyboard!.mode === m}
               data-testid={`${testPrefix}keyboard-${m}`}
             >
-              {t(`viewer.toolbar.keyboard_mode.${m}`)}
+              {t(`viewer_toolbar.keyboard_mode.${m}`)}
             </Menu.Item>
           ))}
         </>
@@ -252,7 +253,7 @@ export function ViewerToolbar({
   const latency = useLatency(connected);
   const [panel, setPanel] = useState<Panel | null>(null);
   const [keysOpen, setKeysOpen] = useState(false);
-  const panelTitle = panel ? t(`viewer.toolbar.panel.${panel}`) : '';
+  const panelTitle = panel ? t(`viewer_toolbar.panel.${panel}`) : '';
 
   return (
     <header className={classes.bar} data-reconnecting={reconnecting || undefined}>
@@ -277,7 +278,7 @@ export function ViewerToolbar({
           {status.label}
         </Badge>
         {connected && (
-          <Tooltip label={t('viewer.toolbar.latency_hint')}>
+          <Tooltip label={t('viewer_toolbar.latency_hint')}>
             <Badge
               color={latencyColor(latency)}
               variant="light"
@@ -285,9 +286,9 @@ export function ViewerToolbar({
               className={classes.latency}
               data-testid="viewer-latency"
               data-ms={latency ?? undefined}
-              aria-label={latency === null ? t('viewer.toolbar.latency_unknown') : t('viewer.toolbar.latency_label', { ms: latency })}
+              aria-label={latency === null ? t('viewer_toolbar.latency_unknown') : t('viewer_toolbar.latency_label', { ms: latency })}
             >
-              {latency === null ? '– ms' : t('viewer.toolbar.latency', { ms: latency })}
+              {latency === null ? '– ms' : t('viewer_toolbar.latency', { ms: latency })}
             </Badge>
           </Tooltip>
         )}
@@ -312,25 +313,25 @@ export function ViewerToolbar({
         </Tooltip>
         <Popover opened={keysOpen} onChange={setKeysOpen} position="bottom-end" width={360} shadow="md" withinPortal trapFocus>
           <Popover.Target>
-            <Tooltip label={t('viewer.toolbar.keys')} disabled={keysOpen}>
-              <ActionIcon variant="subtle" size="lg" className={classes.tool} onClick={() => setKeysOpen((o) => !o)} aria-label={t('viewer.toolbar.keys')} aria-expanded={keysOpen} data-testid="viewer-keys">
+            <Tooltip label={t('viewer_toolbar.keys')} disabled={keysOpen}>
+              <ActionIcon variant="subtle" size="lg" className={classes.tool} onClick={() => setKeysOpen((o) => !o)} aria-label={t('viewer_toolbar.keys')} aria-expanded={keysOpen} data-testid="viewer-keys">
                 <IconKeyboard size={18} />
               </ActionIcon>
             </Tooltip>
           </Popover.Target>
-          <Popover.Dropdown data-testid="viewer-keys-panel" aria-label={t('viewer.toolbar.keys')} role="dialog">
+          <Popover.Dropdown data-testid="viewer-keys-panel" aria-label={t('viewer_toolbar.keys')} role="dialog">
             <KeyPad adapter={adapter} connected={connected} onSent={() => setKeysOpen(false)} />
           </Popover.Dropdown>
         </Popover>
-        <Tooltip label={t('viewer.toolbar.panel.clipboard')}>
-          <ActionIcon variant="subtle" size="lg" className={classes.tool} onClick={() => setPanel('clipboard')} aria-label={t('viewer.toolbar.panel.clipboard')} data-testid="viewer-clipboard">
+        <Tooltip label={t('viewer_toolbar.panel.clipboard')}>
+          <ActionIcon variant="subtle" size="lg" className={classes.tool} onClick={() => setPanel('clipboard')} aria-label={t('viewer_toolbar.panel.clipboard')} data-testid="viewer-clipboard">
             <IconClipboard size={18} />
           </ActionIcon>
         </Tooltip>
         <Menu position="bottom-end" width={260} shadow="md">
           <Menu.Target>
-            <Tooltip label={t('viewer.toolbar.display')}>
-              <ActionIcon variant="subtle" size="lg" className={classes.tool} aria-label={t('viewer.toolbar.display')} data-testid="viewer-display">
+            <Tooltip label={t('viewer_toolbar.display')}>
+              <ActionIcon variant="subtle" size="lg" className={classes.tool} aria-label={t('viewer_toolbar.display')} data-testid="viewer-display">
                 <IconLayoutBoard size={18} />
               </ActionIcon>
             </Tooltip>
@@ -339,8 +340,8 @@ export function ViewerToolbar({
             <DisplayItems adapter={adapter} testPrefix="viewer-" />
           </Menu.Dropdown>
         </Menu>
-        <Tooltip label={t('viewer.toolbar.panel.files')}>
-          <ActionIcon variant="subtle" size="lg" className={classes.tool} onClick={() => setPanel('files')} aria-label={t('viewer.toolbar.panel.files')} data-testid="viewer-files">
+        <Tooltip label={t('viewer_toolbar.panel.files')}>
+          <ActionIcon variant="subtle" size="lg" className={classes.tool} onClick={() => setPanel('files')} aria-label={t('viewer_toolbar.panel.files')} data-testid="viewer-files">
             <IconFiles size={18} />
           </ActionIcon>
         </Tooltip>
@@ -355,19 +356,19 @@ export function ViewerToolbar({
       <Group gap={4} wrap="nowrap" hiddenFrom="sm">
         <Menu position="bottom-end" width={240} shadow="md">
           <Menu.Target>
-            <ActionIcon variant="subtle" size="lg" className={classes.tool} aria-label={t('viewer.toolbar.menu')} data-testid="viewer-menu">
+            <ActionIcon variant="subtle" size="lg" className={classes.tool} aria-label={t('viewer_toolbar.menu')} data-testid="viewer-menu">
               <IconDots size={18} />
             </ActionIcon>
           </Menu.Target>
           <Menu.Dropdown data-testid="viewer-menu-dropdown">
             <Menu.Item leftSection={<IconClipboard size={14} />} onClick={() => setPanel('clipboard')} data-testid="viewer-menu-clipboard">
-              {t('viewer.toolbar.panel.clipboard')}
+              {t('viewer_toolbar.panel.clipboard')}
             </Menu.Item>
             <Menu.Item leftSection={<IconKeyboard size={14} />} onClick={() => setPanel('keys')} data-testid="viewer-menu-keys">
-              {t('viewer.toolbar.keys')}
+              {t('viewer_toolbar.keys')}
             </Menu.Item>
             <Menu.Item leftSection={<IconFiles size={14} />} onClick={() => setPanel('files')} data-testid="viewer-menu-files">
-              {t('viewer.toolbar.panel.files')}
+              {t('viewer_toolbar.panel.files')}
             </Menu.Item>
             <Menu.Item leftSection={fullscreen ? <IconArrowsMinimize size={14} /> : <IconArrowsMaximize size={14} />} onClick={toggle} data-testid="viewer-menu-fullscreen">
               {fullscreenLabel}
@@ -390,7 +391,7 @@ export function ViewerToolbar({
         position="right"
         size="md"
         title={panelTitle}
-        closeButtonProps={{ 'aria-label': t('viewer.toolbar.close_panel') }}
+        closeButtonProps={{ 'aria-label': t('viewer_toolbar.close_panel') }}
       >
         <div data-testid={panel ? `viewer-panel-${panel}` : undefined}>
         {panel === 'clipboard' && <ClipboardPanel adapter={adapter} connected={connected} />}
