@@ -13,6 +13,7 @@ import { DESKTOPS_KEY, fetchViewer } from '../../entities/desktop/api';
 import { openViewer } from '../../entities/viewer/open';
 import { builtInText } from '../../lib/built-in-text';
 import classes from './DesktopsPage.module.css';
+import '../../i18n/areas/content';
 
 const POOLS_KEY = ['user', 'desktop-pools'] as const;
 const poolsQuery = { queryKey: POOLS_KEY, queryFn: () => api.get('/user/desktop-pools', z.array(ZUserPool)), refetchInterval: 10_000 } as const;
@@ -45,12 +46,12 @@ function PoolCard({ pool }: { pool: TUserPool }) {
   };
   const waiting = pool.place !== null;
   const badge = waiting
-    ? { color: 'orange', text: t('desktops.pools.place', { place: pool.place, seconds: pool.wait_seconds ?? 0 }) }
+    ? { color: 'orange', text: t('desktop_pools.place', { place: pool.place, seconds: pool.wait_seconds ?? 0 }) }
     : pool.state === 'ready'
-      ? { color: 'teal', text: t('desktops.pools.ready', { n: pool.prepared }) }
+      ? { color: 'teal', text: t('desktop_pools.ready', { n: pool.prepared }) }
       : pool.state === 'full'
-        ? { color: 'gray', text: t('desktops.pools.full') }
-        : { color: 'blue', text: t('desktops.pools.preparing') };
+        ? { color: 'gray', text: t('desktop_pools.full') }
+        : { color: 'blue', text: t('desktop_pools.preparing') };
   return (
     <Card withBorder radius="lg" padding="md" className={classes.card} data-testid="pool-card" data-name={pool.name} data-state={waiting ? 'waiting' : pool.state}>
       <Stack gap="sm">
@@ -63,19 +64,19 @@ function PoolCard({ pool }: { pool: TUserPool }) {
               {builtInText(t, pool.name)}
             </Text>
             <Text size="xs" c="dimmed" lineClamp={1}>
-              {t('desktops.pools.from_template', { template: builtInText(t, pool.template_name) })}
+              {t('desktop_pools.from_template', { template: builtInText(t, pool.template_name) })}
             </Text>
           </Stack>
         </Group>
         <Text size="sm" c="dimmed" lineClamp={2} mih={40}>
-          {builtInText(t, pool.description) || t(pool.persistent ? 'desktops.pools.persistent_hint' : 'desktops.pools.nonpersistent_hint')}
+          {builtInText(t, pool.description) || t(pool.persistent ? 'desktop_pools.persistent_hint' : 'desktop_pools.nonpersistent_hint')}
         </Text>
         <Group justify="space-between" gap="xs">
           <Badge variant="light" color={badge.color} leftSection={waiting ? <IconClockHour4 size={12} /> : <IconBolt size={12} />} data-testid="pool-state">
             {badge.text}
           </Badge>
           <Button size="sm" onClick={() => void take()} loading={busy} disabled={!viewer || waiting || pool.state === 'full'} data-testid="pool-take">
-            {t('desktops.pools.open')}
+            {t('desktop_pools.open')}
           </Button>
         </Group>
       </Stack>
@@ -100,10 +101,10 @@ export function PoolCards() {
         const viewer = pool ? browserViewer(pool) : 'browser-vnc';
         notifications.show({
           color: 'teal',
-          title: t('desktops.pools.given_title'),
+          title: t('desktop_pools.given_title'),
           message: (
             <Button size="xs" mt={4} onClick={() => void openViewer(viewer ?? 'browser-vnc', () => fetchViewer(desktop_id, viewer ?? 'browser-vnc')).catch(handleError)} data-testid="pool-given-open">
-              {t('desktops.pools.open')}
+              {t('desktop_pools.open')}
             </Button>
           ),
           autoClose: false,
@@ -116,7 +117,7 @@ export function PoolCards() {
   return (
     <Stack gap="xs" mb="lg" data-testid="pools">
       <Text fw={600} size="sm" c="dimmed" tt="uppercase">
-        {t('desktops.pools.heading')}
+        {t('desktop_pools.heading')}
       </Text>
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} spacing="lg">
         {shown.map((p) => (
