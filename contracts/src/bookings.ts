@@ -70,7 +70,8 @@ export const PLAN_MAX_DAYS = 366;
 
 /* ---------------------------------------------------------------------------------- events */
 
-export const BOOKING_ITEM_TYPES = ['desktop', 'deployment'] as const;
+/** What a booking is for: a desktop, a deployment, or a desktop pool (ours: a pool of a GPU template prepares only within its bookings). */
+export const BOOKING_ITEM_TYPES = ['desktop', 'deployment', 'pool'] as const;
 export const ZBookingItemType = z.enum(BOOKING_ITEM_TYPES);
 export type TBookingItemType = z.infer<typeof ZBookingItemType>;
 

@@ -87,6 +87,9 @@ export const ZPoolCounts = z.object({
 });
 export type TPoolCounts = z.infer<typeof ZPoolCounts>;
 
+export const POOL_STALLED = ['disabled', 'template_disabled', 'template_missing', 'not_booked'] as const;
+export type TPoolStalled = (typeof POOL_STALLED)[number];
+
 export const ZPool = z.object({
   id: z.string(),
   ...poolFields,
@@ -94,8 +97,8 @@ export const ZPool = z.object({
   category: z.string(),
   owner: z.string(),
   owner_name: z.string(),
-  /** Why the pool prepares nothing now (template disabled or gone, pool disabled), or null. */
-  stalled: z.enum(['disabled', 'template_disabled', 'template_missing']).nullable(),
+  /** Why the pool prepares nothing now (pool disabled, template disabled or gone, a GPU template's pool outside its bookings), or null. */
+  stalled: z.enum(POOL_STALLED).nullable(),
   counts: ZPoolCounts,
 });
 export type TPool = z.infer<typeof ZPool>;

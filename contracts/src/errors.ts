@@ -283,6 +283,7 @@ export const DESCRIPTION_CODES = [
   'desktop_not_booked',
   'desktop_not_booked_until',
   'needs_deployment_booking',
+  'desktop_pool_not_booked',
   'not_enough_advanced_time',
   'current_plan_doesnt_match',
   'not_enough_time_to_start',

@@ -165,14 +165,25 @@ export type TUserUpdate = z.infer<typeof ZUserUpdate>;
  * What signing in opens (ours; Ravada's "start my only desktop right away"): `group` = as the person's group says
  * (a group may open its members' only desktop), `list` = the desktops screen, or one of their desktops by id.
  */
-export const ZSignInChoice = z.union([z.literal('group'), z.literal('list'), z.strictObject({ desktop_id: z.string().min(1).max(64) })]);
+export const ZSignInChoice = z.union([
+  z.literal('group'),
+  z.literal('list'),
+  z.strictObject({ desktop_id: z.string().min(1).max(64) }),
+  /** a desktop pool the person may use: signing in takes a desktop from it (issue 30) */
+  z.strictObject({ pool_id: z.string().min(1).max(64) }),
+]);
 export type TSignInChoice = z.infer<typeof ZSignInChoice>;
 export const ZSignInDesktopUpdate = z.strictObject({ open: ZSignInChoice });
-/** GET /user/sign-in-desktop: the choice, the group's default, and the desktop signing in opens now (null: the list). */
+/**
+ * GET /user/sign-in-desktop: the choice, the group's default, and what signing in opens now (null: the list): one of
+ * the person's desktops, or a pool's (taken at sign-in: `pool_id` set, `desktop_id` the one they hold already or null).
+ */
 export const ZSignInDesktop = z.object({
   open: ZSignInChoice,
   group_default: z.boolean(),
-  opens: z.object({ desktop_id: z.string(), name: z.string(), viewer: z.enum(['browser-vnc', 'browser-rdp']) }).nullable(),
+  opens: z
+    .object({ desktop_id: z.string().nullable(), pool_id: z.string().nullable(), name: z.string(), viewer: z.enum(['browser-vnc', 'browser-rdp']) })
+    .nullable(),
 });
 export type TSignInDesktop = z.infer<typeof ZSignInDesktop>;
 

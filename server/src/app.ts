@@ -100,6 +100,8 @@ declare module 'fastify' {
     lifecycle: DesktopLifecycle;
     vpn: VpnService;
     bastion: Bastion;
+    /** The desktop pools' manager (its passes; tests await one). */
+    desktopPools: DesktopPools;
     /** The stop's first step: the health route answers 503 (a balancer drains this process), resolved `ms` later. */
     drain: (ms: number) => Promise<void>;
   }
@@ -268,6 +270,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await recycleBinRoutes(scope, ctx);
     const deploymentEvents = await deploymentRoutes(scope, ctx, lifecycle);
     desktopPools = await desktopPoolRoutes(scope, ctx, lifecycle);
+    app.decorate('desktopPools', desktopPools);
     await adminContentRoutes(scope, ctx, { lifecycle, media, deploymentEvents });
     await bookingRoutes(scope, ctx, bookings);
     await plannerRoutes(scope, ctx, bookings);

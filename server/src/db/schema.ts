@@ -643,7 +643,7 @@ export const shutdownPolicies = pgTable('shutdown_policies', {
 export type BookingPlanUse = { plan_id: string; item_id: string; subitem_id: string; priority: number; units_booked: number };
 export const bookings = pgTable('bookings', {
   id: text('id').primaryKey(),
-  itemType: text('item_type').$type<'desktop' | 'deployment'>().notNull(),
+  itemType: text('item_type').$type<'desktop' | 'deployment' | 'pool'>().notNull(),
   itemId: text('item_id').notNull(),
   userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
   title: text('title').notNull().default(''),

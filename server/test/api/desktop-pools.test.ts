@@ -1,7 +1,10 @@
 import { scaled } from '../helpers/slowdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { and, eq } from 'drizzle-orm';
-import { ZPool, ZPoolTakeAnswer, ZUserPool, type TPool, type TPoolTakeAnswer } from '@vdi/contracts';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { and, eq, isNull } from 'drizzle-orm';
+import { formatBookingDate, ZPool, ZPoolTakeAnswer, ZUserPool, type TPool, type TPoolTakeAnswer } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import { call, loginToken, startTestServer, type TestServer } from '../helpers/server';
 import { recordEvents, socketOf, until } from '../helpers/wait';
@@ -19,8 +22,9 @@ let admin: string;
 let template: string;
 
 beforeAll(async () => {
-  // Booted 2 s after the machine started (the demo guest's own boot is about that on KVM; the default is 30 s).
-  server = await startTestServer({ env: { POOL_BOOT_SECONDS: '2' } });
+  // Booted 2 s after the machine started (the demo guest's own boot is about that on KVM; the default is 30 s);
+  // a stop forces the machine off after 5 s (the demo guest may not answer the ACPI button that early).
+  server = await startTestServer({ env: { POOL_BOOT_SECONDS: '2', SHUTDOWN_TIMEOUT_SECONDS: '5' } });
   [advanced, sara, pau, uma, nora, admin] = await Promise.all(['advanced', 'student01', 'student02', 'user', 'student03', 'admin'].map((u) => loginToken(server, u)));
   const [t] = await server.ctx.db.select().from(schema.domains).where(and(eq(schema.domains.kind, 'template'), eq(schema.domains.name, 'Demo Linux')));
   template = (t ?? (await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.kind, 'template')))[0])!.id;
@@ -118,5 +122,114 @@ describe('a desktop pool', () => {
     expect(await server.ctx.db.$count(schema.domains, eq(schema.domains.poolId, pool))).toBe(0);
     const [kept] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, before));
     expect(kept?.poolId).toBeNull();
+  });
+});
+
+describe('a persistent pool: chosen for sign-in, a crashed prepared desktop, a server restart', () => {
+  let pool: string;
+  const free = async () => server.ctx.db.select().from(schema.domains).where(and(eq(schema.domains.poolId, pool), isNull(schema.domains.poolAssignedAt)));
+  const signInOpens = async (token: string) => ((await (await call(server, '/api/v3/user/sign-in-desktop', { token })).json()) as { opens: unknown }).opens;
+
+  it('a person chooses the pool for their sign-in; one it is not shared with cannot', async () => {
+    const made = await json(
+      await call(server, '/api/v3/desktop-pools', {
+        token: advanced, method: 'POST',
+        body: { name: 'Own desktops', template_id: template, allowed: { groups: ['default-students-1a'] }, max_desktops: 3, prepared: 1, persistent: true },
+      }),
+      (v) => ZPool.parse(v),
+    );
+    pool = made.id;
+    await until('one prepared desktop', async () => (await poolOf(pool)).counts.prepared === 1, 90_000);
+    const chosen = await call(server, '/api/v3/user/sign-in-desktop', { token: sara, method: 'PUT', body: { open: { pool_id: pool } } });
+    expect(chosen.status, await chosen.clone().text()).toBe(200);
+    expect(((await chosen.json()) as { open: unknown; opens: unknown })).toMatchObject({ open: { pool_id: pool }, opens: { pool_id: pool, desktop_id: null, name: 'Own desktops', viewer: 'browser-vnc' } });
+    expect(await codeOf(await call(server, '/api/v3/user/sign-in-desktop', { token: nora, method: 'PUT', body: { open: { pool_id: pool } } }))).toBe('400 sign_in_desktop_invalid');
+  });
+
+  it('a prepared desktop whose machine dies is never given: the pool prepares it again', async () => {
+    const [prepared] = await free();
+    const pid = Number(readFileSync(join(server.config.dataDir, 'run', prepared!.id, 'qemu.pid'), 'utf8').trim());
+    process.kill(pid, 'SIGKILL');
+    await until('the dead machine seen', async () => (await poolOf(pool)).counts.prepared === 0, 60_000);
+    // A person asking now waits (or, if the fresh one is ready already, gets it): never the dead one.
+    await take(pau, pool);
+    const given = await until('a fresh prepared desktop given to the person', async () => {
+      const mine = (await myPools(pau)).find((x) => x.id === pool);
+      return mine?.state === 'mine' ? mine.desktop_id : undefined;
+    }, 120_000);
+    expect(given).not.toBe(prepared!.id);
+    expect(await server.ctx.db.$count(schema.domains, eq(schema.domains.id, prepared!.id))).toBe(0);
+    const list = (await (await call(server, '/api/v3/user/desktops', { token: pau })).json()) as { id: string; state: string }[];
+    expect(list.find((d) => d.id === given)?.state).toBe('Started');
+    await until('the pool prepared again', async () => (await poolOf(pool)).counts.prepared === 1, 120_000);
+  });
+
+  it('after a server restart: the prepared and the given desktops run on, adopted; the assignment and the sign-in choice hold', async () => {
+    const got = await take(sara, pool);
+    expect(got.kind).toBe('desktop');
+    const mine = (got as { desktop_id: string }).desktop_id;
+    await until('the pool prepared again', async () => (await poolOf(pool)).counts.prepared === 1, 120_000);
+    const before = (await free()).map((r) => r.id);
+    expect(before).toHaveLength(1);
+    await server.restart();
+    const after = await until('the pool counted after the restart', async () => {
+      const c = (await poolOf(pool)).counts;
+      return c.in_use === 2 && c.prepared === 1 ? c : undefined;
+    }, 60_000);
+    expect(after).toMatchObject({ in_use: 2, prepared: 1, preparing: 0 });
+    // The same machines: adopted, not made again.
+    expect((await free()).map((r) => r.id)).toEqual(before);
+    const list = (await (await call(server, '/api/v3/user/desktops', { token: sara })).json()) as { id: string; state: string }[];
+    expect(list.find((d) => d.id === mine)?.state).toBe('Started');
+    expect(await take(sara, pool)).toEqual({ kind: 'desktop', desktop_id: mine });
+    expect(await signInOpens(sara)).toMatchObject({ pool_id: pool, desktop_id: mine });
+  });
+
+  it('a persistent desktop stopped stays its person’s, and taking it again starts the same one', async () => {
+    const mine = (await myPools(sara)).find((x) => x.id === pool)!.desktop_id!;
+    expect((await call(server, `/api/v3/desktop/stop/${mine}`, { token: sara })).status).toBe(200);
+    await until('stopped and kept', async () => (await poolOf(pool)).counts.kept === 1, 90_000);
+    expect(await take(sara, pool)).toEqual({ kind: 'desktop', desktop_id: mine });
+    await until('running again', async () => {
+      const list = (await (await call(server, '/api/v3/user/desktops', { token: sara })).json()) as { id: string; state: string }[];
+      return list.find((d) => d.id === mine)?.state === 'Started';
+    }, 90_000);
+    expect((await call(server, `/api/v3/desktop-pools/${pool}`, { token: advanced, method: 'DELETE' })).status).toBe(200);
+  });
+});
+
+describe('a pool of a GPU template', () => {
+  it('prepares nothing outside its bookings, and prepares within one; its bookings go with it', async () => {
+    const db = server.ctx.db;
+    // A GPU template: the demo template's disk with the NVIDIA A40 2Q profile the demo plan offers now.
+    const [demo] = await db.select().from(schema.domains).where(eq(schema.domains.id, template));
+    const gpuTemplate = randomUUID();
+    await db.insert(schema.domains).values({ ...demo!, id: gpuTemplate, name: 'GPU template for a pool', hardware: { ...demo!.hardware, reservables: { ...demo!.hardware.reservables, vgpus: ['NVIDIA-A40-2Q'] } } });
+    const disks = await db.select().from(schema.domainDisks).where(eq(schema.domainDisks.domainId, template));
+    await db.insert(schema.domainDisks).values(disks.map((x) => ({ ...x, domainId: gpuTemplate })));
+
+    const made = await json(
+      await call(server, '/api/v3/desktop-pools', { token: advanced, method: 'POST', body: { name: 'GPU lesson', template_id: gpuTemplate, allowed: { groups: ['default-students-1a'] }, max_desktops: 1, prepared: 1 } }),
+      (v) => ZPool.parse(v),
+    );
+    expect(made.stalled).toBe('not_booked');
+    await server.app.desktopPools.kick(made.id);
+    expect(await db.$count(schema.domains, eq(schema.domains.poolId, made.id))).toBe(0);
+    expect(await codeOf(await call(server, `/api/v3/desktop-pools/${made.id}/take`, { token: sara, method: 'POST' }))).toBe('409 desktop_pool_unavailable');
+
+    // The teacher books the pool's GPUs for the lesson, starting now: the pool prepares.
+    const now = new Date();
+    const booked = await call(server, '/api/v3/booking/event', {
+      token: advanced,
+      body: { element_id: made.id, element_type: 'pool', start: formatBookingDate(now), end: formatBookingDate(new Date(now.getTime() + 60 * 60_000)), now: true },
+    });
+    expect(booked.status, await booked.clone().text()).toBe(200);
+    expect((await poolOf(made.id)).stalled).toBeNull();
+    await server.app.desktopPools.kick(made.id);
+    await until('the GPU desktop prepared', async () => (await poolOf(made.id)).counts.prepared === 1, 120_000);
+    expect((await take(sara, made.id)).kind).toBe('desktop');
+
+    expect((await call(server, `/api/v3/desktop-pools/${made.id}`, { token: advanced, method: 'DELETE' })).status).toBe(200);
+    expect(await db.$count(schema.bookings, eq(schema.bookings.itemId, made.id))).toBe(0);
   });
 });

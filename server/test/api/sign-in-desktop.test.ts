@@ -50,7 +50,7 @@ describe('what signing in opens', () => {
     expect((await get(sara)).opens).toBeNull();
     await setGroup(true);
     try {
-      expect(await get(sara)).toEqual({ open: 'group', group_default: true, opens: { desktop_id: only!.id, name: only!.name, viewer: 'browser-vnc' } });
+      expect(await get(sara)).toEqual({ open: 'group', group_default: true, opens: { desktop_id: only!.id, pool_id: null, name: only!.name, viewer: 'browser-vnc' } });
       const second = await newDesktop(sara, 'Sara two');
       expect((await get(sara)).opens).toBeNull();
       // The person's own choice wins over the group's: one of the two, or the list.

@@ -7,7 +7,7 @@ import { canManage } from '../access/permissions';
 import { type Actor } from '../../auth/caller';
 import type { DomainRow } from '../shared/domains';
 
-/** What a booking is for: one desktop, or a whole deployment (one unit per desktop). */
+/** What a booking is for: one desktop, a whole deployment (one unit per desktop), or a desktop pool (one per desktop it may hold). */
 export type BookingItem = {
   type: TBookingItemType;
   id: string;
@@ -19,10 +19,12 @@ export type BookingItem = {
   tag: string | null;
   profiles: string[];
   desktops: DomainRow[];
+  /** A pool's size (its units), whatever it holds now. */
+  size?: number;
 };
 
 /** Units one booking of the item takes. */
-export const unitsOf = (item: BookingItem) => (item.type === 'desktop' ? 1 : Math.max(1, item.desktops.length));
+export const unitsOf = (item: BookingItem) => (item.type === 'desktop' ? 1 : item.size ?? Math.max(1, item.desktops.length));
 
 export async function findItem(db: Db, type: TBookingItemType, id: string): Promise<BookingItem | null> {
   if (type === 'desktop') {
@@ -31,6 +33,16 @@ export async function findItem(db: Db, type: TBookingItemType, id: string): Prom
     return {
       type, id, name: row.name, userId: row.userId, categoryId: row.categoryId, coOwners: [], tag: row.tag,
       profiles: row.hardware.reservables.vgpus ?? [], desktops: [row],
+    };
+  }
+  if (type === 'pool') {
+    const [pool] = await db.select().from(schema.desktopPools).where(eq(schema.desktopPools.id, id));
+    if (!pool) return null;
+    const [template] = await db.select().from(schema.domains).where(eq(schema.domains.id, pool.templateId));
+    const desktops = await db.select().from(schema.domains).where(eq(schema.domains.poolId, id));
+    return {
+      type, id, name: pool.name, userId: pool.userId, categoryId: pool.categoryId, coOwners: [], tag: null,
+      profiles: template?.hardware.reservables.vgpus ?? [], desktops, size: pool.maxDesktops,
     };
   }
   const [d] = await db.select().from(schema.deployments).where(eq(schema.deployments.id, id));
@@ -48,7 +60,7 @@ export const mayBook = (actor: Actor, item: BookingItem) => canManage(actor, ite
 /** The item named in a request, when the caller may see and book it. */
 export async function itemFor(db: Db, actor: Actor, type: TBookingItemType, id: string): Promise<BookingItem> {
   const item = await findItem(db, type, id);
-  if (!item) throw notFound(type === 'desktop' ? 'desktop_not_found' : 'deployment_not_found', `No ${type} ${id}`);
+  if (!item) throw notFound(type === 'desktop' ? 'desktop_not_found' : type === 'pool' ? 'desktop_pool_not_found' : 'deployment_not_found', `No ${type} ${id}`);
   if (!mayBook(actor, item)) throw forbidden('forbidden', `Not enough rights on this ${type}`);
   return item;
 }
@@ -58,16 +70,19 @@ export function audienceOf(item: BookingItem | null, bookerId: string): string[]
   return [...new Set([bookerId, ...(item ? [item.userId, ...item.coOwners, ...item.desktops.map((d) => d.userId)] : [])])];
 }
 
-/** Names of desktops and deployments by id, for the booking views. */
+/** Names of desktops, deployments and desktop pools by id, for the booking views. */
 export async function itemNames(db: Db, refs: { itemType: string; itemId: string }[]): Promise<Map<string, string>> {
   const ids = (t: string) => [...new Set(refs.filter((r) => r.itemType === t).map((r) => r.itemId))];
-  const [desktops, deployments] = await Promise.all([
+  const [desktops, deployments, pools] = await Promise.all([
     ids('desktop').length ? db.select({ id: schema.domains.id, name: schema.domains.name }).from(schema.domains).where(inArray(schema.domains.id, ids('desktop'))) : [],
     ids('deployment').length
       ? db.select({ id: schema.deployments.id, name: schema.deployments.name }).from(schema.deployments).where(inArray(schema.deployments.id, ids('deployment')))
       : [],
+    ids('pool').length
+      ? db.select({ id: schema.desktopPools.id, name: schema.desktopPools.name }).from(schema.desktopPools).where(inArray(schema.desktopPools.id, ids('pool')))
+      : [],
   ]);
-  return new Map([...desktops, ...deployments].map((x) => [x.id, x.name]));
+  return new Map([...desktops, ...deployments, ...pools].map((x) => [x.id, x.name]));
 }
 
 export type { UserRow };

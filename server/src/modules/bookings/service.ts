@@ -339,7 +339,8 @@ export function createBookings(ctx: AppContext, lifecycle: DesktopLifecycle) {
   async function create(user: UserRow, body: { element_id: string; element_type: TBookingItemType; title?: string; start: string; end: string; now?: boolean }) {
     const actor = await actorOf(db, user);
     const item = await itemFor(db, actor, body.element_type, body.element_id);
-    if (body.now && item.type !== 'desktop') throw badRequest('booking_now_only_desktops', 'Only a desktop can be booked to start now');
+    // (a desktop pool too, ours: a teacher prepares its GPU desktops for the lesson now)
+    if (body.now && item.type === 'deployment') throw badRequest('booking_now_only_desktops', 'Only a desktop or a desktop pool can be booked to start now');
     return exclusive(async () => {
       const start = body.now ? floorMinute(clock.now()) : parseDate(body.start);
       const end = parseDate(body.end);

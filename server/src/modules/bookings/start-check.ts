@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, inArray, lte } from 'drizzle-orm';
-import { formatBookingDate } from '@vdi/contracts';
+import { formatBookingDate, type TBookingItemType } from '@vdi/contracts';
 import { schema, type Db } from '../../db';
 import { precondition } from '../../http/errors';
 import type { DomainRow } from '../shared/domains';
@@ -17,7 +17,7 @@ export async function planOffersNow(db: Db, profiles: readonly string[], now: Da
 }
 
 /** The booking of an item that is in progress at `now`, if any. */
-export async function activeBooking(db: Db, itemType: 'desktop' | 'deployment', itemId: string, now: Date) {
+export async function activeBooking(db: Db, itemType: TBookingItemType, itemId: string, now: Date) {
   const [row] = await db
     .select()
     .from(schema.bookings)
@@ -29,13 +29,14 @@ export async function activeBooking(db: Db, itemType: 'desktop' | 'deployment', 
 /**
  * Booking checks before a GPU desktop starts (reference §2.5 and §6.2): a booking of the desktop
  * (or of its deployment) must be in progress — admins and managers are exempt — and a plan must
- * offer the desktop's profile right now.
+ * offer the desktop's profile right now. A desktop pool's desktop needs its pool's booking, whoever
+ * starts it (the pool prepares only within its bookings).
  */
 export async function checkBookingToStart(db: Db, now: Date, row: DomainRow, starterRole: string) {
   const profiles = row.hardware.reservables.vgpus ?? [];
   if (profiles.length === 0) return;
-  if (!isBookingExempt(starterRole)) {
-    const [itemType, itemId] = row.tag ? (['deployment', row.tag] as const) : (['desktop', row.id] as const);
+  if (row.poolId !== null || !isBookingExempt(starterRole)) {
+    const [itemType, itemId] = row.poolId !== null ? (['pool', row.poolId] as const) : row.tag ? (['deployment', row.tag] as const) : (['desktop', row.id] as const);
     if (!(await activeBooking(db, itemType, itemId, now))) {
       const [next] = await db
         .select()
@@ -46,6 +47,7 @@ export async function checkBookingToStart(db: Db, now: Date, row: DomainRow, sta
       if (next) {
         throw precondition('desktop_not_booked_until', `The desktop is booked from ${formatBookingDate(next.start)}`, { start: formatBookingDate(next.start) });
       }
+      if (row.poolId !== null) throw precondition('desktop_pool_not_booked', 'The desktop pool of this desktop needs a booking');
       if (row.tag) throw precondition('needs_deployment_booking', 'The deployment of this desktop needs a booking');
       throw precondition('desktop_not_booked', 'The desktop needs a booking to start');
     }

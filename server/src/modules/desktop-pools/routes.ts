@@ -17,6 +17,8 @@ import { findDomain } from '../shared/domains';
 import { viewersOf } from '../shared/desktop-view';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { createDesktopPools, poolCounts, poolStalled, type DesktopPools, type PoolRow } from './service';
+import { usablePools } from './usable';
+import { dropItemBookings } from '../bookings/service';
 
 const p = schema.desktopPools;
 const ZId = z.object({ id: z.string().min(1).max(64) });
@@ -152,6 +154,7 @@ export async function desktopPoolRoutes(app: FastifyInstance, ctx: AppContext, l
   // Its desktops not given to anybody go for good; given ones stay with their people (they leave the pool).
   r.delete('/desktop-pools/:id', { preHandler: staff, schema: { params: ZId } }, async (request) => {
     const pool = await managed(request, request.params.id);
+    await dropItemBookings(ctx, 'pool', pool.id);
     const free = await ctx.db.select().from(schema.domains).where(and(eq(schema.domains.poolId, pool.id)));
     for (const row of free) {
       if (row.poolAssignedAt === null) await lifecycle.destroyDesktop(row);
@@ -167,12 +170,8 @@ export async function desktopPoolRoutes(app: FastifyInstance, ctx: AppContext, l
   /** The pools a person may take a desktop from, as their desktops screen shows them. */
   r.get('/user/desktop-pools', { preHandler: auth, schema: { response: { 200: z.array(ZUserPool) } } }, async (request) => {
     const { user } = authOf(request);
-    const actor = await actorOf(ctx.db, user);
-    const rows = (await ctx.db.select().from(p).where(eq(p.enabled, true)).orderBy(asc(p.name))).filter((x) => isAllowed(actor, x));
     const out: TUserPool[] = [];
-    for (const pool of rows) {
-      if (await poolStalled(ctx, pool)) continue;
-      const template = await findDomain(ctx.db, pool.templateId);
+    for (const { pool, template, viewers } of await usablePools(ctx, user)) {
       const [mine] = await ctx.db.select({ id: schema.domains.id }).from(schema.domains)
         .where(and(eq(schema.domains.poolId, pool.id), eq(schema.domains.userId, user.id), isNotNull(schema.domains.poolAssignedAt)));
       const counts = await poolCounts(ctx, pool);
@@ -182,14 +181,14 @@ export async function desktopPoolRoutes(app: FastifyInstance, ctx: AppContext, l
         id: pool.id,
         name: pool.name,
         description: pool.description,
-        template_name: template?.name ?? '',
+        template_name: template.name,
         persistent: pool.persistent,
         state: mine ? 'mine' : counts.prepared > 0 ? 'ready' : total >= pool.maxDesktops && counts.preparing === 0 ? 'full' : 'preparing',
         prepared: counts.prepared,
         desktop_id: mine?.id ?? null,
         place: waiting?.place ?? null,
         wait_seconds: waiting?.wait_seconds ?? null,
-        viewers: template ? viewersOf(template).filter((v) => pool.permissions.viewers.includes(v)) : [],
+        viewers,
       });
     }
     return out;

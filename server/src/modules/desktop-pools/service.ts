@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt, gte, inArray, isNotNull, isNull } from 'drizzle-orm';
-import { GOING_UP, GUEST_UP, RETRYABLE, STARTABLE, statusIn, type TPoolCounts, type TPoolTakeAnswer } from '@vdi/contracts';
+import { GUEST_UP, RETRYABLE, STARTABLE, statusIn, type TPoolCounts, type TPoolStalled, type TPoolTakeAnswer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { LOCK_CLASSES, lockKey, schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
@@ -8,6 +8,7 @@ import { findDomain, type DomainRow } from '../shared/domains';
 import { createDesktopFromTemplate, creating } from '../desktops/create';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { viewerState } from '../viewers/activity';
+import { activeBooking } from '../bookings/start-check';
 import { dailyTimePassed, targetPrepared, waitSeconds } from './schedule';
 
 export type PoolRow = typeof schema.desktopPools.$inferSelect;
@@ -29,12 +30,13 @@ export function poolDesktopState(row: Pick<DomainRow, 'status' | 'poolAssignedAt
   return 'preparing';
 }
 
-/** Why a pool prepares nothing now, or null. */
-export async function poolStalled(ctx: AppContext, pool: PoolRow): Promise<'disabled' | 'template_disabled' | 'template_missing' | null> {
+/** Why a pool prepares nothing now, or null: a pool of a GPU template prepares only within its bookings. */
+export async function poolStalled(ctx: AppContext, pool: PoolRow): Promise<TPoolStalled | null> {
   if (!pool.enabled) return 'disabled';
   const template = await findDomain(ctx.db, pool.templateId);
   if (!template || template.kind !== 'template') return 'template_missing';
   if (!template.enabled) return 'template_disabled';
+  if ((template.hardware.reservables.vgpus ?? []).length > 0 && !(await activeBooking(ctx.db, 'pool', pool.id, ctx.clock.now()))) return 'not_booked';
   return null;
 }
 
@@ -109,16 +111,17 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     const desktops = await ctx.db.select().from(d).where(eq(d.poolId, pool.id)).orderBy(asc(d.createdAt));
     const stalled = await poolStalled(ctx, pool);
     const free = desktops.filter((x) => x.poolAssignedAt === null);
-    // Broken ones (a start failed, the guest crashed) are never handed out: gone, and made again below.
-    for (const row of free.filter((x) => poolDesktopState(x) === 'broken')) await lifecycle.destroyDesktop(row);
-    let live = free.filter((x) => poolDesktopState(x) !== 'broken');
+    // Never handed out, gone, and made afresh from the template below: broken ones (a start failed) and those at rest
+    // (the machine died, was stopped by someone, or was found stopped after a restart) — its disk may not be the
+    // template's state any more, and a fresh one costs the same as starting it again.
+    const down = (x: DomainRow) => poolDesktopState(x) === 'broken' || statusIn(STARTABLE, x.status);
+    for (const row of free.filter(down)) await lifecycle.destroyDesktop(row);
+    let live = free.filter((x) => !down(x));
     if (stalled) {
       // Nothing is prepared from a template that is gone or disabled, nor by a disabled pool; given desktops stay.
       for (const row of live) await lifecycle.destroyDesktop(row);
       return;
     }
-    // A free desktop at rest (stopped by someone, or adopted stopped after a restart) is started again.
-    for (const row of live.filter((x) => statusIn(STARTABLE, x.status))) await startPoolDesktop(pool, row);
     // Up and not yet known booted: booted once POOL_BOOT_SECONDS have passed since its start; looked at again soon.
     const now = ctx.clock.now();
     let booting = false;

@@ -5,6 +5,7 @@ import {
   ZDesktopDeleteAnswer,
   ZJumperUrl,
   ZStatusAnswer,
+  ZUserPool,
   ZViewerAnswer,
   type TAllowedTemplate,
   type TDesktop,
@@ -22,6 +23,10 @@ export const NONPERSISTENT_TIMEOUT_MS = 25_000;
 
 export const DESKTOPS_KEY = ['desktops'] as const;
 export const QUEUE_KEY = ['desktops_queue'] as const;
+
+/** The desktop pools the person may take a desktop from (their desktops screen's pool cards, their sign-in choice). */
+export const USER_POOLS_KEY = ['user', 'desktop-pools'] as const;
+export const userPoolsQuery = { queryKey: USER_POOLS_KEY, queryFn: () => api.get('/user/desktop-pools', z.array(ZUserPool)), refetchInterval: 10_000 } as const;
 
 export const desktopsQuery = {
   queryKey: DESKTOPS_KEY,

@@ -140,7 +140,7 @@ export default function BookingPage() {
     <>
       <PageHeader
         title={name ? t('bookings.item_heading', { name }) : t('bookings.heading')}
-        subtitle={t(type === 'deployment' ? 'bookings.item_subheading_deployment' : 'bookings.item_subheading')}
+        subtitle={t(type === 'deployment' ? 'bookings.item_subheading_deployment' : type === 'pool' ? 'bookings.item_subheading_pool' : 'bookings.item_subheading')}
         actions={
           <>
             <Button component={Link} to="/booking/summary" variant="default" leftSection={<IconList size={16} />} data-testid="booking-to-summary">

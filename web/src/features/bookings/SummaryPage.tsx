@@ -3,7 +3,7 @@ import { Link, useNavigate } from 'react-router';
 import { Anchor, Badge, Button, Card, Group, SegmentedControl, Skeleton, Stack, Table, Text, Tooltip, VisuallyHidden } from '@mantine/core';
 import { CardTable } from '../../components/CardTable';
 import { useQuery } from '@tanstack/react-query';
-import { IconCalendar, IconCalendarOff, IconDeviceDesktop, IconLayoutList, IconServer2 } from '@tabler/icons-react';
+import { IconCalendar, IconCalendarOff, IconDeviceDesktop, IconLayoutList, IconServer2, IconStack2 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TBooking } from '@vdi/contracts';
 import { EmptyState } from '../../components/EmptyState';
@@ -55,7 +55,7 @@ function BookingsTable({ bookings }: { bookings: TBooking[] }) {
               <Table.Tr key={b.id} data-testid="booking-row" data-item-id={b.item_id}>
                 <Table.Td>
                   <Group gap={8} wrap="nowrap">
-                    {b.item_type === 'deployment' ? <IconServer2 size={16} /> : <IconDeviceDesktop size={16} />}
+                    {b.item_type === 'deployment' ? <IconServer2 size={16} /> : b.item_type === 'pool' ? <IconStack2 size={16} /> : <IconDeviceDesktop size={16} />}
                     <Anchor component={Link} to={itemPath(b)} size="sm" fw={600} data-testid="booking-item-link">
                       {b.item_name}
                     </Anchor>

@@ -4,19 +4,15 @@ import { notifications } from '@mantine/notifications';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconBolt, IconClockHour4, IconStack2 } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
-import { z } from 'zod';
-import { ZPoolTakeAnswer, ZUserPool, type TUserPool, type TViewer } from '@vdi/contracts';
+import { ZPoolTakeAnswer, type TUserPool, type TViewer } from '@vdi/contracts';
 import { api } from '../../lib/api';
 import { onEvent } from '../../lib/socket';
 import { handleError } from '../../lib/error-handler';
-import { DESKTOPS_KEY, fetchViewer } from '../../entities/desktop/api';
+import { DESKTOPS_KEY, fetchViewer, USER_POOLS_KEY, userPoolsQuery } from '../../entities/desktop/api';
 import { openViewer } from '../../entities/viewer/open';
 import { builtInText } from '../../lib/built-in-text';
 import classes from './DesktopsPage.module.css';
 import '../../i18n/areas/content';
-
-const POOLS_KEY = ['user', 'desktop-pools'] as const;
-const poolsQuery = { queryKey: POOLS_KEY, queryFn: () => api.get('/user/desktop-pools', z.array(ZUserPool)), refetchInterval: 10_000 } as const;
 /** The browser viewer a pool's desktop opens in (the pool allows it): VNC first. */
 const browserViewer = (p: TUserPool): TViewer | null => (p.viewers.includes('browser-vnc') ? 'browser-vnc' : p.viewers.includes('browser-rdp') ? 'browser-rdp' : null);
 
@@ -41,7 +37,7 @@ function PoolCard({ pool }: { pool: TUserPool }) {
       if (!(err instanceof QueuedError)) handleError(err);
     } finally {
       setBusy(false);
-      void qc.invalidateQueries({ queryKey: POOLS_KEY });
+      void qc.invalidateQueries({ queryKey: USER_POOLS_KEY });
     }
   };
   const waiting = pool.place !== null;
@@ -90,12 +86,12 @@ class QueuedError extends Error {}
 export function PoolCards() {
   const { t } = useTranslation();
   const qc = useQueryClient();
-  const { data } = useQuery(poolsQuery);
+  const { data } = useQuery(userPoolsQuery);
   // A desktop given while the person waited: the list learns it, and a notice offers to open it (no tab opens by itself).
   useEffect(
     () =>
       onEvent('desktop_pool_given', ({ pool_id, desktop_id }) => {
-        void qc.invalidateQueries({ queryKey: POOLS_KEY });
+        void qc.invalidateQueries({ queryKey: USER_POOLS_KEY });
         void qc.invalidateQueries({ queryKey: DESKTOPS_KEY });
         const pool = data?.find((p) => p.id === pool_id);
         const viewer = pool ? browserViewer(pool) : 'browser-vnc';
