@@ -194,8 +194,11 @@ const lab = (p: Page) => p.getByTestId('hypervisor-card').filter({ hasText: 'Lab
 
 /**
  * Dialogs that need a state the demo data has not: each puts it in place through the API (as the person the screen
- * belongs to, or as the admin), scans, and undoes it. One desktop is started for the three that need a running one
- * (the class's desktop of the demo user, hidden from them: the videowall, the quota it holds, the console's force stops); everything else is a stopped desktop or a stored row.
+ * belongs to, or as the admin), scans, and undoes it. One desktop is started for those that need a running one (the
+ * class's desktop of the demo user, hidden from them: the videowall, the quota it holds, the console's force stops, its
+ * direct link). A state this machine cannot hold still (a disk operation under way, a second running desktop) is the
+ * server's answer changed on the page (`page.route`), a live message the frame the server would send; everything else
+ * is a stopped desktop or a stored row.
  */
 const STATEFUL: Screen[] = [
   // The portal: a start that needs a booking (the GPU desktop has none now), the edit page's recreate, the bastion.
@@ -342,6 +345,26 @@ const STATEFUL: Screen[] = [
       await expect(p.getByTestId('quota-held')).toBeVisible();
     },
     after: closeDialog,
+  },
+  // A temporary desktop asked for while the class desktop holds the running quota: the server makes it, its start is
+  // refused and it is removed; the refusal is the "limit reached" dialog over the new-temporary one.
+  {
+    name: 'desktops:quota-limit',
+    user: 'user',
+    path: '/desktops',
+    open: async (p) => {
+      await classDesktopRunning();
+      await p.getByTestId('new-temporary').click();
+      await p.getByTestId('temporary-template').filter({ hasText: 'Demo Linux' }).click();
+      await p.getByTestId('temporary-create').click();
+      await expect(p.getByRole('dialog').filter({ hasText: 'Limit reached' })).toBeVisible();
+    },
+    after: async (p) => {
+      await expect(async () => {
+        await p.keyboard.press('Escape');
+        await expect(p.getByRole('dialog')).toHaveCount(0, { timeout: scaled(2_000) });
+      }).toPass({ timeout: scaled(20_000) });
+    },
   },
   {
     name: 'admin:desktops:force-stop',
