@@ -1,8 +1,8 @@
-import { expect, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Browser, type Page, type WebSocketRoute } from '@playwright/test';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as OTPAuth from 'otpauth';
-import { desktopState, SESSION_COOKIE, type TDesktopState } from '@vdi/contracts';
+import { BOOKING_END_MSG_CODE, desktopState, formatBookingDate, SESSION_COOKIE, SOCKET_NAMESPACE, SOCKET_PATH, type TDesktopState } from '@vdi/contracts';
 import { startMediaFileServer, type MediaFileServer } from '../../server/test/helpers/media-file-server';
 import { ROUTES, mounted } from '../src/app/routes';
 import { adminSections, apiToken, axeViolations, COLOUR_RULES, scaled, stillScreen } from './support';
@@ -141,7 +141,7 @@ const root = join(import.meta.dirname, '..', '..');
 const dataDir = process.env.E2E_DATA_DIR ?? join(root, '.tmp', 'e2e-data');
 const STEP = 30_000;
 /** What the states below made, to undo (afterAll undoes what a failed step left). */
-const made: { bastionWas?: boolean; provider?: string; policy?: string; media?: string; files?: MediaFileServer; orphan?: string; twoFactor?: OTPAuth.TOTP } = {};
+const made: { bastionWas?: boolean; provider?: string; policy?: string; media?: string; files?: MediaFileServer; orphan?: string; twoFactor?: OTPAuth.TOTP; directLink?: string; person?: string } = {};
 const PREVIEW = {
   identity: { uid: 'uid=tina,ou=people,dc=example,dc=org', username: 'tina', name: 'Tina Teacher', email: 'tina@example.org', photo: '', groups: ['cn=teachers,ou=groups,dc=example,dc=org'] },
   rule: 1,
@@ -194,8 +194,11 @@ const lab = (p: Page) => p.getByTestId('hypervisor-card').filter({ hasText: 'Lab
 
 /**
  * Dialogs that need a state the demo data has not: each puts it in place through the API (as the person the screen
- * belongs to, or as the admin), scans, and undoes it. One desktop is started for the three that need a running one
- * (the class's desktop of the demo user, hidden from them: the videowall, the quota it holds, the console's force stops); everything else is a stopped desktop or a stored row.
+ * belongs to, or as the admin), scans, and undoes it. One desktop is started for those that need a running one (the
+ * class's desktop of the demo user, hidden from them: the videowall, the quota it holds, the console's force stops, its
+ * direct link). A state this machine cannot hold still (a disk operation under way, a second running desktop) is the
+ * server's answer changed on the page (`page.route`), a live message the frame the server would send; everything else
+ * is a stopped desktop or a stored row.
  */
 const STATEFUL: Screen[] = [
   // The portal: a start that needs a booking (the GPU desktop has none now), the edit page's recreate, the bastion.
@@ -275,9 +278,30 @@ const STATEFUL: Screen[] = [
       await p.getByTestId('two-factor-confirm').click();
       await expect(p.getByTestId('recovery-code')).toHaveCount(10);
     },
+    // Two-factor stays on for the dialogs below (the console's reset turns it off).
     after: async (p) => {
       await p.getByTestId('recovery-done').click().catch(() => undefined);
-      if (made.twoFactor) await pageCall(p, 'POST', '/user/two-factor/disable', { code: made.twoFactor.generate({ timestamp: Date.now() + STEP }) });
+      await expect(p.getByRole('dialog')).toHaveCount(0);
+    },
+  },
+  { name: 'profile:two-factor-regenerate', user: 'user', path: '/profile', open: via('two-factor-regenerate'), after: closeDialog },
+  { name: 'profile:two-factor-disable', user: 'user', path: '/profile', open: via('two-factor-disable'), after: closeDialog },
+  // The console's reset of the person's two-factor, confirmed: it is off again.
+  {
+    name: 'admin:users:two-factor-reset',
+    user: 'admin',
+    path: '/isard-admin/users',
+    open: async (p) => {
+      await p.getByTestId('users-search').fill('user');
+      const row = p.locator('[data-testid=user-row][data-username=user]');
+      await expect(row.getByTestId('user-two-factor')).toBeVisible();
+      await row.getByTestId('user-actions').click();
+      await via('user-two-factor-reset')(p);
+    },
+    after: async (p) => {
+      await p.getByTestId('confirm-two-factor-reset').click().catch(() => undefined);
+      await expect(p.getByRole('dialog')).toHaveCount(0);
+      await expect(p.locator('[data-testid=user-row][data-username=user]').getByTestId('user-two-factor')).toHaveCount(0);
       made.twoFactor = undefined;
     },
   },
@@ -321,6 +345,26 @@ const STATEFUL: Screen[] = [
       await expect(p.getByTestId('quota-held')).toBeVisible();
     },
     after: closeDialog,
+  },
+  // A temporary desktop asked for while the class desktop holds the running quota: the server makes it, its start is
+  // refused and it is removed; the refusal is the "limit reached" dialog over the new-temporary one.
+  {
+    name: 'desktops:quota-limit',
+    user: 'user',
+    path: '/desktops',
+    open: async (p) => {
+      await classDesktopRunning();
+      await p.getByTestId('new-temporary').click();
+      await p.getByTestId('temporary-template').filter({ hasText: 'Demo Linux' }).click();
+      await p.getByTestId('temporary-create').click();
+      await expect(p.getByRole('dialog').filter({ hasText: 'Limit reached' })).toBeVisible();
+    },
+    after: async (p) => {
+      await expect(async () => {
+        await p.keyboard.press('Escape');
+        await expect(p.getByRole('dialog')).toHaveCount(0, { timeout: scaled(2_000) });
+      }).toPass({ timeout: scaled(20_000) });
+    },
   },
   {
     name: 'admin:desktops:force-stop',
@@ -481,7 +525,225 @@ const STATEFUL: Screen[] = [
       made.orphan = undefined;
     },
   },
+  // A booking's end announced live (the message dialog): the frame the server sends, put on the page's own socket
+  // (a real booking's warning comes minutes after a start, account.spec.ts waits for one).
+  {
+    name: 'desktops:live-message',
+    user: 'user',
+    path: '/desktops',
+    open: async (p) => {
+      const send = await liveSocket(p);
+      const end = new Date(Date.now() + 5 * 60_000);
+      const msg = { type: 'warning', msg_code: BOOKING_END_MSG_CODE, params: { date: formatBookingDate(end), minutes: 5, name: 'GPU desktop', desktop_id: ids.gpuDesktop } };
+      // Sent again until the portal listens (its listener comes with the first signed-in screen).
+      await expect(async () => {
+        if (!(await p.getByTestId('message-dialog').count())) send('msg', msg);
+        await expect(p.getByTestId('message-dialog').first()).toBeVisible({ timeout: scaled(3_000) });
+      }).toPass({ timeout: scaled(30_000) });
+    },
+    after: async (p) => {
+      for (const close of await p.getByTestId('message-dialog-close').all()) await close.click().catch(() => undefined);
+      await expect(p.getByRole('dialog')).toHaveCount(0);
+    },
+  },
+  // A running desktop's reset and a running temporary desktop's delete: the list as the server would give it with one
+  // started (the quota the class desktop holds leaves no second start on this machine; the dialogs only ask).
+  {
+    name: 'desktops:reset',
+    user: 'user',
+    path: '/desktops',
+    open: async (p) => {
+      await desktopsShown(p, (list) => list.map((d) => (d.id === ids.desktop ? { ...d, state: 'Started' } : d)));
+      await p.locator(`[data-desktop-id="${ids.desktop}"]`).first().getByTestId('desktop-menu').click();
+      await via('desktop-reset')(p);
+    },
+    after: desktopsAsTheyAre,
+  },
+  {
+    name: 'desktops:delete-temporary',
+    user: 'user',
+    path: '/desktops',
+    open: async (p) => {
+      await desktopsShown(p, (list) => {
+        const d = list.find((x) => x.id === ids.desktop)!;
+        return [...list, { ...d, id: 'a11y-temporary', name: 'Temporary desktop', type: 'nonpersistent', state: 'Started', tag: false }];
+      });
+      await p.locator('[data-desktop-id="a11y-temporary"]').first().getByTestId('desktop-action-delete').click();
+      await dialog(p);
+    },
+    after: desktopsAsTheyAre,
+  },
+  // The direct link of the running class desktop, opened signed out: its reset asks first.
+  {
+    name: 'direct-viewer:reset',
+    path: '/login',
+    open: async (p) => {
+      await classDesktopRunning();
+      made.directLink = ids.classDesktop;
+      const token = (await pageCall(await other('admin'), 'PUT', `/desktop/jumperurl_reset/${ids.classDesktop}`, { disabled: false })) as string;
+      await p.goto(`/vw/${token}`);
+      await expect(p.getByTestId('direct-reset')).toBeEnabled({ timeout: scaled(90_000) });
+      await via('direct-reset')(p);
+    },
+    after: async (p) => {
+      await closeDialog(p).catch(() => undefined);
+      await pageCall(await other('admin'), 'PUT', `/desktop/jumperurl_reset/${ids.classDesktop}`, { disabled: true });
+      made.directLink = undefined;
+    },
+  },
+  // Storage: a disk's increase (roles above user), and the cancel of an increase under way (it lasts a moment on
+  // this machine's disks: the list as the server gives it while one runs).
+  { name: 'storage:increase', user: 'advanced', path: '/userstorage', open: async (p) => (await p.locator('[data-testid=storage-increase]:enabled').first().click(), dialog(p)), after: closeDialog },
+  {
+    name: 'storage:cancel-operation',
+    user: 'advanced',
+    path: '/userstorage',
+    open: async (p) => {
+      const me = ((await pageCall(p, 'GET', '/user')) as { id: string }).id;
+      await p.route('**/api/v3/storage/ready', async (route) => {
+        const res = await route.fetch();
+        const disks = (await res.json()) as { type: string; status: string; operation: unknown }[];
+        const i = disks.findIndex((d) => d.type !== 'template');
+        if (i >= 0) disks[i] = { ...disks[i]!, status: 'maintenance', operation: { job_id: 'a11y-job', kind: 'increase', user_id: me, progress: 40, priority: 'low' } };
+        await route.fulfill({ response: res, json: disks });
+      });
+      await p.reload();
+      await settled(p);
+      await via('storage-cancel')(p);
+    },
+    after: async (p) => {
+      await closeDialog(p);
+      await p.unroute('**/api/v3/storage/ready');
+      await p.reload();
+    },
+  },
+  // Media of Teo's, downloaded from a loopback server: the portal's share and delete, the console's owner and delete
+  // (which deletes it).
+  { name: 'media:share', user: 'advanced', path: '/media', open: async (p) => (await (await mediaRow(p))!.getByTestId('media-share').click(), dialog(p)), after: closeDialog },
+  { name: 'media:delete', user: 'advanced', path: '/media', open: async (p) => (await (await mediaRow(p))!.getByTestId('media-delete').click(), dialog(p)), after: closeDialog },
+  {
+    name: 'admin:media:owner',
+    user: 'admin',
+    path: '/isard-admin/media',
+    open: async (p) => {
+      await mediaRow();
+      await p.reload();
+      await settled(p);
+      await p.locator('[data-testid=media-row][data-name="Accessibility media"]').getByTestId('media-actions').click();
+      // (The dialog's own root carries the same test id: the menu's item.)
+      await p.locator('[role=menuitem][data-testid=media-owner]').click();
+      await dialog(p);
+    },
+    after: closeDialog,
+  },
+  {
+    name: 'admin:media:delete',
+    user: 'admin',
+    path: '/isard-admin/media',
+    open: async (p) => {
+      await mediaRow();
+      await p.reload();
+      await settled(p);
+      await p.locator('[data-testid=media-row][data-name="Accessibility media"]').getByTestId('media-actions').click();
+      // (The dialog's own root carries the same test id: the menu's item.)
+      await p.locator('[role=menuitem][data-testid=media-delete]').click();
+      await dialog(p);
+    },
+    after: async (p) => {
+      await p.getByTestId('media-delete-confirm').click().catch(() => undefined);
+      await expect(p.getByRole('dialog')).toHaveCount(0);
+      if (made.media) await pageCall(p, 'DELETE', `/media/${made.media}`).catch(() => undefined);
+      await made.files?.close();
+      made.files = made.media = undefined;
+    },
+  },
+  // A person's password reset from the console (a person of the scan's own, deleted after): the result with the
+  // one-time password and the credentials sheet.
+  {
+    name: 'admin:users:reset-password-result',
+    user: 'admin',
+    path: '/isard-admin/users',
+    open: async (p) => {
+      made.person = await scanPerson(p);
+      await p.getByTestId('users-search').fill(SCAN_PERSON);
+      const row = p.locator(`[data-testid=user-row][data-username="${SCAN_PERSON}"]`);
+      await row.getByTestId('user-actions').click();
+      await via('user-reset-password')(p);
+      await p.getByTestId('accounts-run').click();
+      await expect(p.getByTestId('accounts-result')).toBeVisible();
+    },
+    after: async (p) => {
+      await p.getByTestId('accounts-close').click().catch(() => undefined);
+      await expect(p.getByRole('dialog')).toHaveCount(0);
+      if (made.person) await pageCall(p, 'POST', '/admin/users/bulk', { ids: [made.person], action: 'delete' });
+      made.person = undefined;
+    },
+  },
 ];
+
+/** Frames put on the page's live socket as if the server sent them (the socket is opened again through the route). */
+async function liveSocket(page: Page) {
+  let ws: WebSocketRoute | undefined;
+  await page.routeWebSocket((url) => url.pathname.startsWith(SOCKET_PATH), (route) => {
+    route.connectToServer();
+    ws = route;
+  });
+  await page.reload();
+  await settled(page);
+  await expect.poll(() => Boolean(ws), { timeout: scaled(30_000) }).toBe(true);
+  // socket.io's frame of an event in a namespace (engine.io message 4, socket.io event 2); payloads travel as JSON text.
+  return (event: string, payload: unknown) => ws!.send(`42${SOCKET_NAMESPACE},${JSON.stringify([event, JSON.stringify(payload)])}`);
+}
+
+/** The page's desktops list as the server gives it, changed by `change` (until desktopsAsTheyAre). */
+async function desktopsShown(page: Page, change: (list: Record<string, unknown>[]) => Record<string, unknown>[]) {
+  await page.unroute('**/api/v3/user/desktops');
+  await page.route('**/api/v3/user/desktops', async (route) => {
+    const res = await route.fetch();
+    await route.fulfill({ response: res, json: change((await res.json()) as Record<string, unknown>[]) });
+  });
+  await page.reload();
+  await settled(page);
+}
+async function desktopsAsTheyAre(page: Page) {
+  await closeDialog(page);
+  await page.unroute('**/api/v3/user/desktops');
+  await page.reload();
+  await settled(page);
+}
+
+/** Teo's media, downloaded from a loopback server (made once); on his media page (`page`), its row. */
+async function mediaRow(page?: Page) {
+  const teo = await other('advanced');
+  if (!made.media) {
+    made.files = await startMediaFileServer(join(process.env.VDI_TEST_IMAGES ?? join(root, 'data', 'test-cache', 'images'), 'demo.iso'));
+    made.media = ((await pageCall(teo, 'POST', '/media', { name: 'Accessibility media', url: `${made.files.base}/demo.iso`, kind: 'iso' })) as { id: string }).id;
+  }
+  const status = async () => ((await pageCall(teo, 'GET', '/media')) as { id: string; status: string }[]).find((m) => m.id === made.media)?.status;
+  await expect.poll(status, { message: 'the media downloaded', timeout: scaled(60_000) }).toBe('Downloaded');
+  if (!page) return;
+  const row = page.locator('[data-testid=media-row][data-name="Accessibility media"]');
+  if (!(await row.count())) {
+    await page.reload();
+    await settled(page);
+  }
+  await expect(row).toHaveAttribute('data-status', 'Downloaded');
+  return row;
+}
+
+const SCAN_PERSON = 'a11y-reset-person';
+/** A person of the scan's own in the group "E2E accounts" (no journey counts them), made through the admin's page. */
+async function scanPerson(page: Page) {
+  const groups = (await pageCall(page, 'GET', `/admin/groups?search=${encodeURIComponent('E2E accounts')}`)) as { items: { id: string; name: string }[] };
+  const group = groups.items.find((g) => g.name === 'E2E accounts')?.id ?? ((await pageCall(page, 'POST', '/admin/groups', { name: 'E2E accounts', category: 'default' })) as { id: string }).id;
+  const res = await page.request.post('/api/v3/admin/users', {
+    headers: { authorization: `Bearer ${await sessionOf(page)}` },
+    data: { username: SCAN_PERSON, name: 'Reset Person', email: `${SCAN_PERSON}@example.org`, role: 'user', category: 'default', group, password: 'a11y-Pass-2026' },
+  });
+  if (res.ok()) return ((await res.json()) as { id: string }).id;
+  const users = (await pageCall(page, 'GET', `/admin/users?search=${SCAN_PERSON}`)) as { items: { id: string; username: string }[] };
+  return users.items.find((u) => u.username === SCAN_PERSON)!.id;
+}
 
 export const SCREENS: Screen[] = [
   { name: 'sign-in', path: '/login', route: 'login' },
@@ -722,6 +984,8 @@ test.describe('accessibility', () => {
       if (path) await call(request, 'admin', 'DELETE', path).catch(() => undefined);
     }
     if (made.twoFactor) await call(request, 'admin', 'DELETE', `/admin/users/${((await call(request, 'admin', 'GET', '/admin/users?search=user&per_page=500')) as { items: { id: string; username: string }[] }).items.find((u) => u.username === 'user')!.id}/two-factor`).catch(() => undefined);
+    if (made.directLink) await call(request, 'admin', 'PUT', `/desktop/jumperurl_reset/${made.directLink}`, { disabled: true }).catch(() => undefined);
+    if (made.person) await call(request, 'admin', 'POST', '/admin/users/bulk', { ids: [made.person], action: 'delete' }).catch(() => undefined);
     if (made.bastionWas !== undefined) await call(request, 'admin', 'PUT', '/admin/settings/bastion', { enabled: made.bastionWas }).catch(() => undefined);
     if (ids?.classDesktop) {
       await call(request, 'admin', 'POST', '/admin/desktops/force_stop', { ids: [ids.classDesktop] }).catch(() => undefined);
