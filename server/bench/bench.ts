@@ -6,7 +6,7 @@
 // socket with real sign-ins. The data it needs (500 students, a user with 1,000 desktops) is
 // written by a seeding step (seed.ts) before the server starts.
 //
-//   node --import tsx server/bench/bench.ts [--only user,desktops,create,deployment,fanout,web,vnc,rdp,admin-desktops,usage,backup,cluster,processes]
+//   node --import tsx server/bench/bench.ts [--only user,desktops,create,deployment,fanout,web,vnc,pool,rdp,admin-desktops,usage,backup,cluster,processes]
 //        [--mode pglite|postgres|both] [--quick]
 // PostgreSQL: BENCH_PG_ADMIN_URL (set by scripts/bench.mjs from the local Debian cluster) names a
 // role that may create databases; each run makes a fresh database and drops it afterwards.
@@ -36,7 +36,7 @@ import {
 } from './measure';
 
 const root = join(import.meta.dirname, '..', '..');
-const ROWS = ['user', 'desktops', 'create', 'deployment', 'fanout', 'web', 'vnc', 'rdp', 'admin-desktops', 'usage', 'backup', 'cluster', 'processes'] as const;
+const ROWS = ['user', 'desktops', 'create', 'deployment', 'fanout', 'web', 'vnc', 'pool', 'rdp', 'admin-desktops', 'usage', 'backup', 'cluster', 'processes'] as const;
 type RowKey = (typeof ROWS)[number];
 type Mode = 'pglite' | 'postgres';
 
@@ -930,6 +930,120 @@ async function rowVnc(c: Ctx) {
   await rowVncUsage(c, desktop.id, token!, runs, r);
 }
 
+// ---- desktop pools ----
+
+/** A pool's counts, as its console page reads them. */
+const poolCountsOf = async (base: string, token: string, id: string) =>
+  (await api<{ counts: { prepared: number; preparing: number; in_use: number } }>(base, token, 'GET', `/desktop-pools/${id}`)).counts;
+
+async function untilPrepared(base: string, token: string, id: string, n: number, limitMs: number) {
+  const deadline = Date.now() + limitMs;
+  while ((await poolCountsOf(base, token, id)).prepared < n) {
+    if (Date.now() > deadline) throw new Error(`the pool did not have ${n} prepared desktops within ${limitMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * Issue 30's pool rows. A pool of the demo template for N students, all prepared (POOL_BOOT_SECONDS 0 for the
+ * bench: prepared as soon as the machine runs; a real guest's boot is the operator's setting), then:
+ * - click to screen: the N sign in at once, each takes a desktop and reads its first frame in the browser viewer's
+ *   websocket; beside the same N signing in again and opening the viewers of those (now running) desktops;
+ * - return to template: a given desktop stopped (a fresh-each-time pool's desktop goes back), until the pool has N
+ *   prepared again; beside `qemu-img create -b` and QEMU started by hand until its first frame.
+ */
+async function rowPool(c: Ctx) {
+  const n = quick ? 5 : 30;
+  say(`${c.mode}: desktop pools (${n} people at once; return to template)`);
+  await c.portal.restart({ POOL_BOOT_SECONDS: '0' });
+  c.tokens.clear();
+  const [admin] = await tokensOf(c, ['admin']);
+  const people = students(450, n);
+  const base = c.portal.url;
+  const made = await api<{ id: string }>(base, admin!, 'POST', '/desktop-pools', {
+    name: 'Bench pool', template_id: c.portal.seeded.templateId, allowed: { users: people.map((_, i) => `bench-user-${450 + i}`) },
+    max_desktops: n, prepared: n, persistent: false,
+    give_back: { on_sign_out: false, viewer_closed_minutes: null, at: null }, permissions: { viewers: ['browser-vnc'], may_restart: true },
+  });
+  try {
+    await untilPrepared(base, admin!, made.id, n, 600_000);
+    const watch = watchLoad(c.portal.pid);
+    // Click to screen from the pool: sign in, take, ticket, first frame; all at once.
+    const fromPool = await Promise.all(people.map(async (u) => {
+      const t0 = now();
+      const token = await signIn(base, u);
+      const got = await api<{ kind: string; desktop_id?: string }>(base, token, 'POST', `/desktop-pools/${made.id}/take`);
+      if (got.kind !== 'desktop') throw new Error(`${u} was queued: the pool had fewer prepared desktops than people`);
+      await firstFrameThroughPortal(base, token, got.desktop_id!);
+      return { ms: now() - t0, token, id: got.desktop_id! };
+    }));
+    // The same people on the same (running) desktops: sign in, ticket, first frame.
+    const running = await Promise.all(people.map(async (u, i) => {
+      const t0 = now();
+      const token = await signIn(base, u);
+      await firstFrameThroughPortal(base, token, fromPool[i]!.id);
+      return now() - t0;
+    }));
+    const p = latencies(fromPool.map((x) => x.ms)).p95;
+    const r = latencies(running).p95;
+    add({
+      mode: c.mode,
+      row: `click to screen from a pool (${n} people at once, p95)`,
+      portal: `${fmtMs(p)} ms; ${(p / r).toFixed(2)}× raw`,
+      raw: `the same ${n} on running desktops: ${fmtMs(r)} ms`,
+      target: '≤ 1.2×',
+      met: p / r <= 1.2,
+      load: loadCell(watch.stop()),
+    });
+
+    // Return to template, one desktop at a time.
+    const runs = quick ? 1 : 3;
+    const back: number[] = [];
+    const raw: number[] = [];
+    const accel = decideAccel('auto').accel;
+    const watch2 = watchLoad(c.portal.pid);
+    for (let i = 0; i < runs; i++) {
+      const given = fromPool[i]!;
+      const t0 = now();
+      await api(base, given.token, 'GET', `/desktop/stop/${given.id}`);
+      await untilPrepared(base, admin!, made.id, 1, 300_000);
+      back.push(now() - t0);
+      // Taken again, so that the next round starts from none prepared.
+      const again = await api<{ kind: string; desktop_id?: string }>(base, given.token, 'POST', `/desktop-pools/${made.id}/take`);
+      if (again.desktop_id) fromPool[i] = { ...given, id: again.desktop_id };
+
+      const disk = join(c.work, `pool-${i}.qcow2`);
+      const sock = join(c.work, `pool-vnc-${i}.sock`);
+      const t1 = now();
+      await qemuImg(overlayArgs(c.portal.seeded.basePath, 'qcow2', disk));
+      const qemu = spawn('qemu-system-x86_64', ['-accel', accel, '-machine', 'q35', '-m', '256', '-nodefaults', '-display', 'none', '-vga', 'std',
+        '-drive', `file=${disk},format=qcow2,if=virtio`, '-vnc', `unix:${sock}`], { stdio: 'ignore' });
+      try {
+        while (!existsSync(sock)) await new Promise((res) => setTimeout(res, 5));
+        await firstFrameOverUnix(sock, null);
+        raw.push(now() - t1);
+      } finally {
+        qemu.kill('SIGKILL');
+      }
+    }
+    const b = latencies(back).p50;
+    const rr = latencies(raw).p50;
+    add({
+      mode: c.mode,
+      row: `return to template: a given-back desktop's place prepared again (median of ${runs})`,
+      portal: `${fmtMs(b)} ms; ${(b / rr).toFixed(2)}× raw`,
+      raw: `qemu-img create -b + QEMU by hand to its first frame: ${fmtMs(rr)} ms`,
+      target: '≤ 1.3×',
+      met: b / rr <= 1.3,
+      load: loadCell(watch2.stop()),
+    });
+  } finally {
+    await api(base, admin!, 'DELETE', `/desktop-pools/${made.id}`).catch(() => undefined);
+    await c.portal.restart({ POOL_BOOT_SECONDS: undefined });
+    c.tokens.clear();
+  }
+}
+
 /**
  * What recording usage (modules/usage/record.ts: an interval opened at `started`, closed at `stopped`) adds
  * to the same start, on the same data: the server restarted with it, then without it (VDI_BENCH_NO_USAGE, a
@@ -1433,6 +1547,7 @@ async function rowsOfOnePortal(mode: Mode, raw: { url: string }, databaseUrl: st
     await step('fanout', () => rowFanout(c));
     await step('web', () => rowWeb(c));
     await step('vnc', () => rowVnc(c));
+    await step('pool', () => rowPool(c));
     await step('rdp', () => rowRdp(c));
     await step('user', () => rowUser(c));
     await step('desktops', () => rowDesktops(c));

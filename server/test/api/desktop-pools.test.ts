@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { and, eq, isNull } from 'drizzle-orm';
 import { formatBookingDate, ZPool, ZPoolTakeAnswer, ZUserPool, type TPool, type TPoolTakeAnswer } from '@vdi/contracts';
 import { schema } from '../../src/db';
+import { createDesktopFromTemplate } from '../../src/modules/desktops/create';
 import { call, loginToken, startTestServer, type TestServer } from '../helpers/server';
 import { recordEvents, socketOf, until } from '../helpers/wait';
 
@@ -231,5 +232,16 @@ describe('a pool of a GPU template', () => {
 
     expect((await call(server, `/api/v3/desktop-pools/${made.id}`, { token: advanced, method: 'DELETE' })).status).toBe(200);
     expect(await db.$count(schema.bookings, eq(schema.bookings.itemId, made.id))).toBe(0);
+  });
+});
+
+describe('a deleted pool', () => {
+  it('leaves no desktop behind that a pass in another process was making', async () => {
+    const db = server.ctx.db;
+    const [demo] = await db.select().from(schema.domains).where(eq(schema.domains.id, template));
+    const [owner] = await db.select().from(schema.users).where(eq(schema.users.username, 'advanced'));
+    const orphan = await createDesktopFromTemplate(db, server.ctx.engine, demo!, owner!, { name: 'Of a gone pool', persistent: false, status: 'Stopped', poolId: randomUUID() });
+    await server.app.desktopPools.sweepOrphans();
+    expect(await db.$count(schema.domains, eq(schema.domains.id, orphan.id))).toBe(0);
   });
 });

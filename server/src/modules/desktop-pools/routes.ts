@@ -155,15 +155,17 @@ export async function desktopPoolRoutes(app: FastifyInstance, ctx: AppContext, l
   r.delete('/desktop-pools/:id', { preHandler: staff, schema: { params: ZId } }, async (request) => {
     const pool = await managed(request, request.params.id);
     await dropItemBookings(ctx, 'pool', pool.id);
-    const free = await ctx.db.select().from(schema.domains).where(and(eq(schema.domains.poolId, pool.id)));
-    for (const row of free) {
-      if (row.poolAssignedAt === null) await lifecycle.destroyDesktop(row);
-      else await ctx.db.update(schema.domains).set({ poolId: null, poolAssignedAt: null }).where(eq(schema.domains.id, row.id));
-    }
+    // The pool first (a pass that starts now finds nothing to do), then what a pass under way made is waited for:
+    // its desktops not given go (another process's are found by every process's sweep), given ones stay their people's.
     await ctx.db.transaction(async (tx) => {
       await tx.delete(p).where(eq(p.id, pool.id));
       await audit(tx, auditActorOf(request), { action: 'desktop_pool.delete', objectType: 'desktop_pool', objectId: pool.id, objectName: pool.name, categoryId: pool.categoryId });
     });
+    await pools.settle(pool.id);
+    for (const row of await ctx.db.select().from(schema.domains).where(eq(schema.domains.poolId, pool.id))) {
+      if (row.poolAssignedAt === null) await lifecycle.destroyDesktop(row);
+      else await ctx.db.update(schema.domains).set({ poolId: null, poolAssignedAt: null }).where(eq(schema.domains.id, row.id));
+    }
     return {};
   });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, gt, gte, inArray, isNotNull, isNull } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { GUEST_UP, RETRYABLE, STARTABLE, statusIn, type TPoolCounts, type TPoolStalled, type TPoolTakeAnswer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { LOCK_CLASSES, lockKey, schema } from '../../db';
@@ -303,6 +303,18 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     }
   }
 
+  /** Desktops not given of a pool that is gone (deleted while a pass in another process was making one): destroyed. */
+  async function sweepOrphans() {
+    const orphans = await ctx.db
+      .select()
+      .from(d)
+      .where(and(isNotNull(d.poolId), isNull(d.poolAssignedAt), sql`not exists (select 1 from ${p} where ${p.id} = ${d.poolId})`));
+    for (const row of orphans) {
+      log.info({ desktop: row.id, pool: row.poolId }, 'a desktop of a deleted pool removed');
+      await lifecycle.destroyDesktop(row);
+    }
+  }
+
   let timer: NodeJS.Timeout | undefined;
   let lastSweep = ctx.clock.now();
   /** Every pool's pass and the give-back sweep, every `intervalMs`; a pool's desktop that changes kicks its pool at once. */
@@ -310,6 +322,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     const tick = async () => {
       const now = ctx.clock.now();
       await sweepGiveBacks(lastSweep, now).catch((err) => log.error({ err }, 'pool give-back sweep failed'));
+      await sweepOrphans().catch((err) => log.error({ err }, 'pool orphan sweep failed'));
       lastSweep = now;
       const pools = await ctx.db.select({ id: p.id }).from(p);
       await Promise.all(pools.map((x) => kick(x.id)));
@@ -317,8 +330,9 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     void tick();
     timer = setInterval(() => void tick().catch((err) => log.error({ err }, 'pool tick failed')), intervalMs);
     timer.unref();
+    // Any of a pool's desktops that changes (one prepared came up, one given went away) kicks its pool at once.
     const onChange = (row: DomainRow) => {
-      if (row.poolId !== null && row.poolAssignedAt === null) void kick(row.poolId);
+      if (row.poolId !== null) void kick(row.poolId);
     };
     lifecycle.changes.on('changed', onChange);
     lifecycle.changes.on('deleted', onChange);
@@ -331,6 +345,9 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
   let stopEvents: (() => void) | undefined;
   return {
     kick,
+    /** Waits for this process's pass of the pool under way, if any. */
+    settle: (poolId: string) => pending.get(poolId) ?? Promise.resolve(),
+    sweepOrphans,
     take,
     placeOf,
     giveBack,
