@@ -24,7 +24,7 @@ export const NEW_POOL: PoolDraft = {
   name: '',
   description: '',
   template_id: null,
-  allowed: { ...NOT_SHARED, groups: [] },
+  allowed: NOT_SHARED,
   max_desktops: 2,
   prepared: 1,
   schedule: [],
