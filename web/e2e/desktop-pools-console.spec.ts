@@ -47,6 +47,9 @@ test.describe('desktop pools: the screen', () => {
       await expect(form.getByTestId('pool-schedule-row')).toHaveCount(1);
       await stillScreen(page);
       await windowShot(page, 'desktop-pools-form');
+      await form.getByTestId('pool-form-submit').scrollIntoViewIfNeeded();
+      await stillScreen(page);
+      await shot(page, 'desktop-pools-form-lower');
       await form.getByTestId('pool-schedule-remove').click();
       await expect(form.getByTestId('pool-schedule-empty')).toBeVisible();
       await form.getByTestId('pool-form-submit').click();

@@ -92,7 +92,7 @@ export function PoolFormModal({ pool, onClose }: { pool: TPool | 'new' | null; o
   });
   const v = form.values;
   const viewerLabel = (x: TViewer) => t(`desktops.viewers.${x}`);
-  const time = (label: string, path: string) => <TextInput type="time" label={label} {...form.getInputProps(path)} w={110} />;
+  const time = (label: string, path: string) => <TextInput type="time" label={label} {...form.getInputProps(path)} w={140} />;
 
   return (
     <Modal
@@ -202,7 +202,7 @@ export function PoolFormModal({ pool, onClose }: { pool: TPool | 'new' | null; o
                     </Group>
                     <Group gap="xs" wrap="nowrap" align="center">
                       <Checkbox label={t('pools_admin.form.daily')} {...form.getInputProps('daily', { type: 'checkbox' })} />
-                      <TextInput type="time" aria-label={t('pools_admin.form.daily_time')} w={110} size="xs" disabled={!v.daily} {...form.getInputProps('daily_at')} />
+                      <TextInput type="time" aria-label={t('pools_admin.form.daily_time')} w={130} size="xs" disabled={!v.daily} {...form.getInputProps('daily_at')} />
                     </Group>
                   </>
                 )}

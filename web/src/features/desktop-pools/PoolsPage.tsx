@@ -31,11 +31,11 @@ function PoolNumbers({ pool }: { pool: TPool }) {
   const bar = barParts(c, pool.max_desktops);
   return (
     <Stack gap={6}>
-      <Progress.Root size={14} radius="sm" aria-label={t('pools_admin.card.bar', { name: pool.name })} data-testid="pool-bar">
+      <Progress.Root size={14} radius="sm" role="group" aria-label={t('pools_admin.card.bar', { name: pool.name })} data-testid="pool-bar">
         {(['in_use', 'kept', 'prepared', 'preparing'] as const).map((p) =>
           c[p] > 0 ? (
             <Tooltip key={p} label={t(`pools_admin.counts.${p}`, { n: c[p] })} withArrow>
-              <Progress.Section value={bar[p]} color={COLORS[p]} striped={p === 'preparing'} animated={p === 'preparing'} />
+              <Progress.Section value={bar[p]} color={COLORS[p]} striped={p === 'preparing'} animated={p === 'preparing'} aria-label={t(`pools_admin.counts.${p}`, { n: c[p] })} />
             </Tooltip>
           ) : null,
         )}
