@@ -66,10 +66,20 @@ test.describe('desktop pools: the screen', () => {
       await expect(card.getByTestId('pool-count-prepared')).toHaveAttribute('data-value', '1', { timeout: scaled(120_000) });
       await expect(card.getByTestId('pool-count-prepared')).toHaveText('1 prepared');
       await expect(card.getByTestId('pool-host').first()).toContainText('1 prepared');
+      await expect(card.getByTestId('pool-target')).toHaveText('Aims at 1 prepared now · at most 2 desktops');
+      await expect(card.getByTestId('pool-target-mark')).toBeVisible();
       await expect(card.getByTestId('pool-kind')).toHaveText('Fresh each time');
       await expect(card.getByTestId('pool-who')).toContainText('1 user');
       await stillScreen(page);
       await shot(page, 'desktop-pools-console');
+      // The dark theme too (the choice this browser keeps), then back to light.
+      for (const scheme of ['dark', 'light']) {
+        await page.evaluate((v) => localStorage.setItem('mantine-color-scheme-value', v), scheme);
+        await page.reload();
+        await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', scheme);
+        await expect(card.getByTestId('pool-count-prepared')).toHaveAttribute('data-value', '1');
+        if (scheme === 'dark') await stillScreen(page).then(() => shot(page, 'desktop-pools-console-dark'));
+      }
 
       // Prepared 0: the prepared desktop goes.
       await card.getByTestId('pool-actions').click();
@@ -81,6 +91,7 @@ test.describe('desktop pools: the screen', () => {
       await expect(card.getByTestId('pool-count-prepared')).toHaveAttribute('data-value', '0', { timeout: scaled(90_000) });
       await expect(card.getByTestId('pool-count-preparing')).toHaveAttribute('data-value', '0');
       await expect(card.getByTestId('pool-host')).toHaveCount(0);
+      await expect(card.getByTestId('pool-target-mark')).toHaveCount(0);
 
       // Deleted after a confirmation that says what goes and what stays.
       await card.getByTestId('pool-actions').click();

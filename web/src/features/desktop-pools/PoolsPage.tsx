@@ -31,15 +31,19 @@ function PoolNumbers({ pool }: { pool: TPool }) {
   const bar = barParts(c, pool.max_desktops);
   return (
     <Stack gap={6}>
-      <Progress.Root size={14} radius="sm" role="group" aria-label={t('pools_admin.card.bar', { name: pool.name })} data-testid="pool-bar">
-        {(['in_use', 'kept', 'prepared', 'preparing'] as const).map((p) =>
-          c[p] > 0 ? (
-            <Tooltip key={p} label={t(`pools_admin.counts.${p}`, { n: c[p] })} withArrow>
-              <Progress.Section value={bar[p]} color={COLORS[p]} striped={p === 'preparing'} animated={p === 'preparing'} aria-label={t(`pools_admin.counts.${p}`, { n: c[p] })} />
-            </Tooltip>
-          ) : null,
-        )}
-      </Progress.Root>
+      <div style={{ position: 'relative' }}>
+        <Progress.Root size={14} radius="sm" role="group" aria-label={t('pools_admin.card.bar', { name: pool.name })} data-testid="pool-bar">
+          {(['in_use', 'kept', 'prepared', 'preparing'] as const).map((p) =>
+            c[p] > 0 ? (
+              <Tooltip key={p} label={t(`pools_admin.counts.${p}`, { n: c[p] })} withArrow>
+                <Progress.Section value={bar[p]} color={COLORS[p]} striped={p === 'preparing'} animated={p === 'preparing'} aria-label={t(`pools_admin.counts.${p}`, { n: c[p] })} />
+              </Tooltip>
+            ) : null,
+          )}
+        </Progress.Root>
+        {/* Where the prepared part aims to end now: a mark across the bar. */}
+        {c.target > 0 && <div aria-hidden data-testid="pool-target-mark" style={{ position: 'absolute', top: -3, bottom: -3, left: `calc(${Math.min(bar.target, 100)}% - 1px)`, width: 2, borderRadius: 1, background: 'var(--mantine-color-text)' }} />}
+      </div>
       <Group gap={6} wrap="wrap">
         {PARTS.map((p) => (
           <Badge key={p} variant="light" color={COLORS[p]} radius="sm" style={{ textTransform: 'none' }} data-testid={`pool-count-${p}`} data-value={c[p]}>

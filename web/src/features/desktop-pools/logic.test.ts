@@ -20,8 +20,8 @@ describe('desktop pools form and numbers', () => {
   });
 
   it('the bar is against the maximum, or the total when more are held than the maximum (after a shrink)', () => {
-    expect(barParts(counts, 10)).toMatchObject({ prepared: 20, preparing: 10, in_use: 30, target: 40 });
-    expect(barParts(counts, 3)).toMatchObject({ prepared: (2 / 6) * 100, in_use: 50 });
+    expect(barParts(counts, 10)).toMatchObject({ prepared: 20, preparing: 10, in_use: 30, target: 70 });
+    expect(barParts(counts, 3)).toMatchObject({ prepared: (2 / 6) * 100, in_use: 50, target: 100 });
   });
 
   it('weekdays from Monday in the language asked', () => {

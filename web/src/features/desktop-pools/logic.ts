@@ -80,11 +80,14 @@ export function bodyOf(d: PoolDraft): Required<TPoolUpdate> {
   };
 }
 
-/** The stacked bar's parts, as percentages of the pool's maximum (in use, kept, prepared, preparing). */
+/**
+ * The stacked bar's parts, as percentages of the pool's maximum (in use, kept, prepared, preparing, in this order), and
+ * where the prepared part aims to end now (`target`: after the desktops in use and kept, the prepared count aimed at).
+ */
 export function barParts(c: TPoolCounts, max: number) {
   const total = Math.max(max, c.in_use + c.kept + c.prepared + c.preparing, 1);
   const pct = (n: number) => (n / total) * 100;
-  return { in_use: pct(c.in_use), kept: pct(c.kept), prepared: pct(c.prepared), preparing: pct(c.preparing), target: pct(Math.min(c.target, total)) };
+  return { in_use: pct(c.in_use), kept: pct(c.kept), prepared: pct(c.prepared), preparing: pct(c.preparing), target: pct(Math.min(c.in_use + c.kept + c.target, total)) };
 }
 
 /** The weekdays 1 (Monday) … 7 (Sunday) shortly in a language, from the browser's own names. */
