@@ -133,6 +133,20 @@ async function pageCall(page: Page, method: string, path: string, data?: unknown
 }
 /** A demo user's page (made if not yet), for a step done as another person than the screen's. */
 const other = (user: string) => pageOf(run.browser, run.request, user);
+/** A desktop pool of the page's person, shown: nothing prepared (no guest boots), a timetable row. */
+async function withPool(p: Page) {
+  const templates = (await pageCall(p, 'GET', '/user/templates/allowed/all')) as { id: string; name: string }[];
+  const template = templates.find((x) => x.name === 'Demo Linux')!.id;
+  made.pool = ((await pageCall(p, 'POST', '/desktop-pools', { name: 'Accessibility pool', template_id: template, allowed: {}, max_desktops: 2, prepared: 0, schedule: [{ days: [1, 2, 3], from: '08:45', to: '14:00', prepared: 0 }] })) as { id: string }).id;
+  await p.reload();
+  await settled(p);
+  await expect(p.getByTestId('pool-admin-card')).toBeVisible();
+}
+async function dropPool(p: Page) {
+  await p.keyboard.press('Escape');
+  if (made.pool) await pageCall(p, 'DELETE', `/desktop-pools/${made.pool}`);
+  made.pool = undefined;
+}
 const closeDialog = async (p: Page) => {
   await p.keyboard.press('Escape');
   await expect(p.getByRole('dialog')).toHaveCount(0);
@@ -141,7 +155,7 @@ const root = join(import.meta.dirname, '..', '..');
 const dataDir = process.env.E2E_DATA_DIR ?? join(root, '.tmp', 'e2e-data');
 const STEP = 30_000;
 /** What the states below made, to undo (afterAll undoes what a failed step left). */
-const made: { bastionWas?: boolean; provider?: string; policy?: string; media?: string; files?: MediaFileServer; orphan?: string; twoFactor?: OTPAuth.TOTP; directLink?: string; person?: string } = {};
+const made: { pool?: string; bastionWas?: boolean; provider?: string; policy?: string; media?: string; files?: MediaFileServer; orphan?: string; twoFactor?: OTPAuth.TOTP; directLink?: string; person?: string } = {};
 const PREVIEW = {
   identity: { uid: 'uid=tina,ou=people,dc=example,dc=org', username: 'tina', name: 'Tina Teacher', email: 'tina@example.org', photo: '', groups: ['cn=teachers,ou=groups,dc=example,dc=org'] },
   rule: 1,
@@ -201,6 +215,9 @@ const lab = (p: Page) => p.getByTestId('hypervisor-card').filter({ hasText: 'Lab
  * is a stopped desktop or a stored row.
  */
 const STATEFUL: Screen[] = [
+  // A teacher's pool (nothing prepared: no guest boots): its card, its form with a timetable row, its delete confirmation.
+  { name: 'pools:edit', user: 'advanced', path: '/pools', open: async (p) => (await withPool(p), await via('pool-actions', 'pool-edit')(p)), after: dropPool },
+  { name: 'pools:delete', user: 'advanced', path: '/pools', open: async (p) => (await withPool(p), await via('pool-actions', 'pool-delete')(p)), after: dropPool },
   // The portal: a start that needs a booking (the GPU desktop has none now), the edit page's recreate, the bastion.
   { name: 'desktops:start-needs-booking', user: 'user', path: '/desktops', open: async (p) => (await p.locator(`[data-desktop-id="${ids.gpuDesktop}"]`).first().getByTestId('desktop-action-start').click(), dialog(p)), after: closeDialog },
   // A booking refused with the server's answer (eight weeks ahead no plan offers the profile): nothing is saved.
@@ -790,6 +807,10 @@ export const SCREENS: Screen[] = [
   { name: 'recycle-bin:detail', user: 'advanced', path: (ids) => `/recyclebin/${ids.bin}`, route: 'recycleBin' },
   { name: 'deployments', user: 'advanced', path: '/deployments', route: 'deployments' },
   { name: 'deployments:new', user: 'advanced', path: '/deployments/new', route: 'new_deployment' },
+  { name: 'pools', user: 'advanced', path: '/pools', route: 'pools' },
+  { name: 'pools:new', user: 'advanced', path: '/pools', open: via('pools-new') },
+  // The console's section of another feature's screen (app/AdminConsole.tsx: not in a sections.ts).
+  { name: 'admin:desktop_pools', user: 'admin', path: '/isard-admin/desktop_pools' },
   { name: 'deployment', user: 'advanced', path: (ids) => `/deployment/${ids.deployment}`, route: 'deployment' },
   { name: 'deployment:more', user: 'advanced', path: (ids) => `/deployment/${ids.deployment}`, open: async (p) => p.getByTestId('deployment-more').click() },
   { name: 'deployment:videowall', user: 'advanced', path: (ids) => `/deployment/${ids.deployment}/videowall`, route: 'deployment_videowall' },

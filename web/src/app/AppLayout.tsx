@@ -15,6 +15,7 @@ import {
   IconLogout,
   IconRecycle,
   IconShieldLock,
+  IconStack2,
   IconTemplate,
   IconUserCircle,
   IconUsersGroup,
@@ -38,7 +39,7 @@ import { StatusBar } from '../features/system/StatusBar';
 import { VpnNavLink } from '../entities/vpn-bastion/VpnNavLink';
 
 
-const ICONS = { desktops: IconDeviceDesktop, deployments: IconUsersGroup, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle, bookings: IconCalendarEvent, planning: IconCalendarCog, viewers: IconDeviceTv, admin: IconShieldLock } as const;
+const ICONS = { desktops: IconDeviceDesktop, deployments: IconUsersGroup, pools: IconStack2, templates: IconTemplate, media: IconDisc, storage: IconDatabase, recycle: IconRecycle, bookings: IconCalendarEvent, planning: IconCalendarCog, viewers: IconDeviceTv, admin: IconShieldLock } as const;
 
 export function AppLayout() {
   const { t } = useTranslation();

@@ -27,9 +27,9 @@ describe('route table', () => {
   it('gives each role its navbar', () => {
     const common = ['storage', 'recycleBins', 'viewers'];
     expect(navFor('user').map((r) => r.name)).toEqual(['desktops', 'booking_summary', ...common]);
-    expect(navFor('advanced').map((r) => r.name)).toEqual(['desktops', 'deployments', 'templates', 'booking_summary', 'media', ...common]);
-    expect(navFor('manager').map((r) => r.name)).toEqual(['desktops', 'deployments', 'templates', 'booking_summary', 'media', ...common, 'isard_admin']);
-    expect(navFor('admin').map((r) => r.name)).toEqual(['desktops', 'deployments', 'templates', 'booking_summary', 'planning', 'media', ...common, 'isard_admin']);
+    expect(navFor('advanced').map((r) => r.name)).toEqual(['desktops', 'deployments', 'pools', 'templates', 'booking_summary', 'media', ...common]);
+    expect(navFor('manager').map((r) => r.name)).toEqual(['desktops', 'deployments', 'pools', 'templates', 'booking_summary', 'media', ...common, 'isard_admin']);
+    expect(navFor('admin').map((r) => r.name)).toEqual(['desktops', 'deployments', 'pools', 'templates', 'booking_summary', 'planning', 'media', ...common, 'isard_admin']);
   });
 
   it('keeps planning for admins and deployments for privileged roles', () => {

@@ -20,7 +20,7 @@ export type AppRoute = {
   /** The screen; a route without one is not mounted and not in the navigation. */
   load?: () => Promise<{ default: ComponentType }>;
   /** Place in the navbar, when it has one. */
-  nav?: { order: number; icon: 'desktops' | 'deployments' | 'templates' | 'media' | 'storage' | 'recycle' | 'bookings' | 'planning' | 'viewers' | 'admin'; label?: string; parent?: string };
+  nav?: { order: number; icon: 'desktops' | 'deployments' | 'pools' | 'templates' | 'media' | 'storage' | 'recycle' | 'bookings' | 'planning' | 'viewers' | 'admin'; label?: string; parent?: string };
   /** Full-page screens without the navbar. */
   bare?: boolean;
   /** With bare: the whole window for the screen, without the brand bar and centred card (viewers). */
@@ -45,6 +45,8 @@ export const ROUTES: AppRoute[] = [
   { path: '/deployment/:id', name: 'deployment', title: 'routes.deployment', access: PRIVILEGED, load: () => import('../features/deployments/DeploymentPage') },
   { path: '/deployment/:id/videowall', name: 'deployment_videowall', title: 'routes.deployment_videowall', access: PRIVILEGED, load: () => import('../features/deployments/VideowallPage') },
   { path: '/deployment/:id/edit', name: 'deploymentEdit', title: 'routes.deployment_edit', access: PRIVILEGED, load: () => import('../features/deployments/EditDeploymentPage') },
+  // Desktop pools (issue 30): the teacher's, manager's and admin's screen; the console shows the same one (app/AdminConsole.tsx).
+  { path: '/pools', name: 'pools', title: 'routes.pools', access: PRIVILEGED, nav: { order: 2.5, icon: 'pools' }, load: () => import('../features/desktop-pools/PoolsPage') },
   { path: '/templates', name: 'templates', title: 'routes.templates', access: PRIVILEGED, nav: { order: 3, icon: 'templates' }, load: () => import('../features/templates/TemplatesPage') },
   { path: '/templates/new', name: 'new_template', title: 'routes.new_template', access: PRIVILEGED, load: () => import('../features/templates/NewTemplatePage') },
   { path: '/templates/duplicate', name: 'duplicate_template', title: 'routes.duplicate_template', access: PRIVILEGED, load: () => import('../features/templates/DuplicateTemplatePage') },
@@ -79,7 +81,7 @@ export const ROUTES: AppRoute[] = [
   { path: '/vw/*', name: 'direct_viewer', title: 'routes.direct_viewer', access: 'public', bare: true, load: () => import('../features/direct/DirectViewerPage') },
   { path: '/viewer/vnc', name: 'viewer_vnc', title: 'routes.viewer', access: 'public', bare: true, fullscreen: true, load: () => import('../features/viewer/VncViewerPage') },
   // The administration console: its own layout and navigation (features/admin/sections.ts).
-  { path: '/isard-admin/*', name: 'isard_admin', title: 'routes.admin', access: ['admin', 'manager'], bare: true, fullscreen: true, nav: { order: 7, icon: 'admin' }, load: () => import('../features/admin/AdminApp') },
+  { path: '/isard-admin/*', name: 'isard_admin', title: 'routes.admin', access: ['admin', 'manager'], bare: true, fullscreen: true, nav: { order: 7, icon: 'admin' }, load: () => import('./AdminConsole') },
   { path: '/error/:code', name: 'error', title: 'routes.error', access: 'public', bare: true, load: () => import('../features/system/ErrorPage') },
 ];
 

@@ -12,7 +12,7 @@ import { fillPlurals, type Tree } from './completeness';
  */
 const FILES = import.meta.glob<{ default: ResourceLanguage }>(['./locales/*.json', './locales/*/*.json']);
 
-export const AREAS = ['deployments', 'bookings', 'admin', 'admin-system', 'account', 'admin-infra', 'admin-reserve', 'admin-desktops', 'vpn-bastion', 'viewer-toolbar', 'content'] as const;
+export const AREAS = ['deployments', 'bookings', 'admin', 'admin-system', 'account', 'admin-infra', 'admin-reserve', 'admin-desktops', 'vpn-bastion', 'viewer-toolbar', 'content', 'pools'] as const;
 export type TArea = (typeof AREAS)[number];
 
 const fileOf = (lang: TLanguage, area?: TArea) => `./locales/${area ? `${area}/` : ''}${languageFile(lang)}.json`;

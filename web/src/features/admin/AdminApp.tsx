@@ -46,16 +46,21 @@ function SectionLoader() {
   );
 }
 
+const NONE: AdminSection[] = [];
+
 /** The sections a role sees: admins all, managers those that list them. */
 export const sectionsFor = (role: string | undefined, all: AdminSection[] = adminSections) =>
   role === 'admin' ? all : all.filter((s) => role === 'manager' && s.roles.includes('manager'));
 
-/** /isard-admin/*: the administration console, with its own navigation and a way back to the portal. */
-export default function AdminApp() {
+/**
+ * /isard-admin/*: the administration console, with its own navigation and a way back to the portal. `more`: sections
+ * whose screens other features make (app/AdminConsole.tsx wires them in: a feature imports no other feature).
+ */
+export default function AdminApp({ more = NONE }: { more?: AdminSection[] }) {
   const { t } = useTranslation();
   const [opened, { toggle, close }] = useDisclosure(false);
   const { data: user } = useQuery(userQuery);
-  const sections = useMemo(() => sectionsFor(user?.role), [user?.role]);
+  const sections = useMemo(() => sectionsFor(user?.role, [...adminSections, ...more].sort((a, b) => a.order - b.order)), [user?.role, more]);
   const phone = usePhoneNavigation();
   // Each section names the browser's tab: "VDI Portal · Users · Administration".
   const { pathname } = useLocation();
