@@ -99,6 +99,8 @@ export const ZPool = z.object({
   owner_name: z.string(),
   /** Why the pool prepares nothing now (pool disabled, template disabled or gone, a GPU template's pool outside its bookings), or null. */
   stalled: z.enum(POOL_STALLED).nullable(),
+  /** Its template has a GPU profile: it prepares only within its bookings (booked as item `pool`). */
+  needs_booking: z.boolean(),
   counts: ZPoolCounts,
 });
 export type TPool = z.infer<typeof ZPool>;

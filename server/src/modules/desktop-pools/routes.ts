@@ -73,6 +73,7 @@ export async function desktopPoolRoutes(app: FastifyInstance, ctx: AppContext, l
       owner: pool.userId,
       owner_name: owner?.name ?? '',
       stalled: await poolStalled(ctx, pool),
+      needs_booking: (template?.hardware.reservables.vgpus ?? []).length > 0,
       counts: await poolCounts(ctx, pool),
     };
   };

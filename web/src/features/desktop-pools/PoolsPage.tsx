@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { ActionIcon, Alert, Badge, Button, Card, Group, Menu, Modal, Progress, SimpleGrid, Skeleton, Stack, Text, ThemeIcon, Tooltip } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { IconAlertTriangle, IconDots, IconPencil, IconPlus, IconServer, IconStack2, IconTrash } from '@tabler/icons-react';
+import { IconAlertTriangle, IconDots, IconPencil, IconPlus, IconServer, IconStack2, IconTrash, IconCalendarEvent } from '@tabler/icons-react';
+import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { TPool } from '@vdi/contracts';
 import { EmptyState, LoadError } from '../../components/EmptyState';
@@ -99,6 +100,11 @@ function PoolCard({ pool, onEdit, onDelete }: { pool: TPool; onEdit: () => void;
               <Menu.Item leftSection={<IconPencil size={16} />} onClick={onEdit} data-testid="pool-edit">
                 {t('pools_admin.card.edit')}
               </Menu.Item>
+              {pool.needs_booking && (
+                <Menu.Item component={Link} to={`/booking/pool/${encodeURIComponent(pool.id)}`} leftSection={<IconCalendarEvent size={16} />} data-testid="pool-book">
+                  {t('pools_admin.card.book')}
+                </Menu.Item>
+              )}
               <Menu.Item color="red" leftSection={<IconTrash size={16} />} onClick={onDelete} data-testid="pool-delete">
                 {t('pools_admin.card.delete')}
               </Menu.Item>

@@ -15,7 +15,7 @@ describe('desktop pools form and numbers', () => {
 
   it("a pool read back makes the same body it was made from", () => {
     const body = bodyOf({ ...NEW_POOL, name: 'Class B', template_id: 't2', persistent: true, prepared: 0 });
-    const pool: TPool = { ...body, id: 'p', template_name: 'T', category: 'default', owner: 'u', owner_name: 'U', stalled: null, counts };
+    const pool: TPool = { ...body, id: 'p', template_name: 'T', category: 'default', owner: 'u', owner_name: 'U', stalled: null, needs_booking: false, counts };
     expect(bodyOf(draftOf(pool))).toEqual(body);
   });
 
