@@ -347,9 +347,9 @@ const STATEFUL: Screen[] = [
     after: closeDialog,
   },
   // A temporary desktop asked for while the class desktop holds the running quota: the server makes it, its start is
-  // refused and it is removed; the refusal is the "limit reached" dialog over the new-temporary one.
+  // refused and it is removed; the refusal is the dialog that names the running desktop, with its stop.
   {
-    name: 'desktops:quota-limit',
+    name: 'desktops:temporary-quota-held',
     user: 'user',
     path: '/desktops',
     open: async (p) => {
@@ -357,7 +357,8 @@ const STATEFUL: Screen[] = [
       await p.getByTestId('new-temporary').click();
       await p.getByTestId('temporary-template').filter({ hasText: 'Demo Linux' }).click();
       await p.getByTestId('temporary-create').click();
-      await expect(p.getByRole('dialog').filter({ hasText: 'Limit reached' })).toBeVisible();
+      await expect(p.getByTestId('quota-held')).toBeVisible();
+      await expect(p.getByRole('dialog')).toHaveCount(1);
     },
     after: async (p) => {
       await expect(async () => {
