@@ -904,7 +904,10 @@ export const usageDays = pgTable('usage_days', {
   index('usage_days_category_idx').on(t.categoryId, t.day),
 ]);
 
-/** usage_hours summed per hour and organisation: the reports' series over time (hours, concurrency, sign-ins). */
+/**
+ * usage_hours summed per hour and organisation, and for the whole installation ('*'): the reports' series over
+ * time (hours, concurrency, sign-ins). Keyed organisation first: a year's series reads its 8,760 hours at most.
+ */
 export const usageCategoryHours = pgTable('usage_category_hours', {
   hour: timestamp('hour', { withTimezone: true }).notNull(),
   categoryId: text('category_id').notNull(),
@@ -912,7 +915,7 @@ export const usageCategoryHours = pgTable('usage_category_hours', {
   gpuBookedSeconds: bigint('gpu_booked_seconds', { mode: 'number' }).notNull().default(0),
   gpuUsedSeconds: bigint('gpu_used_seconds', { mode: 'number' }).notNull().default(0),
   signIns: integer('sign_ins').notNull().default(0),
-}, (t) => [primaryKey({ columns: [t.hour, t.categoryId] })]);
+}, (t) => [primaryKey({ columns: [t.categoryId, t.hour] })]);
 
 /**
  * The highest number of desktops running at once in each hour (to the minute: the instant it was reached,

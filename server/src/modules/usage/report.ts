@@ -82,7 +82,13 @@ export function reportPieces(start: Date, end: Date): Piece[] {
   return pieces;
 }
 
-/** A usage report from usage_hours: the period, the grouping and the organisation the caller may see (null: all). */
+/**
+ * A usage report from the roll-up's sums: the period, the grouping and the organisation the caller may see (null: all).
+ * Five statements (PGlite runs them one after the other on its one thread): the groups and the top templates from
+ * one reading of the period's sums per key; the series over time from the period's hours (one row each, of the
+ * organisation or of the whole installation: totals, steps, concurrency and sign-ins summed here); the peaks; the
+ * storage per group; the storage over time.
+ */
 export async function usageReport(db: Db, q: TUsageReportQuery, category: string | null): Promise<TUsageReport> {
   const { start, end } = reportPeriod(q);
   const step = end.getTime() - start.getTime() <= HOURLY_UP_TO_DAYS * DAY_MS ? 'hour' : 'day';
@@ -95,8 +101,9 @@ export async function usageReport(db: Db, q: TUsageReportQuery, category: string
     reportPieces(start, end).map((p) =>
       p.less
         ? // A month less the days outside the period, per key (the month's names and organisation, as for a whole month).
-          sql`SELECT ${keyCols}, desktop_seconds - coalesce(o.desktop, 0) AS desktop_seconds, gpu_booked_seconds - coalesce(o.booked, 0) AS gpu_booked_seconds,
-                gpu_used_seconds - coalesce(o.used, 0) AS gpu_used_seconds, usage_months.sign_ins - coalesce(o.signs, 0) AS sign_ins
+          // Integers (the differences of bigints and the days' numeric sums, cast back): numeric in one piece would make the whole union numeric.
+          sql`SELECT ${keyCols}, (desktop_seconds - coalesce(o.desktop, 0))::bigint AS desktop_seconds, (gpu_booked_seconds - coalesce(o.booked, 0))::bigint AS gpu_booked_seconds,
+                (gpu_used_seconds - coalesce(o.used, 0))::bigint AS gpu_used_seconds, (usage_months.sign_ins - coalesce(o.signs, 0))::bigint AS sign_ins
               FROM usage_months LEFT JOIN (SELECT user_id, desktop_id, deployment_id, sum(desktop_seconds) AS desktop, sum(gpu_booked_seconds) AS booked,
                   sum(gpu_used_seconds) AS used, sum(sign_ins) AS signs FROM usage_days WHERE ${span('day', p.less.from, p.less.to)} GROUP BY 1, 2, 3) AS o
                 USING (user_id, desktop_id, deployment_id)
@@ -106,65 +113,110 @@ export async function usageReport(db: Db, q: TUsageReportQuery, category: string
     ),
     sql` UNION ALL `,
   )}) AS u`;
-  // Over time: the sums per hour and organisation.
-  const series = sql`usage_category_hours WHERE ${span('hour', start, end)}${inCategory}`;
   const [key, name] = GROUPING[q.group_by].map((c) => sql.raw(c)) as [SQL, SQL];
   const bucket = sql.raw(`to_char(date_trunc('${step}', hour AT TIME ZONE 'UTC'), 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`);
-  const sums = sql`sum(desktop_seconds) AS desktop, sum(gpu_booked_seconds) AS booked, sum(gpu_used_seconds) AS used, sum(sign_ins) AS sign_ins`;
-  type Sums = { desktop: string | null; booked: string | null; used: string | null; sign_ins: string | null };
-
+  // The sums, peaks and storage per hour keep a row for the whole installation ('*') beside each organisation's.
+  const scope = category === null ? sql`category_id = '*'` : sql`category_id = ${category}`;
   // Storage: per group as last sampled in the period, over time the most of each step.
   const storageDays = sql`usage_storage_days WHERE day = (SELECT max(day) FROM usage_storage_days WHERE ${span('day', start, end)}${inCategory})${inCategory}`;
-  // The peaks and the storage per hour keep a row for the whole installation ('*') beside each organisation's.
-  const peakScope = category === null ? sql`category_id = '*'` : sql`category_id = ${category}`;
 
-  const [totals, rows, steps, hourly, signIns, templates, peaks, stepPeaks, storageRows, storageTotal, storagePoints] = await Promise.all([
-    rowsOf<Sums>(db, sql`SELECT ${sums} FROM ${series}`),
-    rowsOf<Sums & { key: string; name: string }>(db, sql`SELECT ${key} AS key, max(${name}) AS name, ${sums} FROM ${source} GROUP BY ${key} ORDER BY sum(desktop_seconds) DESC, 2 LIMIT ${MAX_ROWS}`),
-    rowsOf<Sums & { at: string }>(db, sql`SELECT ${bucket} AS at, ${sums} FROM ${series} GROUP BY 1 ORDER BY 1`),
-    // Concurrent desktops: an hour's desktop seconds / 3600 is the average number running in it.
-    rowsOf<{ at: string; hour: string; seconds: string }>(db, sql`SELECT ${bucket} AS at, hour, sum(desktop_seconds) AS seconds FROM ${series} AND desktop_seconds > 0 GROUP BY hour ORDER BY hour`),
-    rowsOf<{ day: string; n: string }>(db, sql`SELECT to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(sign_ins) AS n FROM ${series} AND sign_ins > 0 GROUP BY 1 ORDER BY 1`),
-    rowsOf<{ key: string; name: string; desktop: string; desktops: string }>(
+  type Num = string | number | null;
+  const [grouped, hourly, peaks, storageRows, storagePoints] = await Promise.all([
+    // The period's sums read once, per group key, template and desktop (a few rows per person), then summed per
+    // group (the table) and per template (the top templates: its desktops that ran, the seconds of the rows that
+    // ran and their template's name, as when counted from the rows themselves).
+    rowsOf<{ part: 'group' | 'template'; key: string; name: string; desktop: Num; booked: Num; used: Num; sign_ins: Num; desktops: Num }>(
       db,
-      sql`SELECT template_id AS key, max(template_name) AS name, sum(desktop_seconds) AS desktop, count(DISTINCT desktop_id) AS desktops
-          FROM ${source} WHERE template_id <> '' AND desktop_seconds > 0 GROUP BY template_id ORDER BY sum(desktop_seconds) DESC, 2 LIMIT ${TOP_TEMPLATES}`,
+      sql`WITH g AS MATERIALIZED (
+            SELECT ${key} AS key, max(${name}) AS name, template_id, desktop_id, sum(desktop_seconds)::bigint AS desktop, sum(gpu_booked_seconds)::bigint AS booked,
+              sum(gpu_used_seconds)::bigint AS used, sum(sign_ins)::bigint AS sign_ins,
+              sum(desktop_seconds) FILTER (WHERE desktop_seconds > 0)::bigint AS ran, max(template_name) FILTER (WHERE desktop_seconds > 0) AS ran_name
+            FROM ${source} GROUP BY 1, template_id, desktop_id)
+          SELECT * FROM (
+            (SELECT 'group' AS part, row_number() OVER (ORDER BY sum(desktop) DESC, max(name)) AS n, key, max(name) AS name,
+                sum(desktop) AS desktop, sum(booked) AS booked, sum(used) AS used, sum(sign_ins) AS sign_ins, NULL::bigint AS desktops
+              FROM g GROUP BY key ORDER BY 2 LIMIT ${MAX_ROWS})
+            UNION ALL
+            (SELECT 'template', row_number() OVER (ORDER BY sum(ran) DESC, max(ran_name)), template_id, max(ran_name), sum(ran), NULL, NULL, NULL, count(DISTINCT desktop_id)
+              FROM g WHERE template_id <> '' AND ran IS NOT NULL GROUP BY template_id ORDER BY 2 LIMIT ${TOP_TEMPLATES})
+          ) AS x ORDER BY part, n`,
     ),
-    // The most desktops at once (to the minute), the earliest minute it was reached.
-    rowsOf<{ desktops: number; at: string | Date }>(db, sql`SELECT desktops, at FROM usage_peak_hours WHERE ${peakScope} AND ${span('hour', start, end)} ORDER BY desktops DESC, at LIMIT 1`),
-    rowsOf<{ at: string; desktops: number }>(db, sql`SELECT ${bucket} AS at, max(desktops) AS desktops FROM usage_peak_hours WHERE ${peakScope} AND ${span('hour', start, end)} GROUP BY 1`),
-    rowsOf<{ key: string; name: string; bytes: string }>(db, sql`SELECT ${key} AS key, max(${name}) AS name, sum(bytes) AS bytes FROM ${storageDays} GROUP BY ${key} ORDER BY sum(bytes) DESC, 2 LIMIT ${MAX_ROWS}`),
-    rowsOf<{ day: string | null; bytes: string | null }>(db, sql`SELECT to_char(max(day) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(bytes) AS bytes FROM ${storageDays}`),
+    // One row per hour (the organisation's, or the whole installation's): its step, its day, its sums.
+    rowsOf<{ at: string; day: string; desktop: Num; booked: Num; used: Num; sign_ins: Num }>(
+      db,
+      sql`SELECT ${bucket} AS at, to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, desktop_seconds AS desktop, gpu_booked_seconds AS booked,
+            gpu_used_seconds AS used, sign_ins FROM usage_category_hours WHERE ${scope} AND ${span('hour', start, end)} ORDER BY hour`,
+    ),
+    // The most desktops at once (to the minute) per step, with the earliest minute it was reached in the step.
+    rowsOf<{ step: string; desktops: number; reached: string | Date }>(
+      db,
+      sql`SELECT DISTINCT ON (1) ${bucket} AS step, desktops, at AS reached FROM usage_peak_hours WHERE ${scope} AND ${span('hour', start, end)} ORDER BY 1, desktops DESC, at`,
+    ),
+    // Per group as last read, with the total over every group and that day.
+    rowsOf<{ key: string; name: string; bytes: Num; total: Num; day: string | null }>(
+      db,
+      sql`SELECT ${key} AS key, max(${name}) AS name, sum(bytes) AS bytes, sum(sum(bytes)) OVER () AS total, to_char(max(day) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day
+          FROM ${storageDays} GROUP BY ${key} ORDER BY sum(bytes) DESC, 2 LIMIT ${MAX_ROWS}`,
+    ),
     rowsOf<{ at: string; bytes: string }>(
       db,
-      sql`SELECT ${bucket} AS at, max(bytes) AS bytes FROM usage_storage_hours WHERE ${peakScope} AND ${span('hour', start, end)} GROUP BY 1 ORDER BY 1`,
+      sql`SELECT ${bucket} AS at, max(bytes) AS bytes FROM usage_storage_hours WHERE ${scope} AND ${span('hour', start, end)} GROUP BY 1 ORDER BY 1`,
     ),
   ]);
 
+  // The hours (in time order, so each step's and each day's are together) summed per step and per day.
+  const totals = { desktop: 0, booked: 0, used: 0, signIns: 0 };
+  const steps: { at: string; desktop: number; booked: number; used: number }[] = [];
+  const signIns: { day: string; sign_ins: number }[] = [];
   const concurrency = new Map<string, { at: string; desktops: number; peak: number }>();
   const stepOf = (at: string) => concurrency.get(at) ?? concurrency.set(at, { at, desktops: 0, peak: 0 }).get(at)!;
   for (const r of hourly) {
-    const c = stepOf(r.at);
-    c.desktops = Math.max(c.desktops, Math.round((Number(r.seconds) / 3600) * 1000) / 1000);
+    const [desktop, booked, used, signs] = [Number(r.desktop ?? 0), Number(r.booked ?? 0), Number(r.used ?? 0), Number(r.sign_ins ?? 0)];
+    totals.desktop += desktop;
+    totals.booked += booked;
+    totals.used += used;
+    totals.signIns += signs;
+    const last = steps.at(-1);
+    if (last?.at === r.at) {
+      last.desktop += desktop;
+      last.booked += booked;
+      last.used += used;
+    } else steps.push({ at: r.at, desktop, booked, used });
+    // Concurrent desktops: an hour's desktop seconds / 3600 is the average number running in it; a step shows its busiest hour.
+    if (desktop > 0) {
+      const c = stepOf(r.at);
+      c.desktops = Math.max(c.desktops, Math.round((desktop / 3600) * 1000) / 1000);
+    }
+    if (signs > 0) {
+      const day = signIns.at(-1);
+      if (day?.day === r.day) day.sign_ins += signs;
+      else signIns.push({ day: r.day, sign_ins: signs });
+    }
   }
-  for (const r of stepPeaks) stepOf(r.at).peak = Number(r.desktops);
-  const peak: TUsageReport['peak'] = peaks[0] ? { desktops: Number(peaks[0].desktops), at: iso(peaks[0].at) } : null;
-  const t = totals[0];
+  // The period's peak: the most at once, first reached earliest.
+  let top: (typeof peaks)[number] | undefined;
+  for (const r of peaks) {
+    stepOf(r.step).peak = Number(r.desktops);
+    if (!top || Number(r.desktops) > Number(top.desktops) || (Number(r.desktops) === Number(top.desktops) && new Date(r.reached) < new Date(top.reached))) top = r;
+  }
+  const peak: TUsageReport['peak'] = top ? { desktops: Number(top.desktops), at: iso(top.reached) } : null;
+  const rows = grouped.filter((r) => r.part === 'group');
+  const templates = grouped.filter((r) => r.part === 'template');
   return {
     from: q.from,
     to: q.to,
     group_by: q.group_by,
     step,
-    totals: { desktop_hours: h(t?.desktop), gpu_booked_hours: h(t?.booked), gpu_used_hours: h(t?.used), sign_ins: Number(t?.sign_ins ?? 0) },
+    totals: { desktop_hours: h(totals.desktop), gpu_booked_hours: h(totals.booked), gpu_used_hours: h(totals.used), sign_ins: totals.signIns },
     rows: rows.map((r) => ({ key: r.key, name: r.name, desktop_hours: h(r.desktop), gpu_booked_hours: h(r.booked), gpu_used_hours: h(r.used), sign_ins: Number(r.sign_ins ?? 0) })),
     hours: steps.map((r) => ({ at: r.at, desktop_hours: h(r.desktop), gpu_booked_hours: h(r.booked), gpu_used_hours: h(r.used) })),
     concurrency: [...concurrency.values()].sort((a, b) => a.at.localeCompare(b.at)),
     peak,
-    sign_ins: signIns.map((r) => ({ day: r.day, sign_ins: Number(r.n) })),
+    sign_ins: signIns,
     top_templates: templates.map((r) => ({ key: r.key, name: r.name, desktop_hours: h(r.desktop), desktops: Number(r.desktops) })),
     storage: {
-      day: storageTotal[0]?.day ?? null,
-      bytes: Number(storageTotal[0]?.bytes ?? 0),
+      day: storageRows[0]?.day ?? null,
+      bytes: Number(storageRows[0]?.total ?? 0),
       points: storagePoints.map((r) => ({ at: r.at, bytes: Number(r.bytes) })),
       rows: storageRows.map((r) => ({ key: r.key, name: r.name, bytes: Number(r.bytes) })),
     },

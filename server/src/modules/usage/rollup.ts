@@ -94,12 +94,12 @@ export async function rollupUsage(ctx: Ctx, now: Date = new Date()): Promise<boo
       GROUP BY date_trunc('hour', a.at), a.actor_id
       ON CONFLICT (hour, user_id, desktop_id, deployment_id) DO UPDATE SET sign_ins = greatest(u.sign_ins, excluded.sign_ins)`);
 
-    // The sums the reports read: per hour and organisation (replaced for the hours touched), and per month for
-    // each key touched since `from` (summed again from its month's hours: exact, however often it runs).
+    // The sums the reports read: per hour and organisation, and for all ('*'), replaced for the hours touched; and per
+    // month for each key touched since `from` (summed again from its month's hours: exact, however often it runs).
     await tx.execute(sql`INSERT INTO usage_category_hours AS c (hour, category_id, desktop_seconds, gpu_booked_seconds, gpu_used_seconds, sign_ins)
-      SELECT hour, category_id, sum(desktop_seconds), sum(gpu_booked_seconds), sum(gpu_used_seconds), sum(sign_ins)
-      FROM usage_hours WHERE hour >= ${from}::timestamptz GROUP BY hour, category_id
-      ON CONFLICT (hour, category_id) DO UPDATE SET desktop_seconds = excluded.desktop_seconds, gpu_booked_seconds = excluded.gpu_booked_seconds,
+      SELECT hour, CASE WHEN grouping(category_id) = 1 THEN '*' ELSE category_id END, sum(desktop_seconds), sum(gpu_booked_seconds), sum(gpu_used_seconds), sum(sign_ins)
+      FROM usage_hours WHERE hour >= ${from}::timestamptz GROUP BY hour, ROLLUP (category_id)
+      ON CONFLICT (category_id, hour) DO UPDATE SET desktop_seconds = excluded.desktop_seconds, gpu_booked_seconds = excluded.gpu_booked_seconds,
         gpu_used_seconds = excluded.gpu_used_seconds, sign_ins = excluded.sign_ins`);
     await tx.execute(sql`INSERT INTO usage_months AS m (month, category_id, category_name, group_id, group_name, user_id, username, template_id, template_name,
         deployment_id, deployment_name, desktop_id, desktop_name, desktop_seconds, gpu_booked_seconds, gpu_used_seconds, sign_ins)

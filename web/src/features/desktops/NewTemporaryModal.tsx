@@ -4,8 +4,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconHourglassHigh, IconTemplate } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { handleError, notifySuccess } from '../../lib/error-handler';
-import { RequestTimeout } from '../../lib/api';
+import { HttpError, RequestTimeout } from '../../lib/api';
 import { allowedTemplatesQuery, createTemporary, DESKTOPS_KEY } from '../../entities/desktop/api';
+import { heldBy, openQuotaHeldDialog } from '../../entities/desktop/QuotaHeldDialog';
 import classes from './DesktopsPage.module.css';
 import { builtInText } from '../../lib/built-in-text';
 
@@ -26,6 +27,13 @@ export function NewTemporaryModal({ opened, onClose }: { opened: boolean; onClos
       onClose();
     },
     onError: (err) => {
+      // Over the person's own running quota: the one dialog that names the desktops holding it, each with its stop.
+      const held = heldBy(err);
+      if (held) {
+        setChoice(null);
+        onClose();
+        return openQuotaHeldDialog(err as HttpError, held);
+      }
       handleError(err);
       // No answer in 25 s: the desktop may still come; the list shows it when it does.
       if (err instanceof RequestTimeout) {
