@@ -251,6 +251,13 @@ export function createDesktopLifecycle(ctx: AppContext) {
 
   /** `cause`: who asked (a person), or the system's reason; none given: the system. */
   async function stop(row: DomainRow, cause: EventCause = {}): Promise<{ status: string }> {
+    // A fresh-each-time pool's desktop is given back by its stop: destroyed at once, no guest shutdown to wait for (its
+    // disk goes with it), and its pool prepares the next from the template.
+    if (row.poolId !== null && !row.persistent && (statusIn(STOPPABLE, row.status) || statusIn(FORCE_STOPPABLE, row.status))) {
+      await record(row.id, 'stop', cause);
+      await destroyDesktop(row);
+      return { status: 'Stopped' };
+    }
     if (statusIn(STOPPABLE, row.status)) {
       const forceStopAt = new Date(Date.now() + ctx.config.shutdownTimeoutSeconds * 1000);
       await update(row.id, { status: 'Shutting-down', forceStopAt });
