@@ -919,7 +919,7 @@ async function firstFrameWhenListening(sock: string, password: string) {
 /**
  * QEMU's command line as the portal ran it (read from /proc while it runs), for the same machine by hand: the
  * run directory's files moved to `dir`, the disk to `disk` (an overlay of the same base), and the VNC password
- * given at launch from a file instead of over QMP (what a person starting QEMU by hand would do).
+ * given at launch from a file (as the portal does; a person starting QEMU by hand would too).
  */
 function byHandArgs(portalArgs: string[], dir: string, disk: string, password: string): string[] {
   const qmp = portalArgs[portalArgs.indexOf('-qmp') + 1]!;
@@ -928,9 +928,13 @@ function byHandArgs(portalArgs: string[], dir: string, disk: string, password: s
   const portalDisk = /file=(.*?),format=/.exec(diskArg)![1]!;
   const out = portalArgs.map((a) => a.replaceAll(runDir, dir).replaceAll(portalDisk, disk));
   const vnc = out.indexOf('-vnc');
-  out[vnc + 1] = out[vnc + 1]!.replace('password=on', 'password-secret=vncpw');
-  writeFileSync(join(dir, 'vnc-password'), password, { mode: 0o600 });
-  out.push('-object', `secret,id=vncpw,file=${join(dir, 'vnc-password')}`);
+  if (out[vnc + 1]!.includes('password=on')) {
+    out[vnc + 1] = out[vnc + 1]!.replace('password=on', 'password-secret=vnc-pw');
+    out.push('-object', `secret,id=vnc-pw,file=${join(dir, 'vnc.secret')}`);
+  }
+  const secretId = /password-secret=([^,]+)/.exec(out[vnc + 1]!)![1]!;
+  const secretFile = /file=([^,]+)/.exec(out.find((a) => a.startsWith(`secret,id=${secretId},`))!)![1]!;
+  writeFileSync(secretFile, password, { mode: 0o600 });
   // Files the portal writes before the launch (and deletes once QEMU is up).
   for (const a of out) for (const m of a.matchAll(/file=([^,]+)/g)) if (m[1]!.startsWith(dir) && !existsSync(m[1]!)) writeFileSync(m[1]!, 'YmVuY2g=\nYmVuY2g=\n', { mode: 0o600 });
   return out;

@@ -111,6 +111,9 @@ export class QemuDriver implements HypervisorDriver {
   async start(spec: MachineSpec): Promise<MachineRuntime> {
     await this.#open();
     validateSpec(spec);
+    if (spec.vncPassword !== undefined && (spec.vncPassword.length > 8 || spec.vncPassword.length === 0)) {
+      throw new EngineError('invalid-spec', 'VNC passwords are 1 to 8 characters (RFB DES authentication)');
+    }
     const previous = this.#machines.get(spec.id);
     if (previous && !previous.alive()) {
       // exited a moment ago and the poll has not noticed yet: finish it (one stopped event) first
@@ -327,7 +330,9 @@ export class QemuDriver implements HypervisorDriver {
         : undefined,
       // Read by QEMU at start-up and deleted once it is up (like SPICE's first password): never on argv.
       spec.guestCredentials ? writeFile(paths.credentials, credentialsBlob(spec.guestCredentials), { mode: 0o600 }) : undefined,
+      spec.graphics.vnc && spec.vncPassword ? writeFile(paths.vncSecret, spec.vncPassword, { mode: 0o600 }) : undefined,
     ]);
+    const vncSecretFile = spec.graphics.vnc && spec.vncPassword ? paths.vncSecret : undefined;
     const taps = this.#tapsOf(spec);
     const args = buildQemuArgs(spec, {
       paths,
@@ -337,6 +342,7 @@ export class QemuDriver implements HypervisorDriver {
       sandbox: this.#opts.sandbox,
       taps,
       credentialsFile: spec.guestCredentials ? paths.credentials : undefined,
+      vncSecretFile,
     });
     try {
       for (const tap of taps) if (tap) await this.#network!.createTap(tap);
@@ -381,10 +387,16 @@ export class QemuDriver implements HypervisorDriver {
       pid: child.pid!,
       startedAt: new Date(),
       ...(spec.graphics.vnc ? { vnc: { socket: paths.vnc } } : {}),
+      ...(vncSecretFile ? { vncPasswordSet: true } : {}),
       ...(spice ? { spice: { host: spice.host, port: spice.port } } : {}),
     };
-    // The secrets QEMU read at startup go (the current password lives in QEMU only) while the runtime record is written.
-    const files = Promise.all([rm(paths.spiceSecret, { force: true }), rm(paths.credentials, { force: true }), writeRuntime(paths, runtime)]);
+    // The secrets QEMU read at startup go (the current passwords live in QEMU only) while the runtime record is written.
+    const files = Promise.all([
+      rm(paths.spiceSecret, { force: true }),
+      rm(paths.vncSecret, { force: true }),
+      rm(paths.credentials, { force: true }),
+      writeRuntime(paths, runtime),
+    ]);
     try {
       // QEMU holds the TAPs open now: onto the bridge in the namespace with them.
       for (const tap of taps) if (tap) await this.#network!.attachTap(tap);

@@ -18,7 +18,7 @@ import { desktopViews } from '../shared/desktop-view';
 import { createHostWatch } from './host-watch';
 import { recordDesktopEvent, type EventCause } from './events';
 import { openUsage } from '../usage/record';
-import { sharedVncPassword } from '../viewers/service';
+import { sharedVncPassword, vncPasswordFor, vncPasswordLaunched } from '../viewers/service';
 
 const notAvailable = (row: DomainRow, action: string) =>
   conflict('desktop_action_not_available', `Cannot ${action} a desktop that is ${row.status}`, { status: row.status, action });
@@ -163,14 +163,17 @@ export function createDesktopLifecycle(ctx: AppContext) {
       // A host without the storage folder: the template's base copied there first (a job), the disk moved there.
       const disks = await disksOf(db, row.id);
       const moved = await pools.bringDisks(lane, row.userId, disks);
+      // The run starts now: its VNC password (derived from the start, viewers/service.ts) is given at the launch.
+      const since = new Date();
       const spec = { ...(await machineSpecOf(db, row, moved ? undefined : disks)), host: lane };
+      if (spec.graphics.vnc) spec.vncPassword = vncPasswordFor(ctx, row.id, since);
       const runtime = await driver.start(spec);
       log.info({ desktop: row.id }, 'desktop started');
       ctx.metrics.start(lane, 'started', took());
-      const since = new Date(runtime.startedAt);
-      // The browser viewer's password (one per run, viewers/service.ts) is set while the state is written: the
-      // owner's first ticket, asked the moment the page hears `Started`, finds it set. Not set now: the ticket sets it.
-      const viewerReady = runtime.vnc ? sharedVncPassword(ctx, { ...row, startedAt: since }, runtime).catch(() => undefined) : undefined;
+      // The owner's first ticket, asked the moment the page hears `Started`, finds the run's VNC password set: since
+      // the launch, or (a driver that does not take it at launch) set now while the state is written.
+      const run = { ...row, startedAt: since };
+      const viewerReady = runtime.vnc ? (runtime.vncPasswordSet ? vncPasswordLaunched(ctx, run, runtime) : sharedVncPassword(ctx, run, runtime)).catch(() => undefined) : undefined;
       await markStarted(row, since);
       await viewerReady;
     } catch (err) {
