@@ -1,9 +1,7 @@
 // The default driver: QEMU processes on this host, controlled over QMP. Each machine is a detached
 // process (it survives a server restart) with a run dir under `runDir`; a new driver instance
 // adopts the machines still running there.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, totalmem } from 'node:os';
 import { availableMemoryBytes } from '../../host/memory';
@@ -26,6 +24,7 @@ import { QemuMachine } from './machine';
 import { isOurQemu, readTail, signal, waitForProcessExit } from './process';
 import { listRunDirs, prepareRunDir, readRecord, removeRunDir, runPaths, writeRuntime, writeSpec } from './run-dir';
 import { waitForPattern } from './serial';
+import { QemuSpawner, type QemuProcess } from './spawner';
 import type { TapNetwork } from '../../network/guest-network';
 
 export type QemuDriverOptions = {
@@ -76,6 +75,7 @@ export class QemuDriver implements HypervisorDriver {
   readonly #agentQueue = new Map<string, Promise<void>>();
   readonly #listeners = new Set<(e: MachineEvent) => void>();
   readonly #ready: Promise<void>;
+  readonly #spawner = new QemuSpawner();
   #closed = false;
 
   constructor(opts: QemuDriverOptions) {
@@ -255,6 +255,7 @@ export class QemuDriver implements HypervisorDriver {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#spawner.close();
     await this.#ready.catch(() => {});
     await Promise.all([...this.#machines.values()].map((m) => m.detach()));
     this.#machines.clear();
@@ -352,24 +353,24 @@ export class QemuDriver implements HypervisorDriver {
       throw new EngineError('start-failed', `could not make the network of machine ${spec.id}`, err instanceof Error ? err.message : String(err));
     }
 
-    // Detached in its own process group with stdio to a file: the machine outlives this process.
-    const logFd = openSync(paths.log, 'a', 0o600);
-    const child = spawn(this.#opts.qemuBinary, args, { detached: true, stdio: ['ignore', logFd, logFd] });
-    closeSync(logFd);
-    child.unref();
-    const exited = new Promise<string>((res) => {
-      child.once('exit', (code, sig) => res(code !== null ? `exit code ${code}` : `signal ${sig}`));
-      child.once('error', (err) => res(err.message));
-    });
-
-    const fail = async (why: string): Promise<never> => {
-      if (child.pid !== undefined) signal(child.pid, 'SIGKILL');
+    const fail = async (why: string, pid?: number): Promise<never> => {
+      if (pid !== undefined) signal(pid, 'SIGKILL');
       const log = (await readTail(paths.log)).trim();
-      if (child.pid !== undefined) await waitForProcessExit(child.pid, paths.qmp, 5000);
+      if (pid !== undefined) await waitForProcessExit(pid, paths.qmp, 5000);
       await this.#deleteTaps(spec);
       await removeRunDir(paths);
       throw new EngineError('start-failed', `QEMU did not start machine ${spec.id}: ${why}`, log);
     };
+
+    // Detached in its own process group with stdio to a file: the machine outlives this process. Spawned by the
+    // spawner's small process (spawner.ts: a fork of the server costs in proportion to its memory).
+    let child: QemuProcess;
+    try {
+      child = await this.#spawner.spawn(this.#opts.qemuBinary, args, paths.log);
+    } catch (err) {
+      return fail(err instanceof Error ? err.message : String(err));
+    }
+    const exited = new Promise<string>((res) => child.once('exit', (code, sig) => res(code !== null ? `exit code ${code}` : `signal ${sig}`)));
 
     const connecting = QmpClient.connect(paths.qmp, { timeoutMs: this.#opts.startTimeoutMs });
     const first = await Promise.race([
@@ -378,9 +379,9 @@ export class QemuDriver implements HypervisorDriver {
     ]);
     if ('exited' in first) {
       void connecting.then((q) => q.close(), () => {});
-      return fail(first.exited);
+      return fail(first.exited, child.pid);
     }
-    if ('err' in first) return fail(first.err.message);
+    if ('err' in first) return fail(first.err.message, child.pid);
     const qmp = first.q;
     const runtime: MachineRuntime & { pid: number } = {
       id: spec.id,
@@ -403,7 +404,7 @@ export class QemuDriver implements HypervisorDriver {
     } catch (err) {
       await files.catch(() => {});
       await qmp.close().catch(() => {});
-      return fail(`could not attach its network: ${err instanceof Error ? err.message : String(err)}`);
+      return fail(`could not attach its network: ${err instanceof Error ? err.message : String(err)}`, child.pid);
     }
     await files;
     return new QemuMachine({ spec, paths, runtime, child, qmp, hooks: this.#hooks, pollMs: this.#opts.pollMs });
