@@ -116,7 +116,7 @@ describe('the browser viewer websocket', () => {
     expect(answer.values).toMatchObject({ vmName: 'Demo desktop' });
     expect(answer.values.exp).toBeGreaterThan(Date.now() / 1000);
     const ticket = JSON.parse(Buffer.from(answer.cookie, 'base64url').toString());
-    expect(Object.keys(ticket).sort()).toEqual(['desktopId', 'name', 'password', 'token']);
+    expect(Object.keys(ticket).sort()).toEqual(['clipboard', 'desktopId', 'name', 'password', 'token']);
   });
 
   it(`gives ${SESSIONS} sessions one by one and ${SESSIONS} at once their first bytes within the bound, and lets each in`, async () => {
