@@ -27,6 +27,11 @@ export type MachineSpec = {
    *  (`opt/org.vdiportal/credentials`: base64 user name and password, a line each); guests that
    *  know it (the RDP guest) make that user. Never on QEMU's command line. */
   guestCredentials?: { username: string; password: string };
+  /** The VNC password the machine starts with (at most 8 characters; never on a command line), so that its first
+   *  viewer waits for no round trip to the hypervisor. A driver that takes it says so in the runtime
+   *  (`vncPasswordSet`); one that does not lets nobody in until setViewerPassword. No expiry: set one with
+   *  setViewerPassword. */
+  vncPassword?: string;
   /** The hypervisor placement chose (its id); absent: this machine (`local`). Only the fleet reads it. */
   host?: string;
 };
@@ -44,6 +49,8 @@ export type MachineRuntime = {
   vnc?: VncEndpoint;
   spice?: { host: string; port: number };
   startedAt: Date;
+  /** The spec's `vncPassword` is in force since the launch (the QEMU driver; absent: no password until setViewerPassword). */
+  vncPasswordSet?: boolean;
   /** The hypervisor it runs on (the fleet's list sets it; absent from one host's own driver). */
   host?: string;
 };

@@ -93,6 +93,9 @@ describe('server restart', () => {
     const t2 = await tokenOf(app3, 'admin');
     for (let i = 0; i < 2; i++) await app3.inject({ method: 'GET', url: `/api/v3/desktop/stop/${a.id}`, headers: { authorization: `Bearer ${t2}` } });
     await waitFor(a.id, 'Stopped');
+    // The stop's record (which closes the interval) follows the state's write: waited for, not raced.
+    const until = Date.now() + scaled(10_000);
+    while ((await intervalsOf(a.id))[0]?.endedAt === null && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     expect((await intervalsOf(a.id)).map((i) => i.id)).toEqual([adopted!.id]);
     expect((await intervalsOf(a.id))[0]!.endedAt).toBeInstanceOf(Date);
     await app3.close();

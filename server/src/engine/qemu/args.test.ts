@@ -33,6 +33,13 @@ describe('buildQemuArgs', () => {
     expect(args.join(' ')).not.toMatch(/-cpu host/);
   });
 
+  it('takes the first VNC password from its file (a secret object), never from argv', () => {
+    const args = buildQemuArgs({ ...spec(), vncPassword: 'pw123456' }, ctx({ vncSecretFile: '/run/vdi/d1/vnc.secret' }));
+    expect(values(args, '-vnc')).toEqual(['unix:/run/vdi/d1/vnc.sock,password-secret=vnc-pw']);
+    expect(values(args, '-object')).toContain('secret,id=vnc-pw,file=/run/vdi/d1/vnc.secret');
+    expect(args.join(' ')).not.toContain('pw123456');
+  });
+
   it('KVM needs no TCG options', () => {
     expect(values(buildQemuArgs(spec(), ctx({ accel: 'kvm' })), '-accel')).toEqual(['kvm']);
   });

@@ -17,6 +17,8 @@ export type QemuArgsContext = {
   taps?: (string | undefined)[];
   /** the file (0600, deleted once QEMU is up) QEMU reads the guest credentials from */
   credentialsFile?: string;
+  /** the file (0600, deleted once QEMU is up) QEMU reads the spec's first VNC password from */
+  vncSecretFile?: string;
 };
 
 /** fw_cfg item the RDP guest reads its user from (/sys/firmware/qemu_fw_cfg/by_name/…). */
@@ -131,8 +133,14 @@ export function buildQemuArgs(spec: MachineSpec, ctx: QemuArgsContext): string[]
   args.push('-chardev', `socket,id=qga0,path=${esc(p.qga)},server=on,wait=off`);
   args.push('-device', 'virtserialport,bus=vser0.0,chardev=qga0,name=org.qemu.guest_agent.0');
   if (spec.graphics.vnc) {
-    // password=on with no password set yet: nobody gets in until setViewerPassword.
-    args.push('-vnc', `unix:${esc(p.vnc)},password=on`);
+    if (ctx.vncSecretFile) {
+      // The spec's first password, read from its file (like SPICE's): the first viewer needs no QMP round trip.
+      args.push('-object', `secret,id=vnc-pw,file=${esc(ctx.vncSecretFile)}`);
+      args.push('-vnc', `unix:${esc(p.vnc)},password-secret=vnc-pw`);
+    } else {
+      // password=on with no password set yet: nobody gets in until setViewerPassword.
+      args.push('-vnc', `unix:${esc(p.vnc)},password=on`);
+    }
   }
   if (spec.graphics.spice) {
     if (!ctx.spice) throw new EngineError('invalid-spec', 'SPICE requested but no port was allocated');

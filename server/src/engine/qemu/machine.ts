@@ -1,11 +1,11 @@
 // One running QEMU process as the driver sees it: its QMP connection (reconnected on demand), the
 // mapping of QMP events to machine events, and exit detection from three sources (our child's
 // exit, QMP closing, a pid poll for machines adopted after a restart) that finish exactly once.
-import type { ChildProcess } from 'node:child_process';
 import type { MachineEvent, MachineRuntime, MachineSpec } from '../driver';
 import { QmpClient, type QmpEvent } from '../qmp';
 import { isOurQemu, readTail } from './process';
 import { removeRunDir, type RunPaths } from './run-dir';
+import type { QemuProcess } from './spawner';
 
 export type MachineHooks = {
   emit(e: MachineEvent): void;
@@ -25,7 +25,7 @@ export class QemuMachine {
   #hooks: MachineHooks;
   #qmp: QmpClient | null = null;
   #connecting: Promise<QmpClient> | null = null;
-  #child: ChildProcess | null;
+  #child: QemuProcess | null;
   #childExited: Promise<void> | null = null;
   #onChildExit = (code: number | null, sig: NodeJS.Signals | null) => {
     this.#exitStatus = code !== null ? `exit-code-${code}` : `signal-${sig ?? 'unknown'}`;
@@ -46,7 +46,7 @@ export class QemuMachine {
     spec: MachineSpec;
     paths: RunPaths;
     runtime: MachineRuntime & { pid: number };
-    child: ChildProcess | null;
+    child: QemuProcess | null;
     qmp: QmpClient | null;
     hooks: MachineHooks;
     pollMs: number;

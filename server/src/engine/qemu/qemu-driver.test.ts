@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +8,7 @@ import { describeDriverSuite } from '../../../test/helpers/driver-suite';
 import { ensureDemoGuest } from '../guest-image';
 import { QemuDriver } from './qemu-driver';
 import { scaled } from '../../../test/helpers/slowdown';
+import { probeVnc } from '../../../test/helpers/vnc-probe';
 
 // Built once (~12 s) and reused by later runs; VDI_TEST_IMAGES points elsewhere if wanted.
 const IMAGES = process.env.VDI_TEST_IMAGES ?? fileURLToPath(new URL('../../../../data/test-cache/images', import.meta.url));
@@ -100,6 +101,31 @@ describe('QemuDriver specifics', () => {
     expect(await stopped).toBe('host-signal');
     expect(await second.list()).toEqual([]);
     await second.close();
+  });
+
+  it('starts with the spec\'s VNC password: a viewer gets in with it at once, and it is nowhere on disk', async () => {
+    const d = new QemuDriver({ runDir: ownRunDir, accel: 'tcg' });
+    const spec: MachineSpec = {
+      id: 'with-pw', name: 'with-pw', memoryMb: 64, vcpus: 1, disks: [], isos: [], bootOrder: [], nics: [], video: 'std',
+      graphics: { vnc: true, spice: false }, vncPassword: 'pw123456',
+    };
+    try {
+      const runtime = await d.start(spec);
+      expect(runtime.vncPasswordSet).toBe(true);
+      expect(await probeVnc(runtime.vnc!, 'pw123456')).toMatchObject({ ok: true, securityTypes: [2] });
+      expect(await probeVnc(runtime.vnc!, 'wrong')).toMatchObject({ ok: false, reason: 'authentication failed' });
+      // Read once by QEMU from its own file, gone since; never in the stored spec.
+      const dir = join(ownRunDir, 'with-pw');
+      expect(existsSync(join(dir, 'vnc.secret'))).toBe(false);
+      expect(readFileSync(join(dir, 'spec.json'), 'utf8')).not.toContain('pw123456');
+      // The driver can still change it (a ticket's setting).
+      await d.setViewerPassword('with-pw', 'vnc', 'other', 60);
+      expect((await probeVnc(runtime.vnc!, 'other')).ok).toBe(true);
+      await expect(d.start({ ...spec, id: 'long-pw', vncPassword: 'longer-than-8' })).rejects.toMatchObject({ code: 'invalid-spec' });
+    } finally {
+      await d.destroy('with-pw');
+      await d.close();
+    }
   });
 
   it('rejects specs it cannot run', async () => {

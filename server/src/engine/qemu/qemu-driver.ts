@@ -1,9 +1,7 @@
 // The default driver: QEMU processes on this host, controlled over QMP. Each machine is a detached
 // process (it survives a server restart) with a run dir under `runDir`; a new driver instance
 // adopts the machines still running there.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, totalmem } from 'node:os';
 import { availableMemoryBytes } from '../../host/memory';
@@ -26,6 +24,7 @@ import { QemuMachine } from './machine';
 import { isOurQemu, readTail, signal, waitForProcessExit } from './process';
 import { listRunDirs, prepareRunDir, readRecord, removeRunDir, runPaths, writeRuntime, writeSpec } from './run-dir';
 import { waitForPattern } from './serial';
+import { QemuSpawner, type QemuProcess } from './spawner';
 import type { TapNetwork } from '../../network/guest-network';
 
 export type QemuDriverOptions = {
@@ -76,6 +75,7 @@ export class QemuDriver implements HypervisorDriver {
   readonly #agentQueue = new Map<string, Promise<void>>();
   readonly #listeners = new Set<(e: MachineEvent) => void>();
   readonly #ready: Promise<void>;
+  readonly #spawner = new QemuSpawner();
   #closed = false;
 
   constructor(opts: QemuDriverOptions) {
@@ -111,6 +111,9 @@ export class QemuDriver implements HypervisorDriver {
   async start(spec: MachineSpec): Promise<MachineRuntime> {
     await this.#open();
     validateSpec(spec);
+    if (spec.vncPassword !== undefined && (spec.vncPassword.length > 8 || spec.vncPassword.length === 0)) {
+      throw new EngineError('invalid-spec', 'VNC passwords are 1 to 8 characters (RFB DES authentication)');
+    }
     const previous = this.#machines.get(spec.id);
     if (previous && !previous.alive()) {
       // exited a moment ago and the poll has not noticed yet: finish it (one stopped event) first
@@ -198,8 +201,11 @@ export class QemuDriver implements HypervisorDriver {
       throw new RangeError('expiresInSeconds must be a positive integer');
     }
     const q = await m.qmp();
-    await q.execute('set_password', { protocol, password });
-    await q.execute('expire_password', { protocol, time: expiresInSeconds === undefined ? 'never' : `+${expiresInSeconds}` });
+    // Both at once: QMP answers in order, one round trip instead of two (a booting TCG guest makes each slow).
+    await Promise.all([
+      q.execute('set_password', { protocol, password }),
+      q.execute('expire_password', { protocol, time: expiresInSeconds === undefined ? 'never' : `+${expiresInSeconds}` }),
+    ]);
   }
 
   async screenshot(id: string): Promise<Buffer> {
@@ -249,6 +255,7 @@ export class QemuDriver implements HypervisorDriver {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#spawner.close();
     await this.#ready.catch(() => {});
     await Promise.all([...this.#machines.values()].map((m) => m.detach()));
     this.#machines.clear();
@@ -307,20 +314,27 @@ export class QemuDriver implements HypervisorDriver {
     await prepareRunDir(paths);
     await writeSpec(paths, spec);
 
-    let spice: { host: string; port: number; secretFile: string } | undefined;
-    if (spec.graphics.spice) {
-      // QEMU reads its first SPICE password from a file (never from argv, which `ps` shows). It is
-      // random and never told to anyone: viewers get in only after setViewerPassword.
-      await writeFile(paths.spiceSecret, randomBytes(24).toString('base64url'), { mode: 0o600 });
-      spice = { host: this.#opts.spiceHost, port: await freeTcpPort(this.#opts.spiceHost), secretFile: paths.spiceSecret };
-    }
     if (spec.nics.some((n) => n.network === 'private') && !this.#network?.available) {
       await removeRunDir(paths);
       throw new EngineError('unsupported', `machine ${spec.id} needs the guest network, which this host does not have`);
     }
+    // The files QEMU reads at start-up, written side by side.
+    const [spice] = await Promise.all([
+      spec.graphics.spice
+        ? // QEMU reads its first SPICE password from a file (never from argv, which `ps` shows). It is
+          // random and never told to anyone: viewers get in only after setViewerPassword.
+          Promise.all([writeFile(paths.spiceSecret, randomBytes(24).toString('base64url'), { mode: 0o600 }), freeTcpPort(this.#opts.spiceHost)]).then(([, port]) => ({
+            host: this.#opts.spiceHost,
+            port,
+            secretFile: paths.spiceSecret,
+          }))
+        : undefined,
+      // Read by QEMU at start-up and deleted once it is up (like SPICE's first password): never on argv.
+      spec.guestCredentials ? writeFile(paths.credentials, credentialsBlob(spec.guestCredentials), { mode: 0o600 }) : undefined,
+      spec.graphics.vnc && spec.vncPassword ? writeFile(paths.vncSecret, spec.vncPassword, { mode: 0o600 }) : undefined,
+    ]);
+    const vncSecretFile = spec.graphics.vnc && spec.vncPassword ? paths.vncSecret : undefined;
     const taps = this.#tapsOf(spec);
-    // Read by QEMU at start-up and deleted once it is up (like SPICE's first password): never on argv.
-    if (spec.guestCredentials) await writeFile(paths.credentials, credentialsBlob(spec.guestCredentials), { mode: 0o600 });
     const args = buildQemuArgs(spec, {
       paths,
       accel: this.accel,
@@ -329,6 +343,7 @@ export class QemuDriver implements HypervisorDriver {
       sandbox: this.#opts.sandbox,
       taps,
       credentialsFile: spec.guestCredentials ? paths.credentials : undefined,
+      vncSecretFile,
     });
     try {
       for (const tap of taps) if (tap) await this.#network!.createTap(tap);
@@ -338,24 +353,24 @@ export class QemuDriver implements HypervisorDriver {
       throw new EngineError('start-failed', `could not make the network of machine ${spec.id}`, err instanceof Error ? err.message : String(err));
     }
 
-    // Detached in its own process group with stdio to a file: the machine outlives this process.
-    const logFd = openSync(paths.log, 'a', 0o600);
-    const child = spawn(this.#opts.qemuBinary, args, { detached: true, stdio: ['ignore', logFd, logFd] });
-    closeSync(logFd);
-    child.unref();
-    const exited = new Promise<string>((res) => {
-      child.once('exit', (code, sig) => res(code !== null ? `exit code ${code}` : `signal ${sig}`));
-      child.once('error', (err) => res(err.message));
-    });
-
-    const fail = async (why: string): Promise<never> => {
-      if (child.pid !== undefined) signal(child.pid, 'SIGKILL');
+    const fail = async (why: string, pid?: number): Promise<never> => {
+      if (pid !== undefined) signal(pid, 'SIGKILL');
       const log = (await readTail(paths.log)).trim();
-      if (child.pid !== undefined) await waitForProcessExit(child.pid, paths.qmp, 5000);
+      if (pid !== undefined) await waitForProcessExit(pid, paths.qmp, 5000);
       await this.#deleteTaps(spec);
       await removeRunDir(paths);
       throw new EngineError('start-failed', `QEMU did not start machine ${spec.id}: ${why}`, log);
     };
+
+    // Detached in its own process group with stdio to a file: the machine outlives this process. Spawned by the
+    // spawner's small process (spawner.ts: a fork of the server costs in proportion to its memory).
+    let child: QemuProcess;
+    try {
+      child = await this.#spawner.spawn(this.#opts.qemuBinary, args, paths.log);
+    } catch (err) {
+      return fail(err instanceof Error ? err.message : String(err));
+    }
+    const exited = new Promise<string>((res) => child.once('exit', (code, sig) => res(code !== null ? `exit code ${code}` : `signal ${sig}`)));
 
     const connecting = QmpClient.connect(paths.qmp, { timeoutMs: this.#opts.startTimeoutMs });
     const first = await Promise.race([
@@ -364,28 +379,34 @@ export class QemuDriver implements HypervisorDriver {
     ]);
     if ('exited' in first) {
       void connecting.then((q) => q.close(), () => {});
-      return fail(first.exited);
+      return fail(first.exited, child.pid);
     }
-    if ('err' in first) return fail(first.err.message);
+    if ('err' in first) return fail(first.err.message, child.pid);
     const qmp = first.q;
-    await rm(paths.spiceSecret, { force: true }); // read at startup; the current password lives in QEMU only
-    await rm(paths.credentials, { force: true });
-    try {
-      // QEMU holds the TAPs open now: onto the bridge in the namespace with them.
-      for (const tap of taps) if (tap) await this.#network!.attachTap(tap);
-    } catch (err) {
-      await qmp.close().catch(() => {});
-      return fail(`could not attach its network: ${err instanceof Error ? err.message : String(err)}`);
-    }
-
     const runtime: MachineRuntime & { pid: number } = {
       id: spec.id,
       pid: child.pid!,
       startedAt: new Date(),
       ...(spec.graphics.vnc ? { vnc: { socket: paths.vnc } } : {}),
+      ...(vncSecretFile ? { vncPasswordSet: true } : {}),
       ...(spice ? { spice: { host: spice.host, port: spice.port } } : {}),
     };
-    await writeRuntime(paths, runtime);
+    // The secrets QEMU read at startup go (the current passwords live in QEMU only) while the runtime record is written.
+    const files = Promise.all([
+      rm(paths.spiceSecret, { force: true }),
+      rm(paths.vncSecret, { force: true }),
+      rm(paths.credentials, { force: true }),
+      writeRuntime(paths, runtime),
+    ]);
+    try {
+      // QEMU holds the TAPs open now: onto the bridge in the namespace with them.
+      for (const tap of taps) if (tap) await this.#network!.attachTap(tap);
+    } catch (err) {
+      await files.catch(() => {});
+      await qmp.close().catch(() => {});
+      return fail(`could not attach its network: ${err instanceof Error ? err.message : String(err)}`, child.pid);
+    }
+    await files;
     return new QemuMachine({ spec, paths, runtime, child, qmp, hooks: this.#hooks, pollMs: this.#opts.pollMs });
   }
 

@@ -17,6 +17,7 @@ export type RunPaths = {
   /** QEMU's own stdout/stderr (start errors, "terminating on signal …") */
   log: string;
   spiceSecret: string;
+  vncSecret: string;
   credentials: string;
   /** the guest agent's port (org.qemu.guest_agent.0), a unix socket QEMU listens on */
   qga: string;
@@ -41,6 +42,7 @@ export function runPaths(runDir: string, id: string): RunPaths {
     runtime: join(dir, 'runtime.json'),
     log: join(dir, 'qemu.log'),
     spiceSecret: join(dir, 'spice.secret'),
+    vncSecret: join(dir, 'vnc.secret'),
     credentials: join(dir, 'credentials'),
     qga: join(dir, 'qga.sock'),
   };
@@ -66,8 +68,8 @@ type StoredRuntime = Omit<MachineRuntime, 'startedAt'> & { startedAt: string };
 
 /** Written before QEMU starts: a run dir without spec.json is not ours (see listRunDirs). */
 export async function writeSpec(paths: RunPaths, spec: MachineSpec): Promise<void> {
-  // The guest credentials are QEMU's business only (read once from their own file).
-  const { guestCredentials: _secret, ...kept } = spec;
+  // The guest credentials and the first VNC password are QEMU's business only (read once from their own files).
+  const { guestCredentials: _secret, vncPassword: _vnc, ...kept } = spec;
   await writeFile(paths.spec, JSON.stringify(kept, null, 2), { mode: 0o600 });
 }
 

@@ -18,6 +18,7 @@ import { desktopViews, shownToOwner } from '../shared/desktop-view';
 import { createHostWatch } from './host-watch';
 import { recordDesktopEvent, type EventCause } from './events';
 import { openUsage } from '../usage/record';
+import { sharedVncPassword, vncPasswordFor, vncPasswordLaunched } from '../viewers/service';
 
 const notAvailable = (row: DomainRow, action: string) =>
   conflict('desktop_action_not_available', `Cannot ${action} a desktop that is ${row.status}`, { status: row.status, action });
@@ -160,11 +161,21 @@ export function createDesktopLifecycle(ctx: AppContext) {
     const took = () => (performance.now() - began) / 1000;
     try {
       // A host without the storage folder: the template's base copied there first (a job), the disk moved there.
-      await pools.bringDisks(lane, row.userId, await disksOf(db, row.id));
-      const runtime = await driver.start({ ...(await machineSpecOf(db, row)), host: lane });
+      const disks = await disksOf(db, row.id);
+      const moved = await pools.bringDisks(lane, row.userId, disks);
+      // The run starts now: its VNC password (derived from the start, viewers/service.ts) is given at the launch.
+      const since = new Date();
+      const spec = { ...(await machineSpecOf(db, row, moved ? undefined : disks)), host: lane };
+      if (spec.graphics.vnc) spec.vncPassword = vncPasswordFor(ctx, row.id, since);
+      const runtime = await driver.start(spec);
       log.info({ desktop: row.id }, 'desktop started');
       ctx.metrics.start(lane, 'started', took());
-      await markStarted(row, new Date(runtime.startedAt));
+      // The owner's first ticket, asked the moment the page hears `Started`, finds the run's VNC password set: since
+      // the launch, or (a driver that does not take it at launch) set now while the state is written.
+      const run = { ...row, startedAt: since };
+      const viewerReady = runtime.vnc ? (runtime.vncPasswordSet ? vncPasswordLaunched(ctx, run, runtime) : sharedVncPassword(ctx, run, runtime)).catch(() => undefined) : undefined;
+      await markStarted(row, since);
+      await viewerReady;
     } catch (err) {
       ctx.metrics.start(lane, 'failed', took());
       log.error({ err, desktop: row.id }, 'desktop start failed');
@@ -197,8 +208,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
     orphaned: startLost,
   });
 
-  async function assertDisksReady(row: DomainRow) {
-    const disks = await disksOf(db, row.id);
+  async function assertDisksReady(disks: Awaited<ReturnType<typeof disksOf>>) {
     // A file lost while the server was down (the startup sweep marked it failed) says so.
     const present = await Promise.all(disks.map((d) => diskFilePresent(ctx, d)));
     if (disks.some((d, i) => d.status === 'failed' || (d.status === 'ready' && !present[i]))) {
@@ -215,20 +225,33 @@ export function createDesktopLifecycle(ctx: AppContext) {
    */
   async function start(row: DomainRow, owner: UserRow, starter: Pick<UserRow, 'roleId' | 'id' | 'username'> = owner, cause: EventCause = { by: starter }): Promise<{ status: string }> {
     if (!statusIn(STARTABLE, row.status)) throw notAvailable(row, 'start');
-    await checkBookingToStart(db, ctx.clock.now(), row, starter.roleId);
-    await checkStartQuota(db, owner, { memoryGb: row.hardware.memoryMb / 1024, vcpus: row.hardware.vcpus }, { personal: row.poolId === null });
     const mac = privateMacOf(row);
-    // No guest network on this server at all: said as such, before placement looks for a host it reaches.
-    if (mac && !network.available) {
-      throw precondition('guest_network_unavailable', 'The private network (wireguard, RDP viewers) is not available on this server');
-    }
-    const hypervisorId = await placement.hostFor(row, { guestNetwork: mac !== null });
-    try {
-      await assertDisksReady(row);
+    // The checks only read: they run side by side, and the answer is the first refusal in this order, as when
+    // they ran one after the other (placement is not asked when the guest network is missing, as before).
+    const disks = disksOf(db, row.id);
+    const noNetwork = mac !== null && !network.available;
+    const placing = noNetwork ? undefined : placement.hostFor(row, { guestNetwork: mac !== null });
+    const checks = await Promise.allSettled([
+      checkBookingToStart(db, ctx.clock.now(), row, starter.roleId),
+      // (a desktop pool's desktop counts for its pool, not for the person's own quota)
+      checkStartQuota(db, owner, { memoryGb: row.hardware.memoryMb / 1024, vcpus: row.hardware.vcpus }, { personal: row.poolId === null }),
+      // No guest network on this server at all: said as such, before placement looks for a host it reaches.
+      noNetwork ? Promise.reject(precondition('guest_network_unavailable', 'The private network (wireguard, RDP viewers) is not available on this server')) : undefined,
+      placing,
+      disks.then((d) => assertDisksReady(d)),
       // A host's own pool that cannot hold the template's base and the disk: refused now, nothing copied.
-      await pools.assertRoomOn(hypervisorId, row.userId, await disksOf(db, row.id));
+      Promise.all([placing, disks]).then(([hostId, d]) => (hostId === undefined ? undefined : pools.assertRoomOn(hostId, row.userId, d))),
       // What the machine would be is checked now (the start itself rebuilds it from the database).
-      await machineSpecOf(db, row);
+      disks.then((d) => machineSpecOf(db, row, d)),
+    ]);
+    const placed = checks[3];
+    const hypervisorId = placed.status === 'fulfilled' ? placed.value : undefined;
+    const refused = checks.find((c) => c.status === 'rejected');
+    if (refused || hypervisorId === undefined) {
+      if (hypervisorId !== undefined) placement.forget(hypervisorId);
+      throw refused?.reason;
+    }
+    try {
       // Claimed atomically: two clicks, or two tabs, start it once.
       const claimed = await update(row.id, { status: 'Starting', currentAction: null, hypervisorId }, STARTABLE);
       if (!claimed) throw notAvailable(row, 'start');
@@ -303,7 +326,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
   async function retry(row: DomainRow) {
     if (!statusIn(RETRYABLE, row.status)) throw notAvailable(row, 'retry');
     try {
-      await assertDisksReady(row);
+      await assertDisksReady(await disksOf(db, row.id));
     } catch (err) {
       if (err instanceof ApiError) await update(row.id, { currentAction: err.code });
       throw err;

@@ -43,9 +43,9 @@ export async function disksOf(db: Db, domainId: string) {
   return (await disksQuery(db).execute({ domainId })).map((r) => r.storage);
 }
 
-/** What the engine needs to run a desktop: hardware, disk paths, viewers. */
-export async function machineSpecOf(db: Db, row: DomainRow): Promise<MachineSpec> {
-  const disks = await disksOf(db, row.id);
+/** What the engine needs to run a desktop: hardware, disk paths, viewers (`known`: its disks as just read; read again without them). */
+export async function machineSpecOf(db: Db, row: DomainRow, known?: Awaited<ReturnType<typeof disksOf>>): Promise<MachineSpec> {
+  const [disks, isos] = await Promise.all([known ?? disksOf(db, row.id), attachedIsos(db, row.id)]);
   const hw = row.hardware;
   const viewers = row.guestProperties.viewers;
   return {
@@ -55,7 +55,7 @@ export async function machineSpecOf(db: Db, row: DomainRow): Promise<MachineSpec
     vcpus: hw.vcpus,
     disks: disks.map((d) => ({ path: d.path, bus: hw.diskBus, format: d.format as 'qcow2' })),
     // Attached ISO media as CD-ROMs; bootOrder says whether they boot before the disk.
-    isos: await attachedIsos(db, row.id),
+    isos,
     bootOrder: hw.bootOrder.length ? hw.bootOrder : ['disk'],
     nics: nicsOf(row),
     video: viewers.file_spice ? 'qxl' : 'default',

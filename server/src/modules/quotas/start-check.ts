@@ -20,16 +20,21 @@ function checkLimits(level: 'group' | 'category', limits: TLimits | null, runnin
  * pool's desktop (`personal: false`) counts for its pool, not for the person: only the limits apply.
  */
 export async function checkStartQuota(db: Db, user: UserRow, need: Need, opts: { personal?: boolean } = {}) {
-  const { quota } = opts.personal === false ? { quota: null } : await appliedQuota(db, user);
+  // Everything it weighs is read side by side (a start waits for this); refusals come in the same order.
+  const [{ quota }, mine, { group, category: cat }, groupRunning, categoryRunning] = await Promise.all([
+    opts.personal === false ? { quota: null } : appliedQuota(db, user),
+    runningOf(db, { userId: user.id }),
+    quotaLevels(db, user),
+    runningOf(db, { groupId: user.groupId }),
+    runningOf(db, { categoryId: user.categoryId }),
+  ]);
   if (quota) {
-    const mine = await runningOf(db, { userId: user.id });
     // Each refusal names the person's running desktops that hold the quota (the portal offers to stop one).
     const held = async () => ({ running_desktops: await runningDesktopsOf(db, user.id) });
     if (mine.count + 1 > quota.running) throw precondition('desktop_start_user_quota_exceeded', `${user.username} quota exceeded for starting new desktops`, { running: quota.running, ...(await held()) });
     if (mine.memoryGb + need.memoryGb > quota.memory) throw precondition('desktop_start_memory_quota_exceeded', `${user.username} quota exceeded for starting desktop memory`, { memory: quota.memory, ...(await held()) });
     if (mine.vcpus + need.vcpus > quota.vcpus) throw precondition('desktop_start_vcpu_quota_exceeded', `${user.username} quota exceeded for starting desktop vcpus`, { vcpus: quota.vcpus, ...(await held()) });
   }
-  const { group, category: cat } = await quotaLevels(db, user);
-  checkLimits('group', group?.limits ?? null, await runningOf(db, { groupId: user.groupId }), need);
-  checkLimits('category', cat?.limits ?? null, await runningOf(db, { categoryId: user.categoryId }), need);
+  checkLimits('group', group?.limits ?? null, groupRunning, need);
+  checkLimits('category', cat?.limits ?? null, categoryRunning, need);
 }

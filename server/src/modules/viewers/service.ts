@@ -26,7 +26,7 @@ const VNC_PASSWORD_RESET_SECONDS = 2 * VIEWER_TOKEN_SECONDS;
  * out, and it expires a while after the last ticket. The one-time token, not the password, is what
  * opens the bridge.
  */
-function vncPasswordOf(ctx: AppContext, row: DomainRow): string {
+function vncPasswordOf(ctx: AppContext, row: Pick<DomainRow, 'id' | 'startedAt'>): string {
   const mac = createHmac('sha256', ctx.config.secret).update(`vnc-password:${row.id}:${row.startedAt?.toISOString() ?? ''}`).digest();
   return passwordOf(mac.subarray(0, 8));
 }
@@ -35,13 +35,34 @@ function vncPasswordOf(ctx: AppContext, row: DomainRow): string {
  *  the machine's run as this process sees it (a restarted QEMU has no password). */
 const vncPasswordsSet = new WeakMap<AppContext, Map<string, Promise<number>>>();
 
-export async function sharedVncPassword(ctx: AppContext, row: DomainRow, runtime: MachineRuntime): Promise<string> {
-  const password = vncPasswordOf(ctx, row);
+/** The password of a desktop's run that starts at `startedAt` (its row's `started_at` once it runs): what its machine is launched with. */
+export const vncPasswordFor = (ctx: AppContext, desktopId: string, startedAt: Date) => vncPasswordOf(ctx, { id: desktopId, startedAt });
+
+const passwordsSetOf = (ctx: AppContext) => {
   let set = vncPasswordsSet.get(ctx);
   if (!set) vncPasswordsSet.set(ctx, (set = new Map()));
+  return set;
+};
+const runKey = (runtime: MachineRuntime, password: string) => `${runtime.id}:${runtime.pid ?? ''}:${new Date(runtime.startedAt).getTime()}:${password}`;
+
+/**
+ * A machine launched with its run's password (the spec's `vncPassword`; its runtime says `vncPasswordSet`): this
+ * process knows it is set, so the first ticket asks the hypervisor nothing. Its expiry is set meanwhile (resolves
+ * then), as a first ticket's setting would.
+ */
+export function vncPasswordLaunched(ctx: AppContext, row: Pick<DomainRow, 'id' | 'startedAt'>, runtime: MachineRuntime): Promise<void> {
+  const password = vncPasswordOf(ctx, row);
+  const until = Date.now() + VNC_PASSWORD_SECONDS * 1000;
+  passwordsSetOf(ctx).set(runKey(runtime, password), Promise.resolve(until));
+  return ctx.engine.driver.setViewerPassword(runtime.id, 'vnc', password, VNC_PASSWORD_SECONDS);
+}
+
+export async function sharedVncPassword(ctx: AppContext, row: DomainRow, runtime: MachineRuntime): Promise<string> {
+  const password = vncPasswordOf(ctx, row);
+  const set = passwordsSetOf(ctx);
   const now = Date.now();
   for (const [key, entry] of set) if ((await entry.catch(() => 0)) <= now) set.delete(key);
-  const key = `${runtime.id}:${runtime.pid ?? ''}:${new Date(runtime.startedAt).getTime()}:${password}`;
+  const key = runKey(runtime, password);
   const until = await set.get(key)?.catch(() => 0);
   if (until && until - now >= VNC_PASSWORD_RESET_SECONDS * 1000) return password;
   const setting = ctx.engine.driver.setViewerPassword(runtime.id, 'vnc', password, VNC_PASSWORD_SECONDS).then(() => now + VNC_PASSWORD_SECONDS * 1000);

@@ -9,14 +9,17 @@ const hashOf = (token: string) => createHash('sha256').update(token).digest('bas
 /** A one-time token for one desktop's browser viewer; only its hash is stored. */
 export async function issueViewerToken(db: Db, desktopId: string, userId: string | null, protocol: string, seconds = VIEWER_TOKEN_SECONDS): Promise<string> {
   const token = randomBytes(32).toString('base64url');
-  await db.delete(schema.viewerTokens).where(lt(schema.viewerTokens.expiresAt, new Date()));
-  await db.insert(schema.viewerTokens).values({
-    tokenHash: hashOf(token),
-    desktopId,
-    userId,
-    protocol,
-    expiresAt: new Date(Date.now() + seconds * 1000),
-  });
+  // The expired ones go while the new one is written (apart: neither waits for the other).
+  await Promise.all([
+    db.delete(schema.viewerTokens).where(lt(schema.viewerTokens.expiresAt, new Date())),
+    db.insert(schema.viewerTokens).values({
+      tokenHash: hashOf(token),
+      desktopId,
+      userId,
+      protocol,
+      expiresAt: new Date(Date.now() + seconds * 1000),
+    }),
+  ]);
   return token;
 }
 
