@@ -49,6 +49,13 @@ describe('a desktop pool', () => {
     const body = (await r.clone().json()) as { description_code: string; params?: { fits?: number } };
     expect(await codeOf(r)).toBe('409 desktop_pool_too_large');
     expect(body.params?.fits).toBeLessThan(500);
+    // A disabled pool holds nothing: kept as it is, its size checked when it is enabled.
+    const off = await json(
+      await call(server, '/api/v3/desktop-pools', { token: advanced, method: 'POST', body: { name: 'Too big, off', template_id: template, allowed: { groups: ['default-students-1a'] }, max_desktops: 500, prepared: 1, enabled: false } }),
+      (v) => ZPool.parse(v),
+    );
+    expect(await codeOf(await call(server, `/api/v3/desktop-pools/${off.id}`, { token: advanced, method: 'PUT', body: { enabled: true } }))).toBe('409 desktop_pool_too_large');
+    expect((await call(server, `/api/v3/desktop-pools/${off.id}`, { token: advanced, method: 'DELETE' })).status).toBe(200);
   });
 
   it('keeps its prepared desktops booted, in nobody’s list', async () => {

@@ -85,12 +85,16 @@ export async function desktopPoolRoutes(app: FastifyInstance, ctx: AppContext, l
     return pool;
   };
 
-  /** The template must be one the owner may use, enabled; the size must fit the limits and the hosts. */
-  const checkPool = async (owner: UserRow, templateId: string, maxDesktops: number, running: number) => {
+  /**
+   * The template must be one the owner may use, enabled; an enabled pool's size must fit the limits and the hosts
+   * (a disabled one holds nothing: checked when it is enabled).
+   */
+  const checkPool = async (owner: UserRow, templateId: string, maxDesktops: number, running: number, enabled: boolean) => {
     const template = await findDomain(ctx.db, templateId);
     if (!template || template.kind !== 'template' || !template.enabled || !isAllowed(await actorOf(ctx.db, owner), template)) {
       throw notFound('template_not_found', 'Template not found');
     }
+    if (!enabled) return;
     const fits = await capacity(ctx, owner, { memoryMb: template.hardware.memoryMb, vcpus: template.hardware.vcpus }, running);
     if (maxDesktops > fits) throw conflict('desktop_pool_too_large', `The limits and the hypervisors hold ${fits} desktops of this template`, { max_desktops: maxDesktops, fits });
   };
@@ -106,7 +110,7 @@ export async function desktopPoolRoutes(app: FastifyInstance, ctx: AppContext, l
   r.post('/desktop-pools', { preHandler: staff, schema: { body: ZPoolCreate, response: { 200: ZPool } } }, async (request) => {
     const { user } = authOf(request);
     const b = request.body;
-    await checkPool(user, b.template_id, b.max_desktops, 0);
+    await checkPool(user, b.template_id, b.max_desktops, 0, b.enabled);
     await assertChoosable(ctx.db, [chooserOf(user)], b.allowed);
     const id = randomUUID();
     await ctx.db.transaction(async (tx) => {
@@ -132,9 +136,9 @@ export async function desktopPoolRoutes(app: FastifyInstance, ctx: AppContext, l
     if (b.persistent !== undefined && b.persistent !== pool.persistent && (await ctx.db.$count(schema.domains, eq(schema.domains.poolId, pool.id))) > 0) {
       throw conflict('desktop_pool_has_desktops', 'A pool with desktops keeps its kind: empty it first');
     }
-    if (b.template_id !== undefined || b.max_desktops !== undefined) {
+    if (b.template_id !== undefined || b.max_desktops !== undefined || (b.enabled === true && !pool.enabled)) {
       const running = await ctx.db.$count(schema.domains, eq(schema.domains.poolId, pool.id));
-      await checkPool(owner!, b.template_id ?? pool.templateId, max, running);
+      await checkPool(owner!, b.template_id ?? pool.templateId, max, running, b.enabled ?? pool.enabled);
     }
     await ctx.db.transaction(async (tx) => {
       await tx.update(p).set({
