@@ -1,42 +1,20 @@
 // The migration that gives the reports' hourly sums a row for the whole installation ('*', issue 29): a database
 // with sums per organisation from the version before it gets the '*' row of each hour (their sums), and the roll-up
 // keeps it from then on. Embedded database, or PostgreSQL with TEST_DATABASE_URL.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
-import { migrationsFolder, openDatabase, type Database } from '../../src/db';
+import { openDatabase } from '../../src/db';
 import { rollupUsage } from '../../src/modules/usage/rollup';
-import { createScratchDatabase } from '../helpers/db';
+import { databaseBefore, rawQuery } from '../helpers/migration-before';
 import { scaled } from '../helpers/slowdown';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
 });
-const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: { tag: string }[] };
-const raw = (database: Database, text: string) => (database.db as unknown as { $client: pg.Pool }).$client.query(text);
+const raw = rawQuery;
 
 it('sums the hours recorded before it for the whole installation, and the roll-up keeps that row', async () => {
-  const before = journal.entries.findIndex((e) => e.tag.endsWith('_usage_category_hours_all'));
-  expect(before).toBeGreaterThan(0);
-  const older = mkdtempSync(join(tmpdir(), 'vdi-older-migrations-'));
-  cleanups.push(() => rmSync(older, { recursive: true, force: true }));
-  cpSync(migrationsFolder, older, { recursive: true });
-  writeFileSync(join(older, 'meta', '_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, before) }));
-  let place: { url?: string; dir?: string };
-  if (process.env.TEST_DATABASE_URL) {
-    const scratch = await createScratchDatabase(process.env.TEST_DATABASE_URL, 'vdi_cat_hours');
-    cleanups.push(() => scratch.drop());
-    place = { url: scratch.url };
-  } else {
-    const dir = mkdtempSync(join(tmpdir(), 'vdi-cat-hours-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    place = { dir: join(dir, 'db') };
-  }
-
-  const old = await openDatabase({ ...place, migrations: older });
+  const { old, place } = await databaseBefore('_usage_category_hours_all', 'cat_hours', cleanups);
   try {
     await raw(old, `INSERT INTO usage_category_hours (hour, category_id, desktop_seconds, gpu_booked_seconds, gpu_used_seconds, sign_ins) VALUES
       ('2026-05-04T09:00:00Z', 'school', 3600, 0, 0, 2), ('2026-05-04T09:00:00Z', 'lab', 1200, 600, 300, 1), ('2026-05-04T10:00:00Z', 'lab', 900, 0, 0, 0)`);

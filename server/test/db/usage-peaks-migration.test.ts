@@ -2,41 +2,19 @@
 // recorded by the version before it gets its past hours' peaks (the same sweep the roll-up runs), and a desktop
 // with more than one open interval keeps one (the unique index that follows needs it). Embedded database, or
 // PostgreSQL with TEST_DATABASE_URL.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
-import { migrationsFolder, openDatabase, type Database } from '../../src/db';
-import { createScratchDatabase } from '../helpers/db';
+import { openDatabase } from '../../src/db';
+import { databaseBefore, rawQuery } from '../helpers/migration-before';
 import { scaled } from '../helpers/slowdown';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
 });
-const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: { tag: string }[] };
-const raw = (database: Database, text: string) => (database.db as unknown as { $client: pg.Pool }).$client.query(text);
+const raw = rawQuery;
 
 it('fills the peaks of the hours recorded before it, and leaves one open interval per desktop', async () => {
-  const before = journal.entries.findIndex((e) => e.tag.endsWith('_usage_storage_peaks'));
-  expect(before).toBeGreaterThan(0);
-  const older = mkdtempSync(join(tmpdir(), 'vdi-older-migrations-'));
-  cleanups.push(() => rmSync(older, { recursive: true, force: true }));
-  cpSync(migrationsFolder, older, { recursive: true });
-  writeFileSync(join(older, 'meta', '_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, before) }));
-  let place: { url?: string; dir?: string };
-  if (process.env.TEST_DATABASE_URL) {
-    const scratch = await createScratchDatabase(process.env.TEST_DATABASE_URL, 'vdi_peaks');
-    cleanups.push(() => scratch.drop());
-    place = { url: scratch.url };
-  } else {
-    const dir = mkdtempSync(join(tmpdir(), 'vdi-peaks-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    place = { dir: join(dir, 'db') };
-  }
-
-  const old = await openDatabase({ ...place, migrations: older });
+  const { old, place } = await databaseBefore('_usage_storage_peaks', 'peaks', cleanups);
   try {
     const row = (desktop: string, category: string, start: string, end: string | null) =>
       `('${desktop}', '${desktop}', 'u', 'u', 'g', 'g', '${category}', '${category}', '2026-05-04T${start}:00Z', ${end ? `'2026-05-04T${end}:00Z'` : 'NULL'})`;
