@@ -20,7 +20,14 @@ type Answer =
   | { type: 'error'; id: number; message: string }
   | { type: 'exit'; id: number; code: number | null; signal: NodeJS.Signals | null };
 
-type Pending = { resolve: (p: QemuProcess) => void; reject: (e: Error) => void };
+type Request = { file: string; args: string[]; log: string };
+type Pending = Request & { resolve: (p: QemuProcess) => void; reject: (e: Error) => void; timer: NodeJS.Timeout };
+
+/**
+ * A spawn the helper has not answered in this long (a spawn takes milliseconds; far past any load seen here): the
+ * helper is taken for stuck, ended, and the spawn is made here.
+ */
+const ANSWER_MS = 30_000;
 
 export class QemuSpawner {
   #helper: ChildProcess | null = null;
@@ -49,14 +56,14 @@ export class QemuSpawner {
     if (!helper?.connected) return spawnHere(file, args, log);
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
+      const timer = setTimeout(() => this.#lost(helper), ANSWER_MS);
+      this.#pending.set(id, { file, args, log, resolve, reject, timer });
       // An answer awaited keeps this process alive (only then).
       helper.channel?.ref();
       try {
         helper.send({ type: 'spawn', id, file, args, log });
-      } catch (err) {
-        this.#settled(id);
-        reject(err instanceof Error ? err : new Error(String(err)));
+      } catch {
+        this.#lost(helper);
       }
     });
   }
@@ -85,16 +92,30 @@ export class QemuSpawner {
   }
 
   #settled(id: number): void {
+    const p = this.#pending.get(id);
+    if (p) clearTimeout(p.timer);
     this.#pending.delete(id);
     if (this.#pending.size === 0) this.#helper?.channel?.unref();
   }
 
-  /** The helper is gone: spawns it had not answered fail; exits it would have told are left to the driver's other watchers. */
+  /**
+   * The helper is gone, or does not answer: it is ended, the spawns it had not answered are made here (a machine it
+   * started meanwhile, if any, is found as any stray QEMU), later ones too; exits it would have told are left to the
+   * driver's other watchers (QMP closing, the pid).
+   */
   #lost(helper: ChildProcess): void {
     if (this.#helper === helper) this.#helper = null;
-    for (const p of this.#pending.values()) p.reject(new Error('the QEMU spawner ended'));
+    try {
+      if (helper.connected) helper.disconnect();
+      helper.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+    const pending = [...this.#pending.values()];
+    for (const p of pending) clearTimeout(p.timer);
     this.#pending.clear();
     this.#running.clear();
+    for (const p of pending) spawnHere(p.file, p.args, p.log).then(p.resolve, p.reject);
   }
 }
 
