@@ -175,7 +175,9 @@ export function createDesktopLifecycle(ctx: AppContext) {
       const run = { ...row, startedAt: since };
       const viewerReady = runtime.vnc ? (runtime.vncPasswordSet ? vncPasswordLaunched(ctx, run, runtime) : sharedVncPassword(ctx, run, runtime)).catch(() => undefined) : undefined;
       await markStarted(row, since);
-      await viewerReady;
+      // Not awaited: the start's place in the queue is free now; a ticket asked meanwhile waits for the same setting
+      // (the process's record of it is made before the hypervisor is asked).
+      void viewerReady;
     } catch (err) {
       ctx.metrics.start(lane, 'failed', took());
       log.error({ err, desktop: row.id }, 'desktop start failed');
