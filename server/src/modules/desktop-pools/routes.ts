@@ -16,7 +16,7 @@ import { DEPLOYMENT_ROLES } from '../deployments/roles';
 import { findDomain } from '../shared/domains';
 import { viewersOf } from '../shared/desktop-view';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
-import { createDesktopPools, poolCounts, poolStalled, type DesktopPools, type PoolRow } from './service';
+import { createDesktopPools, heldDesktop, poolCounts, poolStalled, type DesktopPools, type PoolRow } from './service';
 import { usablePools } from './usable';
 import { dropItemBookings } from '../bookings/service';
 
@@ -179,8 +179,7 @@ export async function desktopPoolRoutes(app: FastifyInstance, ctx: AppContext, l
     const { user } = authOf(request);
     const out: TUserPool[] = [];
     for (const { pool, template, viewers } of await usablePools(ctx, user)) {
-      const [mine] = await ctx.db.select({ id: schema.domains.id }).from(schema.domains)
-        .where(and(eq(schema.domains.poolId, pool.id), eq(schema.domains.userId, user.id), isNotNull(schema.domains.poolAssignedAt)));
+      const mine = await heldDesktop(ctx, pool.id, user.id);
       const counts = await poolCounts(ctx, pool);
       const waiting = await pools.placeOf(pool, user.id);
       const total = counts.prepared + counts.preparing + counts.in_use + counts.kept;

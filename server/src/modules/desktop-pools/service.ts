@@ -30,6 +30,12 @@ export function poolDesktopState(row: Pick<DomainRow, 'status' | 'poolAssignedAt
   return 'preparing';
 }
 
+/** The desktop `userId` holds from the pool (given to them and not given back), if any. */
+export async function heldDesktop(ctx: AppContext, poolId: string, userId: string): Promise<DomainRow | undefined> {
+  const [row] = await ctx.db.select().from(d).where(and(eq(d.poolId, poolId), eq(d.userId, userId), isNotNull(d.poolAssignedAt)));
+  return row;
+}
+
 /** Why a pool prepares nothing now, or null: a pool of a GPU template prepares only within its bookings. */
 export async function poolStalled(ctx: AppContext, pool: PoolRow): Promise<TPoolStalled | null> {
   if (!pool.enabled) return 'disabled';
@@ -238,7 +244,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
    * prepared one at once, else a place in the queue (the pool prepares more, up to its size).
    */
   async function take(pool: PoolRow, person: UserRow): Promise<TPoolTakeAnswer> {
-    const [mine] = await ctx.db.select().from(d).where(and(eq(d.poolId, pool.id), eq(d.userId, person.id), isNotNull(d.poolAssignedAt)));
+    const mine = await heldDesktop(ctx, pool.id, person.id);
     if (mine) {
       if (statusIn(STARTABLE, mine.status)) await lifecycle.start(mine, person);
       return { kind: 'desktop', desktop_id: mine.id };

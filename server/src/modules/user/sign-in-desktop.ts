@@ -6,6 +6,7 @@ import type { UserRow } from '../../auth/sessions';
 import { badRequest } from '../../http/errors';
 import { userDesktops } from '../shared/desktop-view';
 import { usablePools } from '../desktop-pools/usable';
+import { heldDesktop } from '../desktop-pools/service';
 
 type Opens = NonNullable<TSignInDesktop['opens']>;
 
@@ -47,8 +48,7 @@ export async function signInDesktop(ctx: AppContext, user: UserRow): Promise<TSi
       if (viewer) opens = { desktop_id: desktop.id, pool_id: null, name: desktop.name, viewer };
     } else if (pool) {
       const viewer = browserViewerOf(pool.viewers);
-      const [held] = await ctx.db.select({ id: schema.domains.id }).from(schema.domains)
-        .where(and(eq(schema.domains.poolId, pool.pool.id), eq(schema.domains.userId, user.id), isNotNull(schema.domains.poolAssignedAt)));
+      const held = await heldDesktop(ctx, pool.pool.id, user.id);
       if (viewer) opens = { desktop_id: held?.id ?? null, pool_id: pool.pool.id, name: pool.pool.name, viewer };
     }
   }
