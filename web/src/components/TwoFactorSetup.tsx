@@ -4,6 +4,7 @@ import { IconAlertCircle, IconAlertTriangle, IconCheck, IconCopy, IconDownload }
 import { useTranslation } from 'react-i18next';
 import { TWO_FACTOR_DIGITS, type TTwoFactorEnrolment } from '@vdi/contracts';
 import { useAction } from '../lib/use-action';
+import { downloadText } from '../lib/download';
 
 /** A six-digit code field: numeric keyboard on phones, the browser's one-time-code autofill, focused. */
 export function TotpCodeInput(props: { value: string; onChange: (v: string) => void; label?: string; testId: string; autoFocus?: boolean }) {
@@ -103,12 +104,7 @@ export function RecoveryCodesList({ codes, onDone, doneLabel }: { codes: string[
   const { t } = useTranslation();
   const text = codes.join('\n');
   const download = () => {
-    const url = URL.createObjectURL(new Blob([`${t('two_factor.recovery_file_title')}\n\n${text}\n`], { type: 'text/plain' }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = 'recovery-codes.txt';
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(url), 1000);
+    downloadText(`${t('two_factor.recovery_file_title')}\n\n${text}\n`, 'text/plain', 'recovery-codes.txt');
   };
   return (
     <Stack gap="sm" data-testid="recovery-codes">

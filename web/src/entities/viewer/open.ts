@@ -1,5 +1,6 @@
 import { ZViewerAnswer, type TBrowserViewerTicket, type TRdpViewerTicket, type TViewer, type TViewerAnswer } from '@vdi/contracts';
 import { api } from '../../lib/api';
+import { downloadText } from '../../lib/download';
 import { decodeRdpTicket, decodeTicket } from './ticket';
 
 type FileAnswer = Extract<TViewerAnswer, { kind: 'file' }>;
@@ -23,20 +24,6 @@ export function viewerFileName(a: Pick<FileAnswer, 'name' | 'ext' | 'protocol'>)
 /** The file a file viewer answers (SPICE .vv, RDP .rdp), downloaded under `viewerFileName`. */
 export function downloadViewerFile(a: FileAnswer) {
   downloadText(a.content, a.mime || 'application/octet-stream', viewerFileName(a));
-}
-
-/** Text made in the page (or a file an answer holds), saved as a file by the browser. */
-export function downloadText(content: string | Blob, mime: string, fileName: string) {
-  const url = URL.createObjectURL(new Blob([content], { type: mime }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = fileName;
-  link.rel = 'noopener';
-  link.style.display = 'none';
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 /**

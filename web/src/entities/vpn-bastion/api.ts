@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ZBastion, ZVpnConfig, type TBastion, type TBastionUpdate } from '@vdi/contracts';
 import { api } from '../../lib/api';
-import { downloadText } from '../viewer/open';
+import { downloadText } from '../../lib/download';
 import { HANDLES_ERROR } from '../../lib/queries';
 
 /** The user's WireGuard file, saved by the browser as isard-vpn.conf. */

@@ -17,7 +17,7 @@ import {
   type TNewDeployment,
 } from '@vdi/contracts';
 import { api, API, request } from '../../lib/api';
-import { downloadText } from '../../entities/viewer/open';
+import { downloadText } from '../../lib/download';
 import { queryClient, HANDLES_ERROR } from '../../lib/queries';
 import { readPaged, withVisibility } from './logic';
 

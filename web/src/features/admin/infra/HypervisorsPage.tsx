@@ -16,7 +16,7 @@ import { addHypervisor, applyHypervisor, drainHypervisor, hypervisorsQuery, issu
 import { formatBytes } from '../../../entities/format';
 import { formatMb, percent } from './format';
 import { tlsHostOf, tlsInstallScript } from './tls-bundle';
-import { downloadText } from '../../../entities/viewer/open';
+import { downloadText } from '../../../lib/download';
 import '../../../i18n/areas/admin-infra';
 
 type Mode = 'all' | 'only_forced' | 'disabled';

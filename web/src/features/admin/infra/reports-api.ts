@@ -2,6 +2,7 @@ import { keepPreviousData } from '@tanstack/react-query';
 import { ZUsageReport, type TReportPart, type TUsageReportQuery } from '@vdi/contracts';
 import { api, API, request } from '../../../lib/api';
 import { session } from '../../../lib/session';
+import { downloadText } from '../../../lib/download';
 import { INFRA_KEY } from './api';
 
 const paramsOf = (q: TUsageReportQuery) => ({ from: q.from, to: q.to, group_by: q.group_by, ...(q.category ? { category: q.category } : {}) });
@@ -16,12 +17,5 @@ export const usageReportQuery = (q: TUsageReportQuery) => ({
 /** Downloads one part of the report as CSV (the call needs the session's Bearer token, so not a plain link). */
 export async function downloadReportCsv(q: TUsageReportQuery, part: TReportPart) {
   const text = await request<string>(`${API}/admin/reports/usage/csv`, { query: { ...paramsOf(q), part }, bearer: session.token(), text: true });
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = `usage-${part}-${q.from}-${q.to}.csv`;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  downloadText(text, 'text/csv;charset=utf-8', `usage-${part}-${q.from}-${q.to}.csv`);
 }

@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { PASSWORD_RESET_BATCH_MAX, type TAdminPasswordResetAnswer, type TCredentialSheet } from '@vdi/contracts';
 import { HttpError } from '../../../lib/api';
 import { handleError } from '../../../lib/error-handler';
-import { downloadText } from '../../../entities/viewer/open';
+import { downloadText } from '../../../lib/download';
 import { builtInText } from '../../../lib/built-in-text';
 import { credentialsSheet, refreshPeople, resetPasswords } from './api';
 import { fullBadge, useCodeText } from '../shared/console';

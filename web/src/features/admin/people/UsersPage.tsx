@@ -15,7 +15,7 @@ import { modals } from '../../../lib/modals';
 import { userQuery, HANDLES_ERROR } from '../../../lib/queries';
 import { EmptyState } from '../../../components/EmptyState';
 import { PageHeader } from '../../../components/PageHeader';
-import { downloadText } from '../../../entities/viewer/open';
+import { downloadText } from '../../../lib/download';
 import { bulkUsers, deleteUser, exportUsers, matchingUserIds, refreshPeople, resetTwoFactor, sendResetMail, usersQuery, type UserListParams, categoriesQuery, groupsQuery } from './api';
 import { PasswordResetModal } from './PasswordResetModal';
 import { ImportModal } from './ImportModal';

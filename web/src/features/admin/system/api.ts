@@ -15,6 +15,7 @@ import {
 import { api, API, request } from '../../../lib/api';
 import { session } from '../../../lib/session';
 import { queryClient, HANDLES_ERROR } from '../../../lib/queries';
+import { downloadText } from '../../../lib/download';
 
 export const settingKey = (key: TSettingKey) => ['admin', 'setting', key] as const;
 export const AUDIT_KEY = ['admin', 'audit'] as const;
@@ -65,14 +66,7 @@ export const auditQuery = (q: TAuditQuery) =>
 export async function downloadAuditCsv(q: TAuditQuery) {
   const { page: _page, per_page: _perPage, ...filters } = q;
   const text = await request<string>(`${API}/admin/audit/export`, { query: paramsOf(filters), bearer: session.token(), text: true });
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = `audit-${new Date().toISOString().slice(0, 10)}.csv`;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  downloadText(text, 'text/csv;charset=utf-8', `audit-${new Date().toISOString().slice(0, 10)}.csv`);
 }
 
 export const BACKUPS_KEY = ['admin', 'backups'] as const;
@@ -94,12 +88,5 @@ export async function startBackup(disks: boolean) {
 /** Saves one backup through the browser (the archive as it is on the server). */
 export async function downloadBackup(name: string) {
   const blob = await request<Blob>(`${API}/admin/backups/file/${encodeURIComponent(name)}`, { bearer: session.token(), blob: true });
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  downloadText(blob, blob.type || 'application/octet-stream', name);
 }

@@ -1,6 +1,7 @@
 import { ZApiErrorBody, ZGuestFolder, type TApiErrorBody, type TGuestFolder } from '@vdi/contracts';
 import { API, HttpError, request } from '../../../lib/api';
 import { session } from '../../../lib/session';
+import { downloadText } from '../../../lib/download';
 
 // The desktop's transfer folder (through its guest agent, on the server): listed, a file sent with its
 // progress, a file fetched as a download. Every call carries the person's session (the viewer's
@@ -40,14 +41,7 @@ export function sendGuestFile(desktopId: string, file: File, onProgress: (share:
 /** Fetches the file and hands it to the browser as a download under its own name. */
 export async function fetchGuestFile(desktopId: string, name: string): Promise<void> {
   const blob = await request<Blob>(`${base(desktopId)}/${encodeURIComponent(name)}`, { blob: true, timeoutMs: 10 * 60_000 });
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  downloadText(blob, blob.type || 'application/octet-stream', name);
 }
 
 /** A size for people: bytes, kB, MB, GB in the page's language (steps of 1024, as file managers count: the 100 MB limit is 100 MB). */
