@@ -33,12 +33,15 @@ export function isOurQemu(pid: number, qmpSocketPath: string): boolean {
   }
 }
 
-/** Polls until the process is gone; false if it is still there after `timeoutMs`. */
+/**
+ * Polls until the process is gone; false if it is still there after `timeoutMs`. The first looks come soon (a QEMU
+ * told to quit is gone in a few milliseconds), then every 50 ms.
+ */
 export async function waitForProcessExit(pid: number, qmpSocketPath: string, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while (isOurQemu(pid, qmpSocketPath)) {
+  for (let pause = 1; isOurQemu(pid, qmpSocketPath); pause = Math.min(50, pause * 2)) {
     if (Date.now() >= deadline) return false;
-    await sleep(50);
+    await sleep(pause);
   }
   return true;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, notInArray, sql } from 'drizzle-orm';
 import { GUEST_UP, RETRYABLE, STARTABLE, statusIn, type TPoolCounts, type TPoolStalled, type TPoolTakeAnswer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { LOCK_CLASSES, lockKey, schema } from '../../db';
@@ -146,9 +146,11 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
       await ctx.db.delete(w).where(and(eq(w.poolId, pool.id), eq(w.userId, waiter.userId)));
       if (given) ctx.bus.toUser(waiter.userId, 'desktop_pool_given', { pool_id: pool.id, desktop_id: given.id });
     }
-    live = (await ctx.db.select().from(d).where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt)))).filter((x) => poolDesktopState(x) !== 'broken');
+    live = (await ctx.db.select().from(d).where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt), notInArray(d.id, lifecycle.leavingIds())))).filter((x) => poolDesktopState(x) !== 'broken');
     const stillWaiting = await ctx.db.$count(w, eq(w.poolId, pool.id));
-    const total = await ctx.db.$count(d, eq(d.poolId, pool.id));
+    // One this process is destroying (given back, surplus, broken) no longer takes room: its replacement is made while
+    // its machine and disk go.
+    const total = await ctx.db.$count(d, and(eq(d.poolId, pool.id), notInArray(d.id, lifecycle.leavingIds())));
     const want = targetPrepared(pool, ctx.clock.now()) + stillWaiting;
     if (live.length < want) {
       const room = Math.max(0, pool.maxDesktops - total);
@@ -203,7 +205,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
         const [candidate] = await tx
           .select({ id: d.id })
           .from(d)
-          .where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt), inArray(d.status, [...GUEST_UP]), gte(d.poolReadyAt, d.startedAt)))
+          .where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt), inArray(d.status, [...GUEST_UP]), gte(d.poolReadyAt, d.startedAt), notInArray(d.id, lifecycle.leavingIds())))
           .orderBy(asc(d.createdAt))
           .limit(1)
           .for('update', { skipLocked: true });
@@ -341,9 +343,11 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
       if (row.poolId !== null) void kick(row.poolId);
     };
     lifecycle.changes.on('changed', onChange);
+    lifecycle.changes.on('leaving', onChange);
     lifecycle.changes.on('deleted', onChange);
     return () => {
       lifecycle.changes.off('changed', onChange);
+      lifecycle.changes.off('leaving', onChange);
       lifecycle.changes.off('deleted', onChange);
     };
   }

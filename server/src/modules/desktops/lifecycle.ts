@@ -33,7 +33,8 @@ export const TIMED_BACKSTOP_MS = 5_000;
 export function createDesktopLifecycle(ctx: AppContext) {
   const { db, bus, log } = ctx;
   const { driver, queue } = ctx.engine;
-  const changes = new EventEmitter<{ changed: [DomainRow]; deleted: [DomainRow] }>();
+  /** `leaving`: its destruction began (its machine and disks go); `deleted`: it is gone. */
+  const changes = new EventEmitter<{ changed: [DomainRow]; leaving: [DomainRow]; deleted: [DomainRow] }>();
   const placement = createPlacement(ctx);
   const pools = createHostPools(ctx);
   const shutdownTimers = new Map<string, NodeJS.Timeout>();
@@ -341,6 +342,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
   async function destroyDesktop(row: DomainRow) {
     if (deleting.has(row.id)) return;
     deleting.add(row.id);
+    changes.emit('leaving', row);
     try {
       clearShutdownTimer(row.id);
       stopWaitingForIp(row.id);
@@ -612,6 +614,8 @@ export function createDesktopLifecycle(ctx: AppContext) {
     publish,
     announce,
     changes,
+    /** The desktops this process is destroying now (between `leaving` and `deleted`). */
+    leavingIds: () => [...deleting],
     /** Whether this process watches host `hostId` (acts on its events, connection and loss). */
     watches: watch.watches,
     /** Takes starts from the installation's queue as the live process `self` (Database.join's), once the start-up's repairs are done. */
