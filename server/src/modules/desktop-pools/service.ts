@@ -19,13 +19,17 @@ const w = schema.desktopPoolWaiters;
 /** The last preparations' durations kept per pool (the wait a person in the queue is told). */
 const RECENT_PREPARATIONS = 20;
 
-/** Its guest has booted since its machine last started. */
-export const booted = (row: Pick<DomainRow, 'startedAt' | 'poolReadyAt'>) => row.poolReadyAt !== null && row.startedAt !== null && row.poolReadyAt >= row.startedAt;
+/**
+ * Its guest has booted since its machine last started: marked so by a pass once POOL_BOOT_SECONDS (`bootSeconds`)
+ * passed since the start; with 0, as soon as the machine runs.
+ */
+export const booted = (row: Pick<DomainRow, 'startedAt' | 'poolReadyAt'>, bootSeconds: number) =>
+  row.startedAt !== null && (bootSeconds === 0 || (row.poolReadyAt !== null && row.poolReadyAt >= row.startedAt));
 
 /** Where a pool's desktop stands: waiting for somebody (prepared: up and booted; or on its way up), given, or broken. */
-export function poolDesktopState(row: Pick<DomainRow, 'status' | 'poolAssignedAt' | 'startedAt' | 'poolReadyAt'>): 'prepared' | 'preparing' | 'in_use' | 'kept' | 'broken' {
+export function poolDesktopState(row: Pick<DomainRow, 'status' | 'poolAssignedAt' | 'startedAt' | 'poolReadyAt'>, bootSeconds: number): 'prepared' | 'preparing' | 'in_use' | 'kept' | 'broken' {
   if (row.poolAssignedAt !== null) return statusIn(STARTABLE, row.status) || statusIn(RETRYABLE, row.status) ? 'kept' : 'in_use';
-  if (statusIn(GUEST_UP, row.status) && booted(row)) return 'prepared';
+  if (statusIn(GUEST_UP, row.status) && booted(row, bootSeconds)) return 'prepared';
   if (statusIn(RETRYABLE, row.status)) return 'broken';
   return 'preparing';
 }
@@ -56,7 +60,7 @@ export async function poolCounts(ctx: AppContext, pool: PoolRow): Promise<TPoolC
   const counts: TPoolCounts = { prepared: 0, preparing: 0, in_use: 0, kept: 0, waiting: 0, target: targetPrepared(pool, ctx.clock.now()), by_host: [] };
   const byHost = new Map<string, TPoolCounts['by_host'][number]>();
   for (const r of rows) {
-    const state = poolDesktopState(r);
+    const state = poolDesktopState(r, ctx.config.poolBootSeconds);
     if (state === 'broken') continue;
     counts[state]++;
     if (!r.hypervisorId || state === 'kept') continue;
@@ -120,7 +124,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     // Never handed out, gone, and made afresh from the template below: broken ones (a start failed) and those at rest
     // (the machine died, was stopped by someone, or was found stopped after a restart) — its disk may not be the
     // template's state any more, and a fresh one costs the same as starting it again.
-    const down = (x: DomainRow) => poolDesktopState(x) === 'broken' || statusIn(STARTABLE, x.status);
+    const down = (x: DomainRow) => poolDesktopState(x, ctx.config.poolBootSeconds) === 'broken' || statusIn(STARTABLE, x.status);
     for (const row of free.filter(down)) await lifecycle.destroyDesktop(row);
     let live = free.filter((x) => !down(x));
     if (stalled) {
@@ -131,7 +135,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     // Up and not yet known booted: booted once POOL_BOOT_SECONDS have passed since its start; looked at again soon.
     const now = ctx.clock.now();
     let booting = false;
-    for (const row of live.filter((x) => statusIn(GUEST_UP, x.status) && !booted(x) && x.startedAt)) {
+    for (const row of live.filter((x) => statusIn(GUEST_UP, x.status) && !booted(x, ctx.config.poolBootSeconds) && x.startedAt)) {
       if (now.getTime() - row.startedAt!.getTime() >= ctx.config.poolBootSeconds * 1000) {
         await ctx.db.update(d).set({ poolReadyAt: now }).where(eq(d.id, row.id));
       } else booting = true;
@@ -146,7 +150,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
       await ctx.db.delete(w).where(and(eq(w.poolId, pool.id), eq(w.userId, waiter.userId)));
       if (given) ctx.bus.toUser(waiter.userId, 'desktop_pool_given', { pool_id: pool.id, desktop_id: given.id });
     }
-    live = (await ctx.db.select().from(d).where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt), notInArray(d.id, lifecycle.leavingIds())))).filter((x) => poolDesktopState(x) !== 'broken');
+    live = (await ctx.db.select().from(d).where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt), notInArray(d.id, lifecycle.leavingIds())))).filter((x) => poolDesktopState(x, ctx.config.poolBootSeconds) !== 'broken');
     const stillWaiting = await ctx.db.$count(w, eq(w.poolId, pool.id));
     // One this process is destroying (given back, surplus, broken) no longer takes room: its replacement is made while
     // its machine and disk go.
@@ -168,10 +172,10 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     return owner;
   }
 
-  async function startPoolDesktop(pool: PoolRow, row: DomainRow) {
+  async function startPoolDesktop(pool: PoolRow, row: DomainRow, owner: UserRow) {
     try {
       preparingSince.set(row.id, Date.now());
-      await lifecycle.start(row, await ownerOf(pool), undefined, { reason: 'pool_prepare' });
+      await lifecycle.start(row, owner, undefined, { reason: 'pool_prepare' });
     } catch (err) {
       log.warn({ err, pool: pool.id, desktop: row.id }, 'a pool desktop could not start');
       preparingSince.delete(row.id);
@@ -190,7 +194,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
       log.warn({ err, pool: pool.id }, 'a pool desktop could not be made');
       return;
     }
-    await startPoolDesktop(pool, row);
+    await startPoolDesktop(pool, row, owner);
   }
 
   /**
@@ -205,7 +209,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
         const [candidate] = await tx
           .select({ id: d.id })
           .from(d)
-          .where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt), inArray(d.status, [...GUEST_UP]), gte(d.poolReadyAt, d.startedAt), notInArray(d.id, lifecycle.leavingIds())))
+          .where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt), inArray(d.status, [...GUEST_UP]), ctx.config.poolBootSeconds === 0 ? isNotNull(d.startedAt) : gte(d.poolReadyAt, d.startedAt), notInArray(d.id, lifecycle.leavingIds())))
           .orderBy(asc(d.createdAt))
           .limit(1)
           .for('update', { skipLocked: true });
