@@ -3,11 +3,14 @@
 // is their `default` pool), the server's own host taking no new starts. A pool of the demo template with 4
 // prepared desktops gets them on both hosts — the pool's `counts.by_host` says so and each host's libvirtd
 // runs them; a person takes one and `by_host` shows it in use on its host; a host the admin drains gets no
-// more: the pool prepares the replacement on the other host. One lab for the whole file.
+// more: the pool prepares the replacement on the other host; a host lost and marked down: the pool prepares
+// its desktops again on the host left. One lab for the whole file.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ZAdminHypervisorList, ZPool, ZPoolTakeAnswer, type TPool, type TPoolCounts } from '@vdi/contracts';
+import { ZAdminHypervisorList, ZAdminHypervisorMarkedDown, ZPool, ZPoolTakeAnswer, type TPool, type TPoolCounts } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import { describeIf, firstMissing, missingFile, missingNetAdmin } from '../helpers/can-run';
 import { addLabHosts, labProgramsMissing, labTag, startServerLab, startsOnLabOnly, virshOn, type TestLab } from '../helpers/lab';
@@ -157,4 +160,52 @@ describeIf(missing)("a desktop pool's prepared desktops over two lab hypervisors
     expect(hostCount(after, drained).prepared + hostCount(after, drained).in_use).toBe(hostCount(counts, drained).prepared + hostCount(counts, drained).in_use);
     await runWhereRecorded();
   }, scaled(150_000));
+  it('a host lost and marked down by the admin: its prepared desktops are released, and the pool prepares them again on the host left', async () => {
+    // Both hosts take starts again; the one with more of the pool's prepared desktops goes.
+    const undrain = await Promise.all(hostIds.map((id) => call(server, `${A}/hypervisors/${id}/drain`, { token: admin, method: 'PUT', body: { draining: false } })));
+    expect(undrain.map((r) => r.status)).toEqual([200, 200]);
+    const counts = (await poolOf()).counts;
+    const lost = hostCount(counts, 0).prepared >= hostCount(counts, 1).prepared ? 0 : 1;
+    const left = 1 - lost;
+    const before = await desktops();
+    // (the desktops given from there too: marked down, every desktop it ran is released)
+    const poolThere = [...before].filter(([, host]) => host === hostIds[lost]).map(([id]) => id);
+    expect(hostCount(counts, lost).prepared).toBeGreaterThanOrEqual(1);
+    // It vanishes from the network and its guests with it (its link on the lab's bridge, as lab.ts names it).
+    const ns = `vdilab-${tag}-${lost + 1}`;
+    const link = (state: 'up' | 'down') => execFileSync('ip', ['link', 'set', `vdilab${tag}v${lost + 1}`, state]);
+    const hostView = async () => ZAdminHypervisorList.parse(await (await call(server, `${A}/hypervisors`, { token: admin })).json()).items.find((h) => h.id === hostIds[lost]);
+    const lostAt = Date.now();
+    link('down');
+    for (const pid of execFileSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).split('\n').filter(Boolean)) {
+      try {
+        if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'qemu-system-x86') process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    await until('the host offline', async () => (await hostView())?.state === 'Offline', 45_000);
+    const down = await call(server, `${A}/hypervisors/${hostIds[lost]}/down`, { token: admin, method: 'POST' });
+    expect(down.status, await down.clone().text()).toBe(200);
+    const released = ZAdminHypervisorMarkedDown.parse(await down.json()).released_desktop_ids;
+    expect([...released].sort()).toEqual([...poolThere].sort());
+    const after = await until('4 prepared again, all on the host left', async () => {
+      const c = (await poolOf()).counts;
+      return c.prepared === 4 && hostCount(c, lost).prepared + hostCount(c, lost).preparing === 0 && c;
+    }, 120_000);
+    console.log(`host lost to 4 prepared on the other: ${Date.now() - lostAt} ms`);
+    expect(hostCount(after, left).prepared).toBe(4);
+    const now = await desktops();
+    const fresh = [...now].filter(([id, host]) => !before.has(id) && host !== null);
+    expect(fresh.length).toBeGreaterThanOrEqual(hostCount(counts, lost).prepared);
+    for (const [id, host] of fresh) {
+      expect(host).toBe(hostIds[left]);
+      expect(onHost(left)).toContain(id);
+    }
+    // Back on the network: nothing of the pool runs there again (what the database says stopped is not adopted).
+    link('up');
+    await until('the host online again', async () => (await hostView())?.state === 'Online', 60_000);
+    expect(onHost(lost).filter((n) => now.has(n))).toEqual([]);
+    await runWhereRecorded();
+  }, scaled(240_000));
 });
