@@ -28,6 +28,48 @@ describe('placement', () => {
     expect(place([host('b'), host('a')], demand, none, [], NOW)).toEqual({ ok: true, hostId: 'a' });
   });
 
+  it('hosts within one desktop of free memory of the roomiest tie: fewer vCPUs in use takes it, starts in flight counted', () => {
+    // 192 MB apart (less than the desktop's 1024): b, running fewer vCPUs, takes it.
+    expect(place([host('a', { freeMemoryMb: 8192, vcpusInUse: 4 }), host('b', { freeMemoryMb: 8000, vcpusInUse: 0 })], demand, none, [], NOW)).toEqual({ ok: true, hostId: 'b' });
+    // A start in flight on b counts as its vCPUs (and memory): a takes the next.
+    const onB = [{ hostId: 'b', at: NOW - 1000, memoryMb: 256, vcpus: 6 }];
+    expect(place([host('a', { freeMemoryMb: 8192, vcpusInUse: 4 }), host('b', { freeMemoryMb: 8192, vcpusInUse: 0 })], demand, none, onB, NOW)).toEqual({ ok: true, hostId: 'a' });
+    // Equal vCPUs: more free memory, then the id.
+    expect(place([host('a', { freeMemoryMb: 8000, vcpusInUse: 2 }), host('b', { freeMemoryMb: 8192, vcpusInUse: 2 })], demand, none, [], NOW)).toEqual({ ok: true, hostId: 'b' });
+    expect(place([host('b', { vcpusInUse: 2 }), host('a', { vcpusInUse: 2 })], demand, none, [], NOW)).toEqual({ ok: true, hostId: 'a' });
+  });
+
+  it('keeps the free memory ranking beyond one desktop of difference, and favourites and shared-pool hosts first', () => {
+    // 1192 MB apart: the roomier host, however many vCPUs it runs.
+    expect(place([host('a', { freeMemoryMb: 8192, vcpusInUse: 12 }), host('b', { freeMemoryMb: 7000, vcpusInUse: 0 })], demand, none, [], NOW)).toEqual({ ok: true, hostId: 'a' });
+    // A favourite (or a host with the shared pool) ties with none outside its rank.
+    expect(place([host('a', { vcpusInUse: 12 }), host('b')], demand, { forced: [], favourite: ['a'] }, [], NOW)).toEqual({ ok: true, hostId: 'a' });
+    const copy = { ...demand, copyPool: 'local' };
+    expect(place([host('a', { pools: ['default'], vcpusInUse: 12 }), host('b', { pools: ['local'] })], copy, none, [], NOW)).toEqual({ ok: true, hostId: 'a' });
+  });
+
+  it("spreads a pool's desktops over hosts sharing one machine's memory (the lab), read a few seconds apart", () => {
+    const desk = { ...demand, memoryMb: 256, vcpus: 1 };
+    // A burst of 4: host a read 266 MB higher than b (as measured in the lab), both held for the burst.
+    const starts: { hostId: string; at: number; memoryMb: number; vcpus: number }[] = [];
+    for (let i = 0; i < 4; i++) {
+      const p = place([host('a', { freeMemoryMb: 20_821 }), host('b', { freeMemoryMb: 20_555 })], desk, none, starts, NOW + i * 100);
+      if (!p.ok) throw new Error(p.reason);
+      starts.push({ hostId: p.hostId, at: NOW + i * 100, memoryMb: 256, vcpus: 1 });
+    }
+    expect(['a', 'b'].map((id) => starts.filter((s) => s.hostId === id).length)).toEqual([2, 2]);
+    // One at a time, a minute apart: every guest lowers both hosts' readings (one memory), a reads up to 200 MB higher.
+    const running = new Map([['a', 0], ['b', 0]]);
+    for (let i = 0; i < 6; i++) {
+      const used = 256 * (running.get('a')! + running.get('b')!);
+      const hosts = ['a', 'b'].map((id) => host(id, { freeMemoryMb: 20_000 - used + (id === 'a' ? 200 : 0) - (i % 3) * 40, vcpusInUse: running.get(id)! }));
+      const p = place(hosts, desk, none, [], NOW + i * 60_000);
+      if (!p.ok) throw new Error(p.reason);
+      running.set(p.hostId, running.get(p.hostId)! + 1);
+    }
+    expect([...running.values()]).toEqual([3, 3]);
+  });
+
   it('skips a disabled, a draining, an offline and an "only forced" host', () => {
     const hosts = [host('off', { enabled: false, freeMemoryMb: 9e6 }), host('drain', { draining: true, freeMemoryMb: 9e6 }), host('down', { online: false, freeMemoryMb: 9e6 }), host('forced', { onlyForced: true, freeMemoryMb: 9e6 }), host('ok', { freeMemoryMb: 2048 })];
     expect(place(hosts, demand, none, [], NOW)).toEqual({ ok: true, hostId: 'ok' });
@@ -125,13 +167,13 @@ describe('placement', () => {
   });
 
   it("a storm's spread survives a host read again mid-burst: its reading from before the burst is held", () => {
-    // Three equal hosts; host a's numbers are read again after 6 starts, showing 700 MB of its guests already.
+    // Three equal hosts; host a's numbers are read again after 6 starts, showing 1400 MB of its guests already (more than one desktop's memory: no tie).
     const spread = (hold: boolean) => {
       const held = new Map<string, HostReading>();
       const starts: { hostId: string; at: number; memoryMb: number; vcpus: number }[] = [];
       for (let i = 0; i < 30; i++) {
         const now = NOW + i * 50;
-        const current = (id: string) => ({ freeMemoryMb: id === 'a' && i >= 6 ? 20_000 - 700 : 20_000, at: now });
+        const current = (id: string) => ({ freeMemoryMb: id === 'a' && i >= 6 ? 20_000 - 1400 : 20_000, at: now });
         const reading = (id: string) => (hold ? readingFor(current(id), held.get(id), now) : current(id));
         const hosts = ['a', 'b', 'c'].map((id) => host(id, { freeMemoryMb: reading(id).freeMemoryMb }));
         const p = place(hosts, { ...demand, memoryMb: 512, vcpus: 1 }, none, starts, now);

@@ -1,10 +1,11 @@
 /**
  * Placement: which host starts a desktop. Pure rules, written once (the original's engine:
  * enabled and online hosts that can serve the desktop, starts still in flight counted against a
- * host for 30 s, ranked by free memory; `forced_hyp` keeps only those hosts, `favourite_hyp` puts
- * them first; Ravada's base copies: a host without the shared pool takes a desktop when it can
- * receive its template's base, and the desktop's disk then binds it to that host). The start path
- * gathers the facts; this decides.
+ * host for 30 s, ranked by free memory — hosts within one desktop's memory of each other by the
+ * vCPUs they run; `forced_hyp` keeps only those hosts, `favourite_hyp` puts them first; Ravada's
+ * base copies: a host without the shared pool takes a desktop when it can receive its template's
+ * base, and the desktop's disk then binds it to that host). The start path gathers the facts; this
+ * decides.
  */
 
 /** How long a start counts against its host (its memory and vCPUs) before the host's numbers show it. */
@@ -147,5 +148,14 @@ export function place(hosts: PlacementHost[], demand: PlacementDemand, pref: Pla
   const favourite = new Set(pref.favourite);
   // Favourites first; then hosts that reach the shared pool (no copy, the desktop stays free to move); then free memory.
   roomy.sort((a, b) => Number(favourite.has(b.h.id)) - Number(favourite.has(a.h.id)) || Number(shared(b.h)) - Number(shared(a.h)) || b.free - a.free || a.h.id.localeCompare(b.h.id));
-  return { ok: true, hostId: roomy[0]!.h.id };
+  const first = roomy[0]!;
+  // Of the first rank, the hosts within one desktop's memory of the roomiest are as roomy for it (placed on either, the
+  // two stay within one desktop of each other): the one with fewer vCPUs in use, starts in flight counted, takes it. So
+  // hosts whose free memory ties — equal hosts, or the lab's hosts sharing one machine's memory, read a few seconds apart —
+  // share the desktops instead of whichever reading was a little higher taking them all.
+  const tied = roomy.filter(
+    (c) => Number(favourite.has(c.h.id)) === Number(favourite.has(first.h.id)) && shared(c.h) === shared(first.h) && first.free - c.free < Math.max(1, demand.memoryMb),
+  );
+  tied.sort((a, b) => a.vcpus - b.vcpus || b.free - a.free || a.h.id.localeCompare(b.h.id));
+  return { ok: true, hostId: tied[0]!.h.id };
 }
