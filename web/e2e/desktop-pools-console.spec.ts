@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { apiToken, chooseLanguage, freshUser, scaled, shot, signInAs, stillScreen, userId, windowShot } from './support';
+import { apiToken, chooseLanguage, freshUser, scaled, shot, signInAs, stillScreen, userId, watchLiveReads, windowShot } from './support';
 
 // The desktop pools' screen (issue 30), in the console and in the portal: an admin makes a pool in the form and sees
 // its desktop become prepared live (a pool too large refused first), changes it (prepared 0: the prepared desktop goes), deletes it; a teacher sees
@@ -22,60 +22,12 @@ async function removePools(request: APIRequestContext, username: string, names: 
 }
 const cardOf = (page: Page, name: string) => page.locator(`[data-testid=pool-admin-card][data-name="${name}"]`);
 
-/** How soon after the event the screen reads the pools (it waits 100 ms for the rest of a burst): far below its 30 s fallback poll. */
-const EVENT_TO_READ_MS = Math.min(scaled(2_000), 10_000);
-
-/**
- * What the page gets and asks for, each with when: the desktop_pool_changed frames of its socket, and its reads of the
- * pools (when each was asked, and what it answered).
- */
-function watchPools(page: Page) {
-  const frames: { pool: string; at: number }[] = [];
-  const reads: { at: number; pools: Pool[] }[] = [];
-  page.on('websocket', (ws) =>
-    ws.on('framereceived', ({ payload }) => {
-      // A socket.io event: 42/userspace,["desktop_pool_changed","{\"pool_id\":\"…\"}"]
-      const text = typeof payload === 'string' ? payload : payload.toString();
-      const at = Date.now();
-      const start = text.indexOf('[');
-      if (start < 0 || !text.includes('desktop_pool_changed')) return;
-      const [event, data] = JSON.parse(text.slice(start)) as [string, string];
-      if (event === 'desktop_pool_changed') frames.push({ pool: (JSON.parse(data) as { pool_id: string }).pool_id, at });
-    }),
-  );
-  const asked = new WeakMap<object, number>();
-  const isRead = (url: string, method: string) => method === 'GET' && new URL(url).pathname === '/api/v3/desktop-pools';
-  page.on('request', (r) => {
-    if (isRead(r.url(), r.method())) asked.set(r, Date.now());
-  });
-  page.on('response', async (r) => {
-    if (!isRead(r.url(), r.request().method()) || !r.ok()) return;
-    const at = asked.get(r.request()) ?? 0;
-    reads.push({ at, pools: (await r.json().catch(() => [])) as Pool[] });
-  });
-  return {
-    /**
-     * A read after `since` whose answer shows `shows` of the pool was asked because of the pool's event: at most
-     * EVENT_TO_READ_MS after one (a 30 s poll landing there by chance is unlikely, twice in a journey more so). A poll
-     * that happened to read the change before its event came does not count.
-     */
-    readByEvent(poolId: string, since: number, shows: (p: Pool) => boolean) {
-      const showing = reads.filter((r) => r.at >= since && r.pools.some((p) => p.id === poolId && shows(p)));
-      if (!showing.length) return `no read after ${since} shows it`;
-      const events = frames.filter((f) => f.pool === poolId && f.at >= since);
-      if (!events.length) return 'no desktop_pool_changed of the pool';
-      const byEvent = showing.some((r) => events.some((f) => f.at <= r.at && r.at - f.at <= EVENT_TO_READ_MS));
-      return byEvent ? 'after the event' : `reads at ${showing.map((r) => r.at).join(', ')}; events at ${events.map((f) => f.at).join(', ')}`;
-    },
-  };
-}
-
 test.describe('desktop pools: the screen', () => {
   test('an admin makes a pool in the console, sees it prepare live, edits and deletes it', async ({ page, request }) => {
     test.setTimeout(scaled(300_000));
     await freshUser(request, PERSON);
     await removePools(request, 'admin', [POOL]);
-    const wire = watchPools(page);
+    const wire = watchLiveReads<Pool>(page, 'desktop_pool_changed', '/api/v3/desktop-pools');
     try {
       await signInAs(page, 'admin');
       await page.goto('/isard-admin/desktop_pools');
@@ -116,14 +68,14 @@ test.describe('desktop pools: the screen', () => {
       await expect(card).toBeVisible();
       await expect(card.getByTestId('pool-count-prepared')).toHaveAttribute('data-value', '1', { timeout: scaled(120_000) });
       const poolId = (await card.getAttribute('data-id'))!;
-      await expect.poll(() => wire.readByEvent(poolId, made, (p) => p.counts.prepared === 1)).toBe('after the event');
+      await expect.poll(() => wire.readByEvent(made, (p) => p.id === poolId && p.counts.prepared === 1, (e) => e.pool_id === poolId)).toBe('after the event');
       // Changed elsewhere (another tab, another manager): this screen shows it without reloading, read on the event.
       const edited = Date.now();
       // (A manager of the organisation: an admin's sign-in through the API would end the page's session.)
       const put = await request.put(`/api/v3/desktop-pools/${poolId}`, { headers: await as(request, 'manager'), data: { max_desktops: 3 } });
       expect(put.ok(), await put.text()).toBe(true);
       await expect(card.getByTestId('pool-target')).toHaveText('Aims at 1 prepared now · at most 3 desktops');
-      await expect.poll(() => wire.readByEvent(poolId, edited, (p) => p.max_desktops === 3)).toBe('after the event');
+      await expect.poll(() => wire.readByEvent(edited, (p) => p.id === poolId && p.max_desktops === 3, (e) => e.pool_id === poolId)).toBe('after the event');
       await expect(card.getByTestId('pool-count-prepared')).toHaveText('1 prepared');
       await expect(card.getByTestId('pool-host').first()).toContainText('1 prepared');
       await expect(card.getByTestId('pool-target')).toHaveText('Aims at 1 prepared now · at most 3 desktops');
