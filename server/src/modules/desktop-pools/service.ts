@@ -111,7 +111,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     if (!held) return; // another process runs this pool's pass now
     try {
       const [pool] = await ctx.db.select().from(p).where(eq(p.id, poolId));
-      if (!pool) return;
+      if (!pool) return void shown.delete(poolId);
       await reconcile(pool);
     } finally {
       if (!ctx.locks.everyGranted) await ctx.locks.release(key).catch(() => undefined);
@@ -199,6 +199,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
       log.warn({ err, pool: pool.id }, 'a pool desktop could not be made');
       return;
     }
+    events.changed(pool.id); // one more preparing
     await startPoolDesktop(pool, row);
   }
 
