@@ -72,6 +72,12 @@ export type ServerToClientEvents = TBookingSocketEvents & {
   end_creating_desktops: TCreatingDesktopsEvent;
   /** To a person waiting for a desktop pool: a prepared desktop is theirs now (the portal opens it). */
   desktop_pool_given: { pool_id: string; desktop_id: string };
+  /**
+   * A desktop pool's numbers or settings changed (its desktops, its queue, the pool itself): to the people who may
+   * see it (its managers' pools screen, the pool cards of those it is shared with), at most one per pool every
+   * ~250 ms. The screens read the pool again; the payload is the id only.
+   */
+  desktop_pool_changed: { pool_id: string };
   /** To a desktop's owner: support opened its screen (admin console). */
   support_viewer: TSupportViewerEvent;
 };

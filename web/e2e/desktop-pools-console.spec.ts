@@ -1,15 +1,16 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { apiToken, chooseLanguage, freshUser, scaled, shot, signInAs, stillScreen, userId, windowShot } from './support';
+import { apiToken, chooseLanguage, freshUser, scaled, shot, signInAs, stillScreen, userId, watchLiveReads, windowShot } from './support';
 
 // The desktop pools' screen (issue 30), in the console and in the portal: an admin makes a pool in the form and sees
 // its desktop become prepared live (a pool too large refused first), changes it (prepared 0: the prepared desktop goes), deletes it; a teacher sees
-// only the pools they manage, in German at phone width too.
+// only the pools they manage, in German at phone width too. Live means by the socket: the screen reads the pools again
+// when desktop_pool_changed arrives (its own poll is a 30 s fallback), which the journey checks on the wire.
 
 const POOL = 'E2E console pool';
 const TEACHER = 'pools-teacher';
 const PERSON = 'pools-console-person';
 
-type Pool = { id: string; name: string; counts: { prepared: number; preparing: number } };
+type Pool = { id: string; name: string; max_desktops: number; counts: { prepared: number; preparing: number } };
 const as = async (request: APIRequestContext, username: string) => ({ authorization: `Bearer ${await apiToken(request, username)}` });
 async function poolsOf(request: APIRequestContext, headers: Record<string, string>): Promise<Pool[]> {
   return (await (await request.get('/api/v3/desktop-pools', { headers })).json()) as Pool[];
@@ -26,6 +27,7 @@ test.describe('desktop pools: the screen', () => {
     test.setTimeout(scaled(300_000));
     await freshUser(request, PERSON);
     await removePools(request, 'admin', [POOL]);
+    const wire = watchLiveReads<Pool>(page, 'desktop_pool_changed', '/api/v3/desktop-pools');
     try {
       await signInAs(page, 'admin');
       await page.goto('/isard-admin/desktop_pools');
@@ -59,14 +61,24 @@ test.describe('desktop pools: the screen', () => {
       await expect(form.getByTestId('pool-schedule-empty')).toBeVisible();
       await form.getByTestId('pool-form-submit').click();
       await expect(form).toHaveCount(0);
+      const made = Date.now();
 
-      // Live: the screen reads the numbers again by itself until the desktop is booted and waiting.
+      // Live: the screen reads the numbers again at each event of the pool until the desktop is booted and waiting.
       const card = cardOf(page, POOL);
       await expect(card).toBeVisible();
       await expect(card.getByTestId('pool-count-prepared')).toHaveAttribute('data-value', '1', { timeout: scaled(120_000) });
+      const poolId = (await card.getAttribute('data-id'))!;
+      await expect.poll(() => wire.readByEvent(made, (p) => p.id === poolId && p.counts.prepared === 1, (e) => e.pool_id === poolId)).toBe('after the event');
+      // Changed elsewhere (another tab, another manager): this screen shows it without reloading, read on the event.
+      const edited = Date.now();
+      // (A manager of the organisation: an admin's sign-in through the API would end the page's session.)
+      const put = await request.put(`/api/v3/desktop-pools/${poolId}`, { headers: await as(request, 'manager'), data: { max_desktops: 3 } });
+      expect(put.ok(), await put.text()).toBe(true);
+      await expect(card.getByTestId('pool-target')).toHaveText('Aims at 1 prepared now · at most 3 desktops');
+      await expect.poll(() => wire.readByEvent(edited, (p) => p.id === poolId && p.max_desktops === 3, (e) => e.pool_id === poolId)).toBe('after the event');
       await expect(card.getByTestId('pool-count-prepared')).toHaveText('1 prepared');
       await expect(card.getByTestId('pool-host').first()).toContainText('1 prepared');
-      await expect(card.getByTestId('pool-target')).toHaveText('Aims at 1 prepared now · at most 2 desktops');
+      await expect(card.getByTestId('pool-target')).toHaveText('Aims at 1 prepared now · at most 3 desktops');
       await expect(card.getByTestId('pool-target-mark')).toBeVisible();
       await expect(card.getByTestId('pool-kind')).toHaveText('Fresh each time');
       await expect(card.getByTestId('pool-who')).toContainText('1 user');

@@ -1,15 +1,15 @@
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { personApi, stopAndDelete } from './guest-desktop';
-import { apiToken, freshUser, litPixels, loginPage, scaled, shot, signInAs, userId } from './support';
+import { apiToken, freshUser, litPixels, loginPage, scaled, shot, signInAs, userId, watchLiveReads } from './support';
 
-// Desktop pools (issue 30): a teacher's pool keeps a desktop prepared; the person's card says "ready" and one click
-// opens the viewer on it, with no boot to wait for.
+// Desktop pools (issue 30): a teacher's pool keeps a desktop prepared; the person's card says "ready" (live: read again
+// when the pool's desktop_pool_changed arrives) and one click opens the viewer on it, with no boot to wait for.
 
 const PERSON = 'pool-person';
 const POOL = 'E2E class pool';
 
-/** A fresh pool of the demo template for `person` with one desktop prepared; answers its id once one is prepared. */
-async function preparedPool(request: APIRequestContext, name: string, person: string) {
+/** A fresh pool of the demo template for `person` keeping one desktop prepared; answers its id once one is (`wait`; else it prepares none yet). */
+async function preparedPool(request: APIRequestContext, name: string, person: string, wait = true) {
   const teacher = { authorization: `Bearer ${await apiToken(request, 'advanced')}` };
   const templates = (await (await request.get('/api/v3/user/templates/allowed/all', { headers: teacher })).json()) as { id: string; name: string }[];
   const template = templates.find((x) => x.name === 'Demo Linux') ?? templates[0]!;
@@ -17,10 +17,11 @@ async function preparedPool(request: APIRequestContext, name: string, person: st
   if (old) await request.delete(`/api/v3/desktop-pools/${old.id}`, { headers: teacher });
   const made = await request.post('/api/v3/desktop-pools', {
     headers: teacher,
-    data: { name, template_id: template.id, allowed: { users: [await userId(request, person)] }, max_desktops: 2, prepared: 1 },
+    data: { name, template_id: template.id, allowed: { users: [await userId(request, person)] }, max_desktops: 2, prepared: wait ? 1 : 0 },
   });
   expect(made.ok(), await made.text()).toBe(true);
   const pool = ((await made.json()) as { id: string }).id;
+  if (!wait) return pool;
   await expect
     .poll(async () => ((await (await request.get(`/api/v3/desktop-pools/${pool}`, { headers: teacher })).json()) as { counts: { prepared: number } }).counts.prepared, {
       timeout: scaled(90_000),
@@ -43,11 +44,18 @@ test.describe('desktop pools', () => {
   test('a person opens a prepared desktop from the pool at one click', async ({ page, context, request }) => {
     test.setTimeout(scaled(240_000));
     await freshUser(request, PERSON);
-    const pool = await preparedPool(request, POOL, PERSON);
+    const wire = watchLiveReads<{ id: string; state: string }>(page, 'desktop_pool_changed', '/api/v3/user/desktop-pools');
+    const since = Date.now();
+    const pool = await preparedPool(request, POOL, PERSON, false);
     try {
       await signInAs(page, PERSON);
       const card = page.locator(`[data-testid=pool-card][data-name="${POOL}"]`);
-      await expect(card).toHaveAttribute('data-state', 'ready');
+      await expect(card).toHaveAttribute('data-state', 'preparing');
+      // The teacher has one prepared now: its guest boots, and the card turns ready by itself (read again on the pool's event, not by a poll).
+      const teacher = { authorization: `Bearer ${await apiToken(request, 'advanced')}` };
+      expect((await request.put(`/api/v3/desktop-pools/${pool}`, { headers: teacher, data: { prepared: 1 } })).ok()).toBe(true);
+      await expect(card).toHaveAttribute('data-state', 'ready', { timeout: scaled(120_000) });
+      await expect.poll(() => wire.readByEvent(since, (p) => p.id === pool && p.state === 'ready', (e) => e.pool_id === pool)).toBe('after the event');
       await expect(card.getByTestId('pool-state')).toHaveText('Ready now (1)');
       await shot(page, 'desktop-pools-card');
       const [viewer] = await Promise.all([context.waitForEvent('page'), card.getByTestId('pool-take').click()]);

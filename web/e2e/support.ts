@@ -24,6 +24,55 @@ export async function shot(page: Page, name: string) {
   await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 }
 
+/** How soon after a live event a screen reads again what it shows (it waits 100 ms for the rest of a burst): far below its fallback poll. */
+export const EVENT_TO_READ_MS = Math.min(scaled(2_000), 10_000);
+
+/**
+ * What a page gets on its live socket and what it reads, each with when: the frames of one socket.io event (its payload
+ * parsed), and its GET reads of one API path (when each was asked, and what it answered: a list). For a screen that reads
+ * again on an event: `readByEvent` says whether a change was shown by a read the event caused, not by a poll.
+ */
+export function watchLiveReads<T>(page: Page, event: string, path: string) {
+  const frames: { payload: Record<string, unknown>; at: number }[] = [];
+  const reads: { at: number; items: T[] }[] = [];
+  page.on('websocket', (ws) =>
+    ws.on('framereceived', ({ payload }) => {
+      // A socket.io event: 42/userspace,["<event>","<payload as JSON>"]
+      const text = typeof payload === 'string' ? payload : payload.toString();
+      const at = Date.now();
+      const start = text.indexOf('[');
+      if (start < 0 || !text.includes(`"${event}"`)) return;
+      const [name, data] = JSON.parse(text.slice(start)) as [string, string];
+      if (name === event) frames.push({ payload: JSON.parse(data) as Record<string, unknown>, at });
+    }),
+  );
+  const asked = new WeakMap<object, number>();
+  const isRead = (url: string, method: string) => method === 'GET' && new URL(url).pathname === path;
+  page.on('request', (r) => {
+    if (isRead(r.url(), r.method())) asked.set(r, Date.now());
+  });
+  page.on('response', async (r) => {
+    if (!isRead(r.url(), r.request().method()) || !r.ok()) return;
+    const at = asked.get(r.request()) ?? 0;
+    reads.push({ at, items: (await r.json().catch(() => [])) as T[] });
+  });
+  return {
+    /**
+     * 'after the event' when a read asked after `since` answered an item that `shows` the change, at most
+     * EVENT_TO_READ_MS after an event `about` it (a poll landing there by chance is unlikely, twice in a journey more
+     * so; a poll that read the change before its event came does not count); else what was seen.
+     */
+    readByEvent(since: number, shows: (item: T) => boolean, about: (payload: Record<string, unknown>) => boolean) {
+      const showing = reads.filter((r) => r.at >= since && r.items.some(shows));
+      if (!showing.length) return `no read after ${since} shows it`;
+      const events = frames.filter((f) => f.at >= since && about(f.payload));
+      if (!events.length) return `no ${event} about it`;
+      const byEvent = showing.some((r) => events.some((f) => f.at <= r.at && r.at - f.at <= EVENT_TO_READ_MS));
+      return byEvent ? 'after the event' : `reads at ${showing.map((r) => r.at).join(', ')}; events at ${events.map((f) => f.at).join(', ')}`;
+    },
+  };
+}
+
 /** The login page as a page object. */
 export const loginPage = (page: Page) => ({
   async open() {

@@ -1,7 +1,10 @@
 import type { AdminEventName, AdminServerEvents, ServerEventName, ServerToClientEvents } from '@vdi/contracts';
 
-/** `admin`: a room of the administration console's namespace (/administrators), else /userspace. */
-export type Delivery = { room: string; event: ServerEventName | AdminEventName; payload: unknown; admin?: true };
+/**
+ * `admin`: a room of the administration console's namespace (/administrators), else /userspace. Several rooms: one
+ * emit reaches each socket in any of them once.
+ */
+export type Delivery = { room: string | string[]; event: ServerEventName | AdminEventName; payload: unknown; admin?: true };
 type Sink = (d: Delivery) => void;
 
 export const userRoom = (userId: string) => `user:${userId}`;
@@ -18,6 +21,12 @@ export function createEventBus() {
       this.toRoom(userRoom(userId), event, payload);
     },
     toRoom<E extends ServerEventName>(room: string, event: E, payload: ServerToClientEvents[E]) {
+      for (const sink of sinks) sink({ room, event, payload });
+    },
+    /** To several people at once: one delivery (one message between server processes), each socket once. */
+    toUsers<E extends ServerEventName>(userIds: readonly string[], event: E, payload: ServerToClientEvents[E]) {
+      if (!userIds.length) return;
+      const room = userIds.map(userRoom);
       for (const sink of sinks) sink({ room, event, payload });
     },
     /** To a room of /administrators (see `socket/admins.ts` `notifyAdmins`). */

@@ -75,8 +75,12 @@ export function attachSocketServer(httpServer: HttpServer, ctx: AppContext): Ser
     const namespace = admin ? adminNsp : nsp;
     // Nobody in the room (its people are not online): nothing to serialise and encode. Only when the
     // rooms are this process's own: with a shared adapter, the room's sockets may be on another process.
-    if (!adapter && !namespace.adapter.rooms.get(room)?.size) return;
-    namespace.to(room).emit(event, JSON.stringify(payload));
+    let to = room;
+    if (!adapter) {
+      to = (typeof room === 'string' ? [room] : room).filter((r) => namespace.adapter.rooms.get(r)?.size);
+      if (!to.length) return;
+    }
+    namespace.to(to).emit(event, JSON.stringify(payload));
   });
   // A session that ends (logout, a sign-in elsewhere, a disabled user) loses its sockets at once, on
   // every process (the adapter sends the emit and the disconnection in this order, on one connection).

@@ -7,7 +7,8 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { formatBookingDate, ZPool, ZPoolTakeAnswer, ZUserPool, type TPool, type TPoolTakeAnswer } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import { createDesktopFromTemplate } from '../../src/modules/desktops/create';
-import { call, loginToken, startTestServer, type TestServer } from '../helpers/server';
+import { createPoolEvents } from '../../src/modules/desktop-pools/live';
+import { call, login, loginToken, startTestServer, userIdOf, type TestServer } from '../helpers/server';
 import { recordEvents, socketOf, until } from '../helpers/wait';
 
 // Desktop pools (issue 30): prepared desktops of a template, given at one click, taken back, a queue when none is left.
@@ -250,5 +251,93 @@ describe('a deleted pool', () => {
     const orphan = await createDesktopFromTemplate(db, server.ctx.engine, demo!, owner!, { name: 'Of a gone pool', persistent: false, status: 'Stopped', poolId: randomUUID() });
     await server.app.desktopPools.sweepOrphans();
     expect(await db.$count(schema.domains, eq(schema.domains.id, orphan.id))).toBe(0);
+  });
+});
+
+describe('the pools live: desktop_pool_changed', () => {
+  type Got = { pool_id: string; at: number };
+
+  it('tells the owner, the admins, its organisation’s managers and the people it is shared with as it prepares a desktop; nobody else', async () => {
+    const manager = await loginToken(server, 'manager');
+    const researcher = (await login(server, 'researcher', undefined, 'lab')).token!; // an advanced user of another organisation
+    const who = { advanced, admin, manager, sara, nora, researcher };
+    const socks = Object.fromEntries(await Promise.all(Object.entries(who).map(async ([k, t]) => [k, await socketOf(server, t)] as const)));
+    const got: Record<string, Got[]> = {};
+    for (const [k, sock] of Object.entries(socks)) {
+      got[k] = [];
+      sock.on('desktop_pool_changed', (raw: string) => got[k]!.push({ ...(JSON.parse(raw) as { pool_id: string }), at: Date.now() }));
+    }
+    const seeing = ['advanced', 'admin', 'manager', 'sara'];
+    const of = (k: string, id: string) => got[k]!.filter((e) => e.pool_id === id);
+    /** Nothing of the pool reached the socket of `k` (a marker sent to them after it arrives: a socket's events keep their order). */
+    const nothingReached = async (k: 'nora' | 'researcher', id: string) => {
+      const marker = randomUUID();
+      server.ctx.bus.toUser(await userIdOf(server, k === 'nora' ? 'student03' : 'researcher'), 'desktop_pool_changed', { pool_id: marker });
+      await until(`the marker at ${k}`, async () => of(k, marker).length === 1, 10_000);
+      expect(of(k, id), k).toEqual([]);
+    };
+    let pool = '';
+    try {
+      const made = await json(
+        await call(server, '/api/v3/desktop-pools', { token: advanced, method: 'POST', body: { name: 'Live pool', template_id: template, allowed: { groups: ['default-students-1a'] }, max_desktops: 1, prepared: 1 } }),
+        (v) => ZPool.parse(v),
+      );
+      pool = made.id;
+      await until('the desktop prepared', async () => (await poolOf(pool)).counts.prepared === 1, 90_000);
+      const [row] = await server.ctx.db.select().from(schema.domains).where(eq(schema.domains.poolId, pool));
+      const readyAt = row!.poolReadyAt!.getTime();
+      // Its desktop became prepared: everyone who may see the pool is told after that, without asking.
+      for (const k of seeing) await until(`${k} told of the prepared desktop`, async () => of(k, pool).some((e) => e.at >= readyAt), 10_000);
+      await nothingReached('nora', pool);
+      await nothingReached('researcher', pool);
+      // A burst is coalesced: a pool that made and started one desktop sent a handful of events, not one per write.
+      expect(of('advanced', pool).length).toBeLessThanOrEqual(8);
+
+      // Shared with another group instead: those who could see it and those who can now are told (the list changes for both).
+      const before = { sara: of('sara', pool).length, nora: of('nora', pool).length };
+      expect((await call(server, `/api/v3/desktop-pools/${pool}`, { token: advanced, method: 'PUT', body: { allowed: { groups: ['default-students-1b'] } } })).status).toBe(200);
+      await until('sara told it left her list', async () => of('sara', pool).length > before.sara, 10_000);
+      await until('nora told it joined hers', async () => of('nora', pool).length > before.nora, 10_000);
+      await nothingReached('researcher', pool);
+
+      // Deleted: those who saw it are told (their screens drop it).
+      const gone = of('nora', pool).length;
+      expect((await call(server, `/api/v3/desktop-pools/${pool}`, { token: advanced, method: 'DELETE' })).status).toBe(200);
+      pool = '';
+      await until('nora told the pool went', async () => of('nora', made.id).length > gone, 10_000);
+      await until('the owner told the pool went', async () => of('advanced', made.id).some((e) => e.at >= Date.now() - scaled(10_000)), 10_000);
+    } finally {
+      if (pool) await call(server, `/api/v3/desktop-pools/${pool}`, { token: advanced, method: 'DELETE' });
+      for (const sock of Object.values(socks)) sock.close();
+    }
+  });
+
+  it('coalesces a burst: thirty changes of a pool within the coalescing time are one event', async () => {
+    const sock = await socketOf(server, advanced);
+    const got = recordEvents(sock, ['desktop_pool_changed']);
+    const events = createPoolEvents(server.ctx);
+    let pool = '';
+    const of = (id: string) => got.filter((e) => e.payload.pool_id === id).length;
+    try {
+      // A disabled pool: nothing of its own happens after the event of its creation.
+      const made = await json(
+        await call(server, '/api/v3/desktop-pools', { token: advanced, method: 'POST', body: { name: 'Quiet pool', template_id: template, allowed: { users: [] }, max_desktops: 1, prepared: 0, enabled: false } }),
+        (v) => ZPool.parse(v),
+      );
+      pool = made.id;
+      await until('the event of its creation', async () => of(pool) === 1, 10_000);
+      await server.app.desktopPools.kick(pool);
+      for (let i = 0; i < 30; i++) events.changed(pool);
+      await until('the burst’s event', async () => of(pool) === 2, 10_000);
+      // A marker after it: once it arrives, everything sent before it has (one socket keeps the order).
+      const marker = randomUUID();
+      server.ctx.bus.toUser(await userIdOf(server, 'advanced'), 'desktop_pool_changed', { pool_id: marker });
+      await until('the marker', async () => of(marker) === 1, 10_000);
+      expect(of(pool)).toBe(2);
+    } finally {
+      await events.close();
+      sock.close();
+      if (pool) await call(server, `/api/v3/desktop-pools/${pool}`, { token: advanced, method: 'DELETE' });
+    }
   });
 });

@@ -77,6 +77,16 @@ describe('two server processes on one PostgreSQL', () => {
     expect(events.map((e) => e.payload.id)).toEqual(sent);
   });
 
+  it('one delivery to several people on A reaches each of their sockets on B once, and nobody else', async () => {
+    const [uma, sara, pau] = await Promise.all(['user', 'student01', 'manager'].map((u) => loginToken(b.server, u)));
+    const got = [await listen(b, uma), await listen(b, uma), await listen(b, sara), await listen(b, pau)].map((s) => recordEvents(s, ['desktop_pool_changed']));
+    a.server.ctx.bus.toUsers([await userId('user'), await userId('student01')], 'desktop_pool_changed', { pool_id: 'several' });
+    // Then a marker to everyone: once it is on a socket, anything sent before it is too (one socket keeps the order).
+    a.server.ctx.bus.toUsers([await userId('user'), await userId('student01'), await userId('manager')], 'desktop_pool_changed', { pool_id: 'marker' });
+    await until('the marker on every socket', async () => got.every((g) => g.some((e) => e.payload.pool_id === 'marker')), 10_000);
+    expect(got.map((g) => g.filter((e) => e.payload.pool_id === 'several').length)).toEqual([1, 1, 1, 0]);
+  });
+
   it('a logout on A disconnects the socket on B, and B refuses the token', async () => {
     const token = await loginToken(b.server, 'student02');
     const socket = await listen(b, token);

@@ -120,6 +120,7 @@ export async function desktopPoolRoutes(app: FastifyInstance, ctx: AppContext, l
       });
       await audit(tx, auditActorOf(request), { action: 'desktop_pool.create', objectType: 'desktop_pool', objectId: id, objectName: b.name, categoryId: user.categoryId });
     });
+    pools.changed(id);
     void pools.kick(id);
     const [row] = await ctx.db.select().from(p).where(eq(p.id, id));
     return view(row!);
@@ -151,6 +152,8 @@ export async function desktopPoolRoutes(app: FastifyInstance, ctx: AppContext, l
       }).where(eq(p.id, pool.id));
       await audit(tx, auditActorOf(request), { action: 'desktop_pool.update', objectType: 'desktop_pool', objectId: pool.id, objectName: b.name ?? pool.name, categoryId: pool.categoryId, detail: { fields: Object.keys(b) } });
     });
+    // Told to those who may see it now and to those who could before (a pool no longer shared with them leaves their list).
+    pools.changed(pool.id, pool);
     void pools.kick(pool.id);
     const [row] = await ctx.db.select().from(p).where(eq(p.id, pool.id));
     return view(row!);
@@ -166,6 +169,7 @@ export async function desktopPoolRoutes(app: FastifyInstance, ctx: AppContext, l
       await tx.delete(p).where(eq(p.id, pool.id));
       await audit(tx, auditActorOf(request), { action: 'desktop_pool.delete', objectType: 'desktop_pool', objectId: pool.id, objectName: pool.name, categoryId: pool.categoryId });
     });
+    pools.changed(pool.id, pool);
     await pools.settle(pool.id);
     for (const row of await ctx.db.select().from(schema.domains).where(eq(schema.domains.poolId, pool.id))) {
       if (row.poolAssignedAt === null) await lifecycle.destroyDesktop(row);

@@ -10,6 +10,7 @@ import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { viewerState } from '../viewers/activity';
 import { activeBooking } from '../bookings/start-check';
 import { dailyTimePassed, targetPrepared, waitSeconds } from './schedule';
+import { createPoolEvents } from './live';
 
 export type PoolRow = typeof schema.desktopPools.$inferSelect;
 const d = schema.domains;
@@ -84,6 +85,10 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
   const pending = new Map<string, Promise<void>>();
   const again = new Set<string>();
   const preparingSince = new Map<string, number>();
+  /** The people who may see a pool are told when its numbers change (desktop_pool_changed, coalesced). */
+  const events = createPoolEvents(ctx);
+  /** What the pools screen shows of a pool besides its desktops (its target now, why it stalls), as the last pass saw it. */
+  const shown = new Map<string, string>();
   let closed = false;
 
   /** Runs a pass of `poolId` now, or once more after the one under way. */
@@ -110,7 +115,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     if (!held) return; // another process runs this pool's pass now
     try {
       const [pool] = await ctx.db.select().from(p).where(eq(p.id, poolId));
-      if (!pool) return;
+      if (!pool) return void shown.delete(poolId);
       await reconcile(pool);
     } finally {
       if (!ctx.locks.everyGranted) await ctx.locks.release(key).catch(() => undefined);
@@ -120,6 +125,10 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
   async function reconcile(pool: PoolRow) {
     const desktops = await ctx.db.select().from(d).where(eq(d.poolId, pool.id)).orderBy(asc(d.createdAt));
     const stalled = await poolStalled(ctx, pool);
+    // The timetable's target moved, or a booking, the template or the pool's switch changed whether it prepares.
+    const seen = `${targetPrepared(pool, ctx.clock.now())}|${stalled}`;
+    if (shown.has(pool.id) && shown.get(pool.id) !== seen) events.changed(pool.id);
+    shown.set(pool.id, seen);
     const free = desktops.filter((x) => x.poolAssignedAt === null);
     // Never handed out, gone, and made afresh from the template below: broken ones (a start failed) and those at rest
     // (the machine died, was stopped by someone, or was found stopped after a restart) — its disk may not be the
@@ -138,6 +147,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     for (const row of live.filter((x) => statusIn(GUEST_UP, x.status) && !booted(x, ctx.config.poolBootSeconds) && x.startedAt)) {
       if (now.getTime() - row.startedAt!.getTime() >= ctx.config.poolBootSeconds * 1000) {
         await ctx.db.update(d).set({ poolReadyAt: now }).where(eq(d.id, row.id));
+        events.changed(pool.id); // preparing → prepared
       } else booting = true;
     }
     if (booting) setTimeout(() => void kick(pool.id), 1000).unref();
@@ -148,6 +158,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
       const given = person ? await give(pool, person) : null;
       if (!given && person) break;
       await ctx.db.delete(w).where(and(eq(w.poolId, pool.id), eq(w.userId, waiter.userId)));
+      events.changed(pool.id);
       if (given) ctx.bus.toUser(waiter.userId, 'desktop_pool_given', { pool_id: pool.id, desktop_id: given.id });
     }
     live = (await ctx.db.select().from(d).where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt), notInArray(d.id, lifecycle.leavingIds())))).filter((x) => poolDesktopState(x, ctx.config.poolBootSeconds) !== 'broken');
@@ -194,6 +205,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
       log.warn({ err, pool: pool.id }, 'a pool desktop could not be made');
       return;
     }
+    events.changed(pool.id); // one more preparing
     await startPoolDesktop(pool, row, owner);
   }
 
@@ -230,6 +242,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
       if (outcome !== 'lost') given = outcome;
     }
     if (!given) return null;
+    events.changed(pool.id);
     const since = preparingSince.get(given.id);
     preparingSince.delete(given.id);
     if (since !== undefined) await notePreparation(pool.id, (Date.now() - since) / 1000);
@@ -261,6 +274,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
       return { kind: 'desktop', desktop_id: given.id };
     }
     await ctx.db.insert(w).values({ poolId: pool.id, userId: person.id, since: ctx.clock.now() }).onConflictDoNothing();
+    events.changed(pool.id);
     void kick(pool.id);
     return { kind: 'queued', ...(await placeOf(pool, person.id))! };
   }
@@ -342,9 +356,12 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     void tick();
     timer = setInterval(() => void tick().catch((err) => log.error({ err }, 'pool tick failed')), intervalMs);
     timer.unref();
-    // Any of a pool's desktops that changes (one prepared came up, one given went away) kicks its pool at once.
+    // Any of a pool's desktops that changes (one prepared came up, one given went away) kicks its pool at once, and
+    // the pool's numbers change for those who see it.
     const onChange = (row: DomainRow) => {
-      if (row.poolId !== null) void kick(row.poolId);
+      if (row.poolId === null) return;
+      events.changed(row.poolId);
+      void kick(row.poolId);
     };
     lifecycle.changes.on('changed', onChange);
     lifecycle.changes.on('leaving', onChange);
@@ -359,6 +376,8 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
   let stopEvents: (() => void) | undefined;
   return {
     kick,
+    /** Tells the people who may see the pool that it changed (`before`: its row before an edit or deletion of the pool). */
+    changed: events.changed,
     /** Waits for this process's pass of the pool under way, if any. */
     settle: (poolId: string) => pending.get(poolId) ?? Promise.resolve(),
     sweepOrphans,
@@ -374,6 +393,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
       if (timer) clearInterval(timer);
       stopEvents?.();
       await Promise.all([...pending.values()]);
+      await events.close();
     },
   };
 }

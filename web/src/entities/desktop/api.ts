@@ -24,9 +24,13 @@ export const NONPERSISTENT_TIMEOUT_MS = 25_000;
 export const DESKTOPS_KEY = ['desktops'] as const;
 export const QUEUE_KEY = ['desktops_queue'] as const;
 
-/** The desktop pools the person may take a desktop from (their desktops screen's pool cards, their sign-in choice). */
+/**
+ * The desktop pools the person may take a desktop from (their desktops screen's pool cards, their sign-in choice): read
+ * again at each desktop_pool_changed (the pool cards), and every 30 s in case the live socket lost one.
+ */
 export const USER_POOLS_KEY = ['user', 'desktop-pools'] as const;
-export const userPoolsQuery = { queryKey: USER_POOLS_KEY, queryFn: () => api.get('/user/desktop-pools', z.array(ZUserPool)), refetchInterval: 10_000 } as const;
+export const USER_POOLS_FALLBACK_MS = 30_000;
+export const userPoolsQuery = { queryKey: USER_POOLS_KEY, queryFn: () => api.get('/user/desktop-pools', z.array(ZUserPool)), refetchInterval: USER_POOLS_FALLBACK_MS } as const;
 
 export const desktopsQuery = {
   queryKey: DESKTOPS_KEY,

@@ -10,6 +10,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { handleError, notifySuccess } from '../../lib/error-handler';
 import { builtInText } from '../../lib/built-in-text';
 import { sharingSummary } from '../../entities/sharing/SharingPicker';
+import { useRefetchOnEvent } from '../../lib/refetch-on-event';
 import { deletePool, POOLS_ADMIN_KEY, poolsQuery } from './api';
 import { barParts } from './logic';
 import { PoolFormModal } from './PoolForm';
@@ -176,11 +177,12 @@ function DeletePoolModal({ pool, onClose }: { pool: TPool | null; onClose: () =>
 
 /**
  * Desktop pools (issue 30), at /pools for teachers, managers and admins and in the console: the pools the caller
- * manages with their numbers read again every few seconds; a pool made, changed or deleted in a dialog.
+ * manages with their numbers live (read again at each desktop_pool_changed); a pool made, changed or deleted in a dialog.
  */
 export default function PoolsPage() {
   const { t } = useTranslation();
   const pools = useQuery(poolsQuery);
+  useRefetchOnEvent('desktop_pool_changed', POOLS_ADMIN_KEY);
   const [editing, setEditing] = useState<TPool | 'new' | null>(null);
   const [deleting, setDeleting] = useState<TPool | null>(null);
   const list = pools.data ?? [];

@@ -6,15 +6,18 @@ const id = (s: string) => encodeURIComponent(s);
 
 export const POOLS_ADMIN_KEY = ['desktop-pools'] as const;
 
-/** How often the open screen reads the pools' numbers again (prepared, preparing, in use…). */
-export const POOLS_REFRESH_MS = 3_000;
+/**
+ * How often the open screen reads the pools' numbers again by itself: only in case the live socket lost an event
+ * (the screen reads them again at each desktop_pool_changed, `usePoolsLive`).
+ */
+export const POOLS_FALLBACK_MS = 30_000;
 
-/** The pools the caller manages, with their live numbers: read again every few seconds while the screen is open. */
+/** The pools the caller manages, with their live numbers (read again at each change the socket tells of). */
 export const poolsQuery = {
   queryKey: POOLS_ADMIN_KEY,
   queryFn: (): Promise<TPool[]> => api.get('/desktop-pools', z.array(ZPool)),
   staleTime: 0,
-  refetchInterval: POOLS_REFRESH_MS,
+  refetchInterval: POOLS_FALLBACK_MS,
   refetchOnWindowFocus: true,
 } as const;
 

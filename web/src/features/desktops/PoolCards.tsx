@@ -8,6 +8,7 @@ import { ZPoolTakeAnswer, type TUserPool, type TViewer } from '@vdi/contracts';
 import { api } from '../../lib/api';
 import { onEvent } from '../../lib/socket';
 import { handleError } from '../../lib/error-handler';
+import { useRefetchOnEvent } from '../../lib/refetch-on-event';
 import { DESKTOPS_KEY, fetchViewer, USER_POOLS_KEY, userPoolsQuery } from '../../entities/desktop/api';
 import { openViewer } from '../../entities/viewer/open';
 import { builtInText } from '../../lib/built-in-text';
@@ -87,6 +88,8 @@ export function PoolCards() {
   const { t } = useTranslation();
   const qc = useQueryClient();
   const { data } = useQuery(userPoolsQuery);
+  // Live: a pool's numbers changed (prepared, the queue), or it was shared, changed or deleted.
+  useRefetchOnEvent('desktop_pool_changed', USER_POOLS_KEY);
   // A desktop given while the person waited: the list learns it, and a notice offers to open it (no tab opens by itself).
   useEffect(
     () =>
