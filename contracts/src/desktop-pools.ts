@@ -87,7 +87,8 @@ export const ZPoolCounts = z.object({
 });
 export type TPoolCounts = z.infer<typeof ZPoolCounts>;
 
-export const POOL_STALLED = ['disabled', 'template_disabled', 'template_missing', 'not_booked'] as const;
+/** Why a pool prepares nothing now; `no_room`: the hypervisors refused its last start for lack of room (it tries again shortly). */
+export const POOL_STALLED = ['disabled', 'template_disabled', 'template_missing', 'not_booked', 'no_room'] as const;
 export type TPoolStalled = (typeof POOL_STALLED)[number];
 
 export const ZPool = z.object({

@@ -11,7 +11,7 @@
 // PostgreSQL: BENCH_PG_ADMIN_URL (set by scripts/bench.mjs from the local Debian cluster) names a
 // role that may create databases; each run makes a fresh database and drops it afterwards.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir, cpus, loadavg } from 'node:os';
@@ -1041,16 +1041,21 @@ async function rowPool(c: Ctx) {
     const fromPool = await Promise.all(people.map(async (u) => {
       const t0 = now();
       const token = await signIn(base, u);
+      const t1 = now();
       const got = await api<{ kind: string; desktop_id?: string }>(base, token, 'POST', `/desktop-pools/${made.id}/take`);
+      const t2 = now();
       if (got.kind !== 'desktop') throw new Error(`${u} was queued: the pool had fewer prepared desktops than people`);
       await firstFrameThroughPortal(base, token, got.desktop_id!);
+      if (process.env.VDI_TRACE) appendFileSync(process.env.VDI_TRACE, `pool ${u}: sign-in ${(t1 - t0).toFixed(0)} take ${(t2 - t1).toFixed(0)} frame ${(now() - t2).toFixed(0)}\n`);
       return { ms: now() - t0, token, id: got.desktop_id! };
     }));
     // The same people on the same (running) desktops: sign in (one session per person: the earlier ends), ticket, first frame.
     const running = await Promise.all(people.map(async (u, i) => {
       const t0 = now();
       const token = await signIn(base, u);
+      const t1 = now();
       await firstFrameThroughPortal(base, token, fromPool[i]!.id);
+      if (process.env.VDI_TRACE) appendFileSync(process.env.VDI_TRACE, `running ${u}: sign-in ${(t1 - t0).toFixed(0)} frame ${(now() - t1).toFixed(0)}\n`);
       fromPool[i]!.token = token;
       return now() - t0;
     }));
@@ -1088,11 +1093,18 @@ async function rowPool(c: Ctx) {
       mkdirSync(dir, { mode: 0o700 });
       const disk = join(dir, 'disk.qcow2');
       const byHand = byHandArgs(args, dir, disk, 'bench123');
+      // Its SPICE display on a port of its own (the pool's desktop holds the portal's).
+      const spice = byHand.indexOf('-spice');
+      if (spice >= 0) byHand[spice + 1] = byHand[spice + 1]!.replace(/port=\d+/, `port=${await freePort()}`);
       const t1 = now();
       await qemuImg(overlayArgs(c.portal.seeded.basePath, 'qcow2', disk));
-      const qemu = spawn('qemu-system-x86_64', byHand, { stdio: 'ignore' });
+      const qemu = spawn('qemu-system-x86_64', byHand, { stdio: ['ignore', 'ignore', 'pipe'] });
+      let said = '';
+      qemu.stderr!.on('data', (b: Buffer) => (said += b.toString()));
       try {
-        await firstFrameWhenListening(join(dir, 'vnc.sock'), 'bench123', qemu);
+        await firstFrameWhenListening(join(dir, 'vnc.sock'), 'bench123', qemu).catch((err: Error) => {
+          throw new Error(`${err.message}: ${said.trim().slice(-300)}`);
+        });
         raw.push(now() - t1);
       } finally {
         qemu.kill('SIGKILL');

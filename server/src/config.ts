@@ -63,6 +63,7 @@ const ZEnv = z.object({
   IMAGES_DIR: z.string().optional(),
   ACCEL: z.enum(['kvm', 'tcg', 'auto']).default('auto'),
   START_CONCURRENCY: z.coerce.number().int().min(1).optional(),
+  VCPU_OVERCOMMIT: z.coerce.number().int().min(1).max(64).default(8),
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(5).default(120),
   HYPERVISOR_DOWN_AFTER_SECONDS: z.coerce.number().int().min(0).default(0),
   DIRECT_VIEWER_DELAY_MS: z.coerce.number().int().min(0).default(3000),
@@ -175,6 +176,8 @@ export type Config = {
   guestIpTimeoutSeconds: number;
   /** A pool's desktop counts as prepared (booted) this long after its machine started (desktop pools). */
   poolBootSeconds: number;
+  /** vCPUs a host may hand out per physical CPU (placement). */
+  vcpuOvercommit: number;
   /** This process among the installation's (several on one PostgreSQL): in logs and the X-Server-Id header. Default host:port. */
   serverId: string;
   /** This machine's QEMU as the `local` host; off in the processes of a cluster that do not own this machine (README, cluster mode). */
@@ -235,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     imagesDir: resolve(e.IMAGES_DIR ?? join(dataDir, 'images')),
     accel: e.ACCEL,
     startConcurrency: e.START_CONCURRENCY,
+    vcpuOvercommit: e.VCPU_OVERCOMMIT,
     shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
     hypervisorDownAfterSeconds: e.HYPERVISOR_DOWN_AFTER_SECONDS,
     directViewerDelayMs: e.DIRECT_VIEWER_DELAY_MS,

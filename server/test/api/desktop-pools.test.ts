@@ -341,3 +341,53 @@ describe('the pools live: desktop_pool_changed', () => {
     }
   });
 });
+
+// What the hypervisors hold counts their vCPUs (VCPU_OVERCOMMIT per CPU, here 1) as placement does, and a pool whose
+// start is refused for lack of room waits before it tries again (it once made and destroyed a desktop every few ms).
+describe('a desktop pool and the room on the hypervisors', () => {
+  let small: TestServer;
+  let teacher: string;
+  let root: string;
+  let tpl: string;
+  beforeAll(async () => {
+    small = await startTestServer({ env: { POOL_BOOT_SECONDS: '0', VCPU_OVERCOMMIT: '1', SHUTDOWN_TIMEOUT_SECONDS: '5' } });
+    [teacher, root] = await Promise.all(['advanced', 'admin'].map((u) => loginToken(small, u)));
+    const [t] = await small.ctx.db.select().from(schema.domains).where(and(eq(schema.domains.kind, 'template'), eq(schema.domains.name, 'Demo Linux')));
+    tpl = (t ?? (await small.ctx.db.select().from(schema.domains).where(eq(schema.domains.kind, 'template')))[0])!.id;
+  }, scaled(120_000));
+  afterAll(async () => small?.close(), scaled(120_000));
+
+  it('refuses a size beyond the vCPUs the hosts may hand out, and shows a refused start as no room, without making desktops in a loop', async () => {
+    const [t] = await small.ctx.db.select().from(schema.domains).where(eq(schema.domains.id, tpl));
+    const cpus = (await small.ctx.engine.hosts.status('local'))!.cpus;
+    const byVcpus = Math.floor(cpus / t!.hardware.vcpus);
+    const studentId = await userIdOf(small, 'student01');
+    const body = (max: number) => ({ name: 'Room pool', template_id: tpl, allowed: { users: [studentId] }, max_desktops: max, prepared: 1 });
+    const big = await call(small, '/api/v3/desktop-pools', { token: teacher, method: 'POST', body: body(byVcpus + 1) });
+    expect(((await big.clone().json()) as { params?: { fits?: number } }).params?.fits).toBeLessThanOrEqual(byVcpus);
+    expect(await codeOf(big)).toBe('409 desktop_pool_too_large');
+
+    const made = await json(await call(small, '/api/v3/desktop-pools', { token: teacher, method: 'POST', body: body(Math.min(2, byVcpus)) }), (v) => ZPool.parse(v));
+    const view = async () => json(await call(small, `/api/v3/desktop-pools/${made.id}`, { token: teacher }), (v) => ZPool.parse(v));
+    try {
+      await until('one prepared', async () => (await view()).counts.prepared === 1, 90_000);
+      // This machine takes no new starts: the desktop the pool makes after one is taken cannot start.
+      expect((await call(small, '/api/v3/admin/hypervisors/local/drain', { token: root, method: 'PUT', body: { draining: true } })).status).toBe(200);
+      const student = await loginToken(small, 'student01');
+      expect((await json(await call(small, `/api/v3/desktop-pools/${made.id}/take`, { token: student, method: 'POST' }), (v) => ZPoolTakeAnswer.parse(v))).kind).toBe('desktop');
+      await until('no room shown', async () => (await view()).stalled === 'no_room', 30_000);
+      // For two seconds, the pool's desktops: the given one, and no stream of new ones made and destroyed.
+      const seen = new Set<string>();
+      const end = Date.now() + 2000;
+      while (Date.now() < end) {
+        for (const r of await small.ctx.db.select({ id: schema.domains.id }).from(schema.domains).where(eq(schema.domains.poolId, made.id))) seen.add(r.id);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(seen.size).toBeLessThanOrEqual(2);
+      expect((await view()).counts).toMatchObject({ in_use: 1, preparing: 0, prepared: 0 });
+    } finally {
+      await call(small, '/api/v3/admin/hypervisors/local/drain', { token: root, method: 'PUT', body: { draining: false } });
+      await call(small, `/api/v3/desktop-pools/${made.id}`, { token: teacher, method: 'DELETE' });
+    }
+  });
+});

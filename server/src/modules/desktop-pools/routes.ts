@@ -18,6 +18,7 @@ import { viewersOf } from '../shared/desktop-view';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { createDesktopPools, heldDesktop, poolCounts, poolStalled, type DesktopPools, type PoolRow } from './service';
 import { usablePools } from './usable';
+import { roomForDesktops } from '../placement';
 import { dropItemBookings } from '../bookings/service';
 
 const p = schema.desktopPools;
@@ -25,7 +26,8 @@ const ZId = z.object({ id: z.string().min(1).max(64) });
 
 /**
  * How many desktops of the template a pool may hold: within the owner's group and organisation limits (running
- * desktops, memory, vCPUs) and within the memory the online hypervisors have free (plus what the pool runs already).
+ * desktops, memory, vCPUs) and within what the online hypervisors hold more (their free memory and vCPUs left; plus
+ * what the pool runs already).
  */
 async function capacity(ctx: AppContext, owner: UserRow, need: { memoryMb: number; vcpus: number }, running: number) {
   const fits: number[] = [];
@@ -34,14 +36,7 @@ async function capacity(ctx: AppContext, owner: UserRow, need: { memoryMb: numbe
     if (!limits) continue;
     fits.push(Math.floor(limits.running), Math.floor(limits.memory / (need.memoryMb / 1024)), Math.floor(limits.vcpus / need.vcpus));
   }
-  const hosts = await ctx.db.select({ id: schema.hypervisors.id, enabled: schema.hypervisors.enabled, draining: schema.hypervisors.draining }).from(schema.hypervisors);
-  let free = 0;
-  for (const h of hosts) {
-    if (!h.enabled || h.draining) continue;
-    const s = await ctx.engine.hosts.status(h.id).catch(() => null);
-    if (s?.online) free += s.freeMemoryMb;
-  }
-  fits.push(Math.floor(free / need.memoryMb) + running);
+  fits.push((await roomForDesktops(ctx, need)) + running);
   return Math.max(0, Math.min(...fits));
 }
 
@@ -72,7 +67,7 @@ export async function desktopPoolRoutes(app: FastifyInstance, ctx: AppContext, l
       category: pool.categoryId,
       owner: pool.userId,
       owner_name: owner?.name ?? '',
-      stalled: await poolStalled(ctx, pool),
+      stalled: (await poolStalled(ctx, pool)) ?? (pools.shortOfRoom(pool.id) ? 'no_room' : null),
       needs_booking: (template?.hardware.reservables.vgpus ?? []).length > 0,
       counts: await poolCounts(ctx, pool),
     };

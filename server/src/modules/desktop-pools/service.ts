@@ -8,6 +8,7 @@ import { findDomain, type DomainRow } from '../shared/domains';
 import { createDesktopFromTemplate, creating } from '../desktops/create';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { viewerState } from '../viewers/activity';
+import { readyVncPassword } from '../viewers/service';
 import { activeBooking } from '../bookings/start-check';
 import { dailyTimePassed, targetPrepared, waitSeconds } from './schedule';
 import { createPoolEvents } from './live';
@@ -16,6 +17,9 @@ export type PoolRow = typeof schema.desktopPools.$inferSelect;
 const d = schema.domains;
 const p = schema.desktopPools;
 const w = schema.desktopPoolWaiters;
+
+/** After a pool desktop's start was refused (no room on the hypervisors), the pool makes none for this long. */
+export const REFUSED_RETRY_MS = 10_000;
 
 /** The last preparations' durations kept per pool (the wait a person in the queue is told). */
 const RECENT_PREPARATIONS = 20;
@@ -85,6 +89,8 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
   const pending = new Map<string, Promise<void>>();
   const again = new Set<string>();
   const preparingSince = new Map<string, number>();
+  /** pool id → until when it makes no desktop (its last start was refused) */
+  const refusedUntil = new Map<string, number>();
   /** The people who may see a pool are told when its numbers change (desktop_pool_changed, coalesced). */
   const events = createPoolEvents(ctx);
   /** What the pools screen shows of a pool besides its desktops (its target now, why it stalls), as the last pass saw it. */
@@ -169,7 +175,12 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     const want = targetPrepared(pool, ctx.clock.now()) + stillWaiting;
     if (live.length < want) {
       const room = Math.max(0, pool.maxDesktops - total);
-      for (let i = 0; i < Math.min(want - live.length, room); i++) await prepareOne(pool);
+      // After a refused start (no room on the hypervisors), nothing is made again before REFUSED_RETRY_MS: a pool
+      // larger than what runs now does not make and destroy desktops in a loop.
+      if ((refusedUntil.get(pool.id) ?? 0) <= Date.now()) {
+        refusedUntil.delete(pool.id);
+        for (let i = 0; i < Math.min(want - live.length, room); i++) if (!(await prepareOne(pool))) break;
+      }
     } else if (live.length > want) {
       // Surplus: the newest free ones go first, those still on their way up before prepared ones.
       const order = [...live].sort((a, b) => Number(statusIn(GUEST_UP, a.status)) - Number(statusIn(GUEST_UP, b.status)) || b.createdAt.getTime() - a.createdAt.getTime());
@@ -183,19 +194,26 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     return owner;
   }
 
-  async function startPoolDesktop(pool: PoolRow, row: DomainRow, owner: UserRow) {
+  /** Started; or refused (no room on the hypervisors, a limit): the desktop goes, and the pool waits before it tries again. */
+  async function startPoolDesktop(pool: PoolRow, row: DomainRow, owner: UserRow): Promise<boolean> {
     try {
       preparingSince.set(row.id, Date.now());
       await lifecycle.start(row, owner, undefined, { reason: 'pool_prepare' });
+      return true;
     } catch (err) {
-      log.warn({ err, pool: pool.id, desktop: row.id }, 'a pool desktop could not start');
+      log.warn({ err, pool: pool.id, desktop: row.id }, 'a pool desktop could not start; the pool tries again shortly');
       preparingSince.delete(row.id);
+      refusedUntil.set(pool.id, Date.now() + REFUSED_RETRY_MS);
+      await lifecycle.destroyDesktop(row);
+      events.changed(pool.id);
+      return false;
     }
   }
 
-  async function prepareOne(pool: PoolRow) {
+  /** Makes and starts one desktop of the pool; false when that was refused (nothing more is tried in this pass). */
+  async function prepareOne(pool: PoolRow): Promise<boolean> {
     const template = await findDomain(ctx.db, pool.templateId);
-    if (!template) return;
+    if (!template) return false;
     const owner = await ownerOf(pool);
     const id = randomUUID();
     let row: DomainRow;
@@ -203,10 +221,10 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
       row = await creating(ctx.locks, id, () => createDesktopFromTemplate(ctx.db, ctx.engine, template, owner, { id, name: pool.name, persistent: pool.persistent, status: 'Stopped', poolId: pool.id }));
     } catch (err) {
       log.warn({ err, pool: pool.id }, 'a pool desktop could not be made');
-      return;
+      return false;
     }
     events.changed(pool.id); // one more preparing
-    await startPoolDesktop(pool, row, owner);
+    return startPoolDesktop(pool, row, owner);
   }
 
   /**
@@ -245,7 +263,10 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     events.changed(pool.id);
     const since = preparingSince.get(given.id);
     preparingSince.delete(given.id);
-    if (since !== undefined) await notePreparation(pool.id, (Date.now() - since) / 1000);
+    if (since !== undefined) void notePreparation(pool.id, (Date.now() - since) / 1000).catch((err) => log.warn({ err, pool: pool.id }, 'a preparation time was not noted'));
+    // Its screen's password (set at its launch, expired while it waited) is set again now, while the person's page asks
+    // for the viewer: the first ticket then asks the hypervisor nothing.
+    void readyVncPassword(ctx, given).catch(() => undefined);
     await lifecycle.announce(given);
     log.info({ pool: pool.id, desktop: given.id, user: person.id }, 'pool desktop given');
     void kick(pool.id); // one less prepared: prepare the next
@@ -381,6 +402,8 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     /** Waits for this process's pass of the pool under way, if any. */
     settle: (poolId: string) => pending.get(poolId) ?? Promise.resolve(),
     sweepOrphans,
+    /** Its last start was refused for lack of room a moment ago (this process's passes): it tries again shortly. */
+    shortOfRoom: (poolId: string) => (refusedUntil.get(poolId) ?? 0) > Date.now(),
     take,
     placeOf,
     giveBack,

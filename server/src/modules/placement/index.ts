@@ -7,7 +7,7 @@ import { precondition } from '../../http/errors';
 import type { DomainRow } from '../shared/domains';
 import { disksOf } from '../desktops/machine-spec';
 import { categoryPoolOf, diskHostOf, HOST_OWN_POOL, SHARED_POOL } from '../pools';
-import { place, poolDemand, readingFor, START_IN_FLIGHT_MS, type HostReading, type NoHostReason, type PlacementHost, type StartInFlight } from './rules';
+import { desktopsFitting, place, poolDemand, readingFor, START_IN_FLIGHT_MS, type HostReading, type NoHostReason, type PlacementHost, type StartInFlight } from './rules';
 
 export { place, type NoHostReason } from './rules';
 
@@ -67,6 +67,21 @@ export async function desktopsOn(db: Db, hostId: string): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
+/**
+ * How many more desktops of `need`'s size the enabled hosts that are online and not draining hold now: on each, as
+ * many as its free memory and its vCPUs left allow (the placement's rule).
+ */
+export async function roomForDesktops(ctx: Pick<AppContext, 'db' | 'engine' | 'config'>, need: { memoryMb: number; vcpus: number }): Promise<number> {
+  const [hosts, vcpus] = await Promise.all([ctx.db.select().from(schema.hypervisors), vcpusByHost(ctx.db)]);
+  let room = 0;
+  for (const h of hosts) {
+    if (!h.enabled || h.draining) continue;
+    const s = await ctx.engine.hosts.status(h.id).catch(() => null);
+    if (s?.online) room += desktopsFitting({ freeMemoryMb: s.freeMemoryMb, cpus: s.cpus, vcpusInUse: vcpus.get(h.id) ?? 0 }, need, ctx.config.vcpuOvercommit);
+  }
+  return room;
+}
+
 /** A desktop's pinning: its deployment's when that names any host, else its template's. */
 async function preferenceOf(db: Db, row: DomainRow): Promise<PreferredHypervisors> {
   const none = { forced: [], favourite: [] };
@@ -84,7 +99,7 @@ async function preferenceOf(db: Db, row: DomainRow): Promise<PreferredHypervisor
  * engine, what runs where, the desktop's pinning) and lets the rules decide. The starts it placed in
  * the last 30 s count against their host (this server process's; each process places its own).
  */
-export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine' | 'clock'>) {
+export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine' | 'clock' | 'config'>) {
   const { db } = ctx;
   let inFlight: StartInFlight[] = [];
   /** per host, the reading held at its burst's first start (see `readingFor`) */
@@ -110,6 +125,7 @@ export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine' | 'clock'>
           draining: h.draining,
           online: s?.online ?? false,
           cpus: s?.cpus ?? 0,
+          vcpuOvercommit: ctx.config.vcpuOvercommit,
           freeMemoryMb: reading.freeMemoryMb,
           vcpusInUse: vcpus.get(h.id) ?? 0,
           pools: s?.pools.map((p) => p.name) ?? [],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { place, poolDemand, inFlightOn, readingFor, START_IN_FLIGHT_MS, type HostReading, VCPU_OVERCOMMIT, type PlacementHost, type PlacementDemand } from './rules';
+import { desktopsFitting, place, poolDemand, inFlightOn, readingFor, START_IN_FLIGHT_MS, type HostReading, VCPU_OVERCOMMIT, type PlacementHost, type PlacementDemand } from './rules';
 
 const NOW = 1_000_000;
 const host = (id: string, over: Partial<PlacementHost> = {}): PlacementHost => ({
@@ -143,6 +143,16 @@ describe('placement', () => {
     const full = host('a', { cpus: 1, vcpusInUse: VCPU_OVERCOMMIT - 1 });
     expect(place([full], demand, none, [], NOW)).toEqual({ ok: false, reason: 'no_memory' });
     expect(place([{ ...full, vcpusInUse: VCPU_OVERCOMMIT - 2 }], demand, none, [], NOW)).toEqual({ ok: true, hostId: 'a' });
+    // The installation's own overcommit (VCPU_OVERCOMMIT), when said.
+    expect(place([{ ...full, vcpusInUse: 0, vcpuOvercommit: 1 }], demand, none, [], NOW)).toEqual({ ok: false, reason: 'no_memory' });
+    expect(place([{ ...full, vcpusInUse: 0, vcpuOvercommit: 2 }], demand, none, [], NOW)).toEqual({ ok: true, hostId: 'a' });
+  });
+
+  it('counts how many more desktops of a size a host holds: the fewer its memory and its vCPUs left allow', () => {
+    expect(desktopsFitting({ freeMemoryMb: 10_000, cpus: 2, vcpusInUse: 0 }, { memoryMb: 1000, vcpus: 1 }, 8)).toBe(10);
+    expect(desktopsFitting({ freeMemoryMb: 10_000, cpus: 2, vcpusInUse: 3 }, { memoryMb: 256, vcpus: 1 }, 8)).toBe(13);
+    expect(desktopsFitting({ freeMemoryMb: 10_000, cpus: 2, vcpusInUse: 0 }, { memoryMb: 256, vcpus: 2 }, 1)).toBe(1);
+    expect(desktopsFitting({ freeMemoryMb: 100, cpus: 2, vcpusInUse: 20 }, { memoryMb: 256, vcpus: 1 }, 8)).toBe(0);
   });
 
   it('counts starts of the last 30 s against their host, and forgets older ones', () => {

@@ -39,6 +39,8 @@ export type PlacementHost = {
   freeMemoryMb: number;
   /** vCPUs of the machines it runs now */
   vcpusInUse: number;
+  /** vCPUs it may hand out per CPU (the installation's `VCPU_OVERCOMMIT`; VCPU_OVERCOMMIT when not said) */
+  vcpuOvercommit?: number;
   /** storage pools it reaches (names) */
   pools: string[];
   /** the guest network reaches it (this machine: the network is up; a remote host: its bridge and the tunnel) */
@@ -79,8 +81,15 @@ export type PlacementPreference = { forced: string[]; favourite: string[] };
 
 export type Placement = { ok: true; hostId: string } | { ok: false; reason: NoHostReason };
 
-/** How many vCPUs a host may hand out per physical CPU (TCG and KVM both overcommit; the original does not cap). */
+/** How many vCPUs a host may hand out per physical CPU by default (`VCPU_OVERCOMMIT`; TCG and KVM both overcommit; the original does not cap). */
 export const VCPU_OVERCOMMIT = 8;
+
+/** How many more desktops of `demand`'s size a host holds: its free memory and its vCPUs left (`overcommit` per CPU). */
+export function desktopsFitting(h: { freeMemoryMb: number; cpus: number; vcpusInUse: number }, demand: { memoryMb: number; vcpus: number }, overcommit = VCPU_OVERCOMMIT): number {
+  const byMemory = Math.floor(h.freeMemoryMb / Math.max(1, demand.memoryMb));
+  const byVcpus = Math.floor((h.cpus * overcommit - h.vcpusInUse) / Math.max(1, demand.vcpus));
+  return Math.max(0, Math.min(byMemory, byVcpus));
+}
 
 /** Starts of the last 30 s on `hostId` (older ones are already in the host's numbers). */
 export function inFlightOn(hostId: string, starts: StartInFlight[], now: number) {
@@ -143,7 +152,7 @@ export function place(hosts: PlacementHost[], demand: PlacementDemand, pref: Pla
       const flight = inFlightOn(h.id, starts, now);
       return { h, free: h.freeMemoryMb - flight.memoryMb, vcpus: h.vcpusInUse + flight.vcpus };
     })
-    .filter((c) => c.free >= demand.memoryMb && c.vcpus + demand.vcpus <= c.h.cpus * VCPU_OVERCOMMIT);
+    .filter((c) => desktopsFitting({ freeMemoryMb: c.free, cpus: c.h.cpus, vcpusInUse: c.vcpus }, demand, c.h.vcpuOvercommit) >= 1);
   if (roomy.length === 0) return { ok: false, reason: 'no_memory' };
   const favourite = new Set(pref.favourite);
   // Favourites first; then hosts that reach the shared pool (no copy, the desktop stays free to move); then free memory.

@@ -72,6 +72,12 @@ export async function sharedVncPassword(ctx: AppContext, row: DomainRow, runtime
   return password;
 }
 
+/** The run's VNC password of a running desktop set (again) in its machine now, when it has a VNC display here. */
+export async function readyVncPassword(ctx: AppContext, row: DomainRow): Promise<void> {
+  const runtime = (await ctx.engine.driver.list()).find((m) => m.id === row.id);
+  if (runtime?.vnc) await sharedVncPassword(ctx, row, runtime);
+}
+
 /**
  * A viewer of a running desktop: a browser ticket (one-time token + VNC password) or a SPICE
  * file (one-time password that expires), never the session cookie alone.
