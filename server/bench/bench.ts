@@ -1002,6 +1002,23 @@ async function rowVnc(c: Ctx) {
 const poolCountsOf = async (base: string, token: string, id: string) =>
   (await api<{ counts: { prepared: number; preparing: number; in_use: number } }>(base, token, 'GET', `/desktop-pools/${id}`)).counts;
 
+/** Until the guest of every machine the portal runs (run directories under `dataDir`) said READY on its serial port: booted. */
+async function guestsBooted(dataDir: string, limitMs: number) {
+  const deadline = Date.now() + limitMs;
+  const run = join(dataDir, 'run');
+  const booted = (id: string) => {
+    try {
+      return readFileSync(join(run, id, 'serial.log'), 'utf8').includes('READY');
+    } catch {
+      return false;
+    }
+  };
+  while (!readdirSync(run).every(booted)) {
+    if (Date.now() > deadline) throw new Error(`the pool's guests had not booted after ${limitMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 async function untilPrepared(base: string, token: string, id: string, n: number, limitMs: number) {
   const deadline = Date.now() + limitMs;
   while ((await poolCountsOf(base, token, id)).prepared < n) {
@@ -1036,7 +1053,7 @@ async function rowPool(c: Ctx) {
   try {
     await untilPrepared(base, admin!, made.id, n, 600_000);
     // Prepared means booted and waiting: the guests' boots (all at once here) are over before the class signs in.
-    await settle(c.portal.pid, 600_000, { eachProcess: true });
+    await guestsBooted(c.portal.dataDir, 900_000);
     const watch = watchLoad(c.portal.pid);
     // Click to screen from the pool: sign in, take, ticket, first frame; all at once.
     const fromPool = await Promise.all(people.map(async (u) => {

@@ -140,19 +140,14 @@ export function watchLoad(serverPid: number | undefined) {
  * Waits until the server is quiet (under 10% of a core over half a second, at most 3 minutes), so a
  * row does not pay for the backlog the previous one left behind.
  */
-export async function settle(serverPid: number, maxMs = 180_000, opts: { eachProcess?: boolean } = {}) {
+export async function settle(serverPid: number, maxMs = 180_000) {
   const deadline = now() + maxMs;
   while (now() < deadline) {
     const t0 = now();
     const [s0, d0] = [treeTicks(serverPid), databaseTicks()];
-    await new Promise((r) => setTimeout(r, opts.eachProcess ? 1000 : 500));
-    const [s1, d1] = [treeTicks(serverPid), databaseTicks()];
-    const pct = (ticks: number) => (ticks / TICKS_PER_SECOND / ((now() - t0) / 1000)) * 100;
-    // `eachProcess`: every process under 10 % of a core (many idle guests together may use more than 10 %).
-    const used = opts.eachProcess
-      ? Math.max(0, ...[...s1, ...d1].map(([pid, t]) => t - (s0.get(pid) ?? d0.get(pid) ?? 0)))
-      : ticksSince(s0, s1) + ticksSince(d0, d1);
-    if (pct(used) < 10) return;
+    await new Promise((r) => setTimeout(r, 500));
+    const used = ticksSince(s0, treeTicks(serverPid)) + ticksSince(d0, databaseTicks());
+    if ((used / TICKS_PER_SECOND / ((now() - t0) / 1000)) * 100 < 10) return;
   }
 }
 
