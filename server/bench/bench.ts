@@ -1054,6 +1054,9 @@ async function rowPool(c: Ctx) {
     await untilPrepared(base, admin!, made.id, n, 600_000);
     // Prepared means booted and waiting: the guests' boots (all at once here) are over before the class signs in.
     await guestsBooted(c.portal.dataDir, 900_000);
+    // The class has signed in before (untimed): both rounds below meet a server that signed these people in already,
+    // as the second meets it after the first.
+    await pool(people, 6, (u) => signIn(base, u));
     const watch = watchLoad(c.portal.pid);
     // Click to screen from the pool: sign in, take, ticket, first frame; all at once.
     const fromPool = await Promise.all(people.map(async (u) => {

@@ -18,6 +18,9 @@ const d = schema.domains;
 const p = schema.desktopPools;
 const w = schema.desktopPoolWaiters;
 
+/** How long after a desktop is given its pool's pass runs (the givings meanwhile share it). */
+export const GIVE_KICK_MS = 100;
+
 /** After a pool desktop's start was refused (no room on the hypervisors), the pool makes none for this long. */
 export const REFUSED_RETRY_MS = 10_000;
 
@@ -113,6 +116,21 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     })().finally(() => pending.delete(poolId));
     pending.set(poolId, run);
     return run;
+  }
+
+  /**
+   * A pass of `poolId` in a moment (GIVE_KICK_MS), once for all the asks meanwhile: a class taking thirty desktops at
+   * once leads to a few passes, not one per desktop given, each reading the whole pool between their takes.
+   */
+  const soon = new Map<string, NodeJS.Timeout>();
+  function kickSoon(poolId: string) {
+    if (closed || soon.has(poolId)) return;
+    const timer = setTimeout(() => {
+      soon.delete(poolId);
+      void kick(poolId);
+    }, GIVE_KICK_MS);
+    timer.unref();
+    soon.set(poolId, timer);
   }
 
   async function pass(poolId: string) {
@@ -250,10 +268,8 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
           .where(and(eq(d.id, candidate.id), isNull(d.poolAssignedAt)))
           .returning();
         if (!row) return 'lost' as const;
-        const disks = await tx.select({ id: schema.domainDisks.storageId }).from(schema.domainDisks).where(eq(schema.domainDisks.domainId, row.id));
-        if (disks.length) {
-          await tx.update(schema.storage).set({ userId: person.id }).where(and(inArray(schema.storage.id, disks.map((x) => x.id)), inArray(schema.storage.kind, ['desktop', 'volatile'])));
-        }
+        const disks = tx.select({ id: schema.domainDisks.storageId }).from(schema.domainDisks).where(eq(schema.domainDisks.domainId, row.id));
+        await tx.update(schema.storage).set({ userId: person.id }).where(and(inArray(schema.storage.id, disks), inArray(schema.storage.kind, ['desktop', 'volatile'])));
         return row;
       });
       if (outcome === 'none') return null;
@@ -269,7 +285,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     void readyVncPassword(ctx, given).catch(() => undefined);
     await lifecycle.announce(given);
     log.info({ pool: pool.id, desktop: given.id, user: person.id }, 'pool desktop given');
-    void kick(pool.id); // one less prepared: prepare the next
+    kickSoon(pool.id); // one less prepared: prepare the next
     return given;
   }
 
@@ -414,6 +430,8 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     async close() {
       closed = true;
       if (timer) clearInterval(timer);
+      for (const t of soon.values()) clearTimeout(t);
+      soon.clear();
       stopEvents?.();
       await Promise.all([...pending.values()]);
       await events.close();
