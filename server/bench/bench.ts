@@ -1002,21 +1002,27 @@ async function rowVnc(c: Ctx) {
 const poolCountsOf = async (base: string, token: string, id: string) =>
   (await api<{ counts: { prepared: number; preparing: number; in_use: number } }>(base, token, 'GET', `/desktop-pools/${id}`)).counts;
 
-/** Until the guest of every machine the portal runs (run directories under `dataDir`) said READY on its serial port: booted. */
+/**
+ * Until the guest of every machine the portal runs (run directories under `dataDir`) said READY on its serial port
+ * (booted), or its kernel gave up (said, and counted as over: its first frame is its console).
+ */
 async function guestsBooted(dataDir: string, limitMs: number) {
   const deadline = Date.now() + limitMs;
   const run = join(dataDir, 'run');
-  const booted = (id: string) => {
+  const serialOf = (id: string) => {
     try {
-      return readFileSync(join(run, id, 'serial.log'), 'utf8').includes('READY');
+      return readFileSync(join(run, id, 'serial.log'), 'utf8');
     } catch {
-      return false;
+      return '';
     }
   };
-  while (!readdirSync(run).every(booted)) {
+  const over = (id: string) => /READY|Kernel panic/.test(serialOf(id));
+  while (!readdirSync(run).every(over)) {
     if (Date.now() > deadline) throw new Error(`the pool's guests had not booted after ${limitMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 500));
   }
+  const panicked = readdirSync(run).filter((id) => serialOf(id).includes('Kernel panic')).length;
+  if (panicked) say(`  (${panicked} guest kernel(s) panicked while booting under this load)`);
 }
 
 async function untilPrepared(base: string, token: string, id: string, n: number, limitMs: number) {
