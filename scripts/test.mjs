@@ -235,13 +235,13 @@ if (e2eRuns.length > 0) log(`End-to-end journeys (Playwright, Chromium): ${e2eFi
 const dataDirOf = (port) => join(root, '.tmp', `e2e-data-${port}`);
 const names = spawnSync(process.execPath, ['--import', 'tsx', '-e', `import('./server/src/network/plan.ts').then((m) => { for (const d of ${JSON.stringify(e2eRuns.map((r) => dataDirOf(r.port)))}) console.log(m.networkNames(d).namespace); })`], { cwd: root, encoding: 'utf8' });
 for (const ns of names.stdout?.split('\n').filter(Boolean) ?? []) registerNamespace(ns);
-// The database suite again on PostgreSQL, and the server processes sharing one PostgreSQL
+// The database suite again on PostgreSQL (and the pools' giving, one statement that PostgreSQL plans), and the server processes sharing one PostgreSQL
 // (server/test/processes: several processes, a load balancer), beside the journeys: they wait on
 // processes and timers most of their time.
 const pgJson = join(reports, 'vitest-postgres.json');
 const pgRun =
   postgresUrl && runs('postgres')
-    ? side('PostgreSQL', bin('vitest'), ['run', '--project', 'server', 'test/db', 'test/processes', '--passWithNoTests', '--reporter=default', `--reporter=${outcomesReporter}`], {
+    ? side('PostgreSQL', bin('vitest'), ['run', '--project', 'server', 'test/db', 'test/processes', 'test/api/desktop-pools.test.ts', '--passWithNoTests', '--reporter=default', `--reporter=${outcomesReporter}`], {
         TEST_DATABASE_URL: postgresUrl,
         VITEST_OUTCOMES: pgJson,
       })

@@ -250,31 +250,32 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
    * the desktop becomes theirs (its disks too). Null when none is prepared.
    */
   async function give(pool: PoolRow, person: UserRow): Promise<DomainRow | null> {
-    let given: DomainRow | null = null;
-    // A prepared desktop another request took between the choice and the write is not given twice: the next one is tried.
-    for (let attempt = 0; attempt < 10 && !given; attempt++) {
-      const outcome = await ctx.db.transaction(async (tx) => {
-        const [candidate] = await tx
-          .select({ id: d.id })
-          .from(d)
-          .where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt), inArray(d.status, [...GUEST_UP]), ctx.config.poolBootSeconds === 0 ? isNotNull(d.startedAt) : gte(d.poolReadyAt, d.startedAt), notInArray(d.id, lifecycle.leavingIds())))
-          .orderBy(asc(d.createdAt))
-          .limit(1)
-          .for('update', { skipLocked: true });
-        if (!candidate) return 'none' as const;
-        const [row] = await tx
-          .update(d)
-          .set({ userId: person.id, categoryId: person.categoryId, groupId: person.groupId, poolAssignedAt: ctx.clock.now(), accessedAt: ctx.clock.now() })
-          .where(and(eq(d.id, candidate.id), isNull(d.poolAssignedAt)))
-          .returning();
-        if (!row) return 'lost' as const;
-        const disks = tx.select({ id: schema.domainDisks.storageId }).from(schema.domainDisks).where(eq(schema.domainDisks.domainId, row.id));
-        await tx.update(schema.storage).set({ userId: person.id }).where(and(inArray(schema.storage.id, disks), inArray(schema.storage.kind, ['desktop', 'volatile'])));
-        return row;
-      });
-      if (outcome === 'none') return null;
-      if (outcome !== 'lost') given = outcome;
-    }
+    // One statement, so atomic and one round trip: the first prepared desktop that no other giving holds (SKIP LOCKED:
+    // two people asking at once get one each) becomes the person's, and its disks with it. `= (subquery)`, evaluated
+    // once: `IN (subquery)` may be run per row, each run locking and giving the next one.
+    const dd = schema.domainDisks;
+    const candidate = ctx.db
+      .select({ id: d.id })
+      .from(d)
+      .where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt), inArray(d.status, [...GUEST_UP]), ctx.config.poolBootSeconds === 0 ? isNotNull(d.startedAt) : gte(d.poolReadyAt, d.startedAt), notInArray(d.id, lifecycle.leavingIds())))
+      .orderBy(asc(d.createdAt))
+      .limit(1)
+      .for('update', { skipLocked: true });
+    const taken = ctx.db.$with('taken').as(
+      ctx.db
+        .update(d)
+        .set({ userId: person.id, categoryId: person.categoryId, groupId: person.groupId, poolAssignedAt: ctx.clock.now(), accessedAt: ctx.clock.now() })
+        .where(and(eq(d.id, sql`(${candidate})`), isNull(d.poolAssignedAt)))
+        .returning(),
+    );
+    const theirs = ctx.db.$with('theirs').as(
+      ctx.db
+        .update(schema.storage)
+        .set({ userId: person.id })
+        .where(and(inArray(schema.storage.id, ctx.db.select({ id: dd.storageId }).from(dd).where(inArray(dd.domainId, ctx.db.select({ id: taken.id }).from(taken)))), inArray(schema.storage.kind, ['desktop', 'volatile'])))
+        .returning({ id: schema.storage.id }),
+    );
+    const [given] = await ctx.db.with(taken, theirs).select().from(taken);
     if (!given) return null;
     events.changed(pool.id);
     const since = preparingSince.get(given.id);
