@@ -247,7 +247,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
 
   /**
    * Gives `person` a prepared desktop of the pool, atomically (two people asking for the last one: one gets it):
-   * the desktop becomes theirs (its disks too). Null when none is prepared.
+   * the desktop becomes theirs (its disks too), and they leave the pool's queue. Null when none is prepared.
    */
   async function give(pool: PoolRow, person: UserRow): Promise<DomainRow | null> {
     // One statement, so atomic and one round trip: the first prepared desktop that no other giving holds (SKIP LOCKED:
@@ -275,7 +275,14 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
         .where(and(inArray(schema.storage.id, ctx.db.select({ id: dd.storageId }).from(dd).where(inArray(dd.domainId, ctx.db.select({ id: taken.id }).from(taken)))), inArray(schema.storage.kind, ['desktop', 'volatile'])))
         .returning({ id: schema.storage.id }),
     );
-    const [given] = await ctx.db.with(taken, theirs).select().from(taken);
+    // Given: no longer waiting in the pool's queue, if they were.
+    const leftQueue = ctx.db.$with('left_queue').as(
+      ctx.db
+        .delete(w)
+        .where(and(eq(w.poolId, pool.id), eq(w.userId, person.id), sql`exists (select 1 from ${taken})`))
+        .returning({ userId: w.userId }),
+    );
+    const [given] = await ctx.db.with(taken, theirs, leftQueue).select().from(taken);
     if (!given) return null;
     events.changed(pool.id);
     const since = preparingSince.get(given.id);
@@ -307,10 +314,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
       return { kind: 'desktop', desktop_id: mine.id };
     }
     const given = await give(pool, person);
-    if (given) {
-      await ctx.db.delete(w).where(and(eq(w.poolId, pool.id), eq(w.userId, person.id)));
-      return { kind: 'desktop', desktop_id: given.id };
-    }
+    if (given) return { kind: 'desktop', desktop_id: given.id };
     await ctx.db.insert(w).values({ poolId: pool.id, userId: person.id, since: ctx.clock.now() }).onConflictDoNothing();
     events.changed(pool.id);
     void kick(pool.id);
