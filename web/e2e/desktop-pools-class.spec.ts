@@ -12,13 +12,17 @@ const POOL = 'E2E classroom pool';
 test('a class signs in at once and each person opens their own prepared desktop from the pool', async ({ browser, request }) => {
   test.setTimeout(scaled(240_000 + SIZE * 15_000));
   const people = Array.from({ length: SIZE }, (_, i) => `class-${String(i + 1).padStart(2, '0')}`);
-  for (const p of people) await freshUser(request, p);
+  // One after the other: each of these signs the admin in, and a sign-in ends that person's earlier session.
+  const ids: string[] = [];
+  for (const p of people) {
+    await freshUser(request, p);
+    ids.push(await userId(request, p));
+  }
   const admin = { authorization: `Bearer ${await apiToken(request, 'admin')}` };
   const templates = (await (await request.get('/api/v3/user/templates/allowed/all', { headers: admin })).json()) as { id: string; name: string }[];
   const template = templates.find((x) => x.name === 'Demo Linux') ?? templates[0]!;
   const old = ((await (await request.get('/api/v3/desktop-pools', { headers: admin })).json()) as { id: string; name: string }[]).find((x) => x.name === POOL);
   if (old) await request.delete(`/api/v3/desktop-pools/${old.id}`, { headers: admin });
-  const ids = await Promise.all(people.map((p) => userId(request, p)));
   const made = await request.post('/api/v3/desktop-pools', {
     headers: admin,
     data: { name: POOL, template_id: template.id, allowed: { users: ids }, max_desktops: SIZE, prepared: SIZE, persistent: false },
