@@ -3,13 +3,14 @@ import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { Actor } from '../../auth/caller';
 import { isAllowed } from '../access/permissions';
-import type { PoolRow } from './service';
 
 /** A pool's changes within this long go out as one event. */
 export const POOL_EVENT_COALESCE_MS = 250;
 
 const s = schema.sessions;
 const u = schema.users;
+/** A pool's row (service.ts names it too; read here from the schema, so that this file needs nothing of the manager's). */
+type PoolRow = typeof schema.desktopPools.$inferSelect;
 
 /**
  * The people signed in now (a live session: not signed out, not expired), as the permission checks see them. Nobody
