@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, notInArray, sql } from 'drizzle-orm';
-import { GUEST_UP, RETRYABLE, STARTABLE, statusIn, type TPoolCounts, type TPoolStalled, type TPoolTakeAnswer } from '@vdi/contracts';
+import { CREATING, GUEST_UP, RETRYABLE, STARTABLE, statusIn, type TPoolCounts, type TPoolStalled, type TPoolTakeAnswer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { LOCK_CLASSES, lockKey, schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
@@ -376,7 +376,8 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     const orphans = await ctx.db
       .select()
       .from(d)
-      .where(and(isNotNull(d.poolId), isNull(d.poolAssignedAt), sql`not exists (select 1 from ${p} where ${p.id} = ${d.poolId})`));
+      // One still being made is its maker's to finish (its next sweep takes it; one whose maker died is the start-up's).
+      .where(and(isNotNull(d.poolId), isNull(d.poolAssignedAt), notInArray(d.status, [...CREATING]), sql`not exists (select 1 from ${p} where ${p.id} = ${d.poolId})`));
     for (const row of orphans) {
       log.info({ desktop: row.id, pool: row.poolId }, 'a desktop of a deleted pool removed');
       await lifecycle.destroyDesktop(row);
