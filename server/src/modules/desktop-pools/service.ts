@@ -31,8 +31,10 @@ const RECENT_PREPARATIONS = 20;
  * Its guest has booted since its machine last started: marked so by a pass once POOL_BOOT_SECONDS (`bootSeconds`)
  * passed since the start; with 0, as soon as the machine runs.
  */
-export const booted = (row: Pick<DomainRow, 'startedAt' | 'poolReadyAt'>, bootSeconds: number) =>
+const booted = (row: Pick<DomainRow, 'startedAt' | 'poolReadyAt'>, bootSeconds: number) =>
   row.startedAt !== null && (bootSeconds === 0 || (row.poolReadyAt !== null && row.poolReadyAt >= row.startedAt));
+/** `booted` as a condition on the desktops' rows. */
+const bootedWhere = (bootSeconds: number) => (bootSeconds === 0 ? isNotNull(d.startedAt) : gte(d.poolReadyAt, d.startedAt));
 
 /** Where a pool's desktop stands: waiting for somebody (prepared: up and booted; or on its way up), given, or broken. */
 export function poolDesktopState(row: Pick<DomainRow, 'status' | 'poolAssignedAt' | 'startedAt' | 'poolReadyAt'>, bootSeconds: number): 'prepared' | 'preparing' | 'in_use' | 'kept' | 'broken' {
@@ -257,7 +259,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     const candidate = ctx.db
       .select({ id: d.id })
       .from(d)
-      .where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt), inArray(d.status, [...GUEST_UP]), ctx.config.poolBootSeconds === 0 ? isNotNull(d.startedAt) : gte(d.poolReadyAt, d.startedAt), notInArray(d.id, lifecycle.leavingIds())))
+      .where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt), inArray(d.status, [...GUEST_UP]), bootedWhere(ctx.config.poolBootSeconds), notInArray(d.id, lifecycle.leavingIds())))
       .orderBy(asc(d.createdAt))
       .limit(1)
       .for('update', { skipLocked: true });
