@@ -110,6 +110,27 @@ test.describe('viewers', () => {
     await shot(viewer, 'viewer-disconnected');
   });
 
+  test('opens a desktop at rest with one click: started, and its screen in the browser as soon as it is up', async ({ page, context }) => {
+    test.setTimeout(scaled(150_000));
+    await signInAs(page, 'user');
+    const demo = card(page, 'Demo desktop');
+    await expect(demo).toHaveAttribute('data-state', 'stopped', { timeout: scaled(30_000) });
+    const startOpen = demo.getByTestId('desktop-start-open');
+    await expect(startOpen).toHaveText(en.desktops.start_and_open);
+    // The viewer's tab opens at the click; its connection waits in the portal while the machine comes up.
+    const [viewer] = await Promise.all([context.waitForEvent('page'), startOpen.click()]);
+    await expect(viewer).toHaveURL(/\/viewer\/vnc$/);
+    await expect(viewer.getByTestId('viewer-status')).toHaveText(en.viewer.status.connected, { timeout: scaled(30_000) });
+    await waitForGuestScreen(viewer);
+    await expect(demo).toHaveAttribute('data-state', 'started', { timeout: scaled(30_000) });
+    // Running: the card offers its viewers, not the start.
+    await expect(startOpen).toHaveCount(0);
+    await expect(demo.getByTestId('desktop-open')).toBeVisible();
+    await viewer.close();
+    await stopAndWait(demo);
+    await expect(startOpen).toBeVisible();
+  });
+
   test('the viewer page without a usable ticket explains what to do', async ({ page }) => {
     await page.goto('/viewer/vnc');
     await expect(page.getByTestId('viewer-no-ticket')).toContainText(en.viewer.no_ticket_title);

@@ -302,6 +302,9 @@ export const domains = pgTable('domains', {
   /** Templates: the hosts their desktops start on (forced: only those; favourite: those first). */
   preferredHypervisors: jsonb('preferred_hypervisors').$type<PreferredHypervisors>().notNull().default(sql`'{"forced":[],"favourite":[]}'::jsonb`),
   startedAt: timestamp('started_at', { withTimezone: true }),
+  /** When its current (or last) run's start was claimed: the run's VNC password derives from it, so a viewer ticket
+   *  asked while it starts holds the password its machine is launched with (modules/viewers/service.ts). */
+  runClaimedAt: timestamp('run_claimed_at', { withTimezone: true }),
   currentAction: text('current_action'),
   /** Booking in progress for this desktop (set at its start, cleared at its end by the scheduler). */
   bookingId: text('booking_id'),

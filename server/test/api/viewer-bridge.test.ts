@@ -145,6 +145,69 @@ describe('the browser viewer websocket', () => {
     expectWithinBound('adopted, together', together);
   }, scaled(120_000));
 
+  it('opens with the start: a ticket while it starts, the websocket held until the machine runs, the run password lets it in', async () => {
+    const api = (path: string) => fetch(`${server.url}/api/v3${path}`, { headers: { authorization: `Bearer ${token}` } });
+    const statusOf = async () => (await database.db.select().from(schema.domains).where(eq(schema.domains.id, desktopId)))[0]!.status;
+    const stopped = async () => {
+      await api(`/desktop/stop/${desktopId}`);
+      await api(`/desktop/stop/${desktopId}`); // the force stop
+      await until('the desktop to stop', async () => (await statusOf()) === 'Stopped', scaled(60_000));
+    };
+    await stopped();
+    // At rest a desktop has no screen to ask for.
+    expect((await api(`/desktop/${desktopId}/viewer/browser-vnc`)).status).toBe(428);
+
+    // The hypervisor's start held at a gate: the desktop stays Starting as long as the test wants.
+    const driver = engine.driver as { start: Engine['driver']['start'] };
+    const realStart = driver.start.bind(engine.driver);
+    let open!: (go: boolean) => void;
+    const gate = new Promise<boolean>((r) => (open = r));
+    driver.start = async (spec) => ((await gate) ? realStart(spec) : Promise.reject(new Error('held start refused')));
+    try {
+      expect((await api(`/desktop/start/${desktopId}`)).status).toBe(200);
+      expect(await statusOf()).toBe('Starting');
+      const ticket = await vncTicket(server, token, desktopId);
+      // Other viewers still wait for a running desktop.
+      expect((await api(`/desktop/${desktopId}/viewer/file-spice`)).status).toBe(428);
+      const session = openViewerSession(server.url, ticket, { auth: true, timeoutMs: scaled(60_000) });
+      // Held: no bytes while the machine does not run (the bound is not spent waiting for it).
+      const early = await Promise.race([session.then(() => 'answered'), new Promise((r) => setTimeout(() => r('held'), VNC_FIRST_BYTES_MS + 500))]);
+      expect(early).toBe('held');
+      expect(await statusOf()).toBe('Starting');
+      open(true);
+      const s = await session;
+      expect(s.banner, JSON.stringify(s)).toMatch(/^RFB 003\.00\d\n$/);
+      expect(s.authOk, 'the ticket asked while starting holds the password the run was launched with').toBe(true);
+      await until('the desktop to run', async () => (await statusOf()) === 'Started', scaled(60_000));
+      // The same password for tickets asked once it runs.
+      expect((await openViewerSession(server.url, await vncTicket(server, token, desktopId), { auth: true })).authOk).toBe(true);
+    } finally {
+      open(true);
+      driver.start = realStart;
+    }
+
+    // A start that fails closes the viewer waiting for it with the reason the page shows.
+    await stopped();
+    const refused = new Promise<boolean>((r) => (open = r));
+    driver.start = async (spec) => ((await refused) ? realStart(spec) : Promise.reject(new Error('held start refused')));
+    try {
+      expect((await api(`/desktop/start/${desktopId}`)).status).toBe(200);
+      const session = openViewerSession(server.url, await vncTicket(server, token, desktopId), { timeoutMs: scaled(60_000) });
+      await new Promise((r) => setTimeout(r, 200));
+      open(false);
+      const s = await session;
+      expect(s.close).toEqual({ code: VNC_CLOSE.unreachable.code, reason: 'viewer_display_unreachable' });
+      await until('the start to fail', async () => (await statusOf()) === 'Failed', scaled(30_000));
+    } finally {
+      driver.start = realStart;
+    }
+    // Back to running for what follows (a failed desktop is set right first).
+    expect((await api(`/desktop/retry/${desktopId}`)).status).toBe(200);
+    await until('the desktop to be set right', async () => (await statusOf()) === 'Stopped', scaled(30_000));
+    expect((await api(`/desktop/start/${desktopId}`)).status).toBe(200);
+    await until('the desktop to run', async () => (await statusOf()) === 'Started', scaled(120_000));
+  }, scaled(240_000));
+
   it('closes with a reason within the bound when the screen cannot be reached or does not answer', async () => {
     const runtime = (await engine.driver.list()).find((m) => m.id === desktopId)!;
     const socket = (runtime.vnc as { socket: string }).socket;

@@ -3,7 +3,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { AT_REST, FORCE_STOPPABLE, GOING_UP, LOCAL_HYPERVISOR, GUEST_UP, ON_HYPERVISOR, RETRYABLE, STARTABLE, statusIn, STOPPABLE, VIEWABLE, type TQueueEvent } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema, type LiveProcess } from '../../db';
-import { EngineError, type MachineEvent } from '../../engine/driver';
+import { EngineError, type MachineEvent, type MachineSpec } from '../../engine/driver';
 import type { QueuedStart } from '../../engine/start-queue';
 import { ApiError, conflict, precondition } from '../../http/errors';
 import type { UserRow } from '../../auth/sessions';
@@ -18,7 +18,7 @@ import { desktopViews, shownToOwner } from '../shared/desktop-view';
 import { createHostWatch } from './host-watch';
 import { recordDesktopEvent, type EventCause } from './events';
 import { openUsage } from '../usage/record';
-import { sharedVncPassword, vncPasswordFor, vncPasswordLaunched } from '../viewers/service';
+import { sharedVncPassword, vncPasswordLaunched, vncPasswordOf } from '../viewers/service';
 
 const notAvailable = (row: DomainRow, action: string) =>
   conflict('desktop_action_not_available', `Cannot ${action} a desktop that is ${row.status}`, { status: row.status, action });
@@ -80,12 +80,23 @@ export function createDesktopLifecycle(ctx: AppContext) {
       .catch((err) => log.error({ err, desktop: id }, 'waiting for the guest address failed'));
   }
 
-  async function publish(row: DomainRow) {
-    if (shownToOwner(row)) {
-      const [view] = await desktopViews(ctx, [row]);
-      bus.toUser(row.userId, 'desktop_update', view!);
-    }
-    changes.emit('changed', row);
+  /** Each desktop's publishing in the order its changes were written (a change published without waiting, the claim
+   *  of a start, is never overtaken by the next). */
+  const publishing = new Map<string, Promise<void>>();
+  function publish(row: DomainRow): Promise<void> {
+    const before = publishing.get(row.id);
+    const now = (async () => {
+      await before;
+      if (shownToOwner(row)) {
+        const [view] = await desktopViews(ctx, [row]);
+        bus.toUser(row.userId, 'desktop_update', view!);
+      }
+      changes.emit('changed', row);
+    })();
+    const settled = now.catch(() => undefined);
+    publishing.set(row.id, settled);
+    void settled.then(() => publishing.get(row.id) === settled && publishing.delete(row.id));
+    return now;
   }
 
   /** A new desktop: desktop_add to its owner (later changes are desktop_update). */
@@ -95,8 +106,9 @@ export function createDesktopLifecycle(ctx: AppContext) {
     bus.toUser(row.userId, 'desktop_add', view!);
   }
 
-  /** `onlyFrom`: the status, or statuses, the row must still have (a claim). */
-  async function update(id: string, set: Partial<DomainRow>, onlyFrom?: string | readonly string[]): Promise<DomainRow | undefined> {
+  /** `onlyFrom`: the status, or statuses, the row must still have (a claim). `published`: given the publishing of the
+   *  change, not awaited here (its caller goes on meanwhile and awaits it later). */
+  async function update(id: string, set: Partial<DomainRow>, onlyFrom?: string | readonly string[], published?: (p: Promise<void>) => void): Promise<DomainRow | undefined> {
     // The forced-stop moment belongs to the shutting-down state: any other state clears it.
     if (set.status !== undefined && set.status !== 'Shutting-down') set = { ...set, forceStopAt: null };
     // A desktop at rest runs nowhere.
@@ -104,7 +116,8 @@ export function createDesktopLifecycle(ctx: AppContext) {
     const from = typeof onlyFrom === 'string' ? [onlyFrom] : onlyFrom && [...onlyFrom];
     const where = from ? and(eq(schema.domains.id, id), inArray(schema.domains.status, from)) : eq(schema.domains.id, id);
     const [row] = await db.update(schema.domains).set(set).where(where).returning();
-    if (row) await publish(row);
+    if (row && published) published(publish(row));
+    else if (row) await publish(row);
     return row;
   }
 
@@ -153,27 +166,37 @@ export function createDesktopLifecycle(ctx: AppContext) {
     if (started && mac) waitForIp(row.id, mac, since.getTime());
   }
 
-  /** A start the queue gave this process (whichever process it was asked on): rebuilt from the database. */
+  /**
+   * What a start's checks read (its disks, its machine), left for the queue's run of that claim when it comes to this
+   * process (it mostly does, at once): not read again. Another process, or a later claim, reads them from the database.
+   */
+  const checked = new Map<string, { claim: number; disks: Awaited<ReturnType<typeof disksOf>>; spec: MachineSpec }>();
+  const CHECKED_KEPT_MS = 10_000;
+
+  /** A start the queue gave this process (whichever process it was asked on): rebuilt from the database, or from its checks. */
   async function runStart({ desktopId, lane }: QueuedStart) {
     const row = await findDomain(db, desktopId);
+    const known = checked.get(desktopId);
+    checked.delete(desktopId);
     // Called off meanwhile (stopped, deleted, set right after a restart): nothing to start.
     if (!row || row.status !== 'Starting' || row.hypervisorId !== lane) return;
+    const ours = known && known.claim === row.runClaimedAt?.getTime() && Date.now() - known.claim < CHECKED_KEPT_MS ? known : undefined;
     const began = performance.now();
     const took = () => (performance.now() - began) / 1000;
     try {
       // A host without the storage folder: the template's base copied there first (a job), the disk moved there.
-      const disks = await disksOf(db, row.id);
+      const disks = ours?.disks ?? (await disksOf(db, row.id));
       const moved = await pools.bringDisks(lane, row.userId, disks);
-      // The run starts now: its VNC password (derived from the start, viewers/service.ts) is given at the launch.
+      // The run starts now: its VNC password (derived from its claim, viewers/service.ts) is given at the launch.
       const since = new Date();
-      const spec = { ...(await machineSpecOf(db, row, moved ? undefined : disks)), host: lane };
-      if (spec.graphics.vnc) spec.vncPassword = vncPasswordFor(ctx, row.id, since);
+      const run = { ...row, startedAt: since };
+      const spec = { ...(ours && !moved ? ours.spec : await machineSpecOf(db, row, moved ? undefined : disks)), host: lane };
+      if (spec.graphics.vnc) spec.vncPassword = vncPasswordOf(ctx, run);
       const runtime = await driver.start(spec);
       log.info({ desktop: row.id }, 'desktop started');
       ctx.metrics.start(lane, 'started', took());
       // The owner's first ticket, asked the moment the page hears `Started`, finds the run's VNC password set: since
       // the launch, or (a driver that does not take it at launch) set now while the state is written.
-      const run = { ...row, startedAt: since };
       const viewerReady = runtime.vnc ? (runtime.vncPasswordSet ? vncPasswordLaunched(ctx, run, runtime) : sharedVncPassword(ctx, run, runtime)).catch(() => undefined) : undefined;
       await markStarted(row, since);
       // Not awaited: the start's place in the queue is free now; a ticket asked meanwhile waits for the same setting
@@ -232,8 +255,10 @@ export function createDesktopLifecycle(ctx: AppContext) {
     // The checks only read: they run side by side, and the answer is the first refusal in this order, as when
     // they ran one after the other (placement is not asked when the guest network is missing, as before).
     const disks = disksOf(db, row.id);
+    // What the machine would be is checked now (the start itself uses it when it runs here, else rebuilds it).
+    const machine = disks.then((d) => machineSpecOf(db, row, d));
     const noNetwork = mac !== null && !network.available;
-    const placing = noNetwork ? undefined : placement.hostFor(row, { guestNetwork: mac !== null });
+    const placing = noNetwork ? undefined : placement.hostFor(row, { guestNetwork: mac !== null, disks });
     const checks = await Promise.allSettled([
       checkBookingToStart(db, ctx.clock.now(), row, starter.roleId),
       // (a desktop pool's desktop counts for its pool, not for the person's own quota)
@@ -244,8 +269,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
       disks.then((d) => assertDisksReady(d)),
       // A host's own pool that cannot hold the template's base and the disk: refused now, nothing copied.
       Promise.all([placing, disks]).then(([hostId, d]) => (hostId === undefined ? undefined : pools.assertRoomOn(hostId, row.userId, d))),
-      // What the machine would be is checked now (the start itself rebuilds it from the database).
-      disks.then((d) => machineSpecOf(db, row, d)),
+      machine,
     ]);
     const placed = checks[3];
     const hypervisorId = placed.status === 'fulfilled' ? placed.value : undefined;
@@ -254,10 +278,15 @@ export function createDesktopLifecycle(ctx: AppContext) {
       if (hypervisorId !== undefined) placement.forget(hypervisorId);
       throw refused?.reason;
     }
+    // The owner hears `Starting` while the start is queued (its publishing does not hold the queue up).
+    let published: Promise<void> | undefined;
     try {
-      // Claimed atomically: two clicks, or two tabs, start it once.
-      const claimed = await update(row.id, { status: 'Starting', currentAction: null, hypervisorId }, STARTABLE);
+      // Claimed atomically: two clicks, or two tabs, start it once. The claim's moment names the run (its VNC password).
+      const claim = new Date();
+      const claimed = await update(row.id, { status: 'Starting', currentAction: null, hypervisorId, runClaimedAt: claim }, STARTABLE, (p) => (published = p.catch((err) => log.warn({ err, desktop: row.id }, 'the start was not published'))));
       if (!claimed) throw notAvailable(row, 'start');
+      for (const [id, c] of checked) if (Date.now() - c.claim >= CHECKED_KEPT_MS) checked.delete(id);
+      checked.set(row.id, { claim: claim.getTime(), disks: await disks, spec: await machine });
     } catch (err) {
       placement.forget(hypervisorId);
       throw err;
@@ -270,6 +299,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
       await update(row.id, { status: row.status, currentAction: row.currentAction }, 'Starting');
       throw err;
     }
+    await published;
     log.info({ desktop: row.id, hypervisor: hypervisorId }, 'desktop start queued');
     await record(row.id, 'start', cause, { hypervisor: hypervisorId });
     return { status: 'Starting' };

@@ -47,8 +47,11 @@ export async function desktopRoutes(app: FastifyInstance, ctx: AppContext, lifec
     async (request) => {
       const row = await desktopFor(ctx, request, request.params.id, { evenHidden: request.params.action === 'stop' });
       switch (request.params.action) {
-        case 'start':
-          return lifecycle.start(row, await ownerOf(ctx.db, row), authOf(request).user);
+        case 'start': {
+          // (the person starting their own desktop is its owner as this request read them: not read again)
+          const { user } = authOf(request);
+          return lifecycle.start(row, row.userId === user.id ? user : await ownerOf(ctx.db, row), user);
+        }
         case 'stop':
           return lifecycle.stop(row, { by: authOf(request).user });
         case 'reset':

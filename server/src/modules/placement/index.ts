@@ -105,10 +105,13 @@ export function createPlacement(ctx: Pick<AppContext, 'db' | 'engine' | 'clock' 
   /** per host, the reading held at its burst's first start (see `readingFor`) */
   const held = new Map<string, HostReading>();
 
-  /** The host for `row`'s start (`need.guestNetwork`: it has a NIC on the guest network), recorded as in flight there; or a 428 `hypervisors_not_available` with the reason. */
-  async function hostFor(row: DomainRow, need: { guestNetwork: boolean }): Promise<string> {
+  /**
+   * The host for `row`'s start (`need.guestNetwork`: it has a NIC on the guest network; `need.disks`: its disks when the
+   * caller read them already), recorded as in flight there; or a 428 `hypervisors_not_available` with the reason.
+   */
+  async function hostFor(row: DomainRow, need: { guestNetwork: boolean; disks?: ReturnType<typeof disksOf> }): Promise<string> {
     const [rows, vcpus, pref, gpus, disks, categoryPool] = await Promise.all([
-      db.select().from(schema.hypervisors), vcpusByHost(db), preferenceOf(db, row), gpuProfilesByHost(db, ctx.clock.now()), disksOf(db, row.id), categoryPoolOf(db, row.userId),
+      db.select().from(schema.hypervisors), vcpusByHost(db), preferenceOf(db, row), gpuProfilesByHost(db, ctx.clock.now()), need.disks ?? disksOf(db, row.id), categoryPoolOf(db, row.userId),
     ]);
     // Real time, not the bookings' clock: starts in flight are about the host's own numbers catching up.
     const now = Date.now();

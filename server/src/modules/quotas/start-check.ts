@@ -3,12 +3,12 @@ import type { Db } from '../../db';
 import type { UserRow } from '../../auth/sessions';
 import { precondition } from '../../http/errors';
 import { quotaLevels } from '../../auth/caller';
-import { appliedQuota } from './applied';
-import { runningDesktopsOf, runningOf } from './usage';
+import { pickAppliedQuota } from './applied';
+import { runningAround, runningDesktopsOf } from './usage';
 
 type Need = { memoryGb: number; vcpus: number };
 
-function checkLimits(level: 'group' | 'category', limits: TLimits | null, running: Awaited<ReturnType<typeof runningOf>>, need: Need) {
+function checkLimits(level: 'group' | 'category', limits: TLimits | null, running: Awaited<ReturnType<typeof runningAround>>['mine'], need: Need) {
   if (!limits) return;
   if (running.count + 1 > limits.running) throw precondition(`desktop_start_${level}_limit_exceeded`, `The ${level} runs as many desktops as its limit allows`);
   if (running.memoryGb + need.memoryGb > limits.memory) throw precondition(`desktop_start_${level}_memory_limit_exceeded`, `The ${level} memory limit would be exceeded`);
@@ -21,13 +21,8 @@ function checkLimits(level: 'group' | 'category', limits: TLimits | null, runnin
  */
 export async function checkStartQuota(db: Db, user: UserRow, need: Need, opts: { personal?: boolean } = {}) {
   // Everything it weighs is read side by side (a start waits for this); refusals come in the same order.
-  const [{ quota }, mine, { group, category: cat }, groupRunning, categoryRunning] = await Promise.all([
-    opts.personal === false ? { quota: null } : appliedQuota(db, user),
-    runningOf(db, { userId: user.id }),
-    quotaLevels(db, user),
-    runningOf(db, { groupId: user.groupId }),
-    runningOf(db, { categoryId: user.categoryId }),
-  ]);
+  const [{ group, category: cat }, { mine, group: groupRunning, category: categoryRunning }] = await Promise.all([quotaLevels(db, user), runningAround(db, user)]);
+  const { quota } = opts.personal === false ? { quota: null } : pickAppliedQuota(user, group?.quota, cat?.quota);
   if (quota) {
     // Each refusal names the person's running desktops that hold the quota (the portal offers to stop one).
     const held = async () => ({ running_desktops: await runningDesktopsOf(db, user.id) });

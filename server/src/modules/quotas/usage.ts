@@ -33,6 +33,27 @@ export async function runningOf(db: Db, scope: { userId?: string; groupId?: stri
   return asRunning(row);
 }
 
+/**
+ * What runs of a person's own desktops (a pool's excepted), of their group's and of their category's: one pass over the
+ * running desktops (a start waits for this).
+ */
+export async function runningAround(db: Db, user: { id: string; groupId: string; categoryId: string }): Promise<{ mine: Running; group: Running; category: Running }> {
+  const mine = sql`${d.userId} = ${user.id} and ${d.poolId} is null`;
+  const group = sql`${d.groupId} = ${user.groupId}`;
+  const category = sql`${d.categoryId} = ${user.categoryId}`;
+  const sums = (only: SQL, key: string) => ({
+    [`${key}Count`]: sql<number>`count(*) filter (where ${only})`.mapWith(Number),
+    [`${key}MemoryMb`]: sql<number>`coalesce(sum((${d.hardware}->>'memoryMb')::float8) filter (where ${only}), 0)`.mapWith(Number),
+    [`${key}Vcpus`]: sql<number>`coalesce(sum((${d.hardware}->>'vcpus')::float8) filter (where ${only}), 0)`.mapWith(Number),
+  });
+  const [row] = (await db
+    .select({ ...sums(mine, 'mine'), ...sums(group, 'group'), ...sums(category, 'category') })
+    .from(d)
+    .where(and(...runningDesktops, sql`(${mine} or ${group} or ${category})`))) as Record<string, number>[];
+  const of = (key: string) => asRunning(row && { count: row[`${key}Count`]!, memoryMb: row[`${key}MemoryMb`]!, vcpus: row[`${key}Vcpus`]! });
+  return { mine: of('mine'), group: of('group'), category: of('category') };
+}
+
 /** A user's running desktops by name (a refusal to start one more names those that hold the quota). */
 export async function runningDesktopsOf(db: Db, userId: string): Promise<{ id: string; name: string }[]> {
   return db.select({ id: d.id, name: d.name }).from(d).where(and(...runningDesktops, eq(d.userId, userId), isNull(d.poolId))).orderBy(d.name).limit(20);

@@ -2,13 +2,59 @@ import { viewerOpened } from './activity';
 import type { IncomingMessage, Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
-import { RDP_WEBSOCKET_PATH, statusIn, VIEWABLE, VNC_FIRST_BYTES_MS, VNC_WEBSOCKET_PATH } from '@vdi/contracts';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { RDP_WEBSOCKET_PATH, statusIn, VIEWABLE, VNC_CLOSE, VNC_FIRST_BYTES_MS, VNC_WEBSOCKET_PATH } from '@vdi/contracts';
 import type { AppContext } from '../../context';
+import type { MachineRuntime } from '../../engine/driver';
 import { bridgeWebSocketToVnc, VNC_OPEN_TIMEOUT_MS } from '../../engine/vnc-bridge';
 import { findDomain } from '../shared/domains';
 import { consumeViewerToken } from './tokens';
+import { viewableWhileStarting } from './service';
 import { serveRdpWebSocket } from './rdp';
+
+/** How long a viewer opened with a start waits for its machine (a start may wait in its host's queue) before it is told
+ *  the screen is unreachable (the page then asks again). */
+export const STARTING_VIEWER_WAIT_MS = 60_000;
+/** How often that wait looks again besides the driver's event (a machine another process started on a host this one reaches). */
+const STARTING_VIEWER_LOOK_MS = 250;
+
+/**
+ * The machine of a desktop whose start was claimed, once its hypervisor runs it: at this process's driver's `started`
+ * event, or a look every STARTING_VIEWER_LOOK_MS; none when its start ends otherwise, the wait's bound passes, or the
+ * browser leaves.
+ */
+async function machineWhenUp(ctx: AppContext, id: string, ws: WebSocket): Promise<MachineRuntime | undefined> {
+  const deadline = Date.now() + STARTING_VIEWER_WAIT_MS;
+  let poked = false;
+  let wake: () => void = () => {};
+  const poke = () => {
+    poked = true;
+    wake();
+  };
+  const off = ctx.engine.driver.onEvent((e) => e.id === id && e.type === 'started' && poke());
+  ws.once('close', poke);
+  try {
+    while (ws.readyState === ws.OPEN && Date.now() < deadline) {
+      poked = false;
+      const machine = (await ctx.engine.driver.list()).find((m) => m.id === id);
+      if (machine) return machine;
+      const row = await findDomain(ctx.db, id);
+      if (!row || (row.status !== 'Starting' && !statusIn(VIEWABLE, row.status))) return undefined;
+      if (poked) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(STARTING_VIEWER_LOOK_MS, Math.max(0, deadline - Date.now())));
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    return undefined;
+  } finally {
+    off();
+    ws.off('close', poke);
+  }
+}
 
 const refuse = (socket: Duplex, status: string) => {
   socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
@@ -48,17 +94,23 @@ export function attachViewerGateways(server: Server, ctx: AppContext) {
       const grant = token ? await consumeViewerToken(ctx.db, token, 'vnc') : undefined;
       const row = grant ? await findDomain(ctx.db, grant.desktopId) : undefined;
       const runtime = row && statusIn(VIEWABLE, row.status) ? (await ctx.engine.driver.list()).find((m) => m.id === row.id) : undefined;
-      if (!runtime?.vnc) return refuse(socket, '401 Unauthorized');
+      // A desktop still starting (its ticket was asked with the start): the websocket opens now, its screen once the machine runs.
+      const starting = !runtime && row !== undefined && viewableWhileStarting(row);
+      if (!runtime?.vnc && !starting) return refuse(socket, '401 Unauthorized');
       wss.handleUpgrade(req, socket, head, (ws) => {
-        ctx.log.info({ desktop: row!.id }, 'browser viewer connected');
-        const opened = viewerOpened(ctx, row!.id, 'browser-vnc', grant?.userId ?? null);
-        ws.once('close', () => void opened.then((close) => close()));
-        // The bound runs from the request: what the token check took is not the bridge's to spend.
-        const timeoutMs = Math.min(VNC_OPEN_TIMEOUT_MS, Math.max(500, VNC_FIRST_BYTES_MS - 250 - (Date.now() - asked)));
-        void bridgeWebSocketToVnc(ws, runtime.vnc!, { timeoutMs }).then(
-          (unavailable) => unavailable && ctx.log.warn({ desktop: row!.id, why: unavailable.kind, detail: unavailable.message }, 'browser viewer closed: screen unavailable'),
-          (err) => ctx.log.warn({ err }, 'viewer bridge ended'),
-        );
+        void (async () => {
+          const machine = runtime ?? (await machineWhenUp(ctx, row!.id, ws));
+          if (ws.readyState !== ws.OPEN) return;
+          if (!machine?.vnc) return ws.close(VNC_CLOSE.unreachable.code, VNC_CLOSE.unreachable.reason);
+          ctx.log.info({ desktop: row!.id }, 'browser viewer connected');
+          const opened = viewerOpened(ctx, row!.id, 'browser-vnc', grant?.userId ?? null);
+          ws.once('close', () => void opened.then((close) => close()));
+          // The bound runs from the request (or from the machine's start): what the token check took is not the bridge's to spend.
+          const from = runtime ? asked : Date.now();
+          const timeoutMs = Math.min(VNC_OPEN_TIMEOUT_MS, Math.max(500, VNC_FIRST_BYTES_MS - 250 - (Date.now() - from)));
+          const unavailable = await bridgeWebSocketToVnc(ws, machine.vnc, { timeoutMs });
+          if (unavailable) ctx.log.warn({ desktop: row!.id, why: unavailable.kind, detail: unavailable.message }, 'browser viewer closed: screen unavailable');
+        })().catch((err) => ctx.log.warn({ err }, 'viewer bridge ended'));
       });
     })().catch((err) => {
       ctx.log.error({ err }, 'viewer upgrade failed');

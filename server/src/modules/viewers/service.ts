@@ -20,14 +20,16 @@ const VNC_PASSWORD_RESET_SECONDS = 2 * VIEWER_TOKEN_SECONDS;
  * still connecting with the one before (two tabs, the owner and the videowall, a reconnect), and
  * so did a password per server process: behind the balancer, two tickets of one desktop come from
  * two processes. So a desktop's run has ONE password, the same in every process without asking
- * each other: derived from the installation's secret, the desktop and the start of its run (its
- * row's `started_at`); a restarted desktop gets another. Handing it out sets it again with a fresh
+ * each other: derived from the installation's secret, the desktop and the moment its run's start
+ * was claimed (its row's `run_claimed_at`; rows of runs claimed before that column existed: their
+ * `started_at`); a restarted desktop gets another. Known from the claim on, a ticket asked while the
+ * desktop starts holds the password its machine is launched with. Handing it out sets it again with a fresh
  * expiry when this process's last setting is near its end: setting the same password locks no one
  * out, and it expires a while after the last ticket. The one-time token, not the password, is what
  * opens the bridge.
  */
-function vncPasswordOf(ctx: AppContext, row: Pick<DomainRow, 'id' | 'startedAt'>): string {
-  const mac = createHmac('sha256', ctx.config.secret).update(`vnc-password:${row.id}:${row.startedAt?.toISOString() ?? ''}`).digest();
+export function vncPasswordOf(ctx: AppContext, row: Pick<DomainRow, 'id' | 'startedAt' | 'runClaimedAt'>): string {
+  const mac = createHmac('sha256', ctx.config.secret).update(`vnc-password:${row.id}:${(row.runClaimedAt ?? row.startedAt)?.toISOString() ?? ''}`).digest();
   return passwordOf(mac.subarray(0, 8));
 }
 
@@ -35,8 +37,6 @@ function vncPasswordOf(ctx: AppContext, row: Pick<DomainRow, 'id' | 'startedAt'>
  *  the machine's run as this process sees it (a restarted QEMU has no password). */
 const vncPasswordsSet = new WeakMap<AppContext, Map<string, Promise<number>>>();
 
-/** The password of a desktop's run that starts at `startedAt` (its row's `started_at` once it runs): what its machine is launched with. */
-export const vncPasswordFor = (ctx: AppContext, desktopId: string, startedAt: Date) => vncPasswordOf(ctx, { id: desktopId, startedAt });
 
 const passwordsSetOf = (ctx: AppContext) => {
   let set = vncPasswordsSet.get(ctx);
@@ -50,7 +50,7 @@ const runKey = (runtime: MachineRuntime, password: string) => `${runtime.id}:${r
  * process knows it is set, so the first ticket asks the hypervisor nothing. Its expiry is set meanwhile (resolves
  * then), as a first ticket's setting would.
  */
-export function vncPasswordLaunched(ctx: AppContext, row: Pick<DomainRow, 'id' | 'startedAt'>, runtime: MachineRuntime): Promise<void> {
+export function vncPasswordLaunched(ctx: AppContext, row: Pick<DomainRow, 'id' | 'startedAt' | 'runClaimedAt'>, runtime: MachineRuntime): Promise<void> {
   const password = vncPasswordOf(ctx, row);
   const until = Date.now() + VNC_PASSWORD_SECONDS * 1000;
   passwordsSetOf(ctx).set(runKey(runtime, password), Promise.resolve(until));
@@ -79,24 +79,33 @@ export async function readyVncPassword(ctx: AppContext, row: DomainRow): Promise
 }
 
 /**
+ * A browser screen may be asked from the moment a start is claimed: its ticket holds the password the run is launched
+ * with, and the bridge waits for the machine (gateways.ts). The page that starts a desktop to open it is connecting while
+ * QEMU comes up, as a person starting QEMU by hand connects the moment its socket listens (decision 0037).
+ */
+export const viewableWhileStarting = (row: Pick<DomainRow, 'status' | 'runClaimedAt'>) => row.status === 'Starting' && row.runClaimedAt !== null;
+
+/**
  * A viewer of a running desktop: a browser ticket (one-time token + VNC password) or a SPICE
  * file (one-time password that expires), never the session cookie alone.
  */
 export async function viewerFor(ctx: AppContext, row: DomainRow, viewer: TViewer, opts: { userId: string | null; proxy: string }): Promise<TViewerAnswer> {
-  if (!statusIn(VIEWABLE, row.status)) throw precondition('viewer_not_started', 'Start the desktop before opening a viewer');
+  const starting = viewer === 'browser-vnc' && viewableWhileStarting(row);
+  if (!starting && !statusIn(VIEWABLE, row.status)) throw precondition('viewer_not_started', 'Start the desktop before opening a viewer');
   if (VIEWERS_NEEDING_IP.includes(viewer) && !ctx.engine.network.available) {
     throw precondition('guest_network_unavailable', 'The RDP viewers need the private network, which this server does not have');
   }
   if (!viewersOf(row).includes(viewer)) throw notFound('unable_to_get_viewer', `The desktop does not offer ${viewer}`);
   if (viewer === 'browser-rdp' || viewer === 'file-rdpgw') return rdpViewer(ctx, row, viewer, opts);
   const runtime = (await ctx.engine.driver.list()).find((m) => m.id === row.id);
-  if (!runtime) throw precondition('viewer_not_started', 'The desktop is not running');
+  if (!runtime && !starting) throw precondition('viewer_not_started', 'The desktop is not running');
 
   if (viewer === 'browser-vnc') {
-    const password = await sharedVncPassword(ctx, row, runtime);
+    // (its machine not up yet: the password it is being launched with)
+    const password = runtime ? await sharedVncPassword(ctx, row, runtime) : vncPasswordOf(ctx, row);
     const token = await issueViewerToken(ctx.db, row.id, opts.userId, 'vnc');
     // The guest's clipboard agent has one port: SPICE's when SPICE is on, else QEMU's own for VNC (engine/qemu/args.ts).
-    const ticket: TBrowserViewerTicket = { token, password, name: row.name, desktopId: row.id, clipboard: !runtime.spice };
+    const ticket: TBrowserViewerTicket = { token, password, name: row.name, desktopId: row.id, clipboard: runtime ? !runtime.spice : !row.guestProperties.viewers.file_spice };
     const cookie = Buffer.from(JSON.stringify(ticket)).toString('base64url');
     // The original's shape: clients written for it store `cookie` in a `browser_viewer` cookie and
     // open `viewer`; ours open `urlp`, the same page with the ticket in the fragment.
@@ -109,6 +118,7 @@ export async function viewerFor(ctx: AppContext, row: DomainRow, viewer: TViewer
       values: { vmName: row.name, exp: Math.floor(Date.now() / 1000) + VIEWER_TOKEN_SECONDS },
     };
   }
+  if (!runtime) throw precondition('viewer_not_started', 'The desktop is not running');
   if (viewer === 'file-spice') {
     if (!runtime.spice) throw notFound('unable_to_get_viewer', 'SPICE is not enabled on this desktop');
     const password = viewerPassword(16);

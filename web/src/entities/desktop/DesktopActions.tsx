@@ -53,11 +53,32 @@ export function MainActionButton({ c, size = 'sm' }: { c: DesktopControls; size?
       variant={look.variant}
       leftSection={look.icon}
       loading={c.busy}
+      disabled={c.startingToOpen}
       onClick={c.runMain}
       data-testid={`desktop-action-${c.action}`}
     >
       {t(`desktops.actions.${c.action}`)}
     </Button>
+  );
+}
+
+/** "Start and open" on a desktop at rest that offers the browser viewer: one click to its screen. Compact: its icon, named by a tooltip. */
+export function StartAndOpenButton({ c, size = 'sm', compact = false }: { c: DesktopControls; size?: 'xs' | 'sm'; compact?: boolean }) {
+  const { t } = useTranslation();
+  if (!c.canStartAndOpen) return null;
+  const label = t('desktops.start_and_open');
+  return (
+    <Tooltip label={t('desktops.start_and_open_hint')} withArrow multiline w={260} openDelay={400}>
+      {compact ? (
+        <ActionIcon size={size === 'xs' ? 'md' : 'lg'} variant="light" color="teal" loading={c.startingToOpen} disabled={c.busy} onClick={c.startAndOpen} aria-label={label} data-testid="desktop-start-open">
+          <IconWorld size={16} />
+        </ActionIcon>
+      ) : (
+        <Button size={size} variant="light" color="teal" leftSection={<IconWorld size={16} />} loading={c.startingToOpen} disabled={c.busy} onClick={c.startAndOpen} data-testid="desktop-start-open">
+          {label}
+        </Button>
+      )}
+    </Tooltip>
   );
 }
 
@@ -161,6 +182,7 @@ export function ActionsRow({ c, d, onDirectLink, compact = false }: { c: Desktop
   return (
     <Group gap="xs" wrap="nowrap" justify="flex-end">
       <MainActionButton c={c} size={compact ? 'xs' : 'sm'} />
+      <StartAndOpenButton c={c} size={compact ? 'xs' : 'sm'} compact={compact} />
       <OpenButton c={c} size={compact ? 'xs' : 'sm'} compact={compact} />
       <MoreMenu c={c} d={d} onDirectLink={onDirectLink} />
     </Group>

@@ -27,6 +27,15 @@ export function useDesktopControls(d: TDesktop) {
   const [, choiceChanged] = useReducer((n: number) => n + 1, 0);
   const viewer = chosenViewer(d.id, viewers);
 
+  // A desktop that needs a booking and has none now: the start-now or cannot-start dialog.
+  const actionFailed = (err: unknown) => {
+    if (isStartRefusal(err)) return openStartDialog(d, err, (to) => void navigate(to));
+    // Over the person's own quota: one dialog naming the running desktops that hold it, each with its stop.
+    const held = heldBy(err);
+    if (held) return openQuotaHeldDialog(err as HttpError, held);
+    handleError(err);
+  };
+
   const main = useMutation({
     mutationFn: (v: { action: TDesktopAction; from: string }) => runAction(d, v.action),
     onSuccess: (status, v) => {
@@ -35,14 +44,20 @@ export function useDesktopControls(d: TDesktop) {
         notifySuccess(t('desktops.notify.deleted', { name: builtInText(t, d.name) }));
       } else if (status) qc.setQueryData<TDesktop[]>(DESKTOPS_KEY, (l) => withStatus(l, d.id, status, v.from));
     },
-    // A desktop that needs a booking and has none now: the start-now or cannot-start dialog.
-    onError: (err) => {
-      if (isStartRefusal(err)) return openStartDialog(d, err, (to) => void navigate(to));
-      // Over the person's own quota: one dialog naming the running desktops that hold it, each with its stop.
-      const held = heldBy(err);
-      if (held) return openQuotaHeldDialog(err as HttpError, held);
-      handleError(err);
-    },
+    onError: actionFailed,
+  });
+
+  // One click from rest to the screen: the start, then the browser viewer's ticket at once (the server gives it while the
+  // desktop starts and holds the viewer's connection until its machine runs).
+  const canStartAndOpen = action === 'start' && d.viewers.includes('browser-vnc');
+  const startAndOpen = useMutation({
+    mutationFn: () =>
+      openViewer('browser-vnc', async () => {
+        const status = await runAction(d, 'start');
+        if (status) qc.setQueryData<TDesktop[]>(DESKTOPS_KEY, (l) => withStatus(l, d.id, status, d.state));
+        return fetchViewer(d.id, 'browser-vnc');
+      }),
+    onError: actionFailed,
   });
 
   const reset = useMutation({
@@ -93,6 +108,9 @@ export function useDesktopControls(d: TDesktop) {
     viewers,
     viewer,
     busy: main.isPending || reset.isPending || remove.isPending,
+    canStartAndOpen,
+    startingToOpen: startAndOpen.isPending,
+    startAndOpen: () => startAndOpen.mutate(),
     opening: open.isPending ? open.variables : null,
     runMain() {
       if (!action) return;

@@ -2,7 +2,7 @@ import { Badge, Card, Group, Stack, Text, Tooltip } from '@mantine/core';
 import { IconAlertTriangle, IconCalendarEvent, IconClockPause, IconCpu, IconDeviceSdCard, IconHourglassHigh, IconNetwork, IconServer } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import type { TDesktop } from '@vdi/contracts';
-import { MainActionButton, MoreMenu, OpenButton } from '../../entities/desktop/DesktopActions';
+import { MainActionButton, MoreMenu, OpenButton, StartAndOpenButton } from '../../entities/desktop/DesktopActions';
 import { BookLink } from '../../entities/booking/BookLink';
 import { useDesktopControls } from '../../entities/desktop/controls';
 import { formatLocal, memoryLabel } from '../../entities/desktop/logic';
@@ -162,6 +162,7 @@ export function DesktopCard({ d, queue, onDirectLink }: { d: TDesktop; queue?: n
       </Stack>
       <Group className={classes.cardFooter} justify="space-between" gap="xs" wrap="wrap" p="md" pt="sm">
         <MainActionButton c={c} />
+        <StartAndOpenButton c={c} />
         <OpenButton c={c} grow />
         {!c.action && !c.viewer && (
           <Text size="xs" c="dimmed" data-testid="desktop-wait">

@@ -14,8 +14,12 @@ import '../../i18n/areas/content';
 
 type Opens = NonNullable<TSignInDesktop['opens']>;
 
-/** The guest shows what this viewer needs: a screen (VNC), or also its address (RDP). */
-const ready = (d: TDesktop | undefined, viewer: Opens['viewer']) => !!d && statusIn(viewer === 'browser-vnc' ? GUEST_UP : REACHABLE, d.state);
+/**
+ * The guest shows what this viewer needs: a screen (VNC), or also its address (RDP). The browser's screen may be asked
+ * from the start on: the server holds the viewer's connection until the machine runs.
+ */
+const ready = (d: TDesktop | undefined, viewer: Opens['viewer']) =>
+  !!d && (viewer === 'browser-vnc' ? d.state === 'Starting' || statusIn(GUEST_UP, d.state) : statusIn(REACHABLE, d.state));
 
 /**
  * "My desktop at sign-in": right after a sign-in, the desktop the person (or their group) chose is started if it is

@@ -1,0 +1,1 @@
+ALTER TABLE "domains" ADD COLUMN "run_claimed_at" timestamp with time zone;
