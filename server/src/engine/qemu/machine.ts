@@ -73,8 +73,15 @@ export class QemuMachine {
     return this.runtime.pid;
   }
 
+  /**
+   * Whether QEMU runs. Its open QMP connection says so (QEMU closes it as it exits, and the close makes this machine look
+   * closely): no look into /proc, which `list()` otherwise made for every machine at every call (30 machines, a class
+   * opening its viewers: thousands of reads of the event loop's time).
+   */
   alive(): boolean {
-    return !this.#finishing && isOurQemu(this.pid, this.paths.qmp);
+    if (this.#finishing) return false;
+    if (this.#qmp && !this.#qmp.closed) return true;
+    return isOurQemu(this.pid, this.paths.qmp);
   }
 
   markDestroying(): void {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { QemuSpawner, type QemuProcess } from './spawner';
+import { QemuProcess, QemuSpawner } from './spawner';
 
 // QEMU's spawner (spawner.ts) with an ordinary program in QEMU's place: a process started through the helper runs
 // detached and its exit comes back; with the helper gone, the next spawn is made by this process, never lost.
@@ -15,6 +15,14 @@ const exited = (p: QemuProcess) => new Promise<[number | null, NodeJS.Signals | 
 const parentOf = (spawner: QemuSpawner, file: string, code = 0) => spawner.spawn('/bin/sh', ['-c', `echo $PPID > ${file}; exit ${code}`], join(dir, 'log'));
 
 describe('the QEMU spawner', () => {
+  it('keeps an exit told before anyone listened (the helper\'s "spawned" and "exit" read in one go) for the listener that comes', async () => {
+    const p = new QemuProcess(1);
+    p.ended(3, null);
+    p.ended(0, null); // told once
+    expect(await exited(p)).toEqual([3, null]);
+    expect(await exited(p)).toEqual([3, null]);
+  });
+
   it('starts through its helper and tells the exit; with the helper gone, the server spawns itself', async () => {
     const spawner = new QemuSpawner();
     try {

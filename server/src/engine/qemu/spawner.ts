@@ -8,10 +8,34 @@ import { EventEmitter } from 'node:events';
 import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** A QEMU process as the driver follows it: its pid and, when it ends while someone watches, its exit status. */
-export class QemuProcess extends EventEmitter<{ exit: [code: number | null, signal: NodeJS.Signals | null] }> {
+type ExitStatus = [code: number | null, signal: NodeJS.Signals | null];
+
+/**
+ * A QEMU process as the driver follows it: its pid and its exit status. The status is kept: a process that ended at
+ * once (the helper's "spawned" and "exit" read in one go, before the caller could listen) still tells a listener that
+ * comes later, at once.
+ */
+export class QemuProcess extends EventEmitter<{ exit: ExitStatus }> {
+  #status: ExitStatus | undefined;
   constructor(readonly pid: number) {
     super();
+  }
+
+  /** Its exit, told once (to the listeners now, and to any added later). */
+  ended(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.#status) return;
+    this.#status = [code, signal];
+    this.emit('exit', code, signal);
+  }
+
+  override once<K>(event: K | 'exit', listener: K extends 'exit' ? (...args: ExitStatus) => void : never): this;
+  override once(event: 'exit', listener: (...args: ExitStatus) => void): this {
+    const status = this.#status;
+    if (event === 'exit' && status) {
+      queueMicrotask(() => listener(...status));
+      return this;
+    }
+    return super.once(event, listener);
   }
 }
 
@@ -79,7 +103,7 @@ export class QemuSpawner {
     if (m.type === 'exit') {
       const p = this.#running.get(m.id);
       this.#running.delete(m.id);
-      p?.emit('exit', m.code, m.signal);
+      p?.ended(m.code, m.signal);
       return;
     }
     const pending = this.#pending.get(m.id);
@@ -129,7 +153,7 @@ function spawnHere(file: string, args: string[], log: string): Promise<QemuProce
       child.once('error', reject);
       child.once('spawn', () => {
         const p = new QemuProcess(child.pid!);
-        child.once('exit', (code, signal) => p.emit('exit', code, signal));
+        child.once('exit', (code, signal) => p.ended(code, signal));
         resolve(p);
       });
     });

@@ -26,6 +26,8 @@ export const REFUSED_RETRY_MS = 10_000;
 
 /** The last preparations' durations kept per pool (the wait a person in the queue is told). */
 const RECENT_PREPARATIONS = 20;
+/** How long the preparation times of givings close together wait to be written as one. */
+const NOTE_PREPARATIONS_MS = 250;
 
 /**
  * Its guest has booted since its machine last started: marked so by a pass once POOL_BOOT_SECONDS (`bootSeconds`)
@@ -289,7 +291,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     events.changed(pool.id);
     const since = preparingSince.get(given.id);
     preparingSince.delete(given.id);
-    if (since !== undefined) void notePreparation(pool.id, (Date.now() - since) / 1000).catch((err) => log.warn({ err, pool: pool.id }, 'a preparation time was not noted'));
+    if (since !== undefined) notePreparation(pool.id, (Date.now() - since) / 1000);
     // Its screen's password (set at its launch, expired while it waited) is set again now, while the person's page asks
     // for the viewer: the first ticket then asks the hypervisor nothing.
     void readyVncPassword(ctx, given).catch(() => undefined);
@@ -299,18 +301,30 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     return given;
   }
 
-  async function notePreparation(poolId: string, seconds: number) {
+  /** Preparation times not written yet, per pool: a class's givings are one write (30 writes of one row queued behind each other's lock). */
+  const toNote = new Map<string, number[]>();
+  function notePreparation(poolId: string, seconds: number) {
+    const pending = toNote.get(poolId);
+    if (pending) return void pending.push(seconds);
+    toNote.set(poolId, [seconds]);
+    setTimeout(() => {
+      const all = toNote.get(poolId) ?? [];
+      toNote.delete(poolId);
+      void writePreparations(poolId, all).catch((err) => log.warn({ err, pool: poolId }, 'preparation times were not noted'));
+    }, NOTE_PREPARATIONS_MS).unref();
+  }
+  async function writePreparations(poolId: string, seconds: number[]) {
     const [row] = await ctx.db.select({ recent: p.prepareSeconds }).from(p).where(eq(p.id, poolId));
     if (!row) return;
-    await ctx.db.update(p).set({ prepareSeconds: [...row.recent, Math.round(seconds * 10) / 10].slice(-RECENT_PREPARATIONS) }).where(eq(p.id, poolId));
+    await ctx.db.update(p).set({ prepareSeconds: [...row.recent, ...seconds.map((s) => Math.round(s * 10) / 10)].slice(-RECENT_PREPARATIONS) }).where(eq(p.id, poolId));
   }
 
   /**
    * A person takes a desktop from the pool: the one they already hold (persistent pools; started if at rest), else a
    * prepared one at once, else a place in the queue (the pool prepares more, up to its size).
    */
-  async function take(pool: PoolRow, person: UserRow): Promise<TPoolTakeAnswer> {
-    const mine = await heldDesktop(ctx, pool.id, person.id);
+  async function take(pool: PoolRow, person: UserRow, known?: { held: DomainRow | undefined }): Promise<TPoolTakeAnswer> {
+    const mine = known ? known.held : await heldDesktop(ctx, pool.id, person.id);
     if (mine) {
       if (statusIn(STARTABLE, mine.status)) await lifecycle.start(mine, person);
       return { kind: 'desktop', desktop_id: mine.id };

@@ -2,6 +2,7 @@
 // category's (one statement), and the refusals in their order.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
+import { QUOTA_FIELDS, type TLimits } from '@vdi/contracts';
 import { schema, type Database } from '../../db';
 import { seed } from '../../seed/seed';
 import { openTestDatabase } from '../../../test/helpers/db';
@@ -11,7 +12,8 @@ import { runningAround } from './usage';
 
 let database: Database;
 const userOf = async (username: string) => (await database.db.select().from(schema.users).where(eq(schema.users.username, username)))[0]!;
-const NONE = { running: 1000, memory: 1000, vcpus: 1000, desktops: 1000, templates: 1000, isos: 1000, volatile: 1000, total_size: 1000, total_soft_size: 1000, size: 1000, users: 1000 };
+/** Limits that hold nobody back (each test lowers one). */
+const NONE = { ...Object.fromEntries(QUOTA_FIELDS.map((f) => [f, 1000])), users: 1000 } as TLimits;
 
 beforeAll(async () => {
   database = await openTestDatabase();
