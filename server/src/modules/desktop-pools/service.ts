@@ -20,6 +20,8 @@ const w = schema.desktopPoolWaiters;
 
 /** How long after a desktop is given its pool's pass runs (the givings meanwhile share it). */
 export const GIVE_KICK_MS = 100;
+/** However many givings keep coming, the pass runs this long after the first of them at the latest. */
+export const GIVE_KICK_MAX_MS = 1000;
 
 /** After a pool desktop's start was refused (no room on the hypervisors), the pool makes none for this long. */
 export const REFUSED_RETRY_MS = 10_000;
@@ -123,18 +125,23 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
   }
 
   /**
-   * A pass of `poolId` in a moment (GIVE_KICK_MS), once for all the asks meanwhile: a class taking thirty desktops at
-   * once leads to a few passes, not one per desktop given, each reading the whole pool between their takes.
+   * A pass of `poolId` once the givings pause for GIVE_KICK_MS (GIVE_KICK_MAX_MS after the first at the latest), once for
+   * all of them: a class taking thirty desktops at once leads to one pass or two, not one every 100 ms of the burst,
+   * each reading the whole pool between their takes.
    */
-  const soon = new Map<string, NodeJS.Timeout>();
+  const soon = new Map<string, { timer: NodeJS.Timeout; first: number }>();
   function kickSoon(poolId: string) {
-    if (closed || soon.has(poolId)) return;
+    if (closed) return;
+    const now = Date.now();
+    const before = soon.get(poolId);
+    if (before) clearTimeout(before.timer);
+    const first = before?.first ?? now;
     const timer = setTimeout(() => {
       soon.delete(poolId);
       void kick(poolId);
-    }, GIVE_KICK_MS);
+    }, Math.max(0, Math.min(now + GIVE_KICK_MS, first + GIVE_KICK_MAX_MS) - now));
     timer.unref();
-    soon.set(poolId, timer);
+    soon.set(poolId, { timer, first });
   }
 
   async function pass(poolId: string) {
@@ -452,7 +459,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     async close() {
       closed = true;
       if (timer) clearInterval(timer);
-      for (const t of soon.values()) clearTimeout(t);
+      for (const t of soon.values()) clearTimeout(t.timer);
       soon.clear();
       stopEvents?.();
       await Promise.all([...pending.values()]);
