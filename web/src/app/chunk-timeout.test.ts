@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CHUNK_LOAD_TIMEOUT_MS, ChunkLoadTimeout, withinChunkTime } from './chunk-timeout';
+import { CHUNK_LOAD_TIMEOUT_MS, CHUNK_RETRY_DELAYS_MS, ChunkLoadTimeout, loadWithRetries, withinChunkTime } from './chunk-timeout';
 
 describe('chunk load timeout (spec core §9: 120 s)', () => {
   afterEach(() => vi.useRealTimers());
@@ -21,5 +21,29 @@ describe('chunk load timeout (spec core §9: 120 s)', () => {
     await expect(withinChunkTime(Promise.resolve('screen'))).resolves.toBe('screen');
     expect(vi.getTimerCount()).toBe(0);
     await expect(withinChunkTime(Promise.reject(new Error('404')))).rejects.toThrow('404');
+  });
+});
+
+describe('a screen whose download failed', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('is fetched again after a pause, and shows when a later try succeeds', async () => {
+    vi.useFakeTimers();
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    let tries = 0;
+    const load = () => (++tries < 3 ? Promise.reject(new TypeError('Failed to fetch dynamically imported module')) : Promise.resolve('screen'));
+    const outcome = loadWithRetries(load);
+    await vi.advanceTimersByTimeAsync(CHUNK_RETRY_DELAYS_MS[0] + CHUNK_RETRY_DELAYS_MS[1]);
+    await expect(outcome).resolves.toBe('screen');
+    expect(tries).toBe(3);
+  });
+
+  it('gives the last failure when every try fails', async () => {
+    vi.useFakeTimers();
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    let tries = 0;
+    const outcome = loadWithRetries(() => Promise.reject(new Error(`failed ${++tries}`))).then(() => 'loaded', (e: Error) => e.message);
+    await vi.advanceTimersByTimeAsync(CHUNK_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0));
+    expect(await outcome).toBe(`failed ${CHUNK_RETRY_DELAYS_MS.length + 1}`);
   });
 });

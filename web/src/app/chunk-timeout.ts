@@ -17,3 +17,22 @@ export function withinChunkTime<T>(p: Promise<T>, ms = CHUNK_LOAD_TIMEOUT_MS): P
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
+
+/** A screen's download that failed is tried again after these pauses (a dropped connection, a server busy for a moment). */
+export const CHUNK_RETRY_DELAYS_MS = [500, 1_000, 2_000] as const;
+
+/**
+ * `load` until it succeeds, tried again after each of `delays` when it fails (the browser fetches a module whose
+ * download failed again on the next import); the last failure when none succeeds.
+ */
+export async function loadWithRetries<T>(load: () => Promise<T>, delays: readonly number[] = CHUNK_RETRY_DELAYS_MS): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await load();
+    } catch (err) {
+      if (attempt >= delays.length) throw err;
+      console.warn('A screen did not load; trying again', err);
+      await new Promise((r) => setTimeout(r, delays[attempt]));
+    }
+  }
+}

@@ -7,7 +7,7 @@ import { session } from '../lib/session';
 import { openSocket } from '../lib/socket';
 import { BareLayout } from './BareLayout';
 import NotFoundPage from '../features/system/NotFoundPage';
-import { withinChunkTime } from './chunk-timeout';
+import { loadWithRetries, withinChunkTime } from './chunk-timeout';
 import { runGuard, type GuardDeps } from './guard';
 import { RouteLoadError } from './RouteLoadError';
 import { configQuery, cutoffQuery, queryClient, userQuery } from '../lib/queries';
@@ -60,13 +60,13 @@ function PageLoader() {
 }
 
 /**
- * A lazily loaded screen, or — when its code does not arrive in time or fails to — a screen saying
- * so with a retry. (A rejected `lazy` would leave the route unrendered: the router renders no
+ * A lazily loaded screen (a failed download tried again a few times), or — when its code does not
+ * arrive in time or keeps failing to — a screen saying so with a retry. (A rejected `lazy` would leave the route unrendered: the router renders no
  * route whose `lazy` has not resolved, not even its error element.)
  */
 async function screenOrError(load: () => Promise<ComponentType>): Promise<{ Component: ComponentType }> {
   try {
-    return { Component: await withinChunkTime(load()) };
+    return { Component: await withinChunkTime(loadWithRetries(load)) };
   } catch (error) {
     console.warn('A screen did not load', error);
     return { Component: () => <RouteLoadError error={error} /> };
