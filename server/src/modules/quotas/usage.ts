@@ -9,12 +9,15 @@ type Running = { count: number; memoryGb: number; vcpus: number };
 const d = schema.domains;
 const isRunning = sql`${d.status} in (${constantList(RUNNING_STATUSES)})`;
 
-/** What running desktops add up to: how many, their memory (MB) and vCPUs. */
-const runningSums = () => ({
-  count: sql<number>`count(*)`.mapWith(Number),
-  memoryMb: sql<number>`coalesce(sum((${d.hardware}->>'memoryMb')::float8), 0)`.mapWith(Number),
-  vcpus: sql<number>`coalesce(sum((${d.hardware}->>'vcpus')::float8), 0)`.mapWith(Number),
-});
+/** What running desktops add up to: how many, their memory (MB) and vCPUs (`only`: of those rows alone). */
+const runningSums = (only?: SQL) => {
+  const of = only ? sql` filter (where ${only})` : sql``;
+  return {
+    count: sql<number>`count(*)${of}`.mapWith(Number),
+    memoryMb: sql<number>`coalesce(sum((${d.hardware}->>'memoryMb')::float8)${of}, 0)`.mapWith(Number),
+    vcpus: sql<number>`coalesce(sum((${d.hardware}->>'vcpus')::float8)${of}, 0)`.mapWith(Number),
+  };
+};
 const asRunning = (row: { count: number; memoryMb: number; vcpus: number } | undefined): Running => ({
   count: row?.count ?? 0,
   memoryGb: (row?.memoryMb ?? 0) / 1024,
@@ -41,17 +44,16 @@ export async function runningAround(db: Db, user: { id: string; groupId: string;
   const mine = sql`${d.userId} = ${user.id} and ${d.poolId} is null`;
   const group = sql`${d.groupId} = ${user.groupId}`;
   const category = sql`${d.categoryId} = ${user.categoryId}`;
-  const sums = (only: SQL, key: string) => ({
-    [`${key}Count`]: sql<number>`count(*) filter (where ${only})`.mapWith(Number),
-    [`${key}MemoryMb`]: sql<number>`coalesce(sum((${d.hardware}->>'memoryMb')::float8) filter (where ${only}), 0)`.mapWith(Number),
-    [`${key}Vcpus`]: sql<number>`coalesce(sum((${d.hardware}->>'vcpus')::float8) filter (where ${only}), 0)`.mapWith(Number),
-  });
-  const [row] = (await db
-    .select({ ...sums(mine, 'mine'), ...sums(group, 'group'), ...sums(category, 'category') })
+  const [mm, gg, cc] = [runningSums(mine), runningSums(group), runningSums(category)];
+  const [row] = await db
+    .select({ mCount: mm.count, mMemoryMb: mm.memoryMb, mVcpus: mm.vcpus, gCount: gg.count, gMemoryMb: gg.memoryMb, gVcpus: gg.vcpus, cCount: cc.count, cMemoryMb: cc.memoryMb, cVcpus: cc.vcpus })
     .from(d)
-    .where(and(...runningDesktops, sql`(${mine} or ${group} or ${category})`))) as Record<string, number>[];
-  const of = (key: string) => asRunning(row && { count: row[`${key}Count`]!, memoryMb: row[`${key}MemoryMb`]!, vcpus: row[`${key}Vcpus`]! });
-  return { mine: of('mine'), group: of('group'), category: of('category') };
+    .where(and(...runningDesktops, sql`(${mine} or ${group} or ${category})`));
+  return {
+    mine: asRunning(row && { count: row.mCount, memoryMb: row.mMemoryMb, vcpus: row.mVcpus }),
+    group: asRunning(row && { count: row.gCount, memoryMb: row.gMemoryMb, vcpus: row.gVcpus }),
+    category: asRunning(row && { count: row.cCount, memoryMb: row.cMemoryMb, vcpus: row.cVcpus }),
+  };
 }
 
 /** A user's running desktops by name (a refusal to start one more names those that hold the quota). */
