@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ZAllowed } from './allowed';
 import { ZDomainDescription, ZDomainName } from './domains';
-import { ZViewer } from './desktops';
+import { ZViewer, ZViewerBrowser } from './desktops';
 
 /**
  * Desktop pools (issue 30): desktops of one template kept prepared (booted and waiting) for the people a pool is
@@ -125,9 +125,14 @@ export const ZUserPool = z.object({
 });
 export type TUserPool = z.infer<typeof ZUserPool>;
 
-/** POST /desktop-pools/:id/take: the desktop given (its viewer may open), or the person's place in the queue. */
+/** POST /desktop-pools/:id/take's body: the browser viewer the page opens at once (its ticket comes with the desktop). */
+export const ZPoolTake = z.object({ viewer: z.enum(['browser-vnc', 'browser-rdp']).optional() }).strict();
+export type TPoolTake = z.infer<typeof ZPoolTake>;
+
+/** POST /desktop-pools/:id/take: the desktop given (its viewer may open: the ticket of the one asked, when it can open
+ *  now), or the person's place in the queue. */
 export const ZPoolTakeAnswer = z.union([
-  z.object({ kind: z.literal('desktop'), desktop_id: z.string() }),
+  z.object({ kind: z.literal('desktop'), desktop_id: z.string(), viewer: ZViewerBrowser.optional() }),
   z.object({ kind: z.literal('queued'), place: z.number().int(), wait_seconds: z.number().int() }),
 ]);
 export type TPoolTakeAnswer = z.infer<typeof ZPoolTakeAnswer>;

@@ -861,16 +861,14 @@ async function timedStart(base: string, token: string, id: string): Promise<numb
   }
 }
 
-/** The browser viewer of a starting or running desktop: its ticket (once it is up), then the websocket until the first framebuffer update. */
-async function firstFrameThroughPortal(base: string, token: string, id: string) {
-  let viewer: { cookie: string };
-  for (;;) {
+/** The browser viewer of a starting or running desktop: its ticket (once it is up; or the one given, as a pool's take
+ *  gives it), then the websocket until the first framebuffer update. */
+async function firstFrameThroughPortal(base: string, token: string, id: string, given?: { cookie: string }) {
+  let viewer: { cookie: string } | undefined = given;
+  while (!viewer) {
     const r = await fetch(`${base}/api/v3/desktop/${id}/viewer/browser-vnc`, { headers: { authorization: `Bearer ${token}` } });
-    if (r.status === 200) {
-      viewer = (await r.json()) as { cookie: string };
-      break;
-    }
-    await new Promise((res) => setTimeout(res, 20));
+    if (r.status === 200) viewer = (await r.json()) as { cookie: string };
+    else await new Promise((res) => setTimeout(res, 20));
   }
   const ticket = JSON.parse(Buffer.from(viewer.cookie, 'base64url').toString()) as { token: string; password: string };
   await firstFrameOverWebSocket(`${base.replace('http', 'ws')}/api/v3/vnc?token=${ticket.token}`, ticket.password);
@@ -1040,7 +1038,8 @@ async function untilPrepared(base: string, token: string, id: string, n: number,
  * bench: prepared as soon as the machine runs; a real guest's boot is the operator's setting) and their boots over
  * (the server's processes, its machines included, quiet), then:
  * - click to screen: the N sign in at once, each takes a desktop and reads its first frame in the browser viewer's
- *   websocket; beside the same N signing in again and opening the viewers of those (now running) desktops;
+ *   websocket (the take gives the ticket, as the page asks it); beside the same N signing in again and opening the
+ *   viewers of those (now running) desktops (a ticket, then the websocket);
  * - return to template: a given desktop stopped (a fresh-each-time pool's desktop goes back), until the pool has N
  *   prepared again; beside `qemu-img create -b` and the same QEMU command line started by hand until its first frame.
  */
@@ -1071,11 +1070,13 @@ async function rowPool(c: Ctx) {
       const t0 = now();
       const token = await signIn(base, u);
       const t1 = now();
-      const got = await api<{ kind: string; desktop_id?: string }>(base, token, 'POST', `/desktop-pools/${made.id}/take`);
+      // (as the pool's card asks: its browser viewer's ticket with the desktop)
+      const got = await api<{ kind: string; desktop_id?: string; viewer?: { cookie: string } }>(base, token, 'POST', `/desktop-pools/${made.id}/take`, { viewer: 'browser-vnc' });
       const t2 = now();
       if (got.kind !== 'desktop') throw new Error(`${u} was queued: the pool had fewer prepared desktops than people`);
-      await firstFrameThroughPortal(base, token, got.desktop_id!);
-      if (process.env.VDI_TRACE) appendFileSync(process.env.VDI_TRACE, `pool ${u}: sign-in ${(t1 - t0).toFixed(0)} take ${(t2 - t1).toFixed(0)} frame ${(now() - t2).toFixed(0)}\n`);
+      if (!got.viewer) throw new Error(`${u}'s take came without its viewer's ticket`);
+      await firstFrameThroughPortal(base, token, got.desktop_id!, got.viewer);
+      if (process.env.VDI_TRACE) appendFileSync(process.env.VDI_TRACE, `pool ${u}: sign-in ${(t1 - t0).toFixed(0)} take+ticket ${(t2 - t1).toFixed(0)} frame ${(now() - t2).toFixed(0)}\n`);
       return { ms: now() - t0, token, id: got.desktop_id! };
     }));
     // The same people on the same (running) desktops: sign in (one session per person: the earlier ends), ticket, first frame.

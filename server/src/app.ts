@@ -173,7 +173,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onResponse', async (request, reply) => {
     ctx.metrics.http(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });
-  app.setValidatorCompiler(validatorCompiler);
+  // A request without a body has `null` as its body: a route whose body is optional takes it as none.
+  app.setValidatorCompiler((route: Parameters<typeof validatorCompiler>[0]) => {
+    const validate = validatorCompiler(route);
+    return route.httpPart === 'body' ? (data: unknown) => validate(data ?? undefined) : validate;
+  });
   app.setSerializerCompiler(serializerCompiler);
   // Every registered route, for the suites that are generated from them (authorisation matrix, bad input).
   const routes: RegisteredRoute[] = [];

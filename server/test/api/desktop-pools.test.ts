@@ -4,12 +4,13 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { and, eq, isNull } from 'drizzle-orm';
-import { formatBookingDate, ZPool, ZPoolTakeAnswer, ZUserPool, type TPool, type TPoolTakeAnswer } from '@vdi/contracts';
+import { formatBookingDate, ZPool, ZPoolTakeAnswer, ZUserPool, type TPool, type TPoolTake, type TPoolTakeAnswer } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import { createDesktopFromTemplate } from '../../src/modules/desktops/create';
 import { createPoolEvents } from '../../src/modules/desktop-pools/live';
 import { call, login, loginToken, startTestServer, userIdOf, type TestServer } from '../helpers/server';
 import { recordEvents, socketOf, until } from '../helpers/wait';
+import { openViewerSession } from '../helpers/viewer-session';
 
 // Desktop pools (issue 30): prepared desktops of a template, given at one click, taken back, a queue when none is left.
 // Real guests (the demo template) on this machine's QEMU.
@@ -39,7 +40,8 @@ const json = async <T>(r: Response, parse: (v: unknown) => T): Promise<T> => {
 };
 const codeOf = async (r: Response) => `${r.status} ${((await r.json()) as { description_code?: string }).description_code ?? ''}`;
 const poolOf = async (id: string): Promise<TPool> => json(await call(server, `/api/v3/desktop-pools/${id}`, { token: advanced }), (v) => ZPool.parse(v));
-const take = async (token: string, id: string): Promise<TPoolTakeAnswer> => json(await call(server, `/api/v3/desktop-pools/${id}/take`, { token, method: 'POST' }), (v) => ZPoolTakeAnswer.parse(v));
+const take = async (token: string, id: string, body?: TPoolTake): Promise<TPoolTakeAnswer> =>
+  json(await call(server, `/api/v3/desktop-pools/${id}/take`, { token, method: 'POST', ...(body && { body }) }), (v) => ZPoolTakeAnswer.parse(v));
 const myPools = async (token: string) => json(await call(server, '/api/v3/user/desktop-pools', { token }), (v) => ZUserPool.array().parse(v));
 
 describe('a desktop pool', () => {
@@ -96,10 +98,20 @@ describe('a desktop pool', () => {
   });
 
   it('two people on the last prepared ones at once: each gets their own; the next waits in the queue', async () => {
-    const [a, b] = await Promise.all([take(pau, pool), take(uma, pool)]);
+    // As the pool's card asks: the browser viewer's ticket with the desktop (one the pool allows; RDP it does not).
+    const [a, b] = await Promise.all([take(pau, pool, { viewer: 'browser-vnc' }), take(uma, pool, { viewer: 'browser-rdp' })]);
     expect(a.kind).toBe('desktop');
     expect(b.kind).toBe('desktop');
     expect((a as { desktop_id: string }).desktop_id).not.toBe((b as { desktop_id: string }).desktop_id);
+    const ticket = a.kind === 'desktop' && a.viewer ? (JSON.parse(Buffer.from(a.viewer.cookie, 'base64url').toString()) as { token: string; password: string }) : undefined;
+    expect(ticket, 'the take brings the ticket').toBeDefined();
+    expect((await openViewerSession(server.url, ticket!, { auth: true })).authOk).toBe(true);
+    expect(b.kind === 'desktop' && b.viewer).toBeFalsy();
+    // The pool allows the browser's VNC only: its desktops offer no other viewer, and one asked anyway is refused.
+    const mine = (b as { desktop_id: string }).desktop_id;
+    const listed = ((await (await call(server, '/api/v3/user/desktops', { token: uma })).json()) as { id: string; viewers: string[] }[]).find((d) => d.id === mine);
+    expect(listed?.viewers).toEqual(['browser-vnc']);
+    expect(await codeOf(await call(server, `/api/v3/desktop/${mine}/viewer/file-spice`, { token: uma }))).toBe('404 unable_to_get_viewer');
     // Three given, the pool full: the admin (who may use any pool) waits.
     const queued = await take(admin, pool);
     expect(queued).toMatchObject({ kind: 'queued', place: 1 });

@@ -3,11 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { and, asc, eq, isNotNull } from 'drizzle-orm';
 import { z } from 'zod';
-import { ZPool, ZPoolCreate, ZPoolTakeAnswer, ZPoolUpdate, ZUserPool, type TPool, type TUserPool } from '@vdi/contracts';
+import { ZPool, ZPoolCreate, ZPoolTake, ZPoolTakeAnswer, ZPoolUpdate, ZUserPool, type TPool, type TUserPool } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import { authOf, requireAuth } from '../../http/guard';
-import { badRequest, conflict, notFound } from '../../http/errors';
+import { ApiError, badRequest, conflict, notFound } from '../../http/errors';
 import { actorOf, quotaLevels } from '../../auth/caller';
 import type { UserRow } from '../../auth/sessions';
 import { audit, auditActorOf } from '../../audit/record';
@@ -18,6 +18,7 @@ import { viewersOf } from '../shared/desktop-view';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { createDesktopPools, heldDesktop, poolCounts, poolStalled, type DesktopPools, type PoolRow } from './service';
 import { usablePools } from './usable';
+import { openViewer } from '../viewers/open';
 import { roomForDesktops } from '../placement';
 import { dropItemBookings } from '../bookings/service';
 
@@ -199,14 +200,25 @@ export async function desktopPoolRoutes(app: FastifyInstance, ctx: AppContext, l
     return out;
   });
 
-  r.post('/desktop-pools/:id/take', { preHandler: auth, schema: { params: ZId, response: { 200: ZPoolTakeAnswer } } }, async (request) => {
+  r.post('/desktop-pools/:id/take', { preHandler: auth, schema: { params: ZId, body: ZPoolTake.optional(), response: { 200: ZPoolTakeAnswer } } }, async (request) => {
     const { user } = authOf(request);
     // (a class clicks at once: what is read for one taking is read side by side)
     const [[pool], actor] = await Promise.all([ctx.db.select().from(p).where(eq(p.id, request.params.id)), actorOf(ctx.db, user)]);
     if (!pool || !isAllowed(actor, pool)) throw notFound('desktop_pool_not_found', 'Desktop pool not found');
     const [stalled, held] = await Promise.all([poolStalled(ctx, pool), heldDesktop(ctx, pool.id, user.id)]);
     if (stalled) throw conflict('desktop_pool_unavailable', 'The pool gives no desktops now', { reason: stalled });
-    return pools.take(pool, user, { held });
+    const taken = await pools.take(pool, user, { held });
+    if (taken.kind === 'queued') return taken;
+    // The page opens the browser viewer at once: its ticket comes with the desktop (a class clicking at once makes one
+    // request each, not two). One that cannot open now is left out: the page asks for it and hears why.
+    const asked = request.body?.viewer;
+    const viewer = asked
+      ? await openViewer(ctx, request, taken.row, asked, { poolViewers: pool.permissions.viewers }).catch((err: unknown) => {
+          if (!(err instanceof ApiError)) request.log.warn({ err, desktop: taken.row.id }, 'a taken desktop\'s viewer was not opened with it');
+          return undefined;
+        })
+      : undefined;
+    return { kind: 'desktop' as const, desktop_id: taken.row.id, ...(viewer?.kind === 'browser' && { viewer }) };
   });
 
   return pools;

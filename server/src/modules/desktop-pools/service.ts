@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, notInArray, sql } from 'drizzle-orm';
-import { CREATING, GUEST_UP, RETRYABLE, STARTABLE, statusIn, type TPoolCounts, type TPoolStalled, type TPoolTakeAnswer } from '@vdi/contracts';
+import { CREATING, GUEST_UP, RETRYABLE, STARTABLE, statusIn, type TPoolCounts, type TPoolStalled, type TViewer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { LOCK_CLASSES, lockKey, schema } from '../../db';
 import type { UserRow } from '../../auth/sessions';
@@ -8,12 +8,14 @@ import { findDomain, type DomainRow } from '../shared/domains';
 import { createDesktopFromTemplate, creating } from '../desktops/create';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
 import { viewerState } from '../viewers/activity';
-import { readyVncPassword } from '../viewers/service';
+import { readyVncPasswords } from '../viewers/service';
 import { activeBooking } from '../bookings/start-check';
 import { dailyTimePassed, targetPrepared, waitSeconds } from './schedule';
 import { createPoolEvents } from './live';
 
 export type PoolRow = typeof schema.desktopPools.$inferSelect;
+/** A take's outcome: the person's desktop (held, or given now), or their place in the pool's queue. */
+export type Taken = { kind: 'desktop'; row: DomainRow } | { kind: 'queued'; place: number; wait_seconds: number };
 const d = schema.domains;
 const p = schema.desktopPools;
 const w = schema.desktopPoolWaiters;
@@ -197,6 +199,10 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
       if (given) ctx.bus.toUser(waiter.userId, 'desktop_pool_given', { pool_id: pool.id, desktop_id: given.id });
     }
     live = (await ctx.db.select().from(d).where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt), notInArray(d.id, lifecycle.leavingIds())))).filter((x) => poolDesktopState(x, ctx.config.poolBootSeconds) !== 'broken');
+    // The prepared ones' screens keep their password set (it lives VNC_PASSWORD_SECONDS): the next one given is viewed
+    // without a word to its machine.
+    const prepared = live.filter((x) => poolDesktopState(x, ctx.config.poolBootSeconds) === 'prepared');
+    void readyVncPasswords(ctx, prepared).catch((err) => log.warn({ err, pool: pool.id }, 'prepared desktops\' screen passwords were not set again'));
     const stillWaiting = await ctx.db.$count(w, eq(w.poolId, pool.id));
     // One this process is destroying (given back, surplus, broken) no longer takes room: its replacement is made while
     // its machine and disk go.
@@ -247,7 +253,10 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     const id = randomUUID();
     let row: DomainRow;
     try {
-      row = await creating(ctx.locks, id, () => createDesktopFromTemplate(ctx.db, ctx.engine, template, owner, { id, name: pool.name, persistent: pool.persistent, status: 'Stopped', poolId: pool.id }));
+      // Its viewers: the template's that the pool allows (its card offers those; a viewer asked is checked against the pool's permissions as they are then).
+      const viewers = Object.fromEntries(Object.entries(template.guestProperties.viewers).filter(([key]) => pool.permissions.viewers.includes(key.replace('_', '-') as TViewer)));
+      const guestProperties = { ...template.guestProperties, viewers };
+      row = await creating(ctx.locks, id, () => createDesktopFromTemplate(ctx.db, ctx.engine, template, owner, { id, name: pool.name, persistent: pool.persistent, status: 'Stopped', poolId: pool.id, guestProperties }));
     } catch (err) {
       log.warn({ err, pool: pool.id }, 'a pool desktop could not be made');
       return false;
@@ -299,10 +308,11 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     const since = preparingSince.get(given.id);
     preparingSince.delete(given.id);
     if (since !== undefined) notePreparation(pool.id, (Date.now() - since) / 1000);
-    // Its screen's password (set at its launch, expired while it waited) is set again now, while the person's page asks
-    // for the viewer: the first ticket then asks the hypervisor nothing.
-    void readyVncPassword(ctx, given).catch(() => undefined);
-    await lifecycle.announce(given);
+    // Its screen's password (kept set by the pool's passes while it waited; from another process's, unknown here) is set
+    // again now if this process's setting nears its end, while the person's page asks for the viewer.
+    void readyVncPasswords(ctx, [given]).catch(() => undefined);
+    // The person's list hears of it meanwhile (the page that took it asks for its viewer, not for the list).
+    void lifecycle.announce(given).catch((err) => log.warn({ err, desktop: given.id }, 'a given pool desktop was not announced'));
     log.info({ pool: pool.id, desktop: given.id, user: person.id }, 'pool desktop given');
     kickSoon(pool.id); // one less prepared: prepare the next
     return given;
@@ -330,14 +340,15 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
    * A person takes a desktop from the pool: the one they already hold (persistent pools; started if at rest), else a
    * prepared one at once, else a place in the queue (the pool prepares more, up to its size).
    */
-  async function take(pool: PoolRow, person: UserRow, known?: { held: DomainRow | undefined }): Promise<TPoolTakeAnswer> {
+  async function take(pool: PoolRow, person: UserRow, known?: { held: DomainRow | undefined }): Promise<Taken> {
     const mine = known ? known.held : await heldDesktop(ctx, pool.id, person.id);
     if (mine) {
-      if (statusIn(STARTABLE, mine.status)) await lifecycle.start(mine, person);
-      return { kind: 'desktop', desktop_id: mine.id };
+      if (!statusIn(STARTABLE, mine.status)) return { kind: 'desktop', row: mine };
+      await lifecycle.start(mine, person);
+      return { kind: 'desktop', row: (await findDomain(ctx.db, mine.id)) ?? mine };
     }
     const given = await give(pool, person);
-    if (given) return { kind: 'desktop', desktop_id: given.id };
+    if (given) return { kind: 'desktop', row: given };
     await ctx.db.insert(w).values({ poolId: pool.id, userId: person.id, since: ctx.clock.now() }).onConflictDoNothing();
     events.changed(pool.id);
     void kick(pool.id);

@@ -25,10 +25,10 @@ export function spiceProxyOf(base: string) {
  * screen — the audit entry `viewer.open_other` (a security event). `support`: the console's
  * call; the entry says so and the owner hears it live (`support_viewer`, a notice in their portal).
  */
-export async function openViewer(ctx: AppContext, request: FastifyRequest, row: DomainRow, viewer: TViewer, opts: { support?: boolean } = {}): Promise<TViewerAnswer> {
+export async function openViewer(ctx: AppContext, request: FastifyRequest, row: DomainRow, viewer: TViewer, opts: { support?: boolean; poolViewers?: readonly TViewer[] } = {}): Promise<TViewerAnswer> {
   const me = authOf(request).user;
   // A live connection for this person's own request, used at once: the address they reached may do (requestBaseUrl).
-  const answer = await viewerFor(ctx, row, viewer, { userId: me.id, proxy: spiceProxyOf(requestBaseUrl(ctx.config, request)) });
+  const answer = await viewerFor(ctx, row, viewer, { userId: me.id, proxy: spiceProxyOf(requestBaseUrl(ctx.config, request)), poolViewers: opts.poolViewers });
   await ctx.db.update(schema.domains).set({ accessedAt: new Date() }).where(eq(schema.domains.id, row.id));
   if (row.userId !== me.id) {
     await audit(ctx.db, auditActorOf(request), {

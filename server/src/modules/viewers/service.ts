@@ -1,6 +1,8 @@
 import { createHmac } from 'node:crypto';
+import { eq } from 'drizzle-orm';
 import { RDP_PORT, statusIn, VIEWABLE, VIEWERS_NEEDING_IP, type TBrowserViewerTicket, type TRdpViewerTicket, type TViewer, type TViewerAnswer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
+import { schema } from '../../db';
 import type { MachineRuntime } from '../../engine/driver';
 import { ApiError, notFound, precondition } from '../../http/errors';
 import type { DomainRow } from '../shared/domains';
@@ -72,10 +74,17 @@ export async function sharedVncPassword(ctx: AppContext, row: DomainRow, runtime
   return password;
 }
 
-/** The run's VNC password of a running desktop set (again) in its machine now, when it has a VNC display here. */
-export async function readyVncPassword(ctx: AppContext, row: DomainRow): Promise<void> {
-  const runtime = (await ctx.engine.driver.list()).find((m) => m.id === row.id);
-  if (runtime?.vnc) await sharedVncPassword(ctx, row, runtime);
+/** The run's VNC passwords of running desktops set (again) in their machines, when they have a VNC display here and this
+ *  process's last setting nears its end (a pool keeps its prepared desktops' so: the one given opens at once). */
+export async function readyVncPasswords(ctx: AppContext, rows: readonly DomainRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const machines = new Map((await ctx.engine.driver.list()).map((m) => [m.id, m]));
+  await Promise.all(
+    rows.map((row) => {
+      const runtime = machines.get(row.id);
+      return runtime?.vnc ? sharedVncPassword(ctx, row, runtime) : undefined;
+    }),
+  );
 }
 
 /**
@@ -85,17 +94,27 @@ export async function readyVncPassword(ctx: AppContext, row: DomainRow): Promise
  */
 export const viewableWhileStarting = (row: Pick<DomainRow, 'status' | 'runClaimedAt'>) => row.status === 'Starting' && row.runClaimedAt !== null;
 
+/** The viewers a desktop pool lets its people open (its permissions now), for a pool's desktop; null for any other. */
+async function poolViewersOf(ctx: AppContext, row: Pick<DomainRow, 'poolId'>): Promise<readonly TViewer[] | null> {
+  if (row.poolId === null) return null;
+  const [pool] = await ctx.db.select({ permissions: schema.desktopPools.permissions }).from(schema.desktopPools).where(eq(schema.desktopPools.id, row.poolId));
+  return pool?.permissions.viewers ?? [];
+}
+
 /**
  * A viewer of a running desktop: a browser ticket (one-time token + VNC password) or a SPICE
- * file (one-time password that expires), never the session cookie alone.
+ * file (one-time password that expires), never the session cookie alone. A pool's desktop offers only the viewers its
+ * pool allows now (`poolViewers`: those, when the caller has the pool at hand).
  */
-export async function viewerFor(ctx: AppContext, row: DomainRow, viewer: TViewer, opts: { userId: string | null; proxy: string }): Promise<TViewerAnswer> {
+export async function viewerFor(ctx: AppContext, row: DomainRow, viewer: TViewer, opts: { userId: string | null; proxy: string; poolViewers?: readonly TViewer[] }): Promise<TViewerAnswer> {
   const starting = viewer === 'browser-vnc' && viewableWhileStarting(row);
   if (!starting && !statusIn(VIEWABLE, row.status)) throw precondition('viewer_not_started', 'Start the desktop before opening a viewer');
   if (VIEWERS_NEEDING_IP.includes(viewer) && !ctx.engine.network.available) {
     throw precondition('guest_network_unavailable', 'The RDP viewers need the private network, which this server does not have');
   }
   if (!viewersOf(row).includes(viewer)) throw notFound('unable_to_get_viewer', `The desktop does not offer ${viewer}`);
+  const poolViewers = opts.poolViewers ?? (await poolViewersOf(ctx, row));
+  if (poolViewers && !poolViewers.includes(viewer)) throw notFound('unable_to_get_viewer', `The desktop's pool does not allow ${viewer}`);
   if (viewer === 'browser-rdp' || viewer === 'file-rdpgw') return rdpViewer(ctx, row, viewer, opts);
   const runtime = (await ctx.engine.driver.list()).find((m) => m.id === row.id);
   if (!runtime && !starting) throw precondition('viewer_not_started', 'The desktop is not running');

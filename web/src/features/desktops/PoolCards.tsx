@@ -29,10 +29,11 @@ function PoolCard({ pool }: { pool: TUserPool }) {
     try {
       // The viewer's tab opens at the click (popup blockers); a place in the queue closes it again.
       await openViewer(viewer, async () => {
-        const answer = await api.post(`/desktop-pools/${encodeURIComponent(pool.id)}/take`, {}, ZPoolTakeAnswer);
+        // (its ticket comes with the desktop; asked apart when it could not be given then, which says why)
+        const answer = await api.post(`/desktop-pools/${encodeURIComponent(pool.id)}/take`, { viewer }, ZPoolTakeAnswer);
         if (answer.kind === 'queued') throw new QueuedError();
         void qc.invalidateQueries({ queryKey: DESKTOPS_KEY });
-        return fetchViewer(answer.desktop_id, viewer);
+        return answer.viewer ?? fetchViewer(answer.desktop_id, viewer);
       });
     } catch (err) {
       if (!(err instanceof QueuedError)) handleError(err);

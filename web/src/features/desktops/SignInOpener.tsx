@@ -3,7 +3,7 @@ import { useLocation, useNavigate } from 'react-router';
 import { Button, Loader, Modal, Stack, Text } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { GUEST_UP, REACHABLE, STARTABLE, statusIn, ZPoolTakeAnswer, ZSignInDesktop, type TDesktop, type TSignInDesktop } from '@vdi/contracts';
+import { GUEST_UP, REACHABLE, STARTABLE, statusIn, ZPoolTakeAnswer, ZSignInDesktop, type TDesktop, type TSignInDesktop, type TViewerAnswer } from '@vdi/contracts';
 import { api } from '../../lib/api';
 import { handleError } from '../../lib/error-handler';
 import { DESKTOPS_KEY, desktopCall, fetchViewer } from '../../entities/desktop/api';
@@ -20,6 +20,13 @@ type Opens = NonNullable<TSignInDesktop['opens']>;
  */
 const ready = (d: TDesktop | undefined, viewer: Opens['viewer']) =>
   !!d && (viewer === 'browser-vnc' ? d.state === 'Starting' || statusIn(GUEST_UP, d.state) : statusIn(REACHABLE, d.state));
+
+/** The browser viewer in this tab, its way back to the desktops screen kept. */
+function openHere(answer: TViewerAnswer & { kind: 'browser' }) {
+  const url = new URL(browserViewerUrl(answer), window.location.href);
+  url.searchParams.set(VIEWER_HOME_PARAM, '1');
+  window.location.assign(url.href);
+}
 
 /**
  * "My desktop at sign-in": right after a sign-in, the desktop the person (or their group) chose is started if it is
@@ -57,23 +64,29 @@ export function SignInOpener({ desktops }: { desktops: TDesktop[] | undefined })
 
   // A pool: take a desktop from it once (the one the person holds, a prepared one, or a place in the queue).
   const poolId = opens?.pool_id ?? null;
+  const poolViewer = opens?.pool_id ? opens.viewer : null;
   useEffect(() => {
-    if (!poolId || took.current) return;
+    if (!poolId || !poolViewer || took.current) return;
     took.current = true;
     api
-      .post(`/desktop-pools/${encodeURIComponent(poolId)}/take`, {}, ZPoolTakeAnswer)
+      .post(`/desktop-pools/${encodeURIComponent(poolId)}/take`, { viewer: poolViewer }, ZPoolTakeAnswer)
       .then((answer) => {
         if (answer.kind === 'queued') return setQueued({ place: answer.place, wait_seconds: answer.wait_seconds });
         // (the pool starts a desktop the person holds that was at rest)
         started.current = true;
         void qc.invalidateQueries({ queryKey: DESKTOPS_KEY });
+        // Its ticket came with it: opened now; else once the desktop shows ready in the list.
+        if (answer.viewer) {
+          viewing.current = true;
+          return openHere(answer.viewer);
+        }
         setDesktopId(answer.desktop_id);
       })
       .catch((err: unknown) => {
         handleError(err);
         setOpens(null);
       });
-  }, [poolId, qc]);
+  }, [poolId, poolViewer, qc]);
   useEffect(
     () =>
       poolId
@@ -98,12 +111,7 @@ export function SignInOpener({ desktops }: { desktops: TDesktop[] | undefined })
     if (ready(desktop, opens.viewer)) {
       viewing.current = true;
       fetchViewer(desktop.id, opens.viewer)
-        .then((answer) => {
-          if (answer.kind !== 'browser') return stop();
-          const url = new URL(browserViewerUrl(answer), window.location.href);
-          url.searchParams.set(VIEWER_HOME_PARAM, '1');
-          window.location.assign(url.href);
-        })
+        .then((answer) => (answer.kind === 'browser' ? openHere(answer) : stop()))
         .catch((err: unknown) => {
           viewing.current = false;
           stop(err);
