@@ -24,7 +24,7 @@ import { overlayArgs } from '../src/engine/disks';
 import { createScratchDatabase } from '../test/helpers/db';
 import { decideAccel } from '../src/engine/accel';
 import { ADMIN_DESKTOPS, BENCH_GROUP, BENCH_PASSWORD, BENCH_USERS, LIST_DESKTOPS, LIST_USER, USAGE_PEOPLE, benchUsername } from './people';
-import { firstFrameOverUnix, firstFrameOverWebSocket } from './rfb';
+import { firstFrameOverUnix, firstFrameOverWebSocket, type FrameMarks } from './rfb';
 import { domainXmlByHand, domainsOn, qemuImgOnHost, startBenchLab, stormByHand } from './cluster';
 import { rowsProcesses } from './processes';
 import { addLabHost, untilOnline } from '../../scripts/lib/hypervisors.mjs';
@@ -864,6 +864,7 @@ async function timedStart(base: string, token: string, id: string): Promise<numb
 /** The browser viewer of a starting or running desktop: its ticket (once it is up; or the one given, as a pool's take
  *  gives it), then the websocket until the first framebuffer update. */
 async function firstFrameThroughPortal(base: string, token: string, id: string, given?: { cookie: string }) {
+  const t = now();
   let viewer: { cookie: string } | undefined = given;
   while (!viewer) {
     const r = await fetch(`${base}/api/v3/desktop/${id}/viewer/browser-vnc`, { headers: { authorization: `Bearer ${token}` } });
@@ -871,7 +872,10 @@ async function firstFrameThroughPortal(base: string, token: string, id: string, 
     else await new Promise((res) => setTimeout(res, 20));
   }
   const ticket = JSON.parse(Buffer.from(viewer.cookie, 'base64url').toString()) as { token: string; password: string };
-  await firstFrameOverWebSocket(`${base.replace('http', 'ws')}/api/v3/vnc?token=${ticket.token}`, ticket.password);
+  const t0 = now();
+  const marks: FrameMarks = {};
+  await firstFrameOverWebSocket(`${base.replace('http', 'ws')}/api/v3/vnc?token=${ticket.token}`, ticket.password, marks);
+  if (process.env.VDI_TRACE) appendFileSync(process.env.VDI_TRACE, `  ws ${id.slice(0, 8)}: ticket ${(t0 - t).toFixed(0)} open ${marks.open} banner ${marks.banner} auth ${marks.auth} init ${marks.init} frame ${marks.frame}\n`);
 }
 
 /** Resolves when the owner's socket says the desktop runs (`desktop_update` with state Started), as the portal's page
@@ -1065,6 +1069,18 @@ async function rowPool(c: Ctx) {
     // as the second meets it after the first.
     await pool(people, 6, (u) => signIn(base, u));
     const watch = watchLoad(c.portal.pid);
+    // (VDI_TRACE: the server process's own CPU time in each round, its machines and helpers left out)
+    const ownCpu = () => {
+      try {
+        const f = readFileSync(`/proc/${c.portal.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        return (Number(f[11]) + Number(f[12])) * 10;
+      } catch {
+        return 0;
+      }
+    };
+    const round = (name: string, cpu0: number, t0: number) =>
+      process.env.VDI_TRACE && appendFileSync(process.env.VDI_TRACE, `round ${name}: server ${ownCpu() - cpu0} ms CPU in ${(now() - t0).toFixed(0)} ms\n`);
+    let [cpu0, t0] = [ownCpu(), now()];
     // Click to screen from the pool: sign in, take, ticket, first frame; all at once.
     const fromPool = await Promise.all(people.map(async (u) => {
       const t0 = now();
@@ -1079,6 +1095,8 @@ async function rowPool(c: Ctx) {
       if (process.env.VDI_TRACE) appendFileSync(process.env.VDI_TRACE, `pool ${u}: sign-in ${(t1 - t0).toFixed(0)} take+ticket ${(t2 - t1).toFixed(0)} frame ${(now() - t2).toFixed(0)}\n`);
       return { ms: now() - t0, token, id: got.desktop_id! };
     }));
+    round('pool', cpu0, t0);
+    [cpu0, t0] = [ownCpu(), now()];
     // The same people on the same (running) desktops: sign in (one session per person: the earlier ends), ticket, first frame.
     const running = await Promise.all(people.map(async (u, i) => {
       const t0 = now();
@@ -1089,6 +1107,7 @@ async function rowPool(c: Ctx) {
       fromPool[i]!.token = token;
       return now() - t0;
     }));
+    round('running', cpu0, t0);
     const p = latencies(fromPool.map((x) => x.ms)).p95;
     const r = latencies(running).p95;
     add({

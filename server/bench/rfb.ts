@@ -29,9 +29,16 @@ function byteReader(t: Transport) {
   };
 }
 
-async function firstFrame(t: Transport, password: string | null): Promise<void> {
+/** When each step of a connection came, in ms from its start (VDI_TRACE): the server's first bytes, the security
+ *  result, the ServerInit, the first update. */
+export type FrameMarks = { open?: number; banner?: number; auth?: number; init?: number; frame?: number };
+
+async function firstFrame(t: Transport, password: string | null, marks?: FrameMarks): Promise<void> {
+  const t0 = performance.now();
+  const mark = (k: keyof FrameMarks) => marks && (marks[k] = Math.round(performance.now() - t0));
   const read = byteReader(t);
   await read(12);
+  mark('banner');
   t.write(Buffer.from('RFB 003.008\n'));
   const count = (await read(1))[0]!;
   const types = [...(await read(count))];
@@ -39,8 +46,10 @@ async function firstFrame(t: Transport, password: string | null): Promise<void> 
   t.write(Buffer.from([useAuth ? 2 : 1]));
   if (useAuth) t.write(vncAuthResponse(password!, await read(16)));
   if ((await read(4)).readUInt32BE(0) !== 0) throw new Error('VNC authentication failed');
+  mark('auth');
   t.write(Buffer.from([1])); // ClientInit, shared
   const init = await read(24);
+  mark('init');
   const [w, h] = [init.readUInt16BE(0), init.readUInt16BE(2)];
   await read(init.readUInt32BE(20));
   const req = Buffer.alloc(10);
@@ -48,7 +57,11 @@ async function firstFrame(t: Transport, password: string | null): Promise<void> 
   req.writeUInt16BE(w, 6);
   req.writeUInt16BE(h, 8);
   t.write(req);
-  for (;;) if ((await read(1))[0] === 0) return t.close(); // FramebufferUpdate
+  for (;;) {
+    if ((await read(1))[0] !== 0) continue; // FramebufferUpdate
+    mark('frame');
+    return t.close();
+  }
 }
 
 export function firstFrameOverUnix(path: string, password: string | null) {
@@ -67,11 +80,13 @@ function firstFrameOverSocket(s: Socket, password: string | null) {
   );
 }
 
-export function firstFrameOverWebSocket(url: string, password: string) {
+export function firstFrameOverWebSocket(url: string, password: string, marks?: FrameMarks) {
   const ws = new WebSocket(url);
   const queue: Buffer[] = [];
   let open = false;
+  const t0 = performance.now();
   ws.on('open', () => {
+    if (marks) marks.open = Math.round(performance.now() - t0);
     open = true;
     for (const b of queue.splice(0)) ws.send(b);
   });
@@ -83,5 +98,6 @@ export function firstFrameOverWebSocket(url: string, password: string) {
       onEnd: (cb) => (ws.on('error', cb), ws.on('close', () => cb(new Error('closed')))),
     },
     password,
+    marks,
   );
 }

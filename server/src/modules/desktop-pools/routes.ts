@@ -213,7 +213,7 @@ export async function desktopPoolRoutes(app: FastifyInstance, ctx: AppContext, l
     // request each, not two). One that cannot open now is left out: the page asks for it and hears why.
     const asked = request.body?.viewer;
     const viewer = asked
-      ? await openViewer(ctx, request, taken.row, asked, { poolViewers: pool.permissions.viewers }).catch((err: unknown) => {
+      ? await openViewer(ctx, request, taken.row, asked, { poolViewers: pool.permissions.viewers, accessedNow: taken.given }).catch((err: unknown) => {
           if (!(err instanceof ApiError)) request.log.warn({ err, desktop: taken.row.id }, 'a taken desktop\'s viewer was not opened with it');
           return undefined;
         })

@@ -15,7 +15,7 @@ import { createPoolEvents } from './live';
 
 export type PoolRow = typeof schema.desktopPools.$inferSelect;
 /** A take's outcome: the person's desktop (held, or given now), or their place in the pool's queue. */
-export type Taken = { kind: 'desktop'; row: DomainRow } | { kind: 'queued'; place: number; wait_seconds: number };
+export type Taken = { kind: 'desktop'; row: DomainRow; given: boolean } | { kind: 'queued'; place: number; wait_seconds: number };
 const d = schema.domains;
 const p = schema.desktopPools;
 const w = schema.desktopPoolWaiters;
@@ -343,12 +343,13 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
   async function take(pool: PoolRow, person: UserRow, known?: { held: DomainRow | undefined }): Promise<Taken> {
     const mine = known ? known.held : await heldDesktop(ctx, pool.id, person.id);
     if (mine) {
-      if (!statusIn(STARTABLE, mine.status)) return { kind: 'desktop', row: mine };
+      if (!statusIn(STARTABLE, mine.status)) return { kind: 'desktop', row: mine, given: false };
       await lifecycle.start(mine, person);
-      return { kind: 'desktop', row: (await findDomain(ctx.db, mine.id)) ?? mine };
+      return { kind: 'desktop', row: (await findDomain(ctx.db, mine.id)) ?? mine, given: false };
     }
     const given = await give(pool, person);
-    if (given) return { kind: 'desktop', row: given };
+    // (given now: its last access written with it)
+    if (given) return { kind: 'desktop', row: given, given: true };
     await ctx.db.insert(w).values({ poolId: pool.id, userId: person.id, since: ctx.clock.now() }).onConflictDoNothing();
     events.changed(pool.id);
     void kick(pool.id);

@@ -25,11 +25,18 @@ export function spiceProxyOf(base: string) {
  * screen — the audit entry `viewer.open_other` (a security event). `support`: the console's
  * call; the entry says so and the owner hears it live (`support_viewer`, a notice in their portal).
  */
-export async function openViewer(ctx: AppContext, request: FastifyRequest, row: DomainRow, viewer: TViewer, opts: { support?: boolean; poolViewers?: readonly TViewer[] } = {}): Promise<TViewerAnswer> {
+export async function openViewer(
+  ctx: AppContext,
+  request: FastifyRequest,
+  row: DomainRow,
+  viewer: TViewer,
+  /** `accessedNow`: the caller wrote the desktop's last access with what it did (a pool's giving) */
+  opts: { support?: boolean; poolViewers?: readonly TViewer[]; accessedNow?: boolean } = {},
+): Promise<TViewerAnswer> {
   const me = authOf(request).user;
   // A live connection for this person's own request, used at once: the address they reached may do (requestBaseUrl).
   const answer = await viewerFor(ctx, row, viewer, { userId: me.id, proxy: spiceProxyOf(requestBaseUrl(ctx.config, request)), poolViewers: opts.poolViewers });
-  await ctx.db.update(schema.domains).set({ accessedAt: new Date() }).where(eq(schema.domains.id, row.id));
+  if (!opts.accessedNow) await ctx.db.update(schema.domains).set({ accessedAt: new Date() }).where(eq(schema.domains.id, row.id));
   if (row.userId !== me.id) {
     await audit(ctx.db, auditActorOf(request), {
       action: 'viewer.open_other',
