@@ -42,13 +42,19 @@ test('a class signs in at once and each person opens their own prepared desktop 
     const opened = await Promise.all(
       people.map(async (person, i) => {
         const page = await contexts[i]!.newPage();
-        await signInAs(page, person);
+        // (what the page warns of, e.g. a screen's download tried again, is kept with the person's name)
+        page.on('console', (m) => ['warning', 'error'].includes(m.type()) && console.log(`${person} [${m.type()}] ${m.text().slice(0, 300)}`));
+        const t0 = Date.now();
+        // (the whole class's browsers load the portal and sign in on this machine at once)
+        await signInAs(page, person, { timeout: scaled(30_000 + SIZE * 3_000) });
+        const signedIn = Date.now() - t0;
         const card = page.locator(`[data-testid=pool-card][data-name="${POOL}"]`);
         await expect(card).toHaveAttribute('data-state', 'ready', { timeout: scaled(60_000) });
         const [viewer] = await Promise.all([contexts[i]!.waitForEvent('page'), card.getByTestId('pool-take').click()]);
         await expect(viewer).toHaveURL(/\/viewer\/vnc/, { timeout: scaled(60_000) });
         await expect(viewer.getByTestId('vnc-viewer')).toHaveAttribute('data-status', 'connected', { timeout: scaled(60_000) });
         await expect.poll(() => litPixels(viewer.getByTestId('viewer-screen')), { timeout: scaled(60_000), intervals: [500] }).toBeGreaterThan(7000);
+        console.log(`${person}: signed in after ${signedIn} ms, the guest's screen ${Date.now() - t0 - signedIn} ms later`);
         // Theirs: in their own list, and nobody else's.
         const mine = (await (await personApi(person)(request, 'GET', '/user/desktops')).json()) as { id: string; name: string }[];
         expect(mine.filter((d) => d.name === POOL)).toHaveLength(1);

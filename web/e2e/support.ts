@@ -91,11 +91,12 @@ export const loginPage = (page: Page) => ({
   error: () => page.getByTestId('login-error'),
 });
 
-export async function signInAs(page: Page, username: string) {
+/** `timeout`: for the desktops screen after the click (a class signing in at once waits its turn). */
+export async function signInAs(page: Page, username: string, { timeout }: { timeout?: number } = {}) {
   const login = loginPage(page);
   await login.open();
   await login.signIn(username);
-  await expect(page).toHaveURL(/\/desktops$/);
+  await expect(page).toHaveURL(/\/desktops$/, { timeout });
   // The URL changes before the portal's shell replaces the sign-in page (its chunk may still be
   // loading): until the sign-in page is gone, a click on the header (the language menu) may land on
   // the sign-in page's own menu, which then vanishes under it.
