@@ -203,9 +203,16 @@ export async function desktopPoolRoutes(app: FastifyInstance, ctx: AppContext, l
   r.post('/desktop-pools/:id/take', { preHandler: auth, schema: { params: ZId, body: ZPoolTake.optional(), response: { 200: ZPoolTakeAnswer } } }, async (request) => {
     const { user } = authOf(request);
     // (a class clicks at once: what is read for one taking is read side by side)
-    const [[pool], actor] = await Promise.all([ctx.db.select().from(p).where(eq(p.id, request.params.id)), actorOf(ctx.db, user)]);
+    // (the pool with its template; the desktop the person holds is looked for meanwhile: it needs only the pool's id,
+    // and is unused when the pool is not theirs)
+    const [[found], actor, held] = await Promise.all([
+      ctx.db.select({ pool: p, template: schema.domains }).from(p).leftJoin(schema.domains, eq(schema.domains.id, p.templateId)).where(eq(p.id, request.params.id)),
+      actorOf(ctx.db, user),
+      heldDesktop(ctx, request.params.id, user.id),
+    ]);
+    const pool = found?.pool;
     if (!pool || !isAllowed(actor, pool)) throw notFound('desktop_pool_not_found', 'Desktop pool not found');
-    const [stalled, held] = await Promise.all([poolStalled(ctx, pool), heldDesktop(ctx, pool.id, user.id)]);
+    const stalled = await poolStalled(ctx, pool, { template: found.template });
     if (stalled) throw conflict('desktop_pool_unavailable', 'The pool gives no desktops now', { reason: stalled });
     const taken = await pools.take(pool, user, { held });
     if (taken.kind === 'queued') return taken;

@@ -57,9 +57,9 @@ export async function heldDesktop(ctx: AppContext, poolId: string, userId: strin
 }
 
 /** Why a pool prepares nothing now, or null: a pool of a GPU template prepares only within its bookings. */
-export async function poolStalled(ctx: AppContext, pool: PoolRow): Promise<TPoolStalled | null> {
+export async function poolStalled(ctx: AppContext, pool: PoolRow, known?: { template: DomainRow | null }): Promise<TPoolStalled | null> {
   if (!pool.enabled) return 'disabled';
-  const template = await findDomain(ctx.db, pool.templateId);
+  const template = known ? known.template : await findDomain(ctx.db, pool.templateId);
   if (!template || template.kind !== 'template') return 'template_missing';
   if (!template.enabled) return 'template_disabled';
   if ((template.hardware.reservables.vgpus ?? []).length > 0 && !(await activeBooking(ctx.db, 'pool', pool.id, ctx.clock.now()))) return 'not_booked';
