@@ -3,6 +3,7 @@ import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, notInArray, sql } fr
 import { CREATING, GUEST_UP, RETRYABLE, STARTABLE, statusIn, type TPoolCounts, type TPoolStalled, type TViewer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { LOCK_CLASSES, lockKey, schema } from '../../db';
+import { preparedQuery } from '../../db/prepared';
 import type { UserRow } from '../../auth/sessions';
 import { findDomain, type DomainRow } from '../shared/domains';
 import { createDesktopFromTemplate, creating } from '../desktops/create';
@@ -88,6 +89,64 @@ export async function poolCounts(ctx: AppContext, pool: PoolRow): Promise<TPoolC
   counts.waiting = await ctx.db.$count(w, eq(w.poolId, pool.id));
   return counts;
 }
+
+/**
+ * A giving, as one statement (so atomic, and one round trip; built once per database: a class's thirty takes do not
+ * build it thirty times): the first prepared desktop of the pool that no other giving holds (SKIP LOCKED: two people
+ * asking at once get one each) becomes the person's, and its disks with it; they leave the pool's queue if they waited.
+ * `= (subquery)`, evaluated once: `IN (subquery)` may be run per row, each run locking and giving the next one.
+ * `bootZero`: POOL_BOOT_SECONDS is 0 (prepared as soon as the machine runs).
+ */
+const givingQueries = [false, true].map((bootZero) =>
+  preparedQuery((db, name) => {
+    const dd = schema.domainDisks;
+    const candidate = db
+      .select({ id: d.id })
+      .from(d)
+      .where(
+        and(
+          eq(d.poolId, sql.placeholder('poolId')),
+          isNull(d.poolAssignedAt),
+          inArray(d.status, [...GUEST_UP]),
+          bootedWhere(bootZero ? 0 : 1),
+          // (the ones this process is destroying: given back, surplus)
+          sql`${d.id} <> ALL(${sql.placeholder('leaving')}::text[])`,
+        ),
+      )
+      .orderBy(asc(d.createdAt))
+      .limit(1)
+      .for('update', { skipLocked: true });
+    const taken = db.$with('taken').as(
+      db
+        .update(d)
+        // (each value through its column's mapping, as a value given here would be)
+        .set({
+          userId: sql.placeholder('userId') as never,
+          categoryId: sql.placeholder('categoryId') as never,
+          groupId: sql.placeholder('groupId') as never,
+          poolAssignedAt: sql.placeholder('now') as never,
+          accessedAt: sql.placeholder('now') as never,
+        })
+        .where(and(eq(d.id, sql`(${candidate})`), isNull(d.poolAssignedAt)))
+        .returning(),
+    );
+    const theirs = db.$with('theirs').as(
+      db
+        .update(schema.storage)
+        .set({ userId: sql.placeholder('userId') as never })
+        .where(and(inArray(schema.storage.id, db.select({ id: dd.storageId }).from(dd).where(inArray(dd.domainId, db.select({ id: taken.id }).from(taken)))), inArray(schema.storage.kind, ['desktop', 'volatile'])))
+        .returning({ id: schema.storage.id }),
+    );
+    const leftQueue = db.$with('left_queue').as(
+      db
+        .delete(w)
+        .where(and(eq(w.poolId, sql.placeholder('poolId')), eq(w.userId, sql.placeholder('userId')), sql`exists (select 1 from ${taken})`))
+        .returning({ userId: w.userId }),
+    );
+    return db.with(taken, theirs, leftQueue).select().from(taken).prepare(name);
+  }),
+);
+const givingQuery = (bootZero: boolean) => givingQueries[bootZero ? 1 : 0]!;
 
 /**
  * The pools' manager: keeps each pool's prepared desktops at its target (its timetable, its size), hands prepared
@@ -270,39 +329,15 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
    * the desktop becomes theirs (its disks too), and they leave the pool's queue. Null when none is prepared.
    */
   async function give(pool: PoolRow, person: UserRow): Promise<DomainRow | null> {
-    // One statement, so atomic and one round trip: the first prepared desktop that no other giving holds (SKIP LOCKED:
-    // two people asking at once get one each) becomes the person's, and its disks with it. `= (subquery)`, evaluated
-    // once: `IN (subquery)` may be run per row, each run locking and giving the next one.
-    const dd = schema.domainDisks;
-    const candidate = ctx.db
-      .select({ id: d.id })
-      .from(d)
-      .where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt), inArray(d.status, [...GUEST_UP]), bootedWhere(ctx.config.poolBootSeconds), notInArray(d.id, lifecycle.leavingIds())))
-      .orderBy(asc(d.createdAt))
-      .limit(1)
-      .for('update', { skipLocked: true });
-    const taken = ctx.db.$with('taken').as(
-      ctx.db
-        .update(d)
-        .set({ userId: person.id, categoryId: person.categoryId, groupId: person.groupId, poolAssignedAt: ctx.clock.now(), accessedAt: ctx.clock.now() })
-        .where(and(eq(d.id, sql`(${candidate})`), isNull(d.poolAssignedAt)))
-        .returning(),
-    );
-    const theirs = ctx.db.$with('theirs').as(
-      ctx.db
-        .update(schema.storage)
-        .set({ userId: person.id })
-        .where(and(inArray(schema.storage.id, ctx.db.select({ id: dd.storageId }).from(dd).where(inArray(dd.domainId, ctx.db.select({ id: taken.id }).from(taken)))), inArray(schema.storage.kind, ['desktop', 'volatile'])))
-        .returning({ id: schema.storage.id }),
-    );
-    // Given: no longer waiting in the pool's queue, if they were.
-    const leftQueue = ctx.db.$with('left_queue').as(
-      ctx.db
-        .delete(w)
-        .where(and(eq(w.poolId, pool.id), eq(w.userId, person.id), sql`exists (select 1 from ${taken})`))
-        .returning({ userId: w.userId }),
-    );
-    const [given] = await ctx.db.with(taken, theirs, leftQueue).select().from(taken);
+    const now = ctx.clock.now();
+    const [given] = await givingQuery(ctx.config.poolBootSeconds === 0)(ctx.db).execute({
+      poolId: pool.id,
+      userId: person.id,
+      categoryId: person.categoryId,
+      groupId: person.groupId,
+      now,
+      leaving: lifecycle.leavingIds(),
+    });
     if (!given) return null;
     events.changed(pool.id);
     const since = preparingSince.get(given.id);
