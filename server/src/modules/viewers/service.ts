@@ -94,11 +94,12 @@ export async function readyVncPasswords(ctx: AppContext, rows: readonly DomainRo
  */
 export const viewableWhileStarting = (row: Pick<DomainRow, 'status' | 'runClaimedAt'>) => row.status === 'Starting' && row.runClaimedAt !== null;
 
-/** The viewers a desktop pool lets its people open (its permissions now), for a pool's desktop; null for any other. */
+/** The viewers a desktop pool lets its people open (its permissions now), for a pool's desktop; null for any other, and
+ *  for one whose pool is gone (its desktop then keeps the viewers it was made with). */
 async function poolViewersOf(ctx: AppContext, row: Pick<DomainRow, 'poolId'>): Promise<readonly TViewer[] | null> {
   if (row.poolId === null) return null;
   const [pool] = await ctx.db.select({ permissions: schema.desktopPools.permissions }).from(schema.desktopPools).where(eq(schema.desktopPools.id, row.poolId));
-  return pool?.permissions.viewers ?? [];
+  return pool?.permissions.viewers ?? null;
 }
 
 /**
