@@ -99,6 +99,20 @@ describe('LibvirtDriver specifics', () => {
     await other.close();
   }, scaled(60_000));
 
+  it('reads a machine\'s serial port again once another connection that took its console lets it go', async () => {
+    const d = await open();
+    const s = await spec('console-back');
+    await d.start(s);
+    // Another server process adopts the domain: its console, opened with force, takes the serial port from ours.
+    const other = await open();
+    expect((await other.list()).map((m) => m.id)).toContain(s.id);
+    await other.close();
+    // Ours opens it again (the boot goes on meanwhile): the guest's READY line arrives here.
+    expect((await d.waitForSerial(s.id, /DEMO-DESKTOP READY ip=\S+ boot=1 /, scaled(45_000)))[0]).toContain('boot=1');
+    await d.destroy(s.id);
+    await d.close();
+  }, scaled(60_000));
+
   it('refuses what it cannot run, and never shows the URI in an error', async () => {
     const d = await open();
     const base = await spec('refused');

@@ -583,7 +583,8 @@ export class LibvirtDriver implements HypervisorDriver {
         reject,
         timer: setTimeout(() => {
           this.waiters.delete(w);
-          reject(new EngineError('timeout', `no serial output matching ${re} within ${timeoutMs} ms`));
+          // how much was read says whether the console was silent or the guest printed something else
+          reject(new EngineError('timeout', `no serial output matching ${re} within ${timeoutMs} ms (${this.serial.get(id)?.length ?? 0} characters read)`));
         }, timeoutMs),
       };
       this.waiters.add(w);

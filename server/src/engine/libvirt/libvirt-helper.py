@@ -91,33 +91,62 @@ def on_console(stream, _events, name):
             send({'ev': 'serial', 'name': name, 'data': data.decode('utf-8', 'replace')})
     except libvirt.libvirtError:
         pass
-    close_console(name)
+    if close_console(name, stream):
+        # Ours closed while the domain may still run (another console took it with force, the stream failed):
+        # opened again once it can be, or the machine's serial output would be lost for good.
+        reopen_console_later(name, 1.0)
 
 
-def close_console(name):
+def close_console(name, stream=None):
+    """Closes the domain's console stream (or only `stream`, a stale one). True when it was the domain's current one."""
     with consoles_lock:
-        stream = consoles.pop(name, None)
-    if stream is None:
-        return
-    try:
-        stream.eventRemoveCallback()
-    except libvirt.libvirtError:
-        pass
-    try:
-        stream.abort()
-    except libvirt.libvirtError:
-        pass
+        current = consoles.get(name)
+        ours = current is not None and (stream is None or current is stream)
+        if ours:
+            del consoles[name]
+    target = current if ours else stream
+    if target is not None:
+        try:
+            target.eventRemoveCallback()
+        except libvirt.libvirtError:
+            pass
+        try:
+            target.abort()
+        except libvirt.libvirtError:
+            pass
+    return ours
 
 
-def open_console(dom):
+def open_console(dom, force=True):
     name = dom.name()
     close_console(name)
     stream = conn.newStream(libvirt.VIR_STREAM_NONBLOCK)
-    dom.openConsole(None, stream, libvirt.VIR_DOMAIN_CONSOLE_FORCE)
+    dom.openConsole(None, stream, libvirt.VIR_DOMAIN_CONSOLE_FORCE if force else 0)
     with consoles_lock:
         consoles[name] = stream
     stream.eventAddCallback(libvirt.VIR_STREAM_EVENT_READABLE | libvirt.VIR_STREAM_EVENT_ERROR | libvirt.VIR_STREAM_EVENT_HANGUP,
                             on_console, name)
+
+
+def reopen_console_later(name, delay):
+    """Opens a running domain's console again after `delay` s, without force (a person's `virsh console` keeps it):
+    tried again, each time twice as late (up to a minute), until it opens or the domain stops."""
+    def attempt():
+        with consoles_lock:
+            if name in consoles:
+                return  # opened again meanwhile (a start, an adoption)
+        try:
+            dom = conn.lookupByName(name)
+            if not dom.isActive():
+                return
+            open_console(dom, force=False)
+        except libvirt.libvirtError as e:
+            if e.get_error_code() == libvirt.VIR_ERR_NO_DOMAIN or not safe_alive():
+                return
+            reopen_console_later(name, min(delay * 2, 60.0))
+    timer = threading.Timer(delay, attempt)
+    timer.daemon = True
+    timer.start()
 
 
 # ---- screenshots -----------------------------------------------------------------------------

@@ -13,6 +13,9 @@ export type MachineHooks = {
   gone(m: QemuMachine): void | Promise<void>;
 };
 
+/** QEMU's last words when a host's signal (SIGTERM, SIGINT, SIGHUP) ends it: it shuts down as asked. */
+const SIGNALLED = /: terminating on signal \d+/;
+
 export class QemuMachine {
   readonly spec: MachineSpec;
   readonly paths: RunPaths;
@@ -180,11 +183,17 @@ export class QemuMachine {
     if (this.#destroyRequested) reason = 'destroyed';
     else if (this.#shutdownReason) reason = this.#shutdownReason;
     else {
-      // gone without telling us why: killed (OOM, SIGKILL) or QEMU itself failed
-      reason = this.#exitStatus ?? 'process-gone';
-      crashed = !this.#cleanExit;
       const tail = (await readTail(this.paths.log, 600)).trim().split('\n').at(-1);
-      if (tail) reason += `: ${tail}`;
+      if (tail && SIGNALLED.test(tail)) {
+        // A host's signal, which QEMU told in its SHUTDOWN event; that event may never be read: a command written as
+        // QEMU exits fails, and the failed write closes the socket with the event unread in it.
+        reason = 'host-signal';
+      } else {
+        // gone without telling us why: killed (OOM, SIGKILL) or QEMU itself failed
+        reason = this.#exitStatus ?? 'process-gone';
+        crashed = !this.#cleanExit;
+        if (tail) reason += `: ${tail}`;
+      }
     }
     await removeRunDir(this.paths).catch(() => {});
     this.stopped.abort(new Error(`machine ${this.spec.id} stopped (${reason})`));

@@ -1,4 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -102,6 +104,24 @@ describe('QemuDriver specifics', () => {
     expect(await second.list()).toEqual([]);
     await second.close();
   });
+
+  it('tells a host signal\'s stop as such when QMP could not say it (the monitor held by another client)', async () => {
+    const first = new QemuDriver({ runDir: ownRunDir, accel: 'tcg' });
+    const rt = await first.start(idle('held'));
+    await first.close();
+    // QMP serves one client at a time: with this one connected, the next driver adopts the machine without QMP.
+    const holder = connect(join(ownRunDir, 'held', 'qmp.sock'));
+    await once(holder, 'data');
+    const second = new QemuDriver({ runDir: ownRunDir, accel: 'tcg', pollMs: 200 });
+    const events: MachineEvent[] = [];
+    second.onEvent((e) => events.push(e));
+    expect((await second.list()).map((m) => m.pid)).toEqual([rt.pid]);
+    process.kill(rt.pid!, 'SIGTERM');
+    expect(await waitForStopped(second, 'held', scaled(15_000))).toBe('host-signal');
+    expect(events.filter((e) => e.type === 'crashed')).toEqual([]);
+    holder.destroy();
+    await second.close();
+  }, scaled(30_000));
 
   it('starts with the spec\'s VNC password: a viewer gets in with it at once, and it is nowhere on disk', async () => {
     const d = new QemuDriver({ runDir: ownRunDir, accel: 'tcg' });
