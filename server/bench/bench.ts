@@ -27,6 +27,7 @@ import { ADMIN_DESKTOPS, BENCH_GROUP, BENCH_PASSWORD, BENCH_USERS, LIST_DESKTOPS
 import { firstFrameOverUnix, firstFrameOverWebSocket, type FrameMarks } from './rfb';
 import { domainXmlByHand, domainsOn, qemuImgOnHost, startBenchLab, stormByHand } from './cluster';
 import { rowsProcesses } from './processes';
+import { profileServer } from './profile';
 import { addLabHost, untilOnline } from '../../scripts/lib/hypervisors.mjs';
 import { fingerprintOf } from '../src/engine/libvirt/hosts';
 import { countPixels, xfreerdpScreen } from '../test/helpers/rdp-clients';
@@ -1044,6 +1045,8 @@ async function untilPrepared(base: string, token: string, id: string, n: number,
  * - click to screen: the N sign in at once, each takes a desktop and reads its first frame in the browser viewer's
  *   websocket (the take gives the ticket, as the page asks it); beside the same N signing in again and opening the
  *   viewers of those (now running) desktops (a ticket, then the websocket);
+ *   Both rounds are rehearsed first (untimed; the desktops given back and prepared again), so that neither meets code
+ *   the server runs for the first time;
  * - return to template: a given desktop stopped (a fresh-each-time pool's desktop goes back), until the pool has N
  *   prepared again; beside `qemu-img create -b` and the same QEMU command line started by hand until its first frame.
  */
@@ -1062,12 +1065,46 @@ async function rowPool(c: Ctx) {
     give_back: { on_sign_out: false, viewer_closed_minutes: null, at: null }, permissions: { viewers: ['browser-vnc'], may_restart: true },
   });
   try {
-    await untilPrepared(base, admin!, made.id, n, 600_000);
+    // Click to screen from the pool: sign in, take (its answer brings the browser viewer's ticket, as the pool's card
+    // asks), first frame; all at once.
+    const poolRound = () =>
+      Promise.all(people.map(async (u) => {
+        const t0 = now();
+        const token = await signIn(base, u);
+        const t1 = now();
+        const got = await api<{ kind: string; desktop_id?: string; viewer?: { cookie: string } }>(base, token, 'POST', `/desktop-pools/${made.id}/take`, { viewer: 'browser-vnc' });
+        const t2 = now();
+        if (got.kind !== 'desktop') throw new Error(`${u} was queued: the pool had fewer prepared desktops than people`);
+        if (!got.viewer) throw new Error(`${u}'s take came without its viewer's ticket`);
+        await firstFrameThroughPortal(base, token, got.desktop_id!, got.viewer);
+        if (process.env.VDI_TRACE) appendFileSync(process.env.VDI_TRACE, `pool ${u}: sign-in ${(t1 - t0).toFixed(0)} take+ticket ${(t2 - t1).toFixed(0)} frame ${(now() - t2).toFixed(0)}\n`);
+        return { ms: now() - t0, token, id: got.desktop_id! };
+      }));
+    // The same people on the same (running) desktops: sign in (one session per person: the earlier ends), ticket, first frame.
+    const runningRound = (fromPool: { token: string; id: string }[]) =>
+      Promise.all(people.map(async (u, i) => {
+        const t0 = now();
+        const token = await signIn(base, u);
+        const t1 = now();
+        await firstFrameThroughPortal(base, token, fromPool[i]!.id);
+        if (process.env.VDI_TRACE) appendFileSync(process.env.VDI_TRACE, `running ${u}: sign-in ${(t1 - t0).toFixed(0)} frame ${(now() - t1).toFixed(0)}\n`);
+        fromPool[i]!.token = token;
+        return now() - t0;
+      }));
     // Prepared means booted and waiting: the guests' boots (all at once here) are over before the class signs in.
-    await guestsBooted(c.portal.dataDir, 900_000);
-    // The class has signed in before (untimed): both rounds below meet a server that signed these people in already,
-    // as the second meets it after the first.
-    await pool(people, 6, (u) => signIn(base, u));
+    const ready = async () => {
+      await untilPrepared(base, admin!, made.id, n, 600_000);
+      await guestsBooted(c.portal.dataDir, 900_000);
+    };
+    await ready();
+    // A rehearsal, untimed: both rounds, then every desktop given back and prepared again. Without it the first round
+    // met code the server had never run (the take, the viewer's ticket and bridge: compiled and warmed during the round,
+    // its garbage collected there) and the second profited from it; a server in use has run both before.
+    const rehearsed = await poolRound();
+    await runningRound(rehearsed);
+    await pool(rehearsed, 6, (x) => api(base, x.token, 'GET', `/desktop/stop/${x.id}`));
+    await ready();
+    await settle(c.portal.pid);
     const watch = watchLoad(c.portal.pid);
     // (VDI_TRACE: the server process's own CPU time in each round, its machines and helpers left out)
     const ownCpu = () => {
@@ -1080,34 +1117,18 @@ async function rowPool(c: Ctx) {
     };
     const round = (name: string, cpu0: number, t0: number) =>
       process.env.VDI_TRACE && appendFileSync(process.env.VDI_TRACE, `round ${name}: server ${ownCpu() - cpu0} ms CPU in ${(now() - t0).toFixed(0)} ms\n`);
+    // (BENCH_PROFILE_DIR with BENCH_SERVER_NODE_ARGS=--inspect=127.0.0.1:PORT and BENCH_INSPECT_PORT: a CPU profile of each round)
+    const inspectPort = Number(process.env.BENCH_INSPECT_PORT ?? 9339);
+    let profile = await profileServer(inspectPort, `pool-${c.mode}-pool`);
     let [cpu0, t0] = [ownCpu(), now()];
-    // Click to screen from the pool: sign in, take, ticket, first frame; all at once.
-    const fromPool = await Promise.all(people.map(async (u) => {
-      const t0 = now();
-      const token = await signIn(base, u);
-      const t1 = now();
-      // (as the pool's card asks: its browser viewer's ticket with the desktop)
-      const got = await api<{ kind: string; desktop_id?: string; viewer?: { cookie: string } }>(base, token, 'POST', `/desktop-pools/${made.id}/take`, { viewer: 'browser-vnc' });
-      const t2 = now();
-      if (got.kind !== 'desktop') throw new Error(`${u} was queued: the pool had fewer prepared desktops than people`);
-      if (!got.viewer) throw new Error(`${u}'s take came without its viewer's ticket`);
-      await firstFrameThroughPortal(base, token, got.desktop_id!, got.viewer);
-      if (process.env.VDI_TRACE) appendFileSync(process.env.VDI_TRACE, `pool ${u}: sign-in ${(t1 - t0).toFixed(0)} take+ticket ${(t2 - t1).toFixed(0)} frame ${(now() - t2).toFixed(0)}\n`);
-      return { ms: now() - t0, token, id: got.desktop_id! };
-    }));
+    const fromPool = await poolRound();
     round('pool', cpu0, t0);
+    await profile.stop();
+    profile = await profileServer(inspectPort, `pool-${c.mode}-running`);
     [cpu0, t0] = [ownCpu(), now()];
-    // The same people on the same (running) desktops: sign in (one session per person: the earlier ends), ticket, first frame.
-    const running = await Promise.all(people.map(async (u, i) => {
-      const t0 = now();
-      const token = await signIn(base, u);
-      const t1 = now();
-      await firstFrameThroughPortal(base, token, fromPool[i]!.id);
-      if (process.env.VDI_TRACE) appendFileSync(process.env.VDI_TRACE, `running ${u}: sign-in ${(t1 - t0).toFixed(0)} frame ${(now() - t1).toFixed(0)}\n`);
-      fromPool[i]!.token = token;
-      return now() - t0;
-    }));
+    const running = await runningRound(fromPool);
     round('running', cpu0, t0);
+    await profile.stop();
     const p = latencies(fromPool.map((x) => x.ms)).p95;
     const r = latencies(running).p95;
     add({

@@ -122,7 +122,9 @@ export async function openDatabase(opts: { url?: string; dir?: string; eagerComp
   }
   const server = embedded;
   // PGlite's own user and database (an empty user name in the startup message stalls it).
-  const pool = new pg.Pool({ stream: server.stream, max: EMBEDDED_POOL_SIZE, user: 'postgres', database: 'postgres' });
+  // Idle connections cost nothing here (a port to the worker): none is closed for idleness, so that a query's release
+  // sets no timer (pg-pool's idle timeout is a setTimeout per release, a clearTimeout per checkout).
+  const pool = new pg.Pool({ stream: server.stream, max: EMBEDDED_POOL_SIZE, user: 'postgres', database: 'postgres', idleTimeoutMillis: 0 });
   let analyzer: ReturnType<typeof setInterval> | undefined;
   const database = await migrated(pool, 'pglite', migrations, async () => {
     clearInterval(analyzer);

@@ -117,7 +117,7 @@ export class QemuMachine {
 
   /** Checks right now whether QEMU is gone, and finishes if so. */
   checkNow(): void {
-    this.#checkAlive();
+    if (!this.#finishing && !isOurQemu(this.pid, this.paths.qmp)) void this.#finish();
   }
 
   #attach(client: QmpClient): void {
@@ -157,7 +157,9 @@ export class QemuMachine {
   }
 
   #checkAlive(): void {
-    if (!this.#finishing && !isOurQemu(this.pid, this.paths.qmp)) void this.#finish();
+    // An open QMP connection says QEMU runs (its close looks closely at once): /proc is read for the others only, not
+    // for each of a class's thirty machines every second.
+    if (!this.#qmp || this.#qmp.closed) this.checkNow();
   }
 
   #emit(type: MachineEvent['type'], reason?: string): void {

@@ -219,13 +219,13 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
   }
 
   async function reconcile(pool: PoolRow) {
-    const desktops = await ctx.db.select().from(d).where(eq(d.poolId, pool.id)).orderBy(asc(d.createdAt));
+    // (only those not given: a class's thirty given desktops are not read at every pass)
+    const free = await ctx.db.select().from(d).where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt))).orderBy(asc(d.createdAt));
     const stalled = await poolStalled(ctx, pool);
     // The timetable's target moved, or a booking, the template or the pool's switch changed whether it prepares.
     const seen = `${targetPrepared(pool, ctx.clock.now())}|${stalled}`;
     if (shown.has(pool.id) && shown.get(pool.id) !== seen) events.changed(pool.id);
     shown.set(pool.id, seen);
-    const free = desktops.filter((x) => x.poolAssignedAt === null);
     // Never handed out, gone, and made afresh from the template below: broken ones (a start failed) and those at rest
     // (the machine died, was stopped by someone, or was found stopped after a restart) — its disk may not be the
     // template's state any more, and a fresh one costs the same as starting it again.
