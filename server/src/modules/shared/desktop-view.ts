@@ -9,6 +9,7 @@ import {
 } from '@vdi/contracts';
 import type { Db } from '../../db';
 import { schema } from '../../db';
+import { preparedQuery } from '../../db/prepared';
 import { qualified } from '../../db/qualified';
 import type { DomainRow } from './domains';
 import type { Clock } from '../../scheduler/clock';
@@ -30,10 +31,10 @@ export type NextBooking = { start: number; end: number } | null;
  * The next (or current) booking of a desktop or of its deployment: a subquery correlated with the
  * `domains` row of the query it is selected in (one index probe of `bookings_item_idx` per row).
  */
-export function nextDesktopBookingSql(now: Date) {
+export function nextDesktopBookingSql(now: Date | SQL) {
   const b = schema.bookings;
   const [start, end, itemType, itemId] = [b.start, b.end, b.itemType, b.itemId].map(qualified);
-  const upcoming = sql`${end} > ${now.toISOString()}::timestamptz`;
+  const upcoming = sql`${end} > ${now instanceof Date ? now.toISOString() : now}::timestamptz`;
   // Asked once whether any booking is to come (most of the time none): only then per row.
   return sql<NextBooking>`case when exists (select 1 from ${b} where ${upcoming}) then
     (select json_build_object('start', extract(epoch from ${start}), 'end', extract(epoch from ${end}))
@@ -87,7 +88,7 @@ export type DesktopExtras = {
 };
 
 /** The fields of `DesktopExtras`: joins on the owners and the deployment, correlated subqueries for the disks and the booking. */
-function desktopExtras(now: Date): Record<keyof DesktopExtras, SQL> {
+function desktopExtras(now: Date | SQL): Record<keyof DesktopExtras, SQL> {
   const dd = schema.domainDisks;
   return {
     userName: qualified(schema.users.name),
@@ -135,15 +136,15 @@ const jsonObject = (fields: Record<string, SQL>) =>
   sql`json_build_object(${sql.join(Object.entries(fields).map(([k, v]) => sql`${sql.raw(`'${k}'`)}, ${v}`), sql`, `)})`;
 
 /**
- * One query: the domains of `where` by name (a page of them when asked, then with the count of
- * all), each with what its view needs. The database packs the list as one JSON text (reading a
- * thousand rows column by column costs the embedded database ten times more), parsed here at once.
+ * One query: the domains of `where` by name (a page of them when asked, then with the count of all), each with what its
+ * view needs. The database packs the list as one JSON text (reading a thousand rows column by column costs the embedded
+ * database ten times more), parsed here at once. `now`: the moment a desktop's next booking is after.
  */
-async function selectWithExtras({ db, clock }: ViewSource, where: SQL | undefined, paging?: { limit: number; offset: number }) {
+function viewsQuery(where: SQL | undefined, now: Date | SQL, paging?: { limit: number; offset: number }) {
   const d = schema.domains;
   const row = jsonObject({
     ...Object.fromEntries(Object.entries(VIEW_COLUMNS).map(([k, c]) => [k, qualified(c)])),
-    x: jsonObject(desktopExtras(clock.now())),
+    x: jsonObject(desktopExtras(now)),
   });
   const total = paging ? sql`(select count(*) from ${d} where ${where ?? sql`true`})` : sql`null`;
   const join = (t: typeof schema.users | typeof schema.groups | typeof schema.categories | typeof schema.deployments, id: SQL) =>
@@ -155,13 +156,38 @@ async function selectWithExtras({ db, clock }: ViewSource, where: SQL | undefine
     ${where ? sql`where ${where}` : sql``}
     order by ${qualified(d.name)}, ${qualified(d.id)}
     ${paging ? sql`limit ${paging.limit} offset ${paging.offset}` : sql``}`;
-  const result = await db.execute(sql`select coalesce(json_agg(t.j order by t.name, t.id), '[]')::text as list, max(t.total) as total from (${inner}) t`);
-  const [answer] = (result as unknown as { rows: { list: string; total: string | number | null }[] }).rows;
-  type Dated = 'accessedAt' | 'scheduledShutdownAt' | 'forceStopAt';
+  return { list: sql<string>`coalesce(json_agg(t.j order by t.name, t.id), '[]')::text`, total: sql<string | number | null>`max(t.total)`, from: sql`(${inner}) t` };
+}
+
+/**
+ * The views of desktops by id, as a named prepared statement built once per database: every desktop event reads it (a
+ * class's thirty givings, thirty times), and building the query above costs more than running it (~300 KB of garbage
+ * each time, and the database's parse and plan).
+ */
+const viewsByIds = preparedQuery((db, name) => {
+  const q = viewsQuery(sql`${qualified(schema.domains.id)} = any(${sql.placeholder('ids')}::text[])`, sql`${sql.placeholder('now')}`);
+  return db.select({ list: q.list, total: q.total }).from(q.from).prepare(name);
+});
+
+type Dated = 'accessedAt' | 'scheduledShutdownAt' | 'forceStopAt';
+/** The rows of a views query's answer: its JSON list parsed, its dates as dates. */
+function viewRows(answer: { list: string; total: string | number | null } | undefined) {
   const rows = JSON.parse(answer!.list) as (Omit<RowWithExtras, Dated> & Record<Dated, string | null>)[];
   const date = (s: string | null) => (s === null ? null : new Date(s));
   const out: RowWithExtras[] = rows.map((r) => ({ ...r, accessedAt: date(r.accessedAt), scheduledShutdownAt: date(r.scheduledShutdownAt), forceStopAt: date(r.forceStopAt) }));
   return { rows: out, total: answer!.total === null ? null : Number(answer!.total) };
+}
+
+async function selectWithExtras({ db, clock }: ViewSource, where: SQL | undefined, paging?: { limit: number; offset: number }) {
+  const q = viewsQuery(where, clock.now(), paging);
+  const result = await db.execute(sql`select ${q.list} as list, ${q.total} as total from ${q.from}`);
+  return viewRows((result as unknown as { rows: { list: string; total: string | number | null }[] }).rows[0]);
+}
+
+/** `selectWithExtras` of the desktops `ids`, through the prepared statement. */
+async function selectByIds({ db, clock }: ViewSource, ids: string[]) {
+  const [answer] = await viewsByIds(db).execute({ ids, now: clock.now().toISOString() });
+  return viewRows(answer);
 }
 
 /** The desktop as GET /user/desktops and the desktop_* events carry it (reference §2.5): built from the row, no query. */
@@ -211,14 +237,14 @@ export function desktopView(row: DesktopViewRow, x: DesktopExtras): TDesktop {
 /** The views of desktops as they stand now, by id: rows and extras in one query (in no particular order). */
 export async function currentDesktopViews(src: ViewSource, ids: string[]): Promise<TDesktop[]> {
   if (ids.length === 0) return [];
-  const { rows } = await selectWithExtras(src, inArray(schema.domains.id, ids));
+  const { rows } = await selectByIds(src, ids);
   return rows.map((r) => desktopView(r, r.x));
 }
 
 /** The views of rows the caller holds (events: the row as just written), their extras in one query. */
 export async function desktopViews(src: ViewSource, rows: DomainRow[]): Promise<TDesktop[]> {
   if (rows.length === 0) return [];
-  const { rows: found } = await selectWithExtras(src, inArray(schema.domains.id, rows.map((r) => r.id)));
+  const { rows: found } = await selectByIds(src, rows.map((r) => r.id));
   const extras = new Map(found.map((f) => [f.id, f.x]));
   const none: DesktopExtras = { userName: null, groupName: null, categoryName: null, storage: [], permissions: null, next: null, hostName: null };
   return rows.map((row) => desktopView(row, extras.get(row.id) ?? none));
