@@ -16,7 +16,7 @@ import { DEPLOYMENT_ROLES } from '../deployments/roles';
 import { findDomain } from '../shared/domains';
 import { viewersOf } from '../shared/desktop-view';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
-import { createDesktopPools, heldDesktop, poolCounts, poolStalled, type DesktopPools, type PoolRow } from './service';
+import { createDesktopPools, heldDesktop, poolCounts, poolStalled, takeContext, type DesktopPools, type PoolRow } from './service';
 import { usablePools } from './usable';
 import { openViewer } from '../viewers/open';
 import { roomForDesktops } from '../placement';
@@ -202,17 +202,11 @@ export async function desktopPoolRoutes(app: FastifyInstance, ctx: AppContext, l
 
   r.post('/desktop-pools/:id/take', { preHandler: auth, schema: { params: ZId, body: ZPoolTake.optional(), response: { 200: ZPoolTakeAnswer } } }, async (request) => {
     const { user } = authOf(request);
-    // (a class clicks at once: what is read for one taking is read side by side)
-    // (the pool with its template; the desktop the person holds is looked for meanwhile: it needs only the pool's id,
-    // and is unused when the pool is not theirs)
-    const [[found], actor, held] = await Promise.all([
-      ctx.db.select({ pool: p, template: schema.domains }).from(p).leftJoin(schema.domains, eq(schema.domains.id, p.templateId)).where(eq(p.id, request.params.id)),
-      actorOf(ctx.db, user),
-      heldDesktop(ctx, request.params.id, user.id),
-    ]);
-    const pool = found?.pool;
+    // (a class clicks at once: the pool, its template and the desktop the person holds of it are one prepared statement;
+    // the held one is unused when the pool is not theirs)
+    const [{ pool, template, held }, actor] = await Promise.all([takeContext(ctx, request.params.id, user.id), actorOf(ctx.db, user)]);
     if (!pool || !isAllowed(actor, pool)) throw notFound('desktop_pool_not_found', 'Desktop pool not found');
-    const stalled = await poolStalled(ctx, pool, { template: found.template });
+    const stalled = await poolStalled(ctx, pool, { template });
     if (stalled) throw conflict('desktop_pool_unavailable', 'The pool gives no desktops now', { reason: stalled });
     const taken = await pools.take(pool, user, { held });
     if (taken.kind === 'queued') return taken;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, notInArray, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import { CREATING, GUEST_UP, RETRYABLE, STARTABLE, statusIn, type TPoolCounts, type TPoolStalled, type TViewer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { LOCK_CLASSES, lockKey, schema } from '../../db';
@@ -49,6 +50,25 @@ export function poolDesktopState(row: Pick<DomainRow, 'status' | 'poolAssignedAt
   if (statusIn(GUEST_UP, row.status) && booted(row, bootSeconds)) return 'prepared';
   if (statusIn(RETRYABLE, row.status)) return 'broken';
   return 'preparing';
+}
+
+/** The desktop the person holds of the pool (its `held`), the pool and its template: what a take reads, one prepared statement. */
+const heldOfPool = alias(d, 'held');
+const takeContextQuery = preparedQuery((db, name) =>
+  db
+    .select({ pool: p, template: d, held: heldOfPool })
+    .from(p)
+    .leftJoin(d, eq(d.id, p.templateId))
+    .leftJoin(heldOfPool, and(eq(heldOfPool.poolId, p.id), eq(heldOfPool.userId, sql.placeholder('userId')), isNotNull(heldOfPool.poolAssignedAt)))
+    .where(eq(p.id, sql.placeholder('poolId')))
+    .limit(1)
+    .prepare(name),
+);
+
+/** A take's reading: the pool (undefined when there is none), its template and the desktop the person holds of it. */
+export async function takeContext(ctx: AppContext, poolId: string, userId: string) {
+  const [row] = await takeContextQuery(ctx.db).execute({ poolId, userId });
+  return { pool: row?.pool, template: row?.template ?? null, held: row?.held ?? undefined };
 }
 
 /** The desktop `userId` holds from the pool (given to them and not given back), if any. */
