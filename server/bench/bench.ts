@@ -28,6 +28,8 @@ import { firstFrameOverUnix, firstFrameOverWebSocket, type FrameMarks } from './
 import { domainXmlByHand, domainsOn, qemuImgOnHost, startBenchLab, stormByHand } from './cluster';
 import { rowsProcesses } from './processes';
 import { profileServer } from './profile';
+import { loadConfig } from '../src/config';
+import { GuestNetwork } from '../src/network/guest-network';
 import { addLabHost, untilOnline } from '../../scripts/lib/hypervisors.mjs';
 import { fingerprintOf } from '../src/engine/libvirt/hosts';
 import { countPixels, xfreerdpScreen } from '../test/helpers/rdp-clients';
@@ -221,6 +223,17 @@ async function startPortal(mode: Mode, databaseUrl: string | undefined, override
         } catch {
           // gone
         }
+      }
+      // So is the guest network the server left for them (its namespace, dnsmasq, the VPN endpoint's wireguard-go).
+      try {
+        const vpnPid = Number(readFileSync(join(dataDir, 'vpn', 'wireguard-go.pid'), 'utf8').trim());
+        if (readFileSync(`/proc/${vpnPid}/cmdline`, 'utf8').includes('wireguard-go')) process.kill(vpnPid, 'SIGTERM');
+      } catch {
+        // none, or gone
+      }
+      const { guestNetwork } = loadConfig(env);
+      if (guestNetwork.cidr !== 'off') {
+        await GuestNetwork.dormant({ ...guestNetwork, dataDir, stateDir: join(dataDir, 'network') }).close({ teardown: true }).catch(() => undefined);
       }
       rmSync(dataDir, { recursive: true, force: true });
     },
