@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, notInArray, sql } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
+import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, notInArray, sql, type SQLWrapper } from 'drizzle-orm';
+import { alias, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { CREATING, GUEST_UP, RETRYABLE, STARTABLE, statusIn, type TPoolCounts, type TPoolStalled, type TViewer } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { LOCK_CLASSES, lockKey, schema } from '../../db';
@@ -52,6 +52,10 @@ export function poolDesktopState(row: Pick<DomainRow, 'status' | 'poolAssignedAt
   return 'preparing';
 }
 
+/** A desktop of `table` (the domains, or an alias) held by the person from the pool: given to them, not given back. */
+const heldWhere = (table: { poolId: AnyPgColumn; userId: AnyPgColumn; poolAssignedAt: AnyPgColumn }, poolId: SQLWrapper | string, userId: SQLWrapper | string) =>
+  and(eq(table.poolId, poolId), eq(table.userId, userId), isNotNull(table.poolAssignedAt));
+
 /** The desktop the person holds of the pool (its `held`), the pool and its template: what a take reads, one prepared statement. */
 const heldOfPool = alias(d, 'held');
 const takeContextQuery = preparedQuery((db, name) =>
@@ -59,7 +63,7 @@ const takeContextQuery = preparedQuery((db, name) =>
     .select({ pool: p, template: d, held: heldOfPool })
     .from(p)
     .leftJoin(d, eq(d.id, p.templateId))
-    .leftJoin(heldOfPool, and(eq(heldOfPool.poolId, p.id), eq(heldOfPool.userId, sql.placeholder('userId')), isNotNull(heldOfPool.poolAssignedAt)))
+    .leftJoin(heldOfPool, heldWhere(heldOfPool, p.id, sql.placeholder('userId')))
     .where(eq(p.id, sql.placeholder('poolId')))
     .limit(1)
     .prepare(name),
@@ -73,7 +77,7 @@ export async function takeContext(ctx: AppContext, poolId: string, userId: strin
 
 /** The desktop `userId` holds from the pool (given to them and not given back), if any. */
 export async function heldDesktop(ctx: AppContext, poolId: string, userId: string): Promise<DomainRow | undefined> {
-  const [row] = await ctx.db.select().from(d).where(and(eq(d.poolId, poolId), eq(d.userId, userId), isNotNull(d.poolAssignedAt)));
+  const [row] = await ctx.db.select().from(d).where(heldWhere(d, poolId, userId));
   return row;
 }
 
