@@ -285,8 +285,10 @@ describe('auto-shutdown policies', () => {
       await closeViewer(clock.now().getTime());
     }
     const closedAt = clock.now().getTime();
-    // Checks come back an idle time later while the viewer was open; the warning comes a minute before closed + 2.
-    for (let i = 0; i < 4 && msgs.length === 0; i++) await tick(1);
+    // Checks come back an idle time later while the viewer was open; the warning comes a minute before closed + 2. (Looked
+    // for on the server, where the warning plans the stop: its message reaches the socket a moment later, and one more
+    // minute ticked meanwhile would be the stop's.)
+    for (let i = 0; i < 4 && (await row(plainDesktop)).scheduledShutdownAt === null; i++) await tick(1);
     await until('idle warning', async () => msgs.length >= 1);
     const warnedAt = clock.now().getTime();
     expect(warnedAt - closedAt).toBeGreaterThanOrEqual(MIN);
