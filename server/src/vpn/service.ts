@@ -18,6 +18,9 @@ import { generateWgKeyPair, wgPublicKeyOf } from './keys';
 export type VpnNetwork = { available: boolean; namespace: string; ifname: string; guestCidr: string };
 
 const SYNC_MS = 2000;
+/** An endpoint that could not open (wireguard-go slow to start on a loaded host, a link left busy) is tried again: first after this, doubling to a minute. */
+const REOPEN_FIRST_MS = 5000;
+const REOPEN_MAX_MS = 60_000;
 
 /** The server's key pair: made once under DATA_DIR/vpn (0600), never printed. */
 function serverKeys(stateDir: string) {
@@ -42,6 +45,13 @@ export function createVpnService(ctx: AppContext, network: VpnNetwork | null) {
   /** another process of this machine runs the endpoint (`follow`); `nudge` asks it to apply a change now */
   let followed = false;
   let nudge: (() => void) | null = null;
+  /** the next try to open an endpoint that failed to, and its delay; `onReady`: called when a later try opens it */
+  let reopen: NodeJS.Timeout | null = null;
+  let reopenMs = REOPEN_FIRST_MS;
+  let onReady: (() => void) | null = null;
+  /** counts starts and closes: a try that ends after a close leaves no endpoint behind */
+  let generation = 0;
+  let closedWith: { stop?: boolean } = {};
 
   async function desired(): Promise<{ peers: VpnPeer[]; reach: ReachPair[] }> {
     const peers = await ctx.db
@@ -111,10 +121,13 @@ export function createVpnService(ctx: AppContext, network: VpnNetwork | null) {
     return syncing;
   }
 
-  async function start(): Promise<void> {
+  async function start(opts: { onReady?: () => void } = {}): Promise<void> {
     followed = false;
     nudge = null;
     reason = null;
+    onReady = opts.onReady ?? null;
+    generation++;
+    reopenMs = REOPEN_FIRST_MS;
     const port = ctx.config.vpn.port;
     if (port === null) reason = 'VPN_PORT is off';
     else if (!network?.available) reason = 'the VPN needs the guest network';
@@ -123,28 +136,46 @@ export function createVpnService(ctx: AppContext, network: VpnNetwork | null) {
       ctx.log.info({ reason }, 'user VPN not available');
       return;
     }
+    range = usersRange(ctx.config.vpn.usersNetwork);
+    keys = serverKeys(stateDir);
+    await open(network, port);
+  }
+
+  /** Opens the endpoint; a failure is tried again later (until `close`), its reason answered meanwhile. */
+  async function open(net: VpnNetwork, port: number): Promise<void> {
+    reopen = null;
+    const mine = generation;
     try {
-      range = usersRange(ctx.config.vpn.usersNetwork);
-      keys = serverKeys(stateDir);
-      endpoint = await VpnEndpoint.open(
+      const opened = await VpnEndpoint.open(
         {
-          namespace: network.namespace,
-          ifname: network.ifname,
+          namespace: net.namespace,
+          ifname: net.ifname,
           stateDir,
           port,
-          privateKey: keys.privateKey,
-          address: `${range.endpoint}/${range.prefix}`,
+          privateKey: keys!.privateKey,
+          address: `${range!.endpoint}/${range!.prefix}`,
           log: ctx.log,
         },
         await desired(),
       );
+      if (mine !== generation) return void (await opened.close(closedWith));
+      endpoint = opened;
+      reason = null;
       timer = setInterval(() => void sync().catch((err) => ctx.log.warn({ err: String(err) }, 'vpn sync failed')), SYNC_MS);
       timer.unref();
-      ctx.log.info({ ifname: network.ifname, port }, 'user VPN ready');
+      ctx.log.info({ ifname: net.ifname, port }, 'user VPN ready');
     } catch (err) {
       reason = `could not start the VPN endpoint: ${err instanceof Error ? err.message : String(err)}`;
       endpoint = null;
-      ctx.log.warn({ reason }, 'user VPN not available');
+      ctx.log.warn({ reason, retryInMs: reopenMs }, 'user VPN not available');
+      if (mine !== generation) return;
+      reopen = setTimeout(() => {
+        void open(net, port).then(() => {
+          if (endpoint && mine === generation) onReady?.();
+        });
+      }, reopenMs);
+      reopen.unref();
+      reopenMs = Math.min(REOPEN_MAX_MS, reopenMs * 2);
     }
   }
 
@@ -239,6 +270,11 @@ export function createVpnService(ctx: AppContext, network: VpnNetwork | null) {
     async close(opts: { stop?: boolean } = {}) {
       if (timer) clearInterval(timer);
       timer = null;
+      if (reopen) clearTimeout(reopen);
+      reopen = null;
+      onReady = null;
+      generation++;
+      closedWith = opts;
       await syncing?.catch(() => undefined);
       await endpoint?.close(opts);
       endpoint = null;

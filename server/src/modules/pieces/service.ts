@@ -105,7 +105,8 @@ export function createMachinePieces(ctx: AppContext, parts: { vpn: VpnService; b
     followRdpGateway(ctx, null);
     parts.bastion.follow({ ssh: null, http: null, https: null });
     await network.take();
-    await parts.vpn.start();
+    // An endpoint that opens on a later try is announced then.
+    await parts.vpn.start({ onReady: () => void tell({ state: own() }) });
     await parts.bastion.start();
     stopGateway = await startRdpGateway(ctx);
     const state = own();
