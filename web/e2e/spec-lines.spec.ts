@@ -203,8 +203,7 @@ test.describe.serial('the last lines of the spec', () => {
       if (cut++ === 0) return route.abort();
       await route.continue();
     });
-    await page.getByTestId('nav-storage').click();
-    await expect(page).toHaveURL(/\/userstorage$/);
+    await page.goto('/userstorage');
     await expect(page.getByRole('heading', { level: 1 })).toBeVisible({ timeout: scaled(15_000) });
     await expect(page.getByTestId('route-load-error')).toHaveCount(0);
     expect(cut).toBeGreaterThan(1);
@@ -225,6 +224,34 @@ test.describe.serial('the last lines of the spec', () => {
     await shot(page, 'spec-lines-chunk-failed-390');
     await page.unrouteAll({ behavior: 'ignoreErrors' });
     await page.getByTestId('route-load-retry').click();
+    await expect(page.getByTestId('route-load-error')).toHaveCount(0);
+  });
+
+  test('what a screen needs from the server is asked again when it does not arrive; then the screen says what failed', async ({ page }) => {
+    await signInAs(page, 'user');
+    await expect(desktopCard(page, 'Demo desktop')).toBeVisible();
+    // The session user's next read (a page opened afresh) is cut once (a request timed out on a starved machine, a dropped connection): asked again, the screen shows.
+    const userRead = /\/api\/v3\/user$/;
+    let cut = 0;
+    await page.route(userRead, async (route) => {
+      if (cut++ === 0) return route.abort();
+      await route.continue();
+    });
+    await page.goto('/userstorage');
+    await expect(page.getByRole('heading', { level: 1 })).toBeVisible({ timeout: scaled(15_000) });
+    await expect(page.getByTestId('route-load-error')).toHaveCount(0);
+    expect(cut).toBeGreaterThan(1);
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+    // It never arrives: after a few tries (1, 2 and 4 s apart) the screen says what did not arrive, with a retry.
+    await page.route(userRead, (route) => route.abort());
+    await page.goto('/recycleBins');
+    const error = page.getByTestId('route-load-error');
+    await expect(error).toHaveAttribute('data-kind', 'read', { timeout: scaled(20_000) });
+    await expect(error).toContainText(en.route_error.read);
+    await shot(page, 'spec-lines-guard-read-failed');
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+    await page.getByTestId('route-load-retry').click();
+    await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
     await expect(page.getByTestId('route-load-error')).toHaveCount(0);
   });
 });

@@ -1,3 +1,5 @@
+import { withRetries } from '../lib/retry';
+
 /** A lazily loaded screen that has not arrived after this long is given up on (spec core §9). */
 export const CHUNK_LOAD_TIMEOUT_MS = 120_000;
 
@@ -21,18 +23,5 @@ export function withinChunkTime<T>(p: Promise<T>, ms = CHUNK_LOAD_TIMEOUT_MS): P
 /** A screen's download that failed is tried again after these pauses (a dropped connection, a server busy for a moment). */
 export const CHUNK_RETRY_DELAYS_MS = [500, 1_000, 2_000] as const;
 
-/**
- * `load` until it succeeds, tried again after each of `delays` when it fails (the browser fetches a module whose
- * download failed again on the next import); the last failure when none succeeds.
- */
-export async function loadWithRetries<T>(load: () => Promise<T>, delays: readonly number[] = CHUNK_RETRY_DELAYS_MS): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await load();
-    } catch (err) {
-      if (attempt >= delays.length) throw err;
-      console.warn('A screen did not load; trying again', err);
-      await new Promise((r) => setTimeout(r, delays[attempt]));
-    }
-  }
-}
+/** A screen's code, tried again after each of `delays` when its download fails (the browser fetches a module whose download failed again on the next import). */
+export const loadWithRetries = <T>(load: () => Promise<T>, delays: readonly number[] = CHUNK_RETRY_DELAYS_MS): Promise<T> => withRetries(load, delays, { what: 'A screen' });

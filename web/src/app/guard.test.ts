@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { SignJWT } from 'jose';
 import type { TUser, TUserConfig } from '@vdi/contracts';
-import { runGuard, type GuardDeps } from './guard';
+import { HttpError, RequestTimeout } from '../lib/api';
+import { GUARD_RETRY_DELAYS_MS, GuardReadError, runGuard, type GuardDeps } from './guard';
 import { ROUTES, type AppRoute } from './routes';
 
 const NOW = 1_800_000_000_000;
@@ -79,12 +80,54 @@ describe('access guard', () => {
     expect(await runGuard(route('desktops'), url('/desktops'), disabled)).toBe('/login');
   });
 
-  it('5. a failed or cancelled request for the user, or a server error, does not sign out', async () => {
-    const t = await token(DATA);
-    for (const failure of [new TypeError('Failed to fetch'), Object.assign(new Error('cancelled'), { name: 'CancelledError' }), Object.assign(new Error('x'), { status: 500 })]) {
-      const d = deps({ sessionToken: () => t, fetchUser: () => Promise.reject(failure) });
-      await expect(runGuard(route('desktops'), url('/desktops'), d)).rejects.toBe(failure);
-      expect(d.calls).not.toContain('logout');
+  it('5. a failed or cancelled request for the user, or a server error, does not sign out: the screen says what did not arrive', async () => {
+    vi.useFakeTimers();
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const t = await token(DATA);
+      for (const failure of [new TypeError('Failed to fetch'), Object.assign(new Error('cancelled'), { name: 'CancelledError' }), new HttpError(500, { error: 'x', msg: 'x', description_code: 'generic_error', description: '', params: null }, new Headers())]) {
+        const d = deps({ sessionToken: () => t, fetchUser: () => Promise.reject(failure) });
+        const outcome = runGuard(route('desktops'), url('/desktops'), d).catch((e: unknown) => e);
+        await vi.advanceTimersByTimeAsync(GUARD_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0));
+        const err = await outcome;
+        expect(err).toBeInstanceOf(GuardReadError);
+        expect((err as GuardReadError).reason).toBe(failure);
+        expect(d.calls).not.toContain('logout');
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('5/7. a read that failed on the way (no answer in time, a dropped connection, a server error) is made again; an answer about the session is not', async () => {
+    vi.useFakeTimers();
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const t = await token(DATA);
+      let userTries = 0;
+      let configTries = 0;
+      const d = deps({
+        sessionToken: () => t,
+        fetchUser: async () => (++userTries < 3 ? Promise.reject(new RequestTimeout('generic_error')) : ({ role: 'user' } as TUser)),
+        ensureConfig: async () => (++configTries < 2 ? Promise.reject(new TypeError('Failed to fetch')) : ({ migrations_block: false } as TUserConfig)),
+      });
+      const outcome = runGuard(route('desktops'), url('/desktops'), d);
+      await vi.advanceTimersByTimeAsync(GUARD_RETRY_DELAYS_MS[0] + GUARD_RETRY_DELAYS_MS[1] + GUARD_RETRY_DELAYS_MS[0]);
+      expect(await outcome).toBeNull();
+      expect([userTries, configTries]).toEqual([3, 2]);
+
+      // The server saying the session is over is believed at once.
+      let tries = 0;
+      const over = deps({ sessionToken: () => t, fetchUser: () => (tries++, Promise.reject(new HttpError(401, { error: 'x', msg: 'x', description_code: 'unauthorized', description: '', params: null }, new Headers()))) });
+      expect(await runGuard(route('desktops'), url('/desktops'), over)).toBe('/login');
+      expect(tries).toBe(1);
+      // A configuration that never arrives: the screen says so.
+      const never = deps({ sessionToken: () => t, ensureConfig: () => Promise.reject(new RequestTimeout('generic_error')) });
+      const failed = runGuard(route('desktops'), url('/desktops'), never).catch((e: unknown) => e);
+      await vi.advanceTimersByTimeAsync(GUARD_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0));
+      expect(await failed).toBeInstanceOf(GuardReadError);
+    } finally {
+      vi.useRealTimers();
     }
   });
 

@@ -1,7 +1,22 @@
 import type { TRole, TTokenClaims, TUser, TUserConfig } from '@vdi/contracts';
 import { needsRenewal, readToken, typeOf } from '../lib/token';
 import { STEP_ROUTES } from '../lib/sign-in-steps';
+import { mayPass } from '../lib/api';
+import { withRetries } from '../lib/retry';
 import type { AppRoute } from './routes';
+
+/** The guard's reads that fail on the way (no answer in time on a starved machine, a dropped connection, a server error) are made again after these pauses. */
+export const GUARD_RETRY_DELAYS_MS = [1_000, 2_000, 4_000] as const;
+
+/** What a screen needs (the session user, the configuration) did not arrive, tried again: the route says so, with a retry. */
+export class GuardReadError extends Error {
+  constructor(readonly reason: unknown) {
+    super(`What the screen needs did not arrive: ${reason instanceof Error ? reason.message : String(reason)}`);
+    this.name = 'GuardReadError';
+  }
+}
+
+const readAgain = <T>(read: () => Promise<T>) => withRetries(read, GUARD_RETRY_DELAYS_MS, { what: 'The session', again: mayPass });
 
 export type GuardDeps = {
   setTitle(titleKey: string): void;
@@ -62,18 +77,19 @@ export async function runGuard(route: AppRoute, url: URL, deps: GuardDeps): Prom
   // 5. The session user.
   let user: TUser;
   try {
-    user = await deps.fetchUser();
+    user = await readAgain(deps.fetchUser);
   } catch (err) {
     const status = (err as { status?: number }).status;
     if (status === 503) return '/maintenance';
     // Only the server saying the session or the user is no longer valid signs out. A request that
-    // failed on the way or was cancelled, or a server error, is not the session's fault: the screen
-    // says it could not be loaded (with a retry) and the person stays signed in.
+    // failed on the way or was cancelled, or a server error, is not the session's fault: it is made
+    // again a few times, then the screen says it could not be loaded (with a retry) and the person
+    // stays signed in.
     if (status === 401 || status === 403) {
       await deps.logout();
       return '/login';
     }
-    throw err;
+    throw new GuardReadError(err);
   }
 
   // 6. Without a query token, the role must be allowed.
@@ -85,7 +101,7 @@ export async function runGuard(route: AppRoute, url: URL, deps: GuardDeps): Prom
   // The saved language too, so the screen shows in it from its first frame.
   const [, config] = await Promise.all([
     deps.openSocket(),
-    deps.ensureConfig(),
+    readAgain(deps.ensureConfig).catch((err: unknown) => Promise.reject(new GuardReadError(err))),
     deps.ensureRecycleCutoff().catch(() => undefined),
     deps.applySavedLanguage(user.lang).catch(() => undefined),
   ]);

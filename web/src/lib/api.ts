@@ -34,6 +34,14 @@ export class RequestTimeout extends Error {
   }
 }
 
+/**
+ * A failure that may pass if the call is made again: no answer in time, a connection that dropped
+ * (fetch's TypeError), the server failing or overloaded for a moment. Not maintenance (503: its page
+ * says so) nor an answer about the call itself (4xx).
+ */
+export const mayPass = (err: unknown): boolean =>
+  err instanceof RequestTimeout || err instanceof TypeError || (err instanceof HttpError && (err.status === 429 || (err.status >= 500 && err.status !== 503)));
+
 type Options = {
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   body?: unknown;
