@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, notInArray, sql, type SQLWrapper } from 'drizzle-orm';
 import { alias, type AnyPgColumn } from 'drizzle-orm/pg-core';
-import { CREATING, GUEST_UP, RETRYABLE, STARTABLE, statusIn, type TPoolCounts, type TPoolStalled, type TViewer } from '@vdi/contracts';
+import { CREATING, GUEST_UP, RETRYABLE, STARTABLE, statusIn, type TPoolCounts, type TPoolStalled } from '@vdi/contracts';
 import type { AppContext } from '../../context';
 import { LOCK_CLASSES, lockKey, schema } from '../../db';
 import { preparedQuery } from '../../db/prepared';
@@ -9,6 +9,7 @@ import type { UserRow } from '../../auth/sessions';
 import { findDomain, type DomainRow } from '../shared/domains';
 import { createDesktopFromTemplate, creating } from '../desktops/create';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
+import { viewerName } from '../shared/desktop-view';
 import { viewerState } from '../viewers/activity';
 import { readyVncPasswords } from '../viewers/service';
 import { activeBooking } from '../bookings/start-check';
@@ -70,6 +71,12 @@ const takeContextQuery = preparedQuery((db, name) =>
 );
 
 /** A take's reading: the pool (undefined when there is none), its template and the desktop the person holds of it. */
+/** A pool desktop's guest properties: its template's, with only the viewers the pool allows (its card offers those). */
+export function poolGuestProperties(pool: Pick<PoolRow, 'permissions'>, template: Pick<DomainRow, 'guestProperties'>): DomainRow['guestProperties'] {
+  const viewers = Object.fromEntries(Object.entries(template.guestProperties.viewers).filter(([key]) => pool.permissions.viewers.includes(viewerName(key))));
+  return { ...template.guestProperties, viewers };
+}
+
 export async function takeContext(ctx: AppContext, poolId: string, userId: string) {
   const [row] = await takeContextQuery(ctx.db).execute({ poolId, userId });
   return { pool: row?.pool, template: row?.template ?? null, held: row?.held ?? undefined };
@@ -336,9 +343,8 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     const id = randomUUID();
     let row: DomainRow;
     try {
-      // Its viewers: the template's that the pool allows (its card offers those; a viewer asked is checked against the pool's permissions as they are then).
-      const viewers = Object.fromEntries(Object.entries(template.guestProperties.viewers).filter(([key]) => pool.permissions.viewers.includes(key.replace('_', '-') as TViewer)));
-      const guestProperties = { ...template.guestProperties, viewers };
+      // Its viewers: the template's that the pool allows (a viewer asked is checked against the pool's permissions as they are then).
+      const guestProperties = poolGuestProperties(pool, template);
       row = await creating(ctx.locks, id, () => createDesktopFromTemplate(ctx.db, ctx.engine, template, owner, { id, name: pool.name, persistent: pool.persistent, status: 'Stopped', poolId: pool.id, guestProperties }));
     } catch (err) {
       log.warn({ err, pool: pool.id }, 'a pool desktop could not be made');

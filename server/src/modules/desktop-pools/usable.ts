@@ -7,7 +7,7 @@ import { actorOf } from '../../auth/caller';
 import { isAllowed } from '../access/permissions';
 import { findDomain, type DomainRow } from '../shared/domains';
 import { viewersOf } from '../shared/desktop-view';
-import { poolStalled, type PoolRow } from './service';
+import { poolGuestProperties, poolStalled, type PoolRow } from './service';
 
 export type UsablePool = { pool: PoolRow; template: DomainRow; viewers: TViewer[] };
 
@@ -20,7 +20,7 @@ export async function usablePools(ctx: AppContext, user: UserRow): Promise<Usabl
     if (await poolStalled(ctx, pool)) continue;
     const template = await findDomain(ctx.db, pool.templateId);
     if (!template) continue;
-    out.push({ pool, template, viewers: viewersOf(template).filter((v) => pool.permissions.viewers.includes(v)) });
+    out.push({ pool, template, viewers: viewersOf({ guestIp: template.guestIp, guestProperties: poolGuestProperties(pool, template) }) });
   }
   return out;
 }

@@ -67,8 +67,11 @@ export const forceStopAtOf = (row: { status: string; forceStopAt: Date | null })
   row.status === 'Shutting-down' && row.forceStopAt ? row.forceStopAt.toISOString() : null;
 
 /** guest_properties.viewers keys (browser_vnc…) → viewer names (browser-vnc…), in display order. */
+/** A viewer's key in a desktop's guest properties (`browser_vnc`) as its name (`browser-vnc`). */
+export const viewerName = (key: string) => key.replace('_', '-') as TViewer;
+
 export function viewersOf(row: Pick<DomainRow, 'guestProperties' | 'guestIp'>): TViewer[] {
-  const names = Object.keys(row.guestProperties.viewers).map((k) => k.replace('_', '-') as TViewer);
+  const names = Object.keys(row.guestProperties.viewers).map(viewerName);
   // Viewers that need the guest's address are offered only once it has one.
   return sortViewers(names.filter((v) => !VIEWERS_NEEDING_IP.includes(v) || row.guestIp));
 }
