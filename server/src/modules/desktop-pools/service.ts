@@ -70,13 +70,13 @@ const takeContextQuery = preparedQuery((db, name) =>
     .prepare(name),
 );
 
-/** A take's reading: the pool (undefined when there is none), its template and the desktop the person holds of it. */
 /** A pool desktop's guest properties: its template's, with only the viewers the pool allows (its card offers those). */
 export function poolGuestProperties(pool: Pick<PoolRow, 'permissions'>, template: Pick<DomainRow, 'guestProperties'>): DomainRow['guestProperties'] {
   const viewers = Object.fromEntries(Object.entries(template.guestProperties.viewers).filter(([key]) => pool.permissions.viewers.includes(viewerName(key))));
   return { ...template.guestProperties, viewers };
 }
 
+/** A take's reading: the pool (undefined when there is none), its template and the desktop the person holds of it. */
 export async function takeContext(ctx: AppContext, poolId: string, userId: string) {
   const [row] = await takeContextQuery(ctx.db).execute({ poolId, userId });
   return { pool: row?.pool, template: row?.template ?? null, held: row?.held ?? undefined };
