@@ -122,6 +122,8 @@ test.describe('viewers', () => {
     await expect(viewer).toHaveURL(/\/viewer\/vnc$/);
     await expect(viewer.getByTestId('viewer-status')).toHaveText(en.viewer.status.connected, { timeout: scaled(30_000) });
     await waitForGuestScreen(viewer);
+    // The "is booting" note goes as soon as the guest draws (looked at five times a second).
+    await expect(viewer.getByTestId('viewer-booting')).toHaveCount(0, { timeout: scaled(1_000) });
     await expect(demo).toHaveAttribute('data-state', 'started', { timeout: scaled(30_000) });
     // Running: the card offers its viewers, not the start.
     await expect(startOpen).toHaveCount(0);

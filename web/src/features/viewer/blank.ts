@@ -3,10 +3,13 @@ import { useEffect, useState, type RefObject } from 'react';
 /** A pixel brighter than this (sum of red, green and blue) means the guest has drawn something. */
 const LIT = 60;
 
+/** How often the screen is looked at: the "is booting" overlay goes within this of the guest's first drawing (a small probe: about a millisecond). */
+export const BLANK_LOOK_MS = 200;
+
 /**
- * Whether the screen drawn inside `container` is still all black, looked at once a second
- * while `active` (connected): a guest that is still booting sends a black screen, which a
- * person takes for a broken viewer. Stops looking at the first lit pixel.
+ * Whether the screen drawn inside `container` is still all black, looked at as soon as `active`
+ * (connected) and then every BLANK_LOOK_MS: a guest that is still booting sends a black screen, which
+ * a person takes for a broken viewer. Stops looking at the first lit pixel.
  */
 export function useBlankScreen(container: RefObject<HTMLElement | null>, active: boolean): boolean {
   const [blank, setBlank] = useState(true);
@@ -32,7 +35,8 @@ export function useBlankScreen(container: RefObject<HTMLElement | null>, active:
         }
       }
     };
-    const timer = setInterval(look, 1000);
+    const timer = setInterval(look, BLANK_LOOK_MS);
+    look();
     return () => clearInterval(timer);
   }, [container, active]);
   return blank;
