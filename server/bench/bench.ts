@@ -1129,7 +1129,7 @@ async function rowPool(c: Ctx) {
       }
     };
     const round = (name: string, cpu0: number, t0: number) =>
-      process.env.VDI_TRACE && appendFileSync(process.env.VDI_TRACE, `round ${name}: server ${ownCpu() - cpu0} ms CPU in ${(now() - t0).toFixed(0)} ms\n`);
+      process.env.VDI_TRACE && appendFileSync(process.env.VDI_TRACE, `round ${name}: server ${ownCpu() - cpu0} ms CPU in ${(now() - t0).toFixed(0)} ms (epoch ms ${Math.round(Date.now() - (now() - t0))}–${Date.now()}: VDI_SQL_TRACE's times)\n`);
     // (BENCH_PROFILE_DIR with BENCH_SERVER_NODE_ARGS=--inspect=127.0.0.1:PORT and BENCH_INSPECT_PORT: a CPU profile of each round)
     const inspectPort = Number(process.env.BENCH_INSPECT_PORT ?? 9339);
     let profile = await profileServer(inspectPort, `pool-${c.mode}-pool`);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -331,10 +331,20 @@ async function refuseNewerSchema(q: Pick<pg.Pool, 'query'>, folder: string): Pro
   if (applied !== null && applied > known) throw new SchemaTooNewError(applied, known);
 }
 
+/**
+ * VDI_SQL_TRACE=<file> (engineers, benches): each query's text with the time it was sent (epoch ms), one line each; its
+ * parameters are never written (they may hold hashes and tokens).
+ */
+function sqlTrace(): { logQuery(query: string): void } | undefined {
+  const file = process.env.VDI_SQL_TRACE;
+  if (!file) return undefined;
+  return { logQuery: (query) => appendFileSync(file, `${Date.now()} ${query.replace(/\s+/g, ' ')}\n`) };
+}
+
 async function migrated(pool: pg.Pool, kind: Database['kind'], folder: string, close: () => Promise<void>): Promise<Database> {
   // A connection that fails while idle in the pool is dropped and replaced; it must not crash the process.
   pool.on('error', () => {});
-  const db = drizzle(pool, { schema });
+  const db = drizzle(pool, { schema, logger: sqlTrace() });
   const exclusive: Database['exclusive'] = kind === 'postgres' ? (fn) => underStartupLock(pool, () => fn()) : (fn) => fn();
   try {
     // An older database is brought up to this version; one a newer version wrote is refused, untouched.

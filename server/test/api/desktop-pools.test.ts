@@ -98,11 +98,21 @@ describe('a desktop pool', () => {
   });
 
   it('two people on the last prepared ones at once: each gets their own; the next waits in the queue', async () => {
+    // Their desktops screens are open (a live socket each).
+    const socks = await Promise.all([socketOf(server, pau), socketOf(server, uma)]);
+    const told = socks.map((x) => recordEvents(x, ['desktop_add']));
     // As the pool's card asks: the browser viewer's ticket with the desktop (one the pool allows; RDP it does not).
     const [a, b] = await Promise.all([take(pau, pool, { viewer: 'browser-vnc' }), take(uma, pool, { viewer: 'browser-rdp' })]);
     expect(a.kind).toBe('desktop');
     expect(b.kind).toBe('desktop');
     expect((a as { desktop_id: string }).desktop_id).not.toBe((b as { desktop_id: string }).desktop_id);
+    // Each list hears of its own desktop, running, and of nobody else's (givings close together are announced as one).
+    await until('both lists told', async () => told.every((t) => t.length > 0), 10_000);
+    expect(told.map((t) => t.map((e) => [e.payload.id, e.payload.state]))).toEqual([
+      [[(a as { desktop_id: string }).desktop_id, 'Started']],
+      [[(b as { desktop_id: string }).desktop_id, 'Started']],
+    ]);
+    for (const x of socks) x.close();
     const ticket = a.kind === 'desktop' && a.viewer ? (JSON.parse(Buffer.from(a.viewer.cookie, 'base64url').toString()) as { token: string; password: string }) : undefined;
     expect(ticket, 'the take brings the ticket').toBeDefined();
     expect((await openViewerSession(server.url, ticket!, { auth: true })).authOk).toBe(true);

@@ -9,6 +9,7 @@ import type { UserRow } from '../../auth/sessions';
 import { findDomain, type DomainRow } from '../shared/domains';
 import { createDesktopFromTemplate, creating } from '../desktops/create';
 import type { DesktopLifecycle } from '../desktops/lifecycle';
+import { batchWithin } from '../shared/batch';
 import { viewerName } from '../shared/desktop-view';
 import { viewerState } from '../viewers/activity';
 import { readyVncPasswords } from '../viewers/service';
@@ -35,6 +36,8 @@ export const REFUSED_RETRY_MS = 10_000;
 const RECENT_PREPARATIONS = 20;
 /** How long the preparation times of givings close together wait to be written as one. */
 const NOTE_PREPARATIONS_MS = 250;
+/** How long desktops given close together wait to be announced to their people's lists as one (the page that took one opens its viewer meanwhile). */
+export const ANNOUNCE_GIVEN_MS = 250;
 
 /**
  * Its guest has booted since its machine last started: marked so by a pass once POOL_BOOT_SECONDS (`bootSeconds`)
@@ -376,25 +379,29 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     // Its screen's password (kept set by the pool's passes while it waited; from another process's, unknown here) is set
     // again now if this process's setting nears its end, while the person's page asks for the viewer.
     void readyVncPasswords(ctx, [given]).catch(() => undefined);
-    // The person's list hears of it meanwhile (the page that took it asks for its viewer, not for the list).
-    void lifecycle.announce(given).catch((err) => log.warn({ err, desktop: given.id }, 'a given pool desktop was not announced'));
+    // The person's list hears of it soon (the page that took it asks for its viewer, not for the list), with the others
+    // given meanwhile.
+    announcements.add(given.id);
     log.info({ pool: pool.id, desktop: given.id, user: person.id }, 'pool desktop given');
     kickSoon(pool.id); // one less prepared: prepare the next
     return given;
   }
 
-  /** Preparation times not written yet, per pool: a class's givings are one write (30 writes of one row queued behind each other's lock). */
-  const toNote = new Map<string, number[]>();
-  function notePreparation(poolId: string, seconds: number) {
-    const pending = toNote.get(poolId);
-    if (pending) return void pending.push(seconds);
-    toNote.set(poolId, [seconds]);
-    setTimeout(() => {
-      const all = toNote.get(poolId) ?? [];
-      toNote.delete(poolId);
-      void writePreparations(poolId, all).catch((err) => log.warn({ err, pool: poolId }, 'preparation times were not noted'));
-    }, NOTE_PREPARATIONS_MS).unref();
-  }
+  /** Preparation times are written per pool, those of givings close together as one (30 writes of one row queued behind each other's lock). */
+  const preparations = batchWithin<{ poolId: string; seconds: number }>(
+    NOTE_PREPARATIONS_MS,
+    async (all) => {
+      for (const poolId of new Set(all.map((x) => x.poolId))) await writePreparations(poolId, all.filter((x) => x.poolId === poolId).map((x) => x.seconds));
+    },
+    (err) => log.warn({ err }, 'preparation times were not noted'),
+  );
+  const notePreparation = (poolId: string, seconds: number) => preparations.add({ poolId, seconds });
+  /** Desktops given, announced together: one view query for a class's givings. Read again then: as they are now, if still given. */
+  const announcements = batchWithin<string>(
+    ANNOUNCE_GIVEN_MS,
+    async (ids) => lifecycle.announce(...(await ctx.db.select().from(d).where(and(inArray(d.id, ids), isNotNull(d.poolAssignedAt))))),
+    (err) => log.warn({ err }, 'given pool desktops were not announced'),
+  );
   async function writePreparations(poolId: string, seconds: number[]) {
     const [row] = await ctx.db.select({ recent: p.prepareSeconds }).from(p).where(eq(p.id, poolId));
     if (!row) return;
@@ -539,7 +546,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
       for (const t of soon.values()) clearTimeout(t.timer);
       soon.clear();
       stopEvents?.();
-      await Promise.all([...pending.values()]);
+      await Promise.all([...pending.values(), preparations.flushNow(), announcements.flushNow()]);
       await events.close();
     },
   };

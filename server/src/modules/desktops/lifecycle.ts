@@ -99,11 +99,11 @@ export function createDesktopLifecycle(ctx: AppContext) {
     return now;
   }
 
-  /** A new desktop: desktop_add to its owner (later changes are desktop_update). */
-  async function announce(row: DomainRow) {
-    if (!shownToOwner(row)) return;
-    const [view] = await desktopViews(ctx, [row]);
-    bus.toUser(row.userId, 'desktop_add', view!);
+  /** New desktops: desktop_add to each one's owner (later changes are desktop_update); their views are one query. */
+  async function announce(...rows: DomainRow[]) {
+    const shown = rows.filter(shownToOwner);
+    const views = await desktopViews(ctx, shown);
+    shown.forEach((row, i) => bus.toUser(row.userId, 'desktop_add', views[i]!));
   }
 
   /** `onlyFrom`: the status, or statuses, the row must still have (a claim). `published`: given the publishing of the
