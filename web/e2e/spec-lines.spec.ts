@@ -16,6 +16,35 @@ const en = { ...enCore, ...enContent };
 
 const desktopCard = (page: Page, name: string) => page.locator(`[data-testid=desktop-card][data-name="${name}"]`);
 
+/** Requests matching `what` fail once (a dropped connection, a server busy for a moment), then pass; answers how many were made so far. */
+async function cutOnce(page: Page, what: string | RegExp) {
+  let made = 0;
+  await page.route(what, async (route) => {
+    if (made++ === 0) return route.abort();
+    await route.continue();
+  });
+  return () => made;
+}
+
+/** The screen shows, with no error, its cut request having been made again. */
+async function shownAfter(page: Page, made: () => number) {
+  await expect(page.getByRole('heading', { level: 1 })).toBeVisible({ timeout: scaled(15_000) });
+  await expect(page.getByTestId('route-load-error')).toHaveCount(0);
+  expect(made()).toBeGreaterThan(1);
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
+}
+
+/** The route's error of this kind, with its text (after the tries); the requests then pass, and its retry brings the screen. */
+async function routeErrorThenRetry(page: Page, kind: 'failed' | 'read', shotName: string) {
+  const error = page.getByTestId('route-load-error');
+  await expect(error).toHaveAttribute('data-kind', kind, { timeout: scaled(20_000) });
+  await expect(error).toContainText(en.route_error[kind]);
+  await shot(page, shotName);
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
+  await page.getByTestId('route-load-retry').click();
+  await expect(page.getByTestId('route-load-error')).toHaveCount(0);
+}
+
 async function api(request: APIRequestContext, username: string) {
   const token = await apiToken(request, username);
   const headers = { authorization: `Bearer ${token}` };
@@ -198,16 +227,10 @@ test.describe.serial('the last lines of the spec', () => {
     await signInAs(page, 'user');
     await expect(desktopCard(page, 'Demo desktop')).toBeVisible();
     // The next screen's first download is cut (a dropped connection, a server busy for a moment); the next try passes.
-    let cut = 0;
-    await page.route('**/assets/**', async (route) => {
-      if (cut++ === 0) return route.abort();
-      await route.continue();
-    });
-    await page.goto('/userstorage');
-    await expect(page.getByRole('heading', { level: 1 })).toBeVisible({ timeout: scaled(15_000) });
-    await expect(page.getByTestId('route-load-error')).toHaveCount(0);
-    expect(cut).toBeGreaterThan(1);
-    await page.unrouteAll({ behavior: 'ignoreErrors' });
+    const asked = await cutOnce(page, '**/assets/**');
+    await page.getByTestId('nav-storage').click();
+    await expect(page).toHaveURL(/\/userstorage$/);
+    await shownAfter(page, asked);
   });
 
   test('a screen whose download keeps failing says so after a few tries (phone width)', async ({ page }) => {
@@ -217,14 +240,8 @@ test.describe.serial('the last lines of the spec', () => {
     await page.route('**/assets/**', (route) => route.abort());
     await page.getByRole('button', { name: en.nav.open_menu }).click();
     await page.getByTestId('nav-recycleBins').click();
-    const error = page.getByTestId('route-load-error');
     // (tried again after 0.5, 1 and 2 s)
-    await expect(error).toHaveAttribute('data-kind', 'failed', { timeout: scaled(15_000) });
-    await expect(error).toContainText(en.route_error.failed);
-    await shot(page, 'spec-lines-chunk-failed-390');
-    await page.unrouteAll({ behavior: 'ignoreErrors' });
-    await page.getByTestId('route-load-retry').click();
-    await expect(page.getByTestId('route-load-error')).toHaveCount(0);
+    await routeErrorThenRetry(page, 'failed', 'spec-lines-chunk-failed-390');
   });
 
   test('what a screen needs from the server is asked again when it does not arrive; then the screen says what failed', async ({ page }) => {
@@ -232,26 +249,13 @@ test.describe.serial('the last lines of the spec', () => {
     await expect(desktopCard(page, 'Demo desktop')).toBeVisible();
     // The session user's next read (a page opened afresh) is cut once (a request timed out on a starved machine, a dropped connection): asked again, the screen shows.
     const userRead = /\/api\/v3\/user$/;
-    let cut = 0;
-    await page.route(userRead, async (route) => {
-      if (cut++ === 0) return route.abort();
-      await route.continue();
-    });
+    const asked = await cutOnce(page, userRead);
     await page.goto('/userstorage');
-    await expect(page.getByRole('heading', { level: 1 })).toBeVisible({ timeout: scaled(15_000) });
-    await expect(page.getByTestId('route-load-error')).toHaveCount(0);
-    expect(cut).toBeGreaterThan(1);
-    await page.unrouteAll({ behavior: 'ignoreErrors' });
+    await shownAfter(page, asked);
     // It never arrives: after a few tries (1, 2 and 4 s apart) the screen says what did not arrive, with a retry.
     await page.route(userRead, (route) => route.abort());
     await page.goto('/recycleBins');
-    const error = page.getByTestId('route-load-error');
-    await expect(error).toHaveAttribute('data-kind', 'read', { timeout: scaled(20_000) });
-    await expect(error).toContainText(en.route_error.read);
-    await shot(page, 'spec-lines-guard-read-failed');
-    await page.unrouteAll({ behavior: 'ignoreErrors' });
-    await page.getByTestId('route-load-retry').click();
+    await routeErrorThenRetry(page, 'read', 'spec-lines-guard-read-failed');
     await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
-    await expect(page.getByTestId('route-load-error')).toHaveCount(0);
   });
 });
