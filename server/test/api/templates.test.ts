@@ -102,7 +102,8 @@ describe('a template from a desktop (reference §4.3)', () => {
     courseTemplate = body.id;
     await templateReady(advanced, courseTemplate);
     await until('desktop stopped', async () => (await state(course)) === 'Stopped');
-    await until('last events', async () => events.some((e) => e.event === 'desktop_update' && e.state === 'Stopped'));
+    // (the template's and the desktop's last events are sent by different steps: either may come first)
+    await until('last events', async () => events.some((e) => e.event === 'desktop_update' && e.state === 'Stopped') && events.some((e) => e.event === 'template_update' && e.id === courseTemplate && e.status === 'Stopped'));
     socket.close();
 
     // Live: the template appeared while being made, progressed, was ready; the desktop showed the work.
