@@ -1,3 +1,4 @@
+import { scaled } from './slowdown';
 // Several real server processes of one installation (one scratch PostgreSQL database, one DATA_DIR, one
 // SECRET) behind Debian's HAProxy running the shipped configuration (deploy/haproxy/haproxy.cfg), for
 // the tests of server/test/processes and the other helpers. A process can be killed (-9), stopped
@@ -85,6 +86,10 @@ export async function startProcesses(opts: { adminUrl: string; n: number; firstP
     // Longer than the balancer takes to leave a stopping process out (its 503 on 3 checks, ~1 s).
     SHUTDOWN_DRAIN_SECONDS: '2',
     LOG_LEVEL: 'warn',
+    // Tests sign in once and call for minutes (a file of rolling restarts took 7 minutes on a machine without KVM: its
+    // last requests were 401 when the default 5-minute sessions ran out).
+    SESSION_TOKEN_SECONDS: String(scaled(1800)),
+    SESSION_MAX_RENEW_SECONDS: String(scaled(1800)),
     ...opts.env,
   };
   const children: (ServerProcess | undefined)[] = [];
