@@ -75,9 +75,9 @@ export function watchLiveReads<T>(page: Page, event: string, path: string) {
 
 /** The login page as a page object. */
 export const loginPage = (page: Page) => ({
-  async open() {
-    await page.goto('/login');
-    await expect(page.getByTestId('login-submit')).toBeVisible();
+  async open({ timeout }: { timeout?: number } = {}) {
+    await page.goto('/login', { timeout });
+    await expect(page.getByTestId('login-submit')).toBeVisible({ timeout });
   },
   async signIn(username: string, password = PASSWORD, category?: string) {
     if (category) {
@@ -91,10 +91,10 @@ export const loginPage = (page: Page) => ({
   error: () => page.getByTestId('login-error'),
 });
 
-/** `timeout`: for the desktops screen after the click (a class signing in at once waits its turn). */
+/** `timeout`: for the sign-in page and for the desktops screen after the click (a class loading the portal and signing in at once waits its turn). */
 export async function signInAs(page: Page, username: string, { timeout }: { timeout?: number } = {}) {
   const login = loginPage(page);
-  await login.open();
+  await login.open({ timeout });
   await login.signIn(username);
   await expect(page).toHaveURL(/\/desktops$/, { timeout });
   // The URL changes before the portal's shell replaces the sign-in page (its chunk may still be
