@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { navFor } from '../src/app/routes';
 import en from '../src/i18n/locales/en.json' with { type: 'json' };
-import { adminCall, apiToken, loginPage, PASSWORD, scaled, shot, signInAs, userId } from './support';
+import { adminCall, apiToken, freshUser, loginPage, PASSWORD, scaled, shot, signInAs, userId } from './support';
 
 test.describe('sign-in', () => {
   for (const role of ['admin', 'manager', 'advanced', 'user'] as const) {
@@ -32,6 +32,31 @@ test.describe('sign-in', () => {
     await login.signIn('user', 'not-the-password');
     await expect(login.error()).toHaveText(en.login.wrong_credentials);
     await shot(page, 'login-wrong-password');
+  });
+
+  test('a sign-in whose answer never came is sent again; one that never gets through says so', async ({ page, request }) => {
+    await freshUser(request, 'signin-retry');
+    const login = loginPage(page);
+    // The first try's connection drops (a busy portal, a class signing in at once): the person still gets in.
+    let tries = 0;
+    await login.open();
+    await page.route('**/authentication/login?**', (route) => (tries++ === 0 ? route.abort() : route.continue()));
+    await login.signIn('signin-retry');
+    await expect(page).toHaveURL(/\/desktops$/);
+    expect(tries).toBe(2);
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+    // Never through: after its tries (1 and 2 s apart) the page says so, and the form stays for another go.
+    await page.getByTestId('user-menu').click();
+    await page.getByTestId('logout').click();
+    await expect(page.getByTestId('login-submit')).toBeVisible();
+    tries = 0;
+    await page.route('**/authentication/login?**', (route) => {
+      tries++;
+      return route.abort();
+    });
+    await login.signIn('signin-retry');
+    await expect(login.error()).toHaveText(en.login.server_error, { timeout: scaled(15_000) });
+    expect(tries).toBe(3);
   });
 
   test('too many attempts say when to try again', async ({ page, request }) => {

@@ -42,6 +42,13 @@ export class RequestTimeout extends Error {
 export const mayPass = (err: unknown): boolean =>
   err instanceof RequestTimeout || err instanceof TypeError || (err instanceof HttpError && (err.status === 429 || (err.status >= 500 && err.status !== 503)));
 
+/**
+ * A call whose answer never came back: no answer in time, a dropped connection, or a proxy in front that gave up
+ * waiting (502, 504). The server may not have seen it at all; anything it did answer (a 429, a 500) is its word.
+ */
+export const gotNoAnswer = (err: unknown): boolean =>
+  err instanceof RequestTimeout || err instanceof TypeError || (err instanceof HttpError && (err.status === 502 || err.status === 504));
+
 type Options = {
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   body?: unknown;

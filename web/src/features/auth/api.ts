@@ -1,11 +1,14 @@
 import { ZCategoryPublic, ZLoginConfig, type TTokenType } from '@vdi/contracts';
 import { z } from 'zod';
-import { api, AUTH, request } from '../../lib/api';
+import { api, AUTH, gotNoAnswer, request } from '../../lib/api';
+import { withRetries } from '../../lib/retry';
 import { session } from '../../lib/session';
 import { readToken, typeOf } from '../../lib/token';
 import { HANDLES_ERROR } from '../../lib/queries';
 
 export const LOGIN_TIMEOUT_MS = 25_000;
+/** A password sign-in whose answer never came is sent again after these pauses (ms), then the page says it failed. */
+export const SIGN_IN_RETRY_DELAYS_MS = [1_000, 2_000] as const;
 
 // The sign-in pages go on without these (no session yet: the central handler would sign out).
 export const categoriesQuery = { queryKey: ['categories'], queryFn: () => api.get('/categories', z.array(ZCategoryPublic), { bearer: null }), meta: HANDLES_ERROR } as const;
@@ -40,14 +43,18 @@ export async function login(opts: { username?: string; password?: string; catego
   if (opts.code !== undefined) form.code = opts.code;
   form.provider = 'form';
   if (opts.categoryId) form.category_id = opts.categoryId;
-  const token = await request<string>(`${AUTH}/login`, {
-    method: 'POST',
-    query: { provider: 'form', category_id: opts.categoryId },
-    form,
-    bearer: opts.bearer ?? null,
-    text: true,
-    timeoutMs: LOGIN_TIMEOUT_MS,
-  });
+  const send = () =>
+    request<string>(`${AUTH}/login`, {
+      method: 'POST',
+      query: { provider: 'form', category_id: opts.categoryId },
+      form,
+      bearer: opts.bearer ?? null,
+      text: true,
+      timeoutMs: LOGIN_TIMEOUT_MS,
+    });
+  // The password, sent again when its answer never came (a class signing in at once on a busy portal): another try
+  // at worst ends the session the lost answer opened. A later step's token may be spent by the first try: not again.
+  const token = opts.bearer ? await send() : await withRetries(send, SIGN_IN_RETRY_DELAYS_MS, { what: "The sign-in's answer", again: gotNoAnswer });
   return adoptToken(token);
 }
 
