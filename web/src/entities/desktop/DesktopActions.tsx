@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useRef, type ReactNode } from 'react';
 import { ActionIcon, Button, Group, Menu, Tooltip } from '@mantine/core';
 import {
   IconCheck,
@@ -151,14 +151,17 @@ function RecreateMenuItem({ d }: { d: TDesktop }) {
 /** Reset, direct link, recreate (deployments that allow it) and delete. */
 export function MoreMenu({ c, d, onDirectLink }: { c: DesktopControls; d: TDesktop; onDirectLink: (d: TDesktop) => void }) {
   const { t } = useTranslation();
+  const button = useRef<HTMLButtonElement>(null);
   return (
     <Menu position="bottom-end" shadow="md" width={220} withinPortal>
       <Menu.Target>
-        <ActionIcon variant="subtle" color="gray" size="lg" aria-label={t('desktops.more_actions', { name: builtInText(t, d.name) })} data-testid="desktop-menu">
+        <ActionIcon ref={button} variant="subtle" color="gray" size="lg" aria-label={t('desktops.more_actions', { name: builtInText(t, d.name) })} data-testid="desktop-menu">
           <IconDots size={18} />
         </ActionIcon>
       </Menu.Target>
-      <Menu.Dropdown>
+      {/* The focus on the menu's button before an item acts: a dialog the item opens gives the focus back to what held it
+          when it opened, and the item itself is gone by then (whether the menu's own return came first was a race). */}
+      <Menu.Dropdown onClickCapture={() => button.current?.focus({ preventScroll: true })}>
         <Menu.Item leftSection={<IconRotateClockwise size={16} />} disabled={!c.canReset} onClick={c.reset} data-testid="desktop-reset">
           {t('desktops.actions.reset')}
         </Menu.Item>
