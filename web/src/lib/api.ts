@@ -35,19 +35,18 @@ export class RequestTimeout extends Error {
 }
 
 /**
- * A failure that may pass if the call is made again: no answer in time, a connection that dropped
- * (fetch's TypeError), the server failing or overloaded for a moment. Not maintenance (503: its page
- * says so) nor an answer about the call itself (4xx).
- */
-export const mayPass = (err: unknown): boolean =>
-  err instanceof RequestTimeout || err instanceof TypeError || (err instanceof HttpError && (err.status === 429 || (err.status >= 500 && err.status !== 503)));
-
-/**
  * A call whose answer never came back: no answer in time, a dropped connection, or a proxy in front that gave up
  * waiting (502, 504). The server may not have seen it at all; anything it did answer (a 429, a 500) is its word.
  */
 export const gotNoAnswer = (err: unknown): boolean =>
   err instanceof RequestTimeout || err instanceof TypeError || (err instanceof HttpError && (err.status === 502 || err.status === 504));
+
+/**
+ * A failure that may pass if the call is made again: no answer in time, a connection that dropped
+ * (fetch's TypeError), the server failing or overloaded for a moment. Not maintenance (503: its page
+ * says so) nor an answer about the call itself (4xx).
+ */
+export const mayPass = (err: unknown): boolean => gotNoAnswer(err) || (err instanceof HttpError && (err.status === 429 || (err.status >= 500 && err.status !== 503)));
 
 type Options = {
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
