@@ -1,7 +1,8 @@
-// One running QEMU process as the driver sees it: its QMP connection (reconnected on demand), the
-// mapping of QMP events to machine events, and exit detection from three sources (our child's
+// One running QEMU process as the driver sees it: its QMP connection (reconnected on demand), its guest
+// agent's connection (held while it runs, see AgentChannel), the mapping of QMP events to machine events, and exit detection from three sources (our child's
 // exit, QMP closing, a pid poll for machines adopted after a restart) that finish exactly once.
 import type { MachineEvent, MachineRuntime, MachineSpec } from '../driver';
+import { AgentChannel } from '../guest-agent';
 import { QmpClient, type QmpEvent } from '../qmp';
 import { isOurQemu, readTail } from './process';
 import { removeRunDir, type RunPaths } from './run-dir';
@@ -24,6 +25,8 @@ export class QemuMachine {
   readonly stopped = new AbortController();
   /** resolves after the run dir is cleaned and `stopped` was emitted */
   readonly gone: Promise<void>;
+  /** the guest agent's port, held from the moment QMP answers (QEMU listens) until the machine stops or is let go */
+  readonly agent: AgentChannel;
 
   #hooks: MachineHooks;
   #qmp: QmpClient | null = null;
@@ -58,6 +61,7 @@ export class QemuMachine {
     this.paths = opts.paths;
     this.runtime = opts.runtime;
     this.#hooks = opts.hooks;
+    this.agent = new AgentChannel(opts.spec.id, opts.paths.qga);
     this.#child = opts.child;
     this.gone = new Promise((r) => (this.#resolveGone = r));
     if (opts.qmp) this.#attach(opts.qmp);
@@ -110,6 +114,7 @@ export class QemuMachine {
     this.#child?.removeListener('exit', this.#onChildExit);
     this.#child = null;
     this.#childExited = null;
+    this.agent.close();
     const q = this.#qmp;
     this.#qmp = null;
     await q?.close();
@@ -122,6 +127,7 @@ export class QemuMachine {
 
   #attach(client: QmpClient): void {
     this.#qmp = client;
+    this.agent.hold();
     client.events.on('SHUTDOWN', (e) => {
       this.#shutdownReason = typeof e.data.reason === 'string' ? e.data.reason : 'shutdown';
     });
@@ -177,6 +183,7 @@ export class QemuMachine {
       await Promise.race([this.#childExited, new Promise((r) => setTimeout(r, 500).unref())]);
     }
     this.#child?.removeListener('exit', this.#onChildExit);
+    this.agent.close();
     const q = this.#qmp;
     this.#qmp = null;
     await q?.close().catch(() => {});

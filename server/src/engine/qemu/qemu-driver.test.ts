@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { connect } from 'node:net';
@@ -77,6 +78,25 @@ describe('QemuDriver specifics', () => {
     expect(Date.now() - t0).toBeLessThan(scaled(5000));
     await d.destroy('no-agent');
     await d.close();
+  });
+
+  it("holds the guest agent's port while the machine runs (an agent with nobody on the host's end polls its port), lets go on close", async () => {
+    // QEMU accepted a client on the port's socket: a connection whose local end is that path (ss lists it).
+    const clients = (path: string) => execFileSync('ss', ['-xH', 'state', 'established'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(path)).length;
+    const qga = join(ownRunDir, 'held-agent', 'qga.sock');
+    const d = new QemuDriver({ runDir: ownRunDir, accel: 'tcg' });
+    await d.start(idle('held-agent'));
+    await expect.poll(() => clients(qga), { timeout: scaled(10_000) }).toBe(1);
+    await expect(d.guestAgent('held-agent', 'guest-ping', undefined, 500)).rejects.toMatchObject({ code: 'agent-unavailable' });
+    expect(clients(qga)).toBe(1); // (one connection for the machine's life, not one per exchange)
+    await d.close();
+    await expect.poll(() => clients(qga), { timeout: scaled(10_000) }).toBe(0);
+    // A driver that adopts the machine holds it again.
+    const again = new QemuDriver({ runDir: ownRunDir, accel: 'tcg' });
+    expect((await again.list()).map((m) => m.id)).toContain('held-agent');
+    await expect.poll(() => clients(qga), { timeout: scaled(10_000) }).toBe(1);
+    await again.destroy('held-agent');
+    await again.close();
   });
 
   it('a QEMU killed from outside is reported crashed, then stopped exactly once, and its run dir cleaned', async () => {

@@ -16,7 +16,6 @@ import {
   type MachineSpec,
   type MachineStatus,
 } from '../driver';
-import { agentExchange } from '../guest-agent';
 import { QmpClient } from '../qmp';
 import { buildQemuArgs, credentialsBlob, validateSpec, videoModel } from './args';
 import { freeTcpPort } from './free-port';
@@ -72,7 +71,6 @@ export class QemuDriver implements HypervisorDriver {
   readonly #network: TapNetwork | undefined;
   readonly #machines = new Map<string, QemuMachine>();
   readonly #starting = new Set<string>();
-  readonly #agentQueue = new Map<string, Promise<void>>();
   readonly #listeners = new Set<(e: MachineEvent) => void>();
   readonly #ready: Promise<void>;
   readonly #spawner = new QemuSpawner();
@@ -232,14 +230,7 @@ export class QemuDriver implements HypervisorDriver {
   }
 
   async guestAgent(id: string, command: string, args: Record<string, unknown> | undefined, timeoutMs: number): Promise<unknown> {
-    const m = await this.#machine(id);
-    // QEMU's socket serves one client at a time: one exchange after the other per machine
-    const prev = this.#agentQueue.get(id) ?? Promise.resolve();
-    const run = prev.then(() => agentExchange(id, m.paths.qga, command, args, timeoutMs));
-    const tail = run.then(() => undefined, () => undefined);
-    this.#agentQueue.set(id, tail);
-    void tail.then(() => this.#agentQueue.get(id) === tail && this.#agentQueue.delete(id));
-    return run;
+    return (await this.#machine(id)).agent.exchange(command, args, timeoutMs);
   }
 
   async list(): Promise<MachineRuntime[]> {
