@@ -1,6 +1,7 @@
 // One running QEMU process as the driver sees it: its QMP connection (reconnected on demand), its guest
-// agent's connection (held while it runs, see AgentChannel), the mapping of QMP events to machine events, and exit detection from three sources (our child's
-// exit, QMP closing, a pid poll for machines adopted after a restart) that finish exactly once.
+// agent's connection (held while it runs, see AgentChannel), the mapping of QMP events to machine events,
+// and exit detection from three sources (our child's exit, QMP closing, a pid poll for machines adopted
+// after a restart) that finish exactly once.
 import type { MachineEvent, MachineRuntime, MachineSpec } from '../driver';
 import { AgentChannel } from '../guest-agent';
 import { QmpClient, type QmpEvent } from '../qmp';
