@@ -97,6 +97,8 @@ function exchangeOver(sock: Socket, id: string, command: string, args: Record<st
         if ('return' in msg) return finish(() => resolve(msg.return));
       }
     };
+    // (closed between the connection's hand-over and now: said at once, not at the time limit)
+    if (sock.destroyed) return onClose();
     sock.on('data', onData);
     sock.once('close', onClose);
     sock.write(Buffer.concat([Buffer.from([0xff]), Buffer.from(`${JSON.stringify({ execute: 'guest-sync-delimited', arguments: { id: syncId } })}\n`)]));
