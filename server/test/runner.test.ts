@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { markedProcesses, sweepLeftovers } from '../../scripts/lib/test-run.mjs';
-import { measureSlowdown, MAX_SLOWDOWN } from '../../scripts/lib/slowdown.mjs';
+import { EMULATED_GUESTS_SLOWDOWN, guestsEmulated, measureSlowdown, MAX_SLOWDOWN } from '../../scripts/lib/slowdown.mjs';
+import { detectAccel } from '../src/engine/accel';
 import { isAlive } from './helpers/process';
 import { until } from './helpers/wait';
 
@@ -72,5 +73,10 @@ describe('the slowdown factor', () => {
     expect(m.factor).toBeGreaterThanOrEqual(1);
     expect(m.factor).toBeLessThanOrEqual(MAX_SLOWDOWN);
     expect(m.cores).toBeGreaterThan(0);
+  });
+
+  it("counts the guests' emulation as the server decides it (no usable KVM: TCG)", () => {
+    expect(guestsEmulated()).toBe(detectAccel('auto') === 'tcg');
+    if (guestsEmulated()) expect(measureSlowdown().factor).toBeGreaterThanOrEqual(EMULATED_GUESTS_SLOWDOWN);
   });
 });
