@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
@@ -28,6 +30,8 @@ function precompress(): Plugin {
       outDir = resolve(config.root, config.build.outDir);
     },
     async closeBundle() {
+      // A build that failed wrote nothing: its error is the one to show.
+      if (!existsSync(outDir)) return;
       const files = (await readdir(outDir, { recursive: true, withFileTypes: true }))
         .filter((e) => e.isFile() && TEXT.test(e.name))
         .map((e) => join(e.parentPath, e.name));
@@ -47,8 +51,32 @@ function precompress(): Plugin {
   };
 }
 
-export default defineConfig({
-  plugins: [react(), cataloguesPlugin(), precompress()],
+/**
+ * React Router's package points every import at its development build (warnings, checks), production builds too
+ * (its issue 14102). A build of the portal takes its production build, which it ships beside it.
+ */
+const reactRouterProduction = {
+  find: /^react-router$/,
+  replacement: join(dirname(createRequire(import.meta.url).resolve('react-router/package.json')), 'dist', 'production', 'index.mjs'),
+};
+
+/** A package's development build in the portal's build (slower: checks and warnings for a developer) fails the build. */
+function refuseDevelopmentBuilds(): Plugin {
+  return {
+    name: 'vdi:refuse-development-builds',
+    apply: 'build',
+    load(id) {
+      if (/[\\/]node_modules[\\/].*([\\/]development[\\/]|\.development\.[cm]?js$)/.test(id)) {
+        this.error(`a development build in the portal's build: ${id} (alias the package's production build, as react-router's)`);
+      }
+      return null;
+    },
+  };
+}
+
+export default defineConfig(({ command }) => ({
+  plugins: [react(), cataloguesPlugin(), precompress(), refuseDevelopmentBuilds()],
+  resolve: { alias: command === 'build' ? [reactRouterProduction] : [] },
   server: {
     proxy: {
       '/api': { target: api, ws: true },
@@ -74,4 +102,4 @@ export default defineConfig({
       },
     },
   },
-});
+}));

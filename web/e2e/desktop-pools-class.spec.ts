@@ -1,6 +1,6 @@
-import { expect, test, type BrowserContext } from '@playwright/test';
+import { expect, test, type BrowserContext, type Locator, type Page } from '@playwright/test';
 import { personApi, stopAndDelete } from './guest-desktop';
-import { apiToken, freshUser, litPixels, scaled, signInAs, userId } from './support';
+import { apiToken, freshUser, litPixels, PASSWORD, scaled, userId } from './support';
 
 // Desktop pools (issue 30): a class signs in at the same moment and each person opens a prepared desktop of the pool
 // at one click, their own, with the guest's screen at once. E2E_CLASS_SIZE people (6 in the suite; 30 — a class —
@@ -8,6 +8,28 @@ import { apiToken, freshUser, litPixels, scaled, signInAs, userId } from './supp
 
 const SIZE = Number(process.env.E2E_CLASS_SIZE ?? 6);
 const POOL = 'E2E classroom pool';
+
+/**
+ * Waits for `target` as a person does whose browser cannot keep up (a class of 30 browsers on this machine's two cores,
+ * each loading the portal at the same moment): when the screen says it did not load, they press its "Try again"; when
+ * their sign-in did not reach the portal, they press "Sign in" again. Each such press is logged with their name.
+ */
+async function persevere(person: string, page: Page, target: Locator, timeout: number) {
+  const retry = page.getByTestId('route-load-retry');
+  const signInFailed = page.getByTestId('login-error');
+  const end = Date.now() + timeout;
+  for (;;) {
+    await expect(target.or(retry).or(signInFailed).first()).toBeVisible({ timeout: Math.max(1_000, end - Date.now()) });
+    if (await retry.isVisible()) {
+      console.log(`${person}: "${await page.getByTestId('route-load-error').getAttribute('data-kind')}", presses Try again`);
+      await retry.click();
+    } else if (await signInFailed.isVisible()) {
+      console.log(`${person}: "${await signInFailed.innerText()}", presses Sign in again`);
+      await page.getByTestId('login-submit').click();
+      await expect(signInFailed).toBeHidden({ timeout: Math.max(1_000, end - Date.now()) });
+    } else return;
+  }
+}
 
 test('a class signs in at once and each person opens their own prepared desktop from the pool', async ({ browser, request }) => {
   test.setTimeout(scaled(240_000 + SIZE * 15_000));
@@ -46,15 +68,20 @@ test('a class signs in at once and each person opens their own prepared desktop 
         page.on('console', (m) => ['warning', 'error'].includes(m.type()) && console.log(`${person} [${m.type()}] ${m.text().slice(0, 300)}`));
         const t0 = Date.now();
         // (the whole class's browsers load the portal and sign in on this machine at once)
-        await signInAs(page, person, { timeout: scaled(30_000 + SIZE * 3_000) });
-        const signedIn = Date.now() - t0;
+        const loading = scaled(30_000 + SIZE * 3_000);
+        await page.goto('/login', { timeout: loading });
+        await persevere(person, page, page.getByTestId('login-submit'), loading);
+        await page.getByTestId('login-username').fill(person);
+        await page.getByTestId('login-password').fill(PASSWORD);
+        await page.getByTestId('login-submit').click();
         const card = page.locator(`[data-testid=pool-card][data-name="${POOL}"]`);
-        await expect(card).toHaveAttribute('data-state', 'ready', { timeout: scaled(60_000) });
+        await persevere(person, page, card.and(page.locator('[data-state=ready]')), loading + scaled(60_000));
+        const signedIn = Date.now() - t0;
         const [viewer] = await Promise.all([contexts[i]!.waitForEvent('page'), card.getByTestId('pool-take').click()]);
         await expect(viewer).toHaveURL(/\/viewer\/vnc/, { timeout: scaled(60_000) });
-        await expect(viewer.getByTestId('vnc-viewer')).toHaveAttribute('data-status', 'connected', { timeout: scaled(60_000) });
+        await persevere(person, viewer, viewer.locator('[data-testid=vnc-viewer][data-status=connected]'), scaled(60_000 + SIZE * 2_000));
         await expect.poll(() => litPixels(viewer.getByTestId('viewer-screen')), { timeout: scaled(60_000), intervals: [500] }).toBeGreaterThan(7000);
-        console.log(`${person}: signed in after ${signedIn} ms, the guest's screen ${Date.now() - t0 - signedIn} ms later`);
+        console.log(`${person}: signed in, the pool ready after ${signedIn} ms, the guest's screen ${Date.now() - t0 - signedIn} ms later`);
         // Theirs: in their own list, and nobody else's.
         const mine = (await (await personApi(person)(request, 'GET', '/user/desktops')).json()) as { id: string; name: string }[];
         expect(mine.filter((d) => d.name === POOL)).toHaveLength(1);
