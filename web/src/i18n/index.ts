@@ -2,6 +2,7 @@ import i18n, { type BackendModule, type FormatterModule, type ResourceLanguage }
 import { initReactI18next } from 'react-i18next';
 import { COMPLETE } from 'virtual:vdi-catalogues';
 import { LANGUAGE_TAGS, LANGUAGES, languageFile, toLanguage, type TLanguage } from '@vdi/contracts';
+import { numberFormat } from '../lib/intl';
 import { fillPlurals, type Tree } from './completeness';
 
 /**
@@ -162,7 +163,7 @@ const numbers: FormatterModule = {
   addCached() {},
   // i18next types the answer as a string; anything not a number goes back untouched, as i18next would write it.
   format: (value: unknown, _format: string | undefined, lng: string | undefined) =>
-    (typeof value === 'number' && Number.isFinite(value) ? new Intl.NumberFormat(lng ?? 'en-US').format(value) : value) as string,
+    (typeof value === 'number' && Number.isFinite(value) ? numberFormat(lng ?? 'en-US').format(value) : value) as string,
 };
 
 /** Resolves when the active language's core catalogue (with the error texts) is loaded. */

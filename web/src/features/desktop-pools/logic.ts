@@ -1,4 +1,5 @@
 import { NOT_SHARED, type TAllowed, type TPool, type TPoolCounts, type TPoolUpdate, type TPoolScheduleRow, type TViewer } from '@vdi/contracts';
+import { dateTimeFormat } from '../../lib/intl';
 
 /** The form's values: the pool's fields, with the give-back reasons as switches and their values kept while off. */
 export type PoolDraft = {
@@ -92,7 +93,7 @@ export function barParts(c: TPoolCounts, max: number) {
 
 /** The weekdays 1 (Monday) … 7 (Sunday) shortly in a language, from the browser's own names. */
 export function weekdayNames(lang: string): string[] {
-  const f = new Intl.DateTimeFormat(lang, { weekday: 'short', timeZone: 'UTC' });
+  const f = dateTimeFormat(lang, { weekday: 'short', timeZone: 'UTC' });
   // 2024-01-01 was a Monday.
   return [1, 2, 3, 4, 5, 6, 7].map((d) => f.format(new Date(Date.UTC(2024, 0, d))));
 }

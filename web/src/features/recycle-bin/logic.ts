@@ -1,4 +1,5 @@
 import { RECYCLE_BIN_GONE_STATUSES, type TRecycleBinItem, type TRecycleBinStatusEvent } from '@vdi/contracts';
+import { numberFormat } from '../../lib/intl';
 
 /** add_recycle_bin: a new (or changed) item; one whose status is gone is removed instead (spec 001 §4). */
 export function addItem(list: TRecycleBinItem[] | undefined, item: TRecycleBinItem): TRecycleBinItem[] | undefined {
@@ -20,7 +21,7 @@ export function applyStatus(list: TRecycleBinItem[] | undefined, e: TRecycleBinS
 
 /** The retention, humanised in the reader's language: "1 hour", "36 hours", "2 days", "1 week". */
 export function humaniseHours(hours: number, lang: string): string {
-  const unit = (value: number, u: 'hour' | 'day' | 'week') => new Intl.NumberFormat(lang, { style: 'unit', unit: u, unitDisplay: 'long' }).format(value);
+  const unit = (value: number, u: 'hour' | 'day' | 'week') => numberFormat(lang, { style: 'unit', unit: u, unitDisplay: 'long' }).format(value);
   if (hours >= 168 && hours % 168 === 0) return unit(hours / 168, 'week');
   if (hours >= 48 && hours % 24 === 0) return unit(hours / 24, 'day');
   return unit(hours, 'hour');

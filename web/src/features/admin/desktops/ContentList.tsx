@@ -17,6 +17,7 @@ import { PHONE_QUERY } from '../../../components/CardTable';
 import '../../../i18n/areas/admin-desktops';
 import { builtInText } from '../../../lib/built-in-text';
 import { categoriesQuery } from '../people/api';
+import { dateTimeFormat } from '../../../lib/intl';
 
 /** A list's column; `hidden`: not shown until the person chooses it in "Columns". */
 export type Column<T> = { key: string; label: string; sort?: string; render: (row: T) => ReactNode; adminOnly?: boolean; hidden?: boolean };
@@ -24,7 +25,7 @@ export type Column<T> = { key: string; label: string; sort?: string; render: (ro
 /** The columns the content lists share (name and description, owner, category, size, creation), in the same words and looks. */
 export function useContentColumns() {
   const { t, i18n } = useTranslation();
-  const dateFmt = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium' });
+  const dateFmt = dateTimeFormat(i18n.language, { dateStyle: 'medium' });
   return {
     name: <T extends { name: string; description: string }>(label: string): Column<T> => ({
       key: 'name', label, sort: 'name',

@@ -11,6 +11,7 @@ import { HANDLES_ERROR } from '../../../lib/queries';
 import { INFRA_KEY } from './api';
 import { builtInText } from '../../../lib/built-in-text';
 import '../../../i18n/areas/admin-infra';
+import { dateTimeFormat, numberFormat } from '../../../lib/intl';
 
 /** How often the history is read again (the sampler writes a row a minute). */
 const HISTORY_REFRESH_MS = 30_000;
@@ -40,8 +41,8 @@ export default function DashboardHistory() {
   const { t, i18n } = useTranslation();
   const [range, setRange] = useState<'hour' | 'day'>('hour');
   const { data, isPending } = useQuery(historyQuery(range));
-  const time = (at: string) => new Intl.DateTimeFormat(i18n.language, { hour: '2-digit', minute: '2-digit' }).format(new Date(at));
-  const pct = (v: number) => `${new Intl.NumberFormat(i18n.language, { maximumFractionDigits: 1 }).format(v)} %`;
+  const time = (at: string) => dateTimeFormat(i18n.language, { hour: '2-digit', minute: '2-digit' }).format(new Date(at));
+  const pct = (v: number) => `${numberFormat(i18n.language, { maximumFractionDigits: 1 }).format(v)} %`;
   const admin = data?.points.some((p) => p.queued !== null) ?? false;
   const hostSeries = (data?.hypervisors ?? []).map((h, i) => ({ name: h.id, label: builtInText(t, h.name), color: COLORS[i % COLORS.length]! }));
   const chart = (id: string, title: string, body: React.ReactNode) => (

@@ -12,6 +12,7 @@ import { formatMb, percent } from './format';
 import { loadArea } from '../../../i18n';
 import '../../../i18n/areas/admin-infra';
 import { builtInText } from '../../../lib/built-in-text';
+import { numberFormat } from '../../../lib/intl';
 
 // The history's charts (a charting library) load after the numbers.
 const DashboardHistory = lazy(() => import('./DashboardHistory'));
@@ -49,7 +50,7 @@ function Stat({ icon, color, label, value, detail, testId, children }: { icon: R
 export default function DashboardPage() {
   const { t, i18n } = useTranslation();
   const { data, error, isPending } = useQuery(dashboardQuery);
-  const n = (v: number) => new Intl.NumberFormat(i18n.language).format(v);
+  const n = (v: number) => numberFormat(i18n.language).format(v);
 
   return (
     <>
@@ -105,7 +106,7 @@ export default function DashboardPage() {
                 detail={t('admin_infra.dashboard.hypervisors_detail', {
                   online: data.hypervisors.online,
                   total: data.hypervisors.total,
-                  load: new Intl.NumberFormat(i18n.language, { maximumFractionDigits: 2 }).format(data.hypervisors.load),
+                  load: numberFormat(i18n.language, { maximumFractionDigits: 2 }).format(data.hypervisors.load),
                   used: formatMb(data.hypervisors.memory_used_mb, i18n.language),
                   memory: formatMb(data.hypervisors.memory_total_mb, i18n.language),
                 })}

@@ -18,6 +18,7 @@ import { formatMb, percent } from './format';
 import { tlsHostOf, tlsInstallScript } from './tls-bundle';
 import { downloadText } from '../../../lib/download';
 import '../../../i18n/areas/admin-infra';
+import { numberFormat } from '../../../lib/intl';
 
 type Mode = 'all' | 'only_forced' | 'disabled';
 const modeOf = (h: TAdminHypervisor): Mode => (!h.enabled ? 'disabled' : h.only_forced ? 'only_forced' : 'all');
@@ -45,7 +46,7 @@ function HypervisorCard({ h }: { h: TAdminHypervisor }) {
   const { busy, error, run } = useAction();
   const narrow = useMediaQuery('(max-width: 36em)');
   const lang = i18n.language;
-  const num = (v: number, digits = 0) => new Intl.NumberFormat(lang, { maximumFractionDigits: digits }).format(v);
+  const num = (v: number, digits = 0) => numberFormat(lang, { maximumFractionDigits: digits }).format(v);
   const online = h.state === 'Online';
   const memory = percent(h.memory_used_mb, h.memory_total_mb);
   const [running, setRunning] = useState<string[] | null>(null);

@@ -13,6 +13,7 @@ import { errorMessage } from '../../../lib/errors';
 import { useAction } from '../../../lib/use-action';
 import { downloadReportCsv, usageReportQuery } from './reports-api';
 import '../../../i18n/areas/admin-infra';
+import { dateTimeFormat, numberFormat } from '../../../lib/intl';
 
 const PRESETS = ['7d', '30d', 'month', 'year', 'custom'] as const;
 type Preset = (typeof PRESETS)[number];
@@ -101,15 +102,15 @@ function Total({ label, value, detail, testId }: { label: string; value: string;
 
 function Charts({ report, query }: { report: TUsageReport; query: TUsageReportQuery }) {
   const { t, i18n } = useTranslation();
-  const format = (v: number) => new Intl.NumberFormat(i18n.language, { maximumFractionDigits: 2 }).format(v);
+  const format = (v: number) => numberFormat(i18n.language, { maximumFractionDigits: 2 }).format(v);
   // A few seconds of a desktop are not "0" hours.
   const n = (v: number) => (v > 0 && v < 0.01 ? `< ${format(0.01)}` : format(v));
   // The charts' axes and tooltips: three significant digits (a few minutes are 0.0x hours).
-  const axis = (v: number) => new Intl.NumberFormat(i18n.language, { maximumSignificantDigits: 3 }).format(v);
-  const hourOf = (at: string) => new Intl.DateTimeFormat(i18n.language, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' }).format(new Date(at));
+  const axis = (v: number) => numberFormat(i18n.language, { maximumSignificantDigits: 3 }).format(v);
+  const hourOf = (at: string) => dateTimeFormat(i18n.language, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' }).format(new Date(at));
   const when = (at: string) =>
-    new Intl.DateTimeFormat(i18n.language, report.step === 'hour' ? { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' } : { day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(at));
-  const day = (d: string) => new Intl.DateTimeFormat(i18n.language, { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${d}T00:00:00Z`));
+    dateTimeFormat(i18n.language, report.step === 'hour' ? { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' } : { day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(at));
+  const day = (d: string) => dateTimeFormat(i18n.language, { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${d}T00:00:00Z`));
   const none = t('admin_infra.reports.none');
   const groupName = (r: { key: string; name: string }) => r.name || r.key || none;
   const hoursLabel = t('admin_infra.reports.desktop_hours');
