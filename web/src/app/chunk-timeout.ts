@@ -1,3 +1,4 @@
+import { pageTimeout } from '../lib/page-time';
 import { withRetries } from '../lib/retry';
 
 /** A lazily loaded screen that has not arrived after this long is given up on (spec core §9). */
@@ -11,13 +12,11 @@ export class ChunkLoadTimeout extends Error {
   }
 }
 
-/** The loading `p`, or a ChunkLoadTimeout when it takes longer than `ms`. */
+/** The loading `p`, or a ChunkLoadTimeout when it takes longer than `ms` of the page's own time (lib/page-time.ts). */
 export function withinChunkTime<T>(p: Promise<T>, ms = CHUNK_LOAD_TIMEOUT_MS): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ChunkLoadTimeout()), ms);
-  });
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+  const limit = pageTimeout(ms);
+  const late = new Promise<never>((_, reject) => limit.signal.addEventListener('abort', () => reject(new ChunkLoadTimeout()), { once: true }));
+  return Promise.race([p, late]).finally(() => limit.clear());
 }
 
 /** A screen's download that failed is tried again after these pauses (a dropped connection, a server busy for a moment). */

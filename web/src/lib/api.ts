@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ZApiErrorBody, type TApiErrorBody } from '@vdi/contracts';
+import { pageTimeout } from './page-time';
 import { session } from './session';
 
 export const API = '/api/v3';
@@ -99,12 +100,14 @@ export async function request<T = unknown>(url: string, opts: Options = {}, sche
     : '';
   const timedOut = (err: unknown) => (err as { name?: string } | null)?.name === 'TimeoutError' ? new RequestTimeout(opts.timeoutCode ?? 'generic_error') : err;
   let data: unknown;
+  // Counted in the page's own time: an answer that came while the browser could not run the page is not late.
+  const limit = pageTimeout(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   try {
     const res = await fetch(url + qs, {
       method: opts.method ?? (body ? 'POST' : 'GET'),
       headers,
       body,
-      signal: AbortSignal.timeout(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+      signal: limit.signal,
     });
     if (!res.ok) throw await errorFrom(res);
     if (opts.text) return (await res.text()) as T;
@@ -113,6 +116,8 @@ export async function request<T = unknown>(url: string, opts: Options = {}, sche
     data = await res.json();
   } catch (err) {
     throw timedOut(err);
+  } finally {
+    limit.clear();
   }
   if (!schema) return data as T;
   const parsed = schema.safeParse(data);
