@@ -102,7 +102,9 @@ test.describe.serial('bookings', () => {
     const column = calendar.getByRole('columnheader', { name: new RegExp(`\\b${tomorrow.getDate()}\\b`) }).first();
     const x = await column.evaluate((el) => { const r = el.getBoundingClientRect(); return r.left + r.width / 2; });
     const slotY = async (time: string) => calendar.locator(`[data-time="${time}"]`).first().evaluate((el) => { const r = el.getBoundingClientRect(); return r.top + r.height / 2; });
-    await calendar.locator('[data-time="14:00:00"]').first().scrollIntoViewIfNeeded();
+    // The drag starts mid-window: near its edge (the calendar opens at 06:00 before 07:00, which puts 14:00 at the
+    // bottom) the calendar scrolls while the pointer moves, and the drag ends an hour or more later.
+    await calendar.locator('[data-time="14:00:00"]').first().evaluate((el) => el.scrollIntoView({ block: 'center' }));
     await page.mouse.move(x, await slotY('14:00:00'));
     await page.mouse.down();
     await page.mouse.move(x, await slotY('14:30:00'), { steps: 4 });
