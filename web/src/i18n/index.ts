@@ -2,7 +2,7 @@ import i18n, { type BackendModule, type FormatterModule, type ResourceLanguage }
 import { initReactI18next } from 'react-i18next';
 import { COMPLETE } from 'virtual:vdi-catalogues';
 import { LANGUAGE_TAGS, LANGUAGES, languageFile, toLanguage, type TLanguage } from '@vdi/contracts';
-import { numberFormat } from '../lib/intl';
+import { numberFormat } from './intl';
 import { fillPlurals, type Tree } from './completeness';
 
 /**

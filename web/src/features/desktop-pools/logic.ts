@@ -1,5 +1,5 @@
 import { NOT_SHARED, type TAllowed, type TPool, type TPoolCounts, type TPoolUpdate, type TPoolScheduleRow, type TViewer } from '@vdi/contracts';
-import { dateTimeFormat } from '../../lib/intl';
+import { dateTimeFormat } from '../../i18n/intl';
 
 /** The form's values: the pool's fields, with the give-back reasons as switches and their values kept while off. */
 export type PoolDraft = {

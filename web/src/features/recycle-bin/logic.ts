@@ -1,5 +1,5 @@
 import { RECYCLE_BIN_GONE_STATUSES, type TRecycleBinItem, type TRecycleBinStatusEvent } from '@vdi/contracts';
-import { numberFormat } from '../../lib/intl';
+import { numberFormat } from '../../i18n/intl';
 
 /** add_recycle_bin: a new (or changed) item; one whose status is gone is removed instead (spec 001 §4). */
 export function addItem(list: TRecycleBinItem[] | undefined, item: TRecycleBinItem): TRecycleBinItem[] | undefined {

@@ -17,7 +17,7 @@ import { PHONE_QUERY } from '../../../components/CardTable';
 import '../../../i18n/areas/admin-desktops';
 import { builtInText } from '../../../lib/built-in-text';
 import { categoriesQuery } from '../people/api';
-import { dateTimeFormat } from '../../../lib/intl';
+import { dateTimeFormat } from '../../../i18n/intl';
 
 /** A list's column; `hidden`: not shown until the person chooses it in "Columns". */
 export type Column<T> = { key: string; label: string; sort?: string; render: (row: T) => ReactNode; adminOnly?: boolean; hidden?: boolean };

@@ -11,7 +11,7 @@ import { HANDLES_ERROR } from '../../../lib/queries';
 import { INFRA_KEY } from './api';
 import { builtInText } from '../../../lib/built-in-text';
 import '../../../i18n/areas/admin-infra';
-import { dateTimeFormat, numberFormat } from '../../../lib/intl';
+import { dateTimeFormat, numberFormat } from '../../../i18n/intl';
 
 /** How often the history is read again (the sampler writes a row a minute). */
 const HISTORY_REFRESH_MS = 30_000;

@@ -12,7 +12,7 @@ import { formatMb, percent } from './format';
 import { loadArea } from '../../../i18n';
 import '../../../i18n/areas/admin-infra';
 import { builtInText } from '../../../lib/built-in-text';
-import { numberFormat } from '../../../lib/intl';
+import { numberFormat } from '../../../i18n/intl';
 
 // The history's charts (a charting library) load after the numbers.
 const DashboardHistory = lazy(() => import('./DashboardHistory'));

@@ -18,7 +18,7 @@ import { formatMb, percent } from './format';
 import { tlsHostOf, tlsInstallScript } from './tls-bundle';
 import { downloadText } from '../../../lib/download';
 import '../../../i18n/areas/admin-infra';
-import { numberFormat } from '../../../lib/intl';
+import { numberFormat } from '../../../i18n/intl';
 
 type Mode = 'all' | 'only_forced' | 'disabled';
 const modeOf = (h: TAdminHypervisor): Mode => (!h.enabled ? 'disabled' : h.only_forced ? 'only_forced' : 'all');

@@ -13,7 +13,7 @@ import { errorMessage } from '../../../lib/errors';
 import { useAction } from '../../../lib/use-action';
 import { downloadReportCsv, usageReportQuery } from './reports-api';
 import '../../../i18n/areas/admin-infra';
-import { dateTimeFormat, numberFormat } from '../../../lib/intl';
+import { dateTimeFormat, numberFormat } from '../../../i18n/intl';
 
 const PRESETS = ['7d', '30d', 'month', 'year', 'custom'] as const;
 type Preset = (typeof PRESETS)[number];

@@ -30,7 +30,7 @@ describe('Intl formats', () => {
   });
 
   it("the texts' numbers are written with them: one format per language, however many numbers", async () => {
-    const { default: i18n, i18nReady } = await import('../i18n');
+    const { default: i18n, i18nReady } = await import('./index');
     await i18nReady;
     const texts: string[] = [];
     const made = numberFormatsMade(() => {
