@@ -1,6 +1,6 @@
 import { expect, test, type BrowserContext, type Locator, type Page } from '@playwright/test';
 import { personApi, stopAndDelete } from './guest-desktop';
-import { apiToken, freshUser, litPixels, PASSWORD, scaled, userId } from './support';
+import { apiToken, freshUser, litPixels, loginPage, scaled, userId } from './support';
 
 // Desktop pools (issue 30): a class signs in at the same moment and each person opens a prepared desktop of the pool
 // at one click, their own, with the guest's screen at once. E2E_CLASS_SIZE people (6 in the suite; 30 — a class —
@@ -71,9 +71,7 @@ test('a class signs in at once and each person opens their own prepared desktop 
         const loading = scaled(30_000 + SIZE * 3_000);
         await page.goto('/login', { timeout: loading });
         await persevere(person, page, page.getByTestId('login-submit'), loading);
-        await page.getByTestId('login-username').fill(person);
-        await page.getByTestId('login-password').fill(PASSWORD);
-        await page.getByTestId('login-submit').click();
+        await loginPage(page).signIn(person);
         const card = page.locator(`[data-testid=pool-card][data-name="${POOL}"]`);
         await persevere(person, page, card.and(page.locator('[data-state=ready]')), loading + scaled(60_000));
         const signedIn = Date.now() - t0;
