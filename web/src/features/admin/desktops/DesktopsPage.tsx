@@ -19,6 +19,7 @@ import { useCodeText, ConfirmModal, BulkBar } from '../shared/console';
 import { ListFooter, SortHeader, UserPicker } from '../shared/desktops-list';
 import { ColumnsMenu, useColumns, type ColumnDef } from '../shared/columns';
 import { DesktopCard, DesktopLink, DesktopMenu, Uptime, useNow } from './DesktopRow';
+import { OwnerCell } from './owner';
 import { desktopAction, desktopsQuery, refreshContent, supportViewer, type ListParams, deploymentsQuery, templatesQuery } from './api';
 import '../../../i18n/areas/admin-desktops';
 import { builtInText } from '../../../lib/built-in-text';
@@ -364,12 +365,7 @@ export default function DesktopsPage() {
                       </Table.Td>
                       {cols.has('owner') && (
                         <Table.Td>
-                          <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
-                            {d.user_name}
-                          </Text>
-                          <Text size="xs" c="dimmed">
-                            {d.username}
-                          </Text>
+                          <OwnerCell row={d} />
                         </Table.Td>
                       )}
                       {cols.has('place') && (

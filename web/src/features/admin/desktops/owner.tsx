@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Text } from '@mantine/core';
+import { Box, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { notifySuccess } from '../../../lib/error-handler';
 import { ConfirmModal } from '../shared/console';
@@ -10,19 +10,22 @@ import { builtInText } from '../../../lib/built-in-text';
 
 export type Owned = { id: string; name: string; user_name: string; username: string; category_name: string; group_name: string };
 
+/** How wide an owner's cell grows (px): a long name or user name ends in "…" (whole on hover) rather than widening the table. */
+const OWNER_MAX_WIDTH = 140;
+
 /** The owner's name, user name and category in a cell. */
 export function OwnerCell({ row, withCategory }: { row: Owned; withCategory?: boolean }) {
   const { t } = useTranslation();
+  const second = `${row.username}${withCategory ? ` · ${builtInText(t, row.category_name)}` : ''}`;
   return (
-    <>
-      <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
+    <Box maw={OWNER_MAX_WIDTH}>
+      <Text size="sm" truncate="end" title={row.user_name}>
         {row.user_name}
       </Text>
-      <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
-        {row.username}
-        {withCategory ? ` · ${builtInText(t, row.category_name)}` : ''}
+      <Text size="xs" c="dimmed" truncate="end" title={second}>
+        {second}
       </Text>
-    </>
+    </Box>
   );
 }
 
