@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { ZApiErrorBody, type TApiErrorBody } from '@vdi/contracts';
 import { pageTimeout } from './page-time';
 import { session } from './session';
+import { needsRenewal } from './token';
 
 export const API = '/api/v3';
 export const AUTH = '/authentication';
@@ -78,10 +79,28 @@ async function errorFrom(res: Response): Promise<HttpError> {
   return new HttpError(res.status, body, res.headers);
 }
 
+let renewer: (() => Promise<void>) | undefined;
+/** How the session is renewed (lib/session-actions registers it; this file cannot import it: it calls `request`). */
+export const setSessionRenewer = (renew: () => Promise<void>) => {
+  renewer = renew;
+};
+
+/**
+ * The session's token for a call or the live socket's connection, renewed first when it expires within the renewal margin (spec core §2: 30 s on
+ * the server's clock). The session keeper renews it every second too; but a page the browser could not run for a
+ * while (a laptop waking up, a starved machine) fires its queued calls before the keeper's tick, and an expired token
+ * is answered 401, which signs out. A renewal that fails leaves the call to go with the token it has.
+ */
+export async function freshSessionToken(): Promise<string | undefined> {
+  const claims = session.claims();
+  if (renewer && claims && needsRenewal(claims, session.drift())) await renewer().catch(() => undefined);
+  return session.token();
+}
+
 /** One fetch for every call: bearer token, JSON or form body, timeout, catalogue errors, typed answers. */
 export async function request<T = unknown>(url: string, opts: Options = {}, schema?: z.ZodType<T>): Promise<T> {
   const headers: Record<string, string> = {};
-  const bearer = opts.bearer === undefined ? session.token() : opts.bearer;
+  const bearer = opts.bearer === undefined ? await freshSessionToken() : opts.bearer;
   if (bearer) headers.authorization = `Bearer ${bearer}`;
   let body: BodyInit | undefined;
   if (opts.raw) {

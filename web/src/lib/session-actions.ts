@@ -1,5 +1,5 @@
 import { ZRenewAnswer } from '@vdi/contracts';
-import { AUTH, request } from './api';
+import { AUTH, request, setSessionRenewer } from './api';
 import { session } from './session';
 import { closeSocket } from './socket';
 import { needsRenewal } from './token';
@@ -21,6 +21,9 @@ export function renewSession(): Promise<void> {
   })();
   return renewing;
 }
+
+// A call about to go with a token in its last 30 s renews it first (lib/api.ts).
+setSessionRenewer(renewSession);
 
 let navigateToLogin: () => void = () => location.assign('/login');
 export const setLoginNavigator = (fn: () => void) => {

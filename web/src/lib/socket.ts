@@ -1,6 +1,6 @@
 import type { Socket } from 'socket.io-client';
 import { SOCKET_NAMESPACE, SOCKET_OPTIONS, SOCKET_PATH, SOCKET_REJECTED, type ServerEventName, type ServerToClientEvents } from '@vdi/contracts';
-import { session } from './session';
+import { freshSessionToken } from './api';
 
 let socket: Socket | null = null;
 let onRejected: () => void = () => {};
@@ -23,8 +23,9 @@ export async function openSocket(rejected: () => void): Promise<Socket | null> {
     transports: ['websocket'],
     rememberUpgrade: true,
     ...SOCKET_OPTIONS,
-    // A callback, so that each reconnection carries the newest (renewed) token.
-    auth: (cb) => cb({ jwt: session.token() ?? '' }),
+    // A callback, so that each reconnection carries the newest token (renewed first when in its last 30 s: a
+    // reconnection with an expired one is rejected, which signs out).
+    auth: (cb) => void freshSessionToken().then((jwt) => cb({ jwt: jwt ?? '' })),
   });
   socket.on('connect_error', (err) => {
     if (err.message === SOCKET_REJECTED) onRejected();
