@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CLUSTER_PACKAGES, dropPostgresRole, ensureDebianPackages, ensureNpmPackages, ensureSupportedNode, ensurePostgres, ensureWebBuild, GUEST_NETWORK_PACKAGES, log, RDP_GUEST_PACKAGES, RDP_TEST_PACKAGES, root, VPN_PACKAGES, LDAP_PACKAGES } from './lib/setup.mjs';
 import { describeSlowdown, measureSlowdown } from './lib/slowdown.mjs';
+import { TEST_BROWSER_PACKAGES } from './lib/browser.mjs';
 import { endTestRun, ensureTestRun, registerNamespace, sweepLeftovers } from './lib/test-run.mjs';
 
 // Under a Node older than the product needs, everything below runs again under the pinned one.
@@ -25,7 +26,7 @@ mkdirSync(reports, { recursive: true });
 ensureNpmPackages();
 // virt-viewer and xvfb: a real SPICE client opens the .vv files in a test. fonts-dejavu-core and fonts-noto-cjk: the
 // credentials sheet's PDF; poppler-utils: its tests read it back; qemu-guest-agent: copied into the demo guests (files panel).
-ensureDebianPackages(['chromium', 'fonts-noto-cjk', 'fonts-dejavu-core', 'poppler-utils', 'qemu-system-x86', 'qemu-utils', 'qemu-guest-agent', 'python3', 'virt-viewer', 'xvfb', 'openssh-client', 'curl', ...GUEST_NETWORK_PACKAGES, ...RDP_GUEST_PACKAGES, ...RDP_TEST_PACKAGES, ...VPN_PACKAGES, ...CLUSTER_PACKAGES, ...LDAP_PACKAGES]);
+ensureDebianPackages([...TEST_BROWSER_PACKAGES, 'fonts-noto-cjk', 'fonts-dejavu-core', 'poppler-utils', 'qemu-system-x86', 'qemu-utils', 'qemu-guest-agent', 'python3', 'virt-viewer', 'xvfb', 'openssh-client', 'curl', ...GUEST_NETWORK_PACKAGES, ...RDP_GUEST_PACKAGES, ...RDP_TEST_PACKAGES, ...VPN_PACKAGES, ...CLUSTER_PACKAGES, ...LDAP_PACKAGES]);
 const postgresUrl = ensurePostgres();
 // The demo guest that test desktops boot, built once here rather than by parallel suites.
 const testImages = process.env.VDI_TEST_IMAGES ?? join(root, 'data', 'test-cache', 'images');

@@ -1,5 +1,6 @@
 import { defineConfig } from '@playwright/test';
 import { join } from 'node:path';
+import { testBrowserPath } from '../scripts/lib/browser.mjs';
 
 const root = join(import.meta.dirname, '..');
 const port = Number(process.env.E2E_PORT ?? 18731);
@@ -14,7 +15,7 @@ export const E2E_SMTP_PORT = port + 1;
 
 /**
  * End-to-end journeys against the real server (fresh embedded database, demo data) in
- * Debian's Chromium; nothing downloads a browser.
+ * Debian's Chromium (its headless shell: scripts/lib/browser.mjs); nothing downloads a browser.
  */
 export default defineConfig({
   // The journeys (`npm test`), or with E2E_TOURS=1 the screenshot tours a person looks at (`npm run screenshots`).
@@ -39,7 +40,7 @@ export default defineConfig({
     // journey is retried, instead of waiting out the whole test's limit.
     actionTimeout: Math.round(60_000 * slowdown),
     launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      executablePath: testBrowserPath(),
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     },
   },

@@ -13,6 +13,7 @@ import WebSocket from 'ws';
 import { decodeAnswer, encodeRequest } from '../../src/rdp/rdcleanpath';
 import { client, packetReader, PKT, statusOf, type Packet } from '../../src/rdp/tsgu';
 import { frame, frameReader, OPCODE } from '../../src/rdp/ws-frames';
+import { testBrowserPath } from '../../../scripts/lib/browser.mjs';
 
 /** An X.224 Connection Request as a client writes it: cookie + RDP_NEG_REQ asking TLS. */
 export function x224Request(user = 'test'): Buffer {
@@ -213,7 +214,7 @@ export const litPixels = (page: { evaluate(expression: string): Promise<unknown>
  * or not: a screenshot). Close it when done.
  */
 export async function browserRdp(serverUrl: string, token: string) {
-  const browser: Browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+  const browser: Browser = await chromium.launch({ executablePath: testBrowserPath(), args: ['--no-sandbox', '--disable-gpu'] });
   let context: BrowserContext;
   try {
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });

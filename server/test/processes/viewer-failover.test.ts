@@ -15,6 +15,7 @@ import { scaled } from '../helpers/slowdown';
 import { openWithRemoteViewer, spiceLinkThroughProxy, startXvfb } from '../helpers/spice-client';
 import { holdViewer, reconnectViewer, startViewerCluster, type ViewerCluster } from '../helpers/viewer-failover';
 import { until } from '../helpers/wait';
+import { testBrowserPath } from '../../../scripts/lib/browser.mjs';
 
 const adminUrl = process.env.TEST_DATABASE_URL;
 const webDist = join(import.meta.dirname, '..', '..', '..', 'web', 'dist');
@@ -116,7 +117,7 @@ describe('viewers through the balancer when a server process dies', () => {
 
   it('the viewer page, its process killed (-9), says "Reconnecting…" then shows the screen again through another process', async () => {
     if (!existsSync(join(webDist, 'index.html'))) throw new Error('build the web first (npm run build -w @vdi/web)');
-    const browser: Browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+    const browser: Browser = await chromium.launch({ executablePath: testBrowserPath(), args: ['--no-sandbox', '--disable-gpu'] });
     try {
       const context = await browser.newContext({ viewport: { width: 1024, height: 700 }, locale: 'en-GB' });
       await context.addCookies([{ name: 'isardvdi_session', value: desktop.token, url: vc.cluster.url }]);
