@@ -1,7 +1,6 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminCall, apiToken, chooseProfileLanguage, freshUser, notice, signInAs, windowShot } from './support';
@@ -14,8 +13,12 @@ const api = async (request: APIRequestContext, token: string, method: string, pa
 
 const publicKey = () => {
   const dir = mkdtempSync(join(tmpdir(), 'vpnb-e2e-'));
-  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'me@laptop', '-f', join(dir, 'k')]);
-  return readFileSync(join(dir, 'k.pub'), 'utf8').trim();
+  try {
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'me@laptop', '-f', join(dir, 'k')]);
+    return readFileSync(join(dir, 'k.pub'), 'utf8').trim();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 };
 
 async function desktopOf(request: APIRequestContext, username: string) {

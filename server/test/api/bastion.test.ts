@@ -2,7 +2,7 @@ import { scaled } from '../helpers/slowdown';
 import { execFileSync } from 'node:child_process';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -70,7 +70,9 @@ beforeAll(async () => {
   guestHttp = createHttpServer((_q, r) => r.end('plain page of the guest')).listen(0, '127.0.0.1');
   const dir = mkdtempSync(join(tmpdir(), 'vpnb-tls-'));
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=guest', '-keyout', join(dir, 'k'), '-out', join(dir, 'c')], { stdio: 'ignore' });
-  guestHttps = createHttpsServer({ key: readFileSync(join(dir, 'k')), cert: readFileSync(join(dir, 'c')) }, (_q, r) => r.end('tls page of the guest')).listen(0, '127.0.0.1');
+  const [key, cert] = [readFileSync(join(dir, 'k')), readFileSync(join(dir, 'c'))];
+  rmSync(dir, { recursive: true, force: true });
+  guestHttps = createHttpsServer({ key, cert }, (_q, r) => r.end('tls page of the guest')).listen(0, '127.0.0.1');
   await new Promise((r) => guestHttps.once('listening', r));
 }, scaled(120_000));
 

@@ -14,7 +14,7 @@ import { parseCidr, overlaps } from '../../src/network/plan';
 import { call, loginToken, startTestServer, testImagesDir, type TestServer } from '../helpers/server';
 import { ensureRdpGuest } from '../../src/engine/guest-image';
 import { RDP_TEMPLATE_ID, seedRdpTemplate } from '../../src/seed/rdp-template';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { guestNetworkMissing, testNetworkOptions } from '../helpers/guest-network';
 import { describeIf } from '../helpers/can-run';
@@ -148,10 +148,15 @@ describeIf(guestNetworkMissing())('guest network with real guests', () => {
       try {
         await server.ctx.engine.driver.waitForSerial(id, /RDP-SESSION started user=alice/, scaled(90_000));
       } finally {
-        try {
-          process.kill(-client.pid!, 'SIGTERM');
-        } catch {
-          // gone
+        // xfreerdp ended, xvfb-run ends its Xvfb and removes its own temporary directory; a group kill left the directory.
+        const exited = new Promise((r) => (client.exitCode !== null ? r(null) : client.once('exit', r)));
+        spawnSync('pkill', ['-TERM', '-P', String(client.pid), 'xfreerdp']);
+        if ((await Promise.race([exited, new Promise((r) => setTimeout(() => r('late'), scaled(10_000)))])) === 'late') {
+          try {
+            process.kill(-client.pid!, 'SIGKILL');
+          } catch {
+            // gone
+          }
         }
       }
     }

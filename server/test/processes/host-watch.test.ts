@@ -36,7 +36,12 @@ describeIf(missing)('one watcher per hypervisor (two processes on one PostgreSQL
   const watcher = () => [a, b].filter((p) => p.server.app.lifecycle.watches(hostId));
   const startOnLab = async (id: string) => {
     expect((await call(a.server, `/api/v3/desktop/start/${id}`, { token: user })).status).toBe(200);
-    await until('the desktop started on the lab host', async () => (await stateOf(id)).status === 'Started');
+    await until('the desktop started on the lab host', async () => (await stateOf(id)).status === 'Started').catch(async (err: Error) => {
+      // What it met (CI once timed out here under load): its state and the start queue.
+      const { status, hypervisorId, currentAction } = await stateOf(id);
+      const queue = await reader!.db.select().from(schema.startQueue);
+      throw new Error(`${err.message}: ${JSON.stringify({ status, hypervisorId, currentAction, queue })}`);
+    });
     expect((await stateOf(id)).hypervisorId).toBe(hostId);
   };
 

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState, useLayoutEffect } from 'react';
 import { Badge, Button, Code, Divider, Group, NumberInput, SimpleGrid, Stack, Switch, Table, TagsInput, Text, Textarea, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { IconBuilding, IconEdit, IconPlus, IconTrash } from '@tabler/icons-react';
@@ -28,7 +28,9 @@ function CategoryForm({ opened, onClose, category }: { opened: boolean; onClose:
   const [d, setD] = useState<Draft>(EMPTY);
   const [urlTouched, setUrlTouched] = useState(false);
   const { busy, error, setError, run } = useAction();
-  useEffect(() => {
+  // Filled before the dialog is drawn (a layout effect): a passive effect ran after paint, late on a busy machine, and
+  // undid what the person had already clicked or typed in it.
+  useLayoutEffect(() => {
     if (!opened) return;
     setError(null);
     setUrlTouched(Boolean(category));

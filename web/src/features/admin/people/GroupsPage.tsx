@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState, useLayoutEffect } from 'react';
 import { Badge, Button, Divider, Group, Select, Stack, Switch, Table, Text, Textarea, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
@@ -23,7 +23,9 @@ function GroupForm({ opened, onClose, group, isAdmin, myCategory }: { opened: bo
   const [d, setD] = useState<Draft>({ name: '', description: '', category: myCategory, quota: null, limits: null, openAtSignIn: false });
   const { busy, error, setError, run } = useAction();
   const cats = useQuery({ ...categoriesQuery(), enabled: opened && isAdmin && !group, meta: HANDLES_ERROR });
-  useEffect(() => {
+  // Filled before the dialog is drawn (a layout effect): a passive effect ran after paint, late on a busy machine, and
+  // undid what the person had already clicked or typed in it.
+  useLayoutEffect(() => {
     if (!opened) return;
     setError(null);
     setD(

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useMemo, useState, useLayoutEffect, type ReactNode } from 'react';
 import {
   ActionIcon, Alert, Avatar, Button, Checkbox, CopyButton, FileButton, Group, Modal, Paper, PasswordInput, Radio, SegmentedControl,
   Select, SimpleGrid, Stack, Switch, Tabs, Text, Textarea, TextInput, Tooltip,
@@ -62,7 +62,9 @@ export function IdentityProviderForm({ opened, onClose, provider }: { opened: bo
   const cats = useQuery({ ...categoriesQuery(), enabled: opened, meta: HANDLES_ERROR });
   const groups = useQuery({ ...groupsQuery('', d.category === ALL ? null : d.category), enabled: opened, meta: HANDLES_ERROR });
 
-  useEffect(() => {
+  // Filled before the dialog is drawn (a layout effect): a passive effect ran after paint, late on a busy machine, and
+  // undid what the person had already clicked or typed in it.
+  useLayoutEffect(() => {
     if (!opened) return;
     setD(draftOf(provider));
     setSaved(provider);

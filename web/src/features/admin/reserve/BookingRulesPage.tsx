@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState, useLayoutEffect } from 'react';
 import { Alert, Badge, Button, Group, MultiSelect, NumberInput, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { IconAlertTriangle, IconCalendarCog, IconEdit, IconPlus, IconTrash } from '@tabler/icons-react';
@@ -41,7 +41,9 @@ function RuleForm({ opened, onClose, rule }: { opened: boolean; onClose: () => v
   const { busy, error, setError, run } = useAction();
   const cats = useQuery({ ...categoriesQuery(), enabled: opened, meta: HANDLES_ERROR });
   const groups = useQuery({ ...groupsQuery(), enabled: opened, meta: HANDLES_ERROR });
-  useEffect(() => {
+  // Filled before the dialog is drawn (a layout effect): a passive effect ran after paint, late on a busy machine, and
+  // undid what the person had already clicked or typed in it.
+  useLayoutEffect(() => {
     if (!opened) return;
     setError(null);
     setD(

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState, useLayoutEffect } from 'react';
 import { Alert, Badge, Button, Group, NumberInput, Paper, Select, Skeleton, Stack, Switch, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { IconAlertTriangle, IconCpu, IconEdit, IconPlus, IconTrash } from '@tabler/icons-react';
@@ -23,7 +23,9 @@ function CardForm({ opened, onClose, card }: { opened: boolean; onClose: () => v
   const [d, setD] = useState<CardDraft>({ name: '', brand: '', model: '', description: '', enabled: true, hypervisor_id: 'local' });
   const { busy, error, setError, run } = useAction();
   const hosts = useQuery({ ...hypervisorsQuery, enabled: opened });
-  useEffect(() => {
+  // Filled before the dialog is drawn (a layout effect): a passive effect ran after paint, late on a busy machine, and
+  // undid what the person had already clicked or typed in it.
+  useLayoutEffect(() => {
     if (!opened) return;
     setError(null);
     setD(
@@ -70,7 +72,9 @@ function ProfileForm({ opened, onClose, card, profile }: { opened: boolean; onCl
   const { busy, error, setError, run } = useAction();
   const rules = useQuery({ ...bookingRulesQuery(), enabled: opened, meta: HANDLES_ERROR });
   const ruleIds = [...new Set(['default', ...(rules.data?.items ?? []).map((r) => r.rule_id)])];
-  useEffect(() => {
+  // Filled before the dialog is drawn (a layout effect): a passive effect ran after paint, late on a busy machine, and
+  // undid what the person had already clicked or typed in it.
+  useLayoutEffect(() => {
     if (!opened) return;
     setError(null);
     setD(

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState, useLayoutEffect } from 'react';
 import { Alert, Badge, Button, Group, NumberInput, Select, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
@@ -68,7 +68,9 @@ function PolicyForm({ opened, onClose, policy, isAdmin }: { opened: boolean; onC
   const empty: Draft = { name: '', kind: isAdmin ? 'role' : 'group', target: null, max_time: '', idle_time: '', warnings: DEFAULT_SHUTDOWN_WARNINGS.join(', '), enabled: true };
   const [d, setD] = useState<Draft>(empty);
   const { busy, error, setError, run } = useAction();
-  useEffect(() => {
+  // Filled before the dialog is drawn (a layout effect): a passive effect ran after paint, late on a busy machine, and
+  // undid what the person had already clicked or typed in it.
+  useLayoutEffect(() => {
     if (!opened) return;
     setError(null);
     setD(
