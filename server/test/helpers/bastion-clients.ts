@@ -4,6 +4,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onTestFinished } from 'vitest';
 
 export type RunResult = { code: number; stdout: string; stderr: string };
 
@@ -16,10 +17,10 @@ export function runClient(cmd: string, args: string[], timeoutMs = 60_000): Prom
   });
 }
 
-/** A fresh ed25519 key pair from ssh-keygen: the private key's file and the public key's line (removed when the test process ends). */
+/** A fresh ed25519 key pair from ssh-keygen: the private key's file and the public key's line (removed when the test that made it ends). */
 export function sshKey(): { file: string; publicKey: string } {
   const dir = mkdtempSync(join(tmpdir(), 'vpnb-key-'));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'id_ed25519');
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'bastion-test', '-f', file]);
   return { file, publicKey: readFileSync(`${file}.pub`, 'utf8').trim() };
