@@ -1,4 +1,2 @@
-export const HEADLESS_SHELL: string;
-export const CHROMIUM: string;
 export const TEST_BROWSER_PACKAGES: string[];
 export function testBrowserPath(): string;

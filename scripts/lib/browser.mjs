@@ -4,8 +4,8 @@
 // 2-core machine running guests, the journeys' browsers were most of the suite's CPU. CHROMIUM_PATH chooses another.
 import { existsSync } from 'node:fs';
 
-export const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
-export const CHROMIUM = '/usr/bin/chromium';
+const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
+const CHROMIUM = '/usr/bin/chromium';
 /** The Debian packages the tests' browser needs (the full browser too: a person compares or looks with it). */
 export const TEST_BROWSER_PACKAGES = ['chromium', 'chromium-headless-shell'];
 

@@ -45,7 +45,6 @@ test('the desktops table: columns chosen, kept after a reload, and the defaults 
   await page.setViewportSize({ width: 1280, height: 800 });
   await signInAs(page, 'admin');
   await longOwnerNames(page);
-
   await openTable(page);
 
   // The defaults: the name, owner, category, state, uptime, where and memory; no sideways scroll.

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { chromium, type Browser } from 'playwright';
+import type { Browser } from 'playwright';
 import { RDP_WEBSOCKET_PATH } from '@vdi/contracts';
 import { schema } from '../../src/db';
 import { rdpGatewayPort } from '../../src/modules/viewers/rdp';
@@ -20,7 +20,7 @@ import { startXrdpHost, xrdpMissing, type XrdpHost } from '../helpers/xrdp-host'
 import { describeIf, itIf, missingPrograms } from '../helpers/can-run';
 import { canvasPixels, cleanPathRequest, countPixels, gatewayTunnel, xfreerdpScreen } from '../helpers/rdp-clients';
 import { until } from '../helpers/wait';
-import { testBrowserPath } from '../../../scripts/lib/browser.mjs';
+import { launchTestBrowser } from '../helpers/browser';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const webDist = join(root, 'web', 'dist');
@@ -125,7 +125,7 @@ describeIf(missing)('browser RDP viewer', () => {
 
   it('Chromium on /rdp shows the guest session, signed in with the guest credentials, and typing reaches it', async () => {
     if (!existsSync(join(webDist, 'index.html'))) throw new Error('build the web first (npm run build -w @vdi/web)');
-    const browser: Browser = await chromium.launch({ executablePath: testBrowserPath(), args: ['--no-sandbox', '--disable-gpu'] });
+    const browser: Browser = await launchTestBrowser();
     try {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       await context.addCookies([{ name: 'isardvdi_session', value: userToken, url: server.url }]);
@@ -164,7 +164,7 @@ describeIf(missing)('browser RDP viewer', () => {
 describeIf(missing)('browser RDP page states', () => {
   it('shows rdp-not-running after its retries, cookie expired for a spent link, cookie missing without one (English, French, phone)', async () => {
     if (!existsSync(join(webDist, 'index.html'))) throw new Error('build the web first (npm run build -w @vdi/web)');
-    const browser: Browser = await chromium.launch({ executablePath: testBrowserPath(), args: ['--no-sandbox', '--disable-gpu'] });
+    const browser: Browser = await launchTestBrowser();
     mkdirSync(shots, { recursive: true });
     try {
       const en = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-GB' });

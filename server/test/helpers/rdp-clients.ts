@@ -8,12 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
+import type { Browser, BrowserContext, Page } from 'playwright';
 import WebSocket from 'ws';
 import { decodeAnswer, encodeRequest } from '../../src/rdp/rdcleanpath';
 import { client, packetReader, PKT, statusOf, type Packet } from '../../src/rdp/tsgu';
 import { frame, frameReader, OPCODE } from '../../src/rdp/ws-frames';
-import { testBrowserPath } from '../../../scripts/lib/browser.mjs';
+import { launchTestBrowser } from './browser';
 
 /** An X.224 Connection Request as a client writes it: cookie + RDP_NEG_REQ asking TLS. */
 export function x224Request(user = 'test'): Buffer {
@@ -214,7 +214,7 @@ export const litPixels = (page: { evaluate(expression: string): Promise<unknown>
  * or not: a screenshot). Close it when done.
  */
 export async function browserRdp(serverUrl: string, token: string) {
-  const browser: Browser = await chromium.launch({ executablePath: testBrowserPath(), args: ['--no-sandbox', '--disable-gpu'] });
+  const browser: Browser = await launchTestBrowser();
   let context: BrowserContext;
   try {
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });

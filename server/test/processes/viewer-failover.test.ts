@@ -5,7 +5,7 @@
 // then the screen drawn again). One cluster for the file: each kill takes one of its processes.
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright';
+import type { Browser } from 'playwright';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { describeIf, firstMissing, itIf, missingFile, missingNetAdmin, missingPrograms } from '../helpers/can-run';
 import { labProgramsMissing, labTag } from '../helpers/lab';
@@ -15,7 +15,7 @@ import { scaled } from '../helpers/slowdown';
 import { openWithRemoteViewer, spiceLinkThroughProxy, startXvfb } from '../helpers/spice-client';
 import { holdViewer, reconnectViewer, startViewerCluster, type ViewerCluster } from '../helpers/viewer-failover';
 import { until } from '../helpers/wait';
-import { testBrowserPath } from '../../../scripts/lib/browser.mjs';
+import { launchTestBrowser } from '../helpers/browser';
 
 const adminUrl = process.env.TEST_DATABASE_URL;
 const webDist = join(import.meta.dirname, '..', '..', '..', 'web', 'dist');
@@ -117,7 +117,7 @@ describe('viewers through the balancer when a server process dies', () => {
 
   it('the viewer page, its process killed (-9), says "Reconnecting…" then shows the screen again through another process', async () => {
     if (!existsSync(join(webDist, 'index.html'))) throw new Error('build the web first (npm run build -w @vdi/web)');
-    const browser: Browser = await chromium.launch({ executablePath: testBrowserPath(), args: ['--no-sandbox', '--disable-gpu'] });
+    const browser: Browser = await launchTestBrowser();
     try {
       const context = await browser.newContext({ viewport: { width: 1024, height: 700 }, locale: 'en-GB' });
       await context.addCookies([{ name: 'isardvdi_session', value: desktop.token, url: vc.cluster.url }]);

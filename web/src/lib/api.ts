@@ -86,8 +86,8 @@ export const setSessionRenewer = (renew: () => Promise<void>) => {
 };
 
 /**
- * The session's token for a call or the live socket's connection, renewed first when it expires within the renewal margin (spec core §2: 30 s on
- * the server's clock). The session keeper renews it every second too; but a page the browser could not run for a
+ * The session's token for a call or the live socket's connection, renewed first when it expires within the renewal
+ * margin (spec core §2: 30 s on the server's clock). The session keeper renews it every second too; but a page the browser could not run for a
  * while (a laptop waking up, a starved machine) fires its queued calls before the keeper's tick, and an expired token
  * is answered 401, which signs out. A renewal that fails leaves the call to go with the token it has.
  */
