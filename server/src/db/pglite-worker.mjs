@@ -7,7 +7,7 @@
 // idle (outside a transaction): a transaction, or a Parse/Bind/Execute/Sync cycle, of one
 // connection never interleaves with another's. Connections that send while another owns the
 // session wait their turn, in order.
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
@@ -22,6 +22,12 @@ const QUERY = 0x51; // 'Q'
 const TERMINATE = 0x58; // 'X'
 const PARSE = 0x50; // 'P'
 const PARSE_COMPLETE = Buffer.from([0x31, 0, 0, 0, 4]); // '1'
+const BIND = 0x42; // 'B'
+/**
+ * VDI_SQL_TIME=<file> (engineers, benches): each turn of a connection on the session, as the time it ended (epoch ms),
+ * the session's time it took (ms) and its statement's text, one line each; never the parameters.
+ */
+const timeFile = process.env.VDI_SQL_TIME;
 
 let db;
 try {
@@ -103,6 +109,8 @@ class Connection {
     this.chunks = 0; // chunks received whose messages are not all answered yet
     this.running = false;
     this.closed = false;
+    this.text = ''; // (VDI_SQL_TIME) the statement of this turn, and the session's time it took so far
+    this.spent = 0;
     port.on('message', (chunk) => this.receive(chunk));
     port.on('close', () => void this.close());
     connections.add(this);
@@ -145,11 +153,15 @@ class Connection {
           await this.close();
           return;
         }
+        if (timeFile) this.note(message, type);
+        const t0 = timeFile ? performance.now() : 0;
         await execute(message, type, out);
+        if (timeFile) this.spent += performance.now() - t0;
         // These end with ReadyForQuery: the session is free again unless a transaction is open.
         if ((startup || type === SYNC || type === QUERY) && !this.messages.length && !db.isInTransaction()) {
           // Answered before the session passes on, so that this client reads its answer first.
           this.flush(out, this.messages.length === 0);
+          if (timeFile) this.timed();
           release(this);
         }
       }
@@ -161,6 +173,22 @@ class Connection {
     } finally {
       this.running = false;
     }
+  }
+
+  /** (VDI_SQL_TIME) The statement a message names: a Parse's text, a Bind's prepared statement, a simple query. */
+  note(message, type) {
+    if (type === PARSE) this.text = parseTarget(message).text;
+    else if (type === QUERY) this.text = message.toString('utf8', 5, message.length - 1);
+    else if (type === BIND) {
+      const portalEnd = message.indexOf(0, 5);
+      const name = message.toString('utf8', portalEnd + 1, message.indexOf(0, portalEnd + 1));
+      if (name) this.text = prepared.get(name) ?? this.text;
+    }
+  }
+
+  timed() {
+    appendFileSync(timeFile, `${Date.now()} ${this.spent.toFixed(2)} ${this.text.replace(/\s+/g, ' ').slice(0, 300)}\n`);
+    this.spent = 0;
   }
 
   /**
