@@ -24,6 +24,14 @@ const d = schema.domains;
 const p = schema.desktopPools;
 const w = schema.desktopPoolWaiters;
 
+/** Every pool's pass runs this often (and whenever one of its desktops changes). */
+export const POOL_PASS_MS = 10_000;
+/**
+ * A pass sets its prepared desktops' screen passwords again this long before a ticket would (three passes): a class
+ * taking them a few minutes after they came up all at once (their passwords set together at their launch) gets its
+ * tickets without a word to thirty machines.
+ */
+const PREPARED_PASSWORD_AHEAD_SECONDS = (3 * POOL_PASS_MS) / 1000;
 /** How long after a desktop is given its pool's pass runs (the givings meanwhile share it). */
 export const GIVE_KICK_MS = 100;
 /** However many givings keep coming, the pass runs this long after the first of them at the latest. */
@@ -295,7 +303,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     // The prepared ones' screens keep their password set (it lives VNC_PASSWORD_SECONDS): the next one given is viewed
     // without a word to its machine.
     const prepared = live.filter((x) => poolDesktopState(x, ctx.config.poolBootSeconds) === 'prepared');
-    void readyVncPasswords(ctx, prepared).catch((err) => log.warn({ err, pool: pool.id }, 'prepared desktops\' screen passwords were not set again'));
+    void readyVncPasswords(ctx, prepared, PREPARED_PASSWORD_AHEAD_SECONDS).catch((err) => log.warn({ err, pool: pool.id }, 'prepared desktops\' screen passwords were not set again'));
     const stillWaiting = await ctx.db.$count(w, eq(w.poolId, pool.id));
     // One this process is destroying (given back, surplus, broken) no longer takes room: its replacement is made while
     // its machine and disk go.
@@ -494,7 +502,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
   let timer: NodeJS.Timeout | undefined;
   let lastSweep = ctx.clock.now();
   /** Every pool's pass and the give-back sweep, every `intervalMs`; a pool's desktop that changes kicks its pool at once. */
-  function start(intervalMs = 10_000) {
+  function start(intervalMs = POOL_PASS_MS) {
     const tick = async () => {
       const now = ctx.clock.now();
       await sweepGiveBacks(lastSweep, now).catch((err) => log.error({ err }, 'pool give-back sweep failed'));

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AppContext } from '../../context';
 import type { MachineRuntime } from '../../engine/driver';
 import type { DomainRow } from '../shared/domains';
@@ -38,5 +38,26 @@ describe('the VNC password of a running desktop', () => {
     const restarted = { ...row, startedAt: new Date('2026-01-01T11:00:00Z') } as DomainRow;
     expect(await sharedVncPassword(a, restarted, { ...runtime, startedAt: restarted.startedAt! })).not.toBe(first);
     expect(await sharedVncPassword(processOf('other', qemu), row, runtime)).not.toBe(first);
+  });
+
+  afterEach(() => vi.useRealTimers());
+
+  it("a pool's pass sets it again ahead of a ticket: a ticket soon after asks the machine nothing", async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const launched = new Date('2026-01-01T10:00:00Z').getTime();
+    vi.setSystemTime(launched);
+    const qemu = { sets: 0 };
+    const a = processOf('secret', qemu);
+    await sharedVncPassword(a, row, runtime); // set at the launch: lives 300 s
+    // 165 s later (a class of guests booted meanwhile): a ticket would not set it yet (135 s left), a pass does (30 s ahead).
+    vi.setSystemTime(launched + 165_000);
+    await sharedVncPassword(a, row, runtime);
+    expect(qemu.sets).toBe(1);
+    await sharedVncPassword(a, row, runtime, 30);
+    expect(qemu.sets).toBe(2);
+    // The tickets of the next passes' interval find it fresh (the ticket's own reset point is 120 s before its end).
+    vi.setSystemTime(launched + 165_000 + 175_000);
+    await sharedVncPassword(a, row, runtime);
+    expect(qemu.sets).toBe(2);
   });
 });

@@ -59,14 +59,15 @@ export function vncPasswordLaunched(ctx: AppContext, row: Pick<DomainRow, 'id' |
   return ctx.engine.driver.setViewerPassword(runtime.id, 'vnc', password, VNC_PASSWORD_SECONDS);
 }
 
-export async function sharedVncPassword(ctx: AppContext, row: DomainRow, runtime: MachineRuntime): Promise<string> {
+/** The run's password, set again when this process's setting ends within VNC_PASSWORD_RESET_SECONDS (+ `aheadSeconds`). */
+export async function sharedVncPassword(ctx: AppContext, row: DomainRow, runtime: MachineRuntime, aheadSeconds = 0): Promise<string> {
   const password = vncPasswordOf(ctx, row);
   const set = passwordsSetOf(ctx);
   const now = Date.now();
   for (const [key, entry] of set) if ((await entry.catch(() => 0)) <= now) set.delete(key);
   const key = runKey(runtime, password);
   const until = await set.get(key)?.catch(() => 0);
-  if (until && until - now >= VNC_PASSWORD_RESET_SECONDS * 1000) return password;
+  if (until && until - now >= (VNC_PASSWORD_RESET_SECONDS + aheadSeconds) * 1000) return password;
   const setting = ctx.engine.driver.setViewerPassword(runtime.id, 'vnc', password, VNC_PASSWORD_SECONDS).then(() => now + VNC_PASSWORD_SECONDS * 1000);
   set.set(key, setting); // set before awaiting: a concurrent request waits for this one
   setting.catch(() => set.get(key) === setting && set.delete(key));
@@ -75,14 +76,15 @@ export async function sharedVncPassword(ctx: AppContext, row: DomainRow, runtime
 }
 
 /** The run's VNC passwords of running desktops set (again) in their machines, when they have a VNC display here and this
- *  process's last setting nears its end (a pool keeps its prepared desktops' so: the one given opens at once). */
-export async function readyVncPasswords(ctx: AppContext, rows: readonly DomainRow[]): Promise<void> {
+ *  process's last setting nears its end, or will within `aheadSeconds` (a pool keeps its prepared desktops' so, ahead of
+ *  its next pass: the one given opens at once, its ticket asking the machine nothing). */
+export async function readyVncPasswords(ctx: AppContext, rows: readonly DomainRow[], aheadSeconds = 0): Promise<void> {
   if (rows.length === 0) return;
   const machines = new Map((await ctx.engine.driver.list()).map((m) => [m.id, m]));
   await Promise.all(
     rows.map((row) => {
       const runtime = machines.get(row.id);
-      return runtime?.vnc ? sharedVncPassword(ctx, row, runtime) : undefined;
+      return runtime?.vnc ? sharedVncPassword(ctx, row, runtime, aheadSeconds) : undefined;
     }),
   );
 }
