@@ -1061,8 +1061,8 @@ async function untilPrepared(base: string, token: string, id: string, n: number,
  *   websocket (the take gives the ticket, as the page asks it); beside the same N signing in again and opening the
  *   viewers of those (now running) desktops (a ticket, then the websocket);
  *   Both rounds are rehearsed first (untimed; the desktops given back and prepared again), so that neither meets code
- *   the server runs for the first time; then POOL_PAIRS pairs of rounds, each after the server settled, the desktops
- *   given back and prepared again between pairs; the row reads each side's median p95;
+ *   the server runs for the first time; then POOL_PAIRS pairs of rounds, each after the same untimed burst of sign-ins
+ *   and the server settled, the desktops given back and prepared again between pairs; the row reads each side's median p95;
  * - return to template: a given desktop stopped (a fresh-each-time pool's desktop goes back), until the pool has N
  *   prepared again; beside `qemu-img create -b` and the same QEMU command line started by hand until its first frame.
  */
@@ -1135,9 +1135,14 @@ async function rowPool(c: Ctx) {
       process.env.VDI_TRACE && appendFileSync(process.env.VDI_TRACE, `round ${name}: server ${ownCpu() - cpu0} ms CPU in ${(now() - t0).toFixed(0)} ms (epoch ms ${Math.round(Date.now() - (now() - t0))}–${Date.now()}: VDI_SQL_TRACE's times)\n`);
     // (BENCH_PROFILE_DIR with BENCH_SERVER_NODE_ARGS=--inspect=127.0.0.1:PORT and BENCH_INSPECT_PORT: a CPU profile of each round)
     const inspectPort = Number(process.env.BENCH_INSPECT_PORT ?? 9339);
-    // Pairs of rounds (the pool's, then the running desktops'), each round after the server settled: one burst's p95 is
-    // nearly its slowest person, and a collection of the server's old generation lands in whichever round it meets
-    // (0036), so the row reads the median of a few pairs; between pairs every desktop is given back and prepared again.
+    // Pairs of rounds (the pool's, then the running desktops'), each round after the same untimed burst of the class's
+    // sign-ins and the server settled: the pool round came minutes after the last sign-ins (its guests booting) and the
+    // running round seconds after the pool round's, and both share the sign-in. One burst's p95 is nearly its slowest
+    // person, so the row reads the median of a few pairs; between pairs every desktop is given back and prepared again.
+    const signInsBefore = async () => {
+      await Promise.all(people.map((u) => signIn(base, u)));
+      await settle(c.portal.pid);
+    };
     const pairs: { pool: number; running: number }[] = [];
     let fromPool: { ms: number; token: string; id: string }[] = [];
     for (let k = 0; k < POOL_PAIRS; k++) {
@@ -1145,13 +1150,13 @@ async function rowPool(c: Ctx) {
         await giveBack(fromPool);
         await ready();
       }
-      await settle(c.portal.pid);
+      await signInsBefore();
       let profile = await profileServer(inspectPort, `pool-${c.mode}-pool-${k}`);
       let [cpu0, t0] = [ownCpu(), now()];
       fromPool = await poolRound();
       round(`pool ${k}`, cpu0, t0);
       await profile.stop();
-      await settle(c.portal.pid);
+      await signInsBefore();
       profile = await profileServer(inspectPort, `pool-${c.mode}-running-${k}`);
       [cpu0, t0] = [ownCpu(), now()];
       const running = await runningRound(fromPool);
