@@ -239,12 +239,18 @@ export type AxeViolation = { id: string; impact?: string | null; help: string; n
 /** The WCAG A/AA rules whose outcome depends on colours alone (the rest read the DOM, which a colour scheme does not change). */
 export const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
 
-/** axe-core's WCAG 2.2 A/AA violations on the page as it is now; `rules`: only those rules. */
-export async function axeViolations(page: Page, rules?: string[]): Promise<AxeViolation[]> {
+/**
+ * axe-core's WCAG 2.2 A/AA violations on the page as it is now; `rules`: only those rules; `also`: rules outside the
+ * WCAG tags run in the same scan (one pass over the page).
+ */
+export async function axeViolations(page: Page, rules?: string[], also: string[] = []): Promise<AxeViolation[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate((await import('axe-core')).default.source);
   return page.evaluate(
-    (runOnly) => (window as unknown as { axe: Axe }).axe.run(document, { runOnly, resultTypes: ['violations'] }).then((r) => r.violations),
-    rules ? { type: 'rule', values: rules } : { type: 'tag', values: WCAG_TAGS },
+    ([runOnly, extra]) =>
+      (window as unknown as { axe: Axe }).axe
+        .run(document, { runOnly, rules: Object.fromEntries(extra.map((id) => [id, { enabled: true }])), resultTypes: ['violations'] })
+        .then((r) => r.violations),
+    [rules ? { type: 'rule', values: rules } : { type: 'tag', values: WCAG_TAGS }, also] as const,
   );
 }
 

@@ -87,6 +87,8 @@ export const theme = createTheme({
   // A visible focus ring on every focusable element reached by keyboard (styles/first.css draws it
   // on elements outside Mantine's components too).
   focusRing: 'auto',
+  // Dialogs, menus and popovers appear without their fade for whoever asks the system for less motion (styles/first.css).
+  respectReducedMotion: true,
   components: {
     Button: { defaultProps: { radius: 'md' } },
     Paper: { defaultProps: { radius: 'lg' } },
