@@ -2,7 +2,7 @@
 // portal's viewer path) or straight over QEMU's unix socket or a libvirt host's TCP port (the raw baselines).
 import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
-import { vncAuthResponse } from '../test/helpers/vnc-probe';
+import { vncAuthResponse } from '../src/engine/vnc-client';
 
 type Transport = { write(b: Buffer): void; close(): void; onData(cb: (b: Buffer) => void): void; onEnd(cb: (e: Error) => void): void };
 

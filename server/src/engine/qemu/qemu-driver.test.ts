@@ -12,6 +12,7 @@ import { ensureDemoGuest } from '../guest-image';
 import { QemuDriver } from './qemu-driver';
 import { scaled } from '../../../test/helpers/slowdown';
 import { probeVnc } from '../../../test/helpers/vnc-probe';
+import { drawScreenOnce, VncRefusedError } from '../vnc-client';
 
 // Built once (~12 s) and reused by later runs; VDI_TEST_IMAGES points elsewhere if wanted.
 const IMAGES = process.env.VDI_TEST_IMAGES ?? fileURLToPath(new URL('../../../../data/test-cache/images', import.meta.url));
@@ -154,6 +155,9 @@ describe('QemuDriver specifics', () => {
       expect(runtime.vncPasswordSet).toBe(true);
       expect(await probeVnc(runtime.vnc!, 'pw123456')).toMatchObject({ ok: true, securityTypes: [2] });
       expect(await probeVnc(runtime.vnc!, 'wrong')).toMatchObject({ ok: false, reason: 'authentication failed' });
+      // The server draws a screen itself as a first viewer would (a pool's prepared desktops): with the password only.
+      await drawScreenOnce(runtime.vnc!, 'pw123456');
+      await expect(drawScreenOnce(runtime.vnc!, 'wrong')).rejects.toBeInstanceOf(VncRefusedError);
       // Read once by QEMU from its own file, gone since; never in the stored spec.
       const dir = join(ownRunDir, 'with-pw');
       expect(existsSync(join(dir, 'vnc.secret'))).toBe(false);

@@ -32,6 +32,12 @@ export const POOL_PASS_MS = 10_000;
  * tickets without a word to thirty machines.
  */
 const PREPARED_PASSWORD_AHEAD_SECONDS = (3 * POOL_PASS_MS) / 1000;
+/**
+ * A pass also draws its prepared desktops' screens, each at most once in this long: the first viewer of a machine has
+ * its whole screen drawn at its connection (QEMU's first refresh of the display), ~100 ms more than the next viewer when
+ * a class connects at once on a busy host. Drawn again after a while: its guest may have drawn since (a boot ending).
+ */
+const PREPARED_SCREEN_DRAW_MS = 60_000;
 /** How long after a desktop is given its pool's pass runs (the givings meanwhile share it). */
 export const GIVE_KICK_MS = 100;
 /** However many givings keep coming, the pass runs this long after the first of them at the latest. */
@@ -300,10 +306,10 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
       if (given) ctx.bus.toUser(waiter.userId, 'desktop_pool_given', { pool_id: pool.id, desktop_id: given.id });
     }
     live = (await ctx.db.select().from(d).where(and(eq(d.poolId, pool.id), isNull(d.poolAssignedAt), notInArray(d.id, lifecycle.leavingIds())))).filter((x) => poolDesktopState(x, ctx.config.poolBootSeconds) !== 'broken');
-    // The prepared ones' screens keep their password set (it lives VNC_PASSWORD_SECONDS): the next one given is viewed
-    // without a word to its machine.
+    // The prepared ones' screens keep their password set (it lives VNC_PASSWORD_SECONDS) and are drawn: the next one
+    // given is viewed without a word to its machine, as a second viewer is.
     const prepared = live.filter((x) => poolDesktopState(x, ctx.config.poolBootSeconds) === 'prepared');
-    void readyVncPasswords(ctx, prepared, PREPARED_PASSWORD_AHEAD_SECONDS).catch((err) => log.warn({ err, pool: pool.id }, 'prepared desktops\' screen passwords were not set again'));
+    void readyVncPasswords(ctx, prepared, PREPARED_PASSWORD_AHEAD_SECONDS, PREPARED_SCREEN_DRAW_MS).catch((err) => log.warn({ err, pool: pool.id }, 'prepared desktops\' screen passwords were not set again'));
     const stillWaiting = await ctx.db.$count(w, eq(w.poolId, pool.id));
     // One this process is destroying (given back, surplus, broken) no longer takes room: its replacement is made while
     // its machine and disk go.

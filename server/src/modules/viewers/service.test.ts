@@ -2,7 +2,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AppContext } from '../../context';
 import type { MachineRuntime } from '../../engine/driver';
 import type { DomainRow } from '../shared/domains';
-import { sharedVncPassword } from './service';
+import { readyVncPasswords, sharedVncPassword } from './service';
+
+const drawn: string[] = [];
+vi.mock('../../engine/vnc-client', () => ({
+  drawScreenOnce: async (endpoint: { socket: string }, password: string) => {
+    drawn.push(`${endpoint.socket}:${password}`);
+  },
+}));
 
 /** A server process as the VNC password sees it: the installation's secret and the QEMU it sets passwords on. */
 function processOf(secret: string, qemu: { password?: string; sets: number }) {
@@ -10,7 +17,8 @@ function processOf(secret: string, qemu: { password?: string; sets: number }) {
     qemu.password = password;
     qemu.sets++;
   };
-  return { config: { secret }, engine: { driver: { setViewerPassword } } } as unknown as AppContext;
+  const list = async () => [{ id: 'd1', pid: 42, startedAt: new Date('2026-01-01T10:00:00Z'), vnc: { socket: '/run/d1/vnc.sock' } }];
+  return { config: { secret }, engine: { driver: { setViewerPassword, list } }, log: { debug: () => undefined } } as unknown as AppContext;
 }
 
 describe('the VNC password of a running desktop', () => {
@@ -59,5 +67,27 @@ describe('the VNC password of a running desktop', () => {
     vi.setSystemTime(launched + 165_000 + 175_000);
     await sharedVncPassword(a, row, runtime);
     expect(qemu.sets).toBe(2);
+  });
+
+  it("a pool's pass draws a prepared screen once a while, after its password is set: its first viewer is not the machine's first", async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const launched = new Date('2026-01-01T10:00:00Z').getTime();
+    vi.setSystemTime(launched + 20_000);
+    drawn.length = 0;
+    const qemu = { password: undefined as string | undefined, sets: 0 };
+    const a = processOf('secret', qemu);
+    await readyVncPasswords(a, [row], 30, 60_000);
+    expect(drawn).toEqual([`/run/d1/vnc.sock:${qemu.password}`]);
+    // The next passes within the minute leave it; a pass after it draws it again (its guest may have drawn since).
+    vi.setSystemTime(launched + 50_000);
+    await readyVncPasswords(a, [row], 30, 60_000);
+    expect(drawn).toHaveLength(1);
+    vi.setSystemTime(launched + 81_000);
+    await readyVncPasswords(a, [row], 30, 60_000);
+    expect(drawn).toHaveLength(2);
+    // A ticket's setting (no drawing asked) draws nothing.
+    vi.setSystemTime(launched + 200_000);
+    await readyVncPasswords(a, [row]);
+    expect(drawn).toHaveLength(2);
   });
 });

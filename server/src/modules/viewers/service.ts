@@ -4,6 +4,7 @@ import { RDP_PORT, statusIn, VIEWABLE, VIEWERS_NEEDING_IP, type TBrowserViewerTi
 import type { AppContext } from '../../context';
 import { schema } from '../../db';
 import type { MachineRuntime } from '../../engine/driver';
+import { drawScreenOnce } from '../../engine/vnc-client';
 import { ApiError, notFound, precondition } from '../../http/errors';
 import type { DomainRow } from '../shared/domains';
 import { viewersOf } from '../shared/desktop-view';
@@ -77,16 +78,50 @@ export async function sharedVncPassword(ctx: AppContext, row: DomainRow, runtime
 
 /** The run's VNC passwords of running desktops set (again) in their machines, when they have a VNC display here and this
  *  process's last setting nears its end, or will within `aheadSeconds` (a pool keeps its prepared desktops' so, ahead of
- *  its next pass: the one given opens at once, its ticket asking the machine nothing). */
-export async function readyVncPasswords(ctx: AppContext, rows: readonly DomainRow[], aheadSeconds = 0): Promise<void> {
+ *  its next pass: the one given opens at once, its ticket asking the machine nothing). `drawEveryMs`: their screens are
+ *  also drawn once by this process when not drawn within that long (`drawScreens`). */
+export async function readyVncPasswords(ctx: AppContext, rows: readonly DomainRow[], aheadSeconds = 0, drawEveryMs?: number): Promise<void> {
   if (rows.length === 0) return;
   const machines = new Map((await ctx.engine.driver.list()).map((m) => [m.id, m]));
-  await Promise.all(
-    rows.map((row) => {
-      const runtime = machines.get(row.id);
-      return runtime?.vnc ? sharedVncPassword(ctx, row, runtime, aheadSeconds) : undefined;
-    }),
-  );
+  const ready = rows.flatMap((row) => {
+    const runtime = machines.get(row.id);
+    return runtime?.vnc ? [{ row, runtime }] : [];
+  });
+  await Promise.all(ready.map(({ row, runtime }) => sharedVncPassword(ctx, row, runtime, aheadSeconds)));
+  if (drawEveryMs !== undefined) await drawScreens(ctx, ready, drawEveryMs);
+}
+
+/** Per app instance: when it last drew each machine run's screen (ms), and whether a drawing round is under way. */
+const screensDrawn = new WeakMap<AppContext, { at: Map<string, number>; busy: boolean }>();
+
+/**
+ * Each machine's screen drawn once, as a first viewer would have it drawn (`drawScreenOnce`), when this process has not
+ * within `everyMs` (its guest may have drawn since: a boot that ended). One at a time, so a class's thirty prepared
+ * desktops never ask the host at once; a round still under way is not doubled. A screen that cannot be drawn is left
+ * to the next round (its desktop's own checks tell of a broken machine).
+ */
+async function drawScreens(ctx: AppContext, machines: readonly { row: DomainRow; runtime: MachineRuntime }[], everyMs: number) {
+  let state = screensDrawn.get(ctx);
+  if (!state) screensDrawn.set(ctx, (state = { at: new Map(), busy: false }));
+  if (state.busy) return;
+  state.busy = true;
+  try {
+    const now = Date.now();
+    // (a run drawn longer ago is drawn again when asked: given, stopped and gone ones are forgotten)
+    for (const [key, at] of state.at) if (now - at >= everyMs) state.at.delete(key);
+    for (const { row, runtime } of machines) {
+      const password = vncPasswordOf(ctx, row);
+      const key = runKey(runtime, password);
+      if (state.at.has(key)) continue;
+      const drawn = await drawScreenOnce(runtime.vnc!, password).then(
+        () => true,
+        (err: unknown) => (ctx.log.debug({ err, desktop: row.id }, 'a prepared screen was not drawn'), false),
+      );
+      if (drawn) state.at.set(key, Date.now());
+    }
+  } finally {
+    state.busy = false;
+  }
 }
 
 /**
