@@ -35,7 +35,7 @@ import { fingerprintOf } from '../src/engine/libvirt/hosts';
 import { countPixels, xfreerdpScreen } from '../test/helpers/rdp-clients';
 import { RDP_TEMPLATE_ID } from '../src/seed/rdp-template';
 import {
-  cpuPerOp, threadTicks, fmtBytes, fmtLat, fmtLoad, fmtLoadResult, fmtMs, latencies, now, openLoop, pool, settle, watchLoad, countDatabaseProcesses, type Latencies, type Load,
+  cpuPerOp, guestsQuiet, threadTicks, fmtBytes, fmtLat, fmtLoad, fmtLoadResult, fmtMs, latencies, now, openLoop, pool, settle, watchLoad, countDatabaseProcesses, type Latencies, type Load,
 } from './measure';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -1107,10 +1107,13 @@ async function rowPool(c: Ctx) {
         fromPool[i]!.token = token;
         return now() - t0;
       }));
-    // Prepared means booted and waiting: the guests' boots (all at once here) are over before the class signs in.
+    // Prepared means booted and waiting: the guests' boots (all at once here) are over, and the work that follows a
+    // boot too, before the class signs in (as the running round's guests are: a pool prepares ahead of its timetable).
     const ready = async () => {
       await untilPrepared(base, admin!, made.id, n, 600_000);
       await guestsBooted(c.portal.dataDir, 900_000);
+      const each = await guestsQuiet();
+      if (process.env.VDI_TRACE) appendFileSync(process.env.VDI_TRACE, `guests quiet: ${(each * 100).toFixed(1)}% of a core each\n`);
     };
     await ready();
     // A rehearsal, untimed: both rounds, then every desktop given back and prepared again. Without it the first round
@@ -1190,7 +1193,8 @@ async function rowPool(c: Ctx) {
       back.push(now() - t0);
       // Taken again, so that the next round starts from none prepared.
       const again = await api<{ kind: string; desktop_id?: string }>(base, given.token, 'POST', `/desktop-pools/${made.id}/take`);
-      if (again.desktop_id) fromPool[i] = { ...given, id: again.desktop_id };
+      if (again.kind !== 'desktop' || !again.desktop_id) throw new Error(`taken again after its give-back, ${given.id.slice(0, 8)}'s person was answered ${JSON.stringify(again)}`);
+      fromPool[i] = { ...given, id: again.desktop_id };
 
       // By hand: the same machine (the portal's QEMU command line for a pool desktop, read while it runs), its overlay
       // made with qemu-img, then QEMU until its first frame.

@@ -151,6 +151,41 @@ export async function settle(serverPid: number, maxMs = 180_000) {
   }
 }
 
+/** CPU ticks (user + system) of every QEMU guest on the machine, and how many run. */
+function guestTicks(): { ticks: Ticks; count: number } {
+  const ticks: Ticks = new Map();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (!stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith('qemu-system')) continue;
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks.set(Number(name), Number(f[11]) + Number(f[12]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return { ticks, count: ticks.size };
+}
+
+/**
+ * Waits until the machine's guests are quiet: over 3 s, under `perGuest` of a core each on average (at most `maxMs`).
+ * A guest whose boot has just ended (its READY line) still works for a minute or more (30 small guests under TCG:
+ * 1.9 cores for the next 40 s, 1.2 in the 20 s after, 0.2 once idle); "prepared" means booted and waiting.
+ * Answers the guests' share of a core each when it returned.
+ */
+export async function guestsQuiet(perGuest = 0.02, maxMs = 300_000): Promise<number> {
+  const deadline = now() + maxMs;
+  for (;;) {
+    const t0 = now();
+    const before = guestTicks();
+    await new Promise((r) => setTimeout(r, 3000));
+    const after = guestTicks();
+    const each = after.count ? ticksSince(before.ticks, after.ticks) / TICKS_PER_SECOND / ((now() - t0) / 1000) / after.count : 0;
+    if (each <= perGuest || now() > deadline) return each;
+  }
+}
+
 // ---- open-loop HTTP load ----
 
 export type LoadResult = {

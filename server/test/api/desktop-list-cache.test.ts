@@ -106,6 +106,31 @@ describe('the kept desktop list is never stale', () => {
     expect((await expectCurrent(student.id, token))[0]).toMatchObject({ permissions: [] });
   });
 
+  it('sees a pool’s desktop once it is given, and raises nobody’s counter for a prepared one', async () => {
+    const { row: owner, token: ownerToken } = await person('lc-pool-owner');
+    const { row: student, token } = await person('lc-pool-student');
+    const prepared = await makeDesktop(server, owner, { name: 'Pooled' });
+    const revOf = async (userId: string) =>
+      Number((await db().select().from(schema.desktopListRevs).where(eq(schema.desktopListRevs.userId, userId)))[0]?.rev ?? 0);
+    // (no pool row is needed: the list reads the column)
+    await db().update(schema.domains).set({ poolId: randomUUID() }).where(eq(schema.domains.id, prepared.id));
+    expect(await expectCurrent(owner.id, ownerToken)).toHaveLength(0);
+    await expectCurrent(student.id, token);
+    // Prepared, it is in nobody's list: its starts and stops raise no counter (a class's givings would queue on its
+    // owner's one row).
+    const before = await revOf(owner.id);
+    await db().update(schema.domains).set({ status: 'Started' }).where(eq(schema.domains.id, prepared.id));
+    expect(await revOf(owner.id)).toBe(before);
+    // Given: in its person's very next answer, and still not in the pool owner's.
+    await db().update(schema.domains).set({ userId: student.id, poolAssignedAt: new Date() }).where(eq(schema.domains.id, prepared.id));
+    expect(await revOf(owner.id)).toBe(before);
+    expect((await expectCurrent(student.id, token)).map((d) => d.id)).toEqual([prepared.id]);
+    expect(await expectCurrent(owner.id, ownerToken)).toHaveLength(0);
+    // Given back (gone), out of it at once.
+    await db().delete(schema.domains).where(eq(schema.domains.id, prepared.id));
+    expect(await expectCurrent(student.id, token)).toHaveLength(0);
+  });
+
   it('sees bookings made and removed, and a booking’s end passing', async () => {
     const { row: owner, token } = await person('lc-booker');
     const desktop = await makeDesktop(server, owner, { name: 'Booked' });

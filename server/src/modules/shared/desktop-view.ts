@@ -289,7 +289,11 @@ export async function userDesktops(src: ViewSource, userId: string, opts: Deskto
   return listDesktopViews(src, userDesktopsWhere(userId), opts);
 }
 
-/** Whether a desktop shows in its owner's list (userDesktopsWhere's rule for one row): a deployment's while visible, a pool's once given. */
+/**
+ * Whether a desktop shows in its owner's list (userDesktopsWhere's rule for one row): a deployment's while visible, a
+ * pool's once given. The list counters' trigger holds the same rule (`desktop_list_shows`, migration 0037): a write to a
+ * row shown neither before nor after raises nobody's counter.
+ */
 export const shownToOwner = (row: Pick<DomainRow, 'kind' | 'tag' | 'tagVisible' | 'poolId' | 'poolAssignedAt'>) =>
   row.kind === 'desktop' && (row.tag === null || row.tagVisible) && (row.poolId === null || row.poolAssignedAt !== null);
 
