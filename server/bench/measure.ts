@@ -35,16 +35,29 @@ const ticksSince = (before: Ticks, after: Ticks) => {
   return total;
 };
 
-function databaseTicks(): Ticks {
-  const total: Ticks = new Map();
-  if (!databaseMatch) return total;
+/** Every process now: its command name, parent and CPU ticks (user + system); one that ends meanwhile is left out. */
+function processes(): Map<number, { comm: string; ppid: number; ticks: number }> {
+  const all = new Map<number, { comm: string; ppid: number; ticks: number }>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      if (!readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(databaseMatch)) continue;
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // The command name (field 2) may hold spaces: parse after its closing parenthesis.
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total.set(Number(name), Number(f[11]) + Number(f[12]));
+      all.set(Number(name), { comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return all;
+}
+
+function databaseTicks(): Ticks {
+  const total: Ticks = new Map();
+  if (!databaseMatch) return total;
+  for (const [pid, p] of processes()) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(databaseMatch)) total.set(pid, p.ticks);
     } catch {
       // gone meanwhile
     }
@@ -54,18 +67,7 @@ function databaseTicks(): Ticks {
 
 /** CPU ticks (user + system) of a process and all its descendants (PGlite or PostgreSQL children, qemu-img…). */
 function treeTicks(rootPid: number): Ticks {
-  const procs = new Map<number, { ppid: number; ticks: number }>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      // The command name (field 2) may hold spaces: parse after its closing parenthesis.
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      procs.set(Number(name), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
-    } catch {
-      // gone meanwhile
-    }
-  }
+  const procs = processes();
   const total: Ticks = new Map();
   const inTree = (pid: number): boolean => {
     for (let p = pid, hops = 0; p > 1 && hops < 64; p = procs.get(p)?.ppid ?? 0, hops++) if (p === rootPid) return true;
@@ -154,17 +156,7 @@ export async function settle(serverPid: number, maxMs = 180_000) {
 /** CPU ticks (user + system) of every QEMU guest on the machine, and how many run. */
 function guestTicks(): { ticks: Ticks; count: number } {
   const ticks: Ticks = new Map();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      if (!stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).startsWith('qemu-system')) continue;
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks.set(Number(name), Number(f[11]) + Number(f[12]));
-    } catch {
-      // gone meanwhile
-    }
-  }
+  for (const [pid, p] of processes()) if (p.comm.startsWith('qemu-system')) ticks.set(pid, p.ticks);
   return { ticks, count: ticks.size };
 }
 
