@@ -438,7 +438,7 @@ async function warmCreate(c: Ctx, n: number, from: number) {
 /** Rounds of each creation row: one burst of n people's p95 is nearly its slowest answer, so the row reads the median of a few. */
 const CREATE_ROUNDS = quick ? 1 : 5;
 /** Pairs of the pool row's rounds (the pool's, the running desktops'): the row reads the median p95 of each side. */
-const POOL_PAIRS = quick ? 1 : 3;
+const POOL_PAIRS = quick ? 1 : 5;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
