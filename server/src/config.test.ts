@@ -32,4 +32,10 @@ describe('several processes of one installation', () => {
     expect([other.serverId, other.localHypervisor, other.shutdownDrainSeconds]).toEqual(['p2', false, 3]);
     expect(() => loadConfig({ ...base, SERVER_ID: 'p 2; rm' })).toThrow(/SERVER_ID/);
   });
+
+  it('holds as many PostgreSQL connections as DATABASE_POOL_SIZE says, the database adapter\'s default without it', () => {
+    expect(loadConfig(base).databasePoolSize).toBeUndefined();
+    expect(loadConfig({ ...base, DATABASE_POOL_SIZE: '5' }).databasePoolSize).toBe(5);
+    for (const v of ['1', '0', 'ten', '2.5', '1000']) expect(() => loadConfig({ ...base, DATABASE_POOL_SIZE: v })).toThrow(/DATABASE_POOL_SIZE/);
+  });
 });

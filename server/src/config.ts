@@ -45,6 +45,7 @@ const ZEnv = z.object({
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z.string().optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).optional(),
   DEMO_PASSWORD: z.string().min(1).optional(),
   SECRET: z.string().min(16).optional(),
   PUBLIC_URL: z.string().url().optional(),
@@ -121,6 +122,8 @@ export type Config = {
   host: string;
   dataDir: string;
   databaseUrl?: string;
+  /** Connections to PostgreSQL this process holds at most (DATABASE_URL only); unset: the database adapter's default. */
+  databasePoolSize?: number;
   demoPassword?: string;
   secret: string;
   publicUrl?: string;
@@ -220,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     dataDir,
     databaseUrl: e.DATABASE_URL || undefined,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
     demoPassword: e.DEMO_PASSWORD,
     secret: e.SECRET ?? loadOrCreateSecret(dataDir),
     publicUrl: e.PUBLIC_URL,

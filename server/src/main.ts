@@ -18,7 +18,7 @@ function printWelcome(url: string, result: SeedResult, demoPasswordSet: boolean)
 
 async function main() {
   const config = loadConfig();
-  const database = await openDatabase({ url: config.databaseUrl, dir: config.databaseUrl ? undefined : join(config.dataDir, 'db'), eagerCompile: config.embeddedEagerCompile, name: config.serverId });
+  const database = await openDatabase({ url: config.databaseUrl, dir: config.databaseUrl ? undefined : join(config.dataDir, 'db'), eagerCompile: config.embeddedEagerCompile, name: config.serverId, poolSize: config.databasePoolSize });
   const engine = await createLocalEngine({
     dataDir: config.dataDir,
     accel: config.accel,

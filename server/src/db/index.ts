@@ -72,17 +72,34 @@ export const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'm
 const EMBEDDED_POOL_SIZE = 4;
 
 /**
+ * Connections to PostgreSQL a process holds unless DATABASE_POOL_SIZE says otherwise. Several processes share one
+ * database (its `max_connections` is 100 by default), and more backends than the database's cores can run only take
+ * turns: on two cores a class of 30 taking desktops at once was no faster with 20, and within the bench's noise with
+ * 5 (docs/decisions/0042-postgres-connections-per-process.md).
+ */
+export const POSTGRES_POOL_SIZE = 10;
+
+/**
  * PostgreSQL when a URL is given, embedded PGlite under `dir` otherwise (in memory without
  * either); migrated either way. Both go through one driver: drizzle's node-postgres on a
  * `pg.Pool`. The embedded PGlite runs in a worker thread, never on the caller's event loop;
  * `eagerCompile` (the product's start) compiles its WebAssembly fully at once (see pglite-worker.mjs).
  * `template` (in memory only): starts from an archive of a migrated data directory (the tests', made once per run).
  */
-export async function openDatabase(opts: { url?: string; dir?: string; eagerCompile?: boolean; template?: string; name?: string; migrations?: string }): Promise<Database> {
+export async function openDatabase(opts: {
+  url?: string;
+  dir?: string;
+  eagerCompile?: boolean;
+  template?: string;
+  name?: string;
+  migrations?: string;
+  /** connections to PostgreSQL at most (DATABASE_POOL_SIZE); default POSTGRES_POOL_SIZE */
+  poolSize?: number;
+}): Promise<Database> {
   const migrations = opts.migrations ?? migrationsFolder;
   if (opts.url) {
     const url = opts.url;
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? POSTGRES_POOL_SIZE });
     let live: pg.Client | undefined;
     const database = await migrated(pool, 'postgres', migrations, async () => {
       await live?.end().catch(() => undefined);
