@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { count, eq, sql } from 'drizzle-orm';
-import { openDatabase, schema, type Database } from '../../src/db';
+import { openDatabase, POSTGRES_POOL_SIZE, schema, type Database } from '../../src/db';
 import { DataDirLockedError } from '../../src/db/lock';
 import { seed } from '../../src/seed/seed';
 import { verifyPassword } from '../../src/auth/passwords';
@@ -55,6 +55,21 @@ describe(`database (${process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite'})`, 
       await other.close();
     }
     expect(most).toBe(1);
+  });
+
+  it('holds at most DATABASE_POOL_SIZE connections to PostgreSQL, POSTGRES_POOL_SIZE without it', async () => {
+    if (!database.url) return; // (the embedded database's connections are its own: EMBEDDED_POOL_SIZE)
+    const sized = await openDatabase({ url: database.url, poolSize: 3 });
+    const plain = await openDatabase({ url: database.url });
+    try {
+      await Promise.all(Array.from({ length: 8 }, () => sized.db.execute(sql`select pg_sleep(0.05)`)));
+      expect(sized.pool()).toMatchObject({ max: 3 });
+      expect(sized.pool().total).toBeLessThanOrEqual(3);
+      expect(plain.pool().max).toBe(POSTGRES_POOL_SIZE);
+    } finally {
+      await sized.close();
+      await plain.close();
+    }
   });
 
   it('applies DEMO_PASSWORD to the demo accounts on a later start', async () => {

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'drizzle-orm';
-import { openDatabase, POSTGRES_POOL_SIZE, type Database } from '../../src/db';
+import { openDatabase, type Database } from '../../src/db';
 import { createScratchDatabase } from '../helpers/db';
 
 // Several server processes of one installation: the first to start alone repairs what a stop left
@@ -21,20 +20,6 @@ describe('joining the live processes of an installation (PostgreSQL)', () => {
   afterAll(async () => {
     for (const d of open) await d.close();
     await scratch?.drop();
-  });
-
-  it('holds at most DATABASE_POOL_SIZE connections, POSTGRES_POOL_SIZE without it', async () => {
-    const sized = await openDatabase({ url: scratch.url, poolSize: 3 });
-    const plain = await openDatabase({ url: scratch.url });
-    try {
-      await Promise.all(Array.from({ length: 8 }, () => sized.db.execute(sql`select pg_sleep(0.05)`)));
-      expect(sized.pool()).toMatchObject({ max: 3 });
-      expect(sized.pool().total).toBeLessThanOrEqual(3);
-      expect(plain.pool().max).toBe(POSTGRES_POOL_SIZE);
-    } finally {
-      await sized.close();
-      await plain.close();
-    }
   });
 
   it('the first is alone; the next waits for its repairs, then joins not alone; once every one has gone, the next is alone again', async () => {
