@@ -82,13 +82,13 @@ function printTable() {
 
 // ---- child processes ----
 
-/** Interrupted (Ctrl-C): what this run started is stopped and its directories removed. */
-const onInterrupt = new Set<() => void>();
+/** Interrupted (Ctrl-C, SIGTERM): what this run started is stopped and its directories removed, one after another. */
+const onInterrupt = new Set<() => unknown>();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
+  process.on(signal, async () => {
     for (const f of onInterrupt) {
       try {
-        f();
+        await f();
       } catch {
         // best effort
       }
@@ -195,8 +195,31 @@ async function startPortal(mode: Mode, databaseUrl: string | undefined, override
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
-  const kill = () => rmSync(dataDir, { recursive: true, force: true });
-  onInterrupt.add(kill);
+  /** What a stopped server leaves on purpose (its machines, to be adopted; their guest network), and the data directory. */
+  const leftovers = async () => {
+    // Machines still running (the server leaves them to be adopted) are ours: stop them by pid.
+    for (const pid of qemuPidsUnder(dataDir)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    // So is the guest network the server left for them (its namespace, dnsmasq, the VPN endpoint's wireguard-go).
+    try {
+      const vpnPid = Number(readFileSync(join(dataDir, 'vpn', 'wireguard-go.pid'), 'utf8').trim());
+      if (readFileSync(`/proc/${vpnPid}/cmdline`, 'utf8').includes('wireguard-go')) process.kill(vpnPid, 'SIGTERM');
+    } catch {
+      // none, or gone
+    }
+    const { guestNetwork } = loadConfig(env);
+    if (guestNetwork.cidr !== 'off') {
+      await GuestNetwork.dormant({ ...guestNetwork, dataDir, stateDir: join(dataDir, 'network') }).close({ teardown: true }).catch(() => undefined);
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  // (interrupted: the server is gone first, by the handler spawnServer added before this one)
+  onInterrupt.add(leftovers);
   let restarts = 0;
   const portal: Portal = {
     ...server,
@@ -212,30 +235,14 @@ async function startPortal(mode: Mode, databaseUrl: string | undefined, override
       }
       server = await spawnServer(next, dataDir, `server-${++restarts}.log`);
       portal.pid = server.pid;
+      // (after the new server's own handler: an interruption ends the server before what it leaves)
+      onInterrupt.delete(leftovers);
+      onInterrupt.add(leftovers);
     },
     async stop() {
       await server.stop();
-      onInterrupt.delete(kill);
-      // Machines still running (the server leaves them to be adopted) are ours: stop them by pid.
-      for (const pid of qemuPidsUnder(dataDir)) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // gone
-        }
-      }
-      // So is the guest network the server left for them (its namespace, dnsmasq, the VPN endpoint's wireguard-go).
-      try {
-        const vpnPid = Number(readFileSync(join(dataDir, 'vpn', 'wireguard-go.pid'), 'utf8').trim());
-        if (readFileSync(`/proc/${vpnPid}/cmdline`, 'utf8').includes('wireguard-go')) process.kill(vpnPid, 'SIGTERM');
-      } catch {
-        // none, or gone
-      }
-      const { guestNetwork } = loadConfig(env);
-      if (guestNetwork.cidr !== 'off') {
-        await GuestNetwork.dormant({ ...guestNetwork, dataDir, stateDir: join(dataDir, 'network') }).close({ teardown: true }).catch(() => undefined);
-      }
-      rmSync(dataDir, { recursive: true, force: true });
+      onInterrupt.delete(leftovers);
+      await leftovers();
     },
   };
   return portal;
