@@ -119,14 +119,17 @@ export function createThrottle(db: Db, rule: ThrottleRule, code?: string) {
   const get = async (key: string) => (await readBuckets(db, [key])).get(key);
   let lastSweep = 0;
   const self = {
-    /** Throws 429 while the key is blocked (`row`: its bucket as already read). */
-    async check(key: string, now = new Date(), row?: BucketRow | null) {
-      const bucket = row === undefined ? await get(key) : row;
+    /** Throws 429 while this bucket (as read) is blocked. */
+    refuseIfBlocked(bucket: BucketRow | undefined, now: Date) {
       if (bucket?.blockedUntil && bucket.blockedUntil > now) throw tooManyAttempts(bucket.blockedUntil, code);
     },
-    /** Failures the key holds now (drained; `row`: its bucket as already read). */
-    async level(key: string, now = new Date(), row?: BucketRow | null) {
-      return drain((row === undefined ? await get(key) : row) ?? undefined, rule, now).failures;
+    /** Throws 429 while the key is blocked. */
+    async check(key: string, now = new Date()) {
+      self.refuseIfBlocked(await get(key), now);
+    },
+    /** Failures this bucket (as read) holds now (drained). */
+    levelOf(bucket: BucketRow | undefined, now: Date) {
+      return drain(bucket, rule, now).failures;
     },
     /**
      * Counts one request unless the key is blocked, in one locked step (parallel requests cannot all
@@ -213,10 +216,9 @@ export function createLoginLimits(db: Db, opts: { addressFailuresPerHour: number
       // The three buckets in one read: a class signing in at once makes one statement each, not five.
       const now = new Date();
       const stored = await readBuckets(db, [k.address, k.pair, k.account]);
-      const row = (key: string) => stored.get(key) ?? null;
-      await address.check(k.address, now, row(k.address));
-      await pair.check(k.pair, now, row(k.pair));
-      const [pairLevel, addressLevel, accountLevel] = await Promise.all([pair.level(k.pair, now, row(k.pair)), address.level(k.address, now, row(k.address)), account.level(k.account, now, row(k.account))]);
+      address.refuseIfBlocked(stored.get(k.address), now);
+      pair.refuseIfBlocked(stored.get(k.pair), now);
+      const [pairLevel, addressLevel, accountLevel] = [pair.levelOf(stored.get(k.pair), now), address.levelOf(stored.get(k.address), now), account.levelOf(stored.get(k.account), now)];
       if (hold(k.pair, pairLevel, LOGIN_THROTTLE.maxFailures) || hold(k.address, addressLevel, opts.addressFailuresPerHour)) {
         throw tooManyAttempts(new Date(Date.now() + 1000));
       }
