@@ -1063,6 +1063,20 @@ test.describe('accessibility', () => {
     expect(await moving(), 'elements with a transition, as usual').toBeGreaterThan(0);
     await page.emulateMedia({ reducedMotion: 'reduce' });
     expect(await moving(), 'elements with a transition, less motion asked').toBe(0);
+    // Only what declares a transition gets the short one: a change of colours starts none on the rest (when every
+    // element had one, a colour scheme switched took a second to settle, each element a frame after its parent).
+    const started = await page.evaluate(
+      ([key, value]) =>
+        new Promise<number>((done) => {
+          // (counted in the frame after the scheme is applied)
+          new MutationObserver((_, seen) => (seen.disconnect(), requestAnimationFrame(() => done(document.getAnimations().length)))).observe(document.documentElement, { attributeFilter: ['data-mantine-color-scheme'] });
+          localStorage.setItem(key, value);
+          window.dispatchEvent(new StorageEvent('storage', { key, newValue: value, storageArea: localStorage }));
+        }),
+      [SCHEME_KEY, 'dark'] as const,
+    );
+    expect(started, 'transitions started by a colour scheme switch, less motion asked').toBeLessThan(20);
+    await useScheme(page, 'light');
   });
 
   for (const screen of SCREENS) {
