@@ -27,10 +27,10 @@ export function layerZones(base) {
   // Web: app (routes, guard, providers, the shell in layout/) → features/<area> → entities → lib, components.
   const webTop = ['main.tsx', 'app', 'layout'].map(web);
   const features = entries(base, 'web/src/features', true);
-  // Server: app.ts, main.ts and the seed compose everything → modules/<area> hold the rules → adapters.
-  const serverTop = ['app.ts', 'main.ts', 'seed'].map((p) => `server/src/${p}`);
+  // Server: app.ts, main.ts (serve.ts) and the seed compose everything → modules/<area> hold the rules → adapters.
+  const serverTop = ['app.ts', 'main.ts', 'serve.ts', 'seed'].map((p) => `server/src/${p}`);
   const adapters = entries(base, 'server/src', false)
-    .filter((n) => !['modules', 'seed', 'app.ts', 'main.ts'].includes(n) && !/\.test\.tsx?$/.test(n))
+    .filter((n) => !['modules', 'seed', 'app.ts', 'main.ts', 'serve.ts'].includes(n) && !/\.test\.tsx?$/.test(n))
     .map((n) => `server/src/${n}`);
   return [
     {

@@ -4,6 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll } from 'vitest';
 import { sweepLeftovers } from '../../scripts/lib/test-run.mjs';
+import { useQuickResolve } from '../src/boot/quick-resolve';
+
+// The packages the test file imports (drizzle-orm's 108 modules) resolved as a server process resolves them.
+useQuickResolve();
 
 const file = `${process.env.VDI_TEST_RUN ?? 'by-hand'}:${randomBytes(4).toString('hex')}`;
 process.env.VDI_TEST_FILE = file;
