@@ -171,6 +171,19 @@ if (only.size > 0) log(`Only: ${[...only].join(', ')} (TEST_ONLY)`);
 
 // This run's mark (its processes, and their children, carry it) and the machine's slowdown now.
 ensureTestRun(root);
+// Stopped from outside (a CI job cancelled, Ctrl-C), or left by what started it (npm and its shell end on a SIGTERM
+// without passing it on): nothing the run started outlives it — its runners, their servers, machines and guest
+// networks (the same sweep as at the end), then a failed exit.
+function stopped(why) {
+  log(`Stopped (${why}): ending what the run started`);
+  const ended = sweepLeftovers();
+  endTestRun();
+  log(`Ended ${ended.length} process(es) of the run`);
+  process.exit(1);
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.once(signal, () => stopped(signal));
+const startedBy = process.ppid;
+setInterval(() => process.ppid !== startedBy && stopped('the command that started it ended'), 2_000).unref();
 if (!(Number(process.env.TEST_SLOWDOWN) >= 1)) {
   const slowdown = measureSlowdown();
   process.env.TEST_SLOWDOWN = String(slowdown.factor);
