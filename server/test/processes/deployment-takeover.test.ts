@@ -12,6 +12,7 @@ import { openDatabase, schema, type Database } from '../../src/db';
 import { createScratchDatabase } from '../helpers/db';
 import { api, deploymentAtFirstDesktop, DEMO_DEPLOYMENT, killMachines, signIn, startServerProcess, untilDeploymentMade, type ServerProcess } from '../helpers/process';
 import { scaled } from '../helpers/slowdown';
+import { until } from '../helpers/wait';
 
 // Short: QEMU's unix socket paths must fit 107 bytes.
 const dirs = [mkdtempSync(join(tmpdir(), 'vqa-')), mkdtempSync(join(tmpdir(), 'vqb-'))];
@@ -68,8 +69,10 @@ describe('a deployment creation taken over after kill -9', () => {
 
     const adminOnB = await signIn(b.url, 'admin');
     await untilDeploymentMade(b.url, adminOnB, id, 120_000);
-    const [job] = await database.db.select().from(schema.jobs).where(eq(schema.jobs.targetId, id));
-    expect(job).toMatchObject({ status: 'done', progress: 100 });
+    // (the job's row is marked done just after its last desktop is made: read once it has ended)
+    const jobOf = async () => (await database.db.select().from(schema.jobs).where(eq(schema.jobs.targetId, id)))[0];
+    await until('the deployment job to end', async () => (await jobOf())?.status !== 'running', 30_000);
+    expect(await jobOf()).toMatchObject({ status: 'done', progress: 100 });
     const desktops = await database.db.select().from(schema.domains).where(eq(schema.domains.tag, id));
     expect(desktops).toHaveLength(DEPLOYMENT_USERS);
     expect(new Set(desktops.map((d) => d.userId)).size).toBe(DEPLOYMENT_USERS);
