@@ -24,11 +24,15 @@ const NOTIFY_ROOM = 7_950;
  * that tells 500 people (a deployment made visible) paid 500 round trips in a row
  * (docs/decisions/0015-socket-adapter.md). Each payload gets a sequence number (the adapter ignores
  * the field), since PostgreSQL delivers identical notifications of one transaction once.
+ * `settle()` (the process stopping, before its pool ends): what was asked is sent, and anything asked after is left
+ * unsent (socket.io's closing still emits; a send on the ended pool failed, a warning each).
  */
-export function batchingNotifies(pool: pg.Pool): pg.Pool {
+export function batchingNotifies(pool: pg.Pool): pg.Pool & { settle: () => Promise<void> } {
   type Item = { channel: string; payload: string; done: (err?: unknown) => void };
   let queue: Item[] = [];
   let sending = false;
+  let settled = false;
+  let drained: Promise<void> = Promise.resolve();
   let seq = 0;
   const send = async (batch: Item[]) => {
     const channels: string[] = [];
@@ -61,12 +65,13 @@ export function batchingNotifies(pool: pg.Pool): pg.Pool {
   };
   const query = ((text: string, values?: unknown[]) => {
     if (text !== 'SELECT pg_notify($1, $2)' || !values) return pool.query(text, values);
+    if (settled) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       queue.push({ channel: String(values[0]), payload: String(values[1]), done: (err) => (err ? reject(err) : resolve()) });
       // After the code under way: the emits of one loop leave together.
       if (!sending) {
         sending = true;
-        queueMicrotask(() => void drain());
+        drained = new Promise((done) => queueMicrotask(() => void drain().then(done)));
       }
     });
   }) as pg.Pool['query'];
@@ -79,7 +84,11 @@ export function batchingNotifies(pool: pg.Pool): pg.Pool {
     if (!client.listeners('error').includes(ignore)) client.on('error', ignore);
     return client;
   };
-  return { connect, query } as unknown as pg.Pool;
+  const settle = async () => {
+    settled = true;
+    await drained;
+  };
+  return { connect, query, settle } as unknown as pg.Pool & { settle: () => Promise<void> };
 }
 
 /**
@@ -112,6 +121,7 @@ export function createPeers(databaseUrl: string | undefined, log: Logger) {
 
   let pool: pg.Pool | undefined;
   let adapter: ReturnType<typeof createAdapter> | undefined;
+  let notifies: ReturnType<typeof batchingNotifies> | undefined;
   let closed = false;
   let listener: pg.PoolClient | undefined;
   let retry: ReturnType<typeof setTimeout> | undefined;
@@ -178,7 +188,7 @@ export function createPeers(databaseUrl: string | undefined, log: Logger) {
      * Made when asked for: its listening connection goes back to the pool when socket.io closes it.
      */
     get socketAdapter() {
-      if (pool && !adapter && !closed) adapter = createAdapter(batchingNotifies(pool), { errorHandler: (err) => log.warn({ err }, 'socket.io adapter') });
+      if (pool && !adapter && !closed) adapter = createAdapter((notifies = batchingNotifies(pool)), { errorHandler: (err) => log.warn({ err }, 'socket.io adapter') });
       return adapter;
     },
 
@@ -208,8 +218,10 @@ export function createPeers(databaseUrl: string | undefined, log: Logger) {
       clearTimeout(retry);
       listener?.release(true);
       listener = undefined;
-      // (bounded: a connection still checked out, e.g. by an adapter socket.io never closed, would hold it for good)
-      await Promise.race([pool?.end().catch(() => undefined), new Promise((r) => setTimeout(r, CLOSE_MS).unref())]);
+      // The adapter's messages asked for before are sent first, then the pool ends (bounded: a connection still checked
+      // out, e.g. by an adapter socket.io never closed, would hold it for good).
+      const ending = (notifies?.settle() ?? Promise.resolve()).then(() => pool?.end()).catch(() => undefined);
+      await Promise.race([ending, new Promise((r) => setTimeout(r, CLOSE_MS).unref())]);
     },
   };
 }
