@@ -26,10 +26,36 @@ export function ensureTestRun(root) {
 
 /** Notes a network namespace a test made (and must remove), with the test file's mark. */
 export function registerNamespace(name) {
+  noteOfRun('namespaces', name);
+}
+
+/**
+ * Notes a network link a test made on this machine's side (a lab's bridge: its hosts' veths go with their namespaces,
+ * the bridge stays), with the test file's mark: a run killed before its clean-up left one, and the next lab on the same
+ * addresses could not reach its hosts.
+ */
+export function registerLink(name) {
+  noteOfRun('links', name);
+}
+
+function noteOfRun(list, name) {
   const dir = process.env.VDI_TEST_RUN_DIR;
   if (!dir) return;
   mkdirSync(dir, { recursive: true });
-  appendFileSync(join(dir, 'namespaces'), `${process.env.VDI_TEST_FILE ?? '-'} ${name}\n`);
+  appendFileSync(join(dir, list), `${process.env.VDI_TEST_FILE ?? '-'} ${name}\n`);
+}
+
+/** The names noted in the run's `list` (of one test file: `file`). */
+function notedOfRun(list, file) {
+  try {
+    return readFileSync(join(process.env.VDI_TEST_RUN_DIR ?? '/nonexistent', list), 'utf8')
+      .split('\n')
+      .map((l) => l.split(' '))
+      .filter(([f, name]) => name && (file === undefined || f === file))
+      .map(([, name]) => name);
+  } catch {
+    return [];
+  }
 }
 
 const environOf = (pid) => {
@@ -101,16 +127,7 @@ const ip = (args) => {
 /** Namespaces of this run (of one test file: `file`) still present: registered ones, and those a process of it is in. */
 export function runNamespaces(processes, file) {
   const listed = ip(['netns', 'list']).split('\n').map((l) => l.split(' ')[0]).filter(Boolean);
-  let registered = [];
-  try {
-    registered = readFileSync(join(process.env.VDI_TEST_RUN_DIR ?? '/nonexistent', 'namespaces'), 'utf8')
-      .split('\n')
-      .map((l) => l.split(' '))
-      .filter(([f, ns]) => ns && (file === undefined || f === file))
-      .map(([, ns]) => ns);
-  } catch {
-    // none
-  }
+  const registered = notedOfRun('namespaces', file);
   const pids = new Set(processes.map((p) => String(p.pid)));
   return listed.filter((ns) => registered.includes(ns) || ip(['netns', 'pids', ns]).split('\n').some((p) => pids.has(p.trim())));
 }
@@ -134,7 +151,10 @@ export function sweepLeftovers({ file, except = [], children = true } = {}) {
     }
   }
   for (const ns of nss) ip(['netns', 'delete', ns]);
-  return [...processes.map((p) => `process ${p.pid}: ${p.command}`), ...nss.map((ns) => `network namespace ${ns}`)];
+  // (after the namespaces: a lab's veths went with them; its bridge is still here)
+  const links = [...new Set(notedOfRun('links', file))].filter((name) => ip(['-o', 'link', 'show', 'dev', name]).trim() !== '');
+  for (const name of links) ip(['link', 'delete', name]);
+  return [...processes.map((p) => `process ${p.pid}: ${p.command}`), ...nss.map((ns) => `network namespace ${ns}`), ...links.map((name) => `network link ${name}`)];
 }
 
 /** True in the process that made the run's id (the one to sweep when its runners are done). */

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { markedProcesses, sweepLeftovers } from '../../scripts/lib/test-run.mjs';
+import { markedProcesses, registerLink, sweepLeftovers } from '../../scripts/lib/test-run.mjs';
 import { EMULATED_GUESTS_SLOWDOWN, guestsEmulated, measureSlowdown, MAX_SLOWDOWN } from '../../scripts/lib/slowdown.mjs';
 import { detectAccel } from '../src/engine/accel';
 import { isAlive } from './helpers/process';
@@ -40,6 +40,32 @@ describe('what a test run left running', () => {
       } catch {
         // ended by the sweep
       }
+    }
+  });
+
+  it("removes a lab's bridge its file noted and left (a run killed before its clean-up), not another file's", () => {
+    const linkOf = (name: string) => spawnSync('ip', ['-o', 'link', 'show', 'dev', name], { encoding: 'utf8' }).stdout.trim();
+    const [ours, theirs] = [`vdiswp${process.pid % 10000}a`, `vdiswp${process.pid % 10000}b`];
+    for (const name of [ours, theirs]) expect(spawnSync('ip', ['link', 'add', name, 'type', 'bridge']).status, `ip link add ${name} (as root, as the labs)`).toBe(0);
+    const saved = { dir: process.env.VDI_TEST_RUN_DIR, file: process.env.VDI_TEST_FILE };
+    const mark = `probe-link-${process.pid}`;
+    try {
+      process.env.VDI_TEST_RUN_DIR = join(work, 'run');
+      process.env.VDI_TEST_FILE = mark;
+      registerLink(ours);
+      process.env.VDI_TEST_FILE = `${mark}-other`;
+      registerLink(theirs);
+      expect(sweepLeftovers({ file: mark })).toEqual([`network link ${ours}`]);
+      expect(linkOf(ours)).toBe('');
+      expect(linkOf(theirs)).not.toBe('');
+      // Gone: not reported again.
+      expect(sweepLeftovers({ file: mark })).toEqual([]);
+    } finally {
+      process.env.VDI_TEST_RUN_DIR = saved.dir;
+      process.env.VDI_TEST_FILE = saved.file;
+      if (saved.dir === undefined) delete process.env.VDI_TEST_RUN_DIR;
+      spawnSync('ip', ['link', 'delete', ours]);
+      spawnSync('ip', ['link', 'delete', theirs]);
     }
   });
 });

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { ZAdminHypervisor, ZAdminHypervisorHostKey, type TAdminHypervisor } from '@vdi/contracts';
-import { registerNamespace } from '../../../scripts/lib/test-run.mjs';
+import { registerLink, registerNamespace } from '../../../scripts/lib/test-run.mjs';
 import { startLab, type Lab, type LabHost, type LabOptions } from '../../src/host/lab';
 import { ensureSshIdentity, publicKey } from '../../src/host/ssh-identity';
 import { missingPrograms, type Missing } from './can-run';
@@ -31,6 +31,7 @@ export type TestLab = Lab & { /** stops the lab and removes its folder */ close:
 export async function startTestLab(opts: TestLabOptions): Promise<TestLab> {
   const pending = startLab({ ...opts, timeoutMs: scaled(30_000) });
   for (let i = 1; i <= (opts.hosts ?? 3); i++) registerNamespace(`vdilab-${opts.tag}-${i}`);
+  registerLink(`vdilab${opts.tag}`);
   const lab = await pending;
   return {
     ...lab,

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { registerNamespace } from '../../../scripts/lib/test-run.mjs';
+import { registerLink, registerNamespace } from '../../../scripts/lib/test-run.mjs';
 import { addLabHost, untilOnline } from '../../../scripts/lib/hypervisors.mjs';
 import { fingerprintOf } from '../../src/engine/libvirt/hosts';
 import { startLab, type Lab } from '../../src/host/lab';
@@ -56,6 +56,7 @@ export async function startViewerCluster(opts: {
     timeoutMs: opts.timeoutMs,
   });
   registerNamespace(`vdilab-${opts.tag}-1`);
+  registerLink(`vdilab${opts.tag}`);
   const [started, labbed] = await Promise.allSettled([
     startProcesses({ adminUrl: opts.adminUrl, n: 3, firstPort: opts.firstPort, prefix: opts.prefix, env: opts.env, dataDir }),
     labStarting,
