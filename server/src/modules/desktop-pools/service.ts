@@ -38,6 +38,11 @@ const PREPARED_PASSWORD_AHEAD_SECONDS = (3 * POOL_PASS_MS) / 1000;
  * a class connects at once on a busy host. Drawn again after a while: its guest may have drawn since (a boot ending).
  */
 const PREPARED_SCREEN_DRAW_MS = 60_000;
+/**
+ * No prepared screen is drawn while a pool gives (its last giving in this process less than this long ago): each draw
+ * reads a whole screen from its machine, work that competed with the screens of a class taking its desktops at once.
+ */
+export const GIVINGS_QUIET_MS = POOL_PASS_MS;
 /** How long after a desktop is given its pool's pass runs (the givings meanwhile share it). */
 export const GIVE_KICK_MS = 100;
 /** However many givings keep coming, the pass runs this long after the first of them at the latest. */
@@ -74,11 +79,15 @@ export function poolDesktopState(row: Pick<DomainRow, 'status' | 'poolAssignedAt
 const heldWhere = (table: { poolId: AnyPgColumn; userId: AnyPgColumn; poolAssignedAt: AnyPgColumn }, poolId: SQLWrapper | string, userId: SQLWrapper | string) =>
   and(eq(table.poolId, poolId), eq(table.userId, userId), isNotNull(table.poolAssignedAt));
 
-/** The desktop the person holds of the pool (its `held`), the pool and its template: what a take reads, one prepared statement. */
+/**
+ * What a take reads, one prepared statement: the pool, what `poolStalled` asks of its template, and the id of the
+ * desktop the person holds of it (read whole only then: a class taking at once holds none, and each of the ~45 columns
+ * of two more desktop rows was described, parsed and mapped in every take).
+ */
 const heldOfPool = alias(d, 'held');
 const takeContextQuery = preparedQuery((db, name) =>
   db
-    .select({ pool: p, template: d, held: heldOfPool })
+    .select({ pool: p, template: { kind: d.kind, enabled: d.enabled, hardware: d.hardware }, heldId: heldOfPool.id })
     .from(p)
     .leftJoin(d, eq(d.id, p.templateId))
     .leftJoin(heldOfPool, heldWhere(heldOfPool, p.id, sql.placeholder('userId')))
@@ -86,6 +95,8 @@ const takeContextQuery = preparedQuery((db, name) =>
     .limit(1)
     .prepare(name),
 );
+/** The template as a pool's checks read it (`poolStalled`). */
+type PoolTemplate = Pick<DomainRow, 'kind' | 'enabled' | 'hardware'>;
 
 /** A pool desktop's guest properties: its template's, with only the viewers the pool allows (its card offers those). */
 export function poolGuestProperties(pool: Pick<PoolRow, 'permissions'>, template: Pick<DomainRow, 'guestProperties'>): DomainRow['guestProperties'] {
@@ -94,9 +105,10 @@ export function poolGuestProperties(pool: Pick<PoolRow, 'permissions'>, template
 }
 
 /** A take's reading: the pool (undefined when there is none), its template and the desktop the person holds of it. */
-export async function takeContext(ctx: AppContext, poolId: string, userId: string) {
+export async function takeContext(ctx: AppContext, poolId: string, userId: string): Promise<{ pool: PoolRow | undefined; template: PoolTemplate | null; held: DomainRow | undefined }> {
   const [row] = await takeContextQuery(ctx.db).execute({ poolId, userId });
-  return { pool: row?.pool, template: row?.template ?? null, held: row?.held ?? undefined };
+  const held = row?.heldId ? await findDomain(ctx.db, row.heldId) : undefined;
+  return { pool: row?.pool, template: row?.template ?? null, held };
 }
 
 /** The desktop `userId` holds from the pool (given to them and not given back), if any. */
@@ -106,7 +118,7 @@ export async function heldDesktop(ctx: AppContext, poolId: string, userId: strin
 }
 
 /** Why a pool prepares nothing now, or null: a pool of a GPU template prepares only within its bookings. */
-export async function poolStalled(ctx: AppContext, pool: PoolRow, known?: { template: DomainRow | null }): Promise<TPoolStalled | null> {
+export async function poolStalled(ctx: AppContext, pool: PoolRow, known?: { template: PoolTemplate | null }): Promise<TPoolStalled | null> {
   if (!pool.enabled) return 'disabled';
   const template = known ? known.template : await findDomain(ctx.db, pool.templateId);
   if (!template || template.kind !== 'template') return 'template_missing';
@@ -239,6 +251,8 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
    * each reading the whole pool between their takes.
    */
   const soon = new Map<string, { timer: NodeJS.Timeout; first: number }>();
+  /** When this process last gave a desktop of each pool (ms): its prepared screens are not drawn meanwhile. */
+  const lastGiving = new Map<string, number>();
   function kickSoon(poolId: string) {
     if (closed) return;
     const now = Date.now();
@@ -259,7 +273,10 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     if (!held) return; // another process runs this pool's pass now
     try {
       const [pool] = await ctx.db.select().from(p).where(eq(p.id, poolId));
-      if (!pool) return void shown.delete(poolId);
+      if (!pool) {
+        lastGiving.delete(poolId);
+        return void shown.delete(poolId);
+      }
       await reconcile(pool);
     } finally {
       if (!ctx.locks.everyGranted) await ctx.locks.release(key).catch(() => undefined);
@@ -309,7 +326,8 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
     // The prepared ones' screens keep their password set (it lives VNC_PASSWORD_SECONDS) and are drawn: the next one
     // given is viewed without a word to its machine, as a second viewer is.
     const prepared = live.filter((x) => poolDesktopState(x, ctx.config.poolBootSeconds) === 'prepared');
-    void readyVncPasswords(ctx, prepared, PREPARED_PASSWORD_AHEAD_SECONDS, PREPARED_SCREEN_DRAW_MS).catch((err) => log.warn({ err, pool: pool.id }, 'prepared desktops\' screen passwords were not set again'));
+    const quiet = () => Date.now() - (lastGiving.get(pool.id) ?? 0) >= GIVINGS_QUIET_MS;
+    void readyVncPasswords(ctx, prepared, PREPARED_PASSWORD_AHEAD_SECONDS, { everyMs: PREPARED_SCREEN_DRAW_MS, quiet }).catch((err) => log.warn({ err, pool: pool.id }, 'prepared desktops\' screen passwords were not set again'));
     const stillWaiting = await ctx.db.$count(w, eq(w.poolId, pool.id));
     // One this process is destroying (given back, surplus, broken) no longer takes room: its replacement is made while
     // its machine and disk go.
@@ -386,6 +404,7 @@ export function createDesktopPools(ctx: AppContext, lifecycle: DesktopLifecycle)
       leaving: lifecycle.leavingIds(),
     });
     if (!given) return null;
+    lastGiving.set(pool.id, Date.now());
     events.changed(pool.id);
     const since = preparingSince.get(given.id);
     preparingSince.delete(given.id);

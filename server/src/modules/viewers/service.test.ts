@@ -21,6 +21,13 @@ function processOf(secret: string, qemu: { password?: string; sets: number }) {
   return { config: { secret }, engine: { driver: { setViewerPassword, list } }, log: { debug: () => undefined } } as unknown as AppContext;
 }
 
+/** `processOf` with several machines running. */
+function processOfMany(secret: string, qemu: { password?: string; sets: number }, ids: string[]) {
+  const ctx = processOf(secret, qemu);
+  const list = async () => ids.map((id) => ({ id, pid: 42, startedAt: new Date('2026-01-01T10:00:00Z'), vnc: { socket: `/run/${id}/vnc.sock` } }));
+  return { ...ctx, engine: { driver: { ...ctx.engine.driver, list } } } as unknown as AppContext;
+}
+
 describe('the VNC password of a running desktop', () => {
   const runtime: MachineRuntime = { id: 'd1', pid: 42, startedAt: new Date('2026-01-01T10:00:00Z') };
   const row = { id: 'd1', startedAt: new Date('2026-01-01T10:00:00Z') } as DomainRow;
@@ -76,18 +83,33 @@ describe('the VNC password of a running desktop', () => {
     drawn.length = 0;
     const qemu = { password: undefined as string | undefined, sets: 0 };
     const a = processOf('secret', qemu);
-    await readyVncPasswords(a, [row], 30, 60_000);
+    await readyVncPasswords(a, [row], 30, { everyMs: 60_000 });
     expect(drawn).toEqual([`/run/d1/vnc.sock:${qemu.password}`]);
     // The next passes within the minute leave it; a pass after it draws it again (its guest may have drawn since).
     vi.setSystemTime(launched + 50_000);
-    await readyVncPasswords(a, [row], 30, 60_000);
+    await readyVncPasswords(a, [row], 30, { everyMs: 60_000 });
     expect(drawn).toHaveLength(1);
     vi.setSystemTime(launched + 81_000);
-    await readyVncPasswords(a, [row], 30, 60_000);
+    await readyVncPasswords(a, [row], 30, { everyMs: 60_000 });
     expect(drawn).toHaveLength(2);
     // A ticket's setting (no drawing asked) draws nothing.
     vi.setSystemTime(launched + 200_000);
     await readyVncPasswords(a, [row]);
     expect(drawn).toHaveLength(2);
+  });
+
+  it('a round of drawing stops as soon as it is told the pool gives now, and the next quiet pass draws what it left', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-01-01T10:00:20Z'));
+    drawn.length = 0;
+    const rows = ['d1', 'd2', 'd3'].map((id) => ({ id, startedAt: new Date('2026-01-01T10:00:00Z') }) as DomainRow);
+    const a = processOfMany('secret', { sets: 0 }, rows.map((r) => r.id));
+    let giving = false;
+    // A class starts taking desktops after the first screen is drawn.
+    await readyVncPasswords(a, rows, 30, { everyMs: 60_000, quiet: () => (drawn.length === 1 && (giving = true), !giving) });
+    expect(drawn.map((x) => x.split(':')[0])).toEqual(['/run/d1/vnc.sock']);
+    giving = false;
+    await readyVncPasswords(a, rows, 30, { everyMs: 60_000, quiet: () => !giving });
+    expect(drawn.map((x) => x.split(':')[0])).toEqual(['/run/d1/vnc.sock', '/run/d2/vnc.sock', '/run/d3/vnc.sock']);
   });
 });

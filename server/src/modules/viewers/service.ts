@@ -78,9 +78,9 @@ export async function sharedVncPassword(ctx: AppContext, row: DomainRow, runtime
 
 /** The run's VNC passwords of running desktops set (again) in their machines, when they have a VNC display here and this
  *  process's last setting nears its end, or will within `aheadSeconds` (a pool keeps its prepared desktops' so, ahead of
- *  its next pass: the one given opens at once, its ticket asking the machine nothing). `drawEveryMs`: their screens are
- *  also drawn once by this process when not drawn within that long (`drawScreens`). */
-export async function readyVncPasswords(ctx: AppContext, rows: readonly DomainRow[], aheadSeconds = 0, drawEveryMs?: number): Promise<void> {
+ *  its next pass: the one given opens at once, its ticket asking the machine nothing). `draw`: their screens are also
+ *  drawn once by this process when not drawn within `everyMs`, one after the other while `quiet()` says so (`drawScreens`). */
+export async function readyVncPasswords(ctx: AppContext, rows: readonly DomainRow[], aheadSeconds = 0, draw?: { everyMs: number; quiet?: () => boolean }): Promise<void> {
   if (rows.length === 0) return;
   const machines = new Map((await ctx.engine.driver.list()).map((m) => [m.id, m]));
   const ready = rows.flatMap((row) => {
@@ -88,7 +88,7 @@ export async function readyVncPasswords(ctx: AppContext, rows: readonly DomainRo
     return runtime?.vnc ? [{ row, runtime }] : [];
   });
   await Promise.all(ready.map(({ row, runtime }) => sharedVncPassword(ctx, row, runtime, aheadSeconds)));
-  if (drawEveryMs !== undefined) await drawScreens(ctx, ready, drawEveryMs);
+  if (draw) await drawScreens(ctx, ready, draw.everyMs, draw.quiet);
 }
 
 /** Per app instance: when it last drew each machine run's screen (ms), and whether a drawing round is under way. */
@@ -97,10 +97,11 @@ const screensDrawn = new WeakMap<AppContext, { at: Map<string, number>; busy: bo
 /**
  * Each machine's screen drawn once, as a first viewer would have it drawn (`drawScreenOnce`), when this process has not
  * within `everyMs` (its guest may have drawn since: a boot that ended). One at a time, so a class's thirty prepared
- * desktops never ask the host at once; a round still under way is not doubled. A screen that cannot be drawn is left
- * to the next round (its desktop's own checks tell of a broken machine).
+ * desktops never ask the host at once; a round still under way is not doubled; the round ends when `quiet` says no
+ * more (a class taking its desktops now: their screens come first). A screen that cannot be drawn is left to the next
+ * round (its desktop's own checks tell of a broken machine).
  */
-async function drawScreens(ctx: AppContext, machines: readonly { row: DomainRow; runtime: MachineRuntime }[], everyMs: number) {
+async function drawScreens(ctx: AppContext, machines: readonly { row: DomainRow; runtime: MachineRuntime }[], everyMs: number, quiet: () => boolean = () => true) {
   let state = screensDrawn.get(ctx);
   if (!state) screensDrawn.set(ctx, (state = { at: new Map(), busy: false }));
   if (state.busy) return;
@@ -113,6 +114,7 @@ async function drawScreens(ctx: AppContext, machines: readonly { row: DomainRow;
       const password = vncPasswordOf(ctx, row);
       const key = runKey(runtime, password);
       if (state.at.has(key)) continue;
+      if (!quiet()) break;
       const drawn = await drawScreenOnce(runtime.vnc!, password).then(
         () => true,
         (err: unknown) => (ctx.log.debug({ err, desktop: row.id }, 'a prepared screen was not drawn'), false),
