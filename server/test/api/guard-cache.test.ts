@@ -36,7 +36,9 @@ describe('queries per call', () => {
     await makeDesktop(server, row);
     await makeMedia(server, row);
     // The server's background work (a deployment's last progress report, jobs) may add a query to
-    // one call's count, never take one away: the call's own count is the least of a few tries.
+    // one call's count, never take one away: the call's own count is the least of a few tries. On a loaded
+    // machine all three tries of the first count once met such work (3, then 2 after): the count with more owned
+    // is compared as at most the first, and both at most 3.
     const rec = recordQueries(server.ctx.db);
     onTestFinished(() => rec.stop());
     const once = async (path: string, t: string) => {
@@ -52,7 +54,7 @@ describe('queries per call', () => {
     expect(few).toBeLessThanOrEqual(3);
     for (let i = 0; i < 4; i++) await makeDesktop(server, row, { status: i % 2 ? 'Started' : 'Stopped' });
     await makeMedia(server, row);
-    expect(await counted('/api/v3/user')).toBe(few);
+    expect(await counted('/api/v3/user')).toBeLessThanOrEqual(few);
     // The deployment's owner, whose usage counts the deployment's desktops.
     expect(await counted('/api/v3/user', advanced)).toBeLessThanOrEqual(3);
     expect(await counted('/api/v3/user/appliedquota')).toBeLessThanOrEqual(2);
