@@ -142,6 +142,7 @@ export async function startLab(opts: LabOptions): Promise<Lab> {
   };
   // Names of the lab's range (vdilab…) that a lab of the same tag in another folder left: ended too.
   await endHosts(state);
+  await removeDeadBridges(prefix);
   const sharedPool = opts.sharedPool ?? { name: 'shared', path: join(opts.dir, 'shared') };
   if (!/^[A-Za-z0-9_-]{1,32}$/.test(sharedPool.name) || sharedPool.name === 'local' || !/^\/[A-Za-z0-9._/-]+$/.test(sharedPool.path)) throw new Error('lab: the shared pool is a name and an absolute path');
   await mkdir(sharedPool.path, { recursive: true });
@@ -263,6 +264,26 @@ export async function stopLab(dir: string): Promise<void> {
 }
 
 /** Ends the hosts and removes the network pieces of a lab's names (those that exist). */
+/**
+ * The lab bridges (`vdilab<tag>`) holding `<prefix>.1` whose hosts are all gone: a lab killed before its stop (its
+ * namespaces removed since, or by a test run's sweep) left its bridge, and the subnet's route with it. From
+ * `ip -o -4 addr show` and `ip netns list`; a live lab's bridge (one of its namespaces still there) is not one.
+ */
+export function deadLabBridges(addresses: string, namespaces: string, prefix: string): string[] {
+  const present = new Set(namespaces.split('\n').map((l) => l.split(' ')[0]).filter(Boolean));
+  const bridges = new Set<string>();
+  for (const line of addresses.split('\n')) {
+    const m = /^\d+:\s+(vdilab[a-z0-9]{1,6})\s+inet\s+([\d.]+)\//.exec(line);
+    if (m && m[2] === `${prefix}.1`) bridges.add(m[1]!);
+  }
+  return [...bridges].filter((bridge) => ![...present].some((ns) => ns.startsWith(`vdilab-${bridge.slice('vdilab'.length)}-`)));
+}
+
+async function removeDeadBridges(prefix: string): Promise<void> {
+  const [addresses, namespaces] = await Promise.all([runProgram('ip', ['-o', '-4', 'addr', 'show']), runProgram('ip', ['netns', 'list'])]);
+  for (const bridge of deadLabBridges(addresses, namespaces, prefix)) await runProgram('ip', ['link', 'del', bridge]).catch(() => undefined);
+}
+
 async function endHosts(state: LabState): Promise<void> {
   for (const h of state.hosts) {
     // Each host's processes all live in its PID namespace: killing them ends them at once (guests too).
