@@ -459,15 +459,30 @@ export class GuestNetwork extends EventEmitter<{ lease: [{ mac: string }]; avail
     return tapName(this.names, machineId, index);
   }
 
+  /**
+   * The TAP a machine's QEMU opens, made in this host's namespace (QEMU runs there) before its launch. One `ip` run on a
+   * start's path: a leftover of the same name (a machine that died with its TAP) is removed only when the making fails;
+   * one left in the guest network's namespace is removed when the new one moves there (`attachTap`).
+   */
   async createTap(name: string): Promise<void> {
     if (!this.available) throw new Error(`guest network not available: ${this.reason}`);
-    await this.deleteTap(name);
-    await this.#ip(['tuntap', 'add', 'dev', name, 'mode', 'tap']);
+    const add = () => this.#ip(['tuntap', 'add', 'dev', name, 'mode', 'tap']);
+    await add().catch(async () => {
+      await this.deleteTap(name);
+      await add();
+    });
   }
 
+  /** The TAP QEMU holds open, moved into the guest network's namespace and onto its bridge (two `ip` runs on a start's path). */
   async attachTap(name: string): Promise<void> {
     if (!this.available) throw new Error(`guest network not available: ${this.reason}`);
-    if ((await this.#rootLinks()).some((l) => l.ifname === name)) await this.#ip(['link', 'set', name, 'netns', this.namespace]);
+    const move = () => this.#ip(['link', 'set', name, 'netns', this.namespace]);
+    await move().catch(async () => {
+      // Already there (nothing to move), or a leftover of the same name there holds the name: that one goes.
+      if (!(await this.#rootLinks()).some((l) => l.ifname === name)) return;
+      await this.#ip(['-n', this.namespace, 'link', 'del', name]).catch(() => undefined);
+      await move();
+    });
     await this.#ip(['-n', this.namespace, 'link', 'set', name, 'master', BRIDGE, 'up']);
   }
 

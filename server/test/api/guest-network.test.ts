@@ -223,6 +223,38 @@ describeIf(guestNetworkMissing())('the guest network of a run that crashed', () 
   }, scaled(60_000));
 });
 
+describeIf(guestNetworkMissing())('a TAP left by a machine that died', () => {
+  it('does not stop the next TAP of that name: in this host\'s namespace, or moved into the network\'s', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'guest-tap-'));
+    const net = await GuestNetwork.open({ ...testNetworkOptions(), dataDir, stateDir: join(dataDir, 'network') });
+    const name = net.tapName('left', 0);
+    const inNamespace = async () => (await net.exec('ip', ['-o', 'link', 'show'])).split('\n').filter((l) => l.includes(`${name}:`) || l.includes(`${name}@`));
+    try {
+      expect(net.available).toBe(true);
+      // Left in this host's namespace (made, never moved): made again and moved.
+      await net.createTap(name);
+      await net.createTap(name);
+      await net.attachTap(name);
+      expect(links()).not.toContain(`${name}:`);
+      expect((await inNamespace()).join('\n')).toContain('master');
+      // Left in the network's namespace: the new one takes its place there.
+      await net.createTap(name);
+      expect(links()).toContain(`${name}:`);
+      await net.attachTap(name);
+      expect(links()).not.toContain(`${name}:`);
+      expect(await inNamespace()).toHaveLength(1);
+      // Moved already: attached again, nothing to move.
+      await net.attachTap(name);
+      expect((await inNamespace()).join('\n')).toContain('master');
+      await net.deleteTap(name);
+      expect(await inNamespace()).toHaveLength(0);
+    } finally {
+      await net.close({ teardown: true });
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, scaled(60_000));
+});
+
 describe('a server without the guest network', () => {
   let server: TestServer;
   let user: string;
