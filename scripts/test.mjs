@@ -273,8 +273,9 @@ for (const r of e2eRuns) if (!countPlaywright(r.json, `[${r.tag}]`)) broken = tr
 if (pgRun) {
   await pgRun;
   if (!countVitest(pgJson)) broken = true;
-  dropPostgresRole(postgresUrl);
 }
+// (made at the start whatever runs: a run without the PostgreSQL suite leaves no role either)
+dropPostgresRole(postgresUrl);
 if (e2eDone.some((ok) => !ok)) log('End-to-end journeys: a shard failed (its list above)');
 
 if (broken) {
