@@ -868,7 +868,9 @@ async function rowWeb(c: Ctx) {
  * starts) and the viewer's websocket, which the portal holds until the machine runs.
  */
 async function startToFirstFrame(base: string, token: string, id: string) {
+  const t = now();
   await api(base, token, 'GET', `/desktop/start/${id}`);
+  if (process.env.VDI_TRACE) appendFileSync(process.env.VDI_TRACE, `start ${id.slice(0, 8)}: answered ${(now() - t).toFixed(0)}\n`);
   await firstFrameThroughPortal(base, token, id);
 }
 
@@ -929,10 +931,15 @@ async function stopDesktop(base: string, token: string, id: string) {
 
 /** A unix socket QEMU is still setting up: connected as soon as it listens (retried every 2 ms, no slower than a person's tool). */
 async function firstFrameWhenListening(sock: string, password: string, qemu?: ChildProcess) {
+  const t0 = now();
   for (;;) {
     if (qemu && (qemu.exitCode !== null || qemu.signalCode !== null)) throw new Error(`QEMU by hand exited (${qemu.exitCode ?? qemu.signalCode}) before its VNC socket listened`);
     try {
-      return await firstFrameOverUnix(sock, password);
+      const marks: FrameMarks = {};
+      const t1 = now();
+      await firstFrameOverUnix(sock, password, marks);
+      if (process.env.VDI_TRACE) appendFileSync(process.env.VDI_TRACE, `  by hand: connected ${(t1 - t0).toFixed(0)} banner ${marks.banner} auth ${marks.auth} init ${marks.init} frame ${marks.frame}\n`);
+      return;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ECONNREFUSED') throw err;

@@ -64,8 +64,8 @@ async function firstFrame(t: Transport, password: string | null, marks?: FrameMa
   }
 }
 
-export function firstFrameOverUnix(path: string, password: string | null) {
-  return firstFrameOverSocket(connect(path), password);
+export function firstFrameOverUnix(path: string, password: string | null, marks?: FrameMarks) {
+  return firstFrameOverSocket(connect(path), password, marks);
 }
 
 /** A libvirt host's VNC server (TCP, the password of the domain's XML): the raw baseline of the cluster rows. */
@@ -73,10 +73,11 @@ export function firstFrameOverTcp(host: string, port: number, password: string |
   return firstFrameOverSocket(connect({ host, port }), password);
 }
 
-function firstFrameOverSocket(s: Socket, password: string | null) {
+function firstFrameOverSocket(s: Socket, password: string | null, marks?: FrameMarks) {
   return firstFrame(
     { write: (b) => s.write(b), close: () => s.destroy(), onData: (cb) => s.on('data', cb), onEnd: (cb) => (s.on('error', cb), s.on('close', () => cb(new Error('closed')))) },
     password,
+    marks,
   );
 }
 

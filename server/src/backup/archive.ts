@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { createGzip } from 'node:zlib';
 import type pg from 'pg';
 import type { Database } from '../db';
-import { migrationsFolder } from '../db';
+import { migrationsFolder, poolOfDb } from '../db';
 import { TarWriter } from './tar';
 
 export const BACKUP_FORMAT = 'vdi-portal-backup';
@@ -67,7 +67,7 @@ async function dataFiles(dataDir: string, disks: boolean): Promise<{ rel: string
 }
 
 /** The pool under drizzle. */
-export const poolOf = (database: Pick<Database, 'db'>) => (database.db as unknown as { $client: pg.Pool }).$client;
+export const poolOf = (database: Pick<Database, 'db'>) => poolOfDb(database.db);
 
 const ROWS_PER_FETCH = 2000;
 

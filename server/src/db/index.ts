@@ -62,6 +62,9 @@ export type AdvisoryLocks = {
 export type LiveProcess = { pid: number; since: string };
 export { schema };
 
+/** The pool under a database's Drizzle handle (both kinds are a `pg.Pool`). */
+export const poolOfDb = (db: Db): pg.Pool => (db as unknown as { $client: pg.Pool }).$client;
+
 export const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 /**
@@ -355,7 +358,7 @@ async function refuseNewerSchema(q: Pick<pg.Pool, 'query'>, folder: string): Pro
 function sqlTrace(): { logQuery(query: string): void } | undefined {
   const file = process.env.VDI_SQL_TRACE;
   if (!file) return undefined;
-  return { logQuery: (query) => appendFileSync(file, `${Date.now()} ${query.replace(/\s+/g, ' ')}\n`) };
+  return { logQuery: (query) => appendFileSync(file, `${(performance.timeOrigin + performance.now()).toFixed(1)} ${query.replace(/\s+/g, ' ')}\n`) };
 }
 
 async function migrated(pool: pg.Pool, kind: Database['kind'], folder: string, close: () => Promise<void>): Promise<Database> {

@@ -187,7 +187,7 @@ class Connection {
   }
 
   timed() {
-    appendFileSync(timeFile, `${Date.now()} ${this.spent.toFixed(2)} ${this.text.replace(/\s+/g, ' ').slice(0, 300)}\n`);
+    appendFileSync(timeFile, `${(performance.timeOrigin + performance.now()).toFixed(1)} ${this.spent.toFixed(2)} ${this.text.replace(/\s+/g, ' ').slice(0, 300)}\n`);
     this.spent = 0;
   }
 

@@ -326,6 +326,8 @@ export const domains = pgTable('domains', {
   index('domains_user_kind_name_idx').on(t.userId, t.kind, t.name),
   index('domains_user_kind_lower_name_idx').on(t.userId, t.kind, sql`lower(${t.name})`),
   index('domains_kind_idx').on(t.kind),
+  // The running desktops (a start's quota and placement sums, the hosts' load): a few among thousands at rest.
+  index('domains_status_idx').on(t.status),
   // Everyone's desktops by name (the administration console's list, a page at a time).
   index('domains_kind_name_idx').on(t.kind, t.name, t.id),
   // A deployment's desktops.

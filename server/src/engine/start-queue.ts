@@ -8,15 +8,15 @@
 // holds across them, positions are the installation's order, and any process that reaches a host runs
 // the next start of its lane (a start is data — the desktop and its host — that the runner rebuilds
 // from the database). A process takes starts under a transaction-scoped advisory lock per lane, so two
-// never count the same free slot. An entry whose runner died (its live connection's backend gone from
-// pg_stat_activity) is taken out and handed to `orphaned`. Processes wake each other through the peers'
-// notifications when an entry arrives or a slot frees, and every POLL_MS besides (a notification lost,
-// a runner dead). Embedded (PGlite, one process): the same table and code; a runner other than this
+// never count the same free slot (one call of the database's `start_queue_take`, migration 0039). An
+// entry whose runner died (its live connection's backend gone from pg_stat_activity) is taken out and
+// handed to `orphaned`. Processes wake each other through the peers' notifications when an entry
+// arrives or a slot frees, and every POLL_MS besides (a notification lost, a runner dead). Embedded (PGlite, one process): the same table and code; a runner other than this
 // process is one of an earlier run.
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { and, asc, count, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { LOCAL_HYPERVISOR } from '@vdi/contracts';
 import { LOCK_CLASSES, type Db, type LiveProcess } from '../db';
@@ -29,8 +29,9 @@ export type QueuePositions = {
   running: string[];
 };
 
-/** A start as the queue holds it: which desktop, on which host. */
-export type QueuedStart = { desktopId: string; lane: string };
+/** A start as the queue holds it: which desktop, on which host. `fresh`: taken by the pass of its own enqueue in this
+ *  process (it never waited: what its caller read at the claim is still so). */
+export type QueuedStart = { desktopId: string; lane: string; fresh?: boolean };
 
 /** How often every process looks at the queue without being told (lost notifications, dead runners). */
 export const START_QUEUE_POLL_MS = 3_000;
@@ -134,6 +135,8 @@ export class StartQueue extends EventEmitter<{ changed: [lane: string, left: str
     } finally {
       this.#fresh.delete(desktopId);
     }
+    // Taken here at once: nobody's place changed, and no other process has anything to take.
+    if (this.#running.has(desktopId)) return;
     this.emit('changed', lane, []);
     await this.#tell(lane);
   }
@@ -230,40 +233,27 @@ export class StartQueue extends EventEmitter<{ changed: [lane: string, left: str
     const parts = this.#parts;
     const self = this.#self;
     if (!parts || !self || this.#closed || !parts.canRun(lane)) return;
-    const alive = parts.shared
-      ? sql`exists (select 1 from pg_stat_activity a where a.pid = ${table.runnerPid} and a.backend_start = ${table.runnerSince})`
-      : sql`(${table.runnerPid} = ${self.pid} and ${table.runnerSince} = ${self.since}::timestamptz)`;
-    const { orphans, taken } = await parts.db.transaction(async (tx) => {
-      await tx.execute(sql`select pg_advisory_xact_lock(${LANE_LOCK_CLASS}, hashtext(${lane}))`);
-      const orphans = await tx
-        .delete(table)
-        .where(and(eq(table.lane, lane), isNotNull(table.startedAt), sql`not ${alive}`))
-        .returning({ desktopId: table.desktopId, startedAt: table.startedAt });
-      const [busy] = await tx.select({ n: count() }).from(table).where(and(eq(table.lane, lane), isNotNull(table.startedAt)));
-      const free = this.#concurrency - (busy?.n ?? 0);
-      if (free <= 0) return { orphans, taken: [] };
-      const next = tx
-        .select({ id: table.id })
-        .from(table)
-        .where(and(eq(table.lane, lane), isNull(table.startedAt)))
-        .orderBy(asc(table.id))
-        .limit(free)
-        .for('update', { skipLocked: true });
-      const taken = await tx
-        .update(table)
-        .set({ startedAt: sql`now()`, runnerPid: self.pid, runnerSince: sql`${self.since}::timestamptz` })
-        .where(inArray(table.id, next))
-        .returning({ id: table.id, desktopId: table.desktopId });
-      return { orphans, taken: taken.sort((a, b) => a.id - b.id) };
-    });
+    // One call (a start waits for it): the lane's lock, then the queue as it stands once the lock is held (migration 0039).
+    const result = await parts.db.execute(
+      sql`select o_kind as kind, o_id as id, o_desktop_id as desktop_id, o_started_at as started_at
+          from start_queue_take(${lane}, ${this.#concurrency}, ${self.pid}, ${self.since}::timestamptz, ${parts.shared}, ${LANE_LOCK_CLASS})`,
+    );
+    const rows = (result as unknown as { rows: { kind: 'orphan' | 'taken'; id: string | null; desktop_id: string; started_at: Date | string | null }[] }).rows;
+    const orphans = rows.filter((r) => r.kind === 'orphan').map((r) => ({ desktopId: r.desktop_id, startedAt: r.started_at === null ? null : new Date(r.started_at) }));
+    const taken = rows
+      .filter((r) => r.kind === 'taken')
+      .map((r) => ({ id: Number(r.id), desktopId: r.desktop_id }))
+      .sort((a, b) => a.id - b.id);
     for (const o of orphans) {
       await parts.orphaned({ desktopId: o.desktopId, lane }, o.startedAt ?? new Date()).catch((err) => parts.log.error({ err, desktop: o.desktopId }, 'the start of a dead server process was not cleared'));
     }
     if (taken.length === 0) return;
-    for (const t of taken) this.#running.set(t.desktopId, this.#run(parts, self, { desktopId: t.desktopId, lane }));
+    for (const t of taken) this.#running.set(t.desktopId, this.#run(parts, self, { desktopId: t.desktopId, lane, fresh: this.#fresh.has(t.desktopId) }));
+    // Those that waited left the wait (and the places behind them moved); only fresh ones taken: no place changed.
     const left = taken.map((t) => t.desktopId).filter((id) => !this.#fresh.has(id));
+    if (left.length === 0) return;
     this.emit('changed', lane, left);
-    if (left.length > 0) await this.#tell(lane);
+    await this.#tell(lane);
   }
 
   async #run(parts: StartQueueParts, self: LiveProcess, start: QueuedStart): Promise<void> {

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { PgBoss, type Queue } from 'pg-boss';
 import type { Logger } from 'pino';
-import type { Db } from '../db';
+import { poolOfDb, type Db } from '../db';
 
 /**
  * pg-boss on the product's PostgreSQL (docs/decisions/0017-jobs-on-pg-boss.md): it decides which live
@@ -41,7 +41,7 @@ export function attachQueue(db: Db, log: Logger): WorkQueue {
   const existing = queues.get(db);
   if (existing) return existing;
   // The application's own pool (drizzle's client): no second pool of connections per process.
-  const pool = (db as unknown as { $client: { query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> } }).$client;
+  const pool = poolOfDb(db);
   let starting: Promise<PgBoss> | null = null;
   let users = 0;
   const queue: WorkQueue = {

@@ -13,20 +13,38 @@ const calls = new AsyncLocalStorage<string[]>();
  * background work — jobs, scheduler, purge — is left out, so a loaded machine cannot add to a count).
  */
 export function recordQueries(db: Db, opts: { onlyWithin?: boolean } = {}) {
-  const client = (db as unknown as { $client: Queryable }).$client;
-  const original = client.query;
+  const pool = (db as unknown as { $client: Queryable & { connect: (...args: unknown[]) => Promise<Queryable> } }).$client;
   const queries: string[] = [];
-  client.query = function (this: unknown, ...args: unknown[]) {
-    if (!opts.onlyWithin || calls.getStore() === queries) {
-      const q = args[0];
-      queries.push(typeof q === 'string' ? q : String((q as { text?: string })?.text ?? q));
-    }
-    return original.apply(this, args);
+  const restore: (() => void)[] = [];
+  const recorded = new WeakSet<Queryable>();
+  const record = (target: Queryable) => {
+    if (recorded.has(target)) return;
+    recorded.add(target);
+    const original = target.query;
+    target.query = function (this: unknown, ...args: unknown[]) {
+      if (!opts.onlyWithin || calls.getStore() === queries) {
+        const q = args[0];
+        queries.push(typeof q === 'string' ? q : String((q as { text?: string })?.text ?? q));
+      }
+      return original.apply(this, args);
+    };
+    restore.push(() => void (target.query = original));
   };
+  record(pool);
+  // A transaction's statements go through a connection taken from the pool: recorded while it is held.
+  const connect = pool.connect;
+  pool.connect = async function (this: unknown, ...args: unknown[]) {
+    const held = await connect.apply(this, args);
+    if (held && typeof held === 'object') record(held);
+    return held;
+  };
+  restore.push(() => void (pool.connect = connect));
   return {
     queries,
     reset: () => void (queries.length = 0),
-    stop: () => void (client.query = original),
+    stop: () => {
+      for (const undo of restore.splice(0).reverse()) undo();
+    },
     within: <T>(fn: () => Promise<T>) => calls.run(queries, fn),
   };
 }

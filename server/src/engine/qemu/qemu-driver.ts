@@ -2,7 +2,8 @@
 // process (it survives a server restart) with a run dir under `runDir`; a new driver instance
 // adopts the machines still running there.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
 import { availableParallelism, totalmem } from 'node:os';
 import { availableMemoryBytes } from '../../host/memory';
 import { join, resolve } from 'node:path';
@@ -301,29 +302,22 @@ export class QemuDriver implements HypervisorDriver {
 
   async #launch(spec: MachineSpec): Promise<QemuMachine> {
     const paths = runPaths(this.#opts.runDir, spec.id);
-    await mkdir(this.#opts.runDir, { recursive: true, mode: 0o700 });
-    await prepareRunDir(paths);
-    await writeSpec(paths, spec);
+    mkdirSync(this.#opts.runDir, { recursive: true, mode: 0o700 });
+    prepareRunDir(paths);
+    writeSpec(paths, spec);
 
     if (spec.nics.some((n) => n.network === 'private') && !this.#network?.available) {
       await removeRunDir(paths);
       throw new EngineError('unsupported', `machine ${spec.id} needs the guest network, which this host does not have`);
     }
-    // The files QEMU reads at start-up, written side by side.
-    const [spice] = await Promise.all([
-      spec.graphics.spice
-        ? // QEMU reads its first SPICE password from a file (never from argv, which `ps` shows). It is
-          // random and never told to anyone: viewers get in only after setViewerPassword.
-          Promise.all([writeFile(paths.spiceSecret, randomBytes(24).toString('base64url'), { mode: 0o600 }), freeTcpPort(this.#opts.spiceHost)]).then(([, port]) => ({
-            host: this.#opts.spiceHost,
-            port,
-            secretFile: paths.spiceSecret,
-          }))
-        : undefined,
-      // Read by QEMU at start-up and deleted once it is up (like SPICE's first password): never on argv.
-      spec.guestCredentials ? writeFile(paths.credentials, credentialsBlob(spec.guestCredentials), { mode: 0o600 }) : undefined,
-      spec.graphics.vnc && spec.vncPassword ? writeFile(paths.vncSecret, spec.vncPassword, { mode: 0o600 }) : undefined,
-    ]);
+    // The files QEMU reads at start-up (small, written at once as the run dir is: prepareRunDir).
+    // QEMU reads its first SPICE password from a file (never from argv, which `ps` shows). It is
+    // random and never told to anyone: viewers get in only after setViewerPassword.
+    if (spec.graphics.spice) writeFileSync(paths.spiceSecret, randomBytes(24).toString('base64url'), { mode: 0o600 });
+    // Read by QEMU at start-up and deleted once it is up (like SPICE's first password): never on argv.
+    if (spec.guestCredentials) writeFileSync(paths.credentials, credentialsBlob(spec.guestCredentials), { mode: 0o600 });
+    if (spec.graphics.vnc && spec.vncPassword) writeFileSync(paths.vncSecret, spec.vncPassword, { mode: 0o600 });
+    const spice = spec.graphics.spice ? { host: this.#opts.spiceHost, port: await freeTcpPort(this.#opts.spiceHost), secretFile: paths.spiceSecret } : undefined;
     const vncSecretFile = spec.graphics.vnc && spec.vncPassword ? paths.vncSecret : undefined;
     const taps = this.#tapsOf(spec);
     const args = buildQemuArgs(spec, {

@@ -1,8 +1,8 @@
 // One directory per running machine under the driver's runDir. It holds everything needed to find
 // and control the machine again after a server restart: the spec, the runtime record, QEMU's pid
 // file and its sockets.
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { EngineError, type MachineRuntime, type MachineSpec } from '../driver';
 
@@ -54,10 +54,14 @@ export function runPaths(runDir: string, id: string): RunPaths {
   return paths;
 }
 
-/** Fresh run dir, private to this user: it holds sockets that control the machine. */
-export async function prepareRunDir(paths: RunPaths): Promise<void> {
-  await rm(paths.dir, { recursive: true, force: true });
-  await mkdir(paths.dir, { recursive: true, mode: 0o700 });
+/**
+ * Fresh run dir, private to this user: it holds sockets that control the machine. Synchronous, as `writeSpec`: a
+ * directory and a small file on a start's path, where each asynchronous step waited its turn of a busy event loop
+ * (docs/decisions/0047-a-start-before-its-spawn.md).
+ */
+export function prepareRunDir(paths: RunPaths): void {
+  rmSync(paths.dir, { recursive: true, force: true });
+  mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
 }
 
 export async function removeRunDir(paths: RunPaths): Promise<void> {
@@ -67,10 +71,10 @@ export async function removeRunDir(paths: RunPaths): Promise<void> {
 type StoredRuntime = Omit<MachineRuntime, 'startedAt'> & { startedAt: string };
 
 /** Written before QEMU starts: a run dir without spec.json is not ours (see listRunDirs). */
-export async function writeSpec(paths: RunPaths, spec: MachineSpec): Promise<void> {
+export function writeSpec(paths: RunPaths, spec: MachineSpec): void {
   // The guest credentials and the first VNC password are QEMU's business only (read once from their own files).
   const { guestCredentials: _secret, vncPassword: _vnc, ...kept } = spec;
-  await writeFile(paths.spec, JSON.stringify(kept, null, 2), { mode: 0o600 });
+  writeFileSync(paths.spec, JSON.stringify(kept, null, 2), { mode: 0o600 });
 }
 
 export async function writeRuntime(paths: RunPaths, runtime: MachineRuntime): Promise<void> {

@@ -83,10 +83,12 @@ export function createDesktopLifecycle(ctx: AppContext) {
   /** Each desktop's publishing in the order its changes were written (a change published without waiting, the claim
    *  of a start, is never overtaken by the next). */
   const publishing = new Map<string, Promise<void>>();
-  function publish(row: DomainRow): Promise<void> {
+  /** `after`: the change is told once that settles too (its place among the desktop's changes is taken now). */
+  function publish(row: DomainRow, after?: Promise<unknown>): Promise<void> {
     const before = publishing.get(row.id);
     const now = (async () => {
       await before;
+      await after;
       if (shownToOwner(row)) {
         const [view] = await desktopViews(ctx, [row]);
         bus.toUser(row.userId, 'desktop_update', view!);
@@ -107,8 +109,8 @@ export function createDesktopLifecycle(ctx: AppContext) {
   }
 
   /** `onlyFrom`: the status, or statuses, the row must still have (a claim). `published`: given the publishing of the
-   *  change, not awaited here (its caller goes on meanwhile and awaits it later). */
-  async function update(id: string, set: Partial<DomainRow>, onlyFrom?: string | readonly string[], published?: (p: Promise<void>) => void): Promise<DomainRow | undefined> {
+   *  change, not awaited here (its caller goes on meanwhile and awaits it later), told once `after` settles. */
+  async function update(id: string, set: Partial<DomainRow>, onlyFrom?: string | readonly string[], published?: { after: Promise<unknown>; then: (p: Promise<void>) => void }): Promise<DomainRow | undefined> {
     // The forced-stop moment belongs to the shutting-down state: any other state clears it.
     if (set.status !== undefined && set.status !== 'Shutting-down') set = { ...set, forceStopAt: null };
     // A desktop at rest runs nowhere.
@@ -116,7 +118,7 @@ export function createDesktopLifecycle(ctx: AppContext) {
     const from = typeof onlyFrom === 'string' ? [onlyFrom] : onlyFrom && [...onlyFrom];
     const where = from ? and(eq(schema.domains.id, id), inArray(schema.domains.status, from)) : eq(schema.domains.id, id);
     const [row] = await db.update(schema.domains).set(set).where(where).returning();
-    if (row && published) published(publish(row));
+    if (row && published) published.then(publish(row, published.after));
     else if (row) await publish(row);
     return row;
   }
@@ -170,13 +172,14 @@ export function createDesktopLifecycle(ctx: AppContext) {
    * What a start's checks read (its disks, its machine), left for the queue's run of that claim when it comes to this
    * process (it mostly does, at once): not read again. Another process, or a later claim, reads them from the database.
    */
-  const checked = new Map<string, { claim: number; disks: Awaited<ReturnType<typeof disksOf>>; spec: MachineSpec }>();
+  const checked = new Map<string, { claim: number; row: DomainRow; disks: Awaited<ReturnType<typeof disksOf>>; spec: MachineSpec }>();
   const CHECKED_KEPT_MS = 10_000;
 
   /** A start the queue gave this process (whichever process it was asked on): rebuilt from the database, or from its checks. */
-  async function runStart({ desktopId, lane }: QueuedStart) {
-    const row = await findDomain(db, desktopId);
+  async function runStart({ desktopId, lane, fresh }: QueuedStart) {
     const known = checked.get(desktopId);
+    // Taken as it was queued here: the row is the claim's (nothing else had a turn); else read again.
+    const row = fresh && known ? known.row : await findDomain(db, desktopId);
     checked.delete(desktopId);
     // Called off meanwhile (stopped, deleted, set right after a restart): nothing to start.
     if (!row || row.status !== 'Starting' || row.hypervisorId !== lane) return;
@@ -278,27 +281,36 @@ export function createDesktopLifecycle(ctx: AppContext) {
       if (hypervisorId !== undefined) placement.forget(hypervisorId);
       throw refused?.reason;
     }
-    // The owner hears `Starting` while the start is queued (its publishing does not hold the queue up).
+    // The owner hears `Starting` once the start is queued: the queue's admission (QEMU's launch follows it) does not wait
+    // behind the owner's view on the embedded database's one session.
     let published: Promise<void> | undefined;
+    let admitted!: () => void;
+    const admission = new Promise<void>((resolve) => (admitted = resolve));
     try {
       // Claimed atomically: two clicks, or two tabs, start it once. The claim's moment names the run (its VNC password).
       const claim = new Date();
-      const claimed = await update(row.id, { status: 'Starting', currentAction: null, hypervisorId, runClaimedAt: claim }, STARTABLE, (p) => (published = p.catch((err) => log.warn({ err, desktop: row.id }, 'the start was not published'))));
+      const claimed = await update(row.id, { status: 'Starting', currentAction: null, hypervisorId, runClaimedAt: claim }, STARTABLE, {
+        after: admission,
+        then: (p) => (published = p.catch((err) => log.warn({ err, desktop: row.id }, 'the start was not published'))),
+      });
       if (!claimed) throw notAvailable(row, 'start');
       for (const [id, c] of checked) if (Date.now() - c.claim >= CHECKED_KEPT_MS) checked.delete(id);
-      checked.set(row.id, { claim: claim.getTime(), disks: await disks, spec: await machine });
+      checked.set(row.id, { claim: claim.getTime(), row: claimed, disks: await disks, spec: await machine });
     } catch (err) {
+      admitted();
       placement.forget(hypervisorId);
       throw err;
     }
     try {
       await queue.enqueue(row.id, hypervisorId);
     } catch (err) {
+      admitted();
       // Not queued (the database refused): the claim is given back.
       placement.forget(hypervisorId);
       await update(row.id, { status: row.status, currentAction: row.currentAction }, 'Starting');
       throw err;
     }
+    admitted();
     await published;
     log.info({ desktop: row.id, hypervisor: hypervisorId }, 'desktop start queued');
     await record(row.id, 'start', cause, { hypervisor: hypervisorId });
