@@ -918,13 +918,21 @@ function startedOn(socket: Socket, id: string): Promise<void> {
   });
 }
 
-/** Stop, then stop again (the force stop when the guest is slow to power off), until the owner's list says Stopped. */
+/** Stop, then stop again (the force stop when the guest is slow to power off), until the owner's list says Stopped. A
+ *  start whose machine is launched already cannot be called off: a stop refused while it still said `Starting` (its first
+ *  frame may come before its `Started` is written) is asked again once it runs. */
 async function stopDesktop(base: string, token: string, id: string) {
-  await api(base, token, 'GET', `/desktop/stop/${id}`).catch(() => undefined);
-  await api(base, token, 'GET', `/desktop/stop/${id}`).catch(() => undefined);
+  const stop = async () => {
+    await api(base, token, 'GET', `/desktop/stop/${id}`).catch(() => undefined);
+    await api(base, token, 'GET', `/desktop/stop/${id}`).catch(() => undefined);
+  };
+  await stop();
   const deadline = Date.now() + 180_000;
-  while ((await api<{ id: string; state: string }[]>(base, token, 'GET', '/user/desktops')).find((d) => d.id === id)?.state !== 'Stopped') {
-    if (Date.now() > deadline) throw new Error('the desktop did not stop within 180 s');
+  for (;;) {
+    const state = (await api<{ id: string; state: string }[]>(base, token, 'GET', '/user/desktops')).find((d) => d.id === id)?.state;
+    if (state === 'Stopped') return;
+    if (Date.now() > deadline) throw new Error(`the desktop did not stop within 180 s (${state})`);
+    if (state === 'Started' || state === 'WaitingIP') await stop();
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -13,13 +13,10 @@ const calls = new AsyncLocalStorage<string[]>();
  * background work — jobs, scheduler, purge — is left out, so a loaded machine cannot add to a count).
  */
 export function recordQueries(db: Db, opts: { onlyWithin?: boolean } = {}) {
-  const pool = (db as unknown as { $client: Queryable & { connect: (...args: unknown[]) => Promise<Queryable> } }).$client;
+  const pool = (db as unknown as { $client: Queryable & { connect: (...args: unknown[]) => Promise<Queryable | undefined> } }).$client;
   const queries: string[] = [];
   const restore: (() => void)[] = [];
-  const recorded = new WeakSet<Queryable>();
-  const record = (target: Queryable) => {
-    if (recorded.has(target)) return;
-    recorded.add(target);
+  const wrap = (target: Queryable) => {
     const original = target.query;
     target.query = function (this: unknown, ...args: unknown[]) {
       if (!opts.onlyWithin || calls.getStore() === queries) {
@@ -28,14 +25,24 @@ export function recordQueries(db: Db, opts: { onlyWithin?: boolean } = {}) {
       }
       return original.apply(this, args);
     };
-    restore.push(() => void (target.query = original));
+    return () => void (target.query = original);
   };
-  record(pool);
-  // A transaction's statements go through a connection taken from the pool: recorded while it is held.
+  restore.push(wrap(pool));
+  // A transaction's statements go through a connection taken from the pool: recorded while it is held. The pool's own
+  // query() takes its connection with a callback and is counted once, at the pool: that connection is left alone.
   const connect = pool.connect;
   pool.connect = async function (this: unknown, ...args: unknown[]) {
-    const held = await connect.apply(this, args);
-    if (held && typeof held === 'object') record(held);
+    if (args.some((a) => typeof a === 'function')) return connect.apply(this, args);
+    const held = (await connect.apply(this, args)) as (Queryable & { release?: (...a: unknown[]) => unknown }) | undefined;
+    if (held && typeof held === 'object' && typeof held.release === 'function') {
+      const unwrap = wrap(held);
+      const release = held.release;
+      held.release = function (this: unknown, ...a: unknown[]) {
+        unwrap();
+        held.release = release;
+        return release.apply(this, a);
+      };
+    }
     return held;
   };
   restore.push(() => void (pool.connect = connect));
