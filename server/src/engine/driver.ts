@@ -55,7 +55,12 @@ export type MachineRuntime = {
   host?: string;
 };
 
-export type MachineEventType = 'started' | 'stopped' | 'reset' | 'crashed' | 'paused' | 'resumed';
+/** `launched`: its hypervisor's process is up and coming up (a `launchingScreen` may be asked); `started` follows. */
+export type MachineEventType = 'launched' | 'started' | 'stopped' | 'reset' | 'crashed' | 'paused' | 'resumed';
+
+/** The screen of a machine still coming up: its VNC server (not listening yet, perhaps), with the password the start
+ *  gave it in force from the first moment; `launched` says whether its start succeeded. */
+export type LaunchingScreen = { vnc: VncEndpoint; launched: Promise<boolean> };
 
 /** `stopped` is emitted exactly once per run, whatever ended it (guest power-off, destroy, crash
  *  of QEMU itself), with the reason (`guest-shutdown`, `destroyed`, `host-signal`, `exit-code-1`…).
@@ -95,6 +100,9 @@ export interface HypervisorDriver {
   guestAgent(id: string, command: string, args: Record<string, unknown> | undefined, timeoutMs: number): Promise<unknown>;
   /** Machines running now, including those started by an earlier server process. */
   list(): Promise<MachineRuntime[]>;
+  /** A machine whose start is under way and whose screen may be connected to already (after its `launched` event): a
+   *  viewer opened with the start reaches it the moment it listens, as one connects to a QEMU started by hand. */
+  launchingScreen?(id: string): LaunchingScreen | undefined;
   onEvent(cb: (e: MachineEvent) => void): () => void;
   /** Detaches: machines keep running and a later driver instance reattaches to them. */
   close(): Promise<void>;

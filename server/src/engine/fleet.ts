@@ -8,6 +8,7 @@ import {
   EngineError,
   type HostCapabilities,
   type HypervisorDriver,
+  type LaunchingScreen,
   type MachineEvent,
   type MachineRuntime,
   type MachineSpec,
@@ -170,6 +171,11 @@ export class FleetDriver implements HypervisorDriver {
     const out = lists.flat();
     for (const r of out) this.where.set(r.id, r.host!);
     return out;
+  }
+
+  launchingScreen(id: string): LaunchingScreen | undefined {
+    const host = this.starting.get(id);
+    return host === undefined ? undefined : this.members.get(host)?.driver.launchingScreen?.(id);
   }
 
   /** Whether machines may run on other hosts than this one: one lists some, or cannot be asked. */

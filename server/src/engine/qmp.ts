@@ -3,9 +3,8 @@
 // lines: the server greets, the client must send `qmp_capabilities` before anything else, replies
 // carry back the `id` we sent, and asynchronous events arrive interleaved at any time.
 import { EventEmitter } from 'node:events';
-import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { basename, dirname } from 'node:path';
+import { untilSocketMayListen } from './unix-socket';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export type QmpEvent = {
@@ -256,34 +255,7 @@ async function connectWithRetry(path: string, deadline: number): Promise<Socket>
       if (!retryable || Date.now() >= deadline) {
         throw new QmpConnectionError('Disconnected', `cannot connect to ${path}: ${(err as Error).message}`);
       }
-      // A socket that is not there yet: tried again the moment it appears (a poll interval here was most of
-      // what a start spent between QEMU's spawn and its greeting). Bound but not listening: a moment later.
-      if (code === 'ENOENT') await created(path, Math.min(SOCKET_RECHECK_MS, Math.max(0, deadline - Date.now())));
-      else await sleep(Math.min(2 ** refusals++, SOCKET_RECHECK_MS));
+      await untilSocketMayListen(path, code, code === 'ECONNREFUSED' ? refusals++ : 0, deadline - Date.now());
     }
   }
-}
-
-/** How long a connection waits at most before trying again (the watch below misses nothing it can see). */
-const SOCKET_RECHECK_MS = 50;
-
-/** Resolves when `path` appears in its directory (inotify), or after `ms` (no watch possible, or not yet there). */
-function created(path: string, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    let watcher: FSWatcher | undefined;
-    const done = () => {
-      clearTimeout(timer);
-      watcher?.close();
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    try {
-      watcher = watch(dirname(path), { persistent: false }, (_, name) => name === basename(path) && done());
-      watcher.on('error', done);
-    } catch {
-      // no directory to watch, or no inotify: the timer tries again
-    }
-    // made between the refused connect and the watch
-    if (existsSync(path)) done();
-  });
 }

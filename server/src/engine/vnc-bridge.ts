@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { RawData, WebSocket } from 'ws';
 import { VNC_CLOSE, VNC_FIRST_BYTES_MS } from '@vdi/contracts';
 import type { VncEndpoint } from './driver';
+import { untilSocketMayListen } from './unix-socket';
 
 /** ws buffers above this pause reading from VNC (a slow browser must not grow memory without bound). */
 const HIGH_WATER = 4 * 1024 * 1024;
@@ -55,33 +56,70 @@ export type VncConnection = { socket: Socket; greeting: Buffer };
  * Connects to a VNC endpoint and waits for its greeting, both within `timeoutMs`. Throws
  * VncUnavailableError: `unreachable` when no connection could be made, `timeout` when the server
  * was reached but said nothing in time.
+ *
+ * `launching`: the machine is still coming up (its start's own bound covers that, and says how it ended): its socket
+ * may not be there or not listen yet, and QEMU greets once its main loop runs. It is connected to the moment it
+ * listens, as one connects to a QEMU started by hand; `timeoutMs` runs from the moment the machine is up, and a start
+ * that fails ends the wait at once.
  */
-export async function openVnc(endpoint: VncEndpoint, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<VncConnection> {
-  const deadline = Date.now() + (opts.timeoutMs ?? VNC_OPEN_TIMEOUT_MS);
+export async function openVnc(endpoint: VncEndpoint, opts: { timeoutMs?: number; signal?: AbortSignal; launching?: Promise<boolean> } = {}): Promise<VncConnection> {
+  const bound = opts.timeoutMs ?? VNC_OPEN_TIMEOUT_MS;
+  const launch = { up: opts.launching === undefined, failed: false, deadline: Date.now() + bound };
+  const ended = new AbortController();
+  const end = () => ended.abort();
+  opts.signal?.addEventListener('abort', end, { once: true });
+  void opts.launching?.then((ok) => {
+    launch.up = ok;
+    launch.failed = !ok;
+    launch.deadline = Date.now() + bound;
+    if (!ok) end();
+  });
+  if (opts.signal?.aborted) end();
+  const deadline = () => (launch.up ? launch.deadline : Infinity);
+  const why = () => (launch.failed ? 'the machine did not start' : 'the viewer went away');
   let lastError = 'no attempt';
-  for (let attempt = 0; ; attempt++) {
-    if (opts.signal?.aborted) throw new VncUnavailableError('unreachable', 'the viewer went away');
-    const result = await connectAndGreet(endpoint, deadline);
-    if ('greeting' in result) return result;
-    if (result.silent) throw new VncUnavailableError('timeout', `VNC sent nothing within the bound (attempt ${attempt + 1})`);
-    lastError = result.error;
-    if (!result.retryable || Date.now() + 25 >= deadline) break;
-    await sleep(Math.min(25 * (attempt + 1), 100));
+  let refusals = 0;
+  try {
+    for (let attempt = 0; ; attempt++) {
+      if (ended.signal.aborted) throw new VncUnavailableError('unreachable', why());
+      const result = await connectAndGreet(endpoint, deadline, bound, ended.signal);
+      if ('greeting' in result) return result;
+      if (result.silent) throw new VncUnavailableError('timeout', `VNC sent nothing within the bound (attempt ${attempt + 1})`);
+      lastError = result.error;
+      if (ended.signal.aborted) throw new VncUnavailableError('unreachable', why());
+      // Not made, or not listening, yet: QEMU is still coming up.
+      const notYet = !launch.up && (result.error === 'ENOENT' || result.error === 'ECONNREFUSED');
+      if (notYet) {
+        const code = result.error as 'ENOENT' | 'ECONNREFUSED';
+        const wait = code === 'ECONNREFUSED' ? refusals++ : 0;
+        if ('socket' in endpoint) await untilSocketMayListen(endpoint.socket, code, wait, bound);
+        else await sleep(Math.min(2 ** wait, 50));
+        continue;
+      }
+      if (!result.retryable || Date.now() + 25 >= deadline()) break;
+      await sleep(Math.min(25 * (attempt + 1), 100));
+    }
+  } finally {
+    opts.signal?.removeEventListener('abort', end);
   }
   throw new VncUnavailableError('unreachable', `VNC could not be reached: ${lastError}`);
 }
 
 type Attempt = VncConnection | { error: string; retryable: boolean; silent?: false } | { silent: true };
 
-function connectAndGreet(endpoint: VncEndpoint, deadline: number): Promise<Attempt> {
+/** One connection and its greeting, until `deadline()` (looked at again at least every `bound` ms: it moves while the
+ *  machine comes up) or until `cancel`. */
+function connectAndGreet(endpoint: VncEndpoint, deadline: () => number, bound: number, cancel: AbortSignal): Promise<Attempt> {
   return new Promise((resolve) => {
     const socket = 'socket' in endpoint ? connect(endpoint.socket) : connect(endpoint.port, endpoint.host);
     socket.setNoDelay?.(true);
     const chunks: Buffer[] = [];
     let length = 0;
     let connected = false;
+    let timer: NodeJS.Timeout | undefined;
     const finish = (a: Attempt) => {
       clearTimeout(timer);
+      cancel.removeEventListener('abort', onCancel);
       socket.removeListener('data', onData);
       socket.removeListener('error', onError);
       socket.removeListener('close', onClose);
@@ -99,7 +137,14 @@ function connectAndGreet(endpoint: VncEndpoint, deadline: number): Promise<Attem
     };
     const onError = (err: NodeJS.ErrnoException) => finish({ error: err.code ?? err.message, retryable: RETRYABLE.has(err.code ?? '') });
     const onClose = () => finish({ error: connected ? 'closed before its greeting' : 'closed', retryable: true });
-    const timer = setTimeout(() => finish(connected ? { silent: true } : { error: 'connect timed out', retryable: false }), Math.max(0, deadline - Date.now()));
+    const onCancel = () => finish({ error: 'cancelled', retryable: false });
+    const arm = () => {
+      const left = deadline() - Date.now();
+      if (left <= 0) return finish(connected ? { silent: true } : { error: 'connect timed out', retryable: false });
+      timer = setTimeout(arm, Math.min(left, bound));
+    };
+    arm();
+    cancel.addEventListener('abort', onCancel, { once: true });
     socket.once('connect', () => (connected = true));
     socket.on('data', onData);
     socket.on('error', onError);
@@ -122,7 +167,7 @@ export function bridgeWebSocketToUnixSocket(ws: WebSocket, socketPath: string): 
 export async function bridgeWebSocketToVnc(
   ws: WebSocket,
   endpoint: VncEndpoint,
-  opts: { timeoutMs?: number; answerTimeoutMs?: number } = {},
+  opts: { timeoutMs?: number; answerTimeoutMs?: number; launching?: Promise<boolean> } = {},
 ): Promise<VncUnavailableError | undefined> {
   // What noVNC sends before VNC is there is kept, in order (an RFB client waits for the greeting,
   // but nothing here relies on that).
@@ -139,7 +184,7 @@ export async function bridgeWebSocketToVnc(
 
   let vnc: VncConnection;
   try {
-    vnc = await openVnc(endpoint, { timeoutMs: opts.timeoutMs, signal: gone.signal });
+    vnc = await openVnc(endpoint, { timeoutMs: opts.timeoutMs, signal: gone.signal, launching: opts.launching });
   } catch (err) {
     ws.removeListener('message', keep);
     const why = err instanceof VncUnavailableError ? err : new VncUnavailableError('unreachable', String(err));

@@ -5,7 +5,8 @@
 import { scaled, slowdown } from '../helpers/slowdown';
 import { mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
@@ -145,7 +146,7 @@ describe('the browser viewer websocket', () => {
     expectWithinBound('adopted, together', together);
   }, scaled(120_000));
 
-  it('opens with the start: a ticket while it starts, the websocket held until the machine runs, the run password lets it in', async () => {
+  it('opens with the start: a ticket while it starts, the websocket held until its machine comes up, the run password lets it in', async () => {
     const api = (path: string) => fetch(`${server.url}/api/v3${path}`, { headers: { authorization: `Bearer ${token}` } });
     const statusOf = async () => (await database.db.select().from(schema.domains).where(eq(schema.domains.id, desktopId)))[0]!.status;
     const stopped = async () => {
@@ -205,6 +206,51 @@ describe('the browser viewer websocket', () => {
     expect((await api(`/desktop/retry/${desktopId}`)).status).toBe(200);
     await until('the desktop to be set right', async () => (await statusOf()) === 'Stopped', scaled(30_000));
     expect((await api(`/desktop/start/${desktopId}`)).status).toBe(200);
+    await until('the desktop to run', async () => (await statusOf()) === 'Started', scaled(120_000));
+  }, scaled(240_000));
+
+  it('opens with the start while the hypervisor brings the machine up: its screen reached as soon as it listens, not when the start returns', async () => {
+    const api = (path: string) => fetch(`${server.url}/api/v3${path}`, { headers: { authorization: `Bearer ${token}` } });
+    const statusOf = async () => (await database.db.select().from(schema.domains).where(eq(schema.domains.id, desktopId)))[0]!.status;
+    await api(`/desktop/stop/${desktopId}`);
+    await api(`/desktop/stop/${desktopId}`);
+    await until('the desktop to stop', async () => (await statusOf()) === 'Stopped', scaled(60_000));
+
+    // The hypervisor's start held at a gate, its machine "coming up" with a screen that greets (a stand-in VNC server).
+    const sock = join(mkdtempSync(join(tmpdir(), 'vbl-')), 'vnc.sock');
+    const vnc = createServer((c) => (c.on('error', () => {}), c.write('RFB 003.008\n')));
+    await new Promise<void>((r) => vnc.listen(sock, () => r()));
+    const driver = engine.driver as { start: Engine['driver']['start']; launchingScreen?: Engine['driver']['launchingScreen'] };
+    const realStart = driver.start.bind(engine.driver);
+    const realScreen = driver.launchingScreen;
+    let open!: (go: boolean) => void;
+    const gate = new Promise<boolean>((r) => (open = r));
+    driver.start = async (spec) => ((await gate) ? realStart(spec) : Promise.reject(new Error('held start refused')));
+    driver.launchingScreen = (id) => (id === desktopId ? { vnc: { socket: sock }, launched: gate } : undefined);
+    try {
+      expect((await api(`/desktop/start/${desktopId}`)).status).toBe(200);
+      const s = await openViewerSession(server.url, await vncTicket(server, token, desktopId), { timeoutMs: scaled(10_000) });
+      expect(s.banner, JSON.stringify(s)).toBe('RFB 003.008\n');
+      expect(await statusOf(), 'greeted while the start had not returned').toBe('Starting');
+
+      // Its launch fails: the viewer connecting to it is told at once, not at the bound.
+      let refuse!: (go: boolean) => void;
+      const failing = new Promise<boolean>((r) => (refuse = r));
+      driver.launchingScreen = (id) => (id === desktopId ? { vnc: { socket: `${sock}.none` }, launched: failing } : undefined);
+      const session = openViewerSession(server.url, await vncTicket(server, token, desktopId), { timeoutMs: scaled(60_000) });
+      await new Promise((r) => setTimeout(r, VNC_FIRST_BYTES_MS + 500)); // longer than the bound: the wait is the launch's
+      const t0 = performance.now();
+      refuse(false);
+      const closed = await session;
+      expect(closed.close).toEqual({ code: VNC_CLOSE.unreachable.code, reason: 'viewer_display_unreachable' });
+      expect(performance.now() - t0).toBeLessThan(scaled(1000));
+    } finally {
+      driver.launchingScreen = realScreen;
+      open(true);
+      driver.start = realStart;
+      await new Promise((r) => vnc.close(r));
+      rmSync(dirname(sock), { recursive: true, force: true });
+    }
     await until('the desktop to run', async () => (await statusOf()) === 'Started', scaled(120_000));
   }, scaled(240_000));
 

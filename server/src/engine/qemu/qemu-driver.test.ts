@@ -6,13 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { waitForStopped, type MachineEvent, type MachineSpec } from '../driver';
+import { waitForStopped, type LaunchingScreen, type MachineEvent, type MachineSpec } from '../driver';
 import { describeDriverSuite } from '../../../test/helpers/driver-suite';
 import { ensureDemoGuest } from '../guest-image';
 import { QemuDriver } from './qemu-driver';
 import { scaled } from '../../../test/helpers/slowdown';
 import { probeVnc } from '../../../test/helpers/vnc-probe';
 import { drawScreenOnce, VncRefusedError } from '../vnc-client';
+import { openVnc } from '../vnc-bridge';
 
 // Built once (~12 s) and reused by later runs; VDI_TEST_IMAGES points elsewhere if wanted.
 const IMAGES = process.env.VDI_TEST_IMAGES ?? fileURLToPath(new URL('../../../../data/test-cache/images', import.meta.url));
@@ -201,6 +202,61 @@ describe('QemuDriver specifics', () => {
       await expect(d.start({ ...spec, id: 'long-pw', vncPassword: 'longer-than-8' })).rejects.toMatchObject({ code: 'invalid-spec' });
     } finally {
       await d.destroy('with-pw');
+      await d.close();
+    }
+  });
+
+  it('offers the screen of a machine coming up (launched, then started): a viewer greeted and let in with the start\'s password; a failed start ends its wait', async () => {
+    const d = new QemuDriver({ runDir: ownRunDir, accel: 'tcg' });
+    const spec: MachineSpec = {
+      id: 'coming-up', name: 'coming-up', memoryMb: 64, vcpus: 1, disks: [], isos: [], bootOrder: [], nics: [], video: 'std',
+      graphics: { vnc: true, spice: false }, vncPassword: 'pw123456',
+    };
+    const events: MachineEvent['type'][] = [];
+    let screen: LaunchingScreen | undefined;
+    let greeted: Promise<{ greeting: string; before: boolean }> | undefined;
+    let started = false;
+    const off = d.onEvent((e) => {
+      if (e.id !== spec.id && e.id !== 'broken-up') return;
+      events.push(e.type);
+      if (e.type !== 'launched') return;
+      screen = d.launchingScreen(e.id);
+      // Connected at once, as the viewer opened with the start is: its greeting whenever QEMU listens.
+      greeted = openVnc(screen!.vnc, { launching: screen!.launched }).then(({ socket, greeting }) => {
+        socket.destroy();
+        return { greeting: greeting.toString(), before: !started };
+      });
+    });
+    try {
+      const runtime = await d.start(spec);
+      started = true;
+      expect(events.slice(0, 2)).toEqual(['launched', 'started']);
+      expect(screen!.vnc).toEqual(runtime.vnc);
+      expect(await screen!.launched).toBe(true);
+      expect((await greeted!).greeting).toMatch(/^RFB 003\.00\d\n$/);
+      expect(d.launchingScreen(spec.id)).toBeUndefined();
+      // The password it was launched with is the one in force (nothing set after the launch).
+      expect(await probeVnc(runtime.vnc!, 'pw123456')).toMatchObject({ ok: true, securityTypes: [2] });
+      await d.destroy(spec.id);
+
+      // A machine without a launch password offers no screen before it runs (it would be open to anyone).
+      events.length = 0;
+      screen = undefined;
+      await d.start({ ...spec, vncPassword: undefined });
+      expect(events).toEqual(['started']);
+      await d.destroy(spec.id);
+
+      // A start that fails: the viewer's wait ends with it, not at a bound.
+      events.length = 0;
+      greeted = undefined;
+      const failing = d.start({ ...spec, id: 'broken-up', disks: [{ path: '/nonexistent/disk.qcow2', bus: 'default' }], bootOrder: ['disk'] });
+      await expect(failing).rejects.toMatchObject({ code: 'start-failed' });
+      if (greeted) await expect(greeted).rejects.toMatchObject({ kind: 'unreachable' });
+      expect(await screen!.launched).toBe(false);
+      expect(d.launchingScreen('broken-up')).toBeUndefined();
+    } finally {
+      off();
+      await d.destroy(spec.id);
       await d.close();
     }
   });

@@ -12,6 +12,7 @@ import {
   EngineError,
   type HostCapabilities,
   type HypervisorDriver,
+  type LaunchingScreen,
   type MachineEvent,
   type MachineRuntime,
   type MachineSpec,
@@ -72,6 +73,8 @@ export class QemuDriver implements HypervisorDriver {
   readonly #network: TapNetwork | undefined;
   readonly #machines = new Map<string, QemuMachine>();
   readonly #starting = new Set<string>();
+  /** Starts whose QEMU is spawned and not up yet, with the screen a viewer may connect to already. */
+  readonly #launching = new Map<string, LaunchingScreen>();
   readonly #listeners = new Set<(e: MachineEvent) => void>();
   readonly #ready: Promise<void>;
   readonly #spawner = new QemuSpawner();
@@ -123,14 +126,25 @@ export class QemuDriver implements HypervisorDriver {
       throw new EngineError('already-running', `machine ${spec.id} is already running`);
     }
     this.#starting.add(spec.id);
+    let launched!: (ok: boolean) => void;
+    const settled = new Promise<boolean>((resolve) => (launched = resolve));
     try {
-      const machine = await this.#launch(spec);
+      const machine = await this.#launch(spec, settled);
       this.#machines.set(spec.id, machine);
+      launched(true);
       this.#emit({ id: spec.id, type: 'started' });
       return { ...machine.runtime };
+    } catch (err) {
+      launched(false);
+      throw err;
     } finally {
       this.#starting.delete(spec.id);
+      this.#launching.delete(spec.id);
     }
+  }
+
+  launchingScreen(id: string): LaunchingScreen | undefined {
+    return this.#launching.get(id);
   }
 
   async shutdown(id: string): Promise<void> {
@@ -300,7 +314,7 @@ export class QemuDriver implements HypervisorDriver {
     for (const tap of this.#tapsOf(spec)) if (tap) await this.#network!.deleteTap(tap).catch(() => undefined);
   }
 
-  async #launch(spec: MachineSpec): Promise<QemuMachine> {
+  async #launch(spec: MachineSpec, launched: Promise<boolean>): Promise<QemuMachine> {
     const paths = runPaths(this.#opts.runDir, spec.id);
     mkdirSync(this.#opts.runDir, { recursive: true, mode: 0o700 });
     prepareRunDir(paths);
@@ -356,6 +370,11 @@ export class QemuDriver implements HypervisorDriver {
       return fail(err instanceof Error ? err.message : String(err));
     }
     const exited = new Promise<string>((res) => child.once('exit', (code, sig) => res(code !== null ? `exit code ${code}` : `signal ${sig}`)));
+    // Its screen, with the start's password from QEMU's first moment, may be connected to while QMP is still being reached.
+    if (spec.graphics.vnc && vncSecretFile) {
+      this.#launching.set(spec.id, { vnc: { socket: paths.vnc }, launched });
+      this.#emit({ id: spec.id, type: 'launched' });
+    }
 
     const connecting = QmpClient.connect(paths.qmp, { timeoutMs: this.#opts.startTimeoutMs });
     const first = await Promise.race([

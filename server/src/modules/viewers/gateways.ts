@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { RDP_WEBSOCKET_PATH, statusIn, VIEWABLE, VNC_CLOSE, VNC_FIRST_BYTES_MS, VNC_WEBSOCKET_PATH } from '@vdi/contracts';
 import type { AppContext } from '../../context';
-import type { MachineRuntime } from '../../engine/driver';
+import type { VncEndpoint } from '../../engine/driver';
 import { bridgeWebSocketToVnc, VNC_OPEN_TIMEOUT_MS } from '../../engine/vnc-bridge';
 import { findDomain } from '../shared/domains';
 import { consumeViewerToken } from './tokens';
@@ -19,11 +19,12 @@ export const STARTING_VIEWER_WAIT_MS = 60_000;
 const STARTING_VIEWER_LOOK_MS = 250;
 
 /**
- * The machine of a desktop whose start was claimed, once its hypervisor runs it: at this process's driver's `started`
+ * The screen of a desktop whose start was claimed, once its hypervisor launches it (a driver that offers its screen while
+ * it comes up, with `launched`: how the start ends) or runs it: at this process's driver's `launched` or `started`
  * event, or a look every STARTING_VIEWER_LOOK_MS; none when its start ends otherwise, the wait's bound passes, or the
  * browser leaves.
  */
-async function machineWhenUp(ctx: AppContext, id: string, ws: WebSocket): Promise<MachineRuntime | undefined> {
+async function screenWhenUp(ctx: AppContext, id: string, ws: WebSocket): Promise<{ vnc?: VncEndpoint; launched?: Promise<boolean> } | undefined> {
   const deadline = Date.now() + STARTING_VIEWER_WAIT_MS;
   let poked = false;
   let wake: () => void = () => {};
@@ -31,11 +32,13 @@ async function machineWhenUp(ctx: AppContext, id: string, ws: WebSocket): Promis
     poked = true;
     wake();
   };
-  const off = ctx.engine.driver.onEvent((e) => e.id === id && e.type === 'started' && poke());
+  const off = ctx.engine.driver.onEvent((e) => e.id === id && (e.type === 'launched' || e.type === 'started') && poke());
   ws.once('close', poke);
   try {
     while (ws.readyState === ws.OPEN && Date.now() < deadline) {
       poked = false;
+      const launching = ctx.engine.driver.launchingScreen?.(id);
+      if (launching) return launching;
       const machine = (await ctx.engine.driver.list()).find((m) => m.id === id);
       if (machine) return machine;
       const row = await findDomain(ctx.db, id);
@@ -99,16 +102,16 @@ export function attachViewerGateways(server: Server, ctx: AppContext) {
       if (!runtime?.vnc && !starting) return refuse(socket, '401 Unauthorized');
       wss.handleUpgrade(req, socket, head, (ws) => {
         void (async () => {
-          const machine = runtime ?? (await machineWhenUp(ctx, row!.id, ws));
+          const screen = runtime ?? (await screenWhenUp(ctx, row!.id, ws));
           if (ws.readyState !== ws.OPEN) return;
-          if (!machine?.vnc) return ws.close(VNC_CLOSE.unreachable.code, VNC_CLOSE.unreachable.reason);
+          if (!screen?.vnc) return ws.close(VNC_CLOSE.unreachable.code, VNC_CLOSE.unreachable.reason);
           ctx.log.info({ desktop: row!.id }, 'browser viewer connected');
           const opened = viewerOpened(ctx, row!.id, 'browser-vnc', grant?.userId ?? null);
           ws.once('close', () => void opened.then((close) => close()));
           // The bound runs from the request (or from the machine's start): what the token check took is not the bridge's to spend.
           const from = runtime ? asked : Date.now();
           const timeoutMs = Math.min(VNC_OPEN_TIMEOUT_MS, Math.max(500, VNC_FIRST_BYTES_MS - 250 - (Date.now() - from)));
-          const unavailable = await bridgeWebSocketToVnc(ws, machine.vnc, { timeoutMs });
+          const unavailable = await bridgeWebSocketToVnc(ws, screen.vnc, { timeoutMs, launching: 'launched' in screen ? screen.launched : undefined });
           if (unavailable) ctx.log.warn({ desktop: row!.id, why: unavailable.kind, detail: unavailable.message }, 'browser viewer closed: screen unavailable');
         })().catch((err) => ctx.log.warn({ err }, 'viewer bridge ended'));
       });
